@@ -1,0 +1,22 @@
+"""Matter cluster servers: attributes, commands, validation and Matter status codes.
+
+This package knows nothing of rooms, time sources or the network. Ids and types come from
+``chip.clusters.Objects``; behaviour follows the Matter specification.
+"""
+
+from clusters.base import ClusterServer, command
+from clusters.endpoint import Endpoint
+from clusters.registry import SERVER_CLASSES, server_class
+from clusters.runtime import Runtime
+from clusters.status import ClusterError, Status
+
+__all__ = [
+    "SERVER_CLASSES",
+    "ClusterError",
+    "ClusterServer",
+    "Endpoint",
+    "Runtime",
+    "Status",
+    "command",
+    "server_class",
+]

@@ -1,0 +1,347 @@
+"""The cluster server base: typed attributes, commands with argument validation, global attributes.
+
+A subclass names its chip cluster, the attributes it supports (with their initial values), extra
+spec constraints, and handlers marked with :func:`command`. Everything else — ids, types,
+writability, global attributes, argument parsing and the Matter status of every refusal — is
+derived here from ``chip.clusters.Objects``.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from clusters.chip_model import (
+    GLOBAL_ATTRIBUTE_IDS,
+    AttributeModel,
+    ClusterModel,
+    CommandModel,
+    FieldModel,
+    cluster_model,
+    response_model,
+)
+from clusters.status import ClusterError, Status
+from clusters.values import Constraint, coerce
+
+if TYPE_CHECKING:
+    from clusters.endpoint import Endpoint
+    from clusters.runtime import Runtime
+
+ChangeListener = Callable[["ClusterServer", str, Any, Any], None]
+
+
+def snake_case(label: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", label).lower()
+
+
+@dataclass
+class CommandSpec:
+    """A supported command: the official model, the handler, and how its arguments may be named."""
+
+    model: CommandModel
+    method: str
+    constraints: dict[str, Constraint]
+    defaults: dict[str, Any]
+    names: dict[str, str] = field(default_factory=dict)  # accepted spelling → chip label
+
+    def field(self, label: str) -> FieldModel:
+        return next(f for f in self.model.fields if f.label == label)
+
+    def describe_args(self) -> list[dict[str, Any]]:
+        out = []
+        for f in self.model.fields:
+            entry: dict[str, Any] = {"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(),
+                                     "required": f.label not in self.defaults and not f.type.optional}
+            if f.label in self.defaults:
+                entry["default"] = self.defaults[f.label]
+            if f.label in self.constraints:
+                entry["constraint"] = self.constraints[f.label].describe()
+            aliases = sorted(k for k, v in self.names.items() if v == f.label and k != entry["name"])
+            if aliases:
+                entry["aliases"] = aliases
+            out.append(entry)
+        return out
+
+
+def command(name: str, *, aliases: Mapping[str, str] | None = None,
+            constraints: Mapping[str, Constraint] | None = None) -> Callable[[Callable], Callable]:
+    """Mark a method as the handler of the official command ``name``.
+
+    The handler's keyword parameters are the chip field labels (lowerCamel); their defaults make a
+    field optional for callers. ``aliases`` maps extra accepted argument names (e.g. SimuHome's
+    ``new_mode``) to labels; PascalCase and snake_case spellings are always accepted.
+    """
+
+    def mark(method: Callable) -> Callable:
+        method._command = (name, dict(aliases or {}), dict(constraints or {}))  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class ClusterServer:
+    """Server side of one Matter cluster on one endpoint."""
+
+    cluster_name: ClassVar[str]
+    revision: ClassVar[int]
+    default_features: ClassVar[int] = 0
+    # Supported attributes (besides the globals) and their initial values.
+    defaults: ClassVar[dict[str, Any]] = {}
+    constraints: ClassVar[dict[str, Constraint]] = {}
+    # Attributes the official tables mark writable but this server keeps read-only (or vice versa).
+    writable_override: ClassVar[dict[str, bool]] = {}
+    _command_specs: ClassVar[dict[str, CommandSpec]]
+    _model: ClassVar[ClusterModel]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "cluster_name" not in cls.__dict__ and not hasattr(cls, "cluster_name"):
+            return
+        model = cluster_model(cls.cluster_name)
+        cls._model = model
+        unknown = sorted(set(cls.defaults) - set(model.attributes))
+        if unknown:
+            raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no attribute(s) {unknown}")
+        specs: dict[str, CommandSpec] = {}
+        for attr in dir(cls):
+            method = getattr(cls, attr, None)
+            marker = getattr(method, "_command", None)
+            if marker is None:
+                continue
+            cmd_name, aliases, cons = marker
+            if cmd_name not in model.commands:
+                raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no client command {cmd_name!r}")
+            cmd = model.commands[cmd_name]
+            params = inspect.signature(method).parameters
+            labels = {f.label for f in cmd.fields}
+            missing = labels - set(params)
+            if missing:
+                raise TypeError(f"{cls.__name__}.{attr} lacks parameters {sorted(missing)}")
+            defaults = {p: params[p].default for p in labels if params[p].default is not inspect.Parameter.empty}
+            names: dict[str, str] = {}
+            for label in labels:
+                for spelling in (label, label[:1].upper() + label[1:], snake_case(label)):
+                    names[spelling] = label
+            for alias, label in aliases.items():
+                if label not in labels:
+                    raise TypeError(f"{cls.__name__}.{attr}: alias {alias!r} names unknown field {label!r}")
+                names[alias] = label
+            specs[cmd_name] = CommandSpec(cmd, attr, cons, defaults, names)
+        cls._command_specs = specs
+
+    def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+        self.feature_map = self.default_features if features is None else features
+        self._values: dict[str, Any] = copy.deepcopy(self.initial_values())
+        self._sources: dict[str, Callable[[], Any]] = {}
+        self._listeners: list[ChangeListener] = []
+        self.endpoint: Endpoint | None = None
+        self.runtime: Runtime | None = None
+        for name, value in (values or {}).items():
+            self.restore(name, value)
+
+    def initial_values(self) -> dict[str, Any]:
+        """Hook: the supported attributes and initial values for this instance's features."""
+        return self.defaults
+
+    def accepts(self, command_name: str) -> bool:
+        """Hook: whether this instance (with its features) accepts a command it has a handler for."""
+        return True
+
+    def has_feature(self, bit: int) -> bool:
+        return bool(self.feature_map & int(bit))
+
+    # ----------------------------------------------------------------------------- introspection
+    @property
+    def model(self) -> ClusterModel:
+        return self._model
+
+    @property
+    def cluster_id(self) -> int:
+        return self._model.cluster_id
+
+    def attribute_names(self) -> list[str]:
+        """Supported attributes, spec order, globals last."""
+        own = [a for a in self._model.attributes if a in self._values or a in self._sources]
+        return [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [
+            a for a in GLOBAL_ATTRIBUTE_IDS if a in self._model.attributes
+        ]
+
+    def has_attribute(self, name: str) -> bool:
+        return name in GLOBAL_ATTRIBUTE_IDS or name in self._values or name in self._sources
+
+    def command_names(self) -> list[str]:
+        names = [n for n in self._command_specs if self.accepts(n)]
+        return sorted(names, key=lambda n: self._command_specs[n].model.command_id)
+
+    def command_spec(self, name: str) -> CommandSpec:
+        spec = self._command_specs.get(name)
+        if spec is None or not self.accepts(name):
+            raise ClusterError(
+                Status.UNSUPPORTED_COMMAND,
+                f"{self.cluster_name} does not accept command {name!r}",
+                allowed=self.command_names(),
+            )
+        return spec
+
+    def is_writable(self, name: str) -> bool:
+        model = self._attribute_model(name)
+        return self.writable_override.get(name, model.writable)
+
+    def _attribute_model(self, name: str) -> AttributeModel:
+        if not self.has_attribute(name):
+            raise ClusterError(
+                Status.UNSUPPORTED_ATTRIBUTE,
+                f"{self.cluster_name} has no attribute {name!r}",
+                allowed=self.attribute_names(),
+            )
+        return self._model.attributes[name]
+
+    # ----------------------------------------------------------------------------- binding
+    def attach(self, endpoint: Endpoint, runtime: Runtime | None) -> None:
+        self.endpoint = endpoint
+        self.runtime = runtime
+        self.on_attach()
+
+    def on_attach(self) -> None:
+        """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
+
+    def add_listener(self, listener: ChangeListener) -> None:
+        self._listeners.append(listener)
+
+    def bind_source(self, name: str, source: Callable[[], Any]) -> None:
+        """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
+        if name not in self._model.attributes:
+            raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
+        self._sources[name] = source
+        self._values.pop(name, None)
+
+    def now(self) -> float:
+        if self.runtime is None:
+            raise ClusterError(Status.FAILURE, f"{self.cluster_name} is not attached to a runtime")
+        return self.runtime.now()
+
+    # ----------------------------------------------------------------------------- reads
+    def read(self, name: str) -> Any:
+        source = self._sources.get(name)
+        if source is not None:
+            return source()
+        if name in self._values:
+            return self._values[name]
+        if name == "FeatureMap":
+            return self.feature_map
+        if name == "ClusterRevision":
+            return self.revision
+        if name == "AttributeList":
+            return sorted(self._model.attributes[a].attribute_id for a in self.attribute_names())
+        if name == "AcceptedCommandList":
+            return sorted(self._command_specs[n].model.command_id for n in self.command_names())
+        if name == "GeneratedCommandList":
+            specs = [self._command_specs[n] for n in self.command_names()]
+            responses = {spec.model.response for spec in specs if spec.model.response}
+            return sorted(response_model(self.cluster_name, r).command_id for r in responses)
+        if name == "EventList":
+            return []
+        self._attribute_model(name)
+        raise AssertionError("unreachable")
+
+    def read_all(self) -> dict[str, Any]:
+        return {name: self.read(name) for name in self.attribute_names()}
+
+    # ----------------------------------------------------------------------------- writes
+    def validate_write(self, name: str, value: Any) -> Any:
+        """Static checks of an external write (existence, access, type, range): no state needed."""
+        model = self._attribute_model(name)
+        if not self.is_writable(name):
+            writable = [a for a in self.attribute_names() if self.is_writable(a)]
+            raise ClusterError(Status.UNSUPPORTED_WRITE, f"{self.cluster_name}.{name} is read-only",
+                               allowed={"writable_attributes": writable})
+        normalised = coerce(value, model.type, f"{self.cluster_name}.{name}")
+        constraint = self.constraints.get(name)
+        if constraint is not None:
+            constraint.check(normalised, f"{self.cluster_name}.{name}")
+        return normalised
+
+    def write(self, name: str, value: Any) -> tuple[Any, Any]:
+        """External write (controller, agent): validated, then applied; returns (old, new)."""
+        normalised = self.validate_write(name, value)
+        self.check_write(name, normalised)
+        old = self.read(name)
+        self.apply_write(name, normalised)
+        return old, self.read(name)
+
+    def check_write(self, name: str, value: Any) -> None:
+        """Hook: state-dependent checks of a write (raise INVALID_IN_STATE / CONSTRAINT_ERROR)."""
+
+    def apply_write(self, name: str, value: Any) -> None:
+        """Hook: apply a validated write. Subclasses redirect writes with side effects."""
+        self.set(name, value)
+
+    def restore(self, name: str, value: Any) -> None:
+        """Load a stored value (home file, snapshot): type-checked, ignores writability."""
+        model = self._model.attributes.get(name)
+        if model is None or name in GLOBAL_ATTRIBUTE_IDS:
+            raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}",
+                               allowed=self.attribute_names())
+        if name in self._sources:
+            return  # live values are owned by their source
+        self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
+
+    def set(self, name: str, value: Any) -> None:
+        """Internal state change; tells listeners when the value really changed."""
+        old = self._values.get(name)
+        if name in self._values and old == value and type(old) is type(value):
+            return
+        self._values[name] = value
+        for listener in self._listeners:
+            listener(self, name, old, value)
+
+    def notify(self, name: str, old: Any, new: Any) -> None:
+        """Announce a change of a live (sourced) attribute."""
+        if old != new or type(old) is not type(new):
+            for listener in self._listeners:
+                listener(self, name, old, new)
+
+    # ----------------------------------------------------------------------------- commands
+    def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Static checks of a command (existence, argument names, types, ranges): no state needed."""
+        spec = self.command_spec(name)
+        args = dict(args or {})
+        given: dict[str, Any] = {}
+        for key, value in args.items():
+            label = spec.names.get(key)
+            if label is None:
+                raise ClusterError(Status.INVALID_COMMAND, f"{self.cluster_name}.{name} has no argument {key!r}",
+                                   allowed=spec.describe_args())
+            if label in given:
+                raise ClusterError(Status.INVALID_COMMAND, f"{self.cluster_name}.{name}: argument {key!r} given twice")
+            given[label] = value
+        out: dict[str, Any] = {}
+        for f in spec.model.fields:
+            what = f"{self.cluster_name}.{name}.{f.label[:1].upper() + f.label[1:]}"
+            if f.label not in given:
+                if f.label in spec.defaults:
+                    out[f.label] = spec.defaults[f.label]
+                    continue
+                if f.type.optional:
+                    out[f.label] = None
+                    continue
+                raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=spec.describe_args())
+            value = coerce(given[f.label], f.type, what, status=Status.INVALID_COMMAND)
+            constraint = spec.constraints.get(f.label)
+            if constraint is not None:
+                constraint.check(value, what)
+            out[f.label] = value
+        return out
+
+    def invoke(self, name: str, args: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+        """Run a command; returns the response fields (or a small result dict), raises ClusterError."""
+        normalised = self.validate_invoke(name, args)
+        spec = self._command_specs[name]
+        return getattr(self, spec.method)(**normalised)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.cluster_name}>"

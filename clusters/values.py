@@ -1,0 +1,160 @@
+"""Check and normalise JSON-style values against the official chip field types.
+
+Values inside the emulator are plain JSON data: ints (enums and bitmaps too), floats, bools,
+strings, None, lists, and dicts keyed by the chip field labels (lowerCamel). Callers may use the
+spec's PascalCase keys and enum member names; they are normalised here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from chip.tlv import float32, uint
+
+from clusters.chip_model import TypeInfo
+from clusters.status import ClusterError, Status
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """Spec constraints the chip types do not carry: a range and/or a closed set of values."""
+
+    minimum: float | None = None
+    maximum: float | None = None
+    allowed: tuple[Any, ...] | None = None
+
+    def describe(self) -> str:
+        if self.allowed is not None:
+            return "one of " + ", ".join(map(str, self.allowed))
+        if self.minimum is not None and self.maximum is not None:
+            return f"{self.minimum}..{self.maximum}"
+        if self.minimum is not None:
+            return f">= {self.minimum}"
+        if self.maximum is not None:
+            return f"<= {self.maximum}"
+        return "any"
+
+    def check(self, value: Any, what: str) -> None:
+        if value is None:
+            return
+        if self.allowed is not None and value not in self.allowed:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not allowed",
+                               allowed=list(self.allowed))
+        bad_low = self.minimum is not None and value < self.minimum
+        bad_high = self.maximum is not None and value > self.maximum
+        if bad_low or bad_high:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is out of range {self.describe()}",
+                               allowed={"min": self.minimum, "max": self.maximum})
+
+
+def enum_members(enum_type: type) -> dict[str, int]:
+    """Valid members of a chip enum, without the kUnknownEnumValue sentinel, names without 'k'."""
+    return {
+        (name[1:] if name.startswith("k") and name[1:2].isupper() else name): int(member)
+        for name, member in enum_type.__members__.items()
+        if name != "kUnknownEnumValue"
+    }
+
+
+def _integral(value: Any, what: str, status: Status) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ClusterError(status, f"{what} must be an integer, got {type(value).__name__} {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != int(value):
+            raise ClusterError(status, f"{what} must be an integer, got {value!r}")
+        value = int(value)
+    return value
+
+
+def coerce(value: Any, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
+    """Return ``value`` normalised to ``info``'s type, or raise ``ClusterError(status)``.
+
+    ``status`` is the Matter status for a wrong *type* (INVALID_DATA_TYPE for writes, INVALID_COMMAND
+    for command fields); out-of-range enum values are CONSTRAINT_ERROR as the spec says.
+    """
+    if value is None:
+        if info.nullable:
+            return None
+        raise ClusterError(status, f"{what} may not be null (type {info.describe()})")
+    base = info.base
+    if info.is_list:
+        if not isinstance(value, list | tuple):
+            raise ClusterError(status, f"{what} must be a list, got {type(value).__name__}")
+        element = info.element
+        return [coerce(v, element, f"{what}[{i}]", status=status) for i, v in enumerate(value)]
+    if info.is_enum:
+        members = enum_members(base)
+        if isinstance(value, str):
+            key = value[1:] if value.startswith("k") and value[1:2].isupper() else value
+            lookup = {k.lower(): v for k, v in members.items()}
+            if key.lower() not in lookup:
+                raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value",
+                                   allowed=members)
+            return lookup[key.lower()]
+        number = _integral(value, what, status)
+        if number not in members.values():
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value",
+                               allowed=members)
+        return number
+    if info.is_bitmap:
+        number = _integral(value, what, status)
+        mask = 0
+        for member in base.__members__.values():
+            mask |= int(member)
+        if number < 0 or number & ~mask:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number:#x} sets bits outside {base.__name__}",
+                               allowed={name: int(m) for name, m in base.__members__.items()})
+        return number
+    if info.is_struct:
+        if not isinstance(value, dict):
+            raise ClusterError(status, f"{what} must be an object ({base.__name__}), got {type(value).__name__}")
+        from dataclasses import fields as dc_fields
+
+        from clusters.chip_model import unwrap
+
+        given = {_lower_first(k): v for k, v in value.items()}
+        out: dict[str, Any] = {}
+        labels = {f.name for f in dc_fields(base)}
+        unknown = sorted(set(given) - labels)
+        if unknown:
+            raise ClusterError(status, f"{what} has unknown field(s) {unknown}", allowed=sorted(labels))
+        for field in base.descriptor.Fields:
+            finfo = unwrap(field.Type)
+            if field.Label in given:
+                out[field.Label] = coerce(given[field.Label], finfo, f"{what}.{field.Label}", status=status)
+            elif not finfo.optional and not finfo.nullable:
+                raise ClusterError(status, f"{what} is missing field {field.Label!r}")
+        return out
+    if base is bool:
+        if not isinstance(value, bool):
+            raise ClusterError(status, f"{what} must be true or false, got {value!r}")
+        return value
+    if base is uint:
+        number = _integral(value, what, status)
+        if number < 0:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number} must not be negative")
+        return number
+    if base is int:
+        return _integral(value, what, status)
+    if base in (float32, float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ClusterError(status, f"{what} must be a number, got {value!r}")
+        return float(value)
+    if base is str:
+        if not isinstance(value, str):
+            raise ClusterError(status, f"{what} must be a string, got {type(value).__name__}")
+        return value
+    if base is bytes:
+        if isinstance(value, str):
+            try:
+                return bytes.fromhex(value).hex()
+            except ValueError:
+                raise ClusterError(status, f"{what} must be a hex string") from None
+        raise ClusterError(status, f"{what} must be a hex string")
+    return value
+
+
+def _lower_first(key: str) -> str:
+    return key[:1].lower() + key[1:] if key else key
