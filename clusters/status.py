@@ -46,14 +46,21 @@ class ClusterError(Exception):
     offending value; ``allowed`` (optional) says what would have been accepted, so a caller (agent,
     controller, user) can correct itself; ``code`` is a finer machine-readable reason where the
     Matter status alone is too coarse (e.g. ``POWER_OFF`` for INVALID_IN_STATE).
+
+    ``response``: some refusals are, on the wire, a *successful* invoke whose response payload
+    carries the failure (ModeBase ChangeToModeResponse status 3 InvalidInMode, OperationalState
+    OperationalCommandResponse errorStateID 3). Such handlers raise with ``response`` set to that
+    payload: the Matter bridge sends it as the command response, every other caller sees an error.
     """
 
-    def __init__(self, status: Status, message: str, *, allowed: Any = None, code: str | None = None):
+    def __init__(self, status: Status, message: str, *, allowed: Any = None, code: str | None = None,
+                 response: dict[str, Any] | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.allowed = allowed
         self.code = code or status.name
+        self.response = response
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status.name, "code": self.code, "message": self.message}
