@@ -1,0 +1,107 @@
+"""Basic Information (0x0028) of a node and Bridged Device Basic Information (0x0039) of a bridged
+device: who made it, what it is, and a user-settable label."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from clusters.base import ClusterServer
+from clusters.status import ClusterError, Status
+
+TEST_VENDOR_ID = 0xFFF1  # Matter's test vendor id: this is an emulator, not a certified product
+DATA_MODEL_REVISION = 17  # Matter 1.3
+SPECIFICATION_VERSION = 0x01030000  # 1.3.0
+MAX_LABEL = 32
+MAX_NAME = 32
+
+
+def _check_text(cluster: str, name: str, value: Any) -> None:
+    if name == "NodeLabel" and len(value) > MAX_LABEL:
+        raise ClusterError(Status.CONSTRAINT_ERROR, f"{cluster}.NodeLabel is {len(value)} characters long",
+                           allowed={"max_length": MAX_LABEL})
+    if name == "Location" and (len(value) != 2 or not value.isascii() or not value.isalpha()):
+        raise ClusterError(Status.CONSTRAINT_ERROR, f"{cluster}.Location={value!r} is not an ISO 3166-1 alpha-2 code",
+                           allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"})
+
+
+class BasicInformationServer(ClusterServer):
+    """Endpoint-0 identity of a node.
+
+    Constructor options: ``vendor_name``, ``vendor_id``, ``product_name``, ``product_id``,
+    ``node_label``, ``location``, ``hardware_version``, ``hardware_version_string``,
+    ``software_version``, ``software_version_string``, ``serial_number``, ``unique_id`` (default
+    derived from serial or product id — make it unique per device), ``product_label``, plus
+    ``values``. NodeLabel (≤ 32 chars) and Location (2 letters) are writable.
+    """
+
+    cluster_name = "BasicInformation"
+    revision = 3
+    defaults = {
+        "DataModelRevision": DATA_MODEL_REVISION, "VendorName": "HomeFabric", "VendorID": TEST_VENDOR_ID,
+        "ProductName": "", "ProductID": 0x8000, "NodeLabel": "", "Location": "XX", "HardwareVersion": 1,
+        "HardwareVersionString": "1.0", "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0",
+        "SerialNumber": "", "UniqueID": "", "ProductLabel": "", "LocalConfigDisabled": False, "Reachable": True,
+        "CapabilityMinima": {"caseSessionsPerFabric": 3, "subscriptionsPerFabric": 3},
+        "SpecificationVersion": SPECIFICATION_VERSION, "MaxPathsPerInvoke": 1,
+    }
+
+    def __init__(self, *, vendor_name: str = "HomeFabric", vendor_id: int = TEST_VENDOR_ID, product_name: str = "",
+                 product_id: int = 0x8000, node_label: str = "", location: str = "XX", hardware_version: int = 1,
+                 hardware_version_string: str = "1.0", software_version: int = 1,
+                 software_version_string: str = "1.0.0", serial_number: str = "", unique_id: str | None = None,
+                 product_label: str | None = None, values: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        given = {"VendorName": vendor_name, "VendorID": vendor_id, "ProductName": product_name,
+                 "ProductID": product_id, "NodeLabel": node_label, "Location": location,
+                 "HardwareVersion": hardware_version, "HardwareVersionString": hardware_version_string,
+                 "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
+                 "SerialNumber": serial_number, "ProductLabel": product_label or product_name,
+                 "UniqueID": unique_id or serial_number or f"hf-{vendor_id:04x}-{product_id:04x}"}
+        for name, value in {**given, **(values or {})}.items():
+            self.restore(name, value)
+
+    def check_write(self, name: str, value: Any) -> None:
+        _check_text(self.cluster_name, name, value)
+
+    def restore(self, name: str, value: Any) -> None:
+        if name in ("VendorName", "ProductName", "SerialNumber", "UniqueID") and isinstance(value, str) \
+                and len(value) > MAX_NAME:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"BasicInformation.{name} is longer than {MAX_NAME} characters",
+                               allowed={"max_length": MAX_NAME})
+        super().restore(name, value)
+
+
+class BridgedDeviceBasicInformationServer(ClusterServer):
+    """Identity of a device behind a bridge (one per bridged endpoint).
+
+    Constructor options: ``vendor_name``, ``vendor_id``, ``product_name``, ``product_id``,
+    ``node_label``, ``serial_number``, ``unique_id`` (required in Matter 1.3: make it unique),
+    ``software_version``, ``software_version_string``, ``reachable``, plus ``features`` and
+    ``values``. :meth:`set_reachable` is for scenarios (the device drops off the bridge).
+    """
+
+    cluster_name = "BridgedDeviceBasicInformation"
+    revision = 3
+    defaults = {"VendorName": "", "VendorID": TEST_VENDOR_ID, "ProductName": "", "ProductID": 0x8000, "NodeLabel": "",
+                "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0", "SerialNumber": "", "Reachable": True,
+                "UniqueID": ""}
+
+    def __init__(self, *, vendor_name: str = "HomeFabric", vendor_id: int = TEST_VENDOR_ID, product_name: str = "",
+                 product_id: int = 0x8000, node_label: str = "", serial_number: str = "", unique_id: str = "",
+                 software_version: int = 1, software_version_string: str = "1.0.0", reachable: bool = True,
+                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+        super().__init__(features=features)
+        given = {"VendorName": vendor_name, "VendorID": vendor_id, "ProductName": product_name,
+                 "ProductID": product_id, "NodeLabel": node_label, "SerialNumber": serial_number,
+                 "UniqueID": unique_id or serial_number or f"hf-bridged-{product_id:04x}",
+                 "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
+                 "Reachable": reachable}
+        for name, value in {**given, **(values or {})}.items():
+            self.restore(name, value)
+
+    def check_write(self, name: str, value: Any) -> None:
+        _check_text(self.cluster_name, name, value)
+
+    def set_reachable(self, reachable: bool) -> None:
+        self.set("Reachable", bool(reachable))

@@ -1,0 +1,67 @@
+"""How a device type is described: endpoints, their official device types and cluster servers,
+device-level rules (power dependencies) and the roles the physics engine gives it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusters import ClusterServer, server_class
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    cluster: str  # official cluster name (chip.clusters.Objects)
+    features: int | None = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)  # server constructor keywords
+
+    def build(self) -> ClusterServer:
+        server = server_class(self.cluster)
+        return server(features=self.features, values=dict(self.values), **dict(self.options))
+
+
+@dataclass(frozen=True)
+class EndpointSpec:
+    endpoint_id: int
+    device_types: tuple[tuple[int, int], ...]  # (official device type id, revision)
+    clusters: tuple[ClusterSpec, ...]
+    # Clusters that the official device-type definitions do not list for these device types but
+    # that SimuHome's device has on this endpoint (e.g. OnOff on a Fan): kept for compatibility.
+    compat_clusters: frozenset[str] = frozenset()
+    tags: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class PowerDependency:
+    """Operations that a device refuses while its On/Off (on ``power_endpoint``) is off."""
+
+    clusters: frozenset[str]  # every command of these clusters …
+    except_commands: frozenset[str] = frozenset()  # … but these
+    writes: frozenset[str] = frozenset()  # "Cluster.Attribute" writes
+    power_endpoint: int = 1
+    endpoints: frozenset[int] | None = None  # None: any endpoint
+
+
+@dataclass(frozen=True)
+class DeviceTypeSpec:
+    name: str  # catalogue name, e.g. "air_conditioner" (SimuHome's names where it has the type)
+    label: str
+    description: str
+    vendor_name: str
+    product_name: str
+    product_id: int
+    endpoints: tuple[EndpointSpec, ...]
+    power_rules: tuple[PowerDependency, ...] = ()
+    # Physics roles and the endpoint that plays each: ("light", 1), ("fan", 2), ("ac", 1) … (emulator/physics.py)
+    roles: tuple[tuple[str, int], ...] = ()
+    origin: str = "homefabric"  # "simuhome" for SimuHome's 17 types
+    vendor_id: int = 0xFFF1  # CSA test vendor id: these are emulated, uncertified products
+
+    def endpoint(self, endpoint_id: int) -> EndpointSpec:
+        return next(e for e in self.endpoints if e.endpoint_id == endpoint_id)
+
+    @property
+    def primary_device_type(self) -> int:
+        return next(e for e in self.endpoints if e.endpoint_id != 0).device_types[0][0]

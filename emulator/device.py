@@ -1,0 +1,117 @@
+"""A device: one emulated Matter node (endpoints → clusters) placed in a room."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from clusters import ClusterError, ClusterServer, Endpoint, server_class
+from clusters.runtime import Runtime
+from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
+from emulator.errors import FabricError
+
+ROOT_NODE_DEVICE_TYPE = (0x0016, 3)  # RootNode, from matter_server's device_types (22)
+
+ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
+
+
+class Device:
+    def __init__(self, device_id: str, spec: DeviceTypeSpec, room_id: str, name: str | None = None) -> None:
+        self.device_id = device_id
+        self.spec = spec
+        self.room_id = room_id
+        self.name = name
+        self.endpoints: dict[int, Endpoint] = {}
+        self._sinks: list[ChangeSink] = []
+        root_clusters: list[ClusterServer] = [
+            server_class("BasicInformation")(values={
+                "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
+                "ProductName": spec.product_name, "ProductID": spec.product_id,
+                "NodeLabel": (name or device_id)[:32], "UniqueID": device_id[:32],
+                "SerialNumber": device_id[:32],
+            }),
+        ]
+        specs = list(spec.endpoints)
+        if not any(e.endpoint_id == 0 for e in specs):
+            self.endpoints[0] = Endpoint(0, [ROOT_NODE_DEVICE_TYPE], root_clusters)
+        for endpoint_spec in specs:
+            servers = [c.build() for c in endpoint_spec.clusters]
+            if endpoint_spec.endpoint_id == 0:
+                servers = root_clusters + servers
+            if not any(s.cluster_name == "Descriptor" for s in servers):
+                servers.insert(0, ClusterSpec("Descriptor").build())
+            self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
+                endpoint_spec.endpoint_id, endpoint_spec.device_types, servers)
+        if not self.endpoints[0].find("Descriptor"):
+            self.endpoints[0].clusters["Descriptor"] = ClusterSpec("Descriptor").build()
+            self.endpoints[0].clusters["Descriptor"].add_listener(self.endpoints[0]._on_change)
+        self.endpoints[0].parts = sorted(e for e in self.endpoints if e != 0)
+        for endpoint in self.endpoints.values():
+            endpoint.add_sink(self._forward)
+
+    @property
+    def device_type(self) -> str:
+        return self.spec.name
+
+    def attach(self, runtime: Runtime) -> None:
+        for endpoint in self.endpoints.values():
+            endpoint.attach(runtime)
+
+    def add_sink(self, sink: ChangeSink) -> None:
+        self._sinks.append(sink)
+
+    def _forward(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
+        for sink in self._sinks:
+            sink(self, endpoint_id, cluster, attribute, old, new)
+
+    # ------------------------------------------------------------------------------ addressing
+    def endpoint(self, endpoint_id: int) -> Endpoint:
+        endpoint = self.endpoints.get(endpoint_id) if isinstance(endpoint_id, int) else None
+        if endpoint is None:
+            raise FabricError("ENDPOINT_NOT_FOUND", f"device {self.device_id!r} has no endpoint {endpoint_id!r}",
+                              allowed=sorted(self.endpoints))
+        return endpoint
+
+    def cluster(self, endpoint_id: int, cluster: str) -> ClusterServer:
+        endpoint = self.endpoint(endpoint_id)
+        try:
+            return endpoint.cluster(cluster)
+        except ClusterError as error:
+            raise FabricError("CLUSTER_NOT_FOUND",
+                              f"device {self.device_id!r} endpoint {endpoint_id} has no cluster {cluster!r}",
+                              status=error.status, allowed=error.allowed) from None
+
+    def find(self, endpoint_id: int, cluster: str) -> ClusterServer | None:
+        endpoint = self.endpoints.get(endpoint_id)
+        return endpoint.find(cluster) if endpoint else None
+
+    def value(self, endpoint_id: int, cluster: str, attribute: str, default: Any = None) -> Any:
+        """Internal read for physics and rules: the default if the path does not exist."""
+        server = self.find(endpoint_id, cluster)
+        if server is None or not server.has_attribute(attribute):
+            return default
+        return server.read(attribute)
+
+    def paths(self) -> list[tuple[int, str, str]]:
+        return [(ep_id, name, attr) for ep_id, ep in sorted(self.endpoints.items())
+                for name, server in ep.clusters.items() for attr in server.attribute_names()]
+
+    # ------------------------------------------------------------------------------ device rules
+    def check_power(self, endpoint_id: int, cluster: str, *, command: str | None = None,
+                    attribute: str | None = None) -> None:
+        """Raise DEPENDENCY_VIOLATION when a power-dependent operation is asked while off."""
+        for rule in self.spec.power_rules:
+            if rule.endpoints is not None and endpoint_id not in rule.endpoints:
+                continue
+            if command is not None:
+                hit = cluster in rule.clusters and command not in rule.except_commands
+            else:
+                hit = f"{cluster}.{attribute}" in rule.writes
+            if hit and not self.value(rule.power_endpoint, "OnOff", "OnOff", default=True):
+                what = f"command {cluster}.{command}" if command else f"write to {cluster}.{attribute}"
+                raise FabricError(
+                    "DEPENDENCY_VIOLATION",
+                    f"{self.spec.name} {self.device_id!r} is off: {what} needs it on "
+                    f"(invoke {rule.power_endpoint}.OnOff.On first)",
+                    allowed={"required": f"{rule.power_endpoint}.OnOff.OnOff == true"},
+                )

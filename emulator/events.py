@@ -1,0 +1,51 @@
+"""The event bus: every attribute change, with the virtual time it happened at."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AttributeEvent:
+    device_id: str
+    endpoint: int
+    cluster: str
+    attribute: str
+    old: Any
+    new: Any
+    tick: int  # virtual time in 0.1 s ticks since the base time
+    time: str  # the same as "YYYY-MM-DD HH:MM:SS.d"
+
+    @property
+    def path(self) -> str:
+        return f"{self.endpoint}.{self.cluster}.{self.attribute}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+Listener = Callable[[AttributeEvent], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    @property
+    def has_listeners(self) -> bool:
+        return bool(self._listeners)
+
+    def publish(self, event: AttributeEvent) -> None:
+        for listener in list(self._listeners):
+            listener(event)

@@ -1,0 +1,576 @@
+"""The Fabric: the one public way into an emulated home for tools, bridges and the benchmark.
+
+Rooms with environment physics, devices (Matter nodes) in rooms, a paused virtual clock with one
+event queue, scheduled workflows, snapshots and diffs, and an event bus of attribute changes.
+Every call is serialised by one re-entrant lock, so asyncio tasks (and threads) may share a fabric.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TypeVar
+
+from clusters import ClusterError, ClusterServer
+from emulator.catalogue import device_type_spec
+from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_to_ticks
+from emulator.device import Device
+from emulator.errors import FabricError
+from emulator.events import AttributeEvent, EventBus, Listener
+from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
+from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
+from emulator.workflows import STATUSES, Workflow, WorkflowStep
+
+T = TypeVar("T")
+PATH_PARTS = 3
+
+
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    @functools.wraps(method)
+    def wrapper(self: Fabric, *args: Any, **kwargs: Any) -> T:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+@dataclass(frozen=True)
+class Room:
+    room_id: str
+    name: str
+    type: str
+    floor: int
+    parent: str | None
+
+
+def parse_path(path: str) -> tuple[int, str, str]:
+    """"1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
+    parts = path.split(".") if isinstance(path, str) else []
+    if len(parts) != PATH_PARTS or not parts[0].lstrip("-").isdigit():
+        raise FabricError("INVALID_ARGUMENT", f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
+                          allowed="e.g. '1.OnOff.OnOff'")
+    return int(parts[0]), parts[1], parts[2]
+
+
+def round_state(value: float) -> float:
+    return round(value, 2) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+class Fabric:
+    def __init__(self, config: HomeConfig, *, physics: PhysicsParams | None = None,
+                 sensor_report_interval_s: float = 10.0) -> None:
+        self._lock = threading.RLock()
+        self.name = config.name
+        self.seed = config.seed
+        self.tier = config.tier
+        self.extensions = dict(config.extensions)
+        params = physics or PhysicsParams.model_validate(config.extensions.get("physics", {}))
+        base = datetime.strptime(config.base_time, TIME_FORMAT)
+        self.clock = VirtualClock(base)
+        self.bus = EventBus()
+        self.physics = PhysicsEngine(self.clock, params, self._devices_in)
+        self.sensor_report_interval_s = sensor_report_interval_s
+        self._rooms: dict[str, Room] = {}
+        self._devices: dict[str, Device] = {}
+        self._by_room: dict[str, list[Device]] = {}
+        self._workflows: dict[str, Workflow] = {}
+        self._workflow_counter = 0
+        self._sampler_running = False
+        for room in config.rooms:
+            self._add_room(room)
+        for device in config.devices:
+            self._place(device)
+        for room_id in self._rooms:
+            self.physics.start(room_id)
+
+    # ------------------------------------------------------------------------------ construction
+    @classmethod
+    def from_file(cls, path: str, **kwargs: Any) -> Fabric:
+        from emulator.home_config import load_home
+
+        return cls(load_home(path), **kwargs)
+
+    def _devices_in(self, room_id: str) -> list[Device]:
+        return self._by_room.get(room_id, [])
+
+    def _add_room(self, room: RoomConfig) -> None:
+        self._rooms[room.id] = Room(room.id, room.name, room.type, room.floor, room.parent)
+        self._by_room[room.id] = []
+        environment = room.environment.model_dump()
+        baseline = (room.baseline or room.environment).model_dump()
+        self.physics.add_room(room.id, environment, baseline)
+
+    def _place(self, config: DeviceConfig) -> Device:
+        try:
+            spec = device_type_spec(config.type)
+        except KeyError as error:
+            raise FabricError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
+        device = Device(config.id, spec, config.room, config.name)
+        for path, value in sorted(config.attributes.items()):
+            endpoint, cluster, attribute = parse_path(path)
+            server = device.cluster(endpoint, cluster)
+            try:
+                server.restore(attribute, value)
+            except ClusterError as error:
+                raise FabricError.from_cluster(error, f"device {config.id!r} attribute {path}") from None
+        device.attach(self.clock)
+        self._devices[device.device_id] = device
+        self._by_room[device.room_id].append(device)
+        self._bind_sensors(device)
+        device.add_sink(self._on_device_change)
+        return device
+
+    def _bind_sensors(self, device: Device) -> None:
+        room_id = device.room_id
+        physics = self.physics
+        compartments = {ep for role, ep in device.spec.roles if role == "compartment"}
+        for ep_id, endpoint in device.endpoints.items():
+            for name, server in endpoint.clusters.items():
+                if ep_id in compartments and name in ("TemperatureMeasurement", "Thermostat"):
+                    attribute = "MeasuredValue" if name == "TemperatureMeasurement" else "LocalTemperature"
+                    physics.bind_sensor(room_id, server, attribute, functools.partial(
+                        _int_reading, lambda d=device, e=ep_id: physics.compartment_value(d, e), server, attribute))
+                    continue
+                binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
+                if binding is not None and server.has_attribute(_sensor_attribute(name)):
+                    variable, convert = binding
+                    attribute = _sensor_attribute(name)
+                    physics.bind_sensor(room_id, server, attribute, functools.partial(
+                        convert, lambda r=room_id, v=variable: physics.value(r, v), server))
+
+    def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
+                          old: Any, new: Any) -> None:
+        self.physics.device_changed(device, cluster, attribute)
+        if self.bus.has_listeners:
+            tick = self.clock.tick
+            self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,
+                                            self._time_text(tick, tenths=True)))
+
+    # ------------------------------------------------------------------------------ rooms
+    @_locked
+    def rooms(self) -> list[Room]:
+        return sorted(self._rooms.values(), key=lambda r: r.room_id)
+
+    @_locked
+    def room(self, room_id: str) -> Room:
+        room = self._rooms.get(room_id)
+        if room is None:
+            raise FabricError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+        return room
+
+    @_locked
+    def room_state(self, room_id: str, *, exact: bool = False) -> dict[str, float]:
+        """Temperature (centi-°C), humidity (centi-%), illuminance (lux), pm10 (µg/m³) now."""
+        self.room(room_id)
+        state = self.physics.state(room_id)
+        return state if exact else {k: round_state(v) for k, v in state.items()}
+
+    @_locked
+    def set_room_state(self, room_id: str, variable: str, value: float, *, baseline: bool = False) -> None:
+        """Scenario injection: put a room variable (or its baseline) at a value now."""
+        self.room(room_id)
+        if variable not in ENVIRONMENT_KEYS:
+            raise FabricError("INVALID_ARGUMENT", f"unknown room variable {variable!r}", allowed=list(ENVIRONMENT_KEYS))
+        if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+            raise FabricError("INVALID_ARGUMENT", f"{variable} must be a finite number, got {value!r}")
+        if baseline:
+            self.physics.set_baseline(room_id, variable, value)
+        else:
+            self.physics.set_value(room_id, variable, value)
+
+    # ------------------------------------------------------------------------------ devices
+    @_locked
+    def devices(self, room_id: str | None = None) -> list[Device]:
+        if room_id is not None:
+            self.room(room_id)
+            return sorted(self._by_room[room_id], key=lambda d: d.device_id)
+        return sorted(self._devices.values(), key=lambda d: d.device_id)
+
+    @_locked
+    def device(self, device_id: str) -> Device:
+        device = self._devices.get(device_id) if isinstance(device_id, str) else None
+        if device is None:
+            raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
+                              allowed=_nearby(device_id, self._devices))
+        return device
+
+    @_locked
+    def describe_device(self, device_id: str) -> dict[str, Any]:
+        """Endpoints → clusters → attributes (value, type, writable) and commands (with arguments)."""
+        device = self.device(device_id)
+        endpoints: dict[str, Any] = {}
+        for ep_id, endpoint in sorted(device.endpoints.items()):
+            clusters: dict[str, Any] = {}
+            for name, server in endpoint.clusters.items():
+                clusters[name] = _describe_cluster(server)
+            endpoints[str(ep_id)] = {"device_types": [{"device_type": d, "revision": r} for d, r in
+                                                      endpoint.device_types], "clusters": clusters}
+        return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
+                "name": device.name, "endpoints": endpoints}
+
+    @_locked
+    def add_device(self, config: DeviceConfig) -> Device:
+        if config.id in self._devices:
+            raise FabricError("DEVICE_ALREADY_EXISTS", f"device {config.id!r} already exists")
+        self.room(config.room)
+        device = self._place(config)
+        self.physics.resegment(device.room_id)
+        return device
+
+    @_locked
+    def remove_device(self, device_id: str) -> None:
+        device = self.device(device_id)
+        del self._devices[device_id]
+        self._by_room[device.room_id].remove(device)
+        servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}
+        self.physics.unbind_sensors(device.room_id, servers)
+        device._sinks.clear()
+        self.physics.resegment(device.room_id)
+
+    # ------------------------------------------------------------------------------ data
+    def _server(self, device_id: str, endpoint: int, cluster: str) -> tuple[Device, ClusterServer]:
+        device = self.device(device_id)
+        return device, device.cluster(endpoint, cluster)
+
+    @_locked
+    def read(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Any:
+        _, server = self._server(device_id, endpoint, cluster)
+        try:
+            return server.read(attribute)
+        except ClusterError as error:
+            raise FabricError.from_cluster(error, f"{device_id} {endpoint}.{cluster}") from None
+
+    @_locked
+    def read_path(self, device_id: str, path: str) -> Any:
+        return self.read(device_id, *parse_path(path))
+
+    @_locked
+    def read_all(self, device_id: str) -> dict[str, Any]:
+        """Flat map "<endpoint>.<Cluster>.<Attribute>" → value (SimuHome's get_all_attributes)."""
+        device = self.device(device_id)
+        return {f"{ep}.{cl}.{at}": device.endpoints[ep].clusters[cl].read(at) for ep, cl, at in device.paths()}
+
+    @_locked
+    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> dict[str, Any]:
+        device, server = self._server(device_id, endpoint, cluster)
+        where = f"{device_id} {endpoint}.{cluster}.{attribute}"
+        try:
+            normalised = server.validate_write(attribute, value)
+            device.check_power(endpoint, cluster, attribute=attribute)
+            old, new = server.write(attribute, normalised)
+        except ClusterError as error:
+            raise FabricError.from_cluster(error, where) from None
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
+                "old_value": old, "new_value": new}
+
+    @_locked
+    def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
+               args: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        device, server = self._server(device_id, endpoint, cluster)
+        if args is not None and not isinstance(args, Mapping):
+            raise FabricError("COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, "
+                              f"got {type(args).__name__}")
+        where = f"{device_id} {endpoint}.{cluster}.{command}"
+        try:
+            server.validate_invoke(command, args)
+            device.check_power(endpoint, cluster, command=command)
+            response = server.invoke(command, args)
+        except ClusterError as error:
+            raise FabricError.from_cluster(error, where) from None
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
+                "response": response}
+
+    # ------------------------------------------------------------------------------ time
+    @property
+    def tick(self) -> int:
+        return self.clock.tick
+
+    @_locked
+    def now(self) -> datetime:
+        return self.clock.now_datetime
+
+    def _time_text(self, tick: int, *, tenths: bool = False) -> str:
+        text = self.clock.datetime_at(tick).strftime(TIME_FORMAT)
+        return f"{text}.{tick % TICKS_PER_SECOND}" if tenths else text
+
+    @_locked
+    def now_text(self) -> str:
+        return self.clock.now_text()
+
+    @_locked
+    def advance(self, seconds: float) -> int:
+        """Move virtual time forward; every timer due on the way runs. Returns events run."""
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) \
+                or seconds < 0:
+            raise FabricError("INVALID_ARGUMENT", f"seconds must be a finite number >= 0, got {seconds!r}")
+        return self.clock.advance_to(self.clock.tick + seconds_to_ticks(seconds))
+
+    @_locked
+    def run_until(self, when: datetime | str | int) -> int:
+        """Advance to an absolute time: a datetime, "YYYY-MM-DD HH:MM:SS", or a tick number."""
+        tick = self._to_tick(when)
+        if tick < self.clock.tick:
+            raise FabricError("INVALID_ARGUMENT", f"{when!r} is in the past (now {self.clock.now_text()})")
+        return self.clock.advance_to(tick)
+
+    def _to_tick(self, when: datetime | str | int) -> int:
+        if isinstance(when, bool):
+            raise FabricError("INVALID_ARGUMENT", f"not a time: {when!r}")
+        if isinstance(when, int):
+            return when
+        if isinstance(when, str):
+            try:
+                when = datetime.strptime(when, TIME_FORMAT)
+            except ValueError:
+                raise FabricError("INVALID_ARGUMENT", f"time {when!r} is not 'YYYY-MM-DD HH:MM:SS'") from None
+        if isinstance(when, datetime):
+            return self.clock.tick_of(when)
+        raise FabricError("INVALID_ARGUMENT", f"not a time: {when!r}")
+
+    # ------------------------------------------------------------------------------ workflows
+    def _validate_step(self, step: WorkflowStep) -> None:
+        _device, server = self._server(step.device_id, step.endpoint, step.cluster)
+        where = f"{step.device_id} {step.endpoint}.{step.cluster}.{step.name}"
+        try:
+            if step.kind == "invoke":
+                server.validate_invoke(step.name, step.args)
+            else:
+                server.validate_write(step.name, step.value)
+        except ClusterError as error:
+            raise FabricError.from_cluster(error, where) from None
+
+    @_locked
+    def schedule(self, start: datetime | str | int, steps: Iterable[WorkflowStep], description: str = "") -> Workflow:
+        """Schedule steps at an absolute future time; every step is validated now."""
+        steps = tuple(steps)
+        if not steps:
+            raise FabricError("VALIDATION_ERROR", "a workflow needs at least one step")
+        tick = self._to_tick(start)
+        if tick <= self.clock.tick:
+            raise FabricError("VALIDATION_ERROR", f"start time {self._time_text(tick)} is not in the future "
+                              f"(now {self.clock.now_text()})")
+        for index, step in enumerate(steps):
+            try:
+                self._validate_step(step)
+            except FabricError as error:
+                raise FabricError(error.code, f"step {index}: {error.message}", status=error.status,
+                                  allowed=error.allowed) from None
+        self._workflow_counter += 1
+        workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self._time_text(tick), steps)
+        workflow.timer = self.clock.call_at_tick(tick, lambda: self._run_workflow(workflow), workflow.workflow_id)
+        self._workflows[workflow.workflow_id] = workflow
+        return workflow
+
+    def _run_workflow(self, workflow: Workflow) -> None:
+        if workflow.status != "pending":
+            return
+        workflow.status = "running"
+        for index, step in enumerate(workflow.steps):
+            workflow.current_step = index
+            try:
+                if step.kind == "invoke":
+                    result = self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
+                else:
+                    result = self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+            except FabricError as error:
+                workflow.status = "failed"
+                workflow.error = {"step": index, **error.to_dict()}
+                return
+            workflow.results.append(result)
+        workflow.status = "completed"
+
+    @_locked
+    def workflow(self, workflow_id: str) -> Workflow:
+        workflow = self._workflows.get(workflow_id)
+        if workflow is None:
+            raise FabricError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}", allowed=sorted(self._workflows))
+        return workflow
+
+    @_locked
+    def workflows(self, status: str | None = None) -> list[Workflow]:
+        if status is not None and status not in STATUSES:
+            raise FabricError("VALIDATION_ERROR", f"unknown workflow status {status!r}", allowed=list(STATUSES))
+        return [w for w in self._workflows.values() if status is None or w.status == status]
+
+    @_locked
+    def cancel(self, workflow_id: str) -> Workflow:
+        workflow = self.workflow(workflow_id)
+        if workflow.status == "pending":
+            workflow.status = "cancelled"
+            if workflow.timer is not None:
+                workflow.timer.cancel()
+        elif workflow.status != "cancelled":
+            raise FabricError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
+                              allowed={"cancellable_status": "pending"})
+        return workflow
+
+    # ------------------------------------------------------------------------------ snapshots
+    @_locked
+    def snapshot(self) -> dict[str, Any]:
+        """The whole home now, as plain JSON data (deterministic key order)."""
+        return {
+            "time": self.clock.now_text(), "tick": self.clock.tick,
+            "base_time": self.clock.base_time.strftime(TIME_FORMAT),
+            "rooms": {r.room_id: {"state": self.room_state(r.room_id)} for r in self.rooms()},
+            "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
+                                      "attributes": self.read_all(d.device_id)} for d in self.devices()},
+        }
+
+    @staticmethod
+    def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Changes between two snapshots: room variables and device attributes, sorted."""
+        changes: list[dict[str, Any]] = []
+        for room_id in sorted(set(before["rooms"]) | set(after["rooms"])):
+            old = before["rooms"].get(room_id, {}).get("state", {})
+            new = after["rooms"].get(room_id, {}).get("state", {})
+            for key in sorted(set(old) | set(new)):
+                if old.get(key) != new.get(key):
+                    changes.append({"kind": "room", "room_id": room_id, "variable": key,
+                                    "old": old.get(key), "new": new.get(key)})
+        for device_id in sorted(set(before["devices"]) | set(after["devices"])):
+            old_d, new_d = before["devices"].get(device_id), after["devices"].get(device_id)
+            if old_d is None or new_d is None:
+                changes.append({"kind": "device_added" if old_d is None else "device_removed",
+                                "device_id": device_id})
+                continue
+            old_a, new_a = old_d["attributes"], new_d["attributes"]
+            for path in sorted(set(old_a) | set(new_a)):
+                if old_a.get(path) != new_a.get(path) or type(old_a.get(path)) is not type(new_a.get(path)):
+                    changes.append({"kind": "attribute", "device_id": device_id, "path": path,
+                                    "old": old_a.get(path), "new": new_a.get(path)})
+        return changes
+
+    @_locked
+    def to_config(self) -> HomeConfig:
+        """The home as it is now, as a config (current environment, baselines, device state)."""
+        rooms = []
+        for room in self._rooms.values():
+            physics_room = self.physics.rooms[room.room_id]
+            state = self.room_state(room.room_id, exact=True)  # rounding would move int sensor readings
+            rooms.append(RoomConfig(
+                id=room.room_id, name=room.name, type=room.type, floor=room.floor, parent=room.parent,
+                environment=EnvironmentState(**state),
+                baseline=EnvironmentState(**{**physics_room.baseline}),
+            ))
+        devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
+                                attributes=_persistent_attributes(d)) for d in self._devices.values()]
+        return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
+                          rooms=rooms, devices=devices, extensions=self.extensions)
+
+    # ------------------------------------------------------------------------------ events
+    @_locked
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every attribute change; sensors are also sampled every sensor_report_interval_s."""
+        unsubscribe = self.bus.subscribe(listener)
+        if not self._sampler_running:
+            self._sampler_running = True
+            self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+        return unsubscribe
+
+    def _sample_sensors(self) -> None:
+        if not self.bus.has_listeners:
+            self._sampler_running = False
+            return
+        for room_id in self._rooms:
+            self.physics.publish_sensors(room_id)
+        self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _sensor_attribute(cluster: str) -> str:
+    return {"Thermostat": "LocalTemperature", "AirQuality": "AirQuality"}.get(cluster, "MeasuredValue")
+
+
+def _int_reading(compute: Callable[[], float], server: ClusterServer, attribute: str) -> int:
+    return int(compute())
+
+
+def _clamped(value: float, server: ClusterServer) -> float:
+    low = server._values.get("MinMeasuredValue")
+    high = server._values.get("MaxMeasuredValue")
+    if low is not None:
+        value = max(value, low)
+    if high is not None:
+        value = min(value, high)
+    return value
+
+
+def _as_int(compute: Callable[[], float], server: ClusterServer) -> int:
+    return int(_clamped(int(compute()), server))
+
+
+def _as_float(compute: Callable[[], float], server: ClusterServer) -> float:
+    return round(_clamped(compute(), server), 2) + 0.0
+
+
+def _as_lux_measurement(compute: Callable[[], float], server: ClusterServer) -> int:
+    # Matter encodes illuminance as 10000·log10(lux) + 1 (0 = too dark to measure)
+    lux = compute()
+    value = int(10000 * math.log10(lux) + 1) if lux >= 1 else 0
+    return int(_clamped(min(value, 0xFFFE), server))
+
+
+def _as_air_quality(compute: Callable[[], float], server: ClusterServer) -> int:
+    # AirQualityEnum from PM10: Good 1 ≤ 30, Fair 2 ≤ 50, Moderate 3 ≤ 80, Poor 4 ≤ 150, VeryPoor 5, else 6
+    pm10 = compute()
+    for limit, level in ((30, 1), (50, 2), (80, 3), (150, 4), (250, 5)):
+        if pm10 <= limit:
+            return level
+    return 6
+
+
+_ROOM_SENSORS: dict[tuple[str, str], tuple[str, Callable[..., Any]]] = {
+    ("Thermostat", "LocalTemperature"): ("temperature", _as_int),
+    ("TemperatureMeasurement", "MeasuredValue"): ("temperature", _as_int),
+    ("RelativeHumidityMeasurement", "MeasuredValue"): ("humidity", _as_int),
+    ("IlluminanceMeasurement", "MeasuredValue"): ("illuminance", _as_lux_measurement),
+    ("Pm10ConcentrationMeasurement", "MeasuredValue"): ("pm10", _as_float),
+    ("Pm25ConcentrationMeasurement", "MeasuredValue"): ("pm10", lambda c, s: _as_float(lambda: 0.6 * c(), s)),
+    ("AirQuality", "AirQuality"): ("pm10", _as_air_quality),
+}
+
+
+def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
+    from clusters.values import enum_members
+
+    attributes: dict[str, Any] = {}
+    for name in server.attribute_names():
+        model = server.model.attributes[name]
+        entry: dict[str, Any] = {"value": server.read(name), "type": model.type.describe(),
+                                 "writable": server.is_writable(name)}
+        if model.type.is_enum:
+            entry["enum_values"] = enum_members(model.type.base)
+        constraint = server.constraints.get(name)
+        if constraint is not None:
+            entry["constraint"] = constraint.describe()
+        attributes[name] = entry
+    commands = {name: {"arguments": server.command_spec(name).describe_args()} for name in server.command_names()}
+    return {"cluster_id": server.cluster_id, "attributes": attributes, "commands": commands}
+
+
+def _persistent_attributes(device: Device) -> dict[str, Any]:
+    """Non-global, non-live attribute values: what a saved home needs to come back the same."""
+    from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
+
+    out: dict[str, Any] = {}
+    for ep, cluster, attribute in device.paths():
+        server = device.endpoints[ep].clusters[cluster]
+        if attribute in GLOBAL_ATTRIBUTE_IDS or attribute in server._sources:
+            continue
+        if cluster in ("Descriptor", "BasicInformation"):
+            continue
+        out[f"{ep}.{cluster}.{attribute}"] = server.read(attribute)
+    return out
+
+
+def _nearby(name: Any, known: Mapping[str, Any]) -> list[str]:
+    import difflib
+
+    if not isinstance(name, str):
+        return sorted(known)[:20]
+    close = difflib.get_close_matches(name, list(known), n=5, cutoff=0.5)
+    return close or sorted(known)[:20]

@@ -1,0 +1,359 @@
+"""Our on-disk home format (``"format": "homefabric-home/1"``): rooms, devices and their initial state.
+
+The file is the single source a fabric is built from. It is validated at the edge (pydantic), every
+problem is reported with its JSON path (``devices[12].room: unknown room 'atic'``), it is written
+atomically, and ``dump_home`` is byte-deterministic so generated homes can be compared and hashed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    model_validator,
+)
+
+from emulator.clock import TIME_FORMAT
+
+HOME_FORMAT = "homefabric-home/1"
+ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]+")
+ATTRIBUTE_PATH_PATTERN = re.compile(r"(0|[1-9][0-9]{0,4})\.([A-Z][A-Za-z0-9]*)\.([A-Z][A-Za-z0-9]*)")
+MAX_ENDPOINT = 65534
+
+
+class HomeConfigError(ValueError):
+    """A home file (or in-memory home data) that is not a valid home; names the source and each JSON path."""
+
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [f"  {path}: {message}" if path else f"  {message}" for path, message in problems]
+        count = f"{len(problems)} problem" + ("s" if len(problems) != 1 else "")
+        super().__init__(f"{source}: invalid home config ({count}):\n" + "\n".join(lines))
+
+
+# --- field types ---------------------------------------------------------------------------------
+
+def _check_id(value: str) -> str:
+    if not ID_PATTERN.fullmatch(value):
+        raise ValueError(f"{value!r} is not a valid id (allowed characters: letters, digits, '_' and '-')")
+    return value
+
+
+def _check_attribute_path(value: str) -> str:
+    match = ATTRIBUTE_PATH_PATTERN.fullmatch(value)
+    if match is None or int(match.group(1)) > MAX_ENDPOINT:
+        raise ValueError(f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>' "
+                         "(integer endpoint 0..65534, PascalCase names, e.g. '1.OnOff.OnOff')")
+    return value
+
+
+def _check_time(value: str) -> str:
+    try:
+        datetime.strptime(value, TIME_FORMAT)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a time 'YYYY-MM-DD HH:MM:SS'") from None
+    return value
+
+
+Identifier = Annotated[str, AfterValidator(_check_id)]
+AttributePath = Annotated[str, AfterValidator(_check_attribute_path)]
+Timestamp = Annotated[str, AfterValidator(_check_time)]
+
+
+def _measurement(minimum: float, maximum: float | None = None) -> Any:
+    """A finite JSON number in [minimum, maximum]; strict ("2500" and true are refused), ints stay ints."""
+
+    def check(value: Any) -> int | float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise ValueError(f"must be a finite number, got {value!r}")
+        if value < minimum or (maximum is not None and value > maximum):
+            allowed = f"{minimum}..{maximum}" if maximum is not None else f">= {minimum}"
+            raise ValueError(f"{value!r} is outside the allowed {allowed}")
+        return value
+
+    return Annotated[int | float, PlainValidator(check, json_schema_input_type=float)]
+
+
+CentiCelsius = _measurement(-5000, 8000)
+CentiPercent = _measurement(0, 10000)
+Lux = _measurement(0)
+MicrogramsPerCubicMetre = _measurement(0)
+
+
+def room_display_name(room_id: str) -> str:
+    """``"living_room"`` → ``"Living Room"`` (SimuHome rooms have only an id)."""
+    return room_id.replace("_", " ").title()
+
+
+def parse_attribute_path(path: str) -> tuple[int, str, str]:
+    """``"1.OnOff.OnOff"`` → ``(1, "OnOff", "OnOff")``; ValueError for anything else."""
+    _check_attribute_path(path)
+    endpoint, cluster, attribute = path.split(".")
+    return int(endpoint), cluster, attribute
+
+
+# --- models --------------------------------------------------------------------------------------
+
+class EnvironmentState(BaseModel):
+    """A room's physical state in SimuHome's units: centi-°C, centi-%, lux, µg/m³."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: CentiCelsius
+    humidity: CentiPercent
+    illuminance: Lux
+    pm10: MicrogramsPerCubicMetre
+
+
+class RoomConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: Identifier
+    name: str
+    type: str
+    floor: int = 0
+    parent: str | None = None
+    environment: EnvironmentState
+    # What the room drifts back to when nothing acts on it; defaults to the initial environment.
+    baseline: EnvironmentState | None = None
+
+    @model_validator(mode="after")
+    def _default_baseline(self) -> RoomConfig:
+        if self.baseline is None:
+            self.baseline = self.environment.model_copy()
+        return self
+
+
+class DeviceConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: Identifier
+    type: str
+    room: str
+    name: str | None = None
+    # Initial attribute values by path "<endpoint>.<Cluster>.<Attribute>"; others come from device defaults.
+    attributes: dict[AttributePath, Any] = Field(default_factory=dict)
+
+
+class _ReferenceProblems(ValueError):
+    """Cross-reference problems found after field validation; each already carries its JSON path."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{p}: {m}" for p, m in problems))
+
+
+class HomeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["homefabric-home/1"] = HOME_FORMAT
+    name: str
+    seed: int | None = None
+    tier: str | None = None
+    base_time: Timestamp
+    rooms: list[RoomConfig]
+    devices: list[DeviceConfig] = Field(default_factory=list)
+    extensions: dict[str, Any] = Field(default_factory=dict)  # free space for later features
+
+    @model_validator(mode="after")
+    def _check_references(self) -> HomeConfig:
+        problems = _reference_problems(self.rooms, self.devices)
+        if problems:
+            raise _ReferenceProblems(problems)
+        return self
+
+    # Lookups the fabric needs; linear scans are fine at the sizes homes have.
+    def room(self, room_id: str) -> RoomConfig:
+        for room in self.rooms:
+            if room.id == room_id:
+                return room
+        raise KeyError(f"no room {room_id!r}")
+
+    def device(self, device_id: str) -> DeviceConfig:
+        for device in self.devices:
+            if device.id == device_id:
+                return device
+        raise KeyError(f"no device {device_id!r}")
+
+    def devices_in_room(self, room_id: str) -> list[DeviceConfig]:
+        return [device for device in self.devices if device.room == room_id]
+
+    def child_rooms(self, room_id: str) -> list[RoomConfig]:
+        return [room for room in self.rooms if room.parent == room_id]
+
+
+def _reference_problems(rooms: list[RoomConfig], devices: list[DeviceConfig]) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    room_index: dict[str, int] = {}
+    for i, room in enumerate(rooms):
+        if room.id in room_index:
+            first = room_index[room.id]
+            problems.append((f"rooms[{i}].id", f"duplicate room id {room.id!r} (first at rooms[{first}])"))
+        else:
+            room_index[room.id] = i
+    for i, room in enumerate(rooms):
+        if room.parent is not None and room.parent not in room_index:
+            problems.append((f"rooms[{i}].parent", f"unknown room {room.parent!r}"))
+    problems.extend(_cycle_problems(rooms, room_index))
+    device_index: dict[str, int] = {}
+    for i, device in enumerate(devices):
+        if device.id in device_index:
+            problems.append((f"devices[{i}].id",
+                             f"duplicate device id {device.id!r} (first at devices[{device_index[device.id]}])"))
+        else:
+            device_index[device.id] = i
+        if device.room not in room_index:
+            problems.append((f"devices[{i}].room", f"unknown room {device.room!r}"))
+    return problems
+
+
+def _cycle_problems(rooms: list[RoomConfig], room_index: dict[str, int]) -> list[tuple[str, str]]:
+    parent_of = {room.id: room.parent for room in rooms}
+    reported: set[str] = set()
+    problems: list[tuple[str, str]] = []
+    for room in rooms:
+        chain = [room.id]
+        current = room.parent
+        while current is not None and current in parent_of and current not in chain:
+            chain.append(current)
+            current = parent_of[current]
+        if current is not None and current in chain and current not in reported:
+            cycle = [*chain[chain.index(current):], current]
+            reported.update(cycle)
+            problems.append((f"rooms[{room_index[current]}].parent", "parent cycle " + " -> ".join(cycle)))
+    return problems
+
+
+# --- errors with JSON paths ----------------------------------------------------------------------
+
+def json_path(loc: Iterable[int | str]) -> str:
+    """Pydantic ``loc`` → ``rooms[3].environment.humidity`` (dict keys that are not names in ["..."])."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":
+            out += " (key)"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+def validation_problems(error: ValidationError) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    for item in error.errors():
+        cause = (item.get("ctx") or {}).get("error")
+        if isinstance(cause, _ReferenceProblems):
+            problems.extend(cause.problems)
+            continue
+        if isinstance(cause, ValueError):
+            message = str(cause)  # our validators already name the value
+        else:
+            message = item["msg"]
+            if item["type"] not in ("missing", "extra_forbidden") and not isinstance(item.get("input"), dict | list):
+                message += f" (got {item.get('input')!r})"
+        problems.append((json_path(item["loc"]), message))
+    return problems
+
+
+def validate_home(data: Any, source: str = "<home>") -> HomeConfig:
+    """Validate already-parsed home data; HomeConfigError (naming ``source`` and each path) if invalid."""
+    try:
+        return HomeConfig.model_validate(data)
+    except ValidationError as error:
+        raise HomeConfigError(source, validation_problems(error)) from None
+
+
+# --- text and files ------------------------------------------------------------------------------
+
+def loads_home(text: str, source: str = "<string>") -> HomeConfig:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HomeConfigError(source, [("", f"invalid JSON at line {error.lineno} column {error.colno}: "
+                                            f"{error.msg}")]) from None
+    return validate_home(data, source)
+
+
+def load_home(path: str | os.PathLike[str]) -> HomeConfig:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise HomeConfigError(str(path), [("", f"cannot read the file: {error}")]) from error
+    return loads_home(text, str(path))
+
+
+def _sorted_deep(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _sorted_deep(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted_deep(item) for item in value]
+    return value
+
+
+def dump_home(config: HomeConfig) -> str:
+    """Deterministic JSON: field order, sorted keys in attributes/extensions, 2-space indent, final newline."""
+    data = config.model_dump(mode="json")
+    for device in data["devices"]:
+        device["attributes"] = _sorted_deep(device["attributes"])
+    data["extensions"] = _sorted_deep(data["extensions"])
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` so a reader sees the old file or the new one, never a partial one."""
+    target = Path(path)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        try:
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp_name, target)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+    _fsync_directory(target.parent)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # Makes the rename itself durable; not every platform can open a directory.
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def save_home(config: HomeConfig, path: str | os.PathLike[str]) -> None:
+    write_atomically(path, dump_home(config))

@@ -1,0 +1,321 @@
+"""Room environment physics: which device terms act on which variable, and the segment bookkeeping.
+
+Rates are SimuHome's (facts §4) evaluated every tick, i.e. without its frozen-effect bug: an AC
+stops pushing at its setpoint, a purifier's effect scales with the pollution left. Illuminance is
+algebraic (daylight × coverings + lights, lights counted once). Fridge/freezer/oven/tank
+compartments approach their setpoints (SimuHome never ran its models).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from emulator.clock import Timer, VirtualClock
+from emulator.physics_model import (
+    Process,
+    Segment,
+    Term,
+    constant_term,
+    push_down_above,
+    push_up_below,
+)
+
+if TYPE_CHECKING:
+    from emulator.device import Device
+
+TICK = 0.1
+VARIABLES = ("temperature", "humidity", "pm10")
+ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
+# Attribute changes of these clusters can change a room's rates (sensor readings cannot).
+DRIVING_CLUSTERS = frozenset({
+    "OnOff", "LevelControl", "FanControl", "Thermostat", "WindowCovering", "TemperatureControl",
+    "OperationalState", "OvenCavityOperationalState", "WaterHeaterManagement", "WaterHeaterMode",
+})
+SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
+
+
+class PhysicsParams(BaseModel):
+    """Tunable constants (SimuHome's values by default), serialisable in a home's extensions."""
+
+    model_config = ConfigDict(extra="forbid")
+    temperature_drift_per_s: float = 0.0002
+    humidity_drift_per_s: float = 0.01
+    pm10_drift_per_s: float = 0.1
+    hvac_rate_c_per_s: float = 0.0005  # AC / heat pump at full fan, °C per second
+    fan_rate_c_per_s: float = 0.0002
+    fan_floor_below_baseline: float = 200  # centi-°C
+    humidity_rate_per_s: float = 5.0  # centi-% per second at full fan and efficiency 1
+    purifier_rate_per_s: float = 5.0  # µg/m³ per second at full fan and pollution ratio 1
+    light_lux: float = 500.0
+    covering_blocks_daylight: float = 0.8  # share of daylight a fully closed covering blocks; 0 = SimuHome
+    compartment_rate_per_s: float = 0.004  # fridge/freezer/oven/tank approach to setpoint
+    compartment_ambient: float = 2200.0
+
+
+def _fan_fraction(device: Device, endpoint: int) -> float:
+    percent = device.value(endpoint, "FanControl", "PercentCurrent")
+    if percent is None:
+        return 0.5 if device.find(endpoint, "FanControl") is not None else 1.0
+    return min(max(percent, 0), 100) / 100.0
+
+
+def _is_on(device: Device, endpoint: int) -> bool:
+    return bool(device.value(endpoint, "OnOff", "OnOff", default=True))
+
+
+class RoomPhysics:
+    def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
+        self.room_id = room_id
+        self.baseline = dict(baseline)
+        self.daylight = float(baseline["illuminance"])
+        self.segments: dict[str, tuple[int, Segment]] = {}
+        self.timers: dict[str, Timer | None] = {}
+        self.initial = dict(environment)
+
+
+class PhysicsEngine:
+    def __init__(self, clock: VirtualClock, params: PhysicsParams,
+                 devices_in: Callable[[str], Iterable[Device]]) -> None:
+        self.clock = clock
+        self.params = params
+        self.devices_in = devices_in
+        self.rooms: dict[str, RoomPhysics] = {}
+        self.segment_count = 0
+        # (room, variable) → [(server, attribute, compute)] live sensor attributes, for change reports
+        self._sensors: dict[str, list[tuple[Any, str, Callable[[], Any]]]] = {}
+        self._published: dict[tuple[int, str], Any] = {}
+        self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
+
+    # ------------------------------------------------------------------------------ rooms
+    def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
+        self.rooms[room_id] = RoomPhysics(room_id, environment, baseline)
+        self._sensors[room_id] = []
+
+    def remove_room(self, room_id: str) -> None:
+        room = self.rooms.pop(room_id)
+        for timer in room.timers.values():
+            if timer:
+                timer.cancel()
+
+    def start(self, room_id: str, *, calibrate_illuminance: bool = True) -> None:
+        """Begin integrating a room from its initial state (after its devices are placed)."""
+        room = self.rooms[room_id]
+        if calibrate_illuminance:
+            # The stored illuminance already includes the lights that are on and the coverings as
+            # they are: solve for daylight so lights are not counted twice (SimuHome bug §4.4).
+            lights = self._lights(room_id)
+            factor = self._covering_factor(room_id)
+            observed = room.initial["illuminance"]
+            room.daylight = max(0.0, observed - lights) / factor if factor > 0 else room.daylight
+        for variable in VARIABLES:
+            self._begin(room, variable, float(room.initial[variable]))
+        for server, attribute, compute in self._sensors[room_id]:
+            self._published[(id(server), attribute)] = compute()
+
+    # ------------------------------------------------------------------------------ values
+    def value(self, room_id: str, variable: str) -> float:
+        room = self.rooms[room_id]
+        if variable == "illuminance":
+            return room.daylight * self._covering_factor(room_id) + self._lights(room_id)
+        start, segment = room.segments[variable]
+        return segment.value_after(self.clock.tick - start)
+
+    def state(self, room_id: str) -> dict[str, float]:
+        return {key: self.value(room_id, key) for key in ENVIRONMENT_KEYS}
+
+    def set_value(self, room_id: str, variable: str, value: float) -> None:
+        """Put a variable at a value now (a scenario injection: a window opened, smoke)."""
+        room = self.rooms[room_id]
+        if variable == "illuminance":
+            factor = self._covering_factor(room_id)
+            room.daylight = max(0.0, value - self._lights(room_id)) / factor if factor > 0 else room.daylight
+        else:
+            self._begin(room, variable, float(value))
+        self.publish_sensors(room_id)
+
+    def set_baseline(self, room_id: str, variable: str, value: float) -> None:
+        room = self.rooms[room_id]
+        current = {v: self.value(room_id, v) for v in VARIABLES}
+        room.baseline[variable] = float(value)
+        for v in VARIABLES:
+            self._begin(room, v, current[v])
+
+    # ------------------------------------------------------------------------------ events
+    def device_changed(self, device: Device, cluster: str, attribute: str) -> None:
+        if cluster not in DRIVING_CLUSTERS or attribute in SENSOR_ATTRIBUTES or device.room_id not in self.rooms:
+            return
+        self.resegment(device.room_id)
+        self._restart_compartments(device)
+
+    def resegment(self, room_id: str) -> None:
+        room = self.rooms[room_id]
+        now_values = {v: self.value(room_id, v) for v in VARIABLES}
+        for variable in VARIABLES:
+            self._begin(room, variable, now_values[variable])
+        self.publish_sensors(room_id)
+
+    def _begin(self, room: RoomPhysics, variable: str, x0: float) -> None:
+        timer = room.timers.get(variable)
+        if timer is not None:
+            timer.cancel()
+        segment = Segment(self._process(room, variable), x0)
+        self.segment_count += 1
+        start = self.clock.tick
+        room.segments[variable] = (start, segment)
+        room.timers[variable] = None
+        if segment.exit_after is not None:
+            room.timers[variable] = self.clock.call_at_tick(
+                start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}")
+
+    def _piece_exit(self, room: RoomPhysics, variable: str) -> None:
+        if self.rooms.get(room.room_id) is not room:
+            return
+        self._begin(room, variable, self.value(room.room_id, variable))
+        self.publish_sensors(room.room_id)
+
+    # ------------------------------------------------------------------------------ the rules
+    def _process(self, room: RoomPhysics, variable: str) -> Process:
+        p = self.params
+        baseline = room.baseline[variable]
+        terms: list[Term] = []
+        for device in self.devices_in(room.room_id):
+            for role, endpoint in device.spec.roles:
+                term = self._term(device, role, endpoint, variable, baseline)
+                if term is not None:
+                    terms.append(term)
+        if variable == "temperature":
+            return Process(tuple(terms), p.temperature_drift_per_s * TICK, baseline)
+        if variable == "humidity":
+            return Process(tuple(terms), p.humidity_drift_per_s * TICK, baseline, 0.0, 10000.0)
+        return Process(tuple(terms), p.pm10_drift_per_s * TICK, baseline, 0.0)
+
+    def _term(self, device: Device, role: str, ep: int, variable: str, baseline: float) -> Term | None:
+        p = self.params
+        if variable == "temperature" and role in ("ac", "heat_pump", "thermostat"):
+            if role == "ac" and not _is_on(device, ep):
+                return None
+            mode = device.value(ep, "Thermostat", "SystemMode", 0)
+            fraction = _fan_fraction(device, ep) if role == "ac" else 1.0
+            # SimuHome: δ = ∓min(rate·100, |T − setpoint|)·f·dt in centi-°C per tick
+            cap = p.hvac_rate_c_per_s * 100 * fraction * TICK
+            gain = fraction * TICK
+            cool = device.value(ep, "Thermostat", "OccupiedCoolingSetpoint")
+            heat = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
+            if mode in (3, 1) and cool is not None and (mode == 3 or role != "heat_pump"):
+                down = push_down_above(cool, cap, gain)
+                if mode == 3:
+                    return down
+                up = push_up_below(heat, cap, gain) if heat is not None else constant_term(0.0)
+                return _sum_terms(down, up)
+            if mode == 4 and heat is not None:
+                return push_up_below(heat, cap, gain)
+            return None
+        if variable == "temperature" and role == "fan" and _is_on(device, ep):
+            fraction = _fan_fraction(device, ep)
+            floor = baseline - p.fan_floor_below_baseline
+            # SimuHome: δ = −min(rate·100, 0.5·(T − floor))·f·dt above the floor
+            return push_down_above(floor, p.fan_rate_c_per_s * 100 * fraction * TICK, 0.5 * fraction * TICK)
+        if variable == "humidity" and role in ("humidifier", "dehumidifier") and _is_on(device, ep):
+            fraction = _fan_fraction(device, ep)
+            if device.value(ep, "FanControl", "PercentCurrent") in (0, None) and device.find(ep, "FanControl"):
+                return None
+            k = p.humidity_rate_per_s * fraction * TICK  # δ = ±k·max(0.1, efficiency)
+            if role == "humidifier":  # efficiency (9000 − H)/9000, acting below 9000
+                return Term([(-math.inf, -k / 9000, k), (8100.0, 0.0, 0.1 * k), (9000.0, 0.0, 0.0)])
+            return Term([(-math.inf, 0.0, 0.0), (1000.0, 0.0, -0.1 * k), (1900.0, -k / 9000, k / 9)])
+        if variable == "pm10" and role == "purifier" and _is_on(device, ep):
+            percent = device.value(ep, "FanControl", "PercentCurrent")
+            if not percent:
+                return None
+            q = p.purifier_rate_per_s * (percent / 100.0) ** 0.8 * TICK
+            if baseline <= 0:
+                return constant_term(-q)  # SimuHome: ratio taken as 1 without a baseline
+            # pollution factor: r = P/B, r if r ≤ 2 else 0.8·r  →  δ = −q·r or −0.8·q·r
+            return Term([(-math.inf, -q / baseline, 0.0), (2 * baseline, -0.8 * q / baseline, 0.0)])
+        return None
+
+    # ------------------------------------------------------------------------------ illuminance
+    def _lights(self, room_id: str) -> float:
+        total = 0.0
+        for device in self.devices_in(room_id):
+            for role, ep in device.spec.roles:
+                if role == "light" and _is_on(device, ep):
+                    if device.find(ep, "LevelControl") is not None:
+                        level = device.value(ep, "LevelControl", "CurrentLevel")
+                        total += self.params.light_lux * (level or 0) / 254
+                    else:
+                        total += self.params.light_lux
+        return total
+
+    def _covering_factor(self, room_id: str) -> float:
+        closed = [
+            (device.value(ep, "WindowCovering", "CurrentPositionLiftPercent100ths") or 0) / 10000
+            for device in self.devices_in(room_id) for role, ep in device.spec.roles if role == "covering"
+        ]
+        if not closed or self.params.covering_blocks_daylight <= 0:
+            return 1.0
+        return 1.0 - self.params.covering_blocks_daylight * (sum(closed) / len(closed))
+
+    # ------------------------------------------------------------------------------ compartments
+    def compartment_value(self, device: Device, endpoint: int) -> float:
+        key = (device.device_id, endpoint)
+        if key not in self._compartments:
+            self._restart_compartment(device, endpoint, None)
+        start, segment = self._compartments[key]
+        return segment.value_after(self.clock.tick - start)
+
+    def _restart_compartments(self, device: Device) -> None:
+        for role, ep in device.spec.roles:
+            if role == "compartment" and (device.device_id, ep) in self._compartments:
+                self._restart_compartment(device, ep, self.compartment_value(device, ep))
+
+    def _restart_compartment(self, device: Device, ep: int, x0: float | None) -> None:
+        setpoint = device.value(ep, "TemperatureControl", "TemperatureSetpoint")
+        if setpoint is None:
+            setpoint = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
+        active = _is_on(device, ep)
+        for cluster in ("OperationalState", "OvenCavityOperationalState"):
+            state = device.value(ep, cluster, "OperationalState")
+            if state is not None:
+                active = active and state == 1
+        target = setpoint if (active and setpoint is not None) else self.params.compartment_ambient
+        if x0 is None:  # a fridge arrives cold: start at its setpoint when it is running
+            x0 = float(target)
+        rate = self.params.compartment_rate_per_s * TICK
+        process = Process((), rate, float(target))
+        self._compartments[(device.device_id, ep)] = (self.clock.tick, Segment(process, x0))
+
+    # ------------------------------------------------------------------------------ sensors
+    def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any]) -> None:
+        server.bind_source(attribute, compute)
+        self._sensors[room_id].append((server, attribute, compute))
+        if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
+            self._published[(id(server), attribute)] = compute()
+
+    def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
+        self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
+
+    def publish_sensors(self, room_id: str) -> None:
+        """Report sensor values that changed since the last report (segment boundaries, samples)."""
+        for server, attribute, compute in self._sensors.get(room_id, ()):
+            key = (id(server), attribute)
+            new = compute()
+            old = self._published.get(key)
+            if new != old:
+                self._published[key] = new
+                server.notify(attribute, old, new)
+
+
+def _sum_terms(a: Term, b: Term) -> Term:
+    bounds = sorted(set(a.bounds) | set(b.bounds))
+    pieces = []
+    for low in bounds:
+        probe = low if low != -math.inf else min(x for x in bounds if x != -math.inf) - 1 if len(bounds) > 1 else 0.0
+        _, _, sa, ia = a.locate(probe)
+        _, _, sb, ib = b.locate(probe)
+        pieces.append((low, sa + sb, ia + ib))
+    return Term(pieces)

@@ -1,0 +1,143 @@
+"""Piecewise-affine room dynamics integrated in closed form.
+
+Every environment variable evolves by SimuHome's per-tick rule (facts §4), evaluated every tick:
+``x' = clamp((x + Σ δ_i(x)) · (1 − a) + a · B)`` with drift ``a`` toward the baseline ``B``. Each
+device term ``δ_i`` is piecewise affine in ``x`` (a capped push toward a setpoint, a constant
+push, an efficiency that falls linearly), so on one piece the whole map is ``x ↦ αx + β`` and
+``n`` ticks of it are ``x* + (x0 − x*)·αⁿ``. A segment lasts until the trajectory leaves its piece
+(computed in closed form) or a device changes: cost grows with events, not ticks, and the values
+equal tick-by-tick stepping of the same rule.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+INF = math.inf
+
+
+class Term:
+    """A per-tick contribution δ(x), affine on each piece ``[bounds[i], bounds[i+1])``."""
+
+    __slots__ = ("bounds", "coefficients")
+
+    def __init__(self, pieces: list[tuple[float, float, float]]) -> None:
+        # pieces: (lower bound, slope, intercept); the first lower bound must be -inf.
+        pieces = sorted(pieces)
+        if pieces[0][0] != -INF:
+            raise ValueError("the first piece must start at -inf")
+        self.bounds = [p[0] for p in pieces]
+        self.coefficients = [(p[1], p[2]) for p in pieces]
+
+    def locate(self, x: float) -> tuple[float, float, float, float]:
+        i = bisect.bisect_right(self.bounds, x) - 1
+        upper = self.bounds[i + 1] if i + 1 < len(self.bounds) else INF
+        slope, intercept = self.coefficients[i]
+        return self.bounds[i], upper, slope, intercept
+
+    def delta(self, x: float) -> float:
+        _, _, slope, intercept = self.locate(x)
+        return slope * x + intercept
+
+
+def constant_term(delta: float) -> Term:
+    return Term([(-INF, 0.0, delta)])
+
+
+def push_down_above(threshold: float, cap: float, gain: float) -> Term:
+    """δ = −min(cap, gain·(x − threshold)) above the threshold, 0 below (a cooler, a purifier floor)."""
+    if cap <= 0 or gain <= 0:
+        return constant_term(0.0)
+    return Term([(-INF, 0.0, 0.0), (threshold, -gain, gain * threshold), (threshold + cap / gain, 0.0, -cap)])
+
+
+def push_up_below(threshold: float, cap: float, gain: float) -> Term:
+    """δ = +min(cap, gain·(threshold − x)) below the threshold, 0 above (a heater)."""
+    if cap <= 0 or gain <= 0:
+        return constant_term(0.0)
+    return Term([(-INF, 0.0, cap), (threshold - cap / gain, -gain, gain * threshold), (threshold, 0.0, 0.0)])
+
+
+@dataclass(frozen=True)
+class Process:
+    """The per-tick map of one variable under a fixed set of device terms."""
+
+    terms: tuple[Term, ...]
+    drift: float  # a: fraction of the distance to the baseline recovered per tick
+    baseline: float
+    lower: float = -INF
+    upper: float = INF
+
+    def clamp(self, x: float) -> float:
+        return min(max(x, self.lower), self.upper)
+
+    def step(self, x: float) -> float:
+        """One tick of the rule, exactly as a tick-by-tick simulator applies it."""
+        total = x + sum(term.delta(x) for term in self.terms)
+        return self.clamp(total * (1.0 - self.drift) + self.drift * self.baseline)
+
+    def affine_at(self, x: float) -> tuple[float, float, float, float]:
+        """(α, β, L, R): the map is x ↦ αx + β (before clamping) for every x in [L, R)."""
+        low, high, slope, intercept = -INF, INF, 0.0, 0.0
+        for term in self.terms:
+            t_low, t_high, t_slope, t_intercept = term.locate(x)
+            low, high = max(low, t_low), min(high, t_high)
+            slope += t_slope
+            intercept += t_intercept
+        keep = 1.0 - self.drift
+        return (1.0 + slope) * keep, intercept * keep + self.drift * self.baseline, low, high
+
+
+class Segment:
+    """The closed-form trajectory of one variable from ``x0`` until it leaves its affine piece."""
+
+    MAX_EXIT = 10**12
+
+    def __init__(self, process: Process, x0: float) -> None:
+        self.process = process
+        self.x0 = x0
+        alpha, beta, low, high = process.affine_at(x0)
+        self.alpha, self.beta = alpha, beta
+        self.low, self.high = low, high
+        self.stepwise = not (0.0 < alpha < 1.0)  # non-contracting pieces are rare: step them
+        self.fixed = beta / (1.0 - alpha) if not self.stepwise else x0
+        self.exit_after = self._exit_after()
+
+    def _inside(self, x: float) -> bool:
+        return self.low <= x < self.high and self.process.lower <= x <= self.process.upper
+
+    def _raw(self, n: int) -> float:
+        if n == 0:
+            return self.x0
+        return self.fixed + (self.x0 - self.fixed) * self.alpha**n
+
+    def value_after(self, n: int) -> float:
+        """The value after ``n`` ticks (n ≤ exit_after)."""
+        if self.stepwise:
+            x = self.x0
+            for _ in range(n):
+                x = self.process.step(x)
+            return x
+        return self.process.clamp(self._raw(n))
+
+    def _exit_after(self) -> int | None:
+        """Ticks until the value first lies outside this piece (None: never)."""
+        if self.stepwise:
+            return 1
+        x0, fixed = self.x0, self.fixed
+        clamped_at_bound = (x0 >= self.process.upper and fixed >= x0) or (x0 <= self.process.lower and fixed <= x0)
+        if clamped_at_bound or x0 == fixed:
+            return None  # held at a clamp bound, or at rest on the fixed point
+        if self._inside(fixed) or (fixed == self.high and fixed > x0):
+            return None  # converges inside the piece (approaching its open end never reaches it)
+        bound = min(self.high, self.process.upper) if fixed > x0 else max(self.low, self.process.lower)
+        ratio = (bound - fixed) / (x0 - fixed)
+        estimate = 1 if ratio <= 0 else max(1, int(math.log(ratio) / math.log(self.alpha)))
+        n = min(estimate, self.MAX_EXIT)
+        while self._inside(self._raw(n)):
+            n += 1
+        while n > 1 and not self._inside(self._raw(n - 1)):
+            n -= 1
+        return n

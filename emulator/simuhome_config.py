@@ -1,0 +1,359 @@
+"""SimuHome's home config (``initial_home_config`` / reset body) ⇄ our HomeConfig, losslessly.
+
+SimuHome rooms are a flat map ``room_id → {state, devices}``; attribute values are stored raw, with
+SimuHome's own spellings of struct keys (``ModeTags``, ``operational_state_id``, PascalCase channel
+objects) and of a few cluster ids (``RVCRunMode``, ``RTCCMode``). We load them into our spellings (chip
+field labels in lowerCamel, chip cluster names) and keep everything original in a ``SimuHomeOrigin``, so
+exporting an unchanged home gives back exactly what was loaded: equivalent values are written verbatim,
+changed ones in SimuHome's spelling, and whatever we did not load is written back as it was.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from emulator.home_config import (
+    ATTRIBUTE_PATH_PATTERN,
+    DeviceConfig,
+    HomeConfig,
+    HomeConfigError,
+    RoomConfig,
+    room_display_name,
+    validate_home,
+    validation_problems,
+)
+
+# --- SimuHome's format (facts §1.5, §5.1); unknown fields are kept at every level ----------------
+
+DEFAULT_ROOM_STATE = {"temperature": 2500, "humidity": 5000, "illuminance": 1000, "pm10": 35.0}
+
+
+class SimuHomeRoomState(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    temperature: int | float = DEFAULT_ROOM_STATE["temperature"]
+    humidity: int | float = DEFAULT_ROOM_STATE["humidity"]
+    illuminance: int | float = DEFAULT_ROOM_STATE["illuminance"]
+    pm10: int | float = DEFAULT_ROOM_STATE["pm10"]
+
+
+class SimuHomeDevice(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    device_id: str
+    device_type: str
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
+class SimuHomeRoom(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    state: SimuHomeRoomState | None = None  # absent → SimuHome's aggregator defaults
+    devices: list[SimuHomeDevice] = Field(default_factory=list)
+
+
+class SimuHomeConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    tick_interval: float = Field(default=0.1, gt=0)
+    base_time: str
+    rooms: dict[str, SimuHomeRoom] = Field(default_factory=dict)
+    enable_aggregators: bool = True
+    max_ticks: int | None = None
+    fast_forward: bool = False
+
+
+# --- what an import remembers --------------------------------------------------------------------
+
+class SimuHomeDeviceOrigin(BaseModel):
+    device_type: str
+    attributes: dict[str, Any]  # every original attribute, SimuHome path → value, verbatim and in order
+    not_loaded: list[str] = Field(default_factory=list)  # paths we could not express in our format
+    extra: dict[str, Any] = Field(default_factory=dict)  # unknown device fields
+    key_order: list[str] = Field(default_factory=list)
+
+
+class SimuHomeRoomOrigin(BaseModel):
+    state: dict[str, Any] | None  # verbatim original state; None when the room had none
+    extra: dict[str, Any] = Field(default_factory=dict)  # unknown room fields
+    key_order: list[str] = Field(default_factory=list)
+
+
+class SimuHomeOrigin(BaseModel):
+    """Everything needed to write a loaded SimuHome config back unchanged (JSON-serialisable)."""
+
+    top_level: dict[str, Any]  # every top-level field except rooms, verbatim
+    key_order: list[str]  # the original top-level key order, rooms included
+    room_order: list[str]
+    rooms: dict[str, SimuHomeRoomOrigin]
+    devices: dict[str, SimuHomeDeviceOrigin]
+
+
+# --- spellings -----------------------------------------------------------------------------------
+
+# SimuHome cluster ids that differ from the chip.clusters.Objects class names we use.
+SIMUHOME_CLUSTER_TO_CHIP = {
+    "RVCRunMode": "RvcRunMode",
+    "RVCCleanMode": "RvcCleanMode",
+    "RVCOperationalState": "RvcOperationalState",
+    "RTCCMode": "RefrigeratorAndTemperatureControlledCabinetMode",
+}
+CHIP_CLUSTER_TO_SIMUHOME = {chip: simu for simu, chip in SIMUHOME_CLUSTER_TO_CHIP.items()}
+
+# Struct keys whose chip label the generic rule cannot derive (acronyms, SimuHome's capitalised ModeTags).
+SIMUHOME_KEY_TO_OURS = {
+    "operational_state_id": "operationalStateID",
+    "operational_state_label": "operationalStateLabel",
+    "error_state_id": "errorStateID",
+    "error_state_label": "errorStateLabel",
+    "error_state_details": "errorStateDetails",
+    "ModeTags": "modeTags",
+}
+OUR_KEY_TO_SIMUHOME = {ours: simu for simu, ours in SIMUHOME_KEY_TO_OURS.items()}
+
+# How SimuHome spells struct keys per cluster when no original value shows it (facts §2.2).
+KeyStyle = Literal["camel", "pascal", "snake"]
+SIMUHOME_KEY_STYLE: dict[str, KeyStyle] = {
+    "Channel": "pascal",
+    "Descriptor": "pascal",
+    "RvcRunMode": "pascal",
+    "OperationalState": "snake",
+    "RvcOperationalState": "snake",
+    "DeviceEnergyManagement": "snake",
+}
+
+
+def our_key(key: str) -> str:
+    """SimuHome struct key → chip field label: explicit table, then snake_case / PascalCase → lowerCamel."""
+    if key in SIMUHOME_KEY_TO_OURS:
+        return SIMUHOME_KEY_TO_OURS[key]
+    if "_" in key:
+        head, *rest = key.split("_")
+        return head.lower() + "".join(part[:1].upper() + part[1:] for part in rest)
+    # Lower the leading capitals, keeping the last one if it starts a word: ESAType → esaType, ID → id.
+    match = re.match(r"[A-Z]+", key)
+    if match is None:
+        return key
+    run = match.group(0)
+    if len(run) > 1 and len(key) > len(run) and key[len(run)].islower():
+        run = run[:-1]
+    return run.lower() + key[len(run):]
+
+
+def simuhome_key(key: str, cluster: str) -> str:
+    """Chip field label → SimuHome's spelling for ``cluster`` (used when no original value shows it)."""
+    if key in OUR_KEY_TO_SIMUHOME:
+        return OUR_KEY_TO_SIMUHOME[key]
+    style = SIMUHOME_KEY_STYLE.get(cluster, "camel")
+    if style == "pascal":
+        return key[:1].upper() + key[1:]
+    if style == "snake":
+        return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+    return key
+
+
+def our_path(path: str) -> str | None:
+    """SimuHome attribute path → ours (chip cluster names), or None if it cannot be expressed."""
+    parts = path.split(".")
+    if len(parts) != 3:
+        return None
+    endpoint, cluster, attribute = parts
+    candidate = f"{endpoint}.{SIMUHOME_CLUSTER_TO_CHIP.get(cluster, cluster)}.{attribute}"
+    return candidate if ATTRIBUTE_PATH_PATTERN.fullmatch(candidate) else None
+
+
+def simuhome_path(path: str) -> str:
+    endpoint, cluster, attribute = path.split(".")
+    return f"{endpoint}.{CHIP_CLUSTER_TO_SIMUHOME.get(cluster, cluster)}.{attribute}"
+
+
+def _cluster_of(path: str) -> str:
+    return path.split(".")[1]
+
+
+def to_our_value(value: Any) -> Any:
+    """SimuHome attribute value → ours: struct keys renamed; bare mode-tag ints become ModeTagStruct."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = our_key(key)
+            if name == "modeTags" and isinstance(item, list):
+                item = [{"value": tag} if _is_number(tag) else tag for tag in item]
+            out[name] = to_our_value(item)
+        return out
+    if isinstance(value, list):
+        return [to_our_value(item) for item in value]
+    return value
+
+
+def to_simuhome_value(value: Any, cluster: str, template: Any = None) -> Any:
+    """Our value → SimuHome's spelling, following ``template`` (the original value) where it shows one."""
+    if isinstance(value, Mapping):
+        spelled = {our_key(k): k for k in template} if isinstance(template, Mapping) else {}
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = spelled.get(key) or simuhome_key(key, cluster)
+            sub_template = template[name] if isinstance(template, Mapping) and name in template else None
+            out[name] = to_simuhome_value(item, cluster, sub_template)
+        return out
+    if isinstance(value, list):
+        templates = template if isinstance(template, list) else []
+        out_list = []
+        for index, item in enumerate(value):
+            item_template = templates[index] if index < len(templates) else (templates[0] if templates else None)
+            if _is_number(item_template) and isinstance(item, Mapping) and set(item) <= {"value", "mfgCode"}:
+                out_list.append(item.get("value"))  # SimuHome wrote this mode tag as a bare int
+            else:
+                out_list.append(to_simuhome_value(item, cluster, item_template))
+        return out_list
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def equivalent(a: Any, b: Any) -> bool:
+    """Same JSON value, numbers compared by value (1 == 1.0) but never bool vs number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(equivalent(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(equivalent(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+# --- import --------------------------------------------------------------------------------------
+
+def parse_simuhome(data: Any, source: str = "<simuhome>") -> SimuHomeConfig:
+    """Validate SimuHome config data (an ``initial_home_config`` or reset body); HomeConfigError if invalid."""
+    try:
+        return SimuHomeConfig.model_validate(data)
+    except ValidationError as error:
+        raise HomeConfigError(source, validation_problems(error)) from None
+
+
+def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
+                  source: str = "<simuhome>") -> tuple[HomeConfig, SimuHomeOrigin]:
+    """SimuHome config (or a whole episode holding ``initial_home_config``) → our HomeConfig + its origin."""
+    if "initial_home_config" in data and "rooms" not in data:
+        data = data["initial_home_config"]
+    parsed = parse_simuhome(data, source)
+    rooms: list[dict[str, Any]] = []
+    devices: list[dict[str, Any]] = []
+    room_origins: dict[str, SimuHomeRoomOrigin] = {}
+    device_origins: dict[str, SimuHomeDeviceOrigin] = {}
+    raw_rooms: Mapping[str, Any] = data.get("rooms") or {}
+    for room_id, room in parsed.rooms.items():
+        raw_room = raw_rooms[room_id]
+        state = dict(DEFAULT_ROOM_STATE) if room.state is None else room.state.model_dump(
+            include=set(DEFAULT_ROOM_STATE))
+        rooms.append({"id": room_id, "name": room_display_name(room_id), "type": room_id, "floor": 0,
+                      "environment": state, "baseline": state})
+        room_origins[room_id] = SimuHomeRoomOrigin(
+            state=dict(raw_room["state"]) if raw_room.get("state") is not None else None,
+            extra=dict(room.model_extra or {}), key_order=list(raw_room))
+        for device, raw_device in zip(room.devices, raw_room.get("devices") or [], strict=True):
+            attributes: dict[str, Any] = {}
+            not_loaded: list[str] = []
+            for path, value in device.attributes.items():
+                ours = our_path(path)
+                if ours is None:
+                    not_loaded.append(path)
+                else:
+                    attributes[ours] = to_our_value(value)
+            devices.append({"id": device.device_id, "type": device.device_type, "room": room_id,
+                            "attributes": attributes})
+            device_origins[device.device_id] = SimuHomeDeviceOrigin(
+                device_type=device.device_type, attributes=dict(device.attributes),
+                not_loaded=not_loaded, extra=dict(device.model_extra or {}),
+                key_order=list(raw_device))
+    config = validate_home({"name": name, "tier": "simuhome", "base_time": parsed.base_time,
+                            "rooms": rooms, "devices": devices}, source)
+    top_level = {key: value for key, value in data.items() if key != "rooms"}
+    origin = SimuHomeOrigin(top_level=top_level, key_order=list(data), room_order=list(parsed.rooms),
+                            rooms=room_origins, devices=device_origins)
+    return config, origin
+
+
+# --- export --------------------------------------------------------------------------------------
+
+def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None) -> dict:
+    """Our home (a HomeConfig or data in our format) → a SimuHome config dict usable as the reset body.
+
+    With the ``origin`` of an import, whatever is unchanged is written exactly as it was loaded.
+    Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
+    """
+    config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
+    origin = origin or SimuHomeOrigin(top_level={"tick_interval": 0.1},
+                                      key_order=["tick_interval", "base_time", "rooms"],
+                                      room_order=[], rooms={}, devices={})
+    by_room: dict[str, list[DeviceConfig]] = {room.id: [] for room in config.rooms}
+    for device in config.devices:
+        by_room[device.room].append(device)
+    known = {room.id: room for room in config.rooms}
+    room_ids = [r for r in origin.room_order if r in known] + [r for r in known if r not in origin.rooms]
+    rooms_out = {room_id: _export_room(known[room_id], by_room[room_id], origin) for room_id in room_ids}
+
+    return _in_order({**origin.top_level, "base_time": config.base_time, "rooms": rooms_out}, origin.key_order)
+
+
+def _in_order(fields: dict[str, Any], key_order: list[str]) -> dict[str, Any]:
+    """``fields`` with the original key order first (byte-identical round trips), new keys after."""
+    order = [*(key for key in key_order if key in fields), *(key for key in fields if key not in key_order)]
+    return {key: fields[key] for key in order}
+
+
+def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHomeOrigin) -> dict[str, Any]:
+    room_origin = origin.rooms.get(room.id)
+    environment = room.environment.model_dump()
+    state: dict[str, Any] | None
+    if room_origin is not None and room_origin.state is not None:
+        original = room_origin.state
+        known = {**DEFAULT_ROOM_STATE, **{k: v for k, v in original.items() if k in environment}}
+        state = dict(original) if equivalent(known, environment) else {**original, **environment}
+    elif room_origin is not None and equivalent(environment, DEFAULT_ROOM_STATE):
+        state = None  # the original room had no state and still sits at SimuHome's defaults
+    else:
+        state = environment
+    out: dict[str, Any] = {}
+    if state is not None:
+        out["state"] = state
+    exported_devices = [_export_device(device, origin.devices.get(device.id)) for device in devices]
+    if exported_devices or room_origin is None or "devices" in room_origin.key_order:
+        out["devices"] = exported_devices
+    if room_origin is None:
+        return out
+    return _in_order({**out, **room_origin.extra}, room_origin.key_order)
+
+
+def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | None) -> dict[str, Any]:
+    if device_origin is not None and device_origin.device_type != device.type:
+        device_origin = None  # another device under the same id: nothing original applies
+    attributes: dict[str, Any] = {}
+    written: set[str] = set()
+    if device_origin is not None:
+        for path, original in device_origin.attributes.items():
+            ours = our_path(path)
+            if ours is None or ours not in device.attributes:
+                attributes[path] = original  # not loaded, or not part of this state: keep as it was
+            else:
+                current = device.attributes[ours]
+                attributes[path] = (original if equivalent(to_our_value(original), current)
+                                    else to_simuhome_value(current, _cluster_of(ours), original))
+                written.add(ours)
+    for path, value in device.attributes.items():
+        if path not in written:
+            attributes[simuhome_path(path)] = to_simuhome_value(value, _cluster_of(path))
+    out: dict[str, Any] = {"device_id": device.id, "device_type": device.type, "attributes": attributes}
+    if device_origin is None:
+        return out
+    return _in_order({**out, **device_origin.extra}, device_origin.key_order)

@@ -1,0 +1,1 @@
+"""The `homefabric` command line: a thin composition layer over the emulator, bridges and benchmark."""

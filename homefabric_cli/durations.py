@@ -1,0 +1,20 @@
+"""Parse human durations such as "24h", "90m", "1h30m", "45s", "2d" or plain seconds."""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+_PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")
+
+
+def parse_duration(text: str) -> float:
+    cleaned = text.strip().lower().replace(" ", "")
+    try:
+        return float(cleaned)
+    except ValueError:
+        pass
+    parts = _PART.findall(cleaned)
+    if not parts or "".join(n + u for n, u in parts) != cleaned:
+        raise ValueError(f"cannot read duration {text!r}: use e.g. 24h, 90m, 1h30m, 45s, 2d or seconds")
+    return sum(float(number) * _UNITS[unit] for number, unit in parts)

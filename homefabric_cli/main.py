@@ -1,0 +1,196 @@
+"""`homefabric` — devices, homes and simulation from the command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from homefabric_cli.durations import parse_duration
+
+app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
+home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
+sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
+app.add_typer(devices_app, name="devices")
+app.add_typer(home_app, name="home")
+app.add_typer(sim_app, name="sim")
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(2)
+
+
+def _load(path: Path) -> Any:
+    from emulator.fabric import Fabric
+    from emulator.home_config import HomeConfigError, load_home
+
+    try:
+        return Fabric(load_home(path))
+    except HomeConfigError as error:
+        _fail(str(error))
+    except Exception as error:  # FabricError while placing devices: name it, no traceback
+        from emulator.errors import FabricError
+
+        if isinstance(error, FabricError):
+            _fail(f"{path}: {error.message}")
+        raise
+
+
+# ---------------------------------------------------------------------------------- devices
+@devices_app.command("types")
+def devices_types(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the catalogue: name, device-type id, endpoints and clusters."""
+    from emulator.catalogue import CATALOGUE
+
+    rows = []
+    for name, spec in sorted(CATALOGUE.items()):
+        rows.append({
+            "name": name, "label": spec.label, "origin": spec.origin,
+            "device_type_id": spec.primary_device_type,
+            "endpoints": [{"endpoint": e.endpoint_id, "device_types": [t for t, _ in e.device_types],
+                           "clusters": [c.cluster for c in e.clusters]} for e in spec.endpoints],
+            "description": spec.description,
+        })
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"{len(rows)} device types")
+    for column in ("name", "device type", "endpoints → clusters", "origin"):
+        table.add_column(column)
+    for row in rows:
+        eps = "\n".join(f"{e['endpoint']}: {', '.join(e['clusters'])}" for e in row["endpoints"])
+        table.add_row(row["name"], f"0x{row['device_type_id']:04X}", eps, row["origin"])
+    console.print(table)
+
+
+# ---------------------------------------------------------------------------------- home
+@home_app.command("generate")
+def home_generate(
+    tier: Annotated[str, typer.Option(help="simuhome, simple, medium, complex or stress.")] = "complex",
+    seed: Annotated[int, typer.Option(help="Same seed, same home (byte-identical).")] = 1,
+    out: Annotated[Path | None, typer.Option(help="Output file (default: stdout).")] = None,
+) -> None:
+    """Generate a seeded home."""
+    from emulator.home_config import dump_home, write_atomically
+    from emulator.home_generator import TIERS, generate_home
+
+    if tier not in TIERS:
+        _fail(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)}")
+    text = dump_home(generate_home(tier, seed))
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(out, text)
+        err_console.print(f"wrote {out}")
+
+
+@home_app.command("show")
+def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """Show a home: rooms, their environment and devices."""
+    fabric = _load(path)
+    if as_json:
+        print(json.dumps(fabric.snapshot(), indent=2))
+        return
+    table = Table(title=f"{fabric.name}: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices "
+                        f"at {fabric.now_text()}")
+    for column in ("room", "floor", "parent", "°C", "% RH", "lux", "PM10", "devices"):
+        table.add_column(column)
+    for room in fabric.rooms():
+        state = fabric.room_state(room.room_id)
+        devices = ", ".join(d.device_id for d in fabric.devices(room.room_id))
+        table.add_row(room.room_id, str(room.floor), room.parent or "", f"{state['temperature'] / 100:.2f}",
+                      f"{state['humidity'] / 100:.2f}", f"{state['illuminance']:.0f}", f"{state['pm10']:.1f}", devices)
+    console.print(table)
+
+
+# ---------------------------------------------------------------------------------- sim
+def simulate(fabric: Any, seconds: float, *, progress: bool) -> dict[str, Any]:
+    """Advance in hour-sized chunks (so the progress bar moves); returns timing figures."""
+    chunk = 3600.0
+    started = time.perf_counter()
+    events = 0
+    if progress:
+        with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+                      TimeElapsedColumn(), console=err_console, transient=True) as bar:
+            task = bar.add_task("sim", total=seconds)
+            done = 0.0
+            while done < seconds:
+                step = min(chunk, seconds - done)
+                events += fabric.advance(step)
+                done += step
+                bar.update(task, completed=done)
+    else:
+        events = fabric.advance(seconds)
+    wall = time.perf_counter() - started
+    return {"simulated_s": seconds, "wall_s": round(wall, 4), "events": events,
+            "speedup": round(seconds / wall, 1) if wall > 0 else None}
+
+
+@sim_app.command("run")
+def sim_run(
+    path: Path,
+    duration: Annotated[str, typer.Option("--for", help="Virtual time to simulate, e.g. 24h, 90m, 1h30m.")] = "1h",
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Advance a home's virtual time and print the final room states and the wall time it took."""
+    try:
+        seconds = parse_duration(duration)
+    except ValueError as error:
+        _fail(str(error))
+    fabric = _load(path)
+    figures = simulate(fabric, seconds, progress=not as_json)
+    rooms = {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()}
+    if as_json:
+        print(json.dumps({"home": fabric.name, "time": fabric.now_text(), **figures, "rooms": rooms}, indent=2))
+        return
+    _print_rooms(fabric, rooms)
+    console.print(f"simulated {seconds:.0f} s in {figures['wall_s']:.3f} s wall "
+                  f"({figures['speedup']}× real time, {figures['events']} events)")
+
+
+def _print_rooms(fabric: Any, rooms: dict[str, dict[str, float]]) -> None:
+    table = Table(title=f"room states at {fabric.now_text()}")
+    for column in ("room", "°C", "% RH", "lux", "PM10"):
+        table.add_column(column)
+    for room_id, state in rooms.items():
+        table.add_row(room_id, f"{state['temperature'] / 100:.2f}", f"{state['humidity'] / 100:.2f}",
+                      f"{state['illuminance']:.0f}", f"{state['pm10']:.1f}")
+    console.print(table)
+
+
+@app.command("demo")
+def demo(seed: Annotated[int, typer.Option()] = 7,
+         duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
+    """The main job: generate a complex home, run appliances and climate for a day, print a summary."""
+    from emulator.fabric import Fabric
+    from emulator.home_generator import generate_home
+    from emulator.scenarios import start_typical_day
+
+    fabric = Fabric(generate_home("complex", seed))
+    console.print(f"[bold]{fabric.name}[/]: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices, "
+                  f"{len({d.device_type for d in fabric.devices()})} device types, start {fabric.now_text()}")
+    before = fabric.snapshot()
+    actions = start_typical_day(fabric)
+    console.print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
+    figures = simulate(fabric, parse_duration(duration), progress=True)
+    changes = Fabric.diff(before, fabric.snapshot())
+    _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
+    console.print(f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
+                  f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)")
+
+
+if __name__ == "__main__":
+    app()
