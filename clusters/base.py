@@ -288,6 +288,11 @@ class ClusterServer:
                                allowed=self.attribute_names())
         if name in self._sources:
             return  # live values are owned by their source
+        if value is None and model.type.optional and not model.type.nullable:
+            # null for an optional, non-nullable attribute means "not implemented" (SimuHome writes
+            # e.g. Tolerance = null): the attribute is absent, as on a real device.
+            self._values.pop(name, None)
+            return
         self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
 
     def set(self, name: str, value: Any) -> None:

@@ -208,6 +208,7 @@ class CycleServer(ClusterServer):
         self._anchor: float | None = None  # runtime time the cycle last (re)started moving; None: frozen
         self._timer: TimerHandle | None = None
         self._idle_countdown: int | None = None  # a stored CountdownTime with no cycle behind it
+        self._restored_phase: int | None = None  # a CurrentPhase read from a home file, honoured once
         self._reported: int | None = None
         super().__init__(features=features, values=values)
         self.bind_source("CountdownTime", self._countdown)
@@ -396,6 +397,8 @@ class CycleServer(ClusterServer):
             self._idle_countdown = coerce(value, self._model.attributes[name].type, f"{self.cluster_name}.{name}")
         else:
             super().restore(name, value)
+        if name == "CurrentPhase":
+            self._restored_phase = self.read("CurrentPhase")
         if watched and self.runtime is not None:
             self._resync()
             self._report_countdown()
@@ -419,6 +422,11 @@ class CycleServer(ClusterServer):
         if elapsed >= ends[-1]:
             return
         self._begin(program, ends, 0, elapsed=elapsed, running=state != PAUSED)
+        stored_phase, self._restored_phase = self._restored_phase, None
+        if stored_phase is not None and remaining is not None and 0 <= stored_phase < len(program.phase_list()):
+            # A stored phase wins over the one implied by the countdown until the next boundary, so a
+            # home file (or a SimuHome episode) comes back exactly as it was written.
+            self._values["CurrentPhase"] = stored_phase
 
 
 # --------------------------------------------------------------------------------- the clusters

@@ -64,6 +64,8 @@ def _check_attribute_path(value: str) -> str:
 
 def _check_time(value: str) -> str:
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", value):
+            raise ValueError(value)
         datetime.strptime(value, TIME_FORMAT)
     except ValueError:
         raise ValueError(f"{value!r} is not a time 'YYYY-MM-DD HH:MM:SS'") from None

@@ -157,10 +157,15 @@ def simuhome_key(key: str, cluster: str) -> str:
     return key
 
 
+# Global attributes describe the server implementation, not device state: our cluster servers own them.
+GLOBAL_ATTRIBUTES = frozenset({"FeatureMap", "ClusterRevision", "AttributeList", "AcceptedCommandList",
+                               "GeneratedCommandList", "EventList"})
+
+
 def our_path(path: str) -> str | None:
-    """SimuHome attribute path → ours (chip cluster names), or None if it cannot be expressed."""
+    """SimuHome attribute path → ours (chip cluster names), or None if we do not load it (kept in the origin)."""
     parts = path.split(".")
-    if len(parts) != 3:
+    if len(parts) != 3 or parts[2] in GLOBAL_ATTRIBUTES:
         return None
     endpoint, cluster, attribute = parts
     candidate = f"{endpoint}.{SIMUHOME_CLUSTER_TO_CHIP.get(cluster, cluster)}.{attribute}"
@@ -286,11 +291,14 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
 
 # --- export --------------------------------------------------------------------------------------
 
-def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None) -> dict:
+def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None, *,
+                only_original_attributes: bool = False) -> dict:
     """Our home (a HomeConfig or data in our format) → a SimuHome config dict usable as the reset body.
 
     With the ``origin`` of an import, whatever is unchanged is written exactly as it was loaded.
-    Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
+    ``only_original_attributes`` writes, for devices that came from SimuHome, only the paths SimuHome had:
+    a fabric state carries every attribute of our richer device models, and SimuHome refuses clusters its
+    devices lack. Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
     """
     config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
     origin = origin or SimuHomeOrigin(top_level={"tick_interval": 0.1},
@@ -301,7 +309,8 @@ def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHom
         by_room[device.room].append(device)
     known = {room.id: room for room in config.rooms}
     room_ids = [r for r in origin.room_order if r in known] + [r for r in known if r not in origin.rooms]
-    rooms_out = {room_id: _export_room(known[room_id], by_room[room_id], origin) for room_id in room_ids}
+    rooms_out = {room_id: _export_room(known[room_id], by_room[room_id], origin, only_original_attributes)
+                 for room_id in room_ids}
 
     return _in_order({**origin.top_level, "base_time": config.base_time, "rooms": rooms_out}, origin.key_order)
 
@@ -312,7 +321,8 @@ def _in_order(fields: dict[str, Any], key_order: list[str]) -> dict[str, Any]:
     return {key: fields[key] for key in order}
 
 
-def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHomeOrigin) -> dict[str, Any]:
+def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHomeOrigin,
+                 only_original_attributes: bool) -> dict[str, Any]:
     room_origin = origin.rooms.get(room.id)
     environment = room.environment.model_dump()
     state: dict[str, Any] | None
@@ -327,7 +337,8 @@ def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHome
     out: dict[str, Any] = {}
     if state is not None:
         out["state"] = state
-    exported_devices = [_export_device(device, origin.devices.get(device.id)) for device in devices]
+    exported_devices = [_export_device(device, origin.devices.get(device.id), only_original_attributes)
+                        for device in devices]
     if exported_devices or room_origin is None or "devices" in room_origin.key_order:
         out["devices"] = exported_devices
     if room_origin is None:
@@ -335,7 +346,8 @@ def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHome
     return _in_order({**out, **room_origin.extra}, room_origin.key_order)
 
 
-def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | None) -> dict[str, Any]:
+def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | None,
+                   only_original_attributes: bool) -> dict[str, Any]:
     if device_origin is not None and device_origin.device_type != device.type:
         device_origin = None  # another device under the same id: nothing original applies
     attributes: dict[str, Any] = {}
@@ -351,7 +363,7 @@ def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | N
                                     else to_simuhome_value(current, _cluster_of(ours), original))
                 written.add(ours)
     for path, value in device.attributes.items():
-        if path not in written:
+        if path not in written and not (only_original_attributes and device_origin is not None):
             attributes[simuhome_path(path)] = to_simuhome_value(value, _cluster_of(path))
     out: dict[str, Any] = {"device_id": device.id, "device_type": device.type, "attributes": attributes}
     if device_origin is None:

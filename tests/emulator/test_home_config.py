@@ -162,6 +162,8 @@ def test_missing_and_extra_fields_and_bad_time_and_format():
     assert problems["rooms[0].name"] == "Field required"
     assert "Extra inputs are not permitted" in problems["devices[0].colour"]
     assert "YYYY-MM-DD HH:MM:SS" in problems["base_time"]
+    for bad_time in ("2025-8-23 10:15:00", "2025-02-30 10:00:00"):
+        assert paths_of({**home_data(), "base_time": bad_time}) == ["base_time"]
     assert "format" in problems
 
 

@@ -386,6 +386,29 @@ def test_attributes_we_did_not_load_or_do_not_hold_are_written_back(loaded):
                    "1.FanControl.FanModeSequence": 2}
 
 
+def test_global_attributes_stay_in_the_origin(loaded):
+    config, origin, data = loaded
+    assert "1.KeypadInput.FeatureMap" not in config.device("living_room_tv_1").attributes
+    assert "1.KeypadInput.FeatureMap" in origin.devices["living_room_tv_1"].not_loaded
+    assert to_simuhome(config, origin)["rooms"]["living_room"]["devices"][3] == \
+        data["rooms"]["living_room"]["devices"][3]
+
+
+def test_a_richer_state_can_be_cut_back_to_simuhome_paths(loaded):
+    config, origin, _ = loaded
+    light = config.device("kitchen_on_off_light_1").attributes
+    light["1.OnOff.OnOff"] = True
+    light["1.Identify.IdentifyTime"] = 0  # our device model has Identify, SimuHome's does not
+    new_device = config.devices[0].model_copy(update={"id": "kitchen_on_off_light_2", "room": "kitchen",
+                                                      "attributes": {"1.Identify.IdentifyTime": 0}})
+    config.devices.append(new_device)
+    exported = to_simuhome(config, origin, only_original_attributes=True)
+    kitchen = exported["rooms"]["kitchen"]["devices"]
+    assert kitchen[0]["attributes"] == {"1.OnOff.OnOff": True}
+    assert kitchen[-1]["attributes"] == {"1.Identify.IdentifyTime": 0}  # no origin: written as it is
+    assert "1.Identify.IdentifyTime" in to_simuhome(config, origin)["rooms"]["kitchen"]["devices"][0]["attributes"]
+
+
 def test_unknown_fields_are_kept_at_every_level(loaded):
     config, origin, _ = loaded
     exported = to_simuhome(config, origin)
@@ -462,6 +485,7 @@ def test_paths_translate_both_ways():
     assert our_path("1.OnOff.OnOff") == "1.OnOff.OnOff" == simuhome_path("1.OnOff.OnOff")
     assert our_path("1.Channel.CurrentChannel.MajorNumber") is None
     assert our_path("ep1.OnOff.OnOff") is None
+    assert our_path("1.RVCRunMode.ClusterRevision") is None
 
 
 def test_value_translation_uses_the_original_as_template():
