@@ -1,0 +1,1 @@
+"""Serving the emulated home to real controllers (Matter bridge)."""

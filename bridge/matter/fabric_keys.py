@@ -1,0 +1,29 @@
+"""Per-fabric derivations (spec §4.3.2.2, §4.17.2, §4.14.2.4).
+
+* compressed fabric id: names the fabric in operational DNS-SD (``<CFID>-<NodeID>._matter._tcp``);
+* operational group key (IPK) derived from the epoch key the commissioner sends in AddNOC;
+* CASE destination identifier: lets a responder find which fabric/node a Sigma1 is meant for.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from bridge.matter.crypto import hkdf_sha256, hmac_sha256
+
+__all__ = ["compressed_fabric_id", "destination_id", "operational_group_key"]
+
+
+def compressed_fabric_id(root_public_key: bytes, fabric_id: int) -> bytes:
+    """HKDF(root public key without its 0x04 prefix, salt = fabric id BE64, "CompressedFabric", 8)."""
+    return hkdf_sha256(root_public_key[1:], struct.pack(">Q", fabric_id), b"CompressedFabric", 8)
+
+
+def operational_group_key(epoch_key: bytes, compressed_fabric: bytes) -> bytes:
+    """The IPK used by CASE: HKDF(epoch key, salt = compressed fabric id, "GroupKey v1.0", 16)."""
+    return hkdf_sha256(epoch_key, compressed_fabric, b"GroupKey v1.0", 16)
+
+
+def destination_id(ipk: bytes, initiator_random: bytes, root_public_key: bytes, fabric_id: int, node_id: int) -> bytes:
+    """HMAC(IPK, initiatorRandom || root public key || fabric id LE64 || node id LE64)."""
+    return hmac_sha256(ipk, initiator_random + root_public_key + struct.pack("<QQ", fabric_id, node_id))
