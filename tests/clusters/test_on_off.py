@@ -50,3 +50,16 @@ def test_refusals_leave_state_unchanged(mount, call, status):
     assert err.value.status == status
     assert err.value.allowed is not None or status == Status.INVALID_COMMAND
     assert server.read_all() == before
+
+
+def test_off_with_effect_and_recall_global_scene(mount):
+    server = OnOffServer(features=1)
+    mount(server)
+    server.invoke("On")
+    server.invoke("OffWithEffect", {"EffectIdentifier": 0, "EffectVariant": 0})
+    assert server.read("OnOff") is False and server.read("GlobalSceneControl") is False
+    server.invoke("OnWithRecallGlobalScene")
+    assert server.read("OnOff") is True and server.read("GlobalSceneControl") is True
+    with pytest.raises(ClusterError) as err:
+        server.invoke("OffWithEffect", {"EffectIdentifier": 7, "EffectVariant": 0})
+    assert err.value.status == Status.CONSTRAINT_ERROR and server.read("OnOff") is True
