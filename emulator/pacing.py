@@ -1,0 +1,104 @@
+"""Real-time pacing: let virtual time follow the wall clock at a speed factor, for live serving.
+
+Only this module reads the wall clock, and only when a user asks for pacing. The fabric itself
+stays paused and deterministic; the pacer just calls ``advance`` on an asyncio schedule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from emulator.clock import TICKS_PER_SECOND
+from emulator.fabric import Fabric
+
+
+class RealtimePacer:
+    """Advance ``fabric`` by ``speed`` virtual seconds per wall second while running.
+
+    It wakes at the next due timer (so workflows and cycle ends happen on time) or after
+    ``max_step_s`` of wall time, whichever is first; speed can change while running.
+    """
+
+    def __init__(self, fabric: Fabric, speed: float = 1.0, *, max_step_s: float = 0.5,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        if speed <= 0:
+            raise ValueError(f"speed must be > 0, got {speed!r}")
+        self.fabric = fabric
+        self._speed = float(speed)
+        self.max_step_s = max_step_s
+        self._monotonic = monotonic
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._anchor_wall = 0.0
+        self._anchor_tick = 0
+
+    @property
+    def speed(self) -> float:
+        return self._speed
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        if value <= 0:
+            raise ValueError(f"speed must be > 0, got {value!r}")
+        self.catch_up()
+        self._speed = float(value)
+        self._wake.set()
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def target_tick(self) -> int:
+        elapsed = self._monotonic() - self._anchor_wall
+        return self._anchor_tick + int(elapsed * self._speed * TICKS_PER_SECOND)
+
+    def catch_up(self) -> int:
+        """Bring virtual time up to the wall clock now (also re-anchors the speed)."""
+        if not self.running:
+            return 0
+        target = max(self.target_tick(), self.fabric.tick)
+        ran = self.fabric.run_until(target)
+        self._anchor_wall, self._anchor_tick = self._monotonic(), target
+        return ran
+
+    async def start(self) -> None:
+        if self.running:
+            return
+        self._anchor_wall, self._anchor_tick = self._monotonic(), self.fabric.tick
+        self._task = asyncio.create_task(self._loop(), name="homefabric-pacer")
+
+    async def stop(self) -> None:
+        if self._task is None:
+            return
+        self.catch_up()
+        self._task.cancel()
+        try:
+            await self._task
+        except asyncio.CancelledError:
+            pass
+        self._task = None
+
+    async def __aenter__(self) -> RealtimePacer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _loop(self) -> None:
+        while True:
+            target = self.target_tick()
+            if target > self.fabric.tick:
+                self.fabric.run_until(target)
+            next_due = self.fabric.clock.next_due()
+            wait = self.max_step_s
+            if next_due is not None:
+                wall_until_due = (next_due - self.fabric.tick) / TICKS_PER_SECOND / self._speed
+                wait = max(0.0, min(wait, wall_until_due))
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=wait if wait > 0 else 0.001)
+            except TimeoutError:
+                pass
