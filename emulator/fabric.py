@@ -120,11 +120,11 @@ class Fabric:
         device.attach(self.clock)
         self._devices[device.device_id] = device
         self._by_room[device.room_id].append(device)
-        self._bind_sensors(device)
+        self._bind_sensors(device, config.attributes)
         device.add_sink(self._on_device_change)
         return device
 
-    def _bind_sensors(self, device: Device) -> None:
+    def _bind_sensors(self, device: Device, stored: Mapping[str, Any]) -> None:
         room_id = device.room_id
         physics = self.physics
         compartments = {ep for role, ep in device.spec.roles if role == "compartment"}
@@ -132,8 +132,10 @@ class Fabric:
             for name, server in endpoint.clusters.items():
                 if ep_id in compartments and name in ("TemperatureMeasurement", "Thermostat"):
                     attribute = "MeasuredValue" if name == "TemperatureMeasurement" else "LocalTemperature"
+                    physics.start_compartment(device, ep_id, stored.get(f"{ep_id}.{name}.{attribute}"))
                     physics.bind_sensor(room_id, server, attribute, functools.partial(
-                        _int_reading, lambda d=device, e=ep_id: physics.compartment_value(d, e), server, attribute))
+                        _int_reading, lambda d=device, e=ep_id: physics.compartment_value(d, e), server, attribute),
+                        compartment=True)
                     continue
                 binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
                 if binding is not None and server.has_attribute(_sensor_attribute(name)):
@@ -456,10 +458,18 @@ class Fabric:
                 environment=EnvironmentState(**state),
                 baseline=EnvironmentState(**{**physics_room.baseline}),
             ))
+        live = self.physics.sensor_keys()
         devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
-                                attributes=_persistent_attributes(d)) for d in self._devices.values()]
+                                attributes=_persistent_attributes(d, live)) for d in self._devices.values()]
         return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
                           rooms=rooms, devices=devices, extensions=self.extensions)
+
+    @_locked
+    def save(self, path: str) -> None:
+        """Write the home as it is now to ``path`` atomically (it loads back into the same state)."""
+        from emulator.home_config import dump_home, write_atomically
+
+        write_atomically(path, dump_home(self.to_config()))
 
     # ------------------------------------------------------------------------------ events
     @_locked
@@ -552,14 +562,15 @@ def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
     return {"cluster_id": server.cluster_id, "attributes": attributes, "commands": commands}
 
 
-def _persistent_attributes(device: Device) -> dict[str, Any]:
-    """Non-global, non-live attribute values: what a saved home needs to come back the same."""
+def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]) -> dict[str, Any]:
+    """Attribute values a saved home needs to come back the same: not the globals, not sensor
+    readings derived from room physics (the room state is saved instead)."""
     from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 
     out: dict[str, Any] = {}
     for ep, cluster, attribute in device.paths():
         server = device.endpoints[ep].clusters[cluster]
-        if attribute in GLOBAL_ATTRIBUTE_IDS or attribute in server._sources:
+        if attribute in GLOBAL_ATTRIBUTE_IDS or (id(server), attribute) in physics_sensors:
             continue
         if cluster in ("Descriptor", "BasicInformation"):
             continue

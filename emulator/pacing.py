@@ -7,6 +7,7 @@ stays paused and deterministic; the pacer just calls ``advance`` on an asyncio s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -74,10 +75,8 @@ class RealtimePacer:
             return
         self.catch_up()
         self._task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await self._task
-        except asyncio.CancelledError:
-            pass
         self._task = None
 
     async def __aenter__(self) -> RealtimePacer:
@@ -98,7 +97,5 @@ class RealtimePacer:
                 wall_until_due = (next_due - self.fabric.tick) / TICKS_PER_SECOND / self._speed
                 wait = max(0.0, min(wait, wall_until_due))
             self._wake.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=wait if wait > 0 else 0.001)
-            except TimeoutError:
-                pass

@@ -89,6 +89,7 @@ class PhysicsEngine:
         self._sensors: dict[str, list[tuple[Any, str, Callable[[], Any]]]] = {}
         self._published: dict[tuple[int, str], Any] = {}
         self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
+        self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
 
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
@@ -290,11 +291,23 @@ class PhysicsEngine:
         self._compartments[(device.device_id, ep)] = (self.clock.tick, Segment(process, x0))
 
     # ------------------------------------------------------------------------------ sensors
-    def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any]) -> None:
+    def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any], *,
+                    compartment: bool = False) -> None:
         server.bind_source(attribute, compute)
+        if compartment:
+            self._compartment_sensors.add((id(server), attribute))
         self._sensors[room_id].append((server, attribute, compute))
         if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
             self._published[(id(server), attribute)] = compute()
+
+    def sensor_keys(self) -> set[tuple[int, str]]:
+        """(id(server), attribute) of every reading this engine derives from a room's state."""
+        return {(id(server), attribute) for sensors in self._sensors.values() for server, attribute, _ in sensors
+                if (id(server), attribute) not in self._compartment_sensors}
+
+    def start_compartment(self, device: Device, endpoint: int, value: float | None) -> None:
+        """Begin a compartment's trajectory, from a stored reading when a home file has one."""
+        self._restart_compartment(device, endpoint, value)
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
         self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
