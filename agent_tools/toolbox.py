@@ -1,0 +1,354 @@
+"""The agent tools over one Fabric: SimuHome's names, arguments and envelope, with real error causes.
+
+``ToolBox(fabric, profile="simuhome", admin=False, call_cost_s=0.0, realtime=False, compat_transport=False)``
+implements ``benchmark.agents.base.ToolCaller``: ``call(name, arguments)`` never raises and always
+returns the envelope; every call is logged in ``invocations``; ``finish`` sets ``final_answer``.
+
+Time: the fabric's virtual clock is paused while the agent thinks (unlike SimuHome, bug 17). A call
+may cost ``call_cost_s`` seconds of virtual time, advanced after the call (refused calls cost it too:
+the agent spent the turn). ``realtime=True`` reproduces SimuHome instead: before each call, virtual
+time advances by the wall-clock time since the previous call (or since the toolbox was made).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from agent_tools import arguments as a
+from agent_tools.cluster_docs import search_text
+from agent_tools.control_rules import control_rules_payload
+from agent_tools.envelope import SIMUHOME_API_BASE, compat_error, fail, from_fabric_error, http_status, ok
+from agent_tools.schemas import mcp_tool, openai_tool
+from agent_tools.structure import device_structure
+from agent_tools.validation import ArgumentError, decode_arguments, parse_model
+from emulator.clock import TIME_FORMAT
+from emulator.errors import FabricError
+from emulator.fabric import Fabric
+from emulator.home_config import DeviceConfig
+from emulator.simuhome_config import SIMUHOME_CLUSTER_TO_CHIP
+from emulator.workflows import WorkflowStep
+
+TICK_INTERVAL_S = 0.1
+# Clusters whose CurrentPhase get_attribute reports as a phase name (SimuHome's behaviour for OperationalState).
+_PHASED_CLUSTERS = frozenset({"OperationalState", "RvcOperationalState", "OvenCavityOperationalState"})
+_PATH_ERRORS = frozenset({"ENDPOINT_NOT_FOUND", "CLUSTER_NOT_FOUND", "ATTRIBUTE_NOT_FOUND"})
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    name: str
+    model: type[BaseModel]
+    description: str
+    route: Callable[[dict[str, Any]], str]  # SimuHome's HTTP path, for compat_transport error URLs
+
+
+def _route(template: str) -> Callable[[dict[str, Any]], str]:
+    return lambda args: template.format_map(_Blank(args))
+
+
+class _Blank(dict):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+TOOLS: dict[str, ToolDef] = {t.name: t for t in (
+    ToolDef("get_rooms", a.NoArgs, "List the home's rooms: {rooms:[{room_id, display_name}]}, sorted by room_id.",
+            _route("/rooms")),
+    ToolDef("get_room_devices", a.RoomArgs, "Devices in a room: a map device_id → {device_type}.",
+            _route("/rooms/{room_id}/devices")),
+    ToolDef("get_room_states", a.RoomArgs,
+            "A room's environment now: temperature (0.01 °C, 2512 = 25.12 °C), humidity (0.01 %, 4800 = 48 %), "
+            "illuminance (lux) and pm10 (µg/m³).", _route("/rooms/{room_id}/states")),
+    ToolDef("get_device_structure", a.DeviceArgs,
+            "A device's endpoints → clusters → attributes (value, type, readonly, enum names and values, ranges) "
+            "and commands with their argument names, types, defaults and ranges.",
+            _route("/devices/{device_id}/structure")),
+    ToolDef("get_all_attributes", a.DeviceArgs,
+            'Every attribute of a device as a flat map "<endpoint>.<Cluster>.<Attribute>" → value.',
+            _route("/devices/{device_id}/attributes")),
+    ToolDef("get_attribute", a.GetAttributeArgs,
+            "Read one attribute value. OperationalState CurrentPhase is returned as the phase name. An unknown "
+            "endpoint, cluster or attribute is an error naming what exists.",
+            _route("/devices/{device_id}/attributes/{endpoint_id}/{cluster_id}/{attribute_id}")),
+    ToolDef("execute_command", a.ExecuteCommandArgs,
+            "Invoke a device command (e.g. OnOff On, LevelControl MoveToLevel, FanControl Step, OperationalState "
+            "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
+            _route("/devices/{device_id}/commands")),
+    ToolDef("write_attribute", a.WriteAttributeArgs,
+            "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
+            "SystemMode). Returns old_value and new_value.", _route("/devices/{device_id}/attributes/write")),
+    ToolDef("get_cluster_doc", a.ClusterDocArgs,
+            "Search the documentation of the clusters and device types this home implements (attributes, "
+            "commands, arguments, ranges, device rules). Returns {text}: the best top_k chunks.",
+            _route("/cluster_doc")),
+    ToolDef("get_environment_control_rules", a.ControlRulesArgs,
+            "Which device types change a room's temperature, humidity, air_quality (pm10) or illuminance, the "
+            "actions that make them act, and their rates and limits. control_rules is a JSON string.",
+            _route("/environment/control_rules/{state}")),
+    ToolDef("get_current_time", a.NoArgs, 'The home\'s virtual time now: {now: "YYYY-MM-DD HH:MM:SS"}.',
+            _route("/time")),
+    ToolDef("schedule_workflow", a.ScheduleWorkflowArgs,
+            "Run execute_command / write_attribute steps at a future virtual time. Every step is checked now; a "
+            "step can still fail when it runs if the device is then in the wrong state (see get_workflow_status).",
+            _route("/schedule/workflow")),
+    ToolDef("get_workflow_status", a.WorkflowArgs,
+            "Status of a scheduled workflow: pending, running, completed, failed (with the failing step and "
+            "cause) or cancelled.", _route("/schedule/workflow/{workflow_id}/status")),
+    ToolDef("cancel_workflow", a.WorkflowArgs, "Cancel a pending workflow.",
+            _route("/schedule/workflow/{workflow_id}/cancel")),
+    ToolDef("get_workflow_list", a.WorkflowListArgs,
+            "List scheduled workflows, optionally filtered by status and start-time window.",
+            _route("/schedule/workflows")),
+    ToolDef("finish", a.FinishArgs, "End the task with the final answer to the user.", _route("")),
+    ToolDef("get_home_state", a.NoArgs, "(admin) The whole home: time, rooms with states and device attributes.",
+            _route("/home/state")),
+    ToolDef("add_device", a.AddDeviceArgs, "(admin) Add a catalogue device to an existing room.",
+            _route("/devices/add")),
+    ToolDef("remove_device", a.DeviceArgs, "(admin) Remove a device from the home.", _route("/devices/{device_id}")),
+    ToolDef("set_tick_interval", a.TickIntervalArgs,
+            "(admin) SimuHome's tick-interval setting; this emulator's clock is event-driven at a fixed 0.1 s tick, "
+            "so only 0.1 is accepted.", _route("/simulation/tick_interval")),
+)}
+
+SIMUHOME_TOOLS: tuple[str, ...] = (
+    "get_rooms", "get_room_devices", "get_room_states", "get_device_structure", "get_all_attributes",
+    "get_attribute", "execute_command", "write_attribute", "get_cluster_doc", "get_environment_control_rules",
+    "get_current_time", "schedule_workflow", "get_workflow_status", "cancel_workflow", "get_workflow_list",
+    "finish",
+)
+PAPER13_TOOLS: tuple[str, ...] = tuple(
+    t for t in SIMUHOME_TOOLS if t not in ("get_all_attributes", "get_workflow_list", "cancel_workflow"))
+"""SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
+(facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
+ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
+TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS}
+
+
+def chip_cluster(name: str) -> str:
+    """SimuHome's cluster spellings (RVCRunMode, RTCCMode, …) → ours; both are accepted everywhere."""
+    return SIMUHOME_CLUSTER_TO_CHIP.get(name, name)
+
+
+class ToolBox:
+    """The agent tools bound to one fabric (one episode)."""
+
+    def __init__(self, fabric: Fabric, *, profile: str = "simuhome", admin: bool = False, call_cost_s: float = 0.0,
+                 realtime: bool = False, compat_transport: bool = False) -> None:
+        if profile not in TOOL_PROFILES:
+            raise ValueError(f"unknown tool profile {profile!r}; known: {sorted(TOOL_PROFILES)}")
+        if not isinstance(call_cost_s, int | float) or not math.isfinite(call_cost_s) or call_cost_s < 0:
+            raise ValueError(f"call_cost_s must be a finite number >= 0, got {call_cost_s!r}")
+        self.fabric = fabric
+        self.profile = profile
+        self.admin = admin
+        self.call_cost_s = float(call_cost_s)
+        self.realtime = realtime
+        self.compat_transport = compat_transport
+        self.invocations: list[dict[str, Any]] = []
+        self.final_answer: str | None = None
+        self._names = TOOL_PROFILES[profile] + (ADMIN_TOOLS if admin else ())
+        self._last_wall = time.monotonic()
+
+    # ------------------------------------------------------------------------------ ToolCaller
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def schemas(self, style: Literal["openai", "mcp"] = "openai") -> list[dict[str, Any]]:
+        """Function-calling definitions of the offered tools (OpenAI chat ``tools`` or MCP tool listings)."""
+        if style not in ("openai", "mcp"):
+            raise ValueError(f"unknown schema style {style!r}; use 'openai' or 'mcp'")
+        build = openai_tool if style == "openai" else mcp_tool
+        return [build(name, TOOLS[name].description, TOOLS[name].model) for name in self._names]
+
+    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``."""
+        if self.realtime:
+            now = time.monotonic()
+            self.fabric.advance(max(0.0, now - self._last_wall))
+            self._last_wall = now
+        virtual_time = self.fabric.now_text()
+        params: Any = arguments
+        try:
+            decoded = decode_arguments(arguments)
+            params = copy.deepcopy(decoded)
+            envelope = self._run(name, decoded)
+        except ArgumentError as error:
+            envelope = error.envelope
+        self._log(name, params, envelope, virtual_time)
+        if self.call_cost_s:
+            self.fabric.advance(self.call_cost_s)
+        return envelope
+
+    # ------------------------------------------------------------------------------ dispatch
+    def _run(self, name: str, decoded: dict[str, Any]) -> dict[str, Any]:
+        if not isinstance(name, str) or name not in self._names:
+            return fail("UNKNOWN_TOOL", f"Unknown tool {name!r}. Available tools: {', '.join(self._names)}")
+        tool = TOOLS[name]
+        args = parse_model(tool.model, decoded)
+        try:
+            return ok(getattr(self, f"_tool_{name}")(args))
+        except FabricError as error:
+            if self.compat_transport:
+                return compat_error(http_status(error.code), SIMUHOME_API_BASE + tool.route(decoded))
+            return from_fabric_error(error)
+        except ArgumentError:
+            raise
+        except Exception as error:  # a bug of ours must not end the episode; report it as SimuHome does
+            return fail("INTERNAL_ERROR", f"Internal error ({type(error).__name__}): {error}")
+
+    def _log(self, name: Any, params: Any, envelope: dict[str, Any], virtual_time: str) -> None:
+        error = envelope.get("error")
+        self.invocations.append({
+            "tool": name, "params": params, "ok": error is None, "status_code": envelope["status"]["code"],
+            "error_type": error["type"] if error else None, "virtual_time": virtual_time,
+        })
+
+    # ------------------------------------------------------------------------------ rooms
+    def _tool_get_rooms(self, args: a.NoArgs) -> dict[str, Any]:
+        return {"rooms": [{"room_id": r.room_id, "display_name": r.name} for r in self.fabric.rooms()]}
+
+    def _tool_get_room_devices(self, args: a.RoomArgs) -> dict[str, Any]:
+        return {d.device_id: {"device_type": d.device_type} for d in self.fabric.devices(args.room_id)}
+
+    def _tool_get_room_states(self, args: a.RoomArgs) -> dict[str, Any]:
+        state = self.fabric.room_state(args.room_id)
+        return {key: state[key] for key in ("temperature", "pm10", "illuminance", "humidity")}
+
+    # ------------------------------------------------------------------------------ devices
+    def _tool_get_device_structure(self, args: a.DeviceArgs) -> dict[str, Any]:
+        return device_structure(self.fabric, args.device_id)
+
+    def _tool_get_all_attributes(self, args: a.DeviceArgs) -> dict[str, Any]:
+        return self.fabric.read_all(args.device_id)
+
+    def _tool_get_attribute(self, args: a.GetAttributeArgs) -> Any:
+        cluster = chip_cluster(args.cluster_id)
+        try:
+            value = self.fabric.read(args.device_id, args.endpoint_id, cluster, args.attribute_id)
+        except FabricError as error:
+            if self.compat_transport and error.code in _PATH_ERRORS:
+                return None  # SimuHome answers an unknown path with a successful null (bug 2)
+            raise
+        if cluster in _PHASED_CLUSTERS and args.attribute_id == "CurrentPhase" and isinstance(value, int):
+            phases = self.fabric.read(args.device_id, args.endpoint_id, cluster, "PhaseList")
+            if isinstance(phases, list) and 0 <= value < len(phases):
+                return phases[value]
+        return value
+
+    def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
+        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster(args.cluster_id), args.command_id,
+                                  args.args)
+
+    def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
+        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster(args.cluster_id), args.attribute_id,
+                                 args.value)
+
+    # ------------------------------------------------------------------------------ knowledge
+    def _tool_get_cluster_doc(self, args: a.ClusterDocArgs) -> dict[str, Any]:
+        return {"text": search_text(args.query, args.top_k)}
+
+    def _tool_get_environment_control_rules(self, args: a.ControlRulesArgs) -> dict[str, Any]:
+        return control_rules_payload(args.state, self.fabric.physics.params)
+
+    def _tool_get_current_time(self, args: a.NoArgs) -> dict[str, Any]:
+        return {"now": self.fabric.now_text()}
+
+    # ------------------------------------------------------------------------------ workflows
+    def _steps(self, steps: list[a.WorkflowStepArgs]) -> list[WorkflowStep]:
+        out = []
+        for index, step in enumerate(steps):
+            where = f"steps[{index}] ({step.tool})"
+            if step.tool == "execute_command":
+                command = parse_model(a.ExecuteCommandArgs, step.args, where=where)
+                out.append(WorkflowStep("invoke", command.device_id, command.endpoint_id,
+                                        chip_cluster(command.cluster_id), command.command_id, dict(command.args)))
+            else:
+                write = parse_model(a.WriteAttributeArgs, step.args, where=where)
+                out.append(WorkflowStep("write", write.device_id, write.endpoint_id, chip_cluster(write.cluster_id),
+                                        write.attribute_id, value=write.value))
+        return out
+
+    def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs) -> dict[str, Any]:
+        try:
+            start = datetime.strptime(args.start_time, TIME_FORMAT)
+        except ValueError:
+            raise FabricError("VALIDATION_ERROR", f"start_time {args.start_time!r} is not a valid time; expected "
+                              "'YYYY-MM-DD HH:MM:SS'") from None
+        if start <= self.fabric.now():
+            raise FabricError("VALIDATION_ERROR", f"start_time {args.start_time} is not in the future "
+                              f"(now {self.fabric.now_text()}); use a later time")
+        steps = self._steps(args.steps)
+        workflow = self.fabric.schedule(args.start_time, steps, args.description or "")
+        return {"workflow_id": workflow.workflow_id, "start_time": workflow.start_time, "status": workflow.status,
+                "total_steps": len(workflow.steps)}
+
+    def _tool_get_workflow_status(self, args: a.WorkflowArgs) -> dict[str, Any]:
+        return self.fabric.workflow(args.workflow_id).to_dict()
+
+    def _tool_cancel_workflow(self, args: a.WorkflowArgs) -> dict[str, Any]:
+        already = self.fabric.workflow(args.workflow_id).status == "cancelled"
+        workflow = self.fabric.cancel(args.workflow_id)
+        out: dict[str, Any] = {"workflow_id": workflow.workflow_id, "status": workflow.status}
+        if already:
+            out["message"] = "Already cancelled"
+        return out
+
+    def _tool_get_workflow_list(self, args: a.WorkflowListArgs) -> list[dict[str, Any]]:
+        if args.from_time and args.to_time and args.from_time > args.to_time:
+            raise FabricError("VALIDATION_ERROR", f"from_time {args.from_time} is after to_time {args.to_time}")
+        out = []
+        for workflow in self.fabric.workflows(args.status):
+            if (args.from_time and workflow.start_time < args.from_time) or \
+                    (args.to_time and workflow.start_time > args.to_time):
+                continue
+            entry = workflow.to_dict()
+            entry.pop("error")
+            out.append(entry)
+        return out
+
+    def _tool_finish(self, args: a.FinishArgs) -> dict[str, Any]:
+        self.final_answer = args.answer
+        return {"answer": args.answer}
+
+    # ------------------------------------------------------------------------------ admin
+    def _tool_get_home_state(self, args: a.NoArgs) -> dict[str, Any]:
+        """SimuHome's home snapshot shape (facts §1.5)."""
+        snapshot = self.fabric.snapshot()
+        rooms: dict[str, Any] = {}
+        for room_id, room in snapshot["rooms"].items():
+            devices = [{"device_id": d, "device_type": v["device_type"], "attributes": v["attributes"]}
+                       for d, v in snapshot["devices"].items() if v["room_id"] == room_id]
+            rooms[room_id] = {"state": room["state"], "devices": devices}
+        return {"tick_interval": TICK_INTERVAL_S, "current_tick": snapshot["tick"], "current_time": snapshot["time"],
+                "base_time": snapshot["base_time"], "rooms": rooms}
+
+    def _tool_add_device(self, args: a.AddDeviceArgs) -> dict[str, Any]:
+        try:
+            config = DeviceConfig(id=args.device_id, type=args.device_type, room=args.room_id)
+        except ValidationError as error:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+            raise FabricError("INVALID_ARGUMENT", f"invalid device: {problems}") from None
+        device = self.fabric.add_device(config)
+        return {"room_id": device.room_id, "device_id": device.device_id}
+
+    def _tool_remove_device(self, args: a.DeviceArgs) -> dict[str, Any]:
+        self.fabric.remove_device(args.device_id)
+        return {"device_id": args.device_id}
+
+    def _tool_set_tick_interval(self, args: a.TickIntervalArgs) -> dict[str, Any]:
+        if not math.isclose(args.tick_interval, TICK_INTERVAL_S, rel_tol=0, abs_tol=1e-9):
+            raise FabricError(
+                "VALIDATION_ERROR",
+                f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
+                f"fixed {TICK_INTERVAL_S} s tick (virtual time moves only when advanced, so the interval would not "
+                "change speed anyway)", allowed=[TICK_INTERVAL_S])
+        return {"tick_interval": TICK_INTERVAL_S, "device_count": len(self.fabric.devices()),
+                "aggregator_count": 4 * len(self.fabric.rooms())}

@@ -1,0 +1,1 @@
+"""The benchmark: episodes (import, generate), evaluators, agents, a resumable parallel runner, reports."""

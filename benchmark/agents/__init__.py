@@ -1,0 +1,1 @@
+"""Agents: oracle, null, replay, react. Each implements benchmark.agents.base.Agent."""

@@ -1,0 +1,93 @@
+"""The agent interface every agent implements and the runner calls.
+
+An agent gets an :class:`AgentTask` (what the user said, where, when, plus optional context that
+later benchmarks add: dialogue history, memory) and a :class:`ToolCaller` (the agent tools bound to
+one episode's fabric). It returns an :class:`AgentOutcome`: the final answer, every step, token
+usage, and how it ended. Agents never touch the fabric directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+EndReason = Literal["finished", "max_steps", "aborted", "infra_error"]
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    query: str
+    user_location: str
+    current_time: str  # "YYYY-MM-DD HH:MM:SS", virtual
+    episode_id: str = ""
+    # Open for the capabilities that come next (SMH-Bench / MIST): prior turns with executed
+    # actions, short/long-term memory, clarification answers. Agents that do not use them ignore them.
+    dialogue_history: tuple[dict[str, Any], ...] = ()
+    memory: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TokenUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def add(self, prompt: int, completion: int) -> None:
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        self.calls += 1
+
+    def to_dict(self) -> dict[str, int]:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "total_tokens": self.prompt_tokens + self.completion_tokens, "calls": self.calls}
+
+
+@dataclass
+class AgentStep:
+    """One turn: what the agent thought and did, and what it observed (the tool envelope)."""
+
+    index: int
+    thought: str | None
+    tool: str | None
+    arguments: dict[str, Any] | None
+    observation: Any
+    virtual_time: str | None = None
+    raw: Any = None  # the raw model output for this turn, when there is one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "thought": self.thought, "tool": self.tool, "arguments": self.arguments,
+                "observation": self.observation, "virtual_time": self.virtual_time, "raw": self.raw}
+
+
+@dataclass
+class AgentOutcome:
+    final_answer: str | None
+    steps: list[AgentStep]
+    end_reason: EndReason
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    error: str | None = None  # for aborted / infra_error: what happened
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"final_answer": self.final_answer, "end_reason": self.end_reason, "error": self.error,
+                "tokens": self.tokens.to_dict(), "steps": [s.to_dict() for s in self.steps]}
+
+
+class ToolCaller(Protocol):
+    """The agent tools of one episode (implemented by agent_tools.ToolBox)."""
+
+    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+        """Run one tool; always returns the envelope {status:{code,message}, data, error}."""
+        ...
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """OpenAI function-calling tool definitions (type "function") of the tools offered."""
+        ...
+
+    def names(self) -> list[str]: ...
+
+
+class Agent(Protocol):
+    name: str
+
+    async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome: ...

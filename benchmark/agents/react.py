@@ -1,0 +1,380 @@
+"""The ReAct agent: any OpenAI-compatible chat model driving the agent tools.
+
+``mode="native"`` uses function calling: the ToolCaller's schemas go out as ``tools``; every tool call
+of an assistant turn is executed in order and answered with a ``tool`` message holding the envelope.
+``mode="text"`` is the fallback for models without function calling: the prompt describes the tools,
+the model writes ``{"thought", "action", "action_input"}`` and observations come back as user
+messages.
+
+What ends an episode (``AgentOutcome.end_reason``):
+
+* ``finished`` — the model called ``finish`` (or, in native mode, answered in plain text while
+  ``plain_answer_finishes`` is on);
+* ``max_steps`` — ``max_steps`` model turns passed without a finish (no answer; a failure, not an
+  infrastructure problem);
+* ``aborted`` — ``max_consecutive_failures`` unusable calls in a row (unreadable output, bad JSON
+  arguments, unknown tools, finish without an answer), or the endpoint refused the request (4xx);
+* ``infra_error`` — the endpoint did not answer after the client's retries (429/5xx/timeouts).
+
+Tool errors from the home (a constraint violated, a device that is off) are ordinary observations:
+the model is expected to read them and adapt, so they neither count as failures nor reset anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from benchmark.agents import prompts
+from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, EndReason, TokenUsage, ToolCaller
+from benchmark.llm_client import LLMInfraError, LLMRequestError, LLMResponse
+
+Mode = Literal["native", "text"]
+FINISH = "finish"
+
+# Asks for the text format through structured outputs, for servers that support it (opt-in).
+REACT_JSON_SCHEMA: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "react_step",
+        "schema": {
+            "type": "object",
+            "properties": {"thought": {"type": "string"}, "action": {"type": "string"},
+                           "action_input": {"type": "object"}},
+            "required": ["thought", "action", "action_input"],
+        },
+    },
+}
+
+
+class ChatClient(Protocol):
+    """What the agent needs from :class:`benchmark.llm_client.LLMClient` (tests may pass a fake)."""
+
+    async def complete(self, messages: Any, tools: Any = None, tool_choice: Any = None, *,
+                       temperature: float | None = None,
+                       response_format: Mapping[str, Any] | None = None) -> LLMResponse: ...
+
+
+# --- text-mode replies -----------------------------------------------------------------------------
+
+class ReplyFormatError(ValueError):
+    """A text-mode reply the agent cannot use; the message is shown to the model."""
+
+
+_KEY_ALIASES = {
+    "thought": "thought", "thoughts": "thought", "reasoning": "thought",
+    "action": "action", "tool": "action", "tool_name": "action",
+    "action_input": "action_input", "actioninput": "action_input", "input": "action_input",
+    "arguments": "action_input", "args": "action_input", "parameters": "action_input",
+}
+
+
+class ReactReply(BaseModel):
+    """One text-mode turn. ``action_input`` may arrive as an object or as a JSON string of one."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    thought: str | None = None
+    action: str
+    action_input: dict[str, Any]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            canonical = _KEY_ALIASES.get(re.sub(r"[\s\-]+", "_", str(key).strip().lower()))
+            if canonical and canonical not in out:
+                out[canonical] = value
+        if "action" not in out and ("answer" in data or "final_answer" in data):
+            out = {"thought": out.get("thought"), "action": FINISH,
+                   "action_input": {"answer": data.get("answer", data.get("final_answer"))}}
+        if isinstance(out.get("action"), str) and out["action"].strip().lower() == FINISH:
+            out["action"] = FINISH
+            raw = out.get("action_input")
+            if isinstance(raw, str) and not _looks_like_object(raw):
+                out["action_input"] = {"answer": raw}  # finish("it is 23 °C") instead of {"answer": …}
+        out.setdefault("action_input", {})
+        return out
+
+    @field_validator("action")
+    @classmethod
+    def _action_named(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("'action' is empty")
+        return value
+
+    @field_validator("action_input", mode="before")
+    @classmethod
+    def _input_object(cls, value: Any) -> Any:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return {}
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise ValueError(f"'action_input' is not valid JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"'action_input' must be a JSON object, got {type(value).__name__}")
+        return value
+
+
+def _looks_like_object(text: str) -> bool:
+    return text.strip().startswith("{")
+
+
+def first_json_object(text: str) -> dict[str, Any] | None:
+    """The first balanced ``{…}`` in ``text`` that parses as a JSON object (fences and prose are skipped)."""
+    start = text.find("{")
+    while start != -1:
+        end = _matching_brace(text, start)
+        if end is not None:
+            try:
+                value = json.loads(text[start:end + 1])
+            except ValueError:
+                value = None
+            if isinstance(value, dict):
+                return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def _matching_brace(text: str, start: int) -> int | None:
+    depth, in_string, escaped = 0, False, False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+def parse_react_reply(text: str | None) -> ReactReply:
+    if not text or not text.strip():
+        raise ReplyFormatError("the reply was empty")
+    obj = first_json_object(text)
+    if obj is None:
+        raise ReplyFormatError("no JSON object found in the reply")
+    try:
+        return ReactReply.model_validate(obj)
+    except ValidationError as exc:
+        problems = "; ".join(_pydantic_message(error) for error in exc.errors())
+        raise ReplyFormatError(problems) from None
+
+
+def _pydantic_message(error: Mapping[str, Any]) -> str:
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+# --- the agent -------------------------------------------------------------------------------------
+
+@dataclass
+class _Episode:
+    """Mutable state of one run."""
+
+    tools: ToolCaller
+    known_tools: frozenset[str]
+    messages: list[dict[str, Any]]
+    steps: list[AgentStep] = field(default_factory=list)
+    tokens: TokenUsage = field(default_factory=TokenUsage)
+    failures: int = 0
+    answer: str | None = None
+    finished: bool = False
+
+    def outcome(self, end_reason: EndReason, error: str | None = None) -> AgentOutcome:
+        return AgentOutcome(final_answer=self.answer if end_reason == "finished" else None, steps=self.steps,
+                            end_reason=end_reason, tokens=self.tokens, error=error)
+
+
+class ReactAgent:
+    """A ReAct loop over any OpenAI-compatible endpoint. ``max_steps`` counts model turns."""
+
+    name = "react"
+
+    def __init__(self, client: ChatClient, *, max_steps: int = 20, mode: Mode = "native", temperature: float = 0.0,
+                 max_consecutive_failures: int = 3, plain_answer_finishes: bool = True,
+                 tool_choice: str | None = "auto", text_response_format: Mapping[str, Any] | None = None) -> None:
+        if mode not in ("native", "text"):
+            raise ValueError(f"mode must be 'native' or 'text', not {mode!r}")
+        if max_steps < 1 or max_consecutive_failures < 1:
+            raise ValueError("max_steps and max_consecutive_failures must be at least 1")
+        self.client = client
+        self.max_steps = max_steps
+        self.mode: Mode = mode
+        self.temperature = temperature
+        self.max_consecutive_failures = max_consecutive_failures
+        self.plain_answer_finishes = plain_answer_finishes
+        self.tool_choice = tool_choice
+        self.text_response_format = dict(text_response_format) if text_response_format else None
+
+    async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
+        schemas = tools.schemas()
+        episode = _Episode(tools=tools, known_tools=frozenset(tools.names()),
+                           messages=prompts.first_messages(task, self.mode, schemas))
+        for turn in range(self.max_steps):
+            try:
+                response = await self._ask(episode, schemas)
+            except LLMInfraError as exc:
+                return episode.outcome("infra_error", f"llm_infra_error: {exc}")
+            except LLMRequestError as exc:
+                kind = "context_overflow" if exc.context_overflow else "llm_request_error"
+                return episode.outcome("aborted", f"{kind}: {exc}")
+            episode.tokens.add(response.usage.get("prompt_tokens", 0), response.usage.get("completion_tokens", 0))
+            if self.mode == "native":
+                self._native_turn(episode, response, turn)
+            else:
+                self._text_turn(episode, response, turn)
+            if episode.finished:
+                return episode.outcome("finished")
+            if episode.failures >= self.max_consecutive_failures:
+                return episode.outcome("aborted", f"{episode.failures} unusable model outputs in a row")
+        return episode.outcome("max_steps", f"no finish within {self.max_steps} model turns")
+
+    async def _ask(self, episode: _Episode, schemas: list[dict[str, Any]]) -> LLMResponse:
+        if self.mode == "native":
+            return await self.client.complete(episode.messages, tools=schemas, tool_choice=self.tool_choice,
+                                              temperature=self.temperature)
+        return await self.client.complete(episode.messages, temperature=self.temperature,
+                                          response_format=self.text_response_format)
+
+    # --- native function calling ---
+
+    def _native_turn(self, episode: _Episode, response: LLMResponse, turn: int) -> None:
+        usage = dict(response.usage)
+        if not response.tool_calls:
+            self._plain_reply(episode, response, turn, usage)
+            return
+        episode.messages.append({"role": "assistant", "content": response.content,
+                                 "tool_calls": [call.to_message() for call in response.tool_calls]})
+        for position, call in enumerate(response.tool_calls):
+            raw = {"llm_turn": turn, "tool_call": call.to_message(), "content": response.content,
+                   "usage": usage if position == 0 else None}
+            envelope, _ = self._execute(episode, call.name, call.arguments_json, raw,
+                                        thought=response.content if position == 0 else None)
+            if episode.finished:
+                skipped = [c.to_message() for c in response.tool_calls[position + 1:]]
+                if skipped:  # nothing after finish runs; keep them visible in the trajectory
+                    raw["skipped_after_finish"] = skipped
+                return
+            episode.messages.append({"role": "tool", "tool_call_id": call.id,
+                                     "content": prompts.observation_text(envelope)})
+
+    def _plain_reply(self, episode: _Episode, response: LLMResponse, turn: int, usage: dict[str, int]) -> None:
+        content = (response.content or "").strip()
+        raw = {"llm_turn": turn, "content": response.content, "usage": usage}
+        if content and self.plain_answer_finishes:
+            # A model that answers in prose is done; route it through finish so the toolbox agrees.
+            raw["implicit_finish"] = True
+            self._execute(episode, FINISH, json.dumps({"answer": content}, ensure_ascii=False), raw, thought=None)
+            if episode.finished:
+                return
+        else:
+            episode.failures += 1
+            episode.steps.append(AgentStep(index=len(episode.steps), thought=response.content, tool=None,
+                                           arguments=None, observation={"error": prompts.NATIVE_NUDGE}, raw=raw))
+        if response.content:
+            episode.messages.append({"role": "assistant", "content": response.content})
+        episode.messages.append({"role": "user", "content": prompts.NATIVE_NUDGE})
+
+    # --- text ReAct ---
+
+    def _text_turn(self, episode: _Episode, response: LLMResponse, turn: int) -> None:
+        usage = dict(response.usage)
+        raw: dict[str, Any] = {"llm_turn": turn, "content": response.content, "usage": usage}
+        text = response.content
+        if not (text and text.strip()) and response.tool_calls:
+            # Some servers turn JSON-looking output into a tool call even when none were offered.
+            call = response.tool_calls[0]
+            text = json.dumps({"action": call.name, "action_input": call.arguments_json})
+        episode.messages.append({"role": "assistant", "content": response.content or text or ""})
+        try:
+            reply = parse_react_reply(text)
+        except ReplyFormatError as exc:
+            episode.failures += 1
+            correction = prompts.text_correction(str(exc))
+            episode.messages.append({"role": "user", "content": correction})
+            episode.steps.append(AgentStep(index=len(episode.steps), thought=None, tool=None, arguments=None,
+                                           observation={"error": f"unusable reply: {exc}"}, raw=raw))
+            return
+        envelope, _ = self._execute(episode, reply.action, json.dumps(reply.action_input, ensure_ascii=False), raw,
+                                    thought=reply.thought)
+        if not episode.finished:
+            episode.messages.append({"role": "user", "content": prompts.text_observation(envelope)})
+
+    # --- running one tool call ---
+
+    def _execute(self, episode: _Episode, name: str, arguments_json: str, raw: dict[str, Any], *,
+                 thought: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """Run one call through the toolbox and record the step; updates failures and finish state."""
+        is_finish = name.strip().lower() == FINISH
+        tool = FINISH if is_finish else name
+        text = arguments_json if arguments_json.strip() else "{}"  # "" is how some servers say "no arguments"
+        arguments = _object_or_none(text)
+        before = len(getattr(episode.tools, "invocations", ()) or ())
+        envelope = _safe_call(episode.tools, tool, text)
+        usable = arguments is not None and (is_finish or tool in episode.known_tools)
+        if is_finish and usable and _ok(envelope):
+            answer = (envelope.get("data") or {}).get("answer") if isinstance(envelope.get("data"), dict) else None
+            episode.answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+            episode.finished = True
+        elif is_finish:
+            usable = False  # finish without a usable answer
+        episode.failures = 0 if usable else episode.failures + 1
+        episode.steps.append(AgentStep(index=len(episode.steps), thought=thought, tool=tool, arguments=arguments,
+                                       observation=envelope, virtual_time=_virtual_time(episode.tools, before),
+                                       raw=raw))
+        return envelope, arguments
+
+
+def _object_or_none(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _safe_call(tools: ToolCaller, name: str, arguments: str) -> dict[str, Any]:
+    # ToolCaller.call never raises by contract; if one does anyway, the model sees it and the run goes on.
+    try:
+        envelope = tools.call(name, arguments)
+    except Exception as exc:
+        return {"status": {"code": 500, "message": "INTERNAL_ERROR"}, "data": None,
+                "error": {"type": "INTERNAL_ERROR", "detail": f"{type(exc).__name__}: {exc}"}}
+    return envelope if isinstance(envelope, dict) else {"status": {"code": 200, "message": "OK"}, "data": envelope,
+                                                        "error": None}
+
+
+def _ok(envelope: Mapping[str, Any]) -> bool:
+    status = envelope.get("status")
+    return isinstance(status, Mapping) and status.get("code") == 200 and not envelope.get("error")
+
+
+def _virtual_time(tools: ToolCaller, before: int) -> str | None:
+    records = getattr(tools, "invocations", None)
+    if isinstance(records, list) and len(records) > before and isinstance(records[-1], Mapping):
+        value = records[-1].get("virtual_time")
+        return value if isinstance(value, str) else None
+    return None
