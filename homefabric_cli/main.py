@@ -24,6 +24,19 @@ app.add_typer(devices_app, name="devices")
 app.add_typer(home_app, name="home")
 app.add_typer(sim_app, name="sim")
 
+
+def _mount_benchmark() -> None:
+    # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
+    from benchmark.cli import bench_app, episodes_app
+    from benchmark.generate import generate_command
+
+    episodes_app.command("generate")(generate_command)
+    app.add_typer(episodes_app, name="episodes")
+    app.add_typer(bench_app, name="bench")
+
+
+_mount_benchmark()
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -171,10 +184,10 @@ def _print_rooms(fabric: Any, rooms: dict[str, dict[str, float]]) -> None:
     console.print(table)
 
 
-@app.command("demo")
-def demo(seed: Annotated[int, typer.Option()] = 7,
-         duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
-    """The main job: generate a complex home, run appliances and climate for a day, print a summary."""
+@sim_app.command("demo")
+def sim_demo(seed: Annotated[int, typer.Option()] = 7,
+             duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
+    """Generate a complex home, run appliances and climate for a day, print a summary."""
     from emulator.fabric import Fabric
     from emulator.home_generator import generate_home
     from emulator.scenarios import start_typical_day
@@ -190,6 +203,27 @@ def demo(seed: Annotated[int, typer.Option()] = 7,
     _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
     console.print(f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
                   f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)")
+
+
+@app.command("demo")
+def demo(
+    out: Annotated[Path, typer.Option(help="Where episodes and runs are written.")] = Path("out/demo"),
+    per_type: Annotated[int, typer.Option("--per-type", help="Episodes per kind (12 kinds).")] = 3,
+    seed: Annotated[int, typer.Option(help="Episode seed: same seed, same episodes.")] = 1,
+    concurrency: Annotated[int, typer.Option(help="Episodes run at once.")] = 2,
+) -> None:
+    """The main job: generate a small episode set, run the oracle and null agents on it, print the reports."""
+    from homefabric_cli.demo import run_demo
+
+    reports = run_demo(out, per_type=per_type, seed=seed, concurrency=concurrency, echo=console.print)
+    oracle, null = reports["oracle"]["overall"], reports["null"]["overall"]
+
+    def rate(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.0%}"
+
+    console.print(f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
+                  f"{oracle['episodes']} episodes — `homefabric bench report {out / 'runs' / 'oracle'}` "
+                  f"shows it again; `homefabric sim demo` runs a day in a 135-device home.")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""Command-line sub-apps: ``homefabric episodes …`` (episodes_app) and ``homefabric bench …`` (bench_app)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_args_is_help=True)
+bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+# --- episodes --------------------------------------------------------------------------------------------------
+
+@episodes_app.command("import")
+def episodes_import(
+    directory: Annotated[Path, typer.Argument(help="A directory of episode files (or one file).")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write normalised copies here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Validate SimuHome episode files: a table of kinds and every problem (file and JSON path)."""
+    from benchmark.episode import KINDS, kind_counts, load_episodes, save_episode
+
+    episodes, problems = load_episodes(directory)
+    counts = kind_counts(episodes)
+    written = 0
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for episode in episodes:
+            save_episode(episode, out / f"{episode.episode_id}.json")
+            written += 1
+    if as_json:
+        print(json.dumps({"episodes": len(episodes), "by_kind": counts, "written": written,
+                          "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
+    else:
+        table = Table(title=f"{directory}: {len(episodes)} episodes")
+        table.add_column("kind")
+        table.add_column("episodes", justify="right")
+        for kind in KINDS:
+            table.add_row(kind, str(counts.get(kind, 0)))
+        console.print(table)
+        if out is not None:
+            console.print(f"wrote {written} normalised episode files to {out}")
+        if problems:
+            console.print(f"[bold yellow]{len(problems)} problem(s); those files were skipped:[/]")
+            for problem in problems:
+                console.print(f"  {problem}", markup=False, highlight=False)
+    if problems:
+        raise typer.Exit(1)
+
+
+# --- bench run ---------------------------------------------------------------------------------------------------
+
+def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any]) -> Any:
+    from benchmark.run_spec import SpecError, load_spec, parse_spec
+
+    try:
+        base = load_spec(spec_path).model_dump(mode="json", by_alias=True) if spec_path else {}
+    except SpecError as error:
+        _fail(str(error))
+    for dotted, value in overrides.items():
+        if value is None:
+            continue
+        node = base
+        *parents, leaf = dotted.split(".")
+        for key in parents:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = node[key] = {}
+            node = child
+        node[leaf] = value
+    try:
+        return parse_spec(base, str(spec_path) if spec_path else "<command line>")
+    except SpecError as error:
+        _fail(str(error))
+
+
+@bench_app.command("run")
+def bench_run(
+    spec_file: Annotated[Path | None, typer.Argument(help="Run spec (YAML); flags override its fields.")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", help="oracle, null, replay or react.")] = None,
+    episodes: Annotated[str | None, typer.Option("--episodes", help="Episode directory or file.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run directory.")] = None,
+    trials: Annotated[int | None, typer.Option("--trials", help="Trials per episode (pass^k).")] = None,
+    concurrency: Annotated[int | None, typer.Option("--concurrency", help="Episodes run at once.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a killed run in --out.")] = False,
+    judge: Annotated[str | None, typer.Option("--judge", help="rules or llm.")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="Agent turn limit.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Agent model name.")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible base URL (…/v1).")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Env var holding the API key.")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Judge model (llm judge).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="Judge base URL.")] = None,
+    replay_from: Annotated[str | None, typer.Option("--replay-from", help="Records to replay (replay agent).")] = None,
+    kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
+    from benchmark.report import write_report
+    from benchmark.runner import RunError, Runner
+
+    spec = _spec_from_flags(spec_file, {
+        "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
+        "agent.model.base_url": base_url, "agent.model.api_key_env": api_key_env, "agent.replay_from": replay_from,
+        "judge.model.model": judge_model, "judge.model.base_url": judge_base_url,
+        "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
+        "episodes.path": episodes, "episodes.kinds": kinds.split(",") if kinds else None, "episodes.limit": limit,
+        "trials": trials, "concurrency": concurrency, "judge.kind": judge,
+        "out": str(out) if out else None,
+    })
+    if not spec.out:
+        _fail("no run directory: give --out (or out: in the spec)")
+    try:
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run())
+    except RunError as error:
+        _fail(str(error))
+    except ValueError as error:  # e.g. an api_key_env that is not set
+        _fail(str(error))
+    for problem in summary.skipped_episode_files:
+        err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
+    _, text = write_report(summary.out)
+    typer.echo(text)
+
+
+@bench_app.command("report")
+def bench_report(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write PNG plots into the run dir.")] = True,
+) -> None:
+    """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
+    from benchmark.report import write_report
+
+    if not (run_dir / "records.jsonl").exists():
+        _fail(f"{run_dir} holds no records.jsonl")
+    report, text = write_report(run_dir, plots=plots)
+    if as_json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        typer.echo(text)

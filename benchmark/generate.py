@@ -1,0 +1,136 @@
+"""Generate benchmark episodes for all 12 kinds, offline and deterministic.
+
+``generate_episodes(["qt3", "qt4-2"] | "all", per_type, seed)`` returns SimuHome-format episode dicts
+(plus our ``homefabric`` extension block); ``write_episodes`` writes them as ``<qt>_<case>_seed_<n>.json``
+with deterministic JSON, atomically. ``generate_command`` is the ``homefabric episodes generate`` command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from benchmark.generation import qt1, qt2, qt3, qt4
+from benchmark.generation.common import CASES, KINDS, QUERY_TYPES, Draft, GenerationFailed, episode_rng, lay_out
+from emulator.home_config import write_atomically
+
+MAX_ATTEMPTS = 40
+MAX_PER_TYPE = 999
+Builder = Callable[..., Draft]
+BUILDERS: dict[str, Builder] = {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
+                                "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
+
+
+class GeneratorInputError(ValueError):
+    """Bad generator arguments (unknown query type, count out of range)."""
+
+
+def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
+    """"all", query types ("qt1", "qt4-2") or kinds ("qt3_feasible") → [(qt, case)] in canonical order."""
+    items = [qts] if isinstance(qts, str) else list(qts)
+    names = [part.strip() for item in items for part in item.split(",") if part.strip()]
+    wanted: set[tuple[str, str]] = set()
+    for name in names:
+        if name == "all":
+            wanted |= {(qt, case) for qt in QUERY_TYPES for case in CASES}
+        elif name in QUERY_TYPES:
+            wanted |= {(name, case) for case in CASES}
+        elif name in KINDS:
+            qt, case = name.rsplit("_", 1)
+            wanted.add((qt, case))
+        else:
+            raise GeneratorInputError(f"unknown query type {name!r}; use all, {', '.join(QUERY_TYPES)} "
+                                      f"or a kind such as qt3_feasible")
+    if not wanted:
+        raise GeneratorInputError("no query type given")
+    return [(qt, case) for qt in QUERY_TYPES for case in CASES if (qt, case) in wanted]
+
+
+def episode_seed(base_seed: int, index: int) -> int:
+    """Episode n of a run with seed s has seed s·1000 + n (the file name's ``seed_<n>``): runs never collide."""
+    return base_seed * 1000 + index
+
+
+def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = None) -> dict[str, Any]:
+    """One episode; attempts are seeded too, so a retry after an unsuitable home is deterministic."""
+    failures: list[str] = []
+    for attempt in range(MAX_ATTEMPTS):
+        rng = episode_rng(seed, f"{qt}_{case}", attempt)
+        try:
+            draft = BUILDERS[qt](seed, case, attempt, rng)
+        except GenerationFailed as error:
+            failures.append(str(error))
+            continue
+        return lay_out(draft, qt=qt, case=case, episode_seed=seed,
+                       base_seed=base_seed if base_seed is not None else seed // 1000, attempt=attempt)
+    raise RuntimeError(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
+
+
+def generate_episodes(qts: list[str] | str, per_type: int, seed: int) -> list[dict[str, Any]]:
+    """``per_type`` episodes of each (qt, case) asked for, in canonical order."""
+    if not 1 <= per_type <= MAX_PER_TYPE:
+        raise GeneratorInputError(f"per_type must be 1..{MAX_PER_TYPE}, got {per_type}")
+    return [generate_episode(qt, case, episode_seed(seed, index), base_seed=seed)
+            for qt, case in parse_kinds(qts) for index in range(1, per_type + 1)]
+
+
+def episode_file_name(episode: dict[str, Any]) -> str:
+    meta = episode["meta"]
+    return f"{meta['query_type']}_{meta['case']}_seed_{meta['seed']}.json"
+
+
+def dumps_episode(episode: dict[str, Any]) -> str:
+    """Deterministic JSON: our fixed field order, 2-space indent, UTF-8, trailing newline."""
+    return json.dumps(episode, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_episodes(episodes: Iterable[dict[str, Any]], out: str | os.PathLike[str]) -> list[Path]:
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for episode in episodes:
+        path = directory / episode_file_name(episode)
+        write_atomically(path, dumps_episode(episode))
+        paths.append(path)
+    return paths
+
+
+def generate_command(
+    out: Annotated[Path, typer.Option("--out", help="Directory to write the episode files to.")],
+    qt: Annotated[str, typer.Option("--qt", help="all, query types (qt1,qt4-2) or kinds (qt3_feasible).")] = "all",
+    per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed; episode n gets seed·1000 + n.")] = 1,
+    paraphrase: Annotated[bool, typer.Option("--paraphrase", help="Paraphrase queries with an LLM (checked).")] = False,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
+    api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+) -> None:
+    """Generate seeded episodes of all 12 kinds in SimuHome's file format."""
+    started = time.perf_counter()
+    try:
+        episodes = generate_episodes(qt, per_type, seed)
+    except GeneratorInputError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    if paraphrase:
+        if not base_url or not model:
+            typer.echo("error: --paraphrase needs --base-url and --model", err=True)
+            raise typer.Exit(2)
+        from benchmark.generation.paraphrase import paraphrase_episodes
+
+        stats = asyncio.run(paraphrase_episodes(episodes, base_url=base_url, model=model,
+                                                api_key=os.environ.get(api_key_env)))
+        typer.echo(f"paraphrased: {stats['accepted']} accepted, {stats['rejected']} kept as templates")
+    paths = write_episodes(episodes, out)
+    typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
+
+
+if __name__ == "__main__":
+    typer.run(generate_command)

@@ -1,0 +1,1 @@
+"""The seeded episode generator (see ``benchmark.generate`` for the entry points)."""

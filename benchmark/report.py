@@ -1,0 +1,191 @@
+"""Run reports: success per query type × feasibility and overall, pass^k, tokens, irrelevant changes, the
+SimuHome error taxonomy, infrastructure errors; printed tables, ``report.json`` and PNG plots in the run dir.
+
+Success is reported two ways: ours (every evaluated record counts; running out of steps is a failure) and
+SimuHome-style (records that hit the step limit are dropped from the denominator, facts §9, 19).
+Infrastructure errors are excluded from both and listed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from benchmark.episode import KINDS
+from benchmark.runner import MANIFEST, RECORDS, read_records
+from emulator.home_config import write_atomically
+
+
+def pass_hat_k(successes: int, trials: int, k: int) -> float | None:
+    """tau-bench's pass^k for one task: C(c, k) / C(n, k) (all k of k sampled trials succeed)."""
+    if trials < k:
+        return None
+    return math.comb(successes, k) / math.comb(trials, k)
+
+
+def _rate(numerator: int, denominator: int) -> float | None:
+    return round(numerator / denominator, 4) if denominator else None
+
+
+def _end_reason(record: dict[str, Any]) -> str | None:
+    return (record.get("outcome") or {}).get("end_reason")
+
+
+def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
+    evaluated = [r for r in records if r.get("status") in ("passed", "failed")]
+    passed = sum(r["status"] == "passed" for r in evaluated)
+    step_limited = [r for r in evaluated if _end_reason(r) == "max_steps"]
+    simuhome_denominator = len(evaluated) - len(step_limited)
+    by_episode: dict[str, list[bool]] = defaultdict(list)
+    for record in evaluated:
+        by_episode[record["episode_id"]].append(record["status"] == "passed")
+    pass_k = {}
+    for k in range(1, trials + 1):
+        values = [v for v in (pass_hat_k(sum(t), len(t), k) for t in by_episode.values()) if v is not None]
+        pass_k[str(k)] = round(statistics.fmean(values), 4) if values else None
+    tokens = [((r.get("tokens") or {}).get("agent") or {}).get("total_tokens", 0) for r in evaluated]
+    irrelevant = [len((r.get("verdict") or {}).get("irrelevant_changes") or []) for r in evaluated]
+    errors: dict[str, int] = defaultdict(int)
+    for record in evaluated:
+        kind = (record.get("verdict") or {}).get("error_type")
+        if kind:
+            errors[kind] += 1
+    virtual = [(r.get("virtual") or {}).get("duration_s", 0.0) for r in evaluated]
+    wall = [r.get("wall_time_s", 0.0) for r in records]
+    steps = [len((r.get("outcome") or {}).get("steps") or []) for r in evaluated]
+    return {
+        "episodes": len({r["episode_id"] for r in records}), "records": len(records), "evaluated": len(evaluated),
+        "passed": passed, "success_rate": _rate(passed, len(evaluated)),
+        "success_rate_simuhome": _rate(passed, simuhome_denominator), "step_limit_runs": len(step_limited),
+        "pass_hat_k": pass_k,
+        "infra_errors": sum(r.get("status") == "infra_error" for r in records),
+        "tokens_total": sum(tokens), "tokens_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
+        "irrelevant_change_runs": sum(1 for n in irrelevant if n), "irrelevant_changes_total": sum(irrelevant),
+        "error_types": dict(sorted(errors.items())),
+        "steps_mean": round(statistics.fmean(steps), 2) if steps else 0.0,
+        "virtual_duration_mean_s": round(statistics.fmean(virtual), 1) if virtual else 0.0,
+        "wall_time_total_s": round(sum(wall), 3),
+    }
+
+
+def build_report(run_dir: str | Path) -> dict[str, Any]:
+    run = Path(run_dir)
+    records, torn = read_records(run / RECORDS)
+    manifest = json.loads((run / MANIFEST).read_text(encoding="utf-8")) if (run / MANIFEST).exists() else {}
+    trials = int(manifest.get("trials") or max((int(r.get("trial", 0)) + 1 for r in records), default=1))
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for record in records:  # a key appears once; if not (a hand-merged file), the last one wins
+        latest[(record["episode_id"], int(record.get("trial", 0)))] = record
+    records = sorted(latest.values(), key=lambda r: (r["episode_id"], int(r.get("trial", 0))))
+    by_kind: dict[str, Any] = {}
+    for kind in KINDS:
+        subset = [r for r in records if r.get("kind") == kind]
+        if subset:
+            by_kind[kind] = summarise(subset, trials)
+    by_query_type: dict[str, Any] = {}
+    for qt in sorted({r.get("query_type") for r in records if r.get("query_type")}):
+        by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials)
+    infra = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
+             for r in records if r.get("status") == "infra_error"]
+    state_changing = [r for r in records if r.get("case") == "feasible" and r.get("query_type") != "qt1"]
+    return {
+        "schema": "homefabric-run-report/1", "run_dir": str(run), "run_id": manifest.get("run_id"),
+        "agent": (manifest.get("spec") or {}).get("agent", {}).get("name"),
+        "judge": (manifest.get("spec") or {}).get("judge", {}).get("kind"),
+        "spec_sha256": manifest.get("spec_sha256"), "git_commit": manifest.get("git_commit"), "trials": trials,
+        "overall": summarise(records, trials),
+        "state_changing_feasible": summarise(state_changing, trials) if state_changing else None,
+        "by_kind": by_kind, "by_query_type": by_query_type, "infra_errors": infra,
+        "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def render_tables(report: dict[str, Any]) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(record=True, width=140, force_terminal=False, file=io.StringIO())
+    table = Table(title=f"run {report.get('run_id')} — agent {report.get('agent')}, judge {report.get('judge')}")
+    for column in ("kind", "episodes", "evaluated", "passed", "success", "SimuHome-style", "pass^k", "infra",
+                   "tokens/run", "irrelevant runs"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    rows = [*report["by_kind"].items(), ("overall", report["overall"])]
+    for name, row in rows:
+        pass_k = " ".join(f"{k}:{_percent(v)}" for k, v in row["pass_hat_k"].items() if v is not None)
+        table.add_row(name, str(row["episodes"]), str(row["evaluated"]), str(row["passed"]),
+                      _percent(row["success_rate"]), _percent(row["success_rate_simuhome"]), pass_k,
+                      str(row["infra_errors"]), f"{row['tokens_mean']:.0f}", str(row["irrelevant_change_runs"]))
+    console.print(table)
+    errors = report["overall"]["error_types"]
+    if errors:
+        taxonomy = Table(title="error taxonomy (SimuHome's names where they exist)")
+        taxonomy.add_column("error type")
+        taxonomy.add_column("runs", justify="right")
+        for name, count in errors.items():
+            taxonomy.add_row(name, str(count))
+        console.print(taxonomy)
+    if report["infra_errors"]:
+        console.print(f"infrastructure errors (excluded): {len(report['infra_errors'])}")
+        for item in report["infra_errors"][:20]:
+            console.print(f"  {item['episode_id']} trial {item['trial']}: {item['error']}")
+    return console.export_text()
+
+
+def write_plots(report: dict[str, Any], run_dir: str | Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run = Path(run_dir)
+    records, _ = read_records(run / RECORDS)
+    written = []
+    kinds = list(report["by_kind"])
+    if kinds:
+        figure, axis = plt.subplots(figsize=(10, 4))
+        rates = [100 * (report["by_kind"][k]["success_rate"] or 0.0) for k in kinds]
+        axis.bar(range(len(kinds)), rates, color="#4c72b0")
+        axis.set_xticks(range(len(kinds)), kinds, rotation=45, ha="right")
+        axis.set_ylabel("success rate (%)")
+        axis.set_ylim(0, 100)
+        axis.set_title(f"success by kind — {report.get('agent')}")
+        figure.tight_layout()
+        path = run / "success_by_kind.png"
+        figure.savefig(path, dpi=100, metadata={"Software": None})
+        plt.close(figure)
+        written.append(path)
+    tokens = [((r.get("tokens") or {}).get("agent") or {}).get("total_tokens", 0)
+              for r in sorted(records, key=lambda r: (r["episode_id"], r.get("trial", 0)))
+              if r.get("status") in ("passed", "failed")]
+    if tokens:
+        figure, axis = plt.subplots(figsize=(10, 4))
+        axis.bar(range(len(tokens)), tokens, color="#55a868")
+        axis.set_xlabel("run (episode × trial, sorted)")
+        axis.set_ylabel("agent tokens")
+        axis.set_title("tokens per episode run")
+        figure.tight_layout()
+        path = run / "tokens_per_episode.png"
+        figure.savefig(path, dpi=100, metadata={"Software": None})
+        plt.close(figure)
+        written.append(path)
+    return written
+
+
+def write_report(run_dir: str | Path, *, plots: bool = True) -> tuple[dict[str, Any], str]:
+    report = build_report(run_dir)
+    text = render_tables(report)
+    run = Path(run_dir)
+    write_atomically(run / "report.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    write_atomically(run / "report.txt", text)
+    if plots:
+        report["plots"] = [p.name for p in write_plots(report, run)]
+    return report, text

@@ -1,0 +1,136 @@
+"""The benchmark run spec (YAML, ``schema: homefabric-bench-spec/1``), validated with pydantic.
+
+Per-role model configs (agent, judge) are OpenAI-compatible endpoints (``benchmark.llm_client.LLMEndpointSpec``:
+base_url, model, api_key_env, temperature, seed, timeout_s, max_retries…); no key is ever written in a spec.
+A malformed spec raises :class:`SpecError` naming the file and each field.
+
+    schema: homefabric-bench-spec/1
+    episodes: {path: episodes/, kinds: [qt3_feasible], limit: 50}
+    agent: {name: react, max_steps: 20, model: {base_url: http://127.0.0.1:8000/v1, model: qwen3}}
+    judge: {kind: llm, model: {base_url: http://127.0.0.1:8001/v1, model: judge}}
+    trials: 3
+    concurrency: 8
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from benchmark.episode import KINDS
+from benchmark.evaluators.common import EvalSettings
+from benchmark.llm_client import LLMEndpointSpec
+from emulator.home_config import validation_problems
+
+SPEC_SCHEMA = "homefabric-bench-spec/1"
+AGENTS = ("oracle", "null", "replay", "react")
+
+
+class SpecError(ValueError):
+    def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = [f"  {path}: {message}" if path else f"  {message}" for path, message in problems]
+        super().__init__(f"{source}: invalid run spec:\n" + "\n".join(lines))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class EpisodeSelection(_Strict):
+    path: str
+    kinds: list[str] | None = Field(default=None, description='e.g. ["qt3_feasible", "qt2_infeasible"]')
+    ids: list[str] | None = None
+    limit: int | None = Field(default=None, ge=1, description="at most this many episodes (after sorting)")
+
+    @model_validator(mode="after")
+    def _known_kinds(self) -> EpisodeSelection:
+        unknown = [k for k in self.kinds or [] if k not in KINDS]
+        if unknown:
+            raise ValueError(f"unknown kinds {unknown}; known: {list(KINDS)}")
+        return self
+
+
+class AgentSpec(_Strict):
+    name: Literal["oracle", "null", "replay", "react"]
+    model: LLMEndpointSpec | None = None
+    max_steps: int = Field(default=20, ge=1)
+    replay_from: str | None = Field(default=None, description="run directory or records.jsonl (replay agent)")
+    options: dict[str, Any] = Field(default_factory=dict, description="agent-specific settings")
+
+    @model_validator(mode="after")
+    def _needs(self) -> AgentSpec:
+        if self.name == "react" and self.model is None:
+            raise ValueError("the react agent needs a model (base_url, model)")
+        if self.name == "replay" and not self.replay_from:
+            raise ValueError("the replay agent needs replay_from (a run directory or records.jsonl)")
+        return self
+
+
+class JudgeSpec(_Strict):
+    kind: Literal["rules", "llm"] = "rules"
+    model: LLMEndpointSpec | None = None
+    votes: int = Field(default=3, ge=1, le=9)
+
+    @model_validator(mode="after")
+    def _needs_model(self) -> JudgeSpec:
+        if self.kind == "llm" and self.model is None:
+            raise ValueError("the llm judge needs a model (base_url, model)")
+        return self
+
+
+class ToolsSpec(_Strict):
+    profile: Literal["simuhome", "paper13"] = "simuhome"
+    call_cost_s: float = Field(default=0.0, ge=0)
+    compat_transport: bool = False
+
+
+class RunSpec(_Strict):
+    schema_: Literal["homefabric-bench-spec/1"] = Field(default=SPEC_SCHEMA, alias="schema")
+    run_id: str | None = None
+    out: str | None = Field(default=None, description="run directory (the --out flag wins)")
+    episodes: EpisodeSelection
+    agent: AgentSpec
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    trials: int = Field(default=1, ge=1, le=100)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    episode_timeout_s: float | None = Field(default=None, gt=0, description="wall-clock limit per episode run")
+    tools: ToolsSpec = Field(default_factory=ToolsSpec)
+    evaluation: EvalSettings = Field(default_factory=EvalSettings)
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
+
+    def sha256(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+def parse_spec(data: Any, source: str = "<spec>") -> RunSpec:
+    if not isinstance(data, dict):
+        raise SpecError(source, [("", f"a run spec is a mapping, got {type(data).__name__}")])
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as error:
+        raise SpecError(source, validation_problems(error)) from None
+
+
+def load_spec(path: str | os.PathLike[str]) -> RunSpec:
+    file = Path(path)
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SpecError(str(file), [("", f"cannot read the file: {error}")]) from None
+    except yaml.YAMLError as error:
+        raise SpecError(str(file), [("", f"invalid YAML: {error}")]) from None
+    return parse_spec(data, str(file))
+
+
+def dump_spec(spec: RunSpec) -> str:
+    return yaml.safe_dump(spec.model_dump(mode="json", by_alias=True, exclude_defaults=False), sort_keys=False)

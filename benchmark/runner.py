@@ -1,0 +1,300 @@
+"""The benchmark runner: episodes × trials, one fresh in-process fabric each, bounded concurrency, resumable.
+
+Run directory::
+
+    manifest.json     the spec, its sha256, git commit, package version, episode problems
+    records.jsonl     one JSON record per (episode, trial), appended and fsynced as each finishes
+
+A record holds the full trajectory (steps with observations), the tool invocations, the state diff at the
+agent's end, the verdict, tokens, and virtual and wall durations (wall times are the only non-deterministic
+fields and are named ``wall_*``). ``resume`` keeps every complete record except infrastructure errors
+(not ordinary failures: SimuHome's bug 22b) and runs what is missing; a torn last line of a killed run is
+dropped. Each (episode, trial) therefore ends up in the file exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmark.agents.base import Agent, AgentOutcome, AgentTask
+from benchmark.episode import Episode, EpisodeProblem, load_episodes
+from benchmark.evaluators import EvaluationInput, evaluate_episode
+from benchmark.run_spec import RunSpec
+from emulator.fabric import Fabric
+from emulator.home_config import write_atomically
+
+RECORD_SCHEMA = "homefabric-run-record/1"
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+WALL_FIELDS = ("wall_time_s",)
+
+
+class RunError(RuntimeError):
+    """The run cannot start (existing run without --resume, a spec that changed under --resume, …)."""
+
+
+# --- agents and judges from a spec ------------------------------------------------------------------------
+
+def make_agent(spec: RunSpec) -> Agent:
+    agent = spec.agent
+    if agent.name == "oracle":
+        from benchmark.agents.oracle import OracleAgent
+
+        return OracleAgent()
+    if agent.name == "null":
+        from benchmark.agents.null import NullAgent
+
+        return NullAgent()
+    if agent.name == "replay":
+        from benchmark.agents.replay import ReplayAgent
+
+        return ReplayAgent.from_path(agent.replay_from or "")
+    from benchmark.agents.react import ReactAgent
+    from benchmark.llm_client import LLMClient
+
+    assert agent.model is not None
+    client = LLMClient.from_spec(agent.model)
+    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **agent.options)
+
+
+def make_judge(spec: RunSpec) -> Any:
+    from benchmark.judges import LLMJudge, RulesJudge
+
+    if spec.judge.kind == "llm":
+        return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)
+    return RulesJudge()
+
+
+# --- episodes ----------------------------------------------------------------------------------------------
+
+def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]:
+    episodes, problems = load_episodes(spec.episodes.path)
+    selection = spec.episodes
+    if selection.kinds:
+        episodes = [e for e in episodes if e.kind in selection.kinds]
+    if selection.ids:
+        wanted = set(selection.ids)
+        episodes = [e for e in episodes if e.episode_id in wanted]
+    episodes.sort(key=lambda e: e.episode_id)
+    if selection.limit:
+        episodes = episodes[:selection.limit]
+    return episodes, problems
+
+
+# --- one episode -------------------------------------------------------------------------------------------
+
+def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    return {"start": before["time"], "end": after["time"], "start_tick": before["tick"], "end_tick": after["tick"],
+            "duration_s": (after["tick"] - before["tick"]) / 10}
+
+
+async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, spec: RunSpec) -> dict[str, Any]:
+    """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
+    from agent_tools import ToolBox
+    from benchmark.evaluators.common import fresh_fabric
+
+    started = time.perf_counter()
+    record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
+                              "query_type": episode.query_type, "case": episode.case, "trial": trial,
+                              "seed": episode.meta.seed, "agent": agent.name, "query": episode.query}
+    try:
+        fabric: Fabric = fresh_fabric(episode.initial_home_config)
+    except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
+        return {**record, "status": "infra_error", "error": f"home: {type(error).__name__}: {error}",
+                "wall_time_s": round(time.perf_counter() - started, 4)}
+    toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
+                      compat_transport=spec.tools.compat_transport)
+    before = fabric.snapshot()
+    extras: dict[str, Any] = {"trial": trial}
+    if getattr(agent, "needs_episode", False):
+        extras["episode"] = episode
+    task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=fabric.now_text(),
+                     episode_id=episode.episode_id, extras=extras)
+    try:
+        outcome = await asyncio.wait_for(agent.run(task, toolbox), spec.episode_timeout_s)
+    except TimeoutError:
+        outcome = AgentOutcome(toolbox.final_answer, [], "aborted",
+                               error=f"episode wall-clock limit {spec.episode_timeout_s} s reached")
+    except Exception as error:  # an agent bug ends its episode, not the run
+        outcome = AgentOutcome(toolbox.final_answer, [], "aborted", error=f"{type(error).__name__}: {error}")
+    after = fabric.snapshot()
+    answer = outcome.final_answer if outcome.final_answer is not None else toolbox.final_answer
+    record.update({"final_answer": answer, "outcome": outcome.to_dict(), "invocations": toolbox.invocations,
+                   "state_diff": Fabric.diff(before, after), "virtual": _virtual_span(before, after)})
+    if outcome.end_reason == "infra_error":
+        record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
+    else:
+        data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
+                               [s.to_dict() for s in outcome.steps], outcome.end_reason)
+        verdict = await evaluate_episode(data, judge, spec.evaluation)
+        status = "infra_error" if verdict.get("infra_error") else ("passed" if verdict["passed"] else "failed")
+        record.update({"status": status, "error": verdict.get("infra_error") or outcome.error, "verdict": verdict})
+    judge_tokens = ((record.get("verdict") or {}).get("judge") or {}).get("tokens")
+    record["tokens"] = {"agent": outcome.tokens.to_dict(), "judge": judge_tokens}
+    record["wall_time_s"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+# --- the run directory ---------------------------------------------------------------------------------------
+
+def _git_commit() -> str | None:
+    try:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                                cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def _package_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("homefabric")
+    except PackageNotFoundError:
+        return None
+
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """Complete records of a records file, and whether a torn (partial) line was found."""
+    if not path.exists():
+        return [], False
+    records, torn = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            torn = True
+            continue
+        if isinstance(record, dict) and "episode_id" in record:
+            records.append(record)
+    return records, torn
+
+
+def record_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    ran: int
+    kept: int
+    skipped_episode_files: list[EpisodeProblem] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+class Runner:
+    def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
+                 progress: bool = True, agent: Agent | None = None, judge: Any = None,
+                 on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.spec = spec
+        self.out = Path(out)
+        self.resume = resume
+        self.progress = progress
+        self.agent = agent
+        self.judge = judge
+        self.on_record = on_record
+        self._fd: int | None = None
+
+    @property
+    def records_path(self) -> Path:
+        return self.out / RECORDS
+
+    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> dict[str, Any]:
+        return {"schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
+                "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
+                "git_commit": _git_commit(), "package_version": _package_version(),
+                "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
+                "episode_problems": [p.to_dict() for p in problems]}
+
+    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> list[dict[str, Any]]:
+        self.out.mkdir(parents=True, exist_ok=True)
+        manifest_path = self.out / MANIFEST
+        existing, torn = read_records(self.records_path)
+        if not self.resume and (existing or torn):
+            raise RunError(f"{self.out} already holds a run; use --resume to continue it or choose a new --out")
+        if self.resume and manifest_path.exists():
+            old = json.loads(manifest_path.read_text(encoding="utf-8"))
+            if old.get("spec_sha256") != self.spec.sha256():
+                raise RunError(f"{manifest_path}: the run was started with a different spec "
+                               f"(sha256 {old.get('spec_sha256')}); resume with the same spec or use a new --out")
+        write_atomically(manifest_path, json.dumps(self._manifest(episodes, problems), indent=2,
+                                                   ensure_ascii=False) + "\n")
+        kept = [r for r in existing if r.get("status") != "infra_error"]
+        if torn or len(kept) != len(existing):
+            # Rewrite without torn lines and infrastructure errors, so they are run again and appear once.
+            write_atomically(self.records_path, "".join(record_line(r) for r in kept))
+        return kept
+
+    def _append(self, record: dict[str, Any]) -> None:
+        assert self._fd is not None
+        data = record_line(record).encode("utf-8")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+        os.fsync(self._fd)
+
+    async def run(self, episodes: list[Episode] | None = None,
+                  problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
+        if episodes is None:
+            episodes, problems = select_episodes(self.spec)
+        problems = list(problems)
+        kept = self._prepare(episodes, problems)
+        done = {(r["episode_id"], int(r["trial"])) for r in kept}
+        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
+        agent = self.agent or make_agent(self.spec)
+        judge = self.judge or make_judge(self.spec)
+        statuses: dict[str, int] = {}
+        self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            await self._run_all(todo, agent, judge, statuses)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+        return RunSummary(self.out, len(todo), len(kept), problems, statuses)
+
+    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Any,
+                       statuses: dict[str, int]) -> None:
+        semaphore = asyncio.Semaphore(self.spec.concurrency)
+        progress = None
+        if self.progress and todo:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), transient=False)
+            progress.start()
+            bar = progress.add_task(f"{agent.name}", total=len(todo), tally="")
+
+        async def one(episode: Episode, trial: int) -> None:
+            async with semaphore:
+                try:
+                    record = await run_episode(episode, trial, agent, judge, self.spec)
+                except Exception as error:  # a bug of ours in one episode must not end the run
+                    record = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
+                              "query_type": episode.query_type, "case": episode.case, "trial": trial,
+                              "seed": episode.meta.seed, "agent": agent.name, "status": "infra_error",
+                              "error": f"harness: {type(error).__name__}: {error}", "wall_time_s": 0.0}
+            self._append(record)
+            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
+            if self.on_record is not None:
+                self.on_record(record)
+            if progress is not None:
+                tally = " ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+                progress.update(bar, advance=1, tally=tally)
+
+        try:
+            await asyncio.gather(*(one(e, t) for e, t in todo))
+        finally:
+            if progress is not None:
+                progress.stop()

@@ -1,0 +1,157 @@
+"""Runner: oracle 100 % / null 0 % on the state-changing feasible fixtures, resume after a kill (each
+(episode, trial) exactly once, failures not re-run, infra errors re-run), determinism, spec errors, replay,
+report --json and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from benchmark.cli import bench_app, episodes_app
+from benchmark.report import build_report, pass_hat_k
+from benchmark.run_spec import SpecError, load_spec, parse_spec
+from benchmark.runner import RunError, Runner, read_records
+from tests.benchmark.fixture_episodes import EPISODE_DIR
+
+STATE_CHANGING = ["qt2_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-2_feasible", "qt4-3_feasible"]
+
+
+def spec_for(agent_name: str, **extra) -> object:
+    return parse_spec({"episodes": {"path": str(EPISODE_DIR), **extra.pop("episodes", {})},
+                       "agent": {"name": agent_name, **extra.pop("agent", {})}, "concurrency": 3, **extra})
+
+
+def run(spec, out: Path, *, resume: bool = False) -> list[dict]:
+    asyncio.run(Runner(spec, out, resume=resume, progress=False).run())
+    return read_records(out / "records.jsonl")[0]
+
+
+def test_oracle_solves_every_state_changing_feasible_episode_and_null_none(tmp_path: Path):
+    oracle = run(spec_for("oracle", episodes={"kinds": STATE_CHANGING}), tmp_path / "oracle")
+    null = run(spec_for("null", episodes={"kinds": STATE_CHANGING}), tmp_path / "null")
+    assert len(oracle) == len(null) == 9
+    assert {r["status"] for r in oracle} == {"passed"}
+    assert {r["status"] for r in null} == {"failed"}
+    report = build_report(tmp_path / "oracle")
+    assert report["overall"]["success_rate"] == 1.0
+    assert build_report(tmp_path / "null")["overall"]["success_rate"] == 0.0
+
+
+def test_oracle_passes_every_fixture_kind_and_leaves_no_irrelevant_changes(tmp_path: Path):
+    records = run(spec_for("oracle"), tmp_path / "all")
+    assert len(records) == 17 and all(r["status"] == "passed" for r in records)
+    assert all(r["verdict"]["irrelevant_changes"] == [] for r in records)
+    infeasible = [r for r in records if r["case"] == "infeasible"]
+    assert all(not [c for c in r["state_diff"] if c["kind"] == "attribute"] for r in infeasible)
+
+
+def _strip_wall(record: dict) -> dict:
+    return {k: v for k, v in record.items() if not k.startswith("wall_")}
+
+
+def test_two_oracle_runs_give_identical_records(tmp_path: Path):
+    first = run(spec_for("oracle", trials=2), tmp_path / "a")
+    second = run(spec_for("oracle", trials=2), tmp_path / "b")
+    key = lambda r: (r["episode_id"], r["trial"])  # noqa: E731
+    assert [_strip_wall(r) for r in sorted(first, key=key)] == [_strip_wall(r) for r in sorted(second, key=key)]
+
+
+def test_resume_after_a_kill_runs_each_episode_trial_exactly_once(tmp_path: Path):
+    out = tmp_path / "run"
+    spec = spec_for("null", trials=2, episodes={"kinds": ["qt3_feasible", "qt4-3_feasible", "qt1_feasible"]})
+    complete = run(spec, out)
+    assert len(complete) == 12
+    lines = (out / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    # Simulate a kill: 5 records survived, the 6th was half written; one survivor was an infra error.
+    survivors = [json.loads(line) for line in lines[:5]]
+    survivors[1]["status"] = "infra_error"
+    text = "".join(json.dumps(r) + "\n" for r in survivors) + lines[5][: len(lines[5]) // 2]
+    (out / "records.jsonl").write_text(text, encoding="utf-8")
+    with pytest.raises(RunError):
+        run(spec, out)  # an existing run is never overwritten without --resume
+    resumed = run(spec, out, resume=True)
+    keys = [(r["episode_id"], r["trial"]) for r in resumed]
+    assert len(keys) == len(set(keys)) == 12
+    kept = {(r["episode_id"], r["trial"]): r for r in survivors if r["status"] != "infra_error"}
+    by_key = {(r["episode_id"], r["trial"]): r for r in resumed}
+    for key, record in kept.items():  # ordinary failures are kept as they were, not re-run
+        assert by_key[key] == record
+    infra_key = (survivors[1]["episode_id"], survivors[1]["trial"])
+    assert by_key[infra_key]["status"] == "failed"  # the infrastructure error was run again
+    assert run(spec, out, resume=True) == resumed  # nothing left to do
+
+
+def test_resume_refuses_a_changed_spec(tmp_path: Path):
+    out = tmp_path / "run"
+    run(spec_for("null", episodes={"kinds": ["qt1_feasible"]}), out)
+    with pytest.raises(RunError, match="different spec"):
+        run(spec_for("null", episodes={"kinds": ["qt1_feasible"]}, trials=3), out, resume=True)
+
+
+def test_replay_agent_reproduces_a_recorded_run(tmp_path: Path):
+    run(spec_for("oracle", episodes={"kinds": ["qt3_feasible", "qt4-3_feasible"]}), tmp_path / "oracle")
+    replayed = run(spec_for("replay", agent={"replay_from": str(tmp_path / "oracle")},
+                            episodes={"kinds": ["qt3_feasible", "qt4-3_feasible"]}), tmp_path / "replay")
+    assert len(replayed) == 5 and all(r["status"] == "passed" for r in replayed)
+
+
+def test_malformed_spec_names_the_file_and_field(tmp_path: Path):
+    path = tmp_path / "spec.yaml"
+    path.write_text("episodes: {path: x}\nagent: {name: genius}\ntrials: 0\njudge: {kind: llm}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as error:
+        load_spec(path)
+    message = str(error.value)
+    assert str(path) in message and "agent.name" in message and "trials" in message and "judge" in message
+    path.write_text("agent: [unclosed", encoding="utf-8")
+    with pytest.raises(SpecError, match="invalid YAML"):
+        load_spec(path)
+
+
+def test_pass_hat_k():
+    assert pass_hat_k(2, 4, 1) == 0.5 and pass_hat_k(2, 4, 2) == pytest.approx(1 / 6)
+    assert pass_hat_k(4, 4, 3) == 1.0 and pass_hat_k(1, 2, 3) is None
+
+
+def _cli() -> typer.Typer:
+    app = typer.Typer()
+    app.add_typer(episodes_app, name="episodes")
+    app.add_typer(bench_app, name="bench")
+    return app
+
+
+def test_cli_run_and_report_json(tmp_path: Path):
+    out = tmp_path / "run"
+    cli = CliRunner()
+    result = cli.invoke(_cli(), ["bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR),
+                                 "--out", str(out), "--kinds", "qt3_feasible,qt1_infeasible", "--trials", "2",
+                                 "--quiet"])
+    assert result.exit_code == 0, result.output
+    result = cli.invoke(_cli(), ["bench", "report", str(out), "--json", "--no-plots"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["overall"]["success_rate"] == 1.0 and report["overall"]["episodes"] == 3
+    assert report["by_kind"]["qt3_feasible"]["success_rate"] == 1.0
+    assert report["overall"]["pass_hat_k"] == {"1": 1.0, "2": 1.0}
+    result = cli.invoke(_cli(), ["bench", "report", str(out)])
+    assert result.exit_code == 0 and (out / "success_by_kind.png").stat().st_size > 1000
+    assert "qt3_feasible" in result.output and (out / "tokens_per_episode.png").exists()
+
+
+def test_cli_import_reports_problems_and_writes_normalised_copies(tmp_path: Path):
+    source = tmp_path / "in"
+    source.mkdir()
+    for path in sorted(EPISODE_DIR.glob("qt4-*.json")):
+        (source / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (source / "qt3_feasible_seed_5.json").write_text('{"meta": {"query_type": "qt9"}}', encoding="utf-8")
+    result = CliRunner().invoke(_cli(), ["episodes", "import", str(source), "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 1
+    summary = json.loads(result.output)
+    assert summary["episodes"] == 8 and summary["written"] == 8 and summary["by_kind"]["qt4-3_feasible"] == 3
+    assert any(p["file"].endswith("qt3_feasible_seed_5.json") and p["json_path"] == "meta.query_type"
+               for p in summary["problems"])
+    assert len(list((tmp_path / "out").glob("*.json"))) == 8
