@@ -205,6 +205,31 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
                   f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)")
 
 
+@app.command("serve")
+def serve(
+    home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1).")],
+    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map.")],
+    speed: Annotated[float, typer.Option(help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")]
+    = 1.0,
+    port: Annotated[int, typer.Option(help="Matter UDP port.")] = 5540,
+    discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
+    passcode: Annotated[int, typer.Option(help="Setup PIN code.")] = 20202021,
+    interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
+) -> None:
+    """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing."""
+    import asyncio
+
+    from homefabric_cli.serve import serve as run_serve
+
+    if speed <= 0:
+        _fail(f"--speed must be > 0, got {speed}")
+    if not 0 <= discriminator <= 0xFFF:
+        _fail(f"--discriminator must be 0..4095, got {discriminator}")
+    _load(home)  # validates the file with a clear message before anything starts
+    asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
+                          interfaces=interface or None, echo=console.print))
+
+
 @app.command("demo")
 def demo(
     out: Annotated[Path, typer.Option(help="Where episodes and runs are written.")] = Path("out/demo"),
