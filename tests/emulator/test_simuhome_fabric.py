@@ -43,3 +43,19 @@ def test_a_loaded_simuhome_home_reacts_like_simuhome() -> None:
     fabric.invoke(ac.device_id, 1, "OnOff", "On")
     fabric.write(ac.device_id, 1, "FanControl", "PercentSetting", 50)
     assert fabric.read_path(ac.device_id, "1.FanControl.FanMode") == 2
+
+
+def test_imported_simuhome_homes_keep_simuhome_light_physics() -> None:
+    """In SimuHome, blinds never change a room's light; its qt2 saturation episodes rely on that."""
+    config, _ = from_simuhome(simuhome_config())
+    fabric = Fabric(config)
+    blinds = next(d for d in fabric.devices() if d.device_type == "window_covering_controller")
+    before = fabric.room_state(blinds.room_id)["illuminance"]
+    fabric.invoke(blinds.device_id, 1, "WindowCovering", "DownOrClose")
+    fabric.advance(120)
+    assert fabric.read_path(blinds.device_id, "1.WindowCovering.CurrentPositionLiftPercent100ths") == 10000
+    assert fabric.room_state(blinds.room_id)["illuminance"] == before
+    ours = Fabric(config.model_copy(update={"extensions": {}}))  # our default physics: daylight is blocked
+    ours.invoke(blinds.device_id, 1, "WindowCovering", "DownOrClose")
+    ours.advance(120)
+    assert ours.room_state(blinds.room_id)["illuminance"] < before
