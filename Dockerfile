@@ -1,0 +1,41 @@
+# The homefabric emulator image: `homefabric serve` (Matter bridge + MQTT bridge + HTTP API) started by scripts/up.
+# It needs no CHIP SDK and no libnl: the Matter side is our own pure-Python node; only the controller
+# (python-matter-server, its own image in docker-compose.yml) links the CHIP stack.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /opt/homefabric
+
+# Only what the package needs (no .venv, tests or runs from the build context); every top-level package of
+# pyproject.toml's [tool.setuptools.packages.find] include list is copied (tests/deploy checks it).
+COPY pyproject.toml README.md ./
+COPY clusters ./clusters
+COPY emulator ./emulator
+COPY bridge ./bridge
+COPY agent_tools ./agent_tools
+COPY benchmark ./benchmark
+COPY homefabric_cli ./homefabric_cli
+# Editable: the packages run from /opt/homefabric, so their data files (the dashboard's assets) are there
+# whatever pyproject's package-data says.
+RUN pip install -e .
+
+# Non-root: Matter (UDP 5540), mDNS (5353) and the HTTP API (8080) are all unprivileged ports. The data
+# directories exist in the image so that fresh named volumes mounted there are owned by this user.
+COPY scripts/up ./scripts/up
+RUN useradd --system --uid 10001 --home-dir /var/lib/homefabric --shell /usr/sbin/nologin homefabric \
+    && mkdir -p /var/lib/homefabric/state/paa \
+    && chown -R homefabric:homefabric /var/lib/homefabric \
+    && chmod 755 scripts/up
+
+ENV HOMEFABRIC_DATA=/var/lib/homefabric
+USER homefabric
+VOLUME ["/var/lib/homefabric"]
+EXPOSE 5540/udp 8080/tcp
+
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["/opt/homefabric/scripts/up", "health", "emulator"]
+ENTRYPOINT ["/opt/homefabric/scripts/up"]
+CMD ["emulator"]

@@ -1,0 +1,260 @@
+"""Home Assistant device-based discovery: one retained config per device with `dev`, `o` and `cmps`.
+
+Every component reads its state from the entity's JSON state topic (with a value template where
+Home Assistant needs one value) and sends commands to the entity's command topics (topics.py).
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import metadata
+from typing import Any
+
+from bridge.mqtt.entities import Entity
+from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes
+from bridge.mqtt.topics import Topics
+from emulator.device import Device
+from emulator.fabric import Fabric
+
+ORIGIN_NAME = "homefabric"
+TEMP_STEP = 0.5
+
+
+def software_version() -> str:
+    try:
+        return metadata.version("homefabric")
+    except metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+def origin(url: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": ORIGIN_NAME, "sw": software_version()}
+    if url:
+        out["url"] = url
+    return out
+
+
+def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics: Topics, *,
+                  origin_url: str | None = None) -> dict[str, Any]:
+    """The retained payload of <discovery>/device/<id>/config for one device."""
+    spec = device.spec
+    ha_id = topics.ha_device_id(device.device_id)
+    room = fabric.room(device.room_id)
+    return {
+        "dev": {"ids": [ha_id], "name": device.name or device.device_id, "mf": spec.vendor_name,
+                "mdl": spec.product_name, "mdl_id": spec.name, "sw": software_version(), "sa": room.name},
+        "o": origin(origin_url),
+        "availability": [{"topic": topics.availability, "payload_available": "online",
+                          "payload_not_available": "offline"}],
+        "qos": 1,
+        "cmps": {entity.key: component_config(fabric, entity, topics) for entity in entities},
+    }
+
+
+def component_config(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    ha_id = topics.ha_device_id(entity.device_id)
+    config: dict[str, Any] = {
+        "p": entity.platform, "name": entity.name, "unique_id": f"{ha_id}_{entity.key}",
+        "default_entity_id": f"{entity.platform}.{_entity_object_id(ha_id, entity.key)}",
+    }
+    config.update(_BUILDERS[entity.kind](fabric, entity, topics))
+    return config
+
+
+def _entity_object_id(ha_id: str, key: str) -> str:
+    """Home Assistant entity ids are lower-case letters, digits and underscores."""
+    return re.sub(r"[^a-z0-9_]", "_", f"{ha_id}_{key}".lower())
+
+
+def _read(fabric: Fabric, entity: Entity, cluster: str, attribute: str) -> Any:
+    return fabric.read(entity.device_id, entity.endpoint, cluster, attribute)
+
+
+def _template(field: str) -> str:
+    return "{{ value_json.%s }}" % field  # noqa: UP031  # Jinja braces would need escaping in an f-string
+
+
+# ---------------------------------------------------------------------------------- per kind
+def _light(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    options = entity.options
+    modes = [mode for mode in ("color_temp", "hs", "xy") if options[mode]]
+    if not modes:
+        modes = ["brightness"] if options["brightness"] else ["onoff"]
+    config: dict[str, Any] = {
+        "schema": "json", "state_topic": topics.state(entity.device_id, entity.key),
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "brightness": bool(options["brightness"]), "brightness_scale": 255, "supported_color_modes": modes,
+    }
+    if options["color_temp"]:
+        config["min_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
+        config["max_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
+    return config
+
+
+def _fan(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    state = topics.state(entity.device_id, entity.key)
+    return {
+        "command_topic": topics.command(entity.device_id, entity.key), "state_topic": state,
+        "state_value_template": _template("state"), "payload_on": "ON", "payload_off": "OFF",
+        "percentage_command_topic": topics.command(entity.device_id, entity.key, "percentage"),
+        "percentage_state_topic": state, "percentage_value_template": _template("percentage"),
+        "speed_range_min": 1, "speed_range_max": 100,
+    }
+
+
+def temperature_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
+    """The widest setpoint range in °C over the setpoints this thermostat has."""
+    lows, highs = [], []
+    if entity.options["heating"]:
+        lows.append(_read(fabric, entity, "Thermostat", "MinHeatSetpointLimit"))
+        highs.append(_read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit"))
+    if entity.options["cooling"]:
+        lows.append(_read(fabric, entity, "Thermostat", "MinCoolSetpointLimit"))
+        highs.append(_read(fabric, entity, "Thermostat", "MaxCoolSetpointLimit"))
+    return min(lows) / 100, max(highs) / 100
+
+
+def climate_modes(fabric: Fabric, entity: Entity) -> list[str]:
+    device = fabric.device(entity.device_id)
+    thermostat = device.cluster(entity.endpoint, "Thermostat")
+    return ha_modes(thermostat.allowed_system_modes(), power=bool(entity.options["power"]))
+
+
+def climate_fan_modes(fabric: Fabric, entity: Entity) -> list[str]:
+    return fan_modes(_read(fabric, entity, "FanControl", "FanModeSequence"))
+
+
+def _climate(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    options = entity.options
+    state = topics.state(entity.device_id, entity.key)
+    low, high = temperature_limits(fabric, entity)
+
+    def command(field: str) -> str:
+        return topics.command(entity.device_id, entity.key, field)
+
+    config: dict[str, Any] = {
+        "modes": climate_modes(fabric, entity),
+        "mode_command_topic": command("mode"), "mode_state_topic": state, "mode_state_template": _template("mode"),
+        "temperature_command_topic": command("temperature"), "temperature_state_topic": state,
+        "temperature_state_template": _template("temperature"),
+        "current_temperature_topic": state, "current_temperature_template": _template("current_temperature"),
+        "min_temp": low, "max_temp": high, "temp_step": TEMP_STEP, "precision": 0.1, "temperature_unit": "C",
+    }
+    if options["auto"]:
+        config.update({
+            "temperature_low_command_topic": command("temperature_low"), "temperature_low_state_topic": state,
+            "temperature_low_state_template": _template("target_temp_low"),
+            "temperature_high_command_topic": command("temperature_high"), "temperature_high_state_topic": state,
+            "temperature_high_state_template": _template("target_temp_high"),
+        })
+    if options["fan"]:
+        config.update({"fan_modes": climate_fan_modes(fabric, entity), "fan_mode_command_topic": command("fan_mode"),
+                       "fan_mode_state_topic": state, "fan_mode_state_template": _template("fan_mode")})
+    if options["humidity"]:
+        config.update({"current_humidity_topic": state, "current_humidity_template": _template("current_humidity")})
+    return config
+
+
+# WindowCovering.Type → Home Assistant cover device class
+_COVER_CLASSES = {0: "shade", 1: "shade", 2: "shade", 3: "shade", 4: "curtain", 5: "awning", 6: "shutter",
+                  7: "blind", 8: "blind"}
+
+
+def _cover(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    state = topics.state(entity.device_id, entity.key)
+    config: dict[str, Any] = {
+        "device_class": _COVER_CLASSES.get(_read(fabric, entity, "WindowCovering", "Type"), "shade"),
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "payload_open": "OPEN", "payload_close": "CLOSE", "payload_stop": "STOP",
+        "state_topic": state, "value_template": _template("state"), "state_open": "open", "state_opening": "opening",
+        "state_closed": "closed", "state_closing": "closing", "state_stopped": "stopped",
+        "position_topic": state, "position_template": _template("position"),
+        "set_position_topic": topics.command(entity.device_id, entity.key, "position"),
+        "position_open": 100, "position_closed": 0,
+    }
+    if entity.options["tilt"]:
+        config.update({"tilt_command_topic": topics.command(entity.device_id, entity.key, "tilt"),
+                       "tilt_status_topic": state, "tilt_status_template": _template("tilt"),
+                       "tilt_min": 0, "tilt_max": 100, "tilt_opened_value": 100, "tilt_closed_value": 0})
+    return config
+
+
+def _lock(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+        "payload_lock": "LOCK", "payload_unlock": "UNLOCK", "state_locked": "LOCKED", "state_unlocked": "UNLOCKED",
+        "state_jammed": "JAMMED",
+    }
+    if entity.options["pin"]:
+        config["code_format"] = r"^\d{4,8}$"
+        config["command_template"] = '{"action": "{{ value }}", "code": "{{ code }}"}'
+    return config
+
+
+def _switch(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+            "payload_on": "ON", "payload_off": "OFF", "state_on": "ON", "state_off": "OFF"}
+
+
+# sensor kind → (device_class, unit, state_class, display precision)
+SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]] = {
+    "temperature": ("temperature", "°C", "measurement", 1),
+    "humidity": ("humidity", "%", "measurement", 0),
+    "illuminance": ("illuminance", "lx", "measurement", 0),
+    "pm10": ("pm10", "µg/m³", "measurement", 0),
+    "pm25": ("pm25", "µg/m³", "measurement", 0),
+    "power": ("power", "W", "measurement", 1),
+    "energy": ("energy", "kWh", "total_increasing", 3),
+    "battery": ("battery", "%", "measurement", 0),
+    "countdown": ("duration", "s", "measurement", 0),
+    "air_quality": ("enum", None, None, None),
+    "operational_state": ("enum", None, None, None),
+    "phase": (None, None, None, None),
+}
+
+
+def _sensor(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    kind = entity.options["sensor"]
+    device_class, unit, state_class, precision = SENSOR_CLASSES[kind]
+    config: dict[str, Any] = {"state_topic": topics.state(entity.device_id, entity.key),
+                              "value_template": _template("value")}
+    if device_class:
+        config["device_class"] = device_class
+    if unit:
+        config["unit_of_measurement"] = unit
+    if state_class:
+        config["state_class"] = state_class
+    if precision is not None:
+        config["suggested_display_precision"] = precision
+    if kind == "air_quality":
+        config["options"] = AIR_QUALITY_NAMES
+    elif kind == "operational_state":
+        config["options"] = list(entity.options["states"])
+    if kind in ("phase", "countdown", "operational_state"):
+        config["icon"] = "mdi:progress-clock"
+    return config
+
+
+def _binary_sensor(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+            "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
+
+
+def _button(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key), "payload_press": "PRESS"}
+
+
+def select_options(fabric: Fabric, entity: Entity) -> list[str]:
+    return [m["label"] for m in _read(fabric, entity, entity.cluster or "", "SupportedModes")]
+
+
+def _select(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("option"),
+            "options": select_options(fabric, entity)}
+
+
+_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select}

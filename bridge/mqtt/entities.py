@@ -1,0 +1,183 @@
+"""Which Home Assistant entities a device is made of, found from its endpoints and cluster servers.
+
+A device is a composition of cluster behaviours, so the entities are too: an endpoint of a light
+device type with OnOff (+ LevelControl, ColorControl) is a light; FanControl a fan; Thermostat a
+climate (taking the endpoint's OnOff as its power and FanControl as its fan modes); WindowCovering a
+cover; DoorLock a lock; a leftover OnOff a switch; measurement clusters sensors; BooleanState,
+OccupancySensing and SmokeCoAlarm binary sensors; the operational-state clusters sensors of state,
+phase and countdown plus buttons; mode clusters with ChangeToMode selects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import chip.clusters.Objects as Objects
+
+from clusters import ClusterServer
+from clusters.operational_state import STATE_NAMES
+from emulator.device import Device
+
+# Official device-type ids (emulator/catalogue/build.py) that decide how an endpoint is presented.
+LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
+UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
+CONTACT_SENSOR = 0x0015
+WATER_LEAK_DETECTOR = 0x0043
+
+CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
+CYCLE_BUTTONS = ("Start", "Pause", "Resume", "Stop", "GoHome")
+
+_Color = Objects.ColorControl.Bitmaps.Feature
+COLOR_HS, COLOR_XY, COLOR_CT = int(_Color.kHueAndSaturation), int(_Color.kXy), int(_Color.kColorTemperature)
+_Thermostat = Objects.Thermostat.Bitmaps.Feature
+THERMOSTAT_HEAT, THERMOSTAT_COOL = int(_Thermostat.kHeating), int(_Thermostat.kCooling)
+THERMOSTAT_AUTO = int(_Thermostat.kAutoMode)
+_Cover = Objects.WindowCovering.Bitmaps.Feature
+COVER_LIFT_AWARE = int(_Cover.kLift) | int(_Cover.kPositionAwareLift)
+COVER_TILT_AWARE = int(_Cover.kTilt) | int(_Cover.kPositionAwareTilt)
+SMOKE_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kSmokeAlarm)
+CO_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kCoAlarm)
+
+# Sensors: cluster → (sensor kind, attribute)
+MEASUREMENT_SENSORS: dict[str, tuple[str, str]] = {
+    "TemperatureMeasurement": ("temperature", "MeasuredValue"),
+    "RelativeHumidityMeasurement": ("humidity", "MeasuredValue"),
+    "IlluminanceMeasurement": ("illuminance", "MeasuredValue"),
+    "Pm10ConcentrationMeasurement": ("pm10", "MeasuredValue"),
+    "Pm25ConcentrationMeasurement": ("pm25", "MeasuredValue"),
+    "AirQuality": ("air_quality", "AirQuality"),
+}
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One Home Assistant entity of a device: where its state comes from and what it accepts."""
+
+    device_id: str
+    key: str  # unique within the device; a topic level: [a-z0-9_]
+    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select
+    endpoint: int
+    name: str | None  # None: the device's main entity (Home Assistant uses the device name)
+    cluster: str | None = None  # the cluster the entity is about (sensors, buttons, selects)
+    options: Mapping[str, Any] = field(default_factory=dict)  # kind-specific facts (features, sensor kind …)
+
+    @property
+    def platform(self) -> str:
+        return self.kind
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def entities_for(device: Device) -> list[Entity]:
+    """The entities of a device, in endpoint order; keys are unique within the device."""
+    out: list[Entity] = []
+    for ep_id, endpoint in sorted(device.endpoints.items()):
+        if ep_id == 0:
+            continue
+        clusters: dict[str, ClusterServer] = dict(endpoint.clusters)
+        types = {t for t, _ in endpoint.device_types}
+        out.extend(_endpoint_entities(device.device_id, ep_id, clusters, types))
+    return out
+
+
+def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServer], types: set[int]) -> list[Entity]:
+    out: list[Entity] = []
+    used_on_off = False
+
+    def add(kind: str, key: str, name: str | None, cluster: str | None = None, **options: Any) -> None:
+        out.append(Entity(device_id, f"{key}_{ep}", kind, ep, name, cluster, options))
+
+    if "OnOff" in clusters and types & LIGHT_DEVICE_TYPES:
+        color = clusters.get("ColorControl")
+        color_map = color.feature_map if color is not None else 0
+        add("light", "light", None, "OnOff", brightness="LevelControl" in clusters,
+            color_temp=bool(color_map & COLOR_CT), hs=bool(color_map & COLOR_HS), xy=bool(color_map & COLOR_XY))
+        used_on_off = True
+    if "Thermostat" in clusters:
+        thermostat = clusters["Thermostat"]
+        features = thermostat.feature_map
+        add("climate", "climate", None, "Thermostat", power="OnOff" in clusters, fan="FanControl" in clusters,
+            heating=bool(features & THERMOSTAT_HEAT), cooling=bool(features & THERMOSTAT_COOL),
+            auto=bool(features & THERMOSTAT_AUTO), humidity="RelativeHumidityMeasurement" in clusters)
+        used_on_off = used_on_off or "OnOff" in clusters
+    elif "FanControl" in clusters:
+        add("fan", "fan", None, "FanControl", power="OnOff" in clusters)
+        used_on_off = used_on_off or "OnOff" in clusters
+    if "WindowCovering" in clusters:
+        features = clusters["WindowCovering"].feature_map
+        add("cover", "cover", None, "WindowCovering", lift=features & COVER_LIFT_AWARE == COVER_LIFT_AWARE,
+            tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
+    if "DoorLock" in clusters:
+        add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
+    if "OnOff" in clusters and not used_on_off:
+        add("switch", "switch", None if types & UNNAMED_SWITCH_DEVICE_TYPES else "Power", "OnOff")
+
+    for cluster_name, (sensor, attribute) in MEASUREMENT_SENSORS.items():
+        server = clusters.get(cluster_name)
+        if server is not None and server.has_attribute(attribute) and "Thermostat" not in clusters:
+            add("sensor", sensor, _SENSOR_NAMES[sensor], cluster_name, sensor=sensor, attribute=attribute)
+    power = clusters.get("ElectricalPowerMeasurement")
+    if power is not None and power.has_attribute("ActivePower"):
+        add("sensor", "power", "Power", "ElectricalPowerMeasurement", sensor="power", attribute="ActivePower")
+    energy = clusters.get("ElectricalEnergyMeasurement")
+    if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
+        add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",
+            attribute="CumulativeEnergyImported")
+    source = clusters.get("PowerSource")
+    if source is not None and source.has_attribute("BatPercentRemaining"):
+        add("sensor", "battery", "Battery", "PowerSource", sensor="battery", attribute="BatPercentRemaining")
+
+    if "OccupancySensing" in clusters:
+        add("binary_sensor", "occupancy", "Occupancy", "OccupancySensing", sensor="occupancy")
+    if "BooleanState" in clusters:
+        if WATER_LEAK_DETECTOR in types:
+            add("binary_sensor", "leak", "Leak", "BooleanState", sensor="moisture")
+        else:  # contact sensors (and any other BooleanState): StateValue true = in contact = closed
+            add("binary_sensor", "contact", "Contact", "BooleanState", sensor="opening")
+    alarm = clusters.get("SmokeCoAlarm")
+    if alarm is not None:
+        if alarm.feature_map & SMOKE_FEATURE:
+            add("binary_sensor", "smoke", "Smoke", "SmokeCoAlarm", sensor="smoke")
+        if alarm.feature_map & CO_FEATURE:
+            add("binary_sensor", "carbon_monoxide", "Carbon monoxide", "SmokeCoAlarm", sensor="carbon_monoxide")
+
+    for cluster_name in CYCLE_CLUSTERS:
+        cycle = clusters.get(cluster_name)
+        if cycle is None:
+            continue
+        states = [cycle_state_name(s["operationalStateID"]) for s in cycle.read("OperationalStateList")]
+        add("sensor", "operational_state", "Operational state", cluster_name, sensor="operational_state",
+            attribute="OperationalState", states=states)
+        add("sensor", "phase", "Phase", cluster_name, sensor="phase", attribute="CurrentPhase")
+        add("sensor", "countdown", "Time remaining", cluster_name, sensor="countdown", attribute="CountdownTime")
+        for command in CYCLE_BUTTONS:
+            if command in cycle.command_names():
+                add("button", snake(command), _BUTTON_NAMES[command], cluster_name, command=command)
+    for cluster_name, server in clusters.items():
+        if server.has_attribute("SupportedModes") and "ChangeToMode" in server.command_names():
+            name = _mode_name(cluster_name)
+            add("select", name.lower().replace(" ", "_"), name, cluster_name)
+    return out
+
+
+_SENSOR_NAMES = {"temperature": "Temperature", "humidity": "Humidity", "illuminance": "Illuminance",
+                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality"}
+_BUTTON_NAMES = {"Start": "Start", "Pause": "Pause", "Resume": "Resume", "Stop": "Stop", "GoHome": "Go home"}
+
+
+def _mode_name(cluster: str) -> str:
+    if cluster == "RvcRunMode":
+        return "Run mode"
+    if cluster == "RvcCleanMode":
+        return "Clean mode"
+    return "Mode"
+
+
+def cycle_state_name(state_id: int) -> str:
+    """OperationalState value → "stopped", "running", "seeking_charger" …"""
+    return snake(STATE_NAMES.get(state_id, f"state_{state_id}"))
