@@ -1,0 +1,122 @@
+"""HTTP API latency: GET attribute and POST command p50/p95 over N requests each, and WebSocket event delivery
+(POST command → the AttributeEvent received on /ws/events) p50/p95.
+
+The API runs on a free 127.0.0.1 port in its own thread and event loop (as under `homefabric serve`), with a
+generated home; the client (httpx keep-alive + websockets) runs in the main thread's loop.
+
+Usage: python bench/http_latency.py [--requests 1000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx
+import websockets
+
+from bridge.http import HttpApi
+from emulator.fabric import Fabric
+from emulator.home_generator import generate_home
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(durations_ms: list[float]) -> dict[str, float]:
+    return {"n": len(durations_ms), "p50_ms": round(percentile(durations_ms, 0.5), 3),
+            "p95_ms": round(percentile(durations_ms, 0.95), 3), "mean_ms": round(statistics.fmean(durations_ms), 3)}
+
+
+class ServerThread:
+    def __init__(self, fabric: Fabric) -> None:
+        self.fabric = fabric
+        self.url = ""
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        async with HttpApi(self.fabric, port=0) as api:
+            self.url = api.url
+            self._ready.set()
+            await self._stop.wait()
+
+    def __enter__(self) -> ServerThread:
+        self._thread.start()
+        if not self._ready.wait(20):
+            raise RuntimeError("the API did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._loop is not None and self._stop is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(20)
+
+
+async def measure(url: str, light: str, requests: int) -> dict[str, Any]:
+    reads, invokes, deliveries = [], [], []
+    attribute = f"/api/devices/{light}/attributes/1/OnOff/OnOff"
+    command = f"/api/devices/{light}/commands/1/OnOff/Toggle"
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        for _ in range(20):  # warm-up: connection, imports, caches
+            await client.get(attribute)
+        for _ in range(requests):
+            started = time.perf_counter()
+            response = await client.get(attribute)
+            reads.append((time.perf_counter() - started) * 1000)
+            response.raise_for_status()
+        for _ in range(requests):
+            started = time.perf_counter()
+            response = await client.post(command)
+            invokes.append((time.perf_counter() - started) * 1000)
+            response.raise_for_status()
+        async with websockets.connect("ws" + url[4:] + "/ws/events", open_timeout=10) as ws:
+            await ws.recv()  # hello
+            for _ in range(requests):
+                started = time.perf_counter()
+                await client.post(command)
+                while True:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                    if message["type"] == "attribute" and message["device_id"] == light:
+                        break
+                deliveries.append((time.perf_counter() - started) * 1000)
+    return {"read": summary(reads), "invoke": summary(invokes), "ws_event": summary(deliveries)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=1000, help="requests per measurement (>= 500)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    args = parser.parse_args()
+    requests = max(500, args.requests)
+    fabric = Fabric(generate_home("complex", 7))
+    light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
+    with ServerThread(fabric) as server:
+        results = asyncio.run(measure(server.url, light, requests))
+    results["home"] = {"tier": "complex", "seed": 7, "devices": len(fabric.devices())}
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    print(f"HTTP API latency ({requests} requests each, 127.0.0.1, {len(fabric.devices())}-device home)")
+    for name, label in (("read", "GET attribute"), ("invoke", "POST command"), ("ws_event", "invoke → WS event")):
+        r = results[name]
+        print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""What every route shares: the fabric, the optional pacer, the event hub, history, episodes and runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.http.episodes import EpisodeLibrary, RunManager
+from bridge.http.events_ws import EventHub
+from bridge.http.history import EnvironmentHistory
+from emulator.fabric import Fabric
+from emulator.pacing import RealtimePacer
+
+
+@dataclass
+class ApiContext:
+    fabric: Fabric
+    pacer: RealtimePacer | None
+    hub: EventHub
+    history: EnvironmentHistory
+    library: EpisodeLibrary
+    runs: RunManager
+
+    def clock(self) -> dict[str, Any]:
+        pacer = self.pacer
+        return {"time": self.fabric.now_text(), "tick": self.fabric.tick, "paced": pacer is not None,
+                "running": bool(pacer is not None and pacer.running),
+                "speed": pacer.speed if pacer is not None else None}
+
+    def clock_changed(self) -> dict[str, Any]:
+        state = self.clock()
+        self.hub.publish({"type": "clock", **state})
+        return state

@@ -1,0 +1,38 @@
+"""Shared pieces of the HTTP tests: a generated home, a few generated episodes, and a running API."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from benchmark.generate import generate_episodes, write_episodes
+from bridge.http import HttpApi
+from emulator.fabric import Fabric
+from emulator.home_generator import generate_home
+from emulator.pacing import RealtimePacer
+
+LIGHT = "bedroom_on_off_light_1"
+DIMMER = "bathroom_dimmable_light_1"
+DISHWASHER = "kitchen_dishwasher_1"
+WASHER = "utility_room_laundry_washer_1"
+
+
+def home() -> Fabric:
+    return Fabric(generate_home("medium", 3))
+
+
+def write_some_episodes(directory: Path) -> list[str]:
+    """One feasible qt3 and one feasible qt4-1 episode (ids as the files' stems)."""
+    episodes = [e for e in generate_episodes(["qt3", "qt4-1"], 1, 7) if e["meta"]["case"] == "feasible"]
+    return sorted(p.stem for p in write_episodes(episodes, directory))
+
+
+@contextlib.asynccontextmanager
+async def running_api(fabric: Fabric, *, speed: float | None = None, **options: Any) -> AsyncIterator[HttpApi]:
+    """The API on a free 127.0.0.1 port; with ``speed`` a RealtimePacer drives the clock."""
+    async with contextlib.AsyncExitStack() as stack:
+        pacer = await stack.enter_async_context(RealtimePacer(fabric, speed)) if speed is not None else None
+        api = await stack.enter_async_context(HttpApi(fabric, port=0, pacer=pacer, **options))
+        yield api
