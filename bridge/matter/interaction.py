@@ -27,7 +27,7 @@ from bridge.matter import im_messages as im
 from bridge.matter.context import RequestContext, current_request
 from bridge.matter.data_model import AccessChecker, DataModel, Privilege
 from bridge.matter.event_log import EventRecord
-from bridge.matter.exchange_api import IMExchange
+from bridge.matter.exchange_api import ExchangeClosed, IMExchange
 from bridge.matter.privileges import invoke_privilege, read_privilege, write_privilege
 from bridge.matter.report_chunker import (
     ListReport,
@@ -154,6 +154,8 @@ class InteractionModel:
                 await self._status(exchange, Status.INVALID_ACTION)
         except asyncio.CancelledError:
             raise
+        except ExchangeClosed as closed:  # the peer went away or closed the session: nothing left to answer
+            log.info("IM transaction (opcode 0x%02x) ended: %s", opcode, closed)
         except Exception:
             log.exception("IM transaction (opcode 0x%02x) failed", opcode)
             with contextlib.suppress(Exception):

@@ -96,6 +96,9 @@ class MatterNode:
         self.transport = UdpTransport(self._on_datagram, port=self.port)
         self.sessions = SessionManager(self.transport.send, handle_im=self.interaction.handle_exchange)
         self.services.sessions = self.sessions
+        drop_session = getattr(self.interaction, "drop_session", None)
+        if drop_session is not None:  # a dead session's subscriptions end at once, not at their next report
+            self.sessions.on_session_closed.append(drop_session)
         handshake = HandshakeServer(
             self.sessions,
             pase_verifier=self.window.current_verifier,

@@ -189,6 +189,7 @@ class SessionManager:
     secure: OrderedDict[int, SecureSession] = field(default_factory=OrderedDict)  # LRU order
     unsecured: OrderedDict[tuple[Any, int], UnsecuredSession] = field(default_factory=OrderedDict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    on_session_closed: list[Callable[[SecureSession], None]] = field(default_factory=list)
     _exchange_id: int = field(default_factory=lambda: secrets.randbits(16))
 
     # ------------------------------------------------------------------------------ ids
@@ -213,6 +214,11 @@ class SessionManager:
     def forget_session(self, session: SecureSession) -> None:
         if self.secure.get(session.local_session_id) is session:
             del self.secure[session.local_session_id]
+        for listener in list(self.on_session_closed):  # e.g. the IM ends the session's subscriptions now
+            try:
+                listener(session)
+            except Exception:
+                log.exception("session-closed listener failed")
 
     def sessions(self, *, kind: SessionKind | None = None, fabric_index: int | None = None) -> list[SecureSession]:
         return [

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from bridge.matter import certificates as certs
 from bridge.matter.case import CaseFabric, CaseInitiator
 from bridge.matter.certificates import DNAttribute, IssueRequest
-from bridge.matter.crypto import PrivateKey, generate_private_key, public_key_bytes
+from bridge.matter.crypto import CryptoError, PrivateKey, generate_private_key, public_key_bytes
 from bridge.matter.fabric_keys import compressed_fabric_id, operational_group_key
-from bridge.matter.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.message import ExchangeFlags, MessageError, MessageHeader, ProtocolHeader
 from bridge.matter.message_security import decrypt_message, encrypt_message
 from bridge.matter.pase import PaseInitiator
 from bridge.matter.secure_channel import Opcode, StatusReport
@@ -72,6 +72,7 @@ class FakeController(asyncio.DatagramProtocol):
         self.transport: asyncio.DatagramTransport | None = None
         self.target: tuple[str, int] = ("127.0.0.1", 5540)
         self.exchange_id = secrets.randbits(16)
+        self.dropped = 0  # datagrams that could not be decoded or authenticated
 
     @classmethod
     async def connect(cls, port: int) -> FakeController:
@@ -89,12 +90,20 @@ class FakeController(asyncio.DatagramProtocol):
             self.transport.close()
 
     def datagram_received(self, data: bytes, addr: tuple) -> None:
-        header, offset = MessageHeader.decode(data)
-        if header.session_id == 0:
-            payload = data[offset:]
-        else:
-            assert self.secure is not None
-            header, payload = decrypt_message(data, self.secure.r2i, self.secure.peer_node)
+        try:
+            header, offset = MessageHeader.decode(data)
+            if header.session_id == 0:
+                payload = data[offset:]
+            else:
+                if self.secure is None:
+                    self.dropped += 1
+                    return
+                header, payload = decrypt_message(data, self.secure.r2i, self.secure.peer_node)
+        except (MessageError, CryptoError):
+            # As a real controller does: a message it cannot decode or authenticate (e.g. a retransmission
+            # under the keys of a session it has since replaced) is dropped.
+            self.dropped += 1
+            return
         proto, pos = ProtocolHeader.decode(payload)
         if proto.needs_ack:
             self._send(proto.exchange_id, Opcode.STANDALONE_ACK, b"", protocol=0, reliable=False,
