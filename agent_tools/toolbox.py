@@ -4,6 +4,10 @@
 implements ``benchmark.agents.base.ToolCaller``: ``call(name, arguments)`` never raises and always
 returns the envelope; every call is logged in ``invocations``; ``finish`` sets ``final_answer``.
 
+Backends: ``fabric`` is an ``emulator.fabric.Fabric`` or any object with the same home API the tools use
+(rooms, devices, room_state, describe_device, read/read_all/write/invoke, now/now_text/advance,
+schedule/workflow/workflows/cancel), e.g. ``agent_tools.matter_backend.MatterHome`` over python-matter-server.
+
 Time: the fabric's virtual clock is paused while the agent thinks (unlike SimuHome, bug 17). A call
 may cost ``call_cost_s`` seconds of virtual time, advanced after the call (refused calls cost it too:
 the agent spent the turn). ``realtime=True`` reproduces SimuHome instead: before each call, virtual
@@ -256,7 +260,8 @@ class ToolBox:
         return {"text": search_text(args.query, args.top_k)}
 
     def _tool_get_environment_control_rules(self, args: a.ControlRulesArgs) -> dict[str, Any]:
-        return control_rules_payload(args.state, self.fabric.physics.params)
+        physics = getattr(self.fabric, "physics", None)  # a Matter backend has no physics model: the defaults
+        return control_rules_payload(args.state, physics.params if physics is not None else None)
 
     def _tool_get_current_time(self, args: a.NoArgs) -> dict[str, Any]:
         return {"now": self.fabric.now_text()}

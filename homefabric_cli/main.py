@@ -37,6 +37,22 @@ def _mount_benchmark() -> None:
 
 _mount_benchmark()
 
+
+def _mount_servers() -> None:
+    # Other ways into a home: MCP for agent hosts.
+    from homefabric_cli.commission import commission_command
+    from homefabric_cli.http_cmd import http_command
+    from homefabric_cli.mcp_cmd import mcp_command
+    from homefabric_cli.mqtt_cmd import mqtt_command
+
+    app.command("mcp")(mcp_command)
+    app.command("mqtt")(mqtt_command)
+    app.command("http")(http_command)
+    app.command("commission")(commission_command)
+
+
+_mount_servers()
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -215,19 +231,32 @@ def serve(
     discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
     passcode: Annotated[int, typer.Option(help="Setup PIN code.")] = 20202021,
     interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
+    mqtt: Annotated[str | None, typer.Option(help="Also serve on this MQTT broker, HOST:PORT.")] = None,
+    mqtt_base: Annotated[str, typer.Option(help="MQTT topic base.")] = "homefabric",
+    http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
+    http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
+                                                   envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
 ) -> None:
-    """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing."""
+    """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
+    optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
     import asyncio
 
+    from homefabric_cli.mqtt_cmd import parse_broker
     from homefabric_cli.serve import serve as run_serve
 
     if speed <= 0:
         _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
         _fail(f"--discriminator must be 0..4095, got {discriminator}")
+    try:
+        broker = parse_broker(mqtt) if mqtt else None
+        http_address = parse_broker(http if ":" in http else f"{http}:8080") if http else None
+    except ValueError as error:
+        _fail(f"--mqtt/--http: {error}")
     _load(home)  # validates the file with a clear message before anything starts
     asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
-                          interfaces=interface or None, echo=console.print))
+                          interfaces=interface or None, echo=console.print, mqtt=broker, mqtt_base=mqtt_base,
+                          http=http_address, http_token=http_token))
 
 
 @app.command("demo")

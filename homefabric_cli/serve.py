@@ -1,20 +1,35 @@
 """`homefabric serve` — the fabric in real-time pacing, served as a commissionable Matter bridge.
 
 A thin composition: Fabric (emulator) + RealtimePacer (emulator) + MatterNode/BridgeNode (bridge).
+
+Control socket (for tests and benchmarks): when ``control`` is given, or the environment variable
+``HOMEFABRIC_CONTROL_SOCKET`` names a path, a Unix socket there accepts JSON lines and answers one
+JSON line each: ``{"op": "read"|"write"|"invoke", "device", "endpoint", "cluster", "attribute"|"command",
+"value"|"args"}`` go through the Fabric (device rules apply), ``"room_state"``/``"set_room_state"``
+reach the room environment, ``"now"`` gives the virtual time and ``"endpoints"`` the bridge layout
+(device id → {device endpoint: bridge endpoint, "device_types": …}). Answers are ``{"ok": true,
+"result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable from any network
+namespace, which is what a test driving the emulator from outside its namespace needs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import signal
 from pathlib import Path
 from typing import Any
 
+CONTROL_ENV = "HOMEFABRIC_CONTROL_SOCKET"
+
 
 async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, discriminator: int, passcode: int,
                 interfaces: list[str] | None, echo: Any, ready: asyncio.Event | None = None,
-                stop: asyncio.Event | None = None) -> None:
+                stop: asyncio.Event | None = None, control: Path | None = None,
+                mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
+                http: tuple[str, int] | None = None, http_token: str | None = None) -> None:
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
@@ -32,15 +47,96 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
-    async with RealtimePacer(fabric, speed=speed):
+    control = control or (Path(os.environ[CONTROL_ENV]) if os.environ.get(CONTROL_ENV) else None)
+    async with RealtimePacer(fabric, speed=speed) as pacer, contextlib.AsyncExitStack() as wires:
         await node.start()
+        server = await _start_control(control, fabric, node.data_model, pacer) if control else None
         try:
             echo(f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms on UDP "
                  f"port {port}, virtual time ×{speed:g} from {fabric.now_text()}")
             echo(f"controllers must trust the test PAA in {paa_dir} (e.g. matter-server --paa-root-cert-dir)")
             echo(node.pairing_text(with_qr=True))
+            _write_pairing(state_dir, node, port)
+            if mqtt is not None:
+                from bridge.mqtt import MqttBridge
+
+                await wires.enter_async_context(MqttBridge(fabric, mqtt[0], mqtt[1], home_id=_home_id(fabric.name),
+                                                           base=mqtt_base))
+                echo(f"MQTT: {mqtt[0]}:{mqtt[1]}, state under {mqtt_base}/{_home_id(fabric.name)}/…, Home "
+                     "Assistant discovery under homeassistant/device/…")
+            if http is not None:
+                from bridge.http import HttpApi
+
+                api = await wires.enter_async_context(HttpApi(fabric, http[0], http[1], pacer=pacer, token=http_token))
+                echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:
                 ready.set()
             await stop.wait()
         finally:
+            if server is not None:
+                server.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(control)  # type: ignore[arg-type]
             await node.stop()
+
+
+def _home_id(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name.lower()) or "home"
+
+
+def _write_pairing(state_dir: Path, node: Any, port: int) -> None:
+    """The pairing codes, for `homefabric commission` and for people (atomic: read while serving)."""
+    from emulator.home_config import write_atomically
+
+    write_atomically(state_dir / "pairing.json", json.dumps(
+        {"manual_code": node.manual_code, "qr_code": node.qr_payload, "port": port}, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------------------------- control socket
+async def _start_control(path: Path, fabric: Any, bridge: Any, pacer: Any) -> asyncio.AbstractServer:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+    async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    pacer.catch_up()  # answers reflect virtual time "now", not the last pacer step
+                    answer: dict[str, Any] = {"ok": True, "result": _control(json.loads(line), fabric, bridge)}
+                except Exception as error:  # every failure goes back to the caller
+                    answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+                writer.write(json.dumps(answer, default=str).encode() + b"\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    return await asyncio.start_unix_server(client, path=str(path))
+
+
+def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:
+    op = request["op"]
+    if op == "read":
+        return fabric.read(request["device"], request["endpoint"], request["cluster"], request["attribute"])
+    if op == "write":
+        return fabric.write(request["device"], request["endpoint"], request["cluster"], request["attribute"],
+                            request["value"])
+    if op == "invoke":
+        return fabric.invoke(request["device"], request["endpoint"], request["cluster"], request["command"],
+                             request.get("args"))
+    if op == "room_state":
+        return fabric.room_state(request["room"])
+    if op == "set_room_state":
+        fabric.set_room_state(request["room"], request["variable"], request["value"])
+        return None
+    if op == "now":
+        return {"tick": fabric.tick, "time": fabric.now_text()}
+    if op == "endpoints":
+        layout: dict[str, Any] = {}
+        for number, (device_id, device_ep) in sorted(bridge.bridged_endpoints().items()):
+            entry = layout.setdefault(device_id, {"endpoints": {}, "device_types": {}})
+            entry["endpoints"][str(device_ep)] = number
+            entry["device_types"][str(number)] = [t[0] for t in bridge.device_types(number)]
+        return layout
+    raise ValueError(f"unknown op {op!r}")

@@ -1,0 +1,343 @@
+"""``MatterHome``: the home API the agent tools use (the Fabric's), over commissioned Matter nodes.
+
+``ToolBox(MatterHome.connect("ws://host:5580/ws"))`` gives an agent the same tools, envelope and error
+style against any nodes python-matter-server has commissioned: reads, writes and invokes become Matter
+reads, writes and invokes (names ↔ ids from chip.clusters.Objects); refusals come back as the Matter
+status mapped to the fabric's codes (UNSUPPORTED_ATTRIBUTE → ATTRIBUTE_NOT_FOUND, CONSTRAINT_ERROR, …).
+Time is the host clock; workflows are run by a scheduler thread on that clock; room states come from
+the measurement clusters of the room's devices. Calls block (bounded by the connection's timeout); use
+from one thread at a time.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+from agent_tools.matter_backend.connection import MatterServerConnection, MatterServerError
+from agent_tools.matter_backend.discovery import (
+    MatterDevice,
+    Room,
+    discover,
+    from_mapping,
+    room_names,
+    rooms_for,
+)
+from agent_tools.matter_backend.mapping import HomeMapping
+from agent_tools.matter_backend.naming import (
+    attribute_names_by_id,
+    attribute_value,
+    cluster_by_name,
+    cluster_names_by_id,
+    command_names_by_id,
+    command_payload,
+    error_from_status,
+    response_failure,
+    status_from_text,
+)
+from agent_tools.matter_backend.scheduler import HostScheduler
+from clusters import SERVER_CLASSES
+from clusters.chip_model import ClusterModel
+from clusters.status import Status
+from clusters.values import enum_members
+from emulator.clock import TIME_FORMAT
+from emulator.errors import FabricError
+from emulator.workflows import Workflow, WorkflowStep
+
+DESCRIPTOR = 0x1D
+SERVER_LIST, ATTRIBUTE_LIST, ACCEPTED_COMMANDS = 1, 0xFFFB, 0xFFF9
+# Room variable → (cluster, attribute, Matter value → room-state units).
+ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
+    "temperature": ("TemperatureMeasurement", "MeasuredValue", float),
+    "humidity": ("RelativeHumidityMeasurement", "MeasuredValue", float),
+    "illuminance": ("IlluminanceMeasurement", "MeasuredValue",
+                    lambda v: 0.0 if v == 0 else round(10 ** ((v - 1) / 10000), 2)),  # Matter's log encoding
+    "pm10": ("Pm10ConcentrationMeasurement", "MeasuredValue", float),
+}
+_LIST_GLOBALS = frozenset({"GeneratedCommandList", "AcceptedCommandList", "EventList", "AttributeList"})
+
+
+class MatterHome:
+    """The Fabric-shaped facade over one matter-server connection (see the module docstring)."""
+
+    def __init__(self, connection: MatterServerConnection, devices: list[MatterDevice], rooms: list[Room]) -> None:
+        self.connection = connection
+        self._devices = {d.device_id: d for d in devices}
+        self._rooms = {r.room_id: r for r in rooms}
+        self.name = "matter"
+        self.scheduler = HostScheduler(self._run_step, self.now)
+
+    @classmethod
+    def connect(cls, url: str, *, mapping: HomeMapping | None = None, **connection_options: Any) -> MatterHome:
+        connection = MatterServerConnection(url, **connection_options)
+        nodes = connection.open()
+        devices = from_mapping(mapping, nodes) if mapping is not None else discover(nodes)
+        return cls(connection, devices, rooms_for(devices, mapping, room_names(nodes)))
+
+    def close(self) -> None:
+        self.scheduler.close()
+        self.connection.close()
+
+    # ------------------------------------------------------------------------------ rooms and devices
+    def rooms(self) -> list[Room]:
+        return list(self._rooms.values())
+
+    def room(self, room_id: str) -> Room:
+        room = self._rooms.get(room_id)
+        if room is None:
+            raise FabricError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+        return room
+
+    def devices(self, room_id: str | None = None) -> list[MatterDevice]:
+        if room_id is not None:
+            self.room(room_id)
+        return [d for d in self._devices.values() if room_id is None or d.room_id == room_id]
+
+    def device(self, device_id: str) -> MatterDevice:
+        device = self._devices.get(device_id)
+        if device is None:
+            raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
+        return device
+
+    # ------------------------------------------------------------------------------ time and workflows
+    def now(self) -> datetime:
+        return datetime.now().replace(microsecond=0)
+
+    def now_text(self) -> str:
+        return self.now().strftime(TIME_FORMAT)
+
+    def advance(self, seconds: float) -> None:
+        """Real time cannot be advanced; the call cost of a tool call is the time it really took."""
+
+    def schedule(self, start_time: str, steps: list[WorkflowStep], description: str = "") -> Workflow:
+        for index, step in enumerate(steps):  # refuse a malformed step now, as the fabric does
+            try:
+                self._target(step.device_id, step.endpoint, step.cluster)
+                model = self._cluster_model(step.cluster)
+                if step.kind == "invoke":
+                    command_payload(step.cluster, self._command(model, step), step.args)
+                else:
+                    self._attribute(model, step.cluster, step.name)
+            except FabricError as error:
+                raise FabricError(error.code, f"steps[{index}]: {error.message}", allowed=error.allowed) from None
+        return self.scheduler.schedule(start_time, steps, description)
+
+    def workflow(self, workflow_id: str) -> Workflow:
+        return self.scheduler.workflow(workflow_id)
+
+    def workflows(self, status: str | None = None) -> list[Workflow]:
+        return self.scheduler.workflows(status)
+
+    def cancel(self, workflow_id: str) -> Workflow:
+        return self.scheduler.cancel(workflow_id)
+
+    def _run_step(self, step: WorkflowStep) -> Any:
+        if step.kind == "invoke":
+            return self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
+        return self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+
+    # ------------------------------------------------------------------------------ addressing
+    def _target(self, device_id: str, endpoint: int, cluster: str | None = None) -> tuple[MatterDevice, int]:
+        device = self.device(device_id)
+        number = device.matter_endpoint(endpoint)
+        if number is None:
+            raise FabricError("ENDPOINT_NOT_FOUND", f"device {device_id!r} has no endpoint {endpoint}",
+                              allowed=sorted(device.endpoints))
+        return device, number
+
+    @staticmethod
+    def _cluster_model(cluster: str) -> ClusterModel:
+        model = cluster_by_name(cluster)
+        if model is None:
+            raise FabricError("CLUSTER_NOT_FOUND", f"there is no Matter cluster named {cluster!r}")
+        return model
+
+    @staticmethod
+    def _attribute(model: ClusterModel, cluster: str, attribute: str) -> Any:
+        entry = model.attribute(attribute)
+        if entry is None:
+            raise FabricError("ATTRIBUTE_NOT_FOUND", f"cluster {cluster} has no attribute {attribute!r}",
+                              allowed=sorted(model.attributes))
+        return entry
+
+    @staticmethod
+    def _command(model: ClusterModel, step: Any) -> Any:
+        name = step if isinstance(step, str) else step.name
+        command = model.commands.get(name)
+        if command is None:
+            raise FabricError("COMMAND_NOT_FOUND", f"cluster {model.name} has no command {name!r}",
+                              allowed=sorted(model.commands))
+        return command
+
+    def _where(self, device_id: str, endpoint: int, cluster: str, name: str) -> str:
+        return f"device {device_id!r} endpoint {endpoint} {cluster}.{name}"
+
+    def _server_clusters(self, device: MatterDevice, number: int) -> list[str]:
+        values = self._read_paths(device, [f"{number}/{DESCRIPTOR}/{SERVER_LIST}"])
+        ids = values.get(f"{number}/{DESCRIPTOR}/{SERVER_LIST}") or []
+        names = cluster_names_by_id()
+        return sorted(names.get(int(i), f"0x{int(i):04x}") for i in ids)
+
+    def _missing_cluster(self, device: MatterDevice, endpoint: int, number: int, cluster: str) -> FabricError:
+        return FabricError("CLUSTER_NOT_FOUND", f"device {device.device_id!r} endpoint {endpoint} has no cluster "
+                           f"{cluster!r}", allowed=self._server_clusters(device, number))
+
+    # ------------------------------------------------------------------------------ Matter calls
+    def _matter(self, command: str, where: str, **args: Any) -> Any:
+        try:
+            return self.connection.call(command, **args)
+        except MatterServerError as error:
+            status = status_from_text(error.details)
+            if status is not None:
+                raise error_from_status(status, where, error.details) from None
+            code = "TIMEOUT_ERROR" if "no answer" in error.details else "CONNECTION_ERROR"
+            raise FabricError(code, f"{where}: matter-server: {error.details}") from None
+
+    def _read_paths(self, device: MatterDevice, paths: list[str]) -> dict[str, Any]:
+        where = f"device {device.device_id!r}"
+        result = self._matter("read_attribute", where, node_id=device.node_id, attribute_path=paths)
+        return result if isinstance(result, dict) else {}
+
+    # ------------------------------------------------------------------------------ reads
+    def read(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Any:
+        device = self.device(device_id)
+        if endpoint == 0 and cluster == "BasicInformation" and device.bridged and 0 not in device.endpoints:
+            # A bridged device's identity (vendor, product, serial, …) lives on its top endpoint.
+            return self.read(device_id, min(device.endpoints), "BridgedDeviceBasicInformation", attribute)
+        device, number = self._target(device_id, endpoint)
+        model = self._cluster_model(cluster)
+        entry = self._attribute(model, cluster, attribute)
+        path = f"{number}/{model.cluster_id}/{entry.attribute_id}"
+        values = self._read_paths(device, [path])
+        if path not in values:
+            if cluster not in self._server_clusters(device, number):
+                raise self._missing_cluster(device, endpoint, number, cluster)
+            raise FabricError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
+                              f"support attribute {attribute!r}")
+        return attribute_value(cluster, attribute, values[path])
+
+    def read_path(self, device_id: str, path: str) -> Any:
+        endpoint, cluster, attribute = path.split(".")
+        return self.read(device_id, int(endpoint), cluster, attribute)
+
+    def _endpoint_values(self, device: MatterDevice) -> dict[int, dict[str, dict[str, Any]]]:
+        """device endpoint → cluster name → attribute name → value (one wildcard read per endpoint)."""
+        numbers = {number: endpoint for endpoint, number in device.endpoints.items()}
+        raw = self._read_paths(device, [f"{number}/*/*" for number in numbers])
+        clusters = cluster_names_by_id()
+        out: dict[int, dict[str, dict[str, Any]]] = {endpoint: {} for endpoint in device.endpoints}
+        for path, value in raw.items():
+            number, cluster_id, attribute_id = (int(p) for p in path.split("/"))
+            cluster = clusters.get(cluster_id)
+            endpoint = numbers.get(number)
+            if cluster is None or endpoint is None:
+                continue
+            attribute = attribute_names_by_id(cluster).get(attribute_id)
+            if attribute is not None:
+                out[endpoint].setdefault(cluster, {})[attribute] = attribute_value(cluster, attribute, value)
+        return out
+
+    def read_all(self, device_id: str) -> dict[str, Any]:
+        device = self.device(device_id)
+        flat: dict[str, Any] = {}
+        values = self._endpoint_values(device)
+        if device.bridged and 0 not in device.endpoints and device.endpoints:
+            identity = values[min(device.endpoints)].get("BridgedDeviceBasicInformation", {})
+            values = {0: {"BasicInformation": identity}, **values}
+        for endpoint, clusters in sorted(values.items()):
+            for cluster, attributes in clusters.items():
+                for attribute, value in attributes.items():
+                    flat[f"{endpoint}.{cluster}.{attribute}"] = value
+        return flat
+
+    def describe_device(self, device_id: str) -> dict[str, Any]:
+        """The fabric's ``describe_device`` shape from the device's own AttributeList / AcceptedCommandList."""
+        device = self.device(device_id)
+        endpoints: dict[str, Any] = {}
+        for endpoint, clusters in sorted(self._endpoint_values(device).items()):
+            described: dict[str, Any] = {}
+            for cluster, values in sorted(clusters.items()):
+                model = cluster_by_name(cluster)
+                if model is None:
+                    continue
+                attributes = {}
+                for name, value in values.items():
+                    entry = model.attribute(name)
+                    item: dict[str, Any] = {"value": value, "type": entry.type.describe(), "writable": entry.writable}
+                    if entry.type.is_enum:
+                        item["enum_values"] = enum_members(entry.type.base)
+                    attributes[name] = item
+                accepted = values.get("AcceptedCommandList") or []
+                names = command_names_by_id(cluster)
+                commands = {}
+                for command_id in accepted:
+                    name = names.get(int(command_id))
+                    if name is not None:
+                        commands[name] = {"arguments": self._arguments(cluster, model.commands[name])}
+                described[cluster] = {"attributes": attributes, "commands": commands}
+            endpoints[str(endpoint)] = {"clusters": described}
+        return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
+                "endpoints": endpoints}
+
+    @staticmethod
+    def _arguments(cluster: str, command: Any) -> list[dict[str, Any]]:
+        server_class = SERVER_CLASSES.get(cluster)
+        spec = server_class._command_specs.get(command.name) if server_class is not None else None
+        if spec is not None:
+            return spec.describe_args()
+        return [{"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(), "required": not f.type.optional}
+                for f in command.fields]
+
+    def room_state(self, room_id: str, exact: bool = False) -> dict[str, Any]:
+        """Temperature, humidity, illuminance and pm10 from the room's measurement clusters (first found)."""
+        self.room(room_id)
+        state: dict[str, Any] = dict.fromkeys(ROOM_SENSORS)
+        for device in self.devices(room_id):
+            for clusters in self._endpoint_values(device).values():
+                for variable, (cluster, attribute, convert) in ROOM_SENSORS.items():
+                    value = clusters.get(cluster, {}).get(attribute)
+                    if state[variable] is None and isinstance(value, int | float) and math.isfinite(value):
+                        state[variable] = convert(value)
+        if all(v is None for v in state.values()):
+            raise FabricError("NOT_SUPPORTED", f"room {room_id!r} has no device with a temperature, humidity, "
+                              "illuminance or PM10 measurement cluster, so its environment cannot be read over "
+                              "Matter", allowed=[c for c, _, _ in ROOM_SENSORS.values()])
+        return state
+
+    # ------------------------------------------------------------------------------ writes and commands
+    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> dict[str, Any]:
+        device, number = self._target(device_id, endpoint)
+        model = self._cluster_model(cluster)
+        entry = self._attribute(model, cluster, attribute)
+        where = self._where(device_id, endpoint, cluster, attribute)
+        old = self.read(device_id, endpoint, cluster, attribute)
+        if not entry.writable:
+            raise FabricError("READ_ONLY", f"{where} is read-only")
+        result = self._matter("write_attribute", where, node_id=device.node_id,
+                              attribute_path=f"{number}/{model.cluster_id}/{entry.attribute_id}", value=value)
+        for item in result if isinstance(result, list) else []:
+            status = item.get("Status", 0) if isinstance(item, dict) else 0
+            if status:
+                try:
+                    raise error_from_status(Status(int(status)), where)
+                except ValueError:
+                    raise FabricError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
+        new = self.read(device_id, endpoint, cluster, attribute)
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
+                "old_value": old, "new_value": new}
+
+    def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
+               args: dict[str, Any] | None = None) -> dict[str, Any]:
+        device, number = self._target(device_id, endpoint)
+        model = self._cluster_model(cluster)
+        spec = self._command(model, command)
+        where = self._where(device_id, endpoint, cluster, command)
+        payload = command_payload(cluster, spec, dict(args or {}))
+        response = self._matter("device_command", where, node_id=device.node_id, endpoint_id=number,
+                                cluster_id=model.cluster_id, command_name=command, payload=payload)
+        failure = response_failure(spec.response, response, where)
+        if failure is not None:
+            raise failure
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
+                "response": response}

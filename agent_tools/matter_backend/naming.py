@@ -1,0 +1,186 @@
+"""Cluster, attribute and command names ↔ Matter ids, and values between the tools' JSON and the wire JSON.
+
+Names are chip.clusters.Objects' (``clusters.chip_model``). python-matter-server sends struct values keyed
+by field tag (``{"0": 256, "1": 3}``); the tools (like the fabric) key them by the chip field label
+(``{"deviceType": 256, "revision": 3}``). Command arguments are accepted in every spelling the fabric
+accepts (PascalCase, lowerCamel, snake_case, the listed aliases), completed with the emulator's defaults
+and checked for type and range before anything is sent; the payload is keyed by chip labels, which is
+what matter-server's ``device_command`` turns into the chip command dataclass.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import chip.clusters.Objects as Objects
+
+from clusters import SERVER_CLASSES
+from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
+from clusters.status import ClusterError, Status
+from clusters.values import coerce
+from emulator.errors import FabricError
+
+# Cluster-specific failures a device reports inside a *successful* invoke response.
+_RESPONSE_FAILURES = {
+    "ChangeToModeResponse": ("status", "INVALID_IN_MODE"),
+    "OperationalCommandResponse": ("commandResponseState.errorStateID", "INVALID_STATE"),
+}
+
+
+@functools.cache
+def cluster_names_by_id() -> dict[int, str]:
+    out: dict[int, str] = {}
+    for name, value in vars(Objects).items():
+        if isinstance(value, type) and isinstance(getattr(value, "id", None), int) and hasattr(value, "Attributes"):
+            out.setdefault(value.id, name)
+    return out
+
+
+def cluster_by_name(name: str) -> ClusterModel | None:
+    try:
+        return cluster_model(name)
+    except KeyError:
+        return None
+
+
+@functools.cache
+def attribute_names_by_id(cluster: str) -> dict[int, str]:
+    model = cluster_by_name(cluster)
+    return {a.attribute_id: a.name for a in model.attributes.values()} if model else {}
+
+
+@functools.cache
+def command_names_by_id(cluster: str) -> dict[int, str]:
+    model = cluster_by_name(cluster)
+    return {c.command_id: c.name for c in model.commands.values()} if model else {}
+
+
+# --- values -------------------------------------------------------------------------------------------------
+
+def from_wire(value: Any, info: TypeInfo) -> Any:
+    """matter-server's JSON (structs keyed by tag) → the tools' JSON (structs keyed by label)."""
+    if value is None:
+        return None
+    if info.is_list and isinstance(value, list):
+        element = info.element
+        return [from_wire(v, element) for v in value]
+    if info.is_struct and isinstance(value, dict):
+        fields = {str(f.Tag): f for f in info.base.descriptor.Fields}
+        out = {}
+        for key, item in value.items():
+            field = fields.get(str(key))
+            if field is None:
+                out[key] = item
+            else:
+                out[field.Label] = from_wire(item, unwrap(field.Type))
+        return out
+    return value
+
+
+def attribute_value(cluster: str, attribute: str, value: Any) -> Any:
+    model = cluster_by_name(cluster)
+    entry = model.attribute(attribute) if model else None
+    return from_wire(value, entry.type) if entry is not None else value
+
+
+# --- command payloads ---------------------------------------------------------------------------------------
+
+def _normal(key: str) -> str:
+    return re.sub(r"[_\s]", "", key).casefold()
+
+
+def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as a chip-label payload; FabricError COMMAND_INVALID_ARGS / CONSTRAINT_ERROR otherwise."""
+    server_class = SERVER_CLASSES.get(cluster)
+    spec = server_class._command_specs.get(command.name) if server_class is not None else None
+    where = f"{cluster}.{command.name}"
+    try:
+        if spec is not None:
+            return _checked_payload(spec, where, args)
+        return _plain_payload(command, where, args)
+    except ClusterError as error:
+        raise FabricError.from_cluster(error, where) from None
+
+
+def _checked_payload(spec: Any, where: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The emulator's own argument rules (names, defaults, types, ranges) — a real device checks the same."""
+    given: dict[str, Any] = {}
+    for key, value in args.items():
+        label = spec.names.get(key)
+        if label is None:
+            raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
+                               allowed=spec.describe_args())
+        given[label] = value
+    out: dict[str, Any] = {}
+    for f in spec.model.fields:
+        what = f"{where}.{f.label[:1].upper() + f.label[1:]}"
+        if f.label not in given:
+            if f.label in spec.defaults:
+                out[f.label] = spec.defaults[f.label]
+            elif not f.type.optional:
+                raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=spec.describe_args())
+            continue
+        value = coerce(given[f.label], f.type, what, status=Status.INVALID_COMMAND)
+        constraint = spec.constraints.get(f.label)
+        if constraint is not None:
+            constraint.check(value, what)
+        out[f.label] = value
+    return out
+
+
+def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> dict[str, Any]:
+    """A command the emulator does not implement: match names to chip labels, check types."""
+    by_name = {_normal(f.label): f for f in command.fields}
+    out: dict[str, Any] = {}
+    for key, value in args.items():
+        field = by_name.get(_normal(key))
+        if field is None:
+            raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
+                               allowed=[f.label for f in command.fields])
+        out[field.label] = coerce(value, field.type, f"{where}.{field.label}", status=Status.INVALID_COMMAND)
+    missing = [f.label for f in command.fields if f.label not in out and not f.type.optional]
+    if missing:
+        raise ClusterError(Status.INVALID_COMMAND, f"{where}: missing arguments {', '.join(missing)}",
+                           allowed=[f.label for f in command.fields])
+    return out
+
+
+def response_failure(response_name: str | None, response: Any, where: str) -> FabricError | None:
+    """A refusal carried in a successful invoke response (ModeBase status, OperationalState error)."""
+    rule = _RESPONSE_FAILURES.get(response_name or "")
+    if rule is None or not isinstance(response, dict):
+        return None
+    value: Any = response
+    for key in rule[0].split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    if value in (None, 0):
+        return None
+    return FabricError(rule[1], f"{where}: the device answered {rule[0]} = {value}", response=response)
+
+
+# --- statuses -----------------------------------------------------------------------------------------------
+
+_STATUS_NAMES = {re.sub(r"_", "", s.name).casefold(): s for s in Status}
+
+
+def status_from_text(text: str) -> Status | None:
+    """The IM status named in a controller error text, e.g. 'InteractionModelError: ConstraintError (0x87)'."""
+    for number in re.findall(r"0x([0-9a-fA-F]{1,4})", text):
+        try:
+            return Status(int(number, 16))
+        except ValueError:
+            continue
+    for word in re.findall(r"[A-Za-z_]+", text):
+        status = _STATUS_NAMES.get(word.replace("_", "").casefold())
+        if status is not None and status is not Status.SUCCESS:
+            return status
+    return None
+
+
+def error_from_status(status: Status, where: str, detail: str = "") -> FabricError:
+    message = f"the Matter device refused it with status {status.name} (0x{status.value:02x})"
+    if detail:
+        message += f": {detail}"
+    return FabricError.from_cluster(ClusterError(status, message), where)
