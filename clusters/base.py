@@ -267,7 +267,10 @@ class ClusterServer:
 
     def write(self, name: str, value: Any) -> tuple[Any, Any]:
         """External write (controller, agent): validated, then applied; returns (old, new)."""
-        normalised = self.validate_write(name, value)
+        return self.write_validated(name, self.validate_write(name, value))
+
+    def write_validated(self, name: str, normalised: Any) -> tuple[Any, Any]:
+        """Apply a value ``validate_write`` returned (a caller may check its own rules in between)."""
         self.check_write(name, normalised)
         old = self.read(name)
         self.apply_write(name, normalised)
@@ -344,9 +347,11 @@ class ClusterServer:
 
     def invoke(self, name: str, args: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         """Run a command; returns the response fields (or a small result dict), raises ClusterError."""
-        normalised = self.validate_invoke(name, args)
-        spec = self._command_specs[name]
-        return getattr(self, spec.method)(**normalised)
+        return self.invoke_validated(name, self.validate_invoke(name, args))
+
+    def invoke_validated(self, name: str, normalised: dict[str, Any]) -> dict[str, Any] | None:
+        """Run a command with the arguments ``validate_invoke`` returned."""
+        return getattr(self, self._command_specs[name].method)(**normalised)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.cluster_name}>"

@@ -23,28 +23,20 @@ class Device:
         self.name = name
         self.endpoints: dict[int, Endpoint] = {}
         self._sinks: list[ChangeSink] = []
-        root_clusters: list[ClusterServer] = [
-            server_class("BasicInformation")(values={
-                "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
-                "ProductName": spec.product_name, "ProductID": spec.product_id,
-                "NodeLabel": (name or device_id)[:32], "UniqueID": device_id[:32],
-                "SerialNumber": device_id[:32],
-            }),
-        ]
-        specs = list(spec.endpoints)
-        if not any(e.endpoint_id == 0 for e in specs):
-            self.endpoints[0] = Endpoint(0, [ROOT_NODE_DEVICE_TYPE], root_clusters)
-        for endpoint_spec in specs:
+        if any(e.endpoint_id == 0 for e in spec.endpoints):
+            raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
+        basic = server_class("BasicInformation")(values={
+            "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
+            "ProductName": spec.product_name, "ProductID": spec.product_id,
+            "NodeLabel": (name or device_id)[:32], "UniqueID": device_id[:32], "SerialNumber": device_id[:32],
+        })
+        self.endpoints[0] = Endpoint(0, [ROOT_NODE_DEVICE_TYPE], [basic, ClusterSpec("Descriptor").build()])
+        for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
-            if endpoint_spec.endpoint_id == 0:
-                servers = root_clusters + servers
             if not any(s.cluster_name == "Descriptor" for s in servers):
                 servers.insert(0, ClusterSpec("Descriptor").build())
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers)
-        if not self.endpoints[0].find("Descriptor"):
-            self.endpoints[0].clusters["Descriptor"] = ClusterSpec("Descriptor").build()
-            self.endpoints[0].clusters["Descriptor"].add_listener(self.endpoints[0]._on_change)
         self.endpoints[0].parts = sorted(e for e in self.endpoints if e != 0)
         for endpoint in self.endpoints.values():
             endpoint.add_sink(self._forward)

@@ -263,7 +263,7 @@ class Fabric:
         try:
             normalised = server.validate_write(attribute, value)
             device.check_power(endpoint, cluster, attribute=attribute)
-            old, new = server.write(attribute, normalised)
+            old, new = server.write_validated(attribute, normalised)
         except ClusterError as error:
             raise FabricError.from_cluster(error, where) from None
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
@@ -278,9 +278,9 @@ class Fabric:
                               f"got {type(args).__name__}")
         where = f"{device_id} {endpoint}.{cluster}.{command}"
         try:
-            server.validate_invoke(command, args)
+            normalised = server.validate_invoke(command, args)
             device.check_power(endpoint, cluster, command=command)
-            response = server.invoke(command, args)
+            response = server.invoke_validated(command, normalised)
         except ClusterError as error:
             raise FabricError.from_cluster(error, where) from None
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
