@@ -477,6 +477,19 @@ class Fabric:
         return None
 
     @_locked
+    def replace_automations(self, rules: Iterable[AutomationRule]) -> None:
+        """Put exactly these stored rules in place (ids, history and enabled flags kept), e.g. after a restart."""
+        rules = [rule.model_copy(deep=True) for rule in rules]
+        ids = [rule.id for rule in rules]
+        if len(set(ids)) != len(ids):
+            raise FabricError("VALIDATION_ERROR", f"duplicate automation ids in {ids}")
+        for rule_id in list(self._automations.rules):
+            self._automations.remove(rule_id)
+        for rule in rules:
+            self._add_rule(rule)
+        self._automations._changed()
+
+    @_locked
     def automations(self) -> list[AutomationRule]:
         """Every rule, in creation order (the order simultaneous firings run in)."""
         return list(self._automations.rules.values())
