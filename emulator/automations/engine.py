@@ -82,6 +82,7 @@ class AutomationEngine:
         self._order = 0
         self._counter = 0
         self.change_listeners: list[Callable[[], None]] = []
+        self.dry_run = False  # record firings without running actions (trigger replays)
 
     # ------------------------------------------------------------------------------ the rule set
     def new_id(self) -> str:
@@ -361,7 +362,7 @@ class AutomationEngine:
         runtime.window_count += 1
         results: list[Any] = []
         error: dict[str, Any] | None = None
-        for index, step in enumerate(rule.steps()):
+        for index, step in enumerate(() if self.dry_run else rule.steps()):
             try:
                 if step.kind == "invoke":
                     results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
