@@ -27,6 +27,7 @@ from emulator.automations.model import AutomationRule, StateCondition, compare
 from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
 from emulator.errors import FabricError
 from emulator.events import AutomationEvent
+from emulator.workflows import WorkflowStep
 
 if TYPE_CHECKING:
     from emulator.fabric import Fabric
@@ -61,7 +62,9 @@ class _Runtime:
     window_second: int = -1
     window_count: int = 0
     loop_cuts: int = 0
-    timers: list[Timer] = field(default_factory=list)
+    steps: tuple[WorkflowStep, ...] = ()
+    actions: list[dict[str, Any]] = field(default_factory=list)  # the steps as event data
+    trigger_text: str = ""
 
 
 class AutomationEngine:
@@ -94,7 +97,9 @@ class AutomationEngine:
     def add(self, rule: AutomationRule) -> None:
         self._order += 1
         self.rules[rule.id] = rule
-        runtime = _Runtime(order=self._order)
+        steps = rule.steps()
+        runtime = _Runtime(order=self._order, steps=steps, actions=[step.to_dict() for step in steps],
+                           trigger_text=rule.trigger.describe())
         self._runtime[rule.id] = runtime
         if rule.trigger.kind == "time":
             runtime.schedule = parse_cron(rule.trigger.cron)
@@ -228,8 +233,12 @@ class AutomationEngine:
         timer = room.timers.get(watch.variable or "") if room is not None else None
         return timer.due if timer is not None and not timer.cancelled else None
 
-    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool) -> tuple[int, bool] | None:
-        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon."""
+    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool,
+                   hint: int | None = None) -> tuple[int, bool] | None:
+        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon.
+
+        ``hint``: the flip planned before the segment restarted; when a device change did not alter this
+        variable's trajectory the flip is still there, and two reads confirm it instead of a bisection."""
         now = self.clock.tick
         if watch.variable == "illuminance":
             return None  # algebraic: it moves only when the room resegments, which re-plans
@@ -242,6 +251,9 @@ class AutomationEngine:
             def part(tick: int, op: str = op) -> bool:
                 return compare(self._value_at(condition, tick), op, condition.value)
             start = part(now)
+            if hint is not None and now < hint <= horizon and part(hint) != start and part(hint - 1) == start:
+                candidates.append(hint)
+                continue
             if part(horizon) == start:
                 continue
             low, high = now, horizon  # part(low) == start != part(high): bisect to the first change
@@ -261,13 +273,14 @@ class AutomationEngine:
 
     def _plan_flip(self, rule_id: str) -> None:
         rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+        hint = runtime.flip_due
         if runtime.flip_timer is not None:
             runtime.flip_timer.cancel()
         runtime.flip_timer, runtime.flip_due = None, None
         watch = runtime.watch
         if watch is None or watch.room_id is None or not rule.enabled:
             return
-        found = self._next_flip(rule.trigger.condition, watch, runtime.last)
+        found = self._next_flip(rule.trigger.condition, watch, runtime.last, hint)
         if found is not None:
             tick, real = found
             runtime.flip_due = tick if real else None
@@ -306,14 +319,14 @@ class AutomationEngine:
 
     # ------------------------------------------------------------------------------ fabric hooks
     def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
-        for rule_id in sorted(self._by_attribute.get((device_id, endpoint, cluster, attribute), ())):
+        for rule_id in _in_order(self._by_attribute.get((device_id, endpoint, cluster, attribute))):
             self._recheck(rule_id)
-        for rule_id in sorted(self._by_device.get(device_id, ())):
+        for rule_id in _in_order(self._by_device.get(device_id)):
             self._recheck(rule_id)
 
     def on_segment(self, room_id: str, variable: str) -> None:
         """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it."""
-        for rule_id in sorted(self._by_room.get(room_id, ())):
+        for rule_id in _in_order(self._by_room.get(room_id)):
             watch = self._runtime[rule_id].watch
             if watch is not None and watch.variable in (variable, "illuminance"):
                 self._recheck(rule_id)
@@ -345,7 +358,7 @@ class AutomationEngine:
         second = tick // TICKS_PER_SECOND
         if runtime.window_second != second:
             runtime.window_second, runtime.window_count = second, 0
-        actions = [step.to_dict() for step in rule.steps()]
+        actions = runtime.actions
         if runtime.window_count >= self.loop_limit:
             runtime.loop_cuts += 1
             if runtime.loop_cuts == 1 or runtime.window_count == self.loop_limit:
@@ -362,7 +375,7 @@ class AutomationEngine:
         runtime.window_count += 1
         results: list[Any] = []
         error: dict[str, Any] | None = None
-        for index, step in enumerate(() if self.dry_run else rule.steps()):
+        for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
                 if step.kind == "invoke":
                     results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
@@ -373,16 +386,24 @@ class AutomationEngine:
             except FabricError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
-        rule.last_fired = self.fabric._time_text(tick)
+        time_text = self.fabric._time_text(tick, tenths=True)
+        rule.last_fired = time_text[:-2]  # whole seconds, as every stored time
         rule.fire_count += 1
         self.firings += 1
-        self._publish(rule, "fired", actions, results, error)
+        self._publish(rule, "fired", actions, results, error, time_text)
         self._changed()
 
     def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
-                 error: dict[str, Any] | None) -> None:
+                 error: dict[str, Any] | None, time_text: str | None = None) -> None:
         tick = self.clock.tick
-        event = AutomationEvent(rule.id, rule.name, kind, rule.trigger.describe(), actions, results, error, tick,
-                                self.fabric._time_text(tick, tenths=True))
+        event = AutomationEvent(rule.id, rule.name, kind, self._runtime[rule.id].trigger_text, list(actions), results,
+                                error, tick, time_text or self.fabric._time_text(tick, tenths=True))
         self.history.append(event)
         self.fabric.bus.publish_automation(event)
+
+
+def _in_order(rule_ids: set[str] | None) -> list[str] | set[str]:
+    """Rule ids in a deterministic order (sorting only when there is more than one)."""
+    if not rule_ids:
+        return ()  # type: ignore[return-value]
+    return sorted(rule_ids) if len(rule_ids) > 1 else rule_ids
