@@ -226,3 +226,25 @@ def test_bad_rules_are_refused_with_the_cause_and_nothing_changes(spec: dict[str
     assert f.automations() == []
     with pytest.raises(FabricError, match="no automation 'auto-9'"):
         f.remove_automation("auto-9")
+
+
+def test_a_home_file_with_bad_rules_names_each_problem(tmp_path: Path) -> None:
+    import json
+
+    from emulator.home_config import HomeConfigError
+
+    f = fabric([("lamp", "on_off_light", "hall")])
+    f.add_automation({"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": [_on("lamp")]})
+    data = json.loads(f.to_config().model_dump_json())
+    first = data["automations"][0]
+    path = tmp_path / "home.json"
+    data["automations"].append({**first, "actions": [{**first["actions"][0], "device_id": "lamb"}]})
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeConfigError) as refused:
+        load_home(path)
+    assert "automations[1].id: duplicate automation id 'auto-0001'" in str(refused.value)
+    assert "automations[1].actions[0].device_id: unknown device 'lamb'" in str(refused.value)
+    data["automations"] = [{**first, "trigger": {"kind": "time", "cron": "0 0 8 * * * *"}}]
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeConfigError, match=r"automations\[0\]\.trigger\.time\.cron: .*exactly one of day-of-month"):
+        load_home(path)
