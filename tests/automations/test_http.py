@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from emulator.automations.cron import parse_cron
 from tests.http.live_api import LIGHT, home, running_api
@@ -48,6 +50,15 @@ def test_rules_over_http() -> None:
             unknown = await client.post("/api/automations", json={**RULE, "actions": [
                 {**RULE["actions"][0], "device_id": "nope"}]})
             assert unknown.status_code == 404 and unknown.json()["code"] == "DEVICE_NOT_FOUND"
+            async with websockets.connect(api.ws_url + "/ws/events", open_timeout=5) as ws:
+                assert '"hello"' in await asyncio.wait_for(ws.recv(), 5)
+                await client.post("/api/clock/fast-forward", json={"seconds": 5})
+                while True:  # the firing arrives among the attribute events
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                    if message["type"] == "automation":
+                        break
+                assert message["rule_id"] == "auto-0001" and message["kind"] == "fired"
+                assert message["actions"][0]["command"] == "Toggle"
             missing = await client.delete("/api/automations/auto-0042")
             assert missing.status_code == 404 and missing.json()["allowed"] == ["auto-0001"]
             assert (await client.delete("/api/automations/auto-0001")).status_code == 200
