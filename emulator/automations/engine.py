@@ -65,6 +65,7 @@ class _Runtime:
     steps: tuple[WorkflowStep, ...] = ()
     actions: list[dict[str, Any]] = field(default_factory=list)  # the steps as event data
     trigger_text: str = ""
+    dynamics: tuple[float, ...] | None = None  # the followed segment's map when the flip was planned
 
 
 class AutomationEngine:
@@ -86,6 +87,8 @@ class AutomationEngine:
         self._counter = 0
         self.change_listeners: list[Callable[[], None]] = []
         self.dry_run = False  # record firings without running actions (trigger replays)
+        self._next_cron: dict[tuple[str, int], int | None] = {}  # rules sharing a schedule plan once per tick
+        self._time_cache: tuple[int, str] = (-1, "")  # firings of one batch share their time text
 
     # ------------------------------------------------------------------------------ the rule set
     def new_id(self) -> str:
@@ -170,8 +173,13 @@ class AutomationEngine:
     def _plan_cron(self, rule_id: str) -> None:
         runtime = self._runtime[rule_id]
         assert runtime.schedule is not None
-        following = runtime.schedule.next_after(self.clock.now_datetime)
-        runtime.cron_tick = None if following is None else self.clock.tick_of(following)
+        key = (runtime.schedule.expression, self.clock.tick)
+        if key not in self._next_cron:
+            if len(self._next_cron) > 1024:
+                self._next_cron.clear()
+            following = runtime.schedule.next_after(self.clock.now_datetime)
+            self._next_cron[key] = None if following is None else self.clock.tick_of(following)
+        runtime.cron_tick = self._next_cron[key]
         if runtime.cron_tick is not None:
             self._enqueue(rule_id, runtime.cron_tick)
 
@@ -280,6 +288,7 @@ class AutomationEngine:
         watch = runtime.watch
         if watch is None or watch.room_id is None or not rule.enabled:
             return
+        runtime.dynamics = self._dynamics(watch)
         found = self._next_flip(rule.trigger.condition, watch, runtime.last, hint)
         if found is not None:
             tick, real = found
@@ -325,11 +334,29 @@ class AutomationEngine:
             self._recheck(rule_id)
 
     def on_segment(self, room_id: str, variable: str) -> None:
-        """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it."""
+        """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it
+        (unless the variable follows the same map as before, e.g. a light changed and the humidity did not
+        care: its trajectory, and so the planned crossing, is unchanged)."""
         for rule_id in _in_order(self._by_room.get(room_id)):
-            watch = self._runtime[rule_id].watch
-            if watch is not None and watch.variable in (variable, "illuminance"):
-                self._recheck(rule_id)
+            runtime = self._runtime[rule_id]
+            watch = runtime.watch
+            if watch is None or watch.variable not in (variable, "illuminance"):
+                continue
+            if watch.variable == variable and runtime.dynamics is not None and runtime.dynamics == \
+                    self._dynamics(watch):
+                continue
+            self._recheck(rule_id)
+
+    def _dynamics(self, watch: _Watch) -> tuple[float, ...] | None:
+        room = self.fabric.physics.rooms.get(watch.room_id or "")
+        entry = room.segments.get(watch.variable or "") if room is not None else None
+        if entry is None:
+            return None
+        segment = entry[1]
+        if segment.stepwise:
+            return None
+        return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower,
+                segment.process.upper)
 
     # ------------------------------------------------------------------------------ firing
     def _enqueue(self, rule_id: str, tick: int) -> None:
@@ -386,18 +413,23 @@ class AutomationEngine:
             except FabricError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
-        time_text = self.fabric._time_text(tick, tenths=True)
+        time_text = self._time_at(tick)
         rule.last_fired = time_text[:-2]  # whole seconds, as every stored time
         rule.fire_count += 1
         self.firings += 1
         self._publish(rule, "fired", actions, results, error, time_text)
         self._changed()
 
+    def _time_at(self, tick: int) -> str:
+        if self._time_cache[0] != tick:
+            self._time_cache = (tick, self.fabric._time_text(tick, tenths=True))
+        return self._time_cache[1]
+
     def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
                  error: dict[str, Any] | None, time_text: str | None = None) -> None:
         tick = self.clock.tick
         event = AutomationEvent(rule.id, rule.name, kind, self._runtime[rule.id].trigger_text, list(actions), results,
-                                error, tick, time_text or self.fabric._time_text(tick, tenths=True))
+                                error, tick, time_text or self._time_at(tick))
         self.history.append(event)
         self.fabric.bus.publish_automation(event)
 

@@ -248,3 +248,29 @@ def test_a_home_file_with_bad_rules_names_each_problem(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(HomeConfigError, match=r"automations\[0\]\.trigger\.time\.cron: .*exactly one of day-of-month"):
         load_home(path)
+
+
+def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
+    """Lights toggling in the bath restart its physics segments (humidity's map unchanged, the humidifier's
+    fan speed changed once): the firing tick still equals tick stepping of the same home."""
+    from emulator.workflows import WorkflowStep
+
+    def home() -> Fabric:
+        f = fabric([("hum", "humidifier", "bath"), ("lamp", "dimmable_light", "bath")],
+                   rooms={"bath": {"humidity": 5000}})
+        f.invoke("hum", 1, "OnOff", "On")
+        f.write("hum", 1, "FanControl", "PercentSetting", 100)
+        for second in range(7, 1200, 13):
+            f.schedule(second * 10 + 3, [WorkflowStep("invoke", "lamp", 1, "OnOff", "Toggle")])
+        f.schedule(605, [WorkflowStep("write", "hum", 1, "FanControl", "PercentSetting", value=90)])
+        return f
+
+    f = home()
+    rule = f.add_automation({"name": "humid", "trigger": {"kind": "state", "condition": {
+        "room_id": "bath", "variable": "humidity", "op": ">=", "value": 5120}}, "actions": [_on("lamp")]})
+    events = _events(f)
+    f.advance(3600)
+    stepped = home()
+    crossing = _first_tick(stepped, lambda: stepped.physics.value("bath", "humidity") >= 5120, 36000)
+    assert crossing > 605  # after the fan-speed change, among the toggles
+    assert [(e.rule_id, e.tick) for e in events if e.kind == "fired"] == [(rule.id, crossing)]
