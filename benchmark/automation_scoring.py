@@ -15,7 +15,7 @@ from typing import Any
 
 from benchmark.episode import Episode
 from emulator.automations.cron import parse_cron
-from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations
+from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
 from emulator.automations.model import AutomationSpec
 from emulator.fabric import Fabric
 from emulator.physics import SENSOR_ATTRIBUTES
@@ -61,7 +61,7 @@ def _devices(fabric: Fabric) -> dict[tuple[str, str], Any]:
 
 
 def _with_rule(live: Fabric, rule: AutomationSpec) -> Fabric:
-    copy = Fabric(live.to_config().model_copy(update={"automations": []}))
+    copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
     return copy
 

@@ -40,6 +40,15 @@ class AutomationVerdict(BaseModel):
     reasons: list[str] = Field(description="Why a part differs (empty when equivalent).")
 
 
+def home_copy(home: Fabric) -> Fabric:
+    """An independent copy of ``home`` as it is now, without its rules and with its pending workflows (the
+    scripted evolution still to come), on a clock that starts at the home's current time."""
+    copy = Fabric(home.to_config().model_copy(update={"automations": []}))
+    for workflow in home.workflows("pending"):
+        copy.schedule(workflow.start_tick - home.tick, workflow.steps, workflow.description)
+    return copy
+
+
 # ---------------------------------------------------------------------------------- cron
 def _times_of_day(schedule: CronSchedule) -> list[tuple[int, int, int]]:
     return [(h, m, s) for h in schedule.hours for m in schedule.minutes for s in schedule.seconds]
@@ -113,7 +122,7 @@ def state_difference(gold: StateCondition, predicted: StateCondition, home: Fabr
 
 def replay_firings(home: Fabric, condition: StateCondition, seconds: float) -> list[int]:
     """Ticks at which a state trigger fires on a copy of the home left to evolve for ``seconds``."""
-    copy = Fabric(home.to_config().model_copy(update={"automations": []}))
+    copy = home_copy(home)
     ticks: list[int] = []
     engine = copy._automations
     engine.dry_run = True  # record the firing, run nothing: the trigger alone is compared
@@ -134,7 +143,7 @@ def replay_difference(gold: StateCondition, predicted: StateCondition, home: Fab
     only = sorted(set(a) ^ set(b))
     first = only[0] if only else min(len(a), len(b))
     return (f"replayed {seconds:g} s: gold fires {len(a)}×, predicted {len(b)}×; first difference at "
-            f"{home.clock.datetime_at(first):%Y-%m-%d %H:%M:%S}")
+            f"{home.now() + timedelta(seconds=first / 10):%Y-%m-%d %H:%M:%S}")
 
 
 # ---------------------------------------------------------------------------------- conditions
@@ -170,7 +179,7 @@ def _device_state(snapshot: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
 
 
 def run_actions(home: Fabric, spec: AutomationSpec) -> tuple[dict[tuple[str, str], Any], list[str]]:
-    copy = Fabric(home.to_config().model_copy(update={"automations": []}))
+    copy = home_copy(home)
     errors = []
     for index, step in enumerate(action.to_workflow_step() for action in spec.actions):
         try:

@@ -141,3 +141,17 @@ def test_conditions_and_actions(home: Fabric) -> None:
     before = home.snapshot()
     compare_automations(_rule(night), _rule(_cron("0 0 22 * * ? *")), home)
     assert home.snapshot() == before and home.automations() == []  # the home itself is untouched
+
+
+def test_replay_follows_the_homes_scripted_evolution(home: Fabric) -> None:
+    """Pending workflows come along into the replay: the humidifier switched off later ends its crossing."""
+    from emulator.workflows import WorkflowStep
+
+    scripted = Fabric(home.to_config())
+    scripted.schedule(scripted.tick + 600, [WorkflowStep("invoke", "hum", 1, "OnOff", "Off")])
+    sensor = _rule(_state(">=", 5101))
+    room = _rule(_state(">=", 5101, room_id="bath", variable="humidity"))
+    assert compare_automations(sensor, room, scripted, replay_s=7200).equivalent  # neither fires: off first
+    late = _rule(_state(">=", 5020, room_id="bath", variable="humidity"))
+    verdict = compare_automations(sensor, late, scripted, replay_s=7200)
+    assert not verdict.equivalent and "gold fires 0×, predicted 1×" in verdict.reasons[0]
