@@ -1,0 +1,1 @@
+"""SimuHome compatibility: the value shapes of SimuHome's published homes (``shapes``)."""
