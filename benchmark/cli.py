@@ -19,7 +19,7 @@ err_console = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
 
@@ -31,11 +31,23 @@ def episodes_import(
     out: Annotated[Path | None, typer.Option("--out", help="Write normalised copies here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Validate SimuHome episode files: a table of kinds and every problem (file and JSON path)."""
-    from benchmark.episode import KINDS, kind_counts, load_episodes, save_episode
+    """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
+    (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
+    from benchmark.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
 
+    if not directory.exists():
+        _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
+    files = len(episode_files(directory))
+    if files == 0:
+        _fail(f"{directory}: no episode files (*.json) found", code=1)
     episodes, problems = load_episodes(directory)
     counts = kind_counts(episodes)
+    normalisations: dict[str, int] = {}
+    for episode in episodes:
+        for name, count in episode.normalisations.items():
+            normalisations[name] = normalisations.get(name, 0) + count
+    normalisations = dict(sorted(normalisations.items()))
+    not_runnable = sorted({p.file for p in problems})
     written = 0
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -43,19 +55,26 @@ def episodes_import(
             save_episode(episode, out / f"{episode.episode_id}.json")
             written += 1
     if as_json:
-        print(json.dumps({"episodes": len(episodes), "by_kind": counts, "written": written,
-                          "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"files": files, "runnable": len(episodes), "not_runnable": len(not_runnable),
+                          "episodes": len(episodes), "by_kind": counts, "normalisations": normalisations,
+                          "written": written, "problems": [p.to_dict() for p in problems]},
+                         indent=2, ensure_ascii=False))
     else:
-        table = Table(title=f"{directory}: {len(episodes)} episodes")
+        table = Table(title=f"{directory}: {len(episodes)} of {files} runnable")
         table.add_column("kind")
         table.add_column("episodes", justify="right")
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
         console.print(table)
+        console.print(f"files {files}, runnable {len(episodes)}, problems {len(problems)} "
+                      f"(in {len(not_runnable)} files)", highlight=False)
+        if normalisations:
+            console.print("SimuHome value shapes normalised (attribute values): " + ", ".join(
+                f"{name} {count}" for name, count in normalisations.items()), highlight=False)
         if out is not None:
             console.print(f"wrote {written} normalised episode files to {out}")
         if problems:
-            console.print(f"[bold yellow]{len(problems)} problem(s); those files were skipped:[/]")
+            console.print(f"[bold yellow]{len(problems)} problem(s); those files are not runnable:[/]")
             for problem in problems:
                 console.print(f"  {problem}", markup=False, highlight=False)
     if problems:

@@ -142,3 +142,28 @@ def path_shapes(device_type: str, path: str) -> PathShapes | None:
 
 def inventory_device_types() -> list[str]:
     return list(shape_table())
+
+
+def shape_disagreements(home: dict[str, Any]) -> list[str]:
+    """Where a SimuHome home (an ``initial_home_config``) uses a shape the inventory never saw, on the paths
+    the inventory lists (room state keys and (device type, attribute path)); empty when all agree."""
+    problems = []
+    room_shapes = room_state_shapes()
+    for room_id, room in (home.get("rooms") or {}).items():
+        for name, value in (room.get("state") or {}).items():
+            if name in room_shapes and shape_of(value) not in room_shapes[name].shapes:
+                problems.append(f"rooms.{room_id}.state.{name}: {shape_of(value)} (inventory: "
+                                f"{', '.join(room_shapes[name].shapes)})")
+        for index, device in enumerate(room.get("devices") or []):
+            for path, value in (device.get("attributes") or {}).items():
+                entry = path_shapes(device.get("device_type", ""), path)
+                if entry is not None and shape_of(value) not in entry.shapes:
+                    problems.append(f"rooms.{room_id}.devices[{index}] ({device.get('device_type')}) {path}: "
+                                    f"{shape_of(value)} (inventory: {' ; '.join(entry.shapes)})")
+    return problems
+
+
+def shared_paths(home: dict[str, Any]) -> int:
+    """How many (device, path) values of ``home`` the inventory has a shape for."""
+    return sum(1 for room in (home.get("rooms") or {}).values() for device in room.get("devices") or []
+               for path in device.get("attributes") or {} if path_shapes(device.get("device_type", ""), path))

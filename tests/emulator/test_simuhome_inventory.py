@@ -14,7 +14,7 @@ import pytest
 
 from emulator.fabric import Fabric
 from emulator.simuhome.samples import device, home, inventory_homes, shape_cases
-from emulator.simuhome.shapes import path_shapes, room_state_shapes, shape_of, shape_table
+from emulator.simuhome.shapes import shape_disagreements, shape_of, shape_table
 from emulator.simuhome_config import from_simuhome, to_simuhome
 
 CASES = shape_cases()
@@ -24,21 +24,6 @@ def test_the_cases_cover_every_inventory_shape():
     listed = {(t, p, s) for t, paths in shape_table().items() for p, e in paths.items() for s in e.shapes}
     assert {(t, p, s) for t, p, s, _ in CASES} == listed
     assert len(listed) == 316
-
-
-def _shape_problems(exported: dict) -> list[str]:
-    problems = []
-    room_shapes = room_state_shapes()
-    for room_id, room in exported["rooms"].items():
-        for name, value in (room.get("state") or {}).items():
-            if name in room_shapes and shape_of(value) not in room_shapes[name].shapes:
-                problems.append(f"{room_id}.state.{name}: {shape_of(value)}")
-        for item in room["devices"]:
-            for path, value in item["attributes"].items():
-                entry = path_shapes(item["device_type"], path)
-                if entry is not None and shape_of(value) not in entry.shapes:
-                    problems.append(f"{item['device_id']} {path}: {shape_of(value)} not in {list(entry.shapes)}")
-    return problems
 
 
 @pytest.mark.parametrize(("device_type", "path", "shape", "attributes"), CASES,
@@ -54,7 +39,7 @@ def test_inventory_shape_loads_runs_and_round_trips(device_type, path, shape, at
     exported = to_simuhome(fabric.to_config(), origin, only_original_attributes=True)
     out = exported["rooms"]["living_room"]["devices"][0]["attributes"]
     assert list(out) == list(attributes)  # the same paths, in the same order
-    assert _shape_problems(exported) == []
+    assert shape_disagreements(exported) == []
 
 
 def test_inventory_homes_build_and_keep_their_shapes_over_a_day():
@@ -62,4 +47,4 @@ def test_inventory_homes_build_and_keep_their_shapes_over_a_day():
         config, origin = from_simuhome(data)
         fabric = Fabric(config)
         fabric.advance(24 * 3600)
-        assert _shape_problems(to_simuhome(fabric.to_config(), origin, only_original_attributes=True)) == []
+        assert shape_disagreements(to_simuhome(fabric.to_config(), origin, only_original_attributes=True)) == []
