@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
 
 HOME_FORMAT = "homefabric-home/1"
@@ -171,6 +172,7 @@ class HomeConfig(BaseModel):
     rooms: list[RoomConfig]
     devices: list[DeviceConfig] = Field(default_factory=list)
     extensions: dict[str, Any] = Field(default_factory=dict)  # free space for later features
+    automations: list[AutomationRule] = Field(default_factory=list)  # rules (emulator.automations)
 
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
@@ -316,6 +318,8 @@ def dump_home(config: HomeConfig) -> str:
     for device in data["devices"]:
         device["attributes"] = _sorted_deep(device["attributes"])
     data["extensions"] = _sorted_deep(data["extensions"])
+    if not data["automations"]:
+        del data["automations"]  # homes without rules keep their exact earlier bytes
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

@@ -254,6 +254,13 @@ def serve(
     except ValueError as error:
         _fail(f"--mqtt/--http: {error}")
     _load(home)  # validates the file with a clear message before anything starts
+    from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
+
+    if (state_dir / STORE_NAME).exists():
+        try:
+            load_rules(state_dir / STORE_NAME)
+        except AutomationStoreError as error:
+            _fail(str(error))
     asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
                           interfaces=interface or None, echo=console.print, mqtt=broker, mqtt_base=mqtt_base,
                           http=http_address, http_token=http_token))
