@@ -21,6 +21,7 @@ a persisted map keyed by (device id, device endpoint) hands new devices new numb
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import secrets
 import threading
@@ -52,6 +53,7 @@ AGGREGATOR_ENDPOINT = 1
 FIRST_BRIDGED_ENDPOINT = 2
 MAX_ENDPOINT = 0xFFFE
 ENDPOINT_MAP_KEY = "bridge_endpoint_map"
+UNIQUE_ID_SECRET_KEY = "bridge_unique_id_secret"
 MAX_LABEL = 32
 MAX_FIXED_LABEL = 16
 
@@ -83,7 +85,8 @@ class FixedLabelServer(ClusterServer):
 
 def fabric_error_to_cluster(error: FabricError) -> ClusterError:
     status = error.status or _STATUS_BY_CODE.get(error.code, Status.FAILURE)
-    return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response)
+    return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response,
+                        cluster_status=error.cluster_status)
 
 
 def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
@@ -91,11 +94,17 @@ def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
     return tuple(FieldModel(f.Label, f.Tag, unwrap(f.Type)) for f in event_class.descriptor.Fields)
 
 
-def unique_id_for(device_id: str) -> str:
-    """BridgedDeviceBasicInformation.UniqueID (≤ 32 chars): the device id, or a stable hash of a long one."""
+def serial_number_for(device_id: str) -> str:
+    """BridgedDeviceBasicInformation.SerialNumber (≤ 32 chars): the device id, or a stable hash of a long one."""
     if len(device_id) <= MAX_LABEL:
         return device_id
     return "hf-" + hashlib.sha256(device_id.encode()).hexdigest()[: MAX_LABEL - 3]
+
+
+def unique_id_for(secret: bytes, device_id: str) -> str:
+    """BridgedDeviceBasicInformation.UniqueID: opaque, never the SerialNumber (Core §11.1.5.19), the same
+    across restarts (a keyed hash under the bridge's persisted secret), different on another bridge."""
+    return hmac.new(secret, device_id.encode(), hashlib.sha256).hexdigest()[:MAX_LABEL]
 
 
 @dataclass
@@ -162,6 +171,7 @@ class BridgeNode:
         self._listeners: list[ChangeListener] = []
         self._versions: dict[tuple[int, int], int] = {}
         self._endpoint_map = EndpointMap(self._store)
+        self._unique_id_secret = self._load_unique_id_secret()
         self._bridged_startup_events = bridged_startup_events
         self._root_runtime = root_runtime
 
@@ -234,8 +244,15 @@ class BridgeNode:
         except FabricError:
             return room_id
 
-    @staticmethod
-    def _bridged_info(device: Any) -> BridgedDeviceBasicInformationServer:
+    def _load_unique_id_secret(self) -> bytes:
+        saved = self._store.get(UNIQUE_ID_SECRET_KEY)
+        if isinstance(saved, str) and len(saved) == 64:
+            return bytes.fromhex(saved)
+        secret = secrets.token_bytes(32)
+        self._store.set(UNIQUE_ID_SECRET_KEY, secret.hex())
+        return secret
+
+    def _bridged_info(self, device: Any) -> BridgedDeviceBasicInformationServer:
         info = device.find(0, "BasicInformation")
 
         def value(name: str, default: Any) -> Any:
@@ -245,8 +262,9 @@ class BridgeNode:
         return BridgedDeviceBasicInformationServer(
             vendor_name=value("VendorName", "HomeFabric"), vendor_id=value("VendorID", 0xFFF1),
             product_name=value("ProductName", device.device_type)[:MAX_LABEL], product_id=value("ProductID", 0x8000),
-            node_label=label, serial_number=value("SerialNumber", device.device_id)[:MAX_LABEL],
-            unique_id=unique_id_for(device.device_id), software_version=value("SoftwareVersion", 1),
+            node_label=label, serial_number=serial_number_for(device.device_id),
+            unique_id=unique_id_for(self._unique_id_secret, device.device_id),
+            software_version=value("SoftwareVersion", 1),
             software_version_string=value("SoftwareVersionString", "1.0.0"), reachable=True)
 
     def refresh(self) -> None:

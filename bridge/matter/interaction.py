@@ -609,8 +609,8 @@ class InteractionModel:
         assert endpoint is not None and cluster_id is not None and attr_id is not None
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
-        def status(code: int) -> im.AttributeStatus:
-            return im.AttributeStatus(reply_path, int(code))
+        def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
+            return im.AttributeStatus(reply_path, int(code), cluster_status)
 
         if endpoint not in self.node.endpoints():
             return status(Status.UNSUPPORTED_ENDPOINT)
@@ -640,7 +640,7 @@ class InteractionModel:
                 value = decode_value(item.data, info, name, fabric_index=ctx.fabric_index)
             self.node.write(endpoint, cluster_id, name, value)
         except ClusterError as error:
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("write to %d/0x%04x/0x%04x failed", endpoint, cluster_id, attr_id)
             return status(Status.FAILURE)
@@ -668,8 +668,8 @@ class InteractionModel:
                     timed: bool) -> im.CommandData | im.CommandStatus:
         path = command.path
 
-        def status(code: int) -> im.CommandStatus:
-            return im.CommandStatus(path, int(code), ref=command.ref)
+        def status(code: int, cluster_status: int | None = None) -> im.CommandStatus:
+            return im.CommandStatus(path, int(code), cluster_status, ref=command.ref)
 
         if path.endpoint is None:
             return status(Status.INVALID_ACTION)  # wildcard invokes are group-only
@@ -694,7 +694,7 @@ class InteractionModel:
             if error.response is not None:  # an in-band failure: the response payload, IM status SUCCESS
                 return self._command_response(server, name, path, error.response, command.ref) or status(
                     Status.FAILURE)
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("invoke %d/0x%04x/0x%02x failed", path.endpoint, path.cluster, path.command)
             return status(Status.FAILURE)

@@ -40,3 +40,9 @@ def test_served_bridge_conforms(served: BridgeNode) -> None:
     problems = unexpected(_problems(served), seen)
     assert not problems, "\n".join(problems)
     assert seen == set(KNOWN_GAPS), f"fixed gaps must leave KNOWN_GAPS: {sorted(set(KNOWN_GAPS) - seen)}"
+
+
+def test_access_control_serves_extension_only_with_its_feature(served: BridgeNode) -> None:
+    acl = served.clusters(0)[0x001F]
+    assert not acl.feature_map & 0x1  # EXTS clear …
+    assert 0x0001 not in acl.read("AttributeList") and not acl.has_attribute("Extension")  # … so no Extension
