@@ -43,6 +43,7 @@ class BasicInformationServer(ClusterServer):
 
     cluster_name = "BasicInformation"
     revision = 3
+    events = ("StartUp",)  # emitted by the node at start-up
     defaults = {
         "DataModelRevision": DATA_MODEL_REVISION, "VendorName": "HomeFabric", "VendorID": TEST_VENDOR_ID,
         "ProductName": "", "ProductID": 0x8000, "NodeLabel": "", "Location": "XX", "HardwareVersion": 1,
@@ -89,6 +90,7 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
 
     cluster_name = "BridgedDeviceBasicInformation"
     revision = 3
+    events = ("StartUp", "ReachableChanged")  # emitted by the bridge at start-up / by set_reachable
     defaults = {"VendorName": "", "VendorID": TEST_VENDOR_ID, "ProductName": "", "ProductID": 0x8000, "NodeLabel": "",
                 "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0", "SerialNumber": "", "Reachable": True,
                 "UniqueID": ""}
@@ -110,4 +112,6 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
         _check_text(self.cluster_name, name, value)
 
     def set_reachable(self, reachable: bool) -> None:
-        self.set("Reachable", bool(reachable))
+        if bool(reachable) != self.read("Reachable"):
+            self.set("Reachable", bool(reachable))
+            self.emit_event("ReachableChanged", {"reachableNewValue": bool(reachable)})

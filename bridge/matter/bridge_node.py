@@ -36,6 +36,7 @@ from bridge.matter.event_log import EventLog, Priority
 from bridge.matter.kv_store import KeyValueStore, MemoryStore
 from bridge.matter.values_tlv import encode_fields
 from clusters import ClusterError, ClusterServer, Endpoint, Status
+from clusters.base import EventPriority
 from clusters.basic_information import BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
 from clusters.descriptor import DescriptorServer
@@ -180,7 +181,10 @@ class BridgeNode:
             roots.insert(0, DescriptorServer())
         self._root = Endpoint(0, [ROOT_NODE], roots)
         self._aggregator = Endpoint(AGGREGATOR_ENDPOINT, [AGGREGATOR], [DescriptorServer()])
+        self._event_forwarders: dict[tuple[int, int], Callable[[], None]] = {}
         for endpoint in (self._root, self._aggregator):
+            for server in endpoint.clusters.values():
+                self._forward_events(endpoint.endpoint_id, server)  # before attach: servers may emit then
             endpoint.attach(root_runtime)
             for server in endpoint.clusters.values():
                 server.add_listener(self._own_listener(endpoint.endpoint_id))
@@ -236,6 +240,8 @@ class BridgeNode:
         for server in own.values():
             server.attach(endpoint, None)  # type: ignore[arg-type]  # duck-typed Endpoint
             server.add_listener(self._own_listener(number))
+        for server in servers.values():
+            self._forward_events(number, server)
         return endpoint
 
     def _room_name(self, room_id: str) -> str:
@@ -280,6 +286,9 @@ class BridgeNode:
 
     def close(self) -> None:
         self._unsubscribe_fabric()
+        for stop in self._event_forwarders.values():
+            stop()
+        self._event_forwarders.clear()
 
     _descriptor_id = Objects.Descriptor.id
 
@@ -288,30 +297,37 @@ class BridgeNode:
     def events(self) -> EventLog:
         return self._events
 
+    def _forward_events(self, number: int, server: ClusterServer) -> None:
+        """Log the events ``server`` emits as events of bridge endpoint ``number`` (once per server)."""
+        key = (number, id(server))
+        if key in self._event_forwarders:
+            return
+
+        def forward(source: ClusterServer, name: str, fields: dict[str, Any], priority: EventPriority) -> None:
+            event_id = getattr(source.model.chip_class.Events, name).event_id
+            payload = encode_fields(event_fields(source.cluster_name, name), fields)
+            fabric_index = fields.get("fabricIndex")
+            self._events.emit(number, source.cluster_id, event_id, Priority(int(priority)), payload,
+                              fabric_index=int(fabric_index) if fabric_index else None)
+
+        self._event_forwarders[key] = server.add_event_listener(forward)
+
     def _emit_startup_events(self) -> None:
         info = self._root.find("BasicInformation")
-        version = info.read("SoftwareVersion") if info is not None and info.has_attribute("SoftwareVersion") else 1
-        payload = encode_fields(event_fields("BasicInformation", "StartUp"), {"softwareVersion": version})
-        self._events.emit(0, BASIC_INFORMATION_ID, 0, Priority.CRITICAL, payload)
+        if info is not None:
+            info.emit_event("StartUp", {"softwareVersion": info.read("SoftwareVersion")}, EventPriority.CRITICAL)
         if self._bridged_startup_events:
             for number in sorted(self._bridged):
                 self._emit_bridged_startup(number)
 
     def _emit_bridged_startup(self, number: int) -> None:
         info = self._bridged[number].clusters.get("BridgedDeviceBasicInformation")
-        if info is None:
-            return
-        payload = encode_fields(event_fields("BridgedDeviceBasicInformation", "StartUp"),
-                                {"softwareVersion": info.read("SoftwareVersion")})
-        self._events.emit(number, BRIDGED_INFO_ID, 0, Priority.CRITICAL, payload)
+        if info is not None:
+            info.emit_event("StartUp", {"softwareVersion": info.read("SoftwareVersion")}, EventPriority.CRITICAL)
 
     # ------------------------------------------------------------------------------ changes
     def _own_listener(self, endpoint: int) -> Callable[[ClusterServer, str, Any, Any], None]:
         def listener(server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
-            if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "Reachable":
-                payload = encode_fields(event_fields("BridgedDeviceBasicInformation", "ReachableChanged"),
-                                        {"reachableNewValue": bool(new)})
-                self._events.emit(endpoint, BRIDGED_INFO_ID, 3, Priority.INFO, payload)
             self._changed(endpoint, server.cluster_id, attribute)
 
         return listener

@@ -28,7 +28,7 @@ from bridge.matter.context import RequestContext, current_request
 from bridge.matter.data_model import AccessChecker, DataModel, Privilege
 from bridge.matter.event_log import EventRecord
 from bridge.matter.exchange_api import ExchangeClosed, IMExchange
-from bridge.matter.privileges import invoke_privilege, read_privilege, write_privilege
+from bridge.matter.privileges import event_privilege, invoke_privilege, read_privilege, write_privilege
 from bridge.matter.report_chunker import (
     ListReport,
     ReportItem,
@@ -95,6 +95,10 @@ class _RequestAccess:
         self._checker = checker
         self._ctx = ctx
         self._cache: dict[tuple[int, int, str], bool] = {}
+
+    @property
+    def fabric_index(self) -> int | None:
+        return self._ctx.fabric_index
 
     def allowed(self, endpoint: int, cluster_id: int, privilege: Privilege) -> bool:
         key = (endpoint, cluster_id, privilege)
@@ -303,7 +307,9 @@ class InteractionModel:
                 out.append(self._event_status(path, Status.UNSUPPORTED_ACCESS))
         last = 0
         for record in self.node.events.query(paths, event_min):
-            if not access.allowed(record.endpoint, record.cluster_id, "view"):
+            if record.fabric_index is not None and record.fabric_index != access.fabric_index:
+                continue  # a fabric-scoped event of another fabric
+            if not access.allowed(record.endpoint, record.cluster_id, event_privilege(record.cluster_id)):
                 continue
             out.append(self._event_report(record))
             last = max(last, record.number)

@@ -80,7 +80,6 @@ KNOWN_GAPS: dict[str, str] = {
     "lacks mandatory server cluster Groups": "Groups server on lights, plugs and fans",
     "lacks mandatory server cluster ScenesManagement": "ScenesManagement server on lights and plugs",
     "lacks mandatory server cluster ContentLauncher": "ContentLauncher on the casting video player",
-    "lacks mandatory server cluster GeneralDiagnostics": "General Diagnostics on the root node",
     "OnOff lacks required features": "OnOff features the device type requires",
     "lacks mandatory events": "cluster events",
     "OperationalCredentials lacks mandatory commands": "Matter 1.5 VID verification commands",

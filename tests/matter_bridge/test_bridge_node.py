@@ -152,7 +152,7 @@ def test_fabric_refusals_map_to_im_statuses() -> None:
 
 def test_startup_events_and_reachable_changed() -> None:
     events = EventLog(MemoryStore())
-    node = BridgeNode(_home(), events=events)  # type: ignore[arg-type]
+    node = BridgeNode(_home(), [BasicInformationServer()], events=events)  # type: ignore[arg-type]
     startups = events.query([EventPath(cluster=BDBI, event=0)])
     assert len(startups) == 3  # one per bridged device
     assert events.query([EventPath(0, 0x28, 0)])
@@ -160,6 +160,9 @@ def test_startup_events_and_reachable_changed() -> None:
     (changed,) = events.query([EventPath(cluster=BDBI, event=3)])
     assert changed.endpoint == node.endpoint_of("lamp", 1)
     assert node.read(changed.endpoint, BDBI, "Reachable") is False
+    node.set_reachable("lamp", False)  # no change, no event
+    assert len(events.query([EventPath(cluster=BDBI, event=3)])) == 1
+    assert 3 in node.read(changed.endpoint, BDBI, "EventList") and node.read(0, 0x28, "EventList") == [0]
     numbers = [r.number for r in events.query([EventPath()])]
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
 
