@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9]*$"
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"
-MAX_FAST_FORWARD_S = 7 * 86400  # one call advances at most 7 virtual days (the loop is busy meanwhile)
+MAX_FAST_FORWARD_S = 7 * 86400  # one call advances at most 7 virtual days (in slices: the API keeps answering)
 MAX_SPEED = 100_000.0
 
 
