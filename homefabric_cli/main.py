@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from homefabric_cli import http_cmd
 from homefabric_cli.durations import parse_duration
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
@@ -236,6 +237,10 @@ def serve(
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
     http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
                                                    envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
+    episodes_root: Annotated[Path | None, http_cmd.EPISODES_ROOT] = None,
+    allow_model_endpoint: Annotated[list[str] | None, http_cmd.ALLOW_MODEL_ENDPOINT] = None,
+    model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
+    allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -253,6 +258,7 @@ def serve(
         http_address = parse_broker(http if ":" in http else f"{http}:8080") if http else None
     except ValueError as error:
         _fail(f"--mqtt/--http: {error}")
+    http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
     from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
 
@@ -263,7 +269,7 @@ def serve(
             _fail(str(error))
     asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
                           interfaces=interface or None, echo=console.print, mqtt=broker, mqtt_base=mqtt_base,
-                          http=http_address, http_token=http_token))
+                          http=http_address, http_token=http_token, http_access=http_access))
 
 
 @app.command("demo")
