@@ -29,6 +29,14 @@ from emulator.workflows import STATUSES, Workflow, WorkflowStep
 
 T = TypeVar("T")
 PATH_PARTS = 3
+MIN_SAMPLE_INTERVAL_S = 1.0  # a subscriber's sampling cadence is bounded: at most one sample a virtual second
+
+
+class _Default:
+    """Marks an argument left out (None means something else)."""
+
+
+_DEFAULT = _Default()
 
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
@@ -83,6 +91,11 @@ class Fabric:
         self._workflows: dict[str, Workflow] = {}
         self._workflow_counter = 0
         self._sampler_running = False
+        self._sample_intervals: dict[int, float] = {}  # subscription → the sampling cadence it asked for
+        self._moving_rooms: set[str] = set()  # rooms whose readings may still change (sampled)
+        self._room_generation: dict[str, int] = {}  # segments begun per room (a final report checks it)
+        self._subscriptions = 0
+        self.physics.on_segment = self._segment_began
         for room in config.rooms:
             self._add_room(room)
         for device in config.devices:
@@ -616,21 +629,77 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ events
     @_locked
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every attribute change; sensors are also sampled every sensor_report_interval_s."""
-        unsubscribe = self.bus.subscribe(listener)
-        if not self._sampler_running:
-            self._sampler_running = True
-            self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+    def subscribe(self, listener: Listener, *, sample_interval_s: float | _Default | None = _DEFAULT
+                  ) -> Callable[[], None]:
+        """Receive every attribute change. Sensor readings are reported at every segment boundary of the room
+        physics (a device changed, a trajectory left its piece) and, while a room is still moving, sampled
+        every ``sample_interval_s`` virtual seconds (default ``sensor_report_interval_s``; None: boundaries
+        only; at least MIN_SAMPLE_INTERVAL_S). Rooms at rest are not sampled, so the cost of a subscriber
+        grows with the events of the home, not with the virtual time that passes."""
+        interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s
+        if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
+                                     or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
+            raise FabricError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
+                              f"{MIN_SAMPLE_INTERVAL_S}, got {interval!r}")
+        unsubscribe_bus = self.bus.subscribe(listener)
+        self._subscriptions += 1
+        key = self._subscriptions
+        if interval is not None:
+            self._sample_intervals[key] = float(interval)
+            self._arm_sampler()
+
+        def unsubscribe() -> None:
+            with self._lock:
+                unsubscribe_bus()
+                self._sample_intervals.pop(key, None)
+
         return unsubscribe
 
+    def _sample_interval(self) -> float | None:
+        return min(self._sample_intervals.values()) if self._sample_intervals and self.bus.has_listeners else None
+
+    def _arm_sampler(self) -> None:
+        interval = self._sample_interval()
+        if interval is not None and not self._sampler_running:
+            self._sampler_running = True
+            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+
+    def _segment_began(self, room_id: str) -> None:
+        self._room_generation[room_id] = self._room_generation.get(room_id, 0) + 1
+        self._moving_rooms.add(room_id)
+        if not self._sampler_running and self._sample_intervals:
+            self._arm_sampler()
+
     def _sample_sensors(self) -> None:
-        if not self.bus.has_listeners:
-            self._sampler_running = False
+        self._sampler_running = False
+        interval = self._sample_interval()
+        if interval is None:
             return
-        for room_id in self._rooms:
+        for room_id in sorted(self._moving_rooms):
+            if room_id not in self._rooms:
+                self._moving_rooms.discard(room_id)
+                continue
             self.physics.publish_sensors(room_id)
-        self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+            if self.physics.settled(room_id):
+                self._moving_rooms.discard(room_id)
+                self._final_report(room_id)
+        if self._moving_rooms:  # otherwise the next segment boundary re-arms the sampler
+            self._sampler_running = True
+            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+
+    def _final_report(self, room_id: str) -> None:
+        """One last report once the room is all but at rest (a reading may still flip by one unit close to
+        rest), unless a new segment starts first: one event per settling, not one per sample."""
+        after = self.physics.at_rest_after(room_id)
+        if not after:
+            return
+        generation = self._room_generation.get(room_id, 0)
+
+        def report() -> None:
+            if self._room_generation.get(room_id, 0) == generation and room_id in self._rooms:
+                self.physics.publish_sensors(room_id)
+
+        self.clock.call_at_tick(self.clock.tick + after, report, f"sensor settle {room_id}")
 
 
 # ---------------------------------------------------------------------------------- helpers

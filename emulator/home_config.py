@@ -325,7 +325,26 @@ def load_home(path: str | os.PathLike[str]) -> HomeConfig:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise HomeConfigError(str(path), [("", f"cannot read the file: {error}")]) from error
+    if Path(path).suffix.lower() in YAML_SUFFIXES:
+        return _loads_yaml_home(text, str(path))
     return loads_home(text, str(path))
+
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _loads_yaml_home(text: str, source: str) -> HomeConfig:
+    """The same home written as YAML (hand-written homes are nicer to edit that way)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise HomeConfigError(source, [("", f"invalid YAML{where}: {getattr(error, 'problem', None) or error}")]
+                              ) from None
+    return validate_home(data, source)
 
 
 def _sorted_deep(value: Any) -> Any:

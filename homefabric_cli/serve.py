@@ -30,7 +30,8 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 interfaces: list[str] | None, echo: Any, ready: asyncio.Event | None = None,
                 stop: asyncio.Event | None = None, control: Path | None = None,
                 mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
-                http: tuple[str, int] | None = None, http_token: str | None = None) -> None:
+                http: tuple[str, int] | None = None, http_token: str | None = None,
+                http_access: dict[str, Any] | None = None) -> None:
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
@@ -71,7 +72,8 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
             if http is not None:
                 from bridge.http import HttpApi
 
-                api = await wires.enter_async_context(HttpApi(fabric, http[0], http[1], pacer=pacer, token=http_token))
+                api = await wires.enter_async_context(HttpApi(
+                    fabric, http[0], http[1], pacer=pacer, token=http_token, **(http_access or {})))
                 echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:
                 ready.set()
