@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from datetime import timedelta
 from typing import Any
 
@@ -67,14 +66,14 @@ def test_rules_over_http() -> None:
     _run(scenario())
 
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"  # Debian's, as in tests/http/test_dashboard_browser.py
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 
 
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium (apt chromium)")
+@pytest.mark.requires("chromium", "playwright")
 def test_automations_panel_in_chromium() -> None:
-    playwright_api = pytest.importorskip("playwright.async_api")
+    from playwright import async_api as playwright_api
 
     async def scenario() -> None:
         fabric = home()
