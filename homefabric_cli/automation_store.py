@@ -29,7 +29,9 @@ def load_rules(path: Path) -> list[AutomationRule]:
         raise AutomationStoreError(f"{path}: cannot read the rules file: {error}") from None
     except ValidationError as error:
         first = error.errors()[0]
-        raise AutomationStoreError(f"{path}: invalid rules file: {json_path(first['loc'])}: {first['msg']}") from None
+        where = json_path(first["loc"])
+        raise AutomationStoreError(f"{path}: invalid rules file: {where + ': ' if where else ''}{first['msg']}"
+                                   ) from None
 
 
 def dump_rules(rules: list[AutomationRule]) -> str:
