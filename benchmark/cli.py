@@ -15,7 +15,7 @@ episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_ar
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -41,6 +41,8 @@ def episodes_import(
     if files == 0:
         _fail(f"{directory}: no episode files (*.json) found", code=1)
     episodes, problems = load_episodes(directory)
+    if not episodes and not problems:
+        _fail(f"{directory} holds no episode files (*.json); nothing imported", 1)
     counts = kind_counts(episodes)
     normalisations: dict[str, int] = {}
     for episode in episodes:
@@ -127,10 +129,12 @@ def bench_run(
     kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
+                                                          "(by default only when every run is).")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
-    from benchmark.runner import RunError, Runner
+    from benchmark.runner import RunError, Runner, select_episodes
 
     spec = _spec_from_flags(spec_file, {
         "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
@@ -143,8 +147,15 @@ def bench_run(
     })
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
+    from emulator.output_paths import output_dir_problem
+
+    if problem := output_dir_problem(Path(spec.out), "--out"):
+        _fail(problem)
+    selected, skipped = select_episodes(spec)
+    if not selected:
+        _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run())
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run(selected, skipped))
     except RunError as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
@@ -154,6 +165,23 @@ def bench_run(
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
     _, text = write_report(summary.out)
     typer.echo(text)
+    infra = summary.statuses.get("infra_error", 0)
+    if summary.ran and infra == summary.ran:
+        _fail(f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
+              f"see the error column of {summary.out / 'records.jsonl'}", 1)
+    if strict and infra:
+        _fail(f"{infra} of {summary.ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _selection_detail(spec: Any, skipped: list[Any]) -> str:
+    """Why a selection is empty: the unreadable files, or the filters that matched nothing."""
+    if skipped:
+        shown = "; ".join(str(p) for p in skipped[:3])
+        more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
+        return f": {shown}{more}"
+    filters = [f"{name}={value}" for name, value in (("kinds", spec.episodes.kinds), ("ids", spec.episodes.ids))
+               if value]
+    return f": no episode matches {', '.join(filters)}" if filters else ": the directory holds no episode files"
 
 
 @bench_app.command("report")
