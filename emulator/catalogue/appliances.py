@@ -31,11 +31,7 @@ def _cabinet(name: str, label: str, setpoint: int, low: int, high: int, tag: str
                     "approaches the setpoint.",
         vendor_name="homefabric", product_name=label, product_id=2,
         endpoints=(endpoint(
-            1, [REFRIGERATOR, TEMPERATURE_CONTROLLED_CABINET],
-            # The standard Refrigerator namespace (0x41): Refrigerator 0, Freezer 1 (SimuHome tags it by name).
-            cluster("Descriptor", options={"tags": [{"namespaceID": 0x41, "tag": int(tag == "Freezer"),
-                                                     "label": tag}]}),
-            cluster("Identify", IdentifyType=0),
+            1, [REFRIGERATOR, TEMPERATURE_CONTROLLED_CABINET], cluster("Identify", IdentifyType=0),
             cluster("RefrigeratorAndTemperatureControlledCabinetMode"),
             cluster("TemperatureControl", options={"min_temperature": low, "max_temperature": high,
                                                    "setpoint": setpoint}),
