@@ -108,9 +108,11 @@ def bench_run(
     kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner
 
     spec = _spec_from_flags(spec_file, {
@@ -125,15 +127,19 @@ def bench_run(
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run())
-    except RunError as error:
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run())
+    except (RunError, RunFileError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
     for problem in summary.skipped_episode_files:
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    for dropped in summary.dropped:
+        where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
+        err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
+                          highlight=False)
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
-    _, text = write_report(summary.out)
+    _, text = write_report(summary.out, force=force)
     typer.echo(text)
 
 
@@ -142,13 +148,18 @@ def bench_report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write PNG plots into the run dir.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
 
     if not (run_dir / "records.jsonl").exists():
         _fail(f"{run_dir} holds no records.jsonl")
-    report, text = write_report(run_dir, plots=plots)
+    try:
+        report, text = write_report(run_dir, plots=plots, force=force)
+    except RunFileError as error:
+        _fail(str(error))
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:
