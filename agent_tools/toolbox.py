@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from agent_tools import arguments as a
+from agent_tools import automation_tools as auto
 from agent_tools.cluster_docs import search_text
 from agent_tools.control_rules import control_rules_payload
 from agent_tools.envelope import SIMUHOME_API_BASE, compat_error, fail, from_fabric_error, http_status, ok
@@ -134,7 +135,17 @@ PAPER13_TOOLS: tuple[str, ...] = tuple(
 """SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
 (facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
 ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
-TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS}
+TOOLS.update({t.name: t for t in (
+    ToolDef("create_automation", auto.CreateAutomationArgs, auto.DESCRIPTIONS["create_automation"],
+            _route("/automations")),
+    ToolDef("list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"], _route("/automations")),
+    ToolDef("delete_automation", auto.DeleteAutomationArgs, auto.DESCRIPTIONS["delete_automation"],
+            _route("/automations/{automation_id}")),
+)})
+# SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4).
+SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("finish",)
+TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
+                                             "simuhome_ext": SIMUHOME_EXT_TOOLS}
 
 
 def chip_cluster(name: str) -> str:
@@ -338,6 +349,16 @@ class ToolBox:
             entry.pop("error")
             out.append(entry)
         return out
+
+    # ------------------------------------------------------------------------------ automations
+    def _tool_create_automation(self, args: auto.CreateAutomationArgs) -> dict[str, Any]:
+        return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster)
+
+    def _tool_list_automations(self, args: a.NoArgs) -> list[dict[str, Any]]:
+        return auto.list_automations(self.fabric)
+
+    def _tool_delete_automation(self, args: auto.DeleteAutomationArgs) -> dict[str, Any]:
+        return auto.delete_automation(self.fabric, args)
 
     def _tool_finish(self, args: a.FinishArgs) -> dict[str, Any]:
         self.final_answer = args.answer

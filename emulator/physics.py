@@ -94,7 +94,8 @@ class PhysicsEngine:
         self._published: dict[tuple[int, str], Any] = {}
         self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
-        self.on_segment: Callable[[str], None] | None = None  # told when a room's trajectory starts anew
+        # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
+        self.segment_listener: Callable[[str, str], None] | None = None
 
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
@@ -171,6 +172,8 @@ class PhysicsEngine:
         if variable == "illuminance":
             factor = self._covering_factor(room_id)
             room.daylight = max(0.0, value - self._lights(room_id)) / factor if factor > 0 else room.daylight
+            if self.segment_listener is not None:
+                self.segment_listener(room_id, variable)
         else:
             self._begin(room, variable, float(value))
         self.publish_sensors(room_id)
@@ -205,11 +208,11 @@ class PhysicsEngine:
         start = self.clock.tick
         room.segments[variable] = (start, segment)
         room.timers[variable] = None
-        if self.on_segment is not None:
-            self.on_segment(room.room_id)
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
                 start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}")
+        if self.segment_listener is not None:
+            self.segment_listener(room.room_id, variable)
 
     def _piece_exit(self, room: RoomPhysics, variable: str) -> None:
         if self.rooms.get(room.room_id) is not room:

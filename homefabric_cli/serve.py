@@ -10,6 +10,7 @@ reach the room environment, ``"now"`` gives the virtual time and ``"endpoints"``
 (device id → {device endpoint: bridge endpoint, "device_types": …}). Answers are ``{"ok": true,
 "result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable from any network
 namespace, which is what a test driving the emulator from outside its namespace needs.
+``"automations"`` lists the rules, ``"add_automation"`` (with ``"rule"``) adds one.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
 
     state_dir.mkdir(parents=True, exist_ok=True)
     fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
+    from homefabric_cli.automation_store import keep_automations
+
+    keep_automations(fabric, state_dir)  # rules survive restarts and crashes
     store = StateStore(state_dir)
     node = MatterNode(lambda root: BridgeNode(fabric, root, store=store), state_dir, port=port,
                       discriminator=discriminator, passcode=passcode, interfaces=interfaces)
@@ -136,6 +140,10 @@ def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:
         return None
     if op == "now":
         return {"tick": fabric.tick, "time": fabric.now_text()}
+    if op == "automations":
+        return [fabric.automation_status(rule.id) for rule in fabric.automations()]
+    if op == "add_automation":
+        return fabric.add_automation(request["rule"]).model_dump(mode="json")
     if op == "endpoints":
         layout: dict[str, Any] = {}
         for number, (device_id, device_ep) in sorted(bridge.bridged_endpoints().items()):

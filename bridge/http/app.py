@@ -15,7 +15,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from bridge.http import events_ws, routes_clock, routes_episodes, routes_home
+from bridge.http import events_ws, routes_automations, routes_clock, routes_episodes, routes_home
 from bridge.http.auth import BearerTokenGuard
 from bridge.http.context import ApiContext
 from bridge.http.episodes import EpisodeLibrary, RunManager
@@ -78,7 +78,8 @@ def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str
         (400, "refused: invalid value (the fabric's code, message and allowed values)"), (404, "not found"),
         (409, "refused in the current state"), (422, "invalid request: every field named"))}
     for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router,
-                   routes_episodes.router, routes_episodes.socket_router, events_ws.router):
+                   routes_episodes.router, routes_episodes.socket_router, events_ws.router,
+                   routes_automations.router):
         app.include_router(router, responses=errors if router.routes and not _only_sockets(router) else None)
     _mount_dashboard(app)
     if token:
