@@ -31,6 +31,7 @@ from emulator.home_config import (
 from emulator.simuhome.shapes import room_state_shapes
 from emulator.simuhome.values import (
     DESCRIPTOR_STRUCTURE,
+    SIMUHOME_CLUSTER_TO_CHIP,
     SIMUHOME_KEY_TO_OURS,
     UnreadableValue,
     conform,
@@ -118,13 +119,6 @@ class SimuHomeOrigin(BaseModel):
 
 # --- spellings -----------------------------------------------------------------------------------
 
-# SimuHome cluster ids that differ from the chip.clusters.Objects class names we use.
-SIMUHOME_CLUSTER_TO_CHIP = {
-    "RVCRunMode": "RvcRunMode",
-    "RVCCleanMode": "RvcCleanMode",
-    "RVCOperationalState": "RvcOperationalState",
-    "RTCCMode": "RefrigeratorAndTemperatureControlledCabinetMode",
-}
 CHIP_CLUSTER_TO_SIMUHOME = {chip: simu for simu, chip in SIMUHOME_CLUSTER_TO_CHIP.items()}
 
 OUR_KEY_TO_SIMUHOME = {ours: simu for simu, ours in SIMUHOME_KEY_TO_OURS.items()}

@@ -41,12 +41,9 @@ class AutomationVerdict(BaseModel):
 
 
 def home_copy(home: Fabric) -> Fabric:
-    """An independent copy of ``home`` as it is now, without its rules and with its pending workflows (the
-    scripted evolution still to come), on a clock that starts at the home's current time."""
-    copy = Fabric(home.to_config().model_copy(update={"automations": []}))
-    for workflow in home.workflows("pending"):
-        copy.schedule(workflow.start_tick - home.tick, workflow.steps, workflow.description)
-    return copy
+    """An independent copy of ``home`` as it is now, without its rules, with its pending workflows (the
+    scripted evolution still to come; a home config carries them), its clock starting at the home's time."""
+    return Fabric(home.to_config().model_copy(update={"automations": []}))
 
 
 # ---------------------------------------------------------------------------------- cron

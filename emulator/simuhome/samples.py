@@ -3,8 +3,10 @@
 The inventory holds types and ranges, not values. A value is made from its shape: numbers take the ends of the
 inventory's range, strings and lists take SimuHome's documented contents where a device needs them to be
 coherent (mode tables, phase lists, tag names: facts §2.2), anything else a neutral filler. Each device type
-gets a few *variants* so that every listed shape and both ends of every range occur: variant ``v`` takes the
-``v``-th shape of multi-shape paths and the low (even ``v``) or high (odd ``v``) end of each range.
+gets *variants* so that every listed shape and both ends of every range occur: the variants run through every
+combination of the shapes of its multi-shape paths (at least two), and variant ``v`` takes the low (even ``v``)
+or high (odd ``v``) end of each range; combinations SimuHome's device rules never produce (a phase without a
+phase list) are settled.
 
 Used by the inventory tests and by ``scripts/simuhome_inventory_homes.py`` (episode files for
 ``homefabric episodes import``).
@@ -15,7 +17,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from emulator.simuhome.shapes import PathShapes, Shape, parse_shape, shape_table
+from emulator.simuhome.shapes import PathShapes, Shape, parse_shape, shape_of, shape_table
 
 BASE_TIME = "2025-08-23 14:00:00"
 ROOM_STATE = {"temperature": 2650.0, "humidity": 5200.0, "illuminance": 420.5, "pm10": 38.25}
@@ -184,8 +186,6 @@ def shape_cases() -> list[tuple[str, str, str, dict[str, Any]]]:
     for device_type, paths in shape_table().items():
         options = variants(device_type)
         for path, entry in paths.items():
-            from emulator.simuhome.shapes import shape_of
-
             for shape in entry.shapes:
                 carrier = next((a for a in options if shape_of(a[path]) == shape), None)
                 if carrier is None:

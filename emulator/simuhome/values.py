@@ -38,6 +38,13 @@ from emulator.simuhome.shapes import Shape, path_shapes
 
 NORMALISATIONS = ("struct-field-spelling", "mode-tag-ints", "null-optional-field", "null-optional-attribute",
                   "tag-names", "spin-speed-ids", "text-truncated", "descriptor-structure-kept")
+# SimuHome cluster ids that differ from the chip.clusters.Objects class names we use.
+SIMUHOME_CLUSTER_TO_CHIP = {
+    "RVCRunMode": "RvcRunMode",
+    "RVCCleanMode": "RvcCleanMode",
+    "RVCOperationalState": "RvcOperationalState",
+    "RTCCMode": "RefrigeratorAndTemperatureControlledCabinetMode",
+}
 SPIN_SPEED_LABELS = ("Low", "Medium", "High", "Extra High")  # SimuHome's speed ids 0..3 (facts §2.2)
 DESCRIPTOR_STRUCTURE = frozenset({"DeviceTypeList", "ServerList", "ClientList", "PartsList"})
 MAX_NAME = 32
@@ -246,6 +253,11 @@ def export_value(device_type: str, simuhome_path: str, value: Any, ours: Mapping
         if isinstance(speeds, list) and spin_entry is not None and 0 <= value < len(speeds) and any(
                 _item_kind(s) == "int" for s in spin_entry.parsed()):
             value = _simuhome_spin_id(speeds[int(value)])
+    if value is not None and [s.kind for s in shapes] == ["null"]:
+        info = _chip_type(SIMUHOME_CLUSTER_TO_CHIP.get(simuhome_path.split(".")[1], simuhome_path.split(".")[1]),
+                          attribute)
+        if info is not None and info.optional and not info.nullable:
+            return True, None  # SimuHome's device does not implement it (e.g. a humidity sensor's Tolerance)
     return True, conform(value, _pick(shapes, value))
 
 
