@@ -200,3 +200,16 @@ def test_scripts_up_refuses_unknown_services() -> None:
     assert result.returncode == 2 and "unknown service 'kettle'" in result.stderr
     result = subprocess.run([str(UP)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "scripts/up all" in result.stderr
+
+
+def test_the_docker_scripts_refuse_bad_arguments_in_one_line() -> None:
+    result = subprocess.run([str(ROOT / "scripts" / "docker-base"), "--tag"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == "docker-base: error: unknown option --tag (the only argument is an image tag)\n"
+    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "restart"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2 and "scripts/docker-sandbox start" in result.stderr
+    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "exec"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2 and result.stderr == "docker-sandbox: error: exec needs a command\n"
