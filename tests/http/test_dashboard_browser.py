@@ -37,7 +37,7 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
         episodes = tmp_path / "episodes"
         write_some_episodes(episodes)
         errors: list[str] = []
-        async with running_api(fabric, speed=20, runs_dir=tmp_path / "runs") as api, \
+        async with running_api(fabric, speed=20, runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api, \
                 _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:

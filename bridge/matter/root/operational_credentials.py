@@ -271,6 +271,8 @@ class OperationalCredentialsServer(ClusterServer):
         table.save()
         log.info("RemoveFabric: fabric %d removed", fabricIndex)
         services = self.services
+        for listener in list(services.on_fabric_removed):  # e.g. its subscriptions end before the response
+            listener(fabricIndex)
 
         def cleanup() -> None:
             if services.sessions is not None:
