@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from datetime import timedelta
 from typing import Any
 
@@ -61,9 +60,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync"]
 
 
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium (apt chromium)")
+@pytest.mark.requires("playwright", "chromium")
 def test_automations_panel_in_chromium() -> None:
-    playwright_api = pytest.importorskip("playwright.async_api")
+    from playwright import async_api as playwright_api
 
     async def scenario() -> None:
         fabric = home()
