@@ -131,9 +131,11 @@ def bench_run(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
                                                           "(by default only when every run is).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes
 
     spec = _spec_from_flags(spec_file, {
@@ -155,15 +157,20 @@ def bench_run(
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run(selected, skipped))
-    except RunError as error:
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
+            selected, skipped))
+    except (RunError, RunFileError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
     for problem in summary.skipped_episode_files:
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    for dropped in summary.dropped:
+        where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
+        err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
+                          highlight=False)
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
-    _, text = write_report(summary.out)
+    _, text = write_report(summary.out, force=force)
     typer.echo(text)
     infra = summary.statuses.get("infra_error", 0)
     if summary.ran and infra == summary.ran:
@@ -189,13 +196,18 @@ def bench_report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write PNG plots into the run dir.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
 
     if not (run_dir / "records.jsonl").exists():
         _fail(f"{run_dir} holds no records.jsonl")
-    report, text = write_report(run_dir, plots=plots)
+    try:
+        report, text = write_report(run_dir, plots=plots, force=force)
+    except RunFileError as error:
+        _fail(str(error))
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:

@@ -23,7 +23,14 @@ from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_
 from emulator.device import Device
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
-from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
+from emulator.home_config import (
+    DeviceConfig,
+    EnvironmentState,
+    HomeConfig,
+    RoomConfig,
+    WorkflowConfig,
+    WorkflowStepConfig,
+)
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
 from emulator.workflows import STATUSES, Workflow, WorkflowStep
 
@@ -95,16 +102,18 @@ class Fabric:
         self._moving_rooms: set[str] = set()  # rooms whose readings may still change (sampled)
         self._room_generation: dict[str, int] = {}  # segments begun per room (a final report checks it)
         self._subscriptions = 0
-        self.physics.on_segment = self._segment_began
         for room in config.rooms:
             self._add_room(room)
         for device in config.devices:
             self._place(device)
         for room_id in self._rooms:
             self.physics.start(room_id)
-        self.physics.segment_listener = self._automations.on_segment
+        self.physics.segment_listener = self._segment_began
+        self._moving_rooms.update(self._rooms)  # every room's first segment began above: it may still move
         for rule in config.automations:
             self._add_rule(rule.model_copy(deep=True))
+        for workflow in config.workflows:
+            self._restore_workflow(workflow)
 
     # ------------------------------------------------------------------------------ construction
     @classmethod
@@ -233,6 +242,14 @@ class Fabric:
                                                       endpoint.device_types], "clusters": clusters}
         return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
                 "name": device.name, "endpoints": endpoints}
+
+    @_locked
+    def rename_device(self, device_id: str, name: str) -> None:
+        """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
+        device = self.device(device_id)
+        if not isinstance(name, str):
+            raise FabricError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
+        device.name = name
 
     @_locked
     def add_device(self, config: DeviceConfig) -> Device:
@@ -404,6 +421,22 @@ class Fabric:
                 return
             workflow.results.append(result)
         workflow.status = "completed"
+
+    def _restore_workflow(self, config: WorkflowConfig) -> None:
+        steps = tuple(WorkflowStep(s.kind, s.device_id, s.endpoint, s.cluster, s.name, dict(s.args), s.value)
+                      for s in config.steps)
+        tick = self._to_tick(config.start_time)
+        workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
+                            config.current_step, config.error, list(config.results))
+        if workflow.status == "running":  # saved mid-way: it starts again from its first step
+            workflow.status, workflow.current_step, workflow.results = "pending", 0, []
+        if workflow.status == "pending":
+            workflow.timer = self.clock.call_at_tick(max(tick, self.clock.tick), lambda: self._run_workflow(workflow),
+                                                     workflow.workflow_id)
+        self._workflows[workflow.workflow_id] = workflow
+        number = config.id.rsplit("-", 1)[-1]
+        if number.isdigit():
+            self._workflow_counter = max(self._workflow_counter, int(number))
 
     @_locked
     def workflow(self, workflow_id: str) -> Workflow:
@@ -615,9 +648,16 @@ class Fabric:
         live = self.physics.sensor_keys()
         devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
                                 attributes=_persistent_attributes(d, live)) for d in self._devices.values()]
+        workflows = [WorkflowConfig(
+            id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
+            current_step=w.current_step, error=w.error, results=list(w.results),
+            steps=[WorkflowStepConfig(kind=s.kind, device_id=s.device_id, endpoint=s.endpoint, cluster=s.cluster,
+                                      name=s.name, args=dict(s.args), value=s.value) for s in w.steps])
+            for w in self._workflows.values()]
         return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
                           rooms=rooms, devices=devices, extensions=self.extensions,
-                          automations=[rule.model_copy(deep=True) for rule in self.automations()])
+                          automations=[rule.model_copy(deep=True) for rule in self.automations()],
+                          workflows=workflows)
 
     @_locked
     def save(self, path: str) -> None:
@@ -663,11 +703,13 @@ class Fabric:
             self._sampler_running = True
             self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
 
-    def _segment_began(self, room_id: str) -> None:
+    def _segment_began(self, room_id: str, variable: str) -> None:
+        """A room's trajectory starts anew: its readings may move (sampling) and rules on it may fire."""
         self._room_generation[room_id] = self._room_generation.get(room_id, 0) + 1
         self._moving_rooms.add(room_id)
         if not self._sampler_running and self._sample_intervals:
             self._arm_sampler()
+        self._automations.on_segment(room_id, variable)
 
     def _sample_sensors(self) -> None:
         self._sampler_running = False

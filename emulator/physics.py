@@ -96,7 +96,6 @@ class PhysicsEngine:
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
-        self.on_segment: Callable[[str], None] | None = None  # told when a room's trajectory starts anew
 
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
@@ -209,8 +208,6 @@ class PhysicsEngine:
         start = self.clock.tick
         room.segments[variable] = (start, segment)
         room.timers[variable] = None
-        if self.on_segment is not None:
-            self.on_segment(room.room_id)
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
                 start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}")

@@ -250,6 +250,7 @@ def serve(
     allow_model_endpoint: Annotated[list[str] | None, http_cmd.ALLOW_MODEL_ENDPOINT] = None,
     model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
     allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
+    fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -271,7 +272,9 @@ def serve(
         _fail(f"--mqtt/--http: {error}")
     http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
+    from bridge.matter.persistence import CorruptStateError
     from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
+    from homefabric_cli.home_state import StateFileError
 
     if (state_dir / STORE_NAME).exists():
         try:
@@ -288,7 +291,9 @@ def serve(
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
                               mqtt_base=mqtt_base, http=http_address, http_token=http_token,
-                              http_access=http_access))
+                              http_access=http_access, fresh=fresh))
+    except (StateFileError, CorruptStateError) as error:
+        _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
         _fail(f"serve: {error}")
 

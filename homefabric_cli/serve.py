@@ -31,15 +31,16 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 stop: asyncio.Event | None = None, control: Path | None = None,
                 mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
                 http: tuple[str, int] | None = None, http_token: str | None = None,
-                http_access: dict[str, Any] | None = None) -> None:
+                http_access: dict[str, Any] | None = None, fresh: bool = False) -> None:
+    """``fresh``: start from the home file even when the state directory holds a saved home."""
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
-    from emulator.fabric import Fabric
     from emulator.pacing import RealtimePacer
+    from homefabric_cli.home_state import HomeSaver, load_served_home
 
-    fabric = Fabric.from_file(str(home_path))
     state_dir.mkdir(parents=True, exist_ok=True)
+    fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
     from homefabric_cli.automation_store import keep_automations
 
     keep_automations(fabric, state_dir)  # rules survive restarts and crashes
@@ -53,12 +54,13 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
     control = control or (Path(os.environ[CONTROL_ENV]) if os.environ.get(CONTROL_ENV) else None)
-    async with RealtimePacer(fabric, speed=speed) as pacer, contextlib.AsyncExitStack() as wires:
+    async with HomeSaver(fabric, state_dir), RealtimePacer(fabric, speed=speed) as pacer, \
+            contextlib.AsyncExitStack() as wires:
         await node.start()
         server = await _start_control(control, fabric, node.data_model, pacer) if control else None
         try:
-            echo(f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms on UDP "
-                 f"port {port}, virtual time ×{speed:g} from {fabric.now_text()}")
+            echo(f"serving {fabric.name} ({origin}): {len(fabric.devices())} devices in {len(fabric.rooms())} rooms "
+                 f"on UDP port {port}, virtual time ×{speed:g} from {fabric.now_text()}")
             echo(f"controllers must trust the test PAA in {paa_dir} (e.g. matter-server --paa-root-cert-dir)")
             echo(node.pairing_text(with_qr=True))
             _write_pairing(state_dir, node, port)

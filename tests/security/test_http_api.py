@@ -240,3 +240,40 @@ def test_a_huge_body_is_refused_before_it_is_parsed() -> None:
             assert (await client.get("/api/clock")).status_code == 200
 
     asyncio.run(scenario())
+
+
+def test_a_directory_with_too_many_files_is_refused_not_walked_to_the_end(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from bridge.http import confined_files
+
+    monkeypatch.setattr(confined_files, "MAX_FILES", 3)
+    many = tmp_path / "many"
+    many.mkdir()
+    for index in range(5):
+        (many / f"e{index}.json").write_text("{}")
+
+    async def scenario() -> None:
+        async with running_api(home(), episodes_root=tmp_path) as api, \
+                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+            response = await client.post("/api/episodes/load", json={"path": "many"})
+            assert response.status_code == 400 and response.json()["code"] == "TOO_MANY_FILES"
+            assert "e4.json" not in response.text
+
+    asyncio.run(scenario())
+
+
+def test_an_unexpected_failure_is_a_typed_error_without_a_traceback() -> None:
+    fabric = home()
+
+    def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("/secret/path/in/a/message")
+
+    async def scenario() -> None:
+        async with running_api(fabric) as api, httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+            fabric.rooms = broken  # type: ignore[method-assign]
+            response = await client.get("/api/rooms")
+            assert response.status_code == 500
+            assert response.json()["code"] == "INTERNAL_ERROR" and "RuntimeError" in response.json()["message"]
+            assert "/secret/path" not in response.text and "Traceback" not in response.text
+
+    asyncio.run(scenario())

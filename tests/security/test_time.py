@@ -69,7 +69,7 @@ def test_the_api_answers_during_a_week_long_fast_forward_and_streams_progress() 
     async def scenario() -> None:
         fabric = Fabric(generate_home("complex", 7))
         start = fabric.tick
-        async with running_api(fabric, history_interval_s=30) as api, \
+        async with running_api(fabric, history_interval_s=300) as api, \
                 httpx.AsyncClient(base_url=api.url, timeout=60) as client, \
                 websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
             forward = asyncio.create_task(client.post("/api/clock/fast-forward", json={"seconds": WEEK_S}))
