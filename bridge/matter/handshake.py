@@ -14,11 +14,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.matter.case import CaseError, CaseFabric, CaseResponder
+from bridge.matter.case import CaseError, CaseFabric, CaseResponder, CaseResult
 from bridge.matter.exchange import Exchange
 from bridge.matter.exchange_api import ExchangeClosed
 from bridge.matter.mrp import LOCAL_PARAMETERS
 from bridge.matter.pase import PaseError, PaseResponder
+from bridge.matter.resumption_store import ResumptionStore
 from bridge.matter.secure_channel import Opcode, StatusReport, StatusReportError
 from bridge.matter.sessions import SecureSession, SecureSessionKeys, SessionManager
 
@@ -49,6 +50,7 @@ class HandshakeServer:
     on_pase_failure: Callable[[], None] = lambda: None
     on_pase_session: Callable[[SecureSession], None] = lambda session: None
     on_case_session: Callable[[SecureSession], None] = lambda session: None
+    resumptions: ResumptionStore | None = None  # None: every CASE is a full handshake
 
     async def handle_exchange(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
         if opcode == Opcode.PBKDF_PARAM_REQUEST:
@@ -125,14 +127,19 @@ class HandshakeServer:
 
     async def _case(self, exchange: Exchange, payload: bytes) -> None:
         fabrics = self.case_fabrics()
+        store = self.resumptions
         responder = CaseResponder(
             fabrics=[fabric for _, fabric in fabrics],
             local_session_id=self.manager.allocate_session_id(),
             local_parameters=LOCAL_PARAMETERS,
+            find_resumption=store.find if store is not None else (lambda resumption_id: None),
         )
         try:
-            sigma2 = responder.handle_sigma1(payload)
-            sigma3 = await self._round_trip(exchange, Opcode.CASE_SIGMA2, sigma2, Opcode.CASE_SIGMA3)
+            reply = responder.handle_sigma1(payload)
+            if responder.resuming:
+                await self._resume(exchange, responder, reply, fabrics)
+                return
+            sigma3 = await self._round_trip(exchange, Opcode.CASE_SIGMA2, reply, Opcode.CASE_SIGMA3)
             status = responder.handle_sigma3(sigma3)
         except CaseError as exc:
             log.warning("CASE failed: %s", exc)
@@ -143,6 +150,35 @@ class HandshakeServer:
             return
         result = responder.result
         assert result is not None
+        session = self._install_case(exchange, result, fabrics)
+        self._remember(session, result)
+        self.on_case_session(session)
+        with contextlib.suppress(ExchangeClosed):
+            await exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False)
+
+    async def _resume(self, exchange: Exchange, responder: CaseResponder, sigma2_resume: bytes,
+                      fabrics: list[tuple[int, CaseFabric]]) -> None:
+        """Sigma2_Resume out, the initiator's StatusReport in. The session is installed first: the
+        initiator uses it as soon as it has checked Sigma2_Resume, maybe before its report reaches us."""
+        assert responder.result is not None
+        session = self._install_case(exchange, responder.result, fabrics)
+        try:
+            answer = await exchange.send(Opcode.CASE_SIGMA2_RESUME, sigma2_resume, expect_reply=True)
+            if answer is None or answer[0] != Opcode.STATUS_REPORT:
+                raise _PeerAborted("no StatusReport after Sigma2_Resume")
+            responder.handle_resume_status(answer[1])
+        except BaseException:
+            session.close()
+            raise
+        self._remember(session, responder.result)
+        self.on_case_session(session)
+
+    def _remember(self, session: SecureSession, result: CaseResult) -> None:
+        if self.resumptions is not None and result.resumption is not None and session.fabric_index is not None:
+            self.resumptions.remember(session.fabric_index, result.resumption)
+
+    def _install_case(self, exchange: Exchange, result: CaseResult, fabrics: list[tuple[int, CaseFabric]]
+                      ) -> SecureSession:
         fabric_index = next(index for index, fabric in fabrics if fabric is result.fabric)
         session = SecureSession(
             self.manager,
@@ -159,9 +195,8 @@ class HandshakeServer:
         )
         self.manager.add_secure_session(session)
         log.info(
-            "CASE session %d established with node 0x%016X on fabric %d",
-            session.local_session_id, session.peer_node_id, fabric_index,
+            "CASE session %d %s with node 0x%016X on fabric %d",
+            session.local_session_id, "resumed" if result.resumed else "established", session.peer_node_id,
+            fabric_index,
         )
-        self.on_case_session(session)
-        with contextlib.suppress(ExchangeClosed):
-            await exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False)
+        return session

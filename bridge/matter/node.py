@@ -31,6 +31,7 @@ from bridge.matter.fabric_table import FabricTable
 from bridge.matter.handshake import HandshakeServer
 from bridge.matter.mdns import CommissionableAdvert, MatterAdvertiser, OperationalAdvert
 from bridge.matter.persistence import StateStore
+from bridge.matter.resumption_store import ResumptionStore
 from bridge.matter.root import RootServices, root_clusters
 from bridge.matter.sessions import SecureSession, SessionManager
 from bridge.matter.setup_payload import SetupPayload
@@ -67,6 +68,7 @@ class MatterNode:
         self.interfaces = interfaces
         self.setup = SetupPayload(passcode, discriminator, vendor_id, product_id)
         self.table = FabricTable(self.state)
+        self.resumptions = ResumptionStore(self.state)  # CASE resumption survives a restart
         self.failsafe = FailSafe(self.table)
         self.window = CommissioningWindow(passcode, discriminator)
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
@@ -108,7 +110,9 @@ class MatterNode:
             case_fabrics=self.table.case_fabrics,
             on_pase_failure=self.window.pase_failed,
             on_pase_session=self._on_pase_session,
+            resumptions=self.resumptions,
         )
+        self.services.on_fabric_removed.append(self.resumptions.forget_fabric)
         self.sessions.handle_secure_channel = handshake.handle_exchange
         await self.transport.start()
         self.port = self.transport.port
