@@ -236,6 +236,8 @@ def serve(
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
     http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
                                                    envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error (stderr; Matter "
+                                                               "events as event=NAME key=value).")] = "info",
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -243,7 +245,10 @@ def serve(
 
     from homefabric_cli.mqtt_cmd import parse_broker
     from homefabric_cli.serve import serve as run_serve
+    from homefabric_cli.serve_logging import LOG_LEVELS, configure_logging
 
+    if log_level not in LOG_LEVELS:
+        _fail(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     if speed <= 0:
         _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
@@ -254,6 +259,7 @@ def serve(
     except ValueError as error:
         _fail(f"--mqtt/--http: {error}")
     _load(home)  # validates the file with a clear message before anything starts
+    configure_logging(log_level)
     asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
                           interfaces=interface or None, echo=console.print, mqtt=broker, mqtt_base=mqtt_base,
                           http=http_address, http_token=http_token))

@@ -99,7 +99,7 @@ class HandshakeServer:
                                            Opcode.PASE_PAKE3)
             status = responder.handle_pake3(pake3)
         except PaseError as exc:
-            log.warning("PASE failed: %s", exc)
+            log.warning("event=pase_failed reason=%r", str(exc))
             self.on_pase_failure()
             await self._report_failure(exchange, exc.status_report)
             return
@@ -120,7 +120,8 @@ class HandshakeServer:
             peer_parameters=result.peer_parameters,
         )
         self.manager.add_secure_session(session)
-        log.info("PASE session %d established with %s", session.local_session_id, session.peer_address)
+        log.info("event=session_established kind=pase session=%d peer=%s", session.local_session_id,
+                 session.peer_address[0])
         self.on_pase_session(session)
         with contextlib.suppress(ExchangeClosed):
             await exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False)
@@ -142,7 +143,7 @@ class HandshakeServer:
             sigma3 = await self._round_trip(exchange, Opcode.CASE_SIGMA2, reply, Opcode.CASE_SIGMA3)
             status = responder.handle_sigma3(sigma3)
         except CaseError as exc:
-            log.warning("CASE failed: %s", exc)
+            log.warning("event=case_failed reason=%r", str(exc))
             await self._report_failure(exchange, exc.status_report)
             return
         except (_PeerAborted, ExchangeClosed) as exc:
@@ -195,8 +196,8 @@ class HandshakeServer:
         )
         self.manager.add_secure_session(session)
         log.info(
-            "CASE session %d %s with node 0x%016X on fabric %d",
-            session.local_session_id, "resumed" if result.resumed else "established", session.peer_node_id,
-            fabric_index,
+            "event=session_%s kind=case session=%d fabric=%d node=0x%016X peer=%s",
+            "resumed" if result.resumed else "established", session.local_session_id, fabric_index,
+            session.peer_node_id, session.peer_address[0],
         )
         return session

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import os
 import secrets
 import threading
 from collections.abc import Iterable, Iterator
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 datagram with headers and MIC
 MAX_SUBSCRIPTIONS = 64
 MAX_PATHS_PER_INVOKE = 1
+# The MaxInterval we grant (never above the controller's ceiling, never below its floor; spec §8.5.1): short,
+# so a controller whose device restarted notices the missing keep-alive within seconds and resubscribes
+# (fast recovery), while an empty keep-alive report costs next to nothing.
+GRANTED_MAX_INTERVAL_S = int(os.environ.get("HF_MATTER_MAX_INTERVAL_S", "3"))
 
 
 @functools.cache
@@ -106,7 +111,15 @@ class _RequestAccess:
                 log.exception("access check failed")
                 decision = False
             self._cache[key] = decision
+            if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
+                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
+                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
+                         getattr(privilege, "name", privilege))
         return decision
+
+
+def granted_max_interval(floor: int, ceiling: int) -> int:
+    return max(min(ceiling, GRANTED_MAX_INTERVAL_S), floor, 1)
 
 
 class InteractionModel:
@@ -387,7 +400,7 @@ class InteractionModel:
         subscription_id = secrets.randbits(32)
         while subscription_id in self._subscriptions:
             subscription_id = secrets.randbits(32)
-        max_interval = max(req.max_interval_ceiling, req.min_interval_floor, 1)
+        max_interval = granted_max_interval(req.min_interval_floor, req.max_interval_ceiling)
         sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
                            req.min_interval_floor, max_interval, req.data_version_filters)
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
@@ -404,8 +417,10 @@ class InteractionModel:
                             expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
-        log.info("subscription 0x%08x: %d attribute / %d event paths, interval [%d, %d] s", subscription_id,
-                 len(req.attributes), len(req.events), req.min_interval_floor, max_interval)
+        log.info("event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
+                 "event_paths=%d min_s=%d max_s=%d requested_max_s=%d", subscription_id, ctx.fabric_index,
+                 ctx.subject_node_id or 0, len(req.attributes), len(req.events), req.min_interval_floor, max_interval,
+                 req.max_interval_ceiling)
 
     @staticmethod
     def _same_subscriber(a: RequestContext, b: RequestContext) -> bool:
@@ -428,7 +443,8 @@ class InteractionModel:
         """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
         for sub in list(self._subscriptions.values()):
             if sub.ctx.fabric_index == fabric_index:
-                log.info("subscription 0x%08x ended: fabric %d removed", sub.subscription_id, fabric_index)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
+                         sub.subscription_id, fabric_index)
                 self._drop(sub)
 
     async def close(self) -> None:
@@ -456,7 +472,8 @@ class InteractionModel:
         finally:
             if self._subscriptions.get(sub.subscription_id) is sub:
                 del self._subscriptions[sub.subscription_id]
-                log.info("subscription 0x%08x ended", sub.subscription_id)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%s reports=%d", sub.subscription_id,
+                         sub.ctx.fabric_index, sub.reports_sent)
 
     async def _wait(self, sub: Subscription, seconds: float) -> None:
         sleeper = asyncio.ensure_future(self.clock.sleep(seconds))

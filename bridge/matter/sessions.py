@@ -174,6 +174,8 @@ class SecureSession(Session):
 
     def close(self) -> None:
         if not self.closed:
+            log.info("event=session_closed kind=%s session=%d fabric=%s node=0x%016X", self.kind,
+                     self.local_session_id, self.fabric_index, self.peer_node_id)
             super().close()
             self.manager.forget_session(self)
 

@@ -11,7 +11,7 @@ from typing import Any
 from bridge.matter import im_messages as im
 from bridge.matter.bridge_node import BridgeNode
 from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import InteractionModel
+from bridge.matter.interaction import GRANTED_MAX_INTERVAL_S, InteractionModel, granted_max_interval
 from bridge.matter.subscription import keepalive_after
 from clusters import Status
 from emulator.fabric import Fabric
@@ -115,9 +115,11 @@ async def test_change_reports_respect_min_interval_and_coalesce() -> None:
 async def test_keep_alive_before_max_interval_and_nothing_in_between() -> None:
     home = fabric([("lamp", "on_off_light", "room")])
     _, model, client, clock = _setup(home)
-    sub_id, _ = await _subscribe(client, [P()], floor=1, ceiling=30)
-    quiet = keepalive_after(1, 30)
-    assert quiet < 30
+    sub_id, exchange = await _subscribe(client, [P()], floor=1, ceiling=30)
+    (response,) = exchange.messages(im.Opcode.SUBSCRIBE_RESPONSE)
+    assert response.max_interval == granted_max_interval(1, 30) <= 30
+    quiet = keepalive_after(1, response.max_interval)
+    assert quiet < response.max_interval
     await clock.advance(quiet - 0.5)
     assert client.session.reports() == []
     await clock.advance(1.0)
@@ -222,3 +224,9 @@ async def test_removed_fabric_subscriptions_end_at_removal() -> None:
     assert len(removed.session.reports()) == reports_before  # nothing went out over the removed fabric's session
     assert any(r.subscription_id == kept_id and r.attribute_reports for r in kept.session.reports())
     await model.close()
+
+
+def test_granted_max_interval_is_short_but_within_the_controllers_bounds() -> None:
+    assert granted_max_interval(1, 60) == GRANTED_MAX_INTERVAL_S < 60  # fast recovery: keep-alives come soon
+    assert granted_max_interval(0, 1) == 1  # never above the ceiling
+    assert granted_max_interval(20, 60) == 20  # never below the floor
