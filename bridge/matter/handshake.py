@@ -9,14 +9,16 @@ instant it reads that report.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bridge.matter.case import CaseError, CaseFabric, CaseResponder, CaseResult
+from bridge.matter.case import CaseError, CaseFabric, CaseInitiator, CaseResponder, CaseResult
 from bridge.matter.exchange import Exchange
 from bridge.matter.exchange_api import ExchangeClosed
+from bridge.matter.message import ProtocolId
 from bridge.matter.mrp import LOCAL_PARAMETERS
 from bridge.matter.pase import PaseError, PaseResponder
 from bridge.matter.resumption_store import ResumptionStore
@@ -200,4 +202,55 @@ class HandshakeServer:
             "resumed" if result.resumed else "established", session.local_session_id, fabric_index,
             session.peer_node_id, session.peer_address[0],
         )
+        return session
+
+    # ------------------------------------------------------------------------------ initiating
+    async def connect_case(self, address: tuple, fabric_index: int, fabric: CaseFabric, peer_node_id: int, *,
+                           timeout_s: float = 10) -> SecureSession:
+        """CASE with us as the initiator (to resume a subscription after a restart): resumed in one round trip
+        when both sides still hold the peer's resumption record, a full Sigma1/2/3 otherwise."""
+        store = self.resumptions
+        initiator = CaseInitiator(fabric=fabric, peer_node_id=peer_node_id,
+                                  local_session_id=self.manager.allocate_session_id(),
+                                  local_parameters=LOCAL_PARAMETERS,
+                                  resume_with=store.for_peer(fabric_index, peer_node_id) if store else None)
+        unsecured = self.manager.initiate_unsecured(address)
+        try:
+            exchange = unsecured.open_exchange(ProtocolId.SECURE_CHANNEL)
+            reply = await asyncio.wait_for(exchange.send(Opcode.CASE_SIGMA1, initiator.start(), expect_reply=True),
+                                           timeout_s)
+            if reply is not None and reply[0] == Opcode.CASE_SIGMA2_RESUME:
+                status, result = initiator.handle_sigma2_resume(reply[1])
+                session = self._install_initiated(unsecured.peer_address, fabric_index, result)
+                await asyncio.wait_for(exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False), timeout_s)
+            elif reply is not None and reply[0] == Opcode.CASE_SIGMA2:
+                sigma3 = initiator.handle_sigma2(reply[1])
+                answer = await asyncio.wait_for(exchange.send(Opcode.CASE_SIGMA3, sigma3, expect_reply=True),
+                                                timeout_s)
+                if answer is None or answer[0] != Opcode.STATUS_REPORT:
+                    raise CaseError("no StatusReport after Sigma3")
+                result = initiator.handle_status_report(answer[1])
+                session = self._install_initiated(unsecured.peer_address, fabric_index, result)
+            else:
+                raise CaseError(f"no Sigma2 in answer to Sigma1: {reply and hex(reply[0])}")
+            await exchange.close()
+        finally:
+            unsecured.close()
+        return session
+
+    def _install_initiated(self, address: tuple, fabric_index: int, result: CaseResult) -> SecureSession:
+        session = SecureSession(
+            self.manager, address, kind="case", local_session_id=result.local_session_id,
+            peer_session_id=result.peer_session_id,
+            # we are the initiator here: we encrypt with I2R and decrypt with R2I
+            keys=SecureSessionKeys(result.keys.i2r_key, result.keys.r2i_key, result.keys.attestation_challenge),
+            peer_parameters=result.peer_parameters, local_node_id=result.fabric.node_id,
+            peer_node_id=result.peer_node_id, fabric_index=fabric_index, cats=result.peer_cats,
+        )
+        self.manager.add_secure_session(session)
+        if self.resumptions is not None and result.resumption is not None:
+            self.resumptions.remember(fabric_index, result.resumption)
+        log.info("event=session_%s kind=case role=initiator session=%d fabric=%d node=0x%016X peer=%s",
+                 "resumed" if result.resumed else "established", session.local_session_id, fabric_index,
+                 session.peer_node_id, address[0])
         return session

@@ -18,7 +18,6 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import os
 import secrets
 import threading
 from collections.abc import Iterable, Iterator
@@ -38,6 +37,7 @@ from bridge.matter.report_chunker import (
     chunk_reports,
 )
 from bridge.matter.subscription import Clock, MonotonicClock, Subscription
+from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
 from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value, encoder
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
@@ -48,9 +48,10 @@ DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 data
 MAX_SUBSCRIPTIONS = 64
 MAX_PATHS_PER_INVOKE = 1
 # The MaxInterval we grant (never above the controller's ceiling, never below its floor; spec §8.5.1): short,
-# so a controller whose device restarted notices the missing keep-alive within seconds and resubscribes
-# (fast recovery), while an empty keep-alive report costs next to nothing.
-GRANTED_MAX_INTERVAL_S = int(os.environ.get("HF_MATTER_MAX_INTERVAL_S", "3"))
+# so a controller notices a node that went away (and could not resume its subscriptions after coming back,
+# see bridge.matter.subscription_store) within seconds rather than a minute; an empty keep-alive report costs
+# next to nothing.
+GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
@@ -124,8 +125,10 @@ def granted_max_interval(floor: int, ceiling: int) -> int:
 
 class InteractionModel:
     def __init__(self, node: DataModel, access: AccessChecker, *, clock: Clock | None = None,
-                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS) -> None:
+                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS,
+                 store: SubscriptionStore | None = None) -> None:
         self.node = node
+        self.store = store  # persisted subscriptions, for resumption after a restart
         self.access = access
         self.clock: Clock = clock or MonotonicClock()
         self.max_payload = max_payload
@@ -393,7 +396,9 @@ class InteractionModel:
         if not req.keep_subscriptions:
             for sub in list(self._subscriptions.values()):
                 if self._same_subscriber(sub.ctx, ctx):
-                    self._drop(sub)
+                    self._drop(sub, forget=True)
+            if self.store is not None and ctx.session_kind == "case" and ctx.fabric_index is not None:
+                self.store.remove_subscriber(ctx.fabric_index, ctx.subject_node_id or 0)  # incl. ended ones
         if len(self._subscriptions) >= self.max_subscriptions:
             await self._status(exchange, Status.RESOURCE_EXHAUSTED)
             return
@@ -417,6 +422,7 @@ class InteractionModel:
                             expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
+        self._persist(sub)
         log.info("event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
                  "event_paths=%d min_s=%d max_s=%d requested_max_s=%d", subscription_id, ctx.fabric_index,
                  ctx.subject_node_id or 0, len(req.attributes), len(req.events), req.min_interval_floor, max_interval,
@@ -428,10 +434,53 @@ class InteractionModel:
             return a.fabric_index == b.fabric_index and a.subject_node_id == b.subject_node_id
         return a.session is b.session
 
-    def _drop(self, sub: Subscription) -> None:
+    def _drop(self, sub: Subscription, *, forget: bool = False) -> None:
+        """End ``sub`` here; ``forget``: for good (replaced, refused, fabric gone), not to be resumed after a
+        restart. A subscription that ends with its session (shutdown, crash) stays resumable."""
         self._subscriptions.pop(sub.subscription_id, None)
+        if forget and self.store is not None:
+            self.store.remove(sub.subscription_id)
         if sub.task is not None and sub.task is not asyncio.current_task():
             sub.task.cancel()
+
+    def _persist(self, sub: Subscription) -> None:
+        address = getattr(sub.session, "peer_address", None)
+        if self.store is None or address is None or sub.ctx.session_kind != "case" or sub.ctx.fabric_index is None:
+            return
+        self.store.add(PersistedSubscription(
+            sub.subscription_id, sub.ctx.fabric_index, sub.ctx.subject_node_id or 0, tuple(sub.ctx.cats),
+            tuple(address), sub.attributes, sub.events, sub.fabric_filtered, sub.min_interval, sub.max_interval))
+
+    async def resume_subscription(self, record: PersistedSubscription, session: Any) -> bool:
+        """Continue a persisted subscription over a new CASE session we set up: a priming report under the
+        old subscription id, then reports as before. False (and forgotten) when the subscriber refuses it."""
+        self._bind_loop()
+        ctx = session.context
+        sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
+                           record.fabric_filtered, record.min_interval, record.max_interval)
+        self._subscriptions[sub.subscription_id] = sub
+        access = _RequestAccess(self.access, ctx)
+        _, last_event = self._event_reports(access, sub.events, [], with_status=False)
+        sub.event_min = last_event + 1  # events before the restart are in the controller's history already
+        items = self._attribute_reports(access, ctx, sub.attributes, (), sub.fabric_filtered)
+        sub.dirty.clear()
+        exchange = session.open_exchange()
+        try:
+            ok = await self._send_report(exchange, sub.subscription_id, items, [], suppress_final=False)
+        except Exception as error:
+            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", sub.subscription_id, str(error))
+            ok = False
+        finally:
+            with contextlib.suppress(Exception):
+                await exchange.close()
+        if not ok or self._subscriptions.get(sub.subscription_id) is not sub:
+            self._drop(sub, forget=True)
+            return False
+        sub.last_report = self.clock.now()
+        sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
+        log.info("event=subscription_resumed subscription=0x%08x fabric=%d node=0x%016X max_s=%d",
+                 sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
+        return True
 
     def drop_session(self, session: Any) -> None:
         """The runtime calls this when a session dies: its subscriptions end now."""
@@ -445,7 +494,7 @@ class InteractionModel:
             if sub.ctx.fabric_index == fabric_index:
                 log.info("event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
                          sub.subscription_id, fabric_index)
-                self._drop(sub)
+                self._drop(sub, forget=True)
 
     async def close(self) -> None:
         for sub in list(self._subscriptions.values()):
@@ -462,6 +511,8 @@ class InteractionModel:
                 due = sub.due()
                 if now >= due:
                     if not await self._send_subscription_report(sub):
+                        if self.store is not None:  # refused or unreachable: the subscriber starts afresh
+                            self.store.remove(sub.subscription_id)
                         break
                     continue
                 await self._wait(sub, due - now)

@@ -36,6 +36,10 @@ class ResumptionStore:
     def find(self, resumption_id: bytes) -> ResumptionRecord | None:
         return next((record for _, record in self._records if record.resumption_id == resumption_id), None)
 
+    def for_peer(self, fabric_index: int, peer_node_id: int) -> ResumptionRecord | None:
+        return next((r for index, r in self._records if index == fabric_index and r.peer_node_id == peer_node_id),
+                    None)
+
     def remember(self, fabric_index: int, record: ResumptionRecord) -> None:
         """Keep ``record`` as the peer's only one (replacing its older session's)."""
         self._records = [(index, r) for index, r in self._records
