@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
 
 HOME_FORMAT = "homefabric-home/1"
@@ -171,6 +172,7 @@ class HomeConfig(BaseModel):
     rooms: list[RoomConfig]
     devices: list[DeviceConfig] = Field(default_factory=list)
     extensions: dict[str, Any] = Field(default_factory=dict)  # free space for later features
+    automations: list[AutomationRule] = Field(default_factory=list)  # rules (emulator.automations)
 
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
@@ -299,7 +301,26 @@ def load_home(path: str | os.PathLike[str]) -> HomeConfig:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise HomeConfigError(str(path), [("", f"cannot read the file: {error}")]) from error
+    if Path(path).suffix.lower() in YAML_SUFFIXES:
+        return _loads_yaml_home(text, str(path))
     return loads_home(text, str(path))
+
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _loads_yaml_home(text: str, source: str) -> HomeConfig:
+    """The same home written as YAML (hand-written homes are nicer to edit that way)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise HomeConfigError(source, [("", f"invalid YAML{where}: {getattr(error, 'problem', None) or error}")]
+                              ) from None
+    return validate_home(data, source)
 
 
 def _sorted_deep(value: Any) -> Any:
@@ -316,6 +337,8 @@ def dump_home(config: HomeConfig) -> str:
     for device in data["devices"]:
         device["attributes"] = _sorted_deep(device["attributes"])
     data["extensions"] = _sorted_deep(data["extensions"])
+    if not data["automations"]:
+        del data["automations"]  # homes without rules keep their exact earlier bytes
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

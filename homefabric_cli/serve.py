@@ -10,6 +10,7 @@ reach the room environment, ``"now"`` gives the virtual time and ``"endpoints"``
 (device id → {device endpoint: bridge endpoint, "device_types": …}). Answers are ``{"ok": true,
 "result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable from any network
 namespace, which is what a test driving the emulator from outside its namespace needs.
+``"automations"`` lists the rules, ``"add_automation"`` (with ``"rule"``) adds one.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 interfaces: list[str] | None, echo: Any, ready: asyncio.Event | None = None,
                 stop: asyncio.Event | None = None, control: Path | None = None,
                 mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
-                http: tuple[str, int] | None = None, http_token: str | None = None) -> None:
+                http: tuple[str, int] | None = None, http_token: str | None = None,
+                http_access: dict[str, Any] | None = None) -> None:
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
@@ -38,6 +40,9 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
 
     fabric = Fabric.from_file(str(home_path))
     state_dir.mkdir(parents=True, exist_ok=True)
+    from homefabric_cli.automation_store import keep_automations
+
+    keep_automations(fabric, state_dir)  # rules survive restarts and crashes
     store = StateStore(state_dir)
     node = MatterNode(lambda root: BridgeNode(fabric, root, store=store), state_dir, port=port,
                       discriminator=discriminator, passcode=passcode, interfaces=interfaces)
@@ -67,7 +72,8 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
             if http is not None:
                 from bridge.http import HttpApi
 
-                api = await wires.enter_async_context(HttpApi(fabric, http[0], http[1], pacer=pacer, token=http_token))
+                api = await wires.enter_async_context(HttpApi(
+                    fabric, http[0], http[1], pacer=pacer, token=http_token, **(http_access or {})))
                 echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:
                 ready.set()
@@ -132,6 +138,10 @@ def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:
         return None
     if op == "now":
         return {"tick": fabric.tick, "time": fabric.now_text()}
+    if op == "automations":
+        return [fabric.automation_status(rule.id) for rule in fabric.automations()]
+    if op == "add_automation":
+        return fabric.add_automation(request["rule"]).model_dump(mode="json")
     if op == "endpoints":
         layout: dict[str, Any] = {}
         for number, (device_id, device_ep) in sorted(bridge.bridged_endpoints().items()):

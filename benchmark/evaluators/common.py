@@ -146,10 +146,10 @@ def check_asserts(fabric: Fabric, device_id: str, asserts: Iterable[Any]) -> lis
 # --- the no-agent replay and irrelevant changes ------------------------------------------------------------
 
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> Fabric:
-    from emulator.simuhome_config import from_simuhome
+    """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.home_build)."""
+    from benchmark.home_build import build_home
 
-    config, _origin = from_simuhome(initial_home_config)
-    return Fabric(config)
+    return build_home(initial_home_config)[0]
 
 
 @dataclass

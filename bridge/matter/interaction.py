@@ -28,7 +28,7 @@ from bridge.matter.context import RequestContext, current_request
 from bridge.matter.data_model import AccessChecker, DataModel, Privilege
 from bridge.matter.event_log import EventRecord
 from bridge.matter.exchange_api import ExchangeClosed, IMExchange
-from bridge.matter.privileges import invoke_privilege, read_privilege, write_privilege
+from bridge.matter.privileges import event_privilege, invoke_privilege, read_privilege, write_privilege
 from bridge.matter.report_chunker import (
     ListReport,
     ReportItem,
@@ -101,6 +101,10 @@ class _RequestAccess:
         self._checker = checker
         self._ctx = ctx
         self._cache: dict[tuple[int, int, str], bool] = {}
+
+    @property
+    def fabric_index(self) -> int | None:
+        return self._ctx.fabric_index
 
     def allowed(self, endpoint: int, cluster_id: int, privilege: Privilege) -> bool:
         key = (endpoint, cluster_id, privilege)
@@ -319,7 +323,9 @@ class InteractionModel:
                 out.append(self._event_status(path, Status.UNSUPPORTED_ACCESS))
         last = 0
         for record in self.node.events.query(paths, event_min):
-            if not access.allowed(record.endpoint, record.cluster_id, "view"):
+            if record.fabric_index is not None and record.fabric_index != access.fabric_index:
+                continue  # a fabric-scoped event of another fabric
+            if not access.allowed(record.endpoint, record.cluster_id, event_privilege(record.cluster_id)):
                 continue
             out.append(self._event_report(record))
             last = max(last, record.number)
@@ -684,8 +690,8 @@ class InteractionModel:
         assert endpoint is not None and cluster_id is not None and attr_id is not None
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
-        def status(code: int) -> im.AttributeStatus:
-            return im.AttributeStatus(reply_path, int(code))
+        def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
+            return im.AttributeStatus(reply_path, int(code), cluster_status)
 
         if endpoint not in self.node.endpoints():
             return status(Status.UNSUPPORTED_ENDPOINT)
@@ -715,7 +721,7 @@ class InteractionModel:
                 value = decode_value(item.data, info, name, fabric_index=ctx.fabric_index)
             self.node.write(endpoint, cluster_id, name, value)
         except ClusterError as error:
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("write to %d/0x%04x/0x%04x failed", endpoint, cluster_id, attr_id)
             return status(Status.FAILURE)
@@ -743,8 +749,8 @@ class InteractionModel:
                     timed: bool) -> im.CommandData | im.CommandStatus:
         path = command.path
 
-        def status(code: int) -> im.CommandStatus:
-            return im.CommandStatus(path, int(code), ref=command.ref)
+        def status(code: int, cluster_status: int | None = None) -> im.CommandStatus:
+            return im.CommandStatus(path, int(code), cluster_status, ref=command.ref)
 
         if path.endpoint is None:
             return status(Status.INVALID_ACTION)  # wildcard invokes are group-only
@@ -769,7 +775,7 @@ class InteractionModel:
             if error.response is not None:  # an in-band failure: the response payload, IM status SUCCESS
                 return self._command_response(server, name, path, error.response, command.ref) or status(
                     Status.FAILURE)
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("invoke %d/0x%04x/0x%02x failed", path.endpoint, path.cluster, path.command)
             return status(Status.FAILURE)

@@ -77,7 +77,8 @@ class MatterNode:
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
         self.services = RootServices(self.state, self.table, self.failsafe, self.window, self.credentials,
                                      vendor_id, product_id)
-        self.root_clusters: list[ClusterServer] = root_clusters(self.services, basic_information=basic_information)
+        self.root_clusters: list[ClusterServer] = root_clusters(self.services, basic_information=basic_information,
+                                                                interfaces=interfaces)
         self.data_model = data_model(self.root_clusters) if callable(data_model) and not _is_data_model(
             data_model) else data_model
         device_types = getattr(self.data_model, "device_types", None)

@@ -203,15 +203,15 @@ def test_qt4_zero_tolerance_window_needs_the_exact_tick():
 def test_qt1_rules_judge_checks_numbers_and_values():
     reads = [("get_room_states", {"room_id": "kitchen"}), devices("living_room")]
     right = evaluate("qt1_feasible_seed_1", reads, "The kitchen is at 28.4 °C; the living room fan is made by "
-                                                   "homefabric.")
+                                                   "SimuHome.")
     assert right["passed"] and right["method"] == "judge"
     wrong = evaluate("qt1_feasible_seed_1", reads, "The kitchen is at 26 °C; the living room fan is made by "
-                                                   "homefabric.")
+                                                   "SimuHome.")
     assert not wrong["passed"] and wrong["error_type"] == "Context Faithfulness Failure"
     failed = {c["check"] for c in wrong["judge"]["checks"] if not c["ok"]}
     assert failed == {"room_state_value"}
     raw_units = evaluate("qt1_feasible_seed_1", reads, "kitchen: 2841 (hundredths of a degree); living room fan "
-                                                       "vendor homefabric")
+                                                       "vendor SimuHome")
     assert raw_units["passed"]
     empty = evaluate("qt1_feasible_seed_1", reads, "")
     assert not empty["passed"] and empty["error_type"] == "Final Response Failure" and empty["judge"] is None

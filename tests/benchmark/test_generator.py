@@ -68,10 +68,8 @@ def test_all_twelve_kinds_in_simuhome_layout(episodes):
 
 def test_files_load_with_the_episode_model(episodes, tmp_path):
     write_episodes(episodes, tmp_path)
-    try:
-        from benchmark.episode import load_episodes
-    except ImportError:  # the model is another part's; the layout test above covers the keys
-        pytest.skip("benchmark.episode not available")
+    from benchmark.episode import load_episodes
+
     loaded, problems = load_episodes(tmp_path)
     assert problems == []
     assert len(loaded) == len(episodes)

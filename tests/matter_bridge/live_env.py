@@ -18,7 +18,6 @@ import ctypes
 import itertools
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -27,6 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from tests.requirements import LIVE_CONTROLLER, missing
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -39,18 +40,9 @@ PASSCODE, DISCRIMINATOR = 20202021, 3840
 
 
 def live_skip_reason() -> str | None:
-    """Why the live tests cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "needs root for network namespaces"
-    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
-        return "no 'ip netns'"
-    if not MATTER_SERVER.exists():
-        return f"python-matter-server[server] is not installed at {MATTER_SERVER}"
-    if not HOMEFABRIC.exists():
-        return "the homefabric console script is not installed in the venv (pip install -e .)"
-    if not Path("/data").is_dir():
-        return "the CHIP SDK needs a writable /data"
-    return None
+    """Why the live setup cannot run here, or None (for bench scripts; tests use the ``requires`` marker)."""
+    reasons = missing(*LIVE_CONTROLLER)
+    return "; ".join(reasons) or None
 
 
 def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -30,18 +30,15 @@ from tests.matter_bridge.live_env import (
     HOME_DEVICES,
     PASSCODE,
     LiveBridge,
-    live_skip_reason,
     write_small_home,
 )
-from tests.matter_bridge.matter_js_client import MatterJsController, matter_js_skip_reason
+from tests.matter_bridge.matter_js_client import MatterJsController
+from tests.requirements import LIVE_CONTROLLER
 
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "matter-js")
 ON_OFF, BRIDGED_INFO = 6, 0x39
 AGGREGATOR, BRIDGED_NODE = 0x0E, 0x13
 PAA_FILE = "Chip-Test-PAA-NoVID-Cert.der"
-
-
-def _unavailable() -> str | None:
-    return live_skip_reason() or matter_js_skip_reason()
 
 
 class Live:
@@ -90,10 +87,6 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    if reason := _unavailable():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"matter.js end-to-end test cannot run: {reason}")
-        pytest.skip(reason)
     work = Path(tempfile.mkdtemp(prefix="hf-mjs-"))
     setup = Live(work)
     try:

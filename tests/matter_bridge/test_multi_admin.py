@@ -22,9 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.matter_bridge.live_env import LiveBridge, live_skip_reason, manual_code, write_small_home
-from tests.matter_bridge.matter_js_client import MatterJsController, MatterJsError, matter_js_skip_reason
+from tests.matter_bridge.live_env import LiveBridge, manual_code, write_small_home
+from tests.matter_bridge.matter_js_client import MatterJsController, MatterJsError
+from tests.requirements import LIVE_CONTROLLER
 
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "matter-js")
 WINDOW_DISCRIMINATOR = 2345
 ON_OFF = 6
 
@@ -66,10 +68,6 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    if reason := live_skip_reason() or matter_js_skip_reason():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"multi-admin test cannot run: {reason}")
-        pytest.skip(reason)
     work = Path(tempfile.mkdtemp(prefix="hf-multi-"))
     setup = Live(work)
     try:
