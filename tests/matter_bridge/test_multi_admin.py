@@ -176,3 +176,31 @@ def test_removing_one_fabric_leaves_the_other_working(live: Live) -> None:
     live.run(scenario())
     assert [f["fabric_index"] for f in live.fabrics()] == [1]
     assert {e["fabricIndex"] for e in json.loads((live.bridge.state_dir / "fabrics.json").read_text())["acl"]} == {1}
+
+
+def test_matter_js_opens_the_window_and_the_chip_controller_joins() -> None:
+    """The other direction, with matter.js's own multi-admin call: ``openEnhancedCommissioningWindow()``
+    revokes any open window first and accepts only FAILURE + the cluster status WindowNotOpen for "none
+    open" (cluster-specific statuses on the wire), then opens one with a verifier of its own."""
+    work = Path(tempfile.mkdtemp(prefix="hf-multi-rev-"))
+    setup = Live(work)
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        await setup.start()
+        first = await setup.mjs.call("commission", passcode=20202021, discriminator=3840,
+                                     paa=str(setup.bridge.paa_dir / "Chip-Test-PAA-NoVID-Cert.der"), timeout_s=120)
+        window = await setup.mjs.call("open_window", node_id=first["node_id"], timeout_s=60)
+        node = await setup.bridge.matter.call("commission_with_code", code=window["manual_code"], network_only=True,
+                                              timeout_s=120)
+        return window, node, setup.fabrics()
+
+    try:
+        window, node, fabrics = setup.run(scenario(), 240)
+    finally:
+        setup.loop.run_until_complete(setup.stop())
+        setup.loop.close()
+        if not os.environ.get("HF_LIVE_KEEP"):
+            shutil.rmtree(work, ignore_errors=True)
+    assert len(window["manual_code"]) in (11, 21) and window["qr_code"].startswith("MT:")
+    assert node["available"] and node["is_bridge"]
+    assert len(fabrics) == 2 and fabrics[0]["label"] == "matter.js"
