@@ -480,6 +480,8 @@ class InteractionModel:
             with contextlib.suppress(Exception):
                 await exchange.close()
         if not ok or self._subscriptions.get(sub.subscription_id) is not sub:
+            log.info("event=subscription_resume_refused subscription=0x%08x fabric=%d node=0x%016X",
+                     sub.subscription_id, record.fabric_index, record.node_id)
             self._drop(sub, forget=True)
             return False
         sub.last_report = self.clock.now()
