@@ -37,6 +37,7 @@ from bridge.matter.report_chunker import (
     chunk_reports,
 )
 from bridge.matter.subscription import Clock, MonotonicClock, Subscription
+from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
 from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value, encoder
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
@@ -46,6 +47,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 datagram with headers and MIC
 MAX_SUBSCRIPTIONS = 64
 MAX_PATHS_PER_INVOKE = 1
+# The MaxInterval we grant (never above the controller's ceiling, never below its floor; spec §8.5.1): short,
+# so a controller notices a node that went away (and could not resume its subscriptions after coming back,
+# see bridge.matter.subscription_store) within seconds rather than a minute; an empty keep-alive report costs
+# next to nothing.
+GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
@@ -110,13 +116,23 @@ class _RequestAccess:
                 log.exception("access check failed")
                 decision = False
             self._cache[key] = decision
+            if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
+                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
+                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
+                         getattr(privilege, "name", privilege))
         return decision
+
+
+def granted_max_interval(floor: int, ceiling: int) -> int:
+    return max(min(ceiling, GRANTED_MAX_INTERVAL_S), floor, 1)
 
 
 class InteractionModel:
     def __init__(self, node: DataModel, access: AccessChecker, *, clock: Clock | None = None,
-                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS) -> None:
+                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS,
+                 store: SubscriptionStore | None = None) -> None:
         self.node = node
+        self.store = store  # persisted subscriptions, for resumption after a restart
         self.access = access
         self.clock: Clock = clock or MonotonicClock()
         self.max_payload = max_payload
@@ -386,14 +402,16 @@ class InteractionModel:
         if not req.keep_subscriptions:
             for sub in list(self._subscriptions.values()):
                 if self._same_subscriber(sub.ctx, ctx):
-                    self._drop(sub)
+                    self._drop(sub, forget=True)
+            if self.store is not None and ctx.session_kind == "case" and ctx.fabric_index is not None:
+                self.store.remove_subscriber(ctx.fabric_index, ctx.subject_node_id or 0)  # incl. ended ones
         if len(self._subscriptions) >= self.max_subscriptions:
             await self._status(exchange, Status.RESOURCE_EXHAUSTED)
             return
         subscription_id = secrets.randbits(32)
         while subscription_id in self._subscriptions:
             subscription_id = secrets.randbits(32)
-        max_interval = max(req.max_interval_ceiling, req.min_interval_floor, 1)
+        max_interval = granted_max_interval(req.min_interval_floor, req.max_interval_ceiling)
         sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
                            req.min_interval_floor, max_interval, req.data_version_filters)
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
@@ -410,8 +428,11 @@ class InteractionModel:
                             expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
-        log.info("subscription 0x%08x: %d attribute / %d event paths, interval [%d, %d] s", subscription_id,
-                 len(req.attributes), len(req.events), req.min_interval_floor, max_interval)
+        self._persist(sub)
+        log.info("event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
+                 "event_paths=%d min_s=%d max_s=%d requested_max_s=%d", subscription_id, ctx.fabric_index,
+                 ctx.subject_node_id or 0, len(req.attributes), len(req.events), req.min_interval_floor, max_interval,
+                 req.max_interval_ceiling)
 
     @staticmethod
     def _same_subscriber(a: RequestContext, b: RequestContext) -> bool:
@@ -419,10 +440,55 @@ class InteractionModel:
             return a.fabric_index == b.fabric_index and a.subject_node_id == b.subject_node_id
         return a.session is b.session
 
-    def _drop(self, sub: Subscription) -> None:
+    def _drop(self, sub: Subscription, *, forget: bool = False) -> None:
+        """End ``sub`` here; ``forget``: for good (replaced, refused, fabric gone), not to be resumed after a
+        restart. A subscription that ends with its session (shutdown, crash) stays resumable."""
         self._subscriptions.pop(sub.subscription_id, None)
+        if forget and self.store is not None:
+            self.store.remove(sub.subscription_id)
         if sub.task is not None and sub.task is not asyncio.current_task():
             sub.task.cancel()
+
+    def _persist(self, sub: Subscription) -> None:
+        address = getattr(sub.session, "peer_address", None)
+        if self.store is None or address is None or sub.ctx.session_kind != "case" or sub.ctx.fabric_index is None:
+            return
+        self.store.add(PersistedSubscription(
+            sub.subscription_id, sub.ctx.fabric_index, sub.ctx.subject_node_id or 0, tuple(sub.ctx.cats),
+            tuple(address), sub.attributes, sub.events, sub.fabric_filtered, sub.min_interval, sub.max_interval))
+
+    async def resume_subscription(self, record: PersistedSubscription, session: Any) -> bool:
+        """Continue a persisted subscription over a new CASE session we set up: a priming report under the
+        old subscription id, then reports as before. False (and forgotten) when the subscriber refuses it."""
+        self._bind_loop()
+        ctx = session.context
+        sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
+                           record.fabric_filtered, record.min_interval, record.max_interval)
+        self._subscriptions[sub.subscription_id] = sub
+        access = _RequestAccess(self.access, ctx)
+        _, last_event = self._event_reports(access, sub.events, [], with_status=False)
+        sub.event_min = last_event + 1  # events before the restart are in the controller's history already
+        items = self._attribute_reports(access, ctx, sub.attributes, (), sub.fabric_filtered)
+        sub.dirty.clear()
+        exchange = session.open_exchange()
+        try:
+            ok = await self._send_report(exchange, sub.subscription_id, items, [], suppress_final=False)
+        except Exception as error:
+            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", sub.subscription_id, str(error))
+            ok = False
+        finally:
+            with contextlib.suppress(Exception):
+                await exchange.close()
+        if not ok or self._subscriptions.get(sub.subscription_id) is not sub:
+            log.info("event=subscription_resume_refused subscription=0x%08x fabric=%d node=0x%016X",
+                     sub.subscription_id, record.fabric_index, record.node_id)
+            self._drop(sub, forget=True)
+            return False
+        sub.last_report = self.clock.now()
+        sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
+        log.info("event=subscription_resumed subscription=0x%08x fabric=%d node=0x%016X max_s=%d",
+                 sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
+        return True
 
     def drop_session(self, session: Any) -> None:
         """The runtime calls this when a session dies: its subscriptions end now."""
@@ -434,8 +500,9 @@ class InteractionModel:
         """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
         for sub in list(self._subscriptions.values()):
             if sub.ctx.fabric_index == fabric_index:
-                log.info("subscription 0x%08x ended: fabric %d removed", sub.subscription_id, fabric_index)
-                self._drop(sub)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
+                         sub.subscription_id, fabric_index)
+                self._drop(sub, forget=True)
 
     async def close(self) -> None:
         for sub in list(self._subscriptions.values()):
@@ -452,6 +519,8 @@ class InteractionModel:
                 due = sub.due()
                 if now >= due:
                     if not await self._send_subscription_report(sub):
+                        if self.store is not None:  # refused or unreachable: the subscriber starts afresh
+                            self.store.remove(sub.subscription_id)
                         break
                     continue
                 await self._wait(sub, due - now)
@@ -462,7 +531,8 @@ class InteractionModel:
         finally:
             if self._subscriptions.get(sub.subscription_id) is sub:
                 del self._subscriptions[sub.subscription_id]
-                log.info("subscription 0x%08x ended", sub.subscription_id)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%s reports=%d", sub.subscription_id,
+                         sub.ctx.fabric_index, sub.reports_sent)
 
     async def _wait(self, sub: Subscription, seconds: float) -> None:
         sleeper = asyncio.ensure_future(self.clock.sleep(seconds))

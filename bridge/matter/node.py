@@ -31,9 +31,11 @@ from bridge.matter.fabric_table import FabricTable
 from bridge.matter.handshake import HandshakeServer
 from bridge.matter.mdns import CommissionableAdvert, MatterAdvertiser, OperationalAdvert
 from bridge.matter.persistence import StateStore
+from bridge.matter.resumption_store import ResumptionStore
 from bridge.matter.root import RootServices, root_clusters
 from bridge.matter.sessions import SecureSession, SessionManager
 from bridge.matter.setup_payload import SetupPayload
+from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
 from bridge.matter.transport import DEFAULT_PORT, UdpTransport
 from clusters.base import ClusterServer
 
@@ -67,6 +69,9 @@ class MatterNode:
         self.interfaces = interfaces
         self.setup = SetupPayload(passcode, discriminator, vendor_id, product_id)
         self.table = FabricTable(self.state)
+        self.resumptions = ResumptionStore(self.state)  # CASE resumption survives a restart
+        self.subscription_store = SubscriptionStore(self.state)  # and so do subscriptions (resumed at start)
+        self._resume_task: asyncio.Task[None] | None = None
         self.failsafe = FailSafe(self.table)
         self.window = CommissioningWindow(passcode, discriminator)
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
@@ -103,13 +108,15 @@ class MatterNode:
         drop_fabric = getattr(self.interaction, "drop_fabric", None)
         if drop_fabric is not None:
             self.services.on_fabric_removed.append(drop_fabric)
-        handshake = HandshakeServer(
+        self.handshake = handshake = HandshakeServer(
             self.sessions,
             pase_verifier=self.window.current_verifier,
             case_fabrics=self.table.case_fabrics,
             on_pase_failure=self.window.pase_failed,
             on_pase_session=self._on_pase_session,
+            resumptions=self.resumptions,
         )
+        self.services.on_fabric_removed.append(self.resumptions.forget_fabric)
         self.sessions.handle_secure_channel = handshake.handle_exchange
         await self.transport.start()
         self.port = self.transport.port
@@ -124,6 +131,8 @@ class MatterNode:
             self._mdns_dirty.set()
             self._mdns_task = asyncio.create_task(self._mdns_loop())
         self._started = True
+        if self.subscription_store.records() and hasattr(self.interaction, "resume_subscription"):
+            self._resume_task = asyncio.create_task(self._resume_subscriptions())
         log.info("Matter node up on UDP %d: %d fabric(s), window %s", self.port, len(self.table.fabrics),
                  "open" if self.window.is_open else "closed")
 
@@ -132,6 +141,9 @@ class MatterNode:
             return
         self._started = False
         self.failsafe.expire()  # an interrupted commissioning must not survive a restart half-done
+        if self._resume_task is not None:
+            self._resume_task.cancel()
+            await asyncio.gather(self._resume_task, return_exceptions=True)
         if self._mdns_task is not None:
             self._mdns_task.cancel()
             await asyncio.gather(self._mdns_task, return_exceptions=True)
@@ -153,7 +165,7 @@ class MatterNode:
         if spec is None:
             from bridge.matter.interaction import InteractionModel
 
-            return InteractionModel(self.data_model, self.access)
+            return InteractionModel(self.data_model, self.access, store=self.subscription_store)
         if hasattr(spec, "handle_exchange"):
             return spec
         return spec(self.data_model, self.access)
@@ -161,6 +173,29 @@ class MatterNode:
     def _on_datagram(self, data: bytes, address: tuple[Any, ...]) -> None:
         if self.sessions is not None:
             self.sessions.on_datagram(data, address)
+
+    # ------------------------------------------------------------------------------ subscription resumption
+    async def _resume_subscriptions(self) -> None:
+        """Reach every subscriber of the last run (CASE from our side) and continue its subscription, so a
+        controller sees reports again right after a restart instead of after its liveness timeout."""
+        await asyncio.gather(*(self._resume_one(record) for record in self.subscription_store.records()))
+
+    async def _resume_one(self, record: PersistedSubscription) -> None:
+        fabric = self.table.fabrics.get(record.fabric_index)
+        if fabric is None:
+            self.subscription_store.remove(record.subscription_id)
+            return
+        try:
+            session = await self.handshake.connect_case(tuple(record.peer_address), record.fabric_index,
+                                                        fabric.case_fabric(), record.node_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the subscriber is gone or refuses: it will subscribe afresh if it wants
+            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", record.subscription_id,
+                     str(error) or type(error).__name__)
+            self.subscription_store.remove(record.subscription_id)
+            return
+        await self.interaction.resume_subscription(record, session)
 
     # ------------------------------------------------------------------------------ commissioning
     def _on_pase_session(self, session: SecureSession) -> None:

@@ -202,3 +202,13 @@ def test_remove_fabric(live: Live) -> None:
 
     live.run(scenario())
     live.node_id = None
+    # serve's log tells the story as event=... lines; the subscription ended at removal, not at a later report.
+    log = (live.work / "serve.log").read_text()
+    for event in ("event=session_established kind=pase", "event=fabric_added fabric=1",
+                  "event=commissioning_complete fabric=1", "event=session_established kind=case",
+                  "event=subscription_established", "event=fabric_removed fabric=1"):
+        assert event in log, event
+    ended = [line for line in log.splitlines() if "event=subscription_ended" in line]
+    assert ended and "reason=fabric_removed" in ended[0], ended
+    removed_at = log.index("event=fabric_removed fabric=1")
+    assert log.index("reason=fabric_removed") > removed_at > log.index("event=subscription_established")
