@@ -37,7 +37,7 @@ from bridge.matter.report_chunker import (
     chunk_reports,
 )
 from bridge.matter.subscription import Clock, MonotonicClock, Subscription
-from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value, encoder
+from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
 
@@ -58,6 +58,13 @@ def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
     """The supported attribute with this id on this server, else None."""
     name = _attribute_names_by_id(type(server)).get(attribute_id)
     return name if name is not None and server.has_attribute(name) else None
+
+
+@functools.cache
+def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
+    """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
+    info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
+    return (encoder(info.element) if info.is_list else None), encoder(info)
 
 
 def attribute_id(server: ClusterServer, name: str) -> int:
@@ -276,11 +283,10 @@ class InteractionModel:
             value = self.node.read(endpoint, cluster_id, name)
             if fabric_filtered:
                 value = fabric_filter(value, ctx.fabric_index)
-            info = server.model.attributes[name].type
-            if info.is_list and value is not None:
-                element = encoder(info.element)
+            element, whole = _value_encoders(type(server), name)
+            if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
-            return attribute_data_report(version, endpoint, cluster_id, attr_id, encode_value(value, info, 2))
+            return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
         except ClusterError as error:
             return int(error.status)
         except Exception:
