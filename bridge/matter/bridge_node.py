@@ -386,6 +386,10 @@ class BridgeNode:
         """Bridge endpoint → (device id, device endpoint)."""
         return {n: (b.device_id, b.device_endpoint) for n, b in self._bridged.items()}  # type: ignore[misc]
 
+    def group_endpoints(self, fabric_index: int, group_id: int) -> list[int]:
+        """The endpoints in a fabric's group (targets of a group-addressed message)."""
+        return self.groups.members(fabric_index, group_id)
+
     def endpoint_of(self, device_id: str, device_endpoint: int) -> int | None:
         return self._by_device.get((device_id, device_endpoint))
 
