@@ -310,8 +310,10 @@ class BridgeNode:
 
         def forward(source: ClusterServer, name: str, fields: dict[str, Any], priority: EventPriority) -> None:
             event_id = getattr(source.model.chip_class.Events, name).event_id
-            payload = encode_fields(event_fields(source.cluster_name, name), fields)
-            fabric_index = fields.get("fabricIndex")
+            schema = event_fields(source.cluster_name, name)
+            payload = encode_fields(schema, fields)
+            # Fabric-sensitive events carry the global FabricIndex field (tag 254); others merely name one.
+            fabric_index = fields.get("fabricIndex") if any(f.tag == 0xFE for f in schema) else None
             self._events.emit(number, source.cluster_id, event_id, Priority(int(priority)), payload,
                               fabric_index=int(fabric_index) if fabric_index else None)
 
