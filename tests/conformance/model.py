@@ -79,9 +79,6 @@ def endpoint_problems(where: str, device_type_ids: Iterable[int], servers: Mappi
 KNOWN_GAPS: dict[str, str] = {
     "(RoomAirConditioner) OnOff lacks required features ['DF']":
         "OnOff DeadFrontBehavior on the air conditioner (needs dead-front values on its other clusters)",
-    "ElectricalEnergyMeasurement lacks mandatory events": "periodic/cumulative energy events",
-    "WaterHeaterManagement lacks mandatory events": "BoostStarted/BoostEnded",
-    "DeviceEnergyManagement lacks mandatory events": "PowerAdjustStart/PowerAdjustEnd",
     "OperationalCredentials lacks mandatory commands": "Matter 1.5 VID verification commands",
 }
 
