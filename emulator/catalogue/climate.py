@@ -56,7 +56,9 @@ DEVICE_TYPES = (
         description="A room AC: power on, SystemMode 3 (cool) or 4 (heat), setpoints and fan speed drive the room.",
         vendor_name="homefabric", product_name="Room Air Conditioner", product_id=1,
         endpoints=(endpoint(
-            1, ROOM_AIR_CONDITIONER, cluster("Identify", IdentifyType=0), cluster("OnOff"),
+            # DeadFrontBehavior (required by Room Air Conditioner): while off, Thermostat and FanControl refuse
+            # commands and writes with INVALID_IN_STATE (the power rule below).
+            1, ROOM_AIR_CONDITIONER, cluster("Identify", IdentifyType=0), cluster("OnOff", "DeadFrontBehavior"),
             cluster("Thermostat", "Heating", "Cooling", ControlSequenceOfOperation=4, SystemMode=0,
                     OccupiedCoolingSetpoint=2600, OccupiedHeatingSetpoint=2000),
             _fan_control(),

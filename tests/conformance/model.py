@@ -77,8 +77,6 @@ def endpoint_problems(where: str, device_type_ids: Iterable[int], servers: Mappi
 # Gaps the model reveals that are not fixed yet (each names the fix still owed). A gap listed here that
 # no longer occurs fails the test too, so this list only ever shrinks.
 KNOWN_GAPS: dict[str, str] = {
-    "(RoomAirConditioner) OnOff lacks required features ['DF']":
-        "OnOff DeadFrontBehavior on the air conditioner (needs dead-front values on its other clusters)",
     "OperationalCredentials lacks mandatory commands": "Matter 1.5 VID verification commands",
 }
 
