@@ -83,7 +83,8 @@ class Home:
         for device in ("lamp", "plug"):
             self.admin(self.model.endpoint_of(device, 1), 0x04, "AddGroup", {"groupID": GROUP, "groupName": "Evening"})
 
-    def datagram(self, command: int, *, group: int = GROUP, epoch: bytes = EPOCH, counter: int | None = None) -> bytes:
+    def datagram(self, command: int, *, group: int = GROUP, epoch: bytes = EPOCH, counter: int | None = None,
+                 write: im.AttributeData | None = None) -> bytes:
         key = operational_group_key(epoch, self.record.compressed_fabric_id)
         if counter is None:
             self.counter += 1
@@ -92,7 +93,10 @@ class Home:
                                security_flags=SessionType.GROUP, source_node_id=SENDER, destination_group_id=group)
         invoke = im.encode_invoke_request(im.InvokeRequest(
             (im.CommandData(im.CommandPath(None, 0x0006, command), {}),), suppress_response=True))
-        protocol = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR, opcode=im.Opcode.INVOKE_REQUEST,
+        if write is not None:
+            invoke = im.encode_write_request(im.WriteRequest((write,), suppress_response=True))
+        opcode = im.Opcode.WRITE_REQUEST if write is not None else im.Opcode.INVOKE_REQUEST
+        protocol = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR, opcode=opcode,
                                   exchange_id=7, protocol_id=ProtocolId.INTERACTION_MODEL)
         aad = header.encode()
         nonce = message_nonce(aad[3], counter, SENDER)
@@ -139,3 +143,12 @@ def test_removing_the_fabric_forgets_its_group_keys(tmp_path: Path) -> None:
     home.node.table.save()
     assert home.node.group_receiver.receive(home.datagram(0x01)) is None and not home.on("lamp")
     assert home.node.group_receiver.multicast_addresses() == []
+
+
+def test_group_write_reaches_the_members_that_have_the_attribute(tmp_path: Path) -> None:
+    home = Home(tmp_path)
+    home.setup_group()
+    on_level = im.AttributeData(im.AttributePath(None, 0x0008, 0x0011), 100)  # LevelControl.OnLevel
+    assert home.node.group_receiver.receive(home.datagram(0, write=on_level)) is not None
+    assert home.home.read("lamp", 1, "LevelControl", "OnLevel") == 100  # the plug has no LevelControl
+    assert home.home.read("hall", 1, "OnOff", "OnOff") is False
