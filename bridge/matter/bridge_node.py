@@ -438,6 +438,10 @@ class BridgeNode:
         target = self._device_target(endpoint, server)
         if target is None:
             server.write(attribute, value)
+            bridged = self._bridged.get(endpoint)
+            if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "NodeLabel" \
+                    and bridged is not None:
+                self.fabric.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
         try:
             self.fabric.write(target[0], target[1], server.cluster_name, attribute, value)

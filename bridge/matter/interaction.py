@@ -500,6 +500,13 @@ class InteractionModel:
             if sub.session is session:
                 self._drop(sub)
 
+    def drop_fabric(self, fabric_index: int) -> None:
+        """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
+        for sub in list(self._subscriptions.values()):
+            if sub.ctx.fabric_index == fabric_index:
+                log.info("subscription 0x%08x ended: fabric %d removed", sub.subscription_id, fabric_index)
+                self._drop(sub)
+
     async def close(self) -> None:
         for sub in list(self._subscriptions.values()):
             self._drop(sub)

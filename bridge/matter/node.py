@@ -103,6 +103,9 @@ class MatterNode:
         drop_session = getattr(self.interaction, "drop_session", None)
         if drop_session is not None:  # a dead session's subscriptions end at once, not at their next report
             self.sessions.on_session_closed.append(drop_session)
+        drop_fabric = getattr(self.interaction, "drop_fabric", None)
+        if drop_fabric is not None:
+            self.services.on_fabric_removed.append(drop_fabric)
         handshake = HandshakeServer(
             self.sessions,
             pase_verifier=self.window.current_verifier,
