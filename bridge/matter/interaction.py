@@ -38,7 +38,7 @@ from bridge.matter.report_chunker import (
 )
 from bridge.matter.subscription import Clock, MonotonicClock, Subscription
 from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
-from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value, encoder
+from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
 
@@ -64,6 +64,13 @@ def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
     """The supported attribute with this id on this server, else None."""
     name = _attribute_names_by_id(type(server)).get(attribute_id)
     return name if name is not None and server.has_attribute(name) else None
+
+
+@functools.cache
+def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
+    """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
+    info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
+    return (encoder(info.element) if info.is_list else None), encoder(info)
 
 
 def attribute_id(server: ClusterServer, name: str) -> int:
@@ -183,6 +190,70 @@ class InteractionModel:
         finally:
             current_request.reset(token)
 
+    def handle_group_message(self, fabric_index: int, source_node_id: int, group_id: int, opcode: int,
+                             payload: bytes) -> int:
+        """Act on a group-addressed Invoke or Write (Core §8.2.2): on every endpoint in the group that has
+        the path, as far as the group's ACL allows; nothing is answered. Returns how many were acted on."""
+        self._bind_loop_if_running()
+        ctx = RequestContext("group", fabric_index, source_node_id, group_id=group_id)
+        members = getattr(self.node, "group_endpoints", None)
+        endpoints = members(fabric_index, group_id) if members is not None else []
+        token = current_request.set(ctx)
+        try:
+            if opcode == im.Opcode.INVOKE_REQUEST:
+                req = im.decode_invoke_request(payload)
+                return sum(self._group_invoke(ctx, endpoints, command) for command in req.invokes)
+            if opcode == im.Opcode.WRITE_REQUEST:
+                writes = im.decode_write_request(payload).writes
+                return sum(self._group_write(ctx, endpoints, item) for item in writes)
+            log.info("group 0x%04x: IM opcode 0x%02x is not allowed in a group message", group_id, opcode)
+        except im.IMDecodeError as error:
+            log.info("group 0x%04x: malformed message from 0x%016x: %s", group_id, source_node_id, error)
+        finally:
+            current_request.reset(token)
+        return 0
+
+    def _group_invoke(self, ctx: RequestContext, endpoints: list[int], command: im.CommandData) -> int:
+        path, access, done = command.path, _RequestAccess(self.access, ctx), 0
+        for endpoint in endpoints if path.endpoint is None else []:
+            server = self.node.clusters(endpoint).get(path.cluster)
+            name = _command_name(server, path.command) if server is not None else None
+            if name is None or _needs_timed_invoke(server, name):  # a group cannot do a timed interaction
+                continue
+            if not access.allowed(endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
+                continue
+            try:
+                args = decode_fields(server.command_spec(name).model.fields, command.fields,
+                                     f"{server.cluster_name}.{name}", fabric_index=ctx.fabric_index)
+                self.node.invoke(endpoint, path.cluster, name, args)
+                done += 1
+            except ClusterError as error:
+                log.info("group invoke %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
+        return done
+
+    def _group_write(self, ctx: RequestContext, endpoints: list[int], item: im.AttributeData) -> int:
+        path, access, done = item.path, _RequestAccess(self.access, ctx), 0
+        for endpoint in endpoints if path.endpoint is None else []:
+            server = self.node.clusters(endpoint).get(path.cluster)
+            has_path = server is not None and path.attribute is not None
+            name = attribute_name(server, path.attribute) if has_path else None  # type: ignore[arg-type]
+            if name is None or not server.is_writable(name) or _needs_timed_write(server, name):
+                continue
+            if not access.allowed(endpoint, path.cluster, write_privilege(path.cluster, path.attribute)):
+                continue
+            try:
+                info = server.model.attributes[name].type
+                self.node.write(endpoint, path.cluster, name, decode_value(item.data, info, name,
+                                                                           fabric_index=ctx.fabric_index))
+                done += 1
+            except ClusterError as error:
+                log.info("group write %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
+        return done
+
+    def _bind_loop_if_running(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self._bind_loop()
+
     def _bind_loop(self) -> None:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
@@ -292,11 +363,10 @@ class InteractionModel:
             value = self.node.read(endpoint, cluster_id, name)
             if fabric_filtered:
                 value = fabric_filter(value, ctx.fabric_index)
-            info = server.model.attributes[name].type
-            if info.is_list and value is not None:
-                element = encoder(info.element)
+            element, whole = _value_encoders(type(server), name)
+            if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
-            return attribute_data_report(version, endpoint, cluster_id, attr_id, encode_value(value, info, 2))
+            return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
         except ClusterError as error:
             return int(error.status)
         except Exception:

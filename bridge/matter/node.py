@@ -28,8 +28,10 @@ from bridge.matter import attestation
 from bridge.matter.access import AclAccessChecker
 from bridge.matter.commissioning import CommissioningWindow, FailSafe, WindowKind
 from bridge.matter.fabric_table import FabricTable
+from bridge.matter.group_messages import GroupMessage, GroupReceiver
 from bridge.matter.handshake import HandshakeServer
 from bridge.matter.mdns import CommissionableAdvert, MatterAdvertiser, OperationalAdvert
+from bridge.matter.message import ProtocolId
 from bridge.matter.persistence import StateStore
 from bridge.matter.resumption_store import ResumptionStore
 from bridge.matter.root import RootServices, root_clusters
@@ -89,6 +91,7 @@ class MatterNode:
         self._interaction_spec = interaction
         self.interaction: Any = None
         self.transport: UdpTransport | None = None
+        self.group_receiver: GroupReceiver | None = None
         self.sessions: SessionManager | None = None
         self.advertiser: MatterAdvertiser | None = None
         self._mdns_enabled = mdns
@@ -118,7 +121,11 @@ class MatterNode:
         )
         self.services.on_fabric_removed.append(self.resumptions.forget_fabric)
         self.sessions.handle_secure_channel = handshake.handle_exchange
+        self.group_receiver = GroupReceiver(self.table, self._on_group_message)
+        self.sessions.handle_group = self.group_receiver.receive
         await self.transport.start()
+        self.table.listeners.append(self._join_groups)
+        self._join_groups()
         self.port = self.transport.port
         self.failsafe.on_rollback.append(self._after_rollback)
         self.window.on_change.append(self._mdns_changed)
@@ -169,6 +176,19 @@ class MatterNode:
         if hasattr(spec, "handle_exchange"):
             return spec
         return spec(self.data_model, self.access)
+
+    def _join_groups(self) -> None:
+        if self.transport is not None and self.group_receiver is not None:
+            self.transport.join_multicast(self.group_receiver.multicast_addresses(), self.interfaces)
+
+    def _on_group_message(self, message: GroupMessage) -> None:
+        handle = getattr(self.interaction, "handle_group_message", None)
+        if message.protocol.protocol_id != ProtocolId.INTERACTION_MODEL or handle is None:
+            return
+        acted = handle(message.fabric_index, message.source_node_id, message.group_id, message.protocol.opcode,
+                       message.payload)
+        log.info("group 0x%04x message from node 0x%016X (fabric %d): acted on %d endpoint(s)", message.group_id,
+                 message.source_node_id, message.fabric_index, acted)
 
     def _on_datagram(self, data: bytes, address: tuple[Any, ...]) -> None:
         if self.sessions is not None:

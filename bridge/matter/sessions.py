@@ -199,6 +199,7 @@ class SessionManager:
     send_datagram: Callable[[bytes, Address], None]
     handle_im: ExchangeHandler | None = None  # InteractionModel.handle_exchange
     handle_secure_channel: ExchangeHandler | None = None  # PASE/CASE responders (bridge.matter.handshake)
+    handle_group: Callable[[bytes], Any] | None = None  # group-session datagrams (bridge.matter.group_messages)
     unsecured_counter: MessageCounter = field(default_factory=lambda: MessageCounter(allow_rollover=True))
     secure: OrderedDict[int, SecureSession] = field(default_factory=OrderedDict)  # LRU order
     unsecured: OrderedDict[tuple[Any, int], UnsecuredSession] = field(default_factory=OrderedDict)
@@ -291,8 +292,12 @@ class SessionManager:
 
     def _receive(self, data: bytes, address: Address) -> None:
         header, offset = MessageHeader.decode(data)
-        if header.session_type == SessionType.GROUP or header.security_flags & SecurityFlags.CONTROL:
-            return  # group messaging and MCSP control messages are not supported
+        if header.security_flags & SecurityFlags.CONTROL:
+            return  # MCSP control messages are not supported
+        if header.session_type == SessionType.GROUP:
+            if self.handle_group is not None:
+                self.handle_group(data)
+            return
         session: Session
         if not header.is_secure:
             if header.source_node_id is None:
