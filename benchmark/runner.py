@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -57,12 +58,31 @@ def make_agent(spec: RunSpec) -> Agent:
         from benchmark.agents.replay import ReplayAgent
 
         return ReplayAgent.from_path(agent.replay_from or "")
+    from benchmark.agents.options import ReactOptions
     from benchmark.agents.react import ReactAgent
     from benchmark.llm_client import LLMClient
 
     assert agent.model is not None
     client = LLMClient.from_spec(agent.model)
-    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **agent.options)
+    options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
+    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
+
+
+async def agent_preflight(agent: Agent) -> dict[str, Any] | None:
+    """The agent's one check of its model endpoint before anything is written (agents with a model have
+    one); a dead endpoint is a RunError, a warning (tools dropped…) is printed and kept in the manifest."""
+    from benchmark.llm_preflight import PreflightError
+
+    check = getattr(agent, "preflight", None)
+    if check is None:
+        return None
+    try:
+        result: dict[str, Any] = await check()
+    except PreflightError as error:
+        raise RunError(str(error)) from None
+    if result.get("warning"):
+        print(f"warning: {result['warning']}", file=sys.stderr)
+    return result
 
 
 def make_judge(spec: RunSpec) -> Any:
@@ -133,7 +153,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
         record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
     else:
         data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
-                               [s.to_dict() for s in outcome.steps], outcome.end_reason)
+                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure)
         verdict = await evaluate_episode(data, judge, spec.evaluation)
         status = "infra_error" if verdict.get("infra_error") else ("passed" if verdict["passed"] else "failed")
         record.update({"status": status, "error": verdict.get("infra_error") or outcome.error, "verdict": verdict})
@@ -211,14 +231,16 @@ class Runner:
     def records_path(self) -> Path:
         return self.out / RECORDS
 
-    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> dict[str, Any]:
+    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                  preflight: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
                 "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
                 "git_commit": _git_commit(), "package_version": _package_version(),
                 "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
-                "episode_problems": [p.to_dict() for p in problems]}
+                "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}
 
-    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> list[dict[str, Any]]:
+    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                 preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self.out.mkdir(parents=True, exist_ok=True)
         manifest_path = self.out / MANIFEST
         existing, torn = read_records(self.records_path)
@@ -229,7 +251,7 @@ class Runner:
             if old.get("spec_sha256") != self.spec.sha256():
                 raise RunError(f"{manifest_path}: the run was started with a different spec "
                                f"(sha256 {old.get('spec_sha256')}); resume with the same spec or use a new --out")
-        write_atomically(manifest_path, json.dumps(self._manifest(episodes, problems), indent=2,
+        write_atomically(manifest_path, json.dumps(self._manifest(episodes, problems, preflight), indent=2,
                                                    ensure_ascii=False) + "\n")
         kept = [r for r in existing if r.get("status") != "infra_error"]
         if torn or len(kept) != len(existing):
@@ -250,11 +272,12 @@ class Runner:
         if episodes is None:
             episodes, problems = select_episodes(self.spec)
         problems = list(problems)
-        kept = self._prepare(episodes, problems)
-        done = {(r["episode_id"], int(r["trial"])) for r in kept}
-        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         agent = self.agent or make_agent(self.spec)
         judge = self.judge or make_judge(self.spec)
+        preflight = await agent_preflight(agent)  # before anything is written
+        kept = self._prepare(episodes, problems, preflight)
+        done = {(r["episode_id"], int(r["trial"])) for r in kept}
+        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         statuses: dict[str, int] = {}
         self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
