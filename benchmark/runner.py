@@ -85,6 +85,19 @@ async def agent_preflight(agent: Agent) -> dict[str, Any] | None:
     return result
 
 
+async def judge_preflight(judge: Any) -> None:
+    """An LLM judge's endpoint is checked once too: a dead one would make every record an infra error."""
+    from benchmark.llm_client import LLMClient
+    from benchmark.llm_preflight import PreflightError, check_endpoint
+
+    client = next(iter(getattr(judge, "clients", None) or []), None)
+    if isinstance(client, LLMClient):
+        try:
+            await check_endpoint(client, role="judge")
+        except PreflightError as error:
+            raise RunError(str(error)) from None
+
+
 def make_judge(spec: RunSpec) -> Any:
     from benchmark.judges import LLMJudge, RulesJudge
 
@@ -275,6 +288,7 @@ class Runner:
         agent = self.agent or make_agent(self.spec)
         judge = self.judge or make_judge(self.spec)
         preflight = await agent_preflight(agent)  # before anything is written
+        await judge_preflight(judge)
         kept = self._prepare(episodes, problems, preflight)
         done = {(r["episode_id"], int(r["trial"])) for r in kept}
         todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]

@@ -118,3 +118,12 @@ def test_the_model_flags_reach_the_request_and_the_manifest(tmp_path: Path) -> N
     assert (body["max_tokens"], body["seed"], body["temperature"]) == (99, 3, 0.5)
     spec = json.loads((out / "manifest.json").read_text())["spec"]["agent"]
     assert spec["model"]["timeout_s"] == 7.5 and spec["options"] == {"mode": "text", "tool_choice": "required"}
+
+
+def test_a_dead_llm_judge_endpoint_is_one_error_before_the_run_starts(tmp_path: Path) -> None:
+    with serve([]) as server:
+        url = server.base_url
+    out = tmp_path / "run"
+    result = bench_run(out, "--agent", "oracle", "--judge", "llm", "--judge-base-url", url, "--judge-model", "j")
+    assert result.exit_code == 2 and "the judge model endpoint" in " ".join(result.output.split())
+    assert not out.exists()
