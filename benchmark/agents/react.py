@@ -309,12 +309,17 @@ class ReactAgent:
                 kind = "context_overflow" if exc.context_overflow else "llm_request_error"
                 return episode.outcome("aborted", f"{kind}: {exc}", kind)
             episode.tokens.add(response.usage.get("prompt_tokens", 0), response.usage.get("completion_tokens", 0))
-            if response.finish_reason == LENGTH:
+            first_step = len(episode.steps)
+            if response.finish_reason == LENGTH and not self._complete_despite_cut(response):
                 self._cut_off_turn(episode, response, turn)
             elif self.mode == "native":
                 self._native_turn(episode, response, turn)
             else:
                 self._text_turn(episode, response, turn)
+            if response.finish_reason == LENGTH:  # the record says so even when the reply was usable
+                for step in episode.steps[first_step:]:
+                    if isinstance(step.raw, dict):
+                        step.raw.setdefault("finish_reason", LENGTH)
             if episode.finished:
                 return episode.outcome("finished")
             if episode.failures >= self.max_consecutive_failures:
@@ -326,6 +331,15 @@ class ReactAgent:
         return episode.outcome("max_steps", f"no finish within {self.max_steps} model turns")
 
     # --- a reply cut off at the token limit ---
+
+    def _complete_despite_cut(self, response: LLMResponse) -> bool:
+        """A reply cut off only after what the agent uses was complete (a whole JSON object, then rambling;
+        tool calls whose arguments all parse) is used as usual; anything else of it is not."""
+        if self.mode == "text":
+            return first_json_object(response.content or "") is not None
+        return bool(response.tool_calls) and all(
+            not call.arguments_json.strip() or _object_or_none(call.arguments_json) is not None
+            for call in response.tool_calls)
 
     def _cut_off_turn(self, episode: _Episode, response: LLMResponse, turn: int) -> None:
         """Nothing of a cut-off reply is used (its JSON is incomplete; an inner object is not the reply);

@@ -77,6 +77,14 @@ def test_an_inner_object_of_a_cut_off_reply_is_never_taken_for_the_reply() -> No
     assert run.outcome.final_answer == "On." and run.outcome.steps[0].tool is None
 
 
+def test_a_whole_reply_followed_by_rambling_to_the_cap_is_used_and_marked() -> None:
+    whole = json.dumps({"thought": "t", "action": "execute_command", "action_input": TURN_ON[1]})
+    run = run_agent([cut_off(whole + "\nObservation: the light is on. Now I will"), react("finish", {"answer": "On."})],
+                    mode="text")
+    assert light_is_on(run.fabric) and run.outcome.final_answer == "On."
+    assert run.outcome.steps[0].tool == "execute_command" and run.outcome.steps[0].raw["finish_reason"] == "length"
+
+
 def test_a_cut_off_native_reply_is_not_a_final_answer() -> None:
     run = run_agent([cut_off("The light in the living room is now swit"), tool_call(*TURN_ON), finish("On.")])
     assert run.outcome.final_answer == "On." and light_is_on(run.fabric)
