@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -117,3 +118,19 @@ async def check_tool_calling(client: LLMClient, *, tool_choice: str | None,
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
+
+
+async def preflight_models(agent: Any, judge: Any) -> dict[str, Any] | None:
+    """A run's checks before anything is written: the agent's own (agents with a model have a
+    ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
+    LLM judge's endpoint (a dead one would make every record an infrastructure error)."""
+    result: dict[str, Any] | None = None
+    check = getattr(agent, "preflight", None)
+    if check is not None:
+        result = await check()
+        if result and result.get("warning"):
+            print(f"warning: {result['warning']}", file=sys.stderr)
+    client = next(iter(getattr(judge, "clients", None) or []), None)
+    if isinstance(client, LLMClient):
+        await check_endpoint(client, role="judge")
+    return result

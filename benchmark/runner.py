@@ -18,7 +18,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -66,36 +65,6 @@ def make_agent(spec: RunSpec) -> Agent:
     client = LLMClient.from_spec(agent.model)
     options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
-
-
-async def agent_preflight(agent: Agent) -> dict[str, Any] | None:
-    """The agent's one check of its model endpoint before anything is written (agents with a model have
-    one); a dead endpoint is a RunError, a warning (tools dropped…) is printed and kept in the manifest."""
-    from benchmark.llm_preflight import PreflightError
-
-    check = getattr(agent, "preflight", None)
-    if check is None:
-        return None
-    try:
-        result: dict[str, Any] = await check()
-    except PreflightError as error:
-        raise RunError(str(error)) from None
-    if result.get("warning"):
-        print(f"warning: {result['warning']}", file=sys.stderr)
-    return result
-
-
-async def judge_preflight(judge: Any) -> None:
-    """An LLM judge's endpoint is checked once too: a dead one would make every record an infra error."""
-    from benchmark.llm_client import LLMClient
-    from benchmark.llm_preflight import PreflightError, check_endpoint
-
-    client = next(iter(getattr(judge, "clients", None) or []), None)
-    if isinstance(client, LLMClient):
-        try:
-            await check_endpoint(client, role="judge")
-        except PreflightError as error:
-            raise RunError(str(error)) from None
 
 
 def make_judge(spec: RunSpec) -> Any:
@@ -282,13 +251,17 @@ class Runner:
 
     async def run(self, episodes: list[Episode] | None = None,
                   problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
+        from benchmark.llm_preflight import PreflightError, preflight_models
+
         if episodes is None:
             episodes, problems = select_episodes(self.spec)
         problems = list(problems)
         agent = self.agent or make_agent(self.spec)
         judge = self.judge or make_judge(self.spec)
-        preflight = await agent_preflight(agent)  # before anything is written
-        await judge_preflight(judge)
+        try:
+            preflight = await preflight_models(agent, judge)  # before anything is written
+        except PreflightError as error:
+            raise RunError(str(error)) from None
         kept = self._prepare(episodes, problems, preflight)
         done = {(r["episode_id"], int(r["trial"])) for r in kept}
         todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
