@@ -10,7 +10,8 @@
 # Then:  HOMEFABRIC_REAL_LLM=http://127.0.0.1:8089/v1 .venv/bin/python -m pytest tests/benchmark/test_real_llm.py
 #
 # Environment: JOBS (parallel compile jobs, default 1), NICE (niceness of the build, default 19),
-# PYTHON (interpreter for the helper venv, default python3), CTX (context size, default 8192),
+# PYTHON (interpreter for the helper venv, default python3), CTX (context size, default 8192), THREADS
+# (inference threads, default 1: the machine is shared),
 # CHAT_TEMPLATE_FILE (a Jinja chat template that renders `tools`; SmolLM2's own template drops them, so
 # native tool calling needs one - see README "Agents against real model servers").
 # The build needs cmake >= 3.14 and a C++17 compiler; it is slow on small machines (about 50 min niced on
@@ -77,8 +78,10 @@ serve() {
   local template=()
   [ -n "${CHAT_TEMPLATE_FILE:-}" ] && template=(--chat-template-file "$CHAT_TEMPLATE_FILE")
   # --jinja: render the model's chat template (and `tools`, if the template uses them) as the model expects.
-  exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" --ctx-size "$CTX" --jinja "${template[@]}" \
-    --seed 0 --threads "${THREADS:-1}"
+  # --parallel 1: one slot holding the whole context (several slots would split it, and the text-ReAct
+  # prompt alone is ~2,000 tokens); run `bench run --concurrency 1` against it.
+  exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" --ctx-size "$CTX" --parallel 1 --jinja \
+    "${template[@]}" --seed 0 --threads "${THREADS:-1}"
 }
 
 case "${1:-}" in
