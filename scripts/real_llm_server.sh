@@ -80,8 +80,11 @@ serve() {
   # --jinja: render the model's chat template (and `tools`, if the template uses them) as the model expects.
   # --parallel 1: one slot holding the whole context (several slots would split it, and the text-ReAct
   # prompt alone is ~2,000 tokens); run `bench run --concurrency 1` against it.
+  # --no-repack: with -march=native the CPU backend uses Intel AMX where the CPU advertises it, and on this
+  # sandboxed machine the AMX buffer type segfaults on the first matrix product (seen in gdb:
+  # ggml_backend_amx_mul_mat); without weight repacking the plain AVX path is used.
   exec "$SERVER" -m "$GGUF" --host 127.0.0.1 --port "$port" --ctx-size "$CTX" --parallel 1 --jinja \
-    "${template[@]}" --seed 0 --threads "${THREADS:-1}"
+    --no-repack "${template[@]}" --seed 0 --threads "${THREADS:-1}"
 }
 
 case "${1:-}" in
