@@ -261,7 +261,8 @@ class LLMClient:
                 if result.startswith(_READ_TIMEOUT) and await self.endpoint_alive():
                     raise LLMRunawayError(
                         f"no reply within {self.timeout_s:g} s although {self.base_url} was up: the model kept "
-                        f"generating (runaway output; cap a turn with max_tokens, or raise the timeout)",
+                        f"generating (runaway output; cap a turn with max_tokens, or raise the timeout if the "
+                        f"server is merely slow or busy)",
                         attempts=attempts)
                 if attempts > self.max_retries:
                     raise LLMInfraError(f"{result} (gave up after {attempts} attempts)", attempts=attempts,
