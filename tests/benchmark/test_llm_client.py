@@ -140,9 +140,9 @@ def test_401_is_a_request_error_without_context_overflow() -> None:
 
 def test_a_hung_server_is_retried_then_becomes_an_infra_error() -> None:
     async def scenario() -> None:
-        async with OpenAIStandin([hang(3.0)]) as server:
+        async with OpenAIStandin([hang(5.0)]) as server:
             sleep = FakeSleep()
-            async with client_for(server, sleep, timeout_s=0.15, max_retries=1) as client:
+            async with client_for(server, sleep, timeout_s=0.5, max_retries=1) as client:
                 with pytest.raises(LLMInfraError, match="timeout") as caught:
                     await client.complete(MESSAGES)
             assert caught.value.attempts == 2 and len(sleep.calls) == 1
@@ -153,9 +153,9 @@ def test_a_hung_server_is_retried_then_becomes_an_infra_error() -> None:
 def test_a_model_generating_past_the_timeout_on_a_live_server_is_runaway_and_not_retried() -> None:
     # issue 16.1: the same greedy request sent again would run away again (it was retried 6 x 60 s)
     async def scenario() -> None:
-        async with OpenAIStandin([delay(3.0), text("never asked")]) as server:
+        async with OpenAIStandin([delay(6.0), text("never asked")]) as server:
             sleep = FakeSleep()
-            async with client_for(server, sleep, timeout_s=0.15, max_retries=5) as client:
+            async with client_for(server, sleep, timeout_s=1.0, max_retries=5) as client:
                 with pytest.raises(LLMRunawayError, match="kept generating") as caught:
                     await client.complete(MESSAGES)
             assert caught.value.attempts == 1 and sleep.calls == []

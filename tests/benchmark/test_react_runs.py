@@ -33,8 +33,8 @@ def serve(script: list[Turn], **options: Any) -> Any:
 
 def test_runaway_output_is_scored_as_the_models_failure_and_not_rerun_by_resume(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    with serve([text("ok"), delay(5.0), text("ok")]) as server:
-        result = react_run(server, out, "--mode", "text", "--timeout", "0.3")
+    with serve([text("ok"), delay(8.0), text("ok")]) as server:
+        result = react_run(server, out, "--mode", "text", "--timeout", "1.5")
         assert result.exit_code == 0, result.output
         [record] = read_records(out / "records.jsonl")[0]
         assert record["status"] == "failed" and record["outcome"]["failure"] == "runaway_output"
@@ -44,7 +44,7 @@ def test_runaway_output_is_scored_as_the_models_failure_and_not_rerun_by_resume(
         assert report["overall"]["evaluated"] == 1 and report["overall"]["infra_errors"] == 0
         assert report["overall"]["error_types"] == {"Runaway Output": 1}
 
-        resumed = react_run(server, out, "--mode", "text", "--timeout", "0.3", "--resume")
+        resumed = react_run(server, out, "--mode", "text", "--timeout", "1.5", "--resume")
         assert resumed.exit_code == 0, resumed.output
         assert "ran 0 episode run(s), kept 1" in resumed.output
         assert len(server.chat_requests) == 3  # only the preflight again
