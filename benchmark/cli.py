@@ -15,11 +15,11 @@ episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_ar
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
 
@@ -31,11 +31,25 @@ def episodes_import(
     out: Annotated[Path | None, typer.Option("--out", help="Write normalised copies here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Validate SimuHome episode files: a table of kinds and every problem (file and JSON path)."""
-    from benchmark.episode import KINDS, kind_counts, load_episodes, save_episode
+    """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
+    (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
+    from benchmark.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
 
+    if not directory.exists():
+        _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
+    files = len(episode_files(directory))
+    if files == 0:
+        _fail(f"{directory}: no episode files (*.json) found", code=1)
     episodes, problems = load_episodes(directory)
+    if not episodes and not problems:
+        _fail(f"{directory} holds no episode files (*.json); nothing imported", 1)
     counts = kind_counts(episodes)
+    normalisations: dict[str, int] = {}
+    for episode in episodes:
+        for name, count in episode.normalisations.items():
+            normalisations[name] = normalisations.get(name, 0) + count
+    normalisations = dict(sorted(normalisations.items()))
+    not_runnable = sorted({p.file for p in problems})
     written = 0
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -43,19 +57,26 @@ def episodes_import(
             save_episode(episode, out / f"{episode.episode_id}.json")
             written += 1
     if as_json:
-        print(json.dumps({"episodes": len(episodes), "by_kind": counts, "written": written,
-                          "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"files": files, "runnable": len(episodes), "not_runnable": len(not_runnable),
+                          "episodes": len(episodes), "by_kind": counts, "normalisations": normalisations,
+                          "written": written, "problems": [p.to_dict() for p in problems]},
+                         indent=2, ensure_ascii=False))
     else:
-        table = Table(title=f"{directory}: {len(episodes)} episodes")
+        table = Table(title=f"{directory}: {len(episodes)} of {files} runnable")
         table.add_column("kind")
         table.add_column("episodes", justify="right")
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
         console.print(table)
+        console.print(f"files {files}, runnable {len(episodes)}, problems {len(problems)} "
+                      f"(in {len(not_runnable)} files)", highlight=False)
+        if normalisations:
+            console.print("SimuHome value shapes normalised (attribute values): " + ", ".join(
+                f"{name} {count}" for name, count in normalisations.items()), highlight=False)
         if out is not None:
             console.print(f"wrote {written} normalised episode files to {out}")
         if problems:
-            console.print(f"[bold yellow]{len(problems)} problem(s); those files were skipped:[/]")
+            console.print(f"[bold yellow]{len(problems)} problem(s); those files are not runnable:[/]")
             for problem in problems:
                 console.print(f"  {problem}", markup=False, highlight=False)
     if problems:
@@ -108,6 +129,9 @@ def bench_run(
     kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
+                                                          "(by default only when every run is).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
     timeout: Annotated[float | None, typer.Option(
         "--timeout", help="Seconds to wait for one model reply (agent.model.timeout_s).")] = None,
     max_tokens: Annotated[int | None, typer.Option(
@@ -121,7 +145,8 @@ def bench_run(
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
-    from benchmark.runner import RunError, Runner
+    from benchmark.run_store import RunFileError
+    from benchmark.runner import RunError, Runner, select_episodes
 
     spec = _spec_from_flags(spec_file, {
         "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
@@ -136,17 +161,46 @@ def bench_run(
     })
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
+    from emulator.output_paths import output_dir_problem
+
+    if problem := output_dir_problem(Path(spec.out), "--out"):
+        _fail(problem)
+    selected, skipped = select_episodes(spec)
+    if not selected:
+        _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run())
-    except RunError as error:
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
+            selected, skipped))
+    except (RunError, RunFileError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
     for problem in summary.skipped_episode_files:
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    for dropped in summary.dropped:
+        where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
+        err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
+                          highlight=False)
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
-    _, text = write_report(summary.out)
+    _, text = write_report(summary.out, force=force)
     typer.echo(text)
+    infra = summary.statuses.get("infra_error", 0)
+    if summary.ran and infra == summary.ran:
+        _fail(f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
+              f"see the error column of {summary.out / 'records.jsonl'}", 1)
+    if strict and infra:
+        _fail(f"{infra} of {summary.ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _selection_detail(spec: Any, skipped: list[Any]) -> str:
+    """Why a selection is empty: the unreadable files, or the filters that matched nothing."""
+    if skipped:
+        shown = "; ".join(str(p) for p in skipped[:3])
+        more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
+        return f": {shown}{more}"
+    filters = [f"{name}={value}" for name, value in (("kinds", spec.episodes.kinds), ("ids", spec.episodes.ids))
+               if value]
+    return f": no episode matches {', '.join(filters)}" if filters else ": the directory holds no episode files"
 
 
 @bench_app.command("report")
@@ -154,13 +208,18 @@ def bench_report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write PNG plots into the run dir.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
 
     if not (run_dir / "records.jsonl").exists():
         _fail(f"{run_dir} holds no records.jsonl")
-    report, text = write_report(run_dir, plots=plots)
+    try:
+        report, text = write_report(run_dir, plots=plots, force=force)
+    except RunFileError as error:
+        _fail(str(error))
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:

@@ -116,7 +116,12 @@ def generate_command(
         help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format."""
+    from emulator.output_paths import output_dir_problem
+
     started = time.perf_counter()
+    if problem := output_dir_problem(out, "--out"):
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
     try:
         episodes = generate_episodes(qt, per_type, seed)
     except GeneratorInputError as error:

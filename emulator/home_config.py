@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
 
 HOME_FORMAT = "homefabric-home/1"
@@ -152,6 +153,34 @@ class DeviceConfig(BaseModel):
     attributes: dict[AttributePath, Any] = Field(default_factory=dict)
 
 
+class WorkflowStepConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["invoke", "write"]
+    device_id: str
+    endpoint: int
+    cluster: str
+    name: str  # the command or the attribute
+    args: dict[str, Any] = Field(default_factory=dict)
+    value: Any = None
+
+
+class WorkflowConfig(BaseModel):
+    """A scheduled workflow as a saved home keeps it: pending ones run again after a load; finished ones
+    keep their outcome so a resumed home still answers about them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    description: str = ""
+    start_time: Timestamp
+    steps: list[WorkflowStepConfig] = Field(min_length=1)
+    status: Literal["pending", "running", "completed", "failed", "cancelled"] = "pending"
+    current_step: int = 0
+    error: dict[str, Any] | None = None
+    results: list[Any] = Field(default_factory=list)
+
+
 class _ReferenceProblems(ValueError):
     """Cross-reference problems found after field validation; each already carries its JSON path."""
 
@@ -171,10 +200,12 @@ class HomeConfig(BaseModel):
     rooms: list[RoomConfig]
     devices: list[DeviceConfig] = Field(default_factory=list)
     extensions: dict[str, Any] = Field(default_factory=dict)  # free space for later features
+    automations: list[AutomationRule] = Field(default_factory=list)  # rules (emulator.automations)
+    workflows: list[WorkflowConfig] = Field(default_factory=list)  # scheduled by a saved, running home
 
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
-        problems = _reference_problems(self.rooms, self.devices)
+        problems = _reference_problems(self.rooms, self.devices) + _automation_problems(self)
         if problems:
             raise _ReferenceProblems(problems)
         return self
@@ -221,6 +252,30 @@ def _reference_problems(rooms: list[RoomConfig], devices: list[DeviceConfig]) ->
             device_index[device.id] = i
         if device.room not in room_index:
             problems.append((f"devices[{i}].room", f"unknown room {device.room!r}"))
+    return problems
+
+
+def _automation_problems(config: HomeConfig) -> list[tuple[str, str]]:
+    """Rule ids are unique; every device and room a rule names exists."""
+    problems: list[tuple[str, str]] = []
+    rooms = {room.id for room in config.rooms}
+    devices = {device.id for device in config.devices}
+    seen: dict[str, int] = {}
+    for i, rule in enumerate(config.automations):
+        if rule.id in seen:
+            problems.append((f"automations[{i}].id", f"duplicate automation id {rule.id!r} "
+                                                     f"(first at automations[{seen[rule.id]}])"))
+        seen.setdefault(rule.id, i)
+        conditions = [("trigger.condition", rule.trigger.condition)] if rule.trigger.kind == "state" else []
+        conditions += [(f"conditions[{j}]", c) for j, c in enumerate(rule.conditions)]
+        for where, condition in conditions:
+            if condition.device_id is not None and condition.device_id not in devices:
+                problems.append((f"automations[{i}].{where}.device_id", f"unknown device {condition.device_id!r}"))
+            if condition.room_id is not None and condition.room_id not in rooms:
+                problems.append((f"automations[{i}].{where}.room_id", f"unknown room {condition.room_id!r}"))
+        for j, action in enumerate(rule.actions):
+            if action.device_id not in devices:
+                problems.append((f"automations[{i}].actions[{j}].device_id", f"unknown device {action.device_id!r}"))
     return problems
 
 
@@ -299,7 +354,26 @@ def load_home(path: str | os.PathLike[str]) -> HomeConfig:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise HomeConfigError(str(path), [("", f"cannot read the file: {error}")]) from error
+    if Path(path).suffix.lower() in YAML_SUFFIXES:
+        return _loads_yaml_home(text, str(path))
     return loads_home(text, str(path))
+
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _loads_yaml_home(text: str, source: str) -> HomeConfig:
+    """The same home written as YAML (hand-written homes are nicer to edit that way)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise HomeConfigError(source, [("", f"invalid YAML{where}: {getattr(error, 'problem', None) or error}")]
+                              ) from None
+    return validate_home(data, source)
 
 
 def _sorted_deep(value: Any) -> Any:
@@ -316,6 +390,10 @@ def dump_home(config: HomeConfig) -> str:
     for device in data["devices"]:
         device["attributes"] = _sorted_deep(device["attributes"])
     data["extensions"] = _sorted_deep(data["extensions"])
+    if not data["automations"]:
+        del data["automations"]  # homes without rules keep their exact earlier bytes
+    if not data["workflows"]:
+        del data["workflows"]  # homes without workflows keep their exact file form
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from emulator.output_paths import output_file_problem
+from homefabric_cli import http_cmd
 from homefabric_cli.durations import parse_duration
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
@@ -54,12 +56,20 @@ def _mount_servers() -> None:
 _mount_servers()
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str) -> None:
     err_console.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(2)
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        _fail(f"--for: {error}")
+    raise AssertionError  # _fail exits
 
 
 def _load(path: Path) -> Any:
@@ -118,6 +128,8 @@ def home_generate(
 
     if tier not in TIERS:
         _fail(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)}")
+    if out is not None and (problem := output_file_problem(out, "--out")):
+        _fail(problem)
     text = dump_home(generate_home(tier, seed))
     if out is None:
         sys.stdout.write(text)
@@ -175,10 +187,7 @@ def sim_run(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Advance a home's virtual time and print the final room states and the wall time it took."""
-    try:
-        seconds = parse_duration(duration)
-    except ValueError as error:
-        _fail(str(error))
+    seconds = _duration(duration)
     fabric = _load(path)
     figures = simulate(fabric, seconds, progress=not as_json)
     rooms = {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()}
@@ -204,6 +213,7 @@ def _print_rooms(fabric: Any, rooms: dict[str, dict[str, float]]) -> None:
 def sim_demo(seed: Annotated[int, typer.Option()] = 7,
              duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
     """Generate a complex home, run appliances and climate for a day, print a summary."""
+    seconds = _duration(duration)  # before any work
     from emulator.fabric import Fabric
     from emulator.home_generator import generate_home
     from emulator.scenarios import start_typical_day
@@ -214,7 +224,7 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
     before = fabric.snapshot()
     actions = start_typical_day(fabric)
     console.print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
-    figures = simulate(fabric, parse_duration(duration), progress=True)
+    figures = simulate(fabric, seconds, progress=True)
     changes = Fabric.diff(before, fabric.snapshot())
     _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
     console.print(f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
@@ -227,7 +237,7 @@ def serve(
     state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map.")],
     speed: Annotated[float, typer.Option(help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")]
     = 1.0,
-    port: Annotated[int, typer.Option(help="Matter UDP port.")] = 5540,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Matter UDP port (0 picks a free one).")] = 5540,
     discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
     passcode: Annotated[int, typer.Option(help="Setup PIN code.")] = 20202021,
     interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
@@ -236,6 +246,11 @@ def serve(
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
     http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
                                                    envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
+    episodes_root: Annotated[Path | None, http_cmd.EPISODES_ROOT] = None,
+    allow_model_endpoint: Annotated[list[str] | None, http_cmd.ALLOW_MODEL_ENDPOINT] = None,
+    model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
+    allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
+    fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -248,15 +263,39 @@ def serve(
         _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
         _fail(f"--discriminator must be 0..4095, got {discriminator}")
+    from homefabric_cli.preflight import host_problem, tcp_port_problem, udp_port_problem
+
     try:
         broker = parse_broker(mqtt) if mqtt else None
         http_address = parse_broker(http if ":" in http else f"{http}:8080") if http else None
     except ValueError as error:
         _fail(f"--mqtt/--http: {error}")
+    http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
-    asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator, passcode=passcode,
-                          interfaces=interface or None, echo=console.print, mqtt=broker, mqtt_base=mqtt_base,
-                          http=http_address, http_token=http_token))
+    from bridge.matter.persistence import CorruptStateError
+    from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
+    from homefabric_cli.home_state import StateFileError
+
+    if (state_dir / STORE_NAME).exists():
+        try:
+            load_rules(state_dir / STORE_NAME)
+        except AutomationStoreError as error:
+            _fail(str(error))
+    problem = udp_port_problem(port, "--port (Matter UDP)")
+    if http_address is not None:
+        problem = problem or host_problem(http_address[0], "--http") \
+            or tcp_port_problem(*http_address, "--http")
+    if problem:
+        _fail(problem)
+    try:
+        asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
+                              passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
+                              mqtt_base=mqtt_base, http=http_address, http_token=http_token,
+                              http_access=http_access, fresh=fresh))
+    except (StateFileError, CorruptStateError) as error:
+        _fail(str(error))
+    except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
+        _fail(f"serve: {error}")
 
 
 @app.command("demo")

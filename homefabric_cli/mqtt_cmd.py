@@ -76,5 +76,22 @@ def mqtt_command(
     if not base or any(c in base for c in "+#") or base.startswith("/") or base.endswith("/"):
         raise typer.BadParameter(f"{base!r} must be a topic prefix without wildcards or outer slashes",
                                  param_hint="--base")
-    asyncio.run(run_mqtt(home, host, port, speed=speed, base=base, home_id=home_id,
-                         discovery_prefix=discovery_prefix, echo=typer.echo))
+    from emulator.home_config import HomeConfigError, load_home
+
+    try:
+        load_home(home)  # a bad file is one error naming each problem, before connecting anywhere
+    except HomeConfigError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    try:
+        asyncio.run(run_mqtt(home, host, port, speed=speed, base=base, home_id=home_id,
+                             discovery_prefix=discovery_prefix, echo=typer.echo))
+    except (OSError, aiomqtt_errors()) as error:
+        typer.echo(f"error: MQTT broker {host}:{port}: {error}", err=True)
+        raise typer.Exit(1) from None
+
+
+def aiomqtt_errors() -> type[Exception]:
+    from aiomqtt import MqttError
+
+    return MqttError

@@ -11,7 +11,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from benchmark.runner import read_records
-from benchmark.testing.openai_standin import OpenAIStandin, Turn, delay, preflight_turns, react, text
+from benchmark.testing.openai_standin import OpenAIStandin, Turn, delay, http_error, preflight_turns, react, text
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
 
@@ -126,4 +126,12 @@ def test_a_dead_llm_judge_endpoint_is_one_error_before_the_run_starts(tmp_path: 
     out = tmp_path / "run"
     result = bench_run(out, "--agent", "oracle", "--judge", "llm", "--judge-base-url", url, "--judge-model", "j")
     assert result.exit_code == 2 and "the judge model endpoint" in " ".join(result.output.split())
+    assert not out.exists()
+
+
+def test_an_endpoint_failing_every_request_is_refused_before_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with serve([http_error(500)] * 4) as server:
+        result = react_run(server, out, "--mode", "text")
+    assert result.exit_code == 2 and "cannot be used: HTTP 500" in " ".join(result.output.split())
     assert not out.exists()
