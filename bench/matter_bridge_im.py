@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.context import RequestContext
-from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import InteractionModel
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.session.context import RequestContext
 from emulator.fabric import Fabric
 from emulator.home_generator import generate_home
 

@@ -114,8 +114,8 @@ def advance_week_probe() -> dict[str, Any]:
 # --- a datagram flood ----------------------------------------------------------------------------------------
 
 def _flood_datagrams(count: int) -> list[bytes]:
-    from bridge.matter import tlv
-    from bridge.matter.message import ExchangeFlags, MessageHeader, ProtocolHeader
+    from bridge.matter.codec import tlv
+    from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
 
     rng = random.Random(15)
     out = []
@@ -134,8 +134,8 @@ def _flood_datagrams(count: int) -> list[bytes]:
 
 
 async def flood_probe(count: int) -> dict[str, Any]:
-    from bridge.matter.bridge_node import BridgeNode
-    from bridge.matter.node import MatterNode
+    from bridge.matter.node.bridge_node import BridgeNode
+    from bridge.matter.node.node import MatterNode
 
     datagrams = _flood_datagrams(count)
     with tempfile.TemporaryDirectory() as state:

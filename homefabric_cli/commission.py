@@ -90,8 +90,8 @@ def resolve_code(code: str | None, state_dir: Path | None, passcode: int, discri
         except (OSError, ValidationError) as error:
             raise CommissionError(f"{path}: not a pairing file with a valid 'manual_code': {error}",
                                   EXIT_BAD_INPUT) from error
-    from bridge.matter.node import DEFAULT_PRODUCT_ID, DEFAULT_VENDOR_ID
-    from bridge.matter.setup_payload import SetupPayload
+    from bridge.matter.node.node import DEFAULT_PRODUCT_ID, DEFAULT_VENDOR_ID
+    from bridge.matter.node.setup_payload import SetupPayload
 
     if not 0 <= discriminator <= 0xFFF:
         raise CommissionError(f"--discriminator must be 0..4095, got {discriminator}", EXIT_BAD_INPUT)
@@ -103,7 +103,7 @@ def fabrics_in_state(state_dir: Path | None) -> dict[int, int]:
     """The emulator's fabrics from its state directory: compressed fabric id → our node id there."""
     if state_dir is None or not (state_dir / "fabrics.json").is_file():
         return {}
-    from bridge.matter.fabric_table import FabricRecord
+    from bridge.matter.session.fabric_table import FabricRecord
 
     document = json.loads((state_dir / "fabrics.json").read_text())
     found: dict[int, int] = {}

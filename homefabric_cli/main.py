@@ -277,7 +277,7 @@ def serve(
         _fail(f"--mqtt/--http: {error}")
     http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
-    from bridge.matter.persistence import CorruptStateError
+    from bridge.matter.codec.persistence import CorruptStateError
     from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
     from homefabric_cli.home_state import StateFileError
 

@@ -33,9 +33,9 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 http: tuple[str, int] | None = None, http_token: str | None = None,
                 http_access: dict[str, Any] | None = None, fresh: bool = False) -> None:
     """``fresh``: start from the home file even when the state directory holds a saved home."""
-    from bridge.matter.bridge_node import BridgeNode
-    from bridge.matter.node import MatterNode
-    from bridge.matter.persistence import StateStore
+    from bridge.matter.codec.persistence import StateStore
+    from bridge.matter.node.bridge_node import BridgeNode
+    from bridge.matter.node.node import MatterNode
     from emulator.pacing import RealtimePacer
     from homefabric_cli.home_state import HomeSaver, load_served_home
 

@@ -34,8 +34,8 @@ EVALUATOR = ROOT / "scripts" / "conformance_model.mjs"
 
 def served_shapes() -> tuple[list[int], list[tuple[int, int]]]:
     """Device types and (cluster id, feature map) pairs of a served bridge holding one of every type."""
-    from bridge.matter.bridge_node import BridgeNode
-    from bridge.matter.node import MatterNode
+    from bridge.matter.node.bridge_node import BridgeNode
+    from bridge.matter.node.node import MatterNode
     from emulator.catalogue import CATALOGUE
     from emulator.fabric import Fabric
     from emulator.home_config import HomeConfig

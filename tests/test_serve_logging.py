@@ -26,13 +26,13 @@ def test_events_are_one_line_each_with_level_logger_and_key_values(capsys: pytes
     saved = root.handlers[:], root.level
     try:
         configure_logging("info")
-        logging.getLogger("bridge.matter.handshake").info("event=session_resumed kind=case session=%d", 7)
-        logging.getLogger("bridge.matter.interaction").debug("hidden at info")
+        logging.getLogger("bridge.matter.session.handshake").info("event=session_resumed kind=case session=%d", 7)
+        logging.getLogger("bridge.matter.im.interaction").debug("hidden at info")
         logging.getLogger("zeroconf").info("third-party chatter stays out")
     finally:
         root.handlers[:], _ = saved[0], root.setLevel(saved[1])
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1
-    assert lines[0].endswith(" INFO bridge.matter.handshake: event=session_resumed kind=case session=7")
+    assert lines[0].endswith(" INFO bridge.matter.session.handshake: event=session_resumed kind=case session=7")
     with pytest.raises(ValueError, match="not one of debug, info, warning, error"):
         configure_logging("verbose")

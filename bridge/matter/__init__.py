@@ -1,5 +1,12 @@
-"""The Matter protocol layer: TLV, messages, crypto, PASE, CASE and operational certificates.
+"""The Matter face of the emulated home: a bridge node speaking the Matter protocol over UDP.
 
-Each module has one job and depends only on the standard library, ``cryptography`` and
-``chip.tlv``; nothing here knows about the emulated home.
+Layered as matter.js is; a layer imports only the layers before it (checked by
+``tests/architecture/test_import_graph.py``):
+
+    codec  ←  crypto  ←  session  ←  im  ←  node
+
+Real dependencies: the standard library; ``cryptography`` (AES-CCM, HKDF, P-256, X.509), ``chip``
+(``chip.tlv`` and the cluster objects, for ids and types), ``zeroconf`` and ``ifaddr`` (mDNS, interfaces),
+``segno`` (the setup QR code); ``clusters`` (cluster servers, status codes, the chip model) from the codec
+layer up; and ``emulator`` (the emulated home) in ``node/bridge_node.py`` only.
 """

@@ -23,7 +23,7 @@ from agent_tools.matter_backend.naming import (
     response_failure,
     status_from_text,
 )
-from bridge.matter.bridge_node import BridgeNode
+from bridge.matter.node.bridge_node import BridgeNode
 from clusters.status import Status
 from emulator.errors import FabricError
 from emulator.fabric import Fabric

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.node import MatterNode
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
 from emulator.catalogue import CATALOGUE
 from tests.conformance.model import KNOWN_GAPS, cluster_entries, device_types, endpoint_problems, unexpected
 from tests.emulator.helpers import fabric

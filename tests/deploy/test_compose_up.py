@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from bridge.matter.bridge_node import MAX_LABEL
+from bridge.matter.node.bridge_node import MAX_LABEL
 from tests.matter_bridge.live_env import MatterServerClient
 
 ROOT = Path(__file__).resolve().parents[2]

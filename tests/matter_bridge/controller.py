@@ -10,15 +10,15 @@ import asyncio
 import secrets
 from dataclasses import dataclass, field
 
-from bridge.matter import certificates as certs
-from bridge.matter.case import CaseFabric, CaseInitiator
-from bridge.matter.certificates import DNAttribute, IssueRequest
-from bridge.matter.crypto import CryptoError, PrivateKey, generate_private_key, public_key_bytes
-from bridge.matter.fabric_keys import compressed_fabric_id, operational_group_key
-from bridge.matter.message import ExchangeFlags, MessageError, MessageHeader, ProtocolHeader
-from bridge.matter.message_security import decrypt_message, encrypt_message
-from bridge.matter.pase import PaseInitiator
-from bridge.matter.secure_channel import Opcode, StatusReport
+from bridge.matter.codec.message import ExchangeFlags, MessageError, MessageHeader, ProtocolHeader
+from bridge.matter.crypto import certificates as certs
+from bridge.matter.crypto.certificates import DNAttribute, IssueRequest
+from bridge.matter.crypto.crypto import CryptoError, PrivateKey, generate_private_key, public_key_bytes
+from bridge.matter.crypto.fabric_keys import compressed_fabric_id, operational_group_key
+from bridge.matter.session.case import CaseFabric, CaseInitiator
+from bridge.matter.session.message_security import decrypt_message, encrypt_message
+from bridge.matter.session.pase import PaseInitiator
+from bridge.matter.session.secure_channel import Opcode, StatusReport
 
 EPOCH_KEY = b"temporary ipk 01"
 

@@ -12,9 +12,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.matter import im_messages as im
-from bridge.matter.context import RequestContext
-from bridge.matter.interaction import InteractionModel
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.session.context import RequestContext
 from clusters import Status
 
 

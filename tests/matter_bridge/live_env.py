@@ -311,7 +311,7 @@ class LiveBridge:
         self.control = ControlClient(self.control_path)
 
     async def __aenter__(self) -> LiveBridge:
-        from bridge.matter.attestation import export_paa
+        from bridge.matter.crypto.attestation import export_paa
 
         try:
             self.namespace = self._stack.enter_context(network_namespace(self._prefix))
@@ -372,8 +372,8 @@ class LiveBridge:
 
 
 def manual_code() -> str:
-    from bridge.matter.node import DEFAULT_PRODUCT_ID, DEFAULT_VENDOR_ID
-    from bridge.matter.setup_payload import SetupPayload
+    from bridge.matter.node.node import DEFAULT_PRODUCT_ID, DEFAULT_VENDOR_ID
+    from bridge.matter.node.setup_payload import SetupPayload
 
     return SetupPayload(PASSCODE, DISCRIMINATOR, DEFAULT_VENDOR_ID, DEFAULT_PRODUCT_ID).manual_code()
 

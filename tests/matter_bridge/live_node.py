@@ -10,11 +10,11 @@ import logging
 import signal
 import sys
 
-from bridge.matter.node import MatterNode
+from bridge.matter.node.node import MatterNode
 
 
 def _data_model(state):  # type: ignore[no-untyped-def]
-    from bridge.matter.bridge_node import BridgeNode
+    from bridge.matter.node.bridge_node import BridgeNode
     from emulator.fabric import Fabric
     from emulator.home_config import HomeConfig
 
@@ -30,7 +30,7 @@ def _data_model(state):  # type: ignore[no-untyped-def]
 
 async def main(state_dir: str, interface: str | None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    from bridge.matter.persistence import StateStore
+    from bridge.matter.codec.persistence import StateStore
 
     node = MatterNode(_data_model(StateStore(state_dir)), state_dir,
                       interfaces=[interface] if interface else None)

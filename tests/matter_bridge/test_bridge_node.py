@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bridge.matter.bridge_node import (
+from bridge.matter.codec.kv_store import JsonFileStore, MemoryStore
+from bridge.matter.im.event_log import EventLog
+from bridge.matter.im.im_messages import EventPath
+from bridge.matter.node.bridge_node import (
     AGGREGATOR,
     BRIDGED_NODE,
     ROOT_NODE,
@@ -14,9 +17,6 @@ from bridge.matter.bridge_node import (
     serial_number_for,
     unique_id_for,
 )
-from bridge.matter.event_log import EventLog
-from bridge.matter.im_messages import EventPath
-from bridge.matter.kv_store import JsonFileStore, MemoryStore
 from clusters import ClusterError, Status
 from clusters.basic_information import BasicInformationServer
 from emulator.home_config import DeviceConfig

@@ -11,11 +11,11 @@ import chip.clusters.Objects as Objects
 import pytest
 from chip.tlv import uint
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import InteractionModel
-from bridge.matter.node import MatterNode
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
 from clusters import ClusterError, ClusterServer, Status
 from clusters.registry import SERVER_CLASSES
 from tests.emulator.helpers import fabric

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.matter.attestation import export_paa
-from bridge.matter.setup_payload import SetupPayload
+from bridge.matter.crypto.attestation import export_paa
+from bridge.matter.node.setup_payload import SetupPayload
 from tests.requirements import LIVE_CONTROLLER
 
 ROOT = Path(__file__).resolve().parents[2]

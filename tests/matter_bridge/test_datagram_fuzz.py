@@ -30,13 +30,13 @@ from typing import Any
 
 import pytest
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.message import ExchangeFlags, MessageHeader, ProtocolHeader
-from bridge.matter.message_security import encrypt_message
-from bridge.matter.node import MatterNode
-from bridge.matter.persistence import StateStore
-from bridge.matter.secure_channel import Opcode
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.codec.persistence import StateStore
+from bridge.matter.im import im_messages as im
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
+from bridge.matter.session.message_security import encrypt_message
+from bridge.matter.session.secure_channel import Opcode
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.controller import FabricAuthority, FakeController
 from tests.matter_bridge.test_node_commissioning import ADMIN_NODE, PASSCODE, commission_over_pase, invoke

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import InteractionModel
-from bridge.matter.node import MatterNode
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.im_fakes import ImClient
 

@@ -7,19 +7,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.context import current_request
-from bridge.matter.crypto import aead_encrypt, generate_private_key, message_nonce, private_key_bytes, public_key_bytes
-from bridge.matter.fabric_keys import (
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader, ProtocolId, SessionType
+from bridge.matter.crypto.crypto import (
+    aead_encrypt,
+    generate_private_key,
+    message_nonce,
+    private_key_bytes,
+    public_key_bytes,
+)
+from bridge.matter.crypto.fabric_keys import (
     group_multicast_address,
     group_session_id,
     operational_group_key,
 )
-from bridge.matter.fabric_table import FabricRecord
-from bridge.matter.interaction import InteractionModel
-from bridge.matter.message import ExchangeFlags, MessageHeader, ProtocolHeader, ProtocolId, SessionType
-from bridge.matter.node import MatterNode
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
+from bridge.matter.session.context import current_request
+from bridge.matter.session.fabric_table import FabricRecord
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.controller import EPOCH_KEY, FabricAuthority
 from tests.matter_bridge.im_fakes import case_context
@@ -50,8 +56,8 @@ class Home:
         self.node.table.save()
         self.interaction = InteractionModel(self.node.data_model, self.node.access)
         self.node.interaction = self.interaction  # what start() would make, without the network
-        from bridge.matter.group_messages import GroupReceiver
-        from bridge.matter.sessions import SessionManager
+        from bridge.matter.session.group_messages import GroupReceiver
+        from bridge.matter.session.sessions import SessionManager
         self.node.sessions = SessionManager(lambda data, address: None)
         self.node.group_receiver = GroupReceiver(self.node.table, self.node._on_group_message)
         self.node.sessions.handle_group = self.node.group_receiver.receive

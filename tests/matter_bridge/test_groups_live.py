@@ -36,7 +36,7 @@ MEMBERS, OTHERS = ["lamp", "dimmer"], ["kitchen_light"]
 
 
 def test_group_command_and_scenes_with_the_chip_controller(tmp_path: Path) -> None:
-    from bridge.matter.attestation import export_paa
+    from bridge.matter.crypto.attestation import export_paa
 
     home = write_small_home(tmp_path / "home.json")
     paa = export_paa(tmp_path / "paa")

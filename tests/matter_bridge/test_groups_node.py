@@ -9,15 +9,15 @@ from typing import Any
 
 from chip.tlv import uint
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.context import current_request
-from bridge.matter.crypto import generate_private_key, private_key_bytes, public_key_bytes
-from bridge.matter.data_model import AllowAll
-from bridge.matter.fabric_table import FabricRecord
-from bridge.matter.interaction import InteractionModel
-from bridge.matter.kv_store import JsonFileStore
-from bridge.matter.node import MatterNode
+from bridge.matter.codec.kv_store import JsonFileStore
+from bridge.matter.crypto.crypto import generate_private_key, private_key_bytes, public_key_bytes
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.node.node import MatterNode
+from bridge.matter.session.context import current_request
+from bridge.matter.session.fabric_table import FabricRecord
 from clusters import Status
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.controller import EPOCH_KEY, FabricAuthority

@@ -14,11 +14,11 @@ import time
 import pytest
 from chip.tlv import uint
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.context import RequestContext
-from bridge.matter.data_model import Privilege
-from bridge.matter.interaction import InteractionModel
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import Privilege
+from bridge.matter.im.interaction import InteractionModel
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.session.context import RequestContext
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.im_fakes import FakeExchange, FakeSession
 

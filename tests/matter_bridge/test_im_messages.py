@@ -8,9 +8,9 @@ import random
 import pytest
 from chip.tlv import TLVList, uint
 
-from bridge.matter import im_messages as im
-from bridge.matter import tlv
-from bridge.matter.report_chunker import ListReport, attribute_data_report, chunk_reports
+from bridge.matter.codec import tlv
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.report_chunker import ListReport, attribute_data_report, chunk_reports
 from clusters import Status
 
 P = im.AttributePath

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.context import RequestContext
-from bridge.matter.data_model import AllowAll, Privilege
-from bridge.matter.interaction import InteractionModel, fabric_filter
-from bridge.matter.values_tlv import decode_value, encode_value
+from bridge.matter.codec.values_tlv import decode_value, encode_value
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll, Privilege
+from bridge.matter.im.interaction import InteractionModel, fabric_filter
+from bridge.matter.node.bridge_node import BridgeNode
+from bridge.matter.session.context import RequestContext
 from clusters import Status
 from clusters.basic_information import BasicInformationServer
 from emulator.fabric import Fabric

@@ -10,11 +10,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bridge.matter import im_messages as im
-from bridge.matter.bridge_node import BridgeNode
-from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import GRANTED_MAX_INTERVAL_S, InteractionModel, granted_max_interval
-from bridge.matter.subscription import keepalive_after
+from bridge.matter.im import im_messages as im
+from bridge.matter.im.data_model import AllowAll
+from bridge.matter.im.interaction import GRANTED_MAX_INTERVAL_S, InteractionModel, granted_max_interval
+from bridge.matter.im.subscription import keepalive_after
+from bridge.matter.node.bridge_node import BridgeNode
 from clusters import Status
 from emulator.fabric import Fabric
 from emulator.home_generator import generate_home
@@ -237,8 +237,8 @@ def test_granted_max_interval_is_short_but_within_the_controllers_bounds() -> No
 @run_async
 async def test_subscriptions_are_persisted_until_they_end_for_good() -> None:
     """Subscription resumption: what a restarted node needs is on disk; a crash keeps it, an end for good not."""
-    from bridge.matter.persistence import StateStore
-    from bridge.matter.subscription_store import SubscriptionStore
+    from bridge.matter.codec.persistence import StateStore
+    from bridge.matter.im.subscription_store import SubscriptionStore
 
     tmp_path = Path(tempfile.mkdtemp(prefix="hf-subs-"))
     home = fabric([("lamp", "on_off_light", "room")])
@@ -267,8 +267,8 @@ async def test_subscriptions_are_persisted_until_they_end_for_good() -> None:
 
 @run_async
 async def test_a_resumed_subscription_primes_under_its_old_id_and_goes_on() -> None:
-    from bridge.matter.persistence import StateStore
-    from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
+    from bridge.matter.codec.persistence import StateStore
+    from bridge.matter.im.subscription_store import PersistedSubscription, SubscriptionStore
 
     tmp_path = Path(tempfile.mkdtemp(prefix="hf-subs-"))
     home = fabric([("lamp", "on_off_light", "room")])

@@ -1,4 +1,4 @@
-"""The DNS-SD subtype aliases (bridge/matter/mdns.py) on python-zeroconf's real service registry, whatever
+"""The DNS-SD subtype aliases (bridge/matter/node/mdns.py) on python-zeroconf's real service registry, whatever
 layout the installed zeroconf uses (a list of keys per type before 0.15x, a {key: ServiceInfo} dict since):
 a PTR question for ``_S15._sub._matterc._udp`` finds the instance, and unaliasing leaves the index as it was.
 (The Docker image resolves the newest zeroconf; tests/deploy/test_compose_up.py commissions through it.)"""
@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from zeroconf import ServiceInfo
 from zeroconf._services.registry import ServiceRegistry
 
-from bridge.matter.mdns import COMMISSIONABLE, _alias_subtypes, _unalias_subtypes
+from bridge.matter.node.mdns import COMMISSIONABLE, _alias_subtypes, _unalias_subtypes
 
 
 def test_subtype_aliases_answer_for_the_instance_and_are_removed_cleanly() -> None:

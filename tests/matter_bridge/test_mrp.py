@@ -1,5 +1,5 @@
 """MRP on the session layer: acks (piggybacked/standalone), retransmission with the same counter, give-up,
-duplicate detection."""
+duplicate detection. MRP runs on a stepped clock: no test sleeps on the wall clock."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import asyncio
 
 import pytest
 
-from bridge.matter.exchange_api import ExchangeClosed
-from bridge.matter.message import ExchangeFlags, MessageHeader, ProtocolHeader
-from bridge.matter.mrp import MAX_TRANSMISSIONS, MrpTiming, backoff_s
-from bridge.matter.sessions import SessionManager
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.session.exchange_api import ExchangeClosed
+from bridge.matter.session.mrp import MAX_TRANSMISSIONS, STANDALONE_ACK_TIMEOUT_S, MrpTiming, backoff_s
+from bridge.matter.session.sessions import SessionManager
 from tests.matter_bridge._async import run_async
+from tests.matter_bridge.stepped_clock import SteppedClock, settle
 
 PEER = ("::ffff:10.77.0.1", 40000, 0, 0)
 PEER_NODE = 0x1122334455667788
@@ -37,7 +38,9 @@ class Harness:
         self.sent: list[bytes] = []
         self.calls: list[tuple[int, bytes]] = []
         self.exchanges: list = []
-        self.manager = SessionManager(lambda data, addr: self.sent.append(data), handle_secure_channel=self.handler)
+        self.clock = SteppedClock()
+        self.manager = SessionManager(lambda data, addr: self.sent.append(data), handle_secure_channel=self.handler,
+                                      clock=self.clock)
         self.behaviour = None
 
     async def handler(self, exchange, opcode, payload) -> None:
@@ -52,8 +55,10 @@ class Harness:
 async def test_standalone_ack_when_no_reply() -> None:
     h = Harness()
     h.manager.on_datagram(datagram(100), PEER)
-    await asyncio.sleep(0.3)  # > STANDALONE_ACK_TIMEOUT_S
+    await settle()
     assert h.calls == [(0x20, b"hello")]
+    h.clock.advance(STANDALONE_ACK_TIMEOUT_S)
+    await settle()
     acks = [parse(d) for d in h.sent]
     assert len(acks) == 1
     header, proto, payload = acks[0]
@@ -75,7 +80,11 @@ async def test_piggybacked_ack_and_retransmission_with_same_counter() -> None:
 
     h.behaviour = reply_without_ack
     h.manager.on_datagram(datagram(5), PEER)
-    await asyncio.sleep(1.5)
+    await settle()
+    assert len(h.sent) == 1 and outcome == []
+    for _ in range(MAX_TRANSMISSIONS):
+        h.clock.advance(10.0)  # longer than any backoff at 10 ms intervals
+        await settle()
     assert len(h.sent) == MAX_TRANSMISSIONS  # first send + 4 retransmissions, then MRP gives up
     assert len(set(h.sent)) == 1  # identical bytes: same message counter
     _, proto, payload = parse(h.sent[0])
@@ -94,10 +103,12 @@ async def test_ack_stops_retransmission() -> None:
 
     h.behaviour = reply
     h.manager.on_datagram(datagram(5), PEER)
-    await asyncio.sleep(0.005)
+    await settle()
     our_counter = parse(h.sent[0])[0].message_counter
     h.manager.on_datagram(datagram(6, opcode=0x10, reliable=False, ack=our_counter), PEER)
-    await asyncio.sleep(0.3)
+    await settle()
+    h.clock.advance(60.0)  # every retransmission timer would have fired by now
+    await settle()
     assert outcome == ["acked"]
     assert len(h.sent) == 1
 
@@ -107,9 +118,11 @@ async def test_duplicate_is_dropped_but_acked() -> None:
     h = Harness()
     message = datagram(42)
     h.manager.on_datagram(message, PEER)
-    await asyncio.sleep(0)
+    await settle()
     h.manager.on_datagram(message, PEER)  # retransmission by the peer
-    await asyncio.sleep(0.3)
+    await settle()
+    h.clock.advance(STANDALONE_ACK_TIMEOUT_S)
+    await settle()
     assert len(h.calls) == 1
     acked = [parse(d)[1].ack_counter for d in h.sent]
     assert acked.count(42) >= 1
@@ -126,10 +139,10 @@ async def test_reply_wait_returns_next_message() -> None:
 
     h.behaviour = round_trip
     h.manager.on_datagram(datagram(10), PEER)
-    await asyncio.sleep(0.005)
+    await settle()
     our_counter = parse(h.sent[0])[0].message_counter
     h.manager.on_datagram(datagram(11, opcode=0x22, ack=our_counter, payload=b"answer"), PEER)
-    await asyncio.sleep(0.05)
+    await settle()
     assert replies == [(0x22, b"answer")]
 
 

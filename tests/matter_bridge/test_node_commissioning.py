@@ -10,11 +10,11 @@ from typing import Any
 
 from cryptography import x509
 
-from bridge.matter import tlv
-from bridge.matter.context import RequestContext, current_request
-from bridge.matter.crypto import public_key_bytes, verify
-from bridge.matter.node import MatterNode
-from bridge.matter.secure_channel import StatusReport
+from bridge.matter.codec import tlv
+from bridge.matter.crypto.crypto import public_key_bytes, verify
+from bridge.matter.node.node import MatterNode
+from bridge.matter.session.context import RequestContext, current_request
+from bridge.matter.session.secure_channel import StatusReport
 from clusters.status import ClusterError, Status
 from tests.matter_bridge._async import run_async
 from tests.matter_bridge.controller import EPOCH_KEY, FabricAuthority, FakeController
@@ -198,7 +198,7 @@ async def test_failsafe_expiry_rolls_back_everything() -> None:
 async def test_pase_failures_close_the_window() -> None:
     import tempfile
 
-    from bridge.matter import commissioning
+    from bridge.matter.node import commissioning
 
     node = make_node(Path(tempfile.mkdtemp()), StubIM())
     await node.start()
@@ -215,7 +215,7 @@ async def test_pase_failures_close_the_window() -> None:
         assert not node.window.is_open
         controller = await FakeController.connect(node.port)
         try:
-            from bridge.matter.pase import PaseInitiator
+            from bridge.matter.session.pase import PaseInitiator
 
             controller.send(0x20, PaseInitiator(passcode=PASSCODE, local_session_id=5).start(), protocol=0,
                             secure=False, new_exchange=True)

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from cryptography import x509
 
-from bridge.matter import attestation
-from bridge.matter.access import AclAccessChecker, privilege_grants
-from bridge.matter.context import RequestContext
-from bridge.matter.crypto import public_key_bytes, sha1_key_id
-from bridge.matter.fabric_table import FabricTable
-from bridge.matter.persistence import StateStore
-from bridge.matter.setup_payload import DISCOVERY_BLE, SetupPayload
+from bridge.matter.codec.persistence import StateStore
+from bridge.matter.crypto import attestation
+from bridge.matter.crypto.crypto import public_key_bytes, sha1_key_id
+from bridge.matter.im.access import AclAccessChecker, privilege_grants
+from bridge.matter.node.setup_payload import DISCOVERY_BLE, SetupPayload
+from bridge.matter.session.context import RequestContext
+from bridge.matter.session.fabric_table import FabricTable
 
 
 def test_setup_codes_match_published_examples() -> None:
@@ -98,7 +98,7 @@ def test_state_store_survives_restart_and_counter_never_repeats(tmp_path: Path) 
 
 _KILLER = """
 import os, sys
-from bridge.matter.persistence import StateStore
+from bridge.matter.codec.persistence import StateStore
 store = StateStore(sys.argv[1])
 counter = store.counter("c", window=5)
 for i in range(1000):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter.bridge_node import BridgeNode
+from bridge.matter.node.bridge_node import BridgeNode
 from homefabric_cli.serve import _control
 from tests.emulator.helpers import fabric
 

@@ -9,8 +9,8 @@ import chip.clusters.Objects as Objects
 import pytest
 from chip.tlv import TLVReader
 
-from bridge.matter import tlv
-from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value
+from bridge.matter.codec import tlv
+from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encode_value
 from clusters import SERVER_CLASSES, ClusterError, Status
 from clusters.chip_model import cluster_model, unwrap
 from emulator.home_generator import ALL_DEVICE_TYPES

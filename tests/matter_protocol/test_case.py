@@ -13,13 +13,13 @@ import dataclasses
 
 import pytest
 
-from bridge.matter import certificates as certs
-from bridge.matter import tlv
-from bridge.matter.case import CaseError, CaseFabric, CaseInitiator, CaseResponder
-from bridge.matter.certificates import DNAttribute, IssueRequest
-from bridge.matter.crypto import PrivateKey, generate_private_key, public_key_bytes
-from bridge.matter.fabric_keys import compressed_fabric_id, destination_id, operational_group_key
-from bridge.matter.secure_channel import SecureChannelStatus, SessionParameters, StatusReport
+from bridge.matter.codec import tlv
+from bridge.matter.crypto import certificates as certs
+from bridge.matter.crypto.certificates import DNAttribute, IssueRequest
+from bridge.matter.crypto.crypto import PrivateKey, generate_private_key, public_key_bytes
+from bridge.matter.crypto.fabric_keys import compressed_fabric_id, destination_id, operational_group_key
+from bridge.matter.session.case import CaseError, CaseFabric, CaseInitiator, CaseResponder
+from bridge.matter.session.secure_channel import SecureChannelStatus, SessionParameters, StatusReport
 
 SPEC_ROOT_PUBLIC_KEY = bytes.fromhex(
     "044a9f42b1ca4840d37292bbc7f6a7e11e22200c976fc900dbc98a7a383a641cb8"
@@ -41,7 +41,7 @@ def test_destination_id_spec_vector() -> None:
 
 
 def test_operational_group_key_is_hkdf_over_the_compressed_fabric_id() -> None:
-    from bridge.matter.crypto import hkdf_sha256
+    from bridge.matter.crypto.crypto import hkdf_sha256
 
     cfid = bytes.fromhex("87e1b004e235a130")
     assert operational_group_key(b"temporary ipk 01", cfid) == hkdf_sha256(

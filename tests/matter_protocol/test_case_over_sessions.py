@@ -9,11 +9,11 @@ import logging
 import tempfile
 from pathlib import Path
 
-from bridge.matter.case import CaseFabric
-from bridge.matter.handshake import HandshakeServer
-from bridge.matter.persistence import StateStore
-from bridge.matter.resumption_store import ResumptionStore
-from bridge.matter.sessions import SessionManager
+from bridge.matter.codec.persistence import StateStore
+from bridge.matter.session.case import CaseFabric
+from bridge.matter.session.handshake import HandshakeServer
+from bridge.matter.session.resumption_store import ResumptionStore
+from bridge.matter.session.sessions import SessionManager
 from tests.matter_bridge._async import run_async
 from tests.matter_protocol.test_case import _new_fabric
 
@@ -48,7 +48,7 @@ async def test_initiated_case_is_full_first_then_resumed() -> None:
     device, controller, device_sessions, controller_sessions = _pair()
     fabric = controller.case_fabrics()[0][1]
     events = _Events()
-    logger = logging.getLogger("bridge.matter.handshake")
+    logger = logging.getLogger("bridge.matter.session.handshake")
     logger.addHandler(events)
     logger.setLevel(logging.INFO)
     try:

@@ -7,10 +7,10 @@ against our responder, and the live tests (CHIP SDK, matter.js) resume against `
 
 from __future__ import annotations
 
-from bridge.matter import tlv
-from bridge.matter.case import CaseInitiator, CaseResponder, ResumptionRecord, resume_mic, resumption_keys
-from bridge.matter.persistence import StateStore
-from bridge.matter.resumption_store import MAX_RECORDS, ResumptionStore
+from bridge.matter.codec import tlv
+from bridge.matter.codec.persistence import StateStore
+from bridge.matter.session.case import CaseInitiator, CaseResponder, ResumptionRecord, resume_mic, resumption_keys
+from bridge.matter.session.resumption_store import MAX_RECORDS, ResumptionStore
 from tests.matter_protocol.test_case import _new_fabric
 
 SECRET = bytes(range(32))

@@ -10,9 +10,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from bridge.matter import certificates as certs
-from bridge.matter.certificates import CertificateError, DNAttribute, IssueRequest, MatterCertificate
-from bridge.matter.crypto import generate_private_key, load_private_key, public_key_bytes, sign
+from bridge.matter.crypto import certificates as certs
+from bridge.matter.crypto.certificates import CertificateError, DNAttribute, IssueRequest, MatterCertificate
+from bridge.matter.crypto.crypto import generate_private_key, load_private_key, public_key_bytes, sign
 from tests.matter_protocol import vectors_certificates as vc
 
 

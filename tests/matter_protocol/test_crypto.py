@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter import crypto
+from bridge.matter.crypto import crypto
 from tests.matter_protocol.vectors_spake2p import c_bytes
 
 AES_KEY = c_bytes("0x04, 0xe1, 0xaf, 0x8f, 0x15, 0xe2, 0x16, 0x4e, 0xdb, 0x2d, 0xfd, 0xfe, 0xa2, 0xc4, 0x8b, 0xcf")

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter.crypto import CryptoError
-from bridge.matter.message import (
+from bridge.matter.codec.message import (
     ExchangeFlags,
     MessageCounter,
     MessageError,
@@ -18,7 +17,8 @@ from bridge.matter.message import (
     ReceptionState,
     SessionType,
 )
-from bridge.matter.message_security import decrypt_message, encrypt_message
+from bridge.matter.crypto.crypto import CryptoError
+from bridge.matter.session.message_security import decrypt_message, encrypt_message
 
 PASE_KEY = bytes.fromhex("5eded244e5532b3cdc23409dbad052d2")
 PASE_PLAIN = bytes.fromhex("00b80b00393000000564ee0e207d1122334455")

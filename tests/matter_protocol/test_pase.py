@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter import tlv
-from bridge.matter.pase import (
+from bridge.matter.codec import tlv
+from bridge.matter.crypto.spake2p import compute_verifier
+from bridge.matter.session.pase import (
     PaseError,
     PaseInitiator,
     PaseResponder,
@@ -14,8 +15,7 @@ from bridge.matter.pase import (
     is_valid_passcode,
     pake_context,
 )
-from bridge.matter.secure_channel import GeneralCode, SecureChannelStatus, SessionParameters, StatusReport
-from bridge.matter.spake2p import compute_verifier
+from bridge.matter.session.secure_channel import GeneralCode, SecureChannelStatus, SessionParameters, StatusReport
 from tests.matter_protocol import vectors_spake2p as v
 
 
@@ -151,6 +151,6 @@ def test_passcode_rules_and_parameter_limits() -> None:
 def test_session_key_split() -> None:
     keys = derive_session_keys(bytes(range(16)))
     okm = keys.i2r_key + keys.r2i_key + keys.attestation_challenge
-    from bridge.matter.crypto import hkdf_sha256
+    from bridge.matter.crypto.crypto import hkdf_sha256
 
     assert okm == hkdf_sha256(bytes(range(16)), b"", b"SessionKeys", 48)

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from bridge.matter import certificates as certs
-from bridge.matter import tlv
-from bridge.matter.case import CaseError, CaseResponder
-from bridge.matter.certificates import CertificateError
-from bridge.matter.message import MessageError, MessageHeader, ProtocolHeader
-from bridge.matter.pase import PaseError, PaseInitiator, PaseResponder
-from bridge.matter.spake2p import compute_verifier
+from bridge.matter.codec import tlv
+from bridge.matter.codec.message import MessageError, MessageHeader, ProtocolHeader
+from bridge.matter.crypto import certificates as certs
+from bridge.matter.crypto.certificates import CertificateError
+from bridge.matter.crypto.spake2p import compute_verifier
+from bridge.matter.session.case import CaseError, CaseResponder
+from bridge.matter.session.pase import PaseError, PaseInitiator, PaseResponder
 from tests.matter_protocol import vectors_certificates as vc
 from tests.matter_protocol import vectors_spake2p as v
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter import p256, spake2p
-from bridge.matter.spake2p import Spake2pError, Spake2pProver, Spake2pVerifier
+from bridge.matter.crypto import p256, spake2p
+from bridge.matter.crypto.spake2p import Spake2pError, Spake2pProver, Spake2pVerifier
 from tests.matter_protocol import vectors_spake2p as v
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.matter import tlv
-from bridge.matter.tlv import TLVError, TLVList
+from bridge.matter.codec import tlv
+from bridge.matter.codec.tlv import TLVError, TLVList
 
 
 def test_encodes_structures_with_minimal_unsigned_integers() -> None:

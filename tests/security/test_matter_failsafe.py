@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bridge.matter import tlv
-from bridge.matter.node import MatterNode
-from bridge.matter.persistence import StateStore
-from bridge.matter.refusal_log import DEFAULT_BURST
+from bridge.matter.codec import tlv
+from bridge.matter.codec.persistence import StateStore
+from bridge.matter.node.node import MatterNode
+from bridge.matter.session.refusal_log import DEFAULT_BURST
 from clusters.status import ClusterError, Status
 from tests.matter_bridge.controller import FabricAuthority, FakeController
 from tests.matter_bridge.test_node_commissioning import (

@@ -14,7 +14,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 from typer.testing import CliRunner
 
-from bridge.matter.bridge_node import BridgeNode
+from bridge.matter.node.bridge_node import BridgeNode
 from emulator.fabric import Fabric
 from emulator.home_config import dump_home
 from emulator.home_generator import generate_home
