@@ -253,6 +253,8 @@ def serve(
     fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error (stderr; Matter "
                                                                "events as event=NAME key=value).")] = "info",
+    control_socket: Annotated[Path | None, typer.Option("--control-socket", hidden=True, help="Unauthenticated "
+                                                        "JSON control socket (mode 0600), for tests.")] = None,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -297,7 +299,7 @@ def serve(
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
                               mqtt_base=mqtt_base, http=http_address, http_token=http_token,
-                              http_access=http_access, fresh=fresh))
+                              http_access=http_access, fresh=fresh, control=control_socket))
     except (StateFileError, CorruptStateError) as error:
         _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …

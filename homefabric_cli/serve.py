@@ -2,14 +2,14 @@
 
 A thin composition: Fabric (emulator) + RealtimePacer (emulator) + MatterNode/BridgeNode (bridge).
 
-Control socket (for tests and benchmarks): when ``control`` is given, or the environment variable
-``HOMEFABRIC_CONTROL_SOCKET`` names a path, a Unix socket there accepts JSON lines and answers one
-JSON line each: ``{"op": "read"|"write"|"invoke", "device", "endpoint", "cluster", "attribute"|"command",
-"value"|"args"}`` go through the Fabric (device rules apply), ``"room_state"``/``"set_room_state"``
-reach the room environment, ``"now"`` gives the virtual time and ``"endpoints"`` the bridge layout
-(device id → {device endpoint: bridge endpoint, "device_types": …}). Answers are ``{"ok": true,
-"result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable from any network
-namespace, which is what a test driving the emulator from outside its namespace needs.
+Control socket (for tests and benchmarks): only when ``control`` is given (``serve --control-socket
+PATH``, hidden from --help), a Unix socket there — mode 0600, since it is unauthenticated — accepts JSON
+lines and answers one JSON line each: ``{"op": "read"|"write"|"invoke", "device", "endpoint", "cluster",
+"attribute"|"command", "value"|"args"}`` go through the Fabric (device rules apply),
+``"room_state"``/``"set_room_state"`` reach the room environment, ``"now"`` gives the virtual time and
+``"endpoints"`` the bridge layout (device id → {device endpoint: bridge endpoint, "device_types": …}).
+Answers are ``{"ok": true, "result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable
+from any network namespace, which is what a test driving the emulator from outside its namespace needs.
 ``"automations"`` lists the rules, ``"add_automation"`` (with ``"rule"``) adds one.
 """
 
@@ -20,10 +20,11 @@ import contextlib
 import json
 import os
 import signal
+import socket
 from pathlib import Path
 from typing import Any
 
-CONTROL_ENV = "HOMEFABRIC_CONTROL_SOCKET"
+CONTROL_SOCKET_MODE = 0o600  # owner only: the socket reads and writes the home without authentication
 
 
 async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, discriminator: int, passcode: int,
@@ -53,7 +54,6 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
-    control = control or (Path(os.environ[CONTROL_ENV]) if os.environ.get(CONTROL_ENV) else None)
     async with HomeSaver(fabric, state_dir), RealtimePacer(fabric, speed=speed) as pacer, \
             contextlib.AsyncExitStack() as wires:
         await node.start()
@@ -120,7 +120,18 @@ async def _start_control(path: Path, fabric: Any, bridge: Any, pacer: Any) -> as
         finally:
             writer.close()
 
-    return await asyncio.start_unix_server(client, path=str(path))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # bind under a umask that leaves owner-only bits, so the socket is never reachable by others, not even
+    # between bind and a chmod
+    previous = os.umask(0o777 & ~CONTROL_SOCKET_MODE)
+    try:
+        listener.bind(str(path))
+    except OSError:
+        listener.close()
+        raise
+    finally:
+        os.umask(previous)
+    return await asyncio.start_unix_server(client, sock=listener)
 
 
 def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:

@@ -25,8 +25,8 @@ def test_rules_survive_a_kill_9_of_serve(tmp_path: Path) -> None:
 
     async def start(namespace: str, log: str) -> tuple[Proc, ControlClient]:
         proc = Proc(["ip", "netns", "exec", namespace, str(HOMEFABRIC), "serve", str(path), "--state-dir",
-                     str(state_dir), "--speed", "10", "--interface", NODE_IF, "--port", "5540"],
-                    tmp_path / log, env={"HOMEFABRIC_CONTROL_SOCKET": str(control_path)})
+                     str(state_dir), "--speed", "10", "--interface", NODE_IF, "--port", "5540",
+                     "--control-socket", str(control_path)], tmp_path / log)
         control = ControlClient(control_path)
         try:
             await control.connect(timeout_s=60)

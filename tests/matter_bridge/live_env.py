@@ -339,8 +339,9 @@ class LiveBridge:
         self.serve_proc = self._proc("serve", [
             "ip", "netns", "exec", self.namespace, str(HOMEFABRIC), "serve", str(self.home),
             "--state-dir", str(self.state_dir), "--speed", f"{self.speed:g}", "--interface", NODE_IF,
-            "--passcode", str(PASSCODE), "--discriminator", str(DISCRIMINATOR)],
-            env={"HOMEFABRIC_CONTROL_SOCKET": str(self.control_path), "COLUMNS": "200"})
+            "--passcode", str(PASSCODE), "--discriminator", str(DISCRIMINATOR),
+            "--control-socket", str(self.control_path)],
+            env={"COLUMNS": "200"})
         await self.control.close()
         with contextlib.suppress(FileNotFoundError):
             self.control_path.unlink()

@@ -44,8 +44,8 @@ def test_group_command_and_scenes_with_the_chip_controller(tmp_path: Path) -> No
     with network_namespace("hfg") as namespace:
         serve = Proc(["ip", "netns", "exec", namespace, str(HOMEFABRIC), "serve", str(home), "--state-dir",
                       str(tmp_path / "state"), "--interface", NODE_IF, "--passcode", str(PASSCODE),
-                      "--discriminator", str(DISCRIMINATOR)], tmp_path / "serve.log",
-                     env={"HOMEFABRIC_CONTROL_SOCKET": str(tmp_path / "control.sock")})
+                      "--discriminator", str(DISCRIMINATOR), "--control-socket", str(tmp_path / "control.sock")],
+                     tmp_path / "serve.log")
         try:
             deadline = time.monotonic() + 60
             while not (tmp_path / "control.sock").exists():  # serve is up once its control socket is

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+import stat
+from pathlib import Path
+
 import pytest
 
 from bridge.matter.node.bridge_node import BridgeNode
-from homefabric_cli.serve import _control
+from emulator.pacing import RealtimePacer
+from homefabric_cli.serve import _control, _start_control
 from tests.emulator.helpers import fabric
 
 
@@ -31,3 +38,42 @@ def test_control_operations_go_through_the_fabric() -> None:
     assert control("room_state", room="living_room")["temperature"] == pytest.approx(2800, abs=100)  # 0.01 °C
     with pytest.raises(ValueError, match="unknown op"):
         control("explode")
+
+
+def test_control_socket_is_owner_only_whatever_the_umask(tmp_path: Path) -> None:
+    home = fabric([("lamp", "on_off_light", "hall")])
+    path = tmp_path / "control.sock"
+
+    async def scenario() -> dict[str, object]:
+        previous = os.umask(0)  # the most permissive umask: the socket must still be 0600
+        try:
+            server = await _start_control(path, home, BridgeNode(home), RealtimePacer(home))
+        finally:
+            os.umask(previous)
+        try:
+            assert stat.S_ISSOCK(os.stat(path).st_mode)
+            assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+            reader, writer = await asyncio.open_unix_connection(str(path))
+            writer.write(b'{"op": "now"}\n')
+            answer = json.loads(await reader.readline())
+            writer.close()
+            return answer
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    answer = asyncio.run(scenario())
+    assert answer["ok"] is True and answer["result"]["tick"] == home.tick
+
+
+def test_control_socket_is_a_hidden_serve_option() -> None:
+    from typer.testing import CliRunner
+
+    from homefabric_cli.main import app
+
+    result = CliRunner().invoke(app, ["serve", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "--state-dir" in result.output
+    assert "--control-socket" not in result.output
+    import homefabric_cli.serve as serve_module
+
+    assert "HOMEFABRIC_CONTROL_SOCKET" not in Path(serve_module.__file__).read_text()  # no env-var back door
