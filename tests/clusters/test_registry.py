@@ -1,14 +1,22 @@
 """The registry covers the clusters the emulator promises, with official ids, and every command of
-every server is exercised somewhere in the cluster tests."""
+every server is really invoked by the cluster or emulator tests."""
 
 from __future__ import annotations
 
-import re
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import chip.clusters.Objects as Objects
 
 from clusters import SERVER_CLASSES
+
+ROOT = Path(__file__).resolve().parents[2]
+# Handlers a server inherits but refuses whatever its features (the spec disallows them there); a test
+# pins the refusal (test_operational_state.py::test_oven_cavity_accepts_start_and_stop_only).
+NEVER_ACCEPTED = {("OvenCavityOperationalState", "Pause"), ("OvenCavityOperationalState", "Resume")}
 
 PROMISED = {
     "Descriptor", "BasicInformation", "BridgedDeviceBasicInformation", "Identify", "OnOff", "LevelControl",
@@ -33,12 +41,21 @@ def test_every_promised_cluster_has_a_server_with_official_ids() -> None:
                 server_class._model.attributes[attribute].attribute_id
 
 
-def test_every_command_of_every_server_is_invoked_in_some_test() -> None:
-    text = "\n".join(p.read_text() for p in Path(__file__).parent.glob("test_*.py"))
-    text += "\n".join(p.read_text() for p in Path(__file__).parent.parent.glob("emulator/test_*.py"))
-    missing = []
-    for name, server_class in sorted(SERVER_CLASSES.items()):
-        for command in server_class._command_specs:
-            if not re.search(rf"[\"']{command}[\"']", text):
-                missing.append(f"{name}.{command}")
-    assert not missing, f"commands never invoked by a test: {missing}"
+def test_every_command_of_every_server_is_invoked_in_some_test(tmp_path: Path) -> None:
+    # Counts real invocations: the cluster and emulator tests run once more with every command that
+    # reaches a server recorded (tests/clusters/invocation_recorder.py), not mentions in their text.
+    out = tmp_path / "invocations.json"
+    this = f"{Path(__file__).relative_to(ROOT)}::test_every_command_of_every_server_is_invoked_in_some_test"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/clusters", "tests/emulator", "-q", "-p", "no:cacheprovider",
+         "-p", "tests.clusters.invocation_recorder", "--deselect", this],
+        cwd=ROOT, env={**os.environ, "HOMEFABRIC_INVOCATIONS_OUT": str(out)}, capture_output=True, text=True,
+        check=False)
+    assert out.exists(), f"the recording run wrote nothing:\n{run.stdout[-2000:]}{run.stderr[-2000:]}"
+    invoked = {tuple(pair) for pair in json.loads(out.read_text())}
+    for name, command in NEVER_ACCEPTED:
+        assert not SERVER_CLASSES[name]().accepts(command) and (name, command) not in invoked
+    missing = [f"{name}.{command}" for name, server_class in sorted(SERVER_CLASSES.items())
+               for command in server_class._command_specs
+               if (server_class.cluster_name, command) not in invoked | NEVER_ACCEPTED]
+    assert not missing, f"commands never invoked by a cluster or emulator test: {missing}"
