@@ -62,6 +62,39 @@ class CommandSpec:
     def field(self, label: str) -> FieldModel:
         return next(f for f in self.model.fields if f.label == label)
 
+    def normalise(self, args: Mapping[str, Any] | None, where: str, *,
+                  fill_optional: bool = True) -> dict[str, Any]:
+        """The arguments keyed by chip label: every accepted spelling mapped (each field at most once),
+        defaults filled in, types coerced and constraints checked; ClusterError INVALID_COMMAND /
+        CONSTRAINT_ERROR otherwise. ``fill_optional``: an absent optional field without a default is
+        None (the handler's keyword) rather than left out (a wire payload)."""
+        given: dict[str, Any] = {}
+        for key, value in (args or {}).items():
+            label = self.names.get(key)
+            if label is None:
+                raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
+                                   allowed=self.describe_args())
+            if label in given:
+                raise ClusterError(Status.INVALID_COMMAND, f"{where}: argument {key!r} given twice")
+            given[label] = value
+        out: dict[str, Any] = {}
+        for f in self.model.fields:
+            what = f"{where}.{f.label[:1].upper() + f.label[1:]}"
+            if f.label not in given:
+                if f.label in self.defaults:
+                    out[f.label] = self.defaults[f.label]
+                elif not f.type.optional:
+                    raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=self.describe_args())
+                elif fill_optional:
+                    out[f.label] = None
+                continue
+            value = coerce(given[f.label], f.type, what, status=Status.INVALID_COMMAND)
+            constraint = self.constraints.get(f.label)
+            if constraint is not None:
+                constraint.check(value, what)
+            out[f.label] = value
+        return out
+
     def describe_args(self) -> list[dict[str, Any]]:
         out = []
         for f in self.model.fields:
@@ -372,34 +405,7 @@ class ClusterServer:
     # ----------------------------------------------------------------------------- commands
     def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
         """Static checks of a command (existence, argument names, types, ranges): no state needed."""
-        spec = self.command_spec(name)
-        args = dict(args or {})
-        given: dict[str, Any] = {}
-        for key, value in args.items():
-            label = spec.names.get(key)
-            if label is None:
-                raise ClusterError(Status.INVALID_COMMAND, f"{self.cluster_name}.{name} has no argument {key!r}",
-                                   allowed=spec.describe_args())
-            if label in given:
-                raise ClusterError(Status.INVALID_COMMAND, f"{self.cluster_name}.{name}: argument {key!r} given twice")
-            given[label] = value
-        out: dict[str, Any] = {}
-        for f in spec.model.fields:
-            what = f"{self.cluster_name}.{name}.{f.label[:1].upper() + f.label[1:]}"
-            if f.label not in given:
-                if f.label in spec.defaults:
-                    out[f.label] = spec.defaults[f.label]
-                    continue
-                if f.type.optional:
-                    out[f.label] = None
-                    continue
-                raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=spec.describe_args())
-            value = coerce(given[f.label], f.type, what, status=Status.INVALID_COMMAND)
-            constraint = spec.constraints.get(f.label)
-            if constraint is not None:
-                constraint.check(value, what)
-            out[f.label] = value
-        return out
+        return self.command_spec(name).normalise(args, f"{self.cluster_name}.{name}")
 
     def invoke(self, name: str, args: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         """Run a command; returns the response fields (or a small result dict), raises ClusterError."""

@@ -98,36 +98,11 @@ def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -
     where = f"{cluster}.{command.name}"
     try:
         if spec is not None:
-            return _checked_payload(spec, where, args)
+            # the emulator's own argument rules (names, defaults, types, ranges): a real device checks the same
+            return spec.normalise(args, where, fill_optional=False)
         return _plain_payload(command, where, args)
     except ClusterError as error:
         raise FabricError.from_cluster(error, where) from None
-
-
-def _checked_payload(spec: Any, where: str, args: dict[str, Any]) -> dict[str, Any]:
-    """The emulator's own argument rules (names, defaults, types, ranges) — a real device checks the same."""
-    given: dict[str, Any] = {}
-    for key, value in args.items():
-        label = spec.names.get(key)
-        if label is None:
-            raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
-                               allowed=spec.describe_args())
-        given[label] = value
-    out: dict[str, Any] = {}
-    for f in spec.model.fields:
-        what = f"{where}.{f.label[:1].upper() + f.label[1:]}"
-        if f.label not in given:
-            if f.label in spec.defaults:
-                out[f.label] = spec.defaults[f.label]
-            elif not f.type.optional:
-                raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=spec.describe_args())
-            continue
-        value = coerce(given[f.label], f.type, what, status=Status.INVALID_COMMAND)
-        constraint = spec.constraints.get(f.label)
-        if constraint is not None:
-            constraint.check(value, what)
-        out[f.label] = value
-    return out
 
 
 def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -24,10 +24,12 @@ from agent_tools.matter_backend.naming import (
     status_from_text,
 )
 from bridge.matter.node.bridge_node import BridgeNode
+from clusters import SERVER_CLASSES
 from clusters.status import Status
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig
+from tests.emulator.helpers import fabric
 
 
 def _tagged(cluster_name: str, attribute: str, value: Any) -> Any:
@@ -121,6 +123,21 @@ def test_values_and_command_payloads() -> None:
     with pytest.raises(FabricError) as error:
         command_payload("LevelControl", level, {"Brightness": 1})
     assert error.value.code == "COMMAND_INVALID_ARGS" and error.value.allowed
+
+
+def test_command_payload_refuses_an_argument_given_twice_as_the_fabric_does() -> None:
+    # One spelling per field: "Level" and "level" name the same field, so which value wins is not guessed.
+    level = cluster_by_name("LevelControl").commands["MoveToLevel"]
+    with pytest.raises(FabricError, match="given twice") as error:
+        command_payload("LevelControl", level, {"Level": 10, "level": 200})
+    assert error.value.code == "COMMAND_INVALID_ARGS"
+    home = fabric([("lamp", "dimmable_light", "hall")])
+    with pytest.raises(FabricError, match="given twice") as same:
+        home.invoke("lamp", 1, "LevelControl", "MoveToLevel", {"Level": 10, "level": 200})
+    assert same.value.code == error.value.code
+    # one normalisation for both: spellings mapped, defaults filled in alike
+    server = SERVER_CLASSES["LevelControl"]()
+    assert command_payload("LevelControl", level, {"level": 1}) == server.validate_invoke("MoveToLevel", {"Level": 1})
 
 
 def test_statuses_and_refusals_in_responses() -> None:
