@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from clusters import SERVER_CLASSES, ClusterServer
-from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS, TypeInfo
+from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS, GLOBAL_LIST_ATTRIBUTES, TypeInfo
 from clusters.values import enum_members
 from emulator.catalogue import CATALOGUE, DeviceTypeSpec
-from emulator.simuhome_config import CHIP_CLUSTER_TO_SIMUHOME
+from emulator.simuhome.values import CHIP_CLUSTER_TO_SIMUHOME
 
 MAX_CHUNK_CHARS = 1800
-_LIST_GLOBALS = {"GeneratedCommandList", "AcceptedCommandList", "EventList", "AttributeList"}
 _ROLE_EFFECTS = {
     "ac": "cools (SystemMode 3) or heats (SystemMode 4) the room toward its setpoints; needs power on and fan speed",
     "heat_pump": "heats (SystemMode 4) or cools (SystemMode 3) the room through its thermostat; no On/Off",
@@ -165,7 +164,7 @@ def cluster_chunks(name: str) -> list[Chunk]:
 
     attributes = []
     for attr in server.attribute_names():
-        if attr in _LIST_GLOBALS:
+        if attr in GLOBAL_LIST_ATTRIBUTES:
             continue
         info = model.attributes[attr].type
         access = "writable" if server.is_writable(attr) else "read-only"

@@ -17,10 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from clusters import SERVER_CLASSES
+from clusters.chip_model import GLOBAL_LIST_ATTRIBUTES
 from clusters.values import enum_members
 from emulator.fabric import Fabric
-
-_LIST_GLOBALS = frozenset({"GeneratedCommandList", "AcceptedCommandList", "EventList", "AttributeList"})
 
 
 def _attribute(entry: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +53,8 @@ def device_structure(fabric: Fabric, device_id: str) -> dict[str, Any]:
         for name, cluster in endpoint["clusters"].items():
             clusters[name] = {
                 "cluster_id": name,
-                "attributes": {a: _attribute(e) for a, e in cluster["attributes"].items() if a not in _LIST_GLOBALS},
+                "attributes": {a: _attribute(e) for a, e in cluster["attributes"].items()
+                               if a not in GLOBAL_LIST_ATTRIBUTES},
                 "commands": [{"name": c, "arguments": _arguments(name, c, spec["arguments"])}
                              for c, spec in cluster["commands"].items()],
             }

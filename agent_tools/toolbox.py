@@ -35,14 +35,13 @@ from agent_tools.limits import MAX_OBSERVATION_CHARS, cap_observation, cap_text
 from agent_tools.schemas import mcp_tool, openai_tool
 from agent_tools.structure import device_structure
 from agent_tools.validation import ArgumentError, decode_arguments, parse_model
-from emulator.clock import TIME_FORMAT
+from emulator.clock import TICK_S, TIME_FORMAT
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import DeviceConfig
-from emulator.simuhome_config import SIMUHOME_CLUSTER_TO_CHIP
+from emulator.simuhome.values import chip_cluster_name  # SimuHome's spellings are accepted everywhere
 from emulator.workflows import WorkflowStep
 
-TICK_INTERVAL_S = 0.1
 # Clusters whose CurrentPhase get_attribute reports as a phase name (SimuHome's behaviour for OperationalState).
 _PHASED_CLUSTERS = frozenset({"OperationalState", "RvcOperationalState", "OvenCavityOperationalState"})
 _PATH_ERRORS = frozenset({"ENDPOINT_NOT_FOUND", "CLUSTER_NOT_FOUND", "ATTRIBUTE_NOT_FOUND"})
@@ -146,11 +145,6 @@ TOOLS.update({t.name: t for t in (
 SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("finish",)
 TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
                                              "simuhome_ext": SIMUHOME_EXT_TOOLS}
-
-
-def chip_cluster(name: str) -> str:
-    """SimuHome's cluster spellings (RVCRunMode, RTCCMode, …) → ours; both are accepted everywhere."""
-    return SIMUHOME_CLUSTER_TO_CHIP.get(name, name)
 
 
 class ToolBox:
@@ -265,7 +259,7 @@ class ToolBox:
         return self.fabric.read_all(args.device_id)
 
     def _tool_get_attribute(self, args: a.GetAttributeArgs) -> Any:
-        cluster = chip_cluster(args.cluster_id)
+        cluster = chip_cluster_name(args.cluster_id)
         try:
             value = self.fabric.read(args.device_id, args.endpoint_id, cluster, args.attribute_id)
         except FabricError as error:
@@ -279,12 +273,12 @@ class ToolBox:
         return value
 
     def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
-        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster(args.cluster_id), args.command_id,
+        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id), args.command_id,
                                   args.args)
 
     def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
-        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster(args.cluster_id), args.attribute_id,
-                                 args.value)
+        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
+                                 args.attribute_id, args.value)
 
     # ------------------------------------------------------------------------------ knowledge
     def _tool_get_cluster_doc(self, args: a.ClusterDocArgs) -> dict[str, Any]:
@@ -305,11 +299,11 @@ class ToolBox:
             if step.tool == "execute_command":
                 command = parse_model(a.ExecuteCommandArgs, step.args, where=where)
                 out.append(WorkflowStep("invoke", command.device_id, command.endpoint_id,
-                                        chip_cluster(command.cluster_id), command.command_id, dict(command.args)))
+                                        chip_cluster_name(command.cluster_id), command.command_id, dict(command.args)))
             else:
                 write = parse_model(a.WriteAttributeArgs, step.args, where=where)
-                out.append(WorkflowStep("write", write.device_id, write.endpoint_id, chip_cluster(write.cluster_id),
-                                        write.attribute_id, value=write.value))
+                out.append(WorkflowStep("write", write.device_id, write.endpoint_id,
+                                        chip_cluster_name(write.cluster_id), write.attribute_id, value=write.value))
         return out
 
     def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs) -> dict[str, Any]:
@@ -352,7 +346,7 @@ class ToolBox:
 
     # ------------------------------------------------------------------------------ automations
     def _tool_create_automation(self, args: auto.CreateAutomationArgs) -> dict[str, Any]:
-        return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster)
+        return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster_name)
 
     def _tool_list_automations(self, args: a.NoArgs) -> list[dict[str, Any]]:
         return auto.list_automations(self.fabric)
@@ -373,7 +367,7 @@ class ToolBox:
             devices = [{"device_id": d, "device_type": v["device_type"], "attributes": v["attributes"]}
                        for d, v in snapshot["devices"].items() if v["room_id"] == room_id]
             rooms[room_id] = {"state": room["state"], "devices": devices}
-        return {"tick_interval": TICK_INTERVAL_S, "current_tick": snapshot["tick"], "current_time": snapshot["time"],
+        return {"tick_interval": TICK_S, "current_tick": snapshot["tick"], "current_time": snapshot["time"],
                 "base_time": snapshot["base_time"], "rooms": rooms}
 
     def _tool_add_device(self, args: a.AddDeviceArgs) -> dict[str, Any]:
@@ -390,11 +384,11 @@ class ToolBox:
         return {"device_id": args.device_id}
 
     def _tool_set_tick_interval(self, args: a.TickIntervalArgs) -> dict[str, Any]:
-        if not math.isclose(args.tick_interval, TICK_INTERVAL_S, rel_tol=0, abs_tol=1e-9):
+        if not math.isclose(args.tick_interval, TICK_S, rel_tol=0, abs_tol=1e-9):
             raise FabricError(
                 "VALIDATION_ERROR",
                 f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
-                f"fixed {TICK_INTERVAL_S} s tick (virtual time moves only when advanced, so the interval would not "
-                "change speed anyway)", allowed=[TICK_INTERVAL_S])
-        return {"tick_interval": TICK_INTERVAL_S, "device_count": len(self.fabric.devices()),
+                f"fixed {TICK_S} s tick (virtual time moves only when advanced, so the interval would not "
+                "change speed anyway)", allowed=[TICK_S])
+        return {"tick_interval": TICK_S, "device_count": len(self.fabric.devices()),
                 "aggregator_count": 4 * len(self.fabric.rooms())}

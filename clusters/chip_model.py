@@ -25,7 +25,8 @@ GLOBAL_ATTRIBUTE_IDS = {
     "AttributeList": 0xFFFB,
     "FeatureMap": 0xFFFC,
     "ClusterRevision": 0xFFFD,
-}
+}  # the global attributes: every other copy derives from this one
+GLOBAL_LIST_ATTRIBUTES = frozenset(name for name in GLOBAL_ATTRIBUTE_IDS if name.endswith("List"))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import math
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-TICKS_PER_SECOND = 10
+TICKS_PER_SECOND = 10  # the one tick rate: everything else derives from it
+TICK_S = 1 / TICKS_PER_SECOND  # seconds per tick (SimuHome's "tick_interval")
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 

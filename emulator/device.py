@@ -7,11 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from clusters import ClusterError, ClusterServer, Endpoint, server_class
+from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
 from emulator.errors import FabricError
-
-ROOT_NODE_DEVICE_TYPE = (0x0016, 3)  # RootNode, from matter_server's device_types (22)
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
 
@@ -33,7 +32,7 @@ class Device:
             # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
             "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
         })
-        self.endpoints[0] = Endpoint(0, [ROOT_NODE_DEVICE_TYPE], [basic, ClusterSpec("Descriptor").build()])
+        self.endpoints[0] = Endpoint(0, [ROOT_NODE], [basic, ClusterSpec("Descriptor").build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):

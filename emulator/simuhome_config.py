@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
+from emulator.clock import TICK_S
 from emulator.home_config import (
     ATTRIBUTE_PATH_PATTERN,
     DeviceConfig,
@@ -31,13 +33,15 @@ from emulator.home_config import (
 from emulator.simuhome.shapes import room_state_shapes
 from emulator.simuhome.values import (
     DESCRIPTOR_STRUCTURE,
-    SIMUHOME_CLUSTER_TO_CHIP,
+    SIMUHOME_CLUSTER_TO_CHIP,  # noqa: F401  benchmark/ takes the mapping from here
     SIMUHOME_KEY_TO_OURS,
     UnreadableValue,
+    chip_cluster_name,
     conform,
     export_value,
     import_value,
     our_key,
+    simuhome_cluster_name,
     spell_ours,
 )
 
@@ -73,7 +77,7 @@ class SimuHomeRoom(BaseModel):
 class SimuHomeConfig(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    tick_interval: float = Field(default=0.1, gt=0)
+    tick_interval: float = Field(default=TICK_S, gt=0)
     base_time: str
     rooms: dict[str, SimuHomeRoom] = Field(default_factory=dict)
     enable_aggregators: bool = True
@@ -119,7 +123,6 @@ class SimuHomeOrigin(BaseModel):
 
 # --- spellings -----------------------------------------------------------------------------------
 
-CHIP_CLUSTER_TO_SIMUHOME = {chip: simu for simu, chip in SIMUHOME_CLUSTER_TO_CHIP.items()}
 
 OUR_KEY_TO_SIMUHOME = {ours: simu for simu, ours in SIMUHOME_KEY_TO_OURS.items()}
 
@@ -148,8 +151,7 @@ def simuhome_key(key: str, cluster: str) -> str:
 
 
 # Global attributes describe the server implementation, not device state: our cluster servers own them.
-GLOBAL_ATTRIBUTES = frozenset({"FeatureMap", "ClusterRevision", "AttributeList", "AcceptedCommandList",
-                               "GeneratedCommandList", "EventList"})
+GLOBAL_ATTRIBUTES = frozenset(GLOBAL_ATTRIBUTE_IDS)
 
 
 def our_path(path: str) -> str | None:
@@ -158,13 +160,13 @@ def our_path(path: str) -> str | None:
     if len(parts) != 3 or parts[2] in GLOBAL_ATTRIBUTES:
         return None
     endpoint, cluster, attribute = parts
-    candidate = f"{endpoint}.{SIMUHOME_CLUSTER_TO_CHIP.get(cluster, cluster)}.{attribute}"
+    candidate = f"{endpoint}.{chip_cluster_name(cluster)}.{attribute}"
     return candidate if ATTRIBUTE_PATH_PATTERN.fullmatch(candidate) else None
 
 
 def simuhome_path(path: str) -> str:
     endpoint, cluster, attribute = path.split(".")
-    return f"{endpoint}.{CHIP_CLUSTER_TO_SIMUHOME.get(cluster, cluster)}.{attribute}"
+    return f"{endpoint}.{simuhome_cluster_name(cluster)}.{attribute}"
 
 
 def _cluster_of(path: str) -> str:
@@ -321,7 +323,7 @@ def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHom
     devices lack. Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
     """
     config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
-    origin = origin or SimuHomeOrigin(top_level={"tick_interval": 0.1},
+    origin = origin or SimuHomeOrigin(top_level={"tick_interval": TICK_S},
                                       key_order=["tick_interval", "base_time", "rooms"],
                                       room_order=[], rooms={}, devices={})
     by_room: dict[str, list[DeviceConfig]] = {room.id: [] for room in config.rooms}

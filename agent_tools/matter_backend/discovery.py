@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tools.matter_backend.mapping import HomeMapping
+from clusters.device_types import AGGREGATOR as AGGREGATOR_TYPE
+from clusters.device_types import BRIDGED_NODE as BRIDGED_NODE_TYPE
 from emulator.catalogue import CATALOGUE
 
-BRIDGED_NODE = 0x0013
-AGGREGATOR = 0x000E
-ROOT_NODE = 0x0016
+BRIDGED_NODE, AGGREGATOR = BRIDGED_NODE_TYPE[0], AGGREGATOR_TYPE[0]  # ids: the Descriptor lists ids
 DESCRIPTOR, BASIC_INFO, BRIDGED_INFO, FIXED_LABEL, USER_LABEL = 0x1D, 0x28, 0x39, 0x40, 0x41
 UNASSIGNED_ROOM = "unassigned"
 HASHED_SERIAL = re.compile(r"^hf-[0-9a-f]{29}$")  # our bridge's stand-in for ids longer than 32

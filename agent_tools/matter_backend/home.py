@@ -55,7 +55,6 @@ ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
                     lambda v: 0.0 if v == 0 else round(10 ** ((v - 1) / 10000), 2)),  # Matter's log encoding
     "pm10": ("Pm10ConcentrationMeasurement", "MeasuredValue", float),
 }
-_LIST_GLOBALS = frozenset({"GeneratedCommandList", "AcceptedCommandList", "EventList", "AttributeList"})
 
 
 class MatterHome:

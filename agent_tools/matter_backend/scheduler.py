@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from emulator.clock import TIME_FORMAT
+from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
 from emulator.errors import FabricError
 from emulator.workflows import Workflow, WorkflowStep
 
@@ -36,7 +36,7 @@ class HostScheduler:
         start = datetime.strptime(start_time, TIME_FORMAT)
         with self._lock:
             workflow_id = f"wf-{len(self._workflows) + 1:04d}"
-            tick = round((start - self._origin).total_seconds() * 10)
+            tick = round((start - self._origin).total_seconds() * TICKS_PER_SECOND)
             workflow = Workflow(workflow_id, description, tick, start_time, tuple(steps))
             self._workflows[workflow_id] = workflow
             self._wake.notify_all()

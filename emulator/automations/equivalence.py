@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from emulator.automations.cron import CronSchedule, parse_cron
 from emulator.automations.domains import Domain, domain_of, intersect, truth_set, whole, witness
 from emulator.automations.model import ActionStep, AutomationRule, AutomationSpec, StateCondition, StateTrigger
+from emulator.clock import TICKS_PER_SECOND
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.physics import SENSOR_ATTRIBUTES
@@ -140,7 +141,7 @@ def replay_difference(gold: StateCondition, predicted: StateCondition, home: Fab
     only = sorted(set(a) ^ set(b))
     first = only[0] if only else min(len(a), len(b))
     return (f"replayed {seconds:g} s: gold fires {len(a)}×, predicted {len(b)}×; first difference at "
-            f"{home.now() + timedelta(seconds=first / 10):%Y-%m-%d %H:%M:%S}")
+            f"{home.now() + timedelta(seconds=first / TICKS_PER_SECOND):%Y-%m-%d %H:%M:%S}")
 
 
 # ---------------------------------------------------------------------------------- conditions

@@ -45,6 +45,18 @@ SIMUHOME_CLUSTER_TO_CHIP = {
     "RVCOperationalState": "RvcOperationalState",
     "RTCCMode": "RefrigeratorAndTemperatureControlledCabinetMode",
 }
+CHIP_CLUSTER_TO_SIMUHOME = {chip: simu for simu, chip in SIMUHOME_CLUSTER_TO_CHIP.items()}
+
+
+def chip_cluster_name(name: str) -> str:
+    """SimuHome's cluster spelling (RVCRunMode, RTCCMode, …) → chip's; any other name is returned as is."""
+    return SIMUHOME_CLUSTER_TO_CHIP.get(name, name)
+
+
+def simuhome_cluster_name(name: str) -> str:
+    """chip's cluster name → SimuHome's spelling where it differs; any other name is returned as is."""
+    return CHIP_CLUSTER_TO_SIMUHOME.get(name, name)
+
 SPIN_SPEED_LABELS = ("Low", "Medium", "High", "Extra High")  # SimuHome's speed ids 0..3 (facts §2.2)
 DESCRIPTOR_STRUCTURE = frozenset({"DeviceTypeList", "ServerList", "ClientList", "PartsList"})
 MAX_NAME = 32
@@ -254,7 +266,7 @@ def export_value(device_type: str, simuhome_path: str, value: Any, ours: Mapping
                 _item_kind(s) == "int" for s in spin_entry.parsed()):
             value = _simuhome_spin_id(speeds[int(value)])
     if value is not None and [s.kind for s in shapes] == ["null"]:
-        info = _chip_type(SIMUHOME_CLUSTER_TO_CHIP.get(simuhome_path.split(".")[1], simuhome_path.split(".")[1]),
+        info = _chip_type(chip_cluster_name(simuhome_path.split(".")[1]),
                           attribute)
         if info is not None and info.optional and not info.nullable:
             return True, None  # SimuHome's device does not implement it (e.g. a humidity sensor's Tolerance)

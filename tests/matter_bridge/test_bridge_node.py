@@ -10,15 +10,13 @@ from bridge.matter.codec.kv_store import JsonFileStore, MemoryStore
 from bridge.matter.im.event_log import EventLog
 from bridge.matter.im.im_messages import EventPath
 from bridge.matter.node.bridge_node import (
-    AGGREGATOR,
-    BRIDGED_NODE,
-    ROOT_NODE,
     BridgeNode,
     serial_number_for,
     unique_id_for,
 )
 from clusters import ClusterError, Status
 from clusters.basic_information import BasicInformationServer
+from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from emulator.home_config import DeviceConfig
 from tests.emulator.helpers import fabric
 

@@ -35,6 +35,7 @@ from bridge.matter.crypto.crypto import (
     sha1_key_id,
     sign,
 )
+from clusters.device_types import ROOT_NODE
 
 __all__ = [
     "TEST_CD_SIGNING_KEY_ID",
@@ -84,7 +85,7 @@ _OID_PRODUCT_ID = x509.ObjectIdentifier("1.3.6.1.4.1.37244.2.2")
 _NOT_BEFORE = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
 _NO_EXPIRY = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.UTC)  # "no well-defined expiration"
 CERTIFICATE_ID = "CSA00000SWC00000-00"  # development CD certificate id format
-CD_DEVICE_TYPE = 0x0016  # root node; the SDK does not match it against the data model
+CD_DEVICE_TYPE = ROOT_NODE[0]  # the SDK does not match it against the data model
 
 
 def _load_key(pem: bytes) -> PrivateKey:

@@ -20,6 +20,7 @@ from chip.tlv import TLVList
 
 from bridge.matter.codec import tlv
 from bridge.matter.codec.values_tlv import encode_bool, encode_null, encode_uint, head, retag
+from clusters import chip_model
 from clusters.status import Status
 
 IM_REVISION = 11  # InteractionModelRevision of Matter 1.3
@@ -28,7 +29,7 @@ REVISION_TAG = 0xFF
 _STRUCT, _ARRAY, _LIST, _END = 0x15, 0x16, 0x17, b"\x18"
 
 # Global attribute ids (a cluster-wildcard path may only name one of these).
-GLOBAL_ATTRIBUTE_IDS = frozenset({0xFFF8, 0xFFF9, 0xFFFA, 0xFFFB, 0xFFFC, 0xFFFD})
+GLOBAL_ATTRIBUTE_IDS = frozenset(chip_model.GLOBAL_ATTRIBUTE_IDS.values())
 
 
 class Opcode(IntEnum):

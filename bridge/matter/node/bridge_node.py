@@ -41,6 +41,7 @@ from clusters.base import EventPriority
 from clusters.basic_information import BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
 from clusters.descriptor import DescriptorServer
+from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from clusters.requester import acting_as
 from clusters.runtime import Runtime
 from emulator.errors import FabricError
@@ -49,9 +50,6 @@ from emulator.fabric import Fabric
 
 log = logging.getLogger(__name__)
 
-ROOT_NODE = (0x0016, 3)
-AGGREGATOR = (0x000E, 1)
-BRIDGED_NODE = (0x0013, 2)  # Matter 1.3 revision
 AGGREGATOR_ENDPOINT = 1
 FIRST_BRIDGED_ENDPOINT = 2
 MAX_ENDPOINT = 0xFFFE

@@ -34,6 +34,7 @@ from zeroconf import InterfaceChoice, IPVersion, ServiceInfo
 from zeroconf.asyncio import AsyncZeroconf
 
 from bridge.matter.session.mrp import DEFAULT_ACTIVE_MS, DEFAULT_ACTIVE_THRESHOLD_MS, DEFAULT_IDLE_MS
+from clusters.device_types import AGGREGATOR
 
 __all__ = ["CommissionableAdvert", "MatterAdvertiser", "OperationalAdvert", "interface_addresses"]
 
@@ -49,7 +50,7 @@ class CommissionableAdvert:
     vendor_id: int
     product_id: int
     mode: int = 1  # CM: 1 basic (passcode), 2 enhanced (verifier from OpenCommissioningWindow)
-    device_type: int = 0x000E  # aggregator: what a bridge is
+    device_type: int = AGGREGATOR[0]  # what a bridge is
     device_name: str = "HomeFabric Bridge"
 
     def txt(self) -> dict[str, str]:

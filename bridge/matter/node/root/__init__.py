@@ -20,17 +20,16 @@ from bridge.matter.node.root.services import RootServices, request_context
 from clusters.base import ClusterServer
 from clusters.basic_information import BasicInformationServer
 from clusters.descriptor import DescriptorServer
+from clusters.device_types import ROOT_NODE
 from clusters.endpoint import Endpoint
 
 __all__ = [
-    "ROOT_NODE_DEVICE_TYPE",
     "RootServices",
     "request_context",
     "root_clusters",
     "root_endpoint",
 ]
 
-ROOT_NODE_DEVICE_TYPE = (0x0016, 3)
 
 
 def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any] | None = None,
@@ -54,4 +53,4 @@ def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any
 
 
 def root_endpoint(clusters: Iterable[ClusterServer]) -> Endpoint:
-    return Endpoint(0, [ROOT_NODE_DEVICE_TYPE], [DescriptorServer(), *clusters])
+    return Endpoint(0, [ROOT_NODE], [DescriptorServer(), *clusters])
