@@ -15,6 +15,16 @@ from rich.table import Table
 
 from emulator.output_paths import output_file_problem
 from homefabric_cli.durations import parse_duration
+from homefabric_cli.options import (
+    DEFAULT_DISCOVERY_PREFIX,
+    DEFAULT_MQTT_BASE,
+    DiscoveryPrefix,
+    HomeId,
+    MqttBase,
+    RunsDir,
+    Speed,
+    Token,
+)
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -232,38 +242,48 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
 
 @app.command("serve")
 def serve(
-    home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1).")],
-    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map.")],
-    speed: Annotated[float, typer.Option(help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")]
-    = 1.0,
+    home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1, JSON or YAML).")],
+    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map (one serve "
+                                                                 "at a time: serve.lock names its PID).")],
+    speed: Speed = 1.0,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Matter UDP port (0 picks a free one).")] = 5540,
     discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
-    passcode: Annotated[int, typer.Option(help="Setup PIN code.")] = 20202021,
+    passcode: Annotated[int, typer.Option(help="Setup PIN code (1..99999998, not a trivial one such as 11111111 "
+                                               "or 12345678: Matter Core §5.1.7.1).")] = 20202021,
     interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
     mqtt: Annotated[str | None, typer.Option(help="Also serve on this MQTT broker, HOST:PORT.")] = None,
-    mqtt_base: Annotated[str, typer.Option(help="MQTT topic base.")] = "homefabric",
+    mqtt_base: MqttBase = DEFAULT_MQTT_BASE,
+    home_id: HomeId = None,
+    discovery_prefix: DiscoveryPrefix = DEFAULT_DISCOVERY_PREFIX,
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
-    http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
-                                                   envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
+    http_token: Token = None,
+    runs_dir: RunsDir = None,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
     import asyncio
 
+    from bridge.matter.pase import is_valid_passcode
     from homefabric_cli.mqtt_cmd import parse_broker
+    from homefabric_cli.options import public_bind_warning, topic_base_problem
+    from homefabric_cli.preflight import host_problem, tcp_port_problem, udp_port_problem
     from homefabric_cli.serve import serve as run_serve
+    from homefabric_cli.state_lock import StateDirInUse
 
-    if speed <= 0:
-        _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
         _fail(f"--discriminator must be 0..4095, got {discriminator}")
-    from homefabric_cli.preflight import host_problem, tcp_port_problem, udp_port_problem
-
+    if not is_valid_passcode(passcode):
+        _fail(f"--passcode {passcode:08d} is not allowed: Matter Core §5.1.7.1 needs 1..99999998 and forbids "
+              "00000000, 11111111, …, 99999999, 12345678 and 87654321")
+    if problem := topic_base_problem(mqtt_base):
+        _fail(problem)
     try:
-        broker = parse_broker(mqtt) if mqtt else None
-        http_address = parse_broker(http if ":" in http else f"{http}:8080") if http else None
+        broker = parse_broker(mqtt, what="--mqtt") if mqtt else None
+        http_address = parse_broker(http, what="--http", default_port=8080, min_port=0) if http else None
     except ValueError as error:
-        _fail(f"--mqtt/--http: {error}")
+        _fail(str(error))
+    if http_address is not None and (warning := public_bind_warning(http_address[0], http_token)):
+        err_console.print(warning, markup=False, highlight=False)
     _load(home)  # validates the file with a clear message before anything starts
     problem = udp_port_problem(port, "--port (Matter UDP)")
     if http_address is not None:
@@ -274,8 +294,10 @@ def serve(
     try:
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
-                              mqtt_base=mqtt_base,
-                              http=http_address, http_token=http_token))
+                              mqtt_base=mqtt_base, http=http_address, http_token=http_token, home_id=home_id,
+                              discovery_prefix=discovery_prefix, runs_dir=runs_dir))
+    except StateDirInUse as error:
+        _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
         _fail(f"serve: {error}")
 
