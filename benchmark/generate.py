@@ -8,6 +8,7 @@ with deterministic JSON, atomically. ``generate_command`` is the ``homefabric ep
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
@@ -17,15 +18,20 @@ from typing import Annotated, Any
 
 import typer
 
-from benchmark.generation import qt1, qt2, qt3, qt4
 from benchmark.generation.common import CASES, KINDS, QUERY_TYPES, Draft, GenerationFailed, episode_rng, lay_out
-from emulator.home_config import write_atomically
 
 MAX_ATTEMPTS = 40
 MAX_PER_TYPE = 999
 Builder = Callable[..., Draft]
-BUILDERS: dict[str, Builder] = {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
-                                "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
+
+
+@functools.cache
+def builders() -> dict[str, Builder]:
+    """The episode builder of each query type (imported on first use: they load the whole device model)."""
+    from benchmark.generation import qt1, qt2, qt3, qt4
+
+    return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
+            "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
 
 
 class GeneratorInputError(ValueError):
@@ -64,7 +70,7 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
     for attempt in range(MAX_ATTEMPTS):
         rng = episode_rng(seed, f"{qt}_{case}", attempt)
         try:
-            draft = BUILDERS[qt](seed, case, attempt, rng)
+            draft = builders()[qt](seed, case, attempt, rng)
         except GenerationFailed as error:
             failures.append(str(error))
             continue
@@ -92,6 +98,8 @@ def dumps_episode(episode: dict[str, Any]) -> str:
 
 
 def write_episodes(episodes: Iterable[dict[str, Any]], out: str | os.PathLike[str]) -> list[Path]:
+    from emulator.home_config import write_atomically
+
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []

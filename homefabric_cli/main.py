@@ -32,6 +32,23 @@ devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
 app.add_typer(devices_app, name="devices")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"homefabric {version('homefabric')}")
+        except PackageNotFoundError:
+            typer.echo("homefabric (not installed as a package)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """homefabric: a Matter-faithful smart-home emulator and agent benchmark."""
 app.add_typer(home_app, name="home")
 app.add_typer(sim_app, name="sim")
 
@@ -101,17 +118,9 @@ def _load(path: Path) -> Any:
 @devices_app.command("types")
 def devices_types(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the catalogue: name, device-type id, endpoints and clusters."""
-    from emulator.catalogue import CATALOGUE
+    from emulator.catalogue_index import catalogue_rows
 
-    rows = []
-    for name, spec in sorted(CATALOGUE.items()):
-        rows.append({
-            "name": name, "label": spec.label, "origin": spec.origin,
-            "device_type_id": spec.primary_device_type,
-            "endpoints": [{"endpoint": e.endpoint_id, "device_types": [t for t, _ in e.device_types],
-                           "clusters": [c.cluster for c in e.clusters]} for e in spec.endpoints],
-            "description": spec.description,
-        })
+    rows = catalogue_rows()  # cached: no need to load the whole Matter model to list it
     if as_json:
         print(json.dumps(rows, indent=2))
         return

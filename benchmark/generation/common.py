@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from emulator.clock import TIME_FORMAT
-from emulator.home_generator import sub_seed
 
 EPISODE_FORMAT = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
@@ -62,6 +61,8 @@ class Draft:
 
 
 def episode_rng(episode_seed: int, kind: str, attempt: int, part: str = "episode") -> random.Random:
+    from emulator.home_generator import sub_seed  # here, not at import: `homefabric --help` stays fast
+
     return random.Random(sub_seed(episode_seed, kind, attempt, part))
 
 
