@@ -23,6 +23,7 @@ from emulator.errors import FabricError
 from emulator.events import AttributeEvent, EventBus, Listener
 from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
+from emulator.power_draw import apply_power_draw, drives_power
 from emulator.workflows import STATUSES, Workflow, WorkflowStep
 
 T = TypeVar("T")
@@ -118,6 +119,8 @@ class Fabric:
             except ClusterError as error:
                 raise FabricError.from_cluster(error, f"device {config.id!r} attribute {path}") from None
         device.attach(self.clock)
+        if self.physics.params.power_follows_mode:
+            apply_power_draw(device)  # a stored or default ActivePower must match the stored mode
         self._devices[device.device_id] = device
         self._by_room[device.room_id].append(device)
         self._bind_sensors(device, config.attributes)
@@ -147,6 +150,8 @@ class Fabric:
     def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
                           old: Any, new: Any) -> None:
         self.physics.device_changed(device, cluster, attribute)
+        if self.physics.params.power_follows_mode and drives_power(device, endpoint, cluster, attribute):
+            apply_power_draw(device)
         if self.bus.has_listeners:
             tick = self.clock.tick
             self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from clusters.fan_control import mode_for_percent
 from emulator.clock import TIME_FORMAT
 from emulator.home_config import HomeConfig, room_display_name, validate_home, validation_problems
 
@@ -475,7 +476,11 @@ def initial_attributes(device_type: str, rng: random.Random) -> dict[str, Any]:
     if device_type in _LEVEL_LIGHTS:
         attributes["1.LevelControl.CurrentLevel"] = rng.randint(1, 254)
     if device_type in _FAN_CONTROL:
-        attributes["1.FanControl.PercentSetting"] = rng.randint(1, 100) if on else rng.randint(0, 100)
+        percent = rng.randint(1, 100) if on else rng.randint(0, 100)
+        # The spec ties them: FanMode is PercentSetting's band, and the fan runs at the speed it is set to.
+        attributes["1.FanControl.FanMode"] = mode_for_percent(percent)
+        attributes["1.FanControl.PercentSetting"] = percent
+        attributes["1.FanControl.PercentCurrent"] = percent
     if device_type == "air_conditioner":
         attributes["1.Thermostat.SystemMode"] = rng.choice((0, 3))
         attributes["1.Thermostat.OccupiedCoolingSetpoint"] = rng.randrange(1600, 3201, 50)

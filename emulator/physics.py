@@ -54,6 +54,8 @@ class PhysicsParams(BaseModel):
     covering_blocks_daylight: float = 0.8  # share of daylight a fully closed covering blocks; 0 = SimuHome
     compartment_rate_per_s: float = 0.004  # fridge/freezer/oven/tank approach to setpoint
     compartment_ambient: float = 2200.0
+    # Metered power follows the device's mode (a heat pump at rest draws watts, not kW); SimuHome's is constant.
+    power_follows_mode: bool = True
 
 
 def _fan_fraction(device: Device, endpoint: int) -> float:
