@@ -243,6 +243,7 @@ class GeneratorParams(BaseModel):
     base_hours: CountRange = CountRange(min=9, max=18)
     nesting: bool = True  # False drops every parent (all rooms top level)
     initial_state: bool = True  # vary on/off, levels, setpoints, covers; False leaves device defaults
+    latitude_deg: float = Field(default=37.57, ge=-90, le=90)  # where the sun of the home's daylight is
 
     @field_validator("base_date")
     @classmethod
@@ -523,7 +524,10 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
     label = tier or params.layout
     return validate_home({
         "name": f"{label}-{seed}", "seed": seed, "tier": tier, "base_time": base_time, "rooms": room_data,
-        "devices": device_data, "extensions": {"generator": {"params": params.model_dump(mode="json")}},
+        "devices": device_data, "extensions": {
+            "generator": {"params": params.model_dump(mode="json")},
+            # Our homes have days and nights: daylight follows the sun (emulator/daylight.py).
+            "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg}},
     }, f"<generated {label} home, seed {seed}>")
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.clock import Timer, VirtualClock
+from emulator.daylight import KNOT_S, SunCurve
 from emulator.physics_model import (
     Process,
     Segment,
@@ -56,6 +57,10 @@ class PhysicsParams(BaseModel):
     compartment_ambient: float = 2200.0
     # Metered power follows the device's mode (a heat pump at rest draws watts, not kW); SimuHome's is constant.
     power_follows_mode: bool = True
+    # "constant": a room's daylight never changes (SimuHome); "sun": it follows the sun over the day and the year
+    # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
+    daylight: Literal["constant", "sun"] = "constant"
+    latitude_deg: float = Field(default=37.57, ge=-90, le=90)
 
 
 def _fan_fraction(device: Device, endpoint: int) -> float:
@@ -92,6 +97,8 @@ class PhysicsEngine:
         self._published: dict[tuple[int, str], Any] = {}
         self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
+        self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
+        self._sky_timer: Timer | None = None
 
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
@@ -113,17 +120,45 @@ class PhysicsEngine:
             lights = self._lights(room_id)
             factor = self._covering_factor(room_id)
             observed = room.initial["illuminance"]
-            room.daylight = max(0.0, observed - lights) / factor if factor > 0 else room.daylight
+            if factor > 0:
+                room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
             self._begin(room, variable, float(room.initial[variable]))
         for server, attribute, compute in self._sensors[room_id]:
             self._published[(id(server), attribute)] = compute()
+        if self.sun is not None and self._sky_timer is None:
+            self._schedule_sky()
+
+    # ------------------------------------------------------------------------------ the sky
+    def sky(self) -> float:
+        """Daylight now relative to a room's noon daylight (always 1 with constant daylight)."""
+        return 1.0 if self.sun is None else self.sun.relative(self.clock.now_datetime)
+
+    def _noon_daylight(self, daylight_now: float, room: RoomPhysics) -> float:
+        """A room's noon daylight from its daylight now; at night or dusk (too little sky to scale by), the
+        room's baseline illuminance stands for its noon light."""
+        sky = self.sky()
+        if self.sun is None:
+            return daylight_now
+        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
+
+    def _schedule_sky(self) -> None:
+        assert self.sun is not None
+        from datetime import timedelta
+
+        next_knot = self.sun.knot_before(self.clock.now_datetime) + timedelta(seconds=KNOT_S)
+        self._sky_timer = self.clock.call_at_tick(self.clock.tick_of(next_knot), self._sky_knot, "physics sky")
+
+    def _sky_knot(self) -> None:
+        for room_id in self.rooms:  # the sky's slope changed: light sensors report where it is now
+            self.publish_sensors(room_id)
+        self._schedule_sky()
 
     # ------------------------------------------------------------------------------ values
     def value(self, room_id: str, variable: str) -> float:
         room = self.rooms[room_id]
         if variable == "illuminance":
-            return room.daylight * self._covering_factor(room_id) + self._lights(room_id)
+            return room.daylight * self.sky() * self._covering_factor(room_id) + self._lights(room_id)
         start, segment = room.segments[variable]
         return segment.value_after(self.clock.tick - start)
 
@@ -135,7 +170,8 @@ class PhysicsEngine:
         room = self.rooms[room_id]
         if variable == "illuminance":
             factor = self._covering_factor(room_id)
-            room.daylight = max(0.0, value - self._lights(room_id)) / factor if factor > 0 else room.daylight
+            if factor > 0:
+                room.daylight = self._noon_daylight(max(0.0, value - self._lights(room_id)) / factor, room)
         else:
             self._begin(room, variable, float(value))
         self.publish_sensors(room_id)
