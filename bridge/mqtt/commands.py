@@ -22,6 +22,8 @@ from bridge.mqtt.state import (
     SYSTEM_MODE_BY_HA_MODE,
     brightness_to_level,
     ha_to_matter_position,
+    kelvin_to_mireds,
+    mireds_to_kelvin,
     target_setpoint,
 )
 from emulator.fabric import Fabric
@@ -104,7 +106,7 @@ class LightPayload(_Strict):
 
     state: Literal["ON", "OFF"] | None = None
     brightness: int | None = Field(None, ge=0, le=255)
-    color_temp: int | None = Field(None, ge=1, le=0xFEFF, description="mireds")
+    color_temp: int | None = Field(None, ge=100, le=1_000_000, description="kelvin")
     color: HsColor | XyColor | None = None
     transition: float | None = Field(None, ge=0, le=6553.5, description="seconds")
 
@@ -142,7 +144,7 @@ class PressPayload(_Strict):
     value: Literal["PRESS"]
 
 
-_LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": "mireds",
+_LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": "kelvin",
                   "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}", "transition": "seconds >= 0"}
 
 
@@ -238,12 +240,14 @@ def _plan_light(fabric: Fabric, entity: Entity, field_name: str | None, text: st
         if not options["color_temp"]:
             raise CommandError("INVALID_PAYLOAD", "this light has no colour temperature", field="color_temp",
                                allowed=_light_fields(options))
-        low = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMinMireds")
-        high = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMaxMireds")
-        if not low <= command.color_temp <= high:
-            raise CommandError("INVALID_PAYLOAD", f"color_temp {command.color_temp} is outside {low}..{high} mireds",
+        coolest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMinMireds")
+        warmest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMaxMireds")
+        mireds = kelvin_to_mireds(command.color_temp)
+        if not coolest <= mireds <= warmest:
+            low, high = mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
+            raise CommandError("INVALID_PAYLOAD", f"color_temp {command.color_temp} K is outside {low}..{high} K",
                                field="color_temp", allowed={"min": low, "max": high})
-        ops.append(_invoke(entity, "ColorControl", "MoveToColorTemperature", colorTemperatureMireds=command.color_temp,
+        ops.append(_invoke(entity, "ColorControl", "MoveToColorTemperature", colorTemperatureMireds=mireds,
                            transitionTime=tenths or 0, **EXECUTE_IF_OFF))
     if isinstance(command.color, HsColor):
         if not options["hs"]:
@@ -275,7 +279,7 @@ def _light_fields(options: Any) -> dict[str, Any]:
     if options["brightness"]:
         allowed["brightness"] = "0..255"
     if options["color_temp"]:
-        allowed["color_temp"] = "mireds"
+        allowed["color_temp"] = "kelvin"
     if options["hs"]:
         allowed["color"] = "{h: 0..360, s: 0..100}"
     return allowed

@@ -11,7 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from bridge.mqtt.entities import Entity
-from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes
+from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import Device
 from emulator.fabric import Fabric
@@ -41,7 +41,7 @@ def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics
     ha_id = topics.ha_device_id(device.device_id)
     room = fabric.room(device.room_id)
     return {
-        "dev": {"ids": [ha_id], "name": device.name or device.device_id, "mf": spec.vendor_name,
+        "dev": {"ids": [ha_id], "name": friendly_name(device, room.name), "mf": spec.vendor_name,
                 "mdl": spec.product_name, "mdl_id": spec.name, "sw": software_version(), "sa": room.name},
         "o": origin(origin_url),
         "availability": [{"topic": topics.availability, "payload_available": "online",
@@ -49,6 +49,16 @@ def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics
         "qos": 1,
         "cmps": {entity.key: component_config(fabric, entity, topics) for entity in entities},
     }
+
+
+def friendly_name(device: Device, room_name: str) -> str:
+    """What a person calls the device: its own name, else "<room> <type label>" (and its number after the
+    first), e.g. "Kitchen Dishwasher", "Living room Fan 2"; the room is also the suggested area."""
+    if device.name:
+        return device.name
+    number = re.search(r"_(\d+)$", device.device_id)
+    suffix = f" {number.group(1)}" if number and number.group(1) != "1" else ""
+    return f"{room_name} {device.spec.label}{suffix}"
 
 
 def component_config(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -86,9 +96,17 @@ def _light(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
         "brightness": bool(options["brightness"]), "brightness_scale": 255, "supported_color_modes": modes,
     }
     if options["color_temp"]:
-        config["min_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
-        config["max_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
+        # Home Assistant's current convention: colour temperature in kelvin (mireds are deprecated since 2024.12).
+        low, high = kelvin_limits(fabric, entity)
+        config.update({"color_temp_kelvin": True, "min_kelvin": low, "max_kelvin": high})
     return config
+
+
+def kelvin_limits(fabric: Fabric, entity: Entity) -> tuple[int, int]:
+    """The light's physical range in kelvin (the warmest end has the most mireds)."""
+    warmest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
+    coolest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
+    return mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
 
 
 def _fan(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:

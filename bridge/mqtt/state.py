@@ -93,6 +93,15 @@ def on_off(value: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- per kind
+def mireds_to_kelvin(mireds: int | None) -> int | None:
+    """Matter counts colour temperature in mireds, Home Assistant in kelvin: K = 1,000,000 / mireds."""
+    return None if not mireds else round(1_000_000 / mireds)
+
+
+def kelvin_to_mireds(kelvin: int) -> int:
+    return round(1_000_000 / kelvin)
+
+
 def light_state(read: Read, entity: Entity) -> dict[str, Any]:
     options = entity.options
     state: dict[str, Any] = {"state": on_off(read("OnOff", "OnOff"))}
@@ -104,7 +113,7 @@ def light_state(read: Read, entity: Entity) -> dict[str, Any]:
             mode = "color_temp" if options["color_temp"] else ("hs" if options["hs"] else "xy")
         state["color_mode"] = mode
         if options["color_temp"]:
-            state["color_temp"] = read("ColorControl", "ColorTemperatureMireds")
+            state["color_temp"] = mireds_to_kelvin(read("ColorControl", "ColorTemperatureMireds"))
         if mode == "hs":
             state["color"] = {"h": round(read("ColorControl", "CurrentHue") * 360 / 254, 1),
                               "s": round(read("ColorControl", "CurrentSaturation") * 100 / 254, 1)}

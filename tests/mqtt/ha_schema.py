@@ -38,8 +38,11 @@ PLATFORMS: dict[str, dict[str, Any]] = {
             "brightness": {"type": "boolean"}, "brightness_scale": {"const": 255},
             "supported_color_modes": {"type": "array", "minItems": 1, "uniqueItems": True,
                                       "items": {"enum": COLOR_MODES}},
-            "min_mireds": {"type": "integer", "minimum": 1}, "max_mireds": {"type": "integer", "minimum": 1},
+            # Kelvin, Home Assistant's unit since 2024.12 (mireds deprecated, removed in 2026.3).
+            "color_temp_kelvin": {"const": True},
+            "min_kelvin": {"type": "integer", "minimum": 1}, "max_kelvin": {"type": "integer", "minimum": 1},
         },
+        "not": {"anyOf": [{"required": ["min_mireds"]}, {"required": ["max_mireds"]}]},
     },
     "fan": {
         "required": ["command_topic"],
@@ -100,7 +103,7 @@ PLATFORMS: dict[str, dict[str, Any]] = {
 COMPONENT = {
     **COMMON,
     "allOf": [{"if": {"properties": {"p": {"const": platform}}},
-               "then": {"required": rules["required"], "properties": rules["properties"]}}
+               "then": {key: rules[key] for key in ("required", "properties", "not") if key in rules}}
               for platform, rules in PLATFORMS.items()],
 }
 
@@ -140,8 +143,9 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
             modes = component["supported_color_modes"]
             if ("onoff" in modes or "brightness" in modes) and len(modes) > 1:
                 problems.append(f"{key}: onoff/brightness must be the only colour mode")
-            if "color_temp" in modes and not component["min_mireds"] < component["max_mireds"]:
-                problems.append(f"{key}: min_mireds must be below max_mireds")
+            if "color_temp" in modes and not (component.get("color_temp_kelvin")
+                                              and component["min_kelvin"] < component["max_kelvin"]):
+                problems.append(f"{key}: colour temperature needs color_temp_kelvin and min_kelvin < max_kelvin")
             if modes != ["onoff"] and not component.get("brightness"):
                 problems.append(f"{key}: colour modes other than onoff imply brightness")
         if platform == "climate" and not component["min_temp"] < component["max_temp"]:
