@@ -16,7 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bridge.mqtt.discovery import climate_fan_modes, climate_modes, select_options, temperature_limits
+from bridge.mqtt.discovery import (
+    climate_fan_modes,
+    climate_modes,
+    number_limits,
+    select_options,
+    temperature_limits,
+)
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import (
     SYSTEM_MODE_BY_HA_MODE,
@@ -194,7 +200,7 @@ def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> Operatio
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "cover": (None, "position", "tilt"),
+    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
 
@@ -203,7 +209,8 @@ FIELDS: dict[str, tuple[str | None, ...]] = {
 ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("light", None): _LIGHT_ALLOWED, ("fan", None): ["ON", "OFF"], ("fan", "percentage"): "0..100",
     ("switch", None): ["ON", "OFF"], ("lock", None): ["LOCK", "UNLOCK"], ("button", None): ["PRESS"],
-    ("select", None): "one of the select's options", ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("select", None): "one of the select's options",
+    ("number", None): "a number within the entity's min..max", ("cover", None): ["OPEN", "CLOSE", "STOP"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -382,5 +389,24 @@ def _plan_select(fabric: Fabric, entity: Entity, field_name: str | None, text: s
     return [_invoke(entity, entity.cluster or "", "ChangeToMode", newMode=number)]
 
 
+class NumberPayload(_Strict):
+    value: float = Field(allow_inf_nan=False)
+
+
+def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    low, high, _ = number_limits(fabric, entity)
+    unit = "°C" if entity.options["number"] == "temperature" else "%"
+    allowed = {"min": low, "max": high, "unit": unit}
+    value = _plain(text, NumberPayload, allowed).value
+    if not low <= value <= high:
+        raise CommandError("INVALID_PAYLOAD", f"{entity.name} {value:g} {unit} is outside {low:g}..{high:g} {unit}",
+                           field="value", allowed=allowed)
+    if entity.options["number"] == "temperature":
+        return [_invoke(entity, "TemperatureControl", "SetTemperature", targetTemperature=round(value * 100))]
+    return [_invoke(entity, "LevelControl", "MoveToLevel", level=round(value * 254 / 100), transitionTime=0,
+                    optionsMask=0, optionsOverride=0)]
+
+
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
-             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select}
+             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
+             "number": _plan_number}

@@ -274,5 +274,31 @@ def _select(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
             "options": select_options(fabric, entity)}
 
 
+def number_limits(fabric: Fabric, entity: Entity) -> tuple[float, float, float]:
+    """(min, max, step) in the entity's unit: °C for a temperature setpoint, % for a volume."""
+    if entity.options["number"] == "temperature":
+        low = _read(fabric, entity, "TemperatureControl", "MinTemperature") / 100
+        high = _read(fabric, entity, "TemperatureControl", "MaxTemperature") / 100
+        server = fabric.device(entity.device_id).cluster(entity.endpoint, "TemperatureControl")
+        step = server.read("Step") / 100 if server.has_attribute("Step") else 0.5
+        return low, high, step
+    return 0, 100, 1
+
+
+def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    low, high, step = number_limits(fabric, entity)
+    config: dict[str, Any] = {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("value"),
+        "min": low, "max": high, "step": step, "mode": "box" if entity.options["number"] == "temperature" else "slider",
+    }
+    if entity.options["number"] == "temperature":
+        config.update({"device_class": "temperature", "unit_of_measurement": "°C"})
+    else:
+        config.update({"unit_of_measurement": "%", "icon": "mdi:volume-high"})
+    return config
+
+
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select}
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
+             "number": _number}

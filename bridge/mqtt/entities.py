@@ -58,7 +58,7 @@ class Entity:
 
     device_id: str
     key: str  # unique within the device; a topic level: [a-z0-9_]
-    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select
+    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select, number
     endpoint: int
     name: str | None  # None: the device's main entity (Home Assistant uses the device name)
     cluster: str | None = None  # the cluster the entity is about (sensors, buttons, selects)
@@ -114,6 +114,11 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
             tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
+    setpoint = clusters.get("TemperatureControl")
+    if setpoint is not None and setpoint.has_attribute("TemperatureSetpoint"):
+        add("number", "setpoint", "Temperature setpoint", "TemperatureControl", number="temperature")
+    if "LevelControl" in clusters and not types & LIGHT_DEVICE_TYPES:  # a media device's level is its volume
+        add("number", "volume", "Volume", "LevelControl", number="volume")
     if "OnOff" in clusters and not used_on_off:
         add("switch", "switch", None if types & UNNAMED_SWITCH_DEVICE_TYPES else "Power", "OnOff")
 

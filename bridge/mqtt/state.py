@@ -224,6 +224,13 @@ def select_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"option": label}
 
 
+def number_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if entity.options["number"] == "temperature":
+        return {"value": centi(read("TemperatureControl", "TemperatureSetpoint"))}
+    level = read("LevelControl", "CurrentLevel")
+    return {"value": None if level is None else round(level * 100 / 254)}
+
+
 def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
     """The entity's JSON state now, or None for entities without state (buttons)."""
     read = reader(fabric, entity)
@@ -238,5 +245,5 @@ def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
 
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
     "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
-    "switch": switch_state, "select": select_state,
+    "switch": switch_state, "select": select_state, "number": number_state,
 }

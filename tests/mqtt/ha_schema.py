@@ -23,7 +23,7 @@ COMMON = {
     "required": ["p", "unique_id"],
     "properties": {
         "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select"]},
+                       "select", "number"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -31,6 +31,16 @@ COMMON = {
 }
 
 PLATFORMS: dict[str, dict[str, Any]] = {
+    "number": {  # https://www.home-assistant.io/integrations/number.mqtt/
+        "required": ["command_topic"],
+        "properties": {
+            "command_topic": TOPIC, "state_topic": TOPIC, "value_template": TEMPLATE,
+            "min": {"type": "number"}, "max": {"type": "number"}, "step": {"type": "number", "exclusiveMinimum": 0},
+            "mode": {"enum": ["auto", "box", "slider"]}, "unit_of_measurement": {"type": "string"},
+            "device_class": {"enum": ["temperature", "humidity", "power", "energy", "duration", "volume",
+                                      "sound_pressure", "battery", "illuminance"]},
+        },
+    },
     "light": {
         "required": ["schema", "command_topic", "state_topic", "supported_color_modes"],
         "properties": {
@@ -148,6 +158,12 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
                 problems.append(f"{key}: colour temperature needs color_temp_kelvin and min_kelvin < max_kelvin")
             if modes != ["onoff"] and not component.get("brightness"):
                 problems.append(f"{key}: colour modes other than onoff imply brightness")
+        if platform == "number":
+            if not component.get("min", 1) < component.get("max", 100):
+                problems.append(f"{key}: min must be below max")
+            if component.get("device_class") == "temperature" and component.get("unit_of_measurement") not in \
+                    SENSOR_UNITS["temperature"]:
+                problems.append(f"{key}: a temperature number needs °C, °F or K")
         if platform == "climate" and not component["min_temp"] < component["max_temp"]:
             problems.append(f"{key}: min_temp must be below max_temp")
     return problems

@@ -44,3 +44,34 @@ def test_devices_have_friendly_names_and_their_room_as_suggested_area() -> None:
         assert dev["name"].startswith(room.name) and device.spec.label in dev["name"]
     second = next(d for d in fabric.devices() if d.device_id.endswith("_2"))
     assert friendly_name(second, "Hall").endswith(" 2")
+
+
+def _entity(fabric: Fabric, device_id: str, key: str):
+    return next(e for e in entities_for(fabric.device(device_id)) if e.key == key)
+
+
+def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("fridge", "refrigerator", "kitchen"), ("oven", "oven", "kitchen"),
+                          ("speaker", "smart_speaker", "living")])
+    for device_id, key in (("fridge", "setpoint_1"), ("oven", "setpoint_2"), ("speaker", "volume_1")):
+        config = discovery(fabric, device_id)["cmps"][key]
+        assert config["p"] == "number" and config["min"] < config["max"]
+    fridge = next(e for e in entities_for(fabric.device("fridge")) if e.key.startswith("setpoint"))
+    execute(fabric, "fridge", plan(fabric, fridge, None, b"5"))
+    assert fabric.read("fridge", fridge.endpoint, "TemperatureControl", "TemperatureSetpoint") == 500
+    assert entity_state(fabric, fridge) == {"value": 5.0}
+    try:
+        plan(fabric, fridge, None, b"99")
+    except CommandError as error:
+        assert "99 °C is outside" in error.message and "Temperature setpoint" in error.message
+    else:
+        raise AssertionError("99 °C accepted for a fridge")
+    fabric.invoke("speaker", 1, "OnOff", "On")
+    volume = _entity(fabric, "speaker", "volume_1")
+    execute(fabric, "speaker", plan(fabric, volume, None, b"50"))
+    assert fabric.read("speaker", 1, "LevelControl", "CurrentLevel") == 127
+    assert entity_state(fabric, volume) == {"value": 50}
