@@ -163,6 +163,16 @@ def _package_version() -> str | None:
         return None
 
 
+def spec_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two specs differ, with both values: "agent.max_steps (20 → 30)"."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            out.extend(spec_differences(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return [] if old == new else [f"{prefix} ({json.dumps(old)} → {json.dumps(new)})"]
+
+
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Complete records of a records file, and whether a torn (partial) line was found."""
     if not path.exists():
@@ -227,8 +237,10 @@ class Runner:
         if self.resume and manifest_path.exists():
             old = json.loads(manifest_path.read_text(encoding="utf-8"))
             if old.get("spec_sha256") != self.spec.sha256():
-                raise RunError(f"{manifest_path}: the run was started with a different spec "
-                               f"(sha256 {old.get('spec_sha256')}); resume with the same spec or use a new --out")
+                changed = spec_differences(old.get("spec") or {}, self.spec.model_dump(mode="json", by_alias=True))
+                raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
+                               f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
+                               "alone, which reads it from the manifest) or use a new --out")
         write_atomically(manifest_path, json.dumps(self._manifest(episodes, problems), indent=2,
                                                    ensure_ascii=False) + "\n")
         kept = [r for r in existing if r.get("status") != "infra_error"]

@@ -116,4 +116,8 @@ def lay_out(draft: Draft, *, qt: str, case: str, episode_seed: int, base_seed: i
         "base_seed": base_seed, "attempt": attempt, "template_query": draft.query,
         "mentions": draft.mentions.to_dict(), "solution": draft.solution, "verification": draft.verification,
     }
+    from benchmark.generation.grammar import DEFAULT_TYPO_RATE, TYPO_RATE
+
+    if TYPO_RATE.get() != DEFAULT_TYPO_RATE:  # recorded only when not the default (older sets stay identical)
+        episode["homefabric"]["typo_rate"] = TYPO_RATE.get()
     return episode
