@@ -86,9 +86,13 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
                 await _until(lambda: fabric.tick >= before + 36000)
                 await page.wait_for_function(f"document.getElementById('clock-time').textContent >= "
                                              f"'{fabric.now_text()[:13]}'")
+                await page.click("a[data-view-link=charts]")
+                await page.wait_for_selector("body[data-current-view=charts]")
                 assert await page.locator(".chart polyline.series").count() >= 4 * len(fabric.rooms())
 
-                # the episode viewer: a live oracle run, then the same run's stored record
+                # the episode viewer (its own view, #episodes): a live oracle run, then the same run's stored record
+                await page.click("a[data-view-link=episodes]")
+                await page.wait_for_selector("body[data-current-view=episodes]")
                 await page.fill("#episodes-path", str(episodes))
                 await page.click("#load-episodes")
                 await page.wait_for_selector("#episode-select option", state="attached")
