@@ -29,6 +29,13 @@ def sun_sine(when: datetime, latitude_deg: float) -> float:
     return max(0.0, value)
 
 
+def knot_start(when: datetime) -> datetime:
+    """The 15-minute knot ``when`` falls in (knots start at midnight)."""
+    midnight = datetime.combine(when.date(), time())
+    seconds = (when - midnight).total_seconds()
+    return midnight + timedelta(seconds=KNOT_S * math.floor(seconds / KNOT_S))
+
+
 class SunCurve:
     """Daylight relative to solar noon of ``reference`` (1.0 there), linear between 15-minute knots."""
 
@@ -37,9 +44,7 @@ class SunCurve:
         self.noon = sun_sine(datetime.combine(reference, time(12)), latitude_deg)
 
     def knot_before(self, when: datetime) -> datetime:
-        midnight = datetime.combine(when.date(), time())
-        seconds = (when - midnight).total_seconds()
-        return midnight + timedelta(seconds=KNOT_S * math.floor(seconds / KNOT_S))
+        return knot_start(when)
 
     def _at_knot(self, knot: datetime) -> float:
         return sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0

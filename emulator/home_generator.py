@@ -526,8 +526,10 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
         "name": f"{label}-{seed}", "seed": seed, "tier": tier, "base_time": base_time, "rooms": room_data,
         "devices": device_data, "extensions": {
             "generator": {"params": params.model_dump(mode="json")},
-            # Our homes have days and nights: daylight follows the sun (emulator/daylight.py).
-            "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg}},
+            # Our homes have days and nights: daylight follows the sun (emulator/daylight.py) and rooms exchange
+            # heat with a daily outdoor swing (late-August defaults: 24 °C ± 5 °C).
+            "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg, "outdoor": "daily",
+                        "outdoor_mean": 2400.0, "outdoor_amplitude": 500.0}},
     }, f"<generated {label} home, seed {seed}>")
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.clock import Timer, VirtualClock
-from emulator.daylight import KNOT_S, SunCurve
+from emulator.daylight import KNOT_S, SunCurve, knot_start
 from emulator.physics_model import (
     Process,
     Segment,
@@ -61,6 +61,13 @@ class PhysicsParams(BaseModel):
     # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
     daylight: Literal["constant", "sun"] = "constant"
     latitude_deg: float = Field(default=37.57, ge=-90, le=90)
+    # "none": rooms drift toward their own baseline only (SimuHome); "daily": they also exchange heat with an
+    # outdoor temperature that swings daily around outdoor_mean (coolest ~03:00, warmest ~15:00), held constant
+    # over each 15-minute knot so every stretch stays closed-form.
+    outdoor: Literal["none", "daily"] = "none"
+    outdoor_mean: float = 2200.0  # centi-°C
+    outdoor_amplitude: float = 600.0  # centi-°C, half the day's swing
+    outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
 
 
 def _fan_fraction(device: Device, endpoint: int) -> float:
@@ -126,7 +133,7 @@ class PhysicsEngine:
             self._begin(room, variable, float(room.initial[variable]))
         for server, attribute, compute in self._sensors[room_id]:
             self._published[(id(server), attribute)] = compute()
-        if self.sun is not None and self._sky_timer is None:
+        if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
 
     # ------------------------------------------------------------------------------ the sky
@@ -142,16 +149,28 @@ class PhysicsEngine:
             return daylight_now
         return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
 
-    def _schedule_sky(self) -> None:
-        assert self.sun is not None
+    def outdoor_temperature(self) -> float | None:
+        """The outdoor temperature (centi-°C) over the current knot, or None without an outdoor model."""
+        if self.params.outdoor != "daily":
+            return None
         from datetime import timedelta
 
-        next_knot = self.sun.knot_before(self.clock.now_datetime) + timedelta(seconds=KNOT_S)
+        middle = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S / 2)
+        hours = middle.hour + middle.minute / 60
+        return self.params.outdoor_mean + self.params.outdoor_amplitude * math.cos(2 * math.pi * (hours - 15) / 24)
+
+    def _schedule_sky(self) -> None:
+        from datetime import timedelta
+
+        next_knot = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S)
         self._sky_timer = self.clock.call_at_tick(self.clock.tick_of(next_knot), self._sky_knot, "physics sky")
 
     def _sky_knot(self) -> None:
-        for room_id in self.rooms:  # the sky's slope changed: light sensors report where it is now
-            self.publish_sensors(room_id)
+        for room_id in self.rooms:
+            if self.params.outdoor == "daily":  # a new outdoor temperature: a new closed-form stretch
+                room = self.rooms[room_id]
+                self._begin(room, "temperature", self.value(room_id, "temperature"))
+            self.publish_sensors(room_id)  # and the sky's slope changed: light sensors report where it is now
         self._schedule_sky()
 
     # ------------------------------------------------------------------------------ values
@@ -227,6 +246,10 @@ class PhysicsEngine:
                 if term is not None:
                     terms.append(term)
         if variable == "temperature":
+            outdoor = self.outdoor_temperature()
+            if outdoor is not None and p.outdoor_exchange_per_s > 0:
+                k = p.outdoor_exchange_per_s * TICK  # δ = k·(T_out − T): walls and windows
+                terms.append(Term([(-math.inf, -k, k * outdoor)]))
             return Process(tuple(terms), p.temperature_drift_per_s * TICK, baseline)
         if variable == "humidity":
             return Process(tuple(terms), p.humidity_drift_per_s * TICK, baseline, 0.0, 10000.0)

@@ -88,3 +88,35 @@ def test_imported_simuhome_homes_keep_constant_daylight() -> None:
     before = fabric.room_state(room)["illuminance"]
     fabric.advance(12 * 3600)
     assert fabric.room_state(room)["illuminance"] == before
+
+
+OUTDOOR = {"physics": {"daylight": "sun", "latitude_deg": 48.0, "outdoor": "daily", "outdoor_mean": 2000,
+                       "outdoor_amplitude": 800}}
+
+
+def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
+    config = home([("sensor", "climate_sensor", "hall")], extensions=OUTDOOR, rooms={"hall": {"temperature": 2000}})
+    fabric = Fabric(config)
+    outdoor = {}
+    for when in ("2025-08-24 03:07:00", "2025-08-24 15:07:00"):
+        lux_at(fabric, "hall", when)
+        room = fabric.room_state("hall", exact=True)["temperature"]
+        outdoor[when[11:13]] = (fabric.physics.outdoor_temperature(), room)
+    assert outdoor["03"][0] == pytest.approx(1200, abs=20) and outdoor["15"][0] == pytest.approx(2800, abs=20)
+    assert outdoor["15"][1] > outdoor["03"][1] + 50  # the room is warmer in the afternoon than before dawn
+    generated = generate_home("simple", 2)
+    assert generated.extensions["physics"]["outdoor"] == "daily"
+
+
+def test_the_outdoor_swing_stays_exact_and_costs_events_per_knot_only() -> None:
+    config = home([("sensor", "climate_sensor", "hall"), ("ac", "air_conditioner", "hall")], extensions=OUTDOOR,
+                  rooms={"hall": {"temperature": 2600}})
+    once, stepped = Fabric(config), Fabric(config)
+    for fabric in (once, stepped):
+        fabric.invoke("ac", 1, "OnOff", "On")
+        fabric.write("ac", 1, "Thermostat", "SystemMode", 3)
+    events = once.advance(86400)
+    for _ in range(96):
+        stepped.advance(900)
+    assert once.room_state("hall", exact=True) == pytest.approx(stepped.room_state("hall", exact=True), rel=1e-9)
+    assert events <= 4 * (86400 // KNOT_S)  # a handful of events per 15-minute knot, not per tick
