@@ -27,6 +27,10 @@ async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
+async def _until_count(page: object, selector: str, count: int) -> None:
+    await page.wait_for_function(f"document.querySelectorAll({selector!r}).length === {count}")  # type: ignore[attr-defined]
+
+
 def test_dashboard_in_chromium(tmp_path: Path) -> None:
     async def scenario() -> Path:
         fabric = home()
@@ -88,7 +92,12 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
                                              f"'{fabric.now_text()[:13]}'")
                 await page.click("a[data-view-link=charts]")
                 await page.wait_for_selector("body[data-current-view=charts]")
-                assert await page.locator(".chart polyline.series").count() >= 4 * len(fabric.rooms())
+                # a few rooms by default (4 charts × 4 rooms); the legend picks more, "all rooms" shows them all
+                assert await page.locator(".chart polyline.series").count() == 4 * 4
+                await page.locator(".legend-item.hidden").first.click()
+                await _until_count(page, ".chart polyline.series", 4 * 5)
+                await page.click(".legend-all")
+                await _until_count(page, ".chart polyline.series", 4 * len(fabric.rooms()))
 
                 # the episode viewer (its own view, #episodes): a live oracle run, then the same run's stored record
                 await page.click("a[data-view-link=episodes]")
