@@ -200,7 +200,7 @@ def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> Operatio
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,),
+    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
 
@@ -210,7 +210,8 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("light", None): _LIGHT_ALLOWED, ("fan", None): ["ON", "OFF"], ("fan", "percentage"): "0..100",
     ("switch", None): ["ON", "OFF"], ("lock", None): ["LOCK", "UNLOCK"], ("button", None): ["PRESS"],
     ("select", None): "one of the select's options",
-    ("number", None): "a number within the entity's min..max", ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("number", None): "a number within the entity's min..max",
+    ("vacuum", None): ["start", "pause", "stop", "return_to_base"], ("cover", None): ["OPEN", "CLOSE", "STOP"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -407,6 +408,28 @@ def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: s
                     optionsMask=0, optionsOverride=0)]
 
 
+RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
+
+
+def _rvc_mode(fabric: Fabric, entity: Entity, tag: int) -> int:
+    modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
+    return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+
+
+def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    words = ["start", "pause", "stop", "return_to_base"]
+    word = _choice(_plain(text, WordPayload, words).value, words, "command")
+    state = fabric.read(entity.device_id, entity.endpoint, "RvcOperationalState", "OperationalState")
+    if word == "pause":
+        return [_invoke(entity, "RvcOperationalState", "Pause")]
+    if word == "return_to_base":
+        return [_invoke(entity, "RvcOperationalState", "GoHome")]
+    if word == "start" and state == 2:  # paused: carry on where it stopped
+        return [_invoke(entity, "RvcOperationalState", "Resume")]
+    tag = RVC_CLEANING_TAG if word == "start" else RVC_IDLE_TAG
+    return [_invoke(entity, "RvcRunMode", "ChangeToMode", newMode=_rvc_mode(fabric, entity, tag))]
+
+
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
              "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
-             "number": _plan_number}
+             "number": _plan_number, "vacuum": _plan_vacuum}

@@ -299,6 +299,17 @@ def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
+VACUUM_PAYLOADS = {"payload_start": "start", "payload_pause": "pause", "payload_stop": "stop",
+                   "payload_return_to_base": "return_to_base"}
+
+
+def _vacuum(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Home Assistant's (state-schema) MQTT vacuum: a JSON state {"state": "cleaning" …} and word commands.
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key),
+            "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
+
+
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
              "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
-             "number": _number}
+             "number": _number, "vacuum": _vacuum}

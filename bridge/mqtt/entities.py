@@ -58,7 +58,7 @@ class Entity:
 
     device_id: str
     key: str  # unique within the device; a topic level: [a-z0-9_]
-    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select, number
+    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select, number, vacuum
     endpoint: int
     name: str | None  # None: the device's main entity (Home Assistant uses the device name)
     cluster: str | None = None  # the cluster the entity is about (sensors, buttons, selects)
@@ -151,6 +151,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         if alarm.feature_map & CO_FEATURE:
             add("binary_sensor", "carbon_monoxide", "Carbon monoxide", "SmokeCoAlarm", sensor="carbon_monoxide")
 
+    if "RvcOperationalState" in clusters and "RvcRunMode" in clusters:
+        add("vacuum", "vacuum", None, "RvcOperationalState")
     for cluster_name in CYCLE_CLUSTERS:
         cycle = clusters.get(cluster_name)
         if cycle is None:

@@ -231,6 +231,14 @@ def number_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"value": None if level is None else round(level * 100 / 254)}
 
 
+# RvcOperationalState → Home Assistant's vacuum activity
+VACUUM_ACTIVITY = {0: "idle", 1: "cleaning", 2: "paused", 3: "error", 64: "returning", 65: "docked", 66: "docked"}
+
+
+def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
+    return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
+
+
 def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
     """The entity's JSON state now, or None for entities without state (buttons)."""
     read = reader(fabric, entity)
@@ -245,5 +253,5 @@ def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
 
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
     "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
-    "switch": switch_state, "select": select_state, "number": number_state,
+    "switch": switch_state, "select": select_state, "number": number_state, "vacuum": vacuum_state,
 }

@@ -23,7 +23,7 @@ COMMON = {
     "required": ["p", "unique_id"],
     "properties": {
         "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select", "number"]},
+                       "select", "number", "vacuum"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -31,6 +31,18 @@ COMMON = {
 }
 
 PLATFORMS: dict[str, dict[str, Any]] = {
+    "vacuum": {  # https://www.home-assistant.io/integrations/vacuum.mqtt/ (the state schema, the only one left)
+        "required": ["command_topic", "state_topic"],
+        "properties": {
+            "command_topic": TOPIC, "state_topic": TOPIC, "send_command_topic": TOPIC,
+            "supported_features": {"type": "array", "uniqueItems": True, "items": {"enum": [
+                "start", "stop", "pause", "return_home", "battery", "status", "locate", "clean_spot", "fan_speed",
+                "send_command"]}},
+            "payload_start": {"type": "string"}, "payload_pause": {"type": "string"},
+            "payload_stop": {"type": "string"}, "payload_return_to_base": {"type": "string"},
+        },
+        "not": {"anyOf": [{"required": ["schema"]}, {"required": ["value_template"]}]},
+    },
     "number": {  # https://www.home-assistant.io/integrations/number.mqtt/
         "required": ["command_topic"],
         "properties": {

@@ -75,3 +75,24 @@ def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> No
     execute(fabric, "speaker", plan(fabric, volume, None, b"50"))
     assert fabric.read("speaker", 1, "LevelControl", "CurrentLevel") == 127
     assert entity_state(fabric, volume) == {"value": 50}
+
+
+def test_a_robot_vacuum_is_a_vacuum_entity_that_cleans_pauses_and_goes_home() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("robot", "rvc", "hall")])
+    config = discovery(fabric, "robot")["cmps"]["vacuum_1"]
+    assert config["p"] == "vacuum" and "start" in config["supported_features"]
+    vacuum = _entity(fabric, "robot", "vacuum_1")
+    assert entity_state(fabric, vacuum) == {"state": "idle"}
+    for word, expected in (("start", "cleaning"), ("pause", "paused"), ("start", "cleaning"),
+                           ("return_to_base", "returning")):
+        execute(fabric, "robot", plan(fabric, vacuum, None, word.encode()))
+        assert entity_state(fabric, vacuum) == {"state": expected}, word
+    fabric.advance(3600)
+    execute(fabric, "robot", plan(fabric, vacuum, None, b"start"))
+    assert entity_state(fabric, vacuum) == {"state": "cleaning"}
+    execute(fabric, "robot", plan(fabric, vacuum, None, b"stop"))
+    assert fabric.read("robot", 1, "RvcRunMode", "CurrentMode") == 1  # the Idle run mode
