@@ -17,11 +17,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.mqtt.discovery import (
+    WATER_HEATER_MODES,
     climate_fan_modes,
     climate_modes,
     number_limits,
     select_options,
     temperature_limits,
+    water_heater_limits,
 )
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import (
@@ -201,6 +203,7 @@ def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> Operatio
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
     "select": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
+    "water_heater": ("mode", "temperature"),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
 
@@ -211,7 +214,9 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("switch", None): ["ON", "OFF"], ("lock", None): ["LOCK", "UNLOCK"], ("button", None): ["PRESS"],
     ("select", None): "one of the select's options",
     ("number", None): "a number within the entity's min..max",
-    ("vacuum", None): ["start", "pause", "stop", "return_to_base"], ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("vacuum", None): ["start", "pause", "stop", "return_to_base"],
+    ("water_heater", "mode"): ["off", "electric"], ("water_heater", "temperature"): "°C",
+    ("cover", None): ["OPEN", "CLOSE", "STOP"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -408,6 +413,20 @@ def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: s
                     optionsMask=0, optionsOverride=0)]
 
 
+def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    if field_name == "mode":
+        modes = list(WATER_HEATER_MODES)
+        mode = _choice(_plain(text, WordPayload, modes).value, modes, "mode")
+        return [_write(entity, "Thermostat", "SystemMode", WATER_HEATER_MODES[mode])]
+    low, high = water_heater_limits(fabric, entity)
+    allowed = {"min": low, "max": high, "unit": "°C"}
+    celsius = _plain(text, TemperaturePayload, allowed).value
+    if not low <= celsius <= high:
+        raise CommandError("INVALID_PAYLOAD", f"temperature {celsius:g} °C is outside {low:g}..{high:g} °C",
+                           field="temperature", allowed=allowed)
+    return [_write(entity, "Thermostat", "OccupiedHeatingSetpoint", round(celsius * 100))]
+
+
 RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
 
 
@@ -432,4 +451,4 @@ def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: s
 
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
              "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
-             "number": _plan_number, "vacuum": _plan_vacuum}
+             "number": _plan_number, "vacuum": _plan_vacuum, "water_heater": _plan_water_heater}

@@ -299,6 +299,29 @@ def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
+# Home Assistant's water-heater operation modes ↔ Thermostat.SystemMode (Off, Heat)
+WATER_HEATER_MODES = {"off": 0, "electric": 4}
+
+
+def water_heater_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
+    return (_read(fabric, entity, "Thermostat", "MinHeatSetpointLimit") / 100,
+            _read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit") / 100)
+
+
+def _water_heater(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    state = topics.state(entity.device_id, entity.key)
+    low, high = water_heater_limits(fabric, entity)
+
+    def command(field: str) -> str:
+        return topics.command(entity.device_id, entity.key, field)
+
+    return {"modes": list(WATER_HEATER_MODES), "mode_command_topic": command("mode"), "mode_state_topic": state,
+            "mode_state_template": _template("mode"), "temperature_command_topic": command("temperature"),
+            "temperature_state_topic": state, "temperature_state_template": _template("temperature"),
+            "current_temperature_topic": state, "current_temperature_template": _template("current_temperature"),
+            "min_temp": low, "max_temp": high, "precision": 0.5, "temperature_unit": "C"}
+
+
 VACUUM_PAYLOADS = {"payload_start": "start", "payload_pause": "pause", "payload_stop": "stop",
                    "payload_return_to_base": "return_to_base"}
 
@@ -312,4 +335,4 @@ def _vacuum(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
 
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
              "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
-             "number": _number, "vacuum": _vacuum}
+             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}

@@ -231,6 +231,12 @@ def number_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"value": None if level is None else round(level * 100 / 254)}
 
 
+def water_heater_state(read: Read, entity: Entity) -> dict[str, Any]:
+    return {"mode": "off" if read("Thermostat", "SystemMode") == 0 else "electric",
+            "temperature": centi(read("Thermostat", "OccupiedHeatingSetpoint")),
+            "current_temperature": centi(read("Thermostat", "LocalTemperature"))}
+
+
 # RvcOperationalState → Home Assistant's vacuum activity
 VACUUM_ACTIVITY = {0: "idle", 1: "cleaning", 2: "paused", 3: "error", 64: "returning", 65: "docked", 66: "docked"}
 
@@ -254,4 +260,5 @@ def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
     "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
     "switch": switch_state, "select": select_state, "number": number_state, "vacuum": vacuum_state,
+    "water_heater": water_heater_state,
 }

@@ -23,7 +23,7 @@ COMMON = {
     "required": ["p", "unique_id"],
     "properties": {
         "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select", "number", "vacuum"]},
+                       "select", "number", "vacuum", "water_heater"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -31,6 +31,18 @@ COMMON = {
 }
 
 PLATFORMS: dict[str, dict[str, Any]] = {
+    "water_heater": {  # https://www.home-assistant.io/integrations/water_heater.mqtt/
+        "required": [],
+        "properties": {
+            "modes": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [
+                "off", "eco", "electric", "gas", "heat_pump", "high_demand", "performance"]}},
+            "mode_command_topic": TOPIC, "mode_state_topic": TOPIC, "mode_state_template": TEMPLATE,
+            "temperature_command_topic": TOPIC, "temperature_state_topic": TOPIC,
+            "temperature_state_template": TEMPLATE, "current_temperature_topic": TOPIC,
+            "current_temperature_template": TEMPLATE, "min_temp": {"type": "number"}, "max_temp": {"type": "number"},
+            "precision": {"enum": [0.1, 0.5, 1.0]}, "temperature_unit": {"enum": ["C", "F"]},
+        },
+    },
     "vacuum": {  # https://www.home-assistant.io/integrations/vacuum.mqtt/ (the state schema, the only one left)
         "required": ["command_topic", "state_topic"],
         "properties": {

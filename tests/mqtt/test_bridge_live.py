@@ -81,7 +81,7 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
                     assert topic in states, f"{key}: no state on {topic}"
                     assert field in states[topic], f"{key}: {option} reads {field!r}, state has {states[topic]}"
         assert platforms == {"light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch",
-                             "button", "select", "number", "vacuum"}
+                             "button", "select", "number", "vacuum", "water_heater"}
 
     run(scenario())
 

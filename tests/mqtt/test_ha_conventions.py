@@ -96,3 +96,26 @@ def test_a_robot_vacuum_is_a_vacuum_entity_that_cleans_pauses_and_goes_home() ->
     assert entity_state(fabric, vacuum) == {"state": "cleaning"}
     execute(fabric, "robot", plan(fabric, vacuum, None, b"stop"))
     assert fabric.read("robot", 1, "RvcRunMode", "CurrentMode") == 1  # the Idle run mode
+
+
+def test_a_water_heater_is_a_water_heater_entity() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("tank", "water_heater", "utility")])
+    config = discovery(fabric, "tank")["cmps"]["water_heater_1"]
+    assert config["p"] == "water_heater" and config["modes"] == ["off", "electric"]
+    assert "climate_1" not in discovery(fabric, "tank")["cmps"]
+    heater = _entity(fabric, "tank", "water_heater_1")
+    assert entity_state(fabric, heater) == {"mode": "electric", "temperature": 55.0, "current_temperature": 55.0}
+    execute(fabric, "tank", plan(fabric, heater, "temperature", b"60"))
+    assert fabric.read("tank", 1, "Thermostat", "OccupiedHeatingSetpoint") == 6000
+    execute(fabric, "tank", plan(fabric, heater, "mode", b"off"))
+    assert entity_state(fabric, heater)["mode"] == "off"
+    try:
+        plan(fabric, heater, "temperature", b"95")
+    except CommandError as error:
+        assert "95 °C is outside 30..80 °C" in error.message
+    else:
+        raise AssertionError("95 °C accepted")
