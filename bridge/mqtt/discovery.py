@@ -224,6 +224,8 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
     "pm10": ("pm10", "µg/m³", "measurement", 0),
     "pm25": ("pm25", "µg/m³", "measurement", 0),
     "power": ("power", "W", "measurement", 1),
+    "voltage": ("voltage", "V", "measurement", 1),
+    "current": ("current", "A", "measurement", 2),
     "energy": ("energy", "kWh", "total_increasing", 3),
     "battery": ("battery", "%", "measurement", 0),
     "countdown": ("duration", "s", "measurement", 0),

@@ -132,6 +132,10 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     power = clusters.get("ElectricalPowerMeasurement")
     if power is not None and power.has_attribute("ActivePower"):
         add("sensor", "power", "Power", "ElectricalPowerMeasurement", sensor="power", attribute="ActivePower")
+        # An AC meter's voltage and current are sensors too (Home Assistant's voltage/current device classes).
+        for attribute, sensor, name in (("Voltage", "voltage", "Voltage"), ("ActiveCurrent", "current", "Current")):
+            if power.has_attribute(attribute) and power.read(attribute) is not None:
+                add("sensor", sensor, name, "ElectricalPowerMeasurement", sensor=sensor, attribute=attribute)
     energy = clusters.get("ElectricalEnergyMeasurement")
     if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
         add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",

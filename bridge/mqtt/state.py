@@ -189,6 +189,8 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return AIR_QUALITY_NAMES[raw] if isinstance(raw, int) and 0 <= raw < len(AIR_QUALITY_NAMES) else None
     if kind == "power":
         return None if raw is None else round(raw / 1000, 1)  # mW → W
+    if kind in ("voltage", "current"):
+        return None if raw is None else round(raw / 1000, 3)  # mV → V, mA → A
     if kind == "energy":
         energy = raw.get("energy") if isinstance(raw, dict) else None
         return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh

@@ -12,7 +12,8 @@ SENSOR_DEVICE_CLASSES = ["temperature", "humidity", "illuminance", "pm10", "pm25
                          "duration", "enum", "aqi", "voltage", "current"]
 SENSOR_UNITS = {"temperature": {"°C", "°F", "K"}, "humidity": {"%"}, "illuminance": {"lx"},
                 "pm10": {"µg/m³"}, "pm25": {"µg/m³"}, "power": {"W", "kW"}, "energy": {"Wh", "kWh"},
-                "battery": {"%"}, "duration": {"s", "min", "h", "d"}}
+                "battery": {"%"}, "duration": {"s", "min", "h", "d"}, "voltage": {"V", "mV"},
+                "current": {"A", "mA"}}
 BINARY_SENSOR_CLASSES = ["occupancy", "opening", "door", "window", "moisture", "smoke", "carbon_monoxide", "motion"]
 COVER_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate", "shade", "shutter", "window"]
 HVAC_MODES = ["auto", "off", "cool", "heat", "dry", "fan_only", "heat_cool"]

@@ -119,3 +119,19 @@ def test_a_water_heater_is_a_water_heater_entity() -> None:
         assert "95 °C is outside 30..80 °C" in error.message
     else:
         raise AssertionError("95 °C accepted")
+
+
+def test_an_ac_meter_reports_power_voltage_and_current_as_sensors() -> None:
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("hp", "heat_pump", "utility")])
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
+    components = discovery(fabric, "hp")["cmps"]
+    units = {key: (c.get("device_class"), c.get("unit_of_measurement")) for key, c in components.items()
+             if c["p"] == "sensor"}
+    assert units["power_2"] == ("power", "W") and units["voltage_2"] == ("voltage", "V")
+    assert units["current_2"] == ("current", "A")
+    values = {key: entity_state(fabric, _entity(fabric, "hp", key))["value"]
+              for key in ("power_2", "voltage_2", "current_2")}
+    assert values == {"power_2": 3450.0, "voltage_2": 230.0, "current_2": 15.0}
