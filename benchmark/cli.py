@@ -220,3 +220,45 @@ def bench_compare(
     if out is not None:
         for path in write_comparison(comparison, out):
             err_console.print(f"wrote {path}")
+
+
+@bench_app.command("evaluate")
+def bench_evaluate(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory to re-score.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Where the re-scored run goes (default: "
+                                                           "RUN/evaluated).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
+    fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
+    from benchmark.report import write_report
+    from benchmark.runner import RunError, Runner, read_records, select_episodes
+    from emulator.output_paths import output_dir_problem
+
+    stored = _stored_spec(run_dir)
+    if stored is None or not (run_dir / "records.jsonl").is_file():
+        _fail(f"{run_dir} is not a run directory (no manifest.json with a spec, or no records.jsonl)")
+    target = out or run_dir / "evaluated"
+    if problem := output_dir_problem(target, "--out"):
+        _fail(problem)
+    original, _ = read_records(run_dir / "records.jsonl")
+    trials = max((int(r.get("trial", 0)) + 1 for r in original), default=1)
+    spec = _spec_from_flags(None, {"agent": {"name": "replay", "replay_from": str(run_dir)}, "out": str(target),
+                                   "trials": trials}, base=stored)
+    selected, skipped = select_episodes(spec)
+    if not selected:
+        _fail(f"no episodes of {run_dir} found under {spec.episodes.path}" + _selection_detail(spec, skipped))
+    try:
+        summary = asyncio.run(Runner(spec, target, progress=not quiet).run(selected, skipped))
+    except RunError as error:
+        _fail(str(error))
+    rescored, _ = read_records(target / "records.jsonl")
+    before = {(r["episode_id"], int(r.get("trial", 0))): r.get("status") for r in original}
+    changed = [(r["episode_id"], int(r.get("trial", 0)), before.get((r["episode_id"], int(r.get("trial", 0)))),
+                r.get("status")) for r in rescored
+               if before.get((r["episode_id"], int(r.get("trial", 0)))) not in (None, r.get("status"))]
+    _, text = write_report(summary.out)
+    typer.echo(text)
+    typer.echo(f"re-scored {len(rescored)} run(s) into {target}; {len(changed)} verdict(s) changed")
+    for episode_id, trial, old, new in changed:
+        typer.echo(f"  {episode_id} #{trial}: {old} → {new}")

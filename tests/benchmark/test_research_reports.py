@@ -108,3 +108,20 @@ def test_typo_injection_is_switchable_and_recorded() -> None:
     assert all(e["homefabric"]["typo_rate"] == 0 for e in clean)
     assert generate_episodes(["qt1"], 2, 1) == generate_episodes(["qt1"], 2, 1, typo_rate=None)
     assert "typo_rate" not in generate_episodes(["qt1"], 1, 1)[0]["homefabric"]  # the default: files unchanged
+
+
+def test_bench_evaluate_rescores_stored_trajectories(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "4",
+                       "--out", str(run), "--quiet")
+    assert first.returncode == 0, first.stderr
+    records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
+    records[1]["status"] = "failed"  # as an older, buggier evaluator had judged it
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = homefabric("bench", "evaluate", str(run), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "1 verdict(s) changed" in result.stdout
+    assert f"{records[1]['episode_id']} #0: failed → passed" in result.stdout
+    rescored = [json.loads(line) for line in (run / "evaluated" / "records.jsonl").read_text().splitlines()]
+    assert [r["agent"] for r in rescored] == ["replay"] * 4 and all(r["status"] == "passed" for r in rescored)
+    one_line_error(homefabric("bench", "evaluate", str(tmp_path)), "not a run directory")
