@@ -121,3 +121,37 @@ def test_a_missing_token_is_a_visible_state(tmp_path: Path) -> None:
                 await browser.close()
 
     asyncio.run(scenario())
+
+
+def test_the_record_list_follows_the_run_shown(tmp_path: Path) -> None:
+    from tests.http.live_api import home, write_some_episodes
+
+    async def scenario() -> None:
+        episodes = tmp_path / "episodes"
+        ids = write_some_episodes(episodes)
+        async with running_api(home(), runs_dir=tmp_path / "runs") as api, \
+                playwright_api.async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
+            try:
+                page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(15_000)
+                await page.goto(api.url + "/#episodes")
+                await page.wait_for_selector("body[data-loaded=true]")
+                await page.fill("#episodes-path", str(episodes))
+                await page.click("#load-episodes")
+                await page.wait_for_selector("#episode-select option", state="attached")
+                for run in range(2):
+                    await page.select_option("#episode-select", ids[: run + 1])
+                    await page.click("#start-run")
+                    await page.wait_for_function("document.querySelector('#run-select').value.startsWith('api-') && "
+                                                 "document.querySelector('#record-list').dataset.run === "
+                                                 "document.querySelector('#run-select').value")
+                    run_id = await page.eval_on_selector("#run-select", "s => s.value")
+                    # the list shows this run's records (not the previous run's), without choosing it by hand
+                    await page.wait_for_function(f"document.querySelectorAll('#record-list button.record').length "
+                                                 f"=== {run + 1}")
+                    assert await page.eval_on_selector("#record-list", "l => l.dataset.run") == run_id
+            finally:
+                await browser.close()
+
+    asyncio.run(scenario())
