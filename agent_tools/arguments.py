@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr
 
+MAX_DOC_QUERY_CHARS = 500  # a documentation search is a few words; longer text only costs time
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"
 
 
@@ -90,8 +91,9 @@ class WriteAttributeArgs(ToolArgs):
 
 
 class ClusterDocArgs(ToolArgs):
-    query: Annotated[StrictStr, Field(min_length=1, description='What to look up, in words, e.g. '
-                                                              '"fan speed percent" or "dishwasher start".')]
+    query: Annotated[StrictStr, Field(min_length=1, max_length=MAX_DOC_QUERY_CHARS,
+                                      description='What to look up, in words, e.g. "fan speed percent" or '
+                                                  '"dishwasher start".')]
     top_k: Annotated[StrictInt, Field(ge=1, le=20, description="How many documentation chunks to return (1..20).")]
 
 

@@ -27,9 +27,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from agent_tools import arguments as a
+from agent_tools import automation_tools as auto
 from agent_tools.cluster_docs import search_text
 from agent_tools.control_rules import control_rules_payload
 from agent_tools.envelope import SIMUHOME_API_BASE, compat_error, fail, from_fabric_error, http_status, ok
+from agent_tools.limits import MAX_OBSERVATION_CHARS, cap_observation, cap_text
 from agent_tools.schemas import mcp_tool, openai_tool
 from agent_tools.structure import device_structure
 from agent_tools.validation import ArgumentError, decode_arguments, parse_model
@@ -133,7 +135,17 @@ PAPER13_TOOLS: tuple[str, ...] = tuple(
 """SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
 (facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
 ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
-TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS}
+TOOLS.update({t.name: t for t in (
+    ToolDef("create_automation", auto.CreateAutomationArgs, auto.DESCRIPTIONS["create_automation"],
+            _route("/automations")),
+    ToolDef("list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"], _route("/automations")),
+    ToolDef("delete_automation", auto.DeleteAutomationArgs, auto.DESCRIPTIONS["delete_automation"],
+            _route("/automations/{automation_id}")),
+)})
+# SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4).
+SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("finish",)
+TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
+                                             "simuhome_ext": SIMUHOME_EXT_TOOLS}
 
 
 def chip_cluster(name: str) -> str:
@@ -173,19 +185,36 @@ class ToolBox:
         return [build(name, TOOLS[name].description, TOOLS[name].model) for name in self._names]
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
-        """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``."""
+        """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``, never raises.
+
+        Arguments are checked against ``agent_tools.limits`` before they are decoded or copied; an
+        observation over the size limit is cut, and the envelope says how much was left out."""
+        try:
+            return self._call(name, arguments)
+        except Exception as error:  # whatever a model sends, the episode goes on with a refusal
+            envelope = fail("INTERNAL_ERROR", cap_text(f"Internal error ({type(error).__name__}): {error}"))
+            self._log(name if isinstance(name, str) else repr(name)[:100], None, envelope, "")
+            return envelope
+
+    def _call(self, name: str, arguments: Any) -> dict[str, Any]:
         if self.realtime:
             now = time.monotonic()
             self.fabric.advance(max(0.0, now - self._last_wall))
             self._last_wall = now
         virtual_time = self.fabric.now_text()
-        params: Any = arguments
+        params: Any = None  # what the log keeps: only arguments that passed the limits
         try:
             decoded = decode_arguments(arguments)
             params = copy.deepcopy(decoded)
             envelope = self._run(name, decoded)
         except ArgumentError as error:
             envelope = error.envelope
+        if envelope.get("error") is None:
+            data, left_out = cap_observation(envelope.get("data"))
+            if left_out:
+                envelope = {**envelope, "data": data, "left_out": {
+                    "count": left_out, "reason": f"the observation was over {MAX_OBSERVATION_CHARS} characters; "
+                                                 "ask for less (one device, one room, a status filter)"}}
         self._log(name, params, envelope, virtual_time)
         if self.call_cost_s:
             self.fabric.advance(self.call_cost_s)
@@ -202,11 +231,13 @@ class ToolBox:
         except FabricError as error:
             if self.compat_transport:
                 return compat_error(http_status(error.code), SIMUHOME_API_BASE + tool.route(decoded))
-            return from_fabric_error(error)
+            envelope = from_fabric_error(error)
+            envelope["error"]["detail"] = cap_text(envelope["error"]["detail"])
+            return envelope
         except ArgumentError:
             raise
         except Exception as error:  # a bug of ours must not end the episode; report it as SimuHome does
-            return fail("INTERNAL_ERROR", f"Internal error ({type(error).__name__}): {error}")
+            return fail("INTERNAL_ERROR", cap_text(f"Internal error ({type(error).__name__}): {error}"))
 
     def _log(self, name: Any, params: Any, envelope: dict[str, Any], virtual_time: str) -> None:
         error = envelope.get("error")
@@ -318,6 +349,16 @@ class ToolBox:
             entry.pop("error")
             out.append(entry)
         return out
+
+    # ------------------------------------------------------------------------------ automations
+    def _tool_create_automation(self, args: auto.CreateAutomationArgs) -> dict[str, Any]:
+        return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster)
+
+    def _tool_list_automations(self, args: a.NoArgs) -> list[dict[str, Any]]:
+        return auto.list_automations(self.fabric)
+
+    def _tool_delete_automation(self, args: auto.DeleteAutomationArgs) -> dict[str, Any]:
+        return auto.delete_automation(self.fabric, args)
 
     def _tool_finish(self, args: a.FinishArgs) -> dict[str, Any]:
         self.final_answer = args.answer

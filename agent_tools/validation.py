@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from agent_tools.envelope import fail
+from agent_tools.limits import LimitExceeded, cap_list, cap_text, check_text, check_value
 
 
 class ArgumentError(Exception):
@@ -22,15 +23,26 @@ class ArgumentError(Exception):
 
 
 def invalid(detail: str) -> ArgumentError:
-    return ArgumentError(fail("INVALID_PARAMETERS", detail, message="VALIDATION_ERROR", status=400))
+    return ArgumentError(fail("INVALID_PARAMETERS", cap_text(detail), message="VALIDATION_ERROR", status=400))
 
 
 def decode_arguments(raw: Any) -> dict[str, Any]:
-    """A dict as is; a JSON string parsed; None or an empty string as no arguments."""
+    """A dict as is; a JSON string parsed; None or an empty string as no arguments.
+
+    Size and nesting limits (``agent_tools.limits``) are checked first, on the text before it is parsed and
+    on a dict before anything walks it recursively."""
     if raw is None:
         return {}
-    if isinstance(raw, str | bytes):
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    try:
+        if isinstance(raw, str | bytes):
+            text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+            check_text(text)
+        else:
+            text = None
+            check_value(raw)
+    except LimitExceeded as error:
+        raise invalid(f"arguments refused: {error}") from None
+    if text is not None:
         if not text.strip():
             return {}
         try:
@@ -82,10 +94,11 @@ def argument_error(model: type[BaseModel], error: ValidationError, *, where: str
     allowed = list(model.model_fields)
     required = [n for n, f in model.model_fields.items() if f.is_required()]
     if missing:
-        return ArgumentError(fail("MISSING_PARAMETERS", f"{prefix}Missing required arguments: {', '.join(missing)}. "
-                                  f"Required: {', '.join(required) or '(none)'}",
+        return ArgumentError(fail("MISSING_PARAMETERS", cap_text(
+            f"{prefix}Missing required arguments: {', '.join(cap_list(missing))}. "
+            f"Required: {', '.join(required) or '(none)'}"),
                                   message="VALIDATION_ERROR", status=400))
     if extra:
-        return invalid(f"{prefix}Unexpected arguments: {', '.join(extra)}. Allowed arguments: "
+        return invalid(f"{prefix}Unexpected arguments: {', '.join(cap_list(extra))}. Allowed arguments: "
                        f"{', '.join(allowed) or '(none)'}")
-    return invalid(prefix + "; ".join(wrong))
+    return invalid(prefix + "; ".join(cap_list(wrong)))

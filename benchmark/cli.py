@@ -19,7 +19,7 @@ err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
 
@@ -31,13 +31,25 @@ def episodes_import(
     out: Annotated[Path | None, typer.Option("--out", help="Write normalised copies here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Validate SimuHome episode files: a table of kinds and every problem (file and JSON path)."""
-    from benchmark.episode import KINDS, kind_counts, load_episodes, save_episode
+    """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
+    (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
+    from benchmark.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
 
+    if not directory.exists():
+        _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
+    files = len(episode_files(directory))
+    if files == 0:
+        _fail(f"{directory}: no episode files (*.json) found", code=1)
     episodes, problems = load_episodes(directory)
     if not episodes and not problems:
         _fail(f"{directory} holds no episode files (*.json); nothing imported", 1)
     counts = kind_counts(episodes)
+    normalisations: dict[str, int] = {}
+    for episode in episodes:
+        for name, count in episode.normalisations.items():
+            normalisations[name] = normalisations.get(name, 0) + count
+    normalisations = dict(sorted(normalisations.items()))
+    not_runnable = sorted({p.file for p in problems})
     written = 0
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -45,19 +57,26 @@ def episodes_import(
             save_episode(episode, out / f"{episode.episode_id}.json")
             written += 1
     if as_json:
-        print(json.dumps({"episodes": len(episodes), "by_kind": counts, "written": written,
-                          "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"files": files, "runnable": len(episodes), "not_runnable": len(not_runnable),
+                          "episodes": len(episodes), "by_kind": counts, "normalisations": normalisations,
+                          "written": written, "problems": [p.to_dict() for p in problems]},
+                         indent=2, ensure_ascii=False))
     else:
-        table = Table(title=f"{directory}: {len(episodes)} episodes")
+        table = Table(title=f"{directory}: {len(episodes)} of {files} runnable")
         table.add_column("kind")
         table.add_column("episodes", justify="right")
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
         console.print(table)
+        console.print(f"files {files}, runnable {len(episodes)}, problems {len(problems)} "
+                      f"(in {len(not_runnable)} files)", highlight=False)
+        if normalisations:
+            console.print("SimuHome value shapes normalised (attribute values): " + ", ".join(
+                f"{name} {count}" for name, count in normalisations.items()), highlight=False)
         if out is not None:
             console.print(f"wrote {written} normalised episode files to {out}")
         if problems:
-            console.print(f"[bold yellow]{len(problems)} problem(s); those files were skipped:[/]")
+            console.print(f"[bold yellow]{len(problems)} problem(s); those files are not runnable:[/]")
             for problem in problems:
                 console.print(f"  {problem}", markup=False, highlight=False)
     if problems:
@@ -114,9 +133,11 @@ def bench_run(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
                                                           "(by default only when every run is).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes
 
     stored = _stored_spec(out) if resume and spec_file is None and out is not None else None
@@ -139,15 +160,20 @@ def bench_run(
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet).run(selected, skipped))
-    except RunError as error:
+        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
+            selected, skipped))
+    except (RunError, RunFileError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
     for problem in summary.skipped_episode_files:
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    for dropped in summary.dropped:
+        where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
+        err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
+                          highlight=False)
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
-    _, text = write_report(summary.out)
+    _, text = write_report(summary.out, force=force)
     typer.echo(text)
     infra = summary.statuses.get("infra_error", 0)
     if summary.ran and infra == summary.ran:
@@ -185,13 +211,18 @@ def bench_report(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plots: Annotated[bool, typer.Option("--plots/--no-plots", help="Write PNG plots into the run dir.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
     from benchmark.report import write_report
+    from benchmark.run_store import RunFileError
 
     if not (run_dir / "records.jsonl").exists():
         _fail(f"{run_dir} holds no records.jsonl")
-    report, text = write_report(run_dir, plots=plots)
+    try:
+        report, text = write_report(run_dir, plots=plots, force=force)
+    except RunFileError as error:
+        _fail(str(error))
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
     else:

@@ -178,6 +178,8 @@ class Episode(_Open):
 
     _episode_id: str | None = PrivateAttr(default=None)
     _source: str | None = PrivateAttr(default=None)
+    # SimuHome value shapes normalised when the home was built (emulator.simuhome.values), by name.
+    _normalisations: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @property
     def query_type(self) -> str:
@@ -208,6 +210,10 @@ class Episode(_Open):
     @property
     def source(self) -> str | None:
         return self._source
+
+    @property
+    def normalisations(self) -> dict[str, int]:
+        return dict(self._normalisations)
 
     @property
     def goals(self) -> list[Any]:
@@ -264,24 +270,27 @@ def _shape_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
 
 
 def _home_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
-    from emulator.simuhome_config import from_simuhome
-
-    try:
-        from_simuhome(episode.initial_home_config, source=source)
-    except HomeConfigError as error:
-        return [EpisodeProblem(source, "initial_home_config" + (f".{path}" if path and not path.startswith("[")
-                                                               else path), message)
-                for path, message in error.problems]
+    """Build the episode's home exactly as the runner will (benchmark.home_build): loaded means runnable."""
+    from benchmark.home_build import build_home
     from emulator.catalogue import CATALOGUE
 
     problems = []
     for room_id, room in (episode.initial_home_config.get("rooms") or {}).items():
-        for index, device in enumerate(room.get("devices") or []):
-            if device.get("device_type") not in CATALOGUE:
+        for index, device in enumerate((room.get("devices") or []) if isinstance(room, dict) else []):
+            if isinstance(device, dict) and device.get("device_type") not in CATALOGUE:
                 problems.append(EpisodeProblem(source, f"initial_home_config.rooms.{room_id}.devices[{index}]"
                                                        ".device_type",
                                                f"unknown device type {device.get('device_type')!r}"))
-    return problems
+    if problems:
+        return problems
+    try:
+        _fabric, origin = build_home(episode.initial_home_config, source)
+    except HomeConfigError as error:
+        return [EpisodeProblem(source, "initial_home_config" + (f".{path}" if path and not path.startswith("[")
+                                                               else path), message)
+                for path, message in error.problems]
+    episode._normalisations = origin.normalisation_counts()
+    return []
 
 
 def parse_episode(data: Any, source: str = "<episode>", *, episode_id: str | None = None,

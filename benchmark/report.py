@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.episode import KINDS
-from benchmark.runner import MANIFEST, RECORDS, read_records
+from benchmark.run_store import RECORDS, belonging_records, load_manifest, read_records_file
+from benchmark.runner import read_records
 from emulator.home_config import write_atomically
 
 
@@ -111,10 +112,16 @@ def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
     }
 
 
-def build_report(run_dir: str | Path) -> dict[str, Any]:
+def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
+    """The report of a run directory: only records of the manifest's episodes count; every line or record
+    left out is listed (``line_problems``, ``dropped_records``). A missing manifest is a RunFileError unless
+    ``force``; a corrupt one always is."""
     run = Path(run_dir)
-    records, torn = read_records(run / RECORDS)
-    manifest = json.loads((run / MANIFEST).read_text(encoding="utf-8")) if (run / MANIFEST).exists() else {}
+    loaded = load_manifest(run, force=force)
+    read = read_records_file(run / RECORDS)
+    membership = belonging_records(read.records, read.lines, loaded)
+    records, torn = membership.kept, read.torn
+    manifest = loaded or {}
     trials = int(manifest.get("trials") or max((int(r.get("trial", 0)) + 1 for r in records), default=1))
     latest: dict[tuple[str, int], dict[str, Any]] = {}
     for record in records:  # a key appears once; if not (a hand-merged file), the last one wins
@@ -140,6 +147,8 @@ def build_report(run_dir: str | Path) -> dict[str, Any]:
         "state_changing_feasible": summarise(state_changing, trials) if state_changing else None,
         "by_kind": by_kind, "by_query_type": by_query_type, "infra_errors": infra,
         "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
+        "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
+        "manifest_checked": loaded is not None,
     }
 
 
@@ -186,6 +195,15 @@ def render_tables(report: dict[str, Any]) -> str:
         for name, count in errors.items():
             taxonomy.add_row(name, str(count))
         console.print(taxonomy)
+    if not report.get("manifest_checked", True):
+        console.print("no manifest (--force): records were not checked against the run's episodes and spec")
+    left_out = [f"line {p['line']}: {p['message']}" for p in report.get("line_problems", [])] + [
+        f"line {d['line']} ({d['episode_id']} trial {d['trial']}): {d['reason']}"
+        for d in report.get("dropped_records", [])]
+    if left_out:
+        console.print(f"records left out: {len(left_out)}")
+        for item in left_out[:20]:
+            console.print(f"  {item}")
     if report["infra_errors"]:
         console.print(f"infrastructure errors (excluded): {len(report['infra_errors'])}")
         for item in report["infra_errors"][:20]:
@@ -241,8 +259,8 @@ def write_plots(report: dict[str, Any], run_dir: str | Path) -> list[Path]:
     return written
 
 
-def write_report(run_dir: str | Path, *, plots: bool = True) -> tuple[dict[str, Any], str]:
-    report = build_report(run_dir)
+def write_report(run_dir: str | Path, *, plots: bool = True, force: bool = False) -> tuple[dict[str, Any], str]:
+    report = build_report(run_dir, force=force)
     text = render_tables(report)
     run = Path(run_dir)
     write_atomically(run / "report.json", json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -87,7 +87,7 @@ class JudgeSpec(_Strict):
 
 
 class ToolsSpec(_Strict):
-    profile: Literal["simuhome", "paper13"] = "simuhome"
+    profile: Literal["simuhome", "paper13", "simuhome_ext"] = "simuhome"
     call_cost_s: float = Field(default=0.0, ge=0)
     compat_transport: bool = False
 

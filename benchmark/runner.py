@@ -28,12 +28,18 @@ from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.run_spec import RunSpec
+from benchmark.run_store import (
+    MANIFEST,
+    RECORDS,
+    belonging_records,
+    episode_sha256,
+    load_manifest,
+    read_records_file,
+)
 from emulator.fabric import Fabric
 from emulator.home_config import write_atomically
 
 RECORD_SCHEMA = "homefabric-run-record/1"
-MANIFEST = "manifest.json"
-RECORDS = "records.jsonl"
 WALL_FIELDS = ("wall_time_s",)
 
 
@@ -104,7 +110,8 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
     started = time.perf_counter()
     record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
                               "query_type": episode.query_type, "case": episode.case, "trial": trial,
-                              "seed": episode.meta.seed, "agent": agent.name, "query": episode.query}
+                              "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
+                              "episode_sha256": episode_sha256(episode)}
     try:
         fabric: Fabric = fresh_fabric(episode.initial_home_config)
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
@@ -174,21 +181,9 @@ def spec_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Complete records of a records file, and whether a torn (partial) line was found."""
-    if not path.exists():
-        return [], False
-    records, torn = [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            torn = True
-            continue
-        if isinstance(record, dict) and "episode_id" in record:
-            records.append(record)
-    return records, torn
+    """Usable records of a records file, and whether any line was not one (``run_store`` names each)."""
+    result = read_records_file(path)
+    return result.records, result.torn or bool(result.problems)
 
 
 def record_line(record: dict[str, Any]) -> str:
@@ -202,15 +197,18 @@ class RunSummary:
     kept: int
     skipped_episode_files: list[EpisodeProblem] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # earlier records not kept, and why
 
 
 class Runner:
     def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
                  progress: bool = True, agent: Agent | None = None, judge: Any = None,
-                 on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
         self.spec = spec
         self.out = Path(out)
         self.resume = resume
+        self.force = force  # resume without a manifest (no spec or episode check of the records kept)
+        self.dropped: list[dict[str, Any]] = []
         self.progress = progress
         self.agent = agent
         self.judge = judge
@@ -226,26 +224,33 @@ class Runner:
                 "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
                 "git_commit": _git_commit(), "package_version": _package_version(),
                 "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
+                "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
                 "episode_problems": [p.to_dict() for p in problems]}
 
     def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> list[dict[str, Any]]:
         self.out.mkdir(parents=True, exist_ok=True)
         manifest_path = self.out / MANIFEST
-        existing, torn = read_records(self.records_path)
-        if not self.resume and (existing or torn):
+        existing = read_records_file(self.records_path)
+        if not self.resume and (existing.records or existing.problems or existing.torn):
             raise RunError(f"{self.out} already holds a run; use --resume to continue it or choose a new --out")
-        if self.resume and manifest_path.exists():
-            old = json.loads(manifest_path.read_text(encoding="utf-8"))
-            if old.get("spec_sha256") != self.spec.sha256():
+        if self.resume and (existing.records or existing.problems or manifest_path.exists()):
+            old = load_manifest(self.out, force=self.force)  # RunFileError names the file and the fix
+            if old is not None and old.get("spec_sha256") != self.spec.sha256():
                 changed = spec_differences(old.get("spec") or {}, self.spec.model_dump(mode="json", by_alias=True))
                 raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
                                f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
                                "alone, which reads it from the manifest) or use a new --out")
-        write_atomically(manifest_path, json.dumps(self._manifest(episodes, problems), indent=2,
-                                                   ensure_ascii=False) + "\n")
-        kept = [r for r in existing if r.get("status") != "infra_error"]
-        if torn or len(kept) != len(existing):
-            # Rewrite without torn lines and infrastructure errors, so they are run again and appear once.
+        manifest = self._manifest(episodes, problems)
+        self.dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
+        # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign
+        # episode's record is dropped (and named), and the changed ones run again.
+        membership = belonging_records(existing.records, existing.lines, manifest,
+                                       hashes=manifest["episode_sha256"])
+        self.dropped += membership.dropped
+        write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+        kept = [r for r in membership.kept if r.get("status") != "infra_error"]
+        if existing.torn or len(kept) != len(existing.records) or existing.problems:
+            # Rewrite without torn or bad lines, dropped records and infrastructure errors: they run again, once.
             write_atomically(self.records_path, "".join(record_line(r) for r in kept))
         return kept
 
@@ -274,7 +279,7 @@ class Runner:
         finally:
             os.close(self._fd)
             self._fd = None
-        return RunSummary(self.out, len(todo), len(kept), problems, statuses)
+        return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
 
     async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Any,
                        statuses: dict[str, int]) -> None:
@@ -294,6 +299,7 @@ class Runner:
                     record = await run_episode(episode, trial, agent, judge, self.spec)
                 except Exception as error:  # a bug of ours in one episode must not end the run
                     record = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
+                              "episode_sha256": episode_sha256(episode),
                               "query_type": episode.query_type, "case": episode.case, "trial": trial,
                               "seed": episode.meta.seed, "agent": agent.name, "status": "infra_error",
                               "error": f"harness: {type(error).__name__}: {error}", "wall_time_s": 0.0}

@@ -13,6 +13,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from clusters.chip_model import (
@@ -32,6 +33,16 @@ if TYPE_CHECKING:
     from clusters.runtime import Runtime
 
 ChangeListener = Callable[["ClusterServer", str, Any, Any], None]
+# (server, event name, event fields (chip labels), priority)
+EventListener = Callable[["ClusterServer", str, dict[str, Any], "EventPriority"], None]
+
+
+class EventPriority(IntEnum):
+    """Event priority levels (Core spec §7.14.2.2)."""
+
+    DEBUG = 0
+    INFO = 1
+    CRITICAL = 2
 
 
 def snake_case(label: str) -> str:
@@ -94,6 +105,8 @@ class ClusterServer:
     constraints: ClassVar[dict[str, Constraint]] = {}
     # Attributes the official tables mark writable but this server keeps read-only (or vice versa).
     writable_override: ClassVar[dict[str, bool]] = {}
+    # Events this server emits (official names); EventList is derived from them.
+    events: ClassVar[tuple[str, ...]] = ()
     _command_specs: ClassVar[dict[str, CommandSpec]]
     _model: ClassVar[ClusterModel]
 
@@ -132,12 +145,17 @@ class ClusterServer:
                 names[alias] = label
             specs[cmd_name] = CommandSpec(cmd, attr, cons, defaults, names)
         cls._command_specs = specs
+        chip_events = getattr(model.chip_class, "Events", object)
+        unknown_events = sorted(e for e in cls.events if not hasattr(getattr(chip_events, e, None), "event_id"))
+        if unknown_events:
+            raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no event(s) {unknown_events}")
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
         self._values: dict[str, Any] = copy.deepcopy(self.initial_values())
         self._sources: dict[str, Callable[[], Any]] = {}
         self._listeners: list[ChangeListener] = []
+        self._event_listeners: list[EventListener] = []
         self.endpoint: Endpoint | None = None
         self.runtime: Runtime | None = None
         for name, value in (values or {}).items():
@@ -244,7 +262,8 @@ class ClusterServer:
             responses = {spec.model.response for spec in specs if spec.model.response}
             return sorted(response_model(self.cluster_name, r).command_id for r in responses)
         if name == "EventList":
-            return []
+            events = self.supported_events()
+            return sorted(getattr(self._model.chip_class.Events, e).event_id for e in events) if events else []
         self._attribute_model(name)
         raise AssertionError("unreachable")
 
@@ -312,6 +331,28 @@ class ClusterServer:
         if old != new or type(old) is not type(new):
             for listener in self._listeners:
                 listener(self, name, old, new)
+
+    # ----------------------------------------------------------------------------- events
+    def supported_events(self) -> tuple[str, ...]:
+        """Hook: the events this instance (with its features) emits."""
+        return self.events
+
+    def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
+        """Be told of every event this server emits; returns a function that stops it."""
+        self._event_listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._event_listeners:
+                self._event_listeners.remove(listener)
+
+        return remove
+
+    def emit_event(self, name: str, fields: Mapping[str, Any], priority: EventPriority = EventPriority.INFO) -> None:
+        """Record an occurrence of one of ``events`` (fields by chip label); listeners log it."""
+        if name not in self.supported_events():
+            raise AssertionError(f"{self.cluster_name} emits {name!r} but does not declare it")
+        for listener in list(self._event_listeners):
+            listener(self, name, dict(fields), priority)
 
     # ----------------------------------------------------------------------------- commands
     def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:

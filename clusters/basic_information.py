@@ -3,6 +3,7 @@ device: who made it, what it is, and a user-settable label."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,18 +26,24 @@ def _check_text(cluster: str, name: str, value: Any) -> None:
                            allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"})
 
 
+def default_unique_id(vendor_id: int, product_id: int, serial_number: str) -> str:
+    """A stable UniqueID that is not the SerialNumber (Core §11.1.5.18/19 forbid that)."""
+    return hashlib.sha256(f"unique-id/{vendor_id}/{product_id}/{serial_number}".encode()).hexdigest()[:32]
+
+
 class BasicInformationServer(ClusterServer):
     """Endpoint-0 identity of a node.
 
     Constructor options: ``vendor_name``, ``vendor_id``, ``product_name``, ``product_id``,
     ``node_label``, ``location``, ``hardware_version``, ``hardware_version_string``,
-    ``software_version``, ``software_version_string``, ``serial_number``, ``unique_id`` (default
-    derived from serial or product id — make it unique per device), ``product_label``, plus
+    ``software_version``, ``software_version_string``, ``serial_number``, ``unique_id`` (default: a
+    hash of vendor, product and serial — never the serial itself; give a unique one per device), ``product_label``, plus
     ``values``. NodeLabel (≤ 32 chars) and Location (2 letters) are writable.
     """
 
     cluster_name = "BasicInformation"
     revision = 3
+    events = ("StartUp",)  # emitted by the node at start-up
     defaults = {
         "DataModelRevision": DATA_MODEL_REVISION, "VendorName": "HomeFabric", "VendorID": TEST_VENDOR_ID,
         "ProductName": "", "ProductID": 0x8000, "NodeLabel": "", "Location": "XX", "HardwareVersion": 1,
@@ -57,7 +64,7 @@ class BasicInformationServer(ClusterServer):
                  "HardwareVersion": hardware_version, "HardwareVersionString": hardware_version_string,
                  "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
                  "SerialNumber": serial_number, "ProductLabel": product_label or product_name,
-                 "UniqueID": unique_id or serial_number or f"hf-{vendor_id:04x}-{product_id:04x}"}
+                 "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number)}
         for name, value in {**given, **(values or {})}.items():
             self.restore(name, value)
 
@@ -83,6 +90,7 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
 
     cluster_name = "BridgedDeviceBasicInformation"
     revision = 3
+    events = ("StartUp", "ReachableChanged")  # emitted by the bridge at start-up / by set_reachable
     defaults = {"VendorName": "", "VendorID": TEST_VENDOR_ID, "ProductName": "", "ProductID": 0x8000, "NodeLabel": "",
                 "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0", "SerialNumber": "", "Reachable": True,
                 "UniqueID": ""}
@@ -94,7 +102,7 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
         super().__init__(features=features)
         given = {"VendorName": vendor_name, "VendorID": vendor_id, "ProductName": product_name,
                  "ProductID": product_id, "NodeLabel": node_label, "SerialNumber": serial_number,
-                 "UniqueID": unique_id or serial_number or f"hf-bridged-{product_id:04x}",
+                 "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number),
                  "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
                  "Reachable": reachable}
         for name, value in {**given, **(values or {})}.items():
@@ -104,4 +112,6 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
         _check_text(self.cluster_name, name, value)
 
     def set_reachable(self, reachable: bool) -> None:
-        self.set("Reachable", bool(reachable))
+        if bool(reachable) != self.read("Reachable"):
+            self.set("Reachable", bool(reachable))
+            self.emit_event("ReachableChanged", {"reachableNewValue": bool(reachable)})

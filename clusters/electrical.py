@@ -38,7 +38,8 @@ HEAT_PUMP_ESA: dict[str, Any] = {"esa_type": 1, "can_generate": False, "esa_stat
 
 def _accuracy(measurement_type: int, low: int, high: int) -> dict[str, Any]:
     return {"measurementType": measurement_type, "measured": True, "minMeasuredValue": low, "maxMeasuredValue": high,
-            "accuracyRanges": [{"rangeMin": low, "rangeMax": high, "percentMax": 50}]}  # ±0.5 %
+            "accuracyRanges": [{"rangeMin": low, "rangeMax": high,  # ±0.5 % over the whole range
+                                "percentMax": 50, "percentMin": 50, "percentTypical": 50}]}
 
 
 # ================================================================================= power

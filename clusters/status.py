@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 from typing import Any
 
@@ -51,21 +52,35 @@ class ClusterError(Exception):
     carries the failure (ModeBase ChangeToModeResponse status 3 InvalidInMode, OperationalState
     OperationalCommandResponse errorStateID 3). Such handlers raise with ``response`` set to that
     payload: the Matter bridge sends it as the command response, every other caller sees an error.
+
+    ``cluster_status``: the cluster-specific status code (the cluster's StatusCode enum, e.g.
+    AdministratorCommissioning WindowNotOpen = 4) that goes on the wire beside ``status`` (spec §8.10.2
+    StatusIB ClusterStatus); build such errors with :meth:`cluster_specific`.
     """
 
     def __init__(self, status: Status, message: str, *, allowed: Any = None, code: str | None = None,
-                 response: dict[str, Any] | None = None):
+                 response: dict[str, Any] | None = None, cluster_status: int | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.allowed = allowed
         self.code = code or status.name
         self.response = response
+        self.cluster_status = cluster_status
+
+    @classmethod
+    def cluster_specific(cls, status_code: IntEnum, message: str, *, allowed: Any = None) -> ClusterError:
+        """A FAILURE carrying a cluster's own status (``status_code`` is a member of its StatusCode enum)."""
+        name = status_code.name[1:] if status_code.name.startswith("k") else status_code.name
+        code = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).upper()
+        return cls(Status.FAILURE, message, allowed=allowed, code=code, cluster_status=int(status_code))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status.name, "code": self.code, "message": self.message}
         if self.allowed is not None:
             out["allowed"] = self.allowed
+        if self.cluster_status is not None:
+            out["cluster_status"] = self.cluster_status
         return out
 
     def __repr__(self) -> str:

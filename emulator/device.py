@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +29,9 @@ class Device:
         basic = server_class("BasicInformation")(values={
             "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
             "ProductName": spec.product_name, "ProductID": spec.product_id,
-            "NodeLabel": (name or device_id)[:32], "UniqueID": device_id[:32], "SerialNumber": device_id[:32],
+            "NodeLabel": (name or device_id)[:32], "SerialNumber": device_id[:32],
+            # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
+            "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
         })
         self.endpoints[0] = Endpoint(0, [ROOT_NODE_DEVICE_TYPE], [basic, ClusterSpec("Descriptor").build()])
         for endpoint_spec in spec.endpoints:

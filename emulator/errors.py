@@ -28,19 +28,20 @@ class FabricError(Exception):
     """A refused fabric call. State is unchanged whenever this is raised."""
 
     def __init__(self, code: str, message: str, *, status: Status | None = None, allowed: Any = None,
-                 response: dict[str, Any] | None = None) -> None:
+                 response: dict[str, Any] | None = None, cluster_status: int | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.allowed = allowed
         self.response = response
+        self.cluster_status = cluster_status  # the cluster-specific status, where the cluster gave one
 
     @classmethod
     def from_cluster(cls, error: ClusterError, where: str) -> FabricError:
         code = _CODE_BY_CLUSTER_CODE.get(error.code) or _CODE_BY_STATUS.get(error.status, error.status.name)
         return cls(code, f"{where}: {error.message}", status=error.status, allowed=error.allowed,
-                   response=error.response)
+                   response=error.response, cluster_status=error.cluster_status)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -48,6 +49,8 @@ class FabricError(Exception):
             out["matter_status"] = self.status.name
         if self.allowed is not None:
             out["allowed"] = self.allowed
+        if self.cluster_status is not None:
+            out["cluster_status"] = self.cluster_status
         return out
 
     def __repr__(self) -> str:

@@ -32,6 +32,7 @@ Listener = Callable[[AttributeEvent], None]
 class EventBus:
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
+        self._automation_listeners: list[Callable[[Any], None]] = []  # AutomationEvent, on their own channel
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -49,3 +50,38 @@ class EventBus:
     def publish(self, event: AttributeEvent) -> None:
         for listener in list(self._listeners):
             listener(event)
+
+    # Rule firings travel on their own channel: attribute listeners (bridges) never see a foreign type.
+    def subscribe_automations(self, listener: Callable[[Any], None]) -> Callable[[], None]:
+        self._automation_listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._automation_listeners:
+                self._automation_listeners.remove(listener)
+
+        return unsubscribe
+
+    def publish_automation(self, event: Any) -> None:
+        for listener in list(self._automation_listeners):
+            listener(event)
+
+
+@dataclass(frozen=True)
+class AutomationEvent:
+    """A rule's firing (``kind="fired"``), a firing its conditions vetoed (``"skipped"``), or a loop cut."""
+
+    rule_id: str
+    name: str
+    kind: str  # "fired" | "skipped" | "loop_cut"
+    trigger: str  # the trigger, described
+    actions: list[dict[str, Any]]
+    results: list[Any]
+    error: dict[str, Any] | None
+    tick: int
+    time: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+AutomationListener = Callable[[AutomationEvent], None]

@@ -16,18 +16,35 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from clusters import ClusterError, ClusterServer
+from emulator.automations.engine import AutomationEngine
+from emulator.automations.model import AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_to_ticks
 from emulator.device import Device
 from emulator.errors import FabricError
-from emulator.events import AttributeEvent, EventBus, Listener
-from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
+from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
+from emulator.home_config import (
+    DeviceConfig,
+    EnvironmentState,
+    HomeConfig,
+    RoomConfig,
+    WorkflowConfig,
+    WorkflowStepConfig,
+)
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
 from emulator.power_draw import apply_power_draw, drives_power
 from emulator.workflows import STATUSES, Workflow, WorkflowStep
 
 T = TypeVar("T")
 PATH_PARTS = 3
+MIN_SAMPLE_INTERVAL_S = 1.0  # a subscriber's sampling cadence is bounded: at most one sample a virtual second
+
+
+class _Default:
+    """Marks an argument left out (None means something else)."""
+
+
+_DEFAULT = _Default()
 
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
@@ -74,6 +91,7 @@ class Fabric:
         self.clock = VirtualClock(base)
         self.bus = EventBus()
         self.physics = PhysicsEngine(self.clock, params, self._devices_in)
+        self._automations = AutomationEngine(self)
         self.sensor_report_interval_s = sensor_report_interval_s
         self._rooms: dict[str, Room] = {}
         self._devices: dict[str, Device] = {}
@@ -81,12 +99,22 @@ class Fabric:
         self._workflows: dict[str, Workflow] = {}
         self._workflow_counter = 0
         self._sampler_running = False
+        self._sample_intervals: dict[int, float] = {}  # subscription → the sampling cadence it asked for
+        self._moving_rooms: set[str] = set()  # rooms whose readings may still change (sampled)
+        self._room_generation: dict[str, int] = {}  # segments begun per room (a final report checks it)
+        self._subscriptions = 0
         for room in config.rooms:
             self._add_room(room)
         for device in config.devices:
             self._place(device)
         for room_id in self._rooms:
             self.physics.start(room_id)
+        self.physics.segment_listener = self._segment_began
+        self._moving_rooms.update(self._rooms)  # every room's first segment began above: it may still move
+        for rule in config.automations:
+            self._add_rule(rule.model_copy(deep=True))
+        for workflow in config.workflows:
+            self._restore_workflow(workflow)
 
     # ------------------------------------------------------------------------------ construction
     @classmethod
@@ -152,6 +180,7 @@ class Fabric:
         self.physics.device_changed(device, cluster, attribute)
         if self.physics.params.power_follows_mode and drives_power(device, endpoint, cluster, attribute):
             apply_power_draw(device)
+        self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
             tick = self.clock.tick
             self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,
@@ -218,6 +247,14 @@ class Fabric:
                                                       endpoint.device_types], "clusters": clusters}
         return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
                 "name": device.name, "endpoints": endpoints}
+
+    @_locked
+    def rename_device(self, device_id: str, name: str) -> None:
+        """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
+        device = self.device(device_id)
+        if not isinstance(name, str):
+            raise FabricError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
+        device.name = name
 
     @_locked
     def add_device(self, config: DeviceConfig) -> Device:
@@ -390,6 +427,22 @@ class Fabric:
             workflow.results.append(result)
         workflow.status = "completed"
 
+    def _restore_workflow(self, config: WorkflowConfig) -> None:
+        steps = tuple(WorkflowStep(s.kind, s.device_id, s.endpoint, s.cluster, s.name, dict(s.args), s.value)
+                      for s in config.steps)
+        tick = self._to_tick(config.start_time)
+        workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
+                            config.current_step, config.error, list(config.results))
+        if workflow.status == "running":  # saved mid-way: it starts again from its first step
+            workflow.status, workflow.current_step, workflow.results = "pending", 0, []
+        if workflow.status == "pending":
+            workflow.timer = self.clock.call_at_tick(max(tick, self.clock.tick), lambda: self._run_workflow(workflow),
+                                                     workflow.workflow_id)
+        self._workflows[workflow.workflow_id] = workflow
+        number = config.id.rsplit("-", 1)[-1]
+        if number.isdigit():
+            self._workflow_counter = max(self._workflow_counter, int(number))
+
     @_locked
     def workflow(self, workflow_id: str) -> Workflow:
         workflow = self._workflows.get(workflow_id)
@@ -414,6 +467,140 @@ class Fabric:
             raise FabricError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
                               allowed={"cancellable_status": "pending"})
         return workflow
+
+    # ------------------------------------------------------------------------------ automations
+    @_locked
+    def add_automation(self, spec: AutomationSpec | Mapping[str, Any]) -> AutomationRule:
+        """Create a rule (time, state or time-and-state); every device, attribute, room and step is checked now."""
+        from pydantic import ValidationError
+
+        from emulator.home_config import validation_problems
+
+        try:
+            spec = spec if isinstance(spec, AutomationSpec) else AutomationSpec.model_validate(spec)
+        except ValidationError as error:
+            problems = "; ".join(f"{path}: {message}" if path else message
+                                 for path, message in validation_problems(error))
+            raise FabricError("VALIDATION_ERROR", f"invalid automation: {problems}") from None
+        trigger_conditions = [("trigger.condition", spec.trigger.condition)] if spec.trigger.kind == "state" else []
+        for where, condition in trigger_conditions + [(f"conditions[{i}]", c) for i, c in enumerate(spec.conditions)]:
+            self._check_condition(where, condition)
+        for index, action in enumerate(spec.actions):
+            try:
+                self._validate_step(action.to_workflow_step())
+            except FabricError as error:
+                raise FabricError(error.code, f"actions[{index}]: {error.message}", status=error.status,
+                                  allowed=error.allowed) from None
+        rule = AutomationRule(**spec.model_dump(), id=self._automations.new_id(), created_at=self.now_text())
+        self._add_rule(rule)
+        self._automations._changed()
+        return rule
+
+    def _add_rule(self, rule: AutomationRule) -> None:
+        if rule.id in self._automations.rules:
+            raise FabricError("AUTOMATION_ALREADY_EXISTS", f"automation {rule.id!r} already exists")
+        self._automations.add(rule)
+
+    def _check_condition(self, where: str, condition: Any) -> None:
+        try:
+            if condition.room_id is not None:
+                self.room(condition.room_id)
+            else:
+                self.read_path(condition.device_id, condition.path)
+        except FabricError as error:
+            raise FabricError(error.code, f"{where}: {error.message}", status=error.status,
+                              allowed=error.allowed) from None
+
+    def _physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
+        """(room, variable) when an attribute is a reading derived from room physics ("compartment" for one
+        fed by a device's own compartment), else None (a discrete attribute that changes by events)."""
+        device = self._devices.get(device_id)
+        endpoint, cluster, attribute = parse_path(path)
+        server = device.find(endpoint, cluster) if device is not None else None
+        if device is None or server is None:
+            return None
+        key = (id(server), attribute)
+        if key in self.physics._compartment_sensors:
+            return device.room_id, "compartment"
+        binding = _ROOM_SENSORS.get((cluster, attribute))
+        if binding is not None and key in self.physics.sensor_keys():
+            return device.room_id, binding[0]
+        return None
+
+    @_locked
+    def replace_automations(self, rules: Iterable[AutomationRule]) -> None:
+        """Put exactly these stored rules in place (ids, history and enabled flags kept), e.g. after a restart."""
+        rules = [rule.model_copy(deep=True) for rule in rules]
+        ids = [rule.id for rule in rules]
+        if len(set(ids)) != len(ids):
+            raise FabricError("VALIDATION_ERROR", f"duplicate automation ids in {ids}")
+        for rule_id in list(self._automations.rules):
+            self._automations.remove(rule_id)
+        for rule in rules:
+            self._add_rule(rule)
+        self._automations._changed()
+
+    @_locked
+    def automations(self) -> list[AutomationRule]:
+        """Every rule, in creation order (the order simultaneous firings run in)."""
+        return list(self._automations.rules.values())
+
+    @_locked
+    def automation(self, rule_id: str) -> AutomationRule:
+        rule = self._automations.rules.get(rule_id) if isinstance(rule_id, str) else None
+        if rule is None:
+            raise FabricError("AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}",
+                              allowed=sorted(self._automations.rules))
+        return rule
+
+    @_locked
+    def remove_automation(self, rule_id: str) -> AutomationRule:
+        self.automation(rule_id)
+        return self._automations.remove(rule_id)
+
+    @_locked
+    def enable_automation(self, rule_id: str) -> AutomationRule:
+        self.automation(rule_id)
+        return self._automations.set_enabled(rule_id, True)
+
+    @_locked
+    def disable_automation(self, rule_id: str) -> AutomationRule:
+        self.automation(rule_id)
+        return self._automations.set_enabled(rule_id, False)
+
+    @_locked
+    def next_automation_firing(self, rule_id: str) -> str | None:
+        """When the rule is next due as known now ("YYYY-MM-DD HH:MM:SS.d"), None when nothing is planned."""
+        self.automation(rule_id)
+        tick = self._automations.next_firing_tick(rule_id)
+        return None if tick is None else self._time_text(tick, tenths=True)
+
+    @_locked
+    def automation_status(self, rule_id: str) -> dict[str, Any]:
+        """The rule as JSON plus its kind, next firing and loop cuts (what the tools and the dashboard show)."""
+        rule = self.automation(rule_id)
+        return {**rule.model_dump(mode="json"), "kind": rule.kind(), "next_firing": self.next_automation_firing(
+            rule_id), "loop_cuts": self._automations.loop_cuts(rule_id)}
+
+    @_locked
+    def automation_history(self) -> list[dict[str, Any]]:
+        """The latest firings, skips and loop cuts (oldest first, at most 200)."""
+        return [event.to_dict() for event in self._automations.history]
+
+    @property
+    def automation_firings(self) -> int:
+        return self._automations.firings
+
+    @_locked
+    def subscribe_automations(self, listener: AutomationListener) -> Callable[[], None]:
+        """Receive every rule firing (and skip, and loop cut) as an AutomationEvent."""
+        return self.bus.subscribe_automations(listener)
+
+    @_locked
+    def on_automations_changed(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` after a rule is added, removed, enabled, disabled or fires (e.g. to save them)."""
+        self._automations.change_listeners.append(callback)
+        return lambda: self._automations.change_listeners.remove(callback)
 
     # ------------------------------------------------------------------------------ snapshots
     @_locked
@@ -466,8 +653,16 @@ class Fabric:
         live = self.physics.sensor_keys()
         devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
                                 attributes=_persistent_attributes(d, live)) for d in self._devices.values()]
+        workflows = [WorkflowConfig(
+            id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
+            current_step=w.current_step, error=w.error, results=list(w.results),
+            steps=[WorkflowStepConfig(kind=s.kind, device_id=s.device_id, endpoint=s.endpoint, cluster=s.cluster,
+                                      name=s.name, args=dict(s.args), value=s.value) for s in w.steps])
+            for w in self._workflows.values()]
         return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
-                          rooms=rooms, devices=devices, extensions=self.extensions)
+                          rooms=rooms, devices=devices, extensions=self.extensions,
+                          automations=[rule.model_copy(deep=True) for rule in self.automations()],
+                          workflows=workflows)
 
     @_locked
     def save(self, path: str) -> None:
@@ -478,21 +673,79 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ events
     @_locked
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Receive every attribute change; sensors are also sampled every sensor_report_interval_s."""
-        unsubscribe = self.bus.subscribe(listener)
-        if not self._sampler_running:
-            self._sampler_running = True
-            self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+    def subscribe(self, listener: Listener, *, sample_interval_s: float | _Default | None = _DEFAULT
+                  ) -> Callable[[], None]:
+        """Receive every attribute change. Sensor readings are reported at every segment boundary of the room
+        physics (a device changed, a trajectory left its piece) and, while a room is still moving, sampled
+        every ``sample_interval_s`` virtual seconds (default ``sensor_report_interval_s``; None: boundaries
+        only; at least MIN_SAMPLE_INTERVAL_S). Rooms at rest are not sampled, so the cost of a subscriber
+        grows with the events of the home, not with the virtual time that passes."""
+        interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s
+        if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
+                                     or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
+            raise FabricError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
+                              f"{MIN_SAMPLE_INTERVAL_S}, got {interval!r}")
+        unsubscribe_bus = self.bus.subscribe(listener)
+        self._subscriptions += 1
+        key = self._subscriptions
+        if interval is not None:
+            self._sample_intervals[key] = float(interval)
+            self._arm_sampler()
+
+        def unsubscribe() -> None:
+            with self._lock:
+                unsubscribe_bus()
+                self._sample_intervals.pop(key, None)
+
         return unsubscribe
 
+    def _sample_interval(self) -> float | None:
+        return min(self._sample_intervals.values()) if self._sample_intervals and self.bus.has_listeners else None
+
+    def _arm_sampler(self) -> None:
+        interval = self._sample_interval()
+        if interval is not None and not self._sampler_running:
+            self._sampler_running = True
+            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+
+    def _segment_began(self, room_id: str, variable: str) -> None:
+        """A room's trajectory starts anew: its readings may move (sampling) and rules on it may fire."""
+        self._room_generation[room_id] = self._room_generation.get(room_id, 0) + 1
+        self._moving_rooms.add(room_id)
+        if not self._sampler_running and self._sample_intervals:
+            self._arm_sampler()
+        self._automations.on_segment(room_id, variable)
+
     def _sample_sensors(self) -> None:
-        if not self.bus.has_listeners:
-            self._sampler_running = False
+        self._sampler_running = False
+        interval = self._sample_interval()
+        if interval is None:
             return
-        for room_id in self._rooms:
+        for room_id in sorted(self._moving_rooms):
+            if room_id not in self._rooms:
+                self._moving_rooms.discard(room_id)
+                continue
             self.physics.publish_sensors(room_id)
-        self.clock.call_later(self.sensor_report_interval_s, self._sample_sensors, "sensor sampling")
+            if self.physics.settled(room_id):
+                self._moving_rooms.discard(room_id)
+                self._final_report(room_id)
+        if self._moving_rooms:  # otherwise the next segment boundary re-arms the sampler
+            self._sampler_running = True
+            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+
+    def _final_report(self, room_id: str) -> None:
+        """One last report once the room is all but at rest (a reading may still flip by one unit close to
+        rest), unless a new segment starts first: one event per settling, not one per sample."""
+        after = self.physics.at_rest_after(room_id)
+        if not after:
+            return
+        generation = self._room_generation.get(room_id, 0)
+
+        def report() -> None:
+            if self._room_generation.get(room_id, 0) == generation and room_id in self._rooms:
+                self.physics.publish_sensors(room_id)
+
+        self.clock.call_at_tick(self.clock.tick + after, report, f"sensor settle {room_id}")
 
 
 # ---------------------------------------------------------------------------------- helpers

@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
 
 HOME_FORMAT = "homefabric-home/1"
@@ -152,6 +153,34 @@ class DeviceConfig(BaseModel):
     attributes: dict[AttributePath, Any] = Field(default_factory=dict)
 
 
+class WorkflowStepConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["invoke", "write"]
+    device_id: str
+    endpoint: int
+    cluster: str
+    name: str  # the command or the attribute
+    args: dict[str, Any] = Field(default_factory=dict)
+    value: Any = None
+
+
+class WorkflowConfig(BaseModel):
+    """A scheduled workflow as a saved home keeps it: pending ones run again after a load; finished ones
+    keep their outcome so a resumed home still answers about them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    description: str = ""
+    start_time: Timestamp
+    steps: list[WorkflowStepConfig] = Field(min_length=1)
+    status: Literal["pending", "running", "completed", "failed", "cancelled"] = "pending"
+    current_step: int = 0
+    error: dict[str, Any] | None = None
+    results: list[Any] = Field(default_factory=list)
+
+
 class _ReferenceProblems(ValueError):
     """Cross-reference problems found after field validation; each already carries its JSON path."""
 
@@ -171,6 +200,8 @@ class HomeConfig(BaseModel):
     rooms: list[RoomConfig]
     devices: list[DeviceConfig] = Field(default_factory=list)
     extensions: dict[str, Any] = Field(default_factory=dict)  # free space for later features
+    automations: list[AutomationRule] = Field(default_factory=list)  # rules (emulator.automations)
+    workflows: list[WorkflowConfig] = Field(default_factory=list)  # scheduled by a saved, running home
 
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
@@ -335,6 +366,10 @@ def dump_home(config: HomeConfig) -> str:
     for device in data["devices"]:
         device["attributes"] = _sorted_deep(device["attributes"])
     data["extensions"] = _sorted_deep(data["extensions"])
+    if not data["automations"]:
+        del data["automations"]  # homes without rules keep their exact earlier bytes
+    if not data["workflows"]:
+        del data["workflows"]  # homes without workflows keep their exact file form
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 

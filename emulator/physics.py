@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 TICK = 0.1
 VARIABLES = ("temperature", "humidity", "pm10")
+# Closer than this to its resting value, a variable's sensor readings (0.01 °C and 0.01 % integers, pm10 to
+# 0.01 µg/m³) no longer move in practice.
+SETTLED_WITHIN = {"temperature": 0.05, "humidity": 0.05, "pm10": 0.0005}
+AT_REST_FRACTION = 1e-6
 ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 # Attribute changes of these clusters can change a room's rates (sensor readings cannot).
 DRIVING_CLUSTERS = frozenset({
@@ -106,6 +110,8 @@ class PhysicsEngine:
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
         self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
         self._sky_timer: Timer | None = None
+        # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
+        self.segment_listener: Callable[[str, str], None] | None = None
 
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
@@ -171,6 +177,8 @@ class PhysicsEngine:
                 room = self.rooms[room_id]
                 self._begin(room, "temperature", self.value(room_id, "temperature"))
             self.publish_sensors(room_id)  # and the sky's slope changed: light sensors report where it is now
+            if self.sun is not None and self.segment_listener is not None:
+                self.segment_listener(room_id, "illuminance")  # rules on light re-plan against the new slope
         self._schedule_sky()
 
     # ------------------------------------------------------------------------------ values
@@ -180,6 +188,38 @@ class PhysicsEngine:
             return room.daylight * self.sky() * self._covering_factor(room_id) + self._lights(room_id)
         start, segment = room.segments[variable]
         return segment.value_after(self.clock.tick - start)
+
+    def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
+        trajectories = list(self.rooms[room_id].segments.items())
+        for device in self.devices_in(room_id):
+            for (device_id, _ep), trajectory in self._compartments.items():
+                if device_id == device.device_id:
+                    trajectories.append(("temperature", trajectory))
+        return trajectories
+
+    def settled(self, room_id: str) -> bool:
+        """True when no sensor reading of the room moves noticeably before its next segment boundary: every
+        variable (and compartment) is within SETTLED_WITHIN of where its segment comes to rest."""
+        tick = self.clock.tick
+        for variable, (start, segment) in self._trajectories(room_id):
+            if segment.stepwise or segment.exit_after is not None:
+                return False  # still heading for a boundary event
+            rest = segment.process.clamp(segment.fixed)
+            if abs(segment.value_after(tick - start) - rest) > SETTLED_WITHIN[variable]:
+                return False
+        return True
+
+    def at_rest_after(self, room_id: str) -> int:
+        """Ticks from now until every trajectory of a settled room has closed all but a millionth of its
+        remaining distance to rest (when a reading that sits on a unit boundary has flipped for good)."""
+        tick = self.clock.tick
+        longest = 0
+        for _variable, (start, segment) in self._trajectories(room_id):
+            if segment.stepwise:
+                continue
+            if segment.value_after(tick - start) != segment.process.clamp(segment.fixed):
+                longest = max(longest, math.ceil(math.log(AT_REST_FRACTION) / math.log(segment.alpha)))
+        return longest
 
     def state(self, room_id: str) -> dict[str, float]:
         return {key: self.value(room_id, key) for key in ENVIRONMENT_KEYS}
@@ -191,6 +231,8 @@ class PhysicsEngine:
             factor = self._covering_factor(room_id)
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, value - self._lights(room_id)) / factor, room)
+            if self.segment_listener is not None:
+                self.segment_listener(room_id, variable)
         else:
             self._begin(room, variable, float(value))
         self.publish_sensors(room_id)
@@ -228,6 +270,8 @@ class PhysicsEngine:
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
                 start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}")
+        if self.segment_listener is not None:
+            self.segment_listener(room.room_id, variable)
 
     def _piece_exit(self, room: RoomPhysics, variable: str) -> None:
         if self.rooms.get(room.room_id) is not room:

@@ -10,6 +10,7 @@ changed ones in SimuHome's spelling, and whatever we did not load is written bac
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -26,6 +27,18 @@ from emulator.home_config import (
     room_display_name,
     validate_home,
     validation_problems,
+)
+from emulator.simuhome.shapes import room_state_shapes
+from emulator.simuhome.values import (
+    DESCRIPTOR_STRUCTURE,
+    SIMUHOME_CLUSTER_TO_CHIP,
+    SIMUHOME_KEY_TO_OURS,
+    UnreadableValue,
+    conform,
+    export_value,
+    import_value,
+    our_key,
+    spell_ours,
 )
 
 # --- SimuHome's format (facts §1.5, §5.1); unknown fields are kept at every level ----------------
@@ -74,6 +87,7 @@ class SimuHomeDeviceOrigin(BaseModel):
     device_type: str
     attributes: dict[str, Any]  # every original attribute, SimuHome path → value, verbatim and in order
     not_loaded: list[str] = Field(default_factory=list)  # paths we could not express in our format
+    normalised: dict[str, list[str]] = Field(default_factory=dict)  # path → normalisations applied on import
     extra: dict[str, Any] = Field(default_factory=dict)  # unknown device fields
     key_order: list[str] = Field(default_factory=list)
 
@@ -93,27 +107,20 @@ class SimuHomeOrigin(BaseModel):
     rooms: dict[str, SimuHomeRoomOrigin]
     devices: dict[str, SimuHomeDeviceOrigin]
 
+    def normalisation_counts(self) -> dict[str, int]:
+        """How many attribute values each normalisation was applied to (emulator.simuhome.values)."""
+        counts: dict[str, int] = {}
+        for device in self.devices.values():
+            for names in device.normalised.values():
+                for name in names:
+                    counts[name] = counts.get(name, 0) + 1
+        return dict(sorted(counts.items()))
+
 
 # --- spellings -----------------------------------------------------------------------------------
 
-# SimuHome cluster ids that differ from the chip.clusters.Objects class names we use.
-SIMUHOME_CLUSTER_TO_CHIP = {
-    "RVCRunMode": "RvcRunMode",
-    "RVCCleanMode": "RvcCleanMode",
-    "RVCOperationalState": "RvcOperationalState",
-    "RTCCMode": "RefrigeratorAndTemperatureControlledCabinetMode",
-}
 CHIP_CLUSTER_TO_SIMUHOME = {chip: simu for simu, chip in SIMUHOME_CLUSTER_TO_CHIP.items()}
 
-# Struct keys whose chip label the generic rule cannot derive (acronyms, SimuHome's capitalised ModeTags).
-SIMUHOME_KEY_TO_OURS = {
-    "operational_state_id": "operationalStateID",
-    "operational_state_label": "operationalStateLabel",
-    "error_state_id": "errorStateID",
-    "error_state_label": "errorStateLabel",
-    "error_state_details": "errorStateDetails",
-    "ModeTags": "modeTags",
-}
 OUR_KEY_TO_SIMUHOME = {ours: simu for simu, ours in SIMUHOME_KEY_TO_OURS.items()}
 
 # How SimuHome spells struct keys per cluster when no original value shows it (facts §2.2).
@@ -126,23 +133,6 @@ SIMUHOME_KEY_STYLE: dict[str, KeyStyle] = {
     "RvcOperationalState": "snake",
     "DeviceEnergyManagement": "snake",
 }
-
-
-def our_key(key: str) -> str:
-    """SimuHome struct key → chip field label: explicit table, then snake_case / PascalCase → lowerCamel."""
-    if key in SIMUHOME_KEY_TO_OURS:
-        return SIMUHOME_KEY_TO_OURS[key]
-    if "_" in key:
-        head, *rest = key.split("_")
-        return head.lower() + "".join(part[:1].upper() + part[1:] for part in rest)
-    # Lower the leading capitals, keeping the last one if it starts a word: ESAType → esaType, ID → id.
-    match = re.match(r"[A-Z]+", key)
-    if match is None:
-        return key
-    run = match.group(0)
-    if len(run) > 1 and len(key) > len(run) and key[len(run)].islower():
-        run = run[:-1]
-    return run.lower() + key[len(run):]
 
 
 def simuhome_key(key: str, cluster: str) -> str:
@@ -183,17 +173,7 @@ def _cluster_of(path: str) -> str:
 
 def to_our_value(value: Any) -> Any:
     """SimuHome attribute value → ours: struct keys renamed; bare mode-tag ints become ModeTagStruct."""
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            name = our_key(key)
-            if name == "modeTags" and isinstance(item, list):
-                item = [{"value": tag} if _is_number(tag) else tag for tag in item]
-            out[name] = to_our_value(item)
-        return out
-    if isinstance(value, list):
-        return [to_our_value(item) for item in value]
-    return value
+    return spell_ours(value)
 
 
 def to_simuhome_value(value: Any, cluster: str, template: Any = None) -> Any:
@@ -256,6 +236,7 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
     devices: list[dict[str, Any]] = []
     room_origins: dict[str, SimuHomeRoomOrigin] = {}
     device_origins: dict[str, SimuHomeDeviceOrigin] = {}
+    unreadable: list[tuple[str, str]] = []
     raw_rooms: Mapping[str, Any] = data.get("rooms") or {}
     for room_id, room in parsed.rooms.items():
         raw_room = raw_rooms[room_id]
@@ -266,21 +247,18 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
         room_origins[room_id] = SimuHomeRoomOrigin(
             state=dict(raw_room["state"]) if raw_room.get("state") is not None else None,
             extra=dict(room.model_extra or {}), key_order=list(raw_room))
-        for device, raw_device in zip(room.devices, raw_room.get("devices") or [], strict=True):
-            attributes: dict[str, Any] = {}
-            not_loaded: list[str] = []
-            for path, value in device.attributes.items():
-                ours = our_path(path)
-                if ours is None:
-                    not_loaded.append(path)
-                else:
-                    attributes[ours] = to_our_value(value)
+        raw_devices = raw_room.get("devices") or []
+        for index, (device, raw_device) in enumerate(zip(room.devices, raw_devices, strict=True)):
+            attributes, not_loaded, normalised = _import_attributes(
+                device.attributes, f"rooms.{room_id}.devices[{index}].attributes", unreadable)
             devices.append({"id": device.device_id, "type": device.device_type, "room": room_id,
                             "attributes": attributes})
             device_origins[device.device_id] = SimuHomeDeviceOrigin(
                 device_type=device.device_type, attributes=dict(device.attributes),
-                not_loaded=not_loaded, extra=dict(device.model_extra or {}),
+                not_loaded=not_loaded, normalised=normalised, extra=dict(device.model_extra or {}),
                 key_order=list(raw_device))
+    if unreadable:
+        raise HomeConfigError(source, unreadable)
     # SimuHome's physics: window coverings do not change a room's light (its qt2 "saturation"
     # episodes assume that), metered power is constant; everything else follows our default rates, which are
     # SimuHome's.
@@ -292,6 +270,45 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
     origin = SimuHomeOrigin(top_level=top_level, key_order=list(data), room_order=list(parsed.rooms),
                             rooms=room_origins, devices=device_origins)
     return config, origin
+
+
+def _import_attributes(raw: dict[str, Any], where: str, unreadable: list[tuple[str, str]]
+                       ) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
+    """One device's SimuHome attributes → (our attributes, paths not loaded, normalisations per path)."""
+    attributes: dict[str, Any] = {}
+    not_loaded: list[str] = []
+    normalised: dict[str, list[str]] = {}
+    for path, value in raw.items():
+        ours = our_path(path)
+        if ours is None:
+            not_loaded.append(path)
+            continue
+        _, cluster, attribute = ours.split(".")
+        if cluster == "Descriptor" and attribute in DESCRIPTOR_STRUCTURE:
+            not_loaded.append(path)  # the fabric derives the endpoint structure; SimuHome's is written back
+            normalised[path] = ["descriptor-structure-kept"]
+            continue
+        applied: set[str] = set()
+        try:
+            attributes[ours] = import_value(cluster, attribute, value, raw, applied)
+        except UnreadableValue as error:
+            unreadable.append((f"{where}[{json.dumps(path)}]{error.where}", error.message))
+            continue
+        if applied:
+            normalised[path] = sorted(applied)
+    return attributes, not_loaded, normalised
+
+
+def _imported(path: str, value: Any, raw: Mapping[str, Any]) -> Any:
+    """What the import made of an original value (for "unchanged?" comparisons on export)."""
+    ours = our_path(path)
+    if ours is None:
+        return value
+    _, cluster, attribute = ours.split(".")
+    try:
+        return import_value(cluster, attribute, value, raw, set())
+    except UnreadableValue:
+        return value
 
 
 # --- export --------------------------------------------------------------------------------------
@@ -334,11 +351,12 @@ def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHome
     if room_origin is not None and room_origin.state is not None:
         original = room_origin.state
         known = {**DEFAULT_ROOM_STATE, **{k: v for k, v in original.items() if k in environment}}
-        state = dict(original) if equivalent(known, environment) else {**original, **environment}
+        state = dict(original) if equivalent(known, environment) else \
+            {**original, **simuhome_room_state(environment)}
     elif room_origin is not None and equivalent(environment, DEFAULT_ROOM_STATE):
         state = None  # the original room had no state and still sits at SimuHome's defaults
     else:
-        state = environment
+        state = simuhome_room_state(environment)
     out: dict[str, Any] = {}
     if state is not None:
         out["state"] = state
@@ -364,13 +382,29 @@ def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | N
                 attributes[path] = original  # not loaded, or not part of this state: keep as it was
             else:
                 current = device.attributes[ours]
-                attributes[path] = (original if equivalent(to_our_value(original), current)
-                                    else to_simuhome_value(current, _cluster_of(ours), original))
+                attributes[path] = (original if equivalent(_imported(path, original, device_origin.attributes),
+                                                           current)
+                                    else _export_value(device, ours, current, original))
                 written.add(ours)
     for path, value in device.attributes.items():
         if path not in written and not (only_original_attributes and device_origin is not None):
-            attributes[simuhome_path(path)] = to_simuhome_value(value, _cluster_of(path))
+            attributes[simuhome_path(path)] = _export_value(device, path, value)
     out: dict[str, Any] = {"device_id": device.id, "device_type": device.type, "attributes": attributes}
     if device_origin is None:
         return out
     return _in_order({**out, **device_origin.extra}, device_origin.key_order)
+
+
+def _export_value(device: DeviceConfig, ours: str, value: Any, original: Any = None) -> Any:
+    """A changed or new value in SimuHome's shape for (device type, path) when the inventory knows it, else
+    in the original's spelling (or the cluster's usual one)."""
+    path = simuhome_path(ours)
+    known, shaped = export_value(device.type, path, value, device.attributes)
+    return shaped if known else to_simuhome_value(value, _cluster_of(ours), original)
+
+
+def simuhome_room_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """Room state values in SimuHome's shapes (floats)."""
+    shapes = room_state_shapes()
+    return {name: conform(value, shapes[name].parsed()[0]) if name in shapes else value
+            for name, value in state.items()}

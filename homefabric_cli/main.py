@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from emulator.output_paths import output_file_problem
+from homefabric_cli import http_cmd
 from homefabric_cli.durations import parse_duration
 from homefabric_cli.options import (
     DEFAULT_DISCOVERY_PREFIX,
@@ -267,6 +268,11 @@ def serve(
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
     http_token: Token = None,
     runs_dir: RunsDir = None,
+    episodes_root: Annotated[Path | None, http_cmd.EPISODES_ROOT] = None,
+    allow_model_endpoint: Annotated[list[str] | None, http_cmd.ALLOW_MODEL_ENDPOINT] = None,
+    model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
+    allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
+    fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -293,7 +299,17 @@ def serve(
         _fail(str(error))
     if http_address is not None and (warning := public_bind_warning(http_address[0], http_token)):
         err_console.print(warning, markup=False, highlight=False)
+    http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
+    from bridge.matter.persistence import CorruptStateError
+    from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, load_rules
+    from homefabric_cli.home_state import StateFileError
+
+    if (state_dir / STORE_NAME).exists():
+        try:
+            load_rules(state_dir / STORE_NAME)
+        except AutomationStoreError as error:
+            _fail(str(error))
     problem = udp_port_problem(port, "--port (Matter UDP)")
     if http_address is not None:
         problem = problem or host_problem(http_address[0], "--http") \
@@ -303,9 +319,10 @@ def serve(
     try:
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
-                              mqtt_base=mqtt_base, http=http_address, http_token=http_token, home_id=home_id,
+                              mqtt_base=mqtt_base, http=http_address, http_token=http_token,
+                              http_access=http_access, fresh=fresh, home_id=home_id,
                               discovery_prefix=discovery_prefix, runs_dir=runs_dir))
-    except StateDirInUse as error:
+    except (StateFileError, CorruptStateError, StateDirInUse) as error:
         _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
         _fail(f"serve: {error}")

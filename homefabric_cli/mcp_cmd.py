@@ -47,7 +47,7 @@ def mcp_command(
                                                 "(streamable HTTP at /mcp).")] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8765,
-    profile: Annotated[str, typer.Option(help="Tool profile: simuhome (16 tools) or paper13.")] = "simuhome",
+    profile: Annotated[str, typer.Option(help="Tool profile: simuhome, paper13, simuhome_ext.")] = "simuhome",
     admin: Annotated[bool, typer.Option(help="Also offer the admin tools (in-process homes only).")] = False,
     realtime: Annotated[bool, typer.Option(help="Advance virtual time with the wall clock between calls "
                                                 "(in-process homes; otherwise time moves only when asked).")] = False,

@@ -10,6 +10,7 @@ reach the room environment, ``"now"`` gives the virtual time and ``"endpoints"``
 (device id → {device endpoint: bridge endpoint, "device_types": …}). Answers are ``{"ok": true,
 "result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable from any network
 namespace, which is what a test driving the emulator from outside its namespace needs.
+``"automations"`` lists the rules, ``"add_automation"`` (with ``"rule"``) adds one.
 """
 
 from __future__ import annotations
@@ -30,30 +31,37 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 stop: asyncio.Event | None = None, control: Path | None = None,
                 mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
                 http: tuple[str, int] | None = None, http_token: str | None = None,
+                http_access: dict[str, Any] | None = None, fresh: bool = False,
                 home_id: str | None = None, discovery_prefix: str = "homeassistant",
                 runs_dir: Path | None = None) -> None:
+    """``fresh``: start from the home file even when the state directory holds a saved home."""
     from homefabric_cli.state_lock import hold_state_dir
 
     with hold_state_dir(state_dir):  # a second serve on this state dir stops here, before touching anything
         await _serve_locked(home_path, state_dir, speed=speed, port=port, discriminator=discriminator,
                             passcode=passcode, interfaces=interfaces, echo=echo, ready=ready, stop=stop,
                             control=control, mqtt=mqtt, mqtt_base=mqtt_base, http=http, http_token=http_token,
-                            home_id=home_id, discovery_prefix=discovery_prefix, runs_dir=runs_dir)
+                            http_access=http_access, fresh=fresh, home_id=home_id,
+                            discovery_prefix=discovery_prefix, runs_dir=runs_dir)
 
 
 async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port: int, discriminator: int,
                         passcode: int, interfaces: list[str] | None, echo: Any, ready: asyncio.Event | None,
                         stop: asyncio.Event | None, control: Path | None, mqtt: tuple[str, int] | None,
                         mqtt_base: str, http: tuple[str, int] | None, http_token: str | None,
-                        home_id: str | None, discovery_prefix: str, runs_dir: Path | None) -> None:
+                        http_access: dict[str, Any] | None, fresh: bool, home_id: str | None,
+                        discovery_prefix: str, runs_dir: Path | None) -> None:
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
-    from emulator.fabric import Fabric
     from emulator.pacing import RealtimePacer
+    from homefabric_cli.home_state import HomeSaver, load_served_home
 
-    fabric = Fabric.from_file(str(home_path))
     state_dir.mkdir(parents=True, exist_ok=True)
+    fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
+    from homefabric_cli.automation_store import keep_automations
+
+    keep_automations(fabric, state_dir)  # rules survive restarts and crashes
     store = StateStore(state_dir)
     node = MatterNode(lambda root: BridgeNode(fabric, root, store=store), state_dir, port=port,
                       discriminator=discriminator, passcode=passcode, interfaces=interfaces)
@@ -64,12 +72,13 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
     control = control or (Path(os.environ[CONTROL_ENV]) if os.environ.get(CONTROL_ENV) else None)
-    async with RealtimePacer(fabric, speed=speed) as pacer, contextlib.AsyncExitStack() as wires:
+    async with HomeSaver(fabric, state_dir), RealtimePacer(fabric, speed=speed) as pacer, \
+            contextlib.AsyncExitStack() as wires:
         await node.start()
         server = await _start_control(control, fabric, node.data_model, pacer) if control else None
         try:
-            echo(f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms on UDP "
-                 f"port {port}, virtual time ×{speed:g} from {fabric.now_text()}")
+            echo(f"serving {fabric.name} ({origin}): {len(fabric.devices())} devices in {len(fabric.rooms())} rooms "
+                 f"on UDP port {port}, virtual time ×{speed:g} from {fabric.now_text()}")
             echo(f"controllers must trust the test PAA in {paa_dir} (e.g. matter-server --paa-root-cert-dir)")
             echo(node.pairing_text(with_qr=True))
             _write_pairing(state_dir, node, port)
@@ -84,8 +93,11 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
             if http is not None:
                 from bridge.http import HttpApi
 
-                api = await wires.enter_async_context(HttpApi(fabric, http[0], http[1], pacer=pacer, token=http_token,
-                                                                  runs_dir=runs_dir))
+                access = dict(http_access or {})
+                if runs_dir is not None:
+                    access["runs_dir"] = runs_dir
+                api = await wires.enter_async_context(HttpApi(
+                    fabric, http[0], http[1], pacer=pacer, token=http_token, **access))
                 echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:
                 ready.set()
@@ -146,6 +158,10 @@ def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:
         return None
     if op == "now":
         return {"tick": fabric.tick, "time": fabric.now_text()}
+    if op == "automations":
+        return [fabric.automation_status(rule.id) for rule in fabric.automations()]
+    if op == "add_automation":
+        return fabric.add_automation(request["rule"]).model_dump(mode="json")
     if op == "endpoints":
         layout: dict[str, Any] = {}
         for number, (device_id, device_ep) in sorted(bridge.bridged_endpoints().items()):

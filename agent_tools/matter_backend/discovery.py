@@ -4,7 +4,7 @@ Without a mapping file:
 
 * a **bridge** (endpoints whose Descriptor DeviceTypeList holds Bridged Node 0x0013) gives one device per
   bridged top endpoint, its PartsList endpoints being the device's further endpoints; device id from
-  BridgedDeviceBasicInformation UniqueID (NodeLabel when the UniqueID is a hash of a long id), room from
+  BridgedDeviceBasicInformation SerialNumber (NodeLabel when it is a hash of a long id), room from
   the FixedLabel ``room`` (our bridge puts the room's name there) or the UserLabel ``room``, device type
   from the ProductName / device types matched against the catalogue;
 * any **other node** is one device: every non-root endpoint, NodeLabel / ProductName for the name, the
@@ -29,7 +29,7 @@ AGGREGATOR = 0x000E
 ROOT_NODE = 0x0016
 DESCRIPTOR, BASIC_INFO, BRIDGED_INFO, FIXED_LABEL, USER_LABEL = 0x1D, 0x28, 0x39, 0x40, 0x41
 UNASSIGNED_ROOM = "unassigned"
-HASHED_UNIQUE_ID = re.compile(r"^hf-[0-9a-f]{29}$")  # our bridge's stand-in for ids longer than 32
+HASHED_SERIAL = re.compile(r"^hf-[0-9a-f]{29}$")  # our bridge's stand-in for ids longer than 32
 
 
 @dataclass(frozen=True)
@@ -114,11 +114,11 @@ def _bridged_devices(node: dict[str, Any]) -> list[MatterDevice]:
         parts = [int(p) for p in (_attr(node, top, DESCRIPTOR, 3) or [])]
         matter_eps = [top, *parts]
         all_types = {t for ep in matter_eps for t in _device_types(node, ep)} - {BRIDGED_NODE}
-        unique_id = _attr(node, top, BRIDGED_INFO, 18)
+        serial = _attr(node, top, BRIDGED_INFO, 15)  # SerialNumber: the device id (UniqueID is opaque)
         label = _attr(node, top, BRIDGED_INFO, 5)
         product = _attr(node, top, BRIDGED_INFO, 3)
-        if unique_id and not HASHED_UNIQUE_ID.match(str(unique_id)):
-            device_id = str(unique_id)
+        if serial and not HASHED_SERIAL.match(str(serial)):
+            device_id = str(serial)
         else:
             device_id = slug(str(label or product or f"node{node_id}_ep{top}"))
         device_type = catalogue_type(product, all_types)

@@ -7,6 +7,10 @@ thermostat deadband, power off last), schedules qt4 goals with ``schedule_workfl
 drives qt2 rooms with real control actions of every actuator that moves the variable the asked way,
 answers qt1 from tool reads, and answers infeasible kinds with the reason without changing anything.
 
+Every device rule it plans around is read from the device itself (setpoint limits, the deadband of AutoMode
+thermostats as MinSetpointDeadBand × 10, MaxLevel, the RVC's Idle / Cleaning modes by their mode tags, the
+actuator's own On/Off endpoint), never from constants.
+
 The runner hands it the episode in ``task.extras["episode"]`` (``needs_episode``); it is deterministic.
 """
 
@@ -32,12 +36,9 @@ from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
 from emulator.simuhome_config import SIMUHOME_CLUSTER_TO_CHIP, our_key
 
 Step = dict[str, Any]  # {"tool": "execute_command"|"write_attribute", "args": {...}} — a workflow step
-DEADBAND = 25
-HEAT_RANGE = (700, 3000)
-COOL_RANGE = (1600, 3200)
 DISPLAY = {"temperature": ("°C", 0.01), "humidity": ("%", 0.01), "illuminance": ("lux", 1.0), "pm10": ("µg/m³", 1.0)}
-RUNNING, PAUSED, STOPPED = 1, 2, 0
-RVC_CLEANING_MODE, RVC_IDLE_MODE = 2, 1
+RUNNING, PAUSED, STOPPED = 1, 2, 0  # OperationalStateEnum
+RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode ModeTag values (Matter)
 
 
 def _chip(cluster: str) -> str:
@@ -126,17 +127,43 @@ class DevicePlan:
             steps += self.setpoint_steps(endpoint, heat, cool)
         return steps
 
+    def thermostat_limits(self, endpoint: int) -> tuple[tuple[int, int], tuple[int, int], int]:
+        """The device's own rules: heating and cooling setpoint ranges (Min/Max*SetpointLimit, else the
+        Abs* limits) and the deadband (MinSetpointDeadBand in 0.1 °C, present on AutoMode thermostats)."""
+        def limit(name: str, absolute: str, default: int | None) -> int | None:
+            return self.get(endpoint, "Thermostat", name, self.get(endpoint, "Thermostat", absolute, default))
+
+        heat_now = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
+        cool_now = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
+        heat = (limit("MinHeatSetpointLimit", "AbsMinHeatSetpointLimit", heat_now),
+                limit("MaxHeatSetpointLimit", "AbsMaxHeatSetpointLimit", heat_now))
+        cool = (limit("MinCoolSetpointLimit", "AbsMinCoolSetpointLimit", cool_now),
+                limit("MaxCoolSetpointLimit", "AbsMaxCoolSetpointLimit", cool_now))
+        band = self.get(endpoint, "Thermostat", "MinSetpointDeadBand")
+        return heat, cool, int(band) * 10 if band is not None else 0
+
     def setpoint_steps(self, endpoint: int, heat: int | None, cool: int | None) -> list[Step]:
-        current_heat = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint", HEAT_RANGE[0])
-        current_cool = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint", COOL_RANGE[1])
-        if heat is not None and cool is None and heat > current_cool - DEADBAND:
-            cool = min(COOL_RANGE[1], heat + DEADBAND)
-        if cool is not None and heat is None and cool < current_heat + DEADBAND:
-            heat = max(HEAT_RANGE[0], cool - DEADBAND)
+        """Writes reaching the wanted setpoints inside the device's limits, ordered so that cooling − heating
+        never falls below its deadband."""
+        (heat_low, heat_high), (cool_low, cool_high), band = self.thermostat_limits(endpoint)
+        heat = heat if self.has(endpoint, "Thermostat", "OccupiedHeatingSetpoint") else None  # a cooling-only
+        cool = cool if self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint") else None  # or heating-only one
+        current_heat = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
+        current_cool = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
+        if heat is not None and heat_low is not None and heat_high is not None:
+            heat = max(heat_low, min(heat, heat_high, cool_high - band if cool_high is not None else heat))
+        if cool is not None and cool_low is not None and cool_high is not None:
+            cool = min(cool_high, max(cool, cool_low, heat_low + band if heat_low is not None else cool))
+        if heat is not None and cool is not None and cool < heat + band:
+            cool = heat + band  # asked for both but closer than the deadband: the heating setpoint wins
+        if heat is not None and cool is None and current_cool is not None and heat > current_cool - band:
+            cool = heat + band
+        if cool is not None and heat is None and current_heat is not None and cool < current_heat + band:
+            heat = cool - band
         order: list[tuple[str, int]] = []
         if heat is not None and cool is not None:
             order = ([("OccupiedHeatingSetpoint", heat), ("OccupiedCoolingSetpoint", cool)]
-                     if heat <= current_cool - DEADBAND else
+                     if current_cool is None or heat <= current_cool - band else
                      [("OccupiedCoolingSetpoint", cool), ("OccupiedHeatingSetpoint", heat)])
         elif heat is not None:
             order = [("OccupiedHeatingSetpoint", heat)]
@@ -148,6 +175,14 @@ class DevicePlan:
                 steps.append(write(self.device_id, endpoint, "Thermostat", attribute, value))
                 self.state[f"{endpoint}.Thermostat.{attribute}"] = value
         return steps
+
+    def rvc_mode(self, endpoint: int, tag: int) -> int | None:
+        """The RvcRunMode mode carrying ``tag`` (Idle / Cleaning), from the device's SupportedModes."""
+        for option in self.get(endpoint, "RvcRunMode", "SupportedModes") or []:
+            tags = [t.get("value") if isinstance(t, dict) else t for t in option.get("modeTags", [])]
+            if tag in tags:
+                return option.get("mode")
+        return None
 
     def _steps_for(self, endpoint: int, cluster: str, attribute: str, value: Any) -> list[Step]:
         d = self.device_id
@@ -170,12 +205,14 @@ class DevicePlan:
             current = self.get(endpoint, cluster, attribute)
             if value == RUNNING:
                 return [command(d, endpoint, cluster, "Resume")] if current == PAUSED else \
-                    [command(d, endpoint, "RvcRunMode", "ChangeToMode", {"new_mode": RVC_CLEANING_MODE})]
+                    [command(d, endpoint, "RvcRunMode", "ChangeToMode",
+                             {"new_mode": self.rvc_mode(endpoint, RVC_CLEANING_TAG)})]
             if value == PAUSED:
                 return [command(d, endpoint, cluster, "Pause")]
             if value in (64, 65, 66):
                 return [command(d, endpoint, cluster, "GoHome")]
-            return [command(d, endpoint, "RvcRunMode", "ChangeToMode", {"new_mode": RVC_IDLE_MODE})]
+            return [command(d, endpoint, "RvcRunMode", "ChangeToMode",
+                            {"new_mode": self.rvc_mode(endpoint, RVC_IDLE_TAG)})]
         if cluster == "MediaPlayback" and attribute == "CurrentState":
             name = {0: "Play", 1: "Pause", 2: "Stop"}.get(value)
             return [command(d, endpoint, cluster, name)] if name else []
@@ -198,14 +235,16 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
     """The strongest action of one actuator toward ``direction`` (and opposing actuators switched off)."""
     d = plan.device_id
     up = direction == "increase"
-    on = plan.get(1, "OnOff", "OnOff")
-    has_power = plan.has(1, "OnOff", "OnOff")
+    # The actuator's own On/Off (a fan light's fan has one on its endpoint), else the device's on endpoint 1.
+    switch = endpoint if plan.has(endpoint, "OnOff", "OnOff") else 1
+    on = plan.get(switch, "OnOff", "OnOff")
+    has_power = plan.has(switch, "OnOff", "OnOff")
 
     def power(state: bool) -> list[Step]:
         if not has_power or on is state:
             return []
-        plan.state["1.OnOff.OnOff"] = state
-        return [command(d, 1, "OnOff", "On" if state else "Off")]
+        plan.state[f"{switch}.OnOff.OnOff"] = state
+        return [command(d, switch, "OnOff", "On" if state else "Off")]
 
     def fan_full() -> list[Step]:
         if not plan.has(endpoint, "FanControl", "PercentSetting") or plan.get(endpoint, "FanControl",
@@ -215,12 +254,16 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
 
     if variable == "temperature" and role in ("ac", "heat_pump", "thermostat"):
         steps = power(True) if role == "ac" else []
+        (heat_low, heat_high), (cool_low, cool_high), _ = plan.thermostat_limits(endpoint)
+        # SystemModeEnum Heat 4 / Cool 3 where ControlSequenceOfOperation allows it (0, 1 cool only; 2, 3 heat
+        # only), else Off 0.
+        sequence = plan.get(endpoint, "Thermostat", "ControlSequenceOfOperation")
         if up:
-            steps += plan.setpoint_steps(endpoint, HEAT_RANGE[1], COOL_RANGE[1])
-            mode = 4
+            steps += plan.setpoint_steps(endpoint, heat_high, cool_high)
+            mode = 4 if sequence not in (0, 1) else 0
         else:
-            steps += plan.setpoint_steps(endpoint, HEAT_RANGE[0], COOL_RANGE[0])
-            mode = 3
+            steps += plan.setpoint_steps(endpoint, heat_low, cool_low)
+            mode = 3 if sequence not in (2, 3) else 0
         if plan.get(endpoint, "Thermostat", "SystemMode") != mode:
             steps.append(write(d, endpoint, "Thermostat", "SystemMode", mode))
         return steps + (fan_full() if role == "ac" else [])
@@ -235,9 +278,10 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
         if not up:
             return power(False)
         steps = power(True)
+        top = plan.get(endpoint, "LevelControl", "MaxLevel", 254)  # 254 is Matter's default MaxLevel
         if plan.has(endpoint, "LevelControl", "CurrentLevel") and plan.get(endpoint, "LevelControl",
-                                                                            "CurrentLevel") != 254:
-            steps.append(command(d, endpoint, "LevelControl", "MoveToLevel", {"Level": 254}))
+                                                                            "CurrentLevel") != top:
+            steps.append(command(d, endpoint, "LevelControl", "MoveToLevel", {"Level": top}))
         return steps
     if variable == "illuminance" and role == "covering":
         target = 0 if up else 10000

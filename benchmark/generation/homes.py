@@ -15,7 +15,8 @@ from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, validate_home
 from emulator.home_generator import generate_home, sub_seed
-from emulator.simuhome_config import GLOBAL_ATTRIBUTES, from_simuhome, to_simuhome
+from emulator.simuhome.shapes import shape_table
+from emulator.simuhome_config import GLOBAL_ATTRIBUTES, SIMUHOME_CLUSTER_TO_CHIP, from_simuhome, to_simuhome
 
 # Clusters SimuHome's devices do not have (ours add Identify everywhere); never exported.
 _NOT_EXPORTED_CLUSTERS = frozenset({"Identify", "Descriptor"})
@@ -141,12 +142,38 @@ def _exported(path: str) -> bool:
     return True
 
 
+def simuhome_attributes(device_type: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A device's state (our paths) cut to what SimuHome's device of that type carries.
+
+    For the 16 types SimuHome publishes, that is exactly the inventory's paths (emulator/simuhome/shapes.json):
+    the value we hold there; for a path our device does not implement, SimuHome's null, empty list or constant
+    where the inventory shows one (else the path is left out). to_simuhome then writes each value in SimuHome's
+    shape. Other types keep every non-global attribute.
+    """
+    inventory = shape_table().get(device_type)
+    if inventory is None:
+        return {p: v for p, v in sorted(state.items()) if _exported(p)}
+    out: dict[str, Any] = {}
+    for path, entry in inventory.items():
+        endpoint, cluster, attribute = path.split(".")
+        ours = f"{endpoint}.{SIMUHOME_CLUSTER_TO_CHIP.get(cluster, cluster)}.{attribute}"
+        if ours in state:
+            out[ours] = state[ours]
+        elif "null" in entry.shapes:  # SimuHome's "not implemented"
+            out[ours] = None
+        elif list(entry.shapes) == ["list[]"]:  # always empty there
+            out[ours] = []
+        elif list(entry.shapes) == ["int"] and entry.minimum == entry.maximum is not None:
+            out[ours] = entry.minimum  # a constant of SimuHome's device (e.g. LevelControl frequencies 0)
+    return out
+
+
 def fabric_state(fabric: Fabric) -> dict[str, Any]:
     """The fabric now, in our home format, restricted to what SimuHome's devices carry."""
     rooms = [{"id": r.room_id, "name": r.name, "type": r.type,
               "environment": fabric.room_state(r.room_id, exact=True)} for r in fabric.rooms()]
     devices = [{"id": d.device_id, "type": d.device_type, "room": d.room_id,
-                "attributes": {p: v for p, v in sorted(fabric.read_all(d.device_id).items()) if _exported(p)}}
+                "attributes": simuhome_attributes(d.device_type, fabric.read_all(d.device_id))}
                for d in fabric.devices()]
     return {"name": "episode", "base_time": fabric.now_text(), "rooms": rooms, "devices": devices}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from bridge.http import events_ws, routes_clock, routes_episodes, routes_home
+from bridge.http import events_ws, routes_automations, routes_clock, routes_episodes, routes_home
 from bridge.http.auth import BearerTokenGuard
 from bridge.http.context import ApiContext
 from bridge.http.episodes import EpisodeLibrary, RunManager
@@ -23,6 +23,7 @@ from bridge.http.errors import install_error_handlers
 from bridge.http.events_ws import EventHub
 from bridge.http.history import DEFAULT_CAPACITY, DEFAULT_INTERVAL_S, EnvironmentHistory
 from bridge.http.models import ErrorBody
+from bridge.http.origin_guard import DEFAULT_MAX_BODY_BYTES, OriginGuard
 from emulator.fabric import Fabric
 from emulator.pacing import RealtimePacer
 
@@ -32,17 +33,26 @@ API_VERSION = "1"
 
 def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str | None = None,
                runs_dir: str | Path | None = None, history_interval_s: float = DEFAULT_INTERVAL_S,
-               history_capacity: int = DEFAULT_CAPACITY) -> Any:
-    """The ASGI app (a FastAPI app, wrapped in the token guard when ``token`` is given).
+               history_capacity: int = DEFAULT_CAPACITY, episodes_root: str | Path | None = None,
+               model_endpoints: Iterable[str] = (), model_key_envs: Iterable[str] = (),
+               allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Any:
+    """The ASGI app: the FastAPI app behind the origin guard (and the token guard when ``token`` is given).
+
+    Nothing on the server's disk or environment is reachable by default: ``episodes_root`` is where episode
+    files may be loaded from, ``runs_dir`` where runs are written and replayed from, ``model_endpoints`` and
+    ``model_key_envs`` the model URLs and API-key variables a react run may use. ``allowed_origins`` are
+    other web origins (``http://host:port``) whose pages may use the API besides its own.
 
     The event hub, the history sampler and background runs start and stop with the app's lifespan, so
     the app works under any ASGI server that runs lifespan events (uvicorn does by default).
     """
     hub = EventHub(fabric)
     history = EnvironmentHistory(fabric, hub.publish, interval_s=history_interval_s, capacity=history_capacity)
-    library = EpisodeLibrary()
+    guard_options = {"allowed_origins": list(allowed_origins), "max_body_bytes": max_body_bytes}
+    library = EpisodeLibrary(Path(episodes_root) if episodes_root is not None else None)
     temporary = runs_dir is None
-    runs = RunManager(library, Path(runs_dir) if runs_dir is not None else Path(tempfile.mkdtemp(prefix="hf-runs-")))
+    runs = RunManager(library, Path(runs_dir) if runs_dir is not None else Path(tempfile.mkdtemp(prefix="hf-runs-")),
+                      model_endpoints=list(model_endpoints), model_key_envs=list(model_key_envs))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -68,19 +78,20 @@ def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str
         (400, "refused: invalid value (the fabric's code, message and allowed values)"), (404, "not found"),
         (409, "refused in the current state"), (422, "invalid request: every field named"))}
     for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router,
-                   routes_episodes.router, routes_episodes.socket_router, events_ws.router):
+                   routes_episodes.router, routes_episodes.socket_router, events_ws.router,
+                   routes_automations.router):
         app.include_router(router, responses=errors if router.routes and not _only_sockets(router) else None)
     _mount_dashboard(app)
     if token:
         _document_bearer(app)
-        return _Guarded(BearerTokenGuard(app, token), app)
-    return app
+        return _Guarded(OriginGuard(BearerTokenGuard(app, token), **guard_options), app)
+    return _Guarded(OriginGuard(app, **guard_options), app)
 
 
 class _Guarded:
-    """The guard as the ASGI entry point, still giving access to the FastAPI app (``.app``, ``.state``)."""
+    """The guards as the ASGI entry point, still giving access to the FastAPI app (``.app``, ``.state``)."""
 
-    def __init__(self, guard: BearerTokenGuard, app: FastAPI) -> None:
+    def __init__(self, guard: Any, app: FastAPI) -> None:
         self._guard = guard
         self.app = app
         self.state = app.state

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.http.episodes import EpisodeLibrary, RunManager
 from bridge.http.events_ws import EventHub
+from bridge.http.fast_forward import FastForward
 from bridge.http.history import EnvironmentHistory
 from emulator.fabric import Fabric
 from emulator.pacing import RealtimePacer
@@ -20,6 +21,10 @@ class ApiContext:
     history: EnvironmentHistory
     library: EpisodeLibrary
     runs: RunManager
+    fast_forward: FastForward = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.fast_forward = FastForward(self.fabric, self.hub.publish)
 
     def clock(self) -> dict[str, Any]:
         pacer = self.pacer

@@ -15,9 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.agents.base import AgentOutcome, AgentTask, ToolCaller
-from benchmark.episode import Episode, EpisodeError, load_episodes, parse_episode
+from benchmark.episode import Episode, EpisodeError, EpisodeProblem, parse_episode
 from benchmark.run_spec import SpecError, parse_spec
 from benchmark.runner import RECORDS, Runner, make_agent, read_records
+from bridge.http.confined_files import (
+    MAX_EPISODE_BYTES,
+    MAX_RECORDS_BYTES,
+    Root,
+    read_json,
+    read_regular,
+    regular_files,
+)
 from bridge.http.errors import ApiError
 from bridge.http.models import StartRunBody
 from emulator.fabric import Fabric
@@ -42,19 +50,43 @@ def record_summary(index: int, record: dict[str, Any]) -> dict[str, Any]:
 
 
 class EpisodeLibrary:
-    """Episodes the API knows, by id (loaded from directories or uploaded one by one)."""
+    """Episodes the API knows, by id (loaded from directories under the episodes root, or uploaded one by one)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path | None = None) -> None:
         self.episodes: dict[str, Episode] = {}
+        self.root = Root(root, "--episodes-root", "episode files")
 
-    def load(self, path: str) -> tuple[list[str], list[dict[str, str]]]:
-        if not Path(path).exists():
-            raise ApiError("PATH_NOT_FOUND", f"no file or directory {path!r} on the server")
-        episodes, problems = load_episodes(path)
+    async def load(self, path: str) -> tuple[list[str], list[dict[str, str]]]:
+        """Every episode file of ``path`` (under the root), read in a worker thread; the loop keeps serving."""
+        episodes, problems = await asyncio.to_thread(self.read, path)
         self._room_for(len(episodes))
         for episode in episodes:
             self.episodes[episode.episode_id] = episode
         return [e.episode_id for e in episodes], [p.to_dict() for p in problems]
+
+    def read(self, path: str) -> tuple[list[Episode], list[EpisodeProblem]]:
+        """Parse the episode files of ``path`` (no shared state touched: safe in a worker thread)."""
+        target = self.root.confine(path)
+        episodes: list[Episode] = []
+        problems: list[EpisodeProblem] = []
+        seen: dict[str, str] = {}
+        for file in regular_files(self.root, target, suffix=".json"):
+            shown = self.root.relative(file)
+            try:
+                episode = parse_episode(read_json(file, MAX_EPISODE_BYTES), shown, episode_id=file.stem)
+            except (OSError, ValueError) as error:  # JSON and UTF-8 errors are ValueErrors
+                problems.append(EpisodeProblem(shown, "", f"cannot read the episode: {str(error)[:200]}"))
+                continue
+            except EpisodeError as error:
+                problems.extend(error.problems)
+                continue
+            if episode.episode_id in seen:
+                problems.append(EpisodeProblem(shown, "", f"duplicate episode id {episode.episode_id!r} "
+                                                          f"(also {seen[episode.episode_id]}); skipped"))
+                continue
+            seen[episode.episode_id] = shown
+            episodes.append(episode)
+        return episodes, problems
 
     def add(self, data: Any, episode_id: str | None = None) -> Episode:
         try:
@@ -155,10 +187,22 @@ class LiveRun:
                 "statuses": dict(self.statuses), "error": self.error, "events": len(self.events)}
 
 
+def _endpoint(url: str) -> str:
+    return url.strip().rstrip("/")
+
+
 class RunManager:
-    def __init__(self, library: EpisodeLibrary, runs_dir: Path) -> None:
+    """Agent runs. A react agent may only call a model endpoint, and read an API-key variable, that the
+    operator allowed on the command line (``--allow-model-endpoint``, ``--model-key-env``): a client must
+    not be able to send a server secret to a URL of its choosing. Replays read records under the runs dir."""
+
+    def __init__(self, library: EpisodeLibrary, runs_dir: Path, *, model_endpoints: list[str] | tuple[str, ...] = (),
+                 model_key_envs: list[str] | tuple[str, ...] = ()) -> None:
         self.library = library
         self.runs_dir = runs_dir
+        self.runs_root = Root(runs_dir, "--runs-dir", "run records")
+        self.model_endpoints = sorted({_endpoint(u) for u in model_endpoints})
+        self.model_key_envs = sorted(set(model_key_envs))
         self.live: dict[str, LiveRun] = {}
         self._counter = 0
 
@@ -166,16 +210,40 @@ class RunManager:
         self._counter += 1
         return f"api-{time.strftime('%Y%m%d-%H%M%S')}-{self._counter:03d}"
 
-    def start(self, body: StartRunBody) -> LiveRun:
+    def _check_model(self, base_url: str, api_key_env: str | None) -> None:
+        if _endpoint(base_url) not in self.model_endpoints:
+            raise ApiError("MODEL_ENDPOINT_NOT_ALLOWED", "agent.base_url is not an endpoint the operator allowed: "
+                           "start the API with --allow-model-endpoint URL (repeatable) to allow one",
+                           allowed=self.model_endpoints, status=403)
+        if api_key_env is not None and api_key_env not in self.model_key_envs:
+            raise ApiError("KEY_ENV_NOT_ALLOWED", "agent.api_key_env is not a variable the operator allowed: start "
+                           "the API with --model-key-env NAME (repeatable) to allow one",
+                           allowed=self.model_key_envs, status=403)
+
+    def _replay_source(self, requested: str | None) -> str:
+        path = self.runs_root.confine(requested or "")
+        file = path / RECORDS if path.is_dir() else path
+        try:
+            read_regular(file, MAX_RECORDS_BYTES)  # regular, bounded: checked before the agent reads it
+        except FileNotFoundError:
+            raise ApiError("PATH_NOT_FOUND", f"no records {self.runs_root.relative(file)!r} under the runs "
+                                             "directory") from None
+        except (OSError, ValueError) as error:
+            raise ApiError("INVALID_ARGUMENT", f"records {self.runs_root.relative(file)!r} cannot be replayed: "
+                                               f"{str(error)[:200]}") from None
+        return str(file)
+
+    async def start(self, body: StartRunBody) -> LiveRun:
         episodes = [self.library.get(e) for e in body.episode_ids]
         agent = body.agent
         agent_spec: dict[str, Any] = {"name": agent.name, "max_steps": agent.max_steps}
         if agent.name == "react":
             if not agent.base_url or not agent.model:
                 raise ApiError("VALIDATION_ERROR", "agent.base_url and agent.model are needed for the react agent")
+            self._check_model(agent.base_url, agent.api_key_env)
             agent_spec["model"] = {"base_url": agent.base_url, "model": agent.model, "api_key_env": agent.api_key_env}
         if agent.name == "replay":
-            agent_spec["replay_from"] = agent.replay_from
+            agent_spec["replay_from"] = await asyncio.to_thread(self._replay_source, agent.replay_from)
         source = episodes[0].source or "<api>"
         try:
             spec = parse_spec({"episodes": {"path": str(source)}, "agent": agent_spec, "trials": body.trials,
@@ -185,9 +253,9 @@ class RunManager:
             raise ApiError("VALIDATION_ERROR", str(error), allowed=[{"field": p, "message": m}
                                                                     for p, m in error.problems]) from None
         try:
-            inner = make_agent(spec)
+            inner = await asyncio.to_thread(make_agent, spec)
         except (OSError, ValueError) as error:
-            raise ApiError("INVALID_AGENT", f"agent {agent.name}: {error}") from None
+            raise ApiError("INVALID_AGENT", f"agent {agent.name}: {str(error)[:300]}") from None
         run_id = self._new_run_id()
         run = LiveRun(run_id, self.runs_dir / run_id, total=len(episodes) * body.trials)
         record_index = 0

@@ -58,7 +58,8 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
         message = item.get("msg", "invalid")
         if item.get("type") not in ("missing", "extra_forbidden") and "input" in item \
                 and not isinstance(item["input"], dict | list):
-            message += f" (got {item['input']!r})"
+            shown = repr(item["input"])
+            message += f" (got {shown[:80] + '…' if len(shown) > 80 else shown})"
         problems.append({"field": _field(item.get("loc", ())), "message": message, "type": item.get("type", "")})
     summary = "; ".join(f"{p['field']}: {p['message']}" for p in problems[:5])
     return {"code": "VALIDATION_ERROR", "message": summary or "invalid request", "errors": problems}
@@ -76,6 +77,13 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, error: RequestValidationError) -> JSONResponse:
         return JSONResponse(jsonable_encoder(validation_body(list(error.errors()))), status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, error: Exception) -> JSONResponse:
+        # A bug of ours: still the API's error shape, never a bare "Internal Server Error" or a traceback.
+        return JSONResponse({"code": "INTERNAL_ERROR", "message": f"the server failed ({type(error).__name__}); "
+                                                                  "the server log has the details"},
+                            status_code=500)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:

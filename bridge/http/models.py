@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9]*$"
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"
-MAX_FAST_FORWARD_S = 7 * 86400  # one call advances at most 7 virtual days (the loop is busy meanwhile)
+MAX_FAST_FORWARD_S = 7 * 86400  # one call advances at most 7 virtual days (in slices: the API keeps answering)
 MAX_SPEED = 100_000.0
 
 
@@ -133,7 +133,8 @@ class ScheduleBody(_Body):
 # --- episodes and runs -------------------------------------------------------------------------------------
 
 class LoadEpisodesBody(_Body):
-    path: StrictStr = Field(min_length=1, description="a directory (or one file) of episode JSON on the server")
+    path: StrictStr = Field(min_length=1, max_length=1024, description="a directory (or one file) of episode JSON "
+                            "under the server's --episodes-root (relative to it, or absolute inside it)")
 
 
 class EpisodeSummary(BaseModel):
@@ -151,11 +152,14 @@ class LoadEpisodesOut(BaseModel):
 
 class RunAgentBody(_Body):
     name: Literal["oracle", "null", "replay", "react"]
-    base_url: StrictStr | None = Field(default=None, description="react: OpenAI-compatible base URL (…/v1)")
-    model: StrictStr | None = Field(default=None, description="react: the model name")
-    api_key_env: StrictStr | None = Field(default=None, description="react: environment variable holding the key")
+    base_url: StrictStr | None = Field(default=None, max_length=2048, description="react: OpenAI-compatible base "
+                                       "URL (…/v1), one the operator allowed with --allow-model-endpoint")
+    model: StrictStr | None = Field(default=None, max_length=200, description="react: the model name")
+    api_key_env: StrictStr | None = Field(default=None, max_length=200, description="react: environment variable "
+                                          "holding the key, one the operator allowed with --model-key-env")
     max_steps: int = Field(default=20, ge=1, le=200)
-    replay_from: StrictStr | None = Field(default=None, description="replay: a run directory or records.jsonl")
+    replay_from: StrictStr | None = Field(default=None, max_length=1024,
+                                         description="replay: a run directory or records.jsonl under the runs dir")
 
 
 class StartRunBody(_Body):

@@ -53,13 +53,15 @@ async def set_speed(request: Request, body: SpeedBody) -> dict[str, Any]:
 
 
 @clock_router.post("/fast-forward", response_model=FastForwardOut,
-                   summary="Advance virtual time now by a duration; every timer on the way runs")
+                   summary="Advance virtual time now by a duration; every timer on the way runs",
+                   description="Runs in short slices: the API answers other requests meanwhile, and /ws/events "
+                               "streams `fast_forward` progress events. One fast-forward at a time (409 otherwise).")
 async def fast_forward(request: Request, body: FastForwardBody) -> dict[str, Any]:
     context = ctx(request)
     pacer = context.pacer
     if pacer is not None and pacer.running:
         pacer.catch_up()
-    ran = context.fabric.advance(body.seconds)
+    ran = await context.fast_forward.run(body.seconds)  # in slices: other requests are answered meanwhile
     if pacer is not None and pacer.running:
         pacer.catch_up()  # re-anchor: the pacer goes on from the new time instead of waiting for the wall clock
     return {"clock": context.clock_changed(), "events_run": ran}

@@ -37,9 +37,9 @@ async def list_episodes(request: Request) -> list[dict[str, Any]]:
 
 
 @router.post("/episodes/load", response_model=LoadEpisodesOut,
-             summary="Load every episode of a directory (or one file) on the server")
+             summary="Load every episode of a directory (or one file) under the server's --episodes-root")
 async def load_episodes(request: Request, body: LoadEpisodesBody) -> dict[str, Any]:
-    loaded, problems = ctx(request).library.load(body.path)
+    loaded, problems = await ctx(request).library.load(body.path)
     return {"loaded": loaded, "problems": problems}
 
 
@@ -59,7 +59,7 @@ async def get_episode(request: Request, episode_id: EpisodeIdPath) -> dict[str, 
 @router.post("/runs", response_model=RunOut, status_code=202,
              summary="Run an agent over episodes in the background, each on a fresh fabric")
 async def start_run(request: Request, body: StartRunBody) -> dict[str, Any]:
-    return ctx(request).runs.start(body).to_dict()
+    return (await ctx(request).runs.start(body)).to_dict()
 
 
 @router.get("/runs", response_model=list[RunOut], summary="Live runs and the runs stored under the runs directory")

@@ -21,6 +21,7 @@ a persisted map keyed by (device id, device endpoint) hands new devices new numb
 from __future__ import annotations
 
 import hashlib
+import hmac
 import logging
 import secrets
 import threading
@@ -35,6 +36,7 @@ from bridge.matter.event_log import EventLog, Priority
 from bridge.matter.kv_store import KeyValueStore, MemoryStore
 from bridge.matter.values_tlv import encode_fields
 from clusters import ClusterError, ClusterServer, Endpoint, Status
+from clusters.base import EventPriority
 from clusters.basic_information import BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
 from clusters.descriptor import DescriptorServer
@@ -52,6 +54,7 @@ AGGREGATOR_ENDPOINT = 1
 FIRST_BRIDGED_ENDPOINT = 2
 MAX_ENDPOINT = 0xFFFE
 ENDPOINT_MAP_KEY = "bridge_endpoint_map"
+UNIQUE_ID_SECRET_KEY = "bridge_unique_id_secret"
 MAX_LABEL = 32
 MAX_FIXED_LABEL = 16
 
@@ -83,7 +86,8 @@ class FixedLabelServer(ClusterServer):
 
 def fabric_error_to_cluster(error: FabricError) -> ClusterError:
     status = error.status or _STATUS_BY_CODE.get(error.code, Status.FAILURE)
-    return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response)
+    return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response,
+                        cluster_status=error.cluster_status)
 
 
 def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
@@ -91,11 +95,17 @@ def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
     return tuple(FieldModel(f.Label, f.Tag, unwrap(f.Type)) for f in event_class.descriptor.Fields)
 
 
-def unique_id_for(device_id: str) -> str:
-    """BridgedDeviceBasicInformation.UniqueID (≤ 32 chars): the device id, or a stable hash of a long one."""
+def serial_number_for(device_id: str) -> str:
+    """BridgedDeviceBasicInformation.SerialNumber (≤ 32 chars): the device id, or a stable hash of a long one."""
     if len(device_id) <= MAX_LABEL:
         return device_id
     return "hf-" + hashlib.sha256(device_id.encode()).hexdigest()[: MAX_LABEL - 3]
+
+
+def unique_id_for(secret: bytes, device_id: str) -> str:
+    """BridgedDeviceBasicInformation.UniqueID: opaque, never the SerialNumber (Core §11.1.5.19), the same
+    across restarts (a keyed hash under the bridge's persisted secret), different on another bridge."""
+    return hmac.new(secret, device_id.encode(), hashlib.sha256).hexdigest()[:MAX_LABEL]
 
 
 @dataclass
@@ -162,6 +172,7 @@ class BridgeNode:
         self._listeners: list[ChangeListener] = []
         self._versions: dict[tuple[int, int], int] = {}
         self._endpoint_map = EndpointMap(self._store)
+        self._unique_id_secret = self._load_unique_id_secret()
         self._bridged_startup_events = bridged_startup_events
         self._root_runtime = root_runtime
 
@@ -170,7 +181,10 @@ class BridgeNode:
             roots.insert(0, DescriptorServer())
         self._root = Endpoint(0, [ROOT_NODE], roots)
         self._aggregator = Endpoint(AGGREGATOR_ENDPOINT, [AGGREGATOR], [DescriptorServer()])
+        self._event_forwarders: dict[tuple[int, int], Callable[[], None]] = {}
         for endpoint in (self._root, self._aggregator):
+            for server in endpoint.clusters.values():
+                self._forward_events(endpoint.endpoint_id, server)  # before attach: servers may emit then
             endpoint.attach(root_runtime)
             for server in endpoint.clusters.values():
                 server.add_listener(self._own_listener(endpoint.endpoint_id))
@@ -226,6 +240,8 @@ class BridgeNode:
         for server in own.values():
             server.attach(endpoint, None)  # type: ignore[arg-type]  # duck-typed Endpoint
             server.add_listener(self._own_listener(number))
+        for server in servers.values():
+            self._forward_events(number, server)
         return endpoint
 
     def _room_name(self, room_id: str) -> str:
@@ -234,8 +250,15 @@ class BridgeNode:
         except FabricError:
             return room_id
 
-    @staticmethod
-    def _bridged_info(device: Any) -> BridgedDeviceBasicInformationServer:
+    def _load_unique_id_secret(self) -> bytes:
+        saved = self._store.get(UNIQUE_ID_SECRET_KEY)
+        if isinstance(saved, str) and len(saved) == 64:
+            return bytes.fromhex(saved)
+        secret = secrets.token_bytes(32)
+        self._store.set(UNIQUE_ID_SECRET_KEY, secret.hex())
+        return secret
+
+    def _bridged_info(self, device: Any) -> BridgedDeviceBasicInformationServer:
         info = device.find(0, "BasicInformation")
 
         def value(name: str, default: Any) -> Any:
@@ -245,8 +268,9 @@ class BridgeNode:
         return BridgedDeviceBasicInformationServer(
             vendor_name=value("VendorName", "HomeFabric"), vendor_id=value("VendorID", 0xFFF1),
             product_name=value("ProductName", device.device_type)[:MAX_LABEL], product_id=value("ProductID", 0x8000),
-            node_label=label, serial_number=value("SerialNumber", device.device_id)[:MAX_LABEL],
-            unique_id=unique_id_for(device.device_id), software_version=value("SoftwareVersion", 1),
+            node_label=label, serial_number=serial_number_for(device.device_id),
+            unique_id=unique_id_for(self._unique_id_secret, device.device_id),
+            software_version=value("SoftwareVersion", 1),
             software_version_string=value("SoftwareVersionString", "1.0.0"), reachable=True)
 
     def refresh(self) -> None:
@@ -262,6 +286,9 @@ class BridgeNode:
 
     def close(self) -> None:
         self._unsubscribe_fabric()
+        for stop in self._event_forwarders.values():
+            stop()
+        self._event_forwarders.clear()
 
     _descriptor_id = Objects.Descriptor.id
 
@@ -270,30 +297,37 @@ class BridgeNode:
     def events(self) -> EventLog:
         return self._events
 
+    def _forward_events(self, number: int, server: ClusterServer) -> None:
+        """Log the events ``server`` emits as events of bridge endpoint ``number`` (once per server)."""
+        key = (number, id(server))
+        if key in self._event_forwarders:
+            return
+
+        def forward(source: ClusterServer, name: str, fields: dict[str, Any], priority: EventPriority) -> None:
+            event_id = getattr(source.model.chip_class.Events, name).event_id
+            payload = encode_fields(event_fields(source.cluster_name, name), fields)
+            fabric_index = fields.get("fabricIndex")
+            self._events.emit(number, source.cluster_id, event_id, Priority(int(priority)), payload,
+                              fabric_index=int(fabric_index) if fabric_index else None)
+
+        self._event_forwarders[key] = server.add_event_listener(forward)
+
     def _emit_startup_events(self) -> None:
         info = self._root.find("BasicInformation")
-        version = info.read("SoftwareVersion") if info is not None and info.has_attribute("SoftwareVersion") else 1
-        payload = encode_fields(event_fields("BasicInformation", "StartUp"), {"softwareVersion": version})
-        self._events.emit(0, BASIC_INFORMATION_ID, 0, Priority.CRITICAL, payload)
+        if info is not None:
+            info.emit_event("StartUp", {"softwareVersion": info.read("SoftwareVersion")}, EventPriority.CRITICAL)
         if self._bridged_startup_events:
             for number in sorted(self._bridged):
                 self._emit_bridged_startup(number)
 
     def _emit_bridged_startup(self, number: int) -> None:
         info = self._bridged[number].clusters.get("BridgedDeviceBasicInformation")
-        if info is None:
-            return
-        payload = encode_fields(event_fields("BridgedDeviceBasicInformation", "StartUp"),
-                                {"softwareVersion": info.read("SoftwareVersion")})
-        self._events.emit(number, BRIDGED_INFO_ID, 0, Priority.CRITICAL, payload)
+        if info is not None:
+            info.emit_event("StartUp", {"softwareVersion": info.read("SoftwareVersion")}, EventPriority.CRITICAL)
 
     # ------------------------------------------------------------------------------ changes
     def _own_listener(self, endpoint: int) -> Callable[[ClusterServer, str, Any, Any], None]:
         def listener(server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
-            if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "Reachable":
-                payload = encode_fields(event_fields("BridgedDeviceBasicInformation", "ReachableChanged"),
-                                        {"reachableNewValue": bool(new)})
-                self._events.emit(endpoint, BRIDGED_INFO_ID, 3, Priority.INFO, payload)
             self._changed(endpoint, server.cluster_id, attribute)
 
         return listener
@@ -393,6 +427,10 @@ class BridgeNode:
         target = self._device_target(endpoint, server)
         if target is None:
             server.write(attribute, value)
+            bridged = self._bridged.get(endpoint)
+            if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "NodeLabel" \
+                    and bridged is not None:
+                self.fabric.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
         try:
             self.fabric.write(target[0], target[1], server.cluster_name, attribute, value)

@@ -8,6 +8,7 @@ that vanish mid-way, independent of the emulated home's virtual clock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -19,6 +20,7 @@ from bridge.matter.crypto import PrivateKey
 from bridge.matter.fabric_table import FabricTable
 from bridge.matter.handshake import PaseVerifier
 from bridge.matter.spake2p import compute_verifier
+from clusters.status import ClusterError
 
 __all__ = ["CommissioningWindow", "FailSafe", "WindowKind"]
 
@@ -162,9 +164,11 @@ class FailSafe:
                 self.expire()
             return
         if not self.armed:
+            snapshot = self.table.snapshot()
+            self.table.arm_rollback(snapshot)  # on disk first: a restart from here on rolls back (§11.10.7.2)
             self.armed = True
             self.fabric_index = accessing_fabric
-            self._snapshot = self.table.snapshot()
+            self._snapshot = snapshot
             self._first_armed = time.monotonic()
         remaining_cap = MAX_CUMULATIVE_FAILSAFE_S - (time.monotonic() - self._first_armed)
         delay = max(0.0, min(float(seconds), remaining_cap))
@@ -184,11 +188,15 @@ class FailSafe:
         self._reset()
         if snapshot is not None and snapshot != self.table.snapshot():
             self.table.restore(snapshot)
+        elif self.table.pending_rollback is not None:
+            with contextlib.suppress(ClusterError):  # not stored: the next start rolls back to the same state
+                self.table.arm_rollback(None)
         for listener in list(self.on_rollback):
             listener()
 
     def commit(self) -> None:
-        """CommissioningComplete: keep the changes, disarm."""
+        """CommissioningComplete: keep the changes, disarm (the rollback point is cleared on disk first)."""
+        self.table.arm_rollback(None)
         self._reset()
         for listener in list(self.on_disarm):
             listener()

@@ -36,6 +36,7 @@ class EventRecord:
     priority: int
     epoch_ms: int
     payload: bytes  # the event's fields as one anonymous TLV structure
+    fabric_index: int | None = None  # a fabric-scoped event: only that fabric may read it (§7.14.2.4)
 
     def matches(self, path: EventPath) -> bool:
         return ((path.endpoint is None or path.endpoint == self.endpoint)
@@ -69,12 +70,13 @@ class EventLog:
         """The number of the newest event (one below the next number)."""
         return self._next - 1
 
-    def emit(self, endpoint: int, cluster_id: int, event_id: int, priority: int, payload: bytes) -> EventRecord:
+    def emit(self, endpoint: int, cluster_id: int, event_id: int, priority: int, payload: bytes, *,
+             fabric_index: int | None = None) -> EventRecord:
         with self._lock:
             if self._next >= self._reserved:
                 self._reserve()
             record = EventRecord(self._next, endpoint, cluster_id, event_id, int(priority),
-                                 int(self._wall_clock() * 1000), payload)
+                                 int(self._wall_clock() * 1000), payload, fabric_index)
             self._next += 1
             self._records.append(record)
             listeners = list(self._listeners)

@@ -8,6 +8,7 @@ with chip lowerCamel labels, octet strings as hex text), so the root clusters ca
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,8 +17,11 @@ from bridge.matter.case import CaseFabric
 from bridge.matter.crypto import load_private_key
 from bridge.matter.fabric_keys import compressed_fabric_id, operational_group_key
 from bridge.matter.persistence import StateStore
+from clusters.status import ClusterError, Status
 
 __all__ = ["MAX_FABRICS", "FabricRecord", "FabricTable"]
+
+log = logging.getLogger(__name__)
 
 MAX_FABRICS = 5  # SupportedFabrics
 MAX_ACL_ENTRIES_PER_FABRIC = 4
@@ -74,21 +78,37 @@ class FabricRecord:
 
 
 class FabricTable:
-    """In-memory table backed by the ``fabrics`` document; ``save()`` after every committed change."""
+    """In-memory table backed by the ``fabrics`` document; ``save()`` after every committed change.
+
+    The document also carries the armed fail-safe's rollback point (``failsafe_rollback``): a node that
+    stops while a fail-safe is armed — even by kill -9 — rolls back on the next start exactly as an expiry
+    would (Core §11.10.7.2), so a half-commissioned fabric never survives a restart. A save that fails (a full
+    disk) puts the in-memory table back to what is on disk before the error reaches the command, so memory
+    never holds a fabric the disk does not.
+    """
 
     def __init__(self, store: StateStore) -> None:
         self.store = store
+        self.listeners: list[Callable[[], None]] = []  # told after every change (mDNS, reports)
         doc = store.load("fabrics", {}) or {}
+        self._set_state(doc)
+        self.pending_rollback: dict[str, Any] | None = None
+        self._persisted = self._document()
+        rollback = doc.get("failsafe_rollback")
+        if rollback is not None:
+            log.warning("the node stopped while a fail-safe was armed: rolling back as on expiry (Core §11.10.7.2)")
+            self.restore(rollback)
+
+    def _set_state(self, doc: dict[str, Any]) -> None:
         self.fabrics: dict[int, FabricRecord] = {
             int(r["fabric_index"]): FabricRecord(**r) for r in doc.get("fabrics", [])
         }
-        self.acl: list[dict[str, Any]] = list(doc.get("acl", []))
+        self.acl: list[dict[str, Any]] = copy.deepcopy(list(doc.get("acl", [])))
         self.group_key_sets: dict[int, list[dict[str, Any]]] = {
-            int(k): v for k, v in (doc.get("group_key_sets") or {}).items()
+            int(k): copy.deepcopy(v) for k, v in (doc.get("group_key_sets") or {}).items()
         }
-        self.group_key_map: list[dict[str, Any]] = list(doc.get("group_key_map", []))
+        self.group_key_map: list[dict[str, Any]] = copy.deepcopy(list(doc.get("group_key_map", [])))
         self.next_index = int(doc.get("next_index", 1))
-        self.listeners: list[Callable[[], None]] = []  # told after every change (mDNS, reports)
 
     # ------------------------------------------------------------------------------ persistence
     def snapshot(self) -> dict[str, Any]:
@@ -102,17 +122,49 @@ class FabricTable:
             }
         )
 
+    def _document(self) -> dict[str, Any]:
+        doc = self.snapshot()
+        if self.pending_rollback is not None:
+            doc["failsafe_rollback"] = copy.deepcopy(self.pending_rollback)
+        return doc
+
     def restore(self, snapshot: dict[str, Any]) -> None:
-        """Back to an earlier :meth:`snapshot` (fail-safe rollback)."""
-        self.fabrics = {int(r["fabric_index"]): FabricRecord(**r) for r in snapshot["fabrics"]}
-        self.acl = copy.deepcopy(snapshot["acl"])
-        self.group_key_sets = {int(k): copy.deepcopy(v) for k, v in snapshot["group_key_sets"].items()}
-        self.group_key_map = copy.deepcopy(snapshot["group_key_map"])
-        self.next_index = snapshot["next_index"]
-        self.save()
+        """Back to an earlier :meth:`snapshot` (fail-safe rollback); the fail-safe's rollback point goes too.
+
+        The rollback happens in memory even when it cannot be written: the document on disk then still holds
+        the rollback point, so the next start rolls back too."""
+        self._set_state(snapshot)
+        self.pending_rollback = None
+        try:
+            self.save()
+        except ClusterError:
+            self._set_state(snapshot)
+            self.pending_rollback = None
+            log.error("the fail-safe rollback could not be stored: the next start rolls back from disk")
+
+    def arm_rollback(self, snapshot: dict[str, Any] | None) -> None:
+        """Persist (or, with None, clear) the armed fail-safe's rollback point; refused as a whole on failure."""
+        previous = self.pending_rollback
+        self.pending_rollback = snapshot
+        try:
+            self.save()
+        except ClusterError:
+            self.pending_rollback = previous
+            raise
 
     def save(self) -> None:
-        self.store.save("fabrics", self.snapshot())
+        document = self._document()
+        try:
+            self.store.save("fabrics", document)
+        except OSError as error:
+            # Memory goes back to what the disk holds: a command must not succeed in memory only.
+            persisted = self._persisted
+            self._set_state(persisted)
+            self.pending_rollback = persisted.get("failsafe_rollback")
+            log.error("could not write the fabric table (%s): the change is undone", error.strerror or error)
+            raise ClusterError(Status.FAILURE, f"the fabric table could not be stored ({error.strerror or error}); "
+                                               "nothing was changed") from None
+        self._persisted = document
         for listener in list(self.listeners):
             listener()
 

@@ -79,7 +79,8 @@ class HandshakeServer:
     async def _pase(self, exchange: Exchange, payload: bytes) -> None:
         verifier = self.pase_verifier()
         if verifier is None:
-            log.info("PBKDFParamRequest ignored: no commissioning window is open")
+            self.manager.refusals.refused(log, logging.INFO, "PASE without a window",
+                                          "PBKDFParamRequest ignored: no commissioning window is open")
             return
         local_id = self.manager.allocate_session_id()
         responder = PaseResponder(
@@ -97,13 +98,13 @@ class HandshakeServer:
                                            Opcode.PASE_PAKE3)
             status = responder.handle_pake3(pake3)
         except PaseError as exc:
-            log.warning("PASE failed: %s", exc)
+            self.manager.refusals.refused(log, logging.WARNING, "PASE failed", "PASE failed: %s", exc)
             self.on_pase_failure()
             await self._report_failure(exchange, exc.status_report)
             return
         except (_PeerAborted, ExchangeClosed) as exc:
             # A commissioner with the wrong passcode notices at Pake2 and aborts: that is a failed attempt too.
-            log.info("PASE abandoned: %s", exc)
+            self.manager.refusals.refused(log, logging.INFO, "PASE abandoned", "PASE abandoned: %s", exc)
             self.on_pase_failure()
             return
         result = responder.result
@@ -135,11 +136,11 @@ class HandshakeServer:
             sigma3 = await self._round_trip(exchange, Opcode.CASE_SIGMA2, sigma2, Opcode.CASE_SIGMA3)
             status = responder.handle_sigma3(sigma3)
         except CaseError as exc:
-            log.warning("CASE failed: %s", exc)
+            self.manager.refusals.refused(log, logging.WARNING, "CASE failed", "CASE failed: %s", exc)
             await self._report_failure(exchange, exc.status_report)
             return
         except (_PeerAborted, ExchangeClosed) as exc:
-            log.info("CASE abandoned: %s", exc)
+            self.manager.refusals.refused(log, logging.INFO, "CASE abandoned", "CASE abandoned: %s", exc)
             return
         result = responder.result
         assert result is not None

@@ -28,7 +28,7 @@ from bridge.matter.context import RequestContext, current_request
 from bridge.matter.data_model import AccessChecker, DataModel, Privilege
 from bridge.matter.event_log import EventRecord
 from bridge.matter.exchange_api import ExchangeClosed, IMExchange
-from bridge.matter.privileges import invoke_privilege, read_privilege, write_privilege
+from bridge.matter.privileges import event_privilege, invoke_privilege, read_privilege, write_privilege
 from bridge.matter.report_chunker import (
     ListReport,
     ReportItem,
@@ -95,6 +95,10 @@ class _RequestAccess:
         self._checker = checker
         self._ctx = ctx
         self._cache: dict[tuple[int, int, str], bool] = {}
+
+    @property
+    def fabric_index(self) -> int | None:
+        return self._ctx.fabric_index
 
     def allowed(self, endpoint: int, cluster_id: int, privilege: Privilege) -> bool:
         key = (endpoint, cluster_id, privilege)
@@ -303,7 +307,9 @@ class InteractionModel:
                 out.append(self._event_status(path, Status.UNSUPPORTED_ACCESS))
         last = 0
         for record in self.node.events.query(paths, event_min):
-            if not access.allowed(record.endpoint, record.cluster_id, "view"):
+            if record.fabric_index is not None and record.fabric_index != access.fabric_index:
+                continue  # a fabric-scoped event of another fabric
+            if not access.allowed(record.endpoint, record.cluster_id, event_privilege(record.cluster_id)):
                 continue
             out.append(self._event_report(record))
             last = max(last, record.number)
@@ -422,6 +428,13 @@ class InteractionModel:
         """The runtime calls this when a session dies: its subscriptions end now."""
         for sub in list(self._subscriptions.values()):
             if sub.session is session:
+                self._drop(sub)
+
+    def drop_fabric(self, fabric_index: int) -> None:
+        """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
+        for sub in list(self._subscriptions.values()):
+            if sub.ctx.fabric_index == fabric_index:
+                log.info("subscription 0x%08x ended: fabric %d removed", sub.subscription_id, fabric_index)
                 self._drop(sub)
 
     async def close(self) -> None:
@@ -609,8 +622,8 @@ class InteractionModel:
         assert endpoint is not None and cluster_id is not None and attr_id is not None
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
-        def status(code: int) -> im.AttributeStatus:
-            return im.AttributeStatus(reply_path, int(code))
+        def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
+            return im.AttributeStatus(reply_path, int(code), cluster_status)
 
         if endpoint not in self.node.endpoints():
             return status(Status.UNSUPPORTED_ENDPOINT)
@@ -640,7 +653,7 @@ class InteractionModel:
                 value = decode_value(item.data, info, name, fabric_index=ctx.fabric_index)
             self.node.write(endpoint, cluster_id, name, value)
         except ClusterError as error:
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("write to %d/0x%04x/0x%04x failed", endpoint, cluster_id, attr_id)
             return status(Status.FAILURE)
@@ -668,8 +681,8 @@ class InteractionModel:
                     timed: bool) -> im.CommandData | im.CommandStatus:
         path = command.path
 
-        def status(code: int) -> im.CommandStatus:
-            return im.CommandStatus(path, int(code), ref=command.ref)
+        def status(code: int, cluster_status: int | None = None) -> im.CommandStatus:
+            return im.CommandStatus(path, int(code), cluster_status, ref=command.ref)
 
         if path.endpoint is None:
             return status(Status.INVALID_ACTION)  # wildcard invokes are group-only
@@ -694,7 +707,7 @@ class InteractionModel:
             if error.response is not None:  # an in-band failure: the response payload, IM status SUCCESS
                 return self._command_response(server, name, path, error.response, command.ref) or status(
                     Status.FAILURE)
-            return status(error.status)
+            return status(error.status, error.cluster_status)
         except Exception:
             log.exception("invoke %d/0x%04x/0x%02x failed", path.endpoint, path.cluster, path.command)
             return status(Status.FAILURE)

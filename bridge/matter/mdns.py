@@ -104,22 +104,29 @@ def interface_addresses(interfaces: Iterable[str] | None) -> list[str]:
 
 
 def _alias_subtypes(zc: AsyncZeroconf, info: ServiceInfo, subtypes: list[str]) -> None:
+    # The index maps a type to its instances: a list of keys up to zeroconf 0.14x, a {key: ServiceInfo} dict
+    # since (0.154 here); the alias copies whatever the main type's entry for this instance is.
     types = zc.zeroconf.registry.types
-    if not isinstance(types, dict):
+    main = types.get(info.type.lower()) if isinstance(types, dict) else None
+    if not isinstance(main, list | dict) or info.key not in main:
         raise RuntimeError("python-zeroconf registry layout changed: cannot publish DNS-SD subtypes")
     for subtype in subtypes:
-        keys = types.setdefault(f"{subtype}._sub.{info.type}".lower(), [])
-        if info.key not in keys:
-            keys.append(info.key)
+        bucket = types.setdefault(f"{subtype}._sub.{info.type}".lower(), type(main)())
+        if isinstance(bucket, dict):
+            bucket[info.key] = main[info.key]
+        elif info.key not in bucket:
+            bucket.append(info.key)
 
 
 def _unalias_subtypes(zc: AsyncZeroconf, info: ServiceInfo, subtypes: list[str]) -> None:
     types = zc.zeroconf.registry.types
     for subtype in subtypes:
         name = f"{subtype}._sub.{info.type}".lower()
-        keys = types.get(name)
-        if keys and info.key in keys:
-            keys.remove(info.key)
+        bucket = types.get(name)
+        if isinstance(bucket, dict):
+            bucket.pop(info.key, None)
+        elif bucket and info.key in bucket:
+            bucket.remove(info.key)
         if name in types and not types[name]:
             del types[name]
 

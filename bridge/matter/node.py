@@ -72,7 +72,8 @@ class MatterNode:
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
         self.services = RootServices(self.state, self.table, self.failsafe, self.window, self.credentials,
                                      vendor_id, product_id)
-        self.root_clusters: list[ClusterServer] = root_clusters(self.services, basic_information=basic_information)
+        self.root_clusters: list[ClusterServer] = root_clusters(self.services, basic_information=basic_information,
+                                                                interfaces=interfaces)
         self.data_model = data_model(self.root_clusters) if callable(data_model) and not _is_data_model(
             data_model) else data_model
         device_types = getattr(self.data_model, "device_types", None)
@@ -99,6 +100,9 @@ class MatterNode:
         drop_session = getattr(self.interaction, "drop_session", None)
         if drop_session is not None:  # a dead session's subscriptions end at once, not at their next report
             self.sessions.on_session_closed.append(drop_session)
+        drop_fabric = getattr(self.interaction, "drop_fabric", None)
+        if drop_fabric is not None:
+            self.services.on_fabric_removed.append(drop_fabric)
         handshake = HandshakeServer(
             self.sessions,
             pase_verifier=self.window.current_verifier,

@@ -23,10 +23,27 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PersistentCounter", "StateStore"]
+__all__ = ["CorruptStateError", "PersistentCounter", "StateStore"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 DEFAULT_COUNTER_WINDOW = 1000
+
+
+class CorruptStateError(ValueError):
+    """A state document that is not JSON any more (a disk error, a hand edit); names the file and the fix."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: corrupt state file ({reason[:120]}); restore it from a backup, or delete it "
+                         f"to reset what it holds{_RESET_NOTES.get(path.stem, '')}")
+
+
+_RESET_NOTES = {
+    "fabrics": " (the node then forgets its fabrics and must be commissioned again)",
+    "attestation": " (new device attestation keys are made)",
+    "counters": " (counters restart; controllers may need to re-establish sessions)",
+    "endpoint_map": " (bridged devices may get new endpoint numbers)",
+}
 
 
 class StateStore:
@@ -46,9 +63,11 @@ class StateStore:
     def load(self, name: str, default: Any = None) -> Any:
         path = self._path(name)
         try:
-            return json.loads(path.read_text())
+            return json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return default
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise CorruptStateError(path, str(error)) from None
 
     def save(self, name: str, value: Any) -> None:
         self.write_bytes(self._path(name).name, json.dumps(value, indent=1, sort_keys=True).encode())

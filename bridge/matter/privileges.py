@@ -12,6 +12,7 @@ ACCESS_CONTROL, GENERAL_COMMISSIONING, NETWORK_COMMISSIONING = 0x001F, 0x0030, 0
 ADMINISTRATOR_COMMISSIONING, OPERATIONAL_CREDENTIALS, GROUP_KEY_MANAGEMENT = 0x003C, 0x003E, 0x003F
 TIME_SYNCHRONIZATION, BASIC_INFORMATION, BRIDGED_DEVICE_BASIC_INFORMATION = 0x0038, 0x0028, 0x0039
 IDENTIFY, GROUPS, THERMOSTAT = 0x0003, 0x0004, 0x0201
+GENERAL_DIAGNOSTICS = 0x0033
 
 _ADMIN_CLUSTERS = frozenset({ACCESS_CONTROL, GENERAL_COMMISSIONING, NETWORK_COMMISSIONING, ADMINISTRATOR_COMMISSIONING,
                              OPERATIONAL_CREDENTIALS, GROUP_KEY_MANAGEMENT, TIME_SYNCHRONIZATION})
@@ -33,6 +34,14 @@ _WRITE: dict[tuple[int, int], Privilege] = {
 }
 
 _INVOKE_MANAGE = frozenset({IDENTIFY, GROUPS})
+_INVOKE_COMMAND: dict[tuple[int, int], Privilege] = {
+    (GENERAL_DIAGNOSTICS, 0x00): "manage",  # TestEventTrigger
+}
+
+
+def event_privilege(cluster_id: int) -> Privilege:
+    """AccessControl's events need Administer (spec §9.10.7); every other event View."""
+    return "administer" if cluster_id == ACCESS_CONTROL else "view"
 
 
 def read_privilege(cluster_id: int, attribute_id: int) -> Privilege:
@@ -48,4 +57,6 @@ def write_privilege(cluster_id: int, attribute_id: int) -> Privilege:
 def invoke_privilege(cluster_id: int, command_id: int) -> Privilege:
     if cluster_id in _ADMIN_CLUSTERS:
         return "administer"
+    if (cluster_id, command_id) in _INVOKE_COMMAND:
+        return _INVOKE_COMMAND[(cluster_id, command_id)]
     return "manage" if cluster_id in _INVOKE_MANAGE else "operate"

@@ -39,6 +39,7 @@ from bridge.matter.message import (
 )
 from bridge.matter.message_security import decrypt_message, encrypt_message
 from bridge.matter.mrp import MrpTiming
+from bridge.matter.refusal_log import RefusalLog
 from bridge.matter.secure_channel import GeneralCode, Opcode, SecureChannelStatus, SessionParameters, StatusReport
 
 __all__ = ["SecureSession", "Session", "SessionManager", "UnsecuredSession"]
@@ -190,6 +191,7 @@ class SessionManager:
     unsecured: OrderedDict[tuple[Any, int], UnsecuredSession] = field(default_factory=OrderedDict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     on_session_closed: list[Callable[[SecureSession], None]] = field(default_factory=list)
+    refusals: RefusalLog = field(default_factory=RefusalLog)  # rate-limited log lines + counters of refusals
     _exchange_id: int = field(default_factory=lambda: secrets.randbits(16))
 
     # ------------------------------------------------------------------------------ ids
@@ -257,9 +259,11 @@ class SessionManager:
         try:
             self._receive(bytes(data), address)
         except (MessageError, CryptoError) as exc:
-            log.debug("dropped datagram from %s: %s", address, exc)
+            self.refusals.refused(log, logging.DEBUG, "undecodable datagram", "dropped datagram from %s: %s",
+                                  address, exc)
         except Exception:  # a malformed datagram must never take the node down
-            log.exception("dropped datagram from %s", address)
+            self.refusals.refused(log, logging.ERROR, "datagram handling failed", "dropped datagram from %s",
+                                  address, exc_info=True)
 
     def _receive(self, data: bytes, address: Address) -> None:
         header, offset = MessageHeader.decode(data)
@@ -325,8 +329,9 @@ class SessionManager:
         else:
             handler = None  # e.g. IM on the unsecured session: refused (acked, not dispatched)
             if protocol.protocol_id == ProtocolId.INTERACTION_MODEL:
-                log.warning("refused IM opcode 0x%02x on an unsecured session from %s", protocol.opcode,
-                            session.peer_address)
+                self.refusals.refused(log, logging.WARNING, "IM on an unsecured session",
+                                      "refused IM opcode 0x%02x on an unsecured session from %s", protocol.opcode,
+                                      session.peer_address)
         if handler is None:
             exchange.flush_ack()
             exchange.closed = True

@@ -94,7 +94,8 @@ DEVICE_TYPES = (
         endpoints=(
             endpoint(1, [HEAT_PUMP, POWER_SOURCE], cluster("Identify", IdentifyType=0),
                      cluster("PowerSource", "Wired", options={"description": "AC Grid Connection", "order": 0,
-                                                              "status": "Standby"})),
+                                                              "status": "Standby"},
+                             WiredAssessedInputVoltage=220000)),  # SimuHome's heat pump reports its mains
             _electrical_endpoint(2, HEAT_PUMP_POWER),
             endpoint(3, DEVICE_ENERGY_MANAGEMENT,
                      cluster("DeviceEnergyManagement", "PowerAdjustment", options=HEAT_PUMP_ESA)),

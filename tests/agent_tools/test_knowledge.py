@@ -38,7 +38,9 @@ def test_dishwasher_start_finds_the_dishwasher_and_its_power_rule() -> None:
 
 
 def test_docs_carry_ranges_enums_and_aliases() -> None:
-    text = search_text("Thermostat SystemMode enum Cool Heat", 3)
+    # Asks for the cluster's attribute: device-type chunks that mention SystemMode in prose rank close to the
+    # cluster chunk for a bare "Thermostat SystemMode", and their order shifts whenever the catalogue grows.
+    text = search_text("Thermostat cluster SystemMode enum Cool Heat", 3)
     assert "Thermostat.SystemMode: enum SystemModeEnum (Off=0, Auto=1, Cool=3, Heat=4" in text
     setpoints = search("cooling setpoint range", 1)[0].text
     assert "Thermostat.OccupiedCoolingSetpoint: int, writable, range 1600..3200" in setpoints

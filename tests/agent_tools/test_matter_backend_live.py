@@ -26,9 +26,10 @@ from unittest import mock
 
 import pytest
 
-from tests.matter_bridge.live_env import LiveBridge, inside_namespace, live_skip_reason, manual_code
+from tests.matter_bridge.live_env import LiveBridge, inside_namespace, manual_code
+from tests.requirements import LIVE_CONTROLLER
 
-pytestmark = pytest.mark.skipif(live_skip_reason() is not None, reason=live_skip_reason() or "")
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER)
 
 SPEED = 1  # real time: room states and sensors move little during the run
 QT1_COUNT, QT3_CANDIDATES, QT3_COUNT = 4, 12, 4

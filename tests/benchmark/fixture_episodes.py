@@ -1,4 +1,7 @@
-"""Hand-built SimuHome-format episodes, one or more of each of the 12 kinds (values invented from the facts §5).
+"""SimuHome-format episodes, one or more of each of the 12 kinds. The homes carry SimuHome's published value
+shapes: every device starts from an inventory-built attribute set (``emulator.simuhome.samples``: every path
+and shape of SimuHome's 600 published homes) and only its state values (power, levels, setpoints, a cycle
+under way) are set here for the goals; queries and goals are written from the facts §5.
 
 ``python -m tests.benchmark.fixture_episodes`` rewrites ``tests/benchmark/episodes/``; a test checks the files
 still equal what this module builds.
@@ -11,14 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from emulator.simuhome.samples import device_attributes
+
 BASE_TIME = "2025-08-23 14:00:00"
 EPISODE_DIR = Path(__file__).parent / "episodes"
-OPERATIONAL_STATES = [{"operational_state_id": i} for i in range(4)]
-
-
-def _modes(*labels: str) -> list[dict[str, Any]]:
-    return [{"label": label, "mode": i, "ModeTags": []} for i, label in enumerate(labels)]
-
 
 def _channel(major: int, name: str) -> dict[str, Any]:
     return {"MajorNumber": major, "MinorNumber": 0, "Name": name, "CallSign": name, "AffiliateCallSign": name[:3],
@@ -31,7 +30,7 @@ def home() -> dict[str, Any]:
         "base_time": BASE_TIME,
         "rooms": {
             "living_room": {
-                "state": {"temperature": 2650, "humidity": 4800, "illuminance": 420.5, "pm10": 38.2},
+                "state": {"temperature": 2650.0, "humidity": 4800.0, "illuminance": 420.5, "pm10": 38.2},
                 "devices": [
                     {"device_id": "living_room_on_off_light_1", "device_type": "on_off_light",
                      "attributes": {"1.OnOff.OnOff": False}},
@@ -54,7 +53,7 @@ def home() -> dict[str, Any]:
                 ],
             },
             "kitchen": {
-                "state": {"temperature": 2841, "humidity": 5210, "illuminance": 610.0, "pm10": 52.4},
+                "state": {"temperature": 2841.0, "humidity": 5210.0, "illuminance": 610.0, "pm10": 52.4},
                 "devices": [
                     {"device_id": "kitchen_on_off_light_1", "device_type": "on_off_light",
                      "attributes": {"1.OnOff.OnOff": False}},
@@ -65,12 +64,8 @@ def home() -> dict[str, Any]:
                     {"device_id": "kitchen_dishwasher_1", "device_type": "dishwasher",
                      "attributes": {
                          "1.OnOff.OnOff": True,
-                         "1.OperationalState.PhaseList": ["Pre-wash", "Main wash", "Rinse", "Dry", "Complete"],
                          "1.OperationalState.CurrentPhase": 2, "1.OperationalState.CountdownTime": 1180,
-                         "1.OperationalState.OperationalStateList": OPERATIONAL_STATES,
                          "1.OperationalState.OperationalState": 1,
-                         "1.DishwasherMode.SupportedModes": _modes("Normal", "Heavy Duty", "Light Wash",
-                                                                   "Quick Wash", "Low Energy", "Silent"),
                          "1.DishwasherMode.CurrentMode": 3}},
                     {"device_id": "kitchen_freezer_1", "device_type": "freezer",
                      "attributes": {"1.TemperatureControl.TemperatureSetpoint": -1800}},
@@ -79,7 +74,7 @@ def home() -> dict[str, Any]:
                 ],
             },
             "bathroom": {
-                "state": {"temperature": 2590, "humidity": 6830, "illuminance": 300.0, "pm10": 61.7},
+                "state": {"temperature": 2590.0, "humidity": 6830.0, "illuminance": 300.0, "pm10": 61.7},
                 "devices": [
                     {"device_id": "bathroom_on_off_light_1", "device_type": "on_off_light",
                      "attributes": {"1.OnOff.OnOff": False}},
@@ -90,21 +85,16 @@ def home() -> dict[str, Any]:
                     {"device_id": "bathroom_laundry_washer_1", "device_type": "laundry_washer",
                      "attributes": {
                          "1.OnOff.OnOff": True,
-                         "1.OperationalState.PhaseList": ["Pre-wash", "Main wash", "Rinse", "Spin", "Complete"],
                          "1.OperationalState.CurrentPhase": 1, "1.OperationalState.CountdownTime": 2410,
-                         "1.OperationalState.OperationalStateList": OPERATIONAL_STATES,
                          "1.OperationalState.OperationalState": 1,
-                         "1.LaundryWasherMode.SupportedModes": _modes("Normal", "Delicate", "Heavy", "Whites",
-                                                                      "Quick Normal", "Heavy Whites"),
                          "1.LaundryWasherMode.CurrentMode": 0}},
                     {"device_id": "bathroom_laundry_dryer_1", "device_type": "laundry_dryer",
                      "attributes": {"1.OnOff.OnOff": False, "1.OperationalState.OperationalState": 0,
-                                    "1.LaundryDryerControls.SupportedDrynessLevels": [0, 1, 2, 3],
                                     "1.LaundryDryerControls.SelectedDrynessLevel": 1}},
                 ],
             },
             "utility_room": {
-                "state": {"temperature": 2480, "humidity": 5530, "illuminance": 250.0, "pm10": 44.0},
+                "state": {"temperature": 2480.0, "humidity": 5530.0, "illuminance": 250.0, "pm10": 44.0},
                 "devices": [
                     {"device_id": "utility_room_on_off_light_1", "device_type": "on_off_light",
                      "attributes": {"1.OnOff.OnOff": True}},
@@ -116,7 +106,7 @@ def home() -> dict[str, Any]:
                 ],
             },
             "office": {
-                "state": {"temperature": 2700, "humidity": 4500, "illuminance": 180.0, "pm10": 72.3},
+                "state": {"temperature": 2700.0, "humidity": 4500.0, "illuminance": 180.0, "pm10": 72.3},
                 "devices": [
                     {"device_id": "office_on_off_light_1", "device_type": "on_off_light",
                      "attributes": {"1.OnOff.OnOff": False}},
@@ -128,10 +118,18 @@ def home() -> dict[str, Any]:
     }
 
 
+def _with_inventory_shapes(config: dict[str, Any]) -> dict[str, Any]:
+    """Every device: its type's inventory-built attributes (variant 0), then the state values set above."""
+    for room in config["rooms"].values():
+        for device in room["devices"]:
+            device["attributes"] = {**device_attributes(device["device_type"], 0), **device["attributes"]}
+    return config
+
+
 def _episode(qt: str, case: str, seed: int, query: str, location: str, required: list[dict[str, Any]],
              goals: list[dict[str, Any]], meta: dict[str, Any] | None = None, *, remove: tuple[str, ...] = (),
              conflict: dict[str, Any] | None = None) -> dict[str, Any]:
-    config = home()
+    config = _with_inventory_shapes(home())
     for room in config["rooms"].values():
         room["devices"] = [d for d in room["devices"] if d["device_id"] not in remove]
     episode: dict[str, Any] = {

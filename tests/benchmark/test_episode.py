@@ -16,6 +16,7 @@ from benchmark.episode import (
     load_episodes,
     parse_episode,
 )
+from emulator.simuhome.shapes import shape_disagreements, shared_paths
 from tests.benchmark.fixture_episodes import EPISODE_DIR, build_all
 
 
@@ -23,6 +24,13 @@ def test_fixture_files_match_their_builder():
     built = build_all()
     on_disk = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in EPISODE_DIR.glob("*.json")}
     assert on_disk == built
+
+
+def test_fixture_homes_carry_simuhome_published_shapes():
+    for episode_id, episode in build_all().items():
+        home = episode["initial_home_config"]
+        assert shape_disagreements(home) == [], episode_id
+        assert shared_paths(home) > 200
 
 
 def test_every_kind_loads_with_its_goal_shapes():

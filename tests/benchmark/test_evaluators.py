@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from typing import Any
 
 from agent_tools import ToolBox
@@ -30,8 +31,8 @@ def devices(room: str) -> tuple:
 
 
 def evaluate(name: str, calls: list[tuple], answer: str = "Done.", *, settings: EvalSettings | None = None,
-             advance_s: float = 0.0, judge: Any = None) -> dict[str, Any]:
-    episode = parse_episode(EPISODES[name], name, episode_id=name)
+             advance_s: float = 0.0, judge: Any = None, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    episode = parse_episode(data or EPISODES[name], name, episode_id=name)
     fabric = fresh_fabric(episode.initial_home_config)
     tools = ToolBox(fabric)
     before = fabric.snapshot()
@@ -124,7 +125,8 @@ def test_qt2_passes_with_real_control_actions():
     verdict = evaluate("qt2_feasible_seed_3", calls)
     assert verdict["passed"] and verdict["simuhome"]["direction_passed"]
     kitchen = verdict["checks"][0]
-    assert kitchen["moved"] >= kitchen["threshold"] == 50.0
+    # The AC moves the room ~0.76 °C in the 30-minute horizon at best: half of that counts as a real move.
+    assert kitchen["moved"] >= kitchen["threshold"] == round(min(50.0, kitchen["reachable"] / 2), 4) < 50
 
 
 def test_qt2_tiny_change_passes_simuhome_but_not_our_threshold():
@@ -133,12 +135,41 @@ def test_qt2_tiny_change_passes_simuhome_but_not_our_threshold():
              cmd("living_room_on_off_light_1", "OnOff", "On")]
     verdict = evaluate("qt2_feasible_seed_3", calls)
     kitchen = verdict["checks"][0]
-    assert 0 < kitchen["moved"] < 50 and kitchen["ok_simuhome"] and not kitchen["ok"]
+    assert 0 < kitchen["moved"] < kitchen["threshold"] and kitchen["ok_simuhome"] and not kitchen["ok"]
     assert not verdict["passed"] and verdict["simuhome"]["direction_passed"]
     assert verdict["error_type"] == "Direction Failure"
     loose = evaluate("qt2_feasible_seed_3", calls, settings=EvalSettings(qt2_thresholds={"temperature": 1.0,
                                                                                           "illuminance": 10.0}))
     assert loose["passed"]
+
+
+def _dry_bathroom_with_a_running_dehumidifier(percent: int) -> dict[str, Any]:
+    """qt2: raise the bathroom's humidity; its only humidity device is a dehumidifier running at ``percent``."""
+    data = copy.deepcopy(EPISODES["qt2_feasible_seed_3"])
+    bathroom = data["initial_home_config"]["rooms"]["bathroom"]
+    bathroom["state"]["humidity"] = 3500.0
+    dehumidifier = next(d for d in bathroom["devices"] if d["device_type"] == "dehumidifier")
+    dehumidifier["attributes"].update({"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": percent,
+                                       "1.FanControl.PercentCurrent": percent, "1.FanControl.FanMode": 1})
+    data["eval"] = {"required_actions": [{"tool": "get_room_devices", "params": {"room_id": "bathroom"}}],
+                    "goals": [{"room_id": "bathroom", "room_state": "humidity", "direction": "increase",
+                               "feasibility": True}]}
+    return data
+
+
+def test_qt2_switching_off_a_running_dehumidifier_raises_humidity_against_the_replay():
+    """SimuHome's humidity drift is stiff: a dehumidifier at 33 % fan holds a 35 % RH room only ~0.45 % RH
+    below its baseline, less than our 1 % threshold. Switching it off is still the intended solution."""
+    data = _dry_bathroom_with_a_running_dehumidifier(33)
+    off = evaluate("x", [devices("bathroom"), cmd("bathroom_dehumidifier_1", "OnOff", "Off")], data=data)
+    check = off["checks"][0]
+    assert off["passed"] and off["simuhome"]["direction_passed"]
+    assert 0 < check["threshold"] < 100 and check["moved"] == check["reachable"] > check["threshold"]
+    nothing = evaluate("x", [devices("bathroom")], data=data)
+    assert not nothing["passed"] and nothing["checks"][0]["moved"] == 0
+    slower = evaluate("x", [devices("bathroom"), wr("bathroom_dehumidifier_1", "FanControl", "PercentSetting", 30)],
+                      data=data)
+    assert slower["checks"][0]["ok_simuhome"] and not slower["passed"]  # a token change is not enough
 
 
 def test_qt2_wrong_direction_fails():
@@ -203,15 +234,15 @@ def test_qt4_zero_tolerance_window_needs_the_exact_tick():
 def test_qt1_rules_judge_checks_numbers_and_values():
     reads = [("get_room_states", {"room_id": "kitchen"}), devices("living_room")]
     right = evaluate("qt1_feasible_seed_1", reads, "The kitchen is at 28.4 °C; the living room fan is made by "
-                                                   "homefabric.")
+                                                   "SimuHome.")
     assert right["passed"] and right["method"] == "judge"
     wrong = evaluate("qt1_feasible_seed_1", reads, "The kitchen is at 26 °C; the living room fan is made by "
-                                                   "homefabric.")
+                                                   "SimuHome.")
     assert not wrong["passed"] and wrong["error_type"] == "Context Faithfulness Failure"
     failed = {c["check"] for c in wrong["judge"]["checks"] if not c["ok"]}
     assert failed == {"room_state_value"}
     raw_units = evaluate("qt1_feasible_seed_1", reads, "kitchen: 2841 (hundredths of a degree); living room fan "
-                                                       "vendor homefabric")
+                                                       "vendor SimuHome")
     assert raw_units["passed"]
     empty = evaluate("qt1_feasible_seed_1", reads, "")
     assert not empty["passed"] and empty["error_type"] == "Final Response Failure" and empty["judge"] is None

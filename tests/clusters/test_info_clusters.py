@@ -46,11 +46,13 @@ def test_basic_information_identity():
     info = BasicInformationServer(vendor_name="Heat Pump", product_name="Heat Pump", product_id=0x0309,
                                   serial_number="HP-0001")
     assert info.read("VendorName") == "Heat Pump" and info.read("ProductID") == 777
-    assert info.read("VendorID") == 0xFFF1 and info.read("UniqueID") == "HP-0001"
+    assert info.read("VendorID") == 0xFFF1 and info.read("SerialNumber") == "HP-0001"
+    assert info.read("UniqueID") not in ("HP-0001", "") and len(info.read("UniqueID")) == 32  # Core §11.1.5.18
     assert info.read("DataModelRevision") == 17 and info.read("SpecificationVersion") == 0x01030000
     assert info.read("CapabilityMinima") == {"caseSessionsPerFabric": 3, "subscriptionsPerFabric": 3}
     assert info.read("MaxPathsPerInvoke") == 1 and info.read("ClusterRevision") == 3
-    assert BasicInformationServer(product_id=4).read("UniqueID") == "hf-fff1-0004"
+    assert BasicInformationServer(product_id=4).read("UniqueID") == BasicInformationServer(product_id=4).read(
+        "UniqueID") != BasicInformationServer(product_id=5).read("UniqueID")
 
 
 def test_basic_information_writes(mount):
@@ -76,7 +78,7 @@ def test_basic_information_writes(mount):
 def test_bridged_device_information(mount):
     bridged = BridgedDeviceBasicInformationServer(product_name="Fan", serial_number="F-1", node_label="Fan 1")
     ep = mount(bridged)
-    assert bridged.read("UniqueID") == "F-1" and bridged.read("Reachable") is True
+    assert bridged.read("UniqueID") not in ("F-1", "") and bridged.read("Reachable") is True
     bridged.set_reachable(False)
     assert bridged.read("Reachable") is False and ep.changes[-1][2:] == ("Reachable", True, False)
     bridged.write("NodeLabel", "Ceiling fan")

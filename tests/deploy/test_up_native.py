@@ -32,10 +32,10 @@ from tests.matter_bridge.live_env import (
     NODE_IF,
     MatterServerClient,
     Proc,
-    live_skip_reason,
     network_namespace,
     write_small_home,
 )
+from tests.requirements import LIVE_CONTROLLER
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -44,14 +44,7 @@ WS_PORT, MQTT_PORT, HTTP = 5580, 1883, "127.0.0.1:8080"  # docker-compose.yml's
 BRIDGED_NODE, DESCRIPTOR, BRIDGED_BASIC_INFORMATION = 0x13, 29, 57
 
 
-def _skip_reason() -> str | None:
-    reason = live_skip_reason()
-    if reason is None and shutil.which("mosquitto") is None and not Path("/usr/sbin/mosquitto").exists():
-        reason = "Debian's mosquitto is not installed"
-    return reason
-
-
-pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "mosquitto")
 
 
 def _serve_help() -> str:

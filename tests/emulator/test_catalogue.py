@@ -1,5 +1,7 @@
-"""Every device type uses official ids: device types from python-matter-server's device_types,
-clusters from chip.clusters.Objects; mandatory clusters present; SimuHome's layout kept."""
+"""Every device type uses official ids (device types from python-matter-server's device_types, clusters
+from chip.clusters.Objects) and conforms to the official data model (tests/conformance/matter_model.json,
+generated from matter.js's @matter/model): mandatory clusters, features, attributes, commands, events.
+SimuHome's layout is kept."""
 
 from __future__ import annotations
 
@@ -12,27 +14,7 @@ from matter_server.client.models.device_types import ALL_TYPES
 from emulator.catalogue import CATALOGUE, SIMUHOME_TYPES
 from emulator.clock import VirtualClock
 from emulator.device import Device
-
-# The functional server clusters the Matter Device Library requires per device type (Descriptor is
-# required everywhere and checked separately).
-MANDATORY = {
-    0x0100: {"Identify", "OnOff"}, 0x0101: {"Identify", "OnOff", "LevelControl"},
-    0x010C: {"Identify", "OnOff", "LevelControl", "ColorControl"},
-    0x010D: {"Identify", "OnOff", "LevelControl", "ColorControl"}, 0x010A: {"Identify", "OnOff"},
-    0x0072: {"OnOff", "Thermostat"}, 0x002D: {"FanControl"}, 0x002B: {"FanControl"},
-    0x0307: {"Identify", "RelativeHumidityMeasurement"}, 0x0302: {"Identify", "TemperatureMeasurement"},
-    0x0106: {"Identify", "IlluminanceMeasurement"}, 0x0107: {"Identify", "OccupancySensing"},
-    0x0015: {"Identify", "BooleanState"}, 0x0043: {"Identify", "BooleanState"}, 0x002C: {"Identify", "AirQuality"},
-    0x0076: {"SmokeCoAlarm"}, 0x0011: {"PowerSource"}, 0x0510: {"PowerTopology", "ElectricalPowerMeasurement"},
-    0x050D: {"DeviceEnergyManagement"}, 0x0301: {"Identify", "Thermostat"},
-    0x050F: {"Identify", "Thermostat", "WaterHeaterManagement", "WaterHeaterMode"},
-    0x0028: {"OnOff", "MediaPlayback", "KeypadInput"}, 0x0023: {"OnOff", "MediaPlayback", "KeypadInput"},
-    0x0022: {"OnOff", "LevelControl"}, 0x0202: {"Identify", "WindowCovering"}, 0x000A: {"Identify", "DoorLock"},
-    0x0075: {"OperationalState"}, 0x0073: {"OperationalState"}, 0x007C: {"OperationalState"},
-    0x0074: {"RvcRunMode", "RvcOperationalState"}, 0x0070: {"RefrigeratorAndTemperatureControlledCabinetMode"},
-    0x0071: {"TemperatureControl"}, 0x0079: {"OperationalState", "MicrowaveOvenMode", "MicrowaveOvenControl"},
-    0x007B: {"Identify"}, 0x0309: {"Identify"},
-}
+from tests.conformance.model import endpoint_problems, unexpected
 
 
 def test_catalogue_size_and_simuhome_types() -> None:
@@ -54,11 +36,11 @@ def test_device_type_uses_official_ids_and_has_mandatory_clusters(name: str) -> 
         for device_type, _revision in endpoint_spec.device_types:
             assert device_type in ALL_TYPES, f"{name}: device type {device_type:#06x} is not an official type"
             official |= {c.__name__ for c in ALL_TYPES[device_type].clusters}
-            required = MANDATORY.get(device_type)
-            assert required is not None, f"no mandatory-cluster entry for device type {device_type:#06x}"
-            missing = required - set(endpoint.clusters)
-            assert not missing, f"{name} ep{endpoint_spec.endpoint_id} lacks mandatory {sorted(missing)}"
-        assert "Descriptor" in endpoint.clusters
+        servers = {server.cluster_id: server for server in endpoint.clusters.values()}
+        problems = endpoint_problems(f"{name} ep{endpoint_spec.endpoint_id}",
+                                     [t for t, _ in endpoint_spec.device_types], servers)
+        problems = unexpected(problems, set())
+        assert not problems, "\n".join(problems)
         present = set(endpoint.clusters)
         extra = present - official
         assert extra == set(endpoint_spec.compat_clusters), (
@@ -75,7 +57,8 @@ def test_device_type_uses_official_ids_and_has_mandatory_clusters(name: str) -> 
         assert sorted(descriptor.read("ServerList")) == sorted(s.cluster_id for s in endpoint.clusters.values())
     root = device.endpoints[0]
     assert root.clusters["Descriptor"].read("PartsList") == sorted(e for e in device.endpoints if e != 0)
-    assert root.clusters["BasicInformation"].read("UniqueID") == f"{name}_1"[:32]
+    assert root.clusters["BasicInformation"].read("SerialNumber") == f"{name}_1"[:32]
+    assert root.clusters["BasicInformation"].read("UniqueID") not in ("", f"{name}_1"[:32])
 
 
 @pytest.mark.parametrize(("name", "paths"), [
@@ -100,3 +83,4 @@ def test_simuhome_attribute_paths_exist(name: str, paths: list[str]) -> None:
     for path in paths:
         endpoint, cluster, attribute = path.split(".")
         assert device.endpoints[int(endpoint)].clusters[cluster].has_attribute(attribute), path
+

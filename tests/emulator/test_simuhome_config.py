@@ -1,7 +1,8 @@
-"""SimuHome config codec: import, key translation, lossless round trip, unknown fields kept.
+"""SimuHome config codec: import, normalisation, key translation, lossless round trip, unknown fields kept.
 
-The SimuHome config below is written by hand from the facts (§2.2, §5.1): 5 rooms, all 16 benchmark
-device types, SimuHome's attribute paths and value shapes; every value is invented.
+The SimuHome config below is built from the published-shape inventory (``emulator.simuhome.samples``: every
+path and value shape of SimuHome's 600 published homes, values at the ends of the published ranges), plus
+fields SimuHome's format does not define, to check that those survive too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pytest
 
 from emulator.home_config import HomeConfigError, dump_home, loads_home
 from emulator.home_generator import SIMUHOME_DEVICE_TYPES, generate_home
+from emulator.simuhome.samples import inventory_homes
+from emulator.simuhome.shapes import path_shapes, shape_of
 from emulator.simuhome_config import (
     SimuHomeOrigin,
     from_simuhome,
@@ -27,196 +30,27 @@ from emulator.simuhome_config import (
 )
 
 
-def channel(major: int, name: str) -> dict[str, Any]:
-    return {"MajorNumber": major, "MinorNumber": 0, "Name": name, "CallSign": name,
-            "AffiliateCallSign": name[:3], "Identifier": name.lower(), "Type": 2}
-
-
-def modes(*labels: str, start: int = 0) -> list[dict[str, Any]]:
-    return [{"label": label, "mode": start + i, "ModeTags": []} for i, label in enumerate(labels)]
-
-
-OPERATIONAL_STATES = [{"operational_state_id": i} for i in range(4)]
-
-
 def simuhome_config() -> dict[str, Any]:
-    return {
-        "tick_interval": 0.1,
-        "base_time": "2025-08-23 14:07:31",
-        "current_tick": 0,  # unknown to the reset body: must survive
-        "x_generator_note": {"augment_rounds": 20},
-        "rooms": {
-            "living_room": {
-                "state": {"temperature": 2712, "humidity": 4630, "illuminance": 835.27, "pm10": 41.5},
-                "devices": [
-                    {"device_id": "living_room_on_off_light_1", "device_type": "on_off_light",
-                     "attributes": {"1.OnOff.OnOff": False}},
-                    {"device_id": "living_room_dimmable_light_1", "device_type": "dimmable_light",
-                     "attributes": {"1.OnOff.OnOff": True, "1.OnOff.GlobalSceneControl": True,
-                                    "1.LevelControl.CurrentLevel": 181, "1.LevelControl.OnLevel": None,
-                                    "1.LevelControl.Options": 0, "1.LevelControl.RemainingTime": 0}},
-                    {"device_id": "living_room_window_covering_controller_1",
-                     "device_type": "window_covering_controller",
-                     "attributes": {"1.WindowCovering.CurrentPositionLiftPercent100ths": 2500,
-                                    "1.WindowCovering.TargetPositionLiftPercent100ths": 2500,
-                                    "1.WindowCovering.OperationalStatus": 0, "1.WindowCovering.Mode": 1,
-                                    "1.WindowCovering.NumberOfActuationsLift": 3}},
-                    {"device_id": "living_room_tv_1", "device_type": "tv", "ui_hint": "wall",
-                     "attributes": {"1.OnOff.OnOff": True,
-                                    "1.Channel.ChannelList": [channel(1, "KBS1"), channel(2, "KBS2"),
-                                                              channel(3, "MBC")],
-                                    "1.Channel.Lineup": {"OperatorName": "Cable Co", "LineupName": "Basic",
-                                                         "PostalCode": "04524", "LineupInfoType": 0},
-                                    "1.Channel.CurrentChannel": channel(2, "KBS2"),
-                                    "1.MediaPlayback.CurrentState": 0, "1.LevelControl.CurrentLevel": 30,
-                                    "1.KeypadInput.FeatureMap": 7}},
-                    {"device_id": "living_room_rvc_1", "device_type": "rvc",
-                     "attributes": {
-                         "1.RVCRunMode.SupportedModes": [
-                             {"Label": "Idle", "Mode": 1, "ModeTags": [16384]},
-                             {"Label": "Vacuum", "Mode": 2, "ModeTags": [16385]},
-                             {"Label": "Mapping", "Mode": 3, "ModeTags": [16386]}],
-                         "1.RVCRunMode.CurrentMode": 1,
-                         "1.RVCOperationalState.OperationalStateList": [
-                             {"operational_state_id": i} for i in (0, 1, 2, 3, 64, 65, 66)],
-                         "1.RVCOperationalState.OperationalState": 66,
-                         "1.RVCOperationalState.OperationalError": {"error_state_id": 0},
-                         "1.RVCOperationalState.CountdownTime": None,
-                         "1.RVCCleanMode.SupportedModes": [
-                             {"Label": "Vacuum", "Mode": 1, "ModeTags": [{"value": 16385}]},
-                             {"Label": "Deep Clean", "Mode": 2, "ModeTags": [{"value": 16386}]},
-                             {"Label": "Mop", "Mode": 3, "ModeTags": [{"value": 16387}]}],
-                         "1.RVCCleanMode.CurrentMode": 1}},
-                ],
-            },
-            "bathroom": {
-                "state": {"temperature": 2650.0, "humidity": 6120, "illuminance": 402.0, "pm10": 23.08,
-                          "co2": 640},
-                "label": "upstairs bath",
-                "devices": [
-                    {"device_id": "bathroom_on_off_light_1", "device_type": "on_off_light",
-                     "attributes": {"1.OnOff.OnOff": False}},
-                    {"device_id": "bathroom_air_purifier_1", "device_type": "air_purifier",
-                     "attributes": {"1.OnOff.OnOff": True, "1.FanControl.FanMode": 2,
-                                    "1.FanControl.FanModeSequence": 1, "1.FanControl.PercentSetting": 50,
-                                    "1.FanControl.PercentCurrent": 50, "1.Identify.IdentifyTime": 0,
-                                    "1.Identify.IdentifyType": 2,
-                                    "1.Descriptor.DeviceTypeList": [{"DeviceType": 45, "Revision": 1}],
-                                    "1.Descriptor.ServerList": [29, 3, 514]}},
-                    {"device_id": "bathroom_humidifier_1", "device_type": "humidifier",
-                     "attributes": {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 66,
-                                    "1.FanControl.PercentCurrent": 66, "1.FanControl.FanMode": 2,
-                                    "2.RelativeHumidityMeasurement.MeasuredValue": 6120,
-                                    "2.RelativeHumidityMeasurement.MinMeasuredValue": 1000,
-                                    "2.RelativeHumidityMeasurement.MaxMeasuredValue": 9500,
-                                    "2.RelativeHumidityMeasurement.Tolerance": None}},
-                    {"device_id": "bathroom_dehumidifier_1", "device_type": "dehumidifier",
-                     "attributes": {"1.OnOff.OnOff": False, "1.FanControl.PercentSetting": 0,
-                                    "2.RelativeHumidityMeasurement.MeasuredValue": 6120}},
-                    {"device_id": "bathroom_laundry_washer_1", "device_type": "laundry_washer",
-                     "attributes": {
-                         "1.OnOff.OnOff": True,
-                         "1.OperationalState.PhaseList": ["Pre-wash", "Main wash", "Rinse", "Spin", "Complete"],
-                         "1.OperationalState.CurrentPhase": 1, "1.OperationalState.CountdownTime": 2410,
-                         "1.OperationalState.OperationalStateList": OPERATIONAL_STATES,
-                         "1.OperationalState.OperationalState": 1,
-                         "1.OperationalState.OperationalError": {"error_state_id": 0},
-                         "1.LaundryWasherMode.SupportedModes": modes("Normal", "Delicate", "Heavy", "Whites",
-                                                                     "Quick Normal", "Heavy Whites"),
-                         "1.LaundryWasherMode.CurrentMode": 0,
-                         "1.LaundryWasherControls.SpinSpeeds": ["LOW", "MEDIUM", "HIGH"],
-                         "1.LaundryWasherControls.SpinSpeedCurrent": 1,
-                         "1.LaundryWasherControls.NumberOfRinses": 1,
-                         "1.LaundryWasherControls.SupportedRinses": [0, 1, 2],
-                         "1.TemperatureControl.TemperatureSetpoint": 4000,
-                         "1.TemperatureControl.MinTemperature": 500,
-                         "1.TemperatureControl.MaxTemperature": 9500}},
-                    {"device_id": "bathroom_laundry_dryer_1", "device_type": "laundry_dryer",
-                     "attributes": {
-                         "1.OnOff.OnOff": False,
-                         "1.OperationalState.PhaseList": ["Heating", "Drying", "CoolDown", "Complete"],
-                         "1.OperationalState.CurrentPhase": None, "1.OperationalState.OperationalState": 0,
-                         "1.OperationalState.OperationalError": {"error_state_id": 0},
-                         "1.LaundryDryerControls.SupportedDrynessLevels": [0, 1, 2, 3],
-                         "1.LaundryDryerControls.SelectedDrynessLevel": 2}},
-                ],
-            },
-            "kitchen": {
-                "state": {"temperature": 2841, "humidity": 5210, "illuminance": 1120.66, "pm10": 77.9},
-                "devices": [
-                    {"device_id": "kitchen_on_off_light_1", "device_type": "on_off_light",
-                     "attributes": {"1.OnOff.OnOff": False}},
-                    {"device_id": "kitchen_dishwasher_1", "device_type": "dishwasher",
-                     "attributes": {
-                         "1.OnOff.OnOff": True,
-                         "1.OperationalState.PhaseList": ["Pre-wash", "Main wash", "Rinse", "Dry", "Complete"],
-                         "1.OperationalState.CurrentPhase": 2, "1.OperationalState.CountdownTime": 1180,
-                         "1.OperationalState.OperationalStateList": OPERATIONAL_STATES,
-                         "1.OperationalState.OperationalState": 1,
-                         "1.OperationalState.OperationalError": {"error_state_id": 0},
-                         "1.DishwasherMode.SupportedModes": modes("Normal", "Heavy Duty", "Light Wash", "Quick Wash",
-                                                                  "Low Energy", "Silent"),
-                         "1.DishwasherMode.CurrentMode": 3,
-                         "1.DishwasherAlarm.Mask": 0, "1.DishwasherAlarm.Supported": 63}},
-                    {"device_id": "kitchen_freezer_1", "device_type": "freezer",
-                     "attributes": {
-                         "1.RTCCMode.SupportedModes": [
-                             {"label": "Normal", "mode": 0, "ModeTags": [0]},
-                             {"label": "Energy Save", "mode": 4, "ModeTags": [4]},
-                             {"label": "Rapid Freeze", "mode": 16385, "ModeTags": [16385]}],
-                         "1.RTCCMode.CurrentMode": 0,
-                         "1.TemperatureControl.TemperatureSetpoint": -1800,
-                         "1.TemperatureControl.MinTemperature": -2300,
-                         "1.TemperatureControl.MaxTemperature": -1500,
-                         "1.TemperatureMeasurement.MeasuredValue": -1800}},
-                    {"device_id": "kitchen_refrigerator_1", "device_type": "refrigerator",
-                     "attributes": {"1.RTCCMode.CurrentMode": 4,
-                                    "1.TemperatureControl.TemperatureSetpoint": 400,
-                                    "1.TemperatureMeasurement.MeasuredValue": 400}},
-                    {"device_id": "kitchen_air_conditioner_1", "device_type": "air_conditioner",
-                     "attributes": {"1.OnOff.OnOff": True, "1.Thermostat.LocalTemperature": 2841,
-                                    "1.Thermostat.OccupiedCoolingSetpoint": 2000,
-                                    "1.Thermostat.OccupiedHeatingSetpoint": 2800,
-                                    "1.Thermostat.ControlSequenceOfOperation": 4, "1.Thermostat.SystemMode": 3,
-                                    "1.FanControl.FanMode": 0, "1.FanControl.PercentSetting": 0}},
-                ],
-            },
-            "utility_room": {
-                "state": {"temperature": 2590, "humidity": 5830, "illuminance": 310.4, "pm10": 55},
-                "devices": [
-                    {"device_id": "utility_room_on_off_light_1", "device_type": "on_off_light",
-                     "attributes": {"1.OnOff.OnOff": False}},
-                    {"device_id": "utility_room_heat_pump_1", "device_type": "heat_pump",
-                     "attributes": {
-                         "1.PowerSource.Status": 2, "1.PowerSource.Description": "AC Grid Connection",
-                         "1.PowerSource.WiredNominalVoltage": 220000,
-                         "1.Descriptor.TagList": [{"MfgCode": None, "NamespaceID": 2, "Tag": 0, "Label": "Grid"}],
-                         "2.ElectricalPowerMeasurement.ActivePower": 3450000,
-                         "2.ElectricalPowerMeasurement.PowerFactor": 9500,
-                         "2.ElectricalEnergyMeasurement.CumulativeEnergyImported": None,
-                         "3.DeviceEnergyManagement.ESAType": 1,
-                         "3.DeviceEnergyManagement.AbsMinPower": 1000000,
-                         "3.DeviceEnergyManagement.PowerAdjustmentCapability": {"power_adjust_capability": [],
-                                                                                "cause": 0},
-                         "4.Thermostat.SystemMode": 4, "4.Thermostat.OccupiedHeatingSetpoint": 1900,
-                         "4.Thermostat.OccupiedCoolingSetpoint": 2000, "4.Thermostat.LocalTemperature": 2590}},
-                    {"device_id": "utility_room_fan_1", "device_type": "fan",
-                     "attributes": {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 33,
-                                    "1.FanControl.FanMode": 1,
-                                    "1.fanControl.legacySpeed": 3,  # not an attribute path we can express
-                                    "1.Channel.CurrentChannel.MajorNumber": 1}},
-                ],
-            },
-            "office": {
-                "devices": [  # no state: SimuHome's defaults apply
-                    {"device_id": "office_on_off_light_1", "device_type": "on_off_light",
-                     "attributes": {"1.OnOff.OnOff": True}},
-                    {"device_id": "office_fan_1", "device_type": "fan", "attributes": {"1.OnOff.OnOff": False}},
-                    {"device_id": "office_fan_2", "device_type": "fan", "attributes": {}},
-                ],
-            },
-        },
-    }
+    """An inventory-built home (all 16 published device types) with a few fields SimuHome does not define."""
+    home = inventory_homes()[0]
+    rooms = home["rooms"]
+    rooms["living_room"]["devices"][3]["ui_hint"] = "wall"  # unknown device field
+    rooms["bathroom"]["label"] = "upstairs bath"  # unknown room field
+    rooms["bathroom"]["state"]["co2"] = 640  # unknown state key
+    fan = rooms["kitchen"]["devices"][3]["attributes"]
+    fan["1.fanControl.legacySpeed"] = 3  # not an attribute path we can express
+    fan["1.Channel.CurrentChannel.MajorNumber"] = 1
+    rooms["office"] = {"devices": [  # no state: SimuHome's defaults apply
+        {"device_id": "office_on_off_light_1", "device_type": "on_off_light", "attributes": {"1.OnOff.OnOff": True}},
+        {"device_id": "office_fan_1", "device_type": "fan", "attributes": {"1.OnOff.OnOff": False}},
+        {"device_id": "office_fan_2", "device_type": "fan", "attributes": {}}]}
+    return {"tick_interval": home["tick_interval"], "base_time": home["base_time"],
+            "current_tick": 0,  # unknown to the reset body: must survive
+            "x_generator_note": {"augment_rounds": 20}, "rooms": rooms}
+
+
+def device_of(data: dict[str, Any], device_id: str) -> dict[str, Any]:
+    return next(d for room in data["rooms"].values() for d in room["devices"] if d["device_id"] == device_id)
 
 
 @pytest.fixture
@@ -234,48 +68,104 @@ def test_fixture_covers_every_benchmark_device_type():
 # --- import --------------------------------------------------------------------------------------
 
 def test_import_builds_rooms_from_ids_and_states(loaded):
-    config, _, _ = loaded
+    config, _, data = loaded
     assert [r.id for r in config.rooms] == ["living_room", "bathroom", "kitchen", "utility_room", "office"]
     living = config.room("living_room")
     assert (living.name, living.type, living.floor, living.parent) == ("Living Room", "living_room", 0, None)
     assert config.room("utility_room").name == "Utility Room"
-    assert living.environment.model_dump() == {"temperature": 2712, "humidity": 4630, "illuminance": 835.27,
-                                               "pm10": 41.5}
+    assert living.environment.model_dump() == data["rooms"]["living_room"]["state"]
     assert living.baseline == living.environment
     assert config.room("office").environment.model_dump() == {"temperature": 2500, "humidity": 5000,
                                                               "illuminance": 1000, "pm10": 35.0}
-    assert config.base_time == "2025-08-23 14:07:31" and config.tier == "simuhome"
-    assert len(config.devices) == 22
+    assert config.base_time == data["base_time"] and config.tier == "simuhome"
+    assert len(config.devices) == 19
     assert config.device("office_fan_2").room == "office"
 
 
 def test_import_translates_struct_keys_and_cluster_names(loaded):
-    config, _, _ = loaded
+    config, origin, _ = loaded
     dishwasher = config.device("kitchen_dishwasher_1").attributes
-    assert dishwasher["1.DishwasherMode.SupportedModes"][1] == {"label": "Heavy Duty", "mode": 1, "modeTags": []}
+    assert dishwasher["1.DishwasherMode.SupportedModes"][1] == {"label": "Heavy Duty", "mode": 1,
+                                                                "modeTags": [{"value": 0x4001}]}
     assert dishwasher["1.OperationalState.OperationalStateList"][2] == {"operationalStateID": 2}
     assert dishwasher["1.OperationalState.OperationalError"] == {"errorStateID": 0}
     tv = config.device("living_room_tv_1").attributes
-    assert tv["1.Channel.CurrentChannel"] == {"majorNumber": 2, "minorNumber": 0, "name": "KBS2",
-                                              "callSign": "KBS2", "affiliateCallSign": "KBS",
-                                              "identifier": "kbs2", "type": 2}
+    assert tv["1.Channel.CurrentChannel"] == {"affiliateCallSign": "KBS1", "callSign": "KBS1", "identifier": "kbs1",
+                                              "majorNumber": 1, "minorNumber": 0, "name": "KBS1", "type": 2}
     assert tv["1.Channel.Lineup"]["lineupInfoType"] == 0
     rvc = config.device("living_room_rvc_1").attributes
     assert "1.RVCRunMode.SupportedModes" not in rvc
-    assert rvc["1.RvcRunMode.SupportedModes"][0] == {"label": "Idle", "mode": 1, "modeTags": [{"value": 16384}]}
-    assert rvc["1.RvcCleanMode.SupportedModes"][2] == {"label": "Mop", "mode": 3, "modeTags": [{"value": 16387}]}
+    assert rvc["1.RvcRunMode.SupportedModes"][0] == {"label": "Idle", "mode": 1, "modeTags": [{"value": 0x4000}]}
+    assert rvc["1.RvcCleanMode.SupportedModes"][2] == {"label": "Mop", "mode": 3, "modeTags": [{"value": 0x4003}]}
     assert rvc["1.RvcOperationalState.OperationalError"] == {"errorStateID": 0}
     freezer = config.device("kitchen_freezer_1").attributes
     assert freezer["1.RefrigeratorAndTemperatureControlledCabinetMode.CurrentMode"] == 0
     heat_pump = config.device("utility_room_heat_pump_1").attributes
     assert heat_pump["3.DeviceEnergyManagement.PowerAdjustmentCapability"] == {"powerAdjustCapability": [],
                                                                                "cause": 0}
-    assert heat_pump["1.Descriptor.TagList"] == [{"mfgCode": None, "namespaceID": 2, "tag": 0, "label": "Grid"}]
-    purifier = config.device("bathroom_air_purifier_1").attributes
-    assert purifier["1.Descriptor.DeviceTypeList"] == [{"deviceType": 45, "revision": 1}]
     # Paths we cannot express are not loaded (they stay in the origin).
-    assert set(config.device("utility_room_fan_1").attributes) == {"1.OnOff.OnOff", "1.FanControl.PercentSetting",
-                                                                   "1.FanControl.FanMode"}
+    assert set(config.device("kitchen_fan_1").attributes) == {
+        path for path in device_of(simuhome_config(), "kitchen_fan_1")["attributes"] if path.count(".") == 2
+        and not path.startswith("1.fanControl")}
+    assert origin.devices["kitchen_fan_1"].not_loaded == ["1.fanControl.legacySpeed",
+                                                         "1.Channel.CurrentChannel.MajorNumber"]
+
+
+def test_import_normalises_simuhome_shapes_to_matter_types(loaded):
+    config, origin, _ = loaded
+    heat_pump = config.device("utility_room_heat_pump_1").attributes
+    # TagList names → SemanticTagStruct (a manufacturer tag of the test vendor: "Grid" has no standard tag).
+    assert heat_pump["1.Descriptor.TagList"] == [{"mfgCode": 0xFFF1, "namespaceID": 0, "tag": 0, "label": "Grid"}]
+    assert config.device("kitchen_freezer_1").attributes["1.Descriptor.TagList"] == [
+        {"mfgCode": None, "namespaceID": 0x41, "tag": 1, "label": "Freezer"}]
+    # Null optional struct fields are absent fields; EPM's Accuracy is a list, EEM's a single struct.
+    energy_range = heat_pump["2.ElectricalEnergyMeasurement.Accuracy"]["accuracyRanges"][0]
+    power_range = heat_pump["2.ElectricalPowerMeasurement.Accuracy"][0]["accuracyRanges"][0]
+    for accuracy_range in (energy_range, power_range):
+        assert not {"fixedMax", "fixedMin", "fixedTypical"} & set(accuracy_range)
+        assert {"percentMax", "percentMin", "percentTypical", "rangeMax", "rangeMin"} <= set(accuracy_range)
+    # Spin speeds: SimuHome's speed ids → Matter's labels, the current speed id → its index.
+    washer = config.device("bathroom_laundry_washer_1").attributes
+    assert washer["1.LaundryWasherControls.SpinSpeeds"] == ["Low", "Medium", "High"]
+    assert washer["1.LaundryWasherControls.SpinSpeedCurrent"] == 1
+    # The endpoint structure is the fabric's; SimuHome's is kept for the export.
+    purifier = config.device("bathroom_air_purifier_1").attributes
+    assert "1.Descriptor.DeviceTypeList" not in purifier and "1.Descriptor.ServerList" not in purifier
+    assert "1.Descriptor.ServerList" in origin.devices["bathroom_air_purifier_1"].not_loaded
+    assert config.device("living_room_dimmable_light_1").attributes["1.LevelControl.CurrentLevel"] == 1
+    assert origin.devices["utility_room_heat_pump_1"].normalised["2.ElectricalPowerMeasurement.Accuracy"] == [
+        "null-optional-field", "struct-field-spelling"]
+    counts = origin.normalisation_counts()
+    assert counts["tag-names"] == 6 and counts["spin-speed-ids"] == 2 and counts["null-optional-field"] == 2
+    assert counts["descriptor-structure-kept"] == 28 and "text-truncated" not in counts
+
+
+def test_spin_speed_ids_map_through_the_speed_list():
+    data = simuhome_config()
+    washer = device_of(data, "bathroom_laundry_washer_1")["attributes"]
+    washer["1.LaundryWasherControls.SpinSpeeds"] = [2, 3]  # SimuHome's Heavy Whites
+    washer["1.LaundryWasherControls.SpinSpeedCurrent"] = 3
+    config, origin = from_simuhome(data)
+    ours = config.device("bathroom_laundry_washer_1").attributes
+    assert ours["1.LaundryWasherControls.SpinSpeeds"] == ["High", "Extra High"]
+    assert ours["1.LaundryWasherControls.SpinSpeedCurrent"] == 1
+    ours["1.LaundryWasherControls.SpinSpeedCurrent"] = 0  # changed: back to SimuHome's id of "High"
+    exported = device_of(to_simuhome(config, origin), "bathroom_laundry_washer_1")["attributes"]
+    assert exported["1.LaundryWasherControls.SpinSpeedCurrent"] == 2
+    assert exported["1.LaundryWasherControls.SpinSpeeds"] == [2, 3]
+
+
+def test_values_without_a_matter_meaning_are_problems_with_their_json_path():
+    data = simuhome_config()
+    device_of(data, "bathroom_laundry_washer_1")["attributes"]["1.LaundryWasherControls.SpinSpeeds"] = [0, 9]
+    device_of(data, "kitchen_freezer_1")["attributes"]["1.Descriptor.TagList"] = [7]
+    with pytest.raises(HomeConfigError) as caught:
+        from_simuhome(data, source="episode.json")
+    assert caught.value.problems == [
+        ('rooms.bathroom.devices[3].attributes["1.LaundryWasherControls.SpinSpeeds"][1]',
+         "spin speed 9 is not one of SimuHome's speed ids 0..3 (Low, Medium, High, Extra High)"),
+        ('rooms.kitchen.devices[1].attributes["1.Descriptor.TagList"][0]',
+         "a tag must be a name or a SemanticTagStruct, got 7")]
 
 
 def test_import_accepts_a_whole_episode():
@@ -323,20 +213,21 @@ def test_round_trip_survives_our_file_format_and_a_serialised_origin(loaded):
 def test_equivalent_values_are_written_verbatim(loaded):
     config, origin, data = loaded
     bathroom = config.room("bathroom")
-    bathroom.environment = bathroom.environment.model_copy(update={"temperature": 2650})  # was 2650.0
-    config.device("kitchen_dishwasher_1").attributes["1.DishwasherMode.SupportedModes"] = [
-        {"label": m["label"], "mode": float(m["mode"]), "modeTags": []}
-        for m in data["rooms"]["kitchen"]["devices"][1]["attributes"]["1.DishwasherMode.SupportedModes"]]
+    bathroom.environment = bathroom.environment.model_copy(update={"temperature": 2675})  # was 2675.0
+    modes = config.device("kitchen_dishwasher_1").attributes["1.DishwasherMode.SupportedModes"]
+    for mode in modes:
+        mode["mode"] = float(mode["mode"])
     exported = to_simuhome(config, origin)
     assert exported == data
     assert isinstance(exported["rooms"]["bathroom"]["state"]["temperature"], float)
 
 
-def test_changed_values_are_written_in_simuhome_spelling(loaded):
+def test_changed_values_are_written_in_simuhome_shapes(loaded):
     config, origin, data = loaded
     attrs = config.device("kitchen_dishwasher_1").attributes
     attrs["1.DishwasherMode.CurrentMode"] = 1
-    attrs["1.OperationalState.OperationalError"] = {"errorStateID": 3}
+    attrs["1.OperationalState.OperationalError"] = {"errorStateID": 3, "errorStateLabel": None}
+    attrs["1.OperationalState.CountdownTime"] = 5300
     attrs["1.DishwasherMode.SupportedModes"] = attrs["1.DishwasherMode.SupportedModes"][:2]
     config.device("living_room_tv_1").attributes["1.Channel.CurrentChannel"] = {
         "majorNumber": 3, "minorNumber": 0, "name": "MBC", "callSign": "MBC", "affiliateCallSign": "MBC",
@@ -344,69 +235,80 @@ def test_changed_values_are_written_in_simuhome_spelling(loaded):
     rvc = config.device("living_room_rvc_1").attributes
     rvc["1.RvcRunMode.SupportedModes"] = rvc["1.RvcRunMode.SupportedModes"][:1]
     rvc["1.RvcRunMode.CurrentMode"] = 2
-    config.device("utility_room_heat_pump_1").attributes["3.DeviceEnergyManagement.PowerAdjustmentCapability"] = {
-        "powerAdjustCapability": None, "cause": 1}
+    heat_pump = config.device("utility_room_heat_pump_1").attributes
+    heat_pump["3.DeviceEnergyManagement.PowerAdjustmentCapability"] = {"powerAdjustCapability": [], "cause": 1}
+    heat_pump["1.Descriptor.TagList"] = [{"mfgCode": 0xFFF1, "namespaceID": 0, "tag": 0, "label": "Mains"}]
+    heat_pump["2.ElectricalPowerMeasurement.Accuracy"][0]["accuracyRanges"][0]["percentMax"] = 50
     kitchen = config.room("kitchen")
-    kitchen.environment = kitchen.environment.model_copy(update={"pm10": 12.5})
+    kitchen.environment = kitchen.environment.model_copy(update={"pm10": 12})
     bathroom = config.room("bathroom")
     bathroom.environment = bathroom.environment.model_copy(update={"humidity": 7000})
 
     exported = to_simuhome(config, origin)
-    devices = {d["device_id"]: d for room in exported["rooms"].values() for d in room["devices"]}
-    dishwasher = devices["kitchen_dishwasher_1"]["attributes"]
+    dishwasher = device_of(exported, "kitchen_dishwasher_1")["attributes"]
     assert dishwasher["1.DishwasherMode.CurrentMode"] == 1
     assert dishwasher["1.OperationalState.OperationalError"] == {"error_state_id": 3}
-    assert dishwasher["1.DishwasherMode.SupportedModes"] == [{"label": "Normal", "mode": 0, "ModeTags": []},
-                                                             {"label": "Heavy Duty", "mode": 1, "ModeTags": []}]
-    assert devices["living_room_tv_1"]["attributes"]["1.Channel.CurrentChannel"] == channel(3, "MBC")
-    rvc_out = devices["living_room_rvc_1"]["attributes"]
-    assert rvc_out["1.RVCRunMode.SupportedModes"] == [{"Label": "Idle", "Mode": 1, "ModeTags": [16384]}]
+    assert dishwasher["1.OperationalState.CountdownTime"] == 5300
+    assert dishwasher["1.DishwasherMode.SupportedModes"] == [{"ModeTags": [0x4000], "label": "Normal", "mode": 0},
+                                                             {"ModeTags": [0x4001], "label": "Heavy Duty", "mode": 1}]
+    assert device_of(exported, "living_room_tv_1")["attributes"]["1.Channel.CurrentChannel"] == {
+        "AffiliateCallSign": "MBC", "CallSign": "MBC", "Identifier": "mbc", "MajorNumber": 3, "MinorNumber": 0,
+        "Name": "MBC", "Type": 2}
+    rvc_out = device_of(exported, "living_room_rvc_1")["attributes"]
+    assert rvc_out["1.RVCRunMode.SupportedModes"] == [{"Label": "Idle", "Mode": 1, "ModeTags": [0x4000]}]
     assert rvc_out["1.RVCRunMode.CurrentMode"] == 2
-    assert devices["utility_room_heat_pump_1"]["attributes"]["3.DeviceEnergyManagement.PowerAdjustmentCapability"] \
-        == {"power_adjust_capability": None, "cause": 1}
-    assert exported["rooms"]["kitchen"]["state"] == {**data["rooms"]["kitchen"]["state"], "pm10": 12.5}
+    heat_pump_out = device_of(exported, "utility_room_heat_pump_1")["attributes"]
+    assert heat_pump_out["3.DeviceEnergyManagement.PowerAdjustmentCapability"] == {
+        "cause": 1, "power_adjust_capability": []}
+    assert heat_pump_out["1.Descriptor.TagList"] == ["Mains"]
+    accuracy = heat_pump_out["2.ElectricalPowerMeasurement.Accuracy"][0]["AccuracyRanges"][0]
+    assert accuracy["PercentMax"] == 50 and accuracy["FixedMax"] is None  # SimuHome's nulls come back
+    for path in ("1.DishwasherMode.SupportedModes", "1.OperationalState.OperationalError"):
+        assert shape_of(dishwasher[path]) in path_shapes("dishwasher", path).shapes
+    assert shape_of(heat_pump_out["2.ElectricalPowerMeasurement.Accuracy"]) in path_shapes(
+        "heat_pump", "2.ElectricalPowerMeasurement.Accuracy").shapes
+    assert exported["rooms"]["kitchen"]["state"] == {**data["rooms"]["kitchen"]["state"], "pm10": 12.0}
     assert exported["rooms"]["bathroom"]["state"]["co2"] == 640  # unknown state key kept
-    assert exported["rooms"]["bathroom"]["state"]["humidity"] == 7000
+    assert exported["rooms"]["bathroom"]["state"]["humidity"] == 7000.0
     # Everything else is untouched.
-    assert devices["kitchen_freezer_1"] == data["rooms"]["kitchen"]["devices"][2]
+    assert device_of(exported, "kitchen_freezer_1") == device_of(data, "kitchen_freezer_1")
     assert exported["rooms"]["living_room"]["devices"][0] == data["rooms"]["living_room"]["devices"][0]
 
 
 def test_attributes_we_did_not_load_or_do_not_hold_are_written_back(loaded):
-    config, origin, _ = loaded
-    fan = config.device("utility_room_fan_1").attributes
-    assert "1.fanControl.legacySpeed" in origin.devices["utility_room_fan_1"].not_loaded
+    config, origin, data = loaded
+    fan = config.device("kitchen_fan_1").attributes
+    assert "1.fanControl.legacySpeed" in origin.devices["kitchen_fan_1"].not_loaded
     del fan["1.FanControl.FanMode"]  # e.g. a fabric state that does not carry this attribute
     fan["1.FanControl.PercentSetting"] = 70
-    fan["1.FanControl.FanModeSequence"] = 2  # new: written too
-    exported = to_simuhome(config, origin)
-    out = exported["rooms"]["utility_room"]["devices"][2]["attributes"]
-    assert out == {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 70, "1.FanControl.FanMode": 1,
-                   "1.fanControl.legacySpeed": 3, "1.Channel.CurrentChannel.MajorNumber": 1,
-                   "1.FanControl.FanModeSequence": 2}
+    fan["1.FanControl.SpeedMax"] = 10  # new: written too
+    out = device_of(to_simuhome(config, origin), "kitchen_fan_1")["attributes"]
+    expected = {**device_of(data, "kitchen_fan_1")["attributes"], "1.FanControl.PercentSetting": 70,
+                "1.FanControl.SpeedMax": 10}
+    assert out == expected and list(out) == list(expected)
 
 
 def test_global_attributes_stay_in_the_origin(loaded):
     config, origin, data = loaded
     assert "1.KeypadInput.FeatureMap" not in config.device("living_room_tv_1").attributes
     assert "1.KeypadInput.FeatureMap" in origin.devices["living_room_tv_1"].not_loaded
-    assert to_simuhome(config, origin)["rooms"]["living_room"]["devices"][3] == \
-        data["rooms"]["living_room"]["devices"][3]
+    assert device_of(to_simuhome(config, origin), "living_room_tv_1") == device_of(data, "living_room_tv_1")
 
 
 def test_a_richer_state_can_be_cut_back_to_simuhome_paths(loaded):
     config, origin, _ = loaded
-    light = config.device("kitchen_on_off_light_1").attributes
+    light = config.device("living_room_on_off_light_1").attributes
     light["1.OnOff.OnOff"] = True
     light["1.Identify.IdentifyTime"] = 0  # our device model has Identify, SimuHome's does not
-    new_device = config.devices[0].model_copy(update={"id": "kitchen_on_off_light_2", "room": "kitchen",
+    new_device = config.devices[0].model_copy(update={"id": "living_room_on_off_light_2",
                                                       "attributes": {"1.Identify.IdentifyTime": 0}})
     config.devices.append(new_device)
     exported = to_simuhome(config, origin, only_original_attributes=True)
-    kitchen = exported["rooms"]["kitchen"]["devices"]
-    assert kitchen[0]["attributes"] == {"1.OnOff.OnOff": True}
-    assert kitchen[-1]["attributes"] == {"1.Identify.IdentifyTime": 0}  # no origin: written as it is
-    assert "1.Identify.IdentifyTime" in to_simuhome(config, origin)["rooms"]["kitchen"]["devices"][0]["attributes"]
+    living = exported["rooms"]["living_room"]["devices"]
+    assert living[0]["attributes"]["1.OnOff.OnOff"] is True and "1.Identify.IdentifyTime" not in living[0]["attributes"]
+    assert living[-1]["attributes"] == {"1.Identify.IdentifyTime": 0}  # no origin: written as it is
+    assert "1.Identify.IdentifyTime" in device_of(to_simuhome(config, origin), "living_room_on_off_light_1")[
+        "attributes"]
 
 
 def test_unknown_fields_are_kept_at_every_level(loaded):
@@ -414,7 +316,7 @@ def test_unknown_fields_are_kept_at_every_level(loaded):
     exported = to_simuhome(config, origin)
     assert exported["current_tick"] == 0 and exported["x_generator_note"] == {"augment_rounds": 20}
     assert exported["rooms"]["bathroom"]["label"] == "upstairs bath"
-    assert exported["rooms"]["living_room"]["devices"][3]["ui_hint"] == "wall"
+    assert device_of(exported, "living_room_tv_1")["ui_hint"] == "wall"
     assert "state" not in exported["rooms"]["office"]  # it had none and still sits at the defaults
 
 
@@ -429,7 +331,7 @@ def test_structural_edits_follow_the_config(loaded):
     exported = to_simuhome(config, origin)
     assert exported["base_time"] == "2025-08-24 08:00:00"
     office_out = exported["rooms"]["office"]
-    assert office_out["state"] == {"temperature": 2500, "humidity": 5000, "illuminance": 50, "pm10": 35.0}
+    assert office_out["state"] == {"temperature": 2500.0, "humidity": 5000.0, "illuminance": 50.0, "pm10": 35.0}
     assert office_out["devices"] == [{"device_id": "office_on_off_light_1", "device_type": "dimmable_light",
                                       "attributes": {"1.OnOff.OnOff": True}}]
     assert exported["rooms"]["kitchen"]["devices"][-1]["device_id"] == "office_fan_1"

@@ -225,7 +225,7 @@ def test_episodes_load_upload_and_an_oracle_run(tmp_path: Path) -> None:
         runs_dir = tmp_path / "runs"
         served = home()
         before = served.snapshot()
-        async with running_api(served, runs_dir=runs_dir) as api, \
+        async with running_api(served, runs_dir=runs_dir, episodes_root=tmp_path) as api, \
                 httpx.AsyncClient(base_url=api.url, timeout=10) as client:
             loaded = (await client.post("/api/episodes/load", json={"path": str(episodes)})).json()
             assert loaded["loaded"] == ids and loaded["problems"] == []

@@ -5,7 +5,6 @@ work, and the episode viewer shows the steps and verdict of a real oracle run. A
 from __future__ import annotations
 
 import asyncio
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +12,16 @@ import pytest
 
 from tests.http.live_api import DIMMER, LIGHT, WASHER, home, running_api, write_some_episodes
 
-playwright_api = pytest.importorskip("playwright.async_api")
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
-pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium (apt chromium)")
+pytestmark = pytest.mark.requires("playwright", "chromium")
+
+
+def _async_playwright():  # imported here: the requires marker reports a missing playwright, not the collection
+    from playwright.async_api import async_playwright
+
+    return async_playwright()
 
 
 async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -37,8 +41,8 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
         episodes = tmp_path / "episodes"
         write_some_episodes(episodes)
         errors: list[str] = []
-        async with running_api(fabric, speed=20, runs_dir=tmp_path / "runs") as api, \
-                playwright_api.async_playwright() as playwright:
+        async with running_api(fabric, speed=20, runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api, \
+                _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:
                 page = await browser.new_page(viewport={"width": 1500, "height": 1300})
@@ -138,7 +142,7 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
 def test_dashboard_takes_the_token_from_the_url_fragment() -> None:
     async def scenario() -> None:
         fabric = home()
-        async with running_api(fabric, token="frag-t0k") as api, playwright_api.async_playwright() as playwright:
+        async with running_api(fabric, token="frag-t0k") as api, _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:
                 page = await browser.new_page()

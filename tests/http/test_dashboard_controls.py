@@ -8,10 +8,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from emulator.fabric import Fabric
 from tests.emulator.helpers import home as home_config
 from tests.http.live_api import running_api
-from tests.http.test_dashboard_browser import CHROMIUM, FLAGS, _until, playwright_api
+from tests.http.test_dashboard_browser import CHROMIUM, FLAGS, _async_playwright, _until
+
+pytestmark = pytest.mark.requires("playwright", "chromium")
 
 DEVICES = [("ac", "air_conditioner", "living"), ("heater", "heat_pump", "living"),
            ("lamp", "extended_color_light", "living"), ("washer", "laundry_washer", "utility"),
@@ -24,7 +28,7 @@ def test_each_new_control_changes_the_fabric(tmp_path: Path) -> None:
         fabric.invoke("ac", 1, "OnOff", "On")
         fabric.invoke("washer", 1, "OnOff", "On")
         errors: list[str] = []
-        async with running_api(fabric, speed=1) as api, playwright_api.async_playwright() as playwright:
+        async with running_api(fabric, speed=1) as api, _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:
                 page = await browser.new_page(viewport={"width": 1400, "height": 1200})
@@ -101,7 +105,7 @@ def test_each_new_control_changes_the_fabric(tmp_path: Path) -> None:
 def test_a_missing_token_is_a_visible_state(tmp_path: Path) -> None:
     async def scenario() -> None:
         fabric = Fabric(home_config(DEVICES[:1]))
-        async with running_api(fabric, token="s3cret") as api, playwright_api.async_playwright() as playwright:
+        async with running_api(fabric, token="s3cret") as api, _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:
                 page = await browser.new_page()
@@ -129,8 +133,8 @@ def test_the_record_list_follows_the_run_shown(tmp_path: Path) -> None:
     async def scenario() -> None:
         episodes = tmp_path / "episodes"
         ids = write_some_episodes(episodes)
-        async with running_api(home(), runs_dir=tmp_path / "runs") as api, \
-                playwright_api.async_playwright() as playwright:
+        async with running_api(home(), runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api, \
+                _async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
             try:
                 page = await browser.new_page(viewport={"width": 1400, "height": 1000})

@@ -18,7 +18,6 @@ import ctypes
 import itertools
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,9 +27,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.requirements import LIVE_CONTROLLER, missing
+
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-MATTER_SERVER = VENV_BIN / "matter-server"
+# HF_MATTER_SERVER: another python-matter-server build to drive (e.g. 8.x on Python 3.13, see .ci/run).
+MATTER_SERVER = Path(os.environ.get("HF_MATTER_SERVER") or VENV_BIN / "matter-server")
 HOMEFABRIC = VENV_BIN / "homefabric"
 CONTROLLER_IF, NODE_IF = "hfa", "hfb"
 CLONE_NEWNET = 0x40000000
@@ -38,18 +40,9 @@ PASSCODE, DISCRIMINATOR = 20202021, 3840
 
 
 def live_skip_reason() -> str | None:
-    """Why the live tests cannot run here, or None."""
-    if os.geteuid() != 0:
-        return "needs root for network namespaces"
-    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
-        return "no 'ip netns'"
-    if not MATTER_SERVER.exists():
-        return "python-matter-server[server]==7.0.1 is not installed in the venv"
-    if not HOMEFABRIC.exists():
-        return "the homefabric console script is not installed in the venv (pip install -e .)"
-    if not Path("/data").is_dir():
-        return "the CHIP SDK needs a writable /data"
-    return None
+    """Why the live setup cannot run here, or None (for bench scripts; tests use the ``requires`` marker)."""
+    reasons = missing(*LIVE_CONTROLLER)
+    return "; ".join(reasons) or None
 
 
 def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -300,8 +293,10 @@ def write_small_home(path: Path) -> Path:
 class LiveBridge:
     """``homefabric serve`` + matter-server in one namespace, with clients; use ``async with``."""
 
-    def __init__(self, home: Path, work: Path, *, speed: float = 60, namespace_prefix: str = "hfe") -> None:
+    def __init__(self, home: Path, work: Path, *, speed: float = 60, namespace_prefix: str = "hfe",
+                 matter_server: bool = True) -> None:
         self.home, self.work, self.speed = home, work, speed
+        self.with_matter_server = matter_server  # False: only ``serve`` (another controller stack drives it)
         self.state_dir = work / "state"
         self.control_path = work / "control.sock"
         self.ws_port = free_port()
@@ -311,6 +306,8 @@ class LiveBridge:
         self.serve_proc: Proc | None = None
         self.server_proc: Proc | None = None
         self.matter = MatterServerClient()
+        self.paa_dir = work / "paa"
+        self.extra_procs: list[Proc] = []  # other controllers' processes, for ``logs``
         self.control = ControlClient(self.control_path)
 
     async def __aenter__(self) -> LiveBridge:
@@ -318,11 +315,13 @@ class LiveBridge:
 
         try:
             self.namespace = self._stack.enter_context(network_namespace(self._prefix))
-            paa_dir = export_paa(self.work / "paa")  # with a fresh .version: matter-server keeps the dir
+            self.paa_dir = export_paa(self.work / "paa")  # with a fresh .version: matter-server keeps the dir
             await self.start_serve()
+            if not self.with_matter_server:
+                return self
             self.server_proc = self._proc("matter-server", [
                 "ip", "netns", "exec", self.namespace, str(MATTER_SERVER),
-                "--storage-path", str(self.work / "storage"), "--paa-root-cert-dir", str(paa_dir),
+                "--storage-path", str(self.work / "storage"), "--paa-root-cert-dir", str(self.paa_dir),
                 "--primary-interface", CONTROLLER_IF, "--listen-address", "127.0.0.1",
                 "--port", str(self.ws_port), "--log-level-sdk", "progress"])
             await self.matter.connect(self.namespace, self.ws_port)
@@ -359,7 +358,7 @@ class LiveBridge:
 
     def logs(self) -> str:
         parts = []
-        for proc in (self.serve_proc, self.server_proc):
+        for proc in (self.serve_proc, self.server_proc, *self.extra_procs):
             if proc is not None:
                 parts.append(f"--- {proc.log.name}\n{proc.tail(6000)}")
         return "\n".join(parts)

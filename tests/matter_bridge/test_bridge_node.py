@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from bridge.matter.bridge_node import AGGREGATOR, BRIDGED_NODE, ROOT_NODE, BridgeNode, unique_id_for
+from bridge.matter.bridge_node import (
+    AGGREGATOR,
+    BRIDGED_NODE,
+    ROOT_NODE,
+    BridgeNode,
+    serial_number_for,
+    unique_id_for,
+)
 from bridge.matter.event_log import EventLog
 from bridge.matter.im_messages import EventPath
 from bridge.matter.kv_store import JsonFileStore, MemoryStore
@@ -52,7 +59,7 @@ def test_bridged_device_identity_and_room_label() -> None:
     assert _types(node, lamp) == [BRIDGED_NODE[0], 257]  # Bridged Node + Dimmable Light
     assert node.read(lamp, BDBI, "NodeLabel") == "lamp"
     assert node.read(lamp, BDBI, "Reachable") is True
-    assert node.read(lamp, BDBI, "UniqueID") == "lamp"
+    assert node.read(lamp, BDBI, "SerialNumber") == "lamp"
     device_info = home.device("lamp").find(0, "BasicInformation")  # type: ignore[attr-defined]
     assert node.read(lamp, BDBI, "VendorName") == device_info.read("VendorName")
     assert node.read(lamp, BDBI, "ProductName") == device_info.read("ProductName")
@@ -145,7 +152,7 @@ def test_fabric_refusals_map_to_im_statuses() -> None:
 
 def test_startup_events_and_reachable_changed() -> None:
     events = EventLog(MemoryStore())
-    node = BridgeNode(_home(), events=events)  # type: ignore[arg-type]
+    node = BridgeNode(_home(), [BasicInformationServer()], events=events)  # type: ignore[arg-type]
     startups = events.query([EventPath(cluster=BDBI, event=0)])
     assert len(startups) == 3  # one per bridged device
     assert events.query([EventPath(0, 0x28, 0)])
@@ -153,6 +160,9 @@ def test_startup_events_and_reachable_changed() -> None:
     (changed,) = events.query([EventPath(cluster=BDBI, event=3)])
     assert changed.endpoint == node.endpoint_of("lamp", 1)
     assert node.read(changed.endpoint, BDBI, "Reachable") is False
+    node.set_reachable("lamp", False)  # no change, no event
+    assert len(events.query([EventPath(cluster=BDBI, event=3)])) == 1
+    assert 3 in node.read(changed.endpoint, BDBI, "EventList") and node.read(0, 0x28, "EventList") == [0]
     numbers = [r.number for r in events.query([EventPath()])]
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
 
@@ -165,7 +175,26 @@ def test_event_numbers_continue_after_restart() -> None:
     assert again.emit(0, 0x28, 0, 2, b"\x15\x18").number > last
 
 
-def test_long_device_ids_get_a_stable_32_char_unique_id() -> None:
+def test_long_device_ids_get_a_stable_32_char_serial_number() -> None:
     long_id = "x" * 50
-    assert len(unique_id_for(long_id)) == 32 and unique_id_for(long_id) == unique_id_for(long_id)
-    assert unique_id_for("short") == "short"
+    assert len(serial_number_for(long_id)) == 32 and serial_number_for(long_id) == serial_number_for(long_id)
+    assert serial_number_for("short") == "short"
+
+
+def test_unique_id_is_not_the_serial_number_and_survives_restarts(tmp_path: Path) -> None:
+    """Core §11.1.5.19: UniqueID shall not be the SerialNumber; it stays the same across restarts."""
+    store_path = tmp_path / "state.json"
+    devices = [("lamp", "dimmable_light", "r"), ("x" * 50, "fan", "r"), ("tv", "tv", "r")]
+    first = BridgeNode(fabric(devices), store=JsonFileStore(store_path))  # type: ignore[arg-type]
+    ids = {}
+    for device_id, _, _ in devices:
+        top = first.endpoint_of(device_id, 1)
+        unique, serial = first.read(top, BDBI, "UniqueID"), first.read(top, BDBI, "SerialNumber")  # type: ignore[arg-type]
+        assert unique != serial and len(unique) == 32 and device_id not in unique
+        ids[device_id] = unique
+    assert len(set(ids.values())) == len(devices)
+    again = BridgeNode(fabric(devices), store=JsonFileStore(store_path))  # type: ignore[arg-type]
+    assert {d: again.read(again.endpoint_of(d, 1), BDBI, "UniqueID") for d in ids} == ids  # type: ignore[arg-type]
+    other_bridge = BridgeNode(fabric(devices), store=JsonFileStore(tmp_path / "other.json"))  # type: ignore[arg-type]
+    assert other_bridge.read(other_bridge.endpoint_of("lamp", 1), BDBI, "UniqueID") != ids["lamp"]  # type: ignore[arg-type]
+    assert unique_id_for(b"k", "lamp") == unique_id_for(b"k", "lamp") != unique_id_for(b"k", "lamp2")

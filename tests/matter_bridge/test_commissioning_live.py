@@ -25,6 +25,7 @@ import pytest
 
 from bridge.matter.attestation import export_paa
 from bridge.matter.setup_payload import SetupPayload
+from tests.requirements import LIVE_CONTROLLER
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -32,17 +33,7 @@ MATTER_SERVER = VENV_BIN / "matter-server"
 PASSCODE, DISCRIMINATOR = 20202021, 3840
 
 
-def _skip_reason() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root for network namespaces"
-    if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
-        return "no 'ip netns'"
-    if not MATTER_SERVER.exists():
-        return "python-matter-server[server]==7.0.1 is not installed in the venv"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER)
 
 
 def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

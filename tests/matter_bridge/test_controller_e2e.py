@@ -5,8 +5,9 @@ survives an emulator restart, opens a second commissioning window and removes it
 Setup (``live_env.LiveBridge``): a fresh network namespace with a veth pair, ``homefabric serve`` and
 ``matter-server`` inside it; the test drives matter-server over its websocket and reaches inside the
 fabric through the emulator's control socket (a second channel: the fabric's own values, and changes
-made "inside the home" rather than through Matter). The tests run in order on one module fixture;
-each later one needs the node the first one commissioned. Skipped when not root / no ``ip netns``.
+made "inside the home" rather than through Matter). The tests run in order on one module fixture and share
+the node the first one commissions (one run alone commissions it first). Needs root, ``ip netns``, the
+controller and /data (``tests/requirements.py``: skipped locally without them, a failure under CI=true).
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ from tests.matter_bridge.live_env import (
     HOME_DEVICES,
     LiveBridge,
     browse_commissionable,
-    live_skip_reason,
     manual_code,
     write_small_home,
 )
+from tests.requirements import LIVE_CONTROLLER
 
-pytestmark = pytest.mark.skipif(live_skip_reason() is not None, reason=live_skip_reason() or "")
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER)
 
 SPEED = 600  # virtual seconds per wall second: a room's temperature moves within a few wall seconds
 BRIDGED_NODE, AGGREGATOR = 0x13, 0x0E
@@ -61,9 +62,21 @@ class Live:
             raise AssertionError(f"{type(error).__name__}: {error}\n{self.bridge.logs()}") from error
 
     def need_node(self) -> int:
-        if self.node_id is None:
-            pytest.skip("the node was not commissioned (see the first test)")
+        if self.node_id is None:  # run alone (-k), or the first test failed: commission here, as it does
+            self.commission()
+        assert self.node_id is not None
         return self.node_id
+
+    def commission(self) -> None:
+        async def scenario() -> None:
+            started = time.monotonic()
+            node = await self.bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
+                                                 timeout_s=120)
+            self.timings["commission_s"] = time.monotonic() - started
+            self.node_id, self.node = node["node_id"], node
+            self.layout = await self.bridge.control("endpoints")
+
+        self.run(scenario(), 150)
 
     # shorthands over the matter-server API
     async def read(self, *paths: str) -> dict[str, Any]:
@@ -115,15 +128,7 @@ def _value_at(node: dict[str, Any], path: str) -> Any:
 
 
 def test_commission_and_interview_lists_every_device(live: Live) -> None:
-    async def scenario() -> None:
-        started = time.monotonic()
-        node = await live.bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                             timeout_s=120)
-        live.timings["commission_s"] = time.monotonic() - started
-        live.node_id, live.node = node["node_id"], node
-        live.layout = await live.bridge.control("endpoints")
-
-    live.run(scenario(), 150)
+    live.need_node()
     node = live.node
     assert node["available"] and node["is_bridge"], {k: node[k] for k in ("available", "is_bridge")}
     assert {d["0"] for d in _value_at(node, "1/29/0")} == {AGGREGATOR}

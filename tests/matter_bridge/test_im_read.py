@@ -12,6 +12,7 @@ from bridge.matter.data_model import AllowAll, Privilege
 from bridge.matter.interaction import InteractionModel, fabric_filter
 from bridge.matter.values_tlv import decode_value, encode_value
 from clusters import Status
+from clusters.basic_information import BasicInformationServer
 from emulator.fabric import Fabric
 from emulator.home_generator import generate_home
 from tests.emulator.helpers import fabric
@@ -171,7 +172,7 @@ async def test_malformed_read_gets_invalid_action() -> None:
 @run_async
 async def test_startup_events_are_readable_and_filtered() -> None:
     home = fabric([("lamp", "on_off_light", "room"), ("plug", "smart_plug", "room")])
-    _, client = _client(home)
+    client = ImClient(InteractionModel(BridgeNode(home, [BasicInformationServer()]), AllowAll()))
     result, _ = await client.read([], [im.EventPath(0, 0x28, 0)])
     (startup,) = result.events
     assert startup.path == im.EventPath(0, 0x28, 0) and startup.priority == 2 and startup.data == {0: 1}

@@ -87,7 +87,7 @@ async def test_priming_report_is_chunked_then_subscribe_response() -> None:
     assert assembled.replaced == 0
     assert len(assembled.values) == sum(len(s.attribute_names()) for ep in node.endpoints()
                                         for s in node.clusters(ep).values())
-    assert len(assembled.events) == 1 + 135  # root + bridged StartUp events
+    assert len(assembled.events) == 135  # bridged StartUp events (this node has no BasicInformation)
     assert sub_id in model.subscriptions
     await model.close()
 
@@ -204,3 +204,21 @@ async def test_invalid_subscribe_requests() -> None:
     exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(empty))
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.INVALID_ACTION]
     assert not model.subscriptions
+
+
+@run_async
+async def test_removed_fabric_subscriptions_end_at_removal() -> None:
+    """Fault 4: after RemoveFabric nothing more is reported to that fabric, even while its session lingers."""
+    home = fabric([("lamp", "on_off_light", "room")])
+    _, model, removed, clock = _setup(home)
+    kept = ImClient(model, FakeSession(fabric_index=2, node_id=0x3344))
+    gone_id, _ = await _subscribe(removed, [P()], floor=0, ceiling=10)
+    kept_id, _ = await _subscribe(kept, [P()], floor=0, ceiling=10)
+    reports_before = len(removed.session.reports())
+    model.drop_fabric(1)
+    home.invoke("lamp", 1, "OnOff", "On")
+    await clock.advance(30)  # a change and several keep-alive periods
+    assert set(model.subscriptions) == {kept_id} and gone_id not in model.subscriptions
+    assert len(removed.session.reports()) == reports_before  # nothing went out over the removed fabric's session
+    assert any(r.subscription_id == kept_id and r.attribute_reports for r in kept.session.reports())
+    await model.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
 import socket
 import subprocess
 import time
@@ -17,7 +16,9 @@ from typing import Any
 
 import aiomqtt
 
-MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+from tests.requirements import mosquitto_path
+
+MOSQUITTO = mosquitto_path()
 
 
 def free_port() -> int:

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.mqtt.broker import MOSQUITTO, Mosquitto
+from tests.mqtt.broker import Mosquitto
+from tests.requirements import require
 
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (apt-get install -y mosquitto)")
+    require("mosquitto")
     server = Mosquitto(tmp_path / "broker")
     server.start()
     try:

@@ -11,6 +11,7 @@ from typing import Any
 
 from bridge.matter.root.access_control import AccessControlServer
 from bridge.matter.root.administrator_commissioning import AdministratorCommissioningServer
+from bridge.matter.root.diagnostics import general_diagnostics
 from bridge.matter.root.general_commissioning import GeneralCommissioningServer
 from bridge.matter.root.group_key_management import GroupKeyManagementServer
 from bridge.matter.root.network_commissioning import NetworkCommissioningServer
@@ -32,8 +33,10 @@ __all__ = [
 ROOT_NODE_DEVICE_TYPE = (0x0016, 3)
 
 
-def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any] | None = None) -> list[ClusterServer]:
-    """BasicInformation + the commissioning clusters (no Descriptor: the endpoint owner adds it)."""
+def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any] | None = None,
+                  interfaces: list[str] | None = None) -> list[ClusterServer]:
+    """BasicInformation, General Diagnostics + the commissioning clusters (no Descriptor: the endpoint owner
+    adds it). Building them is the node's boot: the persisted reboot count goes up by one."""
     info = {"vendor_id": services.vendor_id, "product_id": services.product_id,
             "product_name": "HomeFabric Bridge", "node_label": "HomeFabric", **(basic_information or {})}
     if info["vendor_id"] != services.vendor_id or info["product_id"] != services.product_id:
@@ -46,6 +49,7 @@ def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any
         AdministratorCommissioningServer(services),
         OperationalCredentialsServer(services),
         GroupKeyManagementServer(services),
+        general_diagnostics(services.store, interfaces),
     ]
 
 

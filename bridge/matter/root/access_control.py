@@ -25,8 +25,7 @@ class AccessControlServer(ClusterServer):
     cluster_name = "AccessControl"
     revision = 1
     defaults = {
-        "Acl": [],
-        "Extension": [],
+        "Acl": [],  # no Extension: its feature bit (EXTS) is clear, so the attribute is not served
         "SubjectsPerAccessControlEntry": SUBJECTS_PER_ENTRY,
         "TargetsPerAccessControlEntry": TARGETS_PER_ENTRY,
         "AccessControlEntriesPerFabric": MAX_ACL_ENTRIES_PER_FABRIC,

@@ -1,12 +1,14 @@
 """Administrator Commissioning (0x003C): open a new window so another admin can join (multi-admin).
 
 All three commands need a timed invoke (spec §11.19.8). Cluster-specific failures (Busy,
-PAKEParameterError, WindowNotOpen) are raised as FAILURE with ``code`` naming the cluster status.
+PAKEParameterError, WindowNotOpen) answer FAILURE with that cluster status (StatusIB ClusterStatus).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import chip.clusters.Objects as Objects
 
 from bridge.matter.commissioning import WindowKind
 from bridge.matter.handshake import PaseVerifier
@@ -19,15 +21,7 @@ __all__ = ["AdministratorCommissioningServer"]
 
 MIN_WINDOW_S, MAX_WINDOW_S = 180, 900
 BASIC_FEATURE = 0x01
-STATUS_BUSY, STATUS_PAKE_PARAMETER_ERROR, STATUS_WINDOW_NOT_OPEN = 2, 3, 4
-
-
-def _cluster_failure(code: int, message: str) -> ClusterError:
-    names = {STATUS_BUSY: "BUSY", STATUS_PAKE_PARAMETER_ERROR: "PAKE_PARAMETER_ERROR",
-             STATUS_WINDOW_NOT_OPEN: "WINDOW_NOT_OPEN"}
-    error = ClusterError(Status.FAILURE, message, code=names[code])
-    error.cluster_status = code  # type: ignore[attr-defined]  # for an IM that sends cluster-specific status
-    return error
+StatusCode = Objects.AdministratorCommissioning.Enums.StatusCode
 
 
 class AdministratorCommissioningServer(ClusterServer):
@@ -54,7 +48,8 @@ class AdministratorCommissioningServer(ClusterServer):
         if not ctx.timed:
             raise ClusterError(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
         if self.services.window.is_open or self.services.failsafe.armed:
-            raise _cluster_failure(STATUS_BUSY, "a commissioning window is open or a fail-safe is armed")
+            raise ClusterError.cluster_specific(StatusCode.kBusy,
+                                                "a commissioning window is open or a fail-safe is armed")
         if not MIN_WINDOW_S <= timeout <= MAX_WINDOW_S:
             raise ClusterError(Status.INVALID_COMMAND, f"CommissioningTimeout must be {MIN_WINDOW_S}..{MAX_WINDOW_S}")
         record = self.services.table.fabrics.get(ctx.fabric_index or -1)
@@ -67,7 +62,7 @@ class AdministratorCommissioningServer(ClusterServer):
         verifier, salt_bytes = bytes.fromhex(PAKEPasscodeVerifier), bytes.fromhex(salt)
         if (len(verifier) != 97 or not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS
                 or not MIN_SALT <= len(salt_bytes) <= MAX_SALT or discriminator > 0xFFF):
-            raise _cluster_failure(STATUS_PAKE_PARAMETER_ERROR, "invalid PAKE parameters")
+            raise ClusterError.cluster_specific(StatusCode.kPAKEParameterError, "invalid PAKE parameters")
         self.services.window.open_enhanced(
             PaseVerifier(verifier[:32], verifier[32:], salt_bytes, iterations), discriminator, commissioningTimeout,
             admin_fabric_index=ctx.fabric_index, admin_vendor_id=record.vendor_id if record else None,
@@ -85,6 +80,6 @@ class AdministratorCommissioningServer(ClusterServer):
         if not ctx.timed:
             raise ClusterError(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
         if not self.services.window.is_open:
-            raise _cluster_failure(STATUS_WINDOW_NOT_OPEN, "no commissioning window is open")
+            raise ClusterError.cluster_specific(StatusCode.kWindowNotOpen, "no commissioning window is open")
         self.services.failsafe.expire()
         self.services.window.close()

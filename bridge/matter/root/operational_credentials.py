@@ -209,13 +209,13 @@ class OperationalCredentialsServer(ClusterServer):
             "groupKeySetID": 0, "groupKeySecurityPolicy": 0, "epochKey0": None, "epochStartTime0": 0,
             "epochKey1": None, "epochStartTime1": None, "epochKey2": None, "epochStartTime2": None,
         }]  # the IPK key set; epoch keys are never readable
+        table.save()  # first: a failed write undoes the table and leaves the fail-safe state as it was
         failsafe.added_fabric_index = index
         failsafe.csr_key = None
         failsafe.pending_root = None
         session = ctx.session
         if session is not None and getattr(session, "kind", None) == "pase":
             session.fabric_index = index  # the PASE session now acts for the new fabric
-        table.save()
         log.info("AddNOC: fabric %d (fabric id 0x%X, node id 0x%016X)", index, info.fabric_id, info.node_id)
         return _noc_response(OK, index)
 
@@ -242,9 +242,9 @@ class OperationalCredentialsServer(ClusterServer):
             return _noc_response(INVALID_PUBLIC_KEY)
         record.noc, record.icac, record.node_id = noc.hex(), icac.hex() if icac else None, info.node_id
         record.operational_key = private_key_bytes(failsafe.csr_key).hex()
+        table.save()  # first: a failed write undoes the record and leaves the fail-safe state as it was
         failsafe.updated_noc = True
         failsafe.csr_key = None
-        table.save()
         return _noc_response(OK, record.fabric_index)
 
     @command("UpdateFabricLabel")
@@ -271,6 +271,8 @@ class OperationalCredentialsServer(ClusterServer):
         table.save()
         log.info("RemoveFabric: fabric %d removed", fabricIndex)
         services = self.services
+        for listener in list(services.on_fabric_removed):  # e.g. its subscriptions end before the response
+            listener(fabricIndex)
 
         def cleanup() -> None:
             if services.sessions is not None:

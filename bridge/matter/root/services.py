@@ -45,6 +45,7 @@ class RootServices:
     product_id: int
     sessions: SessionManager | None = None
     on_commissioning_complete: list[Callable[[int], None]] = field(default_factory=list)
+    on_fabric_removed: list[Callable[[int], None]] = field(default_factory=list)  # told at once, by index
 
     def after_response(self, action: Callable[[], None]) -> None:
         """Run ``action`` once the current response has been sent (e.g. closing its own session)."""

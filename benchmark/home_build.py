@@ -1,0 +1,56 @@
+"""An episode's home, built exactly as the runner builds it: SimuHome's ``initial_home_config`` → our home
+config (normalising SimuHome's value shapes) → a Fabric at tick 0.
+
+``homefabric episodes import``, the runner and the evaluators' no-agent replay all call :func:`build_home`, so
+an episode the importer accepts is an episode the runner can run. When the fabric refuses the home,
+:func:`home_build_problems` names every failing attribute by its JSON path in the episode file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from clusters import ClusterError
+from emulator.catalogue import device_type_spec
+from emulator.device import Device
+from emulator.errors import FabricError
+from emulator.fabric import Fabric
+from emulator.home_config import HomeConfig, HomeConfigError
+from emulator.simuhome_config import SimuHomeOrigin, from_simuhome, simuhome_path
+
+
+def build_home(initial_home_config: Mapping[str, Any], source: str = "<episode>"
+               ) -> tuple[Fabric, SimuHomeOrigin]:
+    """The episode's fabric and the origin record of the import; HomeConfigError (with JSON paths relative
+    to ``initial_home_config``) when the home cannot be built."""
+    config, origin = from_simuhome(initial_home_config, source=source)
+    try:
+        return Fabric(config), origin
+    except FabricError as error:
+        raise HomeConfigError(source, home_build_problems(config, initial_home_config)
+                              or [("", error.message)]) from None
+
+
+def home_build_problems(config: HomeConfig, initial_home_config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every attribute a fresh device of its type refuses to restore, as (JSON path, message)."""
+    where: dict[str, str] = {}
+    for room_id, room in (initial_home_config.get("rooms") or {}).items():
+        for index, device in enumerate(room.get("devices") or []):
+            where[str(device.get("device_id"))] = f"rooms.{room_id}.devices[{index}]"
+    problems: list[tuple[str, str]] = []
+    for device_config in config.devices:
+        base = where.get(device_config.id, f"devices.{device_config.id}")
+        try:
+            spec = device_type_spec(device_config.type)
+        except KeyError:
+            problems.append((f"{base}.device_type", f"unknown device type {device_config.type!r}"))
+            continue
+        device = Device(device_config.id, spec, device_config.room, device_config.name)
+        for path, value in device_config.attributes.items():
+            endpoint, cluster, attribute = path.split(".")
+            try:
+                device.cluster(int(endpoint), cluster).restore(attribute, value)
+            except (ClusterError, FabricError) as error:
+                problems.append((f'{base}.attributes["{simuhome_path(path)}"]', error.message))
+    return problems

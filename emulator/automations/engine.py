@@ -1,0 +1,387 @@
+"""Running rules on the fabric's clock: cron timers, state crossings planned in closed form, firing batches.
+
+Time rules put their next firing instant on the event queue. State rules keep the truth value of their
+comparison; a discrete attribute is re-checked when the device reports a change, a continuous one (a room
+variable, a sensor fed by room physics, a compartment) is planned: a physics segment is monotone until
+its room's next segment boundary, so the first tick at which the comparison flips is found by bisection
+on the closed-form trajectory (reading the home "as of" a future tick), and a timer is set there. When a
+segment restarts, the plan is redone. Cost grows with events, not ticks.
+
+Firings due at one tick run as one batch in rule-creation order (deterministic whatever scheduled them).
+A rule fires on the rising edge of its trigger (after ``for_s`` seconds of hold), only when its gating
+conditions hold at that instant, and at most ``loop_limit`` times per virtual second (the excess is cut
+and reported as a ``loop_cut`` event). Changes made while the clock is paused fire their rules at the
+next advance (``advance(0)`` suffices), at the tick they happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from emulator.automations.cron import CronSchedule, parse_cron
+from emulator.automations.model import AutomationRule, StateCondition, compare
+from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
+from emulator.errors import FabricError
+from emulator.events import AutomationEvent
+
+if TYPE_CHECKING:
+    from emulator.fabric import Fabric
+
+LOOP_LIMIT_PER_SECOND = 10
+PLAN_HORIZON_TICKS = 30 * 86400 * TICKS_PER_SECOND  # a converging segment is re-planned after 30 days
+HISTORY = 200
+# Monotone comparisons whose flips bound those of each operator (== and != flip where >= or <= do).
+_MONOTONE_PARTS = {">": (">",), ">=": (">=",), "<": ("<",), "<=": ("<=",), "==": (">=", "<="), "!=": (">=", "<=")}
+
+
+@dataclass
+class _Watch:
+    """What a state condition reads, found once: a discrete attribute or a trajectory in a room."""
+
+    room_id: str | None  # the room whose physics drive the value (None: discrete)
+    device_id: str | None
+    variable: str | None  # the room variable it follows ("illuminance": any resegment of the room)
+
+
+@dataclass
+class _Runtime:
+    order: int
+    schedule: CronSchedule | None = None
+    cron_tick: int | None = None
+    watch: _Watch | None = None
+    last: bool = False
+    flip_timer: Timer | None = None
+    hold_timer: Timer | None = None
+    hold_due: int | None = None
+    flip_due: int | None = None
+    window_second: int = -1
+    window_count: int = 0
+    loop_cuts: int = 0
+    timers: list[Timer] = field(default_factory=list)
+
+
+class AutomationEngine:
+    """The rules of one fabric. The fabric calls ``on_attribute`` and ``on_segment``; it owns the lock."""
+
+    def __init__(self, fabric: Fabric, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
+        self.fabric = fabric
+        self.clock = fabric.clock
+        self.loop_limit = loop_limit
+        self.rules: dict[str, AutomationRule] = {}
+        self.firings = 0
+        self.history: deque[AutomationEvent] = deque(maxlen=HISTORY)
+        self._runtime: dict[str, _Runtime] = {}
+        self._batches: dict[int, set[str]] = {}
+        self._by_attribute: dict[tuple[str, int, str, str], set[str]] = {}
+        self._by_device: dict[str, set[str]] = {}  # compartment-fed conditions: any change of the device
+        self._by_room: dict[str, set[str]] = {}
+        self._order = 0
+        self._counter = 0
+        self.change_listeners: list[Callable[[], None]] = []
+
+    # ------------------------------------------------------------------------------ the rule set
+    def new_id(self) -> str:
+        self._counter += 1
+        while f"auto-{self._counter:04d}" in self.rules:
+            self._counter += 1
+        return f"auto-{self._counter:04d}"
+
+    def add(self, rule: AutomationRule) -> None:
+        self._order += 1
+        self.rules[rule.id] = rule
+        runtime = _Runtime(order=self._order)
+        self._runtime[rule.id] = runtime
+        if rule.trigger.kind == "time":
+            runtime.schedule = parse_cron(rule.trigger.cron)
+        else:
+            runtime.watch = self._watch_of(rule.trigger.condition)
+            self._index(rule.id, runtime.watch, rule.trigger.condition, add=True)
+        if rule.enabled:
+            self._start(rule.id)
+
+    def remove(self, rule_id: str) -> AutomationRule:
+        rule = self.rules.pop(rule_id)
+        runtime = self._runtime.pop(rule_id)
+        self._stop(runtime)
+        if runtime.watch is not None and rule.trigger.kind == "state":
+            self._index(rule_id, runtime.watch, rule.trigger.condition, add=False)
+        self._changed()
+        return rule
+
+    def set_enabled(self, rule_id: str, enabled: bool) -> AutomationRule:
+        rule = self.rules[rule_id]
+        if rule.enabled != enabled:
+            rule.enabled = enabled
+            if enabled:
+                self._start(rule_id)
+            else:
+                self._stop(self._runtime[rule_id])
+            self._changed()
+        return rule
+
+    def next_firing_tick(self, rule_id: str) -> int | None:
+        """When the rule is next due, as far as is known now (a state rule: its planned crossing)."""
+        rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+        if not rule.enabled:
+            return None
+        if rule.trigger.kind == "time":
+            return runtime.cron_tick
+        if runtime.hold_due is not None:
+            return runtime.hold_due
+        if runtime.flip_due is not None and not runtime.last:
+            return runtime.flip_due + seconds_to_ticks(rule.trigger.condition.for_s)
+        return None
+
+    def loop_cuts(self, rule_id: str) -> int:
+        return self._runtime[rule_id].loop_cuts
+
+    def _changed(self) -> None:
+        for listener in list(self.change_listeners):
+            listener()
+
+    # ------------------------------------------------------------------------------ starting, stopping
+    def _start(self, rule_id: str) -> None:
+        rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+        if runtime.schedule is not None:
+            self._plan_cron(rule_id)
+        else:
+            # Fire on crossings only: a comparison already true when the rule starts is not an edge.
+            runtime.last = self._holds(rule.trigger.condition)
+            self._plan_flip(rule_id)
+
+    def _stop(self, runtime: _Runtime) -> None:
+        runtime.cron_tick = None
+        for timer in (runtime.flip_timer, runtime.hold_timer):
+            if timer is not None:
+                timer.cancel()
+        runtime.flip_timer = runtime.hold_timer = None
+        runtime.flip_due = runtime.hold_due = None
+
+    def _plan_cron(self, rule_id: str) -> None:
+        runtime = self._runtime[rule_id]
+        assert runtime.schedule is not None
+        following = runtime.schedule.next_after(self.clock.now_datetime)
+        runtime.cron_tick = None if following is None else self.clock.tick_of(following)
+        if runtime.cron_tick is not None:
+            self._enqueue(rule_id, runtime.cron_tick)
+
+    # ------------------------------------------------------------------------------ state conditions
+    def _watch_of(self, condition: StateCondition) -> _Watch:
+        if condition.room_id is not None:
+            return _Watch(condition.room_id, None, condition.variable)
+        source = self.fabric._physics_source(condition.device_id or "", condition.path or "")
+        if source is None:
+            return _Watch(None, condition.device_id, None)
+        room_id, variable = source
+        return _Watch(room_id, condition.device_id, variable)
+
+    def _index(self, rule_id: str, watch: _Watch, condition: StateCondition, *, add: bool) -> None:
+        keys: list[tuple[dict[Any, set[str]], Any]] = []
+        if watch.room_id is not None:
+            keys.append((self._by_room, watch.room_id))
+        if condition.device_id is not None:
+            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
+            keys.append((self._by_attribute, (condition.device_id, int(endpoint), cluster, attribute)))
+            if watch.variable == "compartment":
+                keys.append((self._by_device, condition.device_id))
+        for index, key in keys:
+            if add:
+                index.setdefault(key, set()).add(rule_id)
+            else:
+                index.get(key, set()).discard(rule_id)
+
+    def read(self, condition: StateCondition) -> Any:
+        """The compared value now (exact room values; None when the device or room has gone)."""
+        try:
+            if condition.room_id is not None:
+                return self.fabric.physics.value(condition.room_id, condition.variable or "")
+            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
+            return self.fabric.read(condition.device_id or "", int(endpoint), cluster, attribute)
+        except (FabricError, KeyError):
+            return None
+
+    def _holds(self, condition: StateCondition) -> bool:
+        return condition.holds(self.read(condition))
+
+    @contextlib.contextmanager
+    def _as_of(self, tick: int) -> Iterator[None]:
+        """Read the home as it will be at ``tick`` (valid while no event lies in between)."""
+        saved = self.clock.tick
+        self.clock.tick = tick
+        try:
+            yield
+        finally:
+            self.clock.tick = saved
+
+    def _value_at(self, condition: StateCondition, tick: int) -> Any:
+        with self._as_of(tick):
+            return self.read(condition)
+
+    def _segment_end(self, watch: _Watch) -> int | None:
+        """The variable's next physics boundary: its value is closed-form and monotone until then."""
+        room = self.fabric.physics.rooms.get(watch.room_id or "")
+        timer = room.timers.get(watch.variable or "") if room is not None else None
+        return timer.due if timer is not None and not timer.cancelled else None
+
+    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool) -> tuple[int, bool] | None:
+        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon."""
+        now = self.clock.tick
+        if watch.variable == "illuminance":
+            return None  # algebraic: it moves only when the room resegments, which re-plans
+        end = self._segment_end(watch)
+        horizon = min(end, now + PLAN_HORIZON_TICKS) if end is not None else now + PLAN_HORIZON_TICKS
+        if horizon <= now:
+            return None
+        candidates = []
+        for op in _MONOTONE_PARTS[condition.op]:
+            def part(tick: int, op: str = op) -> bool:
+                return compare(self._value_at(condition, tick), op, condition.value)
+            start = part(now)
+            if part(horizon) == start:
+                continue
+            low, high = now, horizon  # part(low) == start != part(high): bisect to the first change
+            while high - low > 1:
+                middle = (low + high) // 2
+                if part(middle) == start:
+                    low = middle
+                else:
+                    high = middle
+            candidates.append(high)
+        for tick in sorted(candidates):
+            if condition.holds(self._value_at(condition, tick)) != current:
+                return tick, True
+        if end is None or end > now + PLAN_HORIZON_TICKS:
+            return horizon, False
+        return None  # the segment boundary re-plans
+
+    def _plan_flip(self, rule_id: str) -> None:
+        rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+        if runtime.flip_timer is not None:
+            runtime.flip_timer.cancel()
+        runtime.flip_timer, runtime.flip_due = None, None
+        watch = runtime.watch
+        if watch is None or watch.room_id is None or not rule.enabled:
+            return
+        found = self._next_flip(rule.trigger.condition, watch, runtime.last)
+        if found is not None:
+            tick, real = found
+            runtime.flip_due = tick if real else None
+            runtime.flip_timer = self.clock.call_at_tick(tick, lambda: self._recheck(rule_id), f"rule {rule_id}")
+
+    def _recheck(self, rule_id: str) -> None:
+        """Re-read a state trigger now: handle an edge, then plan the next flip."""
+        rule, runtime = self.rules.get(rule_id), self._runtime.get(rule_id)
+        if rule is None or runtime is None or not rule.enabled or rule.trigger.kind != "state":
+            return
+        condition = rule.trigger.condition
+        now = self._holds(condition)
+        if now != runtime.last:
+            runtime.last = now
+            if now:
+                self._rising(rule_id, condition)
+            elif runtime.hold_timer is not None:
+                runtime.hold_timer.cancel()
+                runtime.hold_timer, runtime.hold_due = None, None
+        self._plan_flip(rule_id)
+
+    def _rising(self, rule_id: str, condition: StateCondition) -> None:
+        runtime = self._runtime[rule_id]
+        if not condition.for_s:
+            self._enqueue(rule_id, self.clock.tick)
+            return
+        due = self.clock.tick + seconds_to_ticks(condition.for_s)
+        runtime.hold_due = due
+
+        def held() -> None:
+            runtime.hold_timer, runtime.hold_due = None, None
+            if self._holds(condition):
+                self._enqueue(rule_id, self.clock.tick)
+
+        runtime.hold_timer = self.clock.call_at_tick(due, held, f"rule {rule_id} hold")
+
+    # ------------------------------------------------------------------------------ fabric hooks
+    def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
+        for rule_id in sorted(self._by_attribute.get((device_id, endpoint, cluster, attribute), ())):
+            self._recheck(rule_id)
+        for rule_id in sorted(self._by_device.get(device_id, ())):
+            self._recheck(rule_id)
+
+    def on_segment(self, room_id: str, variable: str) -> None:
+        """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it."""
+        for rule_id in sorted(self._by_room.get(room_id, ())):
+            watch = self._runtime[rule_id].watch
+            if watch is not None and watch.variable in (variable, "illuminance"):
+                self._recheck(rule_id)
+
+    # ------------------------------------------------------------------------------ firing
+    def _enqueue(self, rule_id: str, tick: int) -> None:
+        batch = self._batches.get(tick)
+        if batch is None:
+            batch = self._batches[tick] = set()
+            self.clock.call_at_tick(tick, lambda: self._run_batch(tick), "automations")
+        batch.add(rule_id)
+
+    def _run_batch(self, tick: int) -> None:
+        due = self._batches.pop(tick, set())
+        for rule_id in sorted((r for r in due if r in self._runtime), key=lambda r: self._runtime[r].order):
+            rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+            if not rule.enabled:
+                continue
+            if runtime.schedule is not None:
+                if runtime.cron_tick != tick:
+                    continue  # a stale plan (the rule was disabled and re-enabled)
+                self._fire(rule, runtime)
+                self._plan_cron(rule_id)
+            else:
+                self._fire(rule, runtime)
+
+    def _fire(self, rule: AutomationRule, runtime: _Runtime) -> None:
+        tick = self.clock.tick
+        second = tick // TICKS_PER_SECOND
+        if runtime.window_second != second:
+            runtime.window_second, runtime.window_count = second, 0
+        actions = [step.to_dict() for step in rule.steps()]
+        if runtime.window_count >= self.loop_limit:
+            runtime.loop_cuts += 1
+            if runtime.loop_cuts == 1 or runtime.window_count == self.loop_limit:
+                runtime.window_count += 1  # report a cut once per second
+                self._publish(rule, "loop_cut", actions, [], {
+                    "code": "LOOP_GUARD", "message": f"rule {rule.id} fired {self.loop_limit} times in one virtual "
+                    f"second; further firings in this second are cut"})
+            return
+        failed = [c.describe() for c in rule.conditions if not self._holds(c)]
+        if failed:
+            self._publish(rule, "skipped", actions, [], {"code": "CONDITIONS_NOT_MET",
+                                                         "message": "; ".join(failed)})
+            return
+        runtime.window_count += 1
+        results: list[Any] = []
+        error: dict[str, Any] | None = None
+        for index, step in enumerate(rule.steps()):
+            try:
+                if step.kind == "invoke":
+                    results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
+                                                      step.args))
+                else:
+                    results.append(self.fabric.write(step.device_id, step.endpoint, step.cluster, step.name,
+                                                     step.value))
+            except FabricError as failure:
+                error = {"step": index, **failure.to_dict()}
+                break
+        rule.last_fired = self.fabric._time_text(tick)
+        rule.fire_count += 1
+        self.firings += 1
+        self._publish(rule, "fired", actions, results, error)
+        self._changed()
+
+    def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
+                 error: dict[str, Any] | None) -> None:
+        tick = self.clock.tick
+        event = AutomationEvent(rule.id, rule.name, kind, rule.trigger.describe(), actions, results, error, tick,
+                                self.fabric._time_text(tick, tenths=True))
+        self.history.append(event)
+        self.fabric.bus.publish_automation(event)

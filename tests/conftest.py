@@ -1,0 +1,16 @@
+"""Suite-wide: the ``requires`` marker (tests/requirements.py) — skipped locally, a failure under CI=true."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.requirements import require
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requires(*names): needs these system parts (tests/requirements.py CHECKS)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("requires"):
+        require(*mark.args)

@@ -1,0 +1,203 @@
+"""End to end with a second, independent controller stack: matter.js 0.17.9 (``@matter/main`` +
+``@project-chip/matter.js``, the stack under the Open Home Foundation's matter.js Matter Server).
+
+The same journey as ``test_controller_e2e.py`` (python-matter-server / CHIP SDK), against the same small home
+served by ``homefabric serve`` in a fresh network namespace: DNS-SD discovery, commissioning with strict
+attestation (the controller's only trusted PAA is the one ``serve`` exports; an error-level attestation
+finding aborts), a wildcard read of the whole node with every attribute decoded by matter.js's own model,
+invoke, write, a subscription that reports a change made inside the home, and RemoveFabric.
+
+The controller is ``tests/matter_js/controller.mjs`` (``npm ci`` there installs the pinned packages), driven
+over stdin/stdout by ``matter_js_client.MatterJsController``. Run under ``flock /tmp/homefabric-live.lock``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.matter_bridge.live_env import (
+    DISCRIMINATOR,
+    HOME_DEVICES,
+    PASSCODE,
+    LiveBridge,
+    live_skip_reason,
+    write_small_home,
+)
+from tests.matter_bridge.matter_js_client import MatterJsController, matter_js_skip_reason
+
+ON_OFF, BRIDGED_INFO = 6, 0x39
+AGGREGATOR, BRIDGED_NODE = 0x0E, 0x13
+PAA_FILE = "Chip-Test-PAA-NoVID-Cert.der"
+
+
+def _unavailable() -> str | None:
+    return live_skip_reason() or matter_js_skip_reason()
+
+
+class Live:
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.loop = asyncio.new_event_loop()
+        self.bridge = LiveBridge(write_small_home(work / "home.json"), work, speed=600, namespace_prefix="hfj",
+                                 matter_server=False)
+        self.controller: MatterJsController | None = None
+        self.node_id: int | None = None
+        self.layout: dict[str, Any] = {}
+        self.timings: dict[str, float] = {}
+
+    @property
+    def mjs(self) -> MatterJsController:
+        assert self.controller is not None
+        return self.controller
+
+    def run(self, coro: Coroutine[Any, Any, Any], timeout_s: float = 120) -> Any:
+        try:
+            return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
+        except BaseException as error:
+            tail = self.controller.tail() if self.controller else ""
+            raise AssertionError(f"{type(error).__name__}: {error}\n{self.bridge.logs()}\n--- matter.js\n{tail}") \
+                from error
+
+    def need_node(self) -> int:
+        if self.node_id is None:
+            pytest.skip("the node was not commissioned (see the first test)")
+        return self.node_id
+
+    def endpoint(self, device_id: str, device_endpoint: int = 1) -> int:
+        return int(self.layout[device_id]["endpoints"][str(device_endpoint)])
+
+    async def start(self) -> None:
+        await self.bridge.__aenter__()
+        self.controller = MatterJsController(self.bridge.namespace, self.work / "matter-js",
+                                             self.work / "matter-js.log")
+        await self.controller.__aenter__()
+
+    async def stop(self) -> None:
+        if self.controller is not None:
+            await self.controller.close()
+        await self.bridge.__aexit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[Live]:
+    if reason := _unavailable():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"matter.js end-to-end test cannot run: {reason}")
+        pytest.skip(reason)
+    work = Path(tempfile.mkdtemp(prefix="hf-mjs-"))
+    setup = Live(work)
+    try:
+        setup.run(setup.start(), 120)
+        yield setup
+    finally:
+        setup.loop.run_until_complete(setup.stop())
+        setup.loop.close()
+        print(json.dumps({"matter_js_timings": {k: round(v, 3) for k, v in setup.timings.items()}, "work": str(work)}))
+        if not os.environ.get("HF_LIVE_KEEP"):
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def test_discover_and_commission_with_strict_attestation(live: Live) -> None:
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        started = time.monotonic()
+        found = await live.mjs.call("discover", discriminator=DISCRIMINATOR, seconds=4, timeout_s=30)
+        result = await live.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
+                                     paa=str(live.bridge.paa_dir / PAA_FILE), timeout_s=120)
+        live.timings["discover_and_commission_s"] = time.monotonic() - started
+        live.layout = await live.bridge.control("endpoints")
+        return found, result
+
+    found, result = live.run(scenario(), 150)
+    assert [(d["discriminator"], d["CM"], d["VP"]) for d in found] == [(DISCRIMINATOR, 1, "65521+32768")], found
+    # Strict: nothing error-level; what is left is what any test-credential device gets (test CD, test PAA).
+    assert not [f for f in result["attestation"] if f["level"] == "error"], result["attestation"]
+    live.node_id = result["node_id"]
+    fabrics = json.loads((live.bridge.state_dir / "fabrics.json").read_text())["fabrics"]
+    assert [(f["node_id"], f["label"]) for f in fabrics] == [(live.node_id, "matter.js")]
+
+
+def test_wildcard_read_decodes_every_attribute(live: Live) -> None:
+    node_id = live.need_node()
+
+    async def scenario() -> dict[str, Any]:
+        started = time.monotonic()
+        result = await live.mjs.call("read_all", node_id=node_id, timeout_s=120)
+        live.timings["read_all_s"] = time.monotonic() - started
+        return result
+
+    result = live.run(scenario())
+    values = result["values"]
+    assert result["undecoded"] == []  # matter.js's model knows every cluster and attribute we serve
+    bridged = sorted(int(n) for entry in live.layout.values() for n in entry["endpoints"].values())
+    assert result["endpoints"] == 2 + len(bridged)  # root + aggregator + bridged endpoints
+    assert values["0/29/3"] == [1, *bridged]
+    assert [d["deviceType"] for d in values["1/29/0"]] == [AGGREGATOR]
+    for device_id, (_, _, device_type) in HOME_DEVICES.items():
+        top = live.endpoint(device_id)
+        assert {d["deviceType"] for d in values[f"{top}/29/0"]} == {BRIDGED_NODE, device_type}, device_id
+        assert values[f"{top}/57/5"] == device_id  # NodeLabel
+        assert values[f"{top}/57/17"] is True  # Reachable
+    assert result["attributes"] == len(values) > 400
+
+
+def test_invoke_and_write_change_the_home(live: Live) -> None:
+    node_id = live.need_node()
+    control = live.bridge.control
+
+    async def scenario() -> None:
+        lamp = live.endpoint("lamp")
+        for command, expected in ((1, True), (0, False), (2, True)):  # On, Off, Toggle
+            await live.mjs.call("invoke", node_id=node_id, endpoint=lamp, cluster=ON_OFF, command=command)
+            assert await control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff") is expected
+            read = await live.mjs.call("read", node_id=node_id, endpoint=lamp, cluster=ON_OFF, attribute=0)
+            assert read["value"] is expected
+        await live.mjs.call("write", node_id=node_id, endpoint=lamp, cluster=BRIDGED_INFO, attribute=5,
+                            value="desk lamp")
+        read = await live.mjs.call("read", node_id=node_id, endpoint=lamp, cluster=BRIDGED_INFO, attribute=5)
+        assert read["value"] == "desk lamp"
+
+    live.run(scenario())
+
+
+def test_subscription_reports_a_change_made_inside_the_home(live: Live) -> None:
+    node_id = live.need_node()
+    control = live.bridge.control
+
+    async def scenario() -> None:
+        lamp = live.endpoint("lamp")
+        await live.mjs.call("subscribe", node_id=node_id, timeout_s=60)
+        state = await control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff")
+        since = len(live.mjs.events)
+        started = time.monotonic()
+        await control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
+        event = await live.mjs.wait_event(
+            lambda e: e.get("event") == "attribute" and e["path"] == f"{lamp}/6/0" and e["value"] is (not state),
+            20, since)
+        live.timings["subscription_latency_s"] = event["received"] - started
+
+    live.run(scenario())
+
+
+def test_remove_fabric(live: Live) -> None:
+    node_id = live.need_node()
+    state = live.bridge.state_dir
+
+    async def scenario() -> None:
+        await live.mjs.call("remove", node_id=node_id, timeout_s=60)
+        deadline = time.monotonic() + 20
+        while json.loads((state / "fabrics.json").read_text()).get("fabrics"):
+            assert time.monotonic() < deadline, (state / "fabrics.json").read_text()
+            await asyncio.sleep(0.2)
+
+    live.run(scenario())
+    live.node_id = None
