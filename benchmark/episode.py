@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
+from emulator.automations.model import AutomationSpec
 from emulator.home_config import HomeConfigError, json_path, validation_problems, write_atomically
 
 EPISODE_FORMAT = "homefabric-episode/1"
@@ -165,6 +166,7 @@ class TemporalConflict(_Open):
 
 class HomefabricExtension(_Open):
     format: Literal["homefabric-episode/1"] = EPISODE_FORMAT
+    automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.automation_scoring)
 
 
 class Episode(_Open):

@@ -491,7 +491,8 @@ class Fabric:
             except FabricError as error:
                 raise FabricError(error.code, f"actions[{index}]: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
-        rule = AutomationRule(**spec.model_dump(), id=self._automations.new_id(), created_at=self.now_text())
+        fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
+        rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
         self._add_rule(rule)
         self._automations._changed()
         return rule

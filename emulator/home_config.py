@@ -205,7 +205,7 @@ class HomeConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
-        problems = _reference_problems(self.rooms, self.devices)
+        problems = _reference_problems(self.rooms, self.devices) + _automation_problems(self)
         if problems:
             raise _ReferenceProblems(problems)
         return self
@@ -252,6 +252,30 @@ def _reference_problems(rooms: list[RoomConfig], devices: list[DeviceConfig]) ->
             device_index[device.id] = i
         if device.room not in room_index:
             problems.append((f"devices[{i}].room", f"unknown room {device.room!r}"))
+    return problems
+
+
+def _automation_problems(config: HomeConfig) -> list[tuple[str, str]]:
+    """Rule ids are unique; every device and room a rule names exists."""
+    problems: list[tuple[str, str]] = []
+    rooms = {room.id for room in config.rooms}
+    devices = {device.id for device in config.devices}
+    seen: dict[str, int] = {}
+    for i, rule in enumerate(config.automations):
+        if rule.id in seen:
+            problems.append((f"automations[{i}].id", f"duplicate automation id {rule.id!r} "
+                                                     f"(first at automations[{seen[rule.id]}])"))
+        seen.setdefault(rule.id, i)
+        conditions = [("trigger.condition", rule.trigger.condition)] if rule.trigger.kind == "state" else []
+        conditions += [(f"conditions[{j}]", c) for j, c in enumerate(rule.conditions)]
+        for where, condition in conditions:
+            if condition.device_id is not None and condition.device_id not in devices:
+                problems.append((f"automations[{i}].{where}.device_id", f"unknown device {condition.device_id!r}"))
+            if condition.room_id is not None and condition.room_id not in rooms:
+                problems.append((f"automations[{i}].{where}.room_id", f"unknown room {condition.room_id!r}"))
+        for j, action in enumerate(rule.actions):
+            if action.device_id not in devices:
+                problems.append((f"automations[{i}].actions[{j}].device_id", f"unknown device {action.device_id!r}"))
     return problems
 
 

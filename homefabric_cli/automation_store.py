@@ -29,17 +29,20 @@ def load_rules(path: Path) -> list[AutomationRule]:
         raise AutomationStoreError(f"{path}: cannot read the rules file: {error}") from None
     except ValidationError as error:
         first = error.errors()[0]
-        raise AutomationStoreError(f"{path}: invalid rules file: {json_path(first['loc'])}: {first['msg']}") from None
+        where = json_path(first["loc"])
+        raise AutomationStoreError(f"{path}: invalid rules file: {where + ': ' if where else ''}{first['msg']}"
+                                   ) from None
 
 
 def dump_rules(rules: list[AutomationRule]) -> str:
     return json.dumps(_RULES.dump_python(rules, mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
-def keep_automations(fabric: Fabric, state_dir: Path) -> Callable[[], None]:
-    """Load the stored rules into ``fabric`` (if any) and save them on every change; returns the unhook."""
+def keep_automations(fabric: Fabric, state_dir: Path, *, fresh: bool = False) -> Callable[[], None]:
+    """Load the stored rules into ``fabric`` (if any; not when ``fresh``: then the home file's rules replace
+    them, as ``serve --fresh`` promises) and save them on every change; returns the unhook."""
     path = state_dir / STORE_NAME
-    if path.exists():
+    if path.exists() and not fresh:
         fabric.replace_automations(load_rules(path))
 
     def save() -> None:

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, ToolCaller
+from benchmark.automation_scoring import gold_automations, tool_arguments
 from benchmark.episode import (
     DeviceAttributeGoal,
     DirectionGoal,
@@ -373,6 +374,8 @@ class OracleAgent:
             answer = self._qt3(episode, session)
         else:
             answer = self._qt4(episode, session, task.current_time)
+        for gold in gold_automations(episode):  # persistent rules, through create_automation
+            session.call("create_automation", tool_arguments(gold), f"Create the automation '{gold.name}'.")
         session.call("finish", {"answer": answer}, "Done.")
         return AgentOutcome(answer, session.steps, "finished")
 

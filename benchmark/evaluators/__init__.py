@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmark.automation_scoring import score_automations
 from benchmark.episode import Episode
 from benchmark.evaluators.checks import direction_checks, final_state_checks, schedule_checks
 from benchmark.evaluators.common import (
@@ -42,6 +43,7 @@ class EvaluationInput:
     final_answer: str | None
     steps: list[dict[str, Any]] = field(default_factory=list)
     end_reason: str = "finished"
+    failure: str | None = None  # the agent's failure kind when it aborted (AgentOutcome.failure)
 
 
 def method_for(episode: Episode) -> str:
@@ -50,10 +52,14 @@ def method_for(episode: Episode) -> str:
     return "judge"
 
 
-def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str) -> str | None:
-    """SimuHome's error taxonomy where it can be derived (plus our names for the state-based failures)."""
+def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str,
+               failure: str | None = None) -> str | None:
+    """SimuHome's error taxonomy where it can be derived (plus our names for the state-based failures and
+    for a model that ran away: generated until the timeout or, turn after turn, to the token limit)."""
     if end_reason == "max_steps":
         return "Step Limit Failure"
+    if end_reason == "aborted" and failure == "runaway_output":
+        return "Runaway Output"
     if end_reason == "aborted":
         return "Agent Aborted"
     if not required_ok:
@@ -82,6 +88,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
     changes = agent_changes(baseline.snapshot_at(data.after["tick"]), data.after)
     irrelevant = irrelevant_changes(changes, targeted_devices(episode, data.before))
     method = method_for(episode)
+    automations = score_automations(episode, fabric)  # before the checks that advance the live fabric
     answer = (data.final_answer or "").strip()
     checks: list[dict[str, Any]] = []
     judge_record: dict[str, Any] | None = None
@@ -104,11 +111,15 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
         if method_ok is None:
             infra_error = f"judge: {judge_record.get('error')}"
     # Running out of steps (or aborting) is a failure however the home ended up.
-    passed = bool(required_ok and method_ok and data.end_reason == "finished")
-    kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason)
+    passed = bool(required_ok and method_ok and data.end_reason == "finished"
+                  and (automations is None or automations["passed"]))
+    kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason, data.failure)
+    if kind_error is None and automations is not None and not automations["passed"]:
+        kind_error = "Automation Judging Failure"  # SMH-Bench's AJ
     return {"passed": passed, "score": 1 if passed else 0, "method": method, "checks": checks,
             "required_actions": required, "irrelevant_changes": irrelevant, "judge": judge_record,
-            "error_type": None if passed else kind_error, "infra_error": infra_error, "simuhome": simuhome}
+            "error_type": None if passed else kind_error, "infra_error": infra_error, "simuhome": simuhome,
+            **({"automations": automations} if automations is not None else {})}
 
 
 __all__ = ["EvalSettings", "EvaluationInput", "error_type", "evaluate_episode", "method_for"]

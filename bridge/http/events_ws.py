@@ -1,6 +1,6 @@
-"""The event hub behind ``/ws/events``: fabric attribute events and room-state samples, fanned out to
-WebSocket clients with a bounded queue each (a slow client loses its oldest messages, and is told how many).
-"""
+"""The event hub behind ``/ws/events``: fabric attribute events, rule firings and room-state samples, fanned
+out to WebSocket clients with a bounded queue each (a slow client loses its oldest messages, and is told how
+many)."""
 
 from __future__ import annotations
 
@@ -68,11 +68,14 @@ class EventHub:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._unsubscribe = self.fabric.subscribe(self._on_attribute)
+        self._unsubscribe_rules = self.fabric.subscribe_automations(
+            lambda event: self.publish({"type": "automation", **event.to_dict()}))
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+            self._unsubscribe_rules()
 
     @property
     def clients(self) -> int:

@@ -10,9 +10,10 @@ from Sunday (so ``6#3`` is a Saturday there) and is no longer maintained.
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
@@ -53,6 +54,12 @@ class CronSchedule:
     months: frozenset[int]
     day_of_week: DayOfWeek | None  # None = '?'
     years: frozenset[int]
+    # Every firing second of a day, sorted (the same on every day the schedule fires).
+    day_seconds: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        seconds = sorted(h * 3600 + m * 60 + s for h in self.hours for m in self.minutes for s in self.seconds)
+        object.__setattr__(self, "day_seconds", tuple(seconds))
 
     def matches_day(self, year: int, month: int, day: int) -> bool:
         if year not in self.years or month not in self.months:
@@ -101,16 +108,11 @@ class CronSchedule:
         return out
 
     def _first_time_from(self, earliest: tuple[int, int, int]) -> tuple[int, int, int] | None:
-        for hour in self.hours:
-            if hour < earliest[0]:
-                continue
-            for minute in self.minutes:
-                if (hour, minute) < earliest[:2]:
-                    continue
-                for second in self.seconds:
-                    if (hour, minute, second) >= earliest:
-                        return hour, minute, second
-        return None
+        index = bisect.bisect_left(self.day_seconds, earliest[0] * 3600 + earliest[1] * 60 + earliest[2])
+        if index == len(self.day_seconds):
+            return None
+        second = self.day_seconds[index]
+        return second // 3600, second // 60 % 60, second % 60
 
 
 def _first_of_next_month(day: date) -> date | None:

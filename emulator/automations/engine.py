@@ -27,6 +27,7 @@ from emulator.automations.model import AutomationRule, StateCondition, compare
 from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
 from emulator.errors import FabricError
 from emulator.events import AutomationEvent
+from emulator.workflows import WorkflowStep
 
 if TYPE_CHECKING:
     from emulator.fabric import Fabric
@@ -61,7 +62,10 @@ class _Runtime:
     window_second: int = -1
     window_count: int = 0
     loop_cuts: int = 0
-    timers: list[Timer] = field(default_factory=list)
+    steps: tuple[WorkflowStep, ...] = ()
+    actions: list[dict[str, Any]] = field(default_factory=list)  # the steps as event data
+    trigger_text: str = ""
+    dynamics: tuple[float, ...] | None = None  # the followed segment's map when the flip was planned
 
 
 class AutomationEngine:
@@ -82,6 +86,9 @@ class AutomationEngine:
         self._order = 0
         self._counter = 0
         self.change_listeners: list[Callable[[], None]] = []
+        self.dry_run = False  # record firings without running actions (trigger replays)
+        self._next_cron: dict[tuple[str, int], int | None] = {}  # rules sharing a schedule plan once per tick
+        self._time_cache: tuple[int, str] = (-1, "")  # firings of one batch share their time text
 
     # ------------------------------------------------------------------------------ the rule set
     def new_id(self) -> str:
@@ -93,7 +100,9 @@ class AutomationEngine:
     def add(self, rule: AutomationRule) -> None:
         self._order += 1
         self.rules[rule.id] = rule
-        runtime = _Runtime(order=self._order)
+        steps = rule.steps()
+        runtime = _Runtime(order=self._order, steps=steps, actions=[step.to_dict() for step in steps],
+                           trigger_text=rule.trigger.describe())
         self._runtime[rule.id] = runtime
         if rule.trigger.kind == "time":
             runtime.schedule = parse_cron(rule.trigger.cron)
@@ -164,8 +173,13 @@ class AutomationEngine:
     def _plan_cron(self, rule_id: str) -> None:
         runtime = self._runtime[rule_id]
         assert runtime.schedule is not None
-        following = runtime.schedule.next_after(self.clock.now_datetime)
-        runtime.cron_tick = None if following is None else self.clock.tick_of(following)
+        key = (runtime.schedule.expression, self.clock.tick)
+        if key not in self._next_cron:
+            if len(self._next_cron) > 1024:
+                self._next_cron.clear()
+            following = runtime.schedule.next_after(self.clock.now_datetime)
+            self._next_cron[key] = None if following is None else self.clock.tick_of(following)
+        runtime.cron_tick = self._next_cron[key]
         if runtime.cron_tick is not None:
             self._enqueue(rule_id, runtime.cron_tick)
 
@@ -227,8 +241,12 @@ class AutomationEngine:
         timer = room.timers.get(watch.variable or "") if room is not None else None
         return timer.due if timer is not None and not timer.cancelled else None
 
-    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool) -> tuple[int, bool] | None:
-        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon."""
+    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool,
+                   hint: int | None = None) -> tuple[int, bool] | None:
+        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon.
+
+        ``hint``: the flip planned before the segment restarted; when a device change did not alter this
+        variable's trajectory the flip is still there, and two reads confirm it instead of a bisection."""
         now = self.clock.tick
         if watch.variable == "illuminance":
             return None  # algebraic: it moves only when the room resegments, which re-plans
@@ -241,6 +259,9 @@ class AutomationEngine:
             def part(tick: int, op: str = op) -> bool:
                 return compare(self._value_at(condition, tick), op, condition.value)
             start = part(now)
+            if hint is not None and now < hint <= horizon and part(hint) != start and part(hint - 1) == start:
+                candidates.append(hint)
+                continue
             if part(horizon) == start:
                 continue
             low, high = now, horizon  # part(low) == start != part(high): bisect to the first change
@@ -260,13 +281,15 @@ class AutomationEngine:
 
     def _plan_flip(self, rule_id: str) -> None:
         rule, runtime = self.rules[rule_id], self._runtime[rule_id]
+        hint = runtime.flip_due
         if runtime.flip_timer is not None:
             runtime.flip_timer.cancel()
         runtime.flip_timer, runtime.flip_due = None, None
         watch = runtime.watch
         if watch is None or watch.room_id is None or not rule.enabled:
             return
-        found = self._next_flip(rule.trigger.condition, watch, runtime.last)
+        runtime.dynamics = self._dynamics(watch)
+        found = self._next_flip(rule.trigger.condition, watch, runtime.last, hint)
         if found is not None:
             tick, real = found
             runtime.flip_due = tick if real else None
@@ -305,17 +328,35 @@ class AutomationEngine:
 
     # ------------------------------------------------------------------------------ fabric hooks
     def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
-        for rule_id in sorted(self._by_attribute.get((device_id, endpoint, cluster, attribute), ())):
+        for rule_id in _in_order(self._by_attribute.get((device_id, endpoint, cluster, attribute))):
             self._recheck(rule_id)
-        for rule_id in sorted(self._by_device.get(device_id, ())):
+        for rule_id in _in_order(self._by_device.get(device_id)):
             self._recheck(rule_id)
 
     def on_segment(self, room_id: str, variable: str) -> None:
-        """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it."""
-        for rule_id in sorted(self._by_room.get(room_id, ())):
-            watch = self._runtime[rule_id].watch
-            if watch is not None and watch.variable in (variable, "illuminance"):
-                self._recheck(rule_id)
+        """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it
+        (unless the variable follows the same map as before, e.g. a light changed and the humidity did not
+        care: its trajectory, and so the planned crossing, is unchanged)."""
+        for rule_id in _in_order(self._by_room.get(room_id)):
+            runtime = self._runtime[rule_id]
+            watch = runtime.watch
+            if watch is None or watch.variable not in (variable, "illuminance"):
+                continue
+            if watch.variable == variable and runtime.dynamics is not None and runtime.dynamics == \
+                    self._dynamics(watch):
+                continue
+            self._recheck(rule_id)
+
+    def _dynamics(self, watch: _Watch) -> tuple[float, ...] | None:
+        room = self.fabric.physics.rooms.get(watch.room_id or "")
+        entry = room.segments.get(watch.variable or "") if room is not None else None
+        if entry is None:
+            return None
+        segment = entry[1]
+        if segment.stepwise:
+            return None
+        return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower,
+                segment.process.upper)
 
     # ------------------------------------------------------------------------------ firing
     def _enqueue(self, rule_id: str, tick: int) -> None:
@@ -344,7 +385,7 @@ class AutomationEngine:
         second = tick // TICKS_PER_SECOND
         if runtime.window_second != second:
             runtime.window_second, runtime.window_count = second, 0
-        actions = [step.to_dict() for step in rule.steps()]
+        actions = runtime.actions
         if runtime.window_count >= self.loop_limit:
             runtime.loop_cuts += 1
             if runtime.loop_cuts == 1 or runtime.window_count == self.loop_limit:
@@ -361,7 +402,7 @@ class AutomationEngine:
         runtime.window_count += 1
         results: list[Any] = []
         error: dict[str, Any] | None = None
-        for index, step in enumerate(rule.steps()):
+        for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
                 if step.kind == "invoke":
                     results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
@@ -372,16 +413,29 @@ class AutomationEngine:
             except FabricError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
-        rule.last_fired = self.fabric._time_text(tick)
+        time_text = self._time_at(tick)
+        rule.last_fired = time_text[:-2]  # whole seconds, as every stored time
         rule.fire_count += 1
         self.firings += 1
-        self._publish(rule, "fired", actions, results, error)
+        self._publish(rule, "fired", actions, results, error, time_text)
         self._changed()
 
+    def _time_at(self, tick: int) -> str:
+        if self._time_cache[0] != tick:
+            self._time_cache = (tick, self.fabric._time_text(tick, tenths=True))
+        return self._time_cache[1]
+
     def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
-                 error: dict[str, Any] | None) -> None:
+                 error: dict[str, Any] | None, time_text: str | None = None) -> None:
         tick = self.clock.tick
-        event = AutomationEvent(rule.id, rule.name, kind, rule.trigger.describe(), actions, results, error, tick,
-                                self.fabric._time_text(tick, tenths=True))
+        event = AutomationEvent(rule.id, rule.name, kind, self._runtime[rule.id].trigger_text, list(actions), results,
+                                error, tick, time_text or self._time_at(tick))
         self.history.append(event)
         self.fabric.bus.publish_automation(event)
+
+
+def _in_order(rule_ids: set[str] | None) -> list[str] | set[str]:
+    """Rule ids in a deterministic order (sorting only when there is more than one)."""
+    if not rule_ids:
+        return ()  # type: ignore[return-value]
+    return sorted(rule_ids) if len(rule_ids) > 1 else rule_ids

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
+import json
 from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from emulator.automations.cron import parse_cron
 from tests.http.live_api import LIGHT, home, running_api
@@ -48,6 +49,15 @@ def test_rules_over_http() -> None:
             unknown = await client.post("/api/automations", json={**RULE, "actions": [
                 {**RULE["actions"][0], "device_id": "nope"}]})
             assert unknown.status_code == 404 and unknown.json()["code"] == "DEVICE_NOT_FOUND"
+            async with websockets.connect(api.ws_url + "/ws/events", open_timeout=5) as ws:
+                assert '"hello"' in await asyncio.wait_for(ws.recv(), 5)
+                await client.post("/api/clock/fast-forward", json={"seconds": 5})
+                while True:  # the firing arrives among the attribute events
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                    if message["type"] == "automation":
+                        break
+                assert message["rule_id"] == "auto-0001" and message["kind"] == "fired"
+                assert message["actions"][0]["command"] == "Toggle"
             missing = await client.delete("/api/automations/auto-0042")
             assert missing.status_code == 404 and missing.json()["allowed"] == ["auto-0001"]
             assert (await client.delete("/api/automations/auto-0001")).status_code == 200
@@ -56,14 +66,14 @@ def test_rules_over_http() -> None:
     _run(scenario())
 
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"  # Debian's, as in tests/http/test_dashboard_browser.py
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
 
 
-@pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium (apt chromium)")
+@pytest.mark.requires("chromium", "playwright")
 def test_automations_panel_in_chromium() -> None:
-    playwright_api = pytest.importorskip("playwright.async_api")
+    from playwright import async_api as playwright_api
 
     async def scenario() -> None:
         fabric = home()

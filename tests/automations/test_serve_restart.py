@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 from pathlib import Path
 
@@ -12,20 +11,13 @@ import pytest
 
 from emulator.home_config import dump_home, write_atomically
 from tests.emulator.helpers import home
-from tests.matter_bridge.live_env import HOMEFABRIC, NODE_IF, ControlClient, Proc, live_skip_reason, network_namespace
+from tests.matter_bridge.live_env import HOMEFABRIC, NODE_IF, ControlClient, Proc, network_namespace
 
 RULE = {"name": "evening lamp", "trigger": {"kind": "time", "cron": "0/2 * * * * ?"},
         "actions": [{"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}]}
 
 
-def _skip_reason() -> str | None:
-    reason = live_skip_reason()
-    if reason is not None and os.environ.get("CI") == "true":
-        pytest.fail(f"CI: serve restart test cannot run: {reason}")
-    return reason
-
-
-@pytest.mark.skipif(_skip_reason() is not None, reason=str(_skip_reason()))
+@pytest.mark.requires("root", "ip-netns", "homefabric")
 def test_rules_survive_a_kill_9_of_serve(tmp_path: Path) -> None:
     path = tmp_path / "home.json"
     write_atomically(str(path), dump_home(home([("lamp", "on_off_light", "hall")])))

@@ -106,3 +106,11 @@ def test_mcp_exposes_the_same_automation_tools(tools: ToolBox) -> None:
     envelope = json.loads(created.content[0].text)
     assert not created.is_error and envelope["data"]["automation_id"] == "auto-0001"
     assert [r.id for r in tools.fabric.automations()] == ["auto-0001"]
+
+
+def test_the_matter_controller_backend_says_it_hosts_no_automations() -> None:
+    from agent_tools.matter_backend.home import MatterHome
+
+    home = MatterHome(None, [], [])  # type: ignore[arg-type]  # no node is needed to refuse
+    refused = ToolBox(home, profile="simuhome_ext").call("list_automations", {})  # type: ignore[arg-type]
+    assert refused["error"]["type"] == "NOT_SUPPORTED" and "MatterHome" in refused["error"]["detail"]

@@ -226,3 +226,51 @@ def test_bad_rules_are_refused_with_the_cause_and_nothing_changes(spec: dict[str
     assert f.automations() == []
     with pytest.raises(FabricError, match="no automation 'auto-9'"):
         f.remove_automation("auto-9")
+
+
+def test_a_home_file_with_bad_rules_names_each_problem(tmp_path: Path) -> None:
+    import json
+
+    from emulator.home_config import HomeConfigError
+
+    f = fabric([("lamp", "on_off_light", "hall")])
+    f.add_automation({"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": [_on("lamp")]})
+    data = json.loads(f.to_config().model_dump_json())
+    first = data["automations"][0]
+    path = tmp_path / "home.json"
+    data["automations"].append({**first, "actions": [{**first["actions"][0], "device_id": "lamb"}]})
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeConfigError) as refused:
+        load_home(path)
+    assert "automations[1].id: duplicate automation id 'auto-0001'" in str(refused.value)
+    assert "automations[1].actions[0].device_id: unknown device 'lamb'" in str(refused.value)
+    data["automations"] = [{**first, "trigger": {"kind": "time", "cron": "0 0 8 * * * *"}}]
+    path.write_text(json.dumps(data))
+    with pytest.raises(HomeConfigError, match=r"automations\[0\]\.trigger\.time\.cron: .*exactly one of day-of-month"):
+        load_home(path)
+
+
+def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
+    """Lights toggling in the bath restart its physics segments (humidity's map unchanged, the humidifier's
+    fan speed changed once): the firing tick still equals tick stepping of the same home."""
+    from emulator.workflows import WorkflowStep
+
+    def home() -> Fabric:
+        f = fabric([("hum", "humidifier", "bath"), ("lamp", "dimmable_light", "bath")],
+                   rooms={"bath": {"humidity": 5000}})
+        f.invoke("hum", 1, "OnOff", "On")
+        f.write("hum", 1, "FanControl", "PercentSetting", 100)
+        for second in range(7, 1200, 13):
+            f.schedule(second * 10 + 3, [WorkflowStep("invoke", "lamp", 1, "OnOff", "Toggle")])
+        f.schedule(605, [WorkflowStep("write", "hum", 1, "FanControl", "PercentSetting", value=90)])
+        return f
+
+    f = home()
+    rule = f.add_automation({"name": "humid", "trigger": {"kind": "state", "condition": {
+        "room_id": "bath", "variable": "humidity", "op": ">=", "value": 5120}}, "actions": [_on("lamp")]})
+    events = _events(f)
+    f.advance(3600)
+    stepped = home()
+    crossing = _first_tick(stepped, lambda: stepped.physics.value("bath", "humidity") >= 5120, 36000)
+    assert crossing > 605  # after the fan-speed change, among the toggles
+    assert [(e.rule_id, e.tick) for e in events if e.kind == "fired"] == [(rule.id, crossing)]
