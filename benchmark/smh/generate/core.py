@@ -22,6 +22,7 @@ from benchmark.smh.instance import (
     SmhAutomation,
     Turn,
 )
+from benchmark.smh.tools import DEFAULT_BUDGET
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig
@@ -108,6 +109,9 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
         if not result.ok:
             raise Rejected(f"setup {action.locator} on {action.did}: {result.message}")
     before = env.state()
+    calls = len(draft.reference) + len(draft.automations) + (draft.mode == "clarify")
+    if calls > DEFAULT_BUDGET - 1:  # solvable inside the EIA budget with one call to spare
+        raise Rejected(f"the reference needs {calls} tool calls; the budget is {DEFAULT_BUDGET}")
     goal = Goal(mode=draft.mode, reference=draft.reference, answer=draft.answer,  # type: ignore[arg-type]
                 clarification=draft.clarification, automations=draft.automations,
                 clarify_allowed=draft.clarify_allowed)
