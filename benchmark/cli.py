@@ -132,8 +132,18 @@ def bench_run(
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
                                                           "(by default only when every run is).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
+    suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
+    setting: Annotated[str, typer.Option("--setting", help="smh: dr, eia or dr,eia.")] = "eia",
+    budget: Annotated[int, typer.Option("--budget", help="smh EIA: tool-call budget.")] = 10,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
+    if suite not in ("simuhome", "smh"):
+        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh")
+    if suite == "smh":
+        from benchmark.smh import cli as smh_cli
+
+        return smh_cli.run(Path(episodes) if episodes else None, setting, agent, out, base_url=base_url, model=model,
+                           api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds)
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes
@@ -199,6 +209,10 @@ def bench_report(
     force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
+    from benchmark.smh import cli as smh_cli
+
+    if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
+        return smh_cli.report([run_dir], as_json, plots)
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
 

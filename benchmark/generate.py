@@ -111,8 +111,19 @@ def generate_command(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
     api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds) or smh (SMH-Bench, 22 subcategories).")]
+    = "simuhome",
+    per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
+                                                        "instances per subcategory (default 25,15,10).")] = None,
 ) -> None:
-    """Generate seeded episodes of all 12 kinds in SimuHome's file format."""
+    """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
+    if suite not in ("simuhome", "smh"):
+        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh", err=True)
+        raise typer.Exit(2)
+    if suite == "smh":
+        from benchmark.smh import cli as smh_cli
+
+        return smh_cli.generate(out, seed, per_subcategory)
     from emulator.output_paths import output_dir_problem
 
     started = time.perf_counter()
