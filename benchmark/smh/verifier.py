@@ -194,15 +194,14 @@ def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Ma
         return Verdict(overall_pass=True, checks=checks) if missing is None else \
             failed("WRONG_ANSWER", "fact_missing", missing)
     # automate
+    if prediction.automation_errors:  # a rule was written but does not validate
+        checks["automation"] = False
+        return failed("AJ", "rule_invalid", "; ".join(prediction.automation_errors)[:300])
     if not prediction.automations:
         if budget:
             return failed("IE", "too_many_tool_calls")
         validity = _validity(prediction)
-        return failed(*validity) if validity else failed("SO", "missing_automation_conditions",
-                                                         "; ".join(prediction.automation_errors))
-    if prediction.automation_errors:
-        checks["automation"] = False
-        return failed("AJ", "rule_invalid", "; ".join(prediction.automation_errors)[:300])
+        return failed(*validity) if validity else failed("SO", "missing_automation_conditions")
     difference = automation_difference(instance, prediction.automations, h0)
     checks["automation"] = difference is None
     if difference is not None:
