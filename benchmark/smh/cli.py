@@ -44,13 +44,14 @@ def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: s
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
     chosen = _subcategories(subcategories)
+    counts = parse_per_subcategory(per_subcategory)
+    if not any(counts.values()):
+        _fail("no instances requested (all counts are 0); nothing written", 1)
     started = time.perf_counter()
     try:
-        summary = generate_suite(out, seed, parse_per_subcategory(per_subcategory), chosen)
+        summary = generate_suite(out, seed, counts, chosen)
     except GenerationError as error:
         _fail(str(error), 1)
-    if summary["instances"] == 0:
-        _fail("no instances requested (all counts are 0)", 1)
     typer.echo(f"wrote {summary['instances']} SMH instances ({summary['homes']} homes) to {out} "
                f"in {time.perf_counter() - started:.1f} s (wall time)")
 
