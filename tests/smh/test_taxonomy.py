@@ -185,3 +185,12 @@ def test_asking_then_acting_passes_and_the_transcript_is_recorded(suite_dir: Pat
     assert outcome.prediction.questions == [{"question": oracle_question(instance),
                                              "reply": instance.goal.clarification.reply}]  # type: ignore[union-attr]
     assert outcome.record(instance)["prediction"]["questions"][0]["reply"]
+
+
+def test_dr_may_ask_first_on_a_state_complaint_then_act(suite_dir: Path, instances: list[Instance]) -> None:
+    instance = _pick(instances, "state_ambiguity")
+    replies = iter([{"mode": "clarify", "response": "Shall I use the AC?"},
+                    {"mode": "execute", "response": "ok", "actions": _reference(instance)}])
+    outcome = asyncio.run(run_dr(instance, ScriptedDr(lambda i: next(replies)), Homes(suite_dir)))
+    assert outcome.verdict.overall_pass, outcome.verdict
+    assert outcome.prediction.questions[0]["reply"] == instance.goal.clarification.reply  # type: ignore[union-attr]
