@@ -11,19 +11,21 @@ from benchmark.smh.agents import DrAgent, EiaAgent
 from benchmark.smh.instance import Instance, write_atomically
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
-from benchmark.smh.settings import run_dr, run_eia
+from benchmark.smh.settings import UserFactory, run_dr, run_eia
 from benchmark.smh.tools import DEFAULT_BUDGET
+from benchmark.smh.user_sim import RuleUser
 
 
 async def run_suite(suite_dir: Path, instances: Iterable[Instance], setting: str, agent: DrAgent | EiaAgent, *,
-                    budget: int = DEFAULT_BUDGET) -> list[dict[str, Any]]:
+                    budget: int = DEFAULT_BUDGET, user_factory: UserFactory = RuleUser) -> list[dict[str, Any]]:
     homes = Homes(suite_dir)
     records = []
     for instance in instances:
         if setting == "dr":
-            outcome = await run_dr(instance, agent, homes)  # type: ignore[arg-type]
+            outcome = await run_dr(instance, agent, homes, user_factory=user_factory)  # type: ignore[arg-type]
         else:
-            outcome = await run_eia(instance, agent, homes, budget=budget)  # type: ignore[arg-type]
+            outcome = await run_eia(instance, agent, homes, budget=budget,  # type: ignore[arg-type]
+                                    user_factory=user_factory)
         records.append(outcome.record(instance))
     return records
 

@@ -7,6 +7,7 @@ EIA: the smh tools on a fresh copy of H0, the agent's loop, the before/after del
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,10 +55,13 @@ def _replay(env: Any, actions: list[Any]) -> list[AttemptedAction]:
     return out
 
 
-async def run_dr(instance: Instance, agent: DrAgent, homes: Homes) -> Outcome:
+UserFactory = Callable[[Instance], Callable[[str], str]]
+
+
+async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
-    user = RuleUser(instance)
+    user = user_factory(instance)
     tokens = Tokens()
     prediction = Prediction(instance_id=instance.id, setting="dr", agent=agent.name)
     messages = dr.first_messages(instance, env)
@@ -104,10 +108,11 @@ def _mode_of(tools: SmhToolBox) -> str:
     return "answer"
 
 
-async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET) -> Outcome:
+async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
+                  user_factory: UserFactory = RuleUser) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
-    user = RuleUser(instance)
+    user = user_factory(instance)
     tools = SmhToolBox(env, budget=budget, user=user)
     result = await agent.run(instance, tools, eia_messages(instance, env, budget))
     final = env.state()

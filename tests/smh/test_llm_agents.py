@@ -130,3 +130,25 @@ def test_episodes_generate_cli_smh(tmp_path: Path) -> None:
                               str(tmp_path / "bad")], capture_output=True, text=True)
         assert bad.returncode != 0 and needle in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances: list[Instance]) -> None:
+    from benchmark.smh.agents import OracleEia
+    from benchmark.smh.user_sim import LlmUser, ReplayUser
+
+    instance = _pick(instances, "slot_missing")
+    reply = "Oh, " + instance.goal.clarification.reply  # type: ignore[union-attr]
+
+    async def scenario(server: OpenAIStandin) -> tuple:
+        client = LLMClient(server.base_url, None, "standin", sleep=_no_sleep)
+        return await run_eia(instance, OracleEia(), Homes(suite_dir),
+                             user_factory=lambda i: LlmUser(i, client))
+
+    with OpenAIStandin([text(reply)]).in_thread() as server:
+        outcome = asyncio.run(scenario(server))
+        prompt = server.chat_requests[0].body["messages"][0]["content"]
+    assert outcome.verdict.overall_pass and outcome.prediction.questions[0]["reply"] == reply
+    assert instance.goal.clarification.reply in prompt  # type: ignore[union-attr]
+    replayed = asyncio.run(run_eia(instance, OracleEia(), Homes(suite_dir),
+                                   user_factory=lambda i: ReplayUser(i, outcome.prediction.questions)))
+    assert replayed.prediction.questions == outcome.prediction.questions
