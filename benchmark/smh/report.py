@@ -53,13 +53,26 @@ def tables(records: list[dict[str, Any]]) -> list[tuple[str, list[str], list[lis
     """(title, header, rows) of: category × setting, tier × setting, subcategory, error taxonomy."""
     summary = summarize(records)
     settings = [s for s in SETTINGS if s in summary["by_setting"]]
-    out = [("Success rate by category (Table 2 shape)", ["category", *settings],
-            [[c, *[_cell(summary, s, "by_category", c) for s in settings]] for c in CATEGORIES]),
-           ("Success rate by home tier (Table 19 shape)", ["tier", *settings],
-            [[t, *[_cell(summary, s, "by_tier", t) for s in settings]] for t in TIERS])]
+    both = len(settings) == len(SETTINGS)
+
+    def rows(group: str, keys: Iterable[str]) -> list[list[str]]:
+        out = []
+        for key in [*keys, "overall"]:
+            cells = [_cell(summary, s, group, key) if key != "overall" else
+                     f"{summary['by_setting'][s]['success_rate']:.1f}" for s in settings]
+            if both:  # the paper's Δ(EIA − DR)
+                cells.append("—" if "—" in cells else f"{float(cells[1]) - float(cells[0]):+.1f}")
+            out.append([key, *cells])
+        return out
+
+    header = [s.upper() for s in settings] + (["Δ EIA−DR"] if both else [])
+    out = [("Success rate by category (Table 2 shape)", ["category", *header], rows("by_category", CATEGORIES)),
+           ("Success rate by home tier (Table 19 shape)", ["tier", *header], rows("by_tier", TIERS))]
     out.append(("By subcategory", ["subcategory", "passed", "total", "rate"],
                 [[k, str(v["passed"]), str(v["total"]), f"{v['success_rate']:.1f}"]
                  for k, v in summary["by_subcategory"].items()]))
     out.append(("Error taxonomy (failures)", ["class:subtype", "count"],
                 [[k, str(v)] for k, v in summary["error_subtypes"].items()]))
+    out.append(("Tokens", ["total", "per instance"],
+                [[str(summary["tokens"]["total"]), str(summary["tokens"]["per_instance"])]]))
     return out
