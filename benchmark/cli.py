@@ -143,7 +143,8 @@ def bench_run(
         from benchmark.smh import cli as smh_cli
 
         return smh_cli.run(Path(episodes) if episodes else None, setting, agent, out, base_url=base_url, model=model,
-                           api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds)
+                           api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds,
+                           judge=judge, judge_model=judge_model, judge_base_url=judge_base_url)
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes

@@ -81,9 +81,24 @@ def _agent(name: str, setting: str, base_url: str | None, model: str | None, api
     return agents.LlmDr(client) if setting == "dr" else agents.ReactEia(client)
 
 
+def _judge(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None) -> Any:
+    """None (the rules judge) or the 3-vote LLM judge of query answers."""
+    if kind in (None, "rules"):
+        return None
+    if kind != "llm":
+        _fail(f"--judge {kind!r}: allowed: rules, llm")
+    if not model or not base_url:
+        _fail("--judge llm needs --judge-model and --judge-base-url")
+    from benchmark.llm_client import LLMEndpointSpec
+    from benchmark.smh.judge import SmhAnswerJudge
+
+    return SmhAnswerJudge.from_spec(LLMEndpointSpec(base_url=base_url, model=model, api_key_env=api_key_env))
+
+
 def run(suite_dir: Path | None, setting: str | None, agent: str | None, out: Path | None, *, base_url: str | None,
         model: str | None, api_key_env: str | None, budget: int, limit: int | None,
-        subcategories: str | None) -> None:
+        subcategories: str | None, judge: str | None = None, judge_model: str | None = None,
+        judge_base_url: str | None = None) -> None:
     from benchmark.smh.instance import load_instances
     from benchmark.smh.report import tables
     from benchmark.smh.run import run_suite, write_run
@@ -99,6 +114,7 @@ def run(suite_dir: Path | None, setting: str | None, agent: str | None, out: Pat
         _fail(f"--agent {agent!r}: allowed for --suite smh: {', '.join(AGENTS)}")
     if budget < 1:
         _fail(f"--budget {budget}: must be at least 1")
+    answer_judge = _judge(judge, judge_model, judge_base_url, api_key_env)
     if out is None:
         _fail("--out is required: the run directory")
     if problem := output_dir_problem(out, "--out"):
@@ -114,7 +130,8 @@ def run(suite_dir: Path | None, setting: str | None, agent: str | None, out: Pat
     records = []
     for name in settings:
         runner = _agent(agent, name, base_url, model, api_key_env)  # type: ignore[arg-type]
-        records += asyncio.run(run_suite(suite_dir, instances, name, runner, budget=budget))  # type: ignore[arg-type]
+        records += asyncio.run(run_suite(suite_dir, instances, name, runner,  # type: ignore[arg-type]
+                                         budget=budget, judge=answer_judge))
     summary = write_run(out, records)  # type: ignore[arg-type]
     from benchmark.smh.instance import write_atomically
 

@@ -21,7 +21,7 @@ from benchmark.smh.instance import Instance, SmhAutomation
 from benchmark.smh.session import Homes
 from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh.user_sim import RuleUser
-from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, verify
+from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, verify
 from emulator.errors import FabricError
 
 
@@ -58,7 +58,8 @@ def _replay(env: Any, actions: list[Any]) -> list[AttemptedAction]:
 UserFactory = Callable[[Instance], Callable[[str], str]]
 
 
-async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser) -> Outcome:
+async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
+                 judge: Any = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -94,7 +95,14 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
     final = env.state()
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
-    return Outcome(prediction, verify(instance, prediction, h0_state, final, lambda: homes.h0(instance)))
+    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
+                                                    lambda: homes.h0(instance))), instance, judge)
+
+
+async def _judged(outcome: Outcome, instance: Instance, judge: Any) -> Outcome:
+    if judge is not None:
+        outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
+    return outcome
 
 
 def _mode_of(tools: SmhToolBox) -> str:
@@ -109,7 +117,7 @@ def _mode_of(tools: SmhToolBox) -> str:
 
 
 async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
-                  user_factory: UserFactory = RuleUser) -> Outcome:
+                  user_factory: UserFactory = RuleUser, judge: Any = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -126,4 +134,5 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
                                  else None, arguments=e["arguments"], code=e["code"])
                  for e in tools.log if e["tool"] in ("control_device", "create_automation")
                  and e["code"] != "BUDGET_EXCEEDED"])
-    return Outcome(prediction, verify(instance, prediction, h0_state, final, lambda: homes.h0(instance)))
+    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
+                                                    lambda: homes.h0(instance))), instance, judge)

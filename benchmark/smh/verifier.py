@@ -55,6 +55,22 @@ class Verdict(BaseModel):
     error_class: str | None = None
     error_subtype: str | None = None
     detail: str = ""
+    judge: dict[str, Any] | None = Field(default=None, description="the LLM judge's votes, when it was asked")
+
+
+async def judge_answer(verdict: Verdict, instance: Instance, prediction: Prediction, judge: Any) -> Verdict:
+    """With an LLM judge, a query whose output was otherwise valid is decided by its votes (the rules verdict
+    stays when the judge cannot decide)."""
+    if instance.goal.mode != "answer" or verdict.error_class not in (None, "WRONG_ANSWER"):
+        return verdict
+    votes = await judge.judge_answer(instance, prediction.response or "")
+    if votes["passed"] is None:
+        return verdict.model_copy(update={"judge": votes})
+    checks = {**verdict.checks, "answer": votes["passed"]}
+    if votes["passed"]:
+        return Verdict(overall_pass=True, checks=checks, judge=votes)
+    return Verdict(overall_pass=False, checks=checks, error_class="WRONG_ANSWER", error_subtype="llm_judge",
+                   detail="the LLM judge's majority found the answer wrong", judge=votes)
 
 
 def critic(constraints: list[Constraint], h0: Mapping[str, Mapping[str, Any]],

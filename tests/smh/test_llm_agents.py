@@ -152,3 +152,23 @@ def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances:
     replayed = asyncio.run(run_eia(instance, OracleEia(), Homes(suite_dir),
                                    user_factory=lambda i: ReplayUser(i, outcome.prediction.questions)))
     assert replayed.prediction.questions == outcome.prediction.questions
+
+
+def test_llm_judge_decides_query_answers_by_majority(suite_dir: Path, instances: list[Instance]) -> None:
+    from benchmark.smh.agents import OracleDr
+    from benchmark.smh.judge import SmhAnswerJudge
+
+    instance = _pick(instances, "quantity_query")
+    votes = [text('{"verdict": "fail"}'), text('{"verdict": "fail"}'), text("Verdict: pass")]
+
+    async def scenario() -> tuple:
+        async with OpenAIStandin(votes) as server:
+            client = LLMClient(server.base_url, None, "judge", sleep=_no_sleep)
+            judge = SmhAnswerJudge([client, client, client])
+            outcome = await run_dr(instance, OracleDr(), Homes(suite_dir), judge=judge)
+            return outcome, server.chat_requests[0].body["messages"][1]["content"]
+
+    outcome, prompt = asyncio.run(scenario())
+    assert instance.goal.answer.text in prompt  # type: ignore[union-attr]
+    assert not outcome.verdict.overall_pass and outcome.verdict.error_subtype == "llm_judge"
+    assert sorted(v["vote"] for v in outcome.verdict.judge["votes"]) == ["fail", "fail", "pass"]
