@@ -123,7 +123,8 @@ def generate_command(
     if suite == "smh":
         from benchmark.smh import cli as smh_cli
 
-        return smh_cli.generate(out, seed, per_subcategory)
+        return smh_cli.generate(out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model,
+                                api_key_env=api_key_env)
     from emulator.output_paths import output_dir_problem
 
     started = time.perf_counter()

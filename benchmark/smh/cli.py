@@ -37,7 +37,9 @@ def parse_per_subcategory(text: str | None) -> dict[str, int]:
     return dict(zip(TIERS, (int(p) for p in parts), strict=True))
 
 
-def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: str | None = None) -> None:
+def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: str | None = None, *,
+             paraphrase: bool = False, base_url: str | None = None, model: str | None = None,
+             api_key_env: str | None = None) -> None:
     from benchmark.smh.generate import GenerationError, generate_suite
     from emulator.output_paths import output_dir_problem
 
@@ -47,13 +49,36 @@ def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: s
     counts = parse_per_subcategory(per_subcategory)
     if not any(counts.values()):
         _fail("no instances requested (all counts are 0); nothing written", 1)
+    rewrite = None
+    if paraphrase:
+        if not base_url or not model:
+            _fail("--paraphrase needs --base-url and --model")
+        rewrite = _paraphraser(base_url, model, api_key_env)
     started = time.perf_counter()
     try:
-        summary = generate_suite(out, seed, counts, chosen)
+        summary = generate_suite(out, seed, counts, chosen, paraphrase=rewrite)
     except GenerationError as error:
         _fail(str(error), 1)
+    if "paraphrase" in summary:
+        typer.echo(f"paraphrased: {summary['paraphrase']['accepted']} accepted, "
+                   f"{summary['paraphrase']['rejected']} kept as templates")
     typer.echo(f"wrote {summary['instances']} SMH instances ({summary['homes']} homes) to {out} "
                f"in {time.perf_counter() - started:.1f} s (wall time)")
+
+
+def _paraphraser(base_url: str, model: str, api_key_env: str | None) -> Any:
+    from benchmark.llm_client import LLMClient
+    from benchmark.smh.generate.paraphrase import paraphrase_instances
+
+    def rewrite(instances: list, homes: dict) -> dict[str, int]:
+        async def go() -> dict[str, int]:
+            async with LLMClient(base_url, os.environ.get(api_key_env) if api_key_env else None, model,
+                                 temperature=0.7) as client:
+                return await paraphrase_instances(instances, homes, client, model)
+
+        return asyncio.run(go())
+
+    return rewrite
 
 
 def _subcategories(text: str | None) -> tuple[str, ...]:

@@ -107,6 +107,8 @@ class Instance(_Strict):
     current_time: StrictStr
     entrance_device: StrictStr
     user_query: StrictStr
+    template_query: str | None = Field(default=None, description="the generator's wording, when paraphrased")
+    paraphrase: dict[str, Any] | None = Field(default=None, description="the LLM paraphrase's outcome")
     intended_query: str | None = None
     dialogue_history: list[Turn] = Field(default_factory=list)
     memory: Memory = Field(default_factory=Memory)

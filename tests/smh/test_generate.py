@@ -74,3 +74,33 @@ def test_a_draft_the_fabric_refuses_is_rejected() -> None:
             assert why in str(error)
         else:
             raise AssertionError(f"{why}: accepted")
+
+
+def test_llm_paraphrase_is_kept_only_when_it_names_the_same_targets(tmp_path: Path) -> None:
+    import asyncio
+    import itertools
+
+    from benchmark.llm_client import LLMClient
+    from benchmark.smh.generate.paraphrase import paraphrase_instances
+    from benchmark.testing.openai_standin import OpenAIStandin, dynamic, text
+
+    counter = itertools.count()
+
+    def respond(body: dict) -> object:
+        query = body["messages"][-1]["content"]
+        return text(f"Hey, could you {query[0].lower()}{query[1:]}" if next(counter) == 0 else "Do the thing.")
+
+    def rewrite(instances: list, homes: dict) -> dict[str, int]:
+        async def go() -> dict[str, int]:
+            async with OpenAIStandin([dynamic(respond), dynamic(respond)]) as server:
+                return await paraphrase_instances(instances, homes, LLMClient(server.base_url, None, "p"), "p")
+
+        return asyncio.run(go())
+
+    summary = generate_suite(tmp_path, SEED, {"simple": 2, "medium": 0, "complex": 0}, ("clear_command",),
+                             paraphrase=rewrite)
+    assert summary["paraphrase"] == {"accepted": 1, "rejected": 1}
+    first, second = (Instance.model_validate_json((tmp_path / "instances" / f"clear_command-simple-00{n}.json")
+                                                  .read_text()) for n in (0, 1))
+    assert first.user_query.startswith("Hey, could you") and first.template_query
+    assert second.user_query == second.template_query and "missing" in second.paraphrase["reason"]

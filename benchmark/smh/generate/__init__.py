@@ -87,8 +87,11 @@ def generate_instances(seed: int, per_tier: Mapping[str, int] | None = None,
 
 
 def generate_suite(out: Path, seed: int, per_tier: Mapping[str, int] | None = None,
-                   subcategories: tuple[str, ...] = SUBCATEGORIES) -> dict[str, Any]:
+                   subcategories: tuple[str, ...] = SUBCATEGORIES, *,
+                   paraphrase: Callable[[list[Instance], dict[str, HomeConfig]], dict[str, int]] | None = None
+                   ) -> dict[str, Any]:
     instances, homes = generate_instances(seed, per_tier, subcategories)
+    paraphrased = paraphrase(instances, homes) if paraphrase is not None else None
     for name, home in sorted(homes.items()):
         write_atomically(out / "homes" / f"{name}.json", dump_home(home))
     for instance in instances:
@@ -100,5 +103,7 @@ def generate_suite(out: Path, seed: int, per_tier: Mapping[str, int] | None = No
         by_tier[instance.tier] = by_tier.get(instance.tier, 0) + 1
     summary = {"schema": SUITE_SCHEMA, "seed": seed, "instances": len(instances), "homes": len(homes),
                "by_tier": by_tier, "by_subcategory": by_subcategory}
+    if paraphrased is not None:
+        summary["paraphrase"] = paraphrased
     write_atomically(out / "suite.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary
