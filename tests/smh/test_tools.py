@@ -84,3 +84,26 @@ def test_the_smh_tools_over_mcp() -> None:
     assert listed.tools[1].input_schema == tools.schemas(style="mcp")[1]["inputSchema"]
     envelope = json.loads(next(c.text for c in called.content if c.type == "text"))
     assert envelope["status"]["code"] == 200 and tools.env.read("door_lock", "state") == "unlocked"
+
+
+def test_homefabric_mcp_profile_smh_over_stdio(tmp_path) -> None:  # noqa: ANN001
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    home = tmp_path / "home.json"
+    home.write_text(dump_home(every_product_home().to_config()))
+    parameters = StdioServerParameters(command=sys.executable, args=["-m", "homefabric_cli.main", "mcp", str(home),
+                                                                     "--profile", "smh"])
+
+    async def scenario() -> Any:
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            called = await session.call_tool("query_device", {"what": "status", "did": "door_lock"})
+            return listed, called
+
+    listed, called = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert [t.name for t in listed.tools] == ["query_device", "control_device", "create_automation"]
+    envelope = json.loads(next(c.text for c in called.content if c.type == "text"))
+    assert envelope["data"] == {"door_lock": {"state": "locked"}}
