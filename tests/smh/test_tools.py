@@ -86,7 +86,7 @@ def test_the_smh_tools_over_mcp() -> None:
     assert envelope["status"]["code"] == 200 and tools.env.read("door_lock", "state") == "unlocked"
 
 
-def test_homefabric_mcp_profile_smh_over_stdio(tmp_path) -> None:  # noqa: ANN001
+def test_homefabric_mcp_profile_smh_over_stdio(tmp_path) -> None:
     import sys
 
     from mcp import ClientSession, StdioServerParameters, stdio_client
