@@ -176,7 +176,7 @@ def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Ma
         return failed("FRF", "unparseable_output", prediction.error or "")
     dr = prediction.setting == "dr"
     if goal.mode == "clarify":
-        checks["mode"] = bool(prediction.questions)
+        checks["mode"] = prediction.mode == "clarify" and bool(prediction.questions)  # asked before acting
         if not checks["mode"]:
             return failed("MS", "executed_instead_of_asking")
         checks["clarification"] = question_fits(instance, prediction.questions[0]["question"])

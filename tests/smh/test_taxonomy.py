@@ -194,3 +194,15 @@ def test_dr_may_ask_first_on_a_state_complaint_then_act(suite_dir: Path, instanc
     outcome = asyncio.run(run_dr(instance, ScriptedDr(lambda i: next(replies)), Homes(suite_dir)))
     assert outcome.verdict.overall_pass, outcome.verdict
     assert outcome.prediction.questions[0]["reply"] == instance.goal.clarification.reply  # type: ignore[union-attr]
+
+
+def test_eia_acting_before_asking_is_mode_selection(suite_dir: Path, instances: list[Instance]) -> None:
+    instance = _pick(instances, "slot_missing")
+
+    def act_then_ask(instance: Instance, tools: SmhToolBox) -> EiaResult:
+        _eia_act_without_asking(instance, tools)
+        tools.call("ask_user", {"question": oracle_question(instance)})
+        return EiaResult("done")
+
+    outcome = asyncio.run(run_eia(instance, ScriptedEia(act_then_ask), Homes(suite_dir)))
+    assert (outcome.verdict.error_class, outcome.verdict.error_subtype) == ("MS", "executed_instead_of_asking")
