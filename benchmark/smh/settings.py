@@ -96,7 +96,13 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
     return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    lambda: homes.h0(instance))), instance, judge)
+                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+
+
+def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[], Any]:
+    """The home as it was before the agent: the run's own copy when the agent changed no device state (rules
+    added to it are ignored by the comparison's copies), else a fresh H0."""
+    return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
 
 
 async def _judged(outcome: Outcome, instance: Instance, judge: Any) -> Outcome:
@@ -135,4 +141,4 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
                  for e in tools.log if e["tool"] in ("control_device", "create_automation")
                  and e["code"] != "BUDGET_EXCEEDED"])
     return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    lambda: homes.h0(instance))), instance, judge)
+                                                    _h0(env, h0_state, homes, instance))), instance, judge)

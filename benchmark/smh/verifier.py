@@ -141,6 +141,9 @@ def automation_difference(instance: Instance, predicted: list[Any],
     for gold in gold_specs:
         reasons = []
         for candidate in unmatched:
+            if candidate == gold:  # the very same rule: equivalent without simulating it
+                unmatched.remove(candidate)
+                break
             verdict = compare_automations(gold, candidate, env.fabric)
             if verdict.equivalent:
                 unmatched.remove(candidate)
