@@ -144,8 +144,19 @@ def bench_run(
         "--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
+    suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
+    setting: Annotated[str, typer.Option("--setting", help="smh: dr, eia or dr,eia.")] = "eia",
+    budget: Annotated[int, typer.Option("--budget", help="smh EIA: tool-call budget.")] = 10,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
+    if suite not in ("simuhome", "smh"):
+        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh")
+    if suite == "smh":
+        from benchmark.smh import cli as smh_cli
+
+        return smh_cli.run(Path(episodes) if episodes else None, setting, agent, out, base_url=base_url, model=model,
+                           api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds,
+                           judge=judge, judge_model=judge_model, judge_base_url=judge_base_url)
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes
@@ -226,6 +237,10 @@ def bench_report(
     force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
+    from benchmark.smh import cli as smh_cli
+
+    if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
+        return smh_cli.report([run_dir], as_json, plots)
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
 

@@ -143,8 +143,20 @@ def generate_command(
     allow_template_fallback: Annotated[bool, typer.Option(
         "--allow-template-fallback",
         help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
+    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds) or smh (SMH-Bench, 22 subcategories).")]
+    = "simuhome",
+    per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
+                                                        "instances per subcategory (default 25,15,10).")] = None,
 ) -> None:
-    """Generate seeded episodes of all 12 kinds in SimuHome's file format."""
+    """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
+    if suite not in ("simuhome", "smh"):
+        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh", err=True)
+        raise typer.Exit(2)
+    if suite == "smh":
+        from benchmark.smh import cli as smh_cli
+
+        return smh_cli.generate(out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model,
+                                api_key_env=api_key_env)
     from emulator.output_paths import output_dir_problem
 
     started = time.perf_counter()

@@ -158,9 +158,18 @@ def home_generate(
 
 
 @home_app.command("show")
-def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = False,
+              view: Annotated[str, typer.Option("--format", help="table | smh (the SMH-Bench HomeEnv view, JSON)")]
+              = "table") -> None:
     """Show a home: rooms, their environment and devices."""
+    if view not in ("table", "smh"):
+        _fail(f"--format {view!r} is not known; allowed: table, smh")
     fabric = _load(path)
+    if view == "smh":
+        from benchmark.smh.home_env import HomeEnv
+
+        print(json.dumps(HomeEnv(fabric).export(), indent=2))
+        return
     if as_json:
         print(json.dumps(fabric.snapshot(), indent=2))
         return

@@ -47,7 +47,7 @@ def mcp_command(
                                                 "(streamable HTTP at /mcp).")] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8765,
-    profile: Annotated[str, typer.Option(help="Tool profile: simuhome, paper13, simuhome_ext.")] = "simuhome",
+    profile: Annotated[str, typer.Option(help="Tool profile: simuhome, paper13, simuhome_ext, smh.")] = "simuhome",
     admin: Annotated[bool, typer.Option(help="Also offer the admin tools (in-process homes only).")] = False,
     realtime: Annotated[bool, typer.Option(help="Advance virtual time with the wall clock between calls "
                                                 "(in-process homes; otherwise time moves only when asked).")] = False,
@@ -66,9 +66,17 @@ def mcp_command(
         _fail(f"--port must be 1..65535, got {port}")
     if admin and matter_server:
         _fail("--admin needs an in-process home (add/remove devices cannot be done over Matter)")
+    if profile == "smh" and (matter_server or admin):
+        _fail("--profile smh serves an in-process home's HomeEnv view (no --matter-server, no --admin)")
     fabric, blocking = _home(home, matter_server, mapping)
     try:
-        tools = ToolBox(fabric, profile=profile, admin=admin, realtime=realtime and not blocking)
+        if profile == "smh":  # SMH-Bench's tools over the HomeEnv view; no interaction budget when served
+            from benchmark.smh.home_env import HomeEnv
+            from benchmark.smh.tools import SmhToolBox
+
+            tools = SmhToolBox(HomeEnv(fabric), budget=sys.maxsize)
+        else:
+            tools = ToolBox(fabric, profile=profile, admin=admin, realtime=realtime and not blocking)
     except ValueError as error:
         _fail(str(error))
     server = build_server(tools, offload=blocking)

@@ -1,0 +1,61 @@
+"""SMH-style rules ``{trigger: {time_cron | state}, conditions, actions:[{did, locator, arguments}]}`` ↔ the
+fabric's automation rules. Conditions and actions go through the HomeEnv (typed, validated), so a rule the
+agent writes in SMH terms becomes exactly the cluster-level rule ``compare_automations`` judges.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchmark.smh.home_env import CallResult, HomeEnv
+from benchmark.smh.instance import SmhAutomation, SmhCondition
+from emulator.automations.model import ActionStep, AutomationSpec
+
+
+class RuleError(ValueError):
+    """A rule that cannot be built: ``code`` (a CALL_ERRORS code or BAD_RULE) and a sentence."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _condition(env: HomeEnv, condition: SmhCondition) -> dict[str, Any]:
+    try:
+        attribute, endpoint = env.attribute(condition.did, condition.attribute)
+    except KeyError:
+        raise RuleError("UNKNOWN_ARGUMENT", f"no attribute {condition.attribute!r} on {condition.did!r}") from None
+    if attribute.condition is None:
+        raise RuleError("BAD_RULE", f"{condition.did}.{condition.attribute} cannot be watched by a rule")
+    problem = attribute.param.problem(condition.value)
+    if problem is not None and problem[0] in ("NONE_VALUE", "WRONG_TYPE", "NOT_AN_OPTION"):
+        raise RuleError(problem[0], problem[1])
+    if attribute.param.type in ("enum", "bool") and condition.op not in ("==", "!="):
+        raise RuleError("BAD_RULE", f"{condition.attribute} is {attribute.param.type}: compare with == or !=")
+    target, encode = attribute.condition
+    path, _, at = target.partition("@")
+    return {"device_id": condition.did, "path": f"{int(at) if at else endpoint}.{path}", "op": condition.op,
+            "value": encode(condition.value)}
+
+
+def to_spec(env: HomeEnv, rule: SmhAutomation) -> AutomationSpec:
+    """The fabric rule of an SMH rule; RuleError names what is wrong."""
+    trigger = rule.trigger
+    if (trigger.time_cron is None) == (trigger.state is None):
+        raise RuleError("BAD_RULE", "a trigger has exactly one of time_cron and state")
+    actions = []
+    for index, action in enumerate(rule.actions):
+        steps = env.plan(action.did, action.locator, action.arguments)
+        if isinstance(steps, CallResult):
+            raise RuleError(steps.code, f"action {index}: {steps.message}")
+        actions += [ActionStep.from_workflow_step(step).model_dump() for step in steps]
+    data = {"name": rule.name or "rule",
+            "trigger": {"kind": "time", "cron": trigger.time_cron} if trigger.time_cron is not None else
+            {"kind": "state", "condition": _condition(env, trigger.state)},  # type: ignore[arg-type]
+            "conditions": [_condition(env, c) for c in rule.conditions], "actions": actions}
+    try:
+        return AutomationSpec.model_validate(data)
+    except ValidationError as error:
+        raise RuleError("BAD_RULE", "; ".join(e["msg"] for e in error.errors())[:300]) from None

@@ -1,0 +1,99 @@
+"""State-changing operations a template can ask for, each as (imperative phrase, action): only operations
+that change the device's current state, so a do-nothing agent never passes by accident."""
+
+from __future__ import annotations
+
+from benchmark.smh.generate.core import Scene, act
+from benchmark.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, PLAYERS
+from benchmark.smh.instance import Action
+
+Op = tuple[str, Action]
+
+
+def _other(s: Scene, choices: list, current: object) -> object:
+    return s.pick([c for c in choices if c != current])
+
+
+def clear_ops(s: Scene, did: str) -> list[Op]:
+    t, st, n = s.type_of(did), s.state[did], s.name(did)
+    out: list[Op] = []
+    if t in LIGHTS or t == "smart_plug":
+        out.append((f"turn on the {n}", act(did, "turn_on")) if st["state"] == "off" else
+                   (f"turn off the {n}", act(did, "turn_off")))
+    if t in DIMMABLE and st["state"] == "on":
+        b = _other(s, list(range(10, 101, 10)), st["brightness"])
+        out.append((f"set the {n} to {b} percent brightness", act(did, "set_brightness", brightness=b)))
+    if t in ("color_temperature_light", "extended_color_light") and st["state"] == "on":
+        k = _other(s, list(range(2700, 6501, 100)), st["color_temperature"])
+        out.append((f"set the {n} colour temperature to {k} K", act(did, "set_color_temperature",
+                                                                   color_temperature=k)))
+    if t == "fan_light":
+        out.append((f"turn {'off' if st['light.state'] == 'on' else 'on'} the light of the {n}",
+                    act(did, f"light.turn_{'off' if st['light.state'] == 'on' else 'on'}")))
+        if st["fan.state"] == "on":
+            speed = _other(s, ["low", "medium", "high"], st["fan.speed_level"])
+            out.append((f"set the {n}'s fan to {speed} speed", act(did, "fan.set_speed_level", speed_level=speed)))
+    if t == "fan":
+        if st["state"] == "off":
+            out.append((f"turn on the {n}", act(did, "turn_on")))
+        else:
+            speed = _other(s, ["low", "medium", "high"], st["speed_level"])
+            out.append((f"set the {n} to {speed} speed", act(did, "set_speed_level", speed_level=speed)))
+    if t == "air_conditioner":
+        if st["state"] == "off":
+            out.append((f"turn on the {n}", act(did, "turn_on")))
+        else:
+            temp = _other(s, [x / 2 for x in range(36, 57)], st["target_temperature"])
+            shown = f"{temp:g}"
+            out.append((f"set the {n} to {shown} degrees", act(did, "set_target_temperature", target_temperature=temp)))
+            mode = _other(s, ["cool", "heat", "dry", "fan_only"], st["ac_mode"])
+            out.append((f"switch the {n} to {mode.replace('_', ' ')} mode", act(did, "set_ac_mode", ac_mode=mode)))
+    if t in COVERS:
+        p = _other(s, list(range(10, 100, 10)), st["position"])
+        out.append((f"open the {n} to {p} percent", act(did, "set_position", position=p)))
+        if st["position"] != 0:
+            out.append((f"close the {n}", act(did, "close")))
+    if t in PLAYERS:
+        if st["player.state"] == "off":
+            out.append((f"turn on the {n}", act(did, "player.turn_on")))
+        else:
+            v = _other(s, list(range(10, 101, 10)), st["player.volume_level"])
+            out.append((f"set the {n} volume to {v}", act(did, "player.set_volume", volume_level=v)))
+            out.append((f"pause the {n}", act(did, "player.pause")) if st["player.work_state"] == "playing" else
+                       (f"play something on the {n}", act(did, "player.play")))
+    if t == "rvc" and st["work_state"] in ("docked", "standby", "charging"):
+        out.append((f"start the {n}", act(did, "start")))
+    if t == "door_lock":
+        out.append((f"unlock the {n}", act(did, "open")) if st["state"] == "locked" else
+                   (f"lock the {n}", act(did, "lock")))
+    return out
+
+
+def colloquial_ops(s: Scene, did: str) -> list[Op]:
+    """Everyday wording that must be mapped onto a service or a value."""
+    t, st, n = s.type_of(did), s.state[did], s.name(did)
+    out: list[Op] = []
+    if t in LIGHTS and st["state"] == "on":
+        out.append((f"kill the {n}, it's way too bright", act(did, "turn_off")))
+    if t in LIGHTS and st["state"] == "off":
+        out.append((f"can I get some light from the {n}", act(did, "turn_on")))
+    if t in ("color_temperature_light", "extended_color_light") and st["state"] == "on" and \
+            st["color_temperature"] != 2700:
+        out.append((f"make the {n} as warm as it goes", act(did, "set_color_temperature", color_temperature=2700)))
+    if t in DIMMABLE and st["state"] == "on" and st["brightness"] != 100:
+        out.append((f"crank the {n} all the way up", act(did, "set_brightness", brightness=100)))
+    if t == "fan" and st["state"] == "on" and st["speed_level"] != "high":
+        out.append((f"give me everything the {n} has got", act(did, "set_speed_level", speed_level="high")))
+    if t in COVERS and st["position"] != 100:
+        out.append((f"let the sun in through the {n}, all the way", act(did, "open")))
+    if t in COVERS and st["position"] != 0:
+        out.append((f"shut the {n}, I need some privacy", act(did, "close")))
+    if t in PLAYERS and st["player.work_state"] == "playing":
+        out.append((f"shush the {n} for a sec", act(did, "player.pause")))
+    if t == "rvc" and st["work_state"] in ("docked", "standby"):
+        out.append((f"get the {n} doing its thing", act(did, "start")))
+    if t == "door_lock" and st["state"] == "unlocked":
+        out.append((f"make sure nobody can get in through the {n}", act(did, "lock")))
+    if t == "air_conditioner" and st["state"] == "on" and st["ac_mode"] != "cool":
+        out.append((f"I want the {n} blowing cold air", act(did, "set_ac_mode", ac_mode="cool")))
+    return out

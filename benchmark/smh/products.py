@@ -1,0 +1,337 @@
+"""SMH-style products for our device types: typed attributes read from clusters, typed services that become
+cluster commands/writes, and components for multi-function devices (a fan-light's ``light.*``/``fan.*``).
+
+Each fact of the mapping lives here once: the attribute's constraint vocabulary (type, range, options,
+precision, unit), how it is read from the cluster, and how a service becomes Matter steps. Units are the
+paper's (brightness 1–100 %, colour temperature in Kelvin, curtain position 0 = closed … 100 = open).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from emulator.workflows import WorkflowStep
+
+LEVEL_MAX = 254
+KELVIN_STEP = 100  # the precision that makes Kelvin ↔ mireds round-trip exactly over 2700–6500 K
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed value: an attribute's schema or a service argument's (the paper's constraint vocabulary)."""
+
+    name: str
+    type: str  # str | bool | int | float | enum
+    description: str
+    range: tuple[float, float] | None = None
+    options: tuple[str, ...] | None = None
+    precision: float | None = None
+    unit: str | None = None
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "description": self.description, "type": self.type}
+        for key in ("range", "options", "precision", "unit"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def problem(self, value: Any) -> tuple[str, str] | None:
+        """(code, sentence) when ``value`` breaks this schema, else None."""
+        if value is None:
+            return "NONE_VALUE", f"{self.name} is None; give a {self.type}"
+        wanted = {"int": int, "float": (int, float), "bool": bool, "str": str, "enum": str}[self.type]
+        if (isinstance(value, bool) and self.type != "bool") or not isinstance(value, wanted) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            return "WRONG_TYPE", f"{self.name}={value!r} is a {type(value).__name__}, expected {self.type}"
+        if self.options is not None and value not in self.options:
+            return "NOT_AN_OPTION", f"{self.name}={value!r} is not one of {list(self.options)}"
+        if self.range is not None and not self.range[0] <= value <= self.range[1]:
+            return "OUT_OF_RANGE", f"{self.name}={value!r} is outside [{self.range[0]:g}, {self.range[1]:g}]"
+        if self.precision is not None and abs(value / self.precision - round(value / self.precision)) > 1e-9:
+            return "BAD_PRECISION", f"{self.name}={value!r} is not a multiple of {self.precision:g}"
+        return None
+
+
+class Port:
+    """One device seen from a component: reads through the fabric's public API, relative to an endpoint."""
+
+    def __init__(self, fabric: Any, device_id: str, endpoint: int) -> None:
+        self.fabric, self.device_id, self.endpoint = fabric, device_id, endpoint
+
+    def read(self, cluster: str, attribute: str, endpoint: int | None = None) -> Any:
+        return self.fabric.read(self.device_id, endpoint or self.endpoint, cluster, attribute)
+
+    def invoke(self, cluster: str, command: str, args: Mapping[str, Any] | None = None) -> WorkflowStep:
+        return WorkflowStep("invoke", self.device_id, self.endpoint, cluster, command, dict(args or {}))
+
+    def write(self, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+        return WorkflowStep("write", self.device_id, self.endpoint, cluster, attribute, value=value)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    param: Param
+    read: Callable[[Port], Any]
+    matter: str  # the cluster attribute it is read from (documentation and --format smh)
+    # For rule triggers/conditions: (endpoint offset path, encode) — a monotone map onto the cluster value.
+    condition: tuple[str, Callable[[Any], Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Service:
+    name: str
+    description: str
+    steps: Callable[[Port, dict[str, Any]], list[WorkflowStep]]
+    matter: str
+    arguments: tuple[Param, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "arguments": [{**a.schema(), "required": True} for a in self.arguments], "matter": self.matter}
+
+
+@dataclass(frozen=True)
+class Function:
+    """The attributes and services of one function; a device has one, a multi-function device several."""
+
+    attributes: tuple[Attribute, ...]
+    services: tuple[Service, ...]
+
+    def __add__(self, other: Function) -> Function:
+        return Function(self.attributes + other.attributes, self.services + other.services)
+
+
+@dataclass(frozen=True)
+class Product:
+    category: str
+    subcategory: str
+    description: str
+    parts: tuple[tuple[str | None, int, Function], ...]  # (component name or None, endpoint, function)
+    tags: tuple[str, ...] = field(default=())
+
+
+# --------------------------------------------------------------------------------- value conversions
+def level_to_percent(level: int | None, floor: int) -> int:
+    return max(floor, min(100, round((level or 0) * 100 / LEVEL_MAX)))
+
+
+def percent_to_level(percent: int) -> int:
+    return round(percent * LEVEL_MAX / 100)
+
+
+def mireds_to_kelvin(mireds: int) -> int:
+    return int(round(1_000_000 / mireds / KELVIN_STEP) * KELVIN_STEP)
+
+
+def kelvin_to_mireds(kelvin: int) -> int:
+    return round(1_000_000 / kelvin)
+
+
+AC_MODES = {"off": 0, "cool": 3, "heat": 4, "fan_only": 7, "dry": 8}
+FAN_SPEEDS = {"off": 0, "low": 1, "medium": 2, "high": 3}
+PLAYBACK = {0: "playing", 1: "paused", 2: "stopped", 3: "buffering"}
+RVC_STATES = {0: "standby", 1: "cleaning", 2: "paused", 3: "error", 0x40: "returning", 0x41: "charging",
+              0x42: "docked"}
+RVC_SUCTION = {"vacuum": 1, "deep_clean": 2, "mop": 3}
+OPTIONS_EXECUTE_IF_OFF = {"optionsMask": 1, "optionsOverride": 1}  # set brightness without switching on
+
+
+# --------------------------------------------------------------------------------- functions
+def _on_off() -> Function:
+    state = Attribute(Param("state", "enum", "Power state.", options=("on", "off")),
+                      lambda p: "on" if p.read("OnOff", "OnOff") else "off", "OnOff.OnOff",
+                      ("OnOff.OnOff", lambda v: v == "on"))
+    return Function((state,), (
+        Service("turn_on", "Switch it on.", lambda p, a: [p.invoke("OnOff", "On")], "OnOff.On"),
+        Service("turn_off", "Switch it off.", lambda p, a: [p.invoke("OnOff", "Off")], "OnOff.Off")))
+
+
+BRIGHTNESS = Param("brightness", "int", "Light level.", range=(1, 100), precision=1, unit="percentage")
+COLOR_TEMPERATURE = Param("color_temperature", "int", "White colour temperature (2700 = warmest).",
+                          range=(2700, 6500), precision=KELVIN_STEP, unit="Kelvin")
+
+
+def _light(dimmable: bool, tunable: bool) -> Function:
+    out = _on_off()
+    if dimmable:
+        out += Function(
+            (Attribute(BRIGHTNESS, lambda p: level_to_percent(p.read("LevelControl", "CurrentLevel"), 1),
+                       "LevelControl.CurrentLevel (level = brightness × 254 / 100)",
+                       ("LevelControl.CurrentLevel", percent_to_level)),),
+            (Service("set_brightness", "Set the light level (does not switch it on).",
+                     lambda p, a: [p.invoke("LevelControl", "MoveToLevel", {
+                         "level": percent_to_level(a["brightness"]), "transitionTime": 0, **OPTIONS_EXECUTE_IF_OFF})],
+                     "LevelControl.MoveToLevel", (BRIGHTNESS,)),))
+    if tunable:
+        out += Function(
+            (Attribute(COLOR_TEMPERATURE, lambda p: mireds_to_kelvin(p.read("ColorControl", "ColorTemperatureMireds")),
+                       "ColorControl.ColorTemperatureMireds (mireds = 10^6 / Kelvin)"),),
+            (Service("set_color_temperature", "Set the white colour temperature.",
+                     lambda p, a: [p.invoke("ColorControl", "MoveToColorTemperature", {
+                         "colorTemperatureMireds": kelvin_to_mireds(a["color_temperature"]), "transitionTime": 0,
+                         **OPTIONS_EXECUTE_IF_OFF})],
+                     "ColorControl.MoveToColorTemperature", (COLOR_TEMPERATURE,)),))
+    return out
+
+
+SPEED = Param("speed_level", "enum", "Fan speed.", options=("low", "medium", "high"))
+
+
+def _fan() -> Function:
+    return _on_off() + Function(
+        (Attribute(Param("speed_level", "enum", "Fan speed (off when stopped).", options=tuple(FAN_SPEEDS)),
+                   lambda p: {v: k for k, v in FAN_SPEEDS.items()}.get(p.read("FanControl", "FanMode"), "auto"),
+                   "FanControl.FanMode (0 off, 1 low, 2 medium, 3 high)"),),
+        (Service("set_speed_level", "Set the fan speed.",
+                 lambda p, a: [p.write("FanControl", "FanMode", FAN_SPEEDS[a["speed_level"]])],
+                 "write FanControl.FanMode", (SPEED,)),))
+
+
+AC_MODE = Param("ac_mode", "enum", "Operating mode.", options=("cool", "heat", "dry", "fan_only"))
+TARGET_TEMPERATURE = Param("target_temperature", "float", "Target temperature.", range=(16, 30), precision=0.5,
+                           unit="Celsius")
+
+
+def _setpoint(p: Port) -> str:
+    return "OccupiedHeatingSetpoint" if p.read("Thermostat", "SystemMode") == AC_MODES["heat"] else \
+        "OccupiedCoolingSetpoint"
+
+
+def _ac() -> Function:
+    return _on_off() + Function(
+        (Attribute(Param("ac_mode", "enum", "Operating mode.", options=tuple(AC_MODES)),
+                   lambda p: {v: k for k, v in AC_MODES.items()}.get(p.read("Thermostat", "SystemMode"), "auto"),
+                   "Thermostat.SystemMode (0 off, 3 cool, 4 heat, 7 fan only, 8 dry)"),
+         Attribute(TARGET_TEMPERATURE, lambda p: p.read("Thermostat", _setpoint(p)) / 100,
+                   "Thermostat.OccupiedHeatingSetpoint in heat mode, else OccupiedCoolingSetpoint (0.01 °C)")),
+        (Service("set_ac_mode", "Set the operating mode (the AC must be on).",
+                 lambda p, a: [p.write("Thermostat", "SystemMode", AC_MODES[a["ac_mode"]])],
+                 "write Thermostat.SystemMode", (AC_MODE,)),
+         Service("set_target_temperature", "Set the target temperature of the current mode (the AC must be on).",
+                 lambda p, a: [p.write("Thermostat", _setpoint(p), round(a["target_temperature"] * 100))],
+                 "write Thermostat.Occupied{Heating|Cooling}Setpoint", (TARGET_TEMPERATURE,))))
+
+
+POSITION = Param("position", "int", "How far open (0 closed, 100 fully open).", range=(0, 100), precision=1,
+                 unit="percentage")
+
+
+def _cover_position(p: Port) -> int:
+    target = p.read("WindowCovering", "TargetPositionLiftPercent100ths")
+    if target is None:
+        target = p.read("WindowCovering", "CurrentPositionLiftPercent100ths") or 0
+    return 100 - round(target / 100)
+
+
+def _cover() -> Function:
+    def go(percent_open: int) -> Callable[[Port, dict[str, Any]], list[WorkflowStep]]:
+        return lambda p, a: [p.invoke("WindowCovering", "GoToLiftPercentage",
+                                      {"liftPercent100thsValue": (100 - percent_open) * 100})]
+
+    return Function(
+        (Attribute(POSITION, _cover_position, "WindowCovering.TargetPositionLiftPercent100ths (closed = 10000)"),),
+        (Service("open", "Open fully.", go(100), "WindowCovering.GoToLiftPercentage 0"),
+         Service("close", "Close fully.", go(0), "WindowCovering.GoToLiftPercentage 10000"),
+         Service("set_position", "Open to a position.",
+                 lambda p, a: go(a["position"])(p, a), "WindowCovering.GoToLiftPercentage", (POSITION,))))
+
+
+VOLUME = Param("volume_level", "int", "Volume.", range=(0, 100), precision=1, unit="percentage")
+
+
+def _player() -> Function:
+    return _on_off() + Function(
+        (Attribute(VOLUME, lambda p: level_to_percent(p.read("LevelControl", "CurrentLevel"), 0),
+                   "LevelControl.CurrentLevel (level = volume × 254 / 100)"),
+         Attribute(Param("work_state", "enum", "Playback state.", options=tuple(PLAYBACK.values())),
+                   lambda p: PLAYBACK.get(p.read("MediaPlayback", "CurrentState"), "stopped"),
+                   "MediaPlayback.CurrentState")),
+        (Service("set_volume", "Set the volume (the player must be on).",
+                 lambda p, a: [p.invoke("LevelControl", "MoveToLevel", {
+                     "level": percent_to_level(a["volume_level"]), "transitionTime": 0, "optionsMask": 0,
+                     "optionsOverride": 0})], "LevelControl.MoveToLevel", (VOLUME,)),
+         Service("play", "Play.", lambda p, a: [p.invoke("MediaPlayback", "Play")], "MediaPlayback.Play"),
+         Service("pause", "Pause.", lambda p, a: [p.invoke("MediaPlayback", "Pause")], "MediaPlayback.Pause"),
+         Service("stop", "Stop.", lambda p, a: [p.invoke("MediaPlayback", "Stop")], "MediaPlayback.Stop")))
+
+
+SUCTION = Param("suction", "enum", "Cleaning mode.", options=tuple(RVC_SUCTION))
+
+
+def _vacuum() -> Function:
+    return Function(
+        (Attribute(Param("work_state", "enum", "What the cleaner is doing.", options=tuple(RVC_STATES.values())),
+                   lambda p: RVC_STATES.get(p.read("RvcOperationalState", "OperationalState"), "error"),
+                   "RvcOperationalState.OperationalState"),
+         Attribute(SUCTION, lambda p: {v: k for k, v in RVC_SUCTION.items()}.get(
+             p.read("RvcCleanMode", "CurrentMode"), "vacuum"), "RvcCleanMode.CurrentMode")),
+        (Service("start", "Start cleaning.", lambda p, a: [p.invoke("RvcRunMode", "ChangeToMode", {"newMode": 2})],
+                 "RvcRunMode.ChangeToMode 2 (Vacuum)"),
+         Service("pause", "Pause cleaning.", lambda p, a: [p.invoke("RvcOperationalState", "Pause")],
+                 "RvcOperationalState.Pause"),
+         Service("return_to_base", "Go back to the dock.", lambda p, a: [p.invoke("RvcOperationalState", "GoHome")],
+                 "RvcOperationalState.GoHome"),
+         Service("set_suction", "Set the cleaning mode.",
+                 lambda p, a: [p.invoke("RvcCleanMode", "ChangeToMode", {"newMode": RVC_SUCTION[a["suction"]]})],
+                 "RvcCleanMode.ChangeToMode", (SUCTION,))))
+
+
+def _lock() -> Function:
+    return Function(
+        (Attribute(Param("state", "enum", "Bolt state.", options=("locked", "unlocked")),
+                   lambda p: "locked" if p.read("DoorLock", "LockState") == 1 else "unlocked", "DoorLock.LockState"),),
+        (Service("lock", "Lock.", lambda p, a: [p.invoke("DoorLock", "LockDoor")], "DoorLock.LockDoor"),
+         Service("open", "Unlock.", lambda p, a: [p.invoke("DoorLock", "UnlockDoor")], "DoorLock.UnlockDoor")))
+
+
+def _centi(cluster: str, endpoint: int) -> Callable[[Port], Any]:
+    return lambda p: round((p.read(cluster, "MeasuredValue", endpoint) or 0) / 100, 2)
+
+
+def _climate_sensor() -> Function:
+    return Function(
+        (Attribute(Param("current_temperature", "float", "Measured temperature.", precision=0.01, unit="Celsius"),
+                   _centi("TemperatureMeasurement", 1), "1.TemperatureMeasurement.MeasuredValue (0.01 °C)",
+                   ("TemperatureMeasurement.MeasuredValue", lambda v: round(v * 100))),
+         Attribute(Param("current_humidity", "float", "Measured relative humidity.", precision=0.01,
+                         unit="percentage"), _centi("RelativeHumidityMeasurement", 2),
+                   "2.RelativeHumidityMeasurement.MeasuredValue (0.01 %)",
+                   ("RelativeHumidityMeasurement.MeasuredValue@2", lambda v: round(v * 100)))),
+        ())
+
+
+def _human_sensor() -> Function:
+    return Function(
+        (Attribute(Param("human_detected", "enum", "Someone is there.", options=("yes", "no")),
+                   lambda p: "yes" if (p.read("OccupancySensing", "Occupancy") or 0) & 1 else "no",
+                   "OccupancySensing.Occupancy bit 0",
+                   ("OccupancySensing.Occupancy", lambda v: 1 if v == "yes" else 0)),),
+        ())
+
+
+PRODUCTS: dict[str, Product] = {
+    "on_off_light": Product("light", "light", "A switchable light.", ((None, 1, _light(False, False)),)),
+    "dimmable_light": Product("light", "light", "A dimmable light.", ((None, 1, _light(True, False)),)),
+    "color_temperature_light": Product("light", "color_temperature_light", "A tunable white light.",
+                                       ((None, 1, _light(True, True)),)),
+    "extended_color_light": Product("light", "color_light", "A colour light.", ((None, 1, _light(True, True)),)),
+    "fan_light": Product("fan_light", "fan_light", "A ceiling fan with a light.",
+                         (("light", 1, _light(True, False)), ("fan", 2, _fan()))),
+    "fan": Product("fan", "smart_fan", "A fan.", ((None, 1, _fan()),)),
+    "air_conditioner": Product("ac", "air_conditioner", "An air conditioner.", ((None, 1, _ac()),)),
+    "curtain": Product("cover", "curtain", "A motorised curtain.", ((None, 1, _cover()),)),
+    "blind": Product("cover", "blind", "A motorised blind.", ((None, 1, _cover()),)),
+    "smart_speaker": Product("media", "universal_speaker", "A speaker.", (("player", 1, _player()),)),
+    "smart_screen": Product("media", "smart_screen", "A smart display.", (("player", 1, _player()),)),
+    "tv": Product("media", "tv", "A television.", (("player", 1, _player()),)),
+    "rvc": Product("vacuum", "robot_cleaner", "A robot vacuum cleaner.", ((None, 1, _vacuum()),)),
+    "door_lock": Product("lock", "smart_lock", "A smart lock.", ((None, 1, _lock()),)),
+    "climate_sensor": Product("sensor", "climate_sensor", "A temperature and humidity sensor.",
+                              ((None, 1, _climate_sensor()),)),
+    "occupancy_sensor": Product("sensor", "human_sensor", "A presence sensor.", ((None, 1, _human_sensor()),)),
+    "smart_plug": Product("plug", "smart_plug", "A switchable socket.", ((None, 1, _on_off()),)),
+}

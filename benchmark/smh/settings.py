@@ -1,0 +1,144 @@
+"""The two settings over one instance, each ending in a normalised Prediction scored by the one verifier.
+
+DR: the full-context prompt, one JSON reply per stage (a clarification gets the simulated user's answer
+and a second stage), the actions replayed on a fresh copy of H0, the state delta as labels.
+EIA: the smh tools on a fresh copy of H0, the agent's loop, the before/after delta as labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchmark.smh import dr
+from benchmark.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_messages
+from benchmark.smh.automations import RuleError, to_spec
+from benchmark.smh.home_env import state_diff
+from benchmark.smh.instance import Instance, SmhAutomation
+from benchmark.smh.session import Homes
+from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
+from benchmark.smh.user_sim import RuleUser
+from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, verify
+from emulator.errors import FabricError
+
+
+@dataclass
+class Outcome:
+    prediction: Prediction
+    verdict: Verdict
+
+    def record(self, instance: Instance) -> dict[str, Any]:
+        return {"instance_id": instance.id, "category": instance.category, "subcategory": instance.subcategory,
+                "tier": instance.tier, "setting": self.prediction.setting, "agent": self.prediction.agent,
+                "verdict": self.verdict.model_dump(mode="json"),
+                "prediction": self.prediction.model_dump(mode="json")}
+
+
+def _replay(env: Any, actions: list[Any]) -> list[AttemptedAction]:
+    out = []
+    for raw in actions:
+        if not isinstance(raw, dict):
+            out.append(AttemptedAction(code="BAD_CALL", message=f"an action is an object, got {raw!r}"[:200]))
+            continue
+        did, locator, arguments = raw.get("did"), raw.get("locator"), raw.get("arguments", {})
+        missing = [k for k in ("did", "locator") if k not in raw]
+        if missing:
+            out.append(AttemptedAction(did=did, locator=locator, arguments=arguments, code="MISSING_ARGUMENT",
+                                       message=f"an action needs {missing}"))
+            continue
+        result = env.call(did, locator, arguments)
+        out.append(AttemptedAction(did=did, locator=locator, arguments=arguments, code=result.code,
+                                   message=result.message))
+    return out
+
+
+UserFactory = Callable[[Instance], Callable[[str], str]]
+
+
+async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
+                 judge: Any = None) -> Outcome:
+    env = homes.h0(instance)
+    h0_state = env.state()
+    user = user_factory(instance)
+    tokens = Tokens()
+    prediction = Prediction(instance_id=instance.id, setting="dr", agent=agent.name)
+    messages = dr.first_messages(instance, env)
+    try:
+        text = await agent.reply(instance, messages, 1, tokens)
+        reply = dr.parse_reply(text)
+        prediction.mode = reply.mode
+        if reply.mode == "clarify":
+            prediction.questions.append({"question": reply.question, "reply": user(reply.question)})
+            if instance.goal.mode == "clarify" or instance.goal.clarify_allowed:
+                text = await agent.reply(instance, dr.reply_messages(messages, text, prediction.questions[-1]["reply"]),
+                                         2, tokens)
+                reply = dr.parse_reply(text)
+    except RequestFailed as error:
+        prediction.end_reason, prediction.error = "request_error", str(error)
+    except dr.ReplyFormatError as error:
+        prediction.end_reason, prediction.error = "format_error", str(error)
+    else:
+        prediction.response = reply.response
+        prediction.actions = _replay(env, reply.actions) if reply.mode != "clarify" else []
+        for index, raw in enumerate(reply.automations):
+            try:
+                rule = SmhAutomation.model_validate(raw)
+                env.fabric.add_automation(to_spec(env, rule))
+                prediction.automations.append(rule.model_dump(mode="json"))
+            except ValidationError as error:
+                prediction.automation_errors.append(f"rule {index}: {error.errors()[0]['msg']}")
+            except (RuleError, FabricError) as error:
+                prediction.automation_errors.append(f"rule {index}: {error}")
+    final = env.state()
+    prediction.labels = state_diff(h0_state, final)
+    prediction.tokens = tokens.as_dict()
+    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
+                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+
+
+def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[], Any]:
+    """The home as it was before the agent: the run's own copy when the agent changed no device state (rules
+    added to it are ignored by the comparison's copies), else a fresh H0."""
+    return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
+
+
+async def _judged(outcome: Outcome, instance: Instance, judge: Any) -> Outcome:
+    if judge is not None:
+        outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
+    return outcome
+
+
+def _mode_of(tools: SmhToolBox) -> str:
+    for entry in tools.log:
+        if entry["tool"] == "ask_user":
+            return "clarify"
+        if entry["tool"] == "control_device" and entry["code"] == "OK":
+            return "execute"
+        if entry["tool"] == "create_automation" and entry["code"] == "OK":
+            return "automate"
+    return "answer"
+
+
+async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
+                  user_factory: UserFactory = RuleUser, judge: Any = None) -> Outcome:
+    env = homes.h0(instance)
+    h0_state = env.state()
+    user = user_factory(instance)
+    tools = SmhToolBox(env, budget=budget, user=user)
+    result = await agent.run(instance, tools, eia_messages(instance, env, budget))
+    final = env.state()
+    prediction = Prediction(
+        instance_id=instance.id, setting="eia", agent=agent.name, mode=_mode_of(tools), response=result.response,
+        questions=tools.questions, automations=tools.automations, labels=state_diff(h0_state, final),
+        end_reason="budget" if tools.exhausted else result.end_reason,  # type: ignore[arg-type]
+        error=result.error, tokens=result.tokens.as_dict(), tool_calls=len(tools.log),
+        actions=[AttemptedAction(did=(e["arguments"] or {}).get("did") if isinstance(e["arguments"], dict) else None,
+                                 locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict)
+                                 else None, arguments=e["arguments"], code=e["code"])
+                 for e in tools.log if e["tool"] in ("control_device", "create_automation")
+                 and e["code"] != "BUDGET_EXCEEDED"])
+    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
+                                                    _h0(env, h0_state, homes, instance))), instance, judge)

@@ -1,0 +1,17 @@
+"""A one-room home holding one device of every SMH product (a real home config, built by the fabric)."""
+
+from __future__ import annotations
+
+from benchmark.smh.products import PRODUCTS
+from emulator.fabric import Fabric
+from emulator.home_config import validate_home
+
+ENVIRONMENT = {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 10}
+
+
+def every_product_home() -> Fabric:
+    return Fabric(validate_home({
+        "name": "every-product", "base_time": "2025-06-27 20:00:00",
+        "rooms": [{"id": "lounge", "name": "Lounge", "type": "living_room", "environment": ENVIRONMENT}],
+        "devices": [{"id": t, "type": t, "room": "lounge"} for t in PRODUCTS]
+        + [{"id": "washer", "type": "laundry_washer", "room": "lounge"}]}, "every-product"))

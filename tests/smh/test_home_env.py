@@ -1,0 +1,102 @@
+"""The HomeEnv view: SMH-style export, services mapped onto clusters both ways, §1 validation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchmark.smh.home_env import HomeEnv
+from benchmark.smh.products import PRODUCTS, kelvin_to_mireds, mireds_to_kelvin, percent_to_level
+from emulator.home_config import dump_home
+from tests.smh.homes import every_product_home
+
+
+def test_export_has_userdata_typed_attributes_services_and_components() -> None:
+    env = HomeEnv(every_product_home())
+    view = env.export()
+    assert view["rooms"] == [{"id": "lounge", "type": "living_room", "name": "Lounge", "floor": 0, "parent": None}]
+    assert view["unmapped_devices"] == ["washer"]
+    devices = {d["userdata"]["did"]: d for d in view["devices"]}
+    assert set(devices) == set(PRODUCTS)
+    fan_light = devices["fan_light"]
+    assert fan_light["attributes"] == [] and [c["name"] for c in fan_light["components"]] == ["light", "fan"]
+    assert fan_light["userdata"]["spid"] == "hf.fan_light.v1" and fan_light["userdata"]["room"] == "lounge"
+    brightness = next(a for a in devices["dimmable_light"]["attributes"] if a["name"] == "brightness")
+    assert brightness["range"] == [1, 100] and brightness["unit"] == "percentage" and brightness["type"] == "int"
+    service = next(s for s in devices["air_conditioner"]["services"] if s["name"] == "set_ac_mode")
+    assert service["arguments"][0]["options"] == ["cool", "heat", "dry", "fan_only"]
+
+
+@pytest.mark.parametrize(("did", "locator", "arguments", "cluster_path", "cluster_value"), [
+    ("dimmable_light", "set_brightness", {"brightness": 37}, "1.LevelControl.CurrentLevel", percent_to_level(37)),
+    ("color_temperature_light", "set_color_temperature", {"color_temperature": 2700},
+     "1.ColorControl.ColorTemperatureMireds", kelvin_to_mireds(2700)),
+    ("fan_light", "light.set_brightness", {"brightness": 100}, "1.LevelControl.CurrentLevel", 254),
+    ("curtain", "set_position", {"position": 60}, "1.WindowCovering.TargetPositionLiftPercent100ths", 4000),
+    ("door_lock", "open", {}, "1.DoorLock.LockState", 2),
+    ("rvc", "start", {}, "1.RvcRunMode.CurrentMode", 2),
+])
+def test_a_service_becomes_cluster_state_and_reads_back(did: str, locator: str, arguments: dict,
+                                                        cluster_path: str, cluster_value: object) -> None:
+    fabric = every_product_home()
+    env = HomeEnv(fabric)
+    result = env.call(did, locator, arguments)
+    assert result.ok, result.message
+    assert fabric.read_path(did, cluster_path) == cluster_value
+    if arguments:
+        (name, value), = arguments.items()
+        assert env.read(did, locator.rpartition(".")[0] + "." + name if "." in locator else name) == value
+
+
+def test_kelvin_and_percent_round_trip_exactly_over_their_ranges() -> None:
+    assert all(mireds_to_kelvin(kelvin_to_mireds(k)) == k for k in range(2700, 6501, 100))
+    from benchmark.smh.products import level_to_percent
+    assert all(level_to_percent(percent_to_level(p), 0) == p for p in range(0, 101))
+
+
+def test_ac_mode_and_fan_speed_map_onto_system_mode_and_fan_mode() -> None:
+    fabric = every_product_home()
+    env = HomeEnv(fabric)
+    refused = env.call("air_conditioner", "set_ac_mode", {"ac_mode": "cool"})
+    assert refused.code == "DEVICE_REFUSED" and "off" in refused.message
+    assert env.call("air_conditioner", "turn_on").ok
+    assert env.call("air_conditioner", "set_ac_mode", {"ac_mode": "heat"}).ok
+    assert env.call("air_conditioner", "set_target_temperature", {"target_temperature": 23.5}).ok
+    assert fabric.read_path("air_conditioner", "1.Thermostat.SystemMode") == 4
+    assert fabric.read_path("air_conditioner", "1.Thermostat.OccupiedHeatingSetpoint") == 2350
+    assert env.call("fan", "turn_on").ok and env.call("fan", "set_speed_level", {"speed_level": "medium"}).ok
+    assert fabric.read_path("fan", "1.FanControl.FanMode") == 2 and env.read("fan", "speed_level") == "medium"
+
+
+@pytest.mark.parametrize(("did", "locator", "arguments", "code"), [
+    ("nope", "turn_on", {}, "UNKNOWN_DEVICE"),
+    ("smart_speaker", "play", {}, "UNKNOWN_SERVICE"),  # the component path is required: player.play
+    ("dimmable_light", "set_brightness", {"brightnes": 3}, "UNKNOWN_ARGUMENT"),
+    ("dimmable_light", "set_brightness", {}, "MISSING_ARGUMENT"),
+    ("dimmable_light", "set_brightness", {"brightness": None}, "NONE_VALUE"),
+    ("dimmable_light", "set_brightness", {"brightness": "30"}, "WRONG_TYPE"),
+    ("dimmable_light", "set_brightness", {"brightness": 0}, "OUT_OF_RANGE"),
+    ("color_temperature_light", "set_color_temperature", {"color_temperature": 3050}, "BAD_PRECISION"),
+    ("fan", "set_speed_level", {"speed_level": "turbo"}, "NOT_AN_OPTION"),
+    ("fan", "set_speed_level", {"speed_level": "low"}, "DEVICE_REFUSED"),  # off: FanMode needs it on
+])
+def test_a_refused_call_changes_nothing_and_says_why(did: str, locator: str, arguments: dict, code: str) -> None:
+    fabric = every_product_home()
+    before = dump_home(fabric.to_config())
+    result = HomeEnv(fabric).call(did, locator, arguments)
+    assert (result.ok, result.code) == (False, code) and result.message
+    assert dump_home(fabric.to_config()) == before
+
+
+def test_home_show_format_smh_prints_the_view(tmp_path) -> None:
+    path = tmp_path / "home.json"
+    path.write_text(dump_home(every_product_home().to_config()))
+    shown = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "home", "show", str(path), "--format", "smh"],
+                           capture_output=True, text=True, check=True)
+    assert {d["userdata"]["did"] for d in json.loads(shown.stdout)["devices"]} == set(PRODUCTS)
+    bad = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "home", "show", str(path), "--format", "x"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "allowed: table, smh" in bad.stderr and "Traceback" not in bad.stderr
