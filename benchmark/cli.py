@@ -132,6 +132,12 @@ def bench_run(
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
                                                           "(by default only when every run is).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
+    input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
+                                                  "the spoken turn) or audio (input_audio parts).")] = None,
+    asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
+                                            "CTranslate2 Whisper model directory.")] = None,
+    condition: Annotated[str | None, typer.Option("--condition", help="Acoustic condition of the spoken "
+                                                  "turns, e.g. clean-dry, 10db-reverb.")] = None,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     from benchmark.report import write_report
@@ -146,6 +152,7 @@ def bench_run(
         "episodes.path": episodes, "episodes.kinds": kinds.split(",") if kinds else None, "episodes.limit": limit,
         "trials": trials, "concurrency": concurrency, "judge.kind": judge,
         "out": str(out) if out else None,
+        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
     })
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
