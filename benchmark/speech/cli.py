@@ -126,3 +126,36 @@ def speech_say(
     tmp.replace(out)
     console.print(f"wrote {out}: {audio.size / 16000:.2f} s, voice {chosen.id} ({chosen.accent}), "
                   f"{rate} wpm, {parsed.id}", highlight=False)
+
+
+@speech_app.command("report")
+def speech_report(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (text, --input asr, --input audio; "
+                                                        "any conditions).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plots: Annotated[Path | None, typer.Option("--plots", help="Write PNG plots into this directory.")] = None,
+) -> None:
+    """Success side by side per way in and condition, WER per condition, success against WER, per query type."""
+    import json
+
+    from benchmark.speech.report import (
+        VoiceReportError,
+        build_voice_report,
+        load_runs,
+        render_voice_tables,
+        write_voice_plots,
+    )
+
+    try:
+        records = load_runs(run_dirs)
+    except VoiceReportError as error:
+        _fail(str(error))
+    if not records:
+        _fail("the runs hold no records", 1)
+    report = build_voice_report(records)
+    if plots is not None:
+        report["plots"] = [str(p) for p in write_voice_plots(report, plots)]
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        console.print(render_voice_tables(report), markup=False, highlight=False)
