@@ -16,9 +16,17 @@ Measured (wall clock at the websocket client, so every figure includes matter-se
   the same Read as matter-server's interview), best of ``--rounds``; ``commission_s`` per home too;
 * ``subscription_latency_ms`` — small home: OnOff toggled *inside the fabric* (control socket, not Matter)
   until matter-server's ``attribute_updated`` event arrives over the running subscription (matter-server
-  asks for MinInterval 1 s; toggles are spaced 1.5 s apart so the floor does not gate them), median and p95.
+  asks for MinInterval 1 s; toggles are spaced 1.5 s apart so the floor does not gate them), median and p95;
+* ``restart_to_first_report_s`` — small home: ``serve`` is killed (kill -9) and started again on the same
+  state directory; from the restart until the controller's subscription delivers a change made inside the
+  restarted home (the controller must notice, find the node, set up CASE — resumed — and resubscribe);
+* ``emulator_cpu_s`` / ``controller_cpu_s`` — per wildcard read, CPU seconds of ``serve`` and of matter-server
+  (which hosts the CHIP SDK); ``load`` — the machine's 1-minute load average before and after each home,
+  since the machine may be shared and wall times move with it.
 
 Usage: python bench/matter_bridge.py [--json] [--reads 100] [--rounds 3] [--homes complex,stress]
+(``--homes complex`` skips the 1,000-device stress tier, which takes minutes; ``--homes ''`` only the
+small home.)
 """
 
 from __future__ import annotations
@@ -47,6 +55,10 @@ def _cpu_s(pid: int) -> float:
     """User + system CPU seconds of a process (Linux /proc): the emulator's share of a measurement."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -90,7 +102,12 @@ async def small_home(work: Path, reads: int, log: Any) -> dict[str, Any]:
             deliveries.append((event["received"] - started) * 1000)
         log(f"small home: subscription delivery median {statistics.median(deliveries):.1f} ms "
             f"(p95 {_percentile(deliveries, 0.95):.1f} ms, {SUBSCRIPTION_SAMPLES} toggles)")
+        restart_s, after_up_s = await _restart_to_first_report(bridge, node_id, path)
+        log(f"small home: kill -9 and restart of serve -> first report over the subscription in {restart_s:.2f} s "
+            f"({after_up_s:.2f} s of it after serve was up again)")
         return {
+            "restart_to_first_report_s": round(restart_s, 3),
+            "restart_first_report_after_up_s": round(after_up_s, 3),
             "commission_s": round(commission_s, 3),
             "read_p50_ms": round(statistics.median(latencies), 2),
             "read_p95_ms": round(_percentile(latencies, 0.95), 2),
@@ -98,6 +115,26 @@ async def small_home(work: Path, reads: int, log: Any) -> dict[str, Any]:
             "subscription_latency_ms": round(statistics.median(deliveries), 1),
             "subscription_latency_p95_ms": round(_percentile(deliveries, 0.95), 1),
         }
+
+
+async def _restart_to_first_report(bridge: LiveBridge, node_id: int, path: str) -> tuple[float, float]:
+    """kill -9 serve, start it again, change the lamp inside the restarted home: seconds from the restart
+    until matter-server reports the change (i.e. its subscription works again), and of those the seconds
+    after serve was up again (its control socket answers; the rest is process start: imports, home load)."""
+    await asyncio.sleep(2)  # a quiet subscription, as in daily use
+    await bridge.kill_serve()
+    since = len(bridge.matter.events)
+    started = time.monotonic()
+    await bridge.start_serve()
+    up = time.monotonic()
+    state = await bridge.control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff")
+    await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
+
+    def reported(event: dict[str, Any]) -> bool:
+        return (event["event"] == "attribute_updated" and event["data"][0] == node_id and event["data"][1] == path
+                and event["data"][2] is (not state))
+    event = await bridge.matter.wait_event(reported, 180, since)
+    return event["received"] - started, event["received"] - up
 
 
 async def big_home(tier: str, work: Path, rounds: int, log: Any) -> dict[str, Any]:
@@ -110,23 +147,28 @@ async def big_home(tier: str, work: Path, rounds: int, log: Any) -> dict[str, An
     async with LiveBridge(home, work / tier, speed=1, namespace_prefix="hfb") as bridge:
         node_id, commission_s = await _commission(bridge, 900)
         log(f"{tier} home ({len(config.devices)} devices): commissioned (incl. interview) in {commission_s:.2f} s")
-        assert bridge.serve_proc is not None
-        times, device_cpu, attributes = [], [], 0
+        assert bridge.serve_proc is not None and bridge.server_proc is not None
+        serve_pid, controller_pid = bridge.serve_proc.popen.pid, bridge.server_proc.popen.pid  # `ip netns exec` execs
+        times, device_cpu, controller_cpu, attributes = [], [], [], 0
+        load_before = _load()
         for _ in range(rounds):
-            cpu = _cpu_s(bridge.serve_proc.popen.pid)
+            cpu, controller = _cpu_s(serve_pid), _cpu_s(controller_pid)
             started = time.monotonic()
             values = await bridge.matter.call("read_attribute", node_id=node_id, attribute_path="*/*/*",
                                               timeout_s=600)
             times.append(time.monotonic() - started)
-            device_cpu.append(_cpu_s(bridge.serve_proc.popen.pid) - cpu)
+            device_cpu.append(_cpu_s(serve_pid) - cpu)
+            controller_cpu.append(_cpu_s(controller_pid) - controller)
             attributes = len(values)
         endpoints = len({p.split("/")[0] for p in values})
         log(f"{tier} home: wildcard read of {attributes} attributes on {endpoints} endpoints: best "
             f"{min(times):.2f} s, all {', '.join(f'{t:.2f}' for t in times)} s; emulator CPU per read "
-            f"{min(device_cpu):.2f} s (the rest is the controller and the per-chunk round trips)")
+            f"{min(device_cpu):.2f} s, controller CPU {min(controller_cpu):.2f} s, load {load_before} -> {_load()}")
         return {"devices": len(config.devices), "endpoints": endpoints, "attributes": attributes,
                 "wildcard_read_s": round(min(times), 3), "rounds_s": [round(t, 3) for t in times],
                 "emulator_cpu_s": round(min(device_cpu), 3),
+                "controller_cpu_s": round(min(controller_cpu), 3),
+                "load": {"before": load_before, "after": _load()},
                 "commission_s": round(commission_s, 3)}
 
 
@@ -138,8 +180,12 @@ async def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
         for tier in [t for t in args.homes.split(",") if t]:
             wildcard[tier] = await big_home(tier, work, args.rounds, log)
         return {
-            **{k: small[k] for k in ("commission_s", "read_p50_ms", "read_p95_ms", "subscription_latency_ms")},
+            **{k: small[k] for k in ("commission_s", "read_p50_ms", "read_p95_ms", "subscription_latency_ms",
+                                     "restart_to_first_report_s", "restart_first_report_after_up_s")},
             "wildcard_read_s": {tier: figures["wildcard_read_s"] for tier, figures in wildcard.items()},
+            "emulator_cpu_s": {tier: figures["emulator_cpu_s"] for tier, figures in wildcard.items()},
+            "controller_cpu_s": {tier: figures["controller_cpu_s"] for tier, figures in wildcard.items()},
+            "load": _load(),
             "details": {"small": small, **wildcard},
             "timed": {
                 "commission_s": "commission_with_code(manual, network_only=True) of the 7-device home, incl. "
@@ -149,6 +195,13 @@ async def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
                                    ", best of rounds",
                 "subscription_latency_ms": "OnOff toggled inside the fabric until matter-server's attribute_updated "
                                            "event, median",
+                "restart_to_first_report_s": "kill -9 + restart of serve until a change inside the restarted home "
+                                             "arrives over matter-server's subscription",
+                "restart_first_report_after_up_s": "the part of restart_to_first_report_s after serve was up again "
+                                                   "(the rest is process start-up)",
+                "emulator_cpu_s": "serve's CPU seconds per wildcard read (best round)",
+                "controller_cpu_s": "matter-server's (CHIP SDK's) CPU seconds per wildcard read (best round)",
+                "load": "1-minute load average at the end (per home: before and after)",
             },
         }
     finally:
@@ -161,7 +214,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object (progress goes to stderr)")
     parser.add_argument("--reads", type=int, default=100, help="single-attribute reads (≥ 50)")
     parser.add_argument("--rounds", type=int, default=3, help="wildcard reads per big home")
-    parser.add_argument("--homes", default="complex,stress", help="big homes for the wildcard read")
+    parser.add_argument("--homes", default="complex,stress",
+                        help="big homes for the wildcard read; 'complex' skips the 1,000-device stress tier")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     args = parser.parse_args()
     if reason := live_skip_reason():

@@ -132,6 +132,16 @@ def bench_run(
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
                                                           "(by default only when every run is).")] = False,
     force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", help="Seconds to wait for one model reply (agent.model.timeout_s).")] = None,
+    max_tokens: Annotated[int | None, typer.Option(
+        "--max-tokens", help="Token cap of one model reply (agent.model.max_tokens).")] = None,
+    mode: Annotated[str | None, typer.Option(
+        "--mode", help="react: native, text or auto (agent.options.mode).")] = None,
+    tool_choice: Annotated[str | None, typer.Option(
+        "--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
     input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
                                                   "the spoken turn) or audio (input_audio parts).")] = None,
     asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
@@ -152,6 +162,8 @@ def bench_run(
         "episodes.path": episodes, "episodes.kinds": kinds.split(",") if kinds else None, "episodes.limit": limit,
         "trials": trials, "concurrency": concurrency, "judge.kind": judge,
         "out": str(out) if out else None,
+        "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
+        "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
         "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
     })
     if not spec.out:

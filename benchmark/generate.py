@@ -111,6 +111,9 @@ def generate_command(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
     api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+    allow_template_fallback: Annotated[bool, typer.Option(
+        "--allow-template-fallback",
+        help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format."""
     from emulator.output_paths import output_dir_problem
@@ -128,11 +131,16 @@ def generate_command(
         if not base_url or not model:
             typer.echo("error: --paraphrase needs --base-url and --model", err=True)
             raise typer.Exit(2)
-        from benchmark.generation.paraphrase import paraphrase_episodes
+        from benchmark.generation.paraphrase_run import ParaphraseFailed, paraphrase_or_fail
 
-        stats = asyncio.run(paraphrase_episodes(episodes, base_url=base_url, model=model,
-                                                api_key=os.environ.get(api_key_env)))
-        typer.echo(f"paraphrased: {stats['accepted']} accepted, {stats['rejected']} kept as templates")
+        try:
+            summary = asyncio.run(paraphrase_or_fail(episodes, base_url=base_url, model=model,
+                                                     api_key=os.environ.get(api_key_env),
+                                                     allow_template_fallback=allow_template_fallback))
+        except ParaphraseFailed as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(error.exit_code) from None
+        typer.echo(summary)
     paths = write_episodes(episodes, out)
     typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
 

@@ -11,6 +11,11 @@ Failures are split in two, because the benchmark must score them differently:
   such episodes from accuracy and lists them.
 * :class:`LLMRequestError` — the endpoint refused *this* request (any other 4xx: bad model name,
   unsupported field, context window exceeded). Retrying would not help.
+
+A third is the model's own failure, not the endpoint's: :class:`LLMRunawayError` — no reply within the
+timeout although the server was up (it still answers ``GET /models``): the model was generating on and
+on. Sending the same request again would only burn another timeout (a greedy request would run away the
+same way), so it is not retried; the agent scores it as the model's failure.
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Sleep = Callable[[float], Awaitable[None]]
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
+_READ_TIMEOUT = "timeout waiting for the reply"
 _CONTEXT_OVERFLOW_HINTS = ("context length", "context_length", "maximum context", "context window", "too many tokens")
 
 
@@ -48,6 +54,14 @@ class LLMInfraError(LLMError):
         self.status = status
 
 
+class LLMRunawayError(LLMError):
+    """The server was up but the reply did not come within the timeout: the model kept generating."""
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
 class LLMRequestError(LLMError):
     """The endpoint refused the request (a 4xx other than 408/409/425/429); not retried."""
 
@@ -61,6 +75,21 @@ class LLMRequestError(LLMError):
         """Whether the server said the prompt is too long (reported as its own category by the runner)."""
         text = self.body.lower()
         return any(hint in text for hint in _CONTEXT_OVERFLOW_HINTS)
+
+
+def check_base_url(value: str) -> str:
+    """An OpenAI-compatible base URL (``http(s)://host[:port]/…``), or a one-line ValueError saying why not."""
+    text = str(value).strip()
+    try:
+        url = httpx.URL(text)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise ValueError(f"base URL {text!r} is not a URL ({exc}); expected e.g. http://127.0.0.1:8000/v1") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ValueError(f"base URL {text!r} is not an http(s) URL with a host; "
+                         f"expected e.g. http://127.0.0.1:8000/v1")
+    if text.rstrip("/").endswith("/chat/completions"):
+        raise ValueError(f"base URL {text!r} should stop before /chat/completions (e.g. http://127.0.0.1:8000/v1)")
+    return text.rstrip("/")
 
 
 @dataclass(frozen=True)
@@ -103,6 +132,11 @@ class LLMEndpointSpec(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers (e.g. OpenRouter's)")
     extra_body: dict[str, Any] = Field(default_factory=dict, description="extra request fields, sent as given")
 
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return check_base_url(value)
+
 
 class LLMClient:
     """``await client.complete(messages, tools=…)`` → :class:`LLMResponse`.
@@ -121,7 +155,7 @@ class LLMClient:
                  sleep: Sleep = asyncio.sleep, transport: httpx.AsyncBaseTransport | None = None) -> None:
         if not base_url:
             raise ValueError("base_url is required (e.g. http://127.0.0.1:8000/v1)")
-        self.base_url = base_url.rstrip("/")
+        self.base_url = check_base_url(base_url)
         self.api_key = api_key or None
         self.model = model
         self.temperature = temperature
@@ -224,6 +258,12 @@ class LLMClient:
                 if isinstance(result, LLMResponse):
                     result.attempts = attempts
                     return result
+                if result.startswith(_READ_TIMEOUT) and await self.endpoint_alive():
+                    raise LLMRunawayError(
+                        f"no reply within {self.timeout_s:g} s although {self.base_url} was up: the model kept "
+                        f"generating (runaway output; cap a turn with max_tokens, or raise the timeout if the "
+                        f"server is merely slow or busy)",
+                        attempts=attempts)
                 if attempts > self.max_retries:
                     raise LLMInfraError(f"{result} (gave up after {attempts} attempts)", attempts=attempts,
                                         status=status)
@@ -237,6 +277,8 @@ class LLMClient:
         """One HTTP request: a response, or (why it is worth retrying, Retry-After seconds, status)."""
         try:
             reply = await http.post(self.url, json=body)
+        except httpx.ReadTimeout:
+            return f"{_READ_TIMEOUT} after {self.timeout_s:g} s (ReadTimeout)", None, None
         except httpx.TimeoutException as exc:
             return f"timeout after {self.timeout_s:g} s ({type(exc).__name__})", None, None
         except httpx.TransportError as exc:
@@ -253,6 +295,17 @@ class LLMClient:
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             # A proxy or a half-started server can answer 200 with junk; treat it like a 5xx.
             return f"unreadable completion body ({exc}): {_snippet(reply.text)}", None, status
+
+    async def endpoint_alive(self, timeout_s: float = 5.0) -> bool:
+        """Whether the server answers at all (any HTTP status for ``GET {base_url}/models``)."""
+        headers = {**self.headers, **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})}
+        try:
+            async with httpx.AsyncClient(timeout=httpx.Timeout(min(timeout_s, self.timeout_s)), headers=headers,
+                                         transport=self._transport) as http:
+                await http.get(f"{self.base_url}/models")
+        except httpx.HTTPError:
+            return False
+        return True
 
     async def _backoff(self, attempt: int, retry_after: float | None) -> None:
         if retry_after is not None:

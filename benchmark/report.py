@@ -103,6 +103,7 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
     return {
         "schema": "homefabric-run-report/1", "run_dir": str(run), "run_id": manifest.get("run_id"),
         "agent": (manifest.get("spec") or {}).get("agent", {}).get("name"),
+        "model": ((manifest.get("spec") or {}).get("agent", {}).get("model") or {}).get("model"),
         "judge": (manifest.get("spec") or {}).get("judge", {}).get("kind"),
         "spec_sha256": manifest.get("spec_sha256"), "git_commit": manifest.get("git_commit"), "trials": trials,
         "overall": summarise(records, trials),
@@ -159,43 +160,9 @@ def render_tables(report: dict[str, Any]) -> str:
 
 
 def write_plots(report: dict[str, Any], run_dir: str | Path) -> list[Path]:
-    import matplotlib
+    from benchmark.plots import write_plots as draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    run = Path(run_dir)
-    records, _ = read_records(run / RECORDS)
-    written = []
-    kinds = list(report["by_kind"])
-    if kinds:
-        figure, axis = plt.subplots(figsize=(10, 4))
-        rates = [100 * (report["by_kind"][k]["success_rate"] or 0.0) for k in kinds]
-        axis.bar(range(len(kinds)), rates, color="#4c72b0")
-        axis.set_xticks(range(len(kinds)), kinds, rotation=45, ha="right")
-        axis.set_ylabel("success rate (%)")
-        axis.set_ylim(0, 100)
-        axis.set_title(f"success by kind — {report.get('agent')}")
-        figure.tight_layout()
-        path = run / "success_by_kind.png"
-        figure.savefig(path, dpi=100, metadata={"Software": None})
-        plt.close(figure)
-        written.append(path)
-    tokens = [((r.get("tokens") or {}).get("agent") or {}).get("total_tokens", 0)
-              for r in sorted(records, key=lambda r: (r["episode_id"], r.get("trial", 0)))
-              if r.get("status") in ("passed", "failed")]
-    if tokens:
-        figure, axis = plt.subplots(figsize=(10, 4))
-        axis.bar(range(len(tokens)), tokens, color="#55a868")
-        axis.set_xlabel("run (episode × trial, sorted)")
-        axis.set_ylabel("agent tokens")
-        axis.set_title("tokens per episode run")
-        figure.tight_layout()
-        path = run / "tokens_per_episode.png"
-        figure.savefig(path, dpi=100, metadata={"Software": None})
-        plt.close(figure)
-        written.append(path)
-    return written
+    return draw(report, read_records(Path(run_dir) / RECORDS)[0], run_dir)
 
 
 def write_report(run_dir: str | Path, *, plots: bool = True, force: bool = False) -> tuple[dict[str, Any], str]:

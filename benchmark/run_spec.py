@@ -23,6 +23,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from benchmark.agents.options import check_options
 from benchmark.episode import KINDS
 from benchmark.evaluators.common import EvalSettings
 from benchmark.llm_client import LLMEndpointSpec
@@ -72,6 +73,7 @@ class AgentSpec(_Strict):
             raise ValueError("the react agent needs a model (base_url, model)")
         if self.name == "replay" and not self.replay_from:
             raise ValueError("the replay agent needs replay_from (a run directory or records.jsonl)")
+        check_options(self.name, self.options)  # a typo is a spec error, before anything is written
         return self
 
 

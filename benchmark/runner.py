@@ -63,12 +63,14 @@ def make_agent(spec: RunSpec) -> Agent:
         from benchmark.agents.replay import ReplayAgent
 
         return ReplayAgent.from_path(agent.replay_from or "")
+    from benchmark.agents.options import ReactOptions
     from benchmark.agents.react import ReactAgent
     from benchmark.llm_client import LLMClient
 
     assert agent.model is not None
     client = LLMClient.from_spec(agent.model)
-    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **agent.options)
+    options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
+    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
 
 
 def make_judge(spec: RunSpec) -> Any:
@@ -148,7 +150,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
         record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
     else:
         data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
-                               [s.to_dict() for s in outcome.steps], outcome.end_reason)
+                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure)
         verdict = await evaluate_episode(data, judge, spec.evaluation)
         status = "infra_error" if verdict.get("infra_error") else ("passed" if verdict["passed"] else "failed")
         record.update({"status": status, "error": verdict.get("infra_error") or outcome.error, "verdict": verdict})
@@ -217,15 +219,17 @@ class Runner:
     def records_path(self) -> Path:
         return self.out / RECORDS
 
-    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> dict[str, Any]:
+    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                  preflight: dict[str, Any] | None = None) -> dict[str, Any]:
         return {"schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
                 "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
                 "git_commit": _git_commit(), "package_version": _package_version(),
                 "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
                 "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
-                "episode_problems": [p.to_dict() for p in problems]}
+                "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}
 
-    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem]) -> list[dict[str, Any]]:
+    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                 preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         self.out.mkdir(parents=True, exist_ok=True)
         manifest_path = self.out / MANIFEST
         existing = read_records_file(self.records_path)
@@ -236,7 +240,7 @@ class Runner:
             if old is not None and old.get("spec_sha256") != self.spec.sha256():
                 raise RunError(f"{manifest_path}: the run was started with a different spec "
                                f"(sha256 {old.get('spec_sha256')}); resume with the same spec or use a new --out")
-        manifest = self._manifest(episodes, problems)
+        manifest = self._manifest(episodes, problems, preflight)
         self.dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
         # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign
         # episode's record is dropped (and named), and the changed ones run again.
@@ -260,14 +264,20 @@ class Runner:
 
     async def run(self, episodes: list[Episode] | None = None,
                   problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
+        from benchmark.llm_preflight import PreflightError, preflight_models
+
         if episodes is None:
             episodes, problems = select_episodes(self.spec)
         problems = list(problems)
-        kept = self._prepare(episodes, problems)
-        done = {(r["episode_id"], int(r["trial"])) for r in kept}
-        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         agent = self.agent or make_agent(self.spec)
         judge = self.judge or make_judge(self.spec)
+        try:
+            preflight = await preflight_models(agent, judge)  # before anything is written
+        except PreflightError as error:
+            raise RunError(str(error)) from None
+        kept = self._prepare(episodes, problems, preflight)
+        done = {(r["episode_id"], int(r["trial"])) for r in kept}
+        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         statuses: dict[str, int] = {}
         self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:

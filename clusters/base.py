@@ -107,6 +107,9 @@ class ClusterServer:
     writable_override: ClassVar[dict[str, bool]] = {}
     # Events this server emits (official names); EventList is derived from them.
     events: ClassVar[tuple[str, ...]] = ()
+    # Attributes a scene stores (the spec's "S" quality) → the AttributeValuePairStruct field that
+    # carries each (valueUnsigned8, valueUnsigned16, …); such a server implements apply_scene.
+    scene_attributes: ClassVar[dict[str, str]] = {}
     _command_specs: ClassVar[dict[str, CommandSpec]]
     _model: ClassVar[ClusterModel]
 
@@ -145,6 +148,9 @@ class ClusterServer:
                 names[alias] = label
             specs[cmd_name] = CommandSpec(cmd, attr, cons, defaults, names)
         cls._command_specs = specs
+        unknown_scene = sorted(set(cls.scene_attributes) - set(model.attributes))
+        if unknown_scene:
+            raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no scene attribute(s) {unknown_scene}")
         chip_events = getattr(model.chip_class, "Events", object)
         unknown_events = sorted(e for e in cls.events if not hasattr(getattr(chip_events, e, None), "event_id"))
         if unknown_events:
@@ -331,6 +337,15 @@ class ClusterServer:
         if old != new or type(old) is not type(new):
             for listener in self._listeners:
                 listener(self, name, old, new)
+
+    # ----------------------------------------------------------------------------- scenes
+    def scene_values(self) -> dict[str, Any]:
+        """The current values of this instance's scene attributes (what StoreScene captures)."""
+        return {name: self.read(name) for name in self.scene_attributes if self.has_attribute(name)}
+
+    def apply_scene(self, values: Mapping[str, Any], transition_s: float) -> None:
+        """Hook: move to a stored scene's values over ``transition_s`` seconds (RecallScene)."""
+        raise ClusterError(Status.FAILURE, f"{self.cluster_name} cannot recall scenes")
 
     # ----------------------------------------------------------------------------- events
     def supported_events(self) -> tuple[str, ...]:

@@ -80,6 +80,10 @@ class ColorControlServer(ClusterServer):
         "StartUpColorTemperatureMireds": None,
     }
     constraints = {"Options": Constraint(0, 1), "StartUpColorTemperatureMireds": Constraint(1, MAX_XY)}
+    # Hue travels as EnhancedCurrentHue (CurrentHue << 8), as the SDK does without the EnhancedHue feature.
+    scene_attributes = {"CurrentX": "valueUnsigned16", "CurrentY": "valueUnsigned16",
+                        "EnhancedCurrentHue": "valueUnsigned16", "CurrentSaturation": "valueUnsigned8",
+                        "ColorTemperatureMireds": "valueUnsigned16", "EnhancedColorMode": "valueUnsigned8"}
 
     def __init__(self, *, physical_min_mireds: int = 153, physical_max_mireds: int = 500, **kwargs: Any) -> None:
         if not 1 <= physical_min_mireds <= physical_max_mireds <= MAX_XY:
@@ -196,6 +200,34 @@ class ColorControlServer(ClusterServer):
         motion = self._to(current, current + delta, tenths, 0, MAX_HUE_SAT)
         motion.final, motion.wrap = target, True
         return motion
+
+    # ----------------------------------------------------------------------------- scenes
+    def scene_values(self) -> dict[str, Any]:
+        values = {name: self.read(name) for name in self.scene_attributes if self.has_attribute(name)}
+        if self.has_attribute("CurrentHue"):
+            values["EnhancedCurrentHue"] = int(self.read("CurrentHue")) << 8
+        return values
+
+    def apply_scene(self, values: Any, transition_s: float) -> None:
+        tenths = round(transition_s * 10)
+        mode = values.get("EnhancedColorMode", self.read("EnhancedColorMode"))
+        if mode == MODE_CT and values.get("ColorTemperatureMireds") is not None and self.has_feature(
+                Feature.kColorTemperature):
+            low, high = self.physical_min_mireds, self.physical_max_mireds
+            target = min(high, max(low, int(values["ColorTemperatureMireds"])))
+            start = self.read("ColorTemperatureMireds")
+            self._begin(MODE_CT, {"ColorTemperatureMireds": self._to(start, target, tenths, low, high)})
+        elif mode == MODE_XY and self.has_feature(Feature.kXy) and "CurrentX" in values and "CurrentY" in values:
+            self._begin(MODE_XY, {
+                "CurrentX": self._to(self.read("CurrentX"), int(values["CurrentX"]), tenths, 0, MAX_XY),
+                "CurrentY": self._to(self.read("CurrentY"), int(values["CurrentY"]), tenths, 0, MAX_XY)})
+        elif mode == MODE_HS and self.has_feature(Feature.kHueAndSaturation) and "EnhancedCurrentHue" in values:
+            hue = min(MAX_HUE_SAT, int(values["EnhancedCurrentHue"]) >> 8)
+            saturation = int(values.get("CurrentSaturation", self.read("CurrentSaturation")))
+            self._begin(MODE_HS, {
+                "CurrentHue": self._hue_to(hue, DIR_SHORTEST, tenths),
+                "CurrentSaturation": self._to(self.read("CurrentSaturation"), min(MAX_HUE_SAT, saturation), tenths,
+                                              0, MAX_HUE_SAT)})
 
     # ----------------------------------------------------------------------------- checks
     def _suppressed(self, mask: int, override: int) -> bool:

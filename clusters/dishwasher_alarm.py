@@ -25,6 +25,7 @@ class DishwasherAlarmServer(ClusterServer):
     revision = 1
     default_features = RESET
     defaults = {"Mask": 0, "Latch": 0, "State": 0, "Supported": ALL_ALARMS}
+    events = ("Notify",)  # every change of State (Alarm Base §1.15.7.1)
 
     def __init__(self, *, supported: int | None = None, mask: int | None = None, latch: int | None = None,
                  features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
@@ -68,6 +69,13 @@ class DishwasherAlarmServer(ClusterServer):
         self._check_bits(mask, self.read("Supported"), "Mask")
         self.set("Mask", mask)
         self.set("State", self.read("State") & mask)
+
+    def set(self, name: str, value: Any) -> None:
+        old = self._values.get(name)
+        super().set(name, value)
+        if name == "State" and old is not None and old != value:
+            self.emit_event("Notify", {"active": value & ~old, "inactive": old & ~value, "state": value,
+                                       "mask": self.read("Mask")})
 
     def set_alarm(self, bits: int, active: bool = True) -> None:
         """A scenario raises or clears alarm conditions; suppressed alarms stay inactive, latched ones

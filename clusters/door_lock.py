@@ -16,7 +16,8 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
-from clusters.base import ClusterServer, command
+from clusters.base import ClusterServer, EventPriority, command
+from clusters.requester import current_requester
 from clusters.runtime import TimerHandle
 from clusters.status import ClusterError, Status
 from clusters.values import Constraint
@@ -24,6 +25,10 @@ from clusters.values import Constraint
 Feature = Objects.DoorLock.Bitmaps.Feature
 LockState = Objects.DoorLock.Enums.DlLockState
 OperatingMode = Objects.DoorLock.Enums.OperatingModeEnum
+LockOperationType = Objects.DoorLock.Enums.LockOperationTypeEnum
+Source = Objects.DoorLock.Enums.OperationSourceEnum
+OperationError = Objects.DoorLock.Enums.OperationErrorEnum
+AlarmCode = Objects.DoorLock.Enums.AlarmCodeEnum
 SupportedModes = Objects.DoorLock.Bitmaps.DlSupportedOperatingModes
 
 PIN_ATTRIBUTES = ("NumberOfPINUsersSupported", "MaxPINCodeLength", "MinPINCodeLength", "WrongCodeEntryLimit",
@@ -47,6 +52,7 @@ class DoorLockServer(ClusterServer):
     """
 
     cluster_name = "DoorLock"
+    events = ("DoorLockAlarm", "LockOperation", "LockOperationError")
     revision = 7
     defaults = {
         "LockState": int(LockState.kLocked), "LockType": 0, "ActuatorEnabled": True,
@@ -98,7 +104,7 @@ class DoorLockServer(ClusterServer):
     def operate_manually(self, locked: bool) -> None:
         """Someone turns the thumb-turn or key (scenario injection): no PIN, no operating-mode check."""
         self._cancel_relock()
-        self._set_locked(locked)
+        self._set_locked(locked, Source.kManual)
         if not locked:
             self._schedule_relock(self.read("AutoRelockTime"))
 
@@ -112,27 +118,43 @@ class DoorLockServer(ClusterServer):
 
     @command("LockDoor")
     def lock_door(self, PINCode: str | None = None) -> None:
-        self._authorise(PINCode, "LockDoor")
+        self._authorise(PINCode, "LockDoor", LockOperationType.kLock)
         self._cancel_relock()
-        self._set_locked(True)
+        self._set_locked(True, Source.kRemote)
 
     @command("UnlockDoor")
     def unlock_door(self, PINCode: str | None = None) -> None:
-        self._authorise(PINCode, "UnlockDoor")
+        self._authorise(PINCode, "UnlockDoor", LockOperationType.kUnlock)
         self._cancel_relock()
-        self._set_locked(False)
+        self._set_locked(False, Source.kRemote)
         self._schedule_relock(self.read("AutoRelockTime"))
 
     @command("UnlockWithTimeout", constraints={"timeout": Constraint(1, 0xFFFF)})
     def unlock_with_timeout(self, timeout: int, PINCode: str | None = None) -> None:
-        self._authorise(PINCode, "UnlockWithTimeout")
+        self._authorise(PINCode, "UnlockWithTimeout", LockOperationType.kUnlock)
         self._cancel_relock()
-        self._set_locked(False)
+        self._set_locked(False, Source.kRemote)
         self._schedule_relock(timeout)
 
     # ----------------------------------------------------------------------------- helpers
-    def _authorise(self, pin_hex: str | None, what: str) -> None:
-        """Refuse (state unchanged) unless the lock may be operated remotely with this PIN."""
+    def _authorise(self, pin_hex: str | None, what: str, operation: int) -> None:
+        """Refuse (state unchanged, LockOperationError logged) unless the lock may be operated remotely."""
+        try:
+            self._check_remote(pin_hex, what)
+        except ClusterError as error:
+            reason = {"WRONG_PIN": OperationError.kInvalidCredential, "PIN_REQUIRED": OperationError.kInvalidCredential,
+                      "LOCKED_OUT": OperationError.kRestricted, "REMOTE_DISABLED": OperationError.kRestricted}
+            self.emit_event("LockOperationError", {
+                "lockOperationType": int(operation), "operationSource": int(Source.kRemote),
+                "operationError": int(reason.get(error.code, OperationError.kUnspecified)), "userIndex": None,
+                "fabricIndex": self._fabric(), "sourceNode": None})
+            raise
+
+    @staticmethod
+    def _fabric() -> int | None:
+        return current_requester().fabric_index or None
+
+    def _check_remote(self, pin_hex: str | None, what: str) -> None:
         if not self.read("ActuatorEnabled"):
             raise ClusterError(Status.INVALID_IN_STATE, f"DoorLock.{what}: the actuator is disabled",
                                code="ACTUATOR_DISABLED")
@@ -157,14 +179,20 @@ class DoorLockServer(ClusterServer):
             if self._wrong_attempts >= self.read("WrongCodeEntryLimit") and self.runtime is not None:
                 self._wrong_attempts = 0
                 self._lockout = self.runtime.call_later(self.read("UserCodeTemporaryDisableTime"), self._end_lockout)
+                self.emit_event("DoorLockAlarm", {"alarmCode": int(AlarmCode.kWrongCodeEntryLimit)},
+                                EventPriority.CRITICAL)
             raise ClusterError(Status.FAILURE, f"DoorLock.{what}: wrong PINCode", code="WRONG_PIN")
         self._wrong_attempts = 0
 
     def _end_lockout(self) -> None:
         self._lockout = None
 
-    def _set_locked(self, locked: bool) -> None:
+    def _set_locked(self, locked: bool, source: int) -> None:
         self.set("LockState", int(LockState.kLocked if locked else LockState.kUnlocked))
+        self.emit_event("LockOperation", {
+            "lockOperationType": int(LockOperationType.kLock if locked else LockOperationType.kUnlock),
+            "operationSource": int(source), "userIndex": None,
+            "fabricIndex": self._fabric() if source == Source.kRemote else None, "sourceNode": None})
 
     def _cancel_relock(self) -> None:
         if self._relock is not None:
@@ -177,7 +205,7 @@ class DoorLockServer(ClusterServer):
 
     def _auto_relock(self) -> None:
         self._relock = None
-        self._set_locked(True)
+        self._set_locked(True, Source.kAuto)
 
 
 def _pin_to_hex(value: Any) -> Any:

@@ -23,6 +23,7 @@ TopologyFeature = Objects.PowerTopology.Bitmaps.Feature
 DemFeature = Objects.DeviceEnergyManagement.Bitmaps.Feature
 ESAState = Objects.DeviceEnergyManagement.Enums.ESAStateEnum
 AdjustReason = Objects.DeviceEnergyManagement.Enums.PowerAdjustReasonEnum
+Cause = Objects.DeviceEnergyManagement.Enums.CauseEnum
 
 INT62 = 2**62  # Matter's power/energy ranges are int64 with ±2^62 limits
 
@@ -122,6 +123,11 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
 
     cluster_name = "ElectricalEnergyMeasurement"
     revision = 1
+    events = ("CumulativeEnergyMeasured", "PeriodicEnergyMeasured")
+
+    def supported_events(self) -> tuple[str, ...]:
+        return tuple(e for e in self.events if self.has_feature(
+            EnergyFeature.kCumulativeEnergy if e.startswith("Cumulative") else EnergyFeature.kPeriodicEnergy))
     default_features = int(EnergyFeature.kImportedEnergy | EnergyFeature.kCumulativeEnergy)
     defaults = {"Accuracy": _accuracy(int(MeasurementType.kElectricalEnergy), 0, INT62),
                 "CumulativeEnergyImported": None, "CumulativeEnergyExported": None,
@@ -161,16 +167,22 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
         """Add a chunk of energy; periodic attributes report exactly this chunk."""
         now = self._now()
         start, self._period_start = self._period_start, now
+        measured: dict[str, dict[str, dict[str, Any]]] = {"CumulativeEnergy": {}, "PeriodicEnergy": {}}
         for direction, amount in (("Imported", imported_mWh), ("Exported", exported_mWh)):
             cumulative = f"CumulativeEnergy{direction}"
             if cumulative in self._values:
                 previous = (self._values[cumulative] or {}).get("energy", 0)
                 self.set(cumulative, {"energy": round(previous + amount), "startSystime": 0,
                                       "endSystime": _systime(now)})
+                measured["CumulativeEnergy"][f"energy{direction}"] = self._values[cumulative]
             periodic = f"PeriodicEnergy{direction}"
             if periodic in self._values:
                 self.set(periodic, {"energy": round(amount), "startSystime": _systime(start),
                                     "endSystime": _systime(now)})
+                measured["PeriodicEnergy"][f"energy{direction}"] = self._values[periodic]
+        for kind, fields in measured.items():  # one event per measurement (§2.12.7), as the attributes change
+            if fields:
+                self.emit_event(f"{kind}Measured", fields)
 
     def _now(self) -> float:
         return self.runtime.now() if self.runtime is not None else 0.0
@@ -224,6 +236,10 @@ class DeviceEnergyManagementServer(ClusterServer):
 
     cluster_name = "DeviceEnergyManagement"
     revision = 4
+    events = ("PowerAdjustStart", "PowerAdjustEnd")
+
+    def supported_events(self) -> tuple[str, ...]:
+        return self.events if self.has_feature(DemFeature.kPowerAdjustment) else ()
     default_features = int(DemFeature.kPowerAdjustment)
     defaults = {"ESAType": 255, "ESACanGenerate": False, "ESAState": int(ESAState.kOnline), "AbsMinPower": 0,
                 "AbsMaxPower": 0, "PowerAdjustmentCapability": None, "OptOutState": 0}
@@ -247,6 +263,7 @@ class DeviceEnergyManagementServer(ClusterServer):
             self.restore("PowerAdjustmentCapability", capability)
         self._adjustment: tuple[int, TimerHandle | None] | None = None  # (requested power, end timer)
         self._state_before = int(ESAState.kOnline)
+        self._adjust_started = 0.0
         for name, value in (values or {}).items():
             self.restore(name, value)
 
@@ -284,6 +301,8 @@ class DeviceEnergyManagementServer(ClusterServer):
                                allowed={"ranges": ranges})
         if self._adjustment is None:
             self._state_before = state
+            self._adjust_started = self._now_s()
+            self.emit_event("PowerAdjustStart", {})
         self._stop_timer()
         timer = self.runtime.call_later(duration, self._end_adjustment) if self.runtime is not None else None
         self._adjustment = (power, timer)
@@ -296,14 +315,21 @@ class DeviceEnergyManagementServer(ClusterServer):
         if self._adjustment is None:
             raise ClusterError(Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active",
                                code="NO_ADJUSTMENT")
-        self._end_adjustment()
+        self._end_adjustment(Cause.kCancelled)
+
+    def _now_s(self) -> float:
+        return self.runtime.now() if self.runtime is not None else 0.0
 
     def _stop_timer(self) -> None:
         if self._adjustment is not None and self._adjustment[1] is not None:
             self._adjustment[1].cancel()
 
-    def _end_adjustment(self) -> None:
+    def _end_adjustment(self, cause: int = 0) -> None:  # 0: CauseEnum.kNormalCompletion
         self._stop_timer()
+        if self._adjustment is not None:
+            seconds = max(0.0, self._now_s() - self._adjust_started)
+            self.emit_event("PowerAdjustEnd", {"cause": int(cause), "duration": round(seconds),
+                                               "energyUse": round(self._adjustment[0] * seconds / 3600)})  # mWh
         self._adjustment = None
         capability = self.read("PowerAdjustmentCapability")
         if capability is not None:

@@ -76,6 +76,7 @@ class LevelControlServer(ClusterServer):
         "Options": 0, "OnOffTransitionTime": 0, "OnLevel": None, "OnTransitionTime": None,
         "OffTransitionTime": None, "DefaultMoveRate": None, "StartUpCurrentLevel": None,
     }
+    scene_attributes = {"CurrentLevel": "valueUnsigned8"}
     constraints = {
         "Options": Constraint(0, 3), "OnOffTransitionTime": Constraint(0, 0xFFFF), "OnLevel": LEVEL,
         "OnTransitionTime": TRANSITION_TIME, "OffTransitionTime": TRANSITION_TIME,
@@ -226,6 +227,11 @@ class LevelControlServer(ClusterServer):
     def _finish_on_off(self, level: int, off_at_min: bool) -> None:
         if off_at_min and level <= self.min_level:
             self._drive_on_off(False)
+
+    def apply_scene(self, values: Any, transition_s: float) -> None:
+        level = values.get("CurrentLevel")
+        if level is not None:  # a null level (never set) leaves the level alone
+            self._run(self._start_level(), self.clamp(level), transition_s, off_at_min=False)
 
     # ----------------------------------------------------------------------------- the moves
     def _move_to(self, level: int, transition_time: int | None, with_on_off: bool) -> None:

@@ -20,6 +20,7 @@ class OnOffServer(ClusterServer):
     revision = 6
     defaults = {"OnOff": False, "GlobalSceneControl": True, "OnTime": 0, "OffWaitTime": 0, "StartUpOnOff": None}
     constraints = {"StartUpOnOff": Constraint(allowed=(0, 1, 2))}
+    scene_attributes = {"OnOff": "valueUnsigned8"}
 
     def initial_values(self) -> dict[str, Any]:
         if self.has_feature(Feature.kLighting):
@@ -48,6 +49,10 @@ class OnOffServer(ClusterServer):
         if self._timed_off is not None:
             self._timed_off.cancel()
             self._timed_off = None
+
+    def apply_scene(self, values: Any, transition_s: float) -> None:
+        if "OnOff" in values:
+            (self.turn_on if values["OnOff"] else self.turn_off)()
 
     def turn_on(self) -> None:
         if self._lighting():

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import chip.clusters.Objects as Objects
 
-from clusters.base import ClusterServer, command
+from clusters.base import ClusterServer, EventPriority, command
 from clusters.runtime import TimerHandle
 from clusters.status import ClusterError, Status
 from clusters.values import coerce
@@ -196,6 +196,8 @@ class CycleServer(ClusterServer):
     """Shared engine of the operational-state clusters (no cluster of its own)."""
 
     base_states: ClassVar[tuple[int, ...]] = (STOPPED, RUNNING, PAUSED, ERROR)
+    # OperationalError when an error state is entered; OperationCompletion when a cycle ends (§1.14.7).
+    events = ("OperationalError", "OperationCompletion")
     defaults = {"PhaseList": None, "CurrentPhase": None, "CountdownTime": None, "OperationalStateList": [],
                 "OperationalState": STOPPED, "OperationalError": {"errorStateID": NO_ERROR}}
 
@@ -333,7 +335,19 @@ class CycleServer(ClusterServer):
         self._report_countdown()
         self._schedule()
 
+    def set(self, name: str, value: Any) -> None:
+        before = self._values.get(name)
+        super().set(name, value)
+        if name == "OperationalError" and value != before and int((value or {}).get("errorStateID", 0)) != NO_ERROR:
+            self.emit_event("OperationalError", {"errorState": value}, EventPriority.CRITICAL)
+
+    def _report_completion(self) -> None:
+        self.emit_event("OperationCompletion", {"completionErrorCode": NO_ERROR,
+                                                "totalOperationalTime": int(self._elapsed_now())})
+
     def stop_cycle(self) -> None:
+        if self.in_cycle:
+            self._report_completion()  # an operation ended early is still an ended operation
         self._cancel_timer()
         self._active, self._anchor, self._idle_countdown = None, None, None
         self.set("OperationalState", STOPPED)
@@ -343,6 +357,7 @@ class CycleServer(ClusterServer):
     def _complete(self) -> None:
         program = self._active
         assert program is not None
+        self._report_completion()
         self._cancel_timer()
         self._active, self._anchor = None, None
         self.set("CurrentPhase", len(program.phases) if program.completion_phase else None)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import chip.clusters.Objects as Objects
 
-from clusters.base import ClusterServer, command
+from clusters.base import ClusterServer, EventPriority, command
 from clusters.runtime import TimerHandle
 from clusters.status import ClusterError, Status
 from clusters.values import coerce
@@ -49,6 +49,18 @@ class SmokeCoAlarmServer(ClusterServer):
                 "TestInProgress": False, "HardwareFaultAlert": False, "EndOfServiceAlert": 0,
                 "InterconnectSmokeAlarm": 0, "InterconnectCOAlarm": 0, "ContaminationState": 0,
                 "SmokeSensitivityLevel": 1}
+    # condition attribute → (event raised when it leaves its normal value, carries the level, priority)
+    _RAISES: ClassVar[dict[str, tuple[str, bool, EventPriority]]] = {
+        "SmokeState": ("SmokeAlarm", True, EventPriority.CRITICAL),
+        "COState": ("COAlarm", True, EventPriority.CRITICAL),
+        "InterconnectSmokeAlarm": ("InterconnectSmokeAlarm", True, EventPriority.CRITICAL),
+        "InterconnectCOAlarm": ("InterconnectCOAlarm", True, EventPriority.CRITICAL),
+        "BatteryAlert": ("LowBattery", True, EventPriority.INFO),
+        "HardwareFaultAlert": ("HardwareFault", False, EventPriority.INFO),
+        "EndOfServiceAlert": ("EndOfService", False, EventPriority.INFO),
+    }
+    events = ("SmokeAlarm", "COAlarm", "LowBattery", "HardwareFault", "EndOfService", "SelfTestComplete",
+              "InterconnectSmokeAlarm", "InterconnectCOAlarm", "AllClear")
 
     def __init__(self, *, self_test_s: float = 5.0, features: int | None = None,
                  values: Mapping[str, Any] | None = None) -> None:
@@ -65,6 +77,24 @@ class SmokeCoAlarmServer(ClusterServer):
         if self.has_feature(Feature.kCoAlarm):
             out.update(COState=0, InterconnectCOAlarm=0)
         return out
+
+    def supported_events(self) -> tuple[str, ...]:
+        smoke, co = self.has_feature(Feature.kSmokeAlarm), self.has_feature(Feature.kCoAlarm)
+        return tuple(e for e in self.events if (smoke or "Smoke" not in e) and (co or "CO" not in e))
+
+    def set(self, name: str, value: Any) -> None:
+        old = self._values.get(name)
+        super().set(name, value)
+        if old is None or old == value:
+            return
+        raised = self._RAISES.get(name)
+        if raised is not None and value:
+            event, with_level, priority = raised
+            self.emit_event(event, {"alarmSeverityLevel": int(value)} if with_level else {}, priority)
+        elif name == "TestInProgress" and not value:
+            self.emit_event("SelfTestComplete", {})
+        elif name == "ExpressedState" and value == NORMAL:
+            self.emit_event("AllClear", {})
 
     def restore(self, name: str, value: Any) -> None:
         super().restore(name, value)

@@ -30,6 +30,7 @@ class WaterHeaterManagementServer(ClusterServer):
 
     cluster_name = "WaterHeaterManagement"
     revision = 2
+    events = ("BoostStarted", "BoostEnded")
     default_features = int(Feature.kEnergyManagement) | int(Feature.kTankPercent)
     defaults = {"HeaterTypes": int(HeatSource.kImmersionElement1), "HeatDemand": 0, "TankVolume": 200,
                 "EstimatedHeatRequired": 0, "TankPercentage": 50, "BoostState": INACTIVE}
@@ -107,6 +108,7 @@ class WaterHeaterManagementServer(ClusterServer):
             self._start_ramp(target, duration)
         self.set("HeatDemand", self.read("HeaterTypes"))
         self.set("BoostState", ACTIVE)
+        self.emit_event("BoostStarted", {"boostInfo": dict(boostInfo)})
         if self.runtime is not None:
             self._boost_timer = self.runtime.call_later(duration, self._end_boost)
 
@@ -150,3 +152,4 @@ class WaterHeaterManagementServer(ClusterServer):
             self.set_tank_percentage(self._tank_percentage())
         self.set("BoostState", INACTIVE)
         self.set("HeatDemand", self._demand_before_boost)
+        self.emit_event("BoostEnded", {})

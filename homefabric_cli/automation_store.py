@@ -38,10 +38,11 @@ def dump_rules(rules: list[AutomationRule]) -> str:
     return json.dumps(_RULES.dump_python(rules, mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
-def keep_automations(fabric: Fabric, state_dir: Path) -> Callable[[], None]:
-    """Load the stored rules into ``fabric`` (if any) and save them on every change; returns the unhook."""
+def keep_automations(fabric: Fabric, state_dir: Path, *, fresh: bool = False) -> Callable[[], None]:
+    """Load the stored rules into ``fabric`` (if any; not when ``fresh``: then the home file's rules replace
+    them, as ``serve --fresh`` promises) and save them on every change; returns the unhook."""
     path = state_dir / STORE_NAME
-    if path.exists():
+    if path.exists() and not fresh:
         fabric.replace_automations(load_rules(path))
 
     def save() -> None:

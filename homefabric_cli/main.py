@@ -254,6 +254,8 @@ def serve(
     model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
     allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
     fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error (stderr; Matter "
+                                                               "events as event=NAME key=value).")] = "info",
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -261,7 +263,10 @@ def serve(
 
     from homefabric_cli.mqtt_cmd import parse_broker
     from homefabric_cli.serve import serve as run_serve
+    from homefabric_cli.serve_logging import LOG_LEVELS, configure_logging
 
+    if log_level not in LOG_LEVELS:
+        _fail(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
     if speed <= 0:
         _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
@@ -290,6 +295,7 @@ def serve(
             or tcp_port_problem(*http_address, "--http")
     if problem:
         _fail(problem)
+    configure_logging(log_level)
     try:
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,

@@ -43,7 +43,7 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
     fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
     from homefabric_cli.automation_store import keep_automations
 
-    keep_automations(fabric, state_dir)  # rules survive restarts and crashes
+    keep_automations(fabric, state_dir, fresh=fresh)  # rules survive restarts and crashes
     store = StateStore(state_dir)
     node = MatterNode(lambda root: BridgeNode(fabric, root, store=store), state_dir, port=port,
                       discriminator=discriminator, passcode=passcode, interfaces=interfaces)

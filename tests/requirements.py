@@ -22,6 +22,7 @@ from typing import NoReturn
 import pytest
 
 VENV_BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _program(name: str, *fallbacks: str) -> str | None:
@@ -65,6 +66,12 @@ CHECKS: dict[str, Callable[[], str | None]] = {
                                 "the homefabric console script (pip install -e .)"),
     "libnl": _missing_when(lambda: ctypes.util.find_library("nl-route-3") is None,
                            "libnl-route-3 for the CHIP controller (apt-get install libnl-route-3-200)"),
+    "node": _missing_when(lambda: shutil.which("node") is None, "node (apt-get install nodejs)"),
+    "matter.js": _missing_when(
+        lambda: not (ROOT / "tests" / "matter_js" / "node_modules" / "@project-chip" / "matter.js").is_dir(),
+        "matter.js in tests/matter_js/node_modules (npm ci in tests/matter_js)"),
+    "espeak-ng": _missing_when(lambda: shutil.which("espeak-ng") is None,
+                               "Debian's espeak-ng, the speech layer's TTS (apt-get install espeak-ng)"),
     "/data": _missing_when(lambda: not (Path("/data").is_dir() and os.access("/data", os.W_OK)),
                            "a writable /data for the CHIP SDK (mkdir /data)"),
 }

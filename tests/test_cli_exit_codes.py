@@ -108,8 +108,11 @@ def _failing_endpoint_spec(tmp_path: Path, base_url: str) -> Path:
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump({
         "schema": "homefabric-bench-spec/1", "episodes": {"path": str(EPISODES), "limit": 2},
+        # No preflight: it would refuse this endpoint before the run (exit 2); these tests are about an
+        # endpoint that fails during the run.
         "agent": {"name": "react", "model": {"base_url": base_url, "model": "standin-model",
-                                             "api_key_env": "HF_TEST_KEY", "max_retries": 0}}}))
+                                             "api_key_env": "HF_TEST_KEY", "max_retries": 0},
+                  "options": {"preflight": False}}}))
     return spec
 
 

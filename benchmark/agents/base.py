@@ -67,9 +67,14 @@ class AgentOutcome:
     end_reason: EndReason
     tokens: TokenUsage = field(default_factory=TokenUsage)
     error: str | None = None  # for aborted / infra_error: what happened
+    # For aborted: the model's failure in one word (runaway_output, unusable_output, llm_request_error,
+    # context_overflow); scored as the model's failure, never as an infrastructure error.
+    failure: str | None = None
+    mode: str | None = None  # how an LLM agent talked to its model (react: native or text)
 
     def to_dict(self) -> dict[str, Any]:
         return {"final_answer": self.final_answer, "end_reason": self.end_reason, "error": self.error,
+                "failure": self.failure, "mode": self.mode,
                 "tokens": self.tokens.to_dict(), "steps": [s.to_dict() for s in self.steps]}
 
 

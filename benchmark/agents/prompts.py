@@ -8,6 +8,7 @@ prompt from the same schemas the native mode sends as ``tools``).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -67,7 +68,10 @@ Reply format
 Every reply must be exactly one JSON object and nothing else:
 {{"thought": "<your short reasoning>", "action": "<one tool name>", "action_input": {{<the tool's arguments>}}}}
 Call one tool per reply. The result comes back in a message that starts with "Observation:". End the \
-task with "action": "finish" and "action_input": {{"answer": "<your answer for the user>"}}."""
+task with "action": "finish" and "action_input": {{"answer": "{answer_placeholder}"}}."""
+
+ANSWER_PLACEHOLDER = "<your answer for the user>"
+PLACEHOLDER = re.compile(r"<[^<>\n]{3,80}>")
 
 NATIVE_NUDGE = ("Continue by calling one of the tools. When you are done, call finish with your answer "
                 "for the user.")
@@ -76,7 +80,7 @@ NATIVE_NUDGE = ("Continue by calling one of the tools. When you are done, call f
 def system_prompt(mode: str, schemas: Sequence[Mapping[str, Any]]) -> str:
     if mode == "native":
         return HOME_GUIDE + NATIVE_TAIL
-    return HOME_GUIDE + TEXT_TAIL.format(tool_list=describe_tools(schemas))
+    return HOME_GUIDE + TEXT_TAIL.format(tool_list=describe_tools(schemas), answer_placeholder=ANSWER_PLACEHOLDER)
 
 
 def describe_tools(schemas: Sequence[Mapping[str, Any]]) -> str:
@@ -173,3 +177,27 @@ def _is_chat_message(entry: Mapping[str, Any]) -> bool:
 
 def _compact(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def placeholder_in(answer: Any) -> str | None:
+    """The reply format's placeholder when ``answer`` is one copied back (``<your answer for the user>``, or
+    any answer that is nothing but a ``<…>`` template slot), else None."""
+    if not isinstance(answer, str):
+        return None
+    text = answer.strip()
+    if ANSWER_PLACEHOLDER in text:
+        return ANSWER_PLACEHOLDER
+    return text if PLACEHOLDER.fullmatch(text) else None
+
+
+def cut_off_problem(completion_tokens: int) -> str:
+    size = f" ({completion_tokens} tokens)" if completion_tokens else ""
+    return f"the reply was cut off at the token limit{size} before it was complete"
+
+
+def cut_off_correction(mode: str, problem: str) -> str:
+    if mode == "native":
+        return (f"Your last reply could not be used: {problem}. Keep replies short: call one tool at a time, "
+                f"and when you are done call finish with a short answer.")
+    return (f"Observation: your reply could not be used: {problem}. Reply with exactly one short JSON object "
+            '{"thought": "...", "action": "<tool name>", "action_input": {...}}.')

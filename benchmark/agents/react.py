@@ -13,8 +13,17 @@ What ends an episode (``AgentOutcome.end_reason``):
 * ``max_steps`` — ``max_steps`` model turns passed without a finish (no answer; a failure, not an
   infrastructure problem);
 * ``aborted`` — ``max_consecutive_failures`` unusable calls in a row (unreadable output, bad JSON
-  arguments, unknown tools, finish without an answer), or the endpoint refused the request (4xx);
-* ``infra_error`` — the endpoint did not answer after the client's retries (429/5xx/timeouts).
+  arguments, unknown tools, finish without an answer, a reply cut off at the token limit, the reply
+  format's placeholder copied back as the answer), the model generating until the client's timeout, or
+  the endpoint refused the request (4xx). ``AgentOutcome.failure`` names which: ``runaway_output`` (the
+  timeout, or every failure of the final streak a reply cut off at the token limit), ``unusable_output``,
+  ``llm_request_error`` or ``context_overflow`` — all the model's failures, scored as such;
+* ``infra_error`` — the endpoint did not answer after the client's retries (429/5xx, a server that did
+  not answer at all).
+
+``mode="auto"`` asks :meth:`ReactAgent.preflight` to decide: native when the probe request comes back
+with a tool call, text otherwise. The preflight runs once before a run; every outcome names the mode
+that ran.
 
 Tool errors from the home (a constraint violated, a device that is off) are ordinary observations:
 the model is expected to read them and adapt, so they neither count as failures nor reset anything.
@@ -32,10 +41,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 
 from benchmark.agents import prompts
 from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, EndReason, TokenUsage, ToolCaller
-from benchmark.llm_client import LLMInfraError, LLMRequestError, LLMResponse
+from benchmark.llm_client import LLMInfraError, LLMRequestError, LLMResponse, LLMRunawayError
 
 Mode = Literal["native", "text"]
+RequestedMode = Literal["native", "text", "auto"]
 FINISH = "finish"
+LENGTH = "length"  # the finish_reason of a reply cut off at max_tokens / the context
+ECHO_LIMIT = 400  # characters of a cut-off reply echoed back into the conversation
 
 # Asks for the text format through structured outputs, for servers that support it (opt-in).
 REACT_JSON_SCHEMA: dict[str, Any] = {
@@ -132,17 +144,21 @@ def _looks_like_object(text: str) -> bool:
 
 
 def first_json_object(text: str) -> dict[str, Any] | None:
-    """The first balanced ``{…}`` in ``text`` that parses as a JSON object (fences and prose are skipped)."""
+    """The first balanced ``{…}`` in ``text`` that parses as a JSON object (fences and prose are skipped).
+
+    An object that is never closed ends the search: every later ``{`` is inside it, and taking one of those
+    inner objects for the reply (``{"action_input": {}}`` of a cut-off reply) would be wrong."""
     start = text.find("{")
     while start != -1:
         end = _matching_brace(text, start)
-        if end is not None:
-            try:
-                value = json.loads(text[start:end + 1])
-            except ValueError:
-                value = None
-            if isinstance(value, dict):
-                return value
+        if end is None:
+            return None
+        try:
+            value = json.loads(text[start:end + 1])
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
         start = text.find("{", start + 1)
     return None
 
@@ -174,12 +190,25 @@ def parse_react_reply(text: str | None) -> ReactReply:
         raise ReplyFormatError("the reply was empty")
     obj = first_json_object(text)
     if obj is None:
+        start = _unclosed_brace(text)
+        if start is not None:
+            raise ReplyFormatError(f"the JSON object at character {start} is never closed (the reply looks cut off)")
         raise ReplyFormatError("no JSON object found in the reply")
     try:
         return ReactReply.model_validate(obj)
     except ValidationError as exc:
         problems = "; ".join(_pydantic_message(error) for error in exc.errors())
         raise ReplyFormatError(problems) from None
+
+
+def _unclosed_brace(text: str) -> int | None:
+    start = text.find("{")
+    while start != -1:
+        end = _matching_brace(text, start)
+        if end is None:
+            return start
+        start = text.find("{", end + 1)
+    return None
 
 
 def _pydantic_message(error: Mapping[str, Any]) -> str:
@@ -199,13 +228,20 @@ class _Episode:
     messages: list[dict[str, Any]]
     steps: list[AgentStep] = field(default_factory=list)
     tokens: TokenUsage = field(default_factory=TokenUsage)
+    mode: Mode = "native"
     failures: int = 0
+    truncations: int = 0  # of the current streak of failures, how many were replies cut off at the limit
     answer: str | None = None
     finished: bool = False
 
-    def outcome(self, end_reason: EndReason, error: str | None = None) -> AgentOutcome:
+    def outcome(self, end_reason: EndReason, error: str | None = None, failure: str | None = None) -> AgentOutcome:
         return AgentOutcome(final_answer=self.answer if end_reason == "finished" else None, steps=self.steps,
-                            end_reason=end_reason, tokens=self.tokens, error=error)
+                            end_reason=end_reason, tokens=self.tokens, error=error, failure=failure,
+                            mode=self.mode)
+
+    def fail(self, *, truncated: bool = False) -> None:
+        self.failures += 1
+        self.truncations = self.truncations + 1 if truncated else 0
 
 
 class ReactAgent:
@@ -213,44 +249,113 @@ class ReactAgent:
 
     name = "react"
 
-    def __init__(self, client: ChatClient, *, max_steps: int = 20, mode: Mode = "native", temperature: float = 0.0,
-                 max_consecutive_failures: int = 3, plain_answer_finishes: bool = True,
-                 tool_choice: str | None = "auto", text_response_format: Mapping[str, Any] | None = None) -> None:
-        if mode not in ("native", "text"):
-            raise ValueError(f"mode must be 'native' or 'text', not {mode!r}")
+    def __init__(self, client: ChatClient, *, max_steps: int = 20, mode: RequestedMode = "native",
+                 temperature: float = 0.0, max_consecutive_failures: int = 3, plain_answer_finishes: bool = True,
+                 tool_choice: str | None = "auto", text_response_format: Mapping[str, Any] | None = None,
+                 preflight: bool = True) -> None:
+        if mode not in ("native", "text", "auto"):
+            raise ValueError(f"mode must be 'native', 'text' or 'auto', not {mode!r}")
         if max_steps < 1 or max_consecutive_failures < 1:
             raise ValueError("max_steps and max_consecutive_failures must be at least 1")
         self.client = client
         self.max_steps = max_steps
-        self.mode: Mode = mode
+        self.requested_mode: RequestedMode = mode
+        self.mode: Mode = "native" if mode == "auto" else mode  # auto: the preflight decides
+        self.run_preflight = preflight
+        tool_choice = None if tool_choice == "omit" else tool_choice
         self.temperature = temperature
         self.max_consecutive_failures = max_consecutive_failures
         self.plain_answer_finishes = plain_answer_finishes
         self.tool_choice = tool_choice
         self.text_response_format = dict(text_response_format) if text_response_format else None
 
+    async def preflight(self) -> dict[str, Any]:
+        """Once before a run: the endpoint answers (else :class:`PreflightError`), and — for native and auto
+        mode — whether tool calling reaches the model. ``auto`` settles on native or text here; native with
+        a failing probe stays native but says so in ``warning``."""
+        from benchmark.llm_client import LLMClient
+        from benchmark.llm_preflight import check_endpoint, check_tool_calling
+
+        result: dict[str, Any] = {"mode_requested": self.requested_mode}
+        if not self.run_preflight or not isinstance(self.client, LLMClient):
+            return {**result, "skipped": True, "mode": self.mode}
+        endpoint = await check_endpoint(self.client)
+        result["endpoint"] = endpoint
+        if self.requested_mode != "text":
+            probe = await check_tool_calling(self.client, tool_choice=self.tool_choice,
+                                             prompt_tokens_without_tools=endpoint["prompt_tokens"])
+            result["tool_calling"] = probe.to_dict()
+            if not probe.works and self.requested_mode == "auto":
+                self.mode = "text"
+                result["warning"] = f"native tool calling does not work ({probe.explain()}); using text-ReAct"
+            elif not probe.works:
+                result["warning"] = (f"native tool calling looks broken: {probe.explain()}; episodes will likely end "
+                                     f"on turn 1 (use --mode auto or --mode text)")
+        result["mode"] = self.mode
+        return result
+
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
         schemas = tools.schemas()
         episode = _Episode(tools=tools, known_tools=frozenset(tools.names()),
-                           messages=prompts.first_messages(task, self.mode, schemas))
+                           messages=prompts.first_messages(task, self.mode, schemas), mode=self.mode)
         for turn in range(self.max_steps):
             try:
                 response = await self._ask(episode, schemas)
             except LLMInfraError as exc:
                 return episode.outcome("infra_error", f"llm_infra_error: {exc}")
+            except LLMRunawayError as exc:
+                return episode.outcome("aborted", f"runaway_output: {exc}", "runaway_output")
             except LLMRequestError as exc:
                 kind = "context_overflow" if exc.context_overflow else "llm_request_error"
-                return episode.outcome("aborted", f"{kind}: {exc}")
+                return episode.outcome("aborted", f"{kind}: {exc}", kind)
             episode.tokens.add(response.usage.get("prompt_tokens", 0), response.usage.get("completion_tokens", 0))
-            if self.mode == "native":
+            first_step = len(episode.steps)
+            if response.finish_reason == LENGTH and not self._complete_despite_cut(response):
+                self._cut_off_turn(episode, response, turn)
+            elif self.mode == "native":
                 self._native_turn(episode, response, turn)
             else:
                 self._text_turn(episode, response, turn)
+            if response.finish_reason == LENGTH:  # the record says so even when the reply was usable
+                for step in episode.steps[first_step:]:
+                    if isinstance(step.raw, dict):
+                        step.raw.setdefault("finish_reason", LENGTH)
             if episode.finished:
                 return episode.outcome("finished")
             if episode.failures >= self.max_consecutive_failures:
-                return episode.outcome("aborted", f"{episode.failures} unusable model outputs in a row")
+                if episode.truncations >= episode.failures:
+                    return episode.outcome("aborted", f"runaway_output: {episode.failures} replies in a row cut off "
+                                                      f"at the token limit", "runaway_output")
+                return episode.outcome("aborted", f"{episode.failures} unusable model outputs in a row",
+                                       "unusable_output")
         return episode.outcome("max_steps", f"no finish within {self.max_steps} model turns")
+
+    # --- a reply cut off at the token limit ---
+
+    def _complete_despite_cut(self, response: LLMResponse) -> bool:
+        """A reply cut off only after what the agent uses was complete (a whole JSON object, then rambling;
+        tool calls whose arguments all parse) is used as usual; anything else of it is not."""
+        if self.mode == "text":
+            return first_json_object(response.content or "") is not None
+        return bool(response.tool_calls) and all(
+            not call.arguments_json.strip() or _object_or_none(call.arguments_json) is not None
+            for call in response.tool_calls)
+
+    def _cut_off_turn(self, episode: _Episode, response: LLMResponse, turn: int) -> None:
+        """Nothing of a cut-off reply is used (its JSON is incomplete; an inner object is not the reply);
+        the model is told, and the step records it."""
+        completion = response.usage.get("completion_tokens", 0)
+        raw: dict[str, Any] = {"llm_turn": turn, "content": response.content, "usage": dict(response.usage),
+                               "finish_reason": LENGTH, "truncated": True}
+        if response.tool_calls:
+            raw["tool_calls"] = [call.to_message() for call in response.tool_calls]
+        episode.fail(truncated=True)
+        problem = prompts.cut_off_problem(completion)
+        episode.steps.append(AgentStep(index=len(episode.steps), thought=None, tool=None, arguments=None,
+                                       observation={"error": f"unusable reply: {problem}"}, raw=raw))
+        shown = (response.content or "")[:ECHO_LIMIT] + ("…" if len(response.content or "") > ECHO_LIMIT else "")
+        episode.messages.append({"role": "assistant", "content": shown or "(cut off)"})
+        episode.messages.append({"role": "user", "content": prompts.cut_off_correction(self.mode, problem)})
 
     async def _ask(self, episode: _Episode, schemas: list[dict[str, Any]]) -> LLMResponse:
         if self.mode == "native":
@@ -291,7 +396,7 @@ class ReactAgent:
             if episode.finished:
                 return
         else:
-            episode.failures += 1
+            episode.fail()
             episode.steps.append(AgentStep(index=len(episode.steps), thought=response.content, tool=None,
                                            arguments=None, observation={"error": prompts.NATIVE_NUDGE}, raw=raw))
         if response.content:
@@ -312,7 +417,7 @@ class ReactAgent:
         try:
             reply = parse_react_reply(text)
         except ReplyFormatError as exc:
-            episode.failures += 1
+            episode.fail()
             correction = prompts.text_correction(str(exc))
             episode.messages.append({"role": "user", "content": correction})
             episode.steps.append(AgentStep(index=len(episode.steps), thought=None, tool=None, arguments=None,
@@ -333,15 +438,25 @@ class ReactAgent:
         text = arguments_json if arguments_json.strip() else "{}"  # "" is how some servers say "no arguments"
         arguments = _object_or_none(text)
         before = len(getattr(episode.tools, "invocations", ()) or ())
-        envelope = _safe_call(episode.tools, tool, text)
-        usable = arguments is not None and (is_finish or tool in episode.known_tools)
+        placeholder = prompts.placeholder_in(arguments.get("answer")) if is_finish and arguments else None
+        if placeholder is not None:
+            # The reply format's example copied back is no answer; the toolbox never sees it (it would
+            # become the episode's final answer there).
+            envelope = _refusal(f"the answer {placeholder!r} is the reply format's placeholder, not an answer; "
+                                f"call finish with your actual answer for the user")
+        else:
+            envelope = _safe_call(episode.tools, tool, text)
+        usable = arguments is not None and (is_finish or tool in episode.known_tools) and placeholder is None
         if is_finish and usable and _ok(envelope):
             answer = (envelope.get("data") or {}).get("answer") if isinstance(envelope.get("data"), dict) else None
             episode.answer = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
             episode.finished = True
         elif is_finish:
             usable = False  # finish without a usable answer
-        episode.failures = 0 if usable else episode.failures + 1
+        if usable:
+            episode.failures = episode.truncations = 0
+        else:
+            episode.fail()
         episode.steps.append(AgentStep(index=len(episode.steps), thought=thought, tool=tool, arguments=arguments,
                                        observation=envelope, virtual_time=_virtual_time(episode.tools, before),
                                        raw=raw))
@@ -365,6 +480,11 @@ def _safe_call(tools: ToolCaller, name: str, arguments: str) -> dict[str, Any]:
                 "error": {"type": "INTERNAL_ERROR", "detail": f"{type(exc).__name__}: {exc}"}}
     return envelope if isinstance(envelope, dict) else {"status": {"code": 200, "message": "OK"}, "data": envelope,
                                                         "error": None}
+
+
+def _refusal(detail: str) -> dict[str, Any]:
+    return {"status": {"code": 400, "message": "VALIDATION_ERROR"}, "data": None,
+            "error": {"type": "INVALID_PARAMETERS", "detail": detail}}
 
 
 def _ok(envelope: Mapping[str, Any]) -> bool:

@@ -43,6 +43,7 @@ class EvaluationInput:
     final_answer: str | None
     steps: list[dict[str, Any]] = field(default_factory=list)
     end_reason: str = "finished"
+    failure: str | None = None  # the agent's failure kind when it aborted (AgentOutcome.failure)
 
 
 def method_for(episode: Episode) -> str:
@@ -51,10 +52,14 @@ def method_for(episode: Episode) -> str:
     return "judge"
 
 
-def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str) -> str | None:
-    """SimuHome's error taxonomy where it can be derived (plus our names for the state-based failures)."""
+def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str,
+               failure: str | None = None) -> str | None:
+    """SimuHome's error taxonomy where it can be derived (plus our names for the state-based failures and
+    for a model that ran away: generated until the timeout or, turn after turn, to the token limit)."""
     if end_reason == "max_steps":
         return "Step Limit Failure"
+    if end_reason == "aborted" and failure == "runaway_output":
+        return "Runaway Output"
     if end_reason == "aborted":
         return "Agent Aborted"
     if not required_ok:
@@ -108,7 +113,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
     # Running out of steps (or aborting) is a failure however the home ended up.
     passed = bool(required_ok and method_ok and data.end_reason == "finished"
                   and (automations is None or automations["passed"]))
-    kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason)
+    kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason, data.failure)
     if kind_error is None and automations is not None and not automations["passed"]:
         kind_error = "Automation Judging Failure"  # SMH-Bench's AJ
     return {"passed": passed, "score": 1 if passed else 0, "method": method, "checks": checks,

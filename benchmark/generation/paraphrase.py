@@ -77,12 +77,14 @@ def paraphrase_messages(query: str) -> list[dict[str, str]]:
 
 async def paraphrase_episodes(episodes: list[dict[str, Any]], *, base_url: str, model: str, api_key: str | None,
                               client: Any = None) -> dict[str, int]:
-    """Paraphrase each episode's query in place (accepted only if the check passes); counts by outcome."""
+    """Paraphrase each episode's query in place (accepted only if the check passes); counts by outcome:
+    ``accepted``, ``rejected`` (kept as templates) and, among the rejected, ``failed`` (the request itself
+    failed; the error is in the episode's ``homefabric.paraphrase.error``)."""
     from benchmark.llm_client import LLMClient, LLMError
 
     own = client is None
     client = client or LLMClient(base_url, api_key, model, temperature=0.7)
-    stats = {"accepted": 0, "rejected": 0}
+    stats = {"accepted": 0, "rejected": 0, "failed": 0}
     try:
         for episode in episodes:
             block = episode.setdefault("homefabric", {})
@@ -94,6 +96,7 @@ async def paraphrase_episodes(episodes: list[dict[str, Any]], *, base_url: str, 
                 candidate = (response.content or "").strip()
             except LLMError as error:
                 candidate, record["error"] = "", str(error)
+                stats["failed"] += 1
             ok, reason = check_paraphrase(template, candidate, block.get("mentions", {}))
             record.update(status="accepted" if ok else "rejected", reason=reason, candidate=candidate)
             if ok:

@@ -3,8 +3,16 @@
 The LLM path must be tested end to end over real HTTP without a network or a model: this server
 answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with the next :class:`Turn` of its
 script — a tool call (possibly with malformed JSON or an unknown tool), a plain text reply, a text-ReAct
-JSON reply, an HTTP error (429 with ``Retry-After``, 500…) or a reply slower than the client's timeout —
-and records every request it received so a test can check what the agent sent.
+JSON reply, an HTTP error (429 with ``Retry-After``, 500…), a reply slower than the client's timeout
+while the server stays up (``delay``: a model generating on and on) or a stall of the whole server
+(``hang``: nothing answers, not even ``/models``), a reply cut off at the token cap (``cut_off``,
+``runaway``: ``finish_reason: length``) or the reply-format placeholder copied back (``echo_placeholder``)
+— and records every request it received so a test can check what the agent sent.
+
+Like a real server it honours ``max_tokens`` (a longer scripted reply is cut off there, with
+``finish_reason: length``) and counts the ``tools`` it was sent in ``prompt_tokens``. With
+``drop_tools=True`` it plays a server whose chat template drops ``tools``: they are left out of the
+prompt-token count, as llama.cpp does with a template that never renders them.
 
 It is built on asyncio streams only (no web framework), so it costs no dependency::
 
@@ -22,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,8 +39,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-TurnKind = Literal["reply", "http_error", "delay", "dynamic"]
+TurnKind = Literal["reply", "http_error", "delay", "hang", "dynamic", "runaway"]
 STANDIN_MODEL = "standin-model"
+CHARS_PER_TOKEN = 4  # the stand-in's tokenizer: one token per 4 characters, rounded up
+DEFAULT_TOKEN_CAP = 4096  # where a runaway reply stops when the request sets no max_tokens (the context)
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,7 @@ class Turn:
     then: Turn | None = None
     usage: tuple[int, int] | None = None  # (prompt, completion); default derived from the request
     respond: Callable[[dict[str, Any]], Turn] | None = None
+    finish_reason: str | None = None  # default: "tool_calls" with calls, else "stop"
 
 
 # --- script builders -------------------------------------------------------------------------------
@@ -113,6 +126,56 @@ def http_error(status: int, *, retry_after: float | str | None = None, message: 
 def delay(seconds: float, then: Turn | None = None) -> Turn:
     """Answer only after ``seconds`` (longer than the client timeout: a timeout), then play ``then``."""
     return Turn("delay", delay_s=seconds, then=then or text("(a reply nobody waited for)"))
+
+
+def hang(seconds: float, then: Turn | None = None) -> Turn:
+    """The whole server stalls for ``seconds``: this request and every other one (``/models`` included)
+    wait, as with a hung or overloaded host. Then ``then`` is played for this request."""
+    return Turn("hang", delay_s=seconds, then=then or text("(a reply nobody waited for)"))
+
+
+def cut_off(content: str) -> Turn:
+    """A plain reply the server cut off at the token limit (``finish_reason: length``)."""
+    return Turn("reply", content=content, finish_reason="length")
+
+
+def runaway(unit: str = "and then the lights, ") -> Turn:
+    """A model that never stops: ``unit`` repeated until the request's ``max_tokens`` (or the stand-in's
+    context, ``DEFAULT_TOKEN_CAP``), ``finish_reason: length``."""
+    return Turn("runaway", content=unit)
+
+
+PLACEHOLDER = re.compile(r"<[^<>\n]{3,80}>")
+
+
+def echo_placeholder() -> Turn:
+    """A weak model copying the reply format's example back: the first ``<…>`` placeholder written after
+    ``"answer"`` in the system prompt (else the first one anywhere) becomes its final answer."""
+    def respond(body: dict[str, Any]) -> Turn:
+        system = next((str(m.get("content")) for m in body["messages"] if m.get("role") == "system"), "")
+        after_answer = re.search(r'"answer"\W*(<[^<>\n]{3,80}>)', system)
+        anywhere = PLACEHOLDER.search(system)
+        placeholder = after_answer.group(1) if after_answer else anywhere.group(0) if anywhere else "<answer>"
+        if body.get("tools"):
+            return tool_call("finish", {"answer": placeholder})
+        return react("finish", {"answer": placeholder}, thought="<your short reasoning>", input_as_string=False)
+
+    return dynamic(respond)
+
+
+def preflight_turns(*, calls_tools: bool = True) -> list[Turn]:
+    """What the react agent's preflight consumes: the 1-token endpoint probe, then the tool probe, which a
+    model that sees the tools answers with a call to the probe tool (``calls_tools``) and a model that
+    does not see them answers in prose."""
+    def tool_probe(body: dict[str, Any]) -> Turn:
+        tools = body.get("tools") or []
+        if calls_tools and tools:
+            function = tools[0].get("function", {})
+            required = (function.get("parameters") or {}).get("required") or []
+            return tool_call(str(function.get("name")), {name: "alpha" for name in required})
+        return text("I cannot call functions, but the value is probably alpha.")
+
+    return [text("ok"), dynamic(tool_probe)]
 
 
 def dynamic(respond: Callable[[dict[str, Any]], Turn]) -> Turn:
@@ -228,10 +291,14 @@ class OpenAIStandin:
     """
 
     def __init__(self, script: Iterable[Turn] = (), *, model: str = STANDIN_MODEL, strict: bool = True,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
+                 host: str = "127.0.0.1", port: int = 0, drop_tools: bool = False,
+                 token_cap: int = DEFAULT_TOKEN_CAP) -> None:
         self.script: list[Turn] = list(script)
         self.model = model
         self.strict = strict
+        self.drop_tools = drop_tools
+        self.token_cap = token_cap
+        self._unhung: asyncio.Event | None = None
         self.host = host
         self.port = port
         self.requests: list[RecordedRequest] = []
@@ -262,6 +329,8 @@ class OpenAIStandin:
     # --- lifecycle ---
 
     async def start(self) -> OpenAIStandin:
+        self._unhung = asyncio.Event()  # made on the serving loop
+        self._unhung.set()
         self._server = await asyncio.start_server(self._serve, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
@@ -316,6 +385,10 @@ class OpenAIStandin:
                     body = b""
                 else:
                     body = await reader.readexactly(int(headers.get("content-length") or 0))
+                    assert self._unhung is not None
+                    await self._unhung.wait()  # a hang turn stalls every route
+                    if reader.at_eof():
+                        return  # the client gave up while the server hung: answer nothing, consume no turn
                     reply = await self._handle(method, path, headers, body)
                 payload = reply.payload.encode()
                 lines = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}",
@@ -382,12 +455,30 @@ class OpenAIStandin:
             await asyncio.sleep(turn.delay_s)
             assert turn.then is not None
             turn = turn.then
+        if turn.kind == "hang":
+            assert self._unhung is not None
+            self._unhung.clear()
+            try:
+                await asyncio.sleep(turn.delay_s)
+            finally:
+                self._unhung.set()
+            assert turn.then is not None
+            turn = turn.then
         if turn.kind == "http_error":
             return _Reply(turn.status, turn.error_body or "{}", list(turn.headers))
         return _json_reply(200, self._completion(turn, body, index))
 
     def _completion(self, turn: Turn, body: dict[str, Any], index: int) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": turn.content}
+        limit = body.get("max_tokens") if isinstance(body.get("max_tokens"), int) else None
+        content, finish_reason = turn.content, turn.finish_reason
+        if turn.kind == "runaway":  # generate until the cap
+            cap = min(limit or self.token_cap, self.token_cap)
+            unit = turn.content or "more "
+            content = (unit * (cap * CHARS_PER_TOKEN // len(unit) + 1))[:cap * CHARS_PER_TOKEN]
+            finish_reason = "length"
+        elif limit is not None and content and _tokens(content) > limit:  # honour max_tokens like a server
+            content, finish_reason = content[:limit * CHARS_PER_TOKEN], "length"
+        message: dict[str, Any] = {"role": "assistant", "content": content}
         if turn.calls:
             message["tool_calls"] = [
                 {"id": call.call_id or f"call_{index}_{n}", "type": "function",
@@ -397,13 +488,22 @@ class OpenAIStandin:
             prompt, completion = turn.usage
         else:  # deterministic, non-zero, grows with the conversation (so token accounting is testable)
             prompt = sum(len(json.dumps(m, sort_keys=True)) for m in body["messages"]) // 4 + 1
+            if body.get("tools") and not self.drop_tools:  # a tool-aware template renders them
+                prompt += len(json.dumps(body["tools"], sort_keys=True)) // 4
             completion = len(json.dumps(message, sort_keys=True)) // 4 + 1
+            if finish_reason == "length" and limit is not None:
+                completion = limit
         return {
             "id": f"chatcmpl-standin-{index}", "object": "chat.completion", "created": 0,
             "model": body.get("model") or self.model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if turn.calls else "stop"}],
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": finish_reason or ("tool_calls" if turn.calls else "stop")}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
         }
+
+
+def _tokens(content: str) -> int:
+    return math.ceil(len(content) / CHARS_PER_TOKEN)
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",

@@ -67,13 +67,17 @@ class AclAccessChecker:
             raise ValueError(f"unknown privilege {privilege!r}")
         if ctx.session_kind == "pase":
             return True
-        if ctx.session_kind != "case" or ctx.fabric_index is None:
+        if ctx.session_kind not in ("case", "group") or ctx.fabric_index is None:
             return False
+        auth_mode = AUTH_GROUP if ctx.session_kind == "group" else AUTH_CASE
         for entry in self.table.acl_for(ctx.fabric_index):
-            if entry.get("authMode") != AUTH_CASE or not privilege_grants(int(entry.get("privilege", 0)), requested):
+            if entry.get("authMode") != auth_mode or not privilege_grants(int(entry.get("privilege", 0)), requested):
                 continue
             subjects = entry.get("subjects") or []
-            if subjects and not any(subject_matches(int(s), ctx.subject_node_id, ctx.cats) for s in subjects):
+            if auth_mode == AUTH_GROUP:
+                if subjects and ctx.group_id not in {int(s) for s in subjects}:
+                    continue
+            elif subjects and not any(subject_matches(int(s), ctx.subject_node_id, ctx.cats) for s in subjects):
                 continue
             targets = entry.get("targets") or []
             if targets and not any(self._target_matches(t, endpoint, cluster_id) for t in targets):

@@ -33,6 +33,7 @@ import chip.clusters.Objects as Objects
 
 from bridge.matter.data_model import ChangeListener
 from bridge.matter.event_log import EventLog, Priority
+from bridge.matter.group_membership import NodeGroups
 from bridge.matter.kv_store import KeyValueStore, MemoryStore
 from bridge.matter.values_tlv import encode_fields
 from clusters import ClusterError, ClusterServer, Endpoint, Status
@@ -40,6 +41,7 @@ from clusters.base import EventPriority
 from clusters.basic_information import BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
 from clusters.descriptor import DescriptorServer
+from clusters.requester import acting_as
 from clusters.runtime import Runtime
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent
@@ -188,6 +190,7 @@ class BridgeNode:
             endpoint.attach(root_runtime)
             for server in endpoint.clusters.values():
                 server.add_listener(self._own_listener(endpoint.endpoint_id))
+        self.groups = NodeGroups(self._store, self._root.find("GroupKeyManagement"))
         self._bridged: dict[int, BridgeEndpoint] = {}
         self._by_device: dict[tuple[str, int], int] = {}
         self._by_id: dict[int, dict[int, ClusterServer]] = {}
@@ -210,6 +213,7 @@ class BridgeNode:
                     continue
                 bridged[number] = self._bridge_endpoint(device, device_ep, number, numbers[1:] if index == 0 else [])
         self._endpoint_map.save()
+        self.groups.forget(set(self._bridged) - set(bridged))
         self._bridged = bridged
         self._by_device = {(b.device_id, b.device_endpoint): n for n, b in bridged.items()}  # type: ignore[misc]
         self._aggregator.parts = sorted(bridged)
@@ -242,6 +246,7 @@ class BridgeNode:
             server.add_listener(self._own_listener(number))
         for server in servers.values():
             self._forward_events(number, server)
+        self.groups.attach(number, EndpointMap.key(device.device_id, device_ep), servers)
         return endpoint
 
     def _room_name(self, room_id: str) -> str:
@@ -305,8 +310,10 @@ class BridgeNode:
 
         def forward(source: ClusterServer, name: str, fields: dict[str, Any], priority: EventPriority) -> None:
             event_id = getattr(source.model.chip_class.Events, name).event_id
-            payload = encode_fields(event_fields(source.cluster_name, name), fields)
-            fabric_index = fields.get("fabricIndex")
+            schema = event_fields(source.cluster_name, name)
+            payload = encode_fields(schema, fields)
+            # Fabric-sensitive events carry the global FabricIndex field (tag 254); others merely name one.
+            fabric_index = fields.get("fabricIndex") if any(f.tag == 0xFE for f in schema) else None
             self._events.emit(number, source.cluster_id, event_id, Priority(int(priority)), payload,
                               fabric_index=int(fabric_index) if fabric_index else None)
 
@@ -381,6 +388,10 @@ class BridgeNode:
         """Bridge endpoint → (device id, device endpoint)."""
         return {n: (b.device_id, b.device_endpoint) for n, b in self._bridged.items()}  # type: ignore[misc]
 
+    def group_endpoints(self, fabric_index: int, group_id: int) -> list[int]:
+        """The endpoints in a fabric's group (targets of a group-addressed message)."""
+        return self.groups.members(fabric_index, group_id)
+
     def endpoint_of(self, device_id: str, device_endpoint: int) -> int | None:
         return self._by_device.get((device_id, device_endpoint))
 
@@ -440,12 +451,13 @@ class BridgeNode:
     def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any]) -> dict[str, Any] | None:
         server = self.server(endpoint, cluster_id)
         target = self._device_target(endpoint, server)
-        if target is None:
-            return server.invoke(command, args)
-        try:
-            return self.fabric.invoke(target[0], target[1], server.cluster_name, command, args)["response"]
-        except FabricError as error:
-            raise fabric_error_to_cluster(error) from None
+        with acting_as(self.groups.requester()):  # fabric-scoped clusters (Groups, Scenes) see the fabric
+            if target is None:
+                return server.invoke(command, args)
+            try:
+                return self.fabric.invoke(target[0], target[1], server.cluster_name, command, args)["response"]
+            except FabricError as error:
+                raise fabric_error_to_cluster(error) from None
 
     def set_reachable(self, device_id: str, reachable: bool) -> None:
         """Scenario hook: the device drops off (or comes back to) the bridge."""

@@ -11,15 +11,22 @@
 TBEData = {NOC, [ICAC], signature over TBSData = {NOC, [ICAC], own eph key, peer eph key}}.
 S2K = HKDF(ECDH, IPK || responderRandom || responderEphPubKey || SHA256(Sigma1), "Sigma2");
 S3K = HKDF(ECDH, IPK || SHA256(Sigma1 || Sigma2), "Sigma3"); session keys =
-HKDF(ECDH, IPK || SHA256(Sigma1 || Sigma2 || Sigma3), "SessionKeys"). Session resumption is
-not offered: a Sigma1 with resumption fields simply gets a full Sigma2, which the spec allows.
+HKDF(ECDH, IPK || SHA256(Sigma1 || Sigma2 || Sigma3), "SessionKeys").
+
+Resumption (spec §4.14.2.2; the same derivations as connectedhomeip's CASESession and matter.js's
+CaseServer): every session leaves a record (resumption id, ECDH secret, peer). A Sigma1 carrying a known
+resumption id (tag 6) and a MIC (tag 7) that verifies under S1RK = HKDF(secret, initiatorRandom ||
+resumptionId, "Sigma1_Resume") is answered with Sigma2_Resume {new id, MIC under S2RK = HKDF(secret,
+initiatorRandom || newId, "Sigma2_Resume"), session id}; the initiator's StatusReport completes it, and
+the keys are HKDF(secret, initiatorRandom || resumptionId, "SessionResumptionKeys"): one round trip, no
+certificates, no signatures. An unknown id or a bad MIC gets a full Sigma2, as the spec says.
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -43,10 +50,16 @@ from bridge.matter.pase import SessionKeys, derive_session_keys
 from bridge.matter.secure_channel import GeneralCode, SecureChannelStatus, SessionParameters, StatusReport
 from bridge.matter.tlv import TLVError, field_bytes, field_struct, field_uint
 
-__all__ = ["CaseError", "CaseFabric", "CaseInitiator", "CaseResponder", "CaseResult"]
+__all__ = ["CaseError", "CaseFabric", "CaseInitiator", "CaseResponder", "CaseResult", "ResumptionRecord"]
 
 _SIGMA2_NONCE = b"NCASE_Sigma2N"
 _SIGMA3_NONCE = b"NCASE_Sigma3N"
+_RESUME1_NONCE = b"NCASE_SigmaS1"
+_RESUME2_NONCE = b"NCASE_SigmaS2"
+_RESUME1_INFO = b"Sigma1_Resume"
+_RESUME2_INFO = b"Sigma2_Resume"
+_RESUMPTION_KEYS_INFO = b"SessionResumptionKeys"
+RESUMPTION_ID_LENGTH = 16
 _MAX_CERT = 400  # kMaxCHIPCertLength
 
 
@@ -73,6 +86,19 @@ class CaseFabric:
 
 
 @dataclass(frozen=True)
+class ResumptionRecord:
+    """What resuming a session needs (kept by both sides): the id the peer will quote, the ECDH secret,
+    and who the peer was. ``fabric_id``/``root_public_key`` pick the fabric again on resumption."""
+
+    resumption_id: bytes
+    shared_secret: bytes
+    fabric_id: int
+    root_public_key: bytes
+    peer_node_id: int
+    peer_cats: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class CaseResult:
     local_session_id: int
     peer_session_id: int
@@ -81,6 +107,20 @@ class CaseResult:
     peer_node_id: int
     peer_cats: tuple[int, ...]
     peer_parameters: SessionParameters
+    resumption: ResumptionRecord | None = None  # the record for the *next* resumption
+    resumed: bool = False
+
+
+def resume_mic(secret: bytes, initiator_random: bytes, resumption_id: bytes, *, sigma: int) -> bytes:
+    """initiatorResumeMIC (sigma=1) or sigma2ResumeMIC (sigma=2): AES-CCM of nothing under S1RK/S2RK."""
+    info, nonce = (_RESUME1_INFO, _RESUME1_NONCE) if sigma == 1 else (_RESUME2_INFO, _RESUME2_NONCE)
+    key = hkdf_sha256(secret, initiator_random + resumption_id, info, 16)
+    return aead_encrypt(key, nonce, b"", b"")
+
+
+def resumption_keys(secret: bytes, initiator_random: bytes, resumption_id: bytes) -> SessionKeys:
+    okm = hkdf_sha256(secret, initiator_random + resumption_id, _RESUMPTION_KEYS_INFO, 48)
+    return SessionKeys(okm[:16], okm[16:32], okm[32:])
 
 
 class _State(Enum):
@@ -118,15 +158,17 @@ def _tbe(noc: bytes, icac: bytes | None, signature: bytes, resumption_id: bytes 
     return tlv.encode(data)
 
 
-def _open_tbe(key: bytes, nonce: bytes, sealed: bytes, what: str) -> tuple[bytes, bytes | None, bytes]:
+def _open_tbe(key: bytes, nonce: bytes, sealed: bytes, what: str) -> tuple[bytes, bytes | None, bytes, bytes | None]:
+    """(NOC, ICAC, signature, resumption id) of a TBEData2/3."""
     try:
         tbe = _decode(aead_decrypt(key, nonce, sealed, b""), what)
         noc = field_bytes(tbe, 1, max_length=_MAX_CERT)
         icac = field_bytes(tbe, 2, max_length=_MAX_CERT, optional=True)
         signature = field_bytes(tbe, 3, length=64)
+        resumption_id = field_bytes(tbe, 4, length=RESUMPTION_ID_LENGTH, optional=True)
     except (CryptoError, TLVError) as exc:
         raise CaseError(f"{what}: {exc}") from exc
-    return noc, icac, signature
+    return noc, icac, signature, resumption_id
 
 
 def _check_peer(
@@ -153,8 +195,11 @@ class CaseResponder:
     local_parameters: SessionParameters = field(default_factory=SessionParameters)
     ephemeral_key: PrivateKey = field(default_factory=generate_private_key)
     responder_random: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    find_resumption: Callable[[bytes], ResumptionRecord | None] = lambda resumption_id: None
+    new_resumption_id: bytes = field(default_factory=lambda: secrets.token_bytes(RESUMPTION_ID_LENGTH))
     state: _State = field(default=_State.EXPECT_SIGMA1, init=False)
     result: CaseResult | None = field(default=None, init=False)
+    resuming: bool = field(default=False, init=False)  # handle_sigma1 answered Sigma2_Resume
     _fabric: CaseFabric | None = field(default=None, init=False)
     _shared: bytes = field(default=b"", init=False)
     _transcript: bytes = field(default=b"", init=False)
@@ -176,8 +221,16 @@ class CaseResponder:
             self._peer_key = field_bytes(sigma1, 4, length=65)
             params = field_struct(sigma1, 5, optional=True)
             self._peer_parameters = SessionParameters.from_tlv(params) if params is not None else SessionParameters()
+            resumption_id = field_bytes(sigma1, 6, length=RESUMPTION_ID_LENGTH, optional=True)
+            initiator_mic = field_bytes(sigma1, 7, length=16, optional=True)
         except TLVError as exc:
             raise CaseError(f"Sigma1: {exc}") from exc
+        if (resumption_id is None) != (initiator_mic is None):
+            raise CaseError("Sigma1: resumption id and resume MIC come together or not at all")
+        if resumption_id is not None and initiator_mic is not None:
+            resumed = self._try_resume(initiator_random, resumption_id, initiator_mic)
+            if resumed is not None:
+                return resumed
         self._fabric = next(
             (
                 fabric
@@ -201,8 +254,8 @@ class CaseResponder:
         own_key = public_key_bytes(self.ephemeral_key)
         signature = sign(fabric.operational_key, _tbs(fabric.noc, fabric.icac, own_key, self._peer_key))
         s2k = hkdf_sha256(self._shared, fabric.ipk + self.responder_random + own_key + sha256(payload), b"Sigma2", 16)
-        resumption_id = secrets.token_bytes(16)
-        encrypted2 = aead_encrypt(s2k, _SIGMA2_NONCE, _tbe(fabric.noc, fabric.icac, signature, resumption_id), b"")
+        tbe = _tbe(fabric.noc, fabric.icac, signature, self.new_resumption_id)
+        encrypted2 = aead_encrypt(s2k, _SIGMA2_NONCE, tbe, b"")
         sigma2 = tlv.encode(
             {
                 1: self.responder_random,
@@ -216,6 +269,54 @@ class CaseResponder:
         self.state = _State.EXPECT_SIGMA3
         return sigma2
 
+    def _try_resume(self, initiator_random: bytes, resumption_id: bytes, initiator_mic: bytes) -> bytes | None:
+        """Sigma2_Resume payload when the record is known and the MIC verifies; None: fall back to Sigma2."""
+        record = self.find_resumption(resumption_id)
+        if record is None:
+            return None
+        expected = resume_mic(record.shared_secret, initiator_random, resumption_id, sigma=1)
+        if not hmac.compare_digest(expected, initiator_mic):
+            return None
+        fabric = next((f for f in self.fabrics if f.fabric_id == record.fabric_id
+                       and f.root_public_key == record.root_public_key), None)
+        if fabric is None:  # the fabric was removed since: no resumption into it
+            return None
+        new_id = self.new_resumption_id
+        self.result = CaseResult(
+            self.local_session_id,
+            self._peer_session_id,
+            resumption_keys(record.shared_secret, initiator_random, resumption_id),
+            fabric,
+            record.peer_node_id,
+            record.peer_cats,
+            self._peer_parameters,
+            resumption=ResumptionRecord(new_id, record.shared_secret, record.fabric_id, record.root_public_key,
+                                        record.peer_node_id, record.peer_cats),
+            resumed=True,
+        )
+        self.resuming = True
+        self.state = _State.EXPECT_STATUS
+        return tlv.encode({
+            1: new_id,
+            2: resume_mic(record.shared_secret, initiator_random, new_id, sigma=2),
+            3: self.local_session_id,
+            4: self.local_parameters.to_tlv(),
+        })
+
+    def handle_resume_status(self, payload: bytes) -> None:
+        """The initiator's StatusReport after Sigma2_Resume: success completes :attr:`result`."""
+        if self.state is not _State.EXPECT_STATUS:
+            raise CaseError("unexpected StatusReport")
+        try:
+            ok = StatusReport.decode(payload).is_session_success
+        except ValueError:
+            ok = False
+        if not ok:
+            self.state = _State.FAILED
+            self.result = None
+            raise CaseError("the initiator refused the resumed session")
+        self.state = _State.DONE
+
     def handle_sigma3(self, payload: bytes) -> bytes:
         """Sigma3 -> StatusReport payload; on success :attr:`result` holds the session."""
         if self.state is not _State.EXPECT_SIGMA3 or self._fabric is None:
@@ -228,7 +329,7 @@ class CaseResponder:
         except TLVError as exc:
             raise CaseError(f"Sigma3: {exc}") from exc
         s3k = hkdf_sha256(self._shared, fabric.ipk + sha256(self._transcript), b"Sigma3", 16)
-        noc, icac, signature = _open_tbe(s3k, _SIGMA3_NONCE, encrypted3, "Sigma3")
+        noc, icac, signature, _ = _open_tbe(s3k, _SIGMA3_NONCE, encrypted3, "Sigma3")
         tbs = _tbs(noc, icac, self._peer_key, public_key_bytes(self.ephemeral_key))
         peer_node, peer_cats = _check_peer(fabric, noc, icac, signature, tbs, "Sigma3")
         salt = fabric.ipk + sha256(self._transcript + bytes(payload))
@@ -240,6 +341,8 @@ class CaseResponder:
             peer_node,
             peer_cats,
             self._peer_parameters,
+            resumption=ResumptionRecord(self.new_resumption_id, self._shared, fabric.fabric_id,
+                                        fabric.root_public_key, peer_node, peer_cats),
         )
         self.state = _State.DONE
         return StatusReport.session_success().encode()
@@ -255,12 +358,14 @@ class CaseInitiator:
     local_parameters: SessionParameters = field(default_factory=SessionParameters)
     ephemeral_key: PrivateKey = field(default_factory=generate_private_key)
     initiator_random: bytes = field(default_factory=lambda: secrets.token_bytes(32))
+    resume_with: ResumptionRecord | None = None  # offer resumption of an earlier session
     state: _State = field(default=_State.EXPECT_SIGMA2, init=False)
     result: CaseResult | None = field(default=None, init=False)
     _sigma1: bytes = field(default=b"", init=False)
     _transcript: bytes = field(default=b"", init=False)
     _shared: bytes = field(default=b"", init=False)
     _peer: tuple[int, int, tuple[int, ...], SessionParameters] | None = field(default=None, init=False)
+    _next_resumption_id: bytes | None = field(default=None, init=False)
 
     def start(self) -> bytes:
         fabric = self.fabric
@@ -274,9 +379,42 @@ class CaseInitiator:
                 3: wanted,
                 4: public_key_bytes(self.ephemeral_key),
                 5: self.local_parameters.to_tlv(),
+                **({} if self.resume_with is None else {
+                    6: self.resume_with.resumption_id,
+                    7: resume_mic(self.resume_with.shared_secret, self.initiator_random,
+                                  self.resume_with.resumption_id, sigma=1),
+                }),
             }
         )
         return self._sigma1
+
+    def handle_sigma2_resume(self, payload: bytes) -> tuple[bytes, CaseResult]:
+        """Sigma2_Resume -> (StatusReport payload to send, the resumed session)."""
+        record = self.resume_with
+        if self.state is not _State.EXPECT_SIGMA2 or record is None:
+            raise CaseError("unexpected Sigma2_Resume")
+        self.state = _State.FAILED
+        try:
+            message = _decode(payload, "Sigma2_Resume")
+            new_id = field_bytes(message, 1, length=RESUMPTION_ID_LENGTH)
+            mic = field_bytes(message, 2, length=16)
+            peer_session = field_uint(message, 3, maximum=0xFFFF)
+            params = field_struct(message, 4, optional=True)
+        except TLVError as exc:
+            raise CaseError(f"Sigma2_Resume: {exc}") from exc
+        if not hmac.compare_digest(resume_mic(record.shared_secret, self.initiator_random, new_id, sigma=2), mic):
+            raise CaseError("Sigma2_Resume: MIC does not verify")
+        self.result = CaseResult(
+            self.local_session_id, peer_session,
+            resumption_keys(record.shared_secret, self.initiator_random, record.resumption_id),
+            self.fabric, record.peer_node_id, record.peer_cats,
+            SessionParameters.from_tlv(params) if params is not None else SessionParameters(),
+            resumption=ResumptionRecord(new_id, record.shared_secret, record.fabric_id, record.root_public_key,
+                                        record.peer_node_id, record.peer_cats),
+            resumed=True,
+        )
+        self.state = _State.DONE
+        return StatusReport.session_success().encode(), self.result
 
     def handle_sigma2(self, payload: bytes) -> bytes:
         """Sigma2 -> Sigma3 payload (after checking the device's certificate chain and signature)."""
@@ -295,7 +433,7 @@ class CaseInitiator:
         except (TLVError, CryptoError) as exc:
             raise CaseError(f"Sigma2: {exc}") from exc
         s2k = hkdf_sha256(self._shared, fabric.ipk + responder_random + peer_key + sha256(self._sigma1), b"Sigma2", 16)
-        noc, icac, signature = _open_tbe(s2k, _SIGMA2_NONCE, encrypted2, "Sigma2")
+        noc, icac, signature, self._next_resumption_id = _open_tbe(s2k, _SIGMA2_NONCE, encrypted2, "Sigma2")
         own_key = public_key_bytes(self.ephemeral_key)
         peer_node, peer_cats = _check_peer(fabric, noc, icac, signature, _tbs(noc, icac, peer_key, own_key), "Sigma2")
         if peer_node != self.peer_node_id:
@@ -318,8 +456,12 @@ class CaseInitiator:
             raise CaseError("the device refused the session")
         peer_session, peer_node, peer_cats, peer_parameters = self._peer
         keys = derive_session_keys(self._shared, self.fabric.ipk + sha256(self._transcript))
+        resumption = None if self._next_resumption_id is None else ResumptionRecord(
+            self._next_resumption_id, self._shared, self.fabric.fabric_id, self.fabric.root_public_key, peer_node,
+            peer_cats)
         self.result = CaseResult(
-            self.local_session_id, peer_session, keys, self.fabric, peer_node, peer_cats, peer_parameters
+            self.local_session_id, peer_session, keys, self.fabric, peer_node, peer_cats, peer_parameters,
+            resumption=resumption,
         )
         self.state = _State.DONE
         return self.result

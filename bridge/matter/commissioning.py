@@ -83,12 +83,12 @@ class CommissioningWindow:
         self.advertising = True
         if timeout_s is not None:
             self._timer = asyncio.get_running_loop().call_later(timeout_s, self._timeout)
-        log.info("commissioning window open (%s, discriminator %d, timeout %s)",
+        log.info("event=window_open kind=%s discriminator=%d timeout_s=%s",
                  "basic" if kind == WindowKind.BASIC else "enhanced", discriminator, timeout_s)
         self._changed()
 
     def _timeout(self) -> None:
-        log.info("commissioning window timed out")
+        log.info("event=window_timeout")
         self.close()
 
     def _cancel_timer(self) -> None:
@@ -103,7 +103,7 @@ class CommissioningWindow:
         self.status, self.verifier = WindowKind.CLOSED, None
         self.admin_fabric_index = self.admin_vendor_id = None
         self.advertising = False
-        log.info("commissioning window closed")
+        log.info("event=window_closed")
         self._changed()
 
     def current_verifier(self) -> PaseVerifier | None:

@@ -11,7 +11,7 @@ import contextvars
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-SessionKind = Literal["pase", "case", "unsecured"]
+SessionKind = Literal["pase", "case", "unsecured", "group"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class RequestContext:
     attestation_challenge: bytes | None = None  # from the session keys (PASE/CASE)
     timed: bool = False  # the request arrived inside a valid TimedRequest window
     session: Any = field(default=None, compare=False, repr=False)  # the runtime's SecureSession (opaque to the IM)
+    group_id: int | None = None  # the destination group of a group message (session_kind "group")
 
 
 current_request: contextvars.ContextVar[RequestContext] = contextvars.ContextVar("matter_current_request")

@@ -37,7 +37,8 @@ from bridge.matter.report_chunker import (
     chunk_reports,
 )
 from bridge.matter.subscription import Clock, MonotonicClock, Subscription
-from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encode_value, encoder
+from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
+from bridge.matter.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
 
@@ -46,6 +47,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 datagram with headers and MIC
 MAX_SUBSCRIPTIONS = 64
 MAX_PATHS_PER_INVOKE = 1
+# The MaxInterval we grant (never above the controller's ceiling, never below its floor; spec §8.5.1): short,
+# so a controller notices a node that went away (and could not resume its subscriptions after coming back,
+# see bridge.matter.subscription_store) within seconds rather than a minute; an empty keep-alive report costs
+# next to nothing.
+GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
@@ -58,6 +64,13 @@ def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
     """The supported attribute with this id on this server, else None."""
     name = _attribute_names_by_id(type(server)).get(attribute_id)
     return name if name is not None and server.has_attribute(name) else None
+
+
+@functools.cache
+def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
+    """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
+    info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
+    return (encoder(info.element) if info.is_list else None), encoder(info)
 
 
 def attribute_id(server: ClusterServer, name: str) -> int:
@@ -110,13 +123,23 @@ class _RequestAccess:
                 log.exception("access check failed")
                 decision = False
             self._cache[key] = decision
+            if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
+                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
+                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
+                         getattr(privilege, "name", privilege))
         return decision
+
+
+def granted_max_interval(floor: int, ceiling: int) -> int:
+    return max(min(ceiling, GRANTED_MAX_INTERVAL_S), floor, 1)
 
 
 class InteractionModel:
     def __init__(self, node: DataModel, access: AccessChecker, *, clock: Clock | None = None,
-                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS) -> None:
+                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS,
+                 store: SubscriptionStore | None = None) -> None:
         self.node = node
+        self.store = store  # persisted subscriptions, for resumption after a restart
         self.access = access
         self.clock: Clock = clock or MonotonicClock()
         self.max_payload = max_payload
@@ -166,6 +189,70 @@ class InteractionModel:
                 await self._status(exchange, Status.FAILURE)
         finally:
             current_request.reset(token)
+
+    def handle_group_message(self, fabric_index: int, source_node_id: int, group_id: int, opcode: int,
+                             payload: bytes) -> int:
+        """Act on a group-addressed Invoke or Write (Core §8.2.2): on every endpoint in the group that has
+        the path, as far as the group's ACL allows; nothing is answered. Returns how many were acted on."""
+        self._bind_loop_if_running()
+        ctx = RequestContext("group", fabric_index, source_node_id, group_id=group_id)
+        members = getattr(self.node, "group_endpoints", None)
+        endpoints = members(fabric_index, group_id) if members is not None else []
+        token = current_request.set(ctx)
+        try:
+            if opcode == im.Opcode.INVOKE_REQUEST:
+                req = im.decode_invoke_request(payload)
+                return sum(self._group_invoke(ctx, endpoints, command) for command in req.invokes)
+            if opcode == im.Opcode.WRITE_REQUEST:
+                writes = im.decode_write_request(payload).writes
+                return sum(self._group_write(ctx, endpoints, item) for item in writes)
+            log.info("group 0x%04x: IM opcode 0x%02x is not allowed in a group message", group_id, opcode)
+        except im.IMDecodeError as error:
+            log.info("group 0x%04x: malformed message from 0x%016x: %s", group_id, source_node_id, error)
+        finally:
+            current_request.reset(token)
+        return 0
+
+    def _group_invoke(self, ctx: RequestContext, endpoints: list[int], command: im.CommandData) -> int:
+        path, access, done = command.path, _RequestAccess(self.access, ctx), 0
+        for endpoint in endpoints if path.endpoint is None else []:
+            server = self.node.clusters(endpoint).get(path.cluster)
+            name = _command_name(server, path.command) if server is not None else None
+            if name is None or _needs_timed_invoke(server, name):  # a group cannot do a timed interaction
+                continue
+            if not access.allowed(endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
+                continue
+            try:
+                args = decode_fields(server.command_spec(name).model.fields, command.fields,
+                                     f"{server.cluster_name}.{name}", fabric_index=ctx.fabric_index)
+                self.node.invoke(endpoint, path.cluster, name, args)
+                done += 1
+            except ClusterError as error:
+                log.info("group invoke %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
+        return done
+
+    def _group_write(self, ctx: RequestContext, endpoints: list[int], item: im.AttributeData) -> int:
+        path, access, done = item.path, _RequestAccess(self.access, ctx), 0
+        for endpoint in endpoints if path.endpoint is None else []:
+            server = self.node.clusters(endpoint).get(path.cluster)
+            has_path = server is not None and path.attribute is not None
+            name = attribute_name(server, path.attribute) if has_path else None  # type: ignore[arg-type]
+            if name is None or not server.is_writable(name) or _needs_timed_write(server, name):
+                continue
+            if not access.allowed(endpoint, path.cluster, write_privilege(path.cluster, path.attribute)):
+                continue
+            try:
+                info = server.model.attributes[name].type
+                self.node.write(endpoint, path.cluster, name, decode_value(item.data, info, name,
+                                                                           fabric_index=ctx.fabric_index))
+                done += 1
+            except ClusterError as error:
+                log.info("group write %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
+        return done
+
+    def _bind_loop_if_running(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self._bind_loop()
 
     def _bind_loop(self) -> None:
         if self._loop is None:
@@ -276,11 +363,10 @@ class InteractionModel:
             value = self.node.read(endpoint, cluster_id, name)
             if fabric_filtered:
                 value = fabric_filter(value, ctx.fabric_index)
-            info = server.model.attributes[name].type
-            if info.is_list and value is not None:
-                element = encoder(info.element)
+            element, whole = _value_encoders(type(server), name)
+            if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
-            return attribute_data_report(version, endpoint, cluster_id, attr_id, encode_value(value, info, 2))
+            return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
         except ClusterError as error:
             return int(error.status)
         except Exception:
@@ -386,14 +472,16 @@ class InteractionModel:
         if not req.keep_subscriptions:
             for sub in list(self._subscriptions.values()):
                 if self._same_subscriber(sub.ctx, ctx):
-                    self._drop(sub)
+                    self._drop(sub, forget=True)
+            if self.store is not None and ctx.session_kind == "case" and ctx.fabric_index is not None:
+                self.store.remove_subscriber(ctx.fabric_index, ctx.subject_node_id or 0)  # incl. ended ones
         if len(self._subscriptions) >= self.max_subscriptions:
             await self._status(exchange, Status.RESOURCE_EXHAUSTED)
             return
         subscription_id = secrets.randbits(32)
         while subscription_id in self._subscriptions:
             subscription_id = secrets.randbits(32)
-        max_interval = max(req.max_interval_ceiling, req.min_interval_floor, 1)
+        max_interval = granted_max_interval(req.min_interval_floor, req.max_interval_ceiling)
         sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
                            req.min_interval_floor, max_interval, req.data_version_filters)
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
@@ -410,8 +498,11 @@ class InteractionModel:
                             expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
-        log.info("subscription 0x%08x: %d attribute / %d event paths, interval [%d, %d] s", subscription_id,
-                 len(req.attributes), len(req.events), req.min_interval_floor, max_interval)
+        self._persist(sub)
+        log.info("event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
+                 "event_paths=%d min_s=%d max_s=%d requested_max_s=%d", subscription_id, ctx.fabric_index,
+                 ctx.subject_node_id or 0, len(req.attributes), len(req.events), req.min_interval_floor, max_interval,
+                 req.max_interval_ceiling)
 
     @staticmethod
     def _same_subscriber(a: RequestContext, b: RequestContext) -> bool:
@@ -419,10 +510,55 @@ class InteractionModel:
             return a.fabric_index == b.fabric_index and a.subject_node_id == b.subject_node_id
         return a.session is b.session
 
-    def _drop(self, sub: Subscription) -> None:
+    def _drop(self, sub: Subscription, *, forget: bool = False) -> None:
+        """End ``sub`` here; ``forget``: for good (replaced, refused, fabric gone), not to be resumed after a
+        restart. A subscription that ends with its session (shutdown, crash) stays resumable."""
         self._subscriptions.pop(sub.subscription_id, None)
+        if forget and self.store is not None:
+            self.store.remove(sub.subscription_id)
         if sub.task is not None and sub.task is not asyncio.current_task():
             sub.task.cancel()
+
+    def _persist(self, sub: Subscription) -> None:
+        address = getattr(sub.session, "peer_address", None)
+        if self.store is None or address is None or sub.ctx.session_kind != "case" or sub.ctx.fabric_index is None:
+            return
+        self.store.add(PersistedSubscription(
+            sub.subscription_id, sub.ctx.fabric_index, sub.ctx.subject_node_id or 0, tuple(sub.ctx.cats),
+            tuple(address), sub.attributes, sub.events, sub.fabric_filtered, sub.min_interval, sub.max_interval))
+
+    async def resume_subscription(self, record: PersistedSubscription, session: Any) -> bool:
+        """Continue a persisted subscription over a new CASE session we set up: a priming report under the
+        old subscription id, then reports as before. False (and forgotten) when the subscriber refuses it."""
+        self._bind_loop()
+        ctx = session.context
+        sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
+                           record.fabric_filtered, record.min_interval, record.max_interval)
+        self._subscriptions[sub.subscription_id] = sub
+        access = _RequestAccess(self.access, ctx)
+        _, last_event = self._event_reports(access, sub.events, [], with_status=False)
+        sub.event_min = last_event + 1  # events before the restart are in the controller's history already
+        items = self._attribute_reports(access, ctx, sub.attributes, (), sub.fabric_filtered)
+        sub.dirty.clear()
+        exchange = session.open_exchange()
+        try:
+            ok = await self._send_report(exchange, sub.subscription_id, items, [], suppress_final=False)
+        except Exception as error:
+            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", sub.subscription_id, str(error))
+            ok = False
+        finally:
+            with contextlib.suppress(Exception):
+                await exchange.close()
+        if not ok or self._subscriptions.get(sub.subscription_id) is not sub:
+            log.info("event=subscription_resume_refused subscription=0x%08x fabric=%d node=0x%016X",
+                     sub.subscription_id, record.fabric_index, record.node_id)
+            self._drop(sub, forget=True)
+            return False
+        sub.last_report = self.clock.now()
+        sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
+        log.info("event=subscription_resumed subscription=0x%08x fabric=%d node=0x%016X max_s=%d",
+                 sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
+        return True
 
     def drop_session(self, session: Any) -> None:
         """The runtime calls this when a session dies: its subscriptions end now."""
@@ -434,8 +570,9 @@ class InteractionModel:
         """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
         for sub in list(self._subscriptions.values()):
             if sub.ctx.fabric_index == fabric_index:
-                log.info("subscription 0x%08x ended: fabric %d removed", sub.subscription_id, fabric_index)
-                self._drop(sub)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
+                         sub.subscription_id, fabric_index)
+                self._drop(sub, forget=True)
 
     async def close(self) -> None:
         for sub in list(self._subscriptions.values()):
@@ -452,6 +589,8 @@ class InteractionModel:
                 due = sub.due()
                 if now >= due:
                     if not await self._send_subscription_report(sub):
+                        if self.store is not None:  # refused or unreachable: the subscriber starts afresh
+                            self.store.remove(sub.subscription_id)
                         break
                     continue
                 await self._wait(sub, due - now)
@@ -462,7 +601,8 @@ class InteractionModel:
         finally:
             if self._subscriptions.get(sub.subscription_id) is sub:
                 del self._subscriptions[sub.subscription_id]
-                log.info("subscription 0x%08x ended", sub.subscription_id)
+                log.info("event=subscription_ended subscription=0x%08x fabric=%s reports=%d", sub.subscription_id,
+                         sub.ctx.fabric_index, sub.reports_sent)
 
     async def _wait(self, sub: Subscription, seconds: float) -> None:
         sleeper = asyncio.ensure_future(self.clock.sleep(seconds))

@@ -28,12 +28,16 @@ from bridge.matter import attestation
 from bridge.matter.access import AclAccessChecker
 from bridge.matter.commissioning import CommissioningWindow, FailSafe, WindowKind
 from bridge.matter.fabric_table import FabricTable
+from bridge.matter.group_messages import GroupMessage, GroupReceiver
 from bridge.matter.handshake import HandshakeServer
 from bridge.matter.mdns import CommissionableAdvert, MatterAdvertiser, OperationalAdvert
+from bridge.matter.message import ProtocolId
 from bridge.matter.persistence import StateStore
+from bridge.matter.resumption_store import ResumptionStore
 from bridge.matter.root import RootServices, root_clusters
 from bridge.matter.sessions import SecureSession, SessionManager
 from bridge.matter.setup_payload import SetupPayload
+from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
 from bridge.matter.transport import DEFAULT_PORT, UdpTransport
 from clusters.base import ClusterServer
 
@@ -67,6 +71,9 @@ class MatterNode:
         self.interfaces = interfaces
         self.setup = SetupPayload(passcode, discriminator, vendor_id, product_id)
         self.table = FabricTable(self.state)
+        self.resumptions = ResumptionStore(self.state)  # CASE resumption survives a restart
+        self.subscription_store = SubscriptionStore(self.state)  # and so do subscriptions (resumed at start)
+        self._resume_task: asyncio.Task[None] | None = None
         self.failsafe = FailSafe(self.table)
         self.window = CommissioningWindow(passcode, discriminator)
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
@@ -84,6 +91,7 @@ class MatterNode:
         self._interaction_spec = interaction
         self.interaction: Any = None
         self.transport: UdpTransport | None = None
+        self.group_receiver: GroupReceiver | None = None
         self.sessions: SessionManager | None = None
         self.advertiser: MatterAdvertiser | None = None
         self._mdns_enabled = mdns
@@ -103,15 +111,21 @@ class MatterNode:
         drop_fabric = getattr(self.interaction, "drop_fabric", None)
         if drop_fabric is not None:
             self.services.on_fabric_removed.append(drop_fabric)
-        handshake = HandshakeServer(
+        self.handshake = handshake = HandshakeServer(
             self.sessions,
             pase_verifier=self.window.current_verifier,
             case_fabrics=self.table.case_fabrics,
             on_pase_failure=self.window.pase_failed,
             on_pase_session=self._on_pase_session,
+            resumptions=self.resumptions,
         )
+        self.services.on_fabric_removed.append(self.resumptions.forget_fabric)
         self.sessions.handle_secure_channel = handshake.handle_exchange
+        self.group_receiver = GroupReceiver(self.table, self._on_group_message)
+        self.sessions.handle_group = self.group_receiver.receive
         await self.transport.start()
+        self.table.listeners.append(self._join_groups)
+        self._join_groups()
         self.port = self.transport.port
         self.failsafe.on_rollback.append(self._after_rollback)
         self.window.on_change.append(self._mdns_changed)
@@ -124,6 +138,8 @@ class MatterNode:
             self._mdns_dirty.set()
             self._mdns_task = asyncio.create_task(self._mdns_loop())
         self._started = True
+        if self.subscription_store.records() and hasattr(self.interaction, "resume_subscription"):
+            self._resume_task = asyncio.create_task(self._resume_subscriptions())
         log.info("Matter node up on UDP %d: %d fabric(s), window %s", self.port, len(self.table.fabrics),
                  "open" if self.window.is_open else "closed")
 
@@ -132,6 +148,9 @@ class MatterNode:
             return
         self._started = False
         self.failsafe.expire()  # an interrupted commissioning must not survive a restart half-done
+        if self._resume_task is not None:
+            self._resume_task.cancel()
+            await asyncio.gather(self._resume_task, return_exceptions=True)
         if self._mdns_task is not None:
             self._mdns_task.cancel()
             await asyncio.gather(self._mdns_task, return_exceptions=True)
@@ -153,14 +172,50 @@ class MatterNode:
         if spec is None:
             from bridge.matter.interaction import InteractionModel
 
-            return InteractionModel(self.data_model, self.access)
+            return InteractionModel(self.data_model, self.access, store=self.subscription_store)
         if hasattr(spec, "handle_exchange"):
             return spec
         return spec(self.data_model, self.access)
 
+    def _join_groups(self) -> None:
+        if self.transport is not None and self.group_receiver is not None:
+            self.transport.join_multicast(self.group_receiver.multicast_addresses(), self.interfaces)
+
+    def _on_group_message(self, message: GroupMessage) -> None:
+        handle = getattr(self.interaction, "handle_group_message", None)
+        if message.protocol.protocol_id != ProtocolId.INTERACTION_MODEL or handle is None:
+            return
+        acted = handle(message.fabric_index, message.source_node_id, message.group_id, message.protocol.opcode,
+                       message.payload)
+        log.info("group 0x%04x message from node 0x%016X (fabric %d): acted on %d endpoint(s)", message.group_id,
+                 message.source_node_id, message.fabric_index, acted)
+
     def _on_datagram(self, data: bytes, address: tuple[Any, ...]) -> None:
         if self.sessions is not None:
             self.sessions.on_datagram(data, address)
+
+    # ------------------------------------------------------------------------------ subscription resumption
+    async def _resume_subscriptions(self) -> None:
+        """Reach every subscriber of the last run (CASE from our side) and continue its subscription, so a
+        controller sees reports again right after a restart instead of after its liveness timeout."""
+        await asyncio.gather(*(self._resume_one(record) for record in self.subscription_store.records()))
+
+    async def _resume_one(self, record: PersistedSubscription) -> None:
+        fabric = self.table.fabrics.get(record.fabric_index)
+        if fabric is None:
+            self.subscription_store.remove(record.subscription_id)
+            return
+        try:
+            session = await self.handshake.connect_case(tuple(record.peer_address), record.fabric_index,
+                                                        fabric.case_fabric(), record.node_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the subscriber is gone or refuses: it will subscribe afresh if it wants
+            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", record.subscription_id,
+                     str(error) or type(error).__name__)
+            self.subscription_store.remove(record.subscription_id)
+            return
+        await self.interaction.resume_subscription(record, session)
 
     # ------------------------------------------------------------------------------ commissioning
     def _on_pase_session(self, session: SecureSession) -> None:

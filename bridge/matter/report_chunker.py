@@ -11,6 +11,7 @@ Chunks are produced lazily, so attribute values are read while the previous chun
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ _DATA_IB_HEAD = b"\x15\x35\x01"  # AttributeReportIB { 1: AttributeDataIB {
 _IB_TAIL = b"\x18\x18"
 
 
+@functools.lru_cache(maxsize=1 << 17)  # paths recur in every read and report
 def attribute_path_bytes(endpoint: int, cluster: int, attribute: int, *, append: bool = False) -> bytes:
     """AttributePathIB (a TLV list, context tag 1) with ListIndex null when ``append``."""
     return (b"\x37\x01" + encode_uint(endpoint, 2) + encode_uint(cluster, 3) + encode_uint(attribute, 4)
@@ -56,13 +58,17 @@ class ListReport:
         return (_DATA_IB_HEAD + encode_uint(self.version, 0)
                 + attribute_path_bytes(self.endpoint, self.cluster, self.attribute, append=append))
 
+    @functools.cached_property
+    def _replace_prefix(self) -> bytes:
+        return self._prefix()
+
     def size_with(self, count: int) -> int:
         """Encoded size of the replacing IB that carries the first ``count`` elements."""
-        return len(self._prefix()) + 2 + sum(len(e) for e in self.elements[:count]) + 1 + len(_IB_TAIL)
+        return len(self._replace_prefix) + 2 + sum(len(e) for e in self.elements[:count]) + 1 + len(_IB_TAIL)
 
     def replace_ib(self, count: int | None = None) -> bytes:
         items = self.elements if count is None else self.elements[:count]
-        return self._prefix() + b"\x36\x02" + b"".join(items) + b"\x18" + _IB_TAIL
+        return self._replace_prefix + b"\x36\x02" + b"".join(items) + b"\x18" + _IB_TAIL
 
     def append_ib(self, element: bytes) -> bytes:
         return self._prefix(append=True) + retag(element, 2) + _IB_TAIL

@@ -104,16 +104,27 @@ class Session:
 
 
 class UnsecuredSession(Session):
-    def __init__(self, manager: SessionManager, peer_address: Address, ephemeral_node_id: int) -> None:
+    """``initiator``: we start a handshake (e.g. CASE to resume a subscription) under our own ephemeral
+    node id, sent as the source; otherwise the peer's ephemeral id is the destination of our answers."""
+
+    def __init__(self, manager: SessionManager, peer_address: Address, ephemeral_node_id: int, *,
+                 initiator: bool = False) -> None:
         super().__init__(manager, peer_address, ReceptionState(rollover=True, reset_behind=True))
         self.ephemeral_node_id = ephemeral_node_id
+        self.initiator = initiator
 
     def seal(self, header: ProtocolHeader, payload: bytes) -> tuple[bytes, int]:
         counter = self.manager.unsecured_counter.next()
-        message = MessageHeader(
-            session_id=0, message_counter=counter, destination_node_id=self.ephemeral_node_id
-        )
+        if self.initiator:
+            message = MessageHeader(session_id=0, message_counter=counter, source_node_id=self.ephemeral_node_id)
+        else:
+            message = MessageHeader(session_id=0, message_counter=counter, destination_node_id=self.ephemeral_node_id)
         return message.encode() + header.encode() + payload, counter
+
+    def close(self) -> None:
+        super().close()
+        if self.initiator and self.manager.initiated.get(self.ephemeral_node_id) is self:
+            del self.manager.initiated[self.ephemeral_node_id]
 
 
 @dataclass
@@ -175,6 +186,8 @@ class SecureSession(Session):
 
     def close(self) -> None:
         if not self.closed:
+            log.info("event=session_closed kind=%s session=%d fabric=%s node=0x%016X", self.kind,
+                     self.local_session_id, self.fabric_index, self.peer_node_id)
             super().close()
             self.manager.forget_session(self)
 
@@ -186,12 +199,14 @@ class SessionManager:
     send_datagram: Callable[[bytes, Address], None]
     handle_im: ExchangeHandler | None = None  # InteractionModel.handle_exchange
     handle_secure_channel: ExchangeHandler | None = None  # PASE/CASE responders (bridge.matter.handshake)
+    handle_group: Callable[[bytes], Any] | None = None  # group-session datagrams (bridge.matter.group_messages)
     unsecured_counter: MessageCounter = field(default_factory=lambda: MessageCounter(allow_rollover=True))
     secure: OrderedDict[int, SecureSession] = field(default_factory=OrderedDict)  # LRU order
     unsecured: OrderedDict[tuple[Any, int], UnsecuredSession] = field(default_factory=OrderedDict)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     on_session_closed: list[Callable[[SecureSession], None]] = field(default_factory=list)
     refusals: RefusalLog = field(default_factory=RefusalLog)  # rate-limited log lines + counters of refusals
+    initiated: dict[int, UnsecuredSession] = field(default_factory=dict)  # ours, by our ephemeral node id
     _exchange_id: int = field(default_factory=lambda: secrets.randbits(16))
 
     # ------------------------------------------------------------------------------ ids
@@ -233,8 +248,18 @@ class SessionManager:
         for session in self.sessions(kind=kind, fabric_index=fabric_index):
             session.close()
 
+    def initiate_unsecured(self, address: Address) -> UnsecuredSession:
+        """An unsecured session to start a handshake with ``address``; close it when done."""
+        while True:
+            node_id = secrets.randbits(64)
+            if node_id and node_id not in self.initiated:
+                break
+        session = UnsecuredSession(self, address, node_id, initiator=True)
+        self.initiated[node_id] = session
+        return session
+
     def close_all(self) -> None:
-        for session in list(self.secure.values()) + list(self.unsecured.values()):
+        for session in list(self.secure.values()) + list(self.unsecured.values()) + list(self.initiated.values()):
             session.close()
         self.unsecured.clear()
         for task in list(self.tasks):
@@ -267,13 +292,22 @@ class SessionManager:
 
     def _receive(self, data: bytes, address: Address) -> None:
         header, offset = MessageHeader.decode(data)
-        if header.session_type == SessionType.GROUP or header.security_flags & SecurityFlags.CONTROL:
-            return  # group messaging and MCSP control messages are not supported
+        if header.security_flags & SecurityFlags.CONTROL:
+            return  # MCSP control messages are not supported
+        if header.session_type == SessionType.GROUP:
+            if self.handle_group is not None:
+                self.handle_group(data)
+            return
         session: Session
         if not header.is_secure:
             if header.source_node_id is None:
-                return  # an initiator always names its ephemeral node id (§4.13.2.1)
-            session = self._unsecured_for(address, header.source_node_id)
+                # Only an answer to a handshake we started names us (our ephemeral id) instead (§4.13.2.1).
+                initiated = self.initiated.get(header.destination_node_id or 0)
+                if initiated is None:
+                    return
+                session = initiated
+            else:
+                session = self._unsecured_for(address, header.source_node_id)
             payload = data[offset:]
         else:
             secure = self.secure.get(header.session_id)

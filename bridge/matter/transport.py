@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +40,8 @@ class UdpTransport:
         self._transports: list[asyncio.DatagramTransport] = []
         self._v6: asyncio.DatagramTransport | None = None
         self._v4: asyncio.DatagramTransport | None = None
+        self._v6_socket: socket.socket | None = None
+        self._joined: set[tuple[str, int]] = set()  # (multicast address, interface index)
 
     @property
     def port(self) -> int:
@@ -56,6 +59,7 @@ class UdpTransport:
             sock.bind(("::", self.requested_port))
             sock.setblocking(False)
             self._v6, _ = await loop.create_datagram_endpoint(lambda: _Protocol(self._on_datagram), sock=sock)
+            self._v6_socket = sock
             self._transports.append(self._v6)
         except OSError as exc:
             log.info("no dual-stack IPv6 socket (%s); using IPv4 only", exc)
@@ -78,7 +82,32 @@ class UdpTransport:
             return
         transport.sendto(data, address)
 
+    def join_multicast(self, addresses: list[str], interfaces: list[str] | None = None) -> None:
+        """Be a member of exactly these IPv6 multicast groups (group messages, Core §2.5.6.2) on the named
+        interfaces (every interface but loopback when None); groups no longer wanted are left."""
+        if self._v6_socket is None:
+            if addresses:
+                log.warning("no IPv6 socket: group messages cannot be received")
+            return
+        names = interfaces if interfaces is not None else [n for _, n in socket.if_nameindex() if n != "lo"]
+        indexes = [socket.if_nametoindex(n) for n in names if n in {m for _, m in socket.if_nameindex()}]
+        wanted = {(address, index) for address in addresses for index in indexes}
+        for option, changes in ((socket.IPV6_LEAVE_GROUP, self._joined - wanted),
+                                (socket.IPV6_JOIN_GROUP, wanted - self._joined)):
+            for address, index in sorted(changes):
+                request = socket.inet_pton(socket.AF_INET6, address) + struct.pack("@I", index)
+                try:
+                    self._v6_socket.setsockopt(socket.IPPROTO_IPV6, option, request)
+                except OSError as error:
+                    log.warning("multicast %s on interface %d: %s", address, index, error)
+                    continue
+                (self._joined.add if option == socket.IPV6_JOIN_GROUP else self._joined.discard)((address, index))
+        if wanted:
+            log.info("listening for group messages on %s", ", ".join(sorted({a for a, _ in wanted})))
+
     def close(self) -> None:
+        self._joined.clear()
+        self._v6_socket = None
         for transport in self._transports:
             transport.close()
         self._transports.clear()

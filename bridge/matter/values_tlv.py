@@ -40,8 +40,8 @@ def head(element_type: int, tag: int | None) -> bytes:
 
 
 def encode_uint(value: int, tag: int | None = None) -> bytes:
-    if value < 0x100:
-        return head(_UINT1, tag) + bytes((value,))
+    if value < 0x100:  # the common case, built in one go (wildcard reads encode ~100 of these per device)
+        return bytes((_UINT1, value)) if tag is None else bytes((_UINT1 | _CONTEXT, tag, value))
     if value < 0x10000:
         return head(_UINT1 + 1, tag) + value.to_bytes(2, "little")
     if value < 0x100000000:

@@ -40,7 +40,8 @@ def _humidity_device(name: str, label: str, product_id: int, role: str) -> Devic
         description=f"A {label.lower()} (fan on endpoint 1) with its own humidity sensor on endpoint 2.",
         vendor_name="homefabric", product_name=label, product_id=product_id,
         endpoints=(
-            endpoint(1, FAN, cluster("Identify", IdentifyType=0), cluster("OnOff"), _fan_control(), compat=("OnOff",)),
+            endpoint(1, FAN, cluster("Identify", IdentifyType=0), cluster("Groups", "GroupNames"), cluster("OnOff"),
+                     _fan_control(), compat=("OnOff",)),
             endpoint(2, HUMIDITY_SENSOR, cluster("Identify", IdentifyType=0),
                      cluster("RelativeHumidityMeasurement", MinMeasuredValue=1000, MaxMeasuredValue=9500)),
         ),
@@ -55,7 +56,9 @@ DEVICE_TYPES = (
         description="A room AC: power on, SystemMode 3 (cool) or 4 (heat), setpoints and fan speed drive the room.",
         vendor_name="homefabric", product_name="Room Air Conditioner", product_id=1,
         endpoints=(endpoint(
-            1, ROOM_AIR_CONDITIONER, cluster("Identify", IdentifyType=0), cluster("OnOff"),
+            # DeadFrontBehavior (required by Room Air Conditioner): while off, Thermostat and FanControl refuse
+            # commands and writes with INVALID_IN_STATE (the power rule below).
+            1, ROOM_AIR_CONDITIONER, cluster("Identify", IdentifyType=0), cluster("OnOff", "DeadFrontBehavior"),
             cluster("Thermostat", "Heating", "Cooling", ControlSequenceOfOperation=4, SystemMode=0,
                     OccupiedCoolingSetpoint=2600, OccupiedHeatingSetpoint=2000),
             _fan_control(),
@@ -79,8 +82,8 @@ DEVICE_TYPES = (
         name="fan", label="Fan", origin="simuhome",
         description="Cools a room slightly (down to 2 °C below its baseline) while on.",
         vendor_name="homefabric", product_name="Fan", product_id=2,
-        endpoints=(endpoint(1, FAN, cluster("Identify", IdentifyType=0), cluster("OnOff"), _fan_control(),
-                            compat=("OnOff",)),),
+        endpoints=(endpoint(1, FAN, cluster("Identify", IdentifyType=0), cluster("Groups", "GroupNames"),
+                            cluster("OnOff"), _fan_control(), compat=("OnOff",)),),
         power_rules=(_FAN_POWER,),
         roles=(("fan", 1),),
     ),

@@ -21,14 +21,16 @@ def _level() -> object:
                    OnLevel=None, Options=0, OnOffTransitionTime=0, RemainingTime=0)
 
 
-_DIMMABLE_EP1 = (cluster("Identify", IdentifyType=0), cluster("OnOff", "Lighting"))
+# Groups and ScenesManagement: mandatory on every light and plug (Device Library §4, §5).
+_GROUPS_SCENES = (cluster("Groups", "GroupNames"), cluster("ScenesManagement", "SceneNames"))
+_DIMMABLE_EP1 = (cluster("Identify", IdentifyType=0), *_GROUPS_SCENES, cluster("OnOff", "Lighting"))
 
 DEVICE_TYPES = (
     DeviceTypeSpec(
         name="on_off_light", label="On/off light", origin="simuhome",
         description="A light that is only switched on or off (+500 lux while on).",
         vendor_name="homefabric", product_name="On/Off Light", product_id=4,
-        endpoints=(endpoint(1, ON_OFF_LIGHT, cluster("Identify", IdentifyType=0), cluster("OnOff", "Lighting")),),
+        endpoints=(endpoint(1, ON_OFF_LIGHT, *_DIMMABLE_EP1),),
         roles=(("light", 1),),
     ),
     DeviceTypeSpec(
@@ -60,7 +62,7 @@ DEVICE_TYPES = (
         vendor_name="homefabric", product_name="Ceiling Fan Light", product_id=0x8003,
         endpoints=(
             endpoint(1, DIMMABLE_LIGHT, *_DIMMABLE_EP1, _level()),
-            endpoint(2, FAN, cluster("Identify", IdentifyType=0), cluster("OnOff"),
+            endpoint(2, FAN, cluster("Identify", IdentifyType=0), cluster("Groups", "GroupNames"), cluster("OnOff"),
                      cluster("FanControl", "Step", "MultiSpeed", FanModeSequence=0, SpeedMax=3), compat=("OnOff",)),
         ),
         power_rules=(PowerDependency(frozenset({"FanControl"}), writes=frozenset({
@@ -73,7 +75,8 @@ DEVICE_TYPES = (
         description="A switched outlet that also meters the power drawn through it (endpoint 2).",
         vendor_name="homefabric", product_name="Smart Plug", product_id=0x8004,
         endpoints=(
-            endpoint(1, ON_OFF_PLUG_IN_UNIT, cluster("Identify", IdentifyType=0), cluster("OnOff")),
+            endpoint(1, ON_OFF_PLUG_IN_UNIT, cluster("Identify", IdentifyType=0), *_GROUPS_SCENES,
+                     cluster("OnOff", "Lighting")),
             endpoint(2, ELECTRICAL_SENSOR, cluster("PowerTopology", "NodeTopology"),
                      cluster("ElectricalPowerMeasurement", "AlternatingCurrent"),
                      cluster("ElectricalEnergyMeasurement", "ImportedEnergy", "CumulativeEnergy")),

@@ -36,8 +36,9 @@ DEVICE_TYPES = (
         description="A smart display: playback, remote keys and volume.",
         vendor_name="homefabric", product_name="Smart Display", product_id=0x8030,
         endpoints=(endpoint(1, CASTING_VIDEO_PLAYER, cluster("OnOff"), cluster("MediaPlayback"),
-                            cluster("KeypadInput", "NavigationKeyCodes"), _volume(), compat=("LevelControl",)),),
-        power_rules=(_media_power("MediaPlayback", "LevelControl"),),
+                            cluster("KeypadInput", "NavigationKeyCodes"), cluster("ContentLauncher"), _volume(),
+                            compat=("LevelControl",)),),
+        power_rules=(_media_power("MediaPlayback", "LevelControl", "ContentLauncher"),),
     ),
     DeviceTypeSpec(
         name="smart_speaker", label="Smart speaker",

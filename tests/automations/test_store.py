@@ -31,6 +31,12 @@ def test_rules_are_saved_on_every_change_and_replace_the_home_files(tmp_path: Pa
     assert [(r.id, r.name, r.enabled, r.fire_count) for r in second.automations()] == [
         (rule.id, "morning", False, 1)]
 
+    third = fabric([("lamp", "on_off_light", "hall")])
+    fresh_rule = third.add_automation({**RULE, "name": "fresh"})
+    keep_automations(third, tmp_path, fresh=True)  # serve --fresh: the home file's rules, and they are stored
+    assert [r.name for r in third.automations()] == ["fresh"]
+    assert [r.id for r in load_rules(tmp_path / STORE_NAME)] == [fresh_rule.id]
+
 
 def test_a_corrupt_rules_file_is_named(tmp_path: Path) -> None:
     (tmp_path / STORE_NAME).write_text('[{"name": "x"}]')

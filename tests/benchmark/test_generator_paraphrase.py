@@ -70,7 +70,7 @@ def test_paraphrase_step_keeps_only_checked_rewordings():
     client = ScriptedClient([good["query"].upper() + "!", "do the thing please"])
     stats = asyncio.run(paraphrase_episodes([good, bad], base_url="http://unused", model="m", api_key=None,
                                             client=client))
-    assert stats == {"accepted": 1, "rejected": 1}
+    assert stats == {"accepted": 1, "rejected": 1, "failed": 0}
     assert good["homefabric"]["paraphrase"]["status"] == "accepted"
     assert bad["query"] == original_bad
     assert bad["homefabric"]["paraphrase"]["status"] == "rejected"

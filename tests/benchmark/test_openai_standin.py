@@ -143,3 +143,69 @@ def test_in_thread_serves_synchronous_callers() -> None:
         reply = httpx.post(server.base_url + "/chat/completions", json=chat(), timeout=5).json()
     assert reply["choices"][0]["message"]["content"] == "from a thread"
     assert len(server.requests) == 1
+
+
+def test_max_tokens_cuts_a_reply_off_and_a_runaway_fills_the_cap() -> None:
+    from benchmark.testing.openai_standin import cut_off, runaway
+
+    async def scenario() -> list[dict[str, Any]]:
+        script = [text("x" * 100), runaway("la "), runaway(), cut_off("{\"action\": ")]
+        async with OpenAIStandin(script, token_cap=64) as server, httpx.AsyncClient(base_url=server.base_url) as http:
+            return [(await http.post("/chat/completions", json=chat(**extra))).json()
+                    for extra in ({"max_tokens": 10}, {"max_tokens": 5}, {}, {})]
+
+    capped, runaway_5, runaway_cap, cut = asyncio.run(scenario())
+    assert capped["choices"][0]["message"]["content"] == "x" * 40
+    assert capped["choices"][0]["finish_reason"] == "length" and capped["usage"]["completion_tokens"] == 10
+    assert runaway_5["choices"][0]["message"]["content"] == "la la la la la la la"  # 5 tokens = 20 chars
+    assert len(runaway_cap["choices"][0]["message"]["content"]) == 64 * 4
+    assert runaway_cap["choices"][0]["finish_reason"] == "length"
+    assert cut["choices"][0]["finish_reason"] == "length"
+
+
+def test_tools_count_in_prompt_tokens_unless_the_template_drops_them() -> None:
+    tools = [{"type": "function", "function": {"name": "get_rooms", "parameters": {"type": "object"}}}]
+
+    async def prompt_tokens(drop: bool) -> tuple[int, int]:
+        async with OpenAIStandin([text("a"), text("b")], drop_tools=drop) as server, \
+                httpx.AsyncClient(base_url=server.base_url) as http:
+            without = (await http.post("/chat/completions", json=chat())).json()["usage"]["prompt_tokens"]
+            with_tools = (await http.post("/chat/completions", json=chat(tools=tools))).json()["usage"]["prompt_tokens"]
+            return without, with_tools
+
+    without, with_tools = asyncio.run(prompt_tokens(False))
+    assert with_tools > without
+    assert asyncio.run(prompt_tokens(True))[0] == asyncio.run(prompt_tokens(True))[1]
+
+
+def test_a_hang_stalls_every_route_while_a_delay_leaves_the_server_answering() -> None:
+    from benchmark.testing.openai_standin import hang
+
+    async def models_answer_during(turn: Turn) -> bool:
+        async with OpenAIStandin([turn]) as server, httpx.AsyncClient(base_url=server.base_url, timeout=0.3) as http:
+            slow = asyncio.create_task(http.post("/chat/completions", json=chat(), timeout=5))
+            await asyncio.sleep(0.1)
+            try:
+                await http.get("/models")
+            except httpx.ReadTimeout:
+                return False
+            finally:
+                slow.cancel()
+            return True
+
+    assert asyncio.run(models_answer_during(delay(2.0))) is True
+    assert asyncio.run(models_answer_during(hang(2.0))) is False
+
+
+def test_echo_placeholder_copies_the_answer_slot_of_the_system_prompt() -> None:
+    from benchmark.testing.openai_standin import echo_placeholder
+
+    system = {"role": "system",
+              "content": 'Reply format: {"thought": "<why>", "action_input": {"answer": "<the reply>"}}'}
+
+    async def scenario() -> dict[str, Any]:
+        async with OpenAIStandin([echo_placeholder()]) as server, httpx.AsyncClient(base_url=server.base_url) as http:
+            return (await http.post("/chat/completions", json=chat([system, *USER]))).json()
+
+    content = json.loads(asyncio.run(scenario())["choices"][0]["message"]["content"])
+    assert content["action"] == "finish" and content["action_input"] == {"answer": "<the reply>"}

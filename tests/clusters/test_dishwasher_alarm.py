@@ -66,3 +66,15 @@ def test_without_reset_feature(mount):
     assert err.value.status == Status.UNSUPPORTED_WRITE
     with pytest.raises(ValueError):
         DishwasherAlarmServer(supported=0x80)
+
+
+def test_notify_events(mount):
+    alarm = DishwasherAlarmServer()
+    mount(alarm)
+    events = []
+    alarm.add_event_listener(lambda server, name, fields, priority: events.append((name, fields)))
+    alarm.invoke("ModifyEnabledAlarms", {"mask": 0x07})
+    alarm.set_alarm(ALARM_BITS["DrainError"])
+    alarm.invoke("Reset", {"alarms": ALARM_BITS["DrainError"]})
+    assert events == [("Notify", {"active": 2, "inactive": 0, "state": 2, "mask": 7}),
+                      ("Notify", {"active": 0, "inactive": 2, "state": 0, "mask": 7})]

@@ -119,3 +119,26 @@ def test_refusals(mount, call, status):
         call(lock)
     assert err.value.status == status
     assert lock.is_locked
+
+
+def test_lock_events(mount, clock):
+    from clusters.requester import Requester, acting_as
+
+    lock = DoorLockServer(pin="1234", auto_relock_s=5)
+    mount(lock)
+    events = []
+    lock.add_event_listener(lambda server, name, fields, priority: events.append((name, fields)))
+    assert lock.read("EventList") == [0, 2, 3]  # DoorLockAlarm, LockOperation, LockOperationError
+    with acting_as(Requester(2)):
+        lock.invoke("UnlockDoor", {"PINCode": "1234"})
+    assert events[-1] == ("LockOperation", {"lockOperationType": 1, "operationSource": 7, "userIndex": None,
+                                            "fabricIndex": 2, "sourceNode": None})
+    clock.advance_to(50)  # auto relock
+    assert events[-1][0] == "LockOperation" and events[-1][1]["operationSource"] == 4  # Auto
+    lock.write("WrongCodeEntryLimit", 2)
+    for _ in range(2):
+        with pytest.raises(ClusterError):
+            lock.invoke("UnlockDoor", {"PINCode": "0000"})
+    names = [name for name, _ in events]
+    assert names[-3:] == ["LockOperationError", "DoorLockAlarm", "LockOperationError"]
+    assert events[-1][1]["operationError"] == 1 and events[-2][1] == {"alarmCode": 4}  # WrongCodeEntryLimit

@@ -121,3 +121,38 @@ def test_esa_refusals(mount, call, status):
         call(esa)
     assert err.value.status == status
     assert esa.read("ESAState") == 1 and esa.adjusted_power_mW is None
+
+
+def _events(server):
+    events = []
+    server.add_event_listener(lambda s, name, fields, priority: events.append((name, fields)))
+    return events
+
+
+def test_energy_measured_events(mount, clock):
+    power = ElectricalPowerMeasurementServer(voltage_mV=230_000, active_power_mW=1_000_000)
+    energy = ElectricalEnergyMeasurementServer(features=HEAT_PUMP_ENERGY_FEATURES)
+    mount(power, energy)
+    events = _events(energy)
+    assert energy.read("EventList") == [0, 1]
+    clock.advance_to(36_000)
+    power.set_power(2_000_000)
+    assert events == [
+        ("CumulativeEnergyMeasured", {"energyImported": {"energy": 1_000_000, "startSystime": 0,
+                                                         "endSystime": 3_600_000_000}}),
+        ("PeriodicEnergyMeasured", {"energyImported": {"energy": 1_000_000, "startSystime": 0,
+                                                       "endSystime": 3_600_000_000}})]
+    assert ElectricalEnergyMeasurementServer(features=1 | 4).read("EventList") == [0]  # cumulative only
+
+
+def test_power_adjust_events(mount, clock):
+    esa = DeviceEnergyManagementServer(esa_type="SpaceHeating", power_adjustments=ADJUSTABLE)
+    mount(esa)
+    events = _events(esa)
+    esa.invoke("PowerAdjustRequest", {"power": 2_000_000, "duration": 60, "cause": 1})
+    clock.advance_to(600)
+    esa.invoke("PowerAdjustRequest", {"power": 1_000_000, "duration": 600, "cause": 0})
+    clock.advance_to(900)
+    esa.invoke("CancelPowerAdjustRequest")
+    assert events == [("PowerAdjustStart", {}), ("PowerAdjustEnd", {"cause": 0, "duration": 60, "energyUse": 33333}),
+                      ("PowerAdjustStart", {}), ("PowerAdjustEnd", {"cause": 4, "duration": 30, "energyUse": 8333})]

@@ -344,3 +344,22 @@ def test_rvc_program_constant():
     assert RVC_PROGRAM.phase_list() == ["Cleaning", "SeekingCharger", "Docked"]
     assert RVC_PROGRAM.total_s() == 1815
     assert RVC_PROGRAM.renamed({"Cleaning": "Mapping"}).phase_list()[0] == "Mapping"
+
+
+def test_completion_and_error_events(dishwasher, clock):
+    _, power, op, _ = dishwasher
+    events = []
+    op.add_event_listener(lambda server, name, fields, priority: events.append((name, fields, int(priority))))
+    assert op.read("EventList") == [0, 1]  # OperationalError, OperationCompletion
+    power.invoke("On")
+    op.invoke("Start")
+    clock.advance_to(at(5400))
+    assert events == [("OperationCompletion", {"completionErrorCode": 0, "totalOperationalTime": 5400}, 1)]
+    op.invoke("Start")
+    clock.advance_to(at(5400 + 60))
+    op.invoke("Stop")  # an operation ended early also completes
+    assert events[-1] == ("OperationCompletion", {"completionErrorCode": 0, "totalOperationalTime": 60}, 1)
+    op.restore("OperationalError", {"errorStateID": 2})  # UnableToCompleteOperation, e.g. from a scenario
+    assert events[-1] == ("OperationalError", {"errorState": {"errorStateID": 2}}, 2)
+    op.restore("OperationalError", {"errorStateID": 2})
+    assert len(events) == 3  # no change, no second event

@@ -66,3 +66,21 @@ def test_features_and_restore(mount):
     with pytest.raises(ClusterError) as err:
         smoke_only.write("SmokeState", 0)
     assert err.value.status == Status.UNSUPPORTED_WRITE and smoke_only.read("SmokeState") == 1
+
+
+def test_alarm_events(mount, clock):
+    alarm = SmokeCoAlarmServer()
+    mount(alarm)
+    events = []
+    alarm.add_event_listener(lambda server, name, fields, priority: events.append((name, fields, int(priority))))
+    alarm.set_smoke("Critical")
+    alarm.set_smoke(0)
+    alarm.set_battery_alert("Warning")
+    alarm.set_battery_alert(0)
+    alarm.invoke("SelfTestRequest")
+    clock.advance_to(100)
+    assert events == [("SmokeAlarm", {"alarmSeverityLevel": 2}, 2), ("AllClear", {}, 1),
+                      ("LowBattery", {"alarmSeverityLevel": 1}, 1), ("AllClear", {}, 1),
+                      ("SelfTestComplete", {}, 1), ("AllClear", {}, 1)]
+    co_only = SmokeCoAlarmServer(features=2)
+    assert "SmokeAlarm" not in co_only.supported_events() and "COAlarm" in co_only.supported_events()

@@ -81,3 +81,14 @@ def test_boost_refusals(mount, info, status, features):
         heater.invoke("Boost", {"boostInfo": info})
     assert err.value.status == status
     assert heater.read_all() == before
+
+
+def test_boost_events(mount, clock):
+    heater = WaterHeaterManagementServer(heater_types=4)
+    mount(heater)
+    events = []
+    heater.add_event_listener(lambda s, name, fields, priority: events.append((name, fields)))
+    heater.invoke("Boost", {"BoostInfo": {"Duration": 60}})
+    clock.advance_to(600)
+    assert [name for name, _ in events] == ["BoostStarted", "BoostEnded"]
+    assert events[0][1]["boostInfo"]["duration"] == 60

@@ -77,11 +77,6 @@ def endpoint_problems(where: str, device_type_ids: Iterable[int], servers: Mappi
 # Gaps the model reveals that are not fixed yet (each names the fix still owed). A gap listed here that
 # no longer occurs fails the test too, so this list only ever shrinks.
 KNOWN_GAPS: dict[str, str] = {
-    "lacks mandatory server cluster Groups": "Groups server on lights, plugs and fans",
-    "lacks mandatory server cluster ScenesManagement": "ScenesManagement server on lights and plugs",
-    "lacks mandatory server cluster ContentLauncher": "ContentLauncher on the casting video player",
-    "OnOff lacks required features": "OnOff features the device type requires",
-    "lacks mandatory events": "cluster events",
     "OperationalCredentials lacks mandatory commands": "Matter 1.5 VID verification commands",
 }
 

@@ -11,7 +11,6 @@ import importlib.metadata
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -23,6 +22,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
+LOCAL = ROOT / "docker-compose.local.yml"
 UP = ROOT / "scripts" / "up"
 VENV_BIN = Path(sys.executable).parent
 MUTABLE_TAGS = {"latest", "stable", "beta", "dev", "edge", "main"}
@@ -66,11 +66,14 @@ def _flag(argv: list[str], name: str) -> str:
     return argv[argv.index(name) + 1]
 
 
-@pytest.mark.skipif(shutil.which("docker-compose") is None, reason="Debian's docker-compose is not installed")
+@pytest.mark.requires("docker-compose")
 def test_docker_compose_validates_the_file() -> None:
     result = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True,
                             timeout=60, cwd=ROOT)
     assert result.returncode == 0, result.stderr
+    both = subprocess.run(["docker-compose", "-f", str(COMPOSE), "-f", str(LOCAL), "config", "-q"], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert both.returncode == 0, both.stderr
     resolved = yaml.safe_load(subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True,
                                              text=True, timeout=60, cwd=ROOT, check=True).stdout)
     assert set(resolved["services"]) == {"emulator", "matter-server", "mqtt"}
@@ -84,7 +87,28 @@ def test_images_are_pinned_and_match_the_tested_controller(services: dict[str, A
     for name, service in services.items():
         if "image" in service and "build" not in service:
             assert service["image"].rpartition(":")[2] not in MUTABLE_TAGS, name
-    assert services["emulator"]["build"] == "."
+    assert services["emulator"]["build"]["context"] == "."
+    # The base is a build argument, official by default, so that hosts without Docker Hub can pass their own.
+    assert services["emulator"]["build"]["args"]["BASE"] == "debian:bookworm-slim"
+
+
+def test_the_local_override_builds_the_same_programs_from_packages(services: dict[str, Any]) -> None:
+    """docker-compose.local.yml (where the registries' images cannot be pulled) changes images, nothing else."""
+    local = _interpolate(yaml.safe_load(LOCAL.read_text()))["services"]
+    assert set(local) <= set(services)
+    for name, service in local.items():
+        assert set(service) <= {"image", "build"}, f"{name}: the override may only say how the image is built"
+        assert service["build"]["network"] == "host"  # builds reach the package registries as the host does
+    tested = importlib.metadata.version("python-matter-server")
+    server = local["matter-server"]
+    assert server["build"]["args"]["MATTER_SERVER_VERSION"] == tested and server["image"].endswith(f":{tested}")
+    dockerfile = (ROOT / server["build"]["context"] / "Dockerfile").read_text()
+    assert 'pip install "python-matter-server[server]==${MATTER_SERVER_VERSION}"' in dockerfile
+    assert 'ENTRYPOINT ["matter-server"]' in dockerfile  # compose sets the same entrypoint and command anyway
+    mqtt = (ROOT / local["mqtt"]["build"]["context"] / "Dockerfile").read_text()
+    assert "mosquitto-clients" in mqtt  # the broker's health check runs mosquitto_pub
+    for name in ("mqtt", "matter-server"):
+        assert local[name]["build"]["args"]["BASE"] == services["emulator"]["build"]["args"]["BASE"], name
 
 
 def test_host_networking_health_checks_and_restart_policies(services: dict[str, Any]) -> None:
@@ -156,13 +180,16 @@ def test_mosquitto_uses_the_repo_config_on_the_port_the_emulator_uses(services: 
 def test_dockerfile_builds_the_emulator_image() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     instructions = [line.split(None, 1) for line in dockerfile.splitlines() if line and not line.startswith(("#", " "))]
-    assert instructions[0] == ["FROM", "python:3.11-slim"]
+    assert instructions[:2] == [["ARG", "BASE=debian:bookworm-slim"], ["FROM", "${BASE}"]]
     users = [rest for keyword, rest in instructions if keyword == "USER"]
     assert users and users[-1] not in ("root", "0")
     copied = {rest.split()[0] for keyword, rest in instructions if keyword == "COPY"}
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    allowed = {line[1:] for line in (ROOT / ".dockerignore").read_text().splitlines() if line.startswith("!")}
     for pattern in packages:
         assert pattern.rstrip("*") in copied, f"the Dockerfile does not copy package {pattern}"
+        assert pattern.rstrip("*") in allowed, f".dockerignore leaves package {pattern} out of the build context"
+    assert "scripts/up" in allowed and {"pyproject.toml", "README.md"} <= allowed
     code = [line for line in dockerfile.splitlines() if not line.lstrip().startswith("#")]
     assert not [line for line in code if "libnl" in line or "chip-core" in line]  # only the controller needs them
     assert 'CMD ["emulator"]' in dockerfile
@@ -173,3 +200,16 @@ def test_scripts_up_refuses_unknown_services() -> None:
     assert result.returncode == 2 and "unknown service 'kettle'" in result.stderr
     result = subprocess.run([str(UP)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "scripts/up all" in result.stderr
+
+
+def test_the_docker_scripts_refuse_bad_arguments_in_one_line() -> None:
+    result = subprocess.run([str(ROOT / "scripts" / "docker-base"), "--tag"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == "docker-base: error: unknown option --tag (the only argument is an image tag)\n"
+    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "restart"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2 and "scripts/docker-sandbox start" in result.stderr
+    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "exec"], capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2 and result.stderr == "docker-sandbox: error: exec needs a command\n"

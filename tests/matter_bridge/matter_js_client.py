@@ -2,7 +2,8 @@
 ``tests/matter_js/package-lock.json``), run as ``node tests/matter_js/controller.mjs`` inside the test's
 network namespace and driven over its stdin/stdout (one JSON request per line, answers prefixed ``@@hf``).
 
-``matter_js_skip_reason()`` says why it cannot run; under ``CI=true`` the tests fail on it instead.
+It needs ``node`` and ``npm ci`` in tests/matter_js: the ``requires("node", "matter.js")`` marker of
+tests/requirements.py skips without them locally and fails under ``CI=true``.
 """
 
 from __future__ import annotations
@@ -22,15 +23,6 @@ from tests.matter_bridge.live_env import CONTROLLER_IF, ROOT
 MATTER_JS_DIR = ROOT / "tests" / "matter_js"
 SCRIPT = MATTER_JS_DIR / "controller.mjs"
 PREFIX = b"@@hf "
-
-
-def matter_js_skip_reason() -> str | None:
-    node = shutil.which("node")
-    if node is None:
-        return "node (Debian package nodejs) is not installed"
-    if not (MATTER_JS_DIR / "node_modules" / "@project-chip" / "matter.js").is_dir():
-        return "matter.js is not installed: run `npm ci` in tests/matter_js"
-    return None
 
 
 class MatterJsError(RuntimeError):

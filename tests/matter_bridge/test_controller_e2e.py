@@ -294,6 +294,19 @@ def test_emulator_restart_reconnects_without_recommissioning(live: Live) -> None
             return event["event"] == "attribute_updated" and event["data"][1] == f"{lamp}/6/0" and event["data"][2]
         await bridge.matter.wait_event(lamp_on, 100, since)
         live.timings["resubscribed_s"] = time.monotonic() - started
+        # How: the restarted node resumed the CASE session itself (Sigma2_Resume from the CHIP SDK) and
+        # continued the subscription under its old id, instead of waiting for the controller's liveness timer.
+        # (serve logs the resumption once the priming report is acknowledged, which may be just after the
+        # controller passed the change on: wait for the line a little.)
+        deadline = time.monotonic() + 15
+        while True:
+            log = (live.work / "serve.log").read_text()
+            after_restart = log[log.rindex("Matter node up"):]
+            if "event=subscription_resum" in after_restart or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)
+        assert "event=session_resumed kind=case role=initiator" in after_restart, after_restart[-3000:]
+        assert "event=subscription_resumed" in after_restart, after_restart[-3000:]
 
     live.run(scenario(), 240)
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from bridge.matter import im_messages as im
 from bridge.matter.bridge_node import BridgeNode
 from bridge.matter.data_model import AllowAll
-from bridge.matter.interaction import InteractionModel
+from bridge.matter.interaction import GRANTED_MAX_INTERVAL_S, InteractionModel, granted_max_interval
 from bridge.matter.subscription import keepalive_after
 from clusters import Status
 from emulator.fabric import Fabric
@@ -115,9 +117,11 @@ async def test_change_reports_respect_min_interval_and_coalesce() -> None:
 async def test_keep_alive_before_max_interval_and_nothing_in_between() -> None:
     home = fabric([("lamp", "on_off_light", "room")])
     _, model, client, clock = _setup(home)
-    sub_id, _ = await _subscribe(client, [P()], floor=1, ceiling=30)
-    quiet = keepalive_after(1, 30)
-    assert quiet < 30
+    sub_id, exchange = await _subscribe(client, [P()], floor=1, ceiling=30)
+    (response,) = exchange.messages(im.Opcode.SUBSCRIBE_RESPONSE)
+    assert response.max_interval == granted_max_interval(1, 30) <= 30
+    quiet = keepalive_after(1, response.max_interval)
+    assert quiet < response.max_interval
     await clock.advance(quiet - 0.5)
     assert client.session.reports() == []
     await clock.advance(1.0)
@@ -221,4 +225,72 @@ async def test_removed_fabric_subscriptions_end_at_removal() -> None:
     assert set(model.subscriptions) == {kept_id} and gone_id not in model.subscriptions
     assert len(removed.session.reports()) == reports_before  # nothing went out over the removed fabric's session
     assert any(r.subscription_id == kept_id and r.attribute_reports for r in kept.session.reports())
+    await model.close()
+
+
+def test_granted_max_interval_is_short_but_within_the_controllers_bounds() -> None:
+    assert granted_max_interval(1, 60) == GRANTED_MAX_INTERVAL_S < 60  # fast recovery: keep-alives come soon
+    assert granted_max_interval(0, 1) == 1  # never above the ceiling
+    assert granted_max_interval(20, 60) == 20  # never below the floor
+
+
+@run_async
+async def test_subscriptions_are_persisted_until_they_end_for_good() -> None:
+    """Subscription resumption: what a restarted node needs is on disk; a crash keeps it, an end for good not."""
+    from bridge.matter.persistence import StateStore
+    from bridge.matter.subscription_store import SubscriptionStore
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="hf-subs-"))
+    home = fabric([("lamp", "on_off_light", "room")])
+    clock = FakeClock()
+    store = SubscriptionStore(StateStore(tmp_path))
+    model = InteractionModel(BridgeNode(home), AllowAll(), clock=clock, store=store)
+    client = ImClient(model, FakeSession(fabric_index=1, node_id=0x1122))
+    client.session.peer_address = ("fd77::1", 5540, 0, 0)
+    sub_id, _ = await _subscribe(client, [P(cluster=ON_OFF)], floor=0, ceiling=10,
+                                 events=[im.EventPath(urgent=True)])
+    (saved,) = SubscriptionStore(StateStore(tmp_path)).records()  # as a restarted node reads it
+    assert (saved.subscription_id, saved.fabric_index, saved.node_id, saved.peer_address) == (
+        sub_id, 1, 0x1122, ("fd77::1", 5540, 0, 0))
+    assert saved.attributes == (P(cluster=ON_OFF),) and saved.events == (im.EventPath(urgent=True),)
+    assert (saved.min_interval, saved.max_interval) == (0, granted_max_interval(0, 10))
+    model.drop_session(client.session)  # the session dies (shutdown, crash): still resumable
+    await settle()
+    assert [r.subscription_id for r in SubscriptionStore(StateStore(tmp_path)).records()] == [sub_id]
+    second, _ = await _subscribe(client, [P()], floor=0, ceiling=10)  # replaces it (KeepSubscriptions false)
+    await settle()
+    assert [r.subscription_id for r in SubscriptionStore(StateStore(tmp_path)).records()] == [second]
+    model.drop_fabric(1)
+    assert SubscriptionStore(StateStore(tmp_path)).records() == []
+    await model.close()
+
+
+@run_async
+async def test_a_resumed_subscription_primes_under_its_old_id_and_goes_on() -> None:
+    from bridge.matter.persistence import StateStore
+    from bridge.matter.subscription_store import PersistedSubscription, SubscriptionStore
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="hf-subs-"))
+    home = fabric([("lamp", "on_off_light", "room")])
+    clock = FakeClock()
+    store = SubscriptionStore(StateStore(tmp_path))
+    model = InteractionModel(BridgeNode(home), AllowAll(), clock=clock, store=store)
+    session = FakeSession(fabric_index=1, node_id=0x1122)
+    record = PersistedSubscription(0xABCD0123, 1, 0x1122, (), ("fd77::1", 5540), (P(cluster=ON_OFF),), (), True,
+                                   0, 3)
+    store.add(record)
+    assert await model.resume_subscription(record, session)
+    (priming,) = session.reports()
+    assert priming.subscription_id == 0xABCD0123
+    assert any(key[1:] == (ON_OFF, 0) for key in assemble([priming]).values)  # the lamp's OnOff, primed
+    home.invoke("lamp", 1, "OnOff", "On")
+    await clock.advance(0.1)
+    assert [r.subscription_id for r in session.reports()[1:]] == [0xABCD0123]
+    refusing = FakeSession(fabric_index=1, node_id=0x1122)
+    refusing.report_status = Status.INVALID_SUBSCRIPTION  # the controller no longer knows that id
+    other = PersistedSubscription(0x0BAD0BAD, 1, 0x1122, (), ("fd77::1", 5540), (P(),), (), True, 0, 3)
+    store.add(other)
+    assert not await model.resume_subscription(other, refusing)
+    assert 0x0BAD0BAD not in model.subscriptions
+    assert [r.subscription_id for r in store.records()] == [0xABCD0123]
     await model.close()

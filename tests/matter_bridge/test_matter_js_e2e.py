@@ -30,18 +30,17 @@ from tests.matter_bridge.live_env import (
     HOME_DEVICES,
     PASSCODE,
     LiveBridge,
-    live_skip_reason,
     write_small_home,
 )
-from tests.matter_bridge.matter_js_client import MatterJsController, matter_js_skip_reason
+from tests.matter_bridge.matter_js_client import MatterJsController
+from tests.requirements import LIVE_CONTROLLER
 
 ON_OFF, BRIDGED_INFO = 6, 0x39
 AGGREGATOR, BRIDGED_NODE = 0x0E, 0x13
 PAA_FILE = "Chip-Test-PAA-NoVID-Cert.der"
 
 
-def _unavailable() -> str | None:
-    return live_skip_reason() or matter_js_skip_reason()
+pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "node", "matter.js")
 
 
 class Live:
@@ -53,6 +52,8 @@ class Live:
         self.controller: MatterJsController | None = None
         self.node_id: int | None = None
         self.layout: dict[str, Any] = {}
+        self.found: list[dict[str, Any]] = []  # what discovery and commissioning answered (the first test checks)
+        self.commissioned: dict[str, Any] = {}
         self.timings: dict[str, float] = {}
 
     @property
@@ -69,9 +70,22 @@ class Live:
                 from error
 
     def need_node(self) -> int:
-        if self.node_id is None:
-            pytest.skip("the node was not commissioned (see the first test)")
+        if self.node_id is None:  # run alone (-k), or the first test failed: commission here, as it does
+            self.commission()
+        assert self.node_id is not None
         return self.node_id
+
+    def commission(self) -> None:
+        async def scenario() -> None:
+            started = time.monotonic()
+            self.found = await self.mjs.call("discover", discriminator=DISCRIMINATOR, seconds=4, timeout_s=30)
+            self.commissioned = await self.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
+                                                    paa=str(self.bridge.paa_dir / PAA_FILE), timeout_s=120)
+            self.timings["discover_and_commission_s"] = time.monotonic() - started
+            self.layout = await self.bridge.control("endpoints")
+
+        self.run(scenario(), 150)
+        self.node_id = self.commissioned["node_id"]
 
     def endpoint(self, device_id: str, device_endpoint: int = 1) -> int:
         return int(self.layout[device_id]["endpoints"][str(device_endpoint)])
@@ -90,10 +104,6 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    if reason := _unavailable():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"matter.js end-to-end test cannot run: {reason}")
-        pytest.skip(reason)
     work = Path(tempfile.mkdtemp(prefix="hf-mjs-"))
     setup = Live(work)
     try:
@@ -108,20 +118,11 @@ def live() -> Iterator[Live]:
 
 
 def test_discover_and_commission_with_strict_attestation(live: Live) -> None:
-    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        started = time.monotonic()
-        found = await live.mjs.call("discover", discriminator=DISCRIMINATOR, seconds=4, timeout_s=30)
-        result = await live.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
-                                     paa=str(live.bridge.paa_dir / PAA_FILE), timeout_s=120)
-        live.timings["discover_and_commission_s"] = time.monotonic() - started
-        live.layout = await live.bridge.control("endpoints")
-        return found, result
-
-    found, result = live.run(scenario(), 150)
+    live.need_node()
+    found, result = live.found, live.commissioned
     assert [(d["discriminator"], d["CM"], d["VP"]) for d in found] == [(DISCRIMINATOR, 1, "65521+32768")], found
     # Strict: nothing error-level; what is left is what any test-credential device gets (test CD, test PAA).
     assert not [f for f in result["attestation"] if f["level"] == "error"], result["attestation"]
-    live.node_id = result["node_id"]
     fabrics = json.loads((live.bridge.state_dir / "fabrics.json").read_text())["fabrics"]
     assert [(f["node_id"], f["label"]) for f in fabrics] == [(live.node_id, "matter.js")]
 
@@ -201,3 +202,13 @@ def test_remove_fabric(live: Live) -> None:
 
     live.run(scenario())
     live.node_id = None
+    # serve's log tells the story as event=... lines; the subscription ended at removal, not at a later report.
+    log = (live.work / "serve.log").read_text()
+    for event in ("event=session_established kind=pase", "event=fabric_added fabric=1",
+                  "event=commissioning_complete fabric=1", "event=session_established kind=case",
+                  "event=subscription_established", "event=fabric_removed fabric=1"):
+        assert event in log, event
+    ended = [line for line in log.splitlines() if "event=subscription_ended" in line]
+    assert ended and "reason=fabric_removed" in ended[0], ended
+    removed_at = log.index("event=fabric_removed fabric=1")
+    assert log.index("reason=fabric_removed") > removed_at > log.index("event=subscription_established")

@@ -12,7 +12,9 @@
 //   invoke {node_id, endpoint, cluster, command, fields} -> {response}
 //   write {node_id, endpoint, cluster, attribute, value} -> {}
 //   subscribe {node_id}                               -> {interval_s}; then unsolicited {"event": "attribute", ...}
-//   open_window {node_id}                              -> {manual_code, qr_code, passcode, discriminator}
+//   restrict_acl {node_id, endpoint}                   -> {entries}: our fabric's ACL entries keep their
+//        subjects and privilege but reach only `endpoint` (the AccessControl cluster is fabric-scoped)
+//   open_window {node_id}                              -> {manual_code, qr_code}
 //   remove {node_id}                                   -> {}
 //   quit
 // Answers: {"id", "ok": true, "result"} or {"id", "ok": false, "error"}.
@@ -41,9 +43,9 @@ function emit(message) {
 }
 
 function toJson(value) {
-    // Bytes -> hex, bigint -> number, so Python can compare values.
+    // Bytes -> hex, bigint -> number (text when it would lose digits), so Python can compare values.
     if (value instanceof Uint8Array) return Buffer.from(value).toString("hex");
-    if (typeof value === "bigint") return Number(value);
+    if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
     if (Array.isArray(value)) return value.map(toJson);
     if (value !== null && typeof value === "object") {
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
@@ -201,6 +203,16 @@ const ops = {
             updateTimeoutHandler: () => emit({ event: "subscription_timeout" }),
         });
         return {};
+    },
+
+    async restrict_acl({ node_id, endpoint }) {
+        const node = await nodeFor(node_id);
+        const client = node.getInteractionClient();
+        const attribute = Clusters.AccessControl.Cluster.attributes.acl;
+        const entries = await client.getAttribute({ endpointId: 0, clusterId: 0x1f, attribute, requestFromRemote: true });
+        const restricted = entries.map(e => ({ ...e, targets: [{ endpoint, cluster: null, deviceType: null }] }));
+        await client.setAttribute({ attributeData: { endpointId: 0, clusterId: 0x1f, attribute, value: restricted } });
+        return { entries: toJson(restricted).map(e => ({ ...e, subjects: e.subjects?.length })) };
     },
 
     async open_window({ node_id }) {

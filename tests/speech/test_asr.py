@@ -10,6 +10,8 @@ from benchmark.speech.render import speech
 from benchmark.speech.voices import VOICES
 from benchmark.speech.wer import normalise, word_error_rate
 
+pytestmark = pytest.mark.requires("espeak-ng")
+
 # Invented household commands, each in a different voice of the pool (accents included).
 SENTENCES = (
     "turn on the kitchen light",

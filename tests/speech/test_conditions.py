@@ -11,6 +11,8 @@ from benchmark.speech.render import speech
 from benchmark.speech.room_acoustics import reverberate, room_impulse_response, room_shape
 from benchmark.speech.wav import decode_wav, encode_wav
 
+pytestmark = pytest.mark.requires("espeak-ng")
+
 SENTENCE = "close the living room blinds halfway and turn off the kitchen light"
 
 

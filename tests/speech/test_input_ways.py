@@ -19,6 +19,8 @@ from benchmark.speech.wav import encode_wav, sha256
 from benchmark.testing.openai_standin import OpenAIStandin, conversation_problem, oracle_script
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
+pytestmark = pytest.mark.requires("espeak-ng")
+
 KINDS = ["qt3_feasible", "qt1_feasible"]
 
 
@@ -62,7 +64,7 @@ def test_the_audio_native_path_sends_valid_input_audio_parts_to_the_standin(tmp_
     async def scenario():
         async with OpenAIStandin(script) as server:  # strict: it refuses a malformed audio part with a 400
             async with LLMClient(server.base_url, None, "standin") as client:
-                await Runner(spec, tmp_path / "run", progress=False, agent=ReactAgent(client)).run()
+                await Runner(spec, tmp_path / "run", progress=False, agent=ReactAgent(client, preflight=False)).run()
             return server.chat_requests
 
     requests = asyncio.run(scenario())

@@ -14,6 +14,8 @@ from benchmark.speech.render import render_episode, render_to_dir, speech, user_
 from benchmark.speech.voices import VOICES, VoiceError, choose_speaker, parse_voices
 from benchmark.speech.wav import decode_wav, sha256
 
+pytestmark = pytest.mark.requires("espeak-ng")
+
 EPISODES = Path(__file__).resolve().parents[1] / "benchmark" / "episodes"
 
 

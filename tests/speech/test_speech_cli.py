@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmark.speech.wav import decode_wav, sha256
 from tests.benchmark.fixture_episodes import EPISODE_DIR
+
+pytestmark = pytest.mark.requires("espeak-ng")
 
 HOMEFABRIC = str(Path(sys.executable).with_name("homefabric"))
 

@@ -12,6 +12,8 @@ from benchmark.runner import Runner
 from benchmark.speech.report import VoiceReportError, build_voice_report, load_runs, write_voice_plots
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
+pytestmark = pytest.mark.requires("espeak-ng")
+
 
 def run(out: Path, agent: str, speech: dict | None = None) -> Path:
     data = {"episodes": {"path": str(EPISODE_DIR), "kinds": ["qt3_feasible"]}, "agent": {"name": agent}}

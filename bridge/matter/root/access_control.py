@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import chip.clusters.Objects as Objects
+
 from bridge.matter.access import AUTH_CASE, AUTH_GROUP
 from bridge.matter.fabric_table import MAX_ACL_ENTRIES_PER_FABRIC
 from bridge.matter.root.services import RootServices, request_context
@@ -21,9 +23,13 @@ SUBJECTS_PER_ENTRY = 4
 TARGETS_PER_ENTRY = 3
 
 
+ChangeType = Objects.AccessControl.Enums.ChangeTypeEnum
+
+
 class AccessControlServer(ClusterServer):
     cluster_name = "AccessControl"
     revision = 1
+    events = ("AccessControlEntryChanged",)
     defaults = {
         "Acl": [],  # no Extension: its feature bit (EXTS) is clear, so the attribute is not served
         "SubjectsPerAccessControlEntry": SUBJECTS_PER_ENTRY,
@@ -76,6 +82,21 @@ class AccessControlServer(ClusterServer):
         ctx = request_context()
         assert ctx.fabric_index is not None
         table = self.services.table
+        before = [dict(e) for e in table.acl_for(ctx.fabric_index)]
         table.set_acl_for(ctx.fabric_index, [{k: v for k, v in e.items() if k != "fabricIndex"}
                                              for e in self._own_entries(value, ctx.fabric_index)])
         table.save()
+        self._report_changes(ctx, before, [dict(e) for e in table.acl_for(ctx.fabric_index)])
+
+    def _report_changes(self, ctx: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
+        """AccessControlEntryChanged per entry (spec §9.10.7.1): changed in place, added, or removed."""
+        admin = {"adminNodeID": ctx.subject_node_id if ctx.session_kind == "case" else None,
+                 "adminPasscodeID": 0 if ctx.session_kind == "pase" else None, "fabricIndex": ctx.fabric_index}
+        for index in range(max(len(before), len(after))):
+            old = before[index] if index < len(before) else None
+            new = after[index] if index < len(after) else None
+            if old == new:
+                continue
+            change = ChangeType.kChanged if old and new else (ChangeType.kAdded if new else ChangeType.kRemoved)
+            self.emit_event("AccessControlEntryChanged", {**admin, "changeType": int(change),
+                                                          "latestValue": new or old})

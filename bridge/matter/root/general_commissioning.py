@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from bridge.matter.commissioning import MAX_CUMULATIVE_FAILSAFE_S
@@ -14,6 +15,8 @@ __all__ = ["GeneralCommissioningServer"]
 FAILSAFE_EXPIRY_S = 60  # BasicCommissioningInfo.FailSafeExpiryLengthSeconds (facts §4.2: ≥ 60)
 OK, VALUE_OUTSIDE_RANGE, INVALID_AUTHENTICATION, NO_FAILSAFE, BUSY_WITH_OTHER_ADMIN = 0, 1, 2, 3, 4
 INDOOR_OUTDOOR = 2
+
+log = logging.getLogger(__name__)
 
 
 def _response(code: int, text: str = "") -> dict[str, Any]:
@@ -89,7 +92,11 @@ class GeneralCommissioningServer(ClusterServer):
         self.services.window.close()
         sessions = self.services.sessions
         if sessions is not None:
-            self.services.after_response(lambda: sessions.expire(kind="pase"))
+            # Only the PASE sessions of this commissioning: a window may already be open again (multi-admin)
+            # and the next commissioner's fresh PASE session must survive the delayed cleanup.
+            finished = sessions.sessions(kind="pase")
+            self.services.after_response(lambda: [session.close() for session in finished])
         for listener in list(self.services.on_commissioning_complete):
             listener(ctx.fabric_index)
+        log.info("event=commissioning_complete fabric=%d node=0x%016X", ctx.fabric_index, ctx.subject_node_id or 0)
         return _response(OK)

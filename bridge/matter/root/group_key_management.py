@@ -1,5 +1,5 @@
-"""Group Key Management (0x003F), minimum: the IPK key set from AddNOC, key-set commands, the
-fabric-scoped GroupKeyMap and an empty GroupTable (no group messaging)."""
+"""Group Key Management (0x003F): the IPK key set from AddNOC, key-set commands, the fabric-scoped
+GroupKeyMap; the GroupTable is bound by the node to the Groups servers of its endpoints."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ class GroupKeyManagementServer(ClusterServer):
         super().__init__()
         self.services = services
         self.bind_source("GroupKeyMap", lambda: [dict(e) for e in services.table.group_key_map])
+
+    def has_group_key(self, fabric_index: int, group_id: int) -> bool:
+        """Whether the fabric's GroupKeyMap maps a key set to ``group_id`` (Groups.AddGroup needs one)."""
+        return any(e.get("fabricIndex") == fabric_index and e.get("groupId") == group_id
+                   for e in self.services.table.group_key_map)
 
     def _fabric(self) -> int:
         ctx = request_context()

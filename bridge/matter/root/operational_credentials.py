@@ -216,7 +216,7 @@ class OperationalCredentialsServer(ClusterServer):
         session = ctx.session
         if session is not None and getattr(session, "kind", None) == "pase":
             session.fabric_index = index  # the PASE session now acts for the new fabric
-        log.info("AddNOC: fabric %d (fabric id 0x%X, node id 0x%016X)", index, info.fabric_id, info.node_id)
+        log.info("event=fabric_added fabric=%d fabric_id=0x%X node=0x%016X", index, info.fabric_id, info.node_id)
         return _noc_response(OK, index)
 
     @command("UpdateNOC")
@@ -269,7 +269,7 @@ class OperationalCredentialsServer(ClusterServer):
             return _noc_response(INVALID_FABRIC_INDEX)
         table.remove(fabricIndex)
         table.save()
-        log.info("RemoveFabric: fabric %d removed", fabricIndex)
+        log.info("event=fabric_removed fabric=%d", fabricIndex)
         services = self.services
         for listener in list(services.on_fabric_removed):  # e.g. its subscriptions end before the response
             listener(fabricIndex)
