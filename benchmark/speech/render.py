@@ -53,7 +53,7 @@ def user_turns(episode: Any) -> list[str]:
     return [str(t) for t in turns] if turns else [str(episode.query)]
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=96)  # ~5 s turns as float64: tens of MB at most; babble lines hit it most
 def speech(text: str, voice_id: str, rate: int) -> np.ndarray:
     audio = synthesize(text, VOICES[voice_id], rate)
     audio.setflags(write=False)  # shared by the cache
