@@ -85,11 +85,13 @@ def episodes_import(
 
 # --- bench run ---------------------------------------------------------------------------------------------------
 
-def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any]) -> Any:
+def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any], base: dict[str, Any] | None = None) -> Any:
     from benchmark.run_spec import SpecError, load_spec, parse_spec
 
     try:
-        base = load_spec(spec_path).model_dump(mode="json", by_alias=True) if spec_path else {}
+        if spec_path:
+            base = load_spec(spec_path).model_dump(mode="json", by_alias=True)
+        base = dict(base or {})
     except SpecError as error:
         _fail(str(error))
     for dotted, value in overrides.items():
@@ -154,6 +156,7 @@ def bench_run(
     from benchmark.run_store import RunFileError
     from benchmark.runner import RunError, Runner, select_episodes
 
+    stored = _stored_spec(out) if resume and spec_file is None and out is not None else None
     spec = _spec_from_flags(spec_file, {
         "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
         "agent.model.base_url": base_url, "agent.model.api_key_env": api_key_env, "agent.replay_from": replay_from,
@@ -165,7 +168,7 @@ def bench_run(
         "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
         "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
-    })
+    }, base=stored)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
     from emulator.output_paths import output_dir_problem
@@ -197,6 +200,18 @@ def bench_run(
               f"see the error column of {summary.out / 'records.jsonl'}", 1)
     if strict and infra:
         _fail(f"{infra} of {summary.ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _stored_spec(out: Path) -> dict[str, Any] | None:
+    """`bench run --resume --out DIR` alone: the spec the run was started with, from its manifest."""
+    manifest = out / "manifest.json"
+    if not manifest.is_file():
+        return None
+    try:
+        spec = json.loads(manifest.read_text(encoding="utf-8")).get("spec")
+    except (OSError, ValueError, AttributeError) as error:
+        _fail(f"{manifest}: cannot read the run's spec ({error}); give the spec file")
+    return spec if isinstance(spec, dict) else None
 
 
 def _selection_detail(spec: Any, skipped: list[Any]) -> str:
@@ -231,3 +246,69 @@ def bench_report(
         print(json.dumps(report, ensure_ascii=False))
     else:
         typer.echo(text)
+
+
+@bench_app.command("compare")
+def bench_compare(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Two or more run directories.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write compare.json and compare.png here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Runs side by side: success with 95% bootstrap CIs per kind and overall, as a table, JSON and a plot."""
+    from benchmark.compare import compare_runs, render_comparison, write_comparison
+
+    if len(run_dirs) < 2:
+        _fail("give at least two run directories to compare")
+    for run_dir in run_dirs:
+        if not (run_dir / "records.jsonl").is_file():
+            _fail(f"{run_dir} holds no records.jsonl (not a run directory)")
+    comparison = compare_runs(run_dirs)
+    if as_json:
+        print(json.dumps(comparison, ensure_ascii=False))
+    else:
+        typer.echo(render_comparison(comparison))
+    if out is not None:
+        for path in write_comparison(comparison, out):
+            err_console.print(f"wrote {path}")
+
+
+@bench_app.command("evaluate")
+def bench_evaluate(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory to re-score.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Where the re-scored run goes (default: "
+                                                           "RUN/evaluated).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
+    fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
+    from benchmark.report import write_report
+    from benchmark.runner import RunError, Runner, read_records, select_episodes
+    from emulator.output_paths import output_dir_problem
+
+    stored = _stored_spec(run_dir)
+    if stored is None or not (run_dir / "records.jsonl").is_file():
+        _fail(f"{run_dir} is not a run directory (no manifest.json with a spec, or no records.jsonl)")
+    target = out or run_dir / "evaluated"
+    if problem := output_dir_problem(target, "--out"):
+        _fail(problem)
+    original, _ = read_records(run_dir / "records.jsonl")
+    trials = max((int(r.get("trial", 0)) + 1 for r in original), default=1)
+    spec = _spec_from_flags(None, {"agent": {"name": "replay", "replay_from": str(run_dir)}, "out": str(target),
+                                   "trials": trials}, base=stored)
+    selected, skipped = select_episodes(spec)
+    if not selected:
+        _fail(f"no episodes of {run_dir} found under {spec.episodes.path}" + _selection_detail(spec, skipped))
+    try:
+        summary = asyncio.run(Runner(spec, target, progress=not quiet).run(selected, skipped))
+    except RunError as error:
+        _fail(str(error))
+    rescored, _ = read_records(target / "records.jsonl")
+    before = {(r["episode_id"], int(r.get("trial", 0))): r.get("status") for r in original}
+    changed = [(r["episode_id"], int(r.get("trial", 0)), before.get((r["episode_id"], int(r.get("trial", 0)))),
+                r.get("status")) for r in rescored
+               if before.get((r["episode_id"], int(r.get("trial", 0)))) not in (None, r.get("status"))]
+    _, text = write_report(summary.out)
+    typer.echo(text)
+    typer.echo(f"re-scored {len(rescored)} run(s) into {target}; {len(changed)} verdict(s) changed")
+    for episode_id, trial, old, new in changed:
+        typer.echo(f"  {episode_id} #{trial}: {old} → {new}")

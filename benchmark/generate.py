@@ -8,24 +8,31 @@ with deterministic JSON, atomically. ``generate_command`` is the ``homefabric ep
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from benchmark.generation import qt1, qt2, qt3, qt4
 from benchmark.generation.common import CASES, KINDS, QUERY_TYPES, Draft, GenerationFailed, episode_rng, lay_out
-from emulator.home_config import write_atomically
 
 MAX_ATTEMPTS = 40
 MAX_PER_TYPE = 999
 Builder = Callable[..., Draft]
-BUILDERS: dict[str, Builder] = {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
-                                "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
+
+
+@functools.cache
+def builders() -> dict[str, Builder]:
+    """The episode builder of each query type (imported on first use: they load the whole device model)."""
+    from benchmark.generation import qt1, qt2, qt3, qt4
+
+    return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
+            "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
 
 
 class GeneratorInputError(ValueError):
@@ -64,7 +71,7 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
     for attempt in range(MAX_ATTEMPTS):
         rng = episode_rng(seed, f"{qt}_{case}", attempt)
         try:
-            draft = BUILDERS[qt](seed, case, attempt, rng)
+            draft = builders()[qt](seed, case, attempt, rng)
         except GenerationFailed as error:
             failures.append(str(error))
             continue
@@ -73,12 +80,28 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
     raise RuntimeError(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
 
 
-def generate_episodes(qts: list[str] | str, per_type: int, seed: int) -> list[dict[str, Any]]:
-    """``per_type`` episodes of each (qt, case) asked for, in canonical order."""
+def generate_episodes(qts: list[str] | str, per_type: int, seed: int, *, typo_rate: float | None = None,
+                      on_episode: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """``per_type`` episodes of each (qt, case) asked for, in canonical order. ``typo_rate`` (None: the default
+    0.02; 0: none) is the chance of a typo per word outside slot values; ``on_episode`` sees each as it is made."""
+    from benchmark.generation.grammar import TYPO_RATE
+
     if not 1 <= per_type <= MAX_PER_TYPE:
         raise GeneratorInputError(f"per_type must be 1..{MAX_PER_TYPE}, got {per_type}")
-    return [generate_episode(qt, case, episode_seed(seed, index), base_seed=seed)
-            for qt, case in parse_kinds(qts) for index in range(1, per_type + 1)]
+    if typo_rate is not None and not 0 <= typo_rate <= 0.5:
+        raise GeneratorInputError(f"typo rate must be 0..0.5, got {typo_rate}")
+    token = TYPO_RATE.set(typo_rate) if typo_rate is not None else None
+    try:
+        episodes = []
+        for qt, case in parse_kinds(qts):
+            for index in range(1, per_type + 1):
+                episodes.append(generate_episode(qt, case, episode_seed(seed, index), base_seed=seed))
+                if on_episode is not None:
+                    on_episode(episodes[-1])
+        return episodes
+    finally:
+        if token is not None:
+            TYPO_RATE.reset(token)
 
 
 def episode_file_name(episode: dict[str, Any]) -> str:
@@ -92,6 +115,8 @@ def dumps_episode(episode: dict[str, Any]) -> str:
 
 
 def write_episodes(episodes: Iterable[dict[str, Any]], out: str | os.PathLike[str]) -> list[Path]:
+    from emulator.home_config import write_atomically
+
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -111,6 +136,10 @@ def generate_command(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
     api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+    typo_rate: Annotated[float, typer.Option("--typo-rate", help="Chance of a typo (swapped or dropped letter) per "
+                                             "word outside device/room/value slots, as typed requests have; 0 "
+                                             "turns typos off.")] = 0.02,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
     allow_template_fallback: Annotated[bool, typer.Option(
         "--allow-template-fallback",
         help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
@@ -123,7 +152,9 @@ def generate_command(
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2)
     try:
-        episodes = generate_episodes(qt, per_type, seed)
+        parse_kinds(qt)
+        with _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
+            episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
     except GeneratorInputError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -143,6 +174,21 @@ def generate_command(
         typer.echo(summary)
     paths = write_episodes(episodes, out)
     typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool, total: int) -> Iterator[Callable[[Any], None]]:
+    """A transient rich progress bar on stderr while episodes are generated (a no-op when disabled)."""
+    if not enabled:
+        yield lambda _episode: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("generating episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("episodes", total=total)
+        yield lambda _episode: bar.advance(task)
 
 
 if __name__ == "__main__":

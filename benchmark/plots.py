@@ -48,7 +48,8 @@ def success_figure(report: dict[str, Any]) -> Any:
             axis.text(x, 50, f"{NO_DATA}\n({row['infra_errors']} infra)", ha="center", va="center", fontsize=8,
                       color="#444444", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
             continue
-        axis.bar(x, 100 * rate, color="#4c72b0")
+        low, high = row.get("success_ci95") or [rate, rate]  # the 95 % bootstrap interval as an error bar
+        axis.bar(x, 100 * rate, color="#4c72b0", yerr=[[100 * (rate - low)], [100 * (high - rate)]], capsize=3)
         axis.text(x, 100 * rate + 1.5, f"{100 * rate:.0f} %\nn={row['evaluated']}", ha="center", va="bottom",
                   fontsize=8)
     axis.axhline(0, color="#333333", linewidth=0.8)  # the baseline a 0 % bar sits on

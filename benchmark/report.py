@@ -29,6 +29,42 @@ def pass_hat_k(successes: int, trials: int, k: int) -> float | None:
     return math.comb(successes, k) / math.comb(trials, k)
 
 
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0  # fixed: the same records always give the same interval
+
+
+def bootstrap_ci(per_episode: list[tuple[int, int]], *, level: float = 0.95,
+                 resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
+    """Percentile bootstrap CI of the success rate, resampling episodes (each with all its trials, so trials
+    of one episode are not mistaken for independent evidence). ``per_episode``: (passed, evaluated) each."""
+    import random
+
+    episodes = [item for item in per_episode if item[1]]
+    if not episodes:
+        return None
+    rng = random.Random(BOOTSTRAP_SEED)
+    n = len(episodes)
+    rates = []
+    for _ in range(resamples):
+        sample = rng.choices(episodes, k=n)
+        rates.append(sum(p for p, _ in sample) / sum(e for _, e in sample))
+    rates.sort()
+    tail = (1 - level) / 2
+    low = rates[math.floor(tail * (resamples - 1))]
+    high = rates[math.ceil((1 - tail) * (resamples - 1))]
+    return [round(low, 4), round(high, 4)]
+
+
+def trial_rates(evaluated: list[dict[str, Any]]) -> dict[str, Any]:
+    """Success rate of each trial index, and their spread (how much a single run of the benchmark varies)."""
+    by_trial: dict[int, list[bool]] = defaultdict(list)
+    for record in evaluated:
+        by_trial[int(record.get("trial", 0))].append(record["status"] == "passed")
+    rates = [round(sum(v) / len(v), 4) for _, v in sorted(by_trial.items())]
+    return {"success_by_trial": rates,
+            "success_trial_std": round(statistics.stdev(rates), 4) if len(rates) > 1 else None}
+
+
 def _rate(numerator: int, denominator: int) -> float | None:
     return round(numerator / denominator, 4) if denominator else None
 
@@ -59,9 +95,11 @@ def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
     virtual = [(r.get("virtual") or {}).get("duration_s", 0.0) for r in evaluated]
     wall = [r.get("wall_time_s", 0.0) for r in records]
     steps = [len((r.get("outcome") or {}).get("steps") or []) for r in evaluated]
+    per_episode = [(sum(t), len(t)) for t in by_episode.values()]
     return {
         "episodes": len({r["episode_id"] for r in records}), "records": len(records), "evaluated": len(evaluated),
         "passed": passed, "success_rate": _rate(passed, len(evaluated)),
+        "success_ci95": bootstrap_ci(per_episode), **trial_rates(evaluated),
         "success_rate_simuhome": _rate(passed, simuhome_denominator), "step_limit_runs": len(step_limited),
         "pass_hat_k": pass_k,
         "infra_errors": sum(r.get("status") == "infra_error" for r in records),
@@ -119,22 +157,37 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def ci_text(interval: list[float] | None) -> str:
+    return "–" if not interval else f"{100 * interval[0]:.0f}–{100 * interval[1]:.0f}%"
+
+
 def render_tables(report: dict[str, Any]) -> str:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(record=True, width=140, force_terminal=False, file=io.StringIO())
+    console = Console(record=True, width=170, force_terminal=False, file=io.StringIO())
     table = Table(title=f"run {report.get('run_id')} — agent {report.get('agent')}, judge {report.get('judge')}")
-    for column in ("kind", "episodes", "evaluated", "passed", "success", "SimuHome-style", "pass^k", "infra",
-                   "tokens/run", "irrelevant runs"):
+    for column in ("kind", "episodes", "evaluated", "passed", "success", "95% CI", "σ trials", "SimuHome-style",
+                   "pass^k", "infra", "tokens/run", "irrelevant runs"):
         table.add_column(column, justify="left" if column == "kind" else "right")
     rows = [*report["by_kind"].items(), ("overall", report["overall"])]
     for name, row in rows:
         pass_k = " ".join(f"{k}:{_percent(v)}" for k, v in row["pass_hat_k"].items() if v is not None)
         table.add_row(name, str(row["episodes"]), str(row["evaluated"]), str(row["passed"]),
-                      _percent(row["success_rate"]), _percent(row["success_rate_simuhome"]), pass_k,
+                      _percent(row["success_rate"]), ci_text(row.get("success_ci95")),
+                      _percent(row.get("success_trial_std")), _percent(row["success_rate_simuhome"]), pass_k,
                       str(row["infra_errors"]), f"{row['tokens_mean']:.0f}", str(row["irrelevant_change_runs"]))
     console.print(table)
+    console.print("95% CI: percentile bootstrap over episodes (2,000 resamples, seed 0); σ trials: the standard "
+                  "deviation of the success rate between trial indices (– with one trial).")
+    if report.get("episode_problems"):
+        problems = report["episode_problems"]
+        files = len({problem.get("file") for problem in problems})
+        console.print(f"skipped episode files: {files} ({len(problems)} problem(s); not run — fix them and run "
+                      "again in a new --out)")
+        for problem in problems[:20]:
+            where = f" {problem.get('json_path')}" if problem.get("json_path") else ""
+            console.print(f"  {problem.get('file')}{where}: {problem.get('message')}", markup=False, highlight=False)
     errors = report["overall"]["error_types"]
     if errors:
         taxonomy = Table(title="error taxonomy (SimuHome's names where they exist)")

@@ -180,6 +180,16 @@ def _package_version() -> str | None:
         return None
 
 
+def spec_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two specs differ, with both values: "agent.max_steps (20 → 30)"."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            out.extend(spec_differences(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return [] if old == new else [f"{prefix} ({json.dumps(old)} → {json.dumps(new)})"]
+
+
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Usable records of a records file, and whether any line was not one (``run_store`` names each)."""
     result = read_records_file(path)
@@ -238,8 +248,10 @@ class Runner:
         if self.resume and (existing.records or existing.problems or manifest_path.exists()):
             old = load_manifest(self.out, force=self.force)  # RunFileError names the file and the fix
             if old is not None and old.get("spec_sha256") != self.spec.sha256():
-                raise RunError(f"{manifest_path}: the run was started with a different spec "
-                               f"(sha256 {old.get('spec_sha256')}); resume with the same spec or use a new --out")
+                changed = spec_differences(old.get("spec") or {}, self.spec.model_dump(mode="json", by_alias=True))
+                raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
+                               f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
+                               "alone, which reads it from the manifest) or use a new --out")
         manifest = self._manifest(episodes, problems, preflight)
         self.dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
         # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign

@@ -30,6 +30,7 @@ INT62 = 2**62  # Matter's power/energy ranges are int64 with ±2^62 limits
 # Heat pump values from the SimuHome catalogue (constructor keyword arguments).
 HEAT_PUMP_POWER: dict[str, Any] = {"voltage_mV": 230_000, "frequency_mHz": 50_000, "power_factor": 9500,
                                    "active_power_mW": 3_450_000}
+HEAT_PUMP_STANDBY_MW = 8_000  # controller and crankcase heater at rest (SystemMode Off): a few watts, not kW
 HEAT_PUMP_ENERGY_FEATURES = int(EnergyFeature.kImportedEnergy | EnergyFeature.kCumulativeEnergy
                                 | EnergyFeature.kPeriodicEnergy)
 HEAT_PUMP_ESA: dict[str, Any] = {"esa_type": 1, "can_generate": False, "esa_state": 0,

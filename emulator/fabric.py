@@ -32,6 +32,7 @@ from emulator.home_config import (
     WorkflowStepConfig,
 )
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
+from emulator.power_draw import apply_power_draw, drives_power
 from emulator.workflows import STATUSES, Workflow, WorkflowStep
 
 T = TypeVar("T")
@@ -146,6 +147,8 @@ class Fabric:
             except ClusterError as error:
                 raise FabricError.from_cluster(error, f"device {config.id!r} attribute {path}") from None
         device.attach(self.clock)
+        if self.physics.params.power_follows_mode:
+            apply_power_draw(device)  # a stored or default ActivePower must match the stored mode
         self._devices[device.device_id] = device
         self._by_room[device.room_id].append(device)
         self._bind_sensors(device, config.attributes)
@@ -175,6 +178,8 @@ class Fabric:
     def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
                           old: Any, new: Any) -> None:
         self.physics.device_changed(device, cluster, attribute)
+        if self.physics.params.power_follows_mode and drives_power(device, endpoint, cluster, attribute):
+            apply_power_draw(device)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
             tick = self.clock.tick

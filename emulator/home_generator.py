@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from clusters.fan_control import mode_for_percent
 from emulator.clock import TIME_FORMAT
 from emulator.home_config import HomeConfig, room_display_name, validate_home, validation_problems
 
@@ -242,6 +243,7 @@ class GeneratorParams(BaseModel):
     base_hours: CountRange = CountRange(min=9, max=18)
     nesting: bool = True  # False drops every parent (all rooms top level)
     initial_state: bool = True  # vary on/off, levels, setpoints, covers; False leaves device defaults
+    latitude_deg: float = Field(default=37.57, ge=-90, le=90)  # where the sun of the home's daylight is
 
     @field_validator("base_date")
     @classmethod
@@ -475,7 +477,11 @@ def initial_attributes(device_type: str, rng: random.Random) -> dict[str, Any]:
     if device_type in _LEVEL_LIGHTS:
         attributes["1.LevelControl.CurrentLevel"] = rng.randint(1, 254)
     if device_type in _FAN_CONTROL:
-        attributes["1.FanControl.PercentSetting"] = rng.randint(1, 100) if on else rng.randint(0, 100)
+        percent = rng.randint(1, 100) if on else rng.randint(0, 100)
+        # The spec ties them: FanMode is PercentSetting's band, and the fan runs at the speed it is set to.
+        attributes["1.FanControl.FanMode"] = mode_for_percent(percent)
+        attributes["1.FanControl.PercentSetting"] = percent
+        attributes["1.FanControl.PercentCurrent"] = percent
     if device_type == "air_conditioner":
         attributes["1.Thermostat.SystemMode"] = rng.choice((0, 3))
         attributes["1.Thermostat.OccupiedCoolingSetpoint"] = rng.randrange(1600, 3201, 50)
@@ -518,7 +524,12 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
     label = tier or params.layout
     return validate_home({
         "name": f"{label}-{seed}", "seed": seed, "tier": tier, "base_time": base_time, "rooms": room_data,
-        "devices": device_data, "extensions": {"generator": {"params": params.model_dump(mode="json")}},
+        "devices": device_data, "extensions": {
+            "generator": {"params": params.model_dump(mode="json")},
+            # Our homes have days and nights: daylight follows the sun (emulator/daylight.py) and rooms exchange
+            # heat with a daily outdoor swing (late-August defaults: 24 °C ± 5 °C).
+            "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg, "outdoor": "daily",
+                        "outdoor_mean": 2400.0, "outdoor_amplitude": 500.0}},
     }, f"<generated {label} home, seed {seed}>")
 
 

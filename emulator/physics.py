@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.clock import Timer, VirtualClock
+from emulator.daylight import KNOT_S, SunCurve, knot_start
 from emulator.physics_model import (
     Process,
     Segment,
@@ -58,6 +59,19 @@ class PhysicsParams(BaseModel):
     covering_blocks_daylight: float = 0.8  # share of daylight a fully closed covering blocks; 0 = SimuHome
     compartment_rate_per_s: float = 0.004  # fridge/freezer/oven/tank approach to setpoint
     compartment_ambient: float = 2200.0
+    # Metered power follows the device's mode (a heat pump at rest draws watts, not kW); SimuHome's is constant.
+    power_follows_mode: bool = True
+    # "constant": a room's daylight never changes (SimuHome); "sun": it follows the sun over the day and the year
+    # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
+    daylight: Literal["constant", "sun"] = "constant"
+    latitude_deg: float = Field(default=37.57, ge=-90, le=90)
+    # "none": rooms drift toward their own baseline only (SimuHome); "daily": they also exchange heat with an
+    # outdoor temperature that swings daily around outdoor_mean (coolest ~03:00, warmest ~15:00), held constant
+    # over each 15-minute knot so every stretch stays closed-form.
+    outdoor: Literal["none", "daily"] = "none"
+    outdoor_mean: float = 2200.0  # centi-°C
+    outdoor_amplitude: float = 600.0  # centi-°C, half the day's swing
+    outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
 
 
 def _fan_fraction(device: Device, endpoint: int) -> float:
@@ -94,6 +108,8 @@ class PhysicsEngine:
         self._published: dict[tuple[int, str], Any] = {}
         self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
+        self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
+        self._sky_timer: Timer | None = None
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
 
@@ -117,17 +133,59 @@ class PhysicsEngine:
             lights = self._lights(room_id)
             factor = self._covering_factor(room_id)
             observed = room.initial["illuminance"]
-            room.daylight = max(0.0, observed - lights) / factor if factor > 0 else room.daylight
+            if factor > 0:
+                room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
             self._begin(room, variable, float(room.initial[variable]))
         for server, attribute, compute in self._sensors[room_id]:
             self._published[(id(server), attribute)] = compute()
+        if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
+            self._schedule_sky()
+
+    # ------------------------------------------------------------------------------ the sky
+    def sky(self) -> float:
+        """Daylight now relative to a room's noon daylight (always 1 with constant daylight)."""
+        return 1.0 if self.sun is None else self.sun.relative(self.clock.now_datetime)
+
+    def _noon_daylight(self, daylight_now: float, room: RoomPhysics) -> float:
+        """A room's noon daylight from its daylight now; at night or dusk (too little sky to scale by), the
+        room's baseline illuminance stands for its noon light."""
+        sky = self.sky()
+        if self.sun is None:
+            return daylight_now
+        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
+
+    def outdoor_temperature(self) -> float | None:
+        """The outdoor temperature (centi-°C) over the current knot, or None without an outdoor model."""
+        if self.params.outdoor != "daily":
+            return None
+        from datetime import timedelta
+
+        middle = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S / 2)
+        hours = middle.hour + middle.minute / 60
+        return self.params.outdoor_mean + self.params.outdoor_amplitude * math.cos(2 * math.pi * (hours - 15) / 24)
+
+    def _schedule_sky(self) -> None:
+        from datetime import timedelta
+
+        next_knot = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S)
+        self._sky_timer = self.clock.call_at_tick(self.clock.tick_of(next_knot), self._sky_knot, "physics sky")
+
+    def _sky_knot(self) -> None:
+        for room_id in self.rooms:
+            if self.params.outdoor == "daily":  # a new outdoor temperature: a new closed-form stretch
+                room = self.rooms[room_id]
+                self._begin(room, "temperature", self.value(room_id, "temperature"))
+            self.publish_sensors(room_id)  # and the sky's slope changed: light sensors report where it is now
+            if self.sun is not None and self.segment_listener is not None:
+                self.segment_listener(room_id, "illuminance")  # rules on light re-plan against the new slope
+        self._schedule_sky()
 
     # ------------------------------------------------------------------------------ values
     def value(self, room_id: str, variable: str) -> float:
         room = self.rooms[room_id]
         if variable == "illuminance":
-            return room.daylight * self._covering_factor(room_id) + self._lights(room_id)
+            return room.daylight * self.sky() * self._covering_factor(room_id) + self._lights(room_id)
         start, segment = room.segments[variable]
         return segment.value_after(self.clock.tick - start)
 
@@ -171,7 +229,8 @@ class PhysicsEngine:
         room = self.rooms[room_id]
         if variable == "illuminance":
             factor = self._covering_factor(room_id)
-            room.daylight = max(0.0, value - self._lights(room_id)) / factor if factor > 0 else room.daylight
+            if factor > 0:
+                room.daylight = self._noon_daylight(max(0.0, value - self._lights(room_id)) / factor, room)
             if self.segment_listener is not None:
                 self.segment_listener(room_id, variable)
         else:
@@ -231,6 +290,10 @@ class PhysicsEngine:
                 if term is not None:
                     terms.append(term)
         if variable == "temperature":
+            outdoor = self.outdoor_temperature()
+            if outdoor is not None and p.outdoor_exchange_per_s > 0:
+                k = p.outdoor_exchange_per_s * TICK  # δ = k·(T_out − T): walls and windows
+                terms.append(Term([(-math.inf, -k, k * outdoor)]))
             return Process(tuple(terms), p.temperature_drift_per_s * TICK, baseline)
         if variable == "humidity":
             return Process(tuple(terms), p.humidity_drift_per_s * TICK, baseline, 0.0, 10000.0)

@@ -260,10 +260,12 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
     if unreadable:
         raise HomeConfigError(source, unreadable)
     # SimuHome's physics: window coverings do not change a room's light (its qt2 "saturation"
-    # episodes assume that); everything else follows our default rates, which are SimuHome's.
+    # episodes assume that), metered power is constant; everything else follows our default rates, which are
+    # SimuHome's.
     config = validate_home({"name": name, "tier": "simuhome", "base_time": parsed.base_time,
                             "rooms": rooms, "devices": devices,
-                            "extensions": {"physics": {"covering_blocks_daylight": 0.0}}}, source)
+                            "extensions": {"physics": {"covering_blocks_daylight": 0.0,
+                                                       "power_follows_mode": False}}}, source)
     top_level = {key: value for key, value in data.items() if key != "rooms"}
     origin = SimuHomeOrigin(top_level=top_level, key_order=list(data), room_order=list(parsed.rooms),
                             rooms=room_origins, devices=device_origins)

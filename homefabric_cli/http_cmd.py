@@ -14,6 +14,8 @@ from typing import Annotated, Any
 
 import typer
 
+from homefabric_cli.options import RunsDir, Speed, Token, public_bind_warning
+
 
 async def run_http(home_path: Path, *, host: str, port: int, speed: float, token: str | None,
                    runs_dir: Path | None, echo: Any = print, ready: asyncio.Event | None = None,
@@ -75,11 +77,9 @@ def http_command(
     home: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A home file (homefabric-home/1).")],
     host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1 keeps it local).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="TCP port (0 picks a free one).")] = 8080,
-    speed: Annotated[float, typer.Option(min=0.001, help="Virtual seconds per wall second.")] = 1.0,
-    token: Annotated[str | None, typer.Option(help="Require this bearer token on the API and WebSockets.",
-                                              envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
-    runs_dir: Annotated[Path | None, typer.Option(help="Where agent runs are written and read "
-                                                       "(default: a temporary directory).")] = None,
+    speed: Speed = 1.0,
+    token: Token = None,
+    runs_dir: RunsDir = None,
     episodes_root: Annotated[Path | None, EPISODES_ROOT] = None,
     allow_model_endpoint: Annotated[list[str] | None, ALLOW_MODEL_ENDPOINT] = None,
     model_key_env: Annotated[list[str] | None, MODEL_KEY_ENV] = None,
@@ -90,9 +90,8 @@ def http_command(
 
     access = access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
 
-    if host not in ("127.0.0.1", "localhost", "::1") and not token:
-        typer.echo(f"warning: listening on {host} without a token: anyone who can reach it controls the home",
-                   err=True)
+    if warning := public_bind_warning(host, token):
+        typer.echo(warning, err=True)
     try:
         asyncio.run(run_http(home, host=host, port=port, speed=speed, token=token, runs_dir=runs_dir,
                              echo=typer.echo, **access))

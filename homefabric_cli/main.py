@@ -16,6 +16,16 @@ from rich.table import Table
 from emulator.output_paths import output_file_problem
 from homefabric_cli import http_cmd
 from homefabric_cli.durations import parse_duration
+from homefabric_cli.options import (
+    DEFAULT_DISCOVERY_PREFIX,
+    DEFAULT_MQTT_BASE,
+    DiscoveryPrefix,
+    HomeId,
+    MqttBase,
+    RunsDir,
+    Speed,
+    Token,
+)
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -23,6 +33,23 @@ devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
 app.add_typer(devices_app, name="devices")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"homefabric {version('homefabric')}")
+        except PackageNotFoundError:
+            typer.echo("homefabric (not installed as a package)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """homefabric: a Matter-faithful smart-home emulator and agent benchmark."""
 app.add_typer(home_app, name="home")
 app.add_typer(sim_app, name="sim")
 
@@ -95,17 +122,9 @@ def _load(path: Path) -> Any:
 @devices_app.command("types")
 def devices_types(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the catalogue: name, device-type id, endpoints and clusters."""
-    from emulator.catalogue import CATALOGUE
+    from emulator.catalogue_index import catalogue_rows
 
-    rows = []
-    for name, spec in sorted(CATALOGUE.items()):
-        rows.append({
-            "name": name, "label": spec.label, "origin": spec.origin,
-            "device_type_id": spec.primary_device_type,
-            "endpoints": [{"endpoint": e.endpoint_id, "device_types": [t for t, _ in e.device_types],
-                           "clusters": [c.cluster for c in e.clusters]} for e in spec.endpoints],
-            "description": spec.description,
-        })
+    rows = catalogue_rows()  # cached: no need to load the whole Matter model to list it
     if as_json:
         print(json.dumps(rows, indent=2))
         return
@@ -236,19 +255,22 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
 
 @app.command("serve")
 def serve(
-    home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1).")],
-    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map.")],
-    speed: Annotated[float, typer.Option(help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")]
-    = 1.0,
+    home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1, JSON or YAML).")],
+    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map (one serve "
+                                                                 "at a time: serve.lock names its PID).")],
+    speed: Speed = 1.0,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Matter UDP port (0 picks a free one).")] = 5540,
     discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
-    passcode: Annotated[int, typer.Option(help="Setup PIN code.")] = 20202021,
+    passcode: Annotated[int, typer.Option(help="Setup PIN code (1..99999998, not a trivial one such as 11111111 "
+                                               "or 12345678: Matter Core §5.1.7.1).")] = 20202021,
     interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
     mqtt: Annotated[str | None, typer.Option(help="Also serve on this MQTT broker, HOST:PORT.")] = None,
-    mqtt_base: Annotated[str, typer.Option(help="MQTT topic base.")] = "homefabric",
+    mqtt_base: MqttBase = DEFAULT_MQTT_BASE,
+    home_id: HomeId = None,
+    discovery_prefix: DiscoveryPrefix = DEFAULT_DISCOVERY_PREFIX,
     http: Annotated[str | None, typer.Option(help="Also serve the HTTP API and dashboard on HOST:PORT.")] = None,
-    http_token: Annotated[str | None, typer.Option(help="Bearer token the HTTP API requires.",
-                                                   envvar="HOMEFABRIC_HTTP_TOKEN")] = None,
+    http_token: Token = None,
+    runs_dir: RunsDir = None,
     episodes_root: Annotated[Path | None, http_cmd.EPISODES_ROOT] = None,
     allow_model_endpoint: Annotated[list[str] | None, http_cmd.ALLOW_MODEL_ENDPOINT] = None,
     model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
@@ -261,23 +283,30 @@ def serve(
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
     import asyncio
 
+    from bridge.matter.pase import is_valid_passcode
     from homefabric_cli.mqtt_cmd import parse_broker
+    from homefabric_cli.options import public_bind_warning, topic_base_problem
+    from homefabric_cli.preflight import host_problem, tcp_port_problem, udp_port_problem
     from homefabric_cli.serve import serve as run_serve
     from homefabric_cli.serve_logging import LOG_LEVELS, configure_logging
+    from homefabric_cli.state_lock import StateDirInUse
 
     if log_level not in LOG_LEVELS:
         _fail(f"--log-level must be one of {', '.join(LOG_LEVELS)}, got {log_level!r}")
-    if speed <= 0:
-        _fail(f"--speed must be > 0, got {speed}")
     if not 0 <= discriminator <= 0xFFF:
         _fail(f"--discriminator must be 0..4095, got {discriminator}")
-    from homefabric_cli.preflight import host_problem, tcp_port_problem, udp_port_problem
-
+    if not is_valid_passcode(passcode):
+        _fail(f"--passcode {passcode:08d} is not allowed: Matter Core §5.1.7.1 needs 1..99999998 and forbids "
+              "00000000, 11111111, …, 99999999, 12345678 and 87654321")
+    if problem := topic_base_problem(mqtt_base):
+        _fail(problem)
     try:
-        broker = parse_broker(mqtt) if mqtt else None
-        http_address = parse_broker(http if ":" in http else f"{http}:8080") if http else None
+        broker = parse_broker(mqtt, what="--mqtt") if mqtt else None
+        http_address = parse_broker(http, what="--http", default_port=8080, min_port=0) if http else None
     except ValueError as error:
-        _fail(f"--mqtt/--http: {error}")
+        _fail(str(error))
+    if http_address is not None and (warning := public_bind_warning(http_address[0], http_token)):
+        err_console.print(warning, markup=False, highlight=False)
     http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
     from bridge.matter.persistence import CorruptStateError
@@ -300,8 +329,9 @@ def serve(
         asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
                               passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
                               mqtt_base=mqtt_base, http=http_address, http_token=http_token,
-                              http_access=http_access, fresh=fresh))
-    except (StateFileError, CorruptStateError) as error:
+                              http_access=http_access, fresh=fresh, home_id=home_id,
+                              discovery_prefix=discovery_prefix, runs_dir=runs_dir))
+    except (StateFileError, CorruptStateError, StateDirInUse) as error:
         _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
         _fail(f"serve: {error}")

@@ -14,26 +14,39 @@ from typing import Annotated, Any
 
 import typer
 
+from homefabric_cli.options import (
+    DEFAULT_DISCOVERY_PREFIX,
+    DEFAULT_MQTT_BASE,
+    DiscoveryPrefix,
+    HomeId,
+    MqttBase,
+    Speed,
+    topic_base_problem,
+)
 
-def parse_broker(text: str) -> tuple[str, int]:
-    """"HOST:PORT" (or "HOST", port 1883; "[v6addr]:PORT") → (host, port); ValueError naming what is wrong."""
+
+def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, min_port: int = 1
+                 ) -> tuple[str, int]:
+    """"HOST:PORT" (or "HOST", port 1883; "[v6addr]:PORT") → (host, port); ValueError naming what is wrong.
+
+    A listen address (`serve --http`) passes ``min_port=0``: port 0 picks a free one."""
     text = text.strip()
-    host, port_text = text, "1883"
+    host, port_text = text, str(default_port)
     if text.startswith("["):
         close = text.find("]")
         if close < 0:
-            raise ValueError(f"broker {text!r}: missing ']' after an IPv6 address")
+            raise ValueError(f"{what} {text!r}: missing ']' after an IPv6 address")
         host, rest = text[1:close], text[close + 1:]
         if rest:
             if not rest.startswith(":"):
-                raise ValueError(f"broker {text!r}: expected ':PORT' after ']'")
+                raise ValueError(f"{what} {text!r}: expected ':PORT' after ']'")
             port_text = rest[1:]
     elif text.count(":") == 1:
         host, port_text = text.split(":")
     if not host:
-        raise ValueError(f"broker {text!r}: no host (expected HOST:PORT, e.g. 127.0.0.1:1883)")
-    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
-        raise ValueError(f"broker {text!r}: port {port_text!r} is not 1..65535")
+        raise ValueError(f"{what} {text!r}: no host (expected HOST:PORT, e.g. 127.0.0.1:1883)")
+    if not port_text.isdigit() or not min_port <= int(port_text) <= 65535:
+        raise ValueError(f"{what} {text!r}: port {port_text!r} is not {min_port}..65535")
     return host, int(port_text)
 
 
@@ -61,21 +74,19 @@ async def run_mqtt(home_path: Path, host: str, port: int, *, speed: float, base:
 def mqtt_command(
     home: Annotated[Path, typer.Argument(help="Home configuration (JSON or YAML).", exists=True, dir_okay=False)],
     broker: Annotated[str, typer.Option("--broker", help="MQTT broker HOST:PORT.")] = "127.0.0.1:1883",
-    speed: Annotated[float, typer.Option("--speed", help="Virtual seconds per wall second.", min=0.001)] = 1.0,
-    base: Annotated[str, typer.Option("--base", help="Topic root: <base>/<home>/<device>/…")] = "homefabric",
-    home_id: Annotated[str | None, typer.Option("--home-id", help="Topic level of the home (default: its name).")]
-    = None,
-    discovery_prefix: Annotated[str, typer.Option("--discovery-prefix", help="Home Assistant discovery prefix.")]
-    = "homeassistant",
+    speed: Speed = 1.0,
+    base: MqttBase = DEFAULT_MQTT_BASE,
+    home_id: HomeId = None,
+    discovery_prefix: DiscoveryPrefix = DEFAULT_DISCOVERY_PREFIX,
 ) -> None:
     """Run a home on an MQTT broker only (no Matter): retained state, commands, Home Assistant discovery."""
     try:
         host, port = parse_broker(broker)
     except ValueError as error:
         raise typer.BadParameter(str(error), param_hint="--broker") from None
-    if not base or any(c in base for c in "+#") or base.startswith("/") or base.endswith("/"):
-        raise typer.BadParameter(f"{base!r} must be a topic prefix without wildcards or outer slashes",
-                                 param_hint="--base")
+    if problem := topic_base_problem(base):
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
     from emulator.home_config import HomeConfigError, load_home
 
     try:

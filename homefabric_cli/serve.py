@@ -31,8 +31,26 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 stop: asyncio.Event | None = None, control: Path | None = None,
                 mqtt: tuple[str, int] | None = None, mqtt_base: str = "homefabric",
                 http: tuple[str, int] | None = None, http_token: str | None = None,
-                http_access: dict[str, Any] | None = None, fresh: bool = False) -> None:
+                http_access: dict[str, Any] | None = None, fresh: bool = False,
+                home_id: str | None = None, discovery_prefix: str = "homeassistant",
+                runs_dir: Path | None = None) -> None:
     """``fresh``: start from the home file even when the state directory holds a saved home."""
+    from homefabric_cli.state_lock import hold_state_dir
+
+    with hold_state_dir(state_dir):  # a second serve on this state dir stops here, before touching anything
+        await _serve_locked(home_path, state_dir, speed=speed, port=port, discriminator=discriminator,
+                            passcode=passcode, interfaces=interfaces, echo=echo, ready=ready, stop=stop,
+                            control=control, mqtt=mqtt, mqtt_base=mqtt_base, http=http, http_token=http_token,
+                            http_access=http_access, fresh=fresh, home_id=home_id,
+                            discovery_prefix=discovery_prefix, runs_dir=runs_dir)
+
+
+async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port: int, discriminator: int,
+                        passcode: int, interfaces: list[str] | None, echo: Any, ready: asyncio.Event | None,
+                        stop: asyncio.Event | None, control: Path | None, mqtt: tuple[str, int] | None,
+                        mqtt_base: str, http: tuple[str, int] | None, http_token: str | None,
+                        http_access: dict[str, Any] | None, fresh: bool, home_id: str | None,
+                        discovery_prefix: str, runs_dir: Path | None) -> None:
     from bridge.matter.bridge_node import BridgeNode
     from bridge.matter.node import MatterNode
     from bridge.matter.persistence import StateStore
@@ -67,15 +85,19 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
             if mqtt is not None:
                 from bridge.mqtt import MqttBridge
 
-                await wires.enter_async_context(MqttBridge(fabric, mqtt[0], mqtt[1], home_id=_home_id(fabric.name),
-                                                           base=mqtt_base))
-                echo(f"MQTT: {mqtt[0]}:{mqtt[1]}, state under {mqtt_base}/{_home_id(fabric.name)}/…, Home "
-                     "Assistant discovery under homeassistant/device/…")
+                bridge = await wires.enter_async_context(MqttBridge(
+                    fabric, mqtt[0], mqtt[1], home_id=home_id or fabric.name, base=mqtt_base,
+                    discovery_prefix=discovery_prefix))
+                echo(f"MQTT: {mqtt[0]}:{mqtt[1]}, state under {bridge.topics.root}/…, Home Assistant discovery "
+                     f"under {discovery_prefix}/device/…")
             if http is not None:
                 from bridge.http import HttpApi
 
+                access = dict(http_access or {})
+                if runs_dir is not None:
+                    access["runs_dir"] = runs_dir
                 api = await wires.enter_async_context(HttpApi(
-                    fabric, http[0], http[1], pacer=pacer, token=http_token, **(http_access or {})))
+                    fabric, http[0], http[1], pacer=pacer, token=http_token, **access))
                 echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:
                 ready.set()
@@ -86,10 +108,6 @@ async def serve(home_path: Path, state_dir: Path, *, speed: float, port: int, di
                 with contextlib.suppress(OSError):
                     os.unlink(control)  # type: ignore[arg-type]
             await node.stop()
-
-
-def _home_id(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name.lower()) or "home"
 
 
 def _write_pairing(state_dir: Path, node: Any, port: int) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -130,8 +131,16 @@ def _outside_slots(text: str, transform: Any) -> str:
     return "".join(p if p.startswith(PROTECT_OPEN) else transform(p) for p in pieces)
 
 
-def finish(text: str, rng: random.Random, *, noise: float = 1.0, typo_rate: float = 0.02) -> str:
+# Typo injection: each word outside a slot value (device, room, number …) gets a swapped or dropped letter with
+# this probability, as real typed requests do. `homefabric episodes generate --typo-rate 0` turns it off (the
+# episode's homefabric block then records typo_rate); the default keeps the published episode sets byte-identical.
+DEFAULT_TYPO_RATE = 0.02
+TYPO_RATE: ContextVar[float] = ContextVar("homefabric_typo_rate", default=DEFAULT_TYPO_RATE)
+
+
+def finish(text: str, rng: random.Random, *, noise: float = 1.0, typo_rate: float | None = None) -> str:
     """Tidy a sentence and add seeded colloquial noise; protected slot values are never altered."""
+    typo_rate = TYPO_RATE.get() if typo_rate is None else typo_rate
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\s+([,?.!])", r"\1", text)
     if rng.random() < 0.25 * noise:

@@ -16,12 +16,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bridge.mqtt.discovery import climate_fan_modes, climate_modes, select_options, temperature_limits
+from bridge.mqtt.discovery import (
+    WATER_HEATER_MODES,
+    climate_fan_modes,
+    climate_modes,
+    number_limits,
+    select_options,
+    temperature_limits,
+    water_heater_limits,
+)
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import (
     SYSTEM_MODE_BY_HA_MODE,
     brightness_to_level,
     ha_to_matter_position,
+    kelvin_to_mireds,
+    mireds_to_kelvin,
     target_setpoint,
 )
 from emulator.fabric import Fabric
@@ -104,7 +114,7 @@ class LightPayload(_Strict):
 
     state: Literal["ON", "OFF"] | None = None
     brightness: int | None = Field(None, ge=0, le=255)
-    color_temp: int | None = Field(None, ge=1, le=0xFEFF, description="mireds")
+    color_temp: int | None = Field(None, ge=100, le=1_000_000, description="kelvin")
     color: HsColor | XyColor | None = None
     transition: float | None = Field(None, ge=0, le=6553.5, description="seconds")
 
@@ -142,7 +152,7 @@ class PressPayload(_Strict):
     value: Literal["PRESS"]
 
 
-_LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": "mireds",
+_LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": "kelvin",
                   "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}", "transition": "seconds >= 0"}
 
 
@@ -192,7 +202,8 @@ def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> Operatio
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "cover": (None, "position", "tilt"),
+    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
+    "water_heater": ("mode", "temperature"),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
 
@@ -201,7 +212,11 @@ FIELDS: dict[str, tuple[str | None, ...]] = {
 ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("light", None): _LIGHT_ALLOWED, ("fan", None): ["ON", "OFF"], ("fan", "percentage"): "0..100",
     ("switch", None): ["ON", "OFF"], ("lock", None): ["LOCK", "UNLOCK"], ("button", None): ["PRESS"],
-    ("select", None): "one of the select's options", ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("select", None): "one of the select's options",
+    ("number", None): "a number within the entity's min..max",
+    ("vacuum", None): ["start", "pause", "stop", "return_to_base"],
+    ("water_heater", "mode"): ["off", "electric"], ("water_heater", "temperature"): "°C",
+    ("cover", None): ["OPEN", "CLOSE", "STOP"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -238,12 +253,14 @@ def _plan_light(fabric: Fabric, entity: Entity, field_name: str | None, text: st
         if not options["color_temp"]:
             raise CommandError("INVALID_PAYLOAD", "this light has no colour temperature", field="color_temp",
                                allowed=_light_fields(options))
-        low = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMinMireds")
-        high = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMaxMireds")
-        if not low <= command.color_temp <= high:
-            raise CommandError("INVALID_PAYLOAD", f"color_temp {command.color_temp} is outside {low}..{high} mireds",
+        coolest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMinMireds")
+        warmest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMaxMireds")
+        mireds = kelvin_to_mireds(command.color_temp)
+        if not coolest <= mireds <= warmest:
+            low, high = mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
+            raise CommandError("INVALID_PAYLOAD", f"color_temp {command.color_temp} K is outside {low}..{high} K",
                                field="color_temp", allowed={"min": low, "max": high})
-        ops.append(_invoke(entity, "ColorControl", "MoveToColorTemperature", colorTemperatureMireds=command.color_temp,
+        ops.append(_invoke(entity, "ColorControl", "MoveToColorTemperature", colorTemperatureMireds=mireds,
                            transitionTime=tenths or 0, **EXECUTE_IF_OFF))
     if isinstance(command.color, HsColor):
         if not options["hs"]:
@@ -275,7 +292,7 @@ def _light_fields(options: Any) -> dict[str, Any]:
     if options["brightness"]:
         allowed["brightness"] = "0..255"
     if options["color_temp"]:
-        allowed["color_temp"] = "mireds"
+        allowed["color_temp"] = "kelvin"
     if options["hs"]:
         allowed["color"] = "{h: 0..360, s: 0..100}"
     return allowed
@@ -378,5 +395,60 @@ def _plan_select(fabric: Fabric, entity: Entity, field_name: str | None, text: s
     return [_invoke(entity, entity.cluster or "", "ChangeToMode", newMode=number)]
 
 
+class NumberPayload(_Strict):
+    value: float = Field(allow_inf_nan=False)
+
+
+def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    low, high, _ = number_limits(fabric, entity)
+    unit = "°C" if entity.options["number"] == "temperature" else "%"
+    allowed = {"min": low, "max": high, "unit": unit}
+    value = _plain(text, NumberPayload, allowed).value
+    if not low <= value <= high:
+        raise CommandError("INVALID_PAYLOAD", f"{entity.name} {value:g} {unit} is outside {low:g}..{high:g} {unit}",
+                           field="value", allowed=allowed)
+    if entity.options["number"] == "temperature":
+        return [_invoke(entity, "TemperatureControl", "SetTemperature", targetTemperature=round(value * 100))]
+    return [_invoke(entity, "LevelControl", "MoveToLevel", level=round(value * 254 / 100), transitionTime=0,
+                    optionsMask=0, optionsOverride=0)]
+
+
+def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    if field_name == "mode":
+        modes = list(WATER_HEATER_MODES)
+        mode = _choice(_plain(text, WordPayload, modes).value, modes, "mode")
+        return [_write(entity, "Thermostat", "SystemMode", WATER_HEATER_MODES[mode])]
+    low, high = water_heater_limits(fabric, entity)
+    allowed = {"min": low, "max": high, "unit": "°C"}
+    celsius = _plain(text, TemperaturePayload, allowed).value
+    if not low <= celsius <= high:
+        raise CommandError("INVALID_PAYLOAD", f"temperature {celsius:g} °C is outside {low:g}..{high:g} °C",
+                           field="temperature", allowed=allowed)
+    return [_write(entity, "Thermostat", "OccupiedHeatingSetpoint", round(celsius * 100))]
+
+
+RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
+
+
+def _rvc_mode(fabric: Fabric, entity: Entity, tag: int) -> int:
+    modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
+    return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+
+
+def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+    words = ["start", "pause", "stop", "return_to_base"]
+    word = _choice(_plain(text, WordPayload, words).value, words, "command")
+    state = fabric.read(entity.device_id, entity.endpoint, "RvcOperationalState", "OperationalState")
+    if word == "pause":
+        return [_invoke(entity, "RvcOperationalState", "Pause")]
+    if word == "return_to_base":
+        return [_invoke(entity, "RvcOperationalState", "GoHome")]
+    if word == "start" and state == 2:  # paused: carry on where it stopped
+        return [_invoke(entity, "RvcOperationalState", "Resume")]
+    tag = RVC_CLEANING_TAG if word == "start" else RVC_IDLE_TAG
+    return [_invoke(entity, "RvcRunMode", "ChangeToMode", newMode=_rvc_mode(fabric, entity, tag))]
+
+
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
-             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select}
+             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
+             "number": _plan_number, "vacuum": _plan_vacuum, "water_heater": _plan_water_heater}

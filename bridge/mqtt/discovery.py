@@ -11,7 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from bridge.mqtt.entities import Entity
-from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes
+from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import Device
 from emulator.fabric import Fabric
@@ -41,7 +41,7 @@ def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics
     ha_id = topics.ha_device_id(device.device_id)
     room = fabric.room(device.room_id)
     return {
-        "dev": {"ids": [ha_id], "name": device.name or device.device_id, "mf": spec.vendor_name,
+        "dev": {"ids": [ha_id], "name": friendly_name(device, room.name), "mf": spec.vendor_name,
                 "mdl": spec.product_name, "mdl_id": spec.name, "sw": software_version(), "sa": room.name},
         "o": origin(origin_url),
         "availability": [{"topic": topics.availability, "payload_available": "online",
@@ -49,6 +49,16 @@ def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics
         "qos": 1,
         "cmps": {entity.key: component_config(fabric, entity, topics) for entity in entities},
     }
+
+
+def friendly_name(device: Device, room_name: str) -> str:
+    """What a person calls the device: its own name, else "<room> <type label>" (and its number after the
+    first), e.g. "Kitchen Dishwasher", "Living room Fan 2"; the room is also the suggested area."""
+    if device.name:
+        return device.name
+    number = re.search(r"_(\d+)$", device.device_id)
+    suffix = f" {number.group(1)}" if number and number.group(1) != "1" else ""
+    return f"{room_name} {device.spec.label}{suffix}"
 
 
 def component_config(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -86,9 +96,17 @@ def _light(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
         "brightness": bool(options["brightness"]), "brightness_scale": 255, "supported_color_modes": modes,
     }
     if options["color_temp"]:
-        config["min_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
-        config["max_mireds"] = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
+        # Home Assistant's current convention: colour temperature in kelvin (mireds are deprecated since 2024.12).
+        low, high = kelvin_limits(fabric, entity)
+        config.update({"color_temp_kelvin": True, "min_kelvin": low, "max_kelvin": high})
     return config
+
+
+def kelvin_limits(fabric: Fabric, entity: Entity) -> tuple[int, int]:
+    """The light's physical range in kelvin (the warmest end has the most mireds)."""
+    warmest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
+    coolest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
+    return mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
 
 
 def _fan(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -206,6 +224,8 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
     "pm10": ("pm10", "µg/m³", "measurement", 0),
     "pm25": ("pm25", "µg/m³", "measurement", 0),
     "power": ("power", "W", "measurement", 1),
+    "voltage": ("voltage", "V", "measurement", 1),
+    "current": ("current", "A", "measurement", 2),
     "energy": ("energy", "kWh", "total_increasing", 3),
     "battery": ("battery", "%", "measurement", 0),
     "countdown": ("duration", "s", "measurement", 0),
@@ -256,5 +276,65 @@ def _select(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
             "options": select_options(fabric, entity)}
 
 
+def number_limits(fabric: Fabric, entity: Entity) -> tuple[float, float, float]:
+    """(min, max, step) in the entity's unit: °C for a temperature setpoint, % for a volume."""
+    if entity.options["number"] == "temperature":
+        low = _read(fabric, entity, "TemperatureControl", "MinTemperature") / 100
+        high = _read(fabric, entity, "TemperatureControl", "MaxTemperature") / 100
+        server = fabric.device(entity.device_id).cluster(entity.endpoint, "TemperatureControl")
+        step = server.read("Step") / 100 if server.has_attribute("Step") else 0.5
+        return low, high, step
+    return 0, 100, 1
+
+
+def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    low, high, step = number_limits(fabric, entity)
+    config: dict[str, Any] = {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("value"),
+        "min": low, "max": high, "step": step, "mode": "box" if entity.options["number"] == "temperature" else "slider",
+    }
+    if entity.options["number"] == "temperature":
+        config.update({"device_class": "temperature", "unit_of_measurement": "°C"})
+    else:
+        config.update({"unit_of_measurement": "%", "icon": "mdi:volume-high"})
+    return config
+
+
+# Home Assistant's water-heater operation modes ↔ Thermostat.SystemMode (Off, Heat)
+WATER_HEATER_MODES = {"off": 0, "electric": 4}
+
+
+def water_heater_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
+    return (_read(fabric, entity, "Thermostat", "MinHeatSetpointLimit") / 100,
+            _read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit") / 100)
+
+
+def _water_heater(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    state = topics.state(entity.device_id, entity.key)
+    low, high = water_heater_limits(fabric, entity)
+
+    def command(field: str) -> str:
+        return topics.command(entity.device_id, entity.key, field)
+
+    return {"modes": list(WATER_HEATER_MODES), "mode_command_topic": command("mode"), "mode_state_topic": state,
+            "mode_state_template": _template("mode"), "temperature_command_topic": command("temperature"),
+            "temperature_state_topic": state, "temperature_state_template": _template("temperature"),
+            "current_temperature_topic": state, "current_temperature_template": _template("current_temperature"),
+            "min_temp": low, "max_temp": high, "precision": 0.5, "temperature_unit": "C"}
+
+
+VACUUM_PAYLOADS = {"payload_start": "start", "payload_pause": "pause", "payload_stop": "stop",
+                   "payload_return_to_base": "return_to_base"}
+
+
+def _vacuum(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Home Assistant's (state-schema) MQTT vacuum: a JSON state {"state": "cleaning" …} and word commands.
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key),
+            "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
+
+
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select}
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
+             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}

@@ -26,6 +26,7 @@ LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
 UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
 CONTACT_SENSOR = 0x0015
 WATER_LEAK_DETECTOR = 0x0043
+WATER_HEATER = 0x050F
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
 CYCLE_BUTTONS = ("Start", "Pause", "Resume", "Stop", "GoHome")
@@ -58,7 +59,7 @@ class Entity:
 
     device_id: str
     key: str  # unique within the device; a topic level: [a-z0-9_]
-    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select
+    kind: str  # light, fan, climate, cover, lock, switch, sensor, binary_sensor, button, select, number, vacuum …
     endpoint: int
     name: str | None  # None: the device's main entity (Home Assistant uses the device name)
     cluster: str | None = None  # the cluster the entity is about (sensors, buttons, selects)
@@ -98,7 +99,9 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         add("light", "light", None, "OnOff", brightness="LevelControl" in clusters,
             color_temp=bool(color_map & COLOR_CT), hs=bool(color_map & COLOR_HS), xy=bool(color_map & COLOR_XY))
         used_on_off = True
-    if "Thermostat" in clusters:
+    if "Thermostat" in clusters and WATER_HEATER in types:
+        add("water_heater", "water_heater", None, "Thermostat")  # Home Assistant has a platform for these
+    elif "Thermostat" in clusters:
         thermostat = clusters["Thermostat"]
         features = thermostat.feature_map
         add("climate", "climate", None, "Thermostat", power="OnOff" in clusters, fan="FanControl" in clusters,
@@ -114,6 +117,11 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
             tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
+    setpoint = clusters.get("TemperatureControl")
+    if setpoint is not None and setpoint.has_attribute("TemperatureSetpoint"):
+        add("number", "setpoint", "Temperature setpoint", "TemperatureControl", number="temperature")
+    if "LevelControl" in clusters and not types & LIGHT_DEVICE_TYPES:  # a media device's level is its volume
+        add("number", "volume", "Volume", "LevelControl", number="volume")
     if "OnOff" in clusters and not used_on_off:
         add("switch", "switch", None if types & UNNAMED_SWITCH_DEVICE_TYPES else "Power", "OnOff")
 
@@ -124,6 +132,10 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     power = clusters.get("ElectricalPowerMeasurement")
     if power is not None and power.has_attribute("ActivePower"):
         add("sensor", "power", "Power", "ElectricalPowerMeasurement", sensor="power", attribute="ActivePower")
+        # An AC meter's voltage and current are sensors too (Home Assistant's voltage/current device classes).
+        for attribute, sensor, name in (("Voltage", "voltage", "Voltage"), ("ActiveCurrent", "current", "Current")):
+            if power.has_attribute(attribute) and power.read(attribute) is not None:
+                add("sensor", sensor, name, "ElectricalPowerMeasurement", sensor=sensor, attribute=attribute)
     energy = clusters.get("ElectricalEnergyMeasurement")
     if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
         add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",
@@ -146,6 +158,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         if alarm.feature_map & CO_FEATURE:
             add("binary_sensor", "carbon_monoxide", "Carbon monoxide", "SmokeCoAlarm", sensor="carbon_monoxide")
 
+    if "RvcOperationalState" in clusters and "RvcRunMode" in clusters:
+        add("vacuum", "vacuum", None, "RvcOperationalState")
     for cluster_name in CYCLE_CLUSTERS:
         cycle = clusters.get(cluster_name)
         if cycle is None:

@@ -93,6 +93,15 @@ def on_off(value: Any) -> str | None:
 
 
 # ---------------------------------------------------------------------------------- per kind
+def mireds_to_kelvin(mireds: int | None) -> int | None:
+    """Matter counts colour temperature in mireds, Home Assistant in kelvin: K = 1,000,000 / mireds."""
+    return None if not mireds else round(1_000_000 / mireds)
+
+
+def kelvin_to_mireds(kelvin: int) -> int:
+    return round(1_000_000 / kelvin)
+
+
 def light_state(read: Read, entity: Entity) -> dict[str, Any]:
     options = entity.options
     state: dict[str, Any] = {"state": on_off(read("OnOff", "OnOff"))}
@@ -104,7 +113,7 @@ def light_state(read: Read, entity: Entity) -> dict[str, Any]:
             mode = "color_temp" if options["color_temp"] else ("hs" if options["hs"] else "xy")
         state["color_mode"] = mode
         if options["color_temp"]:
-            state["color_temp"] = read("ColorControl", "ColorTemperatureMireds")
+            state["color_temp"] = mireds_to_kelvin(read("ColorControl", "ColorTemperatureMireds"))
         if mode == "hs":
             state["color"] = {"h": round(read("ColorControl", "CurrentHue") * 360 / 254, 1),
                               "s": round(read("ColorControl", "CurrentSaturation") * 100 / 254, 1)}
@@ -180,6 +189,8 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return AIR_QUALITY_NAMES[raw] if isinstance(raw, int) and 0 <= raw < len(AIR_QUALITY_NAMES) else None
     if kind == "power":
         return None if raw is None else round(raw / 1000, 1)  # mW → W
+    if kind in ("voltage", "current"):
+        return None if raw is None else round(raw / 1000, 3)  # mV → V, mA → A
     if kind == "energy":
         energy = raw.get("energy") if isinstance(raw, dict) else None
         return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
@@ -215,6 +226,27 @@ def select_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"option": label}
 
 
+def number_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if entity.options["number"] == "temperature":
+        return {"value": centi(read("TemperatureControl", "TemperatureSetpoint"))}
+    level = read("LevelControl", "CurrentLevel")
+    return {"value": None if level is None else round(level * 100 / 254)}
+
+
+def water_heater_state(read: Read, entity: Entity) -> dict[str, Any]:
+    return {"mode": "off" if read("Thermostat", "SystemMode") == 0 else "electric",
+            "temperature": centi(read("Thermostat", "OccupiedHeatingSetpoint")),
+            "current_temperature": centi(read("Thermostat", "LocalTemperature"))}
+
+
+# RvcOperationalState → Home Assistant's vacuum activity
+VACUUM_ACTIVITY = {0: "idle", 1: "cleaning", 2: "paused", 3: "error", 64: "returning", 65: "docked", 66: "docked"}
+
+
+def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
+    return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
+
+
 def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
     """The entity's JSON state now, or None for entities without state (buttons)."""
     read = reader(fabric, entity)
@@ -229,5 +261,6 @@ def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
 
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
     "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
-    "switch": switch_state, "select": select_state,
+    "switch": switch_state, "select": select_state, "number": number_state, "vacuum": vacuum_state,
+    "water_heater": water_heater_state,
 }

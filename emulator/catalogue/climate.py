@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusters.electrical import HEAT_PUMP_ENERGY_FEATURES, HEAT_PUMP_ESA, HEAT_PUMP_POWER
+from clusters.electrical import HEAT_PUMP_ENERGY_FEATURES, HEAT_PUMP_ESA, HEAT_PUMP_POWER, HEAT_PUMP_STANDBY_MW
 from emulator.catalogue.build import (
     AIR_PURIFIER,
     DEVICE_ENERGY_MANAGEMENT,
@@ -17,7 +17,7 @@ from emulator.catalogue.build import (
     cluster,
     endpoint,
 )
-from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, PowerDependency
+from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, PowerDependency, PowerDraw
 
 _FAN_WRITES = frozenset({"FanControl.FanMode", "FanControl.PercentSetting"})
 _FAN_POWER = PowerDependency(frozenset({"FanControl"}), writes=_FAN_WRITES, endpoints=frozenset({1}))
@@ -107,6 +107,9 @@ DEVICE_TYPES = (
                              OccupiedCoolingSetpoint=2600, OccupiedHeatingSetpoint=2000)),
         ),
         roles=(("heat_pump", 4),),
+        # SimuHome's rated 3.45 kW while it heats or cools; a controller's standby when SystemMode is Off.
+        power_draw=PowerDraw(meter_endpoint=2, mode=(4, "Thermostat", "SystemMode"), off_values=frozenset({0}),
+                             running_mW=HEAT_PUMP_POWER["active_power_mW"], standby_mW=HEAT_PUMP_STANDBY_MW),
     ),
     DeviceTypeSpec(
         name="thermostat", label="Thermostat",

@@ -45,6 +45,18 @@ class PowerDependency:
 
 
 @dataclass(frozen=True)
+class PowerDraw:
+    """A metered device's draw follows its mode: ``standby_mW`` while the mode attribute holds one of
+    ``off_values``, ``running_mW`` otherwise (emulator/power_draw.py applies it on load and on each change)."""
+
+    meter_endpoint: int  # the endpoint with ElectricalPowerMeasurement
+    mode: tuple[int, str, str]  # (endpoint, cluster, attribute) that switches the draw
+    off_values: frozenset[Any]
+    running_mW: int
+    standby_mW: int
+
+
+@dataclass(frozen=True)
 class DeviceTypeSpec:
     name: str  # catalogue name, e.g. "air_conditioner" (SimuHome's names where it has the type)
     label: str
@@ -57,6 +69,7 @@ class DeviceTypeSpec:
     # Physics roles and the endpoint that plays each: ("light", 1), ("fan", 2), ("ac", 1) … (emulator/physics.py)
     roles: tuple[tuple[str, int], ...] = ()
     origin: str = "homefabric"  # "simuhome" for SimuHome's 17 types
+    power_draw: PowerDraw | None = None
     vendor_id: int = 0xFFF1  # CSA test vendor id: these are emulated, uncertified products
 
     def endpoint(self, endpoint_id: int) -> EndpointSpec:

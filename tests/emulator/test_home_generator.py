@@ -243,7 +243,8 @@ def test_every_layout_is_consistent():
 # --- initial state -------------------------------------------------------------------------------
 
 ALLOWED_PATHS = {
-    "1.OnOff.OnOff", "1.LevelControl.CurrentLevel", "1.FanControl.PercentSetting", "1.Thermostat.SystemMode",
+    "1.OnOff.OnOff", "1.LevelControl.CurrentLevel", "1.FanControl.PercentSetting", "1.FanControl.FanMode",
+    "1.FanControl.PercentCurrent", "1.Thermostat.SystemMode",
     "1.Thermostat.OccupiedCoolingSetpoint", "4.Thermostat.SystemMode", "4.Thermostat.OccupiedHeatingSetpoint",
     "1.WindowCovering.CurrentPositionLiftPercent100ths", "1.WindowCovering.TargetPositionLiftPercent100ths",
 }

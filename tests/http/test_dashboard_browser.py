@@ -31,6 +31,10 @@ async def _until(check: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.05)
 
 
+async def _until_count(page: object, selector: str, count: int) -> None:
+    await page.wait_for_function(f"document.querySelectorAll({selector!r}).length === {count}")  # type: ignore[attr-defined]
+
+
 def test_dashboard_in_chromium(tmp_path: Path) -> None:
     async def scenario() -> Path:
         fabric = home()
@@ -90,9 +94,18 @@ def test_dashboard_in_chromium(tmp_path: Path) -> None:
                 await _until(lambda: fabric.tick >= before + 36000)
                 await page.wait_for_function(f"document.getElementById('clock-time').textContent >= "
                                              f"'{fabric.now_text()[:13]}'")
-                assert await page.locator(".chart polyline.series").count() >= 4 * len(fabric.rooms())
+                await page.click("a[data-view-link=charts]")
+                await page.wait_for_selector("body[data-current-view=charts]")
+                # a few rooms by default (4 charts × 4 rooms); the legend picks more, "all rooms" shows them all
+                assert await page.locator(".chart polyline.series").count() == 4 * 4
+                await page.locator(".legend-item.hidden").first.click()
+                await _until_count(page, ".chart polyline.series", 4 * 5)
+                await page.click(".legend-all")
+                await _until_count(page, ".chart polyline.series", 4 * len(fabric.rooms()))
 
-                # the episode viewer: a live oracle run, then the same run's stored record
+                # the episode viewer (its own view, #episodes): a live oracle run, then the same run's stored record
+                await page.click("a[data-view-link=episodes]")
+                await page.wait_for_selector("body[data-current-view=episodes]")
                 await page.fill("#episodes-path", str(episodes))
                 await page.click("#load-episodes")
                 await page.wait_for_selector("#episode-select option", state="attached")

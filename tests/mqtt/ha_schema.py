@@ -12,7 +12,8 @@ SENSOR_DEVICE_CLASSES = ["temperature", "humidity", "illuminance", "pm10", "pm25
                          "duration", "enum", "aqi", "voltage", "current"]
 SENSOR_UNITS = {"temperature": {"°C", "°F", "K"}, "humidity": {"%"}, "illuminance": {"lx"},
                 "pm10": {"µg/m³"}, "pm25": {"µg/m³"}, "power": {"W", "kW"}, "energy": {"Wh", "kWh"},
-                "battery": {"%"}, "duration": {"s", "min", "h", "d"}}
+                "battery": {"%"}, "duration": {"s", "min", "h", "d"}, "voltage": {"V", "mV"},
+                "current": {"A", "mA"}}
 BINARY_SENSOR_CLASSES = ["occupancy", "opening", "door", "window", "moisture", "smoke", "carbon_monoxide", "motion"]
 COVER_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate", "shade", "shutter", "window"]
 HVAC_MODES = ["auto", "off", "cool", "heat", "dry", "fan_only", "heat_cool"]
@@ -23,7 +24,7 @@ COMMON = {
     "required": ["p", "unique_id"],
     "properties": {
         "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select"]},
+                       "select", "number", "vacuum", "water_heater"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -31,6 +32,40 @@ COMMON = {
 }
 
 PLATFORMS: dict[str, dict[str, Any]] = {
+    "water_heater": {  # https://www.home-assistant.io/integrations/water_heater.mqtt/
+        "required": [],
+        "properties": {
+            "modes": {"type": "array", "minItems": 1, "uniqueItems": True, "items": {"enum": [
+                "off", "eco", "electric", "gas", "heat_pump", "high_demand", "performance"]}},
+            "mode_command_topic": TOPIC, "mode_state_topic": TOPIC, "mode_state_template": TEMPLATE,
+            "temperature_command_topic": TOPIC, "temperature_state_topic": TOPIC,
+            "temperature_state_template": TEMPLATE, "current_temperature_topic": TOPIC,
+            "current_temperature_template": TEMPLATE, "min_temp": {"type": "number"}, "max_temp": {"type": "number"},
+            "precision": {"enum": [0.1, 0.5, 1.0]}, "temperature_unit": {"enum": ["C", "F"]},
+        },
+    },
+    "vacuum": {  # https://www.home-assistant.io/integrations/vacuum.mqtt/ (the state schema, the only one left)
+        "required": ["command_topic", "state_topic"],
+        "properties": {
+            "command_topic": TOPIC, "state_topic": TOPIC, "send_command_topic": TOPIC,
+            "supported_features": {"type": "array", "uniqueItems": True, "items": {"enum": [
+                "start", "stop", "pause", "return_home", "battery", "status", "locate", "clean_spot", "fan_speed",
+                "send_command"]}},
+            "payload_start": {"type": "string"}, "payload_pause": {"type": "string"},
+            "payload_stop": {"type": "string"}, "payload_return_to_base": {"type": "string"},
+        },
+        "not": {"anyOf": [{"required": ["schema"]}, {"required": ["value_template"]}]},
+    },
+    "number": {  # https://www.home-assistant.io/integrations/number.mqtt/
+        "required": ["command_topic"],
+        "properties": {
+            "command_topic": TOPIC, "state_topic": TOPIC, "value_template": TEMPLATE,
+            "min": {"type": "number"}, "max": {"type": "number"}, "step": {"type": "number", "exclusiveMinimum": 0},
+            "mode": {"enum": ["auto", "box", "slider"]}, "unit_of_measurement": {"type": "string"},
+            "device_class": {"enum": ["temperature", "humidity", "power", "energy", "duration", "volume",
+                                      "sound_pressure", "battery", "illuminance"]},
+        },
+    },
     "light": {
         "required": ["schema", "command_topic", "state_topic", "supported_color_modes"],
         "properties": {
@@ -38,8 +73,11 @@ PLATFORMS: dict[str, dict[str, Any]] = {
             "brightness": {"type": "boolean"}, "brightness_scale": {"const": 255},
             "supported_color_modes": {"type": "array", "minItems": 1, "uniqueItems": True,
                                       "items": {"enum": COLOR_MODES}},
-            "min_mireds": {"type": "integer", "minimum": 1}, "max_mireds": {"type": "integer", "minimum": 1},
+            # Kelvin, Home Assistant's unit since 2024.12 (mireds deprecated, removed in 2026.3).
+            "color_temp_kelvin": {"const": True},
+            "min_kelvin": {"type": "integer", "minimum": 1}, "max_kelvin": {"type": "integer", "minimum": 1},
         },
+        "not": {"anyOf": [{"required": ["min_mireds"]}, {"required": ["max_mireds"]}]},
     },
     "fan": {
         "required": ["command_topic"],
@@ -100,7 +138,7 @@ PLATFORMS: dict[str, dict[str, Any]] = {
 COMPONENT = {
     **COMMON,
     "allOf": [{"if": {"properties": {"p": {"const": platform}}},
-               "then": {"required": rules["required"], "properties": rules["properties"]}}
+               "then": {key: rules[key] for key in ("required", "properties", "not") if key in rules}}
               for platform, rules in PLATFORMS.items()],
 }
 
@@ -140,10 +178,17 @@ def semantic_problems(config: dict[str, Any]) -> list[str]:
             modes = component["supported_color_modes"]
             if ("onoff" in modes or "brightness" in modes) and len(modes) > 1:
                 problems.append(f"{key}: onoff/brightness must be the only colour mode")
-            if "color_temp" in modes and not component["min_mireds"] < component["max_mireds"]:
-                problems.append(f"{key}: min_mireds must be below max_mireds")
+            if "color_temp" in modes and not (component.get("color_temp_kelvin")
+                                              and component["min_kelvin"] < component["max_kelvin"]):
+                problems.append(f"{key}: colour temperature needs color_temp_kelvin and min_kelvin < max_kelvin")
             if modes != ["onoff"] and not component.get("brightness"):
                 problems.append(f"{key}: colour modes other than onoff imply brightness")
+        if platform == "number":
+            if not component.get("min", 1) < component.get("max", 100):
+                problems.append(f"{key}: min must be below max")
+            if component.get("device_class") == "temperature" and component.get("unit_of_measurement") not in \
+                    SENSOR_UNITS["temperature"]:
+                problems.append(f"{key}: a temperature number needs °C, °F or K")
         if platform == "climate" and not component["min_temp"] < component["max_temp"]:
             problems.append(f"{key}: min_temp must be below max_temp")
     return problems

@@ -81,7 +81,7 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
                     assert topic in states, f"{key}: no state on {topic}"
                     assert field in states[topic], f"{key}: {option} reads {field!r}, state has {states[topic]}"
         assert platforms == {"light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch",
-                             "button", "select"}
+                             "button", "select", "number", "vacuum", "water_heater"}
 
     run(scenario())
 
@@ -139,9 +139,9 @@ def test_commands_change_the_fabric(broker: Mosquitto) -> None:
         async with bridge_for(fabric, broker) as bridge, Recorder(broker.port, f"{ROOT}/#") as rec:
             await bridge.wait_connected()
             await rec.publish(command_topic("light", "light_1"),
-                              json.dumps({"state": "ON", "brightness": 128, "color_temp": 370}))
+                              json.dumps({"state": "ON", "brightness": 128, "color_temp": 2700}))
             await rec.wait_for(on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "ON"
-                                        and s["color_temp"] == 370 and s["brightness"] == 128))
+                                        and s["color_temp"] == 2703 and s["brightness"] == 128))
             assert fabric.read("light", 1, "LevelControl", "CurrentLevel") == round(128 * 254 / 255)
             assert fabric.read("light", 1, "ColorControl", "ColorTemperatureMireds") == 370
 

@@ -32,13 +32,15 @@ def test_brightness_maps_onto_levels_1_to_254() -> None:
 
 def test_light_command_puts_the_colour_first_then_switches_on(home: Fabric) -> None:
     light = entity(home, "light", "light_1")
-    ops = plan(home, light, None, b'{"state": "ON", "brightness": 255, "color_temp": 300, "transition": 1.5}')
+    # Home Assistant sends kelvin (color_temp_kelvin: true); the light moves to the matching mireds.
+    ops = plan(home, light, None, b'{"state": "ON", "brightness": 255, "color_temp": 3333, "transition": 1.5}')
     assert [op.name for op in ops] == ["MoveToColorTemperature", "MoveToLevelWithOnOff"]
+    assert ops[0].args["colorTemperatureMireds"] == 300
     assert ops[1].args == {"level": 254, "transitionTime": 15}
     execute(home, "light", ops)
     home.advance(2)
     assert entity_state(home, light) == {"state": "ON", "brightness": 255, "color_mode": "color_temp",
-                                         "color_temp": 300}
+                                         "color_temp": 3333}
     execute(home, "light", plan(home, light, None, b'{"state": "ON", "color": {"h": 180, "s": 50}}'))
     home.advance(1)
     state = entity_state(home, light)

@@ -27,17 +27,27 @@ export async function api(path, { method = "GET", body } = {}) {
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (response.status === 401 && attempt === 0) {
+      showAuth("required");
       const entered = window.prompt("This home API needs a token:");
-      if (!entered) throw new ApiError(401, { message: "no token given" });
+      if (!entered) throw new ApiError(401, { message: "token required" });
       token = entered;
       sessionStorage.setItem(TOKEN_KEY, token);
       continue;
     }
+    if (response.status !== 401) showAuth("ok");
     const data = response.headers.get("content-type")?.includes("json") ? await response.json() : null;
     if (!response.ok) throw new ApiError(response.status, data);
     return data;
   }
   throw new ApiError(401, { message: "unauthorized" });
+}
+
+// A visible "token required" state (body[data-auth] and a banner), not only a prompt that can be dismissed.
+function showAuth(state) {
+  if (document.body.dataset.auth === state) return;
+  document.body.dataset.auth = state;
+  const banner = document.getElementById("auth-banner");
+  if (banner) banner.hidden = state !== "required";
 }
 
 export function socketUrl(path, params = {}) {

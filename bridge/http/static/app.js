@@ -4,6 +4,7 @@ import { api, socketUrl, toast } from "./api.js";
 import { EnvironmentCharts } from "./charts.js";
 import { EpisodeViewer } from "./episodes.js";
 import { FloorView } from "./floor.js";
+import { startViews } from "./views.js";
 
 const clock = { tick: 0, time: "", running: false, paced: false, speed: null };
 const floor = new FloorView(document.getElementById("floor"), () => clock.tick);
@@ -85,6 +86,7 @@ async function pollClock() {
 }
 
 async function main() {
+  startViews();
   try {
     await loadHome();
     await pollClock();

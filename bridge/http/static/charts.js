@@ -10,6 +10,7 @@ const VARIABLES = [
 ];
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
   "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd"];
+const DEFAULT_ROOMS = 4;
 const WIDTH = 420, HEIGHT = 170, PAD = { left: 46, right: 8, top: 8, bottom: 22 };
 
 function svg(tag, attrs = {}, text) {
@@ -29,8 +30,11 @@ export class EnvironmentCharts {
   }
 
   setRooms(rooms) {
+    const first = !this.rooms;
     this.rooms = rooms.map((r) => r.room_id);
     this.names = Object.fromEntries(rooms.map((r) => [r.room_id, r.name]));
+    // A 31-room home drawn at once is a tangle: start with a few rooms; the legend picks the others.
+    if (first) this.hidden = new Set(this.rooms.slice(DEFAULT_ROOMS));
   }
 
   load(samples) {
@@ -61,6 +65,14 @@ export class EnvironmentCharts {
       item.onclick = () => { this.hidden.has(room) ? this.hidden.delete(room) : this.hidden.add(room); this.draw(); };
       legend.append(item);
     });
+    const all = document.createElement("button");
+    all.className = "legend-all";
+    all.textContent = this.hidden.size ? "all rooms" : `first ${DEFAULT_ROOMS} rooms`;
+    all.onclick = () => {
+      this.hidden = this.hidden.size ? new Set() : new Set(this.rooms.slice(DEFAULT_ROOMS));
+      this.draw();
+    };
+    legend.append(all);
     const charts = VARIABLES.map((variable) => this.chart(variable));
     this.root.replaceChildren(legend, ...charts);
   }

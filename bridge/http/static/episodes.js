@@ -53,6 +53,8 @@ export class EpisodeViewer {
     box.replaceChildren(el("option", { value: "" }, runs.length ? "— choose a run —" : "no runs yet"),
       ...runs.map((r) => el("option", { value: r.run_id }, `${r.run_id} · ${r.status} · ${r.records} record(s)`)));
     if (current && runs.some((r) => r.run_id === current)) box.value = current;
+    // Setting the value in code fires no "change": refresh the record list so it never shows another run's records.
+    if (box.value !== this.listedRun || select) await this.showRecords();
   }
 
   async startRun() {
@@ -113,8 +115,11 @@ export class EpisodeViewer {
   async showRecords() {
     const runId = this.q("run-select").value;
     const list = this.q("record-list");
+    this.listedRun = runId;
+    list.dataset.run = runId;
     if (!runId) return list.replaceChildren();
     const records = await api(`/api/runs/${encodeURIComponent(runId)}/records`);
+    if (this.q("run-select").value !== runId) return; // another run was chosen meanwhile: its list wins
     list.replaceChildren(...records.map((r) => el("li", {},
       el("button", { class: `record status-${r.status}`, dataset: { index: r.index },
         onclick: () => this.openRecord(runId, r.index) },

@@ -2,6 +2,7 @@
 // and controls. Tiles re-render from the device's state map, which WebSocket events keep current.
 
 import { api, el, toast } from "./api.js";
+import { applianceButtons, colourControls, setpointControl, temperatureControl, thermostatMode } from "./controls.js";
 
 const OPERATIONAL = { 0: "Stopped", 1: "Running", 2: "Paused", 3: "Error", 64: "Seeking charger", 65: "Charging", 66: "Docked" };
 const LOCK = { 0: "Not fully locked", 1: "Locked", 2: "Unlocked", 3: "Unlatched" };
@@ -83,6 +84,7 @@ export class FloorView {
       rows.push(slider("Level", s[level] ?? 0, min, max, 1, (v) => `${Math.round((100 * v) / max)} %`,
         (v) => this.command(deviceId, ep, "LevelControl", "MoveToLevel", { Level: v }), "level"));
     }
+    rows.push(...colourControls(this, deviceId, s));
     const fan = firstKey(s, "FanControl.PercentSetting");
     if (fan !== undefined) {
       const ep = fan.split(".")[0];
@@ -99,10 +101,12 @@ export class FloorView {
     if (thermostat !== undefined) {
       const ep = thermostat.split(".")[0];
       rows.push(el("div", { class: "reading" }, `${centi(s[thermostat])} °C · ${SYSTEM_MODE[s[`${ep}.Thermostat.SystemMode`]] ?? "?"}`));
-      for (const [name, label] of [["OccupiedHeatingSetpoint", "Heat to"], ["OccupiedCoolingSetpoint", "Cool to"]]) {
+      rows.push(...thermostatMode(this, deviceId, s));
+      for (const [name, label, limit] of [["OccupiedHeatingSetpoint", "Heat to", "Heat"], ["OccupiedCoolingSetpoint", "Cool to", "Cool"]]) {
         const key = `${ep}.Thermostat.${name}`;
         if (s[key] === undefined) continue;
-        rows.push(setpoint(label, s[key], (v) => this.write(deviceId, ep, "Thermostat", name, v), name));
+        rows.push(setpointControl(this, device, label, s[key], s[`${ep}.Thermostat.Min${limit}SetpointLimit`],
+          s[`${ep}.Thermostat.Max${limit}SetpointLimit`], 0.5, (v) => this.write(deviceId, ep, "Thermostat", name, v), name));
       }
     }
     const tempControl = firstKey(s, "TemperatureControl.TemperatureSetpoint");
@@ -111,6 +115,7 @@ export class FloorView {
       rows.push(el("div", { class: "reading" }, `set ${centi(s[tempControl])} °C`));
       const measured = s[`${ep}.TemperatureMeasurement.MeasuredValue`];
       if (measured !== undefined && measured !== null) rows.push(el("div", { class: "reading" }, `inside ${centi(measured)} °C`));
+      rows.push(...temperatureControl(this, device, s));
     }
     for (const cluster of ["OperationalState", "OvenCavityOperationalState", "RvcOperationalState"]) {
       const key = firstKey(s, `${cluster}.OperationalState`);
@@ -121,6 +126,7 @@ export class FloorView {
       rows.push(el("div", { class: `appliance state-${String(state).toLowerCase()}` }, state,
         countdown !== null ? el("span", { class: "countdown", dataset: { device: deviceId } }, ` · ${countdown}`) : null));
     }
+    rows.push(...applianceButtons(this, deviceId, s, acceptedCycleCommands(s)));
     const lock = firstKey(s, "DoorLock.LockState");
     if (lock !== undefined) {
       const ep = lock.split(".")[0];
@@ -193,7 +199,7 @@ export class FloorView {
       await api(`/api/devices/${deviceId}/commands/${ep}/${cluster}/${command}`, { method: "POST", body: { args } });
       await this.refreshDevice(deviceId);
     } catch (error) {
-      toast(`${deviceId} ${cluster}.${command}: ${error.message}`);
+      this.refuse(this.devices.get(deviceId), errorText(error, deviceId));
       await this.refreshDevice(deviceId).catch(() => {});
     }
   }
@@ -203,10 +209,34 @@ export class FloorView {
       await api(`/api/devices/${deviceId}/attributes/${ep}/${cluster}/${attribute}`, { method: "PUT", body: { value } });
       await this.refreshDevice(deviceId);
     } catch (error) {
-      toast(`${deviceId} ${cluster}.${attribute}: ${error.message}`);
+      this.refuse(this.devices.get(deviceId), errorText(error, deviceId));
       await this.refreshDevice(deviceId).catch(() => {});
     }
   }
+
+  // One message per refusal, naming the device once, by the name a person knows it by.
+  refuse(device, message) {
+    toast(`${device?.name ?? "device"}: ${message}`);
+  }
+}
+
+const CYCLE_COMMAND_IDS = { 0: "Pause", 1: "Stop", 2: "Start", 3: "Resume", 128: "GoHome" };
+
+function acceptedCycleCommands(state) {
+  const out = {};
+  for (const [key, value] of Object.entries(state)) {
+    if (!key.endsWith("OperationalState.AcceptedCommandList") || !Array.isArray(value)) continue;
+    out[key.split(".").slice(0, 2).join(".")] = value.map((id) => CYCLE_COMMAND_IDS[id]).filter(Boolean);
+  }
+  return out;
+}
+
+// The API's refusal without the device's id or type in it (the toast names the device already).
+function errorText(error, deviceId) {
+  const body = error.body || {};
+  if (body.code === "DEPENDENCY_VIOLATION") return "it is off: turn it on first";
+  return String(error.message).replace(new RegExp(`[a-z_]+ '${deviceId}'\\s*`, "g"), "")
+    .replace(new RegExp(`\\b${deviceId}\\b\\s*`, "g"), "").trim();
 }
 
 function firstKey(state, suffix) {
@@ -233,10 +263,4 @@ function slider(label, value, min, max, step, show, commit, kind) {
     oninput: () => { output.textContent = show(Number(input.value)); },
     onchange: () => commit(Number(input.value)) });
   return el("label", { class: "slider" }, el("span", {}, label), input, output);
-}
-
-function setpoint(label, value, commit, name) {
-  const input = el("input", { type: "number", step: "0.5", value: (value / 100).toFixed(1), class: `control setpoint`,
-    "aria-label": label, dataset: { attribute: name }, onchange: () => commit(Math.round(Number(input.value) * 100)) });
-  return el("label", { class: "setpoint-row" }, el("span", {}, label), input, el("span", {}, "°C"));
 }

@@ -1,0 +1,64 @@
+"""Start-up cost of the `homefabric` console script: CPU seconds (user + system, of the child process) and wall
+seconds per command, median of N runs after one warm-up run (which also fills the catalogue index cache).
+
+Usage: python bench/cli_startup.py [--runs 5] [--json]
+The target the issue sets: `--help` and `devices types` under 0.5 s of CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "homefabric"
+COMMANDS = (("--help",), ("--version",), ("devices", "types"), ("devices", "types", "--json"), ("bench", "--help"),
+            ("serve", "--help"))
+TARGET_CPU_S = 0.5
+
+
+def run_once(argv: tuple[str, ...]) -> tuple[float, float]:
+    """(cpu_s, wall_s) of one run; the CPU figure is this child's rusage, not the machine's load."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run([str(CONSOLE_SCRIPT), *argv], capture_output=True,
+                            env={**os.environ, "COLUMNS": "120"}, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(f"homefabric {' '.join(argv)} exited {result.returncode}: {result.stderr.decode()[-500:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def measure(runs: int) -> dict[str, object]:
+    figures = {}
+    for argv in COMMANDS:
+        run_once(argv)  # warm-up: page cache, bytecode, the catalogue index
+        samples = [run_once(argv) for _ in range(runs)]
+        cpu = statistics.median(s[0] for s in samples)
+        figures[" ".join(argv)] = {"cpu_s": round(cpu, 3), "wall_s": round(statistics.median(s[1] for s in samples), 3),
+                                   "under_target": cpu < TARGET_CPU_S}
+    return {"console_script": str(CONSOLE_SCRIPT), "runs": runs, "target_cpu_s": TARGET_CPU_S, "commands": figures}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    report = measure(args.runs)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    for command, figure in report["commands"].items():  # type: ignore[union-attr]
+        print(f"homefabric {command:28} {figure['cpu_s']:.3f} s CPU  {figure['wall_s']:.3f} s wall")
+
+
+if __name__ == "__main__":
+    main()

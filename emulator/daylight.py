@@ -1,0 +1,57 @@
+"""Daylight that follows the sun, as a piecewise-linear curve in time (so the physics stay closed-form).
+
+Clear-sky light on a surface is close to proportional to the sine of the sun's elevation. We evaluate that sine
+(declination from the day of the year, hour angle from the clock read as local solar time, the home's latitude)
+at knots every ``KNOT_S`` seconds and interpolate linearly between them: a room's illuminance is algebraic
+(daylight × coverings + lights), so any instant is a closed-form value, and light sensors only need a report at
+each knot — one event per 15 virtual minutes, whatever the fast-forward distance.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, time, timedelta
+
+KNOT_S = 900  # 15 minutes: the curve's segments, and how often light sensors report a changed sky
+_YEAR_DAYS = 365.0
+_TILT_RAD = math.radians(23.44)
+
+
+def sun_sine(when: datetime, latitude_deg: float) -> float:
+    """sin(solar elevation) at ``when`` (local solar time), clamped at 0 below the horizon."""
+    day = when.timetuple().tm_yday
+    declination = -_TILT_RAD * math.cos(2 * math.pi * (day + 10) / _YEAR_DAYS)
+    hours = when.hour + when.minute / 60 + when.second / 3600 + when.microsecond / 3.6e9
+    hour_angle = math.radians(15.0 * (hours - 12.0))
+    latitude = math.radians(latitude_deg)
+    value = (math.sin(latitude) * math.sin(declination)
+             + math.cos(latitude) * math.cos(declination) * math.cos(hour_angle))
+    return max(0.0, value)
+
+
+def knot_start(when: datetime) -> datetime:
+    """The 15-minute knot ``when`` falls in (knots start at midnight)."""
+    midnight = datetime.combine(when.date(), time())
+    seconds = (when - midnight).total_seconds()
+    return midnight + timedelta(seconds=KNOT_S * math.floor(seconds / KNOT_S))
+
+
+class SunCurve:
+    """Daylight relative to solar noon of ``reference`` (1.0 there), linear between 15-minute knots."""
+
+    def __init__(self, latitude_deg: float, reference: date) -> None:
+        self.latitude_deg = latitude_deg
+        self.noon = sun_sine(datetime.combine(reference, time(12)), latitude_deg)
+
+    def knot_before(self, when: datetime) -> datetime:
+        return knot_start(when)
+
+    def _at_knot(self, knot: datetime) -> float:
+        return sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0
+
+    def relative(self, when: datetime) -> float:
+        """This instant's daylight as a fraction of the reference noon's (0 at night)."""
+        start = self.knot_before(when)
+        share = (when - start).total_seconds() / KNOT_S
+        first, second = self._at_knot(start), self._at_knot(start + timedelta(seconds=KNOT_S))
+        return first + (second - first) * share

@@ -1,0 +1,62 @@
+"""Issue #14, item 4: metered power follows the mode — a heat pump in SystemMode Off draws standby watts, not
+its rated 3.45 kW — and its energy counter integrates what it really drew. Imported SimuHome homes keep
+SimuHome's constant power."""
+
+from __future__ import annotations
+
+from emulator.fabric import Fabric
+from tests.emulator.helpers import home
+
+RATED_MW, STANDBY_MW = 3_450_000, 8_000
+
+
+def power(fabric: Fabric) -> int:
+    return fabric.read("hp", 2, "ElectricalPowerMeasurement", "ActivePower")
+
+
+def test_a_heat_pump_draws_its_rated_power_only_while_heating_or_cooling() -> None:
+    fabric = Fabric(home([("hp", "heat_pump", "utility")]))
+    assert fabric.read("hp", 4, "Thermostat", "SystemMode") == 0
+    assert power(fabric) == STANDBY_MW
+    assert fabric.read("hp", 2, "ElectricalPowerMeasurement", "ActiveCurrent") == round(STANDBY_MW * 1000 / 230_000)
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
+    assert power(fabric) == RATED_MW
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 3)
+    assert power(fabric) == RATED_MW
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 0)
+    assert power(fabric) == STANDBY_MW
+
+
+def test_the_stored_mode_decides_the_power_of_a_loaded_home() -> None:
+    heating = Fabric(home([("hp", "heat_pump", "utility")], attributes={"hp": {"4.Thermostat.SystemMode": 4}}))
+    assert power(heating) == RATED_MW
+
+
+def test_energy_integrates_the_power_actually_drawn() -> None:
+    fabric = Fabric(home([("hp", "heat_pump", "utility")]))
+    fabric.advance(3600)  # an hour off
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
+    fabric.advance(3600)  # an hour heating
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 0)
+    energy = fabric.read("hp", 2, "ElectricalEnergyMeasurement", "CumulativeEnergyImported")
+    assert abs(energy["energy"] - (STANDBY_MW + RATED_MW)) <= 2  # mWh over the two hours
+
+
+def test_imported_simuhome_homes_keep_a_constant_power() -> None:
+    fabric = Fabric(home([("hp", "heat_pump", "utility")], extensions={"physics": {"power_follows_mode": False}}))
+    assert power(fabric) == RATED_MW
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 0)
+    assert power(fabric) == RATED_MW
+
+
+def test_an_imported_simuhome_heat_pump_keeps_simuhomes_constant_power() -> None:
+    from emulator.simuhome_config import from_simuhome
+    from tests.emulator.test_simuhome_config import simuhome_config
+
+    fabric = Fabric(from_simuhome(simuhome_config())[0])
+    pumps = [d.device_id for d in fabric.devices() if d.device_type == "heat_pump"]
+    assert pumps
+    for pump in pumps:
+        fabric.write(pump, 4, "Thermostat", "SystemMode", 0)
+        assert fabric.read(pump, 2, "ElectricalPowerMeasurement", "ActivePower") == RATED_MW

@@ -1,0 +1,137 @@
+"""Issue #14, item 6 (of the issue; item 5 of the brief): Home Assistant's current MQTT conventions — colour
+temperature in kelvin and friendly device names with the room as suggested area — checked against the schema of
+HA's documented discovery payloads (tests/mqtt/ha_schema.py)."""
+
+from __future__ import annotations
+
+import jsonschema
+
+from bridge.mqtt.discovery import device_config, friendly_name
+from bridge.mqtt.entities import entities_for
+from bridge.mqtt.topics import Topics
+from emulator.fabric import Fabric
+from emulator.home_generator import generate_home
+from tests.mqtt.ha_schema import DEVICE_CONFIG, semantic_problems
+
+
+def discovery(fabric: Fabric, device_id: str) -> dict:
+    device = fabric.device(device_id)
+    config = device_config(fabric, device, entities_for(device), Topics("homefabric", "home", "homeassistant"))
+    jsonschema.validate(config, DEVICE_CONFIG)
+    assert semantic_problems(config) == []
+    return config
+
+
+def test_colour_temperature_is_offered_in_kelvin() -> None:
+    fabric = Fabric(generate_home("stress", 2))
+    lights = [d for d in fabric.devices() if d.device_type in ("color_temperature_light", "extended_color_light")]
+    assert lights
+    light = discovery(fabric, lights[0].device_id)["cmps"]["light_1"]
+    assert light["color_temp_kelvin"] is True
+    assert "min_mireds" not in light and "max_mireds" not in light
+    coolest = fabric.read(lights[0].device_id, 1, "ColorControl", "ColorTempPhysicalMinMireds")
+    warmest = fabric.read(lights[0].device_id, 1, "ColorControl", "ColorTempPhysicalMaxMireds")
+    assert (light["min_kelvin"], light["max_kelvin"]) == (round(1e6 / warmest), round(1e6 / coolest))
+
+
+def test_devices_have_friendly_names_and_their_room_as_suggested_area() -> None:
+    fabric = Fabric(generate_home("complex", 7))
+    for device in fabric.devices()[:40]:
+        dev = discovery(fabric, device.device_id)["dev"]
+        room = fabric.room(device.room_id)
+        assert dev["sa"] == room.name
+        assert dev["name"] != device.device_id and "_" not in dev["name"]
+        assert dev["name"].startswith(room.name) and device.spec.label in dev["name"]
+    second = next(d for d in fabric.devices() if d.device_id.endswith("_2"))
+    assert friendly_name(second, "Hall").endswith(" 2")
+
+
+def _entity(fabric: Fabric, device_id: str, key: str):
+    return next(e for e in entities_for(fabric.device(device_id)) if e.key == key)
+
+
+def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("fridge", "refrigerator", "kitchen"), ("oven", "oven", "kitchen"),
+                          ("speaker", "smart_speaker", "living")])
+    for device_id, key in (("fridge", "setpoint_1"), ("oven", "setpoint_2"), ("speaker", "volume_1")):
+        config = discovery(fabric, device_id)["cmps"][key]
+        assert config["p"] == "number" and config["min"] < config["max"]
+    fridge = next(e for e in entities_for(fabric.device("fridge")) if e.key.startswith("setpoint"))
+    execute(fabric, "fridge", plan(fabric, fridge, None, b"5"))
+    assert fabric.read("fridge", fridge.endpoint, "TemperatureControl", "TemperatureSetpoint") == 500
+    assert entity_state(fabric, fridge) == {"value": 5.0}
+    try:
+        plan(fabric, fridge, None, b"99")
+    except CommandError as error:
+        assert "99 °C is outside" in error.message and "Temperature setpoint" in error.message
+    else:
+        raise AssertionError("99 °C accepted for a fridge")
+    fabric.invoke("speaker", 1, "OnOff", "On")
+    volume = _entity(fabric, "speaker", "volume_1")
+    execute(fabric, "speaker", plan(fabric, volume, None, b"50"))
+    assert fabric.read("speaker", 1, "LevelControl", "CurrentLevel") == 127
+    assert entity_state(fabric, volume) == {"value": 50}
+
+
+def test_a_robot_vacuum_is_a_vacuum_entity_that_cleans_pauses_and_goes_home() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("robot", "rvc", "hall")])
+    config = discovery(fabric, "robot")["cmps"]["vacuum_1"]
+    assert config["p"] == "vacuum" and "start" in config["supported_features"]
+    vacuum = _entity(fabric, "robot", "vacuum_1")
+    assert entity_state(fabric, vacuum) == {"state": "idle"}
+    for word, expected in (("start", "cleaning"), ("pause", "paused"), ("start", "cleaning"),
+                           ("return_to_base", "returning")):
+        execute(fabric, "robot", plan(fabric, vacuum, None, word.encode()))
+        assert entity_state(fabric, vacuum) == {"state": expected}, word
+    fabric.advance(3600)
+    execute(fabric, "robot", plan(fabric, vacuum, None, b"start"))
+    assert entity_state(fabric, vacuum) == {"state": "cleaning"}
+    execute(fabric, "robot", plan(fabric, vacuum, None, b"stop"))
+    assert fabric.read("robot", 1, "RvcRunMode", "CurrentMode") == 1  # the Idle run mode
+
+
+def test_a_water_heater_is_a_water_heater_entity() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("tank", "water_heater", "utility")])
+    config = discovery(fabric, "tank")["cmps"]["water_heater_1"]
+    assert config["p"] == "water_heater" and config["modes"] == ["off", "electric"]
+    assert "climate_1" not in discovery(fabric, "tank")["cmps"]
+    heater = _entity(fabric, "tank", "water_heater_1")
+    assert entity_state(fabric, heater) == {"mode": "electric", "temperature": 55.0, "current_temperature": 55.0}
+    execute(fabric, "tank", plan(fabric, heater, "temperature", b"60"))
+    assert fabric.read("tank", 1, "Thermostat", "OccupiedHeatingSetpoint") == 6000
+    execute(fabric, "tank", plan(fabric, heater, "mode", b"off"))
+    assert entity_state(fabric, heater)["mode"] == "off"
+    try:
+        plan(fabric, heater, "temperature", b"95")
+    except CommandError as error:
+        assert "95 °C is outside 30..80 °C" in error.message
+    else:
+        raise AssertionError("95 °C accepted")
+
+
+def test_an_ac_meter_reports_power_voltage_and_current_as_sensors() -> None:
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("hp", "heat_pump", "utility")])
+    fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
+    components = discovery(fabric, "hp")["cmps"]
+    units = {key: (c.get("device_class"), c.get("unit_of_measurement")) for key, c in components.items()
+             if c["p"] == "sensor"}
+    assert units["power_2"] == ("power", "W") and units["voltage_2"] == ("voltage", "V")
+    assert units["current_2"] == ("current", "A")
+    values = {key: entity_state(fabric, _entity(fabric, "hp", key))["value"]
+              for key in ("power_2", "voltage_2", "current_2")}
+    assert values == {"power_2": 3450.0, "voltage_2": 230.0, "current_2": 15.0}

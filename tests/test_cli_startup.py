@@ -1,0 +1,65 @@
+"""Issue #14, item 3: `homefabric --help`, `--version` and `devices types` start without loading the Matter model
+(chip.clusters.Objects: about a second of CPU). Timings live in bench/cli_startup.py; here we check the cause."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import emulator.catalogue_index as index
+from tests.test_cli_exit_codes import HOMEFABRIC
+
+HEAVY = "chip.clusters.Objects"
+
+
+def imported_modules(*args: str, cache: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
+    """Run the console script under -X importtime; the modules it imported."""
+    result = subprocess.run([sys.executable, "-X", "importtime", HOMEFABRIC, *args], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "HOMEFABRIC_CACHE_DIR": str(cache), "COLUMNS": "120"})
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
+               if line.startswith("import time:")}
+    return result, modules
+
+
+def test_help_and_version_do_not_load_the_matter_model(tmp_path: Path) -> None:
+    _, modules = imported_modules("--help", cache=tmp_path)
+    assert HEAVY not in modules and "clusters" not in modules
+    result, modules = imported_modules("--version", cache=tmp_path)
+    assert result.stdout.strip() == "homefabric 0.1.0" and HEAVY not in modules
+
+
+def test_devices_types_loads_the_model_once_then_reads_its_index(tmp_path: Path) -> None:
+    first, modules = imported_modules("devices", "types", "--json", cache=tmp_path)
+    assert HEAVY in modules  # nothing cached yet: built from the catalogue
+    second, modules = imported_modules("devices", "types", "--json", cache=tmp_path)
+    assert HEAVY not in modules
+    assert json.loads(second.stdout) == json.loads(first.stdout) == index.build_rows()
+
+
+def test_the_index_key_follows_every_source_it_depends_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "src"
+    (source / "catalogue").mkdir(parents=True)
+    module = source / "catalogue" / "lights.py"
+    module.write_text("A = 1\n")
+    monkeypatch.setattr(index, "_ROOT", tmp_path)
+    monkeypatch.setattr(index, "_SOURCES", (source,))
+    before = index.source_key()
+    assert index.source_key() == before  # stable
+    module.write_text("A = 2\n")
+    assert index.source_key() != before  # an edit to a catalogue module: a new index
+    module.write_text("A = 1\n")
+    (source / "catalogue" / "new.py").write_text("")
+    assert index.source_key() != before  # a new module too
+
+
+def test_a_stale_or_corrupt_index_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOMEFABRIC_CACHE_DIR", str(tmp_path))
+    (tmp_path / f"catalogue-{index.source_key()}.json").write_text("{not json")
+    assert index.catalogue_rows() == index.build_rows()
+    assert json.loads((tmp_path / f"catalogue-{index.source_key()}.json").read_text()) == index.build_rows()
