@@ -147,6 +147,12 @@ def bench_run(
     suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
     setting: Annotated[str, typer.Option("--setting", help="smh: dr, eia or dr,eia.")] = "eia",
     budget: Annotated[int, typer.Option("--budget", help="smh EIA: tool-call budget.")] = 10,
+    input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
+                                                  "the spoken turn) or audio (input_audio parts).")] = None,
+    asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
+                                            "CTranslate2 Whisper model directory.")] = None,
+    condition: Annotated[str | None, typer.Option("--condition", help="Acoustic condition of the spoken "
+                                                  "turns, e.g. clean-dry, 10db-reverb.")] = None,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh"):
@@ -172,6 +178,7 @@ def bench_run(
         "out": str(out) if out else None,
         "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
+        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
     }, base=stored)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")

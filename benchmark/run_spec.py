@@ -27,6 +27,7 @@ from benchmark.agents.options import check_options
 from benchmark.episode import KINDS
 from benchmark.evaluators.common import EvalSettings
 from benchmark.llm_client import LLMEndpointSpec
+from benchmark.speech.spec import SpeechSpec
 from emulator.home_config import validation_problems
 
 SPEC_SCHEMA = "homefabric-bench-spec/1"
@@ -106,9 +107,13 @@ class RunSpec(_Strict):
     episode_timeout_s: float | None = Field(default=None, gt=0, description="wall-clock limit per episode run")
     tools: ToolsSpec = Field(default_factory=ToolsSpec)
     evaluation: EvalSettings = Field(default_factory=EvalSettings)
+    speech: SpeechSpec | None = Field(default=None, description="how the agent hears the user (None: text)")
 
     def canonical_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
+        data = self.model_dump(mode="json", by_alias=True)
+        if data.get("speech") is None:
+            data.pop("speech", None)  # text runs keep the hash they had before speech existed (resume)
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def sha256(self) -> str:
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()

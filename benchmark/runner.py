@@ -125,7 +125,15 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
     extras: dict[str, Any] = {"trial": trial}
     if getattr(agent, "needs_episode", False):
         extras["episode"] = episode
-    task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=fabric.now_text(),
+    query = episode.query
+    record["input"] = spec.speech.input if spec.speech is not None else "text"
+    if spec.speech is not None and spec.speech.input != "text":  # the same episode and scoring, heard
+        from benchmark.speech.episode_input import spoken_input
+
+        spoken = await asyncio.to_thread(spoken_input, episode, spec.speech)
+        query, record["speech"] = spoken.query, spoken.record
+        extras.update(spoken.extras)
+    task = AgentTask(query=query, user_location=episode.user_location, current_time=fabric.now_text(),
                      episode_id=episode.episode_id, extras=extras)
     try:
         outcome = await asyncio.wait_for(agent.run(task, toolbox), spec.episode_timeout_s)

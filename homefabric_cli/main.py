@@ -62,6 +62,9 @@ def _mount_benchmark() -> None:
     episodes_app.command("generate")(generate_command)
     app.add_typer(episodes_app, name="episodes")
     app.add_typer(bench_app, name="bench")
+    from benchmark.speech.cli import speech_app  # `speech render|say|voices`
+
+    app.add_typer(speech_app, name="speech")
 
 
 _mount_benchmark()

@@ -70,6 +70,8 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "matter.js": _missing_when(
         lambda: not (ROOT / "tests" / "matter_js" / "node_modules" / "@project-chip" / "matter.js").is_dir(),
         "matter.js in tests/matter_js/node_modules (npm ci in tests/matter_js)"),
+    "espeak-ng": _missing_when(lambda: shutil.which("espeak-ng") is None,
+                               "Debian's espeak-ng, the speech layer's TTS (apt-get install espeak-ng)"),
     "/data": _missing_when(lambda: not (Path("/data").is_dir() and os.access("/data", os.W_OK)),
                            "a writable /data for the CHIP SDK (mkdir /data)"),
 }

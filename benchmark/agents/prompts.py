@@ -149,7 +149,13 @@ def history_messages(task: AgentTask) -> list[dict[str, Any]]:
 def first_messages(task: AgentTask, mode: str, schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system_prompt(mode, schemas)},
             *history_messages(task),
-            {"role": "user", "content": task_message(task)}]
+            {"role": "user", "content": user_content(task)}]
+
+
+def user_content(task: AgentTask) -> str | list[dict[str, Any]]:
+    """The request as text, or as text + the spoken request (an ``input_audio`` part) for audio input."""
+    audio = task.extras.get("user_audio_part")
+    return task_message(task) if audio is None else [{"type": "text", "text": task_message(task)}, audio]
 
 
 def observation_text(envelope: Any) -> str:

@@ -238,8 +238,27 @@ def conversation_problem(messages: Sequence[Mapping[str, Any]]) -> str | None:
                 open_calls.append(call["id"])
             if message.get("content") is None and not message.get("tool_calls"):
                 return f"messages[{index}]: assistant message with neither content nor tool_calls"
+        elif role == "user" and isinstance(message.get("content"), list):
+            if problem := _content_parts_problem(message["content"]):
+                return f"messages[{index}]: {problem}"
         elif not isinstance(message.get("content"), str):
             return f"messages[{index}]: {role} message content must be a string"
+    return None
+
+
+def _content_parts_problem(parts: list[Any]) -> str | None:
+    """User content parts: text, and input_audio (base64 WAV/MP3; a WAV must be 16 kHz mono 16-bit)."""
+    from benchmark.speech.audio_input import input_audio_problem
+
+    for position, part in enumerate(parts):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            continue
+        if kind == "input_audio":
+            if problem := input_audio_problem(part):
+                return f"content[{position}]: {problem}"
+            continue
+        return f"content[{position}]: not a text or input_audio part"
     return None
 
 

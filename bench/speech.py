@@ -1,0 +1,99 @@
+"""Speech benchmark: render throughput, ASR real-time factor and WER per acoustic condition.
+
+Generated SimuHome-style episodes (``benchmark.generate``, all 12 kinds, seeded) give the user turns. For
+the first ``--turns`` of them: render each turn clean (audio seconds per wall second, espeak-ng + resample),
+then, per condition, apply the condition and transcribe with the recogniser (real-time factor = wall
+seconds / audio seconds, on this machine's cores) and score the corpus WER (normalised, benchmark.speech.wer).
+Usage: python bench/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from benchmark.episode import parse_episode
+from benchmark.generate import generate_episodes
+from benchmark.speech.acoustics import apply_condition
+from benchmark.speech.asr import DEFAULT_ASR, recogniser
+from benchmark.speech.conditions import parse_conditions
+from benchmark.speech.render import numpy_rng, speech, surroundings_for, user_turns
+from benchmark.speech.voices import choose_speaker
+from benchmark.speech.wav import SAMPLE_RATE, decode_wav, encode_wav
+from benchmark.speech.wer import normalise, word_error_rate
+
+
+def turns_of(count: int, seed: int) -> list[Any]:
+    per_type = -(-count // 12)
+    episodes = [parse_episode(data, check_home=False) for data in generate_episodes("all", per_type, seed)]
+    for index, episode in enumerate(episodes):
+        episode.episode_id = f"bench_{index:04d}"
+    return episodes[:count]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--conditions", default="grid")
+    parser.add_argument("--asr", default=DEFAULT_ASR)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    episodes = turns_of(args.turns, args.seed)
+    conditions = parse_conditions(args.conditions)
+
+    speakers = [choose_speaker(args.seed, e.episode_id) for e in episodes]
+    started = time.perf_counter()
+    clean = [np.asarray(speech(user_turns(e)[0], voice.id, rate))
+             for e, (voice, rate) in zip(episodes, speakers, strict=True)]
+    render_wall = time.perf_counter() - started
+    audio_s = sum(a.size for a in clean) / SAMPLE_RATE
+
+    model = recogniser(args.asr)
+    model.transcribe(clean[0])  # warm-up: the first call allocates
+    per_condition: dict[str, Any] = {}
+    for condition in conditions:
+        errors = words = 0.0
+        asr_wall = heard_s = 0.0
+        for episode, (voice, _rate), audio in zip(episodes, speakers, clean, strict=True):
+            text = user_turns(episode)[0]
+            surroundings = surroundings_for(episode, args.seed, voice)
+            mixed = apply_condition(audio, condition, "room", surroundings,
+                                    numpy_rng("condition", args.seed, episode.episode_id, 0, condition.id),
+                                    numpy_rng("room", args.seed, episode.episode_id, 0))
+            heard = decode_wav(encode_wav(mixed))
+            t0 = time.perf_counter()
+            hypothesis = model.transcribe(heard).text
+            asr_wall += time.perf_counter() - t0
+            heard_s += heard.size / SAMPLE_RATE
+            n = len(normalise(text).split())
+            errors += word_error_rate(text, hypothesis) * n
+            words += n
+        per_condition[condition.id] = {"wer": round(errors / words, 4), "asr_rtf": round(asr_wall / heard_s, 4),
+                                       "audio_s": round(heard_s, 1)}
+    result = {"turns": len(episodes), "asr": args.asr, "cpu_count": os.cpu_count(), "seed": args.seed,
+              "render_audio_s": round(audio_s, 1), "render_wall_s": round(render_wall, 2),
+              "render_audio_s_per_wall_s": round(audio_s / render_wall, 1),
+              "asr_rtf": round(sum(c["asr_rtf"] * c["audio_s"] for c in per_condition.values())
+                               / sum(c["audio_s"] for c in per_condition.values()), 4),
+              "conditions": per_condition}
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{result['turns']} turns, {audio_s:.0f} s of audio rendered at {result['render_audio_s_per_wall_s']}x "
+              f"real time; ASR ({args.asr}) real-time factor {result['asr_rtf']}")
+        for name, figures in per_condition.items():
+            print(f"  {name:14} WER {figures['wer']:.3f}  RTF {figures['asr_rtf']:.3f}")
+
+
+if __name__ == "__main__":
+    main()

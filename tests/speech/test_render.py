@@ -1,0 +1,104 @@
+"""Rendering episodes to speech: 16 kHz mono WAVs, seeded voices, byte-identical re-renders, a manifest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmark.episode import load_episodes
+from benchmark.speech.conditions import GRID, Condition, parse_conditions
+from benchmark.speech.render import render_episode, render_to_dir, speech, user_turns
+from benchmark.speech.voices import VOICES, VoiceError, choose_speaker, parse_voices
+from benchmark.speech.wav import decode_wav, sha256
+
+pytestmark = pytest.mark.requires("espeak-ng")
+
+EPISODES = Path(__file__).resolve().parents[1] / "benchmark" / "episodes"
+
+
+@pytest.fixture(scope="module")
+def episodes():
+    loaded, problems = load_episodes(EPISODES)
+    assert not problems
+    return loaded[:4]
+
+
+def test_same_seed_gives_byte_identical_files(tmp_path: Path, episodes) -> None:
+    conditions = parse_conditions("clean-dry,10db-reverb,0db-dry")
+    first = render_to_dir(episodes, tmp_path / "a", seed=7, conditions=conditions)
+    speech.cache_clear()  # the second render synthesises again, from nothing
+    second = render_to_dir(episodes, tmp_path / "b", seed=7, conditions=conditions)
+    assert [t.model_dump() for t in first] == [t.model_dump() for t in second]
+    for turn in first:
+        a, b = (tmp_path / "a" / turn.file).read_bytes(), (tmp_path / "b" / turn.file).read_bytes()
+        assert a == b and sha256(a) == turn.sha256
+    assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()
+
+
+def test_another_seed_changes_the_audio(episodes) -> None:
+    one = render_episode(episodes[0], seed=1, conditions=[Condition(snr_db=10)])
+    other = render_episode(episodes[0], seed=2, conditions=[Condition(snr_db=10)])
+    assert one[0][0].sha256 != other[0][0].sha256
+
+
+def test_every_turn_is_16k_mono_speech_with_its_metadata(tmp_path: Path, episodes) -> None:
+    turns = render_to_dir(episodes, tmp_path, seed=0, conditions=GRID)
+    assert len(turns) == len(episodes) * len(GRID)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["conditions"] == [c.id for c in GRID] and len(manifest["turns"]) == len(turns)
+    for turn in turns:
+        audio = decode_wav((tmp_path / turn.file).read_bytes())  # refuses anything but 16 kHz mono 16-bit
+        assert audio.size / 16000 == pytest.approx(turn.duration_s, abs=1e-3)
+        assert turn.duration_s > 1.0 and np.max(np.abs(audio)) > 0.1
+        assert turn.voice in VOICES and turn.rate in (140, 160, 180) and turn.transcript
+        assert (turn.noise is None) == turn.condition.startswith("clean")
+    # One voice per episode (all turns, all conditions), and the pool has variety across episodes.
+    by_episode = {}
+    for turn in turns:
+        by_episode.setdefault(turn.episode_id, set()).add((turn.voice, turn.rate))
+    assert all(len(v) == 1 for v in by_episode.values())
+
+
+def test_speakers_vary_with_the_seed() -> None:
+    chosen = {choose_speaker(seed, "episode") for seed in range(40)}
+    assert len({voice.id for voice, _ in chosen}) >= 5 and len({rate for _, rate in chosen}) == 3
+    assert len({voice.accent for voice, _ in chosen}) >= 4
+
+
+def test_the_tv_plays_when_the_talkers_room_tv_is_on(episodes) -> None:
+    episode = episodes[0].model_copy(deep=True)
+    room = episode.initial_home_config["rooms"][episode.user_location]
+    tvs = [d for d in room["devices"] if d["device_type"] == "tv"]
+    assert tvs, "fixture: the first episode's room has a TV"
+    tvs[0]["attributes"]["1.OnOff.OnOff"] = True
+    assert render_episode(episode, seed=0, conditions=[Condition(snr_db=5)])[0][0].noise == "tv"
+    tvs[0]["attributes"]["1.OnOff.OnOff"] = False
+    assert render_episode(episode, seed=0, conditions=[Condition(snr_db=5)])[0][0].noise == "babble"
+
+
+def test_user_turns_of_a_dialogue_and_of_a_simuhome_episode(episodes) -> None:
+    assert user_turns(episodes[0]) == [episodes[0].query]
+
+    class Dialogue:
+        user_turns = ("turn on the lamp", "the one by the sofa")
+
+    assert user_turns(Dialogue()) == ["turn on the lamp", "the one by the sofa"]
+
+
+def test_unknown_voice_is_named() -> None:
+    with pytest.raises(VoiceError, match=r"unknown voice.*nope.*allowed"):
+        parse_voices("us-m1,nope")
+    assert [v.id for v in parse_voices("us-m1, gb-f1")] == ["us-m1", "gb-f1"]
+
+
+def test_the_neural_voice_is_byte_identical_and_follows_the_rate() -> None:
+    from benchmark.speech.tts import _piper_joe, synthesize
+    from benchmark.speech.wav import encode_wav
+
+    first = encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140))
+    _piper_joe.cache_clear()  # a freshly loaded model gives the same bytes
+    assert encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140)) == first
+    assert len(encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 180))) < len(first)
