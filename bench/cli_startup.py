@@ -2,7 +2,8 @@
 seconds per command, median of N runs after one warm-up run (which also fills the catalogue index cache).
 
 Usage: python bench/cli_startup.py [--runs 5] [--json]
-The target the issue sets: `--help` and `devices types` under 0.5 s of CPU.
+The target the issue sets: `--help` and `devices types` under 0.5 s of CPU. Also: `homefabric mcp HOME` over
+stdio, from spawn to the answer to ``initialize`` (wall and CPU; the process is then closed).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,7 +46,42 @@ def measure(runs: int) -> dict[str, object]:
         cpu = statistics.median(s[0] for s in samples)
         figures[" ".join(argv)] = {"cpu_s": round(cpu, 3), "wall_s": round(statistics.median(s[1] for s in samples), 3),
                                    "under_target": cpu < TARGET_CPU_S}
-    return {"console_script": str(CONSOLE_SCRIPT), "runs": runs, "target_cpu_s": TARGET_CPU_S, "commands": figures}
+    return {"console_script": str(CONSOLE_SCRIPT), "runs": runs, "target_cpu_s": TARGET_CPU_S, "commands": figures,
+            "mcp_initialize": measure_mcp(runs)}
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                         "clientInfo": {"name": "cli_startup", "version": "1"}}}
+
+
+def mcp_once(home: Path) -> tuple[float, float]:
+    """(cpu_s, wall_s) from spawning `homefabric mcp HOME` to its initialize reply; CPU of the whole child."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    child = subprocess.Popen([str(CONSOLE_SCRIPT), "mcp", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    assert child.stdin is not None and child.stdout is not None
+    child.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    child.stdin.flush()
+    reply = child.stdout.readline()
+    wall = time.perf_counter() - started
+    child.stdin.close()
+    child.wait(30)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if b'"result"' not in reply:
+        raise SystemExit(f"homefabric mcp answered initialize with {reply[:300]!r}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def measure_mcp(runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home.json"
+        subprocess.run([str(CONSOLE_SCRIPT), "home", "generate", "--out", str(home)], capture_output=True, check=True)
+        mcp_once(home)  # warm-up
+        samples = [mcp_once(home) for _ in range(runs)]
+    return {"cpu_s_until_exit": round(statistics.median(s[0] for s in samples), 3),
+            "wall_s_to_initialize": round(statistics.median(s[1] for s in samples), 3)}
 
 
 def main() -> None:
@@ -58,6 +95,9 @@ def main() -> None:
         return
     for command, figure in report["commands"].items():  # type: ignore[union-attr]
         print(f"homefabric {command:28} {figure['cpu_s']:.3f} s CPU  {figure['wall_s']:.3f} s wall")
+    mcp = report["mcp_initialize"]
+    print(f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "  # type: ignore[index]
+          f"{mcp['cpu_s_until_exit']:.3f} s CPU in all")  # type: ignore[index]
 
 
 if __name__ == "__main__":

@@ -164,8 +164,7 @@ def bench_run(
                            api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds,
                            judge=judge, judge_model=judge_model, judge_base_url=judge_base_url)
     from benchmark.report import write_report
-    from benchmark.run_store import RunFileError
-    from benchmark.runner import RunError, Runner, select_episodes
+    from benchmark.runner import select_episodes
 
     stored = _stored_spec(out) if resume and spec_file is None and out is not None else None
     spec = _spec_from_flags(spec_file, {
@@ -189,6 +188,34 @@ def bench_run(
     selected, skipped = select_episodes(spec)
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
+    if spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
+        from benchmark.multi_model import MODELS_FILE, write_models_file, write_multi_report
+        from benchmark.run_spec import per_model
+
+        if not resume and (Path(spec.out) / MODELS_FILE).exists():
+            _fail(f"{spec.out} already holds a multi-model run; use --resume or a new --out")
+        runs = per_model(spec, spec.out)
+        write_models_file(Path(spec.out), spec, [label for label, _ in runs])
+        summaries = [_run_one(sub, selected, skipped, resume, quiet, force) for _, sub in runs]
+        _, text = write_multi_report(Path(spec.out), force=force)
+    else:
+        summaries = [_run_one(spec, selected, skipped, resume, quiet, force)]
+        _, text = write_report(summaries[0].out, force=force)
+    typer.echo(text)
+    ran = sum(summary.ran for summary in summaries)
+    infra = sum(summary.statuses.get("infra_error", 0) for summary in summaries)
+    if ran and infra == ran:
+        where = " and ".join(str(summary.out / "records.jsonl") for summary in summaries)
+        _fail(f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
+              f"see the error column of {where}", 1)
+    if strict and infra:
+        _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
+    from benchmark.run_store import RunFileError
+    from benchmark.runner import RunError, Runner
+
     try:
         summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
             selected, skipped))
@@ -203,19 +230,12 @@ def bench_run(
         err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
                           highlight=False)
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
-    _, text = write_report(summary.out, force=force)
-    typer.echo(text)
-    infra = summary.statuses.get("infra_error", 0)
-    if summary.ran and infra == summary.ran:
-        _fail(f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
-              f"see the error column of {summary.out / 'records.jsonl'}", 1)
-    if strict and infra:
-        _fail(f"{infra} of {summary.ran} episode run(s) were infrastructure errors (--strict)", 1)
+    return summary
 
 
 def _stored_spec(out: Path) -> dict[str, Any] | None:
     """`bench run --resume --out DIR` alone: the spec the run was started with, from its manifest."""
-    manifest = out / "manifest.json"
+    manifest = out / "models.json" if (out / "models.json").is_file() else out / "manifest.json"
     if not manifest.is_file():
         return None
     try:
@@ -248,14 +268,16 @@ def bench_report(
 
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
+    from benchmark.multi_model import is_multi_model, write_multi_report
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError
 
-    if not (run_dir / "records.jsonl").exists():
+    multi = is_multi_model(run_dir)
+    if not multi and not (run_dir / "records.jsonl").exists():
         _fail(f"{run_dir} holds no records.jsonl")
     try:
-        report, text = write_report(run_dir, plots=plots, force=force)
-    except RunFileError as error:
+        report, text = (write_multi_report if multi else write_report)(run_dir, plots=plots, force=force)
+    except (RunFileError, ValueError) as error:
         _fail(str(error))
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
@@ -271,7 +293,12 @@ def bench_compare(
 ) -> None:
     """Runs side by side: success with 95% bootstrap CIs per kind and overall, as a table, JSON and a plot."""
     from benchmark.compare import compare_runs, render_comparison, write_comparison
+    from benchmark.multi_model import expand_run_dirs
 
+    try:
+        run_dirs = expand_run_dirs(run_dirs)  # a multi-model run counts as its per-model runs
+    except ValueError as error:
+        _fail(str(error))
     if len(run_dirs) < 2:
         _fail("give at least two run directories to compare")
     for run_dir in run_dirs:

@@ -149,8 +149,17 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         "by_kind": by_kind, "by_query_type": by_query_type, "infra_errors": infra,
         "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
         "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
-        "manifest_checked": loaded is not None,
+        "manifest_checked": loaded is not None, "transcripts": transcript_summary(records),
     }
+
+
+def transcript_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many records carry the full conversation, and the tool-schema hashes their models saw (more than one
+    means the runs did not all offer the same tools). Records from before transcripts simply count as without."""
+    with_transcript = [(r.get("outcome") or {}).get("transcript") for r in records]
+    present = [t for t in with_transcript if isinstance(t, dict)]
+    hashes = sorted({t["tool_schema_sha256"] for t in present if isinstance(t.get("tool_schema_sha256"), str)})
+    return {"records": len(present), "of": len(records), "tool_schema_sha256": hashes}
 
 
 def _percent(value: float | None) -> str:
@@ -196,6 +205,11 @@ def render_tables(report: dict[str, Any]) -> str:
         for name, count in errors.items():
             taxonomy.add_row(name, str(count))
         console.print(taxonomy)
+    transcripts = report.get("transcripts") or {}
+    if transcripts.get("records"):
+        hashes = ", ".join(h[:12] for h in transcripts.get("tool_schema_sha256", []))
+        console.print(f"full transcripts: {transcripts['records']} of {transcripts['of']} records; "
+                      f"tool schema sha256: {hashes}")
     if not report.get("manifest_checked", True):
         console.print("no manifest (--force): records were not checked against the run's episodes and spec")
     left_out = [f"line {p['line']}: {p['message']}" for p in report.get("line_problems", [])] + [

@@ -10,6 +10,10 @@ A malformed spec raises :class:`SpecError` naming the file and each field.
     judge: {kind: llm, model: {base_url: http://127.0.0.1:8001/v1, model: judge}}
     trials: 3
     concurrency: 8
+
+Several models in one run: ``agent.models: [{base_url: …, model: a}, {base_url: …, model: b}]`` instead of
+``agent.model`` (react only). ``bench run`` then runs the same episodes once per model, each in its own run
+directory ``OUT/<label>/`` (see :func:`per_model` and :mod:`benchmark.multi_model`).
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.agents.options import check_options
 from benchmark.episode import KINDS
@@ -63,18 +68,32 @@ class EpisodeSelection(_Strict):
 class AgentSpec(_Strict):
     name: Literal["oracle", "null", "replay", "react"]
     model: LLMEndpointSpec | None = None
+    models: list[LLMEndpointSpec] | None = Field(default=None, min_length=2,
+                                                 description="several models, one run each (react; instead of model)")
     max_steps: int = Field(default=20, ge=1)
     replay_from: str | None = Field(default=None, description="run directory or records.jsonl (replay agent)")
     options: dict[str, Any] = Field(default_factory=dict, description="agent-specific settings")
 
     @model_validator(mode="after")
     def _needs(self) -> AgentSpec:
-        if self.name == "react" and self.model is None:
+        if self.models is not None and self.model is not None:
+            raise ValueError("give either model or models, not both")
+        if self.models is not None and self.name != "react":
+            raise ValueError(f"models is for the react agent; the {self.name} agent uses no model")
+        if self.name == "react" and self.model is None and self.models is None:
             raise ValueError("the react agent needs a model (base_url, model)")
         if self.name == "replay" and not self.replay_from:
             raise ValueError("the replay agent needs replay_from (a run directory or records.jsonl)")
         check_options(self.name, self.options)  # a typo is a spec error, before anything is written
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_absent_models(self, handler: Any) -> Any:
+        # A one-model spec dumps as before, so its spec hash and stored manifests do not change.
+        data = handler(self)
+        if isinstance(data, dict) and data.get("models") is None:
+            data.pop("models", None)
+        return data
 
 
 class JudgeSpec(_Strict):
@@ -117,6 +136,27 @@ class RunSpec(_Strict):
 
     def sha256(self) -> str:
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+def model_label(endpoint: LLMEndpointSpec) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", endpoint.model).strip("-.") or "model"
+
+
+def per_model(spec: RunSpec, out: str) -> list[tuple[str, RunSpec]]:
+    """A multi-model spec as one ordinary spec per model (label, spec with ``agent.model`` set and its own
+    ``out`` and ``run_id``); labels are the model names, numbered when two are the same."""
+    assert spec.agent.models is not None
+    labels = [model_label(m) for m in spec.agent.models]
+    labels = [label if labels.count(label) == 1 else f"{label}-{i + 1}" for i, label in enumerate(labels)]
+    result = []
+    for label, endpoint in zip(labels, spec.agent.models, strict=True):
+        data = spec.model_dump(mode="json", by_alias=True)
+        data["agent"].pop("models", None)
+        data["agent"]["model"] = endpoint.model_dump(mode="json")
+        data["out"] = str(Path(out) / label)
+        data["run_id"] = f"{spec.run_id or Path(out).name}-{label}"
+        result.append((label, parse_spec(data, f"<{label}>")))
+    return result
 
 
 def parse_spec(data: Any, source: str = "<spec>") -> RunSpec:

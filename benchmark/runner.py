@@ -67,7 +67,8 @@ def make_agent(spec: RunSpec) -> Agent:
     from benchmark.agents.react import ReactAgent
     from benchmark.llm_client import LLMClient
 
-    assert agent.model is not None
+    if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (run_spec.per_model)
+        raise ValueError("a spec with agent.models runs one model at a time; split it with run_spec.per_model")
     client = LLMClient.from_spec(agent.model)
     options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())

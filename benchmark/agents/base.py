@@ -8,6 +8,8 @@ usage, and how it ended. Agents never touch the fabric directly.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -71,11 +73,36 @@ class AgentOutcome:
     # context_overflow); scored as the model's failure, never as an infrastructure error.
     failure: str | None = None
     mode: str | None = None  # how an LLM agent talked to its model (react: native or text)
+    # For LLM agents: the conversation as the model saw it (see :func:`transcript`); None for the others.
+    transcript: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"final_answer": self.final_answer, "end_reason": self.end_reason, "error": self.error,
-                "failure": self.failure, "mode": self.mode,
-                "tokens": self.tokens.to_dict(), "steps": [s.to_dict() for s in self.steps]}
+        result = {"final_answer": self.final_answer, "end_reason": self.end_reason, "error": self.error,
+                  "failure": self.failure, "mode": self.mode,
+                  "tokens": self.tokens.to_dict(), "steps": [s.to_dict() for s in self.steps]}
+        if self.transcript is not None:  # absent, not null, for agents without one: their records stay as they were
+            result["transcript"] = self.transcript
+        return result
+
+
+TRANSCRIPT_SCHEMA = "homefabric-transcript/1"
+
+
+def tool_schema_sha256(schemas: Any) -> str:
+    """A stable hash of the tool definitions offered (key order and whitespace do not change it), so runs
+    can be told apart by the exact tool interface their model saw."""
+    canonical = json.dumps(schemas, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def transcript(messages: list[dict[str, Any]], schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    """The full conversation of an episode: the system prompt, every message after it (in order, as sent
+    or received) and which tools were offered (names and the schema hash)."""
+    system = [m.get("content") for m in messages[:1] if m.get("role") == "system"]
+    return {"schema": TRANSCRIPT_SCHEMA, "system_prompt": system[0] if system else None,
+            "messages": [dict(m) for m in messages[len(system):]],
+            "tool_names": [(s.get("function") or s).get("name") for s in schemas],
+            "tool_schema_sha256": tool_schema_sha256(schemas)}
 
 
 class ToolCaller(Protocol):

@@ -40,7 +40,15 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from benchmark.agents import prompts
-from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, EndReason, TokenUsage, ToolCaller
+from benchmark.agents.base import (
+    AgentOutcome,
+    AgentStep,
+    AgentTask,
+    EndReason,
+    TokenUsage,
+    ToolCaller,
+    transcript,
+)
 from benchmark.llm_client import LLMInfraError, LLMRequestError, LLMResponse, LLMRunawayError
 
 Mode = Literal["native", "text"]
@@ -226,6 +234,7 @@ class _Episode:
     tools: ToolCaller
     known_tools: frozenset[str]
     messages: list[dict[str, Any]]
+    schemas: list[dict[str, Any]]
     steps: list[AgentStep] = field(default_factory=list)
     tokens: TokenUsage = field(default_factory=TokenUsage)
     mode: Mode = "native"
@@ -237,7 +246,7 @@ class _Episode:
     def outcome(self, end_reason: EndReason, error: str | None = None, failure: str | None = None) -> AgentOutcome:
         return AgentOutcome(final_answer=self.answer if end_reason == "finished" else None, steps=self.steps,
                             end_reason=end_reason, tokens=self.tokens, error=error, failure=failure,
-                            mode=self.mode)
+                            mode=self.mode, transcript=transcript(self.messages, self.schemas))
 
     def fail(self, *, truncated: bool = False) -> None:
         self.failures += 1
@@ -297,7 +306,8 @@ class ReactAgent:
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
         schemas = tools.schemas()
         episode = _Episode(tools=tools, known_tools=frozenset(tools.names()),
-                           messages=prompts.first_messages(task, self.mode, schemas), mode=self.mode)
+                           messages=prompts.first_messages(task, self.mode, schemas), schemas=schemas,
+                           mode=self.mode)
         for turn in range(self.max_steps):
             try:
                 response = await self._ask(episode, schemas)

@@ -401,12 +401,16 @@ class NumberPayload(_Strict):
 
 def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
     low, high, _ = number_limits(fabric, entity)
-    unit = "°C" if entity.options["number"] == "temperature" else "%"
+    unit = {"temperature": "°C", "dryness": ""}.get(entity.options["number"], "%")
     allowed = {"min": low, "max": high, "unit": unit}
     value = _plain(text, NumberPayload, allowed).value
-    if not low <= value <= high:
-        raise CommandError("INVALID_PAYLOAD", f"{entity.name} {value:g} {unit} is outside {low:g}..{high:g} {unit}",
+    shown = f" {unit}" if unit else ""
+    if not low <= value <= high or (entity.options["number"] == "dryness" and value != int(value)):
+        raise CommandError("INVALID_PAYLOAD", f"{entity.name} {value:g}{shown} is outside {low:g}..{high:g}{shown}"
+                           + (" (whole levels)" if entity.options["number"] == "dryness" else ""),
                            field="value", allowed=allowed)
+    if entity.options["number"] == "dryness":
+        return [_write(entity, "LaundryDryerControls", "SelectedDrynessLevel", int(value))]
     if entity.options["number"] == "temperature":
         return [_invoke(entity, "TemperatureControl", "SetTemperature", targetTemperature=round(value * 100))]
     return [_invoke(entity, "LevelControl", "MoveToLevel", level=round(value * 254 / 100), transitionTime=0,

@@ -284,6 +284,9 @@ def number_limits(fabric: Fabric, entity: Entity) -> tuple[float, float, float]:
         server = fabric.device(entity.device_id).cluster(entity.endpoint, "TemperatureControl")
         step = server.read("Step") / 100 if server.has_attribute("Step") else 0.5
         return low, high, step
+    if entity.options["number"] == "dryness":
+        levels = _read(fabric, entity, "LaundryDryerControls", "SupportedDrynessLevels") or [0]
+        return min(levels), max(levels), 1
     return 0, 100, 1
 
 
@@ -296,6 +299,8 @@ def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     }
     if entity.options["number"] == "temperature":
         config.update({"device_class": "temperature", "unit_of_measurement": "°C"})
+    elif entity.options["number"] == "dryness":  # Matter's DrynessLevelEnum: 0 Low, 1 Normal, 2 Extra, 3 Max
+        config.update({"icon": "mdi:tumble-dryer"})
     else:
         config.update({"unit_of_measurement": "%", "icon": "mdi:volume-high"})
     return config

@@ -122,6 +122,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         add("number", "setpoint", "Temperature setpoint", "TemperatureControl", number="temperature")
     if "LevelControl" in clusters and not types & LIGHT_DEVICE_TYPES:  # a media device's level is its volume
         add("number", "volume", "Volume", "LevelControl", number="volume")
+    if "LaundryDryerControls" in clusters:  # HA has no dryer platform; a number of the dryness level (0 = Low…)
+        add("number", "dryness", "Dryness level", "LaundryDryerControls", number="dryness")
     if "OnOff" in clusters and not used_on_off:
         add("switch", "switch", None if types & UNNAMED_SWITCH_DEVICE_TYPES else "Power", "OnOff")
 

@@ -229,6 +229,8 @@ def select_state(read: Read, entity: Entity) -> dict[str, Any]:
 def number_state(read: Read, entity: Entity) -> dict[str, Any]:
     if entity.options["number"] == "temperature":
         return {"value": centi(read("TemperatureControl", "TemperatureSetpoint"))}
+    if entity.options["number"] == "dryness":
+        return {"value": read("LaundryDryerControls", "SelectedDrynessLevel")}
     level = read("LevelControl", "CurrentLevel")
     return {"value": None if level is None else round(level * 100 / 254)}
 

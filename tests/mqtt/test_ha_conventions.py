@@ -135,3 +135,27 @@ def test_an_ac_meter_reports_power_voltage_and_current_as_sensors() -> None:
     values = {key: entity_state(fabric, _entity(fabric, "hp", key))["value"]
               for key in ("power_2", "voltage_2", "current_2")}
     assert values == {"power_2": 3450.0, "voltage_2": 230.0, "current_2": 15.0}
+
+
+def test_dryer_dryness_is_a_number_entity_that_changes_the_fabric() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("dryer", "laundry_dryer", "utility")])
+    [key] = [k for k in discovery(fabric, "dryer")["cmps"] if k.startswith("dryness")]
+    config = discovery(fabric, "dryer")["cmps"][key]
+    levels = fabric.read("dryer", 1, "LaundryDryerControls", "SupportedDrynessLevels")
+    assert config["p"] == "number" and (config["min"], config["max"], config["step"]) == (min(levels), max(levels), 1)
+    dryness = _entity(fabric, "dryer", key)
+    execute(fabric, "dryer", plan(fabric, dryness, None, b"3"))
+    assert fabric.read("dryer", 1, "LaundryDryerControls", "SelectedDrynessLevel") == 3
+    assert entity_state(fabric, dryness) == {"value": 3}
+    for bad in (b"7", b"1.5"):
+        try:
+            plan(fabric, dryness, None, bad)
+        except CommandError as error:
+            assert "Dryness level" in error.message and "is outside 0..3" in error.message
+        else:
+            raise AssertionError(f"dryness {bad!r} accepted")
+    assert fabric.read("dryer", 1, "LaundryDryerControls", "SelectedDrynessLevel") == 3
