@@ -286,13 +286,16 @@ def test_emulator_restart_reconnects_without_recommissioning(live: Live) -> None
         assert [n["node_id"] for n in nodes] == [node_id]
         assert nodes[0]["available"]
         assert not any(e["event"] == "node_added" for e in bridge.matter.events[1:]), "recommissioned"
-        # The subscription is re-established as well: a change inside the fabric arrives again.
+        # The subscription is re-established as well: a change inside the fabric arrives again. serve resumes
+        # the home it saved, so the lamp may already be on: switch it to the other state.
         since = len(bridge.matter.events)
-        await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="On")
+        target = not values.get(f"{lamp}/6/0")
+        await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="On" if target else "Off")
 
-        def lamp_on(event: dict[str, Any]) -> bool:
-            return event["event"] == "attribute_updated" and event["data"][1] == f"{lamp}/6/0" and event["data"][2]
-        await bridge.matter.wait_event(lamp_on, 100, since)
+        def lamp_switched(event: dict[str, Any]) -> bool:
+            return (event["event"] == "attribute_updated" and event["data"][1] == f"{lamp}/6/0"
+                    and bool(event["data"][2]) == target)
+        await bridge.matter.wait_event(lamp_switched, 100, since)
         live.timings["resubscribed_s"] = time.monotonic() - started
         # How: the restarted node resumed the CASE session itself (Sigma2_Resume from the CHIP SDK) and
         # continued the subscription under its old id, instead of waiting for the controller's liveness timer.
