@@ -56,6 +56,10 @@ def network_namespace(prefix: str = "hfe") -> Iterator[str]:
     _sh("ip", "netns", "del", name, check=False)  # a leftover from a killed run
     _sh("ip", "netns", "add", name)
     try:
+        # No duplicate-address detection in a namespace of our own: link-local addresses are usable at once,
+        # not "tentative" for the first second or two (mDNS sockets bound then miss that interface).
+        for scope in ("all", "default"):
+            _sh("ip", "netns", "exec", name, "sysctl", "-qw", f"net.ipv6.conf.{scope}.accept_dad=0")
         _sh("ip", "-n", name, "link", "set", "lo", "up")
         _sh("ip", "-n", name, "link", "add", CONTROLLER_IF, "type", "veth", "peer", "name", NODE_IF)
         _sh("ip", "-n", name, "addr", "add", "10.77.0.1/24", "dev", CONTROLLER_IF)
