@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.matter_bridge.event_wait import wait_event
 from tests.requirements import LIVE_CONTROLLER, missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,17 +204,7 @@ class MatterServerClient:
     async def wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float,
                          since: int = 0) -> dict[str, Any]:
         """The first event at index ≥ ``since`` matching ``predicate``, waiting up to ``timeout_s``."""
-        async def find() -> dict[str, Any]:
-            async with self._event_added:
-                index = since
-                while True:
-                    for event in self.events[index:]:
-                        if predicate(event):
-                            return event
-                    index = len(self.events)
-                    await self._event_added.wait()
-
-        return await asyncio.wait_for(find(), timeout_s)
+        return await wait_event(self.events, self._event_added, predicate, timeout_s, since)
 
     async def close(self) -> None:
         if self._ws is not None:

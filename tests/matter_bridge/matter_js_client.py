@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.matter_bridge.event_wait import wait_event
 from tests.matter_bridge.live_env import CONTROLLER_IF, ROOT
 
 MATTER_JS_DIR = ROOT / "tests" / "matter_js"
@@ -97,17 +98,8 @@ class MatterJsController:
 
     async def wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float,
                          since: int = 0) -> dict[str, Any]:
-        async def find() -> dict[str, Any]:
-            async with self._changed:
-                index = since
-                while True:
-                    for event in self.events[index:]:
-                        if predicate(event):
-                            return event
-                    index = len(self.events)
-                    await self._changed.wait()
-
-        return await asyncio.wait_for(find(), timeout_s)
+        """The first event at index ≥ ``since`` matching ``predicate``, waiting up to ``timeout_s``."""
+        return await wait_event(self.events, self._changed, predicate, timeout_s, since)
 
     def tail(self, chars: int = 6000) -> str:
         with contextlib.suppress(OSError):
