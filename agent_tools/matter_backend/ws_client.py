@@ -24,10 +24,11 @@ from typing import Any
 
 DEFAULT_TIMEOUT_S = 30.0
 RETRY_INTERVAL_S = 0.3
-# matter_server.common.errors: error_code → name (that package is not installed in the emulator image).
+# matter_server.common.errors: error_code → name (that package is not installed in the emulator image;
+# tests/agent_tools/test_ws_client.py checks this copy against it).
 SERVER_ERRORS = {0: "UnknownError", 1: "NodeCommissionFailed", 2: "NodeInterviewFailed", 3: "NodeNotReady",
                  4: "NodeNotResolving", 5: "NodeNotExists", 6: "VersionMismatch", 7: "SDKStackError",
-                 8: "InvalidArguments", 9: "InvalidCommand"}
+                 8: "InvalidArguments", 9: "InvalidCommand", 10: "UpdateCheckError", 11: "UpdateError"}
 
 
 class MatterServerError(RuntimeError):
