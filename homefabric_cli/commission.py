@@ -1,9 +1,8 @@
 """`homefabric commission` — have python-matter-server commission the emulated home, then list what it sees.
 
-It speaks matter-server's websocket API (the first message is the server info; commands are
-``{"message_id", "command", "args"}`` answered by ``{"message_id", "result"}`` or ``{"message_id",
-"error_code", "details"}``): ``commission_with_code(code, network_only=True)`` and, when the home is
-already commissioned into that server, ``get_node``. The pairing code comes from ``--code``, else from
+It speaks matter-server's websocket API (``agent_tools.matter_backend.ws_client``):
+``commission_with_code(code, network_only=True)`` and, when the home is already commissioned into that
+server, ``get_node``. The pairing code comes from ``--code``, else from
 ``<state-dir>/pairing.json`` (written by ``homefabric serve``), else it is computed from the passcode and
 discriminator the emulator was started with (the defaults of ``homefabric serve`` unless given).
 
@@ -16,26 +15,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+if TYPE_CHECKING:  # imported where used: `homefabric --help` must not load the Matter model (chip, clusters)
+    from agent_tools.matter_backend.ws_client import MatterServerClient
+
 DEFAULT_URL = "ws://127.0.0.1:5580/ws"
 DEFAULT_PASSCODE, DEFAULT_DISCRIMINATOR = 20202021, 3840  # homefabric serve's defaults
-BRIDGED_NODE = 0x0013
-DESCRIPTOR, BRIDGED_BASIC_INFORMATION, FIXED_LABEL = 0x001D, 0x0039, 0x0040
-# matter_server.common.errors: error_code → name (that package is not installed in the emulator image).
-SERVER_ERRORS = {0: "UnknownError", 1: "NodeCommissionFailed", 2: "NodeInterviewFailed", 3: "NodeNotReady",
-                 4: "NodeNotResolving", 5: "NodeNotExists", 6: "VersionMismatch", 7: "SDKStackError",
-                 8: "InvalidArguments", 9: "InvalidCommand"}
 
 # Exit codes (scripts can tell the failures apart).
 EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_FAILED, EXIT_COMMISSIONED_ELSEWHERE = 2, 3, 4, 5
@@ -143,20 +138,28 @@ def device_type_name(device_type: int) -> str:
 
 def bridged_devices(node: dict[str, Any]) -> list[BridgedDevice]:
     """Every endpoint of a node whose descriptor carries the Bridged Node device type, with its labels."""
+    from chip.clusters import Objects as Clusters
+
+    from clusters.device_types import BRIDGED_NODE
+
+    def path(endpoint: int, attribute: Any) -> str:
+        return f"{endpoint}/{attribute.cluster_id}/{attribute.attribute_id}"
+
+    descriptor, bridged = Clusters.Descriptor.Attributes, Clusters.BridgedDeviceBasicInformation.Attributes
     attributes: dict[str, Any] = node.get("attributes") or {}
-    endpoints = sorted({int(path.split("/")[0]) for path in attributes})
+    endpoints = sorted({int(key.split("/")[0]) for key in attributes})
     devices = []
     for endpoint in endpoints:
-        types = [entry["0"] for entry in attributes.get(f"{endpoint}/{DESCRIPTOR}/0") or []]
-        if BRIDGED_NODE not in types:
+        types = [entry["0"] for entry in attributes.get(path(endpoint, descriptor.DeviceTypeList)) or []]
+        if BRIDGED_NODE[0] not in types:
             continue
-        own = [t for t in types if t != BRIDGED_NODE]
-        labels = attributes.get(f"{endpoint}/{FIXED_LABEL}/0") or []
+        own = [t for t in types if t != BRIDGED_NODE[0]]
+        labels = attributes.get(path(endpoint, Clusters.FixedLabel.Attributes.LabelList)) or []
         room = next((entry["1"] for entry in labels if entry.get("0") == "room"), None)
         devices.append(BridgedDevice(
-            endpoint=endpoint, label=attributes.get(f"{endpoint}/{BRIDGED_BASIC_INFORMATION}/5"), room=room,
+            endpoint=endpoint, label=attributes.get(path(endpoint, bridged.NodeLabel)), room=room,
             device_types=own, device_type_names=[device_type_name(t) for t in own],
-            parts=list(attributes.get(f"{endpoint}/{DESCRIPTOR}/3") or [])))
+            parts=list(attributes.get(path(endpoint, descriptor.PartsList)) or [])))
     return devices
 
 
@@ -170,84 +173,46 @@ class Outcome:
 
 
 # ---------------------------------------------------------------------------------- the websocket
-class ServerConnection:
-    """One websocket to matter-server; ``call`` sends a command and waits for its answer (events are skipped)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.info: dict[str, Any] = {}
-        self._ids = itertools.count(1)
-        self._http: Any = None
-        self._ws: Any = None
-
-    async def __aenter__(self) -> ServerConnection:
-        import aiohttp
-
-        self._http = aiohttp.ClientSession()
-        try:
-            self._ws = await self._http.ws_connect(self.url, max_msg_size=0)
-            self.info = await self._ws.receive_json(timeout=10)
-        except BaseException:
-            await self._http.close()
-            raise
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._ws is not None:
-            await self._ws.close()
-        await self._http.close()
-
-    async def call(self, command: str, timeout_s: float, **args: Any) -> Any:
-        message_id = f"commission-{next(self._ids)}"
-        await self._ws.send_json({"message_id": message_id, "command": command, "args": args})
-        deadline = time.monotonic() + timeout_s
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            reply = await self._ws.receive_json(timeout=remaining)
-            if reply.get("message_id") != message_id:
-                continue
-            if "error_code" in reply:
-                code = reply["error_code"]
-                raise CommissionError(f"matter-server answered {command} with {SERVER_ERRORS.get(code, code)} "
-                                      f"(error {code}): {reply.get('details')}", EXIT_FAILED)
-            return reply.get("result")
-
-
 @contextlib.asynccontextmanager
-async def connect(url: str, connect_timeout_s: float) -> AsyncIterator[ServerConnection]:
+async def connect(url: str, connect_timeout_s: float) -> AsyncIterator[MatterServerClient]:
     """Connect, retrying while the server is still starting (``docker compose up`` just returned)."""
-    import aiohttp
+    from agent_tools.matter_backend.ws_client import MatterServerClient, MatterServerError
 
-    deadline = time.monotonic() + connect_timeout_s
-    while True:
-        connection = ServerConnection(url)
-        try:
-            await asyncio.wait_for(connection.__aenter__(), 15)
-            break
-        except (aiohttp.ClientError, OSError, TimeoutError, ValueError) as error:
-            if time.monotonic() >= deadline:
-                raise CommissionError(f"cannot reach matter-server at {url}: {type(error).__name__}: {error} "
-                                      "(is it running? `docker compose ps`, or `scripts/up matter-server`)",
-                                      EXIT_UNREACHABLE) from error
-            await asyncio.sleep(0.5)
+    client = MatterServerClient(url, timeout_s=15)
     try:
-        yield connection
+        await client.connect(retry_for_s=connect_timeout_s)
+    except MatterServerError as error:
+        raise CommissionError(f"{error.details} (is it running? `docker compose ps`, or `scripts/up matter-server`)",
+                              EXIT_UNREACHABLE) from error
+    try:
+        yield client
     finally:
-        await connection.__aexit__(None, None, None)
+        await client.close()
+
+
+async def call(client: MatterServerClient, command: str, timeout_s: float, **args: Any) -> Any:
+    """``client.call`` with a refusal as a CommissionError naming the server's error (a timeout stays one)."""
+    from agent_tools.matter_backend.ws_client import MatterServerError, MatterServerTimeout
+
+    try:
+        return await client.call(command, timeout_s=timeout_s, **args)
+    except MatterServerTimeout:
+        raise
+    except MatterServerError as error:
+        raise CommissionError(f"matter-server answered {command} with {error.error_name} (error "
+                              f"{error.error_code}): {error.details}", EXIT_FAILED) from error
 
 
 async def commission_home(url: str, pairing: PairingCode, state_dir: Path | None, *, timeout_s: float,
                           connect_timeout_s: float) -> Outcome:
     started = time.monotonic()
-    async with connect(url, connect_timeout_s) as connection:
+    async with connect(url, connect_timeout_s) as client:
         fabrics = fabrics_in_state(state_dir)
-        server_fabric = connection.info.get("compressed_fabric_id")
+        server_fabric = client.server_info.get("compressed_fabric_id")
         if server_fabric in fabrics:  # already in this server's fabric: show it, change nothing
             node_id = fabrics[server_fabric]
             try:
-                node = await connection.call("get_node", 30, node_id=node_id)
+                node = await call(client, "get_node", 30, node_id=node_id)
             except CommissionError as error:
                 raise CommissionError(
                     f"the emulator ({state_dir}) is already commissioned into this matter-server's fabric as node "
@@ -260,7 +225,7 @@ async def commission_home(url: str, pairing: PairingCode, state_dir: Path | None
                 "commissioning window is closed; open one from that controller (multi-admin), or start the "
                 "emulator with a fresh --state-dir", EXIT_COMMISSIONED_ELSEWHERE)
         try:
-            node = await connection.call("commission_with_code", timeout_s, code=pairing.code, network_only=True)
+            node = await call(client, "commission_with_code", timeout_s, code=pairing.code, network_only=True)
         except TimeoutError as error:
             raise CommissionError(
                 f"commissioning did not finish within {timeout_s:g} s (is the emulator running on this network, "

@@ -1,6 +1,7 @@
 """`homefabric http HOME` — the fabric in real-time pacing with only the HTTP API and dashboard.
 
-A thin composition: Fabric + RealtimePacer (emulator) + HttpApi (bridge.http). Mounted by the main app as
+A thin composition: Fabric + RealtimePacer (emulator) + the home's HTTP API with the benchmark's episode
+routes (``homefabric_cli.http_app``). Mounted by the main app as
 ``app.command("http")(http_command)``.
 """
 
@@ -21,9 +22,9 @@ async def run_http(home_path: Path, *, host: str, port: int, speed: float, token
                    runs_dir: Path | None, echo: Any = print, ready: asyncio.Event | None = None,
                    stop: asyncio.Event | None = None, **access: Any) -> None:
     """``access``: the API's ``episodes_root``, ``model_endpoints``, ``model_key_envs``, ``allowed_origins``."""
-    from bridge.http import HttpApi
     from emulator.fabric import Fabric
     from emulator.pacing import RealtimePacer
+    from homefabric_cli.http_app import home_http_api
 
     fabric = Fabric.from_file(str(home_path))
     stop = stop or asyncio.Event()
@@ -32,7 +33,7 @@ async def run_http(home_path: Path, *, host: str, port: int, speed: float, token
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
     async with RealtimePacer(fabric, speed=speed) as pacer, \
-            HttpApi(fabric, host, port, pacer=pacer, token=token, runs_dir=runs_dir, **access) as api:
+            home_http_api(fabric, host, port, pacer=pacer, token=token, runs_dir=runs_dir, **access) as api:
         fragment = "#token=<your token>" if token else ""
         echo(f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms, virtual time "
              f"×{speed:g} from {fabric.now_text()}")

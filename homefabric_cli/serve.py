@@ -91,12 +91,12 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
                 echo(f"MQTT: {mqtt[0]}:{mqtt[1]}, state under {bridge.topics.root}/…, Home Assistant discovery "
                      f"under {discovery_prefix}/device/…")
             if http is not None:
-                from bridge.http import HttpApi
+                from homefabric_cli.http_app import home_http_api
 
                 access = dict(http_access or {})
                 if runs_dir is not None:
                     access["runs_dir"] = runs_dir
-                api = await wires.enter_async_context(HttpApi(
+                api = await wires.enter_async_context(home_http_api(
                     fabric, http[0], http[1], pacer=pacer, token=http_token, **access))
                 echo(f"HTTP API and dashboard: {api.url}")
             if ready is not None:

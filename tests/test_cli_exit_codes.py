@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.testing.openai_standin import OpenAIStandin, finish, http_error
+from tests.support.openai_standin import OpenAIStandin, finish, http_error
 
 HOMEFABRIC = str(Path(sys.executable).parent / "homefabric")
 EPISODES = Path(__file__).parent / "benchmark" / "episodes"

@@ -15,7 +15,7 @@ import math
 from datetime import datetime
 from typing import Any
 
-from agent_tools.matter_backend.connection import MatterServerConnection, MatterServerError
+from agent_tools.matter_backend.connection import MatterServerConnection
 from agent_tools.matter_backend.discovery import (
     MatterDevice,
     Room,
@@ -37,6 +37,7 @@ from agent_tools.matter_backend.naming import (
     status_from_text,
 )
 from agent_tools.matter_backend.scheduler import HostScheduler
+from agent_tools.matter_backend.ws_client import MatterServerError
 from clusters import SERVER_CLASSES
 from clusters.chip_model import ClusterModel
 from clusters.status import Status

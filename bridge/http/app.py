@@ -4,21 +4,18 @@ an offline API docs page (FastAPI's own docs pages load their scripts from a CDN
 from __future__ import annotations
 
 import contextlib
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from bridge.http import events_ws, routes_automations, routes_clock, routes_episodes, routes_home
+from bridge.http import events_ws, routes_automations, routes_clock, routes_home
 from bridge.http.auth import BearerTokenGuard
 from bridge.http.context import ApiContext
-from bridge.http.episodes import EpisodeLibrary, RunManager
 from bridge.http.errors import install_error_handlers
 from bridge.http.events_ws import EventHub
 from bridge.http.history import DEFAULT_CAPACITY, DEFAULT_INTERVAL_S, EnvironmentHistory
@@ -32,27 +29,22 @@ API_VERSION = "1"
 
 
 def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str | None = None,
-               runs_dir: str | Path | None = None, history_interval_s: float = DEFAULT_INTERVAL_S,
-               history_capacity: int = DEFAULT_CAPACITY, episodes_root: str | Path | None = None,
-               model_endpoints: Iterable[str] = (), model_key_envs: Iterable[str] = (),
-               allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> Any:
+               history_interval_s: float = DEFAULT_INTERVAL_S, history_capacity: int = DEFAULT_CAPACITY,
+               allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+               routers: Iterable[APIRouter] = ()) -> Any:
     """The ASGI app: the FastAPI app behind the origin guard (and the token guard when ``token`` is given).
 
-    Nothing on the server's disk or environment is reachable by default: ``episodes_root`` is where episode
-    files may be loaded from, ``runs_dir`` where runs are written and replayed from, ``model_endpoints`` and
-    ``model_key_envs`` the model URLs and API-key variables a react run may use. ``allowed_origins`` are
-    other web origins (``http://host:port``) whose pages may use the API besides its own.
+    ``allowed_origins`` are other web origins (``http://host:port``) whose pages may use the API besides its
+    own. ``routers`` are more routes the composition layer mounts beside the home's (the benchmark's episodes
+    and runs): they sit behind the same guards and error mapping, and a router's own lifespan runs with the
+    app's.
 
-    The event hub, the history sampler and background runs start and stop with the app's lifespan, so
-    the app works under any ASGI server that runs lifespan events (uvicorn does by default).
+    The event hub and the history sampler start and stop with the app's lifespan, so the app works under
+    any ASGI server that runs lifespan events (uvicorn does by default).
     """
     hub = EventHub(fabric)
     history = EnvironmentHistory(fabric, hub.publish, interval_s=history_interval_s, capacity=history_capacity)
     guard_options = {"allowed_origins": list(allowed_origins), "max_body_bytes": max_body_bytes}
-    library = EpisodeLibrary(Path(episodes_root) if episodes_root is not None else None)
-    temporary = runs_dir is None
-    runs = RunManager(library, Path(runs_dir) if runs_dir is not None else Path(tempfile.mkdtemp(prefix="hf-runs-")),
-                      model_endpoints=list(model_endpoints), model_key_envs=list(model_key_envs))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -61,25 +53,21 @@ def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str
         try:
             yield
         finally:
-            await runs.close()
             history.stop()
             hub.stop()
-            if temporary:
-                shutil.rmtree(runs.runs_dir, ignore_errors=True)
 
     app = FastAPI(title="homefabric home API", version=API_VERSION, lifespan=lifespan,
                   docs_url=None, redoc_url=None, openapi_url="/openapi.json",
-                  description="Rooms, devices, attributes, commands, the virtual clock, workflows, episodes and "
-                              "agent runs of one emulated home. Events: WebSocket /ws/events; live runs: "
-                              "WebSocket /ws/runs/{run_id}.")
-    app.state.ctx = ApiContext(fabric, pacer, hub, history, library, runs)
+                  description="Rooms, devices, attributes, commands, the virtual clock and workflows of one "
+                              "emulated home (and whatever the composition mounts beside it: episodes and agent "
+                              "runs under `homefabric http` and `serve`). Events: WebSocket /ws/events.")
+    app.state.ctx = ApiContext(fabric, pacer, hub, history)
     install_error_handlers(app)
     errors = {status: {"model": ErrorBody, "description": text} for status, text in (
         (400, "refused: invalid value (the fabric's code, message and allowed values)"), (404, "not found"),
         (409, "refused in the current state"), (422, "invalid request: every field named"))}
-    for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router,
-                   routes_episodes.router, routes_episodes.socket_router, events_ws.router,
-                   routes_automations.router):
+    for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router, events_ws.router,
+                   routes_automations.router, *routers):
         app.include_router(router, responses=errors if router.routes and not _only_sockets(router) else None)
     _mount_dashboard(app)
     if token:

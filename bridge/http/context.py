@@ -1,11 +1,10 @@
-"""What every route shares: the fabric, the optional pacer, the event hub, history, episodes and runs."""
+"""What every route shares: the fabric, the optional pacer, the event hub and history."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.http.episodes import EpisodeLibrary, RunManager
 from bridge.http.events_ws import EventHub
 from bridge.http.fast_forward import FastForward
 from bridge.http.history import EnvironmentHistory
@@ -19,8 +18,6 @@ class ApiContext:
     pacer: RealtimePacer | None
     hub: EventHub
     history: EnvironmentHistory
-    library: EpisodeLibrary
-    runs: RunManager
     fast_forward: FastForward = field(init=False)
 
     def __post_init__(self) -> None:

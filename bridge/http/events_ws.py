@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,6 +15,7 @@ from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 
 from emulator.events import AttributeEvent
 from emulator.fabric import Fabric
+from emulator.loop_handoff import LoopHandoff
 
 DEFAULT_QUEUE = 1000
 MAX_QUEUE = 10_000
@@ -60,13 +60,11 @@ class EventHub:
         self.fabric = fabric
         self._clients: set[ClientQueue] = set()
         self._unsubscribe: Callable[[], None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
+        self._handoff = LoopHandoff()
         self.published = 0
 
     def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
+        self._handoff.bind()
         self._unsubscribe = self.fabric.subscribe(self._on_attribute)
         self._unsubscribe_rules = self.fabric.subscribe_automations(
             lambda event: self.publish({"type": "automation", **event.to_dict()}))
@@ -88,11 +86,7 @@ class EventHub:
         """Safe from any thread: the fabric may be driven from a worker thread, queues live on the loop."""
         if not self._clients:
             return
-        text = encode(message)
-        if self._loop is not None and threading.get_ident() != self._loop_thread:
-            self._loop.call_soon_threadsafe(self._fan_out, text)
-        else:
-            self._fan_out(text)
+        self._handoff.call(self._fan_out, encode(message))
 
     def _fan_out(self, text: str) -> None:
         self.published += 1

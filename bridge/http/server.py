@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import socket
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -31,19 +30,18 @@ class HttpApi:
     """``async with HttpApi(fabric, port=0) as api:`` serves the API and dashboard at ``api.url`` until exit.
 
     Binds 127.0.0.1 by default; port 0 picks a free port. ``pacer`` enables pause/resume/speed,
-    ``token`` requires a bearer token on every API route and WebSocket, ``runs_dir`` is where agent
-    runs are written and read (a temporary directory, removed at exit, when not given).
+    ``token`` requires a bearer token on every API route and WebSocket; ``app_options`` go to ``create_app``
+    (``routers`` mounts more routes, e.g. the benchmark's episodes and runs).
     """
 
     def __init__(self, fabric: Fabric, host: str = "127.0.0.1", port: int = 8080, *,
-                 pacer: RealtimePacer | None = None, token: str | None = None,
-                 runs_dir: str | Path | None = None, **app_options: Any) -> None:
+                 pacer: RealtimePacer | None = None, token: str | None = None, **app_options: Any) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be 0..65535, got {port}")
         self.fabric = fabric
         self.host = host
         self.port = port
-        self.app = create_app(fabric, pacer=pacer, token=token, runs_dir=runs_dir, **app_options)
+        self.app = create_app(fabric, pacer=pacer, token=token, **app_options)
         self._server: _EmbeddedServer | None = None
         self._task: asyncio.Task[None] | None = None
 

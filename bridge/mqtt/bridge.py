@@ -15,7 +15,6 @@ import contextlib
 import json
 import logging
 import random
-import threading
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -30,6 +29,7 @@ from bridge.mqtt.topics import CommandRoute, Topics, topic_segment
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent
 from emulator.fabric import Fabric
+from emulator.loop_handoff import LoopHandoff
 
 log = logging.getLogger("homefabric.mqtt")
 
@@ -65,8 +65,7 @@ class MqttBridge:
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
+        self._handoff = LoopHandoff()
 
     # ------------------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> MqttBridge:
@@ -79,8 +78,7 @@ class MqttBridge:
     async def start(self) -> None:
         if self._task is not None:
             return
-        self._loop = asyncio.get_running_loop()
-        self._loop_thread = threading.get_ident()
+        self._handoff.bind()
         for device in self.fabric.devices():
             self._add_device(device.device_id)
         self._unsubscribe = self.fabric.subscribe(self._on_event)
@@ -123,10 +121,7 @@ class MqttBridge:
 
     def _on_event(self, event: AttributeEvent) -> None:
         # Called inside the fabric's lock, possibly from another thread: only note the device.
-        if threading.get_ident() == self._loop_thread:
-            self._mark(event.device_id)
-        elif self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._mark, event.device_id)
+        self._handoff.call(self._mark, event.device_id)
 
     def _mark(self, device_id: str) -> None:
         self._dirty.add(device_id)

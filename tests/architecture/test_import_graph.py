@@ -29,12 +29,8 @@ RANK = {
 TOP_LEVEL = ("clusters", "emulator", "bridge", "agent_tools", "benchmark", "homefabric_cli")
 
 # Known upward edges, each with the issue item that removes it. Listing one here permits it; it does not
-# require it, so the move can land without touching this file.
-KNOWN_EXCEPTIONS = {
-    # issue #13 item 1: the episode library, run manager and their routes move into benchmark/ and
-    # homefabric_cli mounts them on the app (another session does this).
-    ("bridge.http", "benchmark"),
-}
+# require it. None is left: keep it empty.
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 MATTER_LAYERS = ("codec", "crypto", "session", "im", "node")
 

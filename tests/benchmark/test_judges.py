@@ -11,8 +11,8 @@ from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric
 from benchmark.judges import JudgeRequest, LLMJudge, judge_messages, parse_verdict
 from benchmark.llm_client import LLMClient
-from benchmark.testing.openai_standin import OpenAIStandin, http_error, text
 from tests.benchmark.fixture_episodes import build_all
+from tests.support.openai_standin import OpenAIStandin, http_error, text
 
 
 def test_parse_verdict_reads_structure_not_the_first_character():

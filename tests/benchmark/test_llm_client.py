@@ -18,7 +18,7 @@ from benchmark.llm_client import (
     LLMRunawayError,
     parse_completion,
 )
-from benchmark.testing.openai_standin import OpenAIStandin, delay, hang, http_error, text, tool_calls
+from tests.support.openai_standin import OpenAIStandin, delay, hang, http_error, text, tool_calls
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "lights?"}]
 TOOLS = [{"type": "function", "function": {"name": "get_rooms", "description": "List rooms.",

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from benchmark.run_spec import SpecError, parse_spec
 from benchmark.runner import read_records
-from benchmark.testing.openai_standin import OpenAIStandin, finish, preflight_turns
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
+from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns
 
 EPISODE = EPISODE_DIR / "qt1_feasible_seed_1.json"
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from benchmark.testing.openai_standin import (
+from tests.support.openai_standin import (
     OpenAIStandin,
     Turn,
     conversation_problem,
@@ -146,7 +146,7 @@ def test_in_thread_serves_synchronous_callers() -> None:
 
 
 def test_max_tokens_cuts_a_reply_off_and_a_runaway_fills_the_cap() -> None:
-    from benchmark.testing.openai_standin import cut_off, runaway
+    from tests.support.openai_standin import cut_off, runaway
 
     async def scenario() -> list[dict[str, Any]]:
         script = [text("x" * 100), runaway("la "), runaway(), cut_off("{\"action\": ")]
@@ -179,7 +179,7 @@ def test_tools_count_in_prompt_tokens_unless_the_template_drops_them() -> None:
 
 
 def test_a_hang_stalls_every_route_while_a_delay_leaves_the_server_answering() -> None:
-    from benchmark.testing.openai_standin import hang
+    from tests.support.openai_standin import hang
 
     async def models_answer_during(turn: Turn) -> bool:
         async with OpenAIStandin([turn]) as server, httpx.AsyncClient(base_url=server.base_url, timeout=0.3) as http:
@@ -198,7 +198,7 @@ def test_a_hang_stalls_every_route_while_a_delay_leaves_the_server_answering() -
 
 
 def test_echo_placeholder_copies_the_answer_slot_of_the_system_prompt() -> None:
-    from benchmark.testing.openai_standin import echo_placeholder
+    from tests.support.openai_standin import echo_placeholder
 
     system = {"role": "system",
               "content": 'Reply format: {"thought": "<why>", "action_input": {"answer": "<the reply>"}}'}

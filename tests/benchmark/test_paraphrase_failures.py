@@ -10,7 +10,7 @@ import typer
 from typer.testing import CliRunner
 
 from benchmark.generate import generate_command
-from benchmark.testing.openai_standin import OpenAIStandin, http_error, text
+from tests.support.openai_standin import OpenAIStandin, http_error, text
 
 
 def generate(out: Path, base_url: str, *extra: str) -> Any:

@@ -12,8 +12,8 @@ from benchmark.llm_client import LLMClient
 from benchmark.plots import success_figure, tokens_figure
 from benchmark.report import build_report, write_report
 from benchmark.runner import RECORDS, Runner, read_records, record_line
-from benchmark.testing.openai_standin import OpenAIStandin, tool_call
 from tests.benchmark.test_runner import spec_for
+from tests.support.openai_standin import OpenAIStandin, tool_call
 
 KINDS = ["qt1_feasible", "qt3_feasible"]
 

@@ -13,7 +13,9 @@ from agent_tools import ToolBox
 from benchmark.agents.base import AgentOutcome, AgentTask
 from benchmark.agents.react import ReactAgent, ReplyFormatError, first_json_object, parse_react_reply
 from benchmark.llm_client import LLMClient
-from benchmark.testing.openai_standin import (
+from emulator.fabric import Fabric
+from tests.emulator.helpers import fabric as build_fabric
+from tests.support.openai_standin import (
     OpenAIStandin,
     Turn,
     finish,
@@ -25,8 +27,6 @@ from benchmark.testing.openai_standin import (
     tool_call,
     tool_calls,
 )
-from emulator.fabric import Fabric
-from tests.emulator.helpers import fabric as build_fabric
 
 LIGHT = "living_room_on_off_light_1"
 FAN = "kitchen_fan_1"

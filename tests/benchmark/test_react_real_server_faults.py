@@ -13,7 +13,8 @@ import pytest
 from benchmark.agents.react import ReactAgent, ReplyFormatError, parse_react_reply
 from benchmark.llm_client import LLMClient
 from benchmark.llm_preflight import PreflightError
-from benchmark.testing.openai_standin import (
+from tests.benchmark.test_react_agent import LIGHT, TURN_ON, light_is_on, run_agent
+from tests.support.openai_standin import (
     OpenAIStandin,
     cut_off,
     delay,
@@ -25,7 +26,6 @@ from benchmark.testing.openai_standin import (
     text,
     tool_call,
 )
-from tests.benchmark.test_react_agent import LIGHT, TURN_ON, light_is_on, run_agent
 
 # --- 1. runaway output is the model's failure ----------------------------------------------------------------
 

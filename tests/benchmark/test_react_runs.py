@@ -11,9 +11,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from benchmark.runner import read_records
-from benchmark.testing.openai_standin import OpenAIStandin, Turn, delay, http_error, preflight_turns, react, text
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
+from tests.support.openai_standin import OpenAIStandin, Turn, delay, http_error, preflight_turns, react, text
 
 EPISODE = EPISODE_DIR / "qt1_feasible_seed_1.json"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from benchmark.agents.base import tool_schema_sha256
 from benchmark.report import build_report, render_tables
 from benchmark.runner import read_records, record_line
-from benchmark.testing.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 from tests.benchmark.test_react_runs import bench_run, react_run
+from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 
 
 def test_a_react_record_holds_the_conversation_the_model_saw(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from bridge.http import HttpApi
 from emulator.fabric import Fabric
 from emulator.home_generator import generate_home
 from emulator.pacing import RealtimePacer
+from homefabric_cli.http_app import home_http_api
 
 LIGHT = "bedroom_on_off_light_1"
 DIMMER = "bathroom_dimmable_light_1"
@@ -31,8 +32,9 @@ def write_some_episodes(directory: Path) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def running_api(fabric: Fabric, *, speed: float | None = None, **options: Any) -> AsyncIterator[HttpApi]:
-    """The API on a free 127.0.0.1 port; with ``speed`` a RealtimePacer drives the clock."""
+    """The API as the CLI composes it (episode and run routes mounted) on a free 127.0.0.1 port; with
+    ``speed`` a RealtimePacer drives the clock."""
     async with contextlib.AsyncExitStack() as stack:
         pacer = await stack.enter_async_context(RealtimePacer(fabric, speed)) if speed is not None else None
-        api = await stack.enter_async_context(HttpApi(fabric, port=0, pacer=pacer, **options))
+        api = await stack.enter_async_context(home_http_api(fabric, port=0, pacer=pacer, **options))
         yield api

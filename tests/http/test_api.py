@@ -9,6 +9,8 @@ from pathlib import Path
 
 import httpx
 
+from benchmark.http import EpisodeApi
+from bridge.http import HttpApi
 from bridge.http.app import STATIC_DIR
 from tests.http.live_api import DIMMER, DISHWASHER, LIGHT, home, running_api, write_some_episodes
 
@@ -148,6 +150,27 @@ def test_openapi_lists_the_routes_and_docs_work_offline() -> None:
             text = file.read_text(encoding="utf-8")
             assert not re.search(r"""(src|href)=["']https?://""", text), file
             assert not re.search(r"""from\s+["']https?://""", text), file
+
+    asyncio.run(scenario())
+
+
+def test_the_home_app_serves_the_home_only_and_the_composition_mounts_episodes(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with HttpApi(home(), port=0) as bare, httpx.AsyncClient(base_url=bare.url, timeout=10) as client:
+            paths = (await client.get("/openapi.json")).json()["paths"]
+            assert "/api/rooms" in paths and not any(p.startswith(("/api/episodes", "/api/runs")) for p in paths)
+            assert (await client.get("/api/episodes")).status_code == 404
+        runs_dir = tmp_path / "runs"
+        async with running_api(home(), runs_dir=runs_dir) as api, \
+                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+            assert (await client.get("/api/episodes")).json() == []
+            assert (await client.get("/api/runs")).json() == []
+        episodes = EpisodeApi()  # no runs dir: a temporary one, removed by the routers' lifespan
+        async with HttpApi(home(), port=0, routers=episodes.routers) as api, \
+                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+            assert (await client.get("/api/runs")).json() == []
+            assert episodes.runs.runs_dir.is_dir()
+        assert not episodes.runs.runs_dir.exists()
 
     asyncio.run(scenario())
 

@@ -1,6 +1,7 @@
 """Websocket client for the live test, run inside the test's network namespace (where matter-server
 listens on 127.0.0.1): ``python -m tests.matter_bridge.live_client PORT CODE TIMEOUT`` prints one JSON
-object {"commission": reply, "nodes": get_nodes reply, "seconds": commissioning time}."""
+object {"commission": reply, "nodes": get_nodes reply, "seconds": commissioning time}; a reply is
+``{"result": …}`` or ``{"error_code": …, "details": …}`` as the server sent it."""
 
 from __future__ import annotations
 
@@ -8,37 +9,30 @@ import asyncio
 import json
 import sys
 import time
+from typing import Any
 
-import aiohttp
+from agent_tools.matter_backend.ws_client import MatterServerClient, MatterServerError, MatterServerTimeout
+
+
+async def reply_to(client: MatterServerClient, command: str, timeout_s: float, **args: Any) -> dict[str, Any]:
+    try:
+        return {"result": await client.call(command, timeout_s=timeout_s, **args)}
+    except MatterServerTimeout:
+        raise
+    except MatterServerError as error:
+        return {"error_code": error.error_code, "details": error.details}
 
 
 async def commission(port: int, code: str, timeout_s: float) -> dict:
-    async with aiohttp.ClientSession() as http:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                ws = await http.ws_connect(f"http://127.0.0.1:{port}/ws")
-                break
-            except (aiohttp.ClientError, OSError):
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.5)
-        async with ws:
-            await ws.receive_json(timeout=10)  # server info
-            started = time.monotonic()
-            await ws.send_json({"message_id": "c1", "command": "commission_with_code",
-                                "args": {"code": code, "network_only": True}})
-            while True:
-                reply = await ws.receive_json(timeout=timeout_s)
-                if reply.get("message_id") == "c1":
-                    break
-            elapsed = time.monotonic() - started
-            await ws.send_json({"message_id": "n1", "command": "get_nodes"})
-            while True:
-                nodes = await ws.receive_json(timeout=30)
-                if nodes.get("message_id") == "n1":
-                    break
-            return {"commission": reply, "nodes": nodes, "seconds": elapsed}
+    client = MatterServerClient(f"http://127.0.0.1:{port}/ws", timeout_s=10)
+    await client.connect(retry_for_s=30)
+    try:
+        started = time.monotonic()
+        commissioned = await reply_to(client, "commission_with_code", timeout_s, code=code, network_only=True)
+        elapsed = time.monotonic() - started
+        return {"commission": commissioned, "nodes": await reply_to(client, "get_nodes", 30), "seconds": elapsed}
+    finally:
+        await client.close()
 
 
 if __name__ == "__main__":

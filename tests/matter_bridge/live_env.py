@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import itertools
 import json
 import os
 import signal
@@ -27,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_tools.matter_backend.ws_client import MatterServerClient as WsClient
 from tests.matter_bridge.event_wait import wait_event
 from tests.requirements import LIVE_CONTROLLER, missing
 
@@ -132,88 +132,31 @@ class Proc:
 
 
 # ---------------------------------------------------------------------------------- clients
-class CommandFailed(RuntimeError):
-    def __init__(self, command: str, reply: dict[str, Any]) -> None:
-        super().__init__(f"{command}: error {reply.get('error_code')}: {reply.get('details')}")
-        self.reply = reply
-
-
-class MatterServerClient:
-    """python-matter-server's websocket API: ``call(command, **args)``; events are kept in order."""
+class MatterServerClient(WsClient):
+    """python-matter-server's websocket API (the one client, ``agent_tools.matter_backend.ws_client``) reached
+    inside a namespace; events are kept in order, each with the monotonic time it arrived."""
 
     def __init__(self) -> None:
+        super().__init__("", timeout_s=60)
         self.events: list[dict[str, Any]] = []
-        self._ids = itertools.count(1)
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._event_added = asyncio.Condition()
-        self._http: Any = None
-        self._ws: Any = None
-        self._reader: asyncio.Task[None] | None = None
 
-    async def connect(self, namespace: str, port: int, timeout_s: float = 40) -> None:
-        import aiohttp
-
-        self._http = aiohttp.ClientSession()
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with inside_namespace(namespace):  # matter-server listens on the namespace's 127.0.0.1
-                    self._ws = await asyncio.wait_for(
-                        self._http.ws_connect(f"http://127.0.0.1:{port}/ws", max_msg_size=0), 10)
-                break
-            except (TimeoutError, aiohttp.ClientError, OSError):
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.3)
-        await self._ws.receive_json(timeout=10)  # server info
-        self._reader = asyncio.create_task(self._read())
+    async def connect(self, namespace: str, port: int, timeout_s: float = 40) -> None:  # type: ignore[override]
+        self.url = f"http://127.0.0.1:{port}/ws"
+        self._connect_context = lambda: inside_namespace(namespace)  # matter-server listens on its 127.0.0.1
+        await super().connect(timeout_s=10, retry_for_s=timeout_s)
         await self.call("start_listening", timeout_s=30)
 
-    async def _read(self) -> None:
-        import aiohttp
-
-        async for message in self._ws:
-            if message.type != aiohttp.WSMsgType.TEXT:
-                continue
-            data = json.loads(message.data)
-            future = self._pending.pop(str(data.get("message_id")), None) if "message_id" in data else None
-            if future is not None and not future.done():
-                future.set_result(data)
-            elif "event" in data:
-                async with self._event_added:
-                    data["received"] = time.monotonic()
-                    self.events.append(data)
-                    self._event_added.notify_all()
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(ConnectionError("matter-server closed the websocket"))
-
-    async def call(self, command: str, *, timeout_s: float = 60, **args: Any) -> Any:
-        message_id = str(next(self._ids))
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[message_id] = future
-        await self._ws.send_json({"message_id": message_id, "command": command, "args": args})
-        try:
-            reply = await asyncio.wait_for(future, timeout_s)
-        finally:
-            self._pending.pop(message_id, None)
-        if "error_code" in reply:
-            raise CommandFailed(command, reply)
-        return reply.get("result")
+    async def on_event(self, event: dict[str, Any]) -> None:
+        async with self._event_added:
+            event["received"] = time.monotonic()
+            self.events.append(event)
+            self._event_added.notify_all()
 
     async def wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float,
                          since: int = 0) -> dict[str, Any]:
         """The first event at index ≥ ``since`` matching ``predicate``, waiting up to ``timeout_s``."""
         return await wait_event(self.events, self._event_added, predicate, timeout_s, since)
-
-    async def close(self) -> None:
-        if self._ws is not None:
-            await self._ws.close()
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-        if self._http is not None:
-            await self._http.close()
 
 
 class ControlClient:

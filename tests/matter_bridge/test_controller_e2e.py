@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from agent_tools.matter_backend.ws_client import MatterServerError
 from tests.matter_bridge.live_env import (
     DISCRIMINATOR,
     HOME_DEVICES,
@@ -150,6 +151,18 @@ def test_commission_and_interview_lists_every_device(live: Live) -> None:
             assert DESCRIPTOR in served
     humidity_ep = live.endpoint("sensor", 2)
     assert humidity_ep in _value_at(node, f"{live.endpoint('sensor')}/29/3")  # the sensor keeps its parts
+
+
+def test_a_refusal_reaches_the_client_with_the_servers_error_name(live: Live) -> None:
+    node_id = live.need_node()
+
+    async def scenario() -> MatterServerError:
+        with pytest.raises(MatterServerError) as refused:
+            await live.bridge.matter.call("get_node", node_id=node_id + 1000)
+        return refused.value
+
+    error = live.run(scenario())
+    assert (error.command, error.error_name) == ("get_node", "NodeNotExists"), error
 
 
 def test_reads_match_the_fabric(live: Live) -> None:

@@ -244,7 +244,7 @@ def test_a_huge_body_is_refused_before_it_is_parsed() -> None:
 
 def test_a_directory_with_too_many_files_is_refused_not_walked_to_the_end(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from bridge.http import confined_files
+    from benchmark.http import confined_files
 
     monkeypatch.setattr(confined_files, "MAX_FILES", 3)
     many = tmp_path / "many"

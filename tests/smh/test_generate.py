@@ -82,7 +82,7 @@ def test_llm_paraphrase_is_kept_only_when_it_names_the_same_targets(tmp_path: Pa
 
     from benchmark.llm_client import LLMClient
     from benchmark.smh.generate.paraphrase import paraphrase_instances
-    from benchmark.testing.openai_standin import OpenAIStandin, dynamic, text
+    from tests.support.openai_standin import OpenAIStandin, dynamic, text
 
     counter = itertools.count()
 

@@ -14,7 +14,7 @@ from benchmark.smh.agents import LlmDr, ReactEia, oracle_question
 from benchmark.smh.instance import Instance
 from benchmark.smh.session import Homes
 from benchmark.smh.settings import run_dr, run_eia
-from benchmark.testing.openai_standin import OpenAIStandin, http_error, text, tool_call
+from tests.support.openai_standin import OpenAIStandin, http_error, text, tool_call
 
 
 async def _no_sleep(_: float) -> None:

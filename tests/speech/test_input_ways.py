@@ -16,8 +16,8 @@ from benchmark.run_spec import SpecError, parse_spec
 from benchmark.runner import Runner, read_records
 from benchmark.speech.audio_input import input_audio_part
 from benchmark.speech.wav import encode_wav, sha256
-from benchmark.testing.openai_standin import OpenAIStandin, conversation_problem, oracle_script
 from tests.benchmark.fixture_episodes import EPISODE_DIR
+from tests.support.openai_standin import OpenAIStandin, conversation_problem, oracle_script
 
 pytestmark = pytest.mark.requires("espeak-ng")
 

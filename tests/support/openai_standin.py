@@ -1,4 +1,4 @@
-"""A local OpenAI-compatible chat-completions server that plays a script, for tests and demos.
+"""A local OpenAI-compatible chat-completions server that plays a script, for tests.
 
 The LLM path must be tested end to end over real HTTP without a network or a model: this server
 answers ``POST /v1/chat/completions`` (and ``/chat/completions``) with the next :class:`Turn` of its

@@ -1,0 +1,1 @@
+"""Test machinery shared by several test packages (never imported by production code)."""
