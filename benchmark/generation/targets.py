@@ -12,12 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusters.operational_state import (
-    DISHWASHER_PROGRAM,
-    LAUNDRY_DRYER_PROGRAM,
-    LAUNDRY_WASHER_PROGRAM,
-    RVC_PROGRAM,
-)
+from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
 from emulator.simuhome_config import simuhome_path
 from emulator.workflows import WorkflowStep
 
