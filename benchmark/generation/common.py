@@ -61,7 +61,7 @@ class Draft:
 
 
 def episode_rng(episode_seed: int, kind: str, attempt: int, part: str = "episode") -> random.Random:
-    from emulator.home_generator import sub_seed  # here, not at import: `homefabric --help` stays fast
+    from emulator.home_generation.seeds import sub_seed  # here, not at import: `homefabric --help` stays fast
 
     return random.Random(sub_seed(episode_seed, kind, attempt, part))
 

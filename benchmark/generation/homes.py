@@ -14,7 +14,8 @@ from typing import Any
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, validate_home
-from emulator.home_generator import generate_home, sub_seed
+from emulator.home_generation.generator import generate_home
+from emulator.home_generation.seeds import sub_seed
 from emulator.simuhome.shapes import shape_table
 from emulator.simuhome_config import GLOBAL_ATTRIBUTES, SIMUHOME_CLUSTER_TO_CHIP, from_simuhome, to_simuhome
 

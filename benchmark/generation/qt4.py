@@ -43,7 +43,7 @@ from benchmark.generation.targets import (
 from benchmark.generation.wording import command_slots, program_phrase
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_generator import sub_seed
+from emulator.home_generation.seeds import sub_seed
 
 TARGET_TYPES = tuple(t for t in NON_OPERATIONAL_TYPES if t not in ("refrigerator", "freezer"))
 TIME_ONLY = "%H:%M:%S"

@@ -37,7 +37,7 @@ QT1_COUNT, QT3_CANDIDATES, QT3_COUNT = 4, 12, 4
 
 def shared_home() -> Any:
     from emulator.home_config import HomeConfig
-    from emulator.home_generator import generate_home
+    from emulator.home_generation.generator import generate_home
 
     data = generate_home("simuhome", 11).model_dump(mode="json")
     keep = [r["id"] for r in data["rooms"]][:3]

@@ -10,7 +10,7 @@ import pytest
 
 from emulator.daylight import KNOT_S, SunCurve, sun_sine
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import home
 
 SUN = {"physics": {"daylight": "sun", "latitude_deg": 48.0}}

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from emulator.home_config import HomeConfigError, dump_home, loads_home
-from emulator.home_generator import SIMUHOME_DEVICE_TYPES, generate_home
+from emulator.home_generation.device_types import SIMUHOME_DEVICE_TYPES
+from emulator.home_generation.generator import generate_home
 from emulator.simuhome.samples import inventory_homes
 from emulator.simuhome.shapes import path_shapes, shape_of
 from emulator.simuhome_config import (
