@@ -16,8 +16,11 @@ from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, validate_home
 from emulator.home_generation.generator import generate_home
 from emulator.home_generation.seeds import sub_seed
+from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.import_home import from_simuhome
+from emulator.simuhome.paths import GLOBAL_ATTRIBUTES
 from emulator.simuhome.shapes import shape_table
-from emulator.simuhome_config import GLOBAL_ATTRIBUTES, SIMUHOME_CLUSTER_TO_CHIP, from_simuhome, to_simuhome
+from emulator.simuhome.values import SIMUHOME_CLUSTER_TO_CHIP
 
 # Clusters SimuHome's devices do not have (ours add Identify everywhere); never exported.
 _NOT_EXPORTED_CLUSTERS = frozenset({"Identify", "Descriptor"})

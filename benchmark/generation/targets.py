@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
-from emulator.simuhome_config import simuhome_path
+from emulator.simuhome.paths import simuhome_path
 from emulator.workflows import WorkflowStep
 
 NON_OPERATIONAL_TYPES = ("on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier",
@@ -68,7 +68,7 @@ class Variant:
 
     def our_asserts(self) -> dict[str, Any]:
         """Assert path (our spelling) → expected value."""
-        from emulator.simuhome_config import our_path
+        from emulator.simuhome.paths import our_path
 
         return {our_path(a["attribute"]) or a["attribute"]: a["value"] for a in self.asserts}
 

@@ -160,7 +160,7 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
     from agent_tools.matter_backend import MatterHome, discover
     from benchmark.evaluators.common import fresh_fabric
     from emulator.home_config import dump_home
-    from emulator.simuhome_config import from_simuhome
+    from emulator.simuhome.import_home import from_simuhome
 
     episodes = shared_episodes()
     assert {e.query_type for e in episodes} == {"qt1", "qt3"}
