@@ -14,6 +14,7 @@ from typing import Any
 
 from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
 from emulator.simuhome.paths import simuhome_path
+from emulator.simuhome.values import simuhome_cluster_name
 from emulator.workflows import WorkflowStep
 
 NON_OPERATIONAL_TYPES = ("on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier",
@@ -41,7 +42,7 @@ class Step:
 
     def tool_call(self, device_id: str) -> dict[str, Any]:
         """The SimuHome tool call doing this step (cluster ids in SimuHome's spelling)."""
-        cluster = simuhome_path(f"{self.endpoint}.{self.cluster}.X").split(".")[1]
+        cluster = simuhome_cluster_name(self.cluster)
         if self.kind == "invoke":
             return {"tool": "execute_command", "params": {"device_id": device_id, "endpoint_id": self.endpoint,
                                                          "cluster_id": cluster, "command_id": self.name,

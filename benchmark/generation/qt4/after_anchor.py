@@ -6,7 +6,6 @@ import random
 
 from benchmark.generation.common import (
     TICKS_PER_MINUTE,
-    TICKS_PER_SECOND,
     Draft,
     Mentions,
     dedupe_actions,
@@ -20,6 +19,7 @@ from benchmark.generation.qt3 import phrase
 from benchmark.generation.qt4.anchors import anchor_home, anchor_phrase
 from benchmark.generation.qt4.goals import TARGET_TYPES, clock_time, device_entry, pick_variant, when
 from benchmark.generation.qt4.witness import Check, Plan, solution_calls, verify
+from emulator.clock import TICKS_PER_SECOND
 from emulator.home_generation.seeds import sub_seed
 
 

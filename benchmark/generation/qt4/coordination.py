@@ -7,7 +7,6 @@ from typing import Any
 
 from benchmark.generation.common import (
     TICKS_PER_MINUTE,
-    TICKS_PER_SECOND,
     Draft,
     GenerationFailed,
     Mentions,
@@ -23,6 +22,7 @@ from benchmark.generation.qt4.goals import clock_time, device_entry, strip_value
 from benchmark.generation.qt4.witness import Check, Plan, solution_calls, verify
 from benchmark.generation.targets import Step, Variant, cycle_seconds, program_choices, program_variant, state_assert
 from benchmark.generation.wording import command_slots, program_phrase
+from emulator.clock import TICKS_PER_SECOND
 from emulator.home_generation.seeds import sub_seed
 
 INFEASIBLE_FOR = {"pause_at_anchor_end": ("absolute_time_mismatch", "completion_vs_pause"),

@@ -7,7 +7,6 @@ from typing import Any
 
 from benchmark.generation.common import (
     TICKS_PER_MINUTE,
-    TICKS_PER_SECOND,
     Draft,
     GenerationFailed,
     Mentions,
@@ -21,6 +20,7 @@ from benchmark.generation.qt3 import phrase
 from benchmark.generation.qt4.goals import TARGET_TYPES, clock_time, device_entry, pick_variant, when
 from benchmark.generation.qt4.witness import Check, Plan, solution_calls, verify
 from benchmark.generation.targets import Variant, variants
+from emulator.clock import TICKS_PER_SECOND
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_generation.seeds import sub_seed
