@@ -13,31 +13,9 @@ from emulator.home_generation.errors import GeneratorError
 from emulator.home_generation.layouts import Layout
 
 
-class CountRange(BaseModel):
-    """An inclusive integer range; a bare int n means exactly n."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    min: int = Field(ge=0)
-    max: int = Field(ge=0)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_int(cls, value: Any) -> Any:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return {"min": value, "max": value}
-        if isinstance(value, list | tuple) and len(value) == 2:
-            return {"min": value[0], "max": value[1]}
-        return value
-
-    @model_validator(mode="after")
-    def _ordered(self) -> CountRange:
-        if self.min > self.max:
-            raise ValueError(f"min {self.min} is greater than max {self.max}")
-        return self
-
-
 class ValueRange(BaseModel):
+    """An inclusive range, written ``{"min": a, "max": b}`` or ``[a, b]``."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     min: float
@@ -55,6 +33,20 @@ class ValueRange(BaseModel):
         if self.min > self.max:
             raise ValueError(f"min {self.min} is greater than max {self.max}")
         return self
+
+
+class CountRange(ValueRange):
+    """An inclusive integer range; a bare int n means exactly n."""
+
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_int(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {"min": value, "max": value}
+        return value
 
 
 # SimuHome's spec bounds (facts §7.1); every range must lie inside them.
