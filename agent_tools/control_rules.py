@@ -15,6 +15,7 @@ from typing import Any
 
 from emulator.catalogue import CATALOGUE
 from emulator.physics import PhysicsParams
+from emulator.simuhome.config import DEFAULT_ROOM_STATE
 
 STATES = ("temperature", "humidity", "air_quality", "illuminance")
 _ROLES_BY_STATE = {
@@ -24,7 +25,7 @@ _ROLES_BY_STATE = {
     "illuminance": ("light", "covering"),
 }
 # Reference baselines for the worked examples in the notes (SimuHome's room defaults).
-REFERENCE = {"temperature": 2500.0, "humidity": 5000.0, "pm10": 35.0}
+REFERENCE = {name: float(DEFAULT_ROOM_STATE[name]) for name in ("temperature", "humidity", "pm10")}
 
 
 def _command(ep: int, cluster: str, command: str, args: dict[str, Any] | None = None) -> dict[str, Any]:

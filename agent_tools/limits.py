@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_tools.json_text import nesting_exceeds
+
 MAX_ARGUMENT_CHARS = 64 * 1024  # JSON text of one call's arguments
 MAX_ARGUMENT_DEPTH = 32  # nesting of objects and arrays
 MAX_ARGUMENT_NODES = 10_000  # values in one call's arguments (every dict, list and scalar)
@@ -26,25 +28,9 @@ def check_text(text: str) -> None:
     """Length and nesting of JSON text, without parsing it (brackets inside strings are not counted)."""
     if len(text) > MAX_ARGUMENT_CHARS:
         raise LimitExceeded(f"arguments are {len(text)} characters long; the limit is {MAX_ARGUMENT_CHARS}")
-    depth = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > MAX_ARGUMENT_DEPTH:
-                raise LimitExceeded(f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep "
-                                    f"(the limit is {MAX_ARGUMENT_DEPTH})")
-        elif char in "]}":
-            depth = max(0, depth - 1)
+    if nesting_exceeds(text, MAX_ARGUMENT_DEPTH):
+        raise LimitExceeded(f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep "
+                            f"(the limit is {MAX_ARGUMENT_DEPTH})")
 
 
 def check_value(value: Any) -> None:

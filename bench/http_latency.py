@@ -31,7 +31,7 @@ import websockets
 
 from bridge.http import HttpApi
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 
 
 def percentile(values: list[float], q: float) -> float:

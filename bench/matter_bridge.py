@@ -139,7 +139,7 @@ async def _restart_to_first_report(bridge: LiveBridge, node_id: int, path: str) 
 
 async def big_home(tier: str, work: Path, rounds: int, log: Any) -> dict[str, Any]:
     from emulator.home_config import dump_home
-    from emulator.home_generator import generate_home
+    from emulator.home_generation.generator import generate_home
 
     config = generate_home(tier, 1)
     home = work / f"{tier}.json"

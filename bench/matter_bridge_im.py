@@ -23,7 +23,7 @@ from bridge.matter.im.interaction import InteractionModel
 from bridge.matter.node.bridge_node import BridgeNode
 from bridge.matter.session.context import RequestContext
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 
 ROUNDS = 5
 ACK = (im.Opcode.STATUS_RESPONSE, im.encode_status_response(0))

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bridge.mqtt import MqttBridge
 from emulator.events import AttributeEvent
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from tests.mqtt.broker import Mosquitto, Recorder, on_topic  # the same broker launcher the tests use
 

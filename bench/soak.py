@@ -37,7 +37,7 @@ import httpx
 
 from bridge.http import HttpApi
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 
 WEEK_S = 7 * 86400

@@ -29,10 +29,11 @@ Builder = Callable[..., Draft]
 @functools.cache
 def builders() -> dict[str, Builder]:
     """The episode builder of each query type (imported on first use: they load the whole device model)."""
-    from benchmark.generation import qt1, qt2, qt3, qt4
+    from benchmark.generation import qt1, qt2, qt3
+    from benchmark.generation.qt4 import after_anchor, coordination, relative
 
-    return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": qt4.build_qt4_1,
-            "qt4-2": qt4.build_qt4_2, "qt4-3": qt4.build_qt4_3}
+    return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": relative.build,
+            "qt4-2": after_anchor.build, "qt4-3": coordination.build}
 
 
 class GeneratorInputError(ValueError):

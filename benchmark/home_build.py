@@ -17,7 +17,9 @@ from emulator.device import Device
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, HomeConfigError
-from emulator.simuhome_config import SimuHomeOrigin, from_simuhome, simuhome_path
+from emulator.simuhome.import_home import from_simuhome
+from emulator.simuhome.origin import SimuHomeOrigin
+from emulator.simuhome.paths import simuhome_path
 
 
 def build_home(initial_home_config: Mapping[str, Any], source: str = "<episode>"

@@ -133,7 +133,7 @@ def _enum_names(fabric: Fabric, device_id: str, path: str) -> dict[int, str]:
     parts = path.split(".")
     if len(parts) != 3:
         return {}
-    from emulator.simuhome_config import our_path
+    from emulator.simuhome.paths import our_path
 
     ours = our_path(path)
     if ours is None:

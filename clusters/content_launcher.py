@@ -14,12 +14,12 @@ from urllib.parse import urlparse
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
+from clusters.media_playback import PAUSED, PLAYING
 from clusters.status import ClusterError, Status
 
 Feature = Objects.ContentLauncher.Bitmaps.Feature
 Protocols = Objects.ContentLauncher.Bitmaps.SupportedProtocolsBitmap
 LauncherStatus = Objects.ContentLauncher.Enums.StatusEnum
-PLAYING, PAUSED = 0, 1  # MediaPlayback PlaybackStateEnum
 
 
 class ContentLauncherServer(ClusterServer):

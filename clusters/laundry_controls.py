@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
-from clusters.operational_state import RUNNING
+from clusters.cycle_programs import RUNNING
 from clusters.status import ClusterError, Status
 
 _WasherFeature = Objects.LaundryWasherControls.Bitmaps.Feature

@@ -13,7 +13,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.operational_state import ERROR, STATE_NAMES, STOPPED
+from clusters.cycle_programs import ERROR, STATE_NAMES, STOPPED
 from clusters.status import ClusterError, Status
 from clusters.values import Constraint
 

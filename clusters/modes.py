@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.operational_state import ERROR, PAUSED, RUNNING, SEEKING_CHARGER, STATE_NAMES
+from clusters.cycle_programs import ERROR, PAUSED, RUNNING, SEEKING_CHARGER, STATE_NAMES
 from clusters.status import ClusterError, Status
 
 SUCCESS, UNSUPPORTED_MODE, GENERIC_FAILURE, INVALID_IN_MODE = 0, 1, 2, 3  # ModeBase StatusCode

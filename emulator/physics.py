@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from emulator.clock import Timer, VirtualClock
+from emulator.clock import TICK_S, Timer, VirtualClock
 from emulator.daylight import KNOT_S, SunCurve, knot_start
 from emulator.physics_model import (
     Process,
@@ -28,7 +28,6 @@ from emulator.physics_model import (
 if TYPE_CHECKING:
     from emulator.device import Device
 
-TICK = 0.1
 VARIABLES = ("temperature", "humidity", "pm10")
 # Closer than this to its resting value, a variable's sensor readings (0.01 °C and 0.01 % integers, pm10 to
 # 0.01 µg/m³) no longer move in practice.
@@ -292,12 +291,12 @@ class PhysicsEngine:
         if variable == "temperature":
             outdoor = self.outdoor_temperature()
             if outdoor is not None and p.outdoor_exchange_per_s > 0:
-                k = p.outdoor_exchange_per_s * TICK  # δ = k·(T_out − T): walls and windows
+                k = p.outdoor_exchange_per_s * TICK_S  # δ = k·(T_out − T): walls and windows
                 terms.append(Term([(-math.inf, -k, k * outdoor)]))
-            return Process(tuple(terms), p.temperature_drift_per_s * TICK, baseline)
+            return Process(tuple(terms), p.temperature_drift_per_s * TICK_S, baseline)
         if variable == "humidity":
-            return Process(tuple(terms), p.humidity_drift_per_s * TICK, baseline, 0.0, 10000.0)
-        return Process(tuple(terms), p.pm10_drift_per_s * TICK, baseline, 0.0)
+            return Process(tuple(terms), p.humidity_drift_per_s * TICK_S, baseline, 0.0, 10000.0)
+        return Process(tuple(terms), p.pm10_drift_per_s * TICK_S, baseline, 0.0)
 
     def _term(self, device: Device, role: str, ep: int, variable: str, baseline: float) -> Term | None:
         p = self.params
@@ -307,8 +306,8 @@ class PhysicsEngine:
             mode = device.value(ep, "Thermostat", "SystemMode", 0)
             fraction = _fan_fraction(device, ep) if role == "ac" else 1.0
             # SimuHome: δ = ∓min(rate·100, |T − setpoint|)·f·dt in centi-°C per tick
-            cap = p.hvac_rate_c_per_s * 100 * fraction * TICK
-            gain = fraction * TICK
+            cap = p.hvac_rate_c_per_s * 100 * fraction * TICK_S
+            gain = fraction * TICK_S
             cool = device.value(ep, "Thermostat", "OccupiedCoolingSetpoint")
             heat = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
             if mode in (3, 1) and cool is not None and (mode == 3 or role != "heat_pump"):
@@ -324,12 +323,12 @@ class PhysicsEngine:
             fraction = _fan_fraction(device, ep)
             floor = baseline - p.fan_floor_below_baseline
             # SimuHome: δ = −min(rate·100, 0.5·(T − floor))·f·dt above the floor
-            return push_down_above(floor, p.fan_rate_c_per_s * 100 * fraction * TICK, 0.5 * fraction * TICK)
+            return push_down_above(floor, p.fan_rate_c_per_s * 100 * fraction * TICK_S, 0.5 * fraction * TICK_S)
         if variable == "humidity" and role in ("humidifier", "dehumidifier") and _is_on(device, ep):
             fraction = _fan_fraction(device, ep)
             if device.value(ep, "FanControl", "PercentCurrent") in (0, None) and device.find(ep, "FanControl"):
                 return None
-            k = p.humidity_rate_per_s * fraction * TICK  # δ = ±k·max(0.1, efficiency)
+            k = p.humidity_rate_per_s * fraction * TICK_S  # δ = ±k·max(0.1, efficiency)
             if role == "humidifier":  # efficiency (9000 − H)/9000, acting below 9000
                 return Term([(-math.inf, -k / 9000, k), (8100.0, 0.0, 0.1 * k), (9000.0, 0.0, 0.0)])
             return Term([(-math.inf, 0.0, 0.0), (1000.0, 0.0, -0.1 * k), (1900.0, -k / 9000, k / 9)])
@@ -337,7 +336,7 @@ class PhysicsEngine:
             percent = device.value(ep, "FanControl", "PercentCurrent")
             if not percent:
                 return None
-            q = p.purifier_rate_per_s * (percent / 100.0) ** 0.8 * TICK
+            q = p.purifier_rate_per_s * (percent / 100.0) ** 0.8 * TICK_S
             if baseline <= 0:
                 return constant_term(-q)  # SimuHome: ratio taken as 1 without a baseline
             # pollution factor: r = P/B, r if r ≤ 2 else 0.8·r  →  δ = −q·r or −0.8·q·r
@@ -391,7 +390,7 @@ class PhysicsEngine:
         target = setpoint if (active and setpoint is not None) else self.params.compartment_ambient
         if x0 is None:  # a fridge arrives cold: start at its setpoint when it is running
             x0 = float(target)
-        rate = self.params.compartment_rate_per_s * TICK
+        rate = self.params.compartment_rate_per_s * TICK_S
         process = Process((), rate, float(target))
         self._compartments[(device.device_id, ep)] = (self.clock.tick, Segment(process, x0))
 

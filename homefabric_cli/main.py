@@ -146,7 +146,8 @@ def home_generate(
 ) -> None:
     """Generate a seeded home."""
     from emulator.home_config import dump_home, write_atomically
-    from emulator.home_generator import TIERS, generate_home
+    from emulator.home_generation.generator import generate_home
+    from emulator.home_generation.params import TIERS
 
     if tier not in TIERS:
         _fail(f"unknown tier {tier!r}; choose one of {', '.join(TIERS)}")
@@ -246,7 +247,7 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
     """Generate a complex home, run appliances and climate for a day, print a summary."""
     seconds = _duration(duration)  # before any work
     from emulator.fabric import Fabric
-    from emulator.home_generator import generate_home
+    from emulator.home_generation.generator import generate_home
     from emulator.scenarios import start_typical_day
 
     fabric = Fabric(generate_home("complex", seed))

@@ -34,7 +34,7 @@ from benchmark.episode import (
 from benchmark.evaluators.common import ROLES_BY_VARIABLE, values_equal
 from emulator.catalogue import CATALOGUE
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
-from emulator.simuhome_config import SIMUHOME_CLUSTER_TO_CHIP, our_key
+from emulator.simuhome.values import SIMUHOME_CLUSTER_TO_CHIP, our_key
 
 Step = dict[str, Any]  # {"tool": "execute_command"|"write_attribute", "args": {...}} — a workflow step
 DISPLAY = {"temperature": ("°C", 0.01), "humidity": ("%", 0.01), "illuminance": ("lux", 1.0), "pm10": ("µg/m³", 1.0)}

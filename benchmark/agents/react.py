@@ -39,6 +39,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from agent_tools.json_text import matching_brace
 from benchmark.agents import prompts
 from benchmark.agents.base import (
     AgentOutcome,
@@ -158,7 +159,7 @@ def first_json_object(text: str) -> dict[str, Any] | None:
     inner objects for the reply (``{"action_input": {}}`` of a cut-off reply) would be wrong."""
     start = text.find("{")
     while start != -1:
-        end = _matching_brace(text, start)
+        end = matching_brace(text, start)
         if end is None:
             return None
         try:
@@ -168,28 +169,6 @@ def first_json_object(text: str) -> dict[str, Any] | None:
         if isinstance(value, dict):
             return value
         start = text.find("{", start + 1)
-    return None
-
-
-def _matching_brace(text: str, start: int) -> int | None:
-    depth, in_string, escaped = 0, False, False
-    for index in range(start, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return index
     return None
 
 
@@ -212,7 +191,7 @@ def parse_react_reply(text: str | None) -> ReactReply:
 def _unclosed_brace(text: str) -> int | None:
     start = text.find("{")
     while start != -1:
-        end = _matching_brace(text, start)
+        end = matching_brace(text, start)
         if end is None:
             return start
         start = text.find("{", end + 1)

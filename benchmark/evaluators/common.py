@@ -14,7 +14,8 @@ from emulator.catalogue import CATALOGUE
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.physics import SENSOR_ATTRIBUTES
-from emulator.simuhome_config import our_key, our_path
+from emulator.simuhome.paths import our_path
+from emulator.simuhome.values import our_key
 
 MISSING: Any = object()  # an assert path that does not resolve (device, endpoint, cluster or field absent)
 

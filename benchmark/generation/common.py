@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from emulator.clock import TIME_FORMAT
+from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
 
 EPISODE_FORMAT = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
 CASES = ("feasible", "infeasible")
 KINDS = tuple(f"{qt}_{case}" for qt in QUERY_TYPES for case in CASES)
-TICKS_PER_SECOND = 10
-TICKS_PER_MINUTE = 600
+TICKS_PER_MINUTE = 60 * TICKS_PER_SECOND
 DEFAULT_TOLERANCE_TICKS = 300
 
 
@@ -61,7 +60,7 @@ class Draft:
 
 
 def episode_rng(episode_seed: int, kind: str, attempt: int, part: str = "episode") -> random.Random:
-    from emulator.home_generator import sub_seed  # here, not at import: `homefabric --help` stays fast
+    from emulator.home_generation.seeds import sub_seed  # here, not at import: `homefabric --help` stays fast
 
     return random.Random(sub_seed(episode_seed, kind, attempt, part))
 

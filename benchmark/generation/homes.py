@@ -14,9 +14,13 @@ from typing import Any
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, validate_home
-from emulator.home_generator import generate_home, sub_seed
+from emulator.home_generation.generator import generate_home
+from emulator.home_generation.seeds import sub_seed
+from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.import_home import from_simuhome
+from emulator.simuhome.paths import GLOBAL_ATTRIBUTES
 from emulator.simuhome.shapes import shape_table
-from emulator.simuhome_config import GLOBAL_ATTRIBUTES, SIMUHOME_CLUSTER_TO_CHIP, from_simuhome, to_simuhome
+from emulator.simuhome.values import chip_cluster_name
 
 # Clusters SimuHome's devices do not have (ours add Identify everywhere); never exported.
 _NOT_EXPORTED_CLUSTERS = frozenset({"Identify", "Descriptor"})
@@ -156,7 +160,7 @@ def simuhome_attributes(device_type: str, state: dict[str, Any]) -> dict[str, An
     out: dict[str, Any] = {}
     for path, entry in inventory.items():
         endpoint, cluster, attribute = path.split(".")
-        ours = f"{endpoint}.{SIMUHOME_CLUSTER_TO_CHIP.get(cluster, cluster)}.{attribute}"
+        ours = f"{endpoint}.{chip_cluster_name(cluster)}.{attribute}"
         if ours in state:
             out[ours] = state[ours]
         elif "null" in entry.shapes:  # SimuHome's "not implemented"

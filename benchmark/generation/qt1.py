@@ -16,8 +16,8 @@ from benchmark.generation.common import (
 from benchmark.generation.grammar import device_ref, finish, join, pick, room_name
 from benchmark.generation.homes import build_home, home_config
 from emulator.fabric import Fabric
-from emulator.home_generator import sub_seed
-from emulator.simuhome_config import simuhome_path
+from emulator.home_generation.seeds import sub_seed
+from emulator.simuhome.paths import simuhome_path
 
 FEASIBLE_COMBOS = ((0, 1), (0, 2), (1, 0), (1, 1))  # (device attributes, room states), as SimuHome
 INFEASIBLE_COMBOS = ((1, 0), (1, 1))

@@ -19,7 +19,7 @@ from benchmark.generation.homes import EpisodeHome, build_home, home_config, wit
 from benchmark.generation.targets import OFF, ON, Step
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_generator import sub_seed
+from emulator.home_generation.seeds import sub_seed
 
 # The evaluator's own horizon and thresholds: a goal is generated as feasible only if it can pass the
 # very check that will grade it (one source of truth, benchmark/evaluators/common.py).

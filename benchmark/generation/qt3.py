@@ -17,7 +17,7 @@ from benchmark.generation.targets import Variant, asserts_differ, asserts_hold, 
 from benchmark.generation.wording import command, mentioned_numbers, program_phrase
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_generator import sub_seed
+from emulator.home_generation.seeds import sub_seed
 
 
 def target_goal(device: Any, variant: Variant) -> dict[str, Any]:

@@ -12,13 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusters.operational_state import (
-    DISHWASHER_PROGRAM,
-    LAUNDRY_DRYER_PROGRAM,
-    LAUNDRY_WASHER_PROGRAM,
-    RVC_PROGRAM,
-)
-from emulator.simuhome_config import simuhome_path
+from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
+from emulator.simuhome.paths import simuhome_path
+from emulator.simuhome.values import simuhome_cluster_name
 from emulator.workflows import WorkflowStep
 
 NON_OPERATIONAL_TYPES = ("on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier",
@@ -46,7 +42,7 @@ class Step:
 
     def tool_call(self, device_id: str) -> dict[str, Any]:
         """The SimuHome tool call doing this step (cluster ids in SimuHome's spelling)."""
-        cluster = simuhome_path(f"{self.endpoint}.{self.cluster}.X").split(".")[1]
+        cluster = simuhome_cluster_name(self.cluster)
         if self.kind == "invoke":
             return {"tool": "execute_command", "params": {"device_id": device_id, "endpoint_id": self.endpoint,
                                                          "cluster_id": cluster, "command_id": self.name,
@@ -73,7 +69,7 @@ class Variant:
 
     def our_asserts(self) -> dict[str, Any]:
         """Assert path (our spelling) → expected value."""
-        from emulator.simuhome_config import our_path
+        from emulator.simuhome.paths import our_path
 
         return {our_path(a["attribute"]) or a["attribute"]: a["value"] for a in self.asserts}
 
@@ -88,6 +84,22 @@ OFF = Step("invoke", 1, "OnOff", "Off")
 
 def _power(on: bool) -> dict[str, Any]:
     return _assert("1.OnOff.OnOff", on, "bool", "power on" if on else "power off")
+
+
+def _power_off() -> Variant:
+    return Variant("power_off", {}, (_power(False),), (OFF,))
+
+
+def _power_on() -> Variant:
+    return Variant("power_on", {}, (_power(True),), (ON,))
+
+
+def _fan_percent(attrs: Mapping[str, Any], rng: random.Random, on: bool) -> Variant:
+    """Switch on at a fan speed other than the one set now (30–80 %)."""
+    percent = _pick(rng, range(30, 81, 10), attrs.get("1.FanControl.PercentSetting") if on else None)
+    return Variant("on_percent", {"percent": percent},
+                   (_power(True), _assert("1.FanControl.PercentSetting", percent, "percent", f"fan {percent}%")),
+                   (ON, Step("write", 1, "FanControl", "PercentSetting", value=percent)))
 
 
 def _pick(rng: random.Random, values: range | list[int], avoid: Any) -> int:
@@ -111,8 +123,8 @@ def variants(device_type: str, attrs: Mapping[str, Any], rng: random.Random) -> 
 def _on_off_light(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     on = bool(attrs.get("1.OnOff.OnOff"))
     if on:
-        return [Variant("power_off", {}, (_power(False),), (OFF,))]
-    return [Variant("power_on", {}, (_power(True),), (ON,))]
+        return [_power_off()]
+    return [_power_on()]
 
 
 def _dimmable(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
@@ -124,18 +136,15 @@ def _dimmable(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
                                           f"brightness level {level} of 254")),
                    (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": level})))]
     if on:
-        out.append(Variant("power_off", {}, (_power(False),), (OFF,)))
+        out.append(_power_off())
     return out
 
 
 def _fan_like(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     on = bool(attrs.get("1.OnOff.OnOff"))
-    percent = _pick(rng, range(30, 81, 10), attrs.get("1.FanControl.PercentSetting") if on else None)
-    out = [Variant("on_percent", {"percent": percent},
-                   (_power(True), _assert("1.FanControl.PercentSetting", percent, "percent", f"fan {percent}%")),
-                   (ON, Step("write", 1, "FanControl", "PercentSetting", value=percent)))]
+    out = [_fan_percent(attrs, rng, on)]
     if on:
-        out.append(Variant("power_off", {}, (_power(False),), (OFF,)))
+        out.append(_power_off())
     return out
 
 
@@ -145,7 +154,7 @@ def _air_conditioner(attrs: Mapping[str, Any], rng: random.Random) -> list[Varia
     cool_now = attrs.get("1.Thermostat.OccupiedCoolingSetpoint")
     mode = attrs.get("1.Thermostat.SystemMode")
     cool = _pick(rng, [v for v in range(1800, 2701, 50) if v >= heat + 50], cool_now if mode == 3 and on else None)
-    percent = _pick(rng, range(30, 81, 10), attrs.get("1.FanControl.PercentSetting") if on else None)
+    fan = _fan_percent(attrs, rng, on)  # drawn after the setpoint: the same seed gives the same episode
     out = [
         Variant("cool_to", {"celsius": cool / 100},
                 (_power(True), _assert("1.Thermostat.SystemMode", 3, "enum", "cool mode"),
@@ -153,12 +162,10 @@ def _air_conditioner(attrs: Mapping[str, Any], rng: random.Random) -> list[Varia
                          f"cooling setpoint {cool / 100:g} °C")),
                 (ON, Step("write", 1, "Thermostat", "SystemMode", value=3),
                  Step("write", 1, "Thermostat", "OccupiedCoolingSetpoint", value=cool))),
-        Variant("on_percent", {"percent": percent},
-                (_power(True), _assert("1.FanControl.PercentSetting", percent, "percent", f"fan {percent}%")),
-                (ON, Step("write", 1, "FanControl", "PercentSetting", value=percent))),
+        fan,
     ]
     if on:
-        out.append(Variant("power_off", {}, (_power(False),), (OFF,)))
+        out.append(_power_off())
     return out
 
 
@@ -185,8 +192,7 @@ def _tv(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     out = [Variant("volume", {"level": volume},
                    (_power(True), _assert("1.LevelControl.CurrentLevel", volume, "integer", f"volume {volume}")),
                    (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": volume})))]
-    out.append(Variant("power_off", {}, (_power(False),), (OFF,)) if on else
-               Variant("power_on", {}, (_power(True),), (ON,)))
+    out.append(_power_off() if on else _power_on())
     return out
 
 

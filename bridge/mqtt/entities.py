@@ -18,7 +18,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters import ClusterServer
-from clusters.operational_state import STATE_NAMES
+from clusters.cycle_programs import STATE_NAMES
 from emulator.device import Device
 
 # Official device-type ids (emulator/catalogue/build.py) that decide how an endpoint is presented.

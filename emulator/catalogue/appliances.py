@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusters.operational_state import (
+from clusters.cycle_programs import (
     DISHWASHER_PROGRAM,
     GENERIC_PROGRAM,
     LAUNDRY_DRYER_PROGRAM,

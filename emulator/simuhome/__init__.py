@@ -1,2 +1,3 @@
-"""SimuHome compatibility: the published value shapes (``shapes``), how they map onto Matter types
-(``values``), and example homes built from the shape inventory (``samples``)."""
+"""SimuHome compatibility: its home config format (``config``), the published value shapes (``shapes``), how
+they map onto Matter types (``values``, ``spelling``, ``paths``), lossless import and export of its homes
+(``import_home``, ``origin``, ``export_home``) and example homes built from the shape inventory (``samples``)."""

@@ -102,7 +102,7 @@ def our_key(key: str) -> str:
     return run.lower() + key[len(run):]
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -115,9 +115,9 @@ def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
             if name != key and applied is not None:
                 applied.add("struct-field-spelling")
             if name == "modeTags" and isinstance(item, list):
-                if applied is not None and any(_is_number(tag) for tag in item):
+                if applied is not None and any(is_number(tag) for tag in item):
                     applied.add("mode-tag-ints")
-                item = [{"value": tag} if _is_number(tag) else tag for tag in item]
+                item = [{"value": tag} if is_number(tag) else tag for tag in item]
             out[name] = spell_ours(item, applied)
         return out
     if isinstance(value, list):
@@ -259,7 +259,7 @@ def export_value(device_type: str, simuhome_path: str, value: Any, ours: Mapping
         value = [_tag_name(tag) for tag in value]
     elif attribute == "SpinSpeeds" and isinstance(value, list) and any(_item_kind(s) == "int" for s in shapes):
         value = [_simuhome_spin_id(label) for label in value]
-    elif attribute == "SpinSpeedCurrent" and _is_number(value):
+    elif attribute == "SpinSpeedCurrent" and is_number(value):
         speeds = ours.get(f"{endpoint}.LaundryWasherControls.SpinSpeeds")
         spin_entry = path_shapes(device_type, f"{endpoint}.LaundryWasherControls.SpinSpeeds")
         if isinstance(speeds, list) and spin_entry is not None and 0 <= value < len(speeds) and any(
@@ -282,7 +282,7 @@ def _kind_of(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "bool"
-    if _is_number(value):
+    if is_number(value):
         return "number"
     if isinstance(value, str):
         return "str"
@@ -303,7 +303,7 @@ def conform(value: Any, shape: Shape) -> Any:
     nulls for the struct fields SimuHome writes as null; fields SimuHome does not have are left out."""
     if value is None:
         return None
-    if shape.kind == "float" and _is_number(value):
+    if shape.kind == "float" and is_number(value):
         return float(value)
     if shape.kind == "int" and isinstance(value, float) and value.is_integer():
         return int(value)

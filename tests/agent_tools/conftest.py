@@ -9,7 +9,7 @@ import pytest
 from agent_tools import ToolBox
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 
 
 @functools.cache

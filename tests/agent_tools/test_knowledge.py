@@ -115,7 +115,7 @@ def test_outputs_do_not_depend_on_hash_seed() -> None:
         "import hashlib, json\n"
         "from agent_tools import ToolBox\n"
         "from emulator.fabric import Fabric\n"
-        "from emulator.home_generator import generate_home\n"
+        "from emulator.home_generation.generator import generate_home\n"
         "t = ToolBox(Fabric(generate_home('simuhome', 3)))\n"
         "out = [t.call('get_cluster_doc', {'query': 'fan speed percent', 'top_k': 5}),\n"
         "       t.call('get_environment_control_rules', {'state': 'temperature'}),\n"

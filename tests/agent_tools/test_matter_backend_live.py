@@ -37,7 +37,7 @@ QT1_COUNT, QT3_CANDIDATES, QT3_COUNT = 4, 12, 4
 
 def shared_home() -> Any:
     from emulator.home_config import HomeConfig
-    from emulator.home_generator import generate_home
+    from emulator.home_generation.generator import generate_home
 
     data = generate_home("simuhome", 11).model_dump(mode="json")
     keep = [r["id"] for r in data["rooms"]][:3]
@@ -160,7 +160,7 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
     from agent_tools.matter_backend import MatterHome, discover
     from benchmark.evaluators.common import fresh_fabric
     from emulator.home_config import dump_home
-    from emulator.simuhome_config import from_simuhome
+    from emulator.simuhome.import_home import from_simuhome
 
     episodes = shared_episodes()
     assert {e.query_type for e in episodes} == {"qt1", "qt3"}

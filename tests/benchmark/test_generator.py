@@ -23,7 +23,8 @@ from benchmark.generation.homes import build_home, export_initial_home_config
 from benchmark.generation.qt2 import ACTORS, HORIZON_S, THRESHOLD, drive
 from benchmark.generation.targets import _same
 from emulator.fabric import Fabric
-from emulator.simuhome_config import from_simuhome, our_path
+from emulator.simuhome.import_home import from_simuhome
+from emulator.simuhome.paths import our_path
 
 PER_TYPE = 3
 

@@ -8,7 +8,7 @@ import pytest
 
 from clusters import ClusterError, Status
 from clusters.content_launcher import ContentLauncherServer, LauncherStatus
-from clusters.media import MediaPlaybackServer
+from clusters.media_playback import MediaPlaybackServer
 
 PLAYING, PAUSED, NOT_PLAYING = 0, 1, 2
 

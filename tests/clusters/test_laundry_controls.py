@@ -1,10 +1,11 @@
 import pytest
 
 from clusters import ClusterError, Status
+from clusters.cycle_programs import LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM
 from clusters.laundry_controls import RINSE, LaundryDryerControlsServer, LaundryWasherControlsServer, WasherOptions
 from clusters.modes import LaundryWasherModeServer
 from clusters.on_off import OnOffServer
-from clusters.operational_state import LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, OperationalStateServer
+from clusters.operational_state import OperationalStateServer
 
 
 def test_washer_controls_defaults_and_writes(mount):

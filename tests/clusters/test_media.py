@@ -3,7 +3,9 @@ from typing import Any
 import pytest
 
 from clusters import ClusterError, ClusterServer, Status, command
-from clusters.media import ChannelServer, KeypadInputServer, MediaPlaybackServer
+from clusters.channel import ChannelServer
+from clusters.keypad_input import KeypadInputServer
+from clusters.media_playback import MediaPlaybackServer
 from clusters.on_off import OnOffServer
 from clusters.values import Constraint
 

@@ -1,10 +1,11 @@
 import pytest
 
 from clusters import ClusterError, Status
+from clusters.cycle_programs import MICROWAVE_PROGRAM, RUNNING, STOPPED
 from clusters.microwave_oven_control import POWER_IN_WATTS, MicrowaveOvenControlServer
 from clusters.modes import MicrowaveOvenModeServer
 from clusters.on_off import OnOffServer
-from clusters.operational_state import MICROWAVE_PROGRAM, RUNNING, STOPPED, OperationalStateServer
+from clusters.operational_state import OperationalStateServer
 
 
 def at(seconds: float) -> int:

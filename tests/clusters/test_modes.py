@@ -2,6 +2,7 @@ import chip.clusters.Objects as Objects
 import pytest
 
 from clusters import ClusterError, Status
+from clusters.cycle_programs import DISHWASHER_PROGRAM, PAUSED, RUNNING, SEEKING_CHARGER, STOPPED
 from clusters.laundry_controls import LaundryWasherControlsServer
 from clusters.modes import (
     DishwasherModeServer,
@@ -15,11 +16,6 @@ from clusters.modes import (
 )
 from clusters.on_off import OnOffServer
 from clusters.operational_state import (
-    DISHWASHER_PROGRAM,
-    PAUSED,
-    RUNNING,
-    SEEKING_CHARGER,
-    STOPPED,
     OperationalStateServer,
     OvenCavityOperationalStateServer,
     RvcOperationalStateServer,

@@ -2,10 +2,7 @@ import pytest
 
 from clusters import ClusterError, Status
 from clusters.chip_model import cluster_model
-from clusters.laundry_controls import LaundryDryerControlsServer
-from clusters.modes import DishwasherModeServer, LaundryWasherModeServer, RvcRunModeServer
-from clusters.on_off import OnOffServer
-from clusters.operational_state import (
+from clusters.cycle_programs import (
     DISHWASHER_PROGRAM,
     DOCKED,
     LAUNDRY_DRYER_PROGRAM,
@@ -17,9 +14,14 @@ from clusters.operational_state import (
     STOPPED,
     CycleProgram,
     DurationFrom,
+    Phase,
+)
+from clusters.laundry_controls import LaundryDryerControlsServer
+from clusters.modes import DishwasherModeServer, LaundryWasherModeServer, RvcRunModeServer
+from clusters.on_off import OnOffServer
+from clusters.operational_state import (
     OperationalStateServer,
     OvenCavityOperationalStateServer,
-    Phase,
     RvcOperationalStateServer,
 )
 

@@ -10,7 +10,7 @@ import pytest
 
 from emulator.daylight import KNOT_S, SunCurve, sun_sine
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import home
 
 SUN = {"physics": {"daylight": "sun", "latitude_deg": 48.0}}
@@ -80,7 +80,7 @@ def test_fast_forward_costs_one_event_per_knot_and_is_exact() -> None:
 
 
 def test_imported_simuhome_homes_keep_constant_daylight() -> None:
-    from emulator.simuhome_config import from_simuhome
+    from emulator.simuhome.import_home import from_simuhome
     from tests.emulator.test_simuhome_config import simuhome_config
 
     fabric = Fabric(from_simuhome(simuhome_config())[0])

@@ -10,7 +10,7 @@ import pytest
 
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.scenarios import start_typical_day
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from clusters.fan_control import AUTO, mode_for_percent
 from emulator.fabric import Fabric
-from emulator.home_generator import TIERS, generate_home
+from emulator.home_generation.generator import generate_home
+from emulator.home_generation.params import TIERS
 
 FAN_TYPES = ("fan", "air_purifier", "humidifier", "dehumidifier", "air_conditioner")
 

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric

@@ -51,7 +51,7 @@ def test_imported_simuhome_homes_keep_a_constant_power() -> None:
 
 
 def test_an_imported_simuhome_heat_pump_keeps_simuhomes_constant_power() -> None:
-    from emulator.simuhome_config import from_simuhome
+    from emulator.simuhome.import_home import from_simuhome
     from tests.emulator.test_simuhome_config import simuhome_config
 
     fabric = Fabric(from_simuhome(simuhome_config())[0])

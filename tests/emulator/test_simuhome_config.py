@@ -14,20 +14,16 @@ from typing import Any
 import pytest
 
 from emulator.home_config import HomeConfigError, dump_home, loads_home
-from emulator.home_generator import SIMUHOME_DEVICE_TYPES, generate_home
+from emulator.home_generation.device_types import SIMUHOME_DEVICE_TYPES
+from emulator.home_generation.generator import generate_home
+from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.import_home import from_simuhome
+from emulator.simuhome.origin import SimuHomeOrigin
+from emulator.simuhome.paths import our_path, simuhome_path
 from emulator.simuhome.samples import inventory_homes
 from emulator.simuhome.shapes import path_shapes, shape_of
-from emulator.simuhome_config import (
-    SimuHomeOrigin,
-    from_simuhome,
-    our_key,
-    our_path,
-    simuhome_key,
-    simuhome_path,
-    to_our_value,
-    to_simuhome,
-    to_simuhome_value,
-)
+from emulator.simuhome.spelling import simuhome_key, to_simuhome_value
+from emulator.simuhome.values import our_key, spell_ours
 
 
 def simuhome_config() -> dict[str, Any]:
@@ -392,7 +388,7 @@ def test_paths_translate_both_ways():
 
 def test_value_translation_uses_the_original_as_template():
     original = [{"Label": "Idle", "Mode": 1, "ModeTags": [16384]}]
-    ours = to_our_value(original)
+    ours = spell_ours(original)
     assert ours == [{"label": "Idle", "mode": 1, "modeTags": [{"value": 16384}]}]
     assert to_simuhome_value(ours, "RvcRunMode", original) == original
     # Without a template, the cluster's known style applies and mode tags stay structs.

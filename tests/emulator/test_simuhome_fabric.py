@@ -8,7 +8,8 @@ import pytest
 
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.simuhome_config import from_simuhome, to_simuhome
+from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.import_home import from_simuhome
 from tests.emulator.test_simuhome_config import simuhome_config
 
 

@@ -13,9 +13,10 @@ import json
 import pytest
 
 from emulator.fabric import Fabric
+from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.samples import device, home, inventory_homes, shape_cases
 from emulator.simuhome.shapes import shape_disagreements, shape_of, shape_table
-from emulator.simuhome_config import from_simuhome, to_simuhome
 
 CASES = shape_cases()
 

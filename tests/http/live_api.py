@@ -10,7 +10,7 @@ from typing import Any
 from benchmark.generate import generate_episodes, write_episodes
 from bridge.http import HttpApi
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from homefabric_cli.http_app import home_http_api
 

@@ -14,7 +14,7 @@ from bridge.matter.session.context import RequestContext
 from clusters import Status
 from clusters.basic_information import BasicInformationServer
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import fabric
 from tests.matter_bridge._async import run_async
 from tests.matter_bridge.im_fakes import ImClient

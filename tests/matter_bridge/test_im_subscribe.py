@@ -17,7 +17,7 @@ from bridge.matter.im.subscription import keepalive_after
 from bridge.matter.node.bridge_node import BridgeNode
 from clusters import Status
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import fabric
 from tests.matter_bridge._async import run_async
 from tests.matter_bridge.im_fakes import FakeSession, ImClient, assemble

@@ -13,7 +13,7 @@ from bridge.matter.codec import tlv
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encode_value
 from clusters import SERVER_CLASSES, ClusterError, Status
 from clusters.chip_model import cluster_model, unwrap
-from emulator.home_generator import ALL_DEVICE_TYPES
+from emulator.home_generation.device_types import ALL_DEVICE_TYPES
 from tests.emulator.helpers import fabric
 
 

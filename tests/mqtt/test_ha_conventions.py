@@ -10,7 +10,7 @@ from bridge.mqtt.discovery import device_config, friendly_name
 from bridge.mqtt.entities import entities_for
 from bridge.mqtt.topics import Topics
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.mqtt.ha_schema import DEVICE_CONFIG, semantic_problems
 
 

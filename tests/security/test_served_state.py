@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from bridge.matter.node.bridge_node import BridgeNode
 from emulator.fabric import Fabric
 from emulator.home_config import dump_home
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from emulator.workflows import WorkflowStep
 from homefabric_cli.home_state import HOME_STATE_FILE, HomeSaver
 from homefabric_cli.main import app

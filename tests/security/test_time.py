@@ -15,7 +15,7 @@ import websockets
 
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_generator import generate_home
+from emulator.home_generation.generator import generate_home
 from tests.http.live_api import running_api
 
 WEEK_S = 7 * 86400

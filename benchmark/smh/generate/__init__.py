@@ -20,7 +20,7 @@ from benchmark.smh.generate.homes import NOUNS, build_home
 from benchmark.smh.instance import Instance, dump_instance, write_atomically
 from benchmark.smh.taxonomy import CATEGORY_OF, DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
 from emulator.home_config import HomeConfig, dump_home
-from emulator.home_generator import sub_seed
+from emulator.home_generation.seeds import sub_seed
 
 Template = tuple[tuple[tuple[str, ...], ...], Callable[[Scene], Draft]]
 TEMPLATES: dict[str, Template] = {**control.TEMPLATES, **ambiguity.TEMPLATES, **rules.TEMPLATES,

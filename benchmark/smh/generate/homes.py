@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.home_config import HomeConfig, validate_home
-from emulator.home_generator import sub_seed
+from emulator.home_generation.seeds import sub_seed
 
 NOUNS: dict[str, str] = {
     "on_off_light": "ceiling light", "dimmable_light": "lamp", "color_temperature_light": "reading lamp",

@@ -13,26 +13,21 @@ from pathlib import Path
 import pytest
 
 from emulator.home_config import HomeConfig, dump_home
-from emulator.home_generator import (
+from emulator.home_generation.device_types import (
     ALL_DEVICE_TYPES,
-    ENVIRONMENT_BOUNDS,
     EXTENDED_EXTRA_CANDIDATES,
-    LAYOUTS,
     NEW_ROOM_CANDIDATES,
     OUR_DEVICE_TYPES,
     SIMUHOME_CANDIDATES,
     SIMUHOME_DEVICE_TYPES,
-    TIERS,
-    GeneratorError,
-    GeneratorParams,
     candidate_types,
-    generate,
-    generate_home,
-    initial_attributes,
-    sub_seed,
-    summarize_home,
-    tier_params,
 )
+from emulator.home_generation.errors import GeneratorError
+from emulator.home_generation.generator import generate, generate_home, initial_attributes
+from emulator.home_generation.layouts import LAYOUTS
+from emulator.home_generation.params import ENVIRONMENT_BOUNDS, TIERS, GeneratorParams, tier_params
+from emulator.home_generation.seeds import sub_seed
+from emulator.home_generation.summary import summarize_home
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,7 +50,7 @@ def test_same_seed_same_bytes_other_seed_other_home(tier: str):
 
 def test_determinism_does_not_depend_on_hash_randomisation():
     # Another interpreter with another PYTHONHASHSEED must produce the same bytes (no hash() anywhere).
-    code = ("import hashlib; from emulator.home_generator import generate_home; from emulator.home_config "
+    code = ("import hashlib; from emulator.home_generation.generator import generate_home; from emulator.home_config "
             "import dump_home; print(hashlib.sha256(dump_home(generate_home('medium', 9)).encode()).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
