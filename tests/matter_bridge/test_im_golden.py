@@ -20,19 +20,19 @@ from clusters import Status
 P, E, C = im.AttributePath, im.EventPath, im.CommandPath
 
 BUILDERS: dict[str, Callable[[], bytes]] = {
-    "status_response": lambda: im.encode_status_response(0x87),
-    "read_request": lambda: im.encode_read_request(im.ReadRequest(
+    "status_response": lambda: im.encode(im.StatusResponse(0x87)),
+    "read_request": lambda: im.encode(im.ReadRequest(
         attributes=(P(), P(endpoint=1), P(cluster=6, attribute=0xFFFD), P(3, 6, 0, node=0x1122)),
         events=(E(), E(0, 0x28, 0, urgent=True), E(1, 0x101, 2, node=5)),
         event_filters=(im.EventFilter(17), im.EventFilter(3, node=9)), fabric_filtered=False,
         data_version_filters=(im.DataVersionFilter(2, 6, 0xDEADBEEF), im.DataVersionFilter(0, 0x28, 1)))),
-    "read_request_minimal": lambda: im.encode_read_request(im.ReadRequest((P(1, 6, 0),))),
-    "subscribe_request": lambda: im.encode_subscribe_request(im.SubscribeRequest(
+    "read_request_minimal": lambda: im.encode(im.ReadRequest((P(1, 6, 0),))),
+    "subscribe_request": lambda: im.encode(im.SubscribeRequest(
         False, 1, 60, (P(), P(1, 8, 0)), (E(urgent=True),), (im.EventFilter(5),), False,
         (im.DataVersionFilter(0, 0x28, 1),))),
-    "subscribe_request_keep": lambda: im.encode_subscribe_request(im.SubscribeRequest(True, 0, 0xFFFF, (P(2, 8),))),
-    "subscribe_response": lambda: im.encode_subscribe_response(0xCAFEBABE, 60),
-    "report_data": lambda: im.encode_report(im.ReportData(
+    "subscribe_request_keep": lambda: im.encode(im.SubscribeRequest(True, 0, 0xFFFF, (P(2, 8),))),
+    "subscribe_response": lambda: im.encode(im.SubscribeResponse(0xCAFEBABE, 60)),
+    "report_data": lambda: im.encode(im.ReportData(
         subscription_id=7,
         attribute_reports=(im.AttributeData(P(1, 6, 0), im.RawTLV(b"\x09"), 3),
                            im.AttributeData(P(1, 29, 3, list_append=True), im.RawTLV(b"\x04\x05"), 4),
@@ -44,38 +44,38 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
                        im.EventStatus(E(5, 6, 0), Status.UNSUPPORTED_ENDPOINT),
                        im.EventStatus(E(1, 6, 0), Status.FAILURE, 3)),
         more_chunked=True, suppress_response=True, has_attribute_reports=True)),
-    "report_data_empty": lambda: im.encode_report(im.ReportData()),
-    "report_data_empty_attrs": lambda: im.encode_report(im.ReportData(subscription_id=0x12345678,
+    "report_data_empty": lambda: im.encode(im.ReportData()),
+    "report_data_empty_attrs": lambda: im.encode(im.ReportData(subscription_id=0x12345678,
                                                                       has_attribute_reports=True)),
-    "report_data_raw": lambda: im.encode_report_data(
-        None, [im.encode_attribute_report_ib(im.AttributeData(P(0, 0x28, 1), im.RawTLV(b"\x0c\x02ab"), 9))], [],
-        more_chunked=False, suppress_response=True),
-    "write_request": lambda: im.encode_write_request(im.WriteRequest(
+    "report_data_raw": lambda: im.encode(im.ReportData(
+        None, (im.RawTLV(im.ATTRIBUTE_REPORT_IB.encode(im.AttributeData(P(0, 0x28, 1), im.RawTLV(b"\x0c\x02ab"), 9),
+                                                       None)),), suppress_response=True)),
+    "write_request": lambda: im.encode(im.WriteRequest(
         (im.AttributeData(P(0, 0x1F, 0), im.RawTLV(b"\x16\x18")),
          im.AttributeData(P(0, 0x1F, 0, list_append=True), im.RawTLV(b"\x15\x24\x01\x05\x18"), 0x10000)),
         timed_request=True, more_chunked=True)),
-    "write_request_plain": lambda: im.encode_write_request(im.WriteRequest(
+    "write_request_plain": lambda: im.encode(im.WriteRequest(
         (im.AttributeData(P(1, 6, 0x4001), {0: uint(5), 1: "x", 2: b"\x01", 3: -1, 4: [uint(1)], 5: None}),),
         suppress_response=True)),
-    "write_response": lambda: im.encode_write_response(
-        [im.AttributeStatus(P(0, 0x1F, 0), 0), im.AttributeStatus(P(1, 6, 0), Status.UNSUPPORTED_WRITE, 2)]),
-    "invoke_request": lambda: im.encode_invoke_request(im.InvokeRequest(
+    "write_response": lambda: im.encode(im.WriteResponse(
+        (im.AttributeStatus(P(0, 0x1F, 0), 0), im.AttributeStatus(P(1, 6, 0), Status.UNSUPPORTED_WRITE, 2)))),
+    "invoke_request": lambda: im.encode(im.InvokeRequest(
         (im.CommandData(C(1, 6, 1), im.RawTLV(b"\x15\x18")), im.CommandData(C(None, 8, 0), {0: uint(5)}, 3),
          im.CommandData(C(2, 6, 2), None)), timed_request=True, suppress_response=True)),
-    "invoke_response": lambda: im.encode_invoke_response(
-        [im.CommandData(C(0, 0x30, 1), im.RawTLV(b"\x15\x24\x00\x00\x2c\x01\x00\x18"), 1),
+    "invoke_response": lambda: im.encode(im.InvokeResponse(
+        (im.CommandData(C(0, 0x30, 1), im.RawTLV(b"\x15\x24\x00\x00\x2c\x01\x00\x18"), 1),
          im.CommandStatus(C(1, 6, 2), Status.UNSUPPORTED_COMMAND, ref=2),
-         im.CommandStatus(C(1, 6, 3), Status.FAILURE, 5)],
-        suppress_response=True, more_chunked=True),
-    "invoke_response_plain": lambda: im.encode_invoke_response([im.CommandStatus(C(1, 6, 2), 0)]),
-    "timed_request": lambda: im.encode_timed_request(1500),
-    "event_report_ib": lambda: im.encode_event_report_ib(im.EventStatus(E(1, 2, 3), 0x7E)),
-    "attribute_path_ib": lambda: im.encode_attribute_path(P(1, 2, 3, node=4, list_index=5), 7),
-    "event_path_ib": lambda: im.encode_event_path(E(1, 2, 3, node=4, urgent=True), None),
-    "command_path_ib": lambda: im.encode_command_path(C(None, 2, 3), 2),
-    "attribute_data_ib": lambda: im.encode_attribute_data_ib(im.AttributeData(P(1, 2, 3), im.RawTLV(b"\x29\x00"))),
-    "attribute_status_ib": lambda: im.encode_attribute_status_ib(im.AttributeStatus(P(1, 2, 3), 0x86), 4),
-    "invoke_response_ib": lambda: im.encode_invoke_response_ib(im.CommandStatus(C(1, 2, 3), 0x81)),
+         im.CommandStatus(C(1, 6, 3), Status.FAILURE, 5)),
+        suppress_response=True, more_chunked=True)),
+    "invoke_response_plain": lambda: im.encode(im.InvokeResponse((im.CommandStatus(C(1, 6, 2), 0),))),
+    "timed_request": lambda: im.encode(im.TimedRequest(1500)),
+    "event_report_ib": lambda: im.EVENT_REPORT_IB.encode(im.EventStatus(E(1, 2, 3), 0x7E), None),
+    "attribute_path_ib": lambda: im.encode(P(1, 2, 3, node=4, list_index=5), 7),
+    "event_path_ib": lambda: im.encode(E(1, 2, 3, node=4, urgent=True)),
+    "command_path_ib": lambda: im.encode(C(None, 2, 3), 2),
+    "attribute_data_ib": lambda: im.encode(im.AttributeData(P(1, 2, 3), im.RawTLV(b"\x29\x00"))),
+    "attribute_status_ib": lambda: im.encode(im.AttributeStatus(P(1, 2, 3), 0x86), 4),
+    "invoke_response_ib": lambda: im.INVOKE_RESPONSE_IB.encode(im.CommandStatus(C(1, 2, 3), 0x81), None),
 }
 
 GOLDEN = {

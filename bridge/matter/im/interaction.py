@@ -201,10 +201,10 @@ class InteractionModel:
         token = current_request.set(ctx)
         try:
             if opcode == im.Opcode.INVOKE_REQUEST:
-                req = im.decode_invoke_request(payload)
+                req = im.decode(im.InvokeRequest, payload)
                 return sum(self._group_invoke(ctx, endpoints, command) for command in req.invokes)
             if opcode == im.Opcode.WRITE_REQUEST:
-                writes = im.decode_write_request(payload).writes
+                writes = im.decode(im.WriteRequest, payload).writes
                 return sum(self._group_write(ctx, endpoints, item) for item in writes)
             log.info("group 0x%04x: IM opcode 0x%02x is not allowed in a group message", group_id, opcode)
         except im.IMDecodeError as error:
@@ -260,14 +260,14 @@ class InteractionModel:
             self._loop_thread = threading.get_ident()
 
     async def _status(self, exchange: IMExchange, status: int) -> None:
-        await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode_status_response(status), expect_reply=False)
+        await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(status)), expect_reply=False)
 
     @staticmethod
     def _is_success(reply: tuple[int, bytes] | None) -> bool:
         if reply is None or reply[0] != im.Opcode.STATUS_RESPONSE:
             return False
         try:
-            return im.decode_status_response(reply[1]).status == Status.SUCCESS
+            return im.decode(im.StatusResponse, reply[1]).status == Status.SUCCESS
         except im.IMDecodeError:
             return False
 
@@ -403,13 +403,13 @@ class InteractionModel:
 
     @staticmethod
     def _event_status(path: im.EventPath, status: int) -> bytes:
-        return im.encode_event_report_ib(im.EventStatus(path, status))
+        return im.EVENT_REPORT_IB.encode(im.EventStatus(path, status), None)
 
     @staticmethod
     def _event_report(record: EventRecord) -> bytes:
-        return im.encode_event_report_ib(im.EventData(
+        return im.EVENT_REPORT_IB.encode(im.EventData(
             im.EventPath(record.endpoint, record.cluster_id, record.event_id), record.number, record.priority,
-            im.RawTLV(record.payload), epoch_timestamp_ms=record.epoch_ms))
+            im.RawTLV(record.payload), epoch_timestamp_ms=record.epoch_ms), None)
 
     # ============================================================================ sending reports
     async def _send_report(self, exchange: IMExchange, subscription_id: int | None,
@@ -425,8 +425,9 @@ class InteractionModel:
         while True:
             upcoming = next(chunks, None)
             last = upcoming is None
-            payload = im.encode_report_data(subscription_id, current[0], current[1], more_chunked=not last,
-                                            suppress_response=last and suppress_final)
+            payload = im.encode(im.ReportData(subscription_id, tuple(map(im.RawTLV, current[0])),
+                                              tuple(map(im.RawTLV, current[1])), more_chunked=not last,
+                                              suppress_response=last and suppress_final))
             if last and suppress_final:
                 await exchange.send(im.Opcode.REPORT_DATA, payload, expect_reply=False)
                 return True
@@ -441,7 +442,7 @@ class InteractionModel:
     # ============================================================================ Read
     async def _read(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
-            req = im.decode_read_request(payload)
+            req = im.decode(im.ReadRequest, payload)
             if not req.attributes and not req.events:
                 raise im.IMDecodeError("a read needs attribute or event paths")
             self._check_paths(req.attributes)
@@ -456,7 +457,7 @@ class InteractionModel:
     # ============================================================================ Subscribe
     async def _subscribe(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
-            req = im.decode_subscribe_request(payload)
+            req = im.decode(im.SubscribeRequest, payload)
             if not req.attributes and not req.events:
                 raise im.IMDecodeError("a subscription needs attribute or event paths")
             if req.min_interval_floor > req.max_interval_ceiling:
@@ -494,8 +495,8 @@ class InteractionModel:
         if not ok or subscription_id not in self._subscriptions:
             self._subscriptions.pop(subscription_id, None)
             return
-        await exchange.send(im.Opcode.SUBSCRIBE_RESPONSE, im.encode_subscribe_response(subscription_id, max_interval),
-                            expect_reply=False)
+        response = im.encode(im.SubscribeResponse(subscription_id, max_interval))
+        await exchange.send(im.Opcode.SUBSCRIBE_RESPONSE, response, expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
         self._persist(sub)
@@ -690,11 +691,11 @@ class InteractionModel:
     async def _timed(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         started = self.clock.now()
         try:
-            req = im.decode_timed_request(payload)
+            req = im.decode(im.TimedRequest, payload)
         except im.IMDecodeError as error:
             await self._status(exchange, error.status)
             return
-        reply = await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode_status_response(Status.SUCCESS),
+        reply = await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(Status.SUCCESS)),
                                     expect_reply=True)
         if reply is None:
             return
@@ -719,7 +720,7 @@ class InteractionModel:
     async def _write(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
         while True:
             try:
-                req = im.decode_write_request(payload)
+                req = im.decode(im.WriteRequest, payload)
             except im.IMDecodeError as error:
                 await self._status(exchange, error.status)
                 return
@@ -732,7 +733,7 @@ class InteractionModel:
                 statuses.extend(self._write_one(access, ctx, item, timed))
             if req.suppress_response and not req.more_chunked:
                 return
-            reply = await exchange.send(im.Opcode.WRITE_RESPONSE, im.encode_write_response(statuses),
+            reply = await exchange.send(im.Opcode.WRITE_RESPONSE, im.encode(im.WriteResponse(tuple(statuses))),
                                         expect_reply=req.more_chunked)
             if not req.more_chunked or reply is None or reply[0] != im.Opcode.WRITE_REQUEST:
                 return
@@ -802,7 +803,7 @@ class InteractionModel:
     # ============================================================================ Invoke
     async def _invoke(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
         try:
-            req = im.decode_invoke_request(payload)
+            req = im.decode(im.InvokeRequest, payload)
             if not req.invokes or len(req.invokes) > MAX_PATHS_PER_INVOKE:
                 raise im.IMDecodeError("an invoke carries exactly one command here (MaxPathsPerInvoke = 1)")
         except im.IMDecodeError as error:
@@ -815,7 +816,8 @@ class InteractionModel:
         responses = [self._invoke_one(access, ctx, command, timed) for command in req.invokes]
         if req.suppress_response:
             return
-        await exchange.send(im.Opcode.INVOKE_RESPONSE, im.encode_invoke_response(responses), expect_reply=False)
+        response = im.encode(im.InvokeResponse(tuple(responses)))
+        await exchange.send(im.Opcode.INVOKE_RESPONSE, response, expect_reply=False)
 
     def _invoke_one(self, access: _RequestAccess, ctx: RequestContext, command: im.CommandData,
                     timed: bool) -> im.CommandData | im.CommandStatus:
