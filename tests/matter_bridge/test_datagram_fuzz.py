@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader, ProtocolId
 from bridge.matter.codec.persistence import StateStore
 from bridge.matter.im import im_messages as im
 from bridge.matter.node.bridge_node import BridgeNode
@@ -157,14 +157,14 @@ async def _fuzz() -> dict[str, Any]:
     node._on_datagram = counting  # type: ignore[method-assign]  # the transport binds it at start
     await node.start()
     im_transactions = 0
-    handle_im = node.sessions.handle_im
+    handle_im = node.sessions.routes.unregister(ProtocolId.INTERACTION_MODEL, None, session="secure").handler
 
     async def counting_im(exchange: Any, opcode: int, payload: bytes) -> None:
         nonlocal im_transactions
         im_transactions += 1
-        await handle_im(exchange, opcode, payload)
+        await handle_im(exchange, opcode, payload)  # type: ignore[misc]
 
-    node.sessions.handle_im = counting_im
+    node.sessions.routes.register(ProtocolId.INTERACTION_MODEL, None, counting_im, session="secure")
     lamp = node.data_model.endpoint_of("lamp", 1)
     authority = FabricAuthority.create()
     captured: list[bytes] = []

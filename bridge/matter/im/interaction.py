@@ -20,8 +20,8 @@ import functools
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from bridge.matter.im import im_messages as im
@@ -43,6 +43,7 @@ from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
 
 log = logging.getLogger(__name__)
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 datagram with headers and MIC
 MAX_SUBSCRIPTIONS = 64
@@ -130,6 +131,29 @@ class _RequestAccess:
         return decision
 
 
+# The requests that open an IM transaction and the group-addressable ones, by opcode: filled by the decorators
+# below as the class body is executed; an opcode claimed twice fails at import.
+_REQUEST_HANDLERS: dict[int, Callable[..., Awaitable[None]]] = {}
+_GROUP_HANDLERS: dict[int, Callable[..., int]] = {}
+
+
+def _registrar(table: dict[int, Any], kind: str) -> Callable[[im.Opcode], Callable[[_F], _F]]:
+    def register(opcode: im.Opcode) -> Callable[[_F], _F]:
+        def wrap(method: _F) -> _F:
+            if opcode in table:
+                raise TypeError(f"{kind} opcode {opcode.name} is handled by {table[opcode].__name__} already")
+            table[opcode] = method
+            return method
+
+        return wrap
+
+    return register
+
+
+_request_handler = _registrar(_REQUEST_HANDLERS, "IM request")
+_group_handler = _registrar(_GROUP_HANDLERS, "IM group message")
+
+
 def granted_max_interval(floor: int, ceiling: int) -> int:
     return max(min(ceiling, GRANTED_MAX_INTERVAL_S), floor, 1)
 
@@ -167,18 +191,11 @@ class InteractionModel:
             if ctx.session_kind == "unsecured":
                 await self._status(exchange, Status.UNSUPPORTED_ACCESS)
                 return
-            if opcode == im.Opcode.READ_REQUEST:
-                await self._read(exchange, ctx, payload)
-            elif opcode == im.Opcode.SUBSCRIBE_REQUEST:
-                await self._subscribe(exchange, ctx, payload)
-            elif opcode == im.Opcode.WRITE_REQUEST:
-                await self._write(exchange, ctx, payload, timed=False)
-            elif opcode == im.Opcode.INVOKE_REQUEST:
-                await self._invoke(exchange, ctx, payload, timed=False)
-            elif opcode == im.Opcode.TIMED_REQUEST:
-                await self._timed(exchange, ctx, payload)
-            else:
+            handler = _REQUEST_HANDLERS.get(opcode)
+            if handler is None:
                 await self._status(exchange, Status.INVALID_ACTION)
+            else:
+                await handler(self, exchange, ctx, payload)
         except asyncio.CancelledError:
             raise
         except ExchangeClosed as closed:  # the peer went away or closed the session: nothing left to answer
@@ -200,18 +217,23 @@ class InteractionModel:
         endpoints = members(fabric_index, group_id) if members is not None else []
         token = current_request.set(ctx)
         try:
-            if opcode == im.Opcode.INVOKE_REQUEST:
-                req = im.decode(im.InvokeRequest, payload)
-                return sum(self._group_invoke(ctx, endpoints, command) for command in req.invokes)
-            if opcode == im.Opcode.WRITE_REQUEST:
-                writes = im.decode(im.WriteRequest, payload).writes
-                return sum(self._group_write(ctx, endpoints, item) for item in writes)
+            act = _GROUP_HANDLERS.get(opcode)
+            if act is not None:
+                return act(self, ctx, endpoints, payload)
             log.info("group 0x%04x: IM opcode 0x%02x is not allowed in a group message", group_id, opcode)
         except im.IMDecodeError as error:
             log.info("group 0x%04x: malformed message from 0x%016x: %s", group_id, source_node_id, error)
         finally:
             current_request.reset(token)
         return 0
+
+    @_group_handler(im.Opcode.INVOKE_REQUEST)
+    def _group_invokes(self, ctx: RequestContext, endpoints: list[int], payload: bytes) -> int:
+        return sum(self._group_invoke(ctx, endpoints, c) for c in im.decode(im.InvokeRequest, payload).invokes)
+
+    @_group_handler(im.Opcode.WRITE_REQUEST)
+    def _group_writes(self, ctx: RequestContext, endpoints: list[int], payload: bytes) -> int:
+        return sum(self._group_write(ctx, endpoints, w) for w in im.decode(im.WriteRequest, payload).writes)
 
     def _group_invoke(self, ctx: RequestContext, endpoints: list[int], command: im.CommandData) -> int:
         path, access, done = command.path, _RequestAccess(self.access, ctx), 0
@@ -440,6 +462,7 @@ class InteractionModel:
             current = upcoming  # type: ignore[assignment]
 
     # ============================================================================ Read
+    @_request_handler(im.Opcode.READ_REQUEST)
     async def _read(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
             req = im.decode(im.ReadRequest, payload)
@@ -455,6 +478,7 @@ class InteractionModel:
         await self._send_report(exchange, None, items, events, suppress_final=True)
 
     # ============================================================================ Subscribe
+    @_request_handler(im.Opcode.SUBSCRIBE_REQUEST)
     async def _subscribe(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
             req = im.decode(im.SubscribeRequest, payload)
@@ -688,6 +712,7 @@ class InteractionModel:
                 sub.mark_events()
 
     # ============================================================================ Timed
+    @_request_handler(im.Opcode.TIMED_REQUEST)
     async def _timed(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         started = self.clock.now()
         try:
@@ -717,7 +742,8 @@ class InteractionModel:
             current_request.reset(token)
 
     # ============================================================================ Write
-    async def _write(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
+    @_request_handler(im.Opcode.WRITE_REQUEST)
+    async def _write(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool = False) -> None:
         while True:
             try:
                 req = im.decode(im.WriteRequest, payload)
@@ -801,7 +827,8 @@ class InteractionModel:
         return status(Status.SUCCESS)
 
     # ============================================================================ Invoke
-    async def _invoke(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
+    @_request_handler(im.Opcode.INVOKE_REQUEST)
+    async def _invoke(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool = False) -> None:
         try:
             req = im.decode(im.InvokeRequest, payload)
             if not req.invokes or len(req.invokes) > MAX_PATHS_PER_INVOKE:
