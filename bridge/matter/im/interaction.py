@@ -25,9 +25,10 @@ from typing import Any, TypeVar
 
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from bridge.matter.im import im_messages as im
-from bridge.matter.im.data_model import AccessChecker, DataModel, Privilege
+from bridge.matter.im.data_model import AccessChecker, DataModel
 from bridge.matter.im.event_log import EventRecord
-from bridge.matter.im.privileges import event_privilege, invoke_privilege, read_privilege, write_privilege
+from bridge.matter.im.path_resolver import PathResolver, RequestAccess, Resolved, attribute_id
+from bridge.matter.im.privileges import event_privilege
 from bridge.matter.im.report_chunker import (
     ListReport,
     ReportItem,
@@ -56,26 +57,10 @@ GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
-def _attribute_names_by_id(server_class: type) -> dict[int, str]:
-    model = server_class._model  # type: ignore[attr-defined]
-    return {a.attribute_id: name for name, a in model.attributes.items()}
-
-
-def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
-    """The supported attribute with this id on this server, else None."""
-    name = _attribute_names_by_id(type(server)).get(attribute_id)
-    return name if name is not None and server.has_attribute(name) else None
-
-
-@functools.cache
 def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
     info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
     return (encoder(info.element) if info.is_list else None), encoder(info)
-
-
-def attribute_id(server: ClusterServer, name: str) -> int:
-    return server.model.attributes[name].attribute_id
 
 
 def _needs_timed_write(server: ClusterServer, name: str) -> bool:
@@ -88,47 +73,11 @@ def _needs_timed_invoke(server: ClusterServer, name: str) -> bool:
     return bool(getattr(cmd, "must_use_timed_invoke", False))
 
 
-def _command_name(server: ClusterServer, command_id: int) -> str | None:
-    for name in server.command_names():
-        if server.command_spec(name).model.command_id == command_id:
-            return name
-    return None
-
-
 def fabric_filter(value: Any, fabric_index: int | None) -> Any:
     """Entries of a fabric-scoped list that belong to the accessing fabric (spec §7.13.5)."""
     if not isinstance(value, list) or not value or not isinstance(value[0], dict) or "fabricIndex" not in value[0]:
         return value
     return [v for v in value if isinstance(v, dict) and v.get("fabricIndex") == fabric_index]
-
-
-class _RequestAccess:
-    """Access decisions of one request, cached per (endpoint, cluster, privilege)."""
-
-    def __init__(self, checker: AccessChecker, ctx: RequestContext) -> None:
-        self._checker = checker
-        self._ctx = ctx
-        self._cache: dict[tuple[int, int, str], bool] = {}
-
-    @property
-    def fabric_index(self) -> int | None:
-        return self._ctx.fabric_index
-
-    def allowed(self, endpoint: int, cluster_id: int, privilege: Privilege) -> bool:
-        key = (endpoint, cluster_id, privilege)
-        decision = self._cache.get(key)
-        if decision is None:
-            try:
-                decision = bool(self._checker.check(self._ctx, endpoint, cluster_id, privilege))
-            except Exception:  # a failing checker denies
-                log.exception("access check failed")
-                decision = False
-            self._cache[key] = decision
-            if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
-                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
-                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
-                         getattr(privilege, "name", privilege))
-        return decision
 
 
 # The requests that open an IM transaction and the group-addressable ones, by opcode: filled by the decorators
@@ -236,13 +185,13 @@ class InteractionModel:
         return sum(self._group_write(ctx, endpoints, w) for w in im.decode(im.WriteRequest, payload).writes)
 
     def _group_invoke(self, ctx: RequestContext, endpoints: list[int], command: im.CommandData) -> int:
-        path, access, done = command.path, _RequestAccess(self.access, ctx), 0
-        for endpoint in endpoints if path.endpoint is None else []:
-            server = self.node.clusters(endpoint).get(path.cluster)
-            name = _command_name(server, path.command) if server is not None else None
-            if name is None or _needs_timed_invoke(server, name):  # a group cannot do a timed interaction
-                continue
-            if not access.allowed(endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
+        path, done = command.path, 0
+        if path.endpoint is not None:  # a group invoke names no endpoint: it acts on the group's
+            return 0
+        for target in PathResolver(self.node, RequestAccess(self.access, ctx)).command(path, endpoints):
+            endpoint, server, name = target.endpoint, target.server, target.name
+            assert server is not None and name is not None
+            if target.status != Status.SUCCESS or _needs_timed_invoke(server, name):  # no timed group interaction
                 continue
             try:
                 args = decode_fields(server.command_spec(name).model.fields, command.fields,
@@ -254,14 +203,13 @@ class InteractionModel:
         return done
 
     def _group_write(self, ctx: RequestContext, endpoints: list[int], item: im.AttributeData) -> int:
-        path, access, done = item.path, _RequestAccess(self.access, ctx), 0
-        for endpoint in endpoints if path.endpoint is None else []:
-            server = self.node.clusters(endpoint).get(path.cluster)
-            has_path = server is not None and path.attribute is not None
-            name = attribute_name(server, path.attribute) if has_path else None  # type: ignore[arg-type]
-            if name is None or not server.is_writable(name) or _needs_timed_write(server, name):
-                continue
-            if not access.allowed(endpoint, path.cluster, write_privilege(path.cluster, path.attribute)):
+        path, done = item.path, 0
+        if path.endpoint is not None or path.cluster is None or path.attribute is None:
+            return 0  # a group write names no endpoint, but its cluster and attribute
+        for target in PathResolver(self.node, RequestAccess(self.access, ctx)).attributes(path, "write", endpoints):
+            endpoint, server, name = target.endpoint, target.server, target.name
+            assert server is not None and name is not None
+            if target.status != Status.SUCCESS or not server.is_writable(name) or _needs_timed_write(server, name):
                 continue
             try:
                 info = server.model.attributes[name].type
@@ -302,81 +250,42 @@ class InteractionModel:
             if path.list_index is not None or path.list_append:
                 raise im.IMDecodeError("list indexes are not allowed in read paths")
 
-    def _attribute_reports(self, access: _RequestAccess, ctx: RequestContext, paths: Iterable[im.AttributePath],
+    def _attribute_reports(self, access: RequestAccess, ctx: RequestContext, paths: Iterable[im.AttributePath],
                            filters: Iterable[im.DataVersionFilter], fabric_filtered: bool) -> Iterator[ReportItem]:
-        """Report items of every path, lazily; concrete failures become status IBs."""
-        node = self.node
+        """Report items of every path, lazily; concrete failures become status IBs, wildcard ones are skipped."""
+        node, resolver = self.node, PathResolver(self.node, access)
         skip = {(f.endpoint, f.cluster) for f in filters if f.data_version == self._version_or_none(f)}
         paths = list(paths)
         seen: set[tuple[int, int, int]] | None = set() if len(paths) > 1 else None
         for path in paths:
-            if not path.is_wildcard:
-                yield from self._concrete_report(access, ctx, path, skip, fabric_filtered, seen)
-                continue
-            endpoints = node.endpoints() if path.endpoint is None else [path.endpoint]
-            for endpoint in endpoints:
-                servers = node.clusters(endpoint)
-                if path.cluster is not None:
-                    server = servers.get(path.cluster)
-                    cluster_items = [(path.cluster, server)] if server is not None else []
-                else:
-                    cluster_items = sorted(servers.items())
-                for cluster_id, server in cluster_items:
-                    if (endpoint, cluster_id) in skip:
+            for target in resolver.attributes(path, "read"):
+                endpoint, cluster_id, attr_id = target.endpoint, target.cluster, target.element
+                if not target.concrete and (endpoint, cluster_id) in skip:
+                    continue
+                if seen is not None:
+                    if (endpoint, cluster_id, attr_id) in seen:
                         continue
-                    if path.attribute is not None:
-                        name = attribute_name(server, path.attribute)
-                        names = [(path.attribute, name)] if name is not None else []
-                    else:
-                        names = [(attribute_id(server, n), n) for n in server.attribute_names()]
-                    version = node.data_version(endpoint, cluster_id)
-                    for attr_id, name in names:
-                        if seen is not None:
-                            key = (endpoint, cluster_id, attr_id)
-                            if key in seen:
-                                continue
-                            seen.add(key)
-                        if not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-                            continue
-                        item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,
-                                                      fabric_filtered)
-                        if isinstance(item, int):
-                            continue  # wildcard: unreadable attributes are skipped
-                        yield item
+                    seen.add((endpoint, cluster_id, attr_id))
+                if target.status != Status.SUCCESS:
+                    if target.concrete:
+                        yield attribute_status_report(endpoint, cluster_id, attr_id, target.status)
+                    continue
+                if (endpoint, cluster_id) in skip:
+                    continue
+                assert target.server is not None and target.name is not None
+                version = node.data_version(endpoint, cluster_id)
+                item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
+                                              fabric_filtered)
+                if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
+                    if target.concrete:
+                        yield attribute_status_report(endpoint, cluster_id, attr_id, item)
+                    continue
+                yield item
 
     def _version_or_none(self, f: im.DataVersionFilter) -> int | None:
         if f.cluster not in self.node.clusters(f.endpoint):
             return None
         return self.node.data_version(f.endpoint, f.cluster)
-
-    def _concrete_report(self, access: _RequestAccess, ctx: RequestContext, path: im.AttributePath,
-                         skip: set[tuple[int, int]], fabric_filtered: bool,
-                         seen: set[tuple[int, int, int]] | None) -> Iterator[ReportItem]:
-        endpoint, cluster_id, attr_id = path.endpoint, path.cluster, path.attribute
-        assert endpoint is not None and cluster_id is not None and attr_id is not None
-        if seen is not None:
-            if (endpoint, cluster_id, attr_id) in seen:
-                return
-            seen.add((endpoint, cluster_id, attr_id))
-        if endpoint not in self.node.endpoints():
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ENDPOINT)
-            return
-        server = self.node.clusters(endpoint).get(cluster_id)
-        if server is None:
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_CLUSTER)
-            return
-        if not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ACCESS)
-            return
-        name = attribute_name(server, attr_id)
-        if name is None:
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ATTRIBUTE)
-            return
-        if (endpoint, cluster_id) in skip:
-            return
-        version = self.node.data_version(endpoint, cluster_id)
-        item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name, fabric_filtered)
-        yield attribute_status_report(endpoint, cluster_id, attr_id, item) if isinstance(item, int) else item
 
     def _encode_attribute(self, ctx: RequestContext, version: int, endpoint: int, cluster_id: int, attr_id: int,
                           server: ClusterServer, name: str, fabric_filtered: bool) -> ReportItem | int:
@@ -395,7 +304,7 @@ class InteractionModel:
             log.exception("reading %d/0x%04x/0x%04x (%s) failed", endpoint, cluster_id, attr_id, name)
             return int(Status.FAILURE)
 
-    def _event_reports(self, access: _RequestAccess, paths: Iterable[im.EventPath],
+    def _event_reports(self, access: RequestAccess, paths: Iterable[im.EventPath],
                        filters: Iterable[im.EventFilter], *, with_status: bool = True) -> tuple[list[bytes], int]:
         """Encoded EventReportIBs of the matching events and the highest event number included."""
         paths = list(paths)
@@ -403,16 +312,11 @@ class InteractionModel:
             return [], 0
         event_min = max((f.event_min for f in filters), default=0)
         out: list[bytes] = []
+        resolver = PathResolver(self.node, access)
         for path in paths if with_status else ():
-            if path.endpoint is not None and path.endpoint not in self.node.endpoints():
-                if not path.is_wildcard:
-                    out.append(self._event_status(path, Status.UNSUPPORTED_ENDPOINT))
-            elif path.endpoint is not None and path.cluster is not None \
-                    and path.cluster not in self.node.clusters(path.endpoint):
-                if not path.is_wildcard:
-                    out.append(self._event_status(path, Status.UNSUPPORTED_CLUSTER))
-            elif not path.is_wildcard and not access.allowed(path.endpoint, path.cluster, "view"):  # type: ignore[arg-type]
-                out.append(self._event_status(path, Status.UNSUPPORTED_ACCESS))
+            status = resolver.event_path_status(path)
+            if status is not None:
+                out.append(self._event_status(path, status))
         last = 0
         for record in self.node.events.query(paths, event_min):
             if record.fabric_index is not None and record.fabric_index != access.fabric_index:
@@ -472,7 +376,7 @@ class InteractionModel:
         except im.IMDecodeError as error:
             await self._status(exchange, error.status)
             return
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         events, _ = self._event_reports(access, req.events, req.event_filters)
         items = self._attribute_reports(access, ctx, req.attributes, req.data_version_filters, req.fabric_filtered)
         await self._send_report(exchange, None, items, events, suppress_final=True)
@@ -510,7 +414,7 @@ class InteractionModel:
         sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
                            req.min_interval_floor, max_interval, req.data_version_filters)
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         events, last_event = self._event_reports(access, req.events, req.event_filters)
         sub.event_min = max(last_event + 1, max((f.event_min for f in req.event_filters), default=0))
         items = self._attribute_reports(access, ctx, req.attributes, req.data_version_filters, req.fabric_filtered)
@@ -560,7 +464,7 @@ class InteractionModel:
         sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
                            record.fabric_filtered, record.min_interval, record.max_interval)
         self._subscriptions[sub.subscription_id] = sub
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         _, last_event = self._event_reports(access, sub.events, [], with_status=False)
         sub.event_min = last_event + 1  # events before the restart are in the controller's history already
         items = self._attribute_reports(access, ctx, sub.attributes, (), sub.fabric_filtered)
@@ -640,7 +544,7 @@ class InteractionModel:
 
     async def _send_subscription_report(self, sub: Subscription) -> bool:
         dirty, events_pending = sub.take()
-        access = _RequestAccess(self.access, sub.ctx)
+        access = RequestAccess(self.access, sub.ctx)
         events: list[bytes] = []
         if events_pending and sub.events:
             # Status IBs of bad concrete event paths went out with the priming report already.
@@ -661,17 +565,16 @@ class InteractionModel:
         sub.reports_sent += 1
         return ok
 
-    def _changed_reports(self, access: _RequestAccess, sub: Subscription,
+    def _changed_reports(self, access: RequestAccess, sub: Subscription,
                          dirty: list[tuple[int, int, int]]) -> Iterator[ReportItem]:
+        resolver = PathResolver(self.node, access)
         for endpoint, cluster_id, attr_id in dirty:
-            server = self.node.clusters(endpoint).get(cluster_id)
-            if server is None:
+            target = next(resolver.attributes(im.AttributePath(endpoint, cluster_id, attr_id), "read"))
+            if target.status != Status.SUCCESS:  # gone, or no longer readable by this subscriber
                 continue
-            name = attribute_name(server, attr_id)
-            if name is None or not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-                continue
+            assert target.server is not None and target.name is not None
             version = self.node.data_version(endpoint, cluster_id)
-            item = self._encode_attribute(sub.ctx, version, endpoint, cluster_id, attr_id, server, name,
+            item = self._encode_attribute(sub.ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
                                           sub.fabric_filtered)
             if not isinstance(item, int):
                 yield item
@@ -753,7 +656,7 @@ class InteractionModel:
             if req.timed_request != timed:
                 await self._status(exchange, Status.TIMED_REQUEST_MISMATCH)
                 return
-            access = _RequestAccess(self.access, ctx)
+            access = RequestAccess(self.access, ctx)
             statuses: list[im.AttributeStatus] = []
             for item in req.writes:
                 statuses.extend(self._write_one(access, ctx, item, timed))
@@ -765,43 +668,32 @@ class InteractionModel:
                 return
             payload = reply[1]
 
-    def _write_one(self, access: _RequestAccess, ctx: RequestContext, item: im.AttributeData,
+    def _write_one(self, access: RequestAccess, ctx: RequestContext, item: im.AttributeData,
                    timed: bool) -> list[im.AttributeStatus]:
         path = item.path
         if path.cluster is None or path.attribute is None or path.list_index is not None:
             return [im.AttributeStatus(path, Status.INVALID_ACTION)]
-        if path.endpoint is None:  # wildcard endpoint: every endpoint with the attribute, errors suppressed
-            out = []
-            for endpoint in self.node.endpoints():
-                server = self.node.clusters(endpoint).get(path.cluster)
-                if server is not None and attribute_name(server, path.attribute) is not None:
-                    concrete = dataclasses.replace(item, path=dataclasses.replace(path, endpoint=endpoint))
-                    status = self._write_concrete(access, ctx, concrete, timed)
-                    if status.status == Status.SUCCESS:
-                        out.append(status)
-            return out
-        return [self._write_concrete(access, ctx, item, timed)]
+        # A wildcard endpoint writes every endpoint with the attribute, and answers only the successes.
+        out = []
+        for target in PathResolver(self.node, access).attributes(path, "write"):
+            status = self._write_concrete(ctx, item, target, timed)
+            if target.concrete or status.status == Status.SUCCESS:
+                out.append(status)
+        return out
 
-    def _write_concrete(self, access: _RequestAccess, ctx: RequestContext, item: im.AttributeData,
+    def _write_concrete(self, ctx: RequestContext, item: im.AttributeData, target: Resolved,
                         timed: bool) -> im.AttributeStatus:
         path = item.path
-        endpoint, cluster_id, attr_id = path.endpoint, path.cluster, path.attribute
-        assert endpoint is not None and cluster_id is not None and attr_id is not None
+        endpoint, cluster_id, attr_id, server, name = (target.endpoint, target.cluster, target.element, target.server,
+                                                       target.name)
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
         def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
             return im.AttributeStatus(reply_path, int(code), cluster_status)
 
-        if endpoint not in self.node.endpoints():
-            return status(Status.UNSUPPORTED_ENDPOINT)
-        server = self.node.clusters(endpoint).get(cluster_id)
-        if server is None:
-            return status(Status.UNSUPPORTED_CLUSTER)
-        if not access.allowed(endpoint, cluster_id, write_privilege(cluster_id, attr_id)):
-            return status(Status.UNSUPPORTED_ACCESS)
-        name = attribute_name(server, attr_id)
-        if name is None:
-            return status(Status.UNSUPPORTED_ATTRIBUTE)
+        if target.status != Status.SUCCESS:
+            return status(target.status)
+        assert server is not None and name is not None
         if not server.is_writable(name):
             return status(Status.UNSUPPORTED_WRITE)
         if _needs_timed_write(server, name) and not timed:
@@ -839,14 +731,14 @@ class InteractionModel:
         if req.timed_request != timed:
             await self._status(exchange, Status.TIMED_REQUEST_MISMATCH)
             return
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         responses = [self._invoke_one(access, ctx, command, timed) for command in req.invokes]
         if req.suppress_response:
             return
         response = im.encode(im.InvokeResponse(tuple(responses)))
         await exchange.send(im.Opcode.INVOKE_RESPONSE, response, expect_reply=False)
 
-    def _invoke_one(self, access: _RequestAccess, ctx: RequestContext, command: im.CommandData,
+    def _invoke_one(self, access: RequestAccess, ctx: RequestContext, command: im.CommandData,
                     timed: bool) -> im.CommandData | im.CommandStatus:
         path = command.path
 
@@ -855,16 +747,11 @@ class InteractionModel:
 
         if path.endpoint is None:
             return status(Status.INVALID_ACTION)  # wildcard invokes are group-only
-        if path.endpoint not in self.node.endpoints():
-            return status(Status.UNSUPPORTED_ENDPOINT)
-        server = self.node.clusters(path.endpoint).get(path.cluster)
-        if server is None:
-            return status(Status.UNSUPPORTED_CLUSTER)
-        if not access.allowed(path.endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
-            return status(Status.UNSUPPORTED_ACCESS)
-        name = _command_name(server, path.command)
-        if name is None:
-            return status(Status.UNSUPPORTED_COMMAND)
+        target = next(PathResolver(self.node, access).command(path))
+        if target.status != Status.SUCCESS:
+            return status(target.status)
+        server, name = target.server, target.name
+        assert server is not None and name is not None
         if _needs_timed_invoke(server, name) and not timed:
             return status(Status.NEEDS_TIMED_INTERACTION)
         spec = server.command_spec(name)
