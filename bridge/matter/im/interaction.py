@@ -258,6 +258,8 @@ class InteractionModel:
         paths = list(paths)
         seen: set[tuple[int, int, int]] | None = set() if len(paths) > 1 else None
         for path in paths:
+            versioned: tuple[int, int] | None = None
+            version = 0
             for target in resolver.attributes(path, "read"):
                 endpoint, cluster_id, attr_id = target.endpoint, target.cluster, target.element
                 if not target.concrete and (endpoint, cluster_id) in skip:
@@ -273,7 +275,8 @@ class InteractionModel:
                 if (endpoint, cluster_id) in skip:
                     continue
                 assert target.server is not None and target.name is not None
-                version = node.data_version(endpoint, cluster_id)
+                if target.concrete or versioned != (endpoint, cluster_id):  # a wildcard: one lookup per cluster
+                    versioned, version = (endpoint, cluster_id), node.data_version(endpoint, cluster_id)
                 item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
                                               fabric_filtered)
                 if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
