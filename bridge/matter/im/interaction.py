@@ -1,14 +1,16 @@
 """The Interaction Model server (Matter core spec chapter 8): Read, Subscribe, Write, Invoke, Timed.
 
-The node runtime hands every unsolicited IM message that opens an exchange to
-:meth:`InteractionModel.handle_exchange`; everything else (more chunks, status responses) flows on that
-exchange through ``IMExchange.send(..., expect_reply=True)``. Subscriptions push their reports on new
-exchanges of the subscriber's session (``ReportSession.open_exchange``).
+The node runtime routes every unsolicited IM message that opens an exchange to
+:meth:`InteractionModel.handle_exchange` (``bridge.matter.session.dispatch``), which finds the request's
+handler in a table filled by ``@_request_handler(opcode)``; everything else (more chunks, status responses)
+flows on that exchange through ``IMExchange.send(..., expect_reply=True)``. Subscriptions push their reports
+on new exchanges of the subscriber's session (``ReportSession.open_exchange``).
 
-Every path is checked against the node (``DataModel``) and access control (``AccessChecker``): a
-concrete path that fails gets its status (UNSUPPORTED_ENDPOINT/CLUSTER/ATTRIBUTE/ACCESS, …); a wildcard
-path silently skips what does not exist or is not accessible (spec §8.4.3.2). Malformed messages get a
-StatusResponse INVALID_ACTION; malformed command fields INVALID_COMMAND; no exception escapes.
+Every path is resolved against the node (``DataModel``) and access control (``AccessChecker``) by the one
+``bridge.matter.im.path_resolver.PathResolver``: a concrete path that fails gets its status
+(UNSUPPORTED_ENDPOINT/CLUSTER/ATTRIBUTE/ACCESS, …); a wildcard path silently skips what does not exist or is
+not accessible (spec §8.4.3.2). Malformed messages get a StatusResponse INVALID_ACTION; malformed command
+fields INVALID_COMMAND; no exception escapes.
 """
 
 from __future__ import annotations
