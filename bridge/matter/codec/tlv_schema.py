@@ -104,12 +104,15 @@ class Record:
 
 
 class ArrayOf:
-    """A TLV array of anonymous items of one codec, as a tuple."""
+    """A TLV array of anonymous items of one codec, as a tuple (or, to encode, a RawTLV of items already
+    encoded one after the other: a report's IBs are, and re-wrapping each would cost a big read dearly)."""
 
     def __init__(self, item: Any) -> None:
         self.item = item
 
     def encode(self, value: Any, tag: int | None) -> bytes:
+        if isinstance(value, RawTLV):
+            return head(ARRAY, tag) + value.data + _END
         encode_item = self.item.encode
         return container(ARRAY, tag, [encode_item(v, None) for v in value])
 

@@ -242,10 +242,11 @@ class SubscribeResponse(TLVRecord):
 @message(Opcode.REPORT_DATA, "ReportData")
 class ReportData(TLVRecord):
     subscription_id: int | None = tag(0, U32)
-    attribute_reports: tuple[AttributeData | AttributeStatus | RawTLV, ...] = tag(
+    # Encoding also takes the IBs pre-encoded, as one RawTLV (the chunker's).
+    attribute_reports: tuple[AttributeData | AttributeStatus | RawTLV, ...] | RawTLV = tag(
         1, ArrayOf(ATTRIBUTE_REPORT_IB), omit="falsy", default=(), presence="has_attribute_reports")
-    event_reports: tuple[EventData | EventStatus | RawTLV, ...] = tag(2, ArrayOf(EVENT_REPORT_IB), omit="falsy",
-                                                                       default=())
+    event_reports: tuple[EventData | EventStatus | RawTLV, ...] | RawTLV = tag(
+        2, ArrayOf(EVENT_REPORT_IB), omit="falsy", default=())
     more_chunked: bool = tag(3, BOOL, omit="falsy", default=False)
     suppress_response: bool = tag(4, BOOL, omit="falsy", default=False)
     has_attribute_reports: bool = False  # the AttributeReportIBs array was present (even empty)

@@ -259,30 +259,32 @@ class InteractionModel:
         skip = {(f.endpoint, f.cluster) for f in filters if f.data_version == self._version_or_none(f)}
         paths = list(paths)
         seen: set[tuple[int, int, int]] | None = set() if len(paths) > 1 else None
+        success = Status.SUCCESS
         for path in paths:
-            versioned: tuple[int, int] | None = None
+            cluster_key: tuple[int, int] | None = None
             version = 0
-            for target in resolver.attributes(path, "read"):
-                endpoint, cluster_id, attr_id = target.endpoint, target.cluster, target.element
-                if not target.concrete and (endpoint, cluster_id) in skip:
+            for endpoint, cluster_id, attr_id, status, server, name, concrete in resolver.attributes(path, "read"):
+                if (endpoint, cluster_id) != cluster_key:  # wildcards walk a cluster's attributes in a row
+                    cluster_key, skipped = (endpoint, cluster_id), (endpoint, cluster_id) in skip
+                    version = node.data_version(endpoint, cluster_id) if status == success and not skipped else None
+                if skipped and not concrete:
                     continue
                 if seen is not None:
                     if (endpoint, cluster_id, attr_id) in seen:
                         continue
                     seen.add((endpoint, cluster_id, attr_id))
-                if target.status != Status.SUCCESS:
-                    if target.concrete:
-                        yield attribute_status_report(endpoint, cluster_id, attr_id, target.status)
+                if status != success:
+                    if concrete:
+                        yield attribute_status_report(endpoint, cluster_id, attr_id, status)
                     continue
-                if (endpoint, cluster_id) in skip:
+                if skipped:
                     continue
-                assert target.server is not None and target.name is not None
-                if target.concrete or versioned != (endpoint, cluster_id):  # a wildcard: one lookup per cluster
-                    versioned, version = (endpoint, cluster_id), node.data_version(endpoint, cluster_id)
-                item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
+                if concrete or version is None:  # a concrete path reads its version now, as it always did
+                    version = node.data_version(endpoint, cluster_id)
+                item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,  # type: ignore[arg-type]
                                               fabric_filtered)
                 if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
-                    if target.concrete:
+                    if concrete:
                         yield attribute_status_report(endpoint, cluster_id, attr_id, item)
                     continue
                 yield item
@@ -356,8 +358,8 @@ class InteractionModel:
         while True:
             upcoming = next(chunks, None)
             last = upcoming is None
-            payload = im.encode(im.ReportData(subscription_id, tuple(map(im.RawTLV, current[0])),
-                                              tuple(map(im.RawTLV, current[1])), more_chunked=not last,
+            attributes, events = (im.RawTLV(b"".join(ibs)) if ibs else () for ibs in current)
+            payload = im.encode(im.ReportData(subscription_id, attributes, events, more_chunked=not last,
                                               suppress_response=last and suppress_final))
             if last and suppress_final:
                 await exchange.send(im.Opcode.REPORT_DATA, payload, expect_reply=False)

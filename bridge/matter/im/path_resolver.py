@@ -126,6 +126,7 @@ class PathResolver:
                                  privilege(path.cluster, path.attribute), "attribute")
             return
         node, allowed = self.node, self.access.allowed
+        make, success, denied = tuple.__new__, Status.SUCCESS, Status.UNSUPPORTED_ACCESS  # the hot loop of a big read
         if path.endpoint is not None:
             endpoints = [path.endpoint]
         elif endpoints is None:
@@ -144,9 +145,8 @@ class PathResolver:
                 else:
                     names = [(attribute_id(server, n), n) for n in server.attribute_names()]
                 for attr_id, name in names:
-                    ok = allowed(endpoint, cluster_id, privilege(cluster_id, attr_id))
-                    yield Resolved(endpoint, cluster_id, attr_id, Status.SUCCESS if ok else Status.UNSUPPORTED_ACCESS,
-                                   server, name, False)
+                    status = success if allowed(endpoint, cluster_id, privilege(cluster_id, attr_id)) else denied
+                    yield make(Resolved, (endpoint, cluster_id, attr_id, status, server, name, False))
 
     def command(self, path: im.CommandPath, endpoints: Iterable[int] | None = None) -> Iterator[Resolved]:
         """The concrete command paths of ``path``; a wildcard endpoint expands over ``endpoints`` (a group's)
