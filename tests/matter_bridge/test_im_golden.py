@@ -274,3 +274,22 @@ def test_decoding_chip_sdk_style_bytes() -> None:
                         ints_unsigned=False)
     expected = im.InvokeRequest((im.CommandData(C(1, 6, 2), {}),))
     assert im.decode_any(im.Opcode.INVOKE_REQUEST, invoke).message == expected
+
+
+# ReadRequests real controllers sent, as logged by other open-source Matter implementations' tests: chip-tool's
+# first read after PASE (InteractionModelRevision 12) and Apple Home's read of a PartsList.
+CHIP_TOOL_READ = ("15360017240200240330240404181724020024033024040018172402002403302404011817240200240330240402181724"
+                  "020024033024040318172402002403282404021817240200240328240404181724020024033818172403312504fcff18182803"
+                  "24ff0c18")
+APPLE_HOME_READ = "1536001724020024031d2404031818290324ff0c18"
+
+
+def test_decoding_reads_real_controllers_sent() -> None:
+    chip_tool = im.decode(im.ReadRequest, bytes.fromhex(CHIP_TOOL_READ))
+    commissioning = [P(0, 0x30, a) for a in (4, 0, 1, 2, 3)] + [P(0, 0x28, 2), P(0, 0x28, 4), P(0, 0x38)]
+    assert chip_tool == im.ReadRequest((*commissioning, P(cluster=0x31, attribute=0xFFFC)), fabric_filtered=False)
+    apple = im.decode(im.ReadRequest, bytes.fromhex(APPLE_HOME_READ))
+    assert apple == im.ReadRequest((P(0, 0x1D, 3),))
+    # Written back, they are the same bytes but for the revision we announce (11).
+    for captured, message in ((CHIP_TOOL_READ, chip_tool), (APPLE_HOME_READ, apple)):
+        assert im.encode(message).hex() == captured[:-4] + f"{im.IM_REVISION:02x}" + "18"
