@@ -102,6 +102,7 @@ def _registrar(table: dict[int, Any], kind: str) -> Callable[[im.Opcode], Callab
 
 
 _request_handler = _registrar(_REQUEST_HANDLERS, "IM request")
+_TIMED_ACTIONS = frozenset({im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST})  # what may follow a TimedRequest
 _group_handler = _registrar(_GROUP_HANDLERS, "IM group message")
 
 
@@ -635,7 +636,7 @@ class InteractionModel:
         if reply is None:
             return
         opcode, body = reply
-        if opcode not in (im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST):
+        if opcode not in _TIMED_ACTIONS:
             await self._status(exchange, Status.INVALID_ACTION)
             return
         if self.clock.now() - started > req.timeout_ms / 1000:
@@ -644,10 +645,7 @@ class InteractionModel:
         timed_ctx = dataclasses.replace(ctx, timed=True)
         token = current_request.set(timed_ctx)
         try:
-            if opcode == im.Opcode.WRITE_REQUEST:
-                await self._write(exchange, timed_ctx, body, timed=True)
-            else:
-                await self._invoke(exchange, timed_ctx, body, timed=True)
+            await _REQUEST_HANDLERS[opcode](self, exchange, timed_ctx, body, timed=True)
         finally:
             current_request.reset(token)
 
