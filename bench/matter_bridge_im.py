@@ -26,7 +26,7 @@ from emulator.fabric import Fabric
 from emulator.home_generation.generator import generate_home
 
 ROUNDS = 5
-ACK = (im.Opcode.STATUS_RESPONSE, im.encode_status_response(0))
+ACK = (im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(0)))
 
 
 class CountingExchange:
@@ -50,7 +50,7 @@ async def wildcard_read(tier: str) -> dict[str, float]:
     home = Fabric(generate_home(tier, 1))
     node = BridgeNode(home)
     model = InteractionModel(node, AllowAll())
-    request = im.encode_read_request(im.ReadRequest((im.AttributePath(),), fabric_filtered=False))
+    request = im.encode(im.ReadRequest((im.AttributePath(),), fabric_filtered=False))
     attributes = sum(len(s.attribute_names()) for ep in node.endpoints() for s in node.clusters(ep).values())
     best = best_cpu = float("inf")
     exchange = CountingExchange()

@@ -39,7 +39,7 @@ class FakeExchange:
         if not expect_reply:
             return None
         if opcode == im.Opcode.REPORT_DATA and self.ack_reports:
-            return im.Opcode.STATUS_RESPONSE, im.encode_status_response(self.report_status)
+            return im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(self.report_status))
         return self.replies.popleft() if self.replies else None
 
     async def close(self) -> None:
@@ -121,11 +121,11 @@ class ImClient:
     async def read(self, attributes: list[im.AttributePath], events: list[im.EventPath] | None = None,
                    **kwargs: Any) -> tuple[Assembled, FakeExchange]:
         req = im.ReadRequest(tuple(attributes), tuple(events or ()), **kwargs)
-        exchange = await self.request(im.Opcode.READ_REQUEST, im.encode_read_request(req))
+        exchange = await self.request(im.Opcode.READ_REQUEST, im.encode(req))
         return assemble(exchange.messages(im.Opcode.REPORT_DATA)), exchange
 
     async def write(self, writes: list[im.AttributeData], *, timed: bool = False) -> list[im.AttributeStatus]:
-        payload = im.encode_write_request(im.WriteRequest(tuple(writes), timed_request=timed))
+        payload = im.encode(im.WriteRequest(tuple(writes), timed_request=timed))
         exchange = await self.request(im.Opcode.WRITE_REQUEST, payload)
         (response,) = exchange.messages(im.Opcode.WRITE_RESPONSE)
         return list(response.statuses)
@@ -135,9 +135,9 @@ class ImClient:
         """The command's response IB, or the status of a StatusResponse."""
         req = im.InvokeRequest((im.CommandData(im.CommandPath(endpoint, cluster, command),
                                                fields if fields is not None else {}),), timed_request=timed)
-        payload = im.encode_invoke_request(req)
+        payload = im.encode(req)
         if timed:
-            exchange = await self.request(im.Opcode.TIMED_REQUEST, im.encode_timed_request(1000),
+            exchange = await self.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)),
                                           [(im.Opcode.INVOKE_REQUEST, payload)])
         else:
             exchange = await self.request(im.Opcode.INVOKE_REQUEST, payload)

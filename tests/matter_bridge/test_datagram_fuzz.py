@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader, ProtocolId
 from bridge.matter.codec.persistence import StateStore
 from bridge.matter.im import im_messages as im
 from bridge.matter.node.bridge_node import BridgeNode
@@ -95,16 +95,16 @@ def unsecured(rng: random.Random, opcode: int, payload: bytes) -> bytes:
 
 def im_seeds(lamp: int) -> list[tuple[int, bytes]]:
     return [
-        (im.Opcode.READ_REQUEST, im.encode_read_request(im.ReadRequest((P(), P(lamp, 6, 0)), (im.EventPath(),)))),
-        (im.Opcode.READ_REQUEST, im.encode_read_request(im.ReadRequest((P(0, 0x3E),), fabric_filtered=False))),
-        (im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(im.SubscribeRequest(False, 0, 10, (P(lamp),)))),
-        (im.Opcode.WRITE_REQUEST, im.encode_write_request(im.WriteRequest((im.AttributeData(P(lamp, 6, 0x4001), 5),)))),
-        (im.Opcode.INVOKE_REQUEST, im.encode_invoke_request(im.InvokeRequest((
+        (im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(), P(lamp, 6, 0)), (im.EventPath(),)))),
+        (im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(0, 0x3E),), fabric_filtered=False))),
+        (im.Opcode.SUBSCRIBE_REQUEST, im.encode(im.SubscribeRequest(False, 0, 10, (P(lamp),)))),
+        (im.Opcode.WRITE_REQUEST, im.encode(im.WriteRequest((im.AttributeData(P(lamp, 6, 0x4001), 5),)))),
+        (im.Opcode.INVOKE_REQUEST, im.encode(im.InvokeRequest((
             im.CommandData(im.CommandPath(lamp, 6, 2), {}),)))),
-        (im.Opcode.INVOKE_REQUEST, im.encode_invoke_request(im.InvokeRequest((
+        (im.Opcode.INVOKE_REQUEST, im.encode(im.InvokeRequest((
             im.CommandData(im.CommandPath(0, 0x3E, 0x0A), {0: 1}),)))),  # RemoveFabric(1)
-        (im.Opcode.TIMED_REQUEST, im.encode_timed_request(100)),
-        (im.Opcode.STATUS_RESPONSE, im.encode_status_response(0)),
+        (im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(100))),
+        (im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(0))),
     ]
 
 
@@ -157,14 +157,14 @@ async def _fuzz() -> dict[str, Any]:
     node._on_datagram = counting  # type: ignore[method-assign]  # the transport binds it at start
     await node.start()
     im_transactions = 0
-    handle_im = node.sessions.handle_im
+    handle_im = node.sessions.routes.unregister(ProtocolId.INTERACTION_MODEL, None, session="secure").handler
 
     async def counting_im(exchange: Any, opcode: int, payload: bytes) -> None:
         nonlocal im_transactions
         im_transactions += 1
-        await handle_im(exchange, opcode, payload)
+        await handle_im(exchange, opcode, payload)  # type: ignore[misc]
 
-    node.sessions.handle_im = counting_im
+    node.sessions.routes.register(ProtocolId.INTERACTION_MODEL, None, counting_im, session="secure")
     lamp = node.data_model.endpoint_of("lamp", 1)
     authority = FabricAuthority.create()
     captured: list[bytes] = []
@@ -264,10 +264,10 @@ async def _fuzz() -> dict[str, Any]:
         operational = await FakeController.connect(node.port)
         controllers.append(operational)
         await asyncio.wait_for(operational.case(authority.member(ADMIN_NODE), NODE_ID), 10)
-        operational.send(im.Opcode.READ_REQUEST, im.encode_read_request(im.ReadRequest((P(lamp, 6, 0),))),
+        operational.send(im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(lamp, 6, 0),))),
                          protocol=1, secure=True, new_exchange=True)
         proto, payload = await operational.receive()
-        report = im.decode_report_data(payload)
+        report = im.decode(im.ReportData, payload)
         assert proto.opcode == im.Opcode.REPORT_DATA and report.attribute_reports[0].data is not None
         assert not loop_errors, loop_errors[:3]
         assert fuzzed_im >= 1000, fuzzed_im  # sealed mutations really reached the Interaction Model

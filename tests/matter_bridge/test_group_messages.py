@@ -97,10 +97,10 @@ class Home:
             counter = self.counter
         header = MessageHeader(session_id=group_session_id(key), message_counter=counter,
                                security_flags=SessionType.GROUP, source_node_id=SENDER, destination_group_id=group)
-        invoke = im.encode_invoke_request(im.InvokeRequest(
+        invoke = im.encode(im.InvokeRequest(
             (im.CommandData(im.CommandPath(None, 0x0006, command), {}),), suppress_response=True))
         if write is not None:
-            invoke = im.encode_write_request(im.WriteRequest((write,), suppress_response=True))
+            invoke = im.encode(im.WriteRequest((write,), suppress_response=True))
         opcode = im.Opcode.WRITE_REQUEST if write is not None else im.Opcode.INVOKE_REQUEST
         protocol = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR, opcode=opcode,
                                   exchange_id=7, protocol_id=ProtocolId.INTERACTION_MODEL)

@@ -38,15 +38,15 @@ def _seeds(lamp: int) -> list[tuple[int, bytes]]:
     level = im.InvokeRequest((im.CommandData(im.CommandPath(lamp, 8, 0), {0: uint(5), 1: None, 2: uint(0),
                                                                           3: uint(0)}),))
     return [
-        (im.Opcode.READ_REQUEST, im.encode_read_request(im.ReadRequest((P(), P(lamp, 6, 0)), (im.EventPath(),),
+        (im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(), P(lamp, 6, 0)), (im.EventPath(),),
                                                                        (im.EventFilter(3),), False,
                                                                        (im.DataVersionFilter(lamp, 6, 1),)))),
-        (im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(im.SubscribeRequest(True, 0, 10, (P(lamp),)))),
-        (im.Opcode.WRITE_REQUEST, im.encode_write_request(write)),
-        (im.Opcode.INVOKE_REQUEST, im.encode_invoke_request(invoke)),
-        (im.Opcode.INVOKE_REQUEST, im.encode_invoke_request(level)),
-        (im.Opcode.TIMED_REQUEST, im.encode_timed_request(100)),
-        (im.Opcode.STATUS_RESPONSE, im.encode_status_response(0)),
+        (im.Opcode.SUBSCRIBE_REQUEST, im.encode(im.SubscribeRequest(True, 0, 10, (P(lamp),)))),
+        (im.Opcode.WRITE_REQUEST, im.encode(write)),
+        (im.Opcode.INVOKE_REQUEST, im.encode(invoke)),
+        (im.Opcode.INVOKE_REQUEST, im.encode(level)),
+        (im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(100))),
+        (im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(0))),
     ]
 
 

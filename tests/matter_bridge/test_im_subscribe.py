@@ -63,7 +63,7 @@ async def settle() -> None:
 async def _subscribe(client: ImClient, paths: list[im.AttributePath], *, floor: int = 1, ceiling: int = 60,
                      events: list[im.EventPath] | None = None, keep: bool = False) -> tuple[int, Any]:
     req = im.SubscribeRequest(keep, floor, ceiling, tuple(paths), tuple(events or ()))
-    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(req))
+    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode(req))
     (response,) = exchange.messages(im.Opcode.SUBSCRIBE_RESPONSE)
     return response.subscription_id, exchange
 
@@ -202,10 +202,10 @@ async def test_invalid_subscribe_requests() -> None:
     home = fabric([("lamp", "on_off_light", "room")])
     _, model, client, _ = _setup(home)
     bad = im.SubscribeRequest(False, 10, 5, (P(),))
-    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(bad))
+    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode(bad))
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.INVALID_ACTION]
     empty = im.SubscribeRequest(False, 0, 5)
-    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode_subscribe_request(empty))
+    exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode(empty))
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.INVALID_ACTION]
     assert not model.subscriptions
 

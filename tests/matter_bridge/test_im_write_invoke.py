@@ -170,12 +170,12 @@ async def test_timed_flag_mismatch_and_timeout() -> None:
     clock = FakeClock()
     home, node, client = _setup(clock=clock)
     lamp = _ep(node, "lamp")
-    flagged = im.encode_invoke_request(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
+    flagged = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
                                                         timed_request=True))
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, flagged)  # TimedRequest flag without a TimedRequest
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.TIMED_REQUEST_MISMATCH]
-    unflagged = im.encode_invoke_request(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),)))
-    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode_timed_request(500),
+    unflagged = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),)))
+    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(500)),
                                     [(im.Opcode.INVOKE_REQUEST, unflagged)])
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [0, Status.TIMED_REQUEST_MISMATCH]
 
@@ -186,7 +186,7 @@ async def test_timed_flag_mismatch_and_timeout() -> None:
             return reply
 
     late = LateExchange(client.session.context, [(im.Opcode.INVOKE_REQUEST, flagged)])
-    await client.model.handle_exchange(late, im.Opcode.TIMED_REQUEST, im.encode_timed_request(500))
+    await client.model.handle_exchange(late, im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(500)))
     assert [m.status for m in late.messages(im.Opcode.STATUS_RESPONSE)] == [0, Status.TIMEOUT]
     assert home.read("lamp", 1, "OnOff", "OnOff") is False
 
@@ -195,9 +195,9 @@ async def test_timed_flag_mismatch_and_timeout() -> None:
 async def test_timed_write() -> None:
     home, node, client = _setup()
     thermo = _ep(node, "thermo")
-    write = im.encode_write_request(im.WriteRequest((im.AttributeData(P(thermo, THERMOSTAT, 0x12), 1900),),
+    write = im.encode(im.WriteRequest((im.AttributeData(P(thermo, THERMOSTAT, 0x12), 1900),),
                                                     timed_request=True))
-    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode_timed_request(1000),
+    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)),
                                     [(im.Opcode.WRITE_REQUEST, write)])
     (response,) = exchange.messages(im.Opcode.WRITE_RESPONSE)
     assert response.statuses[0].status == Status.SUCCESS
@@ -208,11 +208,11 @@ async def test_timed_write() -> None:
 async def test_list_writes_with_null_list_index_appends_across_chunks() -> None:
     _, node, client = _setup()
     path = P(0, USER_LABEL, 0)
-    first = im.encode_write_request(im.WriteRequest((
+    first = im.encode(im.WriteRequest((
         im.AttributeData(path, []),
         im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "room", 1: "kitchen"})),
         more_chunked=True))
-    second = im.encode_write_request(im.WriteRequest((
+    second = im.encode(im.WriteRequest((
         im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "floor", 1: "1"}),)))
     exchange = await client.request(im.Opcode.WRITE_REQUEST, first, [(im.Opcode.WRITE_REQUEST, second)])
     responses = exchange.messages(im.Opcode.WRITE_RESPONSE)
@@ -226,11 +226,11 @@ async def test_list_writes_with_null_list_index_appends_across_chunks() -> None:
 async def test_suppressed_invoke_response_and_multi_command_refusal() -> None:
     home, node, client = _setup()
     lamp = _ep(node, "lamp")
-    quiet = im.encode_invoke_request(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
+    quiet = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
                                                       suppress_response=True))
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, quiet)
     assert not exchange.sent and home.read("lamp", 1, "OnOff", "OnOff") is True
-    two = im.encode_invoke_request(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}),
+    two = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}),
                                                      im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}))))
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, two)
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.INVALID_ACTION]

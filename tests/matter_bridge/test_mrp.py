@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader, ProtocolId
 from bridge.matter.session.exchange_api import ExchangeClosed
 from bridge.matter.session.mrp import MAX_TRANSMISSIONS, STANDALONE_ACK_TIMEOUT_S, MrpTiming, backoff_s
 from bridge.matter.session.sessions import SessionManager
@@ -39,8 +39,8 @@ class Harness:
         self.calls: list[tuple[int, bytes]] = []
         self.exchanges: list = []
         self.clock = SteppedClock()
-        self.manager = SessionManager(lambda data, addr: self.sent.append(data), handle_secure_channel=self.handler,
-                                      clock=self.clock)
+        self.manager = SessionManager(lambda data, addr: self.sent.append(data), clock=self.clock)
+        self.manager.routes.register(ProtocolId.SECURE_CHANNEL, None, self.handler, session="unsecured")
         self.behaviour = None
 
     async def handler(self, exchange, opcode, payload) -> None:

@@ -29,8 +29,6 @@ def _pair() -> tuple[HandshakeServer, HandshakeServer, SessionManager, SessionMa
                         resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-a-")))))
     b = HandshakeServer(managers["b"], pase_verifier=lambda: None, case_fabrics=lambda: [(3, controller_fabric)],
                         resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-b-")))))
-    managers["a"].handle_secure_channel = a.handle_exchange
-    managers["b"].handle_secure_channel = b.handle_exchange
     return a, b, managers["a"], managers["b"]
 
 

@@ -1,14 +1,16 @@
 """The Interaction Model server (Matter core spec chapter 8): Read, Subscribe, Write, Invoke, Timed.
 
-The node runtime hands every unsolicited IM message that opens an exchange to
-:meth:`InteractionModel.handle_exchange`; everything else (more chunks, status responses) flows on that
-exchange through ``IMExchange.send(..., expect_reply=True)``. Subscriptions push their reports on new
-exchanges of the subscriber's session (``ReportSession.open_exchange``).
+The node runtime routes every unsolicited IM message that opens an exchange to
+:meth:`InteractionModel.handle_exchange` (``bridge.matter.session.dispatch``), which finds the request's
+handler in a table filled by ``@_request_handler(opcode)``; everything else (more chunks, status responses)
+flows on that exchange through ``IMExchange.send(..., expect_reply=True)``. Subscriptions push their reports
+on new exchanges of the subscriber's session (``ReportSession.open_exchange``).
 
-Every path is checked against the node (``DataModel``) and access control (``AccessChecker``): a
-concrete path that fails gets its status (UNSUPPORTED_ENDPOINT/CLUSTER/ATTRIBUTE/ACCESS, …); a wildcard
-path silently skips what does not exist or is not accessible (spec §8.4.3.2). Malformed messages get a
-StatusResponse INVALID_ACTION; malformed command fields INVALID_COMMAND; no exception escapes.
+Every path is resolved against the node (``DataModel``) and access control (``AccessChecker``) by the one
+``bridge.matter.im.path_resolver.PathResolver``: a concrete path that fails gets its status
+(UNSUPPORTED_ENDPOINT/CLUSTER/ATTRIBUTE/ACCESS, …); a wildcard path silently skips what does not exist or is
+not accessible (spec §8.4.3.2). Malformed messages get a StatusResponse INVALID_ACTION; malformed command
+fields INVALID_COMMAND; no exception escapes.
 """
 
 from __future__ import annotations
@@ -20,14 +22,15 @@ import functools
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encoder
 from bridge.matter.im import im_messages as im
-from bridge.matter.im.data_model import AccessChecker, DataModel, Privilege
+from bridge.matter.im.data_model import AccessChecker, DataModel
 from bridge.matter.im.event_log import EventRecord
-from bridge.matter.im.privileges import event_privilege, invoke_privilege, read_privilege, write_privilege
+from bridge.matter.im.path_resolver import PathResolver, RequestAccess, Resolved, attribute_id
+from bridge.matter.im.privileges import event_privilege
 from bridge.matter.im.report_chunker import (
     ListReport,
     ReportItem,
@@ -43,6 +46,7 @@ from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
 
 log = logging.getLogger(__name__)
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 DEFAULT_MAX_PAYLOAD = 1200  # IM payload per message: fits a 1280-byte IPv6 datagram with headers and MIC
 MAX_SUBSCRIPTIONS = 64
@@ -55,26 +59,10 @@ GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
-def _attribute_names_by_id(server_class: type) -> dict[int, str]:
-    model = server_class._model  # type: ignore[attr-defined]
-    return {a.attribute_id: name for name, a in model.attributes.items()}
-
-
-def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
-    """The supported attribute with this id on this server, else None."""
-    name = _attribute_names_by_id(type(server)).get(attribute_id)
-    return name if name is not None and server.has_attribute(name) else None
-
-
-@functools.cache
 def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
     info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
     return (encoder(info.element) if info.is_list else None), encoder(info)
-
-
-def attribute_id(server: ClusterServer, name: str) -> int:
-    return server.model.attributes[name].attribute_id
 
 
 def _needs_timed_write(server: ClusterServer, name: str) -> bool:
@@ -87,13 +75,6 @@ def _needs_timed_invoke(server: ClusterServer, name: str) -> bool:
     return bool(getattr(cmd, "must_use_timed_invoke", False))
 
 
-def _command_name(server: ClusterServer, command_id: int) -> str | None:
-    for name in server.command_names():
-        if server.command_spec(name).model.command_id == command_id:
-            return name
-    return None
-
-
 def fabric_filter(value: Any, fabric_index: int | None) -> Any:
     """Entries of a fabric-scoped list that belong to the accessing fabric (spec §7.13.5)."""
     if not isinstance(value, list) or not value or not isinstance(value[0], dict) or "fabricIndex" not in value[0]:
@@ -101,33 +82,28 @@ def fabric_filter(value: Any, fabric_index: int | None) -> Any:
     return [v for v in value if isinstance(v, dict) and v.get("fabricIndex") == fabric_index]
 
 
-class _RequestAccess:
-    """Access decisions of one request, cached per (endpoint, cluster, privilege)."""
+# The requests that open an IM transaction and the group-addressable ones, by opcode: filled by the decorators
+# below as the class body is executed; an opcode claimed twice fails at import.
+_REQUEST_HANDLERS: dict[int, Callable[..., Awaitable[None]]] = {}
+_GROUP_HANDLERS: dict[int, Callable[..., int]] = {}
 
-    def __init__(self, checker: AccessChecker, ctx: RequestContext) -> None:
-        self._checker = checker
-        self._ctx = ctx
-        self._cache: dict[tuple[int, int, str], bool] = {}
 
-    @property
-    def fabric_index(self) -> int | None:
-        return self._ctx.fabric_index
+def _registrar(table: dict[int, Any], kind: str) -> Callable[[im.Opcode], Callable[[_F], _F]]:
+    def register(opcode: im.Opcode) -> Callable[[_F], _F]:
+        def wrap(method: _F) -> _F:
+            if opcode in table:
+                raise TypeError(f"{kind} opcode {opcode.name} is handled by {table[opcode].__name__} already")
+            table[opcode] = method
+            return method
 
-    def allowed(self, endpoint: int, cluster_id: int, privilege: Privilege) -> bool:
-        key = (endpoint, cluster_id, privilege)
-        decision = self._cache.get(key)
-        if decision is None:
-            try:
-                decision = bool(self._checker.check(self._ctx, endpoint, cluster_id, privilege))
-            except Exception:  # a failing checker denies
-                log.exception("access check failed")
-                decision = False
-            self._cache[key] = decision
-            if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
-                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
-                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
-                         getattr(privilege, "name", privilege))
-        return decision
+        return wrap
+
+    return register
+
+
+_request_handler = _registrar(_REQUEST_HANDLERS, "IM request")
+_TIMED_ACTIONS = frozenset({im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST})  # what may follow a TimedRequest
+_group_handler = _registrar(_GROUP_HANDLERS, "IM group message")
 
 
 def granted_max_interval(floor: int, ceiling: int) -> int:
@@ -167,18 +143,11 @@ class InteractionModel:
             if ctx.session_kind == "unsecured":
                 await self._status(exchange, Status.UNSUPPORTED_ACCESS)
                 return
-            if opcode == im.Opcode.READ_REQUEST:
-                await self._read(exchange, ctx, payload)
-            elif opcode == im.Opcode.SUBSCRIBE_REQUEST:
-                await self._subscribe(exchange, ctx, payload)
-            elif opcode == im.Opcode.WRITE_REQUEST:
-                await self._write(exchange, ctx, payload, timed=False)
-            elif opcode == im.Opcode.INVOKE_REQUEST:
-                await self._invoke(exchange, ctx, payload, timed=False)
-            elif opcode == im.Opcode.TIMED_REQUEST:
-                await self._timed(exchange, ctx, payload)
-            else:
+            handler = _REQUEST_HANDLERS.get(opcode)
+            if handler is None:
                 await self._status(exchange, Status.INVALID_ACTION)
+            else:
+                await handler(self, exchange, ctx, payload)
         except asyncio.CancelledError:
             raise
         except ExchangeClosed as closed:  # the peer went away or closed the session: nothing left to answer
@@ -200,12 +169,9 @@ class InteractionModel:
         endpoints = members(fabric_index, group_id) if members is not None else []
         token = current_request.set(ctx)
         try:
-            if opcode == im.Opcode.INVOKE_REQUEST:
-                req = im.decode_invoke_request(payload)
-                return sum(self._group_invoke(ctx, endpoints, command) for command in req.invokes)
-            if opcode == im.Opcode.WRITE_REQUEST:
-                writes = im.decode_write_request(payload).writes
-                return sum(self._group_write(ctx, endpoints, item) for item in writes)
+            act = _GROUP_HANDLERS.get(opcode)
+            if act is not None:
+                return act(self, ctx, endpoints, payload)
             log.info("group 0x%04x: IM opcode 0x%02x is not allowed in a group message", group_id, opcode)
         except im.IMDecodeError as error:
             log.info("group 0x%04x: malformed message from 0x%016x: %s", group_id, source_node_id, error)
@@ -213,14 +179,22 @@ class InteractionModel:
             current_request.reset(token)
         return 0
 
+    @_group_handler(im.Opcode.INVOKE_REQUEST)
+    def _group_invokes(self, ctx: RequestContext, endpoints: list[int], payload: bytes) -> int:
+        return sum(self._group_invoke(ctx, endpoints, c) for c in im.decode(im.InvokeRequest, payload).invokes)
+
+    @_group_handler(im.Opcode.WRITE_REQUEST)
+    def _group_writes(self, ctx: RequestContext, endpoints: list[int], payload: bytes) -> int:
+        return sum(self._group_write(ctx, endpoints, w) for w in im.decode(im.WriteRequest, payload).writes)
+
     def _group_invoke(self, ctx: RequestContext, endpoints: list[int], command: im.CommandData) -> int:
-        path, access, done = command.path, _RequestAccess(self.access, ctx), 0
-        for endpoint in endpoints if path.endpoint is None else []:
-            server = self.node.clusters(endpoint).get(path.cluster)
-            name = _command_name(server, path.command) if server is not None else None
-            if name is None or _needs_timed_invoke(server, name):  # a group cannot do a timed interaction
-                continue
-            if not access.allowed(endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
+        path, done = command.path, 0
+        if path.endpoint is not None:  # a group invoke names no endpoint: it acts on the group's
+            return 0
+        for target in PathResolver(self.node, RequestAccess(self.access, ctx)).command(path, endpoints):
+            endpoint, server, name = target.endpoint, target.server, target.name
+            assert server is not None and name is not None
+            if target.status != Status.SUCCESS or _needs_timed_invoke(server, name):  # no timed group interaction
                 continue
             try:
                 args = decode_fields(server.command_spec(name).model.fields, command.fields,
@@ -232,14 +206,13 @@ class InteractionModel:
         return done
 
     def _group_write(self, ctx: RequestContext, endpoints: list[int], item: im.AttributeData) -> int:
-        path, access, done = item.path, _RequestAccess(self.access, ctx), 0
-        for endpoint in endpoints if path.endpoint is None else []:
-            server = self.node.clusters(endpoint).get(path.cluster)
-            has_path = server is not None and path.attribute is not None
-            name = attribute_name(server, path.attribute) if has_path else None  # type: ignore[arg-type]
-            if name is None or not server.is_writable(name) or _needs_timed_write(server, name):
-                continue
-            if not access.allowed(endpoint, path.cluster, write_privilege(path.cluster, path.attribute)):
+        path, done = item.path, 0
+        if path.endpoint is not None or path.cluster is None or path.attribute is None:
+            return 0  # a group write names no endpoint, but its cluster and attribute
+        for target in PathResolver(self.node, RequestAccess(self.access, ctx)).attributes(path, "write", endpoints):
+            endpoint, server, name = target.endpoint, target.server, target.name
+            assert server is not None and name is not None
+            if target.status != Status.SUCCESS or not server.is_writable(name) or _needs_timed_write(server, name):
                 continue
             try:
                 info = server.model.attributes[name].type
@@ -260,14 +233,14 @@ class InteractionModel:
             self._loop_thread = threading.get_ident()
 
     async def _status(self, exchange: IMExchange, status: int) -> None:
-        await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode_status_response(status), expect_reply=False)
+        await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(status)), expect_reply=False)
 
     @staticmethod
     def _is_success(reply: tuple[int, bytes] | None) -> bool:
         if reply is None or reply[0] != im.Opcode.STATUS_RESPONSE:
             return False
         try:
-            return im.decode_status_response(reply[1]).status == Status.SUCCESS
+            return im.decode(im.StatusResponse, reply[1]).status == Status.SUCCESS
         except im.IMDecodeError:
             return False
 
@@ -280,81 +253,47 @@ class InteractionModel:
             if path.list_index is not None or path.list_append:
                 raise im.IMDecodeError("list indexes are not allowed in read paths")
 
-    def _attribute_reports(self, access: _RequestAccess, ctx: RequestContext, paths: Iterable[im.AttributePath],
+    def _attribute_reports(self, access: RequestAccess, ctx: RequestContext, paths: Iterable[im.AttributePath],
                            filters: Iterable[im.DataVersionFilter], fabric_filtered: bool) -> Iterator[ReportItem]:
-        """Report items of every path, lazily; concrete failures become status IBs."""
-        node = self.node
+        """Report items of every path, lazily; concrete failures become status IBs, wildcard ones are skipped."""
+        node, resolver = self.node, PathResolver(self.node, access)
         skip = {(f.endpoint, f.cluster) for f in filters if f.data_version == self._version_or_none(f)}
         paths = list(paths)
         seen: set[tuple[int, int, int]] | None = set() if len(paths) > 1 else None
+        success = Status.SUCCESS
         for path in paths:
-            if not path.is_wildcard:
-                yield from self._concrete_report(access, ctx, path, skip, fabric_filtered, seen)
-                continue
-            endpoints = node.endpoints() if path.endpoint is None else [path.endpoint]
-            for endpoint in endpoints:
-                servers = node.clusters(endpoint)
-                if path.cluster is not None:
-                    server = servers.get(path.cluster)
-                    cluster_items = [(path.cluster, server)] if server is not None else []
-                else:
-                    cluster_items = sorted(servers.items())
-                for cluster_id, server in cluster_items:
-                    if (endpoint, cluster_id) in skip:
+            cluster_key: tuple[int, int] | None = None
+            version = 0
+            for endpoint, cluster_id, attr_id, status, server, name, concrete in resolver.attributes(path, "read"):
+                if (endpoint, cluster_id) != cluster_key:  # wildcards walk a cluster's attributes in a row
+                    cluster_key, skipped = (endpoint, cluster_id), (endpoint, cluster_id) in skip
+                    version = node.data_version(endpoint, cluster_id) if status == success and not skipped else None
+                if skipped and not concrete:
+                    continue
+                if seen is not None:
+                    if (endpoint, cluster_id, attr_id) in seen:
                         continue
-                    if path.attribute is not None:
-                        name = attribute_name(server, path.attribute)
-                        names = [(path.attribute, name)] if name is not None else []
-                    else:
-                        names = [(attribute_id(server, n), n) for n in server.attribute_names()]
+                    seen.add((endpoint, cluster_id, attr_id))
+                if status != success:
+                    if concrete:
+                        yield attribute_status_report(endpoint, cluster_id, attr_id, status)
+                    continue
+                if skipped:
+                    continue
+                if concrete or version is None:  # a concrete path reads its version now, as it always did
                     version = node.data_version(endpoint, cluster_id)
-                    for attr_id, name in names:
-                        if seen is not None:
-                            key = (endpoint, cluster_id, attr_id)
-                            if key in seen:
-                                continue
-                            seen.add(key)
-                        if not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-                            continue
-                        item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,
-                                                      fabric_filtered)
-                        if isinstance(item, int):
-                            continue  # wildcard: unreadable attributes are skipped
-                        yield item
+                item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,  # type: ignore[arg-type]
+                                              fabric_filtered)
+                if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
+                    if concrete:
+                        yield attribute_status_report(endpoint, cluster_id, attr_id, item)
+                    continue
+                yield item
 
     def _version_or_none(self, f: im.DataVersionFilter) -> int | None:
         if f.cluster not in self.node.clusters(f.endpoint):
             return None
         return self.node.data_version(f.endpoint, f.cluster)
-
-    def _concrete_report(self, access: _RequestAccess, ctx: RequestContext, path: im.AttributePath,
-                         skip: set[tuple[int, int]], fabric_filtered: bool,
-                         seen: set[tuple[int, int, int]] | None) -> Iterator[ReportItem]:
-        endpoint, cluster_id, attr_id = path.endpoint, path.cluster, path.attribute
-        assert endpoint is not None and cluster_id is not None and attr_id is not None
-        if seen is not None:
-            if (endpoint, cluster_id, attr_id) in seen:
-                return
-            seen.add((endpoint, cluster_id, attr_id))
-        if endpoint not in self.node.endpoints():
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ENDPOINT)
-            return
-        server = self.node.clusters(endpoint).get(cluster_id)
-        if server is None:
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_CLUSTER)
-            return
-        if not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ACCESS)
-            return
-        name = attribute_name(server, attr_id)
-        if name is None:
-            yield attribute_status_report(endpoint, cluster_id, attr_id, Status.UNSUPPORTED_ATTRIBUTE)
-            return
-        if (endpoint, cluster_id) in skip:
-            return
-        version = self.node.data_version(endpoint, cluster_id)
-        item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name, fabric_filtered)
-        yield attribute_status_report(endpoint, cluster_id, attr_id, item) if isinstance(item, int) else item
 
     def _encode_attribute(self, ctx: RequestContext, version: int, endpoint: int, cluster_id: int, attr_id: int,
                           server: ClusterServer, name: str, fabric_filtered: bool) -> ReportItem | int:
@@ -373,7 +312,7 @@ class InteractionModel:
             log.exception("reading %d/0x%04x/0x%04x (%s) failed", endpoint, cluster_id, attr_id, name)
             return int(Status.FAILURE)
 
-    def _event_reports(self, access: _RequestAccess, paths: Iterable[im.EventPath],
+    def _event_reports(self, access: RequestAccess, paths: Iterable[im.EventPath],
                        filters: Iterable[im.EventFilter], *, with_status: bool = True) -> tuple[list[bytes], int]:
         """Encoded EventReportIBs of the matching events and the highest event number included."""
         paths = list(paths)
@@ -381,16 +320,11 @@ class InteractionModel:
             return [], 0
         event_min = max((f.event_min for f in filters), default=0)
         out: list[bytes] = []
+        resolver = PathResolver(self.node, access)
         for path in paths if with_status else ():
-            if path.endpoint is not None and path.endpoint not in self.node.endpoints():
-                if not path.is_wildcard:
-                    out.append(self._event_status(path, Status.UNSUPPORTED_ENDPOINT))
-            elif path.endpoint is not None and path.cluster is not None \
-                    and path.cluster not in self.node.clusters(path.endpoint):
-                if not path.is_wildcard:
-                    out.append(self._event_status(path, Status.UNSUPPORTED_CLUSTER))
-            elif not path.is_wildcard and not access.allowed(path.endpoint, path.cluster, "view"):  # type: ignore[arg-type]
-                out.append(self._event_status(path, Status.UNSUPPORTED_ACCESS))
+            status = resolver.event_path_status(path)
+            if status is not None:
+                out.append(self._event_status(path, status))
         last = 0
         for record in self.node.events.query(paths, event_min):
             if record.fabric_index is not None and record.fabric_index != access.fabric_index:
@@ -403,13 +337,13 @@ class InteractionModel:
 
     @staticmethod
     def _event_status(path: im.EventPath, status: int) -> bytes:
-        return im.encode_event_report_ib(im.EventStatus(path, status))
+        return im.EVENT_REPORT_IB.encode(im.EventStatus(path, status), None)
 
     @staticmethod
     def _event_report(record: EventRecord) -> bytes:
-        return im.encode_event_report_ib(im.EventData(
+        return im.EVENT_REPORT_IB.encode(im.EventData(
             im.EventPath(record.endpoint, record.cluster_id, record.event_id), record.number, record.priority,
-            im.RawTLV(record.payload), epoch_timestamp_ms=record.epoch_ms))
+            im.RawTLV(record.payload), epoch_timestamp_ms=record.epoch_ms), None)
 
     # ============================================================================ sending reports
     async def _send_report(self, exchange: IMExchange, subscription_id: int | None,
@@ -425,8 +359,9 @@ class InteractionModel:
         while True:
             upcoming = next(chunks, None)
             last = upcoming is None
-            payload = im.encode_report_data(subscription_id, current[0], current[1], more_chunked=not last,
-                                            suppress_response=last and suppress_final)
+            attributes, events = (im.RawTLV(b"".join(ibs)) if ibs else () for ibs in current)
+            payload = im.encode(im.ReportData(subscription_id, attributes, events, more_chunked=not last,
+                                              suppress_response=last and suppress_final))
             if last and suppress_final:
                 await exchange.send(im.Opcode.REPORT_DATA, payload, expect_reply=False)
                 return True
@@ -439,24 +374,26 @@ class InteractionModel:
             current = upcoming  # type: ignore[assignment]
 
     # ============================================================================ Read
+    @_request_handler(im.Opcode.READ_REQUEST)
     async def _read(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
-            req = im.decode_read_request(payload)
+            req = im.decode(im.ReadRequest, payload)
             if not req.attributes and not req.events:
                 raise im.IMDecodeError("a read needs attribute or event paths")
             self._check_paths(req.attributes)
         except im.IMDecodeError as error:
             await self._status(exchange, error.status)
             return
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         events, _ = self._event_reports(access, req.events, req.event_filters)
         items = self._attribute_reports(access, ctx, req.attributes, req.data_version_filters, req.fabric_filtered)
         await self._send_report(exchange, None, items, events, suppress_final=True)
 
     # ============================================================================ Subscribe
+    @_request_handler(im.Opcode.SUBSCRIBE_REQUEST)
     async def _subscribe(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         try:
-            req = im.decode_subscribe_request(payload)
+            req = im.decode(im.SubscribeRequest, payload)
             if not req.attributes and not req.events:
                 raise im.IMDecodeError("a subscription needs attribute or event paths")
             if req.min_interval_floor > req.max_interval_ceiling:
@@ -485,7 +422,7 @@ class InteractionModel:
         sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
                            req.min_interval_floor, max_interval, req.data_version_filters)
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         events, last_event = self._event_reports(access, req.events, req.event_filters)
         sub.event_min = max(last_event + 1, max((f.event_min for f in req.event_filters), default=0))
         items = self._attribute_reports(access, ctx, req.attributes, req.data_version_filters, req.fabric_filtered)
@@ -494,8 +431,8 @@ class InteractionModel:
         if not ok or subscription_id not in self._subscriptions:
             self._subscriptions.pop(subscription_id, None)
             return
-        await exchange.send(im.Opcode.SUBSCRIBE_RESPONSE, im.encode_subscribe_response(subscription_id, max_interval),
-                            expect_reply=False)
+        response = im.encode(im.SubscribeResponse(subscription_id, max_interval))
+        await exchange.send(im.Opcode.SUBSCRIBE_RESPONSE, response, expect_reply=False)
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
         self._persist(sub)
@@ -535,7 +472,7 @@ class InteractionModel:
         sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
                            record.fabric_filtered, record.min_interval, record.max_interval)
         self._subscriptions[sub.subscription_id] = sub
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         _, last_event = self._event_reports(access, sub.events, [], with_status=False)
         sub.event_min = last_event + 1  # events before the restart are in the controller's history already
         items = self._attribute_reports(access, ctx, sub.attributes, (), sub.fabric_filtered)
@@ -615,7 +552,7 @@ class InteractionModel:
 
     async def _send_subscription_report(self, sub: Subscription) -> bool:
         dirty, events_pending = sub.take()
-        access = _RequestAccess(self.access, sub.ctx)
+        access = RequestAccess(self.access, sub.ctx)
         events: list[bytes] = []
         if events_pending and sub.events:
             # Status IBs of bad concrete event paths went out with the priming report already.
@@ -636,17 +573,16 @@ class InteractionModel:
         sub.reports_sent += 1
         return ok
 
-    def _changed_reports(self, access: _RequestAccess, sub: Subscription,
+    def _changed_reports(self, access: RequestAccess, sub: Subscription,
                          dirty: list[tuple[int, int, int]]) -> Iterator[ReportItem]:
+        resolver = PathResolver(self.node, access)
         for endpoint, cluster_id, attr_id in dirty:
-            server = self.node.clusters(endpoint).get(cluster_id)
-            if server is None:
+            target = next(resolver.attributes(im.AttributePath(endpoint, cluster_id, attr_id), "read"))
+            if target.status != Status.SUCCESS:  # gone, or no longer readable by this subscriber
                 continue
-            name = attribute_name(server, attr_id)
-            if name is None or not access.allowed(endpoint, cluster_id, read_privilege(cluster_id, attr_id)):
-                continue
+            assert target.server is not None and target.name is not None
             version = self.node.data_version(endpoint, cluster_id)
-            item = self._encode_attribute(sub.ctx, version, endpoint, cluster_id, attr_id, server, name,
+            item = self._encode_attribute(sub.ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
                                           sub.fabric_filtered)
             if not isinstance(item, int):
                 yield item
@@ -687,19 +623,20 @@ class InteractionModel:
                 sub.mark_events()
 
     # ============================================================================ Timed
+    @_request_handler(im.Opcode.TIMED_REQUEST)
     async def _timed(self, exchange: IMExchange, ctx: RequestContext, payload: bytes) -> None:
         started = self.clock.now()
         try:
-            req = im.decode_timed_request(payload)
+            req = im.decode(im.TimedRequest, payload)
         except im.IMDecodeError as error:
             await self._status(exchange, error.status)
             return
-        reply = await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode_status_response(Status.SUCCESS),
+        reply = await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(Status.SUCCESS)),
                                     expect_reply=True)
         if reply is None:
             return
         opcode, body = reply
-        if opcode not in (im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST):
+        if opcode not in _TIMED_ACTIONS:
             await self._status(exchange, Status.INVALID_ACTION)
             return
         if self.clock.now() - started > req.timeout_ms / 1000:
@@ -708,73 +645,60 @@ class InteractionModel:
         timed_ctx = dataclasses.replace(ctx, timed=True)
         token = current_request.set(timed_ctx)
         try:
-            if opcode == im.Opcode.WRITE_REQUEST:
-                await self._write(exchange, timed_ctx, body, timed=True)
-            else:
-                await self._invoke(exchange, timed_ctx, body, timed=True)
+            await _REQUEST_HANDLERS[opcode](self, exchange, timed_ctx, body, timed=True)
         finally:
             current_request.reset(token)
 
     # ============================================================================ Write
-    async def _write(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
+    @_request_handler(im.Opcode.WRITE_REQUEST)
+    async def _write(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool = False) -> None:
         while True:
             try:
-                req = im.decode_write_request(payload)
+                req = im.decode(im.WriteRequest, payload)
             except im.IMDecodeError as error:
                 await self._status(exchange, error.status)
                 return
             if req.timed_request != timed:
                 await self._status(exchange, Status.TIMED_REQUEST_MISMATCH)
                 return
-            access = _RequestAccess(self.access, ctx)
+            access = RequestAccess(self.access, ctx)
             statuses: list[im.AttributeStatus] = []
             for item in req.writes:
                 statuses.extend(self._write_one(access, ctx, item, timed))
             if req.suppress_response and not req.more_chunked:
                 return
-            reply = await exchange.send(im.Opcode.WRITE_RESPONSE, im.encode_write_response(statuses),
+            reply = await exchange.send(im.Opcode.WRITE_RESPONSE, im.encode(im.WriteResponse(tuple(statuses))),
                                         expect_reply=req.more_chunked)
             if not req.more_chunked or reply is None or reply[0] != im.Opcode.WRITE_REQUEST:
                 return
             payload = reply[1]
 
-    def _write_one(self, access: _RequestAccess, ctx: RequestContext, item: im.AttributeData,
+    def _write_one(self, access: RequestAccess, ctx: RequestContext, item: im.AttributeData,
                    timed: bool) -> list[im.AttributeStatus]:
         path = item.path
         if path.cluster is None or path.attribute is None or path.list_index is not None:
             return [im.AttributeStatus(path, Status.INVALID_ACTION)]
-        if path.endpoint is None:  # wildcard endpoint: every endpoint with the attribute, errors suppressed
-            out = []
-            for endpoint in self.node.endpoints():
-                server = self.node.clusters(endpoint).get(path.cluster)
-                if server is not None and attribute_name(server, path.attribute) is not None:
-                    concrete = dataclasses.replace(item, path=dataclasses.replace(path, endpoint=endpoint))
-                    status = self._write_concrete(access, ctx, concrete, timed)
-                    if status.status == Status.SUCCESS:
-                        out.append(status)
-            return out
-        return [self._write_concrete(access, ctx, item, timed)]
+        # A wildcard endpoint writes every endpoint with the attribute, and answers only the successes.
+        out = []
+        for target in PathResolver(self.node, access).attributes(path, "write"):
+            status = self._write_concrete(ctx, item, target, timed)
+            if target.concrete or status.status == Status.SUCCESS:
+                out.append(status)
+        return out
 
-    def _write_concrete(self, access: _RequestAccess, ctx: RequestContext, item: im.AttributeData,
+    def _write_concrete(self, ctx: RequestContext, item: im.AttributeData, target: Resolved,
                         timed: bool) -> im.AttributeStatus:
         path = item.path
-        endpoint, cluster_id, attr_id = path.endpoint, path.cluster, path.attribute
-        assert endpoint is not None and cluster_id is not None and attr_id is not None
+        endpoint, cluster_id, attr_id, server, name = (target.endpoint, target.cluster, target.element, target.server,
+                                                       target.name)
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
         def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
             return im.AttributeStatus(reply_path, int(code), cluster_status)
 
-        if endpoint not in self.node.endpoints():
-            return status(Status.UNSUPPORTED_ENDPOINT)
-        server = self.node.clusters(endpoint).get(cluster_id)
-        if server is None:
-            return status(Status.UNSUPPORTED_CLUSTER)
-        if not access.allowed(endpoint, cluster_id, write_privilege(cluster_id, attr_id)):
-            return status(Status.UNSUPPORTED_ACCESS)
-        name = attribute_name(server, attr_id)
-        if name is None:
-            return status(Status.UNSUPPORTED_ATTRIBUTE)
+        if target.status != Status.SUCCESS:
+            return status(target.status)
+        assert server is not None and name is not None
         if not server.is_writable(name):
             return status(Status.UNSUPPORTED_WRITE)
         if _needs_timed_write(server, name) and not timed:
@@ -800,9 +724,10 @@ class InteractionModel:
         return status(Status.SUCCESS)
 
     # ============================================================================ Invoke
-    async def _invoke(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool) -> None:
+    @_request_handler(im.Opcode.INVOKE_REQUEST)
+    async def _invoke(self, exchange: IMExchange, ctx: RequestContext, payload: bytes, *, timed: bool = False) -> None:
         try:
-            req = im.decode_invoke_request(payload)
+            req = im.decode(im.InvokeRequest, payload)
             if not req.invokes or len(req.invokes) > MAX_PATHS_PER_INVOKE:
                 raise im.IMDecodeError("an invoke carries exactly one command here (MaxPathsPerInvoke = 1)")
         except im.IMDecodeError as error:
@@ -811,13 +736,14 @@ class InteractionModel:
         if req.timed_request != timed:
             await self._status(exchange, Status.TIMED_REQUEST_MISMATCH)
             return
-        access = _RequestAccess(self.access, ctx)
+        access = RequestAccess(self.access, ctx)
         responses = [self._invoke_one(access, ctx, command, timed) for command in req.invokes]
         if req.suppress_response:
             return
-        await exchange.send(im.Opcode.INVOKE_RESPONSE, im.encode_invoke_response(responses), expect_reply=False)
+        response = im.encode(im.InvokeResponse(tuple(responses)))
+        await exchange.send(im.Opcode.INVOKE_RESPONSE, response, expect_reply=False)
 
-    def _invoke_one(self, access: _RequestAccess, ctx: RequestContext, command: im.CommandData,
+    def _invoke_one(self, access: RequestAccess, ctx: RequestContext, command: im.CommandData,
                     timed: bool) -> im.CommandData | im.CommandStatus:
         path = command.path
 
@@ -826,16 +752,11 @@ class InteractionModel:
 
         if path.endpoint is None:
             return status(Status.INVALID_ACTION)  # wildcard invokes are group-only
-        if path.endpoint not in self.node.endpoints():
-            return status(Status.UNSUPPORTED_ENDPOINT)
-        server = self.node.clusters(path.endpoint).get(path.cluster)
-        if server is None:
-            return status(Status.UNSUPPORTED_CLUSTER)
-        if not access.allowed(path.endpoint, path.cluster, invoke_privilege(path.cluster, path.command)):
-            return status(Status.UNSUPPORTED_ACCESS)
-        name = _command_name(server, path.command)
-        if name is None:
-            return status(Status.UNSUPPORTED_COMMAND)
+        target = next(PathResolver(self.node, access).command(path))
+        if target.status != Status.SUCCESS:
+            return status(target.status)
+        server, name = target.server, target.name
+        assert server is not None and name is not None
         if _needs_timed_invoke(server, name) and not timed:
             return status(Status.NEEDS_TIMED_INTERACTION)
         spec = server.command_spec(name)

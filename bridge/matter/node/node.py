@@ -103,7 +103,11 @@ class MatterNode:
     async def start(self) -> None:
         self.interaction = self._make_interaction()
         self.transport = UdpTransport(self._on_datagram, port=self.port)
-        self.sessions = SessionManager(self.transport.send, handle_im=self.interaction.handle_exchange)
+        self.sessions = SessionManager(self.transport.send)
+        # Every IM message that opens an exchange on a secure session: the Interaction Model routes by opcode
+        # itself and answers INVALID_ACTION to what it does not serve.
+        self.sessions.routes.register(ProtocolId.INTERACTION_MODEL, None, self.interaction.handle_exchange,
+                                      session="secure", owner="Interaction Model")
         self.services.sessions = self.sessions
         drop_session = getattr(self.interaction, "drop_session", None)
         if drop_session is not None:  # a dead session's subscriptions end at once, not at their next report
@@ -111,7 +115,7 @@ class MatterNode:
         drop_fabric = getattr(self.interaction, "drop_fabric", None)
         if drop_fabric is not None:
             self.services.on_fabric_removed.append(drop_fabric)
-        self.handshake = handshake = HandshakeServer(
+        self.handshake = HandshakeServer(  # registers its PASE/CASE routes
             self.sessions,
             pase_verifier=self.window.current_verifier,
             case_fabrics=self.table.case_fabrics,
@@ -120,7 +124,6 @@ class MatterNode:
             resumptions=self.resumptions,
         )
         self.services.on_fabric_removed.append(self.resumptions.forget_fabric)
-        self.sessions.handle_secure_channel = handshake.handle_exchange
         self.group_receiver = GroupReceiver(self.table, self._on_group_message)
         self.sessions.handle_group = self.group_receiver.receive
         await self.transport.start()

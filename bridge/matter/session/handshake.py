@@ -54,12 +54,20 @@ class HandshakeServer:
     on_case_session: Callable[[SecureSession], None] = lambda session: None
     resumptions: ResumptionStore | None = None  # None: every CASE is a full handshake
 
-    async def handle_exchange(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
-        if opcode == Opcode.PBKDF_PARAM_REQUEST:
-            await self._pase(exchange, payload)
-        elif opcode == Opcode.CASE_SIGMA1:
-            await self._case(exchange, payload)
-        # anything else opening an exchange (MsgCounterSync, stray StatusReport) is acked and ignored
+    def __post_init__(self) -> None:
+        # Anything else opening an exchange on an unsecured session (MsgCounterSync, a stray StatusReport) has
+        # no route: the session manager acks and drops it.
+        routes = self.manager.routes
+        routes.register(ProtocolId.SECURE_CHANNEL, Opcode.PBKDF_PARAM_REQUEST, self._on_pbkdf_param_request,
+                        session="unsecured", owner="HandshakeServer (PASE)")
+        routes.register(ProtocolId.SECURE_CHANNEL, Opcode.CASE_SIGMA1, self._on_sigma1, session="unsecured",
+                        owner="HandshakeServer (CASE)")
+
+    async def _on_pbkdf_param_request(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
+        await self._pase(exchange, payload)
+
+    async def _on_sigma1(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
+        await self._case(exchange, payload)
 
     async def _round_trip(self, exchange: Exchange, opcode: int, payload: bytes, expected: int) -> bytes:
         reply = await exchange.send(opcode, payload, expect_reply=True)

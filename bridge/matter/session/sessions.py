@@ -8,8 +8,10 @@ dispatcher that turns datagrams into exchange messages.
 * Secure sessions are keyed by our local session id (the peer puts it in the header); messages are
   AES-CCM protected (:mod:`bridge.matter.session.message_security`), counters strictly increase, and the
   nonce source node id is the sender's operational node id (0 over PASE).
-* Secure Channel messages (protocol 0) that open an exchange go to the handshake handlers, IM
-  messages (protocol 1) to the injected ``handle_exchange`` with ``current_request`` set.
+* A message that opens an exchange goes to the handler registered for its (protocol, opcode, session kind)
+  in ``routes`` (:mod:`bridge.matter.session.dispatch`), run with ``current_request`` set: the handshake
+  server registers PASE/CASE, the node the Interaction Model; the manager itself handles CloseSession and
+  refuses IM on unsecured sessions. Anything unrouted is acknowledged and dropped.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bridge.matter.codec.message import (
 )
 from bridge.matter.crypto.crypto import CryptoError
 from bridge.matter.session.context import RequestContext, SessionKind, current_request
+from bridge.matter.session.dispatch import ProtocolDispatch
 from bridge.matter.session.exchange import Exchange
 from bridge.matter.session.message_security import decrypt_message, encrypt_message
 from bridge.matter.session.mrp import LoopClock, MrpClock, MrpTiming
@@ -203,8 +206,6 @@ class SessionManager:
     """Owns every session; ``on_datagram`` is the transport's receive callback."""
 
     send_datagram: Callable[[bytes, Address], None]
-    handle_im: ExchangeHandler | None = None  # InteractionModel.handle_exchange
-    handle_secure_channel: ExchangeHandler | None = None  # PASE/CASE responders (bridge.matter.session.handshake)
     handle_group: Callable[[bytes], Any] | None = None  # group-session datagrams (bridge.matter.session.group_messages)
     unsecured_counter: MessageCounter = field(default_factory=lambda: MessageCounter(allow_rollover=True))
     secure: OrderedDict[int, SecureSession] = field(default_factory=OrderedDict)  # LRU order
@@ -215,6 +216,13 @@ class SessionManager:
     initiated: dict[int, UnsecuredSession] = field(default_factory=dict)  # ours, by our ephemeral node id
     _exchange_id: int = field(default_factory=lambda: secrets.randbits(16))
     clock: MrpClock = field(default_factory=LoopClock)  # MRP timers and peer-activity times
+    routes: ProtocolDispatch = field(default_factory=ProtocolDispatch)  # exchange-opening messages → handlers
+
+    def __post_init__(self) -> None:
+        self.routes.register(ProtocolId.SECURE_CHANNEL, Opcode.STATUS_REPORT, self._peer_status_report,
+                             session="secure", inline=True, owner="SessionManager (CloseSession)")
+        self.routes.register(ProtocolId.INTERACTION_MODEL, None, self._refuse_unsecured_im, session="unsecured",
+                             inline=True, owner="SessionManager (IM needs a secure session)")
 
     # ------------------------------------------------------------------------------ ids
     def next_exchange_id(self) -> int:
@@ -360,40 +368,31 @@ class SessionManager:
         ephemeral.flush_ack()
 
     def _dispatch(self, session: Session, exchange: Exchange, protocol: ProtocolHeader, payload: bytes) -> None:
-        if protocol.protocol_id == ProtocolId.SECURE_CHANNEL:
-            if isinstance(session, SecureSession):
-                self._secure_channel_on_session(session, exchange, protocol.opcode, payload)
-                return
-            handler = self.handle_secure_channel
-        elif protocol.protocol_id == ProtocolId.INTERACTION_MODEL and isinstance(session, SecureSession):
-            handler = self.handle_im
-        else:
-            handler = None  # e.g. IM on the unsecured session: refused (acked, not dispatched)
-            if protocol.protocol_id == ProtocolId.INTERACTION_MODEL:
-                self.refusals.refused(log, logging.WARNING, "IM on an unsecured session",
-                                      "refused IM opcode 0x%02x on an unsecured session from %s", protocol.opcode,
-                                      session.peer_address)
-        if handler is None:
+        side = "secure" if isinstance(session, SecureSession) else "unsecured"
+        route = self.routes.route(protocol.protocol_id, protocol.opcode, side)
+        if route is None or route.inline:  # nothing is answered on this exchange: ack it and let it go
             exchange.flush_ack()
             exchange.closed = True
             session.forget_exchange(exchange)
+            if route is not None:
+                route.handler(exchange, protocol.opcode, payload)
             return
-        self._spawn(self._run_handler(handler, session, exchange, protocol.opcode, payload))
+        self._spawn(self._run_handler(route.handler, session, exchange, protocol.opcode, payload))  # type: ignore[arg-type]
 
-    def _secure_channel_on_session(
-        self, session: SecureSession, exchange: Exchange, opcode: int, payload: bytes
-    ) -> None:
-        exchange.flush_ack()
-        exchange.closed = True
-        session.forget_exchange(exchange)
-        if opcode == Opcode.STATUS_REPORT:
-            try:
-                report = StatusReport.decode(payload)
-            except ValueError:
-                return
-            if report.protocol_id == 0 and report.protocol_code == SecureChannelStatus.CLOSE_SESSION:
-                log.info("peer closed %s session %d", session.kind, session.local_session_id)
-                session.close()
+    def _refuse_unsecured_im(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
+        self.refusals.refused(log, logging.WARNING, "IM on an unsecured session",
+                              "refused IM opcode 0x%02x on an unsecured session from %s", opcode,
+                              exchange.session.peer_address)
+
+    def _peer_status_report(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
+        session = exchange.session
+        try:
+            report = StatusReport.decode(payload)
+        except ValueError:
+            return
+        if report.protocol_id == 0 and report.protocol_code == SecureChannelStatus.CLOSE_SESSION:
+            log.info("peer closed %s session %d", session.kind, session.local_session_id)
+            session.close()
 
     async def _run_handler(
         self, handler: ExchangeHandler, session: Session, exchange: Exchange, opcode: int, payload: bytes
