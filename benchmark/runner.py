@@ -75,7 +75,8 @@ def make_agent(spec: RunSpec) -> Agent:
 
 
 def make_judge(spec: RunSpec) -> Any:
-    from benchmark.judges import LLMJudge, RulesJudge
+    from benchmark.judges.llm import LLMJudge
+    from benchmark.judges.rules import RulesJudge
 
     if spec.judge.kind == "llm":
         return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)

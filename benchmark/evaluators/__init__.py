@@ -78,7 +78,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
                            ) -> dict[str, Any]:
     """The verdict record ``{"passed", "score", "method", "checks", "required_actions", "irrelevant_changes",
     "judge", "error_type", "infra_error", "simuhome"}``. Advances the live fabric (qt2/qt4)."""
-    from benchmark.judges import JudgeRequest
+    from benchmark.evaluators.judging import JudgeRequest
 
     settings = settings or EvalSettings()
     episode, fabric = data.episode, data.fabric

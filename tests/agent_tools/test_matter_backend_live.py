@@ -115,7 +115,7 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
     from benchmark.evaluators import EvaluationInput, evaluate_episode
-    from benchmark.judges import RulesJudge
+    from benchmark.judges.rules import RulesJudge
 
     task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=current_time,
                      episode_id=episode.episode_id, extras={"episode": episode})

@@ -14,7 +14,7 @@ from benchmark.automation_scoring import tool_arguments
 from benchmark.episode import Episode, parse_episode
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric
-from benchmark.judges import RulesJudge
+from benchmark.judges.rules import RulesJudge
 from tests.benchmark.fixture_episodes import build_all
 
 NAME = "qt3_feasible_seed_7"  # turns the living room fan on (it cools the room), among other things

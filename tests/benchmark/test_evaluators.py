@@ -10,7 +10,7 @@ from agent_tools import ToolBox
 from benchmark.episode import parse_episode
 from benchmark.evaluators import EvalSettings, EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric, is_subset, read_assert_path, values_equal
-from benchmark.judges import RulesJudge
+from benchmark.judges.rules import RulesJudge
 from tests.benchmark.fixture_episodes import build_all
 
 EPISODES = build_all()

@@ -9,7 +9,8 @@ from agent_tools import ToolBox
 from benchmark.episode import parse_episode
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric
-from benchmark.judges import JudgeRequest, LLMJudge, judge_messages, parse_verdict
+from benchmark.evaluators.judging import JudgeRequest
+from benchmark.judges.llm import LLMJudge, judge_messages, parse_verdict
 from benchmark.llm_client import LLMClient
 from benchmark.testing.openai_standin import OpenAIStandin, http_error, text
 from tests.benchmark.fixture_episodes import build_all
