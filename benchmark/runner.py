@@ -27,6 +27,7 @@ from typing import Any
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
+from benchmark.evaluators.judging import Judge
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
     MANIFEST,
@@ -74,7 +75,7 @@ def make_agent(spec: RunSpec) -> Agent:
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
 
 
-def make_judge(spec: RunSpec) -> Any:
+def make_judge(spec: RunSpec) -> Judge:
     from benchmark.judges.llm import LLMJudge
     from benchmark.judges.rules import RulesJudge
 
@@ -106,7 +107,7 @@ def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
             "duration_s": (after["tick"] - before["tick"]) / 10}
 
 
-async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, spec: RunSpec) -> dict[str, Any]:
+async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec) -> dict[str, Any]:
     """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
     from agent_tools import ToolBox
     from benchmark.evaluators.common import fresh_fabric
@@ -125,7 +126,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
                       compat_transport=spec.tools.compat_transport)
     before = fabric.snapshot()
     extras: dict[str, Any] = {"trial": trial}
-    if getattr(agent, "needs_episode", False):
+    if agent.needs_episode:  # the oracle: privileged by declaration (benchmark.agents.base.AgentBase)
         extras["episode"] = episode
     query = episode.query
     record["input"] = spec.speech.input if spec.speech is not None else "text"
@@ -214,7 +215,7 @@ class RunSummary:
 
 class Runner:
     def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
-                 progress: bool = True, agent: Agent | None = None, judge: Any = None,
+                 progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
                  on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
         self.spec = spec
         self.out = Path(out)
@@ -301,7 +302,7 @@ class Runner:
             self._fd = None
         return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
 
-    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Any,
+    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
                        statuses: dict[str, int]) -> None:
         semaphore = asyncio.Semaphore(self.spec.concurrency)
         progress = None

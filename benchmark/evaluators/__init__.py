@@ -27,6 +27,7 @@ from benchmark.evaluators.common import (
     match_required_actions,
     targeted_devices,
 )
+from benchmark.evaluators.judging import Judge, JudgeRequest
 from emulator.fabric import Fabric
 
 STATE_METHODS = {"qt2": "direction", "qt3": "final_state", "qt4-1": "schedule", "qt4-2": "schedule",
@@ -74,12 +75,10 @@ def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool 
             "direction": "Direction Failure", "schedule": "Schedule Failure"}[method]
 
 
-async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSettings | None = None
+async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSettings | None = None
                            ) -> dict[str, Any]:
     """The verdict record ``{"passed", "score", "method", "checks", "required_actions", "irrelevant_changes",
     "judge", "error_type", "infra_error", "simuhome"}``. Advances the live fabric (qt2/qt4)."""
-    from benchmark.evaluators.judging import JudgeRequest
-
     settings = settings or EvalSettings()
     episode, fabric = data.episode, data.fabric
     required = match_required_actions(episode.required_actions, data.invocations)
