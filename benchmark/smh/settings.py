@@ -112,6 +112,11 @@ async def _judged(outcome: Outcome, instance: Instance, judge: SmhAnswerJudge | 
     return outcome
 
 
+def _mutates(name: Any) -> bool:
+    spec = SmhToolBox.tools.get(name) if isinstance(name, str) else None
+    return spec is not None and spec.mutates_state
+
+
 def _mode_of(tools: SmhToolBox) -> str:
     for entry in tools.log:
         if entry["tool"] == "ask_user":
@@ -139,7 +144,6 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
         actions=[AttemptedAction(did=(e["arguments"] or {}).get("did") if isinstance(e["arguments"], dict) else None,
                                  locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict)
                                  else None, arguments=e["arguments"], code=e["code"])
-                 for e in tools.log if e["tool"] in ("control_device", "create_automation")
-                 and e["code"] != "BUDGET_EXCEEDED"])
+                 for e in tools.log if _mutates(e["tool"]) and e["code"] != "BUDGET_EXCEEDED"])
     return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
                                                     _h0(env, h0_state, homes, instance))), instance, judge)
