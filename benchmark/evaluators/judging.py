@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from benchmark.episode import Episode
+from benchmark.records import JudgeRecord
 from emulator.fabric import Fabric
 
 
@@ -26,6 +27,6 @@ class JudgeRequest:
 class Judge(Protocol):
     name: str
 
-    async def judge(self, request: JudgeRequest) -> dict[str, Any]:
-        """{"name", "passed": bool | None (None: the judge could not decide), "checks"|"votes", "error"}"""
+    async def judge(self, request: JudgeRequest) -> JudgeRecord:
+        """``passed`` None: the judge could not decide (an infrastructure error)."""
         ...

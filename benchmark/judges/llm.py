@@ -14,6 +14,7 @@ from typing import Any
 
 from benchmark.episode import Episode
 from benchmark.evaluators.judging import JudgeRequest
+from benchmark.records import JudgeRecord
 
 RUBRICS: dict[str, str] = {
     "qt1": (
@@ -156,7 +157,7 @@ class LLMJudge:
         return {"vote": "unreadable" if verdict is None else ("pass" if verdict else "fail"),
                 "reply": (response.content or "")[:500], "usage": dict(response.usage or {})}
 
-    async def judge(self, request: JudgeRequest) -> dict[str, Any]:
+    async def judge(self, request: JudgeRequest) -> JudgeRecord:
         messages = judge_messages(request)
         votes = await asyncio.gather(*(self._vote(c, messages) for c in self.clients))
         passes = sum(v["vote"] == "pass" for v in votes)
@@ -171,4 +172,5 @@ class LLMJudge:
             passed = passes > fails
         tokens = {"prompt_tokens": sum((v.get("usage") or {}).get("prompt_tokens", 0) for v in votes),
                   "completion_tokens": sum((v.get("usage") or {}).get("completion_tokens", 0) for v in votes)}
-        return {"name": self.name, "passed": passed, "votes": votes, "error": error, "tokens": tokens}
+        return JudgeRecord.model_validate({"name": self.name, "passed": passed, "votes": votes, "error": error,
+                                           "tokens": tokens})

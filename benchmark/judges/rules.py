@@ -27,6 +27,7 @@ from benchmark.judges.words import (
     times_in_formats,
     value_mentioned,
 )
+from benchmark.records import JudgeRecord
 from emulator.fabric import Fabric
 
 
@@ -50,10 +51,10 @@ def _enum_names(fabric: Fabric, device_id: str, path: str) -> dict[int, str]:
 class RulesJudge:
     name = "rules"
 
-    async def judge(self, request: JudgeRequest) -> dict[str, Any]:
+    async def judge(self, request: JudgeRequest) -> JudgeRecord:
         return self.judge_now(request)
 
-    def judge_now(self, request: JudgeRequest) -> dict[str, Any]:
+    def judge_now(self, request: JudgeRequest) -> JudgeRecord:
         episode = request.episode
         text = normalised(request.final_answer or "")
         checks: list[dict[str, Any]] = [{"check": "answer_present", "ok": bool(request.final_answer.strip())}]
@@ -66,7 +67,7 @@ class RulesJudge:
             checks += self._qt3_infeasible(request, text)
         else:
             checks += self._qt4_infeasible(request, text)
-        return {"name": self.name, "passed": all(c["ok"] for c in checks), "checks": checks, "error": None}
+        return JudgeRecord(name=self.name, passed=all(c["ok"] for c in checks), checks=checks, error=None)
 
     # qt1 -----------------------------------------------------------------------------------------------
     def _qt1(self, request: JudgeRequest, text: str) -> list[dict[str, Any]]:

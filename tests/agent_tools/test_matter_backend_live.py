@@ -125,8 +125,8 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
     data = EvaluationInput(episode, view, before, after, tools.invocations, outcome.final_answer,
                            [s.to_dict() for s in outcome.steps], outcome.end_reason)
     verdict = await evaluate_episode(data, RulesJudge())
-    return {"passed": verdict["passed"], "method": verdict["method"], "answer": outcome.final_answer,
-            "checks": [c.get("ok") for c in verdict["checks"]],
+    return {"passed": verdict.passed, "method": verdict.method, "answer": outcome.final_answer,
+            "checks": [c.get("ok") for c in verdict.checks],
             "tools": [i["tool"] for i in tools.invocations], "errors": [i for i in tools.invocations if not i["ok"]]}
 
 

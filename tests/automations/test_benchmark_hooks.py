@@ -54,7 +54,7 @@ def _run(episode: Episode, agent_calls: list[tuple[str, dict[str, Any]]] | None 
             assert tools.call(name, arguments)["error"] is None
         answer = "Done."
     data = EvaluationInput(episode, fabric, before, fabric.snapshot(), tools.invocations, answer)
-    return asyncio.run(evaluate_episode(data, RulesJudge()))
+    return asyncio.run(evaluate_episode(data, RulesJudge())).to_dict()  # the verdict as recorded
 
 
 def test_the_episode_file_keeps_its_gold_rules() -> None:

@@ -65,7 +65,7 @@ def test_the_runner_hands_the_episode_only_to_a_privileged_agent(agent_class, se
     spec = parse_spec({"episodes": {"path": str(EPISODE_DIR)}, "agent": {"name": "null"}})
     agent = agent_class()
     record = asyncio.run(run_episode(episode, 0, agent, RulesJudge(), spec))
-    assert record["agent"] == agent.name and record["status"] in ("passed", "failed")
+    assert record.agent == agent.name and record.status in ("passed", "failed")
     assert ("episode" in agent.extras) is sees_episode
     if sees_episode:
         assert agent.extras["episode"] is episode

@@ -43,7 +43,7 @@ def evaluate(name: str, calls: list[tuple], answer: str = "Done.", *, settings: 
         fabric.advance(advance_s)
     after = fabric.snapshot()
     data = EvaluationInput(episode, fabric, before, after, tools.invocations, answer)
-    return asyncio.run(evaluate_episode(data, judge or RulesJudge(), settings))
+    return asyncio.run(evaluate_episode(data, judge or RulesJudge(), settings)).to_dict()  # the verdict as recorded
 
 
 # --- required actions ------------------------------------------------------------------------------------------
