@@ -174,3 +174,76 @@ class RunRecord(_Record):
     def line(self) -> str:
         """The record as one line of ``records.jsonl``."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+
+
+# --- the run report (report.json) ---------------------------------------------------------------------------
+
+Number = int | float  # kept as given: a total of no records is 0, a mean 0.0 (the report's bytes stay as they were)
+
+
+class ReportSummary(_Record):
+    """Success and cost figures over a set of records (overall, per kind, per query type)."""
+
+    episodes: int
+    records: int
+    evaluated: int
+    passed: int
+    success_rate: Number | None
+    success_ci95: list[Number] | None
+    success_by_trial: list[Number]
+    success_trial_std: Number | None
+    success_rate_simuhome: Number | None
+    step_limit_runs: int
+    pass_hat_k: dict[str, Number | None]
+    infra_errors: int
+    tokens_total: Number
+    tokens_mean: Number
+    irrelevant_change_runs: int
+    irrelevant_changes_total: int
+    error_types: dict[str, int]
+    steps_mean: Number
+    virtual_duration_mean_s: Number
+    wall_time_total_s: Number
+
+
+class InfraErrorEntry(_Record):
+    episode_id: str
+    trial: int | None
+    error: str | None
+
+
+class TranscriptSummary(_Record):
+    records: int
+    of: int
+    tool_schema_sha256: list[str]
+
+
+class RunReport(_Record):
+    """``report.json`` of a run directory (schema ``homefabric-run-report/1``)."""
+
+    schema_: str = Field(default="homefabric-run-report/1", alias="schema")
+    run_dir: str
+    run_id: str | None
+    agent: str | None
+    model: str | None
+    judge: str | None
+    spec_sha256: str | None
+    git_commit: str | None
+    trials: int
+    overall: ReportSummary
+    state_changing_feasible: ReportSummary | None
+    by_kind: dict[str, ReportSummary]
+    by_query_type: dict[str, ReportSummary]
+    infra_errors: list[InfraErrorEntry]
+    episode_problems: list[dict[str, Any]]
+    torn_lines: bool
+    line_problems: list[dict[str, Any]]
+    dropped_records: list[dict[str, Any]]
+    manifest_checked: bool
+    transcripts: TranscriptSummary
+    plots: list[str] | None = None  # the PNG files drawn, once they are
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(exclude_unset=True, by_alias=True)

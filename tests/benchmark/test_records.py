@@ -75,3 +75,15 @@ def test_resume_keeps_records_written_before_the_models_byte_for_byte(tmp_path: 
     lines = (out / RECORDS).read_text(encoding="utf-8").splitlines(keepends=True)
     assert lines[:len(kept)] == kept
     assert [json.loads(line)["episode_id"] for line in lines[len(kept):]] == ["qt3_feasible_seed_7"]
+
+
+def test_the_report_of_those_records_is_a_typed_run_report(tmp_path: Path):
+    from benchmark.records import RunReport
+    from benchmark.report import build_report
+
+    (tmp_path / RECORDS).write_text("".join(LINES), encoding="utf-8")
+    report = build_report(tmp_path, force=True)
+    typed = RunReport.model_validate(report)
+    episodes = {json.loads(line)["episode_id"] for line in LINES}  # oracle's and react's qt1_feasible_seed_1: one key
+    assert typed.to_dict() == report and typed.overall.records == len(episodes) == len(LINES) - 1
+    assert typed.by_kind["qt1_feasible"].evaluated == 1 and typed.transcripts.records == 1
