@@ -6,13 +6,12 @@ compat_transport=False)`` is the ``ToolCaller`` agents get; the envelope helpers
 """
 
 from agent_tools.envelope import compat_error, fail, from_fabric_error, http_status, is_ok, ok
-from agent_tools.toolbox import ADMIN_TOOLS, PAPER13_TOOLS, SIMUHOME_TOOLS, TOOL_PROFILES, TOOLS, ToolBox
+from agent_tools.toolbox import ADMIN_TOOLS, PAPER13_TOOLS, SIMUHOME_TOOLS, TOOL_PROFILES, ToolBox
 
 __all__ = [
     "ADMIN_TOOLS",
     "PAPER13_TOOLS",
     "SIMUHOME_TOOLS",
-    "TOOLS",
     "TOOL_PROFILES",
     "ToolBox",
     "compat_error",

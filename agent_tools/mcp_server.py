@@ -53,7 +53,9 @@ def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: 
     ``offload=True`` runs each call in a worker thread (one at a time): for backends whose ``call`` blocks
     on the network (the Matter backend); the in-process fabric is fast and stays on the server's loop.
     """
-    listing = [types.Tool(name=s["name"], description=s["description"], input_schema=s["inputSchema"])
+    listing = [types.Tool(name=s["name"], description=s["description"], input_schema=s["inputSchema"],
+                          annotations=types.ToolAnnotations.model_validate(s["annotations"]) if "annotations" in s
+                          else None)
                for s in tools.schemas(style="mcp")]
     schemas = {s["name"]: s["inputSchema"] for s in tools.schemas(style="mcp")}
     limiter = anyio.CapacityLimiter(1)

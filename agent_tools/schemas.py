@@ -62,5 +62,10 @@ def openai_tool(name: str, description: str, model: type[BaseModel]) -> dict[str
                                              "parameters": parameters_schema(model)}}
 
 
-def mcp_tool(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
-    return {"name": name, "description": description, "inputSchema": parameters_schema(model)}
+def mcp_tool(name: str, description: str, model: type[BaseModel], *, read_only: bool | None = None) -> dict[str, Any]:
+    """An MCP tool listing; ``read_only`` (the tool's ``mutates_state``, negated) becomes the MCP
+    ``readOnlyHint`` annotation clients use to decide which calls need the user's confirmation."""
+    out: dict[str, Any] = {"name": name, "description": description, "inputSchema": parameters_schema(model)}
+    if read_only is not None:
+        out["annotations"] = {"readOnlyHint": read_only}
+    return out

@@ -19,12 +19,10 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from agent_tools import arguments as a
 from agent_tools import automation_tools as auto
@@ -32,7 +30,7 @@ from agent_tools.cluster_docs import search_text
 from agent_tools.control_rules import control_rules_payload
 from agent_tools.envelope import SIMUHOME_API_BASE, compat_error, fail, from_fabric_error, http_status, ok
 from agent_tools.limits import MAX_OBSERVATION_CHARS, cap_observation, cap_text
-from agent_tools.schemas import mcp_tool, openai_tool
+from agent_tools.registry import ToolSet, tool
 from agent_tools.structure import device_structure
 from agent_tools.validation import ArgumentError, decode_arguments, parse_model
 from emulator.clock import TICK_S, TIME_FORMAT
@@ -46,83 +44,6 @@ from emulator.workflows import WorkflowStep
 _PHASED_CLUSTERS = frozenset({"OperationalState", "RvcOperationalState", "OvenCavityOperationalState"})
 _PATH_ERRORS = frozenset({"ENDPOINT_NOT_FOUND", "CLUSTER_NOT_FOUND", "ATTRIBUTE_NOT_FOUND"})
 
-
-@dataclass(frozen=True)
-class ToolDef:
-    name: str
-    model: type[BaseModel]
-    description: str
-    route: Callable[[dict[str, Any]], str]  # SimuHome's HTTP path, for compat_transport error URLs
-
-
-def _route(template: str) -> Callable[[dict[str, Any]], str]:
-    return lambda args: template.format_map(_Blank(args))
-
-
-class _Blank(dict):
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
-TOOLS: dict[str, ToolDef] = {t.name: t for t in (
-    ToolDef("get_rooms", a.NoArgs, "List the home's rooms: {rooms:[{room_id, display_name}]}, sorted by room_id.",
-            _route("/rooms")),
-    ToolDef("get_room_devices", a.RoomArgs, "Devices in a room: a map device_id → {device_type}.",
-            _route("/rooms/{room_id}/devices")),
-    ToolDef("get_room_states", a.RoomArgs,
-            "A room's environment now: temperature (0.01 °C, 2512 = 25.12 °C), humidity (0.01 %, 4800 = 48 %), "
-            "illuminance (lux) and pm10 (µg/m³).", _route("/rooms/{room_id}/states")),
-    ToolDef("get_device_structure", a.DeviceArgs,
-            "A device's endpoints → clusters → attributes (value, type, readonly, enum names and values, ranges) "
-            "and commands with their argument names, types, defaults and ranges.",
-            _route("/devices/{device_id}/structure")),
-    ToolDef("get_all_attributes", a.DeviceArgs,
-            'Every attribute of a device as a flat map "<endpoint>.<Cluster>.<Attribute>" → value.',
-            _route("/devices/{device_id}/attributes")),
-    ToolDef("get_attribute", a.GetAttributeArgs,
-            "Read one attribute value. OperationalState CurrentPhase is returned as the phase name. An unknown "
-            "endpoint, cluster or attribute is an error naming what exists.",
-            _route("/devices/{device_id}/attributes/{endpoint_id}/{cluster_id}/{attribute_id}")),
-    ToolDef("execute_command", a.ExecuteCommandArgs,
-            "Invoke a device command (e.g. OnOff On, LevelControl MoveToLevel, FanControl Step, OperationalState "
-            "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
-            _route("/devices/{device_id}/commands")),
-    ToolDef("write_attribute", a.WriteAttributeArgs,
-            "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
-            "SystemMode). Returns old_value and new_value.", _route("/devices/{device_id}/attributes/write")),
-    ToolDef("get_cluster_doc", a.ClusterDocArgs,
-            "Search the documentation of the clusters and device types this home implements (attributes, "
-            "commands, arguments, ranges, device rules). Returns {text}: the best top_k chunks.",
-            _route("/cluster_doc")),
-    ToolDef("get_environment_control_rules", a.ControlRulesArgs,
-            "Which device types change a room's temperature, humidity, air_quality (pm10) or illuminance, the "
-            "actions that make them act, and their rates and limits. control_rules is a JSON string.",
-            _route("/environment/control_rules/{state}")),
-    ToolDef("get_current_time", a.NoArgs, 'The home\'s virtual time now: {now: "YYYY-MM-DD HH:MM:SS"}.',
-            _route("/time")),
-    ToolDef("schedule_workflow", a.ScheduleWorkflowArgs,
-            "Run execute_command / write_attribute steps at a future virtual time. Every step is checked now; a "
-            "step can still fail when it runs if the device is then in the wrong state (see get_workflow_status).",
-            _route("/schedule/workflow")),
-    ToolDef("get_workflow_status", a.WorkflowArgs,
-            "Status of a scheduled workflow: pending, running, completed, failed (with the failing step and "
-            "cause) or cancelled.", _route("/schedule/workflow/{workflow_id}/status")),
-    ToolDef("cancel_workflow", a.WorkflowArgs, "Cancel a pending workflow.",
-            _route("/schedule/workflow/{workflow_id}/cancel")),
-    ToolDef("get_workflow_list", a.WorkflowListArgs,
-            "List scheduled workflows, optionally filtered by status and start-time window.",
-            _route("/schedule/workflows")),
-    ToolDef("finish", a.FinishArgs, "End the task with the final answer to the user.", _route("")),
-    ToolDef("get_home_state", a.NoArgs, "(admin) The whole home: time, rooms with states and device attributes.",
-            _route("/home/state")),
-    ToolDef("add_device", a.AddDeviceArgs, "(admin) Add a catalogue device to an existing room.",
-            _route("/devices/add")),
-    ToolDef("remove_device", a.DeviceArgs, "(admin) Remove a device from the home.", _route("/devices/{device_id}")),
-    ToolDef("set_tick_interval", a.TickIntervalArgs,
-            "(admin) SimuHome's tick-interval setting; this emulator's clock is event-driven at a fixed 0.1 s tick, "
-            "so only 0.1 is accepted.", _route("/simulation/tick_interval")),
-)}
-
 SIMUHOME_TOOLS: tuple[str, ...] = (
     "get_rooms", "get_room_devices", "get_room_states", "get_device_structure", "get_all_attributes",
     "get_attribute", "execute_command", "write_attribute", "get_cluster_doc", "get_environment_control_rules",
@@ -134,20 +55,13 @@ PAPER13_TOOLS: tuple[str, ...] = tuple(
 """SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
 (facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
 ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
-TOOLS.update({t.name: t for t in (
-    ToolDef("create_automation", auto.CreateAutomationArgs, auto.DESCRIPTIONS["create_automation"],
-            _route("/automations")),
-    ToolDef("list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"], _route("/automations")),
-    ToolDef("delete_automation", auto.DeleteAutomationArgs, auto.DESCRIPTIONS["delete_automation"],
-            _route("/automations/{automation_id}")),
-)})
 # SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4).
 SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("finish",)
 TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
                                              "simuhome_ext": SIMUHOME_EXT_TOOLS}
 
 
-class ToolBox:
+class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
     """The agent tools bound to one fabric (one episode)."""
 
     def __init__(self, fabric: Fabric, *, profile: str = "simuhome", admin: bool = False, call_cost_s: float = 0.0,
@@ -175,8 +89,7 @@ class ToolBox:
         """Function-calling definitions of the offered tools (OpenAI chat ``tools`` or MCP tool listings)."""
         if style not in ("openai", "mcp"):
             raise ValueError(f"unknown schema style {style!r}; use 'openai' or 'mcp'")
-        build = openai_tool if style == "openai" else mcp_tool
-        return [build(name, TOOLS[name].description, TOOLS[name].model) for name in self._names]
+        return [self.tools[name].schema(style) for name in self._names]
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``, never raises.
@@ -218,13 +131,13 @@ class ToolBox:
     def _run(self, name: str, decoded: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(name, str) or name not in self._names:
             return fail("UNKNOWN_TOOL", f"Unknown tool {name!r}. Available tools: {', '.join(self._names)}")
-        tool = TOOLS[name]
+        tool = self.tools[name]
         args = parse_model(tool.model, decoded)
         try:
-            return ok(getattr(self, f"_tool_{name}")(args))
+            return ok(getattr(self, tool.method)(args))
         except FabricError as error:
             if self.compat_transport:
-                return compat_error(http_status(error.code), SIMUHOME_API_BASE + tool.route(decoded))
+                return compat_error(http_status(error.code), SIMUHOME_API_BASE + tool.route_for(decoded))
             envelope = from_fabric_error(error)
             envelope["error"]["detail"] = cap_text(envelope["error"]["detail"])
             return envelope
@@ -241,23 +154,42 @@ class ToolBox:
         })
 
     # ------------------------------------------------------------------------------ rooms
+    @tool("get_rooms", a.NoArgs, "List the home's rooms: {rooms:[{room_id, display_name}]}, sorted by room_id.",
+          mutates_state=False, route="/rooms")
     def _tool_get_rooms(self, args: a.NoArgs) -> dict[str, Any]:
         return {"rooms": [{"room_id": r.room_id, "display_name": r.name} for r in self.fabric.rooms()]}
 
+    @tool("get_room_devices", a.RoomArgs, "Devices in a room: a map device_id → {device_type}.",
+          mutates_state=False, route="/rooms/{room_id}/devices")
     def _tool_get_room_devices(self, args: a.RoomArgs) -> dict[str, Any]:
         return {d.device_id: {"device_type": d.device_type} for d in self.fabric.devices(args.room_id)}
 
+    @tool("get_room_states", a.RoomArgs,
+          "A room's environment now: temperature (0.01 °C, 2512 = 25.12 °C), humidity (0.01 %, 4800 = 48 %), "
+          "illuminance (lux) and pm10 (µg/m³).",
+          mutates_state=False, route="/rooms/{room_id}/states")
     def _tool_get_room_states(self, args: a.RoomArgs) -> dict[str, Any]:
         state = self.fabric.room_state(args.room_id)
         return {key: state[key] for key in ("temperature", "pm10", "illuminance", "humidity")}
 
     # ------------------------------------------------------------------------------ devices
+    @tool("get_device_structure", a.DeviceArgs,
+          "A device's endpoints → clusters → attributes (value, type, readonly, enum names and values, ranges) "
+          "and commands with their argument names, types, defaults and ranges.",
+          mutates_state=False, route="/devices/{device_id}/structure")
     def _tool_get_device_structure(self, args: a.DeviceArgs) -> dict[str, Any]:
         return device_structure(self.fabric, args.device_id)
 
+    @tool("get_all_attributes", a.DeviceArgs,
+          'Every attribute of a device as a flat map "<endpoint>.<Cluster>.<Attribute>" → value.',
+          mutates_state=False, route="/devices/{device_id}/attributes")
     def _tool_get_all_attributes(self, args: a.DeviceArgs) -> dict[str, Any]:
         return self.fabric.read_all(args.device_id)
 
+    @tool("get_attribute", a.GetAttributeArgs,
+          "Read one attribute value. OperationalState CurrentPhase is returned as the phase name. An unknown "
+          "endpoint, cluster or attribute is an error naming what exists.",
+          mutates_state=False, route="/devices/{device_id}/attributes/{endpoint_id}/{cluster_id}/{attribute_id}")
     def _tool_get_attribute(self, args: a.GetAttributeArgs) -> Any:
         cluster = chip_cluster_name(args.cluster_id)
         try:
@@ -272,22 +204,40 @@ class ToolBox:
                 return phases[value]
         return value
 
+    @tool("execute_command", a.ExecuteCommandArgs,
+          "Invoke a device command (e.g. OnOff On, LevelControl MoveToLevel, FanControl Step, OperationalState "
+          "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
+          mutates_state=True, route="/devices/{device_id}/commands")
     def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
         return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id), args.command_id,
                                   args.args)
 
+    @tool("write_attribute", a.WriteAttributeArgs,
+          "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
+          "SystemMode). Returns old_value and new_value.",
+          mutates_state=True, route="/devices/{device_id}/attributes/write")
     def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
         return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
                                  args.attribute_id, args.value)
 
     # ------------------------------------------------------------------------------ knowledge
+    @tool("get_cluster_doc", a.ClusterDocArgs,
+          "Search the documentation of the clusters and device types this home implements (attributes, "
+          "commands, arguments, ranges, device rules). Returns {text}: the best top_k chunks.",
+          mutates_state=False, route="/cluster_doc")
     def _tool_get_cluster_doc(self, args: a.ClusterDocArgs) -> dict[str, Any]:
         return {"text": search_text(args.query, args.top_k)}
 
+    @tool("get_environment_control_rules", a.ControlRulesArgs,
+          "Which device types change a room's temperature, humidity, air_quality (pm10) or illuminance, the "
+          "actions that make them act, and their rates and limits. control_rules is a JSON string.",
+          mutates_state=False, route="/environment/control_rules/{state}")
     def _tool_get_environment_control_rules(self, args: a.ControlRulesArgs) -> dict[str, Any]:
         physics = getattr(self.fabric, "physics", None)  # a Matter backend has no physics model: the defaults
         return control_rules_payload(args.state, physics.params if physics is not None else None)
 
+    @tool("get_current_time", a.NoArgs, 'The home\'s virtual time now: {now: "YYYY-MM-DD HH:MM:SS"}.',
+          mutates_state=False, route="/time")
     def _tool_get_current_time(self, args: a.NoArgs) -> dict[str, Any]:
         return {"now": self.fabric.now_text()}
 
@@ -306,6 +256,10 @@ class ToolBox:
                                         chip_cluster_name(write.cluster_id), write.attribute_id, value=write.value))
         return out
 
+    @tool("schedule_workflow", a.ScheduleWorkflowArgs,
+          "Run execute_command / write_attribute steps at a future virtual time. Every step is checked now; a "
+          "step can still fail when it runs if the device is then in the wrong state (see get_workflow_status).",
+          mutates_state=True, route="/schedule/workflow")
     def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs) -> dict[str, Any]:
         try:
             start = datetime.strptime(args.start_time, TIME_FORMAT)
@@ -320,9 +274,15 @@ class ToolBox:
         return {"workflow_id": workflow.workflow_id, "start_time": workflow.start_time, "status": workflow.status,
                 "total_steps": len(workflow.steps)}
 
+    @tool("get_workflow_status", a.WorkflowArgs,
+          "Status of a scheduled workflow: pending, running, completed, failed (with the failing step and "
+          "cause) or cancelled.",
+          mutates_state=False, route="/schedule/workflow/{workflow_id}/status")
     def _tool_get_workflow_status(self, args: a.WorkflowArgs) -> dict[str, Any]:
         return self.fabric.workflow(args.workflow_id).to_dict()
 
+    @tool("cancel_workflow", a.WorkflowArgs, "Cancel a pending workflow.",
+          mutates_state=True, route="/schedule/workflow/{workflow_id}/cancel")
     def _tool_cancel_workflow(self, args: a.WorkflowArgs) -> dict[str, Any]:
         already = self.fabric.workflow(args.workflow_id).status == "cancelled"
         workflow = self.fabric.cancel(args.workflow_id)
@@ -331,6 +291,9 @@ class ToolBox:
             out["message"] = "Already cancelled"
         return out
 
+    @tool("get_workflow_list", a.WorkflowListArgs,
+          "List scheduled workflows, optionally filtered by status and start-time window.",
+          mutates_state=False, route="/schedule/workflows")
     def _tool_get_workflow_list(self, args: a.WorkflowListArgs) -> list[dict[str, Any]]:
         if args.from_time and args.to_time and args.from_time > args.to_time:
             raise FabricError("VALIDATION_ERROR", f"from_time {args.from_time} is after to_time {args.to_time}")
@@ -345,20 +308,30 @@ class ToolBox:
         return out
 
     # ------------------------------------------------------------------------------ automations
+    @tool("create_automation", auto.CreateAutomationArgs, auto.DESCRIPTIONS["create_automation"],
+          mutates_state=True, route="/automations")
     def _tool_create_automation(self, args: auto.CreateAutomationArgs) -> dict[str, Any]:
         return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster_name)
 
+    @tool("list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"],
+          mutates_state=False, route="/automations")
     def _tool_list_automations(self, args: a.NoArgs) -> list[dict[str, Any]]:
         return auto.list_automations(self.fabric)
 
+    @tool("delete_automation", auto.DeleteAutomationArgs, auto.DESCRIPTIONS["delete_automation"],
+          mutates_state=True, route="/automations/{automation_id}")
     def _tool_delete_automation(self, args: auto.DeleteAutomationArgs) -> dict[str, Any]:
         return auto.delete_automation(self.fabric, args)
 
+    @tool("finish", a.FinishArgs, "End the task with the final answer to the user.",
+          mutates_state=False)
     def _tool_finish(self, args: a.FinishArgs) -> dict[str, Any]:
         self.final_answer = args.answer
         return {"answer": args.answer}
 
     # ------------------------------------------------------------------------------ admin
+    @tool("get_home_state", a.NoArgs, "(admin) The whole home: time, rooms with states and device attributes.",
+          mutates_state=False, route="/home/state")
     def _tool_get_home_state(self, args: a.NoArgs) -> dict[str, Any]:
         """SimuHome's home snapshot shape (facts §1.5)."""
         snapshot = self.fabric.snapshot()
@@ -370,6 +343,8 @@ class ToolBox:
         return {"tick_interval": TICK_S, "current_tick": snapshot["tick"], "current_time": snapshot["time"],
                 "base_time": snapshot["base_time"], "rooms": rooms}
 
+    @tool("add_device", a.AddDeviceArgs, "(admin) Add a catalogue device to an existing room.",
+          mutates_state=True, route="/devices/add")
     def _tool_add_device(self, args: a.AddDeviceArgs) -> dict[str, Any]:
         try:
             config = DeviceConfig(id=args.device_id, type=args.device_type, room=args.room_id)
@@ -379,10 +354,16 @@ class ToolBox:
         device = self.fabric.add_device(config)
         return {"room_id": device.room_id, "device_id": device.device_id}
 
+    @tool("remove_device", a.DeviceArgs, "(admin) Remove a device from the home.",
+          mutates_state=True, route="/devices/{device_id}")
     def _tool_remove_device(self, args: a.DeviceArgs) -> dict[str, Any]:
         self.fabric.remove_device(args.device_id)
         return {"device_id": args.device_id}
 
+    @tool("set_tick_interval", a.TickIntervalArgs,
+          "(admin) SimuHome's tick-interval setting; this emulator's clock is event-driven at a fixed 0.1 s "
+          "tick, so only 0.1 is accepted.",
+          mutates_state=False, route="/simulation/tick_interval")
     def _tool_set_tick_interval(self, args: a.TickIntervalArgs) -> dict[str, Any]:
         if not math.isclose(args.tick_interval, TICK_S, rel_tol=0, abs_tol=1e-9):
             raise FabricError(

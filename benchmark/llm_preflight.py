@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from benchmark.agents.base import Agent
+from benchmark.evaluators.judging import Judge
 from benchmark.llm_client import LLMClient, LLMError, LLMRequestError
 
 PROBE_TOOL_NAME = "get_probe_value"
@@ -120,7 +122,7 @@ def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
 
 
-async def preflight_models(agent: Any, judge: Any) -> dict[str, Any] | None:
+async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
     """A run's checks before anything is written: the agent's own (agents with a model have a
     ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
     LLM judge's endpoint (a dead one would make every record an infrastructure error)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.episode import KINDS
+from benchmark.records import RunReport
 from benchmark.run_store import RECORDS, belonging_records, load_manifest, read_records_file
 from benchmark.runner import read_records
 from emulator.home_config import write_atomically
@@ -113,9 +114,9 @@ def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
 
 
 def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
-    """The report of a run directory: only records of the manifest's episodes count; every line or record
-    left out is listed (``line_problems``, ``dropped_records``). A missing manifest is a RunFileError unless
-    ``force``; a corrupt one always is."""
+    """The report of a run directory (a :class:`benchmark.records.RunReport`, as its JSON shape): only records
+    of the manifest's episodes count; every line or record left out is listed (``line_problems``,
+    ``dropped_records``). A missing manifest is a RunFileError unless ``force``; a corrupt one always is."""
     run = Path(run_dir)
     loaded = load_manifest(run, force=force)
     read = read_records_file(run / RECORDS)
@@ -138,7 +139,7 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
     infra = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
              for r in records if r.get("status") == "infra_error"]
     state_changing = [r for r in records if r.get("case") == "feasible" and r.get("query_type") != "qt1"]
-    return {
+    return RunReport.model_validate({
         "schema": "homefabric-run-report/1", "run_dir": str(run), "run_id": manifest.get("run_id"),
         "agent": (manifest.get("spec") or {}).get("agent", {}).get("name"),
         "model": ((manifest.get("spec") or {}).get("agent", {}).get("model") or {}).get("model"),
@@ -150,7 +151,7 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
         "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
         "manifest_checked": loaded is not None, "transcripts": transcript_summary(records),
-    }
+    }).to_dict()
 
 
 def transcript_summary(records: list[dict[str, Any]]) -> dict[str, Any]:

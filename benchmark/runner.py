@@ -19,7 +19,7 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,8 @@ from typing import Any
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
+from benchmark.evaluators.judging import Judge
+from benchmark.records import RECORD_SCHEMA, RunRecord
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
     MANIFEST,
@@ -38,9 +40,6 @@ from benchmark.run_store import (
 )
 from emulator.fabric import Fabric
 from emulator.home_config import write_atomically
-
-RECORD_SCHEMA = "homefabric-run-record/1"
-WALL_FIELDS = ("wall_time_s",)
 
 
 class RunError(RuntimeError):
@@ -74,8 +73,9 @@ def make_agent(spec: RunSpec) -> Agent:
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
 
 
-def make_judge(spec: RunSpec) -> Any:
-    from benchmark.judges import LLMJudge, RulesJudge
+def make_judge(spec: RunSpec) -> Judge:
+    from benchmark.judges.llm import LLMJudge
+    from benchmark.judges.rules import RulesJudge
 
     if spec.judge.kind == "llm":
         return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)
@@ -105,7 +105,7 @@ def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
             "duration_s": (after["tick"] - before["tick"]) / 10}
 
 
-async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, spec: RunSpec) -> dict[str, Any]:
+async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec) -> RunRecord:
     """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
     from agent_tools import ToolBox
     from benchmark.evaluators.common import fresh_fabric
@@ -118,13 +118,14 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
     try:
         fabric: Fabric = fresh_fabric(episode.initial_home_config)
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
-        return {**record, "status": "infra_error", "error": f"home: {type(error).__name__}: {error}",
-                "wall_time_s": round(time.perf_counter() - started, 4)}
+        return RunRecord.model_validate({**record, "status": "infra_error",
+                                         "error": f"home: {type(error).__name__}: {error}",
+                                         "wall_time_s": round(time.perf_counter() - started, 4)})
     toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
                       compat_transport=spec.tools.compat_transport)
     before = fabric.snapshot()
     extras: dict[str, Any] = {"trial": trial}
-    if getattr(agent, "needs_episode", False):
+    if agent.needs_episode:  # the oracle: privileged by declaration (benchmark.agents.base.AgentBase)
         extras["episode"] = episode
     query = episode.query
     record["input"] = spec.speech.input if spec.speech is not None else "text"
@@ -153,12 +154,12 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Any, sp
         data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
                                [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure)
         verdict = await evaluate_episode(data, judge, spec.evaluation)
-        status = "infra_error" if verdict.get("infra_error") else ("passed" if verdict["passed"] else "failed")
-        record.update({"status": status, "error": verdict.get("infra_error") or outcome.error, "verdict": verdict})
-    judge_tokens = ((record.get("verdict") or {}).get("judge") or {}).get("tokens")
-    record["tokens"] = {"agent": outcome.tokens.to_dict(), "judge": judge_tokens}
+        status = "infra_error" if verdict.infra_error else ("passed" if verdict.passed else "failed")
+        record.update({"status": status, "error": verdict.infra_error or outcome.error, "verdict": verdict})
+    judged = record["verdict"].judge if record["verdict"] is not None else None
+    record["tokens"] = {"agent": outcome.tokens.to_dict(), "judge": judged.tokens if judged is not None else None}
     record["wall_time_s"] = round(time.perf_counter() - started, 4)
-    return record
+    return RunRecord.model_validate(record)
 
 
 # --- the run directory ---------------------------------------------------------------------------------------
@@ -197,8 +198,9 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     return result.records, result.torn or bool(result.problems)
 
 
-def record_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+def record_line(record: RunRecord | Mapping[str, Any]) -> str:
+    """One line of ``records.jsonl``; a record read back from the file is written byte for byte as it was."""
+    return (record if isinstance(record, RunRecord) else RunRecord.model_validate(record)).line()
 
 
 @dataclass
@@ -213,8 +215,9 @@ class RunSummary:
 
 class Runner:
     def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
-                 progress: bool = True, agent: Agent | None = None, judge: Any = None,
+                 progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
                  on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
+        # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
         self.spec = spec
         self.out = Path(out)
         self.resume = resume
@@ -267,7 +270,7 @@ class Runner:
             write_atomically(self.records_path, "".join(record_line(r) for r in kept))
         return kept
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: RunRecord) -> None:
         assert self._fd is not None
         data = record_line(record).encode("utf-8")
         view = memoryview(data)
@@ -300,7 +303,7 @@ class Runner:
             self._fd = None
         return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
 
-    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Any,
+    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
                        statuses: dict[str, int]) -> None:
         semaphore = asyncio.Semaphore(self.spec.concurrency)
         progress = None
@@ -317,15 +320,16 @@ class Runner:
                 try:
                     record = await run_episode(episode, trial, agent, judge, self.spec)
                 except Exception as error:  # a bug of ours in one episode must not end the run
-                    record = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
-                              "episode_sha256": episode_sha256(episode),
-                              "query_type": episode.query_type, "case": episode.case, "trial": trial,
-                              "seed": episode.meta.seed, "agent": agent.name, "status": "infra_error",
-                              "error": f"harness: {type(error).__name__}: {error}", "wall_time_s": 0.0}
+                    record = RunRecord(
+                        schema_=RECORD_SCHEMA, episode_id=episode.episode_id, kind=episode.kind,
+                        query_type=episode.query_type, case=episode.case, trial=trial, seed=episode.meta.seed,
+                        agent=agent.name, episode_sha256=episode_sha256(episode), status="infra_error",
+                        error=f"harness: {type(error).__name__}: {error}", wall_time_s=0.0)
             self._append(record)
-            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
+            status = record.status or "infra_error"
+            statuses[status] = statuses.get(status, 0) + 1
             if self.on_record is not None:
-                self.on_record(record)
+                self.on_record(record.to_dict())
             if progress is not None:
                 tally = " ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
                 progress.update(bar, advance=1, tally=tally)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 EndReason = Literal["finished", "max_steps", "aborted", "infra_error"]
 
@@ -121,5 +121,24 @@ class ToolCaller(Protocol):
 
 class Agent(Protocol):
     name: str
+    needs_episode: bool  # privileged: handed the episode (its ground truth) in ``task.extras["episode"]``
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome: ...
+
+
+class AgentBase:
+    """The base of the benchmark's agents. Each one declares in its class, checked when the class is made, its
+    ``name`` and whether it is privileged (``needs_episode``: the runner hands it the episode, ground truth
+    included — the oracle). Access to the answers is a declaration, never inferred from a missing attribute."""
+
+    name: ClassVar[str]
+    needs_episode: ClassVar[bool]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name, privileged = getattr(cls, "name", None), getattr(cls, "needs_episode", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{cls.__name__}: an agent declares its name, a non-empty string (got {name!r})")
+        if not isinstance(privileged, bool):
+            raise TypeError(f"{cls.__name__}: an agent declares needs_episode = True (privileged: it is handed the "
+                            f"episode with its ground truth) or False (got {privileged!r})")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, ToolCaller
+from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, ToolCaller
 
 NULL_ANSWER = "OK."
 
 
-class NullAgent:
+class NullAgent(AgentBase):
     name = "null"
     needs_episode = False
 

@@ -20,7 +20,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, ToolCaller
+from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, ToolCaller
 from benchmark.automation_scoring import gold_automations, tool_arguments
 from benchmark.episode import (
     DeviceAttributeGoal,
@@ -348,7 +348,7 @@ def _describe(step: Step) -> str:
     return f"{args['device_id']}: set {args['cluster_id']}.{args['attribute_id']} = {args['value']}"
 
 
-class OracleAgent:
+class OracleAgent(AgentBase):
     name = "oracle"
     needs_episode = True
 

@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from agent_tools.json_text import matching_brace
 from benchmark.agents import prompts
 from benchmark.agents.base import (
+    AgentBase,
     AgentOutcome,
     AgentStep,
     AgentTask,
@@ -232,10 +233,11 @@ class _Episode:
         self.truncations = self.truncations + 1 if truncated else 0
 
 
-class ReactAgent:
+class ReactAgent(AgentBase):
     """A ReAct loop over any OpenAI-compatible endpoint. ``max_steps`` counts model turns."""
 
     name = "react"
+    needs_episode = False
 
     def __init__(self, client: ChatClient, *, max_steps: int = 20, mode: RequestedMode = "native",
                  temperature: float = 0.0, max_consecutive_failures: int = 3, plain_answer_finishes: bool = True,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, TokenUsage, ToolCaller
+from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, TokenUsage, ToolCaller
 
 
 def recorded_calls(record: Mapping[str, Any]) -> tuple[list[tuple[str, Any]], str | None, str]:
@@ -38,7 +38,7 @@ def load_records(path: str | Path) -> dict[tuple[str, int], dict[str, Any]]:
     return out
 
 
-class ReplayAgent:
+class ReplayAgent(AgentBase):
     name = "replay"
     needs_episode = False
 

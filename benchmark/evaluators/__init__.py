@@ -27,6 +27,8 @@ from benchmark.evaluators.common import (
     match_required_actions,
     targeted_devices,
 )
+from benchmark.evaluators.judging import Judge, JudgeRequest
+from benchmark.records import JudgeRecord, Verdict
 from emulator.fabric import Fabric
 
 STATE_METHODS = {"qt2": "direction", "qt3": "final_state", "qt4-1": "schedule", "qt4-2": "schedule",
@@ -74,12 +76,8 @@ def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool 
             "direction": "Direction Failure", "schedule": "Schedule Failure"}[method]
 
 
-async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSettings | None = None
-                           ) -> dict[str, Any]:
-    """The verdict record ``{"passed", "score", "method", "checks", "required_actions", "irrelevant_changes",
-    "judge", "error_type", "infra_error", "simuhome"}``. Advances the live fabric (qt2/qt4)."""
-    from benchmark.judges import JudgeRequest
-
+async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSettings | None = None) -> Verdict:
+    """The verdict of one (episode, trial). Advances the live fabric (qt2/qt4)."""
     settings = settings or EvalSettings()
     episode, fabric = data.episode, data.fabric
     required = match_required_actions(episode.required_actions, data.invocations)
@@ -91,7 +89,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
     automations = score_automations(episode, fabric)  # before the checks that advance the live fabric
     answer = (data.final_answer or "").strip()
     checks: list[dict[str, Any]] = []
-    judge_record: dict[str, Any] | None = None
+    judge_record: JudgeRecord | None = None
     simuhome: dict[str, Any] = {}
     infra_error = None
     if method == "final_state":
@@ -107,19 +105,20 @@ async def evaluate_episode(data: EvaluationInput, judge: Any, settings: EvalSett
         workflows = [w.to_dict(with_steps=True) for w in fabric.workflows()]
         request = JudgeRequest(episode, answer, data.steps, data.invocations, data.after, fabric, changes, workflows)
         judge_record = await judge.judge(request)
-        method_ok = judge_record.get("passed")
+        method_ok = judge_record.passed
         if method_ok is None:
-            infra_error = f"judge: {judge_record.get('error')}"
+            infra_error = f"judge: {judge_record.error}"
     # Running out of steps (or aborting) is a failure however the home ended up.
     passed = bool(required_ok and method_ok and data.end_reason == "finished"
                   and (automations is None or automations["passed"]))
     kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason, data.failure)
     if kind_error is None and automations is not None and not automations["passed"]:
         kind_error = "Automation Judging Failure"  # SMH-Bench's AJ
-    return {"passed": passed, "score": 1 if passed else 0, "method": method, "checks": checks,
-            "required_actions": required, "irrelevant_changes": irrelevant, "judge": judge_record,
-            "error_type": None if passed else kind_error, "infra_error": infra_error, "simuhome": simuhome,
-            **({"automations": automations} if automations is not None else {})}
+    return Verdict.model_validate({
+        "passed": passed, "score": 1 if passed else 0, "method": method, "checks": checks,
+        "required_actions": required, "irrelevant_changes": irrelevant, "judge": judge_record,
+        "error_type": None if passed else kind_error, "infra_error": infra_error, "simuhome": simuhome,
+        **({"automations": automations} if automations is not None else {})})
 
 
 __all__ = ["EvalSettings", "EvaluationInput", "error_type", "evaluate_episode", "method_for"]

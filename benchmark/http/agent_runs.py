@@ -76,7 +76,7 @@ class StreamingAgent:
     def __init__(self, inner: Any, emit: Any) -> None:
         self.inner = inner
         self.name = inner.name
-        self.needs_episode = getattr(inner, "needs_episode", False)
+        self.needs_episode = inner.needs_episode
         self._emit = emit
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:

@@ -1,4 +1,4 @@
-"""The optional LLM judge of query answers: the project's 3-vote majority judge (``benchmark.judges.LLMJudge``)
+"""The optional LLM judge of query answers: the project's 3-vote majority judge (``benchmark.judges.llm.LLMJudge``)
 with an SMH rubric — the question, the expected answer recomputed from the home, and the agent's response."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from benchmark.judges import LLMJudge
+from benchmark.judges.llm import LLMJudge
 from benchmark.smh.instance import Instance
 
 RUBRIC = """\

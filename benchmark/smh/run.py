@@ -9,6 +9,7 @@ from typing import Any
 
 from benchmark.smh.agents import DrAgent, EiaAgent
 from benchmark.smh.instance import Instance, write_atomically
+from benchmark.smh.judge import SmhAnswerJudge
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
 from benchmark.smh.settings import UserFactory, run_dr, run_eia
@@ -18,7 +19,7 @@ from benchmark.smh.user_sim import RuleUser
 
 async def run_suite(suite_dir: Path, instances: Iterable[Instance], setting: str, agent: DrAgent | EiaAgent, *,
                     budget: int = DEFAULT_BUDGET, user_factory: UserFactory = RuleUser,
-                    judge: Any = None) -> list[dict[str, Any]]:
+                    judge: SmhAnswerJudge | None = None) -> list[dict[str, Any]]:
     homes = Homes(suite_dir)
     records = []
     for instance in instances:

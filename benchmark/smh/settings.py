@@ -18,6 +18,7 @@ from benchmark.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_m
 from benchmark.smh.automations import RuleError, to_spec
 from benchmark.smh.home_env import state_diff
 from benchmark.smh.instance import Instance, SmhAutomation
+from benchmark.smh.judge import SmhAnswerJudge
 from benchmark.smh.session import Homes
 from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh.user_sim import RuleUser
@@ -59,7 +60,7 @@ UserFactory = Callable[[Instance], Callable[[str], str]]
 
 
 async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
-                 judge: Any = None) -> Outcome:
+                 judge: SmhAnswerJudge | None = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -105,10 +106,15 @@ def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[
     return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
 
 
-async def _judged(outcome: Outcome, instance: Instance, judge: Any) -> Outcome:
+async def _judged(outcome: Outcome, instance: Instance, judge: SmhAnswerJudge | None) -> Outcome:
     if judge is not None:
         outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
     return outcome
+
+
+def _mutates(name: Any) -> bool:
+    spec = SmhToolBox.tools.get(name) if isinstance(name, str) else None
+    return spec is not None and spec.mutates_state
 
 
 def _mode_of(tools: SmhToolBox) -> str:
@@ -123,7 +129,7 @@ def _mode_of(tools: SmhToolBox) -> str:
 
 
 async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
-                  user_factory: UserFactory = RuleUser, judge: Any = None) -> Outcome:
+                  user_factory: UserFactory = RuleUser, judge: SmhAnswerJudge | None = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -138,7 +144,6 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
         actions=[AttemptedAction(did=(e["arguments"] or {}).get("did") if isinstance(e["arguments"], dict) else None,
                                  locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict)
                                  else None, arguments=e["arguments"], code=e["code"])
-                 for e in tools.log if e["tool"] in ("control_device", "create_automation")
-                 and e["code"] != "BUDGET_EXCEEDED"])
+                 for e in tools.log if _mutates(e["tool"]) and e["code"] != "BUDGET_EXCEEDED"])
     return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
                                                     _h0(env, h0_state, homes, instance))), instance, judge)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from agent_tools.envelope import fail, ok
-from agent_tools.schemas import mcp_tool, openai_tool
+from agent_tools.registry import ToolSet, tool
 from benchmark.smh.automations import RuleError, to_spec
 from benchmark.smh.home_env import HomeEnv
 from benchmark.smh.instance import SmhAutomation
@@ -51,19 +51,7 @@ class AskArgs(_Args):
     question: StrictStr = Field(min_length=1, description="One clarifying question for the user.")
 
 
-DESCRIPTIONS = {
-    "query_device": "Look devices up: candidates (an index), specs (schemas and locators) or status (values).",
-    "control_device": "Run one service on a device now (validated first; a refused call changes nothing).",
-    "create_automation": ("Create a persistent rule. trigger: {time_cron: Quartz 'sec min hour dom month dow "
-                          "year'} or {state: {did, attribute, op, value}}; conditions: [{did, attribute, op, "
-                          "value}] all true at firing; actions: [{did, locator, arguments}]."),
-    "ask_user": "Ask the user one clarifying question when the request cannot be carried out as stated.",
-}
-MODELS: dict[str, type[BaseModel]] = {"query_device": QueryArgs, "control_device": ControlArgs,
-                                      "create_automation": SmhAutomation, "ask_user": AskArgs}
-
-
-class SmhToolBox:
+class SmhToolBox(ToolSet):
     """The smh tools bound to one episode's home."""
 
     profile = "smh"
@@ -79,11 +67,10 @@ class SmhToolBox:
         self.questions: list[dict[str, str]] = []
 
     def names(self) -> list[str]:
-        return list(MODELS) if self.user is not None else [n for n in MODELS if n != "ask_user"]
+        return list(self.tools) if self.user is not None else [n for n in self.tools if n != "ask_user"]
 
     def schemas(self, style: str = "openai") -> list[dict[str, Any]]:
-        make = openai_tool if style == "openai" else mcp_tool
-        return [make(name, DESCRIPTIONS[name], MODELS[name]) for name in self.names()]
+        return [self.tools[name].schema("openai" if style == "openai" else "mcp") for name in self.names()]
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         if len(self.log) >= self.budget:
@@ -98,13 +85,13 @@ class SmhToolBox:
         if name not in self.names():
             return fail("UNKNOWN_TOOL", f"no tool {name!r}; tools: {self.names()}")
         try:
-            args = MODELS[name].model_validate(arguments if arguments is not None else {})
+            args = self.tools[name].model.model_validate(arguments if arguments is not None else {})
         except ValidationError as error:
             first = error.errors()[0]
             code = "MISSING_PARAMETERS" if first["type"] == "missing" else "INVALID_PARAMETERS"
             where = ".".join(str(p) for p in first["loc"])
             return fail(code, f"{name}: {where}: {first['msg']}")
-        return getattr(self, f"_{name}")(args)
+        return getattr(self, self.tools[name].method)(args)
 
     def _select(self, args: QueryArgs) -> list[str]:
         out = []
@@ -123,6 +110,8 @@ class SmhToolBox:
             out.append(did)
         return out
 
+    @tool("query_device", QueryArgs, "Look devices up: candidates (an index), specs (schemas and locators) or status "
+          "(values).", mutates_state=False)
     def _query_device(self, args: QueryArgs) -> dict[str, Any]:
         chosen = self._select(args)
         if args.did is not None and not chosen:
@@ -133,10 +122,16 @@ class SmhToolBox:
             return ok([self.env.export_device(d, values=False) for d in chosen])
         return ok({d: self.env.device_state(d) for d in chosen})
 
+    @tool("control_device", ControlArgs,
+          "Run one service on a device now (validated first; a refused call changes nothing).", mutates_state=True)
     def _control_device(self, args: ControlArgs) -> dict[str, Any]:
         result = self.env.call(args.did, args.locator, args.arguments)
         return ok(result.as_dict()) if result.ok else fail(result.code, result.message)
 
+    @tool("create_automation", SmhAutomation,
+          "Create a persistent rule. trigger: {time_cron: Quartz 'sec min hour dom month dow year'} or {state: {did, "
+          "attribute, op, value}}; conditions: [{did, attribute, op, value}] all true at firing; actions: [{did, "
+          "locator, arguments}].", mutates_state=True)
     def _create_automation(self, rule: SmhAutomation) -> dict[str, Any]:
         try:
             spec = to_spec(self.env, rule)
@@ -148,6 +143,8 @@ class SmhToolBox:
         self.automations.append(rule.model_dump(mode="json"))
         return ok({"automation_id": created.id, "kind": created.kind()})
 
+    @tool("ask_user", AskArgs, "Ask the user one clarifying question when the request cannot be carried out as "
+          "stated.", mutates_state=False)
     def _ask_user(self, args: AskArgs) -> dict[str, Any]:
         reply = self.user(args.question) if self.user is not None else ""
         self.questions.append({"question": args.question, "reply": reply})

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 from benchmark.smh.automations import RuleError, to_spec
 from benchmark.smh.home_env import HomeEnv
 from benchmark.smh.instance import Constraint, Instance, SmhAutomation
+from benchmark.smh.judge import SmhAnswerJudge
 from benchmark.smh.user_sim import question_fits
 from emulator.automations.equivalence import compare_automations
 from emulator.automations.model import compare
@@ -58,7 +59,7 @@ class Verdict(BaseModel):
     judge: dict[str, Any] | None = Field(default=None, description="the LLM judge's votes, when it was asked")
 
 
-async def judge_answer(verdict: Verdict, instance: Instance, prediction: Prediction, judge: Any) -> Verdict:
+async def judge_answer(verdict: Verdict, instance: Instance, prediction: Prediction, judge: SmhAnswerJudge) -> Verdict:
     """With an LLM judge, a query whose output was otherwise valid is decided by its votes (the rules verdict
     stays when the judge cannot decide)."""
     if instance.goal.mode != "answer" or verdict.error_class not in (None, "WRONG_ANSWER"):

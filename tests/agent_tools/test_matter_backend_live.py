@@ -115,7 +115,7 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
     from benchmark.evaluators import EvaluationInput, evaluate_episode
-    from benchmark.judges import RulesJudge
+    from benchmark.judges.rules import RulesJudge
 
     task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=current_time,
                      episode_id=episode.episode_id, extras={"episode": episode})
@@ -125,8 +125,8 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
     data = EvaluationInput(episode, view, before, after, tools.invocations, outcome.final_answer,
                            [s.to_dict() for s in outcome.steps], outcome.end_reason)
     verdict = await evaluate_episode(data, RulesJudge())
-    return {"passed": verdict["passed"], "method": verdict["method"], "answer": outcome.final_answer,
-            "checks": [c.get("ok") for c in verdict["checks"]],
+    return {"passed": verdict.passed, "method": verdict.method, "answer": outcome.final_answer,
+            "checks": [c.get("ok") for c in verdict.checks],
             "tools": [i["tool"] for i in tools.invocations], "errors": [i for i in tools.invocations if not i["ok"]]}
 
 

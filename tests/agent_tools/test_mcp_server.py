@@ -39,6 +39,11 @@ def test_lists_the_toolbox_tools_with_the_same_schemas(tools: ToolBox) -> None:
     for tool, schema in zip(listed, expected, strict=True):
         assert tool.input_schema == schema["inputSchema"], tool.name
         assert tool.description == schema["description"]
+        # The tool's one mutates_state declaration, as MCP's read-only hint.
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is not tools.tools[tool.name].mutates_state
+    assert {t.name for t in listed if not t.annotations.read_only_hint} == {"execute_command", "write_attribute",
+                                                                            "schedule_workflow", "cancel_workflow"}
 
 
 def test_call_changes_the_fabric_and_returns_the_envelope(fabric: Fabric, tools: ToolBox) -> None:

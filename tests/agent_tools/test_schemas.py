@@ -105,7 +105,8 @@ def test_mcp_style_uses_the_same_schemas(admin_tools: ToolBox) -> None:
     openai = admin_tools.schemas()
     assert [t["name"] for t in mcp] == admin_tools.names()
     for mcp_tool, openai_tool in zip(mcp, openai, strict=True):
-        assert set(mcp_tool) == {"name", "description", "inputSchema"}
+        assert set(mcp_tool) == {"name", "description", "inputSchema", "annotations"}
+        assert mcp_tool["annotations"] == {"readOnlyHint": not admin_tools.tools[mcp_tool["name"]].mutates_state}
         assert mcp_tool["inputSchema"] == openai_tool["function"]["parameters"]
 
 

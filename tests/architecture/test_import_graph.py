@@ -145,3 +145,37 @@ def test_the_checker_sees_edges() -> None:
     edges = package_edges()
     assert ("emulator", "clusters") in edges and ("homefabric_cli", "bridge.matter") in edges
     assert any(_matter_layer(m) == 4 and any(_matter_layer(t) == 2 for t in ts) for m, ts in imports().items())
+
+
+def _benchmark_part(module: str) -> str | None:
+    parts = module.split(".")
+    return f"benchmark.{parts[1]}" if parts[0] == "benchmark" and len(parts) > 1 else None
+
+
+def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph.get(node, ()))
+    return False
+
+
+def test_evaluators_and_judges_form_no_cycle() -> None:
+    # The evaluator declares the judge seam (benchmark.evaluators.judging); the judges implement it and may
+    # use the evaluator's helpers, so the edge runs judges → evaluators and never back, however indirectly.
+    known = {m for m, _, _ in _modules()}
+    graph: dict[str, set[str]] = defaultdict(set)
+    for module, targets in imports().items():
+        source = _benchmark_part(module)
+        for target in targets:
+            destination = _benchmark_part(target)
+            if source and destination and source != destination and (
+                    destination in known or any(k.startswith(destination + ".") for k in known)):
+                graph[source].add(destination)
+    assert "benchmark.evaluators" in graph["benchmark.judges"]  # the checker sees the edge that is allowed
+    assert not _reaches(graph, "benchmark.evaluators", "benchmark.judges"), \
+        "benchmark.evaluators imports benchmark.judges (directly or through another part): a cycle"

@@ -14,7 +14,7 @@ from benchmark.automation_scoring import tool_arguments
 from benchmark.episode import Episode, parse_episode
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric
-from benchmark.judges import RulesJudge
+from benchmark.judges.rules import RulesJudge
 from tests.benchmark.fixture_episodes import build_all
 
 NAME = "qt3_feasible_seed_7"  # turns the living room fan on (it cools the room), among other things
@@ -54,7 +54,7 @@ def _run(episode: Episode, agent_calls: list[tuple[str, dict[str, Any]]] | None 
             assert tools.call(name, arguments)["error"] is None
         answer = "Done."
     data = EvaluationInput(episode, fabric, before, fabric.snapshot(), tools.invocations, answer)
-    return asyncio.run(evaluate_episode(data, RulesJudge()))
+    return asyncio.run(evaluate_episode(data, RulesJudge())).to_dict()  # the verdict as recorded
 
 
 def test_the_episode_file_keeps_its_gold_rules() -> None:

@@ -10,7 +10,7 @@ from agent_tools import ToolBox
 from benchmark.episode import parse_episode
 from benchmark.evaluators import EvalSettings, EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric, is_subset, read_assert_path, values_equal
-from benchmark.judges import RulesJudge
+from benchmark.judges.rules import RulesJudge
 from tests.benchmark.fixture_episodes import build_all
 
 EPISODES = build_all()
@@ -43,7 +43,7 @@ def evaluate(name: str, calls: list[tuple], answer: str = "Done.", *, settings: 
         fabric.advance(advance_s)
     after = fabric.snapshot()
     data = EvaluationInput(episode, fabric, before, after, tools.invocations, answer)
-    return asyncio.run(evaluate_episode(data, judge or RulesJudge(), settings))
+    return asyncio.run(evaluate_episode(data, judge or RulesJudge(), settings)).to_dict()  # the verdict as recorded
 
 
 # --- required actions ------------------------------------------------------------------------------------------

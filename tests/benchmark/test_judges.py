@@ -9,8 +9,10 @@ from agent_tools import ToolBox
 from benchmark.episode import parse_episode
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.common import fresh_fabric
-from benchmark.judges import JudgeRequest, LLMJudge, judge_messages, parse_verdict
+from benchmark.evaluators.judging import JudgeRequest
+from benchmark.judges.llm import LLMJudge, judge_messages, parse_verdict
 from benchmark.llm_client import LLMClient
+from benchmark.records import JudgeRecord, Verdict
 from tests.benchmark.fixture_episodes import build_all
 from tests.support.openai_standin import OpenAIStandin, http_error, text
 
@@ -46,7 +48,7 @@ def _judge(server: OpenAIStandin, retries: int = 0) -> LLMJudge:
 
 
 def test_majority_of_three_votes_over_http():
-    async def scenario() -> tuple[dict, list]:
+    async def scenario() -> tuple[JudgeRecord, list]:
         script = [text('{"verdict": "pass", "reason": "says it is missing"}'), text("Verdict: FAIL"),
                   text("```json\n{\"verdict\": \"pass\"}\n```")]
         async with OpenAIStandin(script) as server:
@@ -54,7 +56,7 @@ def test_majority_of_three_votes_over_http():
             return result, server.chat_requests
 
     result, requests = asyncio.run(scenario())
-    assert result["passed"] is True and [v["vote"] for v in result["votes"]] == ["pass", "fail", "pass"]
+    assert result.passed is True and [v.vote for v in result.votes] == ["pass", "fail", "pass"]
     assert sorted(r.body["seed"] for r in requests) == [42, 43, 44]
     user = requests[0].body["messages"][1]["content"]
     assert "get_room_devices" in user and "There is no dryer 2" in user and "utility_room" in user
@@ -62,7 +64,7 @@ def test_majority_of_three_votes_over_http():
 
 
 def test_too_few_usable_votes_is_a_judge_infra_error():
-    async def scenario() -> dict:
+    async def scenario() -> Verdict:
         script = [http_error(500), http_error(503), text("no idea")]
         async with OpenAIStandin(script, strict=False) as server:
             name = "qt3_infeasible_seed_9"
@@ -75,9 +77,9 @@ def test_too_few_usable_votes_is_a_judge_infra_error():
             return await evaluate_episode(data, _judge(server))
 
     verdict = asyncio.run(scenario())
-    assert verdict["passed"] is False and verdict["infra_error"].startswith("judge:")
-    assert verdict["judge"]["passed"] is None
-    assert sorted(v["vote"] for v in verdict["judge"]["votes"]) == ["error", "error", "unreadable"]
+    assert verdict.passed is False and verdict.infra_error.startswith("judge:")
+    assert verdict.judge.passed is None
+    assert sorted(v.vote for v in verdict.judge.votes) == ["error", "error", "unreadable"]
 
 
 def test_long_observations_are_truncated_in_the_prompt():

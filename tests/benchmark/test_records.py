@@ -1,0 +1,89 @@
+"""Run records are typed (``benchmark.records``) and the file format did not move: records written before the
+models existed (``tests/benchmark/records/before_typing.jsonl``: oracle, null and a react agent with an LLM
+judge, every scoring method) load and are written back byte for byte, and a fresh run writes the same bytes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmark.records import JudgeRecord, RunRecord, Verdict
+from benchmark.run_spec import parse_spec
+from benchmark.runner import RECORDS, Runner, record_line
+from tests.benchmark.fixture_episodes import EPISODE_DIR
+
+BEFORE = Path(__file__).parent / "records" / "before_typing.jsonl"
+LINES = BEFORE.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def _id(line: str) -> str:
+    record = json.loads(line)
+    return f"{record['agent']}-{record['episode_id']}"
+
+
+@pytest.mark.parametrize("line", LINES, ids=[_id(line) for line in LINES])
+def test_a_record_written_before_the_models_round_trips_byte_for_byte(line: str):
+    record = RunRecord.model_validate_json(line)
+    assert record.line() == line
+    assert record_line(json.loads(line)) == line  # what resume does with the records it keeps
+    assert isinstance(record.verdict, Verdict) and record.verdict.passed is (record.status == "passed")
+    assert record.verdict.judge is None or isinstance(record.verdict.judge, JudgeRecord)
+
+
+def test_the_fixture_covers_every_scoring_method_and_both_judges():
+    records = [RunRecord.model_validate_json(line) for line in LINES]
+    assert {r.verdict.method for r in records if r.verdict} == {"judge", "direction", "final_state", "schedule"}
+    assert {r.verdict.judge.name for r in records if r.verdict and r.verdict.judge} == {"rules", "llm"}
+    llm = next(r for r in records if r.agent == "react")
+    assert llm.outcome.transcript is not None and llm.tokens.judge.prompt_tokens == 360
+    assert [v.vote for v in llm.verdict.judge.votes] == ["pass", "fail", "unreadable"]
+    rules = next(r for r in records if r.verdict.judge is not None and r.verdict.judge.name == "rules")
+    assert "tokens" not in rules.to_dict()["verdict"]["judge"]  # absent, not null, as before
+    assert "transcript" not in rules.to_dict()["outcome"]
+
+
+def _wall_free(line: str) -> str:
+    return re.sub(r'"wall_time_s":[0-9.e-]+', '"wall_time_s":0', line)
+
+
+def _run(out: Path, agent: str, ids: list[str], *, resume: bool = False, force: bool = False) -> None:
+    spec = parse_spec({"episodes": {"path": str(EPISODE_DIR), "ids": ids}, "agent": {"name": agent},
+                       "concurrency": 1})
+    asyncio.run(Runner(spec, out, resume=resume, force=force, progress=False).run())
+
+
+@pytest.mark.parametrize("agent", ["oracle", "null"])
+def test_a_run_now_writes_the_bytes_a_run_wrote_before(tmp_path: Path, agent: str):
+    before = {json.loads(line)["episode_id"]: line for line in LINES if json.loads(line)["agent"] == agent}
+    _run(tmp_path / "run", agent, sorted(before))
+    now = (tmp_path / "run" / RECORDS).read_text(encoding="utf-8").splitlines(keepends=True)
+    assert [_wall_free(line) for line in now] == [_wall_free(before[json.loads(line)["episode_id"]]) for line in now]
+
+
+def test_resume_keeps_records_written_before_the_models_byte_for_byte(tmp_path: Path):
+    out = tmp_path / "run"
+    out.mkdir()
+    kept = [line for line in LINES if json.loads(line)["agent"] == "oracle"]
+    # A torn last line makes resume rewrite the file: the records it keeps go through the models.
+    (out / RECORDS).write_text("".join(kept) + '{"schema":"homefabric-run-record/1","episode_id":"qt', encoding="utf-8")
+    ids = sorted(json.loads(line)["episode_id"] for line in kept)
+    _run(out, "oracle", [*ids, "qt3_feasible_seed_7"], resume=True, force=True)
+    lines = (out / RECORDS).read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[:len(kept)] == kept
+    assert [json.loads(line)["episode_id"] for line in lines[len(kept):]] == ["qt3_feasible_seed_7"]
+
+
+def test_the_report_of_those_records_is_a_typed_run_report(tmp_path: Path):
+    from benchmark.records import RunReport
+    from benchmark.report import build_report
+
+    (tmp_path / RECORDS).write_text("".join(LINES), encoding="utf-8")
+    report = build_report(tmp_path, force=True)
+    typed = RunReport.model_validate(report)
+    episodes = {json.loads(line)["episode_id"] for line in LINES}  # oracle's and react's qt1_feasible_seed_1: one key
+    assert typed.to_dict() == report and typed.overall.records == len(episodes) == len(LINES) - 1
+    assert typed.by_kind["qt1_feasible"].evaluated == 1 and typed.transcripts.records == 1
