@@ -11,7 +11,7 @@ import functools
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -29,7 +29,6 @@ from emulator.home_config import (
     HomeConfig,
     RoomConfig,
     WorkflowConfig,
-    WorkflowStepConfig,
 )
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
 from emulator.power_draw import apply_power_draw, drives_power
@@ -328,6 +327,13 @@ class Fabric:
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
                 "response": response}
 
+    @_locked
+    def apply(self, step: WorkflowStep) -> dict[str, Any]:
+        """Run one step now: ``invoke`` its command or ``write`` its attribute (what every dispatcher calls)."""
+        if step.kind == "invoke":
+            return self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
+        return self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+
     # ------------------------------------------------------------------------------ time
     @property
     def tick(self) -> int:
@@ -416,10 +422,7 @@ class Fabric:
         for index, step in enumerate(workflow.steps):
             workflow.current_step = index
             try:
-                if step.kind == "invoke":
-                    result = self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
-                else:
-                    result = self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+                result = self.apply(step)
             except FabricError as error:
                 workflow.status = "failed"
                 workflow.error = {"step": index, **error.to_dict()}
@@ -428,8 +431,7 @@ class Fabric:
         workflow.status = "completed"
 
     def _restore_workflow(self, config: WorkflowConfig) -> None:
-        steps = tuple(WorkflowStep(s.kind, s.device_id, s.endpoint, s.cluster, s.name, dict(s.args), s.value)
-                      for s in config.steps)
+        steps = tuple(replace(s, args=dict(s.args)) for s in config.steps)  # a step's args are not shared
         tick = self._to_tick(config.start_time)
         workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
                             config.current_step, config.error, list(config.results))
@@ -657,8 +659,7 @@ class Fabric:
         workflows = [WorkflowConfig(
             id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
             current_step=w.current_step, error=w.error, results=list(w.results),
-            steps=[WorkflowStepConfig(kind=s.kind, device_id=s.device_id, endpoint=s.endpoint, cluster=s.cluster,
-                                      name=s.name, args=dict(s.args), value=s.value) for s in w.steps])
+            steps=[replace(s, args=dict(s.args)) for s in w.steps])
             for w in self._workflows.values()]
         return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
                           rooms=rooms, devices=devices, extensions=self.extensions,

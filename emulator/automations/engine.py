@@ -404,12 +404,7 @@ class AutomationEngine:
         error: dict[str, Any] | None = None
         for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
-                if step.kind == "invoke":
-                    results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
-                                                      step.args))
-                else:
-                    results.append(self.fabric.write(step.device_id, step.endpoint, step.cluster, step.name,
-                                                     step.value))
+                results.append(self.fabric.apply(step))
             except FabricError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break

@@ -181,10 +181,7 @@ def run_actions(home: Fabric, spec: AutomationSpec) -> tuple[dict[tuple[str, str
     errors = []
     for index, step in enumerate(action.to_workflow_step() for action in spec.actions):
         try:
-            if step.kind == "invoke":
-                copy.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
-            else:
-                copy.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+            copy.apply(step)
         except FabricError as error:
             errors.append(f"step {index}: {error.code}")
     return _device_state(copy.snapshot()), errors
