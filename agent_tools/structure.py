@@ -36,7 +36,7 @@ def _attribute(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _arguments(cluster: str, command: str, described: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The fabric's argument descriptions, plus the members of enum-typed arguments."""
-    spec = SERVER_CLASSES[cluster]._command_specs.get(command)
+    spec = SERVER_CLASSES[cluster].declared_command(command)
     if spec is None:
         return described
     out = []

@@ -54,6 +54,10 @@ class Device:
     def add_sink(self, sink: ChangeSink) -> None:
         self._sinks.append(sink)
 
+    def clear_sinks(self) -> None:
+        """Stop reporting changes (the device left its home)."""
+        self._sinks.clear()
+
     def _forward(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
         for sink in self._sinks:
             sink(self, endpoint_id, cluster, attribute, old, new)

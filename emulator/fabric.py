@@ -183,7 +183,7 @@ class Fabric:
         if self.bus.has_listeners:
             tick = self.clock.tick
             self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,
-                                            self._time_text(tick, tenths=True)))
+                                            self.time_text(tick, tenths=True)))
 
     # ------------------------------------------------------------------------------ rooms
     @_locked
@@ -271,7 +271,7 @@ class Fabric:
         self._by_room[device.room_id].remove(device)
         servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}
         self.physics.unbind_sensors(device.room_id, servers)
-        device._sinks.clear()
+        device.clear_sinks()
         self.physics.resegment(device.room_id)
 
     # ------------------------------------------------------------------------------ data
@@ -343,7 +343,8 @@ class Fabric:
     def now(self) -> datetime:
         return self.clock.now_datetime
 
-    def _time_text(self, tick: int, *, tenths: bool = False) -> str:
+    def time_text(self, tick: int, *, tenths: bool = False) -> str:
+        """The virtual time of ``tick`` as "YYYY-MM-DD HH:MM:SS" (with ".d" tenths when asked)."""
         text = self.clock.datetime_at(tick).strftime(TIME_FORMAT)
         return f"{text}.{tick % TICKS_PER_SECOND}" if tenths else text
 
@@ -401,7 +402,7 @@ class Fabric:
             raise FabricError("VALIDATION_ERROR", "a workflow needs at least one step")
         tick = self._to_tick(start)
         if tick <= self.clock.tick:
-            raise FabricError("VALIDATION_ERROR", f"start time {self._time_text(tick)} is not in the future "
+            raise FabricError("VALIDATION_ERROR", f"start time {self.time_text(tick)} is not in the future "
                               f"(now {self.clock.now_text()})")
         for index, step in enumerate(steps):
             try:
@@ -410,7 +411,7 @@ class Fabric:
                 raise FabricError(error.code, f"step {index}: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
         self._workflow_counter += 1
-        workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self._time_text(tick), steps)
+        workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self.time_text(tick), steps)
         workflow.timer = self.clock.call_at_tick(tick, lambda: self._run_workflow(workflow), workflow.workflow_id)
         self._workflows[workflow.workflow_id] = workflow
         return workflow
@@ -496,8 +497,15 @@ class Fabric:
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
         self._add_rule(rule)
-        self._automations._changed()
+        self._automations.notify_changed()
         return rule
+
+    @_locked
+    def add_replay_rule(self, rule: AutomationRule) -> None:
+        """Add a stored rule to a throwaway copy of a home to watch its trigger: from now on every rule of this
+        home records its firings (events, history) but runs no actions."""
+        self._automations.dry_run = True
+        self._add_rule(rule)
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
@@ -514,7 +522,7 @@ class Fabric:
             raise FabricError(error.code, f"{where}: {error.message}", status=error.status,
                               allowed=error.allowed) from None
 
-    def _physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
+    def physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
         """(room, variable) when an attribute is a reading derived from room physics ("compartment" for one
         fed by a device's own compartment), else None (a discrete attribute that changes by events)."""
         device = self._devices.get(device_id)
@@ -523,7 +531,7 @@ class Fabric:
         if device is None or server is None:
             return None
         key = (id(server), attribute)
-        if key in self.physics._compartment_sensors:
+        if self.physics.is_compartment_sensor(server, attribute):
             return device.room_id, "compartment"
         binding = _ROOM_SENSORS.get((cluster, attribute))
         if binding is not None and key in self.physics.sensor_keys():
@@ -541,7 +549,7 @@ class Fabric:
             self._automations.remove(rule_id)
         for rule in rules:
             self._add_rule(rule)
-        self._automations._changed()
+        self._automations.notify_changed()
 
     @_locked
     def automations(self) -> list[AutomationRule]:
@@ -576,7 +584,7 @@ class Fabric:
         """When the rule is next due as known now ("YYYY-MM-DD HH:MM:SS.d"), None when nothing is planned."""
         self.automation(rule_id)
         tick = self._automations.next_firing_tick(rule_id)
-        return None if tick is None else self._time_text(tick, tenths=True)
+        return None if tick is None else self.time_text(tick, tenths=True)
 
     @_locked
     def automation_status(self, rule_id: str) -> dict[str, Any]:
@@ -760,8 +768,8 @@ def _int_reading(compute: Callable[[], float], server: ClusterServer, attribute:
 
 
 def _clamped(value: float, server: ClusterServer) -> float:
-    low = server._values.get("MinMeasuredValue")
-    high = server._values.get("MaxMeasuredValue")
+    low = server.read("MinMeasuredValue") if server.has_attribute("MinMeasuredValue") else None
+    high = server.read("MaxMeasuredValue") if server.has_attribute("MaxMeasuredValue") else None
     if low is not None:
         value = max(value, low)
     if high is not None:

@@ -301,7 +301,7 @@ class MatterHome:
     @staticmethod
     def _arguments(cluster: str, command: Any) -> list[dict[str, Any]]:
         server_class = SERVER_CLASSES.get(cluster)
-        spec = server_class._command_specs.get(command.name) if server_class is not None else None
+        spec = server_class.declared_command(command.name) if server_class is not None else None
         if spec is not None:
             return spec.describe_args()
         return [{"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(), "required": not f.type.optional}

@@ -56,7 +56,7 @@ GRANTED_MAX_INTERVAL_S = 3
 
 @functools.cache
 def _attribute_names_by_id(server_class: type) -> dict[int, str]:
-    model = server_class._model  # type: ignore[attr-defined]
+    model = server_class.class_model()
     return {a.attribute_id: name for name, a in model.attributes.items()}
 
 
@@ -69,7 +69,7 @@ def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
 @functools.cache
 def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
-    info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
+    info = server_class.class_model().attributes[name].type
     return (encoder(info.element) if info.is_list else None), encoder(info)
 
 
