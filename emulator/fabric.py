@@ -20,7 +20,7 @@ from emulator.automations.engine import AutomationEngine
 from emulator.automations.model import AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_to_ticks
-from emulator.device import Device
+from emulator.device import Device, DeviceView
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
 from emulator.home_config import (
@@ -219,14 +219,19 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ devices
     @_locked
-    def devices(self, room_id: str | None = None) -> list[Device]:
+    def devices(self, room_id: str | None = None) -> list[DeviceView]:
+        """The devices (of one room), sorted by id, as read-only views."""
         if room_id is not None:
             self.room(room_id)
-            return sorted(self._by_room[room_id], key=lambda d: d.device_id)
-        return sorted(self._devices.values(), key=lambda d: d.device_id)
+            return [d.view for d in sorted(self._by_room[room_id], key=lambda d: d.device_id)]
+        return [d.view for d in sorted(self._devices.values(), key=lambda d: d.device_id)]
 
     @_locked
-    def device(self, device_id: str) -> Device:
+    def device(self, device_id: str) -> DeviceView:
+        """One device as a read-only view (the fabric's own methods change it)."""
+        return self._device(device_id).view
+
+    def _device(self, device_id: str) -> Device:
         device = self._devices.get(device_id) if isinstance(device_id, str) else None
         if device is None:
             raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
@@ -236,7 +241,7 @@ class Fabric:
     @_locked
     def describe_device(self, device_id: str) -> dict[str, Any]:
         """Endpoints → clusters → attributes (value, type, writable) and commands (with arguments)."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         endpoints: dict[str, Any] = {}
         for ep_id, endpoint in sorted(device.endpoints.items()):
             clusters: dict[str, Any] = {}
@@ -250,23 +255,23 @@ class Fabric:
     @_locked
     def rename_device(self, device_id: str, name: str) -> None:
         """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         if not isinstance(name, str):
             raise FabricError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
         device.name = name
 
     @_locked
-    def add_device(self, config: DeviceConfig) -> Device:
+    def add_device(self, config: DeviceConfig) -> DeviceView:
         if config.id in self._devices:
             raise FabricError("DEVICE_ALREADY_EXISTS", f"device {config.id!r} already exists")
         self.room(config.room)
         device = self._place(config)
         self.physics.resegment(device.room_id)
-        return device
+        return device.view
 
     @_locked
     def remove_device(self, device_id: str) -> None:
-        device = self.device(device_id)
+        device = self._device(device_id)
         del self._devices[device_id]
         self._by_room[device.room_id].remove(device)
         servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}
@@ -276,7 +281,7 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ data
     def _server(self, device_id: str, endpoint: int, cluster: str) -> tuple[Device, ClusterServer]:
-        device = self.device(device_id)
+        device = self._device(device_id)
         return device, device.cluster(endpoint, cluster)
 
     @_locked
@@ -294,7 +299,7 @@ class Fabric:
     @_locked
     def read_all(self, device_id: str) -> dict[str, Any]:
         """Flat map "<endpoint>.<Cluster>.<Attribute>" → value (SimuHome's get_all_attributes)."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         return {f"{ep}.{cl}.{at}": device.endpoints[ep].clusters[cl].read(at) for ep, cl, at in device.paths()}
 
     @_locked
