@@ -17,6 +17,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, model
 from agent_tools import arguments as a
 from emulator.automations.model import MAX_HOLD_S, ActionStep, CronText
 from emulator.errors import FabricError
+from emulator.home_api import AutomationHost, HomeAPI
 from emulator.workflows import WorkflowStep
 
 AutomationId = Annotated[StrictStr, Field(min_length=1, description='Automation id returned by create_automation, '
@@ -95,15 +96,15 @@ def _condition(args: ComparisonArgs, chip_cluster: Callable[[str], str]) -> dict
             "path": f"{args.endpoint_id}.{chip_cluster(args.cluster_id or '')}.{args.attribute_id}"}
 
 
-def _hosting(fabric: Any) -> Any:
+def _hosting(fabric: HomeAPI) -> AutomationHost:
     """Rules live in an emulated home; a backend without them (a Matter controller's view) says so."""
-    if not hasattr(fabric, "add_automation"):
+    if not isinstance(fabric, AutomationHost):
         raise FabricError("NOT_SUPPORTED", f"this home backend ({type(fabric).__name__}) does not host automations; "
                           "use schedule_workflow, or the emulated home (homefabric's Fabric)")
     return fabric
 
 
-def create_automation(fabric: Any, args: CreateAutomationArgs, steps: list[WorkflowStep],
+def create_automation(fabric: HomeAPI, args: CreateAutomationArgs, steps: list[WorkflowStep],
                       chip_cluster: Callable[[str], str]) -> dict[str, Any]:
     fabric = _hosting(fabric)
     trigger: dict[str, Any] = {"kind": "time", "cron": args.trigger.cron} if args.trigger.type == "time" else {
@@ -114,16 +115,16 @@ def create_automation(fabric: Any, args: CreateAutomationArgs, steps: list[Workf
     return automation_view(fabric, rule.id)
 
 
-def automation_view(fabric: Any, rule_id: str) -> dict[str, Any]:
+def automation_view(fabric: AutomationHost, rule_id: str) -> dict[str, Any]:
     status = fabric.automation_status(rule_id)
     return {"automation_id": status.pop("id"), **status}
 
 
-def list_automations(fabric: Any) -> list[dict[str, Any]]:
+def list_automations(fabric: HomeAPI) -> list[dict[str, Any]]:
     return [automation_view(fabric, rule.id) for rule in _hosting(fabric).automations()]
 
 
-def delete_automation(fabric: Any, args: DeleteAutomationArgs) -> dict[str, Any]:
+def delete_automation(fabric: HomeAPI, args: DeleteAutomationArgs) -> dict[str, Any]:
     rule = _hosting(fabric).remove_automation(args.automation_id)
     return {"automation_id": rule.id, "deleted": True}
 

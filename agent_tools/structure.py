@@ -19,7 +19,7 @@ from typing import Any
 from clusters import SERVER_CLASSES
 from clusters.chip_model import GLOBAL_LIST_ATTRIBUTES
 from clusters.values import enum_members
-from emulator.fabric import Fabric
+from emulator.home_api import HomeAPI
 
 
 def _attribute(entry: dict[str, Any]) -> dict[str, Any]:
@@ -36,7 +36,7 @@ def _attribute(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _arguments(cluster: str, command: str, described: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The fabric's argument descriptions, plus the members of enum-typed arguments."""
-    spec = SERVER_CLASSES[cluster]._command_specs.get(command)
+    spec = SERVER_CLASSES[cluster].declared_command(command)
     if spec is None:
         return described
     out = []
@@ -45,7 +45,7 @@ def _arguments(cluster: str, command: str, described: list[dict[str, Any]]) -> l
     return out
 
 
-def device_structure(fabric: Fabric, device_id: str) -> dict[str, Any]:
+def device_structure(fabric: HomeAPI, device_id: str) -> dict[str, Any]:
     described = fabric.describe_device(device_id)
     endpoints: dict[str, Any] = {}
     for ep, endpoint in described["endpoints"].items():

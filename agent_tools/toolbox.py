@@ -4,9 +4,8 @@
 implements ``benchmark.agents.base.ToolCaller``: ``call(name, arguments)`` never raises and always
 returns the envelope; every call is logged in ``invocations``; ``finish`` sets ``final_answer``.
 
-Backends: ``fabric`` is an ``emulator.fabric.Fabric`` or any object with the same home API the tools use
-(rooms, devices, room_state, describe_device, read/read_all/write/invoke, now/now_text/advance,
-schedule/workflow/workflows/cancel), e.g. ``agent_tools.matter_backend.MatterHome`` over python-matter-server.
+Backends: ``fabric`` is any ``emulator.home_api.HomeAPI``: the emulated ``emulator.fabric.Fabric``, or
+``agent_tools.matter_backend.MatterHome`` over python-matter-server.
 
 Time: the fabric's virtual clock is paused while the agent thinks (unlike SimuHome, bug 17). A call
 may cost ``call_cost_s`` seconds of virtual time, advanced after the call (refused calls cost it too:
@@ -35,7 +34,7 @@ from agent_tools.structure import device_structure
 from agent_tools.validation import ArgumentError, decode_arguments, parse_model
 from emulator.clock import TICK_S, TIME_FORMAT
 from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.home_api import HomeAPI
 from emulator.home_config import DeviceConfig
 from emulator.simuhome.values import chip_cluster_name  # SimuHome's spellings are accepted everywhere
 from emulator.workflows import WorkflowStep
@@ -64,7 +63,7 @@ TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper1
 class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
     """The agent tools bound to one fabric (one episode)."""
 
-    def __init__(self, fabric: Fabric, *, profile: str = "simuhome", admin: bool = False, call_cost_s: float = 0.0,
+    def __init__(self, fabric: HomeAPI, *, profile: str = "simuhome", admin: bool = False, call_cost_s: float = 0.0,
                  realtime: bool = False, compat_transport: bool = False) -> None:
         if profile not in TOOL_PROFILES:
             raise ValueError(f"unknown tool profile {profile!r}; known: {sorted(TOOL_PROFILES)}")
@@ -209,16 +208,16 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
           "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
           mutates_state=True, route="/devices/{device_id}/commands")
     def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
-        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id), args.command_id,
-                                  args.args)
+        return self.fabric.apply(WorkflowStep.invoke(args.device_id, args.endpoint_id,
+                                                     chip_cluster_name(args.cluster_id), args.command_id, args.args))
 
     @tool("write_attribute", a.WriteAttributeArgs,
           "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
           "SystemMode). Returns old_value and new_value.",
           mutates_state=True, route="/devices/{device_id}/attributes/write")
     def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
-        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
-                                 args.attribute_id, args.value)
+        return self.fabric.apply(WorkflowStep.write(args.device_id, args.endpoint_id,
+                                                    chip_cluster_name(args.cluster_id), args.attribute_id, args.value))
 
     # ------------------------------------------------------------------------------ knowledge
     @tool("get_cluster_doc", a.ClusterDocArgs,

@@ -54,7 +54,7 @@ def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> di
     for tick in range(seconds * 10):
         stepped.clock.advance_to(tick)
         if changed["dirty"]:
-            processes = {(r, v): engine._process(engine.rooms[r], v) for r in engine.rooms for v in VARIABLES}
+            processes = {(r, v): engine.process(r, v) for r in engine.rooms for v in VARIABLES}
             changed["dirty"] = False
         values = {key: processes[key].step(x) for key, x in values.items()}
     stepped_wall = time.perf_counter() - started

@@ -216,6 +216,16 @@ class ClusterServer:
     def model(self) -> ClusterModel:
         return self._model
 
+    @classmethod
+    def class_model(cls) -> ClusterModel:
+        """The official model of this server class (what ``model`` gives on an instance)."""
+        return cls._model
+
+    @classmethod
+    def declared_command(cls, name: str) -> CommandSpec | None:
+        """The command ``name`` as this server class declares it (whatever its features), else None."""
+        return cls._command_specs.get(name)
+
     @property
     def cluster_id(self) -> int:
         return self._model.cluster_id

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from clusters import ClusterError, ClusterServer, Endpoint, server_class
@@ -23,6 +24,7 @@ class Device:
         self.name = name
         self.endpoints: dict[int, Endpoint] = {}
         self._sinks: list[ChangeSink] = []
+        self.view = DeviceView(self)  # what the fabric hands out
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
         basic = server_class("BasicInformation")(values={
@@ -53,6 +55,10 @@ class Device:
 
     def add_sink(self, sink: ChangeSink) -> None:
         self._sinks.append(sink)
+
+    def clear_sinks(self) -> None:
+        """Stop reporting changes (the device left its home)."""
+        self._sinks.clear()
 
     def _forward(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
         for sink in self._sinks:
@@ -109,3 +115,55 @@ class Device:
                     f"(invoke {rule.power_endpoint}.OnOff.On first)",
                     allowed={"required": f"{rule.power_endpoint}.OnOff.OnOff == true"},
                 )
+
+
+class DeviceView:
+    """A device as the fabric hands it out: identity, room, endpoints and reads, with no setters and no hooks
+    (renaming, placing and change sinks stay the fabric's). One view per device, so identity comparisons hold."""
+
+    __slots__ = ("_device",)
+
+    def __init__(self, device: Device) -> None:
+        self._device = device
+
+    @property
+    def device_id(self) -> str:
+        return self._device.device_id
+
+    @property
+    def device_type(self) -> str:
+        return self._device.device_type
+
+    @property
+    def room_id(self) -> str:
+        return self._device.room_id
+
+    @property
+    def name(self) -> str | None:
+        return self._device.name
+
+    @property
+    def spec(self) -> DeviceTypeSpec:
+        return self._device.spec
+
+    @property
+    def endpoints(self) -> Mapping[int, Endpoint]:
+        return MappingProxyType(self._device.endpoints)
+
+    def endpoint(self, endpoint_id: int) -> Endpoint:
+        return self._device.endpoint(endpoint_id)
+
+    def cluster(self, endpoint_id: int, cluster: str) -> ClusterServer:
+        return self._device.cluster(endpoint_id, cluster)
+
+    def find(self, endpoint_id: int, cluster: str) -> ClusterServer | None:
+        return self._device.find(endpoint_id, cluster)
+
+    def value(self, endpoint_id: int, cluster: str, attribute: str, default: Any = None) -> Any:
+        return self._device.value(endpoint_id, cluster, attribute, default)
+
+    def paths(self) -> list[tuple[int, str, str]]:
+        return self._device.paths()
+
+    def __repr__(self) -> str:
+        return f"DeviceView({self.device_id!r}, {self.device_type!r}, room={self.room_id!r})"

@@ -11,7 +11,7 @@ import functools
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -20,7 +20,7 @@ from emulator.automations.engine import AutomationEngine
 from emulator.automations.model import AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_to_ticks
-from emulator.device import Device
+from emulator.device import Device, DeviceView
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
 from emulator.home_config import (
@@ -29,7 +29,6 @@ from emulator.home_config import (
     HomeConfig,
     RoomConfig,
     WorkflowConfig,
-    WorkflowStepConfig,
 )
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, PhysicsParams
 from emulator.power_draw import apply_power_draw, drives_power
@@ -184,7 +183,7 @@ class Fabric:
         if self.bus.has_listeners:
             tick = self.clock.tick
             self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,
-                                            self._time_text(tick, tenths=True)))
+                                            self.time_text(tick, tenths=True)))
 
     # ------------------------------------------------------------------------------ rooms
     @_locked
@@ -220,14 +219,19 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ devices
     @_locked
-    def devices(self, room_id: str | None = None) -> list[Device]:
+    def devices(self, room_id: str | None = None) -> list[DeviceView]:
+        """The devices (of one room), sorted by id, as read-only views."""
         if room_id is not None:
             self.room(room_id)
-            return sorted(self._by_room[room_id], key=lambda d: d.device_id)
-        return sorted(self._devices.values(), key=lambda d: d.device_id)
+            return [d.view for d in sorted(self._by_room[room_id], key=lambda d: d.device_id)]
+        return [d.view for d in sorted(self._devices.values(), key=lambda d: d.device_id)]
 
     @_locked
-    def device(self, device_id: str) -> Device:
+    def device(self, device_id: str) -> DeviceView:
+        """One device as a read-only view (the fabric's own methods change it)."""
+        return self._device(device_id).view
+
+    def _device(self, device_id: str) -> Device:
         device = self._devices.get(device_id) if isinstance(device_id, str) else None
         if device is None:
             raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
@@ -237,7 +241,7 @@ class Fabric:
     @_locked
     def describe_device(self, device_id: str) -> dict[str, Any]:
         """Endpoints → clusters → attributes (value, type, writable) and commands (with arguments)."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         endpoints: dict[str, Any] = {}
         for ep_id, endpoint in sorted(device.endpoints.items()):
             clusters: dict[str, Any] = {}
@@ -251,33 +255,33 @@ class Fabric:
     @_locked
     def rename_device(self, device_id: str, name: str) -> None:
         """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         if not isinstance(name, str):
             raise FabricError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
         device.name = name
 
     @_locked
-    def add_device(self, config: DeviceConfig) -> Device:
+    def add_device(self, config: DeviceConfig) -> DeviceView:
         if config.id in self._devices:
             raise FabricError("DEVICE_ALREADY_EXISTS", f"device {config.id!r} already exists")
         self.room(config.room)
         device = self._place(config)
         self.physics.resegment(device.room_id)
-        return device
+        return device.view
 
     @_locked
     def remove_device(self, device_id: str) -> None:
-        device = self.device(device_id)
+        device = self._device(device_id)
         del self._devices[device_id]
         self._by_room[device.room_id].remove(device)
         servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}
         self.physics.unbind_sensors(device.room_id, servers)
-        device._sinks.clear()
+        device.clear_sinks()
         self.physics.resegment(device.room_id)
 
     # ------------------------------------------------------------------------------ data
     def _server(self, device_id: str, endpoint: int, cluster: str) -> tuple[Device, ClusterServer]:
-        device = self.device(device_id)
+        device = self._device(device_id)
         return device, device.cluster(endpoint, cluster)
 
     @_locked
@@ -295,7 +299,7 @@ class Fabric:
     @_locked
     def read_all(self, device_id: str) -> dict[str, Any]:
         """Flat map "<endpoint>.<Cluster>.<Attribute>" → value (SimuHome's get_all_attributes)."""
-        device = self.device(device_id)
+        device = self._device(device_id)
         return {f"{ep}.{cl}.{at}": device.endpoints[ep].clusters[cl].read(at) for ep, cl, at in device.paths()}
 
     @_locked
@@ -328,6 +332,13 @@ class Fabric:
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
                 "response": response}
 
+    @_locked
+    def apply(self, step: WorkflowStep) -> dict[str, Any]:
+        """Run one step now: ``invoke`` its command or ``write`` its attribute (what every dispatcher calls)."""
+        if step.kind == "invoke":
+            return self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
+        return self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+
     # ------------------------------------------------------------------------------ time
     @property
     def tick(self) -> int:
@@ -337,7 +348,8 @@ class Fabric:
     def now(self) -> datetime:
         return self.clock.now_datetime
 
-    def _time_text(self, tick: int, *, tenths: bool = False) -> str:
+    def time_text(self, tick: int, *, tenths: bool = False) -> str:
+        """The virtual time of ``tick`` as "YYYY-MM-DD HH:MM:SS" (with ".d" tenths when asked)."""
         text = self.clock.datetime_at(tick).strftime(TIME_FORMAT)
         return f"{text}.{tick % TICKS_PER_SECOND}" if tenths else text
 
@@ -395,7 +407,7 @@ class Fabric:
             raise FabricError("VALIDATION_ERROR", "a workflow needs at least one step")
         tick = self._to_tick(start)
         if tick <= self.clock.tick:
-            raise FabricError("VALIDATION_ERROR", f"start time {self._time_text(tick)} is not in the future "
+            raise FabricError("VALIDATION_ERROR", f"start time {self.time_text(tick)} is not in the future "
                               f"(now {self.clock.now_text()})")
         for index, step in enumerate(steps):
             try:
@@ -404,7 +416,7 @@ class Fabric:
                 raise FabricError(error.code, f"step {index}: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
         self._workflow_counter += 1
-        workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self._time_text(tick), steps)
+        workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self.time_text(tick), steps)
         workflow.timer = self.clock.call_at_tick(tick, lambda: self._run_workflow(workflow), workflow.workflow_id)
         self._workflows[workflow.workflow_id] = workflow
         return workflow
@@ -416,10 +428,7 @@ class Fabric:
         for index, step in enumerate(workflow.steps):
             workflow.current_step = index
             try:
-                if step.kind == "invoke":
-                    result = self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
-                else:
-                    result = self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+                result = self.apply(step)
             except FabricError as error:
                 workflow.status = "failed"
                 workflow.error = {"step": index, **error.to_dict()}
@@ -428,8 +437,7 @@ class Fabric:
         workflow.status = "completed"
 
     def _restore_workflow(self, config: WorkflowConfig) -> None:
-        steps = tuple(WorkflowStep(s.kind, s.device_id, s.endpoint, s.cluster, s.name, dict(s.args), s.value)
-                      for s in config.steps)
+        steps = tuple(replace(s, args=dict(s.args)) for s in config.steps)  # a step's args are not shared
         tick = self._to_tick(config.start_time)
         workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
                             config.current_step, config.error, list(config.results))
@@ -494,8 +502,15 @@ class Fabric:
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
         self._add_rule(rule)
-        self._automations._changed()
+        self._automations.notify_changed()
         return rule
+
+    @_locked
+    def add_replay_rule(self, rule: AutomationRule) -> None:
+        """Add a stored rule to a throwaway copy of a home to watch its trigger: from now on every rule of this
+        home records its firings (events, history) but runs no actions."""
+        self._automations.dry_run = True
+        self._add_rule(rule)
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
@@ -512,7 +527,7 @@ class Fabric:
             raise FabricError(error.code, f"{where}: {error.message}", status=error.status,
                               allowed=error.allowed) from None
 
-    def _physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
+    def physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
         """(room, variable) when an attribute is a reading derived from room physics ("compartment" for one
         fed by a device's own compartment), else None (a discrete attribute that changes by events)."""
         device = self._devices.get(device_id)
@@ -521,7 +536,7 @@ class Fabric:
         if device is None or server is None:
             return None
         key = (id(server), attribute)
-        if key in self.physics._compartment_sensors:
+        if self.physics.is_compartment_sensor(server, attribute):
             return device.room_id, "compartment"
         binding = _ROOM_SENSORS.get((cluster, attribute))
         if binding is not None and key in self.physics.sensor_keys():
@@ -539,7 +554,7 @@ class Fabric:
             self._automations.remove(rule_id)
         for rule in rules:
             self._add_rule(rule)
-        self._automations._changed()
+        self._automations.notify_changed()
 
     @_locked
     def automations(self) -> list[AutomationRule]:
@@ -574,7 +589,7 @@ class Fabric:
         """When the rule is next due as known now ("YYYY-MM-DD HH:MM:SS.d"), None when nothing is planned."""
         self.automation(rule_id)
         tick = self._automations.next_firing_tick(rule_id)
-        return None if tick is None else self._time_text(tick, tenths=True)
+        return None if tick is None else self.time_text(tick, tenths=True)
 
     @_locked
     def automation_status(self, rule_id: str) -> dict[str, Any]:
@@ -657,8 +672,7 @@ class Fabric:
         workflows = [WorkflowConfig(
             id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
             current_step=w.current_step, error=w.error, results=list(w.results),
-            steps=[WorkflowStepConfig(kind=s.kind, device_id=s.device_id, endpoint=s.endpoint, cluster=s.cluster,
-                                      name=s.name, args=dict(s.args), value=s.value) for s in w.steps])
+            steps=[replace(s, args=dict(s.args)) for s in w.steps])
             for w in self._workflows.values()]
         return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
                           rooms=rooms, devices=devices, extensions=self.extensions,
@@ -759,8 +773,8 @@ def _int_reading(compute: Callable[[], float], server: ClusterServer, attribute:
 
 
 def _clamped(value: float, server: ClusterServer) -> float:
-    low = server._values.get("MinMeasuredValue")
-    high = server._values.get("MaxMeasuredValue")
+    low = server.read("MinMeasuredValue") if server.has_attribute("MinMeasuredValue") else None
+    high = server.read("MaxMeasuredValue") if server.has_attribute("MaxMeasuredValue") else None
     if low is not None:
         value = max(value, low)
     if high is not None:

@@ -29,6 +29,7 @@ from pydantic import (
 
 from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
+from emulator.workflows import WorkflowStep
 
 HOME_FORMAT = "homefabric-home/1"
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]+")
@@ -153,18 +154,6 @@ class DeviceConfig(BaseModel):
     attributes: dict[AttributePath, Any] = Field(default_factory=dict)
 
 
-class WorkflowStepConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    kind: Literal["invoke", "write"]
-    device_id: str
-    endpoint: int
-    cluster: str
-    name: str  # the command or the attribute
-    args: dict[str, Any] = Field(default_factory=dict)
-    value: Any = None
-
-
 class WorkflowConfig(BaseModel):
     """A scheduled workflow as a saved home keeps it: pending ones run again after a load; finished ones
     keep their outcome so a resumed home still answers about them."""
@@ -174,7 +163,7 @@ class WorkflowConfig(BaseModel):
     id: str
     description: str = ""
     start_time: Timestamp
-    steps: list[WorkflowStepConfig] = Field(min_length=1)
+    steps: list[WorkflowStep] = Field(min_length=1)
     status: Literal["pending", "running", "completed", "failed", "cancelled"] = "pending"
     current_step: int = 0
     error: dict[str, Any] | None = None

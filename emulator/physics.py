@@ -279,6 +279,10 @@ class PhysicsEngine:
         self.publish_sensors(room.room_id)
 
     # ------------------------------------------------------------------------------ the rules
+    def process(self, room_id: str, variable: str) -> Process:
+        """A room variable's dynamics now, as a rule a stepper can follow (bench and tests compare with it)."""
+        return self._process(self.rooms[room_id], variable)
+
     def _process(self, room: RoomPhysics, variable: str) -> Process:
         p = self.params
         baseline = room.baseline[variable]
@@ -403,6 +407,10 @@ class PhysicsEngine:
         self._sensors[room_id].append((server, attribute, compute))
         if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
             self._published[(id(server), attribute)] = compute()
+
+    def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
+        """Whether ``attribute`` of ``server`` reads a device's own compartment (a fridge's inside)."""
+        return (id(server), attribute) in self._compartment_sensors
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""

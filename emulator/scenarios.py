@@ -6,6 +6,7 @@ from typing import Any
 
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
+from emulator.workflows import WorkflowStep
 
 # (device type, [(kind, endpoint, cluster, name, args-or-value)]) — what "a busy day" does to each type.
 _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
@@ -35,11 +36,10 @@ def start_typical_day(fabric: Fabric) -> list[dict[str, Any]]:
     done: list[dict[str, Any]] = []
     for device in fabric.devices():
         for kind, endpoint, cluster, name, payload in _ACTIONS.get(device.device_type, []):
+            step = (WorkflowStep.invoke(device.device_id, endpoint, cluster, name, payload) if kind == "invoke" else
+                    WorkflowStep.write(device.device_id, endpoint, cluster, name, payload))
             try:
-                if kind == "invoke":
-                    fabric.invoke(device.device_id, endpoint, cluster, name, payload)
-                else:
-                    fabric.write(device.device_id, endpoint, cluster, name, payload)
+                fabric.apply(step)
             except FabricError:
                 continue  # e.g. already running: a busy day tolerates it
             done.append({"device_id": device.device_id, "kind": kind, "path": f"{endpoint}.{cluster}.{name}"})

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,6 +26,9 @@ from homefabric_cli.options import (
     Speed,
     Token,
 )
+
+if TYPE_CHECKING:  # the fabric is imported when a command needs it (startup time)
+    from emulator.fabric import Fabric
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -190,7 +193,7 @@ def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = Fal
 
 
 # ---------------------------------------------------------------------------------- sim
-def simulate(fabric: Any, seconds: float, *, progress: bool) -> dict[str, Any]:
+def simulate(fabric: Fabric, seconds: float, *, progress: bool) -> dict[str, Any]:
     """Advance in hour-sized chunks (so the progress bar moves); returns timing figures."""
     chunk = 3600.0
     started = time.perf_counter()
@@ -231,7 +234,7 @@ def sim_run(
                   f"({figures['speedup']}× real time, {figures['events']} events)")
 
 
-def _print_rooms(fabric: Any, rooms: dict[str, dict[str, float]]) -> None:
+def _print_rooms(fabric: Fabric, rooms: dict[str, dict[str, float]]) -> None:
     table = Table(title=f"room states at {fabric.now_text()}")
     for column in ("room", "°C", "% RH", "lux", "PM10"):
         table.add_column(column)

@@ -12,6 +12,7 @@ from one thread at a time.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -44,6 +45,7 @@ from clusters.status import Status
 from clusters.values import enum_members
 from emulator.clock import TIME_FORMAT
 from emulator.errors import FabricError
+from emulator.home_config import DeviceConfig
 from emulator.workflows import Workflow, WorkflowStep
 
 DESCRIPTOR = 0x1D
@@ -66,7 +68,7 @@ class MatterHome:
         self._devices = {d.device_id: d for d in devices}
         self._rooms = {r.room_id: r for r in rooms}
         self.name = "matter"
-        self.scheduler = HostScheduler(self._run_step, self.now)
+        self.scheduler = HostScheduler(self.apply, self.now)
 
     @classmethod
     def connect(cls, url: str, *, mapping: HomeMapping | None = None, **connection_options: Any) -> MatterHome:
@@ -100,6 +102,21 @@ class MatterHome:
             raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
         return device
 
+    # ------------------------------------------------------------------------------ admin (the emulator's only)
+    def snapshot(self) -> dict[str, Any]:
+        raise self._not_supported("a whole-home snapshot (virtual time, room physics)")
+
+    def add_device(self, config: DeviceConfig) -> MatterDevice:
+        raise self._not_supported("adding a device (commission it to python-matter-server instead)")
+
+    def remove_device(self, device_id: str) -> None:
+        raise self._not_supported("removing a device (decommission it in python-matter-server instead)")
+
+    @staticmethod
+    def _not_supported(what: str) -> FabricError:
+        return FabricError("NOT_SUPPORTED", f"the Matter-controller backend cannot do {what}; it is an admin tool "
+                           "of the emulated home (homefabric's Fabric)")
+
     # ------------------------------------------------------------------------------ time and workflows
     def now(self) -> datetime:
         return datetime.now().replace(microsecond=0)
@@ -110,7 +127,8 @@ class MatterHome:
     def advance(self, seconds: float) -> None:
         """Real time cannot be advanced; the call cost of a tool call is the time it really took."""
 
-    def schedule(self, start_time: str, steps: list[WorkflowStep], description: str = "") -> Workflow:
+    def schedule(self, start: str, steps: Iterable[WorkflowStep], description: str = "") -> Workflow:
+        steps = list(steps)
         for index, step in enumerate(steps):  # refuse a malformed step now, as the fabric does
             try:
                 self._target(step.device_id, step.endpoint, step.cluster)
@@ -121,7 +139,7 @@ class MatterHome:
                     self._attribute(model, step.cluster, step.name)
             except FabricError as error:
                 raise FabricError(error.code, f"steps[{index}]: {error.message}", allowed=error.allowed) from None
-        return self.scheduler.schedule(start_time, steps, description)
+        return self.scheduler.schedule(start, steps, description)
 
     def workflow(self, workflow_id: str) -> Workflow:
         return self.scheduler.workflow(workflow_id)
@@ -132,7 +150,8 @@ class MatterHome:
     def cancel(self, workflow_id: str) -> Workflow:
         return self.scheduler.cancel(workflow_id)
 
-    def _run_step(self, step: WorkflowStep) -> Any:
+    def apply(self, step: WorkflowStep) -> dict[str, Any]:
+        """Run one step now as a Matter invoke or write (the fabric's ``apply``)."""
         if step.kind == "invoke":
             return self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
         return self.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
@@ -283,13 +302,13 @@ class MatterHome:
     @staticmethod
     def _arguments(cluster: str, command: Any) -> list[dict[str, Any]]:
         server_class = SERVER_CLASSES.get(cluster)
-        spec = server_class._command_specs.get(command.name) if server_class is not None else None
+        spec = server_class.declared_command(command.name) if server_class is not None else None
         if spec is not None:
             return spec.describe_args()
         return [{"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(), "required": not f.type.optional}
                 for f in command.fields]
 
-    def room_state(self, room_id: str, exact: bool = False) -> dict[str, Any]:
+    def room_state(self, room_id: str, *, exact: bool = False) -> dict[str, Any]:
         """Temperature, humidity, illuminance and pm10 from the room's measurement clusters (first found)."""
         self.room(room_id)
         state: dict[str, Any] = dict.fromkeys(ROOM_SENSORS)
@@ -328,7 +347,7 @@ class MatterHome:
                 "old_value": old, "new_value": new}
 
     def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
-               args: dict[str, Any] | None = None) -> dict[str, Any]:
+               args: Mapping[str, Any] | None = None) -> dict[str, Any]:
         device, number = self._target(device_id, endpoint)
         model = self._cluster_model(cluster)
         spec = self._command(model, command)

@@ -94,7 +94,7 @@ def _normal(key: str) -> str:
 def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -> dict[str, Any]:
     """The arguments as a chip-label payload; FabricError COMMAND_INVALID_ARGS / CONSTRAINT_ERROR otherwise."""
     server_class = SERVER_CLASSES.get(cluster)
-    spec = server_class._command_specs.get(command.name) if server_class is not None else None
+    spec = server_class.declared_command(command.name) if server_class is not None else None
     where = f"{cluster}.{command.name}"
     try:
         if spec is not None:

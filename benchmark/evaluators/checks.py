@@ -67,8 +67,8 @@ def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float
     """The goal variable at ``tick`` in a world where, when the agent started, every device of the goal room
     that moves it was set to its strongest action the asked way (opposing ones switched off): the most the
     room's own devices can do."""
-    from benchmark.agents.oracle import DevicePlan, control_steps
     from benchmark.evaluators.common import ROLES_BY_VARIABLE, fresh_fabric
+    from benchmark.step_planning import DevicePlan, control_steps
 
     world = fresh_fabric(baseline.initial_home_config)
     world.run_until(int(baseline.before.get("tick", 0)))
@@ -78,14 +78,8 @@ def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float
                 continue
             plan = DevicePlan(device.device_id, device.device_type, dict(world.read_all(device.device_id)))
             for step in control_steps(plan, role, endpoint, goal.room_state, goal.direction):
-                args = step["args"]
                 try:
-                    if step["tool"] == "execute_command":
-                        world.invoke(args["device_id"], args["endpoint_id"], args["cluster_id"], args["command_id"],
-                                     args["args"])
-                    else:
-                        world.write(args["device_id"], args["endpoint_id"], args["cluster_id"], args["attribute_id"],
-                                    args["value"])
+                    world.apply(step)
                 except FabricError:
                     continue  # a refused step is simply not part of what the devices can do
     world.run_until(tick)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
+from emulator.home_api import HomeAPI
 from emulator.simuhome.paths import simuhome_path
 from emulator.simuhome.values import simuhome_cluster_name
 from emulator.workflows import WorkflowStep
@@ -51,11 +52,8 @@ class Step:
                                                      "cluster_id": cluster, "attribute_id": self.name,
                                                      "value": self.value}}
 
-    def apply(self, fabric: Any, device_id: str) -> None:
-        if self.kind == "invoke":
-            fabric.invoke(device_id, self.endpoint, self.cluster, self.name, dict(self.args))
-        else:
-            fabric.write(device_id, self.endpoint, self.cluster, self.name, self.value)
+    def apply(self, fabric: HomeAPI, device_id: str) -> None:
+        fabric.apply(self.workflow_step(device_id))
 
 
 @dataclass(frozen=True)
@@ -310,7 +308,7 @@ _BUILDERS: dict[str, Any] = {
 }
 
 
-def asserts_hold(fabric: Any, device_id: str, variant: Variant) -> bool:
+def asserts_hold(fabric: HomeAPI, device_id: str, variant: Variant) -> bool:
     """Every assert of ``variant`` is true on ``device_id`` now."""
     values = fabric.read_all(device_id)
     return all(_same(values.get(path), value) for path, value in variant.our_asserts().items())

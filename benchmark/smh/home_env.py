@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmark.smh.products import PRODUCTS, Attribute, Port, Product, Service
 from emulator.errors import FabricError
+from emulator.fabric import Fabric
 from emulator.workflows import WorkflowStep
 
 # Codes of a refused call; each maps to an AV (DR) / TV (EIA) subtype in the taxonomy.
@@ -46,7 +47,7 @@ def spid(device_type: str) -> str:
 class HomeEnv:
     """The SMH view over one fabric. Cheap to make; holds no state of its own."""
 
-    def __init__(self, fabric: Any) -> None:
+    def __init__(self, fabric: Fabric) -> None:
         self.fabric = fabric
 
     # ------------------------------------------------------------------------------ structure
@@ -179,10 +180,7 @@ class HomeEnv:
         before = self.device_state(device_id)
         for step in steps:
             try:
-                if step.kind == "invoke":
-                    self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
-                else:
-                    self.fabric.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+                self.fabric.apply(step)
             except FabricError as error:  # services are single-step, so a refusal leaves the state as it was
                 return CallResult(False, "DEVICE_REFUSED", f"{device_id} refused {locator}: {error.message}")
         after = self.device_state(device_id)

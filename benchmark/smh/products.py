@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from emulator.home_api import HomeAPI
 from emulator.workflows import WorkflowStep
 
 LEVEL_MAX = 254
@@ -59,7 +60,7 @@ class Param:
 class Port:
     """One device seen from a component: reads through the fabric's public API, relative to an endpoint."""
 
-    def __init__(self, fabric: Any, device_id: str, endpoint: int) -> None:
+    def __init__(self, fabric: HomeAPI, device_id: str, endpoint: int) -> None:
         self.fabric, self.device_id, self.endpoint = fabric, device_id, endpoint
 
     def read(self, cluster: str, attribute: str, endpoint: int | None = None) -> Any:

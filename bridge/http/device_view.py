@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from emulator.device import Device
+from emulator.device import DeviceView
 from emulator.fabric import Fabric, Room
 
 # Cluster → the attributes worth showing live (only those the device's server has are read).
@@ -42,7 +42,7 @@ SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 }
 
 
-def shown_paths(device: Device) -> list[tuple[int, str, str]]:
+def shown_paths(device: DeviceView) -> list[tuple[int, str, str]]:
     paths = []
     for ep_id, endpoint in sorted(device.endpoints.items()):
         for cluster, server in endpoint.clusters.items():
@@ -52,7 +52,7 @@ def shown_paths(device: Device) -> list[tuple[int, str, str]]:
     return paths
 
 
-def display_name(device: Device) -> str:
+def display_name(device: DeviceView) -> str:
     """The device's name, or its catalogue label with the id's number ("On/off light 2") when it has none."""
     if device.name:
         return device.name
@@ -60,7 +60,7 @@ def display_name(device: Device) -> str:
     return f"{device.spec.label} {number.group(1)}" if number else device.spec.label
 
 
-def device_view(fabric: Fabric, device: Device) -> dict[str, Any]:
+def device_view(fabric: Fabric, device: DeviceView) -> dict[str, Any]:
     state = {f"{ep}.{cl}.{at}": fabric.read(device.device_id, ep, cl, at) for ep, cl, at in shown_paths(device)}
     return {"device_id": device.device_id, "name": display_name(device), "label": device.spec.label,
             "device_type": device.device_type, "room_id": device.room_id, "roles": list(device.spec.roles),

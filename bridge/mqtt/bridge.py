@@ -21,7 +21,7 @@ from typing import Any
 
 import aiomqtt
 
-from bridge.mqtt.commands import CommandError, Operation, execute, plan
+from bridge.mqtt.commands import CommandError, plan
 from bridge.mqtt.discovery import device_config
 from bridge.mqtt.entities import Entity, entities_for
 from bridge.mqtt.state import entity_state
@@ -30,6 +30,7 @@ from emulator.errors import FabricError
 from emulator.events import AttributeEvent
 from emulator.fabric import Fabric
 from emulator.loop_handoff import LoopHandoff
+from emulator.workflows import WorkflowStep
 
 log = logging.getLogger("homefabric.mqtt")
 
@@ -245,7 +246,7 @@ class MqttBridge:
         started = time.perf_counter()
         device_id = self._by_segment.get(route.device_id)
         entity = next((e for e in self._entities.get(device_id or "", ()) if e.key == route.entity_key), None)
-        applied: list[Operation] = []
+        applied: list[WorkflowStep] = []
         try:
             if device_id is None:
                 raise CommandError("DEVICE_NOT_FOUND", f"no device {route.device_id!r} in home {self.topics.home!r}",
@@ -254,10 +255,9 @@ class MqttBridge:
                 raise CommandError("ENTITY_NOT_FOUND", f"device {device_id!r} has no entity {route.entity_key!r}",
                                    field="topic", allowed=[e.key for e in self._entities[device_id]
                                                            if e.kind not in ("sensor", "binary_sensor")])
-            operations = plan(self.fabric, entity, route.field, payload)
-            for operation in operations:
-                execute(self.fabric, device_id, [operation])
-                applied.append(operation)
+            for step in plan(self.fabric, entity, route.field, payload):
+                self.fabric.apply(step)
+                applied.append(step)
         except (CommandError, FabricError) as error:
             await self._answer_error(client, topic, route, device_id, payload, error, applied)
             return
@@ -270,7 +270,7 @@ class MqttBridge:
         log.debug("command %s handled in %.1f ms", topic, (time.perf_counter() - started) * 1000)
 
     async def _answer_error(self, client: aiomqtt.Client, topic: str, route: CommandRoute, device_id: str | None,
-                            payload: bytes, error: CommandError | FabricError, applied: list[Operation]) -> None:
+                            payload: bytes, error: CommandError | FabricError, applied: list[WorkflowStep]) -> None:
         body: dict[str, Any] = {
             "topic": topic, "payload": payload[:512].decode("utf-8", errors="replace"),
             "device_id": device_id or route.device_id, "entity": route.entity_key,

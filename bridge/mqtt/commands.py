@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -35,6 +34,7 @@ from bridge.mqtt.state import (
     target_setpoint,
 )
 from emulator.fabric import Fabric
+from emulator.workflows import WorkflowStep
 
 FAN_MODE_BY_NAME = {"off": 0, "low": 1, "medium": 2, "high": 3, "auto": 5}
 EXECUTE_IF_OFF = {"optionsMask": 1, "optionsOverride": 1}  # colour changes take effect on a light that is off
@@ -64,30 +64,8 @@ class CommandError(Exception):
         return out
 
 
-@dataclass(frozen=True)
-class Operation:
-    """One fabric call: an invoke (``name`` = command, ``args``) or a write (``name`` = attribute, ``value``)."""
-
-    kind: Literal["invoke", "write"]
-    endpoint: int
-    cluster: str
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    value: Any = None
-
-    def describe(self) -> str:
-        target = f"{self.endpoint}.{self.cluster}.{self.name}"
-        return f"invoke {target}({self.args})" if self.kind == "invoke" else f"write {target} = {self.value!r}"
-
-
-def execute(fabric: Fabric, device_id: str, operations: list[Operation]) -> list[dict[str, Any]]:
-    results = []
-    for op in operations:
-        if op.kind == "invoke":
-            results.append(fabric.invoke(device_id, op.endpoint, op.cluster, op.name, op.args))
-        else:
-            results.append(fabric.write(device_id, op.endpoint, op.cluster, op.name, op.value))
-    return results
+def execute(fabric: Fabric, steps: list[WorkflowStep]) -> list[dict[str, Any]]:
+    return [fabric.apply(step) for step in steps]
 
 
 # ---------------------------------------------------------------------------------- payload models
@@ -191,12 +169,12 @@ def _choice(value: str, options: list[str], field_name: str) -> str:
     return value
 
 
-def _invoke(entity: Entity, cluster: str, command: str, **args: Any) -> Operation:
-    return Operation("invoke", entity.endpoint, cluster, command, args)
+def _invoke(entity: Entity, cluster: str, command: str, **args: Any) -> WorkflowStep:
+    return WorkflowStep.invoke(entity.device_id, entity.endpoint, cluster, command, args)
 
 
-def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> Operation:
-    return Operation("write", entity.endpoint, cluster, attribute, value=value)
+def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+    return WorkflowStep.write(entity.device_id, entity.endpoint, cluster, attribute, value)
 
 
 # ---------------------------------------------------------------------------------- per kind
@@ -223,7 +201,7 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
 }
 
 
-def plan(fabric: Fabric, entity: Entity, field_name: str | None, payload: bytes) -> list[Operation]:
+def plan(fabric: Fabric, entity: Entity, field_name: str | None, payload: bytes) -> list[WorkflowStep]:
     """Validate a command for ``entity`` (``field_name`` from <entity>/set/<field>) → fabric operations."""
     fields = FIELDS.get(entity.kind, ())
     if field_name not in fields or (entity.kind == "cover" and field_name == "tilt" and not entity.options["tilt"]):
@@ -241,14 +219,14 @@ def plan(fabric: Fabric, entity: Entity, field_name: str | None, payload: bytes)
     return _PLANNERS[entity.kind](fabric, entity, field_name, text)
 
 
-def _plan_light(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_light(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = entity.options
     command = _parse(LightPayload, _json_object(text, _LIGHT_ALLOWED), _LIGHT_ALLOWED)
     tenths = None if command.transition is None else round(command.transition * 10)
     timing = {} if tenths is None else {"transitionTime": tenths}
     if command.state == "OFF" or command.brightness == 0:
         return [_invoke(entity, "OnOff", "Off")]
-    ops: list[Operation] = []
+    ops: list[WorkflowStep] = []
     if command.color_temp is not None:
         if not options["color_temp"]:
             raise CommandError("INVALID_PAYLOAD", "this light has no colour temperature", field="color_temp",
@@ -298,7 +276,7 @@ def _light_fields(options: Any) -> dict[str, Any]:
     return allowed
 
 
-def _power(entity: Entity, on: bool) -> Operation:
+def _power(entity: Entity, on: bool) -> WorkflowStep:
     return _invoke(entity, "OnOff", "On" if on else "Off")
 
 
@@ -306,7 +284,7 @@ def _is_on(fabric: Fabric, entity: Entity) -> bool:
     return bool(fabric.read(entity.device_id, entity.endpoint, "OnOff", "OnOff"))
 
 
-def _plan_fan(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_fan(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     power = entity.options["power"]
     if field_name is None:
         on = _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON"
@@ -322,11 +300,11 @@ def _plan_fan(fabric: Fabric, entity: Entity, field_name: str | None, text: str)
     return ops
 
 
-def _plan_switch(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_switch(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     return [_power(entity, _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON")]
 
 
-def _plan_climate(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_climate(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = entity.options
     if field_name == "mode":
         modes = climate_modes(fabric, entity)
@@ -360,7 +338,7 @@ def _plan_climate(fabric: Fabric, entity: Entity, field_name: str | None, text: 
     return [_write(entity, "Thermostat", setpoint, round(celsius * 100))]
 
 
-def _plan_cover(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_cover(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     if field_name is None:
         word = _plain(text, CoverPayload, ["OPEN", "CLOSE", "STOP"]).value
         command = {"OPEN": "UpOrOpen", "CLOSE": "DownOrClose", "STOP": "StopMotion"}[word]
@@ -373,7 +351,7 @@ def _plan_cover(fabric: Fabric, entity: Entity, field_name: str | None, text: st
                     liftPercent100thsValue=ha_to_matter_position(position))]
 
 
-def _plan_lock(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_lock(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     allowed = ["LOCK", "UNLOCK", '{"action": "LOCK"|"UNLOCK", "code": "<4-8 digits>"}']
     stripped = text.strip()
     data = _json_object(stripped, allowed) if stripped.startswith("{") else {"action": stripped}
@@ -382,12 +360,12 @@ def _plan_lock(fabric: Fabric, entity: Entity, field_name: str | None, text: str
     return [_invoke(entity, "DoorLock", "LockDoor" if command.action == "LOCK" else "UnlockDoor", **args)]
 
 
-def _plan_button(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_button(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     _plain(text, PressPayload, ["PRESS"])
     return [_invoke(entity, entity.cluster or "", entity.options["command"])]
 
 
-def _plan_select(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_select(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = select_options(fabric, entity)
     label = _choice(_plain(text, WordPayload, options).value, options, "option")
     modes = fabric.read(entity.device_id, entity.endpoint, entity.cluster or "", "SupportedModes")
@@ -399,7 +377,7 @@ class NumberPayload(_Strict):
     value: float = Field(allow_inf_nan=False)
 
 
-def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     low, high, _ = number_limits(fabric, entity)
     unit = {"temperature": "°C", "dryness": ""}.get(entity.options["number"], "%")
     allowed = {"min": low, "max": high, "unit": unit}
@@ -417,7 +395,7 @@ def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: s
                     optionsMask=0, optionsOverride=0)]
 
 
-def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     if field_name == "mode":
         modes = list(WATER_HEATER_MODES)
         mode = _choice(_plain(text, WordPayload, modes).value, modes, "mode")
@@ -439,7 +417,7 @@ def _rvc_mode(fabric: Fabric, entity: Entity, tag: int) -> int:
     return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
 
 
-def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[Operation]:
+def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     words = ["start", "pause", "stop", "return_to_base"]
     word = _choice(_plain(text, WordPayload, words).value, words, "command")
     state = fabric.read(entity.device_id, entity.endpoint, "RvcOperationalState", "OperationalState")

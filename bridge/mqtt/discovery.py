@@ -13,7 +13,7 @@ from typing import Any
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
-from emulator.device import Device
+from emulator.device import DeviceView
 from emulator.fabric import Fabric
 
 ORIGIN_NAME = "homefabric"
@@ -34,7 +34,7 @@ def origin(url: str | None = None) -> dict[str, Any]:
     return out
 
 
-def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics: Topics, *,
+def device_config(fabric: Fabric, device: DeviceView, entities: list[Entity], topics: Topics, *,
                   origin_url: str | None = None) -> dict[str, Any]:
     """The retained payload of <discovery>/device/<id>/config for one device."""
     spec = device.spec
@@ -51,7 +51,7 @@ def device_config(fabric: Fabric, device: Device, entities: list[Entity], topics
     }
 
 
-def friendly_name(device: Device, room_name: str) -> str:
+def friendly_name(device: DeviceView, room_name: str) -> str:
     """What a person calls the device: its own name, else "<room> <type label>" (and its number after the
     first), e.g. "Kitchen Dishwasher", "Living room Fan 2"; the room is also the suggested area."""
     if device.name:

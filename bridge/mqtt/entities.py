@@ -19,7 +19,7 @@ import chip.clusters.Objects as Objects
 
 from clusters import ClusterServer
 from clusters.cycle_programs import STATE_NAMES
-from emulator.device import Device
+from emulator.device import DeviceView
 
 # Official device-type ids (emulator/catalogue/build.py) that decide how an endpoint is presented.
 LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
@@ -74,7 +74,7 @@ def snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def entities_for(device: Device) -> list[Entity]:
+def entities_for(device: DeviceView) -> list[Entity]:
     """The entities of a device, in endpoint order; keys are unique within the device."""
     out: list[Entity] = []
     for ep_id, endpoint in sorted(device.endpoints.items()):

@@ -118,7 +118,7 @@ class AutomationEngine:
         self._stop(runtime)
         if runtime.watch is not None and rule.trigger.kind == "state":
             self._index(rule_id, runtime.watch, rule.trigger.condition, add=False)
-        self._changed()
+        self.notify_changed()
         return rule
 
     def set_enabled(self, rule_id: str, enabled: bool) -> AutomationRule:
@@ -129,7 +129,7 @@ class AutomationEngine:
                 self._start(rule_id)
             else:
                 self._stop(self._runtime[rule_id])
-            self._changed()
+            self.notify_changed()
         return rule
 
     def next_firing_tick(self, rule_id: str) -> int | None:
@@ -148,7 +148,8 @@ class AutomationEngine:
     def loop_cuts(self, rule_id: str) -> int:
         return self._runtime[rule_id].loop_cuts
 
-    def _changed(self) -> None:
+    def notify_changed(self) -> None:
+        """Tell the change listeners (e.g. the rules file writer) that the rules or their history changed."""
         for listener in list(self.change_listeners):
             listener()
 
@@ -187,7 +188,7 @@ class AutomationEngine:
     def _watch_of(self, condition: StateCondition) -> _Watch:
         if condition.room_id is not None:
             return _Watch(condition.room_id, None, condition.variable)
-        source = self.fabric._physics_source(condition.device_id or "", condition.path or "")
+        source = self.fabric.physics_source(condition.device_id or "", condition.path or "")
         if source is None:
             return _Watch(None, condition.device_id, None)
         room_id, variable = source
@@ -404,12 +405,7 @@ class AutomationEngine:
         error: dict[str, Any] | None = None
         for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
-                if step.kind == "invoke":
-                    results.append(self.fabric.invoke(step.device_id, step.endpoint, step.cluster, step.name,
-                                                      step.args))
-                else:
-                    results.append(self.fabric.write(step.device_id, step.endpoint, step.cluster, step.name,
-                                                     step.value))
+                results.append(self.fabric.apply(step))
             except FabricError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
@@ -418,11 +414,11 @@ class AutomationEngine:
         rule.fire_count += 1
         self.firings += 1
         self._publish(rule, "fired", actions, results, error, time_text)
-        self._changed()
+        self.notify_changed()
 
     def _time_at(self, tick: int) -> str:
         if self._time_cache[0] != tick:
-            self._time_cache = (tick, self.fabric._time_text(tick, tenths=True))
+            self._time_cache = (tick, self.fabric.time_text(tick, tenths=True))
         return self._time_cache[1]
 
     def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],

@@ -122,13 +122,11 @@ def replay_firings(home: Fabric, condition: StateCondition, seconds: float) -> l
     """Ticks at which a state trigger fires on a copy of the home left to evolve for ``seconds``."""
     copy = home_copy(home)
     ticks: list[int] = []
-    engine = copy._automations
-    engine.dry_run = True  # record the firing, run nothing: the trigger alone is compared
     copy.subscribe_automations(lambda event: ticks.append(event.tick) if event.kind == "fired" else None)
-    # Never run (dry run), so the one step an AutomationRule needs is a placeholder.
+    # Never run (a replay rule records its firing and runs nothing), so its one step is a placeholder.
     placeholder = ActionStep(kind="write", device_id="-", endpoint=0, cluster="-", attribute="-")
-    copy._add_rule(AutomationRule(name="replay", trigger=StateTrigger(condition=condition), actions=[placeholder],
-                                  id="replay", created_at=copy.now_text()))
+    copy.add_replay_rule(AutomationRule(name="replay", trigger=StateTrigger(condition=condition), actions=[placeholder],
+                                        id="replay", created_at=copy.now_text()))
     copy.advance(seconds)
     return ticks
 
@@ -181,10 +179,7 @@ def run_actions(home: Fabric, spec: AutomationSpec) -> tuple[dict[tuple[str, str
     errors = []
     for index, step in enumerate(action.to_workflow_step() for action in spec.actions):
         try:
-            if step.kind == "invoke":
-                copy.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
-            else:
-                copy.write(step.device_id, step.endpoint, step.cluster, step.name, step.value)
+            copy.apply(step)
         except FabricError as error:
             errors.append(f"step {index}: {error.code}")
     return _device_state(copy.snapshot()), errors

@@ -10,13 +10,15 @@ from typing import Any
 import pytest
 
 from agent_tools import ToolBox
-from benchmark.agents.oracle import DevicePlan, _chip_path, control_steps
+from benchmark.agents.oracle import tool_call
 from benchmark.episode import Assert
 from benchmark.evaluators.common import ROLES_BY_VARIABLE
 from benchmark.generation.targets import CYCLE_TYPES, NON_OPERATIONAL_TYPES, variants
+from benchmark.step_planning import DevicePlan, chip_path, control_steps
 from emulator.catalogue import CATALOGUE
 from emulator.fabric import Fabric
 from emulator.home_config import validate_home
+from emulator.workflows import WorkflowStep
 
 TYPES = sorted(CATALOGUE)
 
@@ -32,15 +34,16 @@ def _one_device(device_type: str, attributes: dict[str, Any] | None = None) -> t
 
 def _plan(tools: ToolBox, device_type: str) -> DevicePlan:
     data = tools.call("get_all_attributes", {"device_id": "d"})["data"]
-    return DevicePlan("d", device_type, {_chip_path(k): v for k, v in data.items()})
+    return DevicePlan("d", device_type, {chip_path(k): v for k, v in data.items()})
 
 
-def _run(tools: ToolBox, steps: list[dict[str, Any]]) -> list[str]:
+def _run(tools: ToolBox, steps: list[WorkflowStep]) -> list[str]:
     refused = []
     for step in steps:
-        envelope = tools.call(step["tool"], step["args"])
+        call = tool_call(step)
+        envelope = tools.call(call["tool"], call["args"])
         if envelope.get("error") is not None:
-            refused.append(f"{step['args']}: {envelope['error'].get('detail')}")
+            refused.append(f"{call['args']}: {envelope['error'].get('detail')}")
     return refused
 
 

@@ -99,16 +99,15 @@ def test_fabric_physics_equals_tick_stepping_with_device_events() -> None:
     for workflow in f.workflows():
         reference.schedule(workflow.start_tick, workflow.steps)
     engine = reference.physics
-    room = engine.rooms["lab"]
     values = {v: engine.value("lab", v) for v in VARIABLES}
     total = 120 * 600
     checkpoints = {600 * m for m in (5, 10, 11, 30, 45, 60, 89, 91, 120)}
     event_ticks = {w.start_tick for w in f.workflows()}
-    processes = {v: engine._process(room, v) for v in VARIABLES}
+    processes = {v: engine.process("lab", v) for v in VARIABLES}
     for tick in range(total):
         reference.clock.advance_to(tick)  # device events due at this tick happen first
         if tick in event_ticks:
-            processes = {v: engine._process(room, v) for v in VARIABLES}
+            processes = {v: engine.process("lab", v) for v in VARIABLES}
         values = {v: processes[v].step(values[v]) for v in VARIABLES}
         if tick + 1 in checkpoints:
             f.run_until(tick + 1)

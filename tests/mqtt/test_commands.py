@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.mqtt.commands import CommandError, Operation, execute, plan
+from bridge.mqtt.commands import CommandError, execute, plan
 from bridge.mqtt.entities import Entity, entities_for
 from bridge.mqtt.state import brightness_to_level, entity_state, level_to_brightness
 from emulator.fabric import Fabric
+from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric as make_fabric
 
 
@@ -37,15 +38,15 @@ def test_light_command_puts_the_colour_first_then_switches_on(home: Fabric) -> N
     assert [op.name for op in ops] == ["MoveToColorTemperature", "MoveToLevelWithOnOff"]
     assert ops[0].args["colorTemperatureMireds"] == 300
     assert ops[1].args == {"level": 254, "transitionTime": 15}
-    execute(home, "light", ops)
+    execute(home, ops)
     home.advance(2)
     assert entity_state(home, light) == {"state": "ON", "brightness": 255, "color_mode": "color_temp",
                                          "color_temp": 3333}
-    execute(home, "light", plan(home, light, None, b'{"state": "ON", "color": {"h": 180, "s": 50}}'))
+    execute(home, plan(home, light, None, b'{"state": "ON", "color": {"h": 180, "s": 50}}'))
     home.advance(1)
     state = entity_state(home, light)
     assert state["color_mode"] == "hs" and state["color"] == {"h": 180.0, "s": 50.0}
-    assert plan(home, light, None, b'{"state": "OFF"}') == [Operation("invoke", 1, "OnOff", "Off")]
+    assert plan(home, light, None, b'{"state": "OFF"}') == [WorkflowStep.invoke("light", 1, "OnOff", "Off")]
 
 
 def test_cover_positions_are_inverted(home: Fabric) -> None:
@@ -58,9 +59,9 @@ def test_cover_positions_are_inverted(home: Fabric) -> None:
 
 def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: Fabric) -> None:
     thermo = entity(home, "thermo", "climate_1")
-    execute(home, "thermo", plan(home, thermo, "mode", b"heat"))
+    execute(home, plan(home, thermo, "mode", b"heat"))
     assert plan(home, thermo, "temperature", b"21.5") == [
-        Operation("write", 1, "Thermostat", "OccupiedHeatingSetpoint", value=2150)]
+        WorkflowStep.write("thermo", 1, "Thermostat", "OccupiedHeatingSetpoint", 2150)]
     assert plan(home, thermo, "temperature_high", b"27")[0].name == "OccupiedCoolingSetpoint"
     assert plan(home, thermo, "mode", b"auto")[0].value == 1
     ac = entity(home, "ac", "climate_1")
@@ -72,26 +73,26 @@ def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: Fabric) -> N
         plan(home, ac, "mode", b"auto")  # the AC has no AutoMode feature
     assert error.value.allowed == ["off", "cool", "heat", "dry", "fan_only"]
     assert [op.name for op in plan(home, ac, "mode", b"heat")] == ["On", "SystemMode"]
-    assert plan(home, ac, "mode", b"off") == [Operation("invoke", 1, "OnOff", "Off")]
+    assert plan(home, ac, "mode", b"off") == [WorkflowStep.invoke("ac", 1, "OnOff", "Off")]
 
 
 def test_fan_percentage_zero_switches_off_and_above_zero_switches_on(home: Fabric) -> None:
     fan = entity(home, "fan", "fan_1")
     assert [op.name for op in plan(home, fan, "percentage", b"40")] == ["On", "PercentSetting"]
-    assert plan(home, fan, "percentage", b"0") == [Operation("invoke", 1, "OnOff", "Off")]
+    assert plan(home, fan, "percentage", b"0") == [WorkflowStep.invoke("fan", 1, "OnOff", "Off")]
 
 
 def test_lock_takes_a_word_or_json_with_a_code(home: Fabric) -> None:
     lock = entity(home, "lock", "lock_1")
-    assert plan(home, lock, None, b"UNLOCK") == [Operation("invoke", 1, "DoorLock", "UnlockDoor")]
+    assert plan(home, lock, None, b"UNLOCK") == [WorkflowStep.invoke("lock", 1, "DoorLock", "UnlockDoor")]
     assert plan(home, lock, None, b'{"action": "LOCK", "code": "1234"}')[0].args == {"PINCode": "1234"}
 
 
 def test_select_and_buttons_of_the_robot(home: Fabric) -> None:
     run_mode = entity(home, "rvc", "run_mode_1")
     ops = plan(home, run_mode, None, b"Vacuum")
-    assert ops == [Operation("invoke", 1, "RvcRunMode", "ChangeToMode", {"newMode": 2})]
-    execute(home, "rvc", ops)
+    assert ops == [WorkflowStep.invoke("rvc", 1, "RvcRunMode", "ChangeToMode", {"newMode": 2})]
+    execute(home, ops)
     assert entity_state(home, entity(home, "rvc", "operational_state_1")) == {"value": "running"}
-    execute(home, "rvc", plan(home, entity(home, "rvc", "go_home_1"), None, b"PRESS"))
+    execute(home, plan(home, entity(home, "rvc", "go_home_1"), None, b"PRESS"))
     assert entity_state(home, entity(home, "rvc", "operational_state_1")) == {"value": "seeking_charger"}

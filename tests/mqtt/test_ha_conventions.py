@@ -61,7 +61,7 @@ def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> No
         config = discovery(fabric, device_id)["cmps"][key]
         assert config["p"] == "number" and config["min"] < config["max"]
     fridge = next(e for e in entities_for(fabric.device("fridge")) if e.key.startswith("setpoint"))
-    execute(fabric, "fridge", plan(fabric, fridge, None, b"5"))
+    execute(fabric, plan(fabric, fridge, None, b"5"))
     assert fabric.read("fridge", fridge.endpoint, "TemperatureControl", "TemperatureSetpoint") == 500
     assert entity_state(fabric, fridge) == {"value": 5.0}
     try:
@@ -72,7 +72,7 @@ def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> No
         raise AssertionError("99 °C accepted for a fridge")
     fabric.invoke("speaker", 1, "OnOff", "On")
     volume = _entity(fabric, "speaker", "volume_1")
-    execute(fabric, "speaker", plan(fabric, volume, None, b"50"))
+    execute(fabric, plan(fabric, volume, None, b"50"))
     assert fabric.read("speaker", 1, "LevelControl", "CurrentLevel") == 127
     assert entity_state(fabric, volume) == {"value": 50}
 
@@ -89,12 +89,12 @@ def test_a_robot_vacuum_is_a_vacuum_entity_that_cleans_pauses_and_goes_home() ->
     assert entity_state(fabric, vacuum) == {"state": "idle"}
     for word, expected in (("start", "cleaning"), ("pause", "paused"), ("start", "cleaning"),
                            ("return_to_base", "returning")):
-        execute(fabric, "robot", plan(fabric, vacuum, None, word.encode()))
+        execute(fabric, plan(fabric, vacuum, None, word.encode()))
         assert entity_state(fabric, vacuum) == {"state": expected}, word
     fabric.advance(3600)
-    execute(fabric, "robot", plan(fabric, vacuum, None, b"start"))
+    execute(fabric, plan(fabric, vacuum, None, b"start"))
     assert entity_state(fabric, vacuum) == {"state": "cleaning"}
-    execute(fabric, "robot", plan(fabric, vacuum, None, b"stop"))
+    execute(fabric, plan(fabric, vacuum, None, b"stop"))
     assert fabric.read("robot", 1, "RvcRunMode", "CurrentMode") == 1  # the Idle run mode
 
 
@@ -109,9 +109,9 @@ def test_a_water_heater_is_a_water_heater_entity() -> None:
     assert "climate_1" not in discovery(fabric, "tank")["cmps"]
     heater = _entity(fabric, "tank", "water_heater_1")
     assert entity_state(fabric, heater) == {"mode": "electric", "temperature": 55.0, "current_temperature": 55.0}
-    execute(fabric, "tank", plan(fabric, heater, "temperature", b"60"))
+    execute(fabric, plan(fabric, heater, "temperature", b"60"))
     assert fabric.read("tank", 1, "Thermostat", "OccupiedHeatingSetpoint") == 6000
-    execute(fabric, "tank", plan(fabric, heater, "mode", b"off"))
+    execute(fabric, plan(fabric, heater, "mode", b"off"))
     assert entity_state(fabric, heater)["mode"] == "off"
     try:
         plan(fabric, heater, "temperature", b"95")
@@ -148,7 +148,7 @@ def test_dryer_dryness_is_a_number_entity_that_changes_the_fabric() -> None:
     levels = fabric.read("dryer", 1, "LaundryDryerControls", "SupportedDrynessLevels")
     assert config["p"] == "number" and (config["min"], config["max"], config["step"]) == (min(levels), max(levels), 1)
     dryness = _entity(fabric, "dryer", key)
-    execute(fabric, "dryer", plan(fabric, dryness, None, b"3"))
+    execute(fabric, plan(fabric, dryness, None, b"3"))
     assert fabric.read("dryer", 1, "LaundryDryerControls", "SelectedDrynessLevel") == 3
     assert entity_state(fabric, dryness) == {"value": 3}
     for bad in (b"7", b"1.5"):

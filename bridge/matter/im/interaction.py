@@ -61,7 +61,7 @@ GRANTED_MAX_INTERVAL_S = 3
 @functools.cache
 def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
-    info = server_class._model.attributes[name].type  # type: ignore[attr-defined]
+    info = server_class.class_model().attributes[name].type
     return (encoder(info.element) if info.is_list else None), encoder(info)
 
 

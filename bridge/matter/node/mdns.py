@@ -177,6 +177,10 @@ class MatterAdvertiser:
         _unalias_subtypes(self._zc, info, subtypes)
         await self._zc.async_unregister_service(info)
 
+    @property
+    def advertises_commissionable(self) -> bool:
+        return self._commissionable is not None
+
     async def advertise_commissionable(self, advert: CommissionableAdvert) -> None:
         async with self._lock:
             if self._commissionable is not None:

@@ -265,7 +265,7 @@ class MatterNode:
         assert self.advertiser is not None
         mode = 2 if self.window.status == WindowKind.ENHANCED else 1
         key = (self.window.window_discriminator, mode)
-        if self._advertised == key and self.advertiser._commissionable is not None:
+        if self._advertised == key and self.advertiser.advertises_commissionable:
             return
         self._advertised = key
         await self.advertiser.advertise_commissionable(CommissionableAdvert(
