@@ -21,7 +21,7 @@ from benchmark.smh.instance import Instance, SmhAutomation
 from benchmark.smh.session import Homes
 from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh.user_sim import RuleUser
-from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, verify
+from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, judge_clarification, verify
 from emulator.errors import FabricError
 
 
@@ -59,7 +59,7 @@ UserFactory = Callable[[Instance], Callable[[str], str]]
 
 
 async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
-                 judge: Any = None) -> Outcome:
+                 judge: Any = None, clarification_judge: Any = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -95,8 +95,8 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
     final = env.state()
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
-    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
+                         clarification_judge)
 
 
 def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[], Any]:
@@ -105,7 +105,14 @@ def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[
     return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
 
 
-async def _judged(outcome: Outcome, instance: Instance, judge: Any) -> Outcome:
+async def _judged(instance: Instance, prediction: Prediction, h0_state: Any, final: Any, h0: Callable[[], Any],
+                  judge: Any, clarification_judge: Any) -> Outcome:
+    """The rules verdict, then the optional LLM judges: of the clarifying question, and of a query's answer."""
+    outcome = Outcome(prediction, verify(instance, prediction, h0_state, final, h0))
+    if clarification_judge is not None:
+        judged = await judge_clarification(instance, prediction, clarification_judge, lambda ok: verify(
+            instance, prediction, h0_state, final, h0, question_ok=ok))
+        outcome.verdict = judged or outcome.verdict
     if judge is not None:
         outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
     return outcome
@@ -123,7 +130,7 @@ def _mode_of(tools: SmhToolBox) -> str:
 
 
 async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
-                  user_factory: UserFactory = RuleUser, judge: Any = None) -> Outcome:
+                  user_factory: UserFactory = RuleUser, judge: Any = None, clarification_judge: Any = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -140,5 +147,5 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
                                  else None, arguments=e["arguments"], code=e["code"])
                  for e in tools.log if e["tool"] in ("control_device", "create_automation")
                  and e["code"] != "BUDGET_EXCEEDED"])
-    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
+                         clarification_judge)
