@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.agents import DrAgent, EiaAgent
 from benchmark.smh.instance import Instance, write_atomically
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
 from benchmark.smh.settings import UserFactory, run_dr, run_eia
-from benchmark.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.user_sim import RuleUser
 
 

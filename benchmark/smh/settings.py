@@ -13,13 +13,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_tools.profiles import make_toolbox
+from agent_tools.smh.home_env import state_diff
+from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
+from agent_tools.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh import dr
 from benchmark.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_messages
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import state_diff
-from benchmark.smh.instance import Instance, SmhAutomation
+from benchmark.smh.instance import Instance
 from benchmark.smh.session import Homes
-from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh.user_sim import RuleUser
 from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, judge_clarification, verify
 from emulator.errors import FabricError
@@ -134,7 +135,7 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
-    tools = SmhToolBox(env, budget=budget, user=user)
+    tools = make_toolbox(env.fabric, "smh", budget=budget, user=user)  # the smh profile of agent_tools
     result = await agent.run(instance, tools, eia_messages(instance, env, budget))
     final = env.state()
     prediction = Prediction(

@@ -8,8 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.taxonomy import SUBCATEGORIES
-from benchmark.smh.tools import DEFAULT_BUDGET
 
 SMH_AGENTS = ("oracle", "null", "react")  # react: the one-shot JSON agent in DR, the tool loop in EIA
 

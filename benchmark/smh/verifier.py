@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.instance import Constraint, Instance, SmhAutomation
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
+from benchmark.smh.instance import Constraint, Instance
 from benchmark.smh.user_sim import question_fits
 from emulator.automations.equivalence import compare_automations
 from emulator.automations.model import compare

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.smh.products import PRODUCTS
+from agent_tools.smh.products import PRODUCTS
 from emulator.fabric import Fabric
 from emulator.home_config import validate_home
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.products import PRODUCTS, kelvin_to_mireds, mireds_to_kelvin, percent_to_level
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.products import PRODUCTS, kelvin_to_mireds, mireds_to_kelvin, percent_to_level
 from emulator.home_config import dump_home
 from tests.smh.homes import every_product_home
 
@@ -65,7 +65,7 @@ def test_a_service_becomes_cluster_state_and_reads_back(did: str, locator: str, 
 
 def test_kelvin_and_percent_round_trip_exactly_over_their_ranges() -> None:
     assert all(mireds_to_kelvin(kelvin_to_mireds(k)) == k for k in range(2700, 6501, 100))
-    from benchmark.smh.products import level_to_percent
+    from agent_tools.smh.products import level_to_percent
     assert all(level_to_percent(percent_to_level(p), 0) == p for p in range(0, 101))
 
 
@@ -140,7 +140,7 @@ def test_start_heating_needs_all_three_arguments_and_becomes_mode_setpoint_and_b
 
 def test_appliance_mode_options_and_limits_agree_with_the_devices() -> None:
     """The enum options are the devices' own SupportedModes; the heater's range is its setpoint limits."""
-    from benchmark.smh import products
+    from agent_tools.smh import products
 
     fabric = every_product_home()
     for did, endpoint, cluster, table in [("water_heater", 1, "WaterHeaterMode", products.WATER_HEATER_MODES),

@@ -3,9 +3,9 @@ that change the device's current state, so a do-nothing agent never passes by ac
 
 from __future__ import annotations
 
+from agent_tools.smh.rules import Action
 from benchmark.smh.generate.core import Scene, act
 from benchmark.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, PLAYERS
-from benchmark.smh.instance import Action
 
 Op = tuple[str, Action]
 
