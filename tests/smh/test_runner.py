@@ -128,3 +128,23 @@ def test_a_dr_run_of_the_spec_uses_the_dr_agents(suite_dir: Path, tmp_path: Path
     spec = _spec(suite_dir, out, smh={"settings": ["dr"], "subcategories": ["slot_missing"]})
     result = asyncio.run(SmhRunner(spec, out, agent_factory=lambda setting: OracleDr()).run())
     assert result.summary["by_setting"]["dr"]["success_rate"] == 100.0 and "eia" not in result.summary["by_setting"]
+
+
+def test_a_spec_with_the_llm_judge_judges_questions_and_answers(suite_dir: Path, tmp_path: Path) -> None:
+    from benchmark.testing.openai_standin import OpenAIStandin, text
+
+    out = tmp_path / "judged"
+
+    async def scenario() -> Any:
+        async with OpenAIStandin([text('{"verdict": "pass"}')] * 18) as server:
+            spec = _spec(suite_dir, out, judge={"kind": "llm", "model": {"base_url": server.base_url,
+                                                                         "model": "judge"}},
+                         smh={"settings": ["dr"], "subcategories": ["slot_missing", "status_inquiry"]})
+            result = await SmhRunner(spec, out).run()
+            return result, len(server.chat_requests)
+
+    result, requests = asyncio.run(scenario())
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert requests == 18 and result.summary["overall"]["success_rate"] == 100.0
+    assert all(r["verdict"]["judge"] and len(r["verdict"]["judge"]["votes"]) == 3 for r in records)
+    assert all(r["verdict"]["checks"]["clarification_rules"] for r in records if r["subcategory"] == "slot_missing")
