@@ -87,6 +87,10 @@ def tables(records: list[dict[str, Any]]) -> list[tuple[str, list[str], list[lis
                  for k, v in summary["by_subcategory"].items()]))
     out.append(("Error taxonomy (failures)", ["class:subtype", "count"],
                 [[k, str(v)] for k, v in summary["error_subtypes"].items()]))
+    if any(len(summary["by_setting"][s]["pass_hat_k"]) > 1 for s in settings):  # trials > 1
+        out.append(("pass^k (all k trials pass)", ["setting", "k", "pass^k"],
+                    [[s.upper(), k, f"{100 * v:.1f}"] for s in settings
+                     for k, v in summary["by_setting"][s]["pass_hat_k"].items()]))
     out.append(("Tokens", ["total", "per instance"],
                 [[str(summary["tokens"]["total"]), str(summary["tokens"]["per_instance"])]]))
     return out

@@ -101,6 +101,10 @@ def test_trials_give_pass_hat_k(suite_dir: Path, tmp_path: Path) -> None:
                                                                       {r["instance_id"] for r in records}
                                                                       for t in (0, 1))
     assert result.summary["by_setting"]["eia"]["pass_hat_k"] == {"1": 0.5, "2": 0.0}
+    from benchmark.smh.report import tables
+
+    assert ("pass^k (all k trials pass)", ["setting", "k", "pass^k"], [["EIA", "1", "50.0"], ["EIA", "2", "0.0"]]) \
+        in tables(records)
     assert json.loads((out / RUN_MARKER).read_text())["trials"] == 2
 
 
