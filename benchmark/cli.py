@@ -145,8 +145,8 @@ def bench_run(
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
     suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
-    setting: Annotated[str, typer.Option("--setting", help="smh: dr, eia or dr,eia.")] = "eia",
-    budget: Annotated[int, typer.Option("--budget", help="smh EIA: tool-call budget.")] = 10,
+    setting: Annotated[str | None, typer.Option("--setting", help="smh: dr, eia or dr,eia (default eia).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", help="smh EIA: tool-call budget (default 10).")] = None,
     input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
                                                   "the spoken turn) or audio (input_audio parts).")] = None,
     asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
@@ -157,12 +157,19 @@ def bench_run(
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh")
-    if suite == "smh":
-        from benchmark.smh import cli as smh_cli
+    from benchmark.smh import cli as smh_cli
 
-        return smh_cli.run(Path(episodes) if episodes else None, setting, agent, out, base_url=base_url, model=model,
-                           api_key_env=api_key_env, budget=budget, limit=limit, subcategories=kinds,
-                           judge=judge, judge_model=judge_model, judge_base_url=judge_base_url)
+    if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
+        return smh_cli.run_spec(_spec_from_flags(spec_file, smh_cli.overrides(
+            agent=agent, episodes=episodes, out=out, setting=setting, kinds=kinds, budget=budget, **{
+                "agent.max_steps": max_steps, "agent.model.model": model, "agent.model.base_url": base_url,
+                "agent.model.api_key_env": api_key_env, "agent.model.timeout_s": timeout,
+                "agent.model.max_tokens": max_tokens, "agent.model.seed": seed, "agent.model.temperature": temperature,
+                "judge.kind": judge, "judge.model.model": judge_model, "judge.model.base_url": judge_base_url,
+                "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
+                "episodes.limit": limit, "trials": trials, "concurrency": concurrency}),
+            base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None),
+            resume=resume, quiet=quiet)
     from benchmark.report import write_report
     from benchmark.runner import select_episodes
 

@@ -32,6 +32,7 @@ from benchmark.agents.options import check_options
 from benchmark.episode import KINDS
 from benchmark.evaluators.common import EvalSettings
 from benchmark.llm_client import LLMEndpointSpec
+from benchmark.smh.spec import SMH_AGENTS, SmhSpec
 from benchmark.speech.spec import SpeechSpec
 from emulator.home_config import validation_problems
 
@@ -127,11 +128,27 @@ class RunSpec(_Strict):
     tools: ToolsSpec = Field(default_factory=ToolsSpec)
     evaluation: EvalSettings = Field(default_factory=EvalSettings)
     speech: SpeechSpec | None = Field(default=None, description="how the agent hears the user (None: text)")
+    suite: Literal["simuhome", "smh"] = "simuhome"
+    smh: SmhSpec | None = Field(default=None, description="suite smh: settings, tiers, subcategories, budget")
+
+    @model_validator(mode="after")
+    def _smh_fields(self) -> RunSpec:
+        if self.suite == "smh":
+            self.smh = self.smh or SmhSpec()
+            if self.agent.name not in SMH_AGENTS or self.episodes.kinds or self.agent.models:
+                raise ValueError(f"suite smh: agent.name one of {list(SMH_AGENTS)}, one model, and "
+                                 "smh.subcategories instead of episodes.kinds")
+        elif self.smh is not None:
+            raise ValueError("an smh: section needs suite: smh")
+        return self
 
     def canonical_json(self) -> str:
         data = self.model_dump(mode="json", by_alias=True)
         if data.get("speech") is None:
             data.pop("speech", None)  # text runs keep the hash they had before speech existed (resume)
+        if data.get("suite") == "simuhome":
+            data.pop("suite", None)  # and SimuHome runs the one they had before SMH specs existed
+            data.pop("smh", None)
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def sha256(self) -> str:

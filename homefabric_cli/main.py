@@ -173,7 +173,7 @@ def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = Fal
         _fail(f"--format {view!r} is not known; allowed: table, smh")
     fabric = _load(path)
     if view == "smh":
-        from benchmark.smh.home_env import HomeEnv
+        from agent_tools.smh.home_env import HomeEnv
 
         print(json.dumps(HomeEnv(fabric).export(), indent=2))
         return

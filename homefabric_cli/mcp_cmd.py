@@ -57,7 +57,6 @@ def mcp_command(
                                                       "--matter-server; default: the nodes' labels.")] = None,
 ) -> None:
     """Serve the agent tools over MCP: same schemas and envelope as function calling."""
-    from agent_tools import ToolBox
     from agent_tools.mcp_server import McpHttpService, build_server, serve_stdio
 
     if transport not in ("stdio", "http"):
@@ -70,13 +69,11 @@ def mcp_command(
         _fail("--profile smh serves an in-process home's HomeEnv view (no --matter-server, no --admin)")
     fabric, blocking = _home(home, matter_server, mapping)
     try:
-        if profile == "smh":  # SMH-Bench's tools over the HomeEnv view; no interaction budget when served
-            from benchmark.smh.home_env import HomeEnv
-            from benchmark.smh.tools import SmhToolBox
+        from agent_tools.profiles import make_toolbox
 
-            tools = SmhToolBox(HomeEnv(fabric), budget=sys.maxsize)
-        else:
-            tools = ToolBox(fabric, profile=profile, admin=admin, realtime=realtime and not blocking)
+        # smh: SMH-Bench's tools over the HomeEnv view, with no interaction budget when served
+        tools = make_toolbox(fabric, profile, admin=admin, realtime=realtime and not blocking,
+                             **({"budget": sys.maxsize} if profile == "smh" else {}))
     except ValueError as error:
         _fail(str(error))
     server = build_server(tools, offload=blocking)

@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.tools import SmhToolBox
 from benchmark.llm_client import LLMClient, LLMError
-from benchmark.smh.home_env import HomeEnv
 from benchmark.smh.instance import Instance
-from benchmark.smh.tools import SmhToolBox
 
 
 @dataclass

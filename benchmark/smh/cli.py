@@ -14,10 +14,8 @@ from typing import Any
 
 import typer
 
-from benchmark.smh.taxonomy import DEFAULT_PER_SUBCATEGORY, SETTINGS, SUBCATEGORIES, TIERS
-
-RUN_MARKER = "smh-run.json"
-AGENTS = ("oracle", "null", "llm", "react")
+from benchmark.smh.runner import RUN_MARKER
+from benchmark.smh.taxonomy import DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -91,82 +89,80 @@ def _subcategories(text: str | None) -> tuple[str, ...]:
     return chosen
 
 
-def _agent(name: str, setting: str, base_url: str | None, model: str | None, api_key_env: str | None) -> Any:
-    from benchmark.smh import agents
-
-    if name == "oracle":
-        return agents.OracleDr() if setting == "dr" else agents.OracleEia()
-    if name == "null":
-        return agents.NullDr() if setting == "dr" else agents.NullEia()
-    if not base_url or not model:
-        _fail(f"--agent {name} needs --base-url and --model (an OpenAI-compatible endpoint)")
-    from benchmark.llm_client import LLMClient
-
-    client = LLMClient(base_url, os.environ.get(api_key_env) if api_key_env else None, model)
-    return agents.LlmDr(client) if setting == "dr" else agents.ReactEia(client)
+def overrides(*, agent: str | None, episodes: str | None, out: Path | None, setting: str | None,
+              kinds: str | None, budget: int | None, **flags: Any) -> dict[str, Any]:
+    """The ``bench run`` flags of an SMH run as run-spec fields (``llm`` is the react agent's other name)."""
+    return {"suite": "smh", "agent.name": "react" if agent == "llm" else agent, "episodes.path": episodes,
+            "out": str(out) if out else None,
+            "smh.settings": [s.strip() for s in setting.split(",") if s.strip()] if setting else None,
+            "smh.subcategories": [s.strip() for s in kinds.split(",") if s.strip()] if kinds else None,
+            "smh.budget": budget, **flags}
 
 
-def _judge(kind: str | None, model: str | None, base_url: str | None, api_key_env: str | None) -> Any:
-    """None (the rules judge) or the 3-vote LLM judge of query answers."""
-    if kind in (None, "rules"):
+def wants_smh(spec_file: Path | None, resume_out: Path | None) -> bool:
+    """A spec file that says ``suite: smh``, or ``--resume --out DIR`` of an SMH run."""
+    if resume_out is not None and is_smh_run(resume_out):
+        return True
+    if spec_file is None or not spec_file.is_file():
+        return False
+    import yaml
+
+    try:
+        data = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return False  # the ordinary spec loader names the problem
+    return isinstance(data, dict) and data.get("suite") == "smh"
+
+
+def stored_spec(out: Path) -> dict[str, Any] | None:
+    """``--resume --out DIR`` alone: the spec the SMH run was started with."""
+    try:
+        return json.loads((out / RUN_MARKER).read_text(encoding="utf-8")).get("spec")
+    except (OSError, ValueError):
         return None
-    if kind != "llm":
-        _fail(f"--judge {kind!r}: allowed: rules, llm")
-    if not model or not base_url:
-        _fail("--judge llm needs --judge-model and --judge-base-url")
-    from benchmark.llm_client import LLMEndpointSpec
-    from benchmark.smh.judge import SmhAnswerJudge
-
-    return SmhAnswerJudge.from_spec(LLMEndpointSpec(base_url=base_url, model=model, api_key_env=api_key_env))
 
 
-def run(suite_dir: Path | None, setting: str | None, agent: str | None, out: Path | None, *, base_url: str | None,
-        model: str | None, api_key_env: str | None, budget: int, limit: int | None,
-        subcategories: str | None, judge: str | None = None, judge_model: str | None = None,
-        judge_base_url: str | None = None) -> None:
-    from benchmark.smh.instance import load_instances
+def run_spec(spec: Any, *, resume: bool, quiet: bool = False) -> None:
+    """``bench run`` of a ``suite: smh`` spec: settings × instances × trials, concurrent, resumable."""
     from benchmark.smh.report import tables
-    from benchmark.smh.run import run_suite, write_run
+    from benchmark.smh.runner import SmhRunError, SmhRunner, select_instances
     from emulator.output_paths import output_dir_problem
 
-    if suite_dir is None or not (suite_dir / "instances").is_dir():
+    suite_dir = Path(spec.episodes.path)
+    if not (suite_dir / "instances").is_dir():
         _fail(f"--episodes {suite_dir}: not an SMH suite directory (expected instances/ and homes/ from "
               "`homefabric episodes generate --suite smh`)")
-    settings = [s.strip() for s in (setting or "").split(",") if s.strip()]
-    if not settings or any(s not in SETTINGS for s in settings):
-        _fail(f"--setting {setting!r}: allowed: dr, eia, or dr,eia (both, into one run)")
-    if agent not in AGENTS:
-        _fail(f"--agent {agent!r}: allowed for --suite smh: {', '.join(AGENTS)}")
-    if budget < 1:
-        _fail(f"--budget {budget}: must be at least 1")
-    answer_judge = _judge(judge, judge_model, judge_base_url, api_key_env)
-    if out is None:
+    if not spec.out:
         _fail("--out is required: the run directory")
+    out = Path(spec.out)
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
     try:
-        instances = load_instances(suite_dir)  # type: ignore[arg-type]
+        instances = select_instances(spec)
     except ValueError as error:
         _fail(str(error))
-    chosen = set(_subcategories(subcategories))
-    instances = [i for i in instances if i.subcategory in chosen][:limit]
     if not instances:
         _fail(f"{suite_dir}: no instances selected", 1)
-    records = []
-    for name in settings:
-        runner = _agent(agent, name, base_url, model, api_key_env)  # type: ignore[arg-type]
-        records += asyncio.run(run_suite(suite_dir, instances, name, runner,  # type: ignore[arg-type]
-                                         budget=budget, judge=answer_judge))
-    summary = write_run(out, records)  # type: ignore[arg-type]
-    from benchmark.smh.instance import write_atomically
+    progress = None if quiet else (lambda record: typer.echo(
+        f"{record['setting']} {record['instance_id']} trial {record['trial']}: "
+        f"{'pass' if record['verdict']['overall_pass'] else record['verdict']['error_class']}", err=True))
+    try:
+        result = asyncio.run(SmhRunner(spec, out, resume=resume, on_record=progress).run(instances))
+    except (SmhRunError, ValueError) as error:  # ValueError: e.g. an api_key_env that is not set
+        _fail(str(error))
+    for dropped in result.dropped:
+        typer.echo(f"dropped {dropped}", err=True)
+    from benchmark.smh.run import load_records
 
-    write_atomically(out / RUN_MARKER, json.dumps({"schema": "homefabric-smh-run/1", "suite": str(suite_dir),
-                                                  "settings": settings, "agent": agent, "budget": budget,
-                                                  "model": model}, indent=1, sort_keys=True) + "\n")
+    records = load_records(out)
     for title, header, rows in tables(records):
         typer.echo(_render(title, header, rows))
-    typer.echo(f"overall: {summary['overall']['passed']}/{summary['overall']['total']} "
-               f"({summary['overall']['success_rate']} %) → {out}")
+    summary = result.summary
+    typer.echo(f"ran {result.ran}, kept {result.kept} from before; overall: {summary['overall']['passed']}/"
+               f"{summary['overall']['total']} ({summary['overall']['success_rate']} %) → {out}")
+    failed_requests = sum(r["verdict"]["error_subtype"] == "request_failed" for r in records)
+    if records and failed_requests == len(records):
+        _fail(f"all {len(records)} runs failed to reach the model endpoint; see {out / 'records.jsonl'}", 1)
 
 
 def _render(title: str, header: list[str], rows: list[list[str]]) -> str:

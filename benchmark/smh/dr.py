@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchmark.smh.home_env import HomeEnv
+from agent_tools.smh.home_env import HomeEnv
 from benchmark.smh.instance import Instance
 
 SYSTEM = """\

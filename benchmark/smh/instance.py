@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from agent_tools.smh.rules import Action, SmhAutomation
 from benchmark.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
 
 INSTANCE_SCHEMA = "homefabric-smh-instance/1"
@@ -25,14 +26,6 @@ Op = Literal["==", "!=", ">", ">=", "<", "<=", "any"]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class Action(_Strict):
-    """One service call: ``did``, ``locator`` ("turn_on" or "light.set_brightness"), ``arguments``."""
-
-    did: StrictStr
-    locator: StrictStr
-    arguments: dict[str, Any] = Field(default_factory=dict)
 
 
 class Turn(_Strict):
@@ -60,25 +53,6 @@ class Clarification(_Strict):
     slot: Literal["device", "room", "value", "mode", "time"]
     reply: str = Field(description="the simulated user's scripted answer (its hidden intent)")
     accepts: list[str] = Field(default_factory=list, description="words a fitting question mentions (any one)")
-
-
-class SmhCondition(_Strict):
-    did: StrictStr
-    attribute: StrictStr
-    op: Literal[">", ">=", "<", "<=", "==", "!="]
-    value: Any
-
-
-class SmhTrigger(_Strict):
-    time_cron: str | None = None
-    state: SmhCondition | None = None
-
-
-class SmhAutomation(_Strict):
-    name: str = "rule"
-    trigger: SmhTrigger
-    conditions: list[SmhCondition] = Field(default_factory=list)
-    actions: list[Action] = Field(min_length=1)
 
 
 class ExpectedAnswer(_Strict):

@@ -24,6 +24,20 @@ def _group(records: list[dict[str, Any]], key: str, order: Iterable[str]) -> dic
     return {k: _rate(*counts[k]) for k in order if k in counts}
 
 
+def pass_hat_k(records: list[dict[str, Any]]) -> dict[str, float | None]:
+    """tau-bench's pass^k over instances (all k of k trials pass), k = 1 … the fewest trials of an instance."""
+    from benchmark.report import pass_hat_k as one
+
+    per_instance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for record in records:
+        cell = per_instance[record["instance_id"]]
+        cell[0] += record["verdict"]["overall_pass"]
+        cell[1] += 1
+    trials = min((n for _, n in per_instance.values()), default=0)
+    return {str(k): round(sum(one(c, n, k) or 0 for c, n in per_instance.values()) / len(per_instance), 4)
+            for k in range(1, trials + 1)}
+
+
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     passed = sum(r["verdict"]["overall_pass"] for r in records)
     errors = Counter(r["verdict"]["error_class"] for r in records if not r["verdict"]["overall_pass"])
@@ -36,7 +50,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         if chosen:
             by_setting[setting] = {**_rate(sum(r["verdict"]["overall_pass"] for r in chosen), len(chosen)),
                                    "by_category": _group(chosen, "category", CATEGORIES),
-                                   "by_tier": _group(chosen, "tier", TIERS)}
+                                   "by_tier": _group(chosen, "tier", TIERS), "pass_hat_k": pass_hat_k(chosen)}
     return {"overall": _rate(passed, len(records)), "by_category": _group(records, "category", CATEGORIES),
             "by_subcategory": _group(records, "subcategory", SUBCATEGORIES), "by_tier": _group(records, "tier", TIERS),
             "by_setting": by_setting, "errors": dict(sorted(errors.items())),
@@ -73,6 +87,10 @@ def tables(records: list[dict[str, Any]]) -> list[tuple[str, list[str], list[lis
                  for k, v in summary["by_subcategory"].items()]))
     out.append(("Error taxonomy (failures)", ["class:subtype", "count"],
                 [[k, str(v)] for k, v in summary["error_subtypes"].items()]))
+    if any(len(summary["by_setting"][s]["pass_hat_k"]) > 1 for s in settings):  # trials > 1
+        out.append(("pass^k (all k trials pass)", ["setting", "k", "pass^k"],
+                    [[s.upper(), k, f"{100 * v:.1f}"] for s in settings
+                     for k, v in summary["by_setting"][s]["pass_hat_k"].items()]))
     out.append(("Tokens", ["total", "per instance"],
                 [[str(summary["tokens"]["total"]), str(summary["tokens"]["per_instance"])]]))
     return out

@@ -1,4 +1,5 @@
-"""Run one agent over an SMH suite in one setting: records (one JSON line per instance) and a summary."""
+"""Run one agent over an SMH suite in one setting in process (tests, bench/smh.py), and read a run's records.
+Runs from a spec (resume, trials, concurrency) are ``benchmark.smh.runner``'s."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.agents import DrAgent, EiaAgent
-from benchmark.smh.instance import Instance, write_atomically
+from benchmark.smh.instance import Instance
 from benchmark.smh.judge import SmhAnswerJudge
-from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
 from benchmark.smh.settings import UserFactory, run_dr, run_eia
-from benchmark.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.user_sim import RuleUser
 
 
@@ -31,15 +31,6 @@ async def run_suite(suite_dir: Path, instances: Iterable[Instance], setting: str
                                     user_factory=user_factory, judge=judge)
         records.append(outcome.record(instance))
     return records
-
-
-def write_run(out: Path, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """``records.jsonl`` and ``summary.json`` (atomically); returns the summary."""
-    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
-    write_atomically(out / "records.jsonl", text)
-    summary = summarize(records)
-    write_atomically(out / "summary.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    return summary
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:

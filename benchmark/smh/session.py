@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmark.smh.home_env import HomeEnv
+from agent_tools.smh.home_env import HomeEnv
 from benchmark.smh.instance import Instance
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig, load_home

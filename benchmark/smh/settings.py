@@ -13,16 +13,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_tools.profiles import make_toolbox
+from agent_tools.smh.home_env import state_diff
+from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
+from agent_tools.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh import dr
 from benchmark.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_messages
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import state_diff
-from benchmark.smh.instance import Instance, SmhAutomation
-from benchmark.smh.judge import SmhAnswerJudge
+from benchmark.smh.instance import Instance
+from benchmark.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.smh.session import Homes
-from benchmark.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh.user_sim import RuleUser
-from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, verify
+from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, judge_clarification, verify
 from emulator.errors import FabricError
 
 
@@ -60,7 +61,8 @@ UserFactory = Callable[[Instance], Callable[[str], str]]
 
 
 async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
-                 judge: SmhAnswerJudge | None = None) -> Outcome:
+                 judge: SmhAnswerJudge | None = None,
+                 clarification_judge: SmhClarificationJudge | None = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -96,8 +98,8 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
     final = env.state()
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
-    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
+                         clarification_judge)
 
 
 def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[], Any]:
@@ -106,7 +108,15 @@ def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[
     return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
 
 
-async def _judged(outcome: Outcome, instance: Instance, judge: SmhAnswerJudge | None) -> Outcome:
+async def _judged(instance: Instance, prediction: Prediction, h0_state: Any, final: Any, h0: Callable[[], Any],
+                  judge: SmhAnswerJudge | None,
+                  clarification_judge: SmhClarificationJudge | None) -> Outcome:
+    """The rules verdict, then the optional LLM judges: of the clarifying question, and of a query's answer."""
+    outcome = Outcome(prediction, verify(instance, prediction, h0_state, final, h0))
+    if clarification_judge is not None:
+        judged = await judge_clarification(instance, prediction, clarification_judge, lambda ok: verify(
+            instance, prediction, h0_state, final, h0, question_ok=ok))
+        outcome.verdict = judged or outcome.verdict
     if judge is not None:
         outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
     return outcome
@@ -129,11 +139,12 @@ def _mode_of(tools: SmhToolBox) -> str:
 
 
 async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
-                  user_factory: UserFactory = RuleUser, judge: SmhAnswerJudge | None = None) -> Outcome:
+                  user_factory: UserFactory = RuleUser, judge: SmhAnswerJudge | None = None,
+                  clarification_judge: SmhClarificationJudge | None = None) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
-    tools = SmhToolBox(env, budget=budget, user=user)
+    tools = make_toolbox(env.fabric, "smh", budget=budget, user=user)  # the smh profile of agent_tools
     result = await agent.run(instance, tools, eia_messages(instance, env, budget))
     final = env.state()
     prediction = Prediction(
@@ -145,5 +156,5 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
                                  locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict)
                                  else None, arguments=e["arguments"], code=e["code"])
                  for e in tools.log if _mutates(e["tool"]) and e["code"] != "BUDGET_EXCEEDED"])
-    return await _judged(Outcome(prediction, verify(instance, prediction, h0_state, final,
-                                                    _h0(env, h0_state, homes, instance))), instance, judge)
+    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
+                         clarification_judge)

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.instance import Constraint, Instance, SmhAutomation
-from benchmark.smh.judge import SmhAnswerJudge
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
+from benchmark.smh.instance import Constraint, Instance
+from benchmark.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.smh.user_sim import question_fits
 from emulator.automations.equivalence import compare_automations
 from emulator.automations.model import compare
@@ -57,6 +57,18 @@ class Verdict(BaseModel):
     error_subtype: str | None = None
     detail: str = ""
     judge: dict[str, Any] | None = Field(default=None, description="the LLM judge's votes, when it was asked")
+
+
+async def judge_clarification(instance: Instance, prediction: Prediction, judge: SmhClarificationJudge,
+                              reverify: Callable[[bool], Verdict]) -> Verdict | None:
+    """With an LLM clarification judge, a clarify instance whose agent asked is verified again with the judge's
+    decision on the question (None when it does not apply or cannot decide: the rules verdict stays)."""
+    if instance.goal.mode != "clarify" or prediction.mode != "clarify" or not prediction.questions:
+        return None
+    votes = await judge.judge_clarification(instance, prediction.questions[0]["question"])
+    if votes["passed"] is None:
+        return None
+    return reverify(votes["passed"]).model_copy(update={"judge": votes})
 
 
 async def judge_answer(verdict: Verdict, instance: Instance, prediction: Prediction, judge: SmhAnswerJudge) -> Verdict:
@@ -167,7 +179,9 @@ def _validity(prediction: Prediction) -> tuple[str, str, str] | None:
 
 
 def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Mapping[str, Any]],
-           final_state: Mapping[str, Mapping[str, Any]], h0: Callable[[], HomeEnv]) -> Verdict:
+           final_state: Mapping[str, Mapping[str, Any]], h0: Callable[[], HomeEnv], *,
+           question_ok: bool | None = None) -> Verdict:
+    """``question_ok``: the LLM judge's decision on the clarifying question (None: the rules decide)."""
     goal, checks = instance.goal, {}
 
     def failed(error_class: str, subtype: str, detail: str = "") -> Verdict:
@@ -183,7 +197,10 @@ def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Ma
         checks["mode"] = prediction.mode == "clarify" and bool(prediction.questions)  # asked before acting
         if not checks["mode"]:
             return failed("MS", "executed_instead_of_asking")
-        checks["clarification"] = question_fits(instance, prediction.questions[0]["question"])
+        rules = question_fits(instance, prediction.questions[0]["question"])
+        checks["clarification"] = rules if question_ok is None else question_ok
+        if question_ok is not None:
+            checks["clarification_rules"] = rules
         if not checks["clarification"]:
             return failed("MS", "question_misses_the_slot", prediction.questions[0]["question"][:200])
     elif dr and prediction.mode != goal.mode and not (prediction.mode == "clarify" and goal.clarify_allowed):

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from agent_tools import ADMIN_TOOLS, ToolBox
 from agent_tools.registry import ToolSet, tool
-from benchmark.smh.tools import SmhToolBox
+from agent_tools.smh.tools import SmhToolBox
 from emulator.fabric import Fabric
 from tests.agent_tools.conftest import command, write
 

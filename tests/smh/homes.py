@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmark.smh.products import PRODUCTS
+from agent_tools.smh.products import PRODUCTS
 from emulator.fabric import Fabric
 from emulator.home_config import validate_home
 
@@ -14,4 +14,4 @@ def every_product_home() -> Fabric:
         "name": "every-product", "base_time": "2025-06-27 20:00:00",
         "rooms": [{"id": "lounge", "name": "Lounge", "type": "living_room", "environment": ENVIRONMENT}],
         "devices": [{"id": t, "type": t, "room": "lounge"} for t in PRODUCTS]
-        + [{"id": "washer", "type": "laundry_washer", "room": "lounge"}]}, "every-product"))
+        + [{"id": "fridge", "type": "refrigerator", "room": "lounge"}]}, "every-product"))

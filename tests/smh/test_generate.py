@@ -6,9 +6,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from agent_tools.smh.rules import Action
 from benchmark.smh.generate import complex_home, generate_suite
 from benchmark.smh.generate.core import Draft, Rejected, check
-from benchmark.smh.instance import Action, Instance
+from benchmark.smh.instance import Instance
 from benchmark.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
 from tests.smh.conftest import ONE_EACH, SEED
 

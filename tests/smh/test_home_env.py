@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.products import PRODUCTS, kelvin_to_mireds, mireds_to_kelvin, percent_to_level
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.products import PRODUCTS, kelvin_to_mireds, mireds_to_kelvin, percent_to_level
 from emulator.home_config import dump_home
 from tests.smh.homes import every_product_home
 
@@ -18,7 +18,7 @@ def test_export_has_userdata_typed_attributes_services_and_components() -> None:
     env = HomeEnv(every_product_home())
     view = env.export()
     assert view["rooms"] == [{"id": "lounge", "type": "living_room", "name": "Lounge", "floor": 0, "parent": None}]
-    assert view["unmapped_devices"] == ["washer"]
+    assert view["unmapped_devices"] == ["fridge"]
     devices = {d["userdata"]["did"]: d for d in view["devices"]}
     assert set(devices) == set(PRODUCTS)
     fan_light = devices["fan_light"]
@@ -38,6 +38,18 @@ def test_export_has_userdata_typed_attributes_services_and_components() -> None:
     ("curtain", "set_position", {"position": 60}, "1.WindowCovering.TargetPositionLiftPercent100ths", 4000),
     ("door_lock", "open", {}, "1.DoorLock.LockState", 2),
     ("rvc", "start", {}, "1.RvcRunMode.CurrentMode", 2),
+    ("water_heater", "set_work_mode", {"work_mode": "timed"}, "1.WaterHeaterMode.CurrentMode", 2),
+    ("water_heater", "set_target_water_temperature", {"target_water_temperature": 62},
+     "1.Thermostat.OccupiedHeatingSetpoint", 6200),
+    ("oven", "set_target_temperature", {"target_temperature": 215}, "2.TemperatureControl.TemperatureSetpoint", 21500),
+    ("oven", "set_work_mode", {"work_mode": "grill"}, "2.OvenMode.CurrentMode", 2),
+    ("oven", "start", {}, "2.OvenCavityOperationalState.OperationalState", 1),
+    ("laundry_washer", "set_wash_mode", {"wash_mode": "delicate"}, "1.LaundryWasherMode.CurrentMode", 1),
+    ("laundry_washer", "set_water_temperature", {"water_temperature": 40}, "1.TemperatureControl.TemperatureSetpoint",
+     4000),
+    ("laundry_dryer", "set_dryness_level", {"dryness_level": "max"}, "1.LaundryDryerControls.SelectedDrynessLevel", 3),
+    ("dishwasher", "set_wash_mode", {"wash_mode": "quick_wash"}, "1.DishwasherMode.CurrentMode", 3),
+    ("dishwasher", "turn_on", {}, "1.OnOff.OnOff", True),
 ])
 def test_a_service_becomes_cluster_state_and_reads_back(did: str, locator: str, arguments: dict,
                                                         cluster_path: str, cluster_value: object) -> None:
@@ -53,7 +65,7 @@ def test_a_service_becomes_cluster_state_and_reads_back(did: str, locator: str, 
 
 def test_kelvin_and_percent_round_trip_exactly_over_their_ranges() -> None:
     assert all(mireds_to_kelvin(kelvin_to_mireds(k)) == k for k in range(2700, 6501, 100))
-    from benchmark.smh.products import level_to_percent
+    from agent_tools.smh.products import level_to_percent
     assert all(level_to_percent(percent_to_level(p), 0) == p for p in range(0, 101))
 
 
@@ -100,3 +112,56 @@ def test_home_show_format_smh_prints_the_view(tmp_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "home", "show", str(path), "--format", "x"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "allowed: table, smh" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_start_heating_needs_all_three_arguments_and_becomes_mode_setpoint_and_boost() -> None:
+    """Case study 1 of the paper: one argument short is refused and changes nothing."""
+    fabric = every_product_home()
+    env = HomeEnv(fabric)
+    before = fabric.snapshot()
+    refused = env.call("water_heater", "start_heating", {"work_mode": "manual"})
+    assert (refused.ok, refused.code) == (False, "MISSING_ARGUMENT") and "target_water_quantity" in refused.message
+    assert env.call("water_heater", "start_heating", {"work_mode": "manual", "target_water_quantity": 85,
+                                                      "target_water_temperature": 60}).code == "BAD_PRECISION"
+    assert env.call("water_heater", "start_heating", {"work_mode": "off", "target_water_quantity": 80,
+                                                      "target_water_temperature": 60}).code == "NOT_AN_OPTION"
+    assert fabric.snapshot() == before
+    done = env.call("water_heater", "start_heating", {"work_mode": "manual", "target_water_quantity": 80,
+                                                     "target_water_temperature": 60})
+    assert done.ok, done.message
+    assert fabric.read_path("water_heater", "1.WaterHeaterMode.CurrentMode") == 1
+    assert fabric.read_path("water_heater", "1.Thermostat.OccupiedHeatingSetpoint") == 6000
+    assert fabric.read_path("water_heater", "1.WaterHeaterManagement.BoostState") == 1
+    assert env.device_state("water_heater")["heating_state"] == "heating"
+    fabric.advance(3600)  # the boost heats the tank to the asked-for fill, then ends
+    assert env.device_state("water_heater")["water_quantity"] == 80
+    assert env.device_state("water_heater")["heating_state"] == "idle"
+
+
+def test_appliance_mode_options_and_limits_agree_with_the_devices() -> None:
+    """The enum options are the devices' own SupportedModes; the heater's range is its setpoint limits."""
+    from agent_tools.smh import products
+
+    fabric = every_product_home()
+    for did, endpoint, cluster, table in [("water_heater", 1, "WaterHeaterMode", products.WATER_HEATER_MODES),
+                                          ("oven", 2, "OvenMode", products.OVEN_MODES),
+                                          ("laundry_washer", 1, "LaundryWasherMode", products.WASHER_MODES),
+                                          ("dishwasher", 1, "DishwasherMode", products.DISHWASHER_MODES)]:
+        supported = fabric.read(did, endpoint, cluster, "SupportedModes")
+        assert {m["label"].lower().replace(" ", "_"): m["mode"] for m in supported} == table, cluster
+    assert fabric.read("laundry_dryer", 1, "LaundryDryerControls", "SupportedDrynessLevels") == \
+        sorted(products.DRYNESS_LEVELS.values())
+    assert (fabric.read("water_heater", 1, "Thermostat", "MinHeatSetpointLimit") / 100,
+            fabric.read("water_heater", 1, "Thermostat", "MaxHeatSetpointLimit") / 100) == products.WATER_HEATER_LIMITS
+
+
+def test_an_appliance_refusal_by_the_device_changes_nothing() -> None:
+    fabric = every_product_home()
+    env = HomeEnv(fabric)
+    assert env.call("oven", "start").ok
+    before = fabric.snapshot()
+    refused = env.call("oven", "set_work_mode", {"work_mode": "grill"})  # OvenMode refuses while cooking
+    assert (refused.ok, refused.code) == (False, "DEVICE_REFUSED") and "running" in refused.message
+    off = env.call("laundry_washer", "start")  # a washer that is off refuses to start (dead front)
+    assert (off.ok, off.code) == (False, "DEVICE_REFUSED")
+    assert fabric.snapshot() == before

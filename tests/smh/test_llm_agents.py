@@ -107,9 +107,9 @@ def test_bench_run_cli_with_the_react_agent(suite_dir: Path, instances: list[Ins
 
 
 def test_bench_run_cli_refuses_bad_input_in_one_line(suite_dir: Path, tmp_path: Path) -> None:
-    for args, needle in [(["--setting", "xx", "--agent", "oracle"], "allowed: dr, eia"),
-                         (["--setting", "dr", "--agent", "gpt"], "allowed for --suite smh"),
-                         (["--setting", "dr", "--agent", "llm"], "needs --base-url and --model"),
+    for args, needle in [(["--setting", "xx", "--agent", "oracle"], "Input should be 'dr' or 'eia'"),
+                         (["--setting", "dr", "--agent", "gpt"], "agent.name"),
+                         (["--setting", "dr", "--agent", "llm"], "needs a model (base_url, model)"),
                          (["--setting", "dr", "--agent", "oracle", "--kinds", "nope"], "unknown subcategories")]:
         result = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "bench", "run", "--suite", "smh",
                                  "--episodes", str(suite_dir), "--out", str(tmp_path / "r"), *args],
@@ -172,3 +172,45 @@ def test_llm_judge_decides_query_answers_by_majority(suite_dir: Path, instances:
     assert instance.goal.answer.text in prompt  # type: ignore[union-attr]
     assert not outcome.verdict.overall_pass and outcome.verdict.error_subtype == "llm_judge"
     assert sorted(v["vote"] for v in outcome.verdict.judge["votes"]) == ["fail", "fail", "pass"]
+
+
+class _AsksThenActs:
+    """A DR agent that asks ``question`` first, then executes the gold actions."""
+
+    name = "asks"
+
+    def __init__(self, question: str) -> None:
+        self.question = question
+
+    async def reply(self, instance: Instance, messages: list, stage: int, tokens: object) -> str:
+        if stage == 1:
+            return json.dumps({"mode": "clarify", "response": self.question})
+        return json.dumps({"mode": "execute", "response": "Done.", "actions": _actions(instance)})
+
+
+def test_llm_judge_decides_clarifying_questions_beside_the_rules(suite_dir: Path, instances: list[Instance]) -> None:
+    from benchmark.smh.judge import SmhClarificationJudge
+
+    instance = _pick(instances, "slot_missing")
+    vague = "Shall I go ahead?"  # names no cue of the missing slot: the rules fail it
+    votes = [text('{"verdict": "pass"}'), text('{"verdict": "pass"}'), text('{"verdict": "fail"}'),
+             text('{"verdict": "fail"}'), text('{"verdict": "fail"}'), text('{"verdict": "pass"}')]
+
+    async def scenario() -> tuple:
+        async with OpenAIStandin(votes) as server:
+            client = LLMClient(server.base_url, None, "judge", sleep=_no_sleep)
+            judge = SmhClarificationJudge([client, client, client])
+            homes = Homes(suite_dir)
+            rules_only = await run_dr(instance, _AsksThenActs(vague), homes)
+            lenient = await run_dr(instance, _AsksThenActs(vague), homes, clarification_judge=judge)
+            strict = await run_dr(instance, _AsksThenActs(oracle_question(instance)), homes,
+                                  clarification_judge=judge)
+            return rules_only, lenient, strict, server.chat_requests[0].body["messages"][1]["content"]
+
+    rules_only, lenient, strict, prompt = asyncio.run(scenario())
+    assert (rules_only.verdict.error_class, rules_only.verdict.error_subtype) == ("MS", "question_misses_the_slot")
+    assert lenient.verdict.overall_pass and lenient.verdict.checks["clarification_rules"] is False
+    assert sorted(v["vote"] for v in lenient.verdict.judge["votes"]) == ["fail", "pass", "pass"]
+    assert not strict.verdict.overall_pass and strict.verdict.checks["clarification_rules"] is True
+    assert strict.verdict.error_subtype == "question_misses_the_slot"
+    assert vague in prompt and instance.user_query in prompt and instance.goal.clarification.slot in prompt

@@ -43,3 +43,28 @@ def test_both_settings_start_from_the_same_home(suite_dir: Path, instances: list
     (key, value), = instance.dialogue_history[1].prior_values.items()
     did, path = key.split("/")
     assert first.read(did, path) != value  # the history's action is part of H0
+
+
+@pytest.fixture(scope="module")
+def appliance_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Instance]]:
+    """Instances whose gold actions run the water heater, oven, washer, dryer and dishwasher."""
+    from benchmark.smh.generate import generate_suite
+    from benchmark.smh.instance import load_instances
+
+    out = tmp_path_factory.mktemp("smh-appliances")
+    generate_suite(out, 7, {"simple": 6, "medium": 3, "complex": 1},
+                   ("clear_command", "colloquial_request", "slot_missing"))
+    return out, load_instances(out)
+
+
+def test_the_oracle_runs_every_appliance_in_both_settings(appliance_suite: tuple[Path, list[Instance]]) -> None:
+    suite_dir, instances = appliance_suite
+    from emulator.home_config import load_home
+
+    types = {d.id: d.type for i in instances for d in load_home(str(suite_dir / i.home)).devices}
+    used = {types[a.did] for i in instances for a in i.goal.reference}
+    assert {"water_heater", "oven", "laundry_washer", "laundry_dryer"} <= used
+    assert any(a.locator == "start_heating" for i in instances for a in i.goal.reference)
+    for setting, agent in (("dr", OracleDr()), ("eia", OracleEia())):
+        records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
+        assert [r["instance_id"] for r in records if not r["verdict"]["overall_pass"]] == [], setting

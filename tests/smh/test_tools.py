@@ -7,11 +7,12 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from agent_tools.mcp_server import build_server
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.tools import SmhToolBox
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.tools import SmhToolBox
 from emulator.home_config import dump_home
 from tests.smh.homes import every_product_home
 
@@ -107,3 +108,35 @@ def test_homefabric_mcp_profile_smh_over_stdio(tmp_path) -> None:
     assert [t.name for t in listed.tools] == ["query_device", "control_device", "create_automation"]
     envelope = json.loads(next(c.text for c in called.content if c.type == "text"))
     assert envelope["data"] == {"door_lock": {"state": "locked"}}
+
+
+def test_smh_is_a_tool_profile_resolved_like_the_others() -> None:
+    from agent_tools.profiles import PROFILES, make_toolbox
+    from agent_tools.toolbox import TOOL_PROFILES, ToolBox
+
+    fabric = every_product_home()
+    assert set(TOOL_PROFILES) < set(PROFILES) and "smh" in PROFILES
+    smh = make_toolbox(fabric, "smh", budget=3)
+    assert isinstance(smh, SmhToolBox) and smh.budget == 3 and smh.env.fabric is fabric
+    assert smh.names() == ["query_device", "control_device", "create_automation"]  # ask_user needs a user
+    assert isinstance(make_toolbox(fabric, "simuhome_ext"), ToolBox)
+    for profile, options, needle in [("nope", {}, "unknown tool profile 'nope'"),
+                                     ("smh", {"admin": True}, "no admin tools")]:
+        with pytest.raises(ValueError, match=needle):
+            make_toolbox(fabric, profile, **options)
+
+
+def test_agent_tools_smh_uses_only_the_emulators_public_api() -> None:
+    """The layering: the HomeEnv view and the smh tools import agent_tools and emulator modules, never the
+    benchmark, and no private name of the emulator."""
+    import ast
+    from pathlib import Path
+
+    import agent_tools.smh as package
+
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module.split(".")[0] in ("agent_tools", "emulator", "pydantic", "collections",
+                                                     "dataclasses", "typing", "math", "__future__"), (path, node.module)
+                assert not any(alias.name.startswith("_") for alias in node.names), (path, node.module)

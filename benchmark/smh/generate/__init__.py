@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmark.smh.generate import ambiguity, context, control, queries, rules
 from benchmark.smh.generate.core import Draft, Rejected, Scene, check
-from benchmark.smh.generate.homes import NOUNS, build_home
+from benchmark.smh.generate.homes import COMPLEX_TYPES, build_home
 from benchmark.smh.instance import Instance, dump_instance, write_atomically
 from benchmark.smh.taxonomy import CATEGORY_OF, DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
 from emulator.home_config import HomeConfig, dump_home
@@ -36,9 +36,10 @@ class GenerationError(RuntimeError):
 
 
 def complex_home(seed: int) -> HomeConfig:
-    """The one dense home every complex instance shares: every template's device groups, every type."""
+    """The one dense home every complex instance shares: every template's device groups, all its 17 types."""
     groups = [g for _, (required, _) in sorted(TEMPLATES.items()) for g in required]
-    groups += [(t,) for t in NOUNS]
+    covered = {t for group in groups for t in group}
+    groups += [(t,) for t in COMPLEX_TYPES if t not in covered]
     return build_home("complex", "complex", sub_seed(seed, "complex"), tuple(groups))
 
 
@@ -70,7 +71,11 @@ def generate_instances(seed: int, per_tier: Mapping[str, int] | None = None,
                         scene = Scene(home, rng, tier, fabric=shared_scene_fabric)
                     else:
                         name = f"{sub}-{tier}-{index:03d}"
-                        home = build_home(name, tier, sub_seed(seed, name, attempt), required)
+                        try:
+                            home = build_home(name, tier, sub_seed(seed, name, attempt), required)
+                        except ValueError as why:  # the drawn rooms cannot hold a required appliance
+                            reasons.append(str(why))
+                            continue
                         scene = Scene(home, rng, tier)
                     try:
                         instance = _instance(sub, tier, index, f"homes/{name}.json", home, scene, template(scene))

@@ -59,8 +59,34 @@ def scene_ambiguity(s: Scene) -> Draft:
                  intended_query=f"In the {s.room_names[room]}, {meaning}.")
 
 
+def _appliance_slot_missing(s: Scene, kind: str) -> Draft:
+    """"Preheat the oven." → which temperature? / "Heat up water." → mode, quantity, temperature?"""
+    if kind == "oven":
+        oven = s.pick(s.of("oven", where=lambda d: s.value(d, "work_state") == "stopped"))
+        temp = s.pick([t for t in (160, 180, 200, 220, 240) if t != s.value(oven, "target_temperature")])
+        return Draft(f"Preheat the {s.name(oven)}.", "clarify",
+                     [act(oven, "set_target_temperature", target_temperature=temp), act(oven, "start")],
+                     clarification=Clarification(slot="value", reply=f"{temp} degrees.",
+                                                 accepts=["temperature", "degrees", "°", "how hot", "what"]),
+                     intended_query=f"Preheat the {s.name(oven)} to {temp} degrees.")
+    heater = s.pick(s.of("water_heater", where=lambda d: s.value(d, "heating_state") == "idle"))
+    mode, quantity, temp = s.pick(["manual", "timed"]), s.pick([60, 80, 100]), s.pick([50, 55, 60, 65])
+    return Draft(f"Heat up some water on the {s.name(heater)}.", "clarify",
+                 [act(heater, "start_heating", work_mode=mode, target_water_quantity=quantity,
+                      target_water_temperature=temp)],
+                 clarification=Clarification(slot="value", reply=f"{mode.capitalize()} mode, {quantity} percent of "
+                                             f"the tank, at {temp} degrees.",
+                                             accepts=["temperature", "degrees", "how much", "quantity", "mode",
+                                                      "what"]),
+                 intended_query=f"Heat {quantity} percent of the tank on the {s.name(heater)} to {temp} degrees in "
+                                f"{mode} mode.")
+
+
 def slot_missing(s: Scene) -> Draft:
-    if s.rng.random() < 0.5:
+    kind = s.rng.random()
+    if kind >= 0.7:
+        return _appliance_slot_missing(s, "oven" if kind >= 0.85 else "water_heater")
+    if kind < 0.35:
         acs = s.of("air_conditioner", where=lambda d: s.value(d, "state") == "on")
         ac = s.pick(acs)
         temp = s.pick([t for t in (20, 21, 22, 23, 24, 25, 26) if t != s.value(ac, "target_temperature")])
@@ -85,5 +111,6 @@ TEMPLATES = {
     "scene_ambiguity": ((("curtain", "on_off_light", "dimmable_light"), ("blind", "dimmable_light")),
                         scene_ambiguity),
     "slot_missing": ((("air_conditioner", "on_off_light", "dimmable_light", "color_temperature_light"),
-                      ("air_conditioner", "dimmable_light", "on_off_light")), slot_missing),
+                      ("air_conditioner", "dimmable_light", "on_off_light"), ("oven", "water_heater")),
+                     slot_missing),
 }

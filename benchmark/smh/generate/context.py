@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from agent_tools.smh.rules import Action
 from benchmark.smh.generate.core import Draft, Rejected, Scene, act
 from benchmark.smh.generate.homes import DIMMABLE
 from benchmark.smh.generate.ops import clear_ops
-from benchmark.smh.instance import Action, Memory, Turn
+from benchmark.smh.instance import Memory, Turn
 
 
 def _history(s: Scene, text: str, actions: list[Action], priors: dict[str, object]) -> list[Turn]:

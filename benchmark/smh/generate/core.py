@@ -10,19 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import HomeEnv, state_diff
-from benchmark.smh.instance import (
-    Action,
-    Clarification,
-    Constraint,
-    ExpectedAnswer,
-    Goal,
-    Memory,
-    SmhAutomation,
-    Turn,
-)
-from benchmark.smh.tools import DEFAULT_BUDGET
+from agent_tools.smh.home_env import HomeEnv, state_diff
+from agent_tools.smh.rules import Action, RuleError, SmhAutomation, to_spec
+from agent_tools.smh.tools import DEFAULT_BUDGET
+from benchmark.smh.instance import Clarification, Constraint, ExpectedAnswer, Goal, Memory, Turn
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.home_config import HomeConfig

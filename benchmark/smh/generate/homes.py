@@ -1,5 +1,7 @@
 """Seeded SMH homes over the three tiers (facts §3): small apartments, multi-room homes, and one dense nested
-home (31 rooms, 135 devices, all 17 SMH device types) shared by every complex instance.
+home (31 rooms, 135 devices, 17 device types covering the paper's 12 categories) shared by every complex
+instance. Appliances stand only in rooms that take them (an oven in a kitchen, a washer in a utility room or
+bathroom).
 
 At most one device of a type per room, so "<room name> <noun>" names every device uniquely. Initial
 states are drawn per device from a blake2b sub-seed and written as cluster attribute paths; the fabric
@@ -20,8 +22,19 @@ NOUNS: dict[str, str] = {
     "extended_color_light": "light strip", "fan_light": "fan light", "fan": "fan", "air_conditioner": "AC",
     "curtain": "curtain", "blind": "blind", "smart_speaker": "speaker", "smart_screen": "smart screen", "tv": "TV",
     "rvc": "robot cleaner", "door_lock": "door lock", "climate_sensor": "climate sensor",
-    "occupancy_sensor": "motion sensor", "smart_plug": "smart plug",
+    "occupancy_sensor": "motion sensor", "smart_plug": "smart plug", "water_heater": "water heater",
+    "oven": "oven", "laundry_washer": "washing machine", "laundry_dryer": "dryer", "dishwasher": "dishwasher",
 }
+APPLIANCES = ("water_heater", "oven", "laundry_washer", "laundry_dryer", "dishwasher")
+# Room types an appliance may stand in (every other type may stand anywhere).
+APPLIANCE_ROOMS: dict[str, tuple[str, ...]] = {
+    "water_heater": ("bathroom", "utility_room", "kitchen", "garage"), "oven": ("kitchen",),
+    "laundry_washer": ("utility_room", "bathroom"), "laundry_dryer": ("utility_room", "bathroom"),
+    "dishwasher": ("kitchen",),
+}
+# The complex home's 17 types (facts §3): the paper's 12 categories, without TV, plug, screen, dryer, dishwasher.
+COMPLEX_TYPES = tuple(t for t in NOUNS if t not in ("tv", "smart_plug", "smart_screen", "laundry_dryer",
+                                                    "dishwasher"))
 LIGHTS = ("on_off_light", "dimmable_light", "color_temperature_light", "extended_color_light")
 DIMMABLE = ("dimmable_light", "color_temperature_light", "extended_color_light")
 COVERS = ("curtain", "blind")
@@ -112,12 +125,33 @@ def initial_state(device_type: str, rng: random.Random) -> dict[str, Any]:
         return {"1.RvcOperationalState.OperationalState": 0x42}
     if device_type == "smart_plug":
         return {"1.OnOff.OnOff": on}
+    if device_type == "water_heater":
+        return {"1.WaterHeaterMode.CurrentMode": rng.choice((0, 1, 2)),
+                "1.Thermostat.OccupiedHeatingSetpoint": rng.randrange(4000, 6501, 100),
+                "1.WaterHeaterManagement.TankPercentage": rng.randrange(20, 81, 10)}
+    if device_type == "oven":
+        return {"2.OvenMode.CurrentMode": rng.choice((0, 1, 2, 3)),
+                "2.TemperatureControl.TemperatureSetpoint": rng.randrange(15000, 22001, 500)}
+    if device_type in ("laundry_washer", "laundry_dryer", "dishwasher"):
+        out = {"1.OnOff.OnOff": on}
+        if device_type == "laundry_washer":
+            out.update({"1.LaundryWasherMode.CurrentMode": rng.choice((0, 1, 2, 3)),
+                        "1.TemperatureControl.TemperatureSetpoint": rng.choice((2000, 3000, 4000, 6000))})
+        elif device_type == "laundry_dryer":
+            out["1.LaundryDryerControls.SelectedDrynessLevel"] = rng.choice((0, 1, 2, 3))
+        else:
+            out["1.DishwasherMode.CurrentMode"] = rng.choice((0, 1, 2, 3))
+        return out
     return {}
 
 
 def _environment(rng: random.Random) -> dict[str, int]:
     return {"temperature": rng.randrange(1600, 3101, 10), "humidity": rng.randrange(3000, 8501, 10),
             "illuminance": rng.randrange(50, 801, 10), "pm10": rng.randrange(5, 60)}
+
+
+def fits(room_type: str, device_type: str) -> bool:
+    return room_type in APPLIANCE_ROOMS.get(device_type, (room_type,))
 
 
 BASE_TIME = "2025-06-27 20:00:00"  # a Friday evening: one-off rules ("tonight at 22:00") resolve against it
@@ -134,10 +168,11 @@ def build_home(name: str, tier: str, seed: int, required: tuple[tuple[str, ...],
             [r for r in ROOMS if r.id in SMALL_ROOMS]
         rooms = sorted(rng.sample(pool, rng.randint(*shape.rooms)), key=lambda r: ROOMS.index(r))
         rooms = [RoomKind(r.id, r.type, r.name, r.floor, None) for r in rooms]
-    slots = [(r.id, t) for r in rooms for t in NOUNS]
+    types = COMPLEX_TYPES if tier == "complex" else tuple(NOUNS)
+    slots = [(r.id, t) for r in rooms for t in types if fits(r.type, t)]
     placed: list[tuple[str, str]] = []
     for group in required:
-        free = [r.id for r in rooms if all((r.id, t) not in placed for t in group)]
+        free = [r.id for r in rooms if all((r.id, t) not in placed and fits(r.type, t) for t in group)]
         if not free:
             raise ValueError(f"no free room for {group} in a {tier} home")
         room_id = rng.choice(free)

@@ -3,9 +3,9 @@ that change the device's current state, so a do-nothing agent never passes by ac
 
 from __future__ import annotations
 
+from agent_tools.smh.rules import Action
 from benchmark.smh.generate.core import Scene, act
 from benchmark.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, PLAYERS
-from benchmark.smh.instance import Action
 
 Op = tuple[str, Action]
 
@@ -66,6 +66,54 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
     if t == "door_lock":
         out.append((f"unlock the {n}", act(did, "open")) if st["state"] == "locked" else
                    (f"lock the {n}", act(did, "lock")))
+    out += appliance_ops(s, did)
+    return out
+
+
+def appliance_ops(s: Scene, did: str) -> list[Op]:
+    """The water heater, oven, washer, dryer and dishwasher (state-changing only, like every op)."""
+    t, st, n = s.type_of(did), s.state[did], s.name(did)
+    out: list[Op] = []
+    if t == "water_heater":
+        if st["heating_state"] == "idle":
+            mode, quantity = s.pick(["manual", "timed"]), s.pick(list(range(50, 101, 10)))
+            temp = s.pick(list(range(45, 76, 5)))
+            out.append((f"start heating water on the {n} in {mode} mode, {quantity} percent of the tank at {temp} "
+                        "degrees", act(did, "start_heating", work_mode=mode, target_water_quantity=quantity,
+                                       target_water_temperature=temp)))
+        else:
+            out.append((f"stop heating on the {n}", act(did, "stop_heating")))
+        temp = _other(s, list(range(40, 81, 5)), st["target_water_temperature"])
+        out.append((f"set the {n} to {temp} degrees", act(did, "set_target_water_temperature",
+                                                          target_water_temperature=temp)))
+    if t == "oven":
+        temp = _other(s, list(range(150, 251, 10)), st["target_temperature"])
+        out.append((f"set the {n} to {temp} degrees", act(did, "set_target_temperature", target_temperature=temp)))
+        if st["work_state"] == "stopped":
+            mode = _other(s, ["bake", "convection", "grill", "roast"], st["work_mode"])
+            out.append((f"switch the {n} to {mode} mode", act(did, "set_work_mode", work_mode=mode)))
+            out.append((f"start the {n}", act(did, "start")))
+        else:
+            out.append((f"stop the {n}", act(did, "stop")))
+    if t in ("laundry_washer", "laundry_dryer", "dishwasher"):
+        if st["state"] == "off":
+            out.append((f"turn on the {n}", act(did, "turn_on")))
+        elif st["work_state"] == "stopped":
+            out.append((f"start the {n}", act(did, "start")))
+            if t == "laundry_dryer":
+                level = _other(s, ["low", "normal", "extra", "max"], st["dryness_level"])
+                out.append((f"set the {n} to {level} dryness", act(did, "set_dryness_level", dryness_level=level)))
+            else:
+                modes = ["normal", "delicate", "heavy", "whites"] if t == "laundry_washer" else \
+                    ["normal", "heavy_duty", "quick_wash", "silent"]
+                mode = _other(s, modes, st["wash_mode"])
+                out.append((f"put the {n} on the {mode.replace('_', ' ')} programme",
+                            act(did, "set_wash_mode", wash_mode=mode)))
+        elif st["work_state"] == "running":
+            out.append((f"pause the {n}", act(did, "pause")))
+    if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped":
+        temp = _other(s, [20, 30, 40, 60, 90], st["water_temperature"])
+        out.append((f"wash at {temp} degrees on the {n}", act(did, "set_water_temperature", water_temperature=temp)))
     return out
 
 
@@ -96,4 +144,14 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         out.append((f"make sure nobody can get in through the {n}", act(did, "lock")))
     if t == "air_conditioner" and st["state"] == "on" and st["ac_mode"] != "cool":
         out.append((f"I want the {n} blowing cold air", act(did, "set_ac_mode", ac_mode="cool")))
+    if t == "oven" and st["work_state"] == "stopped":
+        out.append((f"fire up the {n}", act(did, "start")))
+    if t in ("laundry_washer", "laundry_dryer", "dishwasher") and st["work_state"] == "running":
+        out.append((f"hold the {n} a moment, I forgot something", act(did, "pause")))
+    if t in ("laundry_washer", "dishwasher") and st["state"] == "on" and st["work_state"] == "stopped" and \
+            st["wash_mode"] not in ("delicate", "light_wash"):
+        gentle = "delicate" if t == "laundry_washer" else "light_wash"
+        out.append((f"go easy on the load in the {n}", act(did, "set_wash_mode", wash_mode=gentle)))
+    if t == "water_heater" and st["heating_state"] == "heating":
+        out.append((f"the {n} can have a rest now", act(did, "stop_heating")))
     return out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from agent_tools.smh.rules import SmhAutomation, SmhCondition, SmhTrigger
 from benchmark.smh.generate.core import Draft, Scene, act
 from benchmark.smh.generate.homes import COVERS, LIGHTS
-from benchmark.smh.instance import SmhAutomation, SmhCondition, SmhTrigger
 from emulator.clock import TIME_FORMAT
 
 _DAYS = (("Weekdays", "? * MON-FRI *"), ("Every day", "* * ? *"), ("Every Saturday", "? * SAT *"),

@@ -314,6 +314,143 @@ def _human_sensor() -> Function:
         ())
 
 
+# Matter mode numbers of the appliance mode clusters (clusters/modes.py tables; a test reads the devices'
+# SupportedModes and checks these agree), keyed by the snake-case label agents use.
+WATER_HEATER_MODES = {"off": 0, "manual": 1, "timed": 2}
+OVEN_MODES = {"bake": 0, "convection": 1, "grill": 2, "roast": 3, "clean": 4, "convection_bake": 5,
+              "convection_roast": 6, "warming": 7, "proofing": 8}
+WASHER_MODES = {"normal": 0, "delicate": 1, "heavy": 2, "whites": 3, "quick_normal": 4, "heavy_whites": 5}
+DISHWASHER_MODES = {"normal": 0, "heavy_duty": 1, "light_wash": 2, "quick_wash": 3, "low_energy": 4, "silent": 5}
+DRYNESS_LEVELS = {"low": 0, "normal": 1, "extra": 2, "max": 3}  # LaundryDryerControls DrynessLevelEnum
+OPERATIONAL_STATES = {0: "stopped", 1: "running", 2: "paused", 3: "error"}  # OperationalStateEnum
+BOOST_DURATION_S = 3600  # start_heating's boost: the tank reaches the target quantity within an hour
+WATER_HEATER_LIMITS = (30, 80)  # °C: the catalogue's heat_limits (Min/MaxHeatSetpointLimit), checked by a test
+
+
+def _by_value(table: Mapping[str, int], value: Any, default: str) -> str:
+    return next((k for k, v in table.items() if v == value), default)
+
+
+def _mode(cluster: str, name: str, table: Mapping[str, int], description: str) -> tuple[Param, Attribute, Service]:
+    """A Mode Base cluster as an enum attribute plus its ``set_<name>`` service (ChangeToMode)."""
+    param = Param(name, "enum", description, options=tuple(table))
+    attribute = Attribute(param, lambda p: _by_value(table, p.read(cluster, "CurrentMode"), "unknown"),
+                          f"{cluster}.CurrentMode ({', '.join(f'{v} {k}' for k, v in table.items())})")
+    service = Service(f"set_{name}", f"Choose the {name.replace('_', ' ')}.",
+                      lambda p, a: [p.invoke(cluster, "ChangeToMode", {"newMode": table[a[name]]})],
+                      f"{cluster}.ChangeToMode", (param,))
+    return param, attribute, service
+
+
+def _cycle(cluster: str = "OperationalState", *, pause: bool = True) -> Function:
+    """An appliance's programme cycle: its state and start/stop (and pause where the cluster has it)."""
+    services = [Service("start", "Start the programme.", lambda p, a: [p.invoke(cluster, "Start")], f"{cluster}.Start"),
+                Service("stop", "Stop the programme.", lambda p, a: [p.invoke(cluster, "Stop")], f"{cluster}.Stop")]
+    if pause:
+        services.append(Service("pause", "Pause the programme.", lambda p, a: [p.invoke(cluster, "Pause")],
+                                f"{cluster}.Pause"))
+    return Function(
+        (Attribute(Param("work_state", "enum", "What the programme is doing.",
+                         options=tuple(OPERATIONAL_STATES.values())),
+                   lambda p: OPERATIONAL_STATES.get(p.read(cluster, "OperationalState"), "error"),
+                   f"{cluster}.OperationalState (0 stopped, 1 running, 2 paused, 3 error)"),),
+        tuple(services))
+
+
+WORK_MODE = Param("work_mode", "enum", "How the heater runs: manual (now) or timed (by its schedule).",
+                  options=("manual", "timed"))
+WATER_QUANTITY = Param("target_water_quantity", "int", "How much of the tank to heat.", range=(10, 100),
+                       precision=10, unit="percentage")
+WATER_TEMPERATURE = Param("target_water_temperature", "int", "Target water temperature.",
+                          range=WATER_HEATER_LIMITS, precision=1, unit="Celsius")
+
+
+def _water_heater() -> Function:
+    _, mode_attribute, mode_service = _mode("WaterHeaterMode", "work_mode", WATER_HEATER_MODES,
+                                            "Heater mode (off, manual, timed).")
+
+    def start(p: Port, a: dict[str, Any]) -> list[WorkflowStep]:
+        # Validated against the cluster limits first (the params mirror them), so no step is refused after
+        # another one ran: mode, setpoint, then the boost that heats the tank to the wanted fill.
+        return [p.invoke("WaterHeaterMode", "ChangeToMode", {"newMode": WATER_HEATER_MODES[a["work_mode"]]}),
+                p.write("Thermostat", "OccupiedHeatingSetpoint", a["target_water_temperature"] * 100),
+                p.invoke("WaterHeaterManagement", "Boost", {"boostInfo": {
+                    "duration": BOOST_DURATION_S, "targetPercentage": a["target_water_quantity"]}})]
+
+    return Function(
+        (mode_attribute,
+         Attribute(WATER_TEMPERATURE, lambda p: round(p.read("Thermostat", "OccupiedHeatingSetpoint") / 100),
+                   "Thermostat.OccupiedHeatingSetpoint (0.01 °C)",
+                   ("Thermostat.OccupiedHeatingSetpoint", lambda v: round(v * 100))),
+         Attribute(Param("heating_state", "enum", "Whether a heating run (boost) is on.", options=("heating", "idle")),
+                   lambda p: "heating" if p.read("WaterHeaterManagement", "BoostState") == 1 else "idle",
+                   "WaterHeaterManagement.BoostState (1 active)"),
+         Attribute(Param("water_quantity", "int", "Hot water in the tank now (read-only; rises while heating).",
+                         range=(0, 100), precision=1, unit="percentage"),
+                   lambda p: p.read("WaterHeaterManagement", "TankPercentage"),
+                   "WaterHeaterManagement.TankPercentage")),
+        (Service("start_heating", "Heat the tank: mode, how much water and how hot (all three required).", start,
+                 "WaterHeaterMode.ChangeToMode + write Thermostat.OccupiedHeatingSetpoint + "
+                 "WaterHeaterManagement.Boost(targetPercentage)", (WORK_MODE, WATER_QUANTITY, WATER_TEMPERATURE)),
+         Service("stop_heating", "Stop the heating run.",
+                 lambda p, a: [p.invoke("WaterHeaterManagement", "CancelBoost")], "WaterHeaterManagement.CancelBoost"),
+         Service("set_target_water_temperature", "Set the target water temperature.",
+                 lambda p, a: [p.write("Thermostat", "OccupiedHeatingSetpoint", a["target_water_temperature"] * 100)],
+                 "write Thermostat.OccupiedHeatingSetpoint", (WATER_TEMPERATURE,)),
+         mode_service))
+
+
+OVEN_TEMPERATURE = Param("target_temperature", "int", "Cavity temperature setpoint.", range=(50, 250), precision=5,
+                         unit="Celsius")
+
+
+def _oven() -> Function:
+    _, mode_attribute, mode_service = _mode("OvenMode", "work_mode", OVEN_MODES, "Cooking mode.")
+    return _cycle("OvenCavityOperationalState", pause=False) + Function(
+        (mode_attribute,
+         Attribute(OVEN_TEMPERATURE, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
+                   "TemperatureControl.TemperatureSetpoint (0.01 °C)")),
+        (mode_service,
+         Service("set_target_temperature", "Set the cavity temperature (works while cooking too).",
+                 lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
+                                        {"targetTemperature": a["target_temperature"] * 100})],
+                 "TemperatureControl.SetTemperature", (OVEN_TEMPERATURE,))))
+
+
+WASH_TEMPERATURE = Param("water_temperature", "int", "Wash temperature.", range=(5, 95), precision=1, unit="Celsius")
+
+
+def _washer() -> Function:
+    _, mode_attribute, mode_service = _mode("LaundryWasherMode", "wash_mode", WASHER_MODES, "Wash programme.")
+    return _on_off() + _cycle() + Function(
+        (mode_attribute,
+         Attribute(WASH_TEMPERATURE, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
+                   "TemperatureControl.TemperatureSetpoint (0.01 °C)")),
+        (mode_service,
+         Service("set_water_temperature", "Set the wash temperature.",
+                 lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
+                                        {"targetTemperature": a["water_temperature"] * 100})],
+                 "TemperatureControl.SetTemperature", (WASH_TEMPERATURE,))))
+
+
+DRYNESS = Param("dryness_level", "enum", "How dry the laundry should end.", options=tuple(DRYNESS_LEVELS))
+
+
+def _dryer() -> Function:
+    return _on_off() + _cycle() + Function(
+        (Attribute(DRYNESS, lambda p: _by_value(DRYNESS_LEVELS, p.read("LaundryDryerControls", "SelectedDrynessLevel"),
+                                                "normal"), "LaundryDryerControls.SelectedDrynessLevel"),),
+        (Service("set_dryness_level", "Choose the dryness level (not while running).",
+                 lambda p, a: [p.write("LaundryDryerControls", "SelectedDrynessLevel",
+                                       DRYNESS_LEVELS[a["dryness_level"]])],
+                 "write LaundryDryerControls.SelectedDrynessLevel", (DRYNESS,)),))
+
+
+def _dishwasher() -> Function:
+    _, mode_attribute, mode_service = _mode("DishwasherMode", "wash_mode", DISHWASHER_MODES, "Wash programme.")
+    return _on_off() + _cycle() + Function((mode_attribute,), (mode_service,))
+
+
 PRODUCTS: dict[str, Product] = {
     "on_off_light": Product("light", "light", "A switchable light.", ((None, 1, _light(False, False)),)),
     "dimmable_light": Product("light", "light", "A dimmable light.", ((None, 1, _light(True, False)),)),
@@ -335,4 +472,10 @@ PRODUCTS: dict[str, Product] = {
                               ((None, 1, _climate_sensor()),)),
     "occupancy_sensor": Product("sensor", "human_sensor", "A presence sensor.", ((None, 1, _human_sensor()),)),
     "smart_plug": Product("plug", "smart_plug", "A switchable socket.", ((None, 1, _on_off()),)),
+    "water_heater": Product("water_heater", "electric_water_heater", "An electric water heater.",
+                            ((None, 1, _water_heater()),)),
+    "oven": Product("oven", "built_in_oven", "A built-in oven (the cavity is endpoint 2).", ((None, 2, _oven()),)),
+    "laundry_washer": Product("washing_machine", "washer", "A washing machine.", ((None, 1, _washer()),)),
+    "laundry_dryer": Product("washing_machine", "dryer", "A tumble dryer.", ((None, 1, _dryer()),)),
+    "dishwasher": Product("dishwasher", "dishwasher", "A dishwasher.", ((None, 1, _dishwasher()),)),
 }

@@ -1,7 +1,7 @@
 """The HomeEnv view of a fabric home: an agent-facing projection (SMH-Bench App. A), not a second home model.
 
 Every device becomes ``{name, description, attributes, services, components, userdata}``; every read goes
-to the fabric's clusters and every service becomes cluster commands/writes (``benchmark.smh.products``).
+to the fabric's clusters and every service becomes cluster commands/writes (``agent_tools.smh.products``).
 A call is validated first (§1 validation rules): the service exists, argument names are known and none is
 missing, values have the right type, lie in range, respect precision and options. A refused call changes
 nothing and says why, with a machine-readable code the error taxonomy maps onto (AV/TV subtypes).
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.smh.products import PRODUCTS, Attribute, Port, Product, Service
+from agent_tools.smh.products import PRODUCTS, Attribute, Port, Product, Service
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 from emulator.workflows import WorkflowStep

@@ -16,9 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from agent_tools.envelope import fail, ok
 from agent_tools.registry import ToolSet, tool
-from benchmark.smh.automations import RuleError, to_spec
-from benchmark.smh.home_env import HomeEnv
-from benchmark.smh.instance import SmhAutomation
+from agent_tools.smh.home_env import HomeEnv
+from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
 from emulator.errors import FabricError
 
 DEFAULT_BUDGET = 10

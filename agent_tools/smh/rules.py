@@ -5,13 +5,43 @@ agent writes in SMH terms becomes exactly the cluster-level rule ``compare_autom
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from benchmark.smh.home_env import CallResult, HomeEnv
-from benchmark.smh.instance import SmhAutomation, SmhCondition
+from agent_tools.smh.home_env import CallResult, HomeEnv
 from emulator.automations.model import ActionStep, AutomationSpec
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Action(_Strict):
+    """One service call: ``did``, ``locator`` ("turn_on" or "light.set_brightness"), ``arguments``."""
+
+    did: StrictStr
+    locator: StrictStr
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class SmhCondition(_Strict):
+    did: StrictStr
+    attribute: StrictStr
+    op: Literal[">", ">=", "<", "<=", "==", "!="]
+    value: Any
+
+
+class SmhTrigger(_Strict):
+    time_cron: str | None = None
+    state: SmhCondition | None = None
+
+
+class SmhAutomation(_Strict):
+    name: str = "rule"
+    trigger: SmhTrigger
+    conditions: list[SmhCondition] = Field(default_factory=list)
+    actions: list[Action] = Field(min_length=1)
 
 
 class RuleError(ValueError):
