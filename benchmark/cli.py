@@ -144,19 +144,31 @@ def bench_run(
         "--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
-    suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
+    suite: Annotated[str, typer.Option("--suite", help="simuhome, smh (SMH-Bench) or voice (spoken dialogues).")]
+    = "simuhome",
     setting: Annotated[str, typer.Option("--setting", help="smh: dr, eia or dr,eia.")] = "eia",
     budget: Annotated[int, typer.Option("--budget", help="smh EIA: tool-call budget.")] = 10,
     input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
                                                   "the spoken turn) or audio (input_audio parts).")] = None,
     asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
                                             "CTranslate2 Whisper model directory.")] = None,
-    condition: Annotated[str | None, typer.Option("--condition", help="Acoustic condition of the spoken "
-                                                  "turns, e.g. clean-dry, 10db-reverb.")] = None,
+    condition: Annotated[list[str] | None, typer.Option("--condition", help="Acoustic condition of the spoken "
+                                                        "turns, e.g. clean-dry, 10db-reverb; voice suite: repeat it "
+                                                        "or give grid for several in one run.")] = None,
+    voices: Annotated[str, typer.Option("--voices", help="voice suite: all or a comma list of voice ids.")] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="voice suite: print the report as JSON.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
-    if suite not in ("simuhome", "smh"):
-        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh")
+    if suite not in ("simuhome", "smh", "voice"):
+        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
+    if suite == "voice":
+        from benchmark.speech import voice_cli
+
+        return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
+                             conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
+                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)
+    if condition and len(condition) > 1:
+        _fail("several --condition values run in one run only with --suite voice; give one")
     if suite == "smh":
         from benchmark.smh import cli as smh_cli
 
@@ -177,7 +189,7 @@ def bench_run(
         "out": str(out) if out else None,
         "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
-        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
+        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition[0] if condition else None,
     }, base=stored)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
