@@ -155,7 +155,8 @@ def bench_run(
     condition: Annotated[list[str] | None, typer.Option("--condition", help="Acoustic condition of the spoken "
                                                         "turns, e.g. clean-dry, 10db-reverb; voice suite: repeat it "
                                                         "or give grid for several in one run.")] = None,
-    voices: Annotated[str, typer.Option("--voices", help="voice suite: all or a comma list of voice ids.")] = "all",
+    voices: Annotated[str, typer.Option("--voices", help="Voice pool of the spoken turns: all or a comma list of "
+                                                         "voice ids.")] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="voice suite: print the report as JSON.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
@@ -167,8 +168,7 @@ def bench_run(
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)
-    if condition and len(condition) > 1:
-        _fail("several --condition values run in one run only with --suite voice; give one")
+    conditions = _parse_conditions(condition)
     if suite == "smh":
         from benchmark.smh import cli as smh_cli
 
@@ -189,7 +189,8 @@ def bench_run(
         "out": str(out) if out else None,
         "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
-        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition[0] if condition else None,
+        "speech.input": input_way, "speech.asr": asr, "speech.condition": conditions[0].id if conditions else None,
+        "speech.voices": voices if voices != "all" else None,
     }, base=stored)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
@@ -200,7 +201,14 @@ def bench_run(
     selected, skipped = select_episodes(spec)
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
-    if spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
+    if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
+        if spec.agent.models or spec.speech is None or spec.speech.input == "text":
+            _fail("several --condition values need --input asr or audio and one model")
+        from benchmark.speech.condition_runs import run_conditions
+
+        summaries, text = run_conditions(spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume,
+                                                                                quiet, force))
+    elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
         from benchmark.multi_model import MODELS_FILE, write_models_file, write_multi_report
         from benchmark.run_spec import per_model
 
@@ -222,6 +230,17 @@ def bench_run(
               f"see the error column of {where}", 1)
     if strict and infra:
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
+    """``--condition`` values (repeated, comma lists or grid) → conditions; none given → ()."""
+    from benchmark.speech.conditions import ConditionError, parse_conditions
+
+    try:
+        return parse_conditions(",".join(values)) if values else ()
+    except ConditionError as error:
+        _fail(str(error))
+        raise
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:

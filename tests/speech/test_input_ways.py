@@ -133,3 +133,21 @@ def test_every_user_turn_of_an_episode_is_heard_not_only_the_first(tmp_path: Pat
                   tmp_path / "v")
     one_turn = sum(t["duration_s"] for t in audio["speech"]["turns"])
     assert audio["speech"]["duration_s"] > one_turn  # both turns and the pause between them, in one recording
+
+
+def test_several_conditions_in_one_bench_run(tmp_path: Path) -> None:
+    from tests.speech.test_speech_cli import homefabric
+
+    out = tmp_path / "run"
+    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds", "qt3_feasible",
+                        "--limit", "1", "--input", "asr", "--condition", "clean-dry", "--condition", "10db-reverb",
+                        "--voices", "us-joe", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    for condition in ("clean-dry", "10db-reverb"):
+        [record] = read_records(out / condition / "records.jsonl")[0]
+        assert record["status"] == "passed" and record["speech"]["condition"] == condition
+    assert "asr    10db-reverb" in result.stdout and "asr    clean-dry" in result.stdout
+    text = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--limit", "1",
+                      "--condition", "grid", "--out", str(tmp_path / "text"))
+    assert text.returncode == 2 and "need --input asr or audio" in text.stderr
+    assert not (tmp_path / "text" / "records.jsonl").exists()
