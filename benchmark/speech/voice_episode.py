@@ -50,10 +50,13 @@ class VoiceTurn(_Model):
 
 
 class WorldEvent(_Model):
+    """``leave_room``: the user walks out (``device_id``, the room's occupancy sensor, clears after its hold
+    time); ``switch_off``: the user switches ``device_id`` off by hand (a light they leave with)."""
+
     at_s: float = Field(ge=0)
-    kind: Literal["leave_room"]
+    kind: Literal["leave_room", "switch_off"]
     room: str
-    sensor_id: str  # the room's occupancy sensor, cleared when the user leaves
+    device_id: str
 
 
 class StateCheck(_Model):

@@ -6,7 +6,8 @@ washer and dryer) and one of the task families:
 - spatial: "turn on the light next to me / in here / behind me / by the window", resolved from where the
   user stands (:mod:`benchmark.speech.spatial`); half of them have a second turn from another place;
 - temporal: "in N minutes …" (a one-off time trigger), "when I leave the kitchen …" (occupancy cleared in
-  virtual time), "when the washer finishes, start the dryer" (an operational-state trigger): gold via
+  virtual time), "when the washer finishes, start the dryer" (an operational-state trigger), "every
+  weekday at seven …" (a recurring cron, checked on seven mornings, the weekend included): gold via
   ``create_automation``, checked before and after the moment in virtual time;
 - clarify: "turn on the light" with several in the room, "dim the light in here" without a level: the
   assistant must ask; the user answers by voice.
@@ -209,8 +210,10 @@ def _single_light(home: HomeConfig, room: str) -> str:
 
 
 def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str, Any] | None:
-    variant = rng.choice(("delay", "leave_room", "washer_done"))
+    variant = rng.choice(("delay", "leave_room", "washer_done", "weekday_routine"))
     base = datetime.strptime(home.base_time, TIME_FORMAT)
+    if variant == "weekday_routine":
+        return weekday_routine(rng, home, base)
     if variant == "delay":
         room = rng.choice(("hallway", "office"))
         light = _single_light(home, room)
@@ -243,7 +246,7 @@ def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[st
         checks = [StateCheck(device_id=light, path=ON, value=value, at_s=at)
                   for light in on_now for value, at in ((True, leave_at - 60), (False, leave_at + 120))]
         return {"variant": variant, "turns": [turn], "checks": checks, "preserve": preserve_others(home, set(on_now)),
-                "events": [WorldEvent(at_s=leave_at, kind="leave_room", room="kitchen", sensor_id="kitchen_occupancy")],
+                "events": [WorldEvent(at_s=leave_at, kind="leave_room", room="kitchen", device_id="kitchen_occupancy")],
                 "horizon_s": leave_at + 180}
     trigger = {"type": "state", "condition": {"device_id": "washer", "endpoint_id": 1, "cluster_id": "OperationalState",
                                               "attribute_id": "OperationalState", "operator": "==", "value": STOPPED}}
@@ -257,6 +260,27 @@ def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[st
     return {"variant": variant, "turns": [turn], "checks": checks, "preserve": preserve_others(home, set()),
             "setup": [run_command("washer", "OnOff", "On"), run_command("washer", "OperationalState", "Start")],
             "horizon_s": WASHER_CYCLE_S + 180}
+
+
+def weekday_routine(rng: random.Random, home: HomeConfig, base: datetime) -> dict[str, Any]:
+    """"Every weekday at seven turn on the light in here": a recurring cron; the user switches the light off
+    at eight each morning, so each of the next seven mornings shows whether the rule fired that day."""
+    room = rng.choice(("hallway", "office"))
+    light = _single_light(home, room)
+    hour = rng.choice((6, 7))
+    trigger = {"type": "time", "cron": f"0 0 {hour} ? * MON-FRI *"}
+    turn = VoiceTurn(text=f"every weekday at {'six' if hour == 6 else 'seven'} in the morning turn on the light in "
+                          "here", position=random_position(rng, room), act="execute",
+                     gold=[automation(f"weekday {room} light", trigger, [run_command(light, "OnOff", "On")])])
+    mornings = [(base + timedelta(days=day)).replace(hour=hour, minute=0, second=0) for day in range(1, 8)]
+    events = [WorldEvent(at_s=0, kind="switch_off", room=room, device_id=light)]  # the user leaves it off now
+    checks = []
+    for morning in mornings:
+        at = (morning - base).total_seconds()
+        checks.append(StateCheck(device_id=light, path=ON, value=morning.weekday() < 5, at_s=at + 60))
+        events.append(WorldEvent(at_s=at + 3600, kind="switch_off", room=room, device_id=light))
+    return {"variant": "weekday_routine", "turns": [turn], "checks": checks, "events": events,
+            "preserve": preserve_others(home, {light}), "horizon_s": (mornings[-1] - base).total_seconds() + 7200}
 
 
 WASHER_CYCLE_S = 3600  # the emulated washer's programme length (emulator: Pre-wash … Spin, 60 min)

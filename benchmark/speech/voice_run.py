@@ -71,8 +71,10 @@ def _world(fabric: Fabric, episode: VoiceEpisode, start: datetime) -> tuple[list
         when = start + timedelta(seconds=at_s)
         if fabric.now() < when:
             fabric.run_until(when)
-        if _order == 0:  # the user walks out: the room's presence sensor clears (after its hold time)
-            fabric.device(item.sensor_id).cluster(1, "OccupancySensing").set_occupied(False)
+        if _order == 0 and item.kind == "leave_room":  # the room's presence sensor clears (after its hold time)
+            fabric.device(item.device_id).cluster(1, "OccupancySensing").set_occupied(False)
+        elif _order == 0:  # switched off at the light itself, as a person does
+            fabric.invoke(item.device_id, 1, "OnOff", "Off", {})
         else:
             checks.append({**_check(fabric, item), "virtual_time": fabric.now_text()})
     end = start + timedelta(seconds=episode.horizon_s)

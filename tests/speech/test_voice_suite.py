@@ -4,6 +4,7 @@ temporal tasks through automations in virtual time, determinism, oracle 100 % an
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -137,7 +138,7 @@ def _variant(task_type: str, variant: str) -> VoiceEpisode:
     raise AssertionError(f"no {task_type} {variant} episode")
 
 
-@pytest.mark.parametrize("variant", ["delay", "leave_room", "washer_done"])
+@pytest.mark.parametrize("variant", ["delay", "leave_room", "washer_done", "weekday_routine"])
 def test_temporal_requests_are_carried_by_automations_and_checked_in_virtual_time(variant: str) -> None:
     episode = _variant("temporal", variant)
     record = run(episode)
@@ -150,6 +151,19 @@ def test_temporal_requests_are_carried_by_automations_and_checked_in_virtual_tim
     actions = [{"tool": a["tool"], "args": a["args"]} for a in episode.turns[0].gold[0].args["actions"]]
     impatient = run(episode, ReplayCalls(actions))
     assert not impatient["passed"] and any(not c["ok"] for c in impatient["checks"])
+
+
+def test_a_weekday_routine_fires_on_weekdays_only() -> None:
+    episode = _variant("temporal", "weekday_routine")
+    cron = episode.turns[0].gold[0].args["trigger"]["cron"]
+    assert cron.endswith("? * MON-FRI *")
+    record = run(episode)
+    assert record["passed"] and len(record["checks"]) == 7
+    assert sorted(c["value"] for c in record["checks"]) == [False, False, True, True, True, True, True]
+    daily = json.loads(json.dumps([c.model_dump() for c in episode.turns[0].gold]))
+    daily[0]["args"]["trigger"]["cron"] = cron.replace("MON-FRI", "*")  # every day: wrong on the weekend
+    wrong = run(episode, ReplayCalls(daily))
+    assert not wrong["passed"] and sorted(c["value"] for c in wrong["checks"] if not c["ok"]) == [False, False]
 
 
 # --- the generated suite -----------------------------------------------------------------------------------
@@ -173,7 +187,7 @@ def test_generation_is_byte_identical_per_seed_through_the_cli(tmp_path: Path) -
 def test_the_oracle_solves_the_whole_suite_and_the_null_agent_none() -> None:
     episodes = generate_voice_episodes(8, 7)
     assert {e.task_type for e in episodes} == {"spatial", "temporal", "clarify"}
-    assert {"two_requests", "delay", "leave_room", "washer_done", "which_device", "missing_level"} \
+    assert {"two_requests", "delay", "leave_room", "washer_done", "weekday_routine", "which_device", "missing_level"} \
         <= {e.variant for e in episodes}
     oracle = [run(e) for e in episodes]
     assert all(r["passed"] for r in oracle), [r["episode_id"] for r in oracle if not r["passed"]]
