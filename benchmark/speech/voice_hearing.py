@@ -8,6 +8,7 @@ the transcript and its WER.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ from benchmark.speech import noise as sources
 from benchmark.speech.acoustics import Surroundings
 from benchmark.speech.audio_input import input_audio_part
 from benchmark.speech.conditions import Condition
-from benchmark.speech.render import TV_VOICE, render_turn, speech
+from benchmark.speech.render import TV_VOICE, RenderedTurn, render_turn, speech
 from benchmark.speech.voice_episode import VoiceEpisode
 from benchmark.speech.voices import RATES, VOICES, Voice, choose_speaker, parse_voices, seeded_rng
 from benchmark.speech.wav import decode_wav
@@ -57,6 +58,18 @@ def surroundings(episode: VoiceEpisode, room: str, seed: int, speaker: Voice) ->
     talkers = tuple(speech(line, rng.choice(others).id, rng.choice(RATES))
                     for line in rng.sample(sources.BABBLE_LINES, 3))
     return Surroundings(room_id=room, tv_on=tv_on, tv_programme=programme, babble_talkers=talkers)
+
+
+def render_voice_episode(episode: VoiceEpisode, *, seed: int, conditions: Sequence[Condition], noise_kind: str = "room",
+                         pool: Sequence[Voice] = tuple(VOICES.values())) -> list[tuple[RenderedTurn, bytes]]:
+    """Every turn a run may hear (requests and replies, in spoken order), each in the room where it is said,
+    rendered exactly as :func:`hear` renders it (``speech render`` of a voice episode directory)."""
+    speaker, rate = choose_speaker(seed, episode.episode_id, tuple(pool))
+    spoken = [(text, turn.position.room) for turn in episode.turns for text in (turn.text, turn.reply) if text]
+    return [render_turn(text, episode_id=episode.episode_id, turn=index, speaker=speaker, rate=rate,
+                        condition=condition, noise_kind=noise_kind,
+                        surroundings=surroundings(episode, room, seed, speaker), seed=seed)
+            for index, (text, room) in enumerate(spoken) for condition in conditions]
 
 
 def hear(hearing: Hearing, episode: VoiceEpisode, index: int, text: str, room: str) -> Heard:

@@ -129,3 +129,19 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     bad = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--input", "asr",
                      "--condition", "loud", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "unknown condition 'loud'" in bad.stderr and not (tmp_path / "bad").exists()
+
+
+def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: Path) -> None:
+    from benchmark.speech.voice_episode import write_voice_episodes
+    from benchmark.speech.voice_oracle import VoiceOracleAgent
+
+    episode = _episode("clarify", "which_device")
+    write_voice_episodes([episode], tmp_path / "episodes")
+    result = homefabric("speech", "render", str(tmp_path / "episodes"), "--conditions", "5db-reverb", "--seed", "3",
+                        "--out", str(tmp_path / "spoken"), "--quiet")
+    assert result.returncode == 0, result.stderr
+    manifest = json.loads((tmp_path / "spoken" / "manifest.json").read_text())
+    assert [t["transcript"] for t in manifest["turns"]] == [episode.turns[0].text, episode.turns[0].reply]
+    hearing = Hearing(input="audio", condition=Condition(snr_db=5, reverberant=True), seed=3)
+    record = asyncio.run(run_voice_episode(episode, VoiceOracleAgent(), hearing))
+    assert [t["heard"]["sha256"] for t in record["turns"]] == [t["sha256"] for t in manifest["turns"]]
