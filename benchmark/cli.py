@@ -165,6 +165,9 @@ def bench_run(
     if suite == "voice":
         from benchmark.speech import voice_cli
 
+        if resume:
+            _fail("--suite voice runs cannot be resumed yet; start it again with a new --out")
+
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)

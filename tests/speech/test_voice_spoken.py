@@ -129,6 +129,9 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     bad = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--input", "asr",
                      "--condition", "loud", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "unknown condition 'loud'" in bad.stderr and not (tmp_path / "bad").exists()
+    again = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--resume",
+                       "--out", str(tmp_path / "run"))
+    assert again.returncode == 2 and "cannot be resumed" in again.stderr
 
 
 def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: Path) -> None:
