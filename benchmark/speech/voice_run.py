@@ -32,6 +32,7 @@ from emulator.placement import UserPosition, home_placement
 
 RECORD_SCHEMA = "homefabric-voice-record/1"
 TOOL_PROFILE = "simuhome_ext"  # the SimuHome tools plus create/list/delete_automation
+TURN_TIMEOUT_S = 600.0  # one assistant turn, wall clock (a hung model ends its turn, not the run)
 COMPASS = ("north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west")
 
 
@@ -113,7 +114,9 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
                          episode_id=episode.episode_id, dialogue_history=tuple(history),
                          memory={"where things are": layout_text(episode, user)}, extras=extras)
         try:
-            outcome = await agent.run(task, toolbox)
+            outcome = await asyncio.wait_for(agent.run(task, toolbox), TURN_TIMEOUT_S)
+        except TimeoutError:
+            outcome = AgentOutcome(None, [], "aborted", error=f"turn wall-clock limit {TURN_TIMEOUT_S} s reached")
         except Exception as error:  # an agent bug ends its turn, not the run
             outcome = AgentOutcome(None, [], "aborted", error=f"{type(error).__name__}: {error}")
         toolbox.final_answer = None  # each turn's answer is its own
