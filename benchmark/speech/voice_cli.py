@@ -8,6 +8,7 @@ A voice run directory holds ``records.jsonl`` (one record per episode × conditi
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from pathlib import Path
@@ -133,7 +134,8 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
     out.mkdir(parents=True, exist_ok=True)
     records = asyncio.run(_run_all(episodes, hearing_list, agent, react, trials or 1, out / "records.jsonl"))
     summary = summarise(records)
-    import json
-
     write_atomically(out / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     typer.echo(json.dumps(summary, indent=2) if as_json else format_report(summary))
+    turns = [t for r in records for t in r["turns"]]
+    if turns and all(t["end_reason"] in ("aborted", "infra_error") for t in turns):
+        _fail(f"every assistant turn ended in an error (first: {turns[0]['error']}); see {out / 'records.jsonl'}", 1)

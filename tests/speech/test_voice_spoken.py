@@ -148,3 +148,13 @@ def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: P
     hearing = Hearing(input="audio", condition=Condition(snr_db=5, reverberant=True), seed=3)
     record = asyncio.run(run_voice_episode(episode, VoiceOracleAgent(), hearing))
     assert [t["heard"]["sha256"] for t in record["turns"]] == [t["sha256"] for t in manifest["turns"]]
+
+
+def test_a_voice_run_whose_model_is_unreachable_exits_non_zero(tmp_path: Path) -> None:
+    episodes = tmp_path / "episodes"
+    assert homefabric("episodes", "generate", "--suite", "voice", "--qt", "spatial", "--per-type", "1",
+                      "--out", str(episodes)).returncode == 0
+    result = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--agent", "react",
+                        "--base-url", "http://127.0.0.1:9/v1", "--model", "nothing-listens",
+                        "--out", str(tmp_path / "r"))
+    assert result.returncode == 1 and "every assistant turn ended in an error" in result.stderr, result.stderr
