@@ -302,6 +302,10 @@ def bench_report(
 
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
+    from benchmark.speech import voice_cli
+
+    if voice_cli.is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
+        return voice_cli.report(run_dir, as_json)
     from benchmark.multi_model import is_multi_model, write_multi_report
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError

@@ -24,6 +24,30 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+VOICE_RUN_SCHEMA = "homefabric-voice-run/1"
+
+
+def is_voice_run(run_dir: Path) -> bool:
+    try:
+        return json.loads((run_dir / "manifest.json").read_text(encoding="utf-8")).get("schema") == VOICE_RUN_SCHEMA
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def report(run_dir: Path, as_json: bool) -> None:
+    """``bench report`` of a voice run: the summary again from its records (report.json rewritten)."""
+    from benchmark.run_store import read_records_file
+    from benchmark.speech.voice_report import format_report, summarise
+    from emulator.home_config import write_atomically
+
+    records = read_records_file(run_dir / "records.jsonl").records
+    if not records:
+        _fail(f"{run_dir}: no voice records in records.jsonl")
+    summary = summarise(records)
+    write_atomically(run_dir / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    typer.echo(json.dumps(summary, indent=2) if as_json else format_report(summary))
+
+
 def generate(out: Path, seed: int, per_type: int, task_types: str) -> None:
     from benchmark.speech.voice_episode import write_voice_episodes
     from benchmark.speech.voice_generate import VoiceGenerationError, generate_voice_episodes
@@ -132,6 +156,11 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
     react = None if agent is not None else {"base_url": base_url, "model": model,
                                             "api_key_env": api_key_env or "OPENAI_API_KEY"}
     out.mkdir(parents=True, exist_ok=True)
+    manifest = {"schema": VOICE_RUN_SCHEMA, "agent": agent_name or "oracle", "model": model,
+                "input": hearing_list[0].input, "conditions": [h.condition_id for h in hearing_list],
+                "asr": hearing_list[0].asr, "seed": seed or 0, "voices": voices, "trials": trials or 1,
+                "episodes": [e.episode_id for e in episodes]}
+    write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     records = asyncio.run(_run_all(episodes, hearing_list, agent, react, trials or 1, out / "records.jsonl"))
     summary = summarise(records)
     write_atomically(out / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")

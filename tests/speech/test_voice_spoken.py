@@ -126,6 +126,10 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert set(report["conditions"]) == {"clean-dry", "5db-reverb"} and report["overall"]["success"] == 1.0
     assert json.loads(result.stdout) == report
+    again = homefabric("bench", "report", str(tmp_path / "run"), "--json")
+    assert again.returncode == 0 and json.loads(again.stdout) == report
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["conditions"] == ["clean-dry", "5db-reverb"] and manifest["input"] == "asr"
     bad = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--input", "asr",
                      "--condition", "loud", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "unknown condition 'loud'" in bad.stderr and not (tmp_path / "bad").exists()
