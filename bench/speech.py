@@ -4,7 +4,11 @@ Generated SimuHome-style episodes (``benchmark.generate``, all 12 kinds, seeded)
 the first ``--turns`` of them: render each turn clean (audio seconds per wall second, espeak-ng + resample),
 then, per condition, apply the condition and transcribe with the recogniser (real-time factor = wall
 seconds / audio seconds, on this machine's cores) and score the corpus WER (normalised, benchmark.speech.wer).
-Usage: python bench/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0] [--json]
+The voice suite (MIST-style dialogues, ``benchmark.speech.voice_generate``): generation rate (episodes per
+wall second), oracle and null success with text input, and the oracle through the ASR cascade per condition
+(mean per-turn WER over every turn and clarification reply heard).
+Usage: python bench/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0]
+       [--part all|turns|voice] [--voice-per-type 10] [--voice-conditions clean-dry,10db-reverb,0db-reverb] [--json]
 """
 
 from __future__ import annotations
@@ -40,6 +44,40 @@ def turns_of(count: int, seed: int) -> list[Any]:
     return episodes[:count]
 
 
+def voice_suite(per_type: int, seed: int, conditions: str, asr: str) -> dict[str, Any]:
+    import asyncio
+
+    from benchmark.agents.null import NullAgent
+    from benchmark.speech.voice_generate import generate_voice_episodes
+    from benchmark.speech.voice_hearing import Hearing
+    from benchmark.speech.voice_oracle import VoiceOracleAgent
+    from benchmark.speech.voice_report import summarise
+    from benchmark.speech.voice_run import run_voice_episode
+
+    started = time.perf_counter()
+    episodes = generate_voice_episodes(per_type, seed)
+    generation_wall = time.perf_counter() - started
+
+    def run_all(agent: Any, hearing: Hearing) -> list[dict[str, Any]]:
+        return [asyncio.run(run_voice_episode(e, agent, hearing)) for e in episodes]
+
+    started = time.perf_counter()
+    oracle = summarise(run_all(VoiceOracleAgent(), Hearing()))
+    text_wall = time.perf_counter() - started
+    null = summarise(run_all(NullAgent(), Hearing()))
+    spoken: dict[str, Any] = {}
+    for condition in parse_conditions(conditions):  # the oracle does not listen: only the WER is a figure here
+        records = run_all(VoiceOracleAgent(), Hearing(input="asr", condition=condition, asr=asr, seed=seed))
+        wers = [t["heard"]["asr"]["wer"] for r in records for t in r["turns"]]
+        spoken[condition.id] = {"turns_heard": len(wers), "mean_turn_wer": round(sum(wers) / len(wers), 4)}
+    return {"episodes": len(episodes), "generation_wall_s": round(generation_wall, 3),
+            "episodes_per_wall_s": round(len(episodes) / generation_wall, 1),
+            "oracle_text_success": oracle["overall"]["success"], "null_text_success": null["overall"]["success"],
+            "null_act_accuracy": null["overall"]["act_accuracy"],
+            "oracle_text_episodes_per_wall_s": round(len(episodes) / text_wall, 1),
+            "asr_wer_per_condition": spoken}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100)
@@ -47,7 +85,14 @@ def main() -> None:
     parser.add_argument("--asr", default=DEFAULT_ASR)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--part", choices=("all", "turns", "voice"), default="all")
+    parser.add_argument("--voice-per-type", type=int, default=10)
+    parser.add_argument("--voice-conditions", default="clean-dry,10db-reverb,0db-reverb")
     args = parser.parse_args()
+    if args.part == "voice":
+        figures = voice_suite(args.voice_per_type, args.seed, args.voice_conditions, args.asr)
+        print(json.dumps({"voice_suite": figures}, indent=2))
+        return
     episodes = turns_of(args.turns, args.seed)
     conditions = parse_conditions(args.conditions)
 
@@ -86,6 +131,8 @@ def main() -> None:
               "asr_rtf": round(sum(c["asr_rtf"] * c["audio_s"] for c in per_condition.values())
                                / sum(c["audio_s"] for c in per_condition.values()), 4),
               "conditions": per_condition}
+    if args.part == "all":
+        result["voice_suite"] = voice_suite(args.voice_per_type, args.seed, args.voice_conditions, args.asr)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -93,6 +140,8 @@ def main() -> None:
               f"real time; ASR ({args.asr}) real-time factor {result['asr_rtf']}")
         for name, figures in per_condition.items():
             print(f"  {name:14} WER {figures['wer']:.3f}  RTF {figures['asr_rtf']:.3f}")
+        if "voice_suite" in result:
+            print("voice suite: " + json.dumps(result["voice_suite"]))
 
 
 if __name__ == "__main__":

@@ -144,19 +144,34 @@ def bench_run(
         "--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
-    suite: Annotated[str, typer.Option("--suite", help="simuhome or smh (SMH-Bench instances).")] = "simuhome",
+    suite: Annotated[str, typer.Option("--suite", help="simuhome, smh (SMH-Bench) or voice (spoken dialogues).")]
+    = "simuhome",
     setting: Annotated[str | None, typer.Option("--setting", help="smh: dr, eia or dr,eia (default eia).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", help="smh EIA: tool-call budget (default 10).")] = None,
     input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
                                                   "the spoken turn) or audio (input_audio parts).")] = None,
     asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
                                             "CTranslate2 Whisper model directory.")] = None,
-    condition: Annotated[str | None, typer.Option("--condition", help="Acoustic condition of the spoken "
-                                                  "turns, e.g. clean-dry, 10db-reverb.")] = None,
+    condition: Annotated[list[str] | None, typer.Option("--condition", help="Acoustic condition of the spoken "
+                                                        "turns, e.g. clean-dry, 10db-reverb; voice suite: repeat it "
+                                                        "or give grid for several in one run.")] = None,
+    voices: Annotated[str, typer.Option("--voices", help="Voice pool of the spoken turns: all or a comma list of "
+                                                         "voice ids.")] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="voice suite: print the report as JSON.")] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
-    if suite not in ("simuhome", "smh"):
-        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh")
+    if suite not in ("simuhome", "smh", "voice"):
+        _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
+    if suite == "voice":
+        from benchmark.speech import voice_cli
+
+        if resume:
+            _fail("--suite voice runs cannot be resumed yet; start it again with a new --out")
+
+        return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
+                             conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
+                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)
+    conditions = _parse_conditions(condition)
     from benchmark.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
@@ -184,7 +199,8 @@ def bench_run(
         "out": str(out) if out else None,
         "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
-        "speech.input": input_way, "speech.asr": asr, "speech.condition": condition,
+        "speech.input": input_way, "speech.asr": asr, "speech.condition": conditions[0].id if conditions else None,
+        "speech.voices": voices if voices != "all" else None,
     }, base=stored)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
@@ -195,7 +211,14 @@ def bench_run(
     selected, skipped = select_episodes(spec)
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
-    if spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
+    if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
+        if spec.agent.models or spec.speech is None or spec.speech.input == "text":
+            _fail("several --condition values need --input asr or audio and one model")
+        from benchmark.speech.condition_runs import run_conditions
+
+        summaries, text = run_conditions(spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume,
+                                                                                quiet, force))
+    elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
         from benchmark.multi_model import MODELS_FILE, write_models_file, write_multi_report
         from benchmark.run_spec import per_model
 
@@ -217,6 +240,17 @@ def bench_run(
               f"see the error column of {where}", 1)
     if strict and infra:
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
+    """``--condition`` values (repeated, comma lists or grid) → conditions; none given → ()."""
+    from benchmark.speech.conditions import ConditionError, parse_conditions
+
+    try:
+        return parse_conditions(",".join(values)) if values else ()
+    except ConditionError as error:
+        _fail(str(error))
+        raise
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
@@ -275,6 +309,10 @@ def bench_report(
 
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
+    from benchmark.speech import voice_cli
+
+    if voice_cli.is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
+        return voice_cli.report(run_dir, as_json)
     from benchmark.multi_model import is_multi_model, write_multi_report
     from benchmark.report import write_report
     from benchmark.run_store import RunFileError

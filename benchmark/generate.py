@@ -144,15 +144,20 @@ def generate_command(
     allow_template_fallback: Annotated[bool, typer.Option(
         "--allow-template-fallback",
         help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
-    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds) or smh (SMH-Bench, 22 subcategories).")]
+    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds), smh (SMH-Bench, 22 "
+                                                         "subcategories) or voice (spoken dialogues).")]
     = "simuhome",
     per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
                                                         "instances per subcategory (default 25,15,10).")] = None,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
-    if suite not in ("simuhome", "smh"):
-        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh", err=True)
+    if suite not in ("simuhome", "smh", "voice"):
+        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
         raise typer.Exit(2)
+    if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
+        from benchmark.speech import voice_cli
+
+        return voice_cli.generate(out, seed, per_type, "all" if qt == "all" else qt)
     if suite == "smh":
         from benchmark.smh import cli as smh_cli
 

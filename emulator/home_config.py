@@ -29,6 +29,7 @@ from pydantic import (
 
 from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
+from emulator.placement import placement_problems
 from emulator.workflows import WorkflowStep
 
 HOME_FORMAT = "homefabric-home/1"
@@ -195,6 +196,7 @@ class HomeConfig(BaseModel):
     @model_validator(mode="after")
     def _check_references(self) -> HomeConfig:
         problems = _reference_problems(self.rooms, self.devices) + _automation_problems(self)
+        problems += placement_problems(self.extensions, (r.id for r in self.rooms), (d.id for d in self.devices))
         if problems:
             raise _ReferenceProblems(problems)
         return self

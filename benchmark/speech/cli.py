@@ -43,7 +43,7 @@ def speech_render(
     """Render every user turn of the episodes to 16 kHz mono WAV under each condition (same seed → same bytes)."""
     from benchmark.episode import load_episodes
     from benchmark.speech.conditions import NOISE_CHOICES, ConditionError, parse_conditions
-    from benchmark.speech.render import render_to_dir
+    from benchmark.speech.render import render_episode, render_to_dir
     from benchmark.speech.tts import TTSError, espeak_path
     from benchmark.speech.voices import VoiceError, parse_voices
     from emulator.output_paths import output_dir_problem
@@ -62,7 +62,18 @@ def speech_render(
         espeak_path()
     except TTSError as error:
         _fail(str(error), 1)
-    loaded, problems = load_episodes(episodes)
+    from benchmark.speech.voice_episode import VoiceEpisodeError, is_voice_episode_file, load_voice_episodes
+
+    render = render_episode
+    if any(is_voice_episode_file(p) for p in ([episodes] if episodes.is_file() else episodes.glob("*.json"))):
+        from benchmark.speech.voice_hearing import render_voice_episode  # each turn in the room it is said in
+
+        try:
+            loaded, problems, render = load_voice_episodes(episodes), [], render_voice_episode
+        except VoiceEpisodeError as error:
+            _fail(str(error))
+    else:
+        loaded, problems = load_episodes(episodes)
     for problem in problems:
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
     if not loaded:
@@ -72,7 +83,7 @@ def speech_render(
     with Progress(TextColumn("[bold]rendering"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[now]}"),
                   TimeElapsedColumn(), console=err_console, disable=quiet) as progress:
         bar = progress.add_task("render", total=len(loaded), now="")
-        turns = render_to_dir(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool,
+        turns = render_to_dir(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool, render=render,
                               on_episode=lambda episode_id, _n: progress.update(bar, advance=1, now=episode_id))
     audio_s = sum(t.duration_s for t in turns)
     console.print(f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "

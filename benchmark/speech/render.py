@@ -120,11 +120,13 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 def render_to_dir(episodes: Iterable[Any], out: Path, *, seed: int, conditions: Sequence[Condition],
                   noise_kind: str = "room", pool: Sequence[Voice] = tuple(VOICES.values()),
-                  on_episode: Callable[[str, int], None] | None = None) -> list[RenderedTurn]:
-    """Render and write every episode; the manifest lists each turn (written last, atomically)."""
+                  on_episode: Callable[[str, int], None] | None = None,
+                  render: Callable[..., list[tuple[RenderedTurn, bytes]]] = render_episode) -> list[RenderedTurn]:
+    """Render and write every episode (``render``: how one episode's turns are rendered); the manifest lists
+    each turn (written last, atomically)."""
     turns: list[RenderedTurn] = []
     for episode in episodes:
-        rendered = render_episode(episode, seed=seed, conditions=conditions, noise_kind=noise_kind, pool=pool)
+        rendered = render(episode, seed=seed, conditions=conditions, noise_kind=noise_kind, pool=pool)
         for turn, data in rendered:
             relative = f"{turn.episode_id}/turn{turn.turn}_{turn.condition}.wav"
             _write_bytes(out / relative, data)

@@ -114,3 +114,40 @@ def test_a_text_run_keeps_its_spec_hash_and_bad_speech_settings_are_refused() ->
         spec_for({"name": "oracle"}, {"input": "microphone"})
     with pytest.raises(SpecError, match=r"unknown ASR model 'large-v3'"):
         spec_for({"name": "oracle"}, {"input": "asr", "asr": "large-v3"})
+
+
+def test_every_user_turn_of_an_episode_is_heard_not_only_the_first(tmp_path: Path) -> None:
+    source = json.loads((EPISODE_DIR / "qt3_feasible_seed_7.json").read_text())
+    turns = [source["query"], "and that is all for now thank you"]
+    (tmp_path / "episodes").mkdir()
+    (tmp_path / "episodes" / "qt3_feasible_seed_7.json").write_text(json.dumps({**source, "user_turns": turns}))
+    episodes = {"path": str(tmp_path / "episodes")}
+    [asr] = run(spec_for({"name": "oracle"}, {"input": "asr", "voices": "us-joe"}, episodes=episodes), tmp_path / "a")
+    assert asr["status"] == "passed"
+    assert [t["transcript"] for t in asr["speech"]["turns"]] == turns
+    assert [t["turn"] for t in asr["speech"]["turns"]] == [0, 1]
+    heard = [t["asr"]["transcript"] for t in asr["speech"]["turns"]]
+    assert asr["query"] == source["query"] and asr["speech"]["asr"]["transcript"] == "\n".join(heard)
+    assert "thank you" in heard[1].lower()
+    [audio] = run(spec_for({"name": "oracle"}, {"input": "audio", "voices": "us-joe"}, episodes=episodes),
+                  tmp_path / "v")
+    one_turn = sum(t["duration_s"] for t in audio["speech"]["turns"])
+    assert audio["speech"]["duration_s"] > one_turn  # both turns and the pause between them, in one recording
+
+
+def test_several_conditions_in_one_bench_run(tmp_path: Path) -> None:
+    from tests.speech.test_speech_cli import homefabric
+
+    out = tmp_path / "run"
+    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds", "qt3_feasible",
+                        "--limit", "1", "--input", "asr", "--condition", "clean-dry", "--condition", "10db-reverb",
+                        "--voices", "us-joe", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    for condition in ("clean-dry", "10db-reverb"):
+        [record] = read_records(out / condition / "records.jsonl")[0]
+        assert record["status"] == "passed" and record["speech"]["condition"] == condition
+    assert "asr    10db-reverb" in result.stdout and "asr    clean-dry" in result.stdout
+    text = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--limit", "1",
+                      "--condition", "grid", "--out", str(tmp_path / "text"))
+    assert text.returncode == 2 and "need --input asr or audio" in text.stderr
+    assert not (tmp_path / "text" / "records.jsonl").exists()
