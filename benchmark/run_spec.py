@@ -132,6 +132,7 @@ class RunSpec(_Strict):
         data = self.model_dump(mode="json", by_alias=True)
         if data.get("speech") is None:
             data.pop("speech", None)  # text runs keep the hash they had before speech existed (resume)
+        data.pop("out", None)  # where a run lives is not what it is: a moved run directory resumes
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def sha256(self) -> str:
