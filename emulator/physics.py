@@ -124,6 +124,8 @@ class PhysicsEngine:
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
+        self._reported.pop(room_id, None)
+        self._sensed.pop(room_id, None)
         for timer in room.timers.values():
             if timer:
                 timer.cancel()
