@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import threading
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import anyio
@@ -53,19 +56,31 @@ def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: 
     ``offload=True`` runs each call in a worker thread (one at a time): for backends whose ``call`` blocks
     on the network (the Matter backend); the in-process fabric is fast and stays on the server's loop.
     """
-    listing = [types.Tool(name=s["name"], description=s["description"], input_schema=s["inputSchema"],
-                          annotations=types.ToolAnnotations.model_validate(s["annotations"]) if "annotations" in s
-                          else None)
-               for s in tools.schemas(style="mcp")]
-    schemas = {s["name"]: s["inputSchema"] for s in tools.schemas(style="mcp")}
     limiter = anyio.CapacityLimiter(1)
     lock = asyncio.Lock()
 
+    @functools.cache
+    def schemas() -> dict[str, dict[str, Any]]:  # on first need: a DeferredTools may still be loading at start
+        return {s["name"]: s for s in tools.schemas(style="mcp")}
+
+    async def ready() -> None:
+        if isinstance(tools, DeferredTools):
+            try:
+                await tools.ready()
+            except BaseException:
+                await anyio.sleep_forever()  # whoever started the loading reports its error and stops the server
+
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                          ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listing)
+        await ready()
+        return types.ListToolsResult(tools=[
+            types.Tool(name=s["name"], description=s["description"], input_schema=s["inputSchema"],
+                       annotations=types.ToolAnnotations.model_validate(s["annotations"]) if "annotations" in s
+                       else None)
+            for s in schemas().values()])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        await ready()
         arguments = dict(params.arguments) if params.arguments is not None else {}
         if offload:
             envelope = await anyio.to_thread.run_sync(tools.call, params.name, arguments, limiter=limiter)
@@ -74,16 +89,133 @@ def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: 
                 envelope = tools.call(params.name, arguments)
         return call_result(envelope)
 
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tool = schemas().get(name)
+        return tool["inputSchema"] if tool is not None else None
+
     return Server(name, instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool,
-                  get_tool_input_schema=schemas.get)
+                  get_tool_input_schema=input_schema)
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    """Serve one client over this process's stdin/stdout until it closes them."""
+class DeferredTools:
+    """A tool provider built in a worker thread from the moment it is created (loading a home imports the cluster
+    model: ~1 s), so that an MCP server over it answers ``initialize`` at once; tools wait for it."""
+
+    def __init__(self, build: Callable[[], ToolProvider]) -> None:
+        self._done = threading.Event()
+        self._tools: ToolProvider | None = None
+        self.error: BaseException | None = None
+
+        def load() -> None:
+            try:
+                self._tools = build()
+            except BaseException as error:  # handed to whoever waits (a one-line error, see mcp_cmd)
+                self.error = error
+            finally:
+                self._done.set()
+
+        threading.Thread(target=load, name="homefabric-tools", daemon=True).start()
+
+    async def ready(self) -> ToolProvider:
+        """The tools once built (raises what building them raised)."""
+        if not self._done.is_set():
+            await anyio.to_thread.run_sync(self._done.wait)
+        return self._get()
+
+    def _get(self) -> ToolProvider:
+        self._done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self._tools is not None
+        return self._tools
+
+    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        return self._get().call(name, arguments)
+
+    def schemas(self, style: str = "openai") -> list[dict[str, Any]]:
+        return self._get().schemas(style)
+
+
+async def serve_stdio(server: Server[Any], *, answer_before_eof: bool = False) -> None:
+    """Serve one client over this process's stdin/stdout until it closes them.
+
+    ``answer_before_eof``: a client that writes its requests and closes stdin (a script, a pipe) still gets every
+    answer — the SDK stops at end of input and drops what is in flight, which matters when tools are still
+    loading (DeferredTools). End of input is then held until each request read has been answered (≤ 60 s)."""
     from mcp.server.stdio import stdio_server
 
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    if not answer_before_eof:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return
+    import io
+    import sys
+
+    unanswered = _Unanswered()
+    stdin = _CountingLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")),
+                           unanswered)
+    stdout = _CountingWriter(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), unanswered)
+    with contextlib.redirect_stdout(sys.stderr):  # stray prints must not reach the wire
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def _message_id(line: str, *, request: bool) -> Any:
+    """The id of a JSON-RPC request (``request``) or response on one line, else None."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    return message["id"] if ("method" in message) == request else None
+
+
+class _Unanswered:
+    def __init__(self) -> None:
+        self.ids: set[Any] = set()
+        self.all_answered = anyio.Event()
+
+    def answered(self, message_id: Any) -> None:
+        self.ids.discard(message_id)
+        if not self.ids:
+            self.all_answered.set()
+
+
+class _CountingLines:
+    """stdin lines for the SDK; at end of input, waits until every request read has been answered."""
+
+    def __init__(self, source: Any, unanswered: _Unanswered) -> None:
+        self._source, self._unanswered = source, unanswered
+
+    def __aiter__(self) -> Any:
+        return self._lines()
+
+    async def _lines(self) -> Any:
+        async for line in self._source:
+            message_id = _message_id(line, request=True)
+            if message_id is not None:
+                self._unanswered.ids.add(message_id)
+                self._unanswered.all_answered = anyio.Event()
+            yield line
+        if self._unanswered.ids:
+            with anyio.move_on_after(60):
+                await self._unanswered.all_answered.wait()
+
+
+class _CountingWriter:
+    def __init__(self, target: Any, unanswered: _Unanswered) -> None:
+        self._target, self._unanswered = target, unanswered
+
+    async def write(self, text: str) -> None:
+        await self._target.write(text)
+        await self._target.flush()
+        message_id = _message_id(text, request=False)
+        if message_id is not None:
+            self._unanswered.answered(message_id)
+
+    async def flush(self) -> None:
+        await self._target.flush()
 
 
 class McpHttpService:

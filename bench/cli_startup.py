@@ -3,7 +3,8 @@ seconds per command, median of N runs after one warm-up run (which also fills th
 
 Usage: python bench/cli_startup.py [--runs 5] [--json]
 The target the issue sets: `--help` and `devices types` under 0.5 s of CPU. Also: `homefabric mcp HOME` over
-stdio, from spawn to the answer to ``initialize`` (wall and CPU; the process is then closed).
+stdio, from spawn to the answer to ``initialize`` and to ``tools/list`` (wall, and CPU until exit). `--mcp-only
+--console OTHER/homefabric` times another checkout's script (before/after side by side).
 """
 
 from __future__ import annotations
@@ -55,7 +56,11 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                          "clientInfo": {"name": "cli_startup", "version": "1"}}}
 
 
-def mcp_once(home: Path) -> tuple[float, float]:
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def mcp_once(home: Path) -> tuple[float, float, float]:
     """(cpu_s, wall_s) from spawning `homefabric mcp HOME` to its initialize reply; CPU of the whole child."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
@@ -66,12 +71,16 @@ def mcp_once(home: Path) -> tuple[float, float]:
     child.stdin.flush()
     reply = child.stdout.readline()
     wall = time.perf_counter() - started
+    child.stdin.write((json.dumps(INITIALIZED) + "\n" + json.dumps(TOOLS_LIST) + "\n").encode())
+    child.stdin.flush()
+    listing = child.stdout.readline()
+    wall_list = time.perf_counter() - started
     child.stdin.close()
     child.wait(30)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if b'"result"' not in reply:
-        raise SystemExit(f"homefabric mcp answered initialize with {reply[:300]!r}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    if b'"result"' not in reply or b'"tools"' not in listing:
+        raise SystemExit(f"homefabric mcp answered initialize with {reply[:300]!r}, tools/list with {listing[:300]!r}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall, wall_list
 
 
 def measure_mcp(runs: int) -> dict[str, float]:
@@ -81,14 +90,23 @@ def measure_mcp(runs: int) -> dict[str, float]:
         mcp_once(home)  # warm-up
         samples = [mcp_once(home) for _ in range(runs)]
     return {"cpu_s_until_exit": round(statistics.median(s[0] for s in samples), 3),
-            "wall_s_to_initialize": round(statistics.median(s[1] for s in samples), 3)}
+            "wall_s_to_initialize": round(statistics.median(s[1] for s in samples), 3),
+            "wall_s_to_tools_list": round(statistics.median(s[2] for s in samples), 3)}
 
 
 def main() -> None:
+    global CONSOLE_SCRIPT  # --console: the script every measurement spawns
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--mcp-only", action="store_true", help="only the `homefabric mcp` figures")
+    parser.add_argument("--console", type=Path, default=CONSOLE_SCRIPT,
+                        help="the console script to time (e.g. another checkout's, for a before/after)")
     args = parser.parse_args()
+    CONSOLE_SCRIPT = args.console
+    if args.mcp_only:
+        print(json.dumps({"console_script": str(CONSOLE_SCRIPT), "mcp_initialize": measure_mcp(args.runs)}))
+        return
     report = measure(args.runs)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -97,6 +115,7 @@ def main() -> None:
         print(f"homefabric {command:28} {figure['cpu_s']:.3f} s CPU  {figure['wall_s']:.3f} s wall")
     mcp = report["mcp_initialize"]
     print(f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "  # type: ignore[index]
+          f"tools/list {mcp['wall_s_to_tools_list']:.3f} s wall  "  # type: ignore[index]
           f"{mcp['cpu_s_until_exit']:.3f} s CPU in all")  # type: ignore[index]
 
 

@@ -6,8 +6,11 @@ generated home; the client (httpx keep-alive + websockets) runs in the main thre
 
 Next to them, the same read and command made in-process (``Fabric.read`` / ``Fabric.invoke``, what the HTTP route
 calls): the difference is what HTTP, uvicorn and FastAPI add. A cProfile of the server (2,000 keep-alive GETs)
-shows where that goes: routing and dependency solving ~0.3 ms of CPU a request; the rest is the two socket
-sends a response takes and the wake-ups of client and server, which on a busy machine dominate.
+showed where that went: routing and dependency solving ~0.3 ms of CPU a request, h11's pure-Python parsing
+~0.3 ms. Since issue 14 the two hot routes skip FastAPI's routing (bridge/http/hot_routes.py) and uvicorn parses
+with httptools; the rest is the socket sends and the wake-ups of client and server, which on a busy machine
+dominate — so the CPU time per request is printed too (all of it, and the server thread's alone): load inflates
+it far less.
 
 Usage: python bench/http_latency.py [--requests 1000] [--json]
 """
@@ -61,6 +64,11 @@ class ServerThread:
             self._ready.set()
             await self._stop.wait()
 
+    def cpu_seconds(self) -> float:
+        """CPU time of the server's thread (uvicorn, the app, the fabric) so far."""
+        assert self._thread.ident is not None
+        return time.clock_gettime(time.pthread_getcpuclockid(self._thread.ident))
+
     def __enter__(self) -> ServerThread:
         self._thread.start()
         if not self._ready.wait(20):
@@ -73,23 +81,28 @@ class ServerThread:
         self._thread.join(20)
 
 
-async def measure(url: str, light: str, requests: int) -> dict[str, Any]:
+async def measure(url: str, light: str, requests: int, server_cpu: Any = None) -> dict[str, Any]:
     reads, invokes, deliveries = [], [], []
     attribute = f"/api/devices/{light}/attributes/1/OnOff/OnOff"
     command = f"/api/devices/{light}/commands/1/OnOff/Toggle"
     async with httpx.AsyncClient(base_url=url, timeout=10) as client:
         for _ in range(20):  # warm-up: connection, imports, caches
             await client.get(attribute)
+        server_cpu = server_cpu or (lambda: 0.0)
+        cpu, server = time.process_time(), server_cpu()
         for _ in range(requests):
             started = time.perf_counter()
             response = await client.get(attribute)
             reads.append((time.perf_counter() - started) * 1000)
             response.raise_for_status()
+        read_cpu = ((time.process_time() - cpu) * 1000 / requests, (server_cpu() - server) * 1000 / requests)
+        cpu, server = time.process_time(), server_cpu()
         for _ in range(requests):
             started = time.perf_counter()
             response = await client.post(command)
             invokes.append((time.perf_counter() - started) * 1000)
             response.raise_for_status()
+        invoke_cpu = ((time.process_time() - cpu) * 1000 / requests, (server_cpu() - server) * 1000 / requests)
         async with websockets.connect("ws" + url[4:] + "/ws/events", open_timeout=10) as ws:
             await ws.recv()  # hello
             for _ in range(requests):
@@ -100,7 +113,13 @@ async def measure(url: str, light: str, requests: int) -> dict[str, Any]:
                     if message["type"] == "attribute" and message["device_id"] == light:
                         break
                 deliveries.append((time.perf_counter() - started) * 1000)
-    return {"read": summary(reads), "invoke": summary(invokes), "ws_event": summary(deliveries)}
+    # CPU of client and server together per request: unlike wall time, not inflated by other processes' load
+    return {"read": {**summary(reads), **_cpu(read_cpu)}, "invoke": {**summary(invokes), **_cpu(invoke_cpu)},
+            "ws_event": summary(deliveries)}
+
+
+def _cpu(figures: tuple[float, float]) -> dict[str, float]:
+    return {"cpu_ms_per_request": round(figures[0], 3), "server_cpu_ms_per_request": round(figures[1], 3)}
 
 
 def measure_in_process(fabric: Fabric, light: str, requests: int) -> dict[str, Any]:
@@ -126,7 +145,7 @@ def main() -> None:
     light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
     in_process = measure_in_process(fabric, light, requests)
     with ServerThread(fabric) as server:
-        results = asyncio.run(measure(server.url, light, requests))
+        results = asyncio.run(measure(server.url, light, requests, server.cpu_seconds))
     results["in_process"] = in_process
     results["home"] = {"tier": "complex", "seed": 7, "devices": len(fabric.devices())}
     if args.json:
@@ -135,7 +154,9 @@ def main() -> None:
     print(f"HTTP API latency ({requests} requests each, 127.0.0.1, {len(fabric.devices())}-device home)")
     for name, label in (("read", "GET attribute"), ("invoke", "POST command"), ("ws_event", "invoke → WS event")):
         r = results[name]
-        print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms")
+        cpu = (f"   CPU {r['cpu_ms_per_request']:.3f} ms/request ({r['server_cpu_ms_per_request']:.3f} server)"
+               if "cpu_ms_per_request" in r else "")
+        print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms{cpu}")
         if name in results["in_process"]:
             local = results["in_process"][name]
             print(f"  {'  in-process':<18} p50 {local['p50_ms']:.3f} ms   p95 {local['p95_ms']:.3f} ms")

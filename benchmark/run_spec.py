@@ -149,6 +149,7 @@ class RunSpec(_Strict):
         if data.get("suite") == "simuhome":
             data.pop("suite", None)  # and SimuHome runs the one they had before SMH specs existed
             data.pop("smh", None)
+        data.pop("out", None)  # where a run lives is not what it is: a moved run directory resumes
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def sha256(self) -> str:

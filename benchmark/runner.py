@@ -251,8 +251,10 @@ class Runner:
             raise RunError(f"{self.out} already holds a run; use --resume to continue it or choose a new --out")
         if self.resume and (existing.records or existing.problems or manifest_path.exists()):
             old = load_manifest(self.out, force=self.force)  # RunFileError names the file and the fix
-            if old is not None and old.get("spec_sha256") != self.spec.sha256():
-                changed = spec_differences(old.get("spec") or {}, self.spec.model_dump(mode="json", by_alias=True))
+            changed = spec_differences({**((old or {}).get("spec") or {}), "out": None},
+                                       {**self.spec.model_dump(mode="json", by_alias=True), "out": None})
+            if old is not None and old.get("spec_sha256") != self.spec.sha256() and changed:
+                # (a manifest from before `out` left the hash: the same spec under another hash resumes too)
                 raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
                                f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
                                "alone, which reads it from the manifest) or use a new --out")

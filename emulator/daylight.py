@@ -15,6 +15,7 @@ from datetime import date, datetime, time, timedelta
 KNOT_S = 900  # 15 minutes: the curve's segments, and how often light sensors report a changed sky
 _YEAR_DAYS = 365.0
 _TILT_RAD = math.radians(23.44)
+_KNOT_CACHE = 4 * 96  # knots remembered: four days' worth (time only moves forward, mostly)
 
 
 def sun_sine(when: datetime, latitude_deg: float) -> float:
@@ -42,12 +43,18 @@ class SunCurve:
     def __init__(self, latitude_deg: float, reference: date) -> None:
         self.latitude_deg = latitude_deg
         self.noon = sun_sine(datetime.combine(reference, time(12)), latitude_deg)
+        self._knots: dict[datetime, float] = {}
 
     def knot_before(self, when: datetime) -> datetime:
         return knot_start(when)
 
     def _at_knot(self, knot: datetime) -> float:
-        return sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0
+        value = self._knots.get(knot)
+        if value is None:  # each knot's sine is asked for by every room at every report: compute it once
+            if len(self._knots) >= _KNOT_CACHE:
+                self._knots.clear()
+            value = self._knots[knot] = sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0
+        return value
 
     def relative(self, when: datetime) -> float:
         """This instant's daylight as a fraction of the reference noon's (0 at night)."""

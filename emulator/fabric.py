@@ -19,7 +19,7 @@ from clusters import ClusterError, ClusterServer
 from emulator.automations.engine import AutomationEngine
 from emulator.automations.model import AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
-from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, VirtualClock, seconds_to_ticks
+from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, Timer, VirtualClock, seconds_to_ticks
 from emulator.device import Device, DeviceView
 from emulator.errors import FabricError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
@@ -97,7 +97,8 @@ class Fabric:
         self._by_room: dict[str, list[Device]] = {}
         self._workflows: dict[str, Workflow] = {}
         self._workflow_counter = 0
-        self._sampler_running = False
+        self._sampler: Timer | None = None  # the one pending wake-up of sensor sampling
+        self._report_due: dict[str, int | None] = {}  # moving room → its next reportable change (None: boundary)
         self._sample_intervals: dict[int, float] = {}  # subscription → the sampling cadence it asked for
         self._moving_rooms: set[str] = set()  # rooms whose readings may still change (sampled)
         self._room_generation: dict[str, int] = {}  # segments begun per room (a final report checks it)
@@ -172,7 +173,7 @@ class Fabric:
                     variable, convert = binding
                     attribute = _sensor_attribute(name)
                     physics.bind_sensor(room_id, server, attribute, functools.partial(
-                        convert, lambda r=room_id, v=variable: physics.value(r, v), server))
+                        convert, lambda r=room_id, v=variable: physics.value(r, v), server), variable=variable)
 
     def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
                           old: Any, new: Any) -> None:
@@ -717,40 +718,61 @@ class Fabric:
     def _sample_interval(self) -> float | None:
         return min(self._sample_intervals.values()) if self._sample_intervals and self.bus.has_listeners else None
 
-    def _arm_sampler(self) -> None:
+    def _arm_sampler(self, tick: int | None = None) -> None:
+        """Wake the sampler at ``tick`` but not before one cadence from now (Matter's min interval), unless it is
+        already due sooner."""
         interval = self._sample_interval()
-        if interval is not None and not self._sampler_running:
-            self._sampler_running = True
-            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+        if interval is None:
+            return
+        due = max(tick or 0, self.clock.tick + seconds_to_ticks(interval))
+        if self._sampler is not None and not self._sampler.cancelled:
+            if self._sampler.due <= due:
+                return
+            self._sampler.cancel()
+        self._sampler = self.clock.call_at_tick(due, self._sample_sensors, "sensor sampling")
 
     def _segment_began(self, room_id: str, variable: str) -> None:
         """A room's trajectory starts anew: its readings may move (sampling) and rules on it may fire."""
         self._room_generation[room_id] = self._room_generation.get(room_id, 0) + 1
         self._moving_rooms.add(room_id)
-        if not self._sampler_running and self._sample_intervals:
+        self._report_due.pop(room_id, None)  # its next reportable change is computed afresh
+        if self._sample_intervals:
             self._arm_sampler()
         self._automations.on_segment(room_id, variable)
 
     def _sample_sensors(self) -> None:
-        self._sampler_running = False
-        interval = self._sample_interval()
-        if interval is None:
+        """Report the rooms whose readings have moved by more than their reportable change, and sleep until the
+        next such crossing (computed in closed form, emulator/reportable_change.py): one wake-up per reportable
+        change, however long the virtual time in between."""
+        self._sampler = None
+        if self._sample_interval() is None:
             return
+        now = self.clock.tick
         for room_id in sorted(self._moving_rooms):
             if room_id not in self._rooms:
                 self._moving_rooms.discard(room_id)
+                self._report_due.pop(room_id, None)
                 continue
-            self.physics.publish_sensors(room_id)
-            if self.physics.settled(room_id):
+            due = self._report_due[room_id] if room_id in self._report_due else self.physics.next_report_tick(room_id)
+            if due is not None and due <= now:
+                self.physics.publish_sensors(room_id)
+                due = self.physics.next_report_tick(room_id)
+                if due is not None and due <= now:  # moved again within this tick (a boundary): report next time
+                    due = now + 1
+            self._report_due[room_id] = due
+            if due is None:  # nothing to report before the room's next boundary, which re-arms the sampler
                 self._moving_rooms.discard(room_id)
+                self._report_due.pop(room_id, None)
                 self._final_report(room_id)
-        if self._moving_rooms:  # otherwise the next segment boundary re-arms the sampler
-            self._sampler_running = True
-            self.clock.call_later(interval, self._sample_sensors, "sensor sampling")
+        upcoming = [due for due in self._report_due.values() if due is not None]
+        if upcoming:
+            self._arm_sampler(min(upcoming))
 
     def _final_report(self, room_id: str) -> None:
         """One last report once the room is all but at rest (a reading may still flip by one unit close to
         rest), unless a new segment starts first: one event per settling, not one per sample."""
+        if self.physics.next_knot_tick() is not None:
+            return  # a sky knot reports every room within 15 virtual minutes anyway (and begins a new segment)
         after = self.physics.at_rest_after(room_id)
         if not after:
             return

@@ -24,6 +24,7 @@ from emulator.physics_model import (
     push_down_above,
     push_up_below,
 )
+from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 
 if TYPE_CHECKING:
     from emulator.device import Device
@@ -107,6 +108,9 @@ class PhysicsEngine:
         self._published: dict[tuple[int, str], Any] = {}
         self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
+        # room → its variables (and compartments) as last reported: the basis of the next reportable change
+        self._reported: dict[str, dict[Any, float]] = {}
+        self._sensed: dict[str, list[tuple[int, str]]] = {}  # room → (id(server), variable) of its room sensors
         self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
         self._sky_timer: Timer | None = None
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
@@ -119,6 +123,8 @@ class PhysicsEngine:
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
+        self._reported.pop(room_id, None)
+        self._sensed.pop(room_id, None)
         for timer in room.timers.values():
             if timer:
                 timer.cancel()
@@ -138,6 +144,7 @@ class PhysicsEngine:
             self._begin(room, variable, float(room.initial[variable]))
         for server, attribute, compute in self._sensors[room_id]:
             self._published[(id(server), attribute)] = compute()
+        self._reported[room_id] = self._report_basis(room_id)
         if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
 
@@ -169,6 +176,10 @@ class PhysicsEngine:
 
         next_knot = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S)
         self._sky_timer = self.clock.call_at_tick(self.clock.tick_of(next_knot), self._sky_knot, "physics sky")
+
+    def next_knot_tick(self) -> int | None:
+        """The tick of the next sky knot (every room reports there), or None with a constant sky."""
+        return None if self._sky_timer is None else self._sky_timer.due
 
     def _sky_knot(self) -> None:
         for room_id in self.rooms:
@@ -400,10 +411,12 @@ class PhysicsEngine:
 
     # ------------------------------------------------------------------------------ sensors
     def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any], *,
-                    compartment: bool = False) -> None:
+                    compartment: bool = False, variable: str | None = None) -> None:
         server.bind_source(attribute, compute)
         if compartment:
             self._compartment_sensors.add((id(server), attribute))
+        if variable is not None:  # only what a sensor reads can be worth a report (reportable change)
+            self._sensed.setdefault(room_id, []).append((id(server), variable))
         self._sensors[room_id].append((server, attribute, compute))
         if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
             self._published[(id(server), attribute)] = compute()
@@ -423,6 +436,7 @@ class PhysicsEngine:
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
         self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
+        self._sensed[room_id] = [s for s in self._sensed.get(room_id, ()) if s[0] not in servers]
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
@@ -433,6 +447,58 @@ class PhysicsEngine:
             if new != old:
                 self._published[key] = new
                 server.notify(attribute, old, new)
+        self._reported[room_id] = self._report_basis(room_id)
+
+    def _sensed_variables(self, room_id: str) -> set[str]:
+        return {variable for _server, variable in self._sensed.get(room_id, ())}
+
+    def _room_compartments(self, room_id: str) -> Iterable[tuple[tuple[str, int], tuple[int, Segment]]]:
+        for device in self.devices_in(room_id):
+            for role, ep in device.spec.roles:
+                trajectory = self._compartments.get((device.device_id, ep)) if role == "compartment" else None
+                if trajectory is not None:
+                    yield (device.device_id, ep), trajectory
+
+    def _report_basis(self, room_id: str) -> dict[Any, float]:
+        sensed = self._sensed_variables(room_id)
+        basis: dict[Any, float] = {variable: self.value(room_id, variable) for variable in sensed}
+        for key, (start, segment) in self._room_compartments(room_id):
+            basis[key] = segment.value_after(self.clock.tick - start)
+        return basis
+
+    def next_report_tick(self, room_id: str) -> int | None:
+        """The first tick (≥ now) at which a reading of the room moves by more than its reportable change from
+        what was last reported (emulator/reportable_change.py), computed from the trajectories; None when
+        nothing does before the room's next segment boundary or sky knot (those report anyway)."""
+        now = self.clock.tick
+        reported = self._reported.get(room_id)
+        if reported is None:
+            reported = self._reported[room_id] = self._report_basis(room_id)
+        due: list[int] = []
+        sensed = self._sensed_variables(room_id)
+        for variable, (start, segment) in self.rooms[room_id].segments.items():
+            if variable not in sensed:
+                continue
+            edges = AIR_QUALITY_EDGES if variable == "pm10" else ()
+            basis = reported.setdefault(variable, segment.value_after(now - start))  # a sensor added since
+            crossing = segment_crossing(segment, start, now, basis, REPORTABLE_CHANGE[variable], edges)
+            if crossing is not None:
+                due.append(crossing)
+        for key, (start, segment) in self._room_compartments(room_id):
+            reported.setdefault(key, segment.value_after(now - start))  # began since the last report
+            crossing = segment_crossing(segment, start, now, reported[key], REPORTABLE_CHANGE["temperature"])
+            if crossing is not None:
+                due.append(crossing)
+        end = self.next_knot_tick()
+        if self.sun is not None and end is not None and "illuminance" in sensed:
+            room = self.rooms[room_id]
+            scale, lights = room.daylight * self._covering_factor(room_id), self._lights(room_id)
+            at_end = scale * self.sun.relative(self.clock.datetime_at(end)) + lights
+            lux = self.value(room_id, "illuminance")
+            crossing = linear_crossing(lux, at_end, now, end, reported.setdefault("illuminance", lux))
+            if crossing is not None:
+                due.append(crossing)
+        return min(due, default=None)
 
 
 def _sum_terms(a: Term, b: Term) -> Term:

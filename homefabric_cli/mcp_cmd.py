@@ -8,6 +8,8 @@ Mount with ``app.command("mcp")(mcp_command)``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -41,6 +43,42 @@ def _home(home: Path | None, matter_server: str | None, mapping: Path | None) ->
     raise AssertionError("unreachable")
 
 
+class _ToolsError(ValueError):
+    """A bad home or tool option, found while loading (a one-line error)."""
+
+
+def _tools(fabric: Any, blocking: bool, profile: str, admin: bool, realtime: bool) -> Any:
+    from agent_tools.profiles import make_toolbox
+
+    try:
+        # smh: SMH-Bench's tools over the HomeEnv view, with no interaction budget when served
+        return make_toolbox(fabric, profile, admin=admin, realtime=realtime and not blocking,
+                            **({"budget": sys.maxsize} if profile == "smh" else {}))
+    except ValueError as error:
+        raise _ToolsError(str(error)) from None
+
+
+def _serve_stdio_while_loading(server: Any, deferred: Any, serve_stdio: Any) -> None:
+    """Serve stdio at once; if loading the home fails, stop with its one-line error (exit 2)."""
+
+    async def run() -> None:
+        serving = asyncio.create_task(serve_stdio(server, answer_before_eof=True))
+        loading = asyncio.create_task(deferred.ready())
+        await asyncio.wait({serving, loading}, return_when=asyncio.FIRST_COMPLETED)
+        if loading.done() and loading.exception() is not None:
+            error = loading.exception()
+            if not isinstance(error, typer.Exit):  # _home printed its own line already
+                print(f"error: {error}", file=sys.stderr)
+            sys.stderr.flush()
+            # the stdio reader blocks in a thread on the host's open pipe: nothing to serve, leave now
+            os._exit(2)
+        loading.cancel()
+        await serving
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
+
+
 def mcp_command(
     home: Annotated[Path | None, typer.Argument(help="Home config (JSON) to serve in process.")] = None,
     transport: Annotated[str, typer.Option(help="stdio (desktop hosts, subprocess clients) or http "
@@ -57,7 +95,7 @@ def mcp_command(
                                                       "--matter-server; default: the nodes' labels.")] = None,
 ) -> None:
     """Serve the agent tools over MCP: same schemas and envelope as function calling."""
-    from agent_tools.mcp_server import McpHttpService, build_server, serve_stdio
+    from agent_tools.mcp_server import DeferredTools, McpHttpService, build_server, serve_stdio
 
     if transport not in ("stdio", "http"):
         _fail(f"--transport must be stdio or http, got {transport!r}")
@@ -67,17 +105,18 @@ def mcp_command(
         _fail("--admin needs an in-process home (add/remove devices cannot be done over Matter)")
     if profile == "smh" and (matter_server or admin):
         _fail("--profile smh serves an in-process home's HomeEnv view (no --matter-server, no --admin)")
+    mode: Literal["stdio", "http"] = transport  # type: ignore[assignment]
+    if mode == "stdio" and not matter_server and home is not None:
+        # loading the home imports the cluster model (~1 s): a host's `initialize` is answered meanwhile
+        deferred = DeferredTools(lambda: _tools(*_home(home, None, None), profile, admin, realtime))
+        _serve_stdio_while_loading(build_server(deferred), deferred, serve_stdio)
+        return
     fabric, blocking = _home(home, matter_server, mapping)
     try:
-        from agent_tools.profiles import make_toolbox
-
-        # smh: SMH-Bench's tools over the HomeEnv view, with no interaction budget when served
-        tools = make_toolbox(fabric, profile, admin=admin, realtime=realtime and not blocking,
-                             **({"budget": sys.maxsize} if profile == "smh" else {}))
-    except ValueError as error:
+        tools = _tools(fabric, blocking, profile, admin, realtime)
+    except _ToolsError as error:
         _fail(str(error))
     server = build_server(tools, offload=blocking)
-    mode: Literal["stdio", "http"] = transport  # type: ignore[assignment]
 
     async def run() -> None:
         if mode == "stdio":

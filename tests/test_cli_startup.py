@@ -63,3 +63,30 @@ def test_a_stale_or_corrupt_index_is_rebuilt(tmp_path: Path, monkeypatch: pytest
     (tmp_path / f"catalogue-{index.source_key()}.json").write_text("{not json")
     assert index.catalogue_rows() == index.build_rows()
     assert json.loads((tmp_path / f"catalogue-{index.source_key()}.json").read_text()) == index.build_rows()
+
+
+def _mcp(home: Path) -> subprocess.CompletedProcess:
+    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    return subprocess.run([HOMEFABRIC, "mcp", str(home)], input="".join(json.dumps(r) + "\n" for r in requests),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_mcp_loads_the_home_behind_initialize_and_a_bad_home_is_a_one_line_error(tmp_path: Path) -> None:
+    home = tmp_path / "home.json"
+    subprocess.run([HOMEFABRIC, "home", "generate", "--out", str(home)], capture_output=True, check=True, timeout=120)
+    served = _mcp(home)
+    replies = {reply["id"]: reply for reply in map(json.loads, served.stdout.splitlines())}
+    assert served.returncode == 0, served.stderr[-2000:]
+    assert replies[1]["result"]["serverInfo"]["name"] == "homefabric"
+    assert "get_rooms" in [tool["name"] for tool in replies[2]["result"]["tools"]]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rooms": 3}')
+    refused = _mcp(bad)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"error: {bad}: invalid home config") and "Traceback" not in refused.stderr
+    missing = _mcp(tmp_path / "nowhere.json")
+    assert missing.returncode == 2 and missing.stderr.startswith("error:") and "Traceback" not in missing.stderr

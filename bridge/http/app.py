@@ -19,6 +19,7 @@ from bridge.http.context import ApiContext
 from bridge.http.errors import install_error_handlers
 from bridge.http.events_ws import EventHub
 from bridge.http.history import DEFAULT_CAPACITY, DEFAULT_INTERVAL_S, EnvironmentHistory
+from bridge.http.hot_routes import HotRoutes
 from bridge.http.models import ErrorBody
 from bridge.http.origin_guard import DEFAULT_MAX_BODY_BYTES, OriginGuard
 from emulator.fabric import Fabric
@@ -70,10 +71,11 @@ def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str
                    routes_automations.router, *routers):
         app.include_router(router, responses=errors if router.routes and not _only_sockets(router) else None)
     _mount_dashboard(app)
+    served = HotRoutes(app, fabric)  # read/invoke without FastAPI's per-request routing (same answers)
     if token:
         _document_bearer(app)
-        return _Guarded(OriginGuard(BearerTokenGuard(app, token), **guard_options), app)
-    return _Guarded(OriginGuard(app, **guard_options), app)
+        return _Guarded(OriginGuard(BearerTokenGuard(served, token), **guard_options), app)
+    return _Guarded(OriginGuard(served, **guard_options), app)
 
 
 class _Guarded:

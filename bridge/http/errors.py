@@ -65,6 +65,11 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
     return {"code": "VALIDATION_ERROR", "message": summary or "invalid request", "errors": problems}
 
 
+def internal_error_body(error: Exception) -> dict[str, Any]:
+    return {"code": "INTERNAL_ERROR", "message": f"the server failed ({type(error).__name__}); "
+                                                 "the server log has the details"}
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FabricError)
     async def _fabric(_: Request, error: FabricError) -> JSONResponse:
@@ -81,9 +86,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, error: Exception) -> JSONResponse:
         # A bug of ours: still the API's error shape, never a bare "Internal Server Error" or a traceback.
-        return JSONResponse({"code": "INTERNAL_ERROR", "message": f"the server failed ({type(error).__name__}); "
-                                                                  "the server log has the details"},
-                            status_code=500)
+        return JSONResponse(internal_error_body(error), status_code=500)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:

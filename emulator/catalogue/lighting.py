@@ -13,7 +13,7 @@ from emulator.catalogue.build import (
     cluster,
     endpoint,
 )
-from emulator.catalogue.spec import DeviceTypeSpec, PowerDependency
+from emulator.catalogue.spec import DeviceTypeSpec, PowerDependency, PowerDraw
 
 
 def _level() -> object:
@@ -81,5 +81,8 @@ DEVICE_TYPES = (
                      cluster("ElectricalPowerMeasurement", "AlternatingCurrent"),
                      cluster("ElectricalEnergyMeasurement", "ImportedEnergy", "CumulativeEnergy")),
         ),
+        # An open relay passes no current: 0 W while off; while on, the load is whatever is plugged in (unknown).
+        power_draw=PowerDraw(meter_endpoint=2, mode=(1, "OnOff", "OnOff"), off_values=frozenset({False}),
+                             running_mW=None, standby_mW=0),
     ),
 )

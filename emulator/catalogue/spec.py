@@ -52,7 +52,7 @@ class PowerDraw:
     meter_endpoint: int  # the endpoint with ElectricalPowerMeasurement
     mode: tuple[int, str, str]  # (endpoint, cluster, attribute) that switches the draw
     off_values: frozenset[Any]
-    running_mW: int
+    running_mW: int | None  # None: unknown while running (a plug's load is whatever is plugged in)
     standby_mW: int
 
 

@@ -102,3 +102,39 @@ def test_streamable_http_round_trip(fabric: Fabric, tools: ToolBox) -> None:
     assert names == tools.names()
     assert envelope["error"] is None
     assert fabric.read(lamp, 1, "OnOff", "OnOff") is True
+
+
+def test_a_deferred_home_answers_initialize_while_it_loads_then_serves_its_tools(tools: ToolBox) -> None:
+    """`homefabric mcp HOME` loads the home (and the cluster model) in a worker thread: the MCP server over a
+    DeferredTools must answer initialize before the tools exist, then list and call them once they do."""
+    import threading
+
+    from agent_tools.mcp_server import DeferredTools
+
+    release = threading.Event()
+
+    def build() -> ToolBox:
+        assert release.wait(30)  # the "import" does not finish until the client has been answered
+        return tools
+
+    deferred = DeferredTools(build)
+
+    async def scenario() -> Any:
+        async with Client(build_server(deferred)) as client:  # Client() performs initialize
+            initialized = client.server_info
+            release.set()
+            return initialized, await client.list_tools()
+
+    initialized, listed = _run(scenario())
+    assert initialized.name == "homefabric"
+    assert [t.name for t in listed.tools] == [s["name"] for s in tools.schemas(style="mcp")]
+
+
+def test_importing_the_mcp_server_does_not_load_the_cluster_model() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, agent_tools.mcp_server; "
+             "print('chip.clusters.Objects' in sys.modules, 'emulator.fabric' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.split() == ["False", "False"]

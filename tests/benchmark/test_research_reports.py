@@ -125,3 +125,27 @@ def test_bench_evaluate_rescores_stored_trajectories(tmp_path: Path) -> None:
     rescored = [json.loads(line) for line in (run / "evaluated" / "records.jsonl").read_text().splitlines()]
     assert [r["agent"] for r in rescored] == ["replay"] * 4 and all(r["status"] == "passed" for r in rescored)
     one_line_error(homefabric("bench", "evaluate", str(tmp_path)), "not a run directory")
+
+
+def test_a_moved_run_directory_resumes_into_the_same_records(tmp_path: Path) -> None:
+    run = tmp_path / "first" / "run"
+    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "5",
+                       "--out", str(run), "--quiet")
+    assert first.returncode == 0, first.stderr
+    complete = (run / "records.jsonl").read_bytes()
+    lines = complete.splitlines(keepends=True)
+    (run / "records.jsonl").write_bytes(b"".join(lines[:-2]))  # killed two runs before the end
+    moved = tmp_path / "elsewhere" / "renamed"
+    moved.parent.mkdir()
+    shutil.move(str(run), str(moved))
+    resumed = homefabric("bench", "run", "--resume", "--out", str(moved), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ran 2 episode run(s)" in resumed.stdout
+    again = (moved / "records.jsonl").read_bytes().splitlines(keepends=True)
+    assert again[:-2] == lines[:-2]  # the records it kept, byte for byte
+    # the two it ran again: the same records, but for how long they took on the wall clock
+    assert [_without_wall_time(line) for line in again[-2:]] == [_without_wall_time(line) for line in lines[-2:]]
+
+
+def _without_wall_time(line: bytes) -> dict:
+    return {key: value for key, value in json.loads(line).items() if not key.startswith("wall_")}

@@ -60,3 +60,16 @@ def test_an_imported_simuhome_heat_pump_keeps_simuhomes_constant_power() -> None
     for pump in pumps:
         fabric.write(pump, 4, "Thermostat", "SystemMode", 0)
         assert fabric.read(pump, 2, "ElectricalPowerMeasurement", "ActivePower") == RATED_MW
+
+
+def test_a_smart_plug_that_is_off_meters_no_power() -> None:
+    # the other metered type in the catalogue: an open relay passes no current; while on, the load is unknown
+    fabric = Fabric(home([("plug", "smart_plug", "utility")], attributes={"plug": {"1.OnOff.OnOff": False}}))
+    assert fabric.read("plug", 2, "ElectricalPowerMeasurement", "ActivePower") == 0
+    fabric.invoke("plug", 1, "OnOff", "On")
+    assert fabric.read("plug", 2, "ElectricalPowerMeasurement", "ActivePower") is None
+    fabric.invoke("plug", 1, "OnOff", "Off")
+    assert fabric.read("plug", 2, "ElectricalPowerMeasurement", "ActivePower") == 0
+    fabric.advance(3600)
+    energy = fabric.read("plug", 2, "ElectricalEnergyMeasurement", "CumulativeEnergyImported")
+    assert energy is None or energy["energy"] == 0

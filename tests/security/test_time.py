@@ -56,8 +56,10 @@ def test_a_moving_room_is_sampled_at_the_subscribers_cadence_and_stops_when_it_r
     fabric.subscribe(events.append, sample_interval_s=60)
     fabric.advance(1800)
     readings = [e for e in events if e.device_id == ac.device_id and e.attribute == "LocalTemperature"]
-    assert len(readings) >= 10  # one a minute while the room cools
+    # woken once per reportable change (0.1 °C), not once a minute, and never sooner than the cadence
+    assert len(readings) >= 5
     assert all(later.tick - earlier.tick >= 600 for earlier, later in itertools.pairwise(readings))
+    assert all(abs(event.new - event.old) >= 10 for event in readings), [(e.old, e.new) for e in readings]
     ran = fabric.advance(WEEK_S)
     assert ran < 5000  # at rest: no more sampling (a minute's cadence for a week would be 10,080 events)
     assert fabric.read(ac.device_id, 1, "Thermostat", "LocalTemperature") == [
@@ -106,3 +108,39 @@ def test_the_api_answers_during_a_week_long_fast_forward_and_streams_progress() 
             assert progress[-1]["virtual_s"] == WEEK_S and len(progress) >= 2
 
     asyncio.run(scenario())
+
+
+_REPORTABLE = {"LocalTemperature": 11, "TemperatureMeasurement": 11, "RelativeHumidityMeasurement": 101,
+               "IlluminanceMeasurement": 201, "Pm10ConcentrationMeasurement": 1.01,
+               "Pm25ConcentrationMeasurement": 0.61, "AirQuality": 0}  # reportable change + the reading's rounding
+
+
+def _days_and_nights_week(cadence_s: float) -> tuple[Fabric, list[Any], list[int]]:
+    fabric = Fabric(generate_home("complex", 7))  # daylight follows the sun, rooms exchange heat outdoors
+    events: list[Any] = []
+    fabric.subscribe(events.append, sample_interval_s=cadence_s)
+    ran = [fabric.advance(86400 - 361) for _ in range(7)]  # ends mid-knot: no sky knot just reported
+    return fabric, events, ran
+
+
+def test_days_and_nights_wake_a_subscriber_per_reportable_change_and_it_never_lags_further() -> None:
+    fabric, events, ran = _days_and_nights_week(10)
+    knots = WEEK_S // 900
+    # was one sample of every moving room each 10 s (60,480 wake-ups a week); now a crossing's tick is computed
+    assert sum(ran) < 3 * knots, sum(ran)
+    last: dict[tuple[str, int, str, str], Any] = {}
+    for event in events:
+        last[(event.device_id, event.endpoint, event.cluster, event.attribute)] = event.new
+    checked = 0
+    for (device_id, endpoint, cluster, attribute), reported in last.items():
+        limit = _REPORTABLE.get(attribute if attribute in ("LocalTemperature", "AirQuality") else cluster)
+        if limit is None or attribute not in ("LocalTemperature", "MeasuredValue", "AirQuality"):
+            continue
+        now = fabric.read(device_id, endpoint, cluster, attribute)
+        assert abs(now - reported) <= limit, (device_id, cluster, attribute, reported, now)
+        checked += 1
+    assert checked >= 20
+    _, events_again, ran_again = _days_and_nights_week(10)  # determinism: the same reports at the same ticks
+    assert ran_again == ran
+    assert [(e.device_id, e.attribute, e.new, e.tick) for e in events_again] == [
+        (e.device_id, e.attribute, e.new, e.tick) for e in events]

@@ -132,7 +132,8 @@ export class EpisodeViewer {
     const steps = (record.outcome?.steps || []).map((s) => ({ ...s, state_diff: null }));
     this.trajectory = { title: `${runId} · ${record.episode_id} (trial ${record.trial}, ${record.agent})`,
       query: record.query, steps, final_answer: record.final_answer, verdict: record.verdict,
-      state_diff: record.state_diff, status: record.status, live: false };
+      state_diff: record.state_diff, status: record.status, live: false,
+      transcript: record.outcome?.transcript ?? null };
     this.position = 0;
     this.render();
   }
@@ -178,8 +179,38 @@ export class EpisodeViewer {
       verdict,
       el("div", { class: "trajectory-body" }, list, detail),
       t.final_answer ? el("p", { class: "answer" }, el("strong", {}, "Final answer: "), t.final_answer) : null,
-      t.state_diff ? el("details", { open: true }, el("summary", {}, `Episode state diff (${t.state_diff.length} change(s))`), diffTable(t.state_diff)) : null);
+      t.state_diff ? el("details", { open: true }, el("summary", {}, `Episode state diff (${t.state_diff.length} change(s))`), diffTable(t.state_diff)) : null,
+      t.live ? null : transcriptView(t.transcript));
   }
+}
+
+// The conversation as the model saw it (records of LLM agents: outcome.transcript, homefabric-transcript/1):
+// the system prompt, then every user / assistant / tool turn in order, and the tools offered.
+function transcriptView(transcript) {
+  if (!transcript) {
+    return el("p", { class: "muted", id: "transcript" }, "No transcript: this agent has no model conversation.");
+  }
+  const messages = transcript.messages ?? [];
+  const tools = transcript.tool_names ?? [];
+  return el("details", { class: "transcript", id: "transcript", open: true },
+    el("summary", {}, `Transcript (${messages.length} message(s) after the system prompt)`),
+    el("p", { class: "muted tools-offered" }, `${tools.length} tool(s) offered: ${tools.join(", ")}`,
+      transcript.tool_schema_sha256 ? ` · schema ${transcript.tool_schema_sha256.slice(0, 12)}` : ""),
+    transcript.system_prompt ? turnView({ role: "system", content: transcript.system_prompt }) : null,
+    messages.map(turnView));
+}
+
+function turnView(message) {
+  const role = message.role ?? "unknown";
+  const label = role === "tool" && message.name ? `tool · ${message.name}` : role;
+  const content = typeof message.content === "string" ? message.content
+    : message.content == null ? "" : JSON.stringify(message.content, null, 1);
+  const calls = (message.tool_calls ?? []).map((call) => el("li", { class: "tool-call" },
+    el("code", {}, call.function?.name ?? "?"), " ", el("span", { class: "call-args" }, call.function?.arguments ?? "")));
+  return el("div", { class: `turn role-${role}`, dataset: { role } },
+    el("div", { class: "turn-role" }, label, message.tool_call_id ? el("span", { class: "muted" }, ` (${message.tool_call_id})`) : null),
+    content ? el("pre", { class: "turn-content" }, content.length > 6000 ? `${content.slice(0, 6000)}\n… (${content.length - 6000} more characters)` : content) : null,
+    calls.length ? el("ul", { class: "tool-calls" }, calls) : null);
 }
 
 function pretty(value, limit = 2000) {
