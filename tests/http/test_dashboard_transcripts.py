@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from benchmark.testing.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
+from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 
 from benchmark.runner import read_records
 from tests.benchmark.test_react_runs import bench_run, react_run
