@@ -9,12 +9,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 
 from benchmark.runner import read_records
 from tests.benchmark.test_react_runs import bench_run, react_run
 from tests.http.live_api import home, running_api
 from tests.http.test_dashboard_browser import CHROMIUM, FLAGS, _async_playwright
+from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 
 pytestmark = pytest.mark.requires("playwright", "chromium")
 
