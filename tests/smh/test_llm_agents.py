@@ -124,7 +124,7 @@ def test_episodes_generate_cli_smh(tmp_path: Path) -> None:
                         capture_output=True, text=True)
     assert ok.returncode == 0 and "wrote 22 SMH instances" in ok.stdout, ok.stderr
     for args, needle in [(["--suite", "smh", "--per-subcategory", "1,2"], "give three counts"),
-                         (["--suite", "voice"], "allowed: simuhome, smh"),
+                         (["--suite", "bogus"], "allowed: simuhome, smh"),
                          (["--suite", "smh", "--per-subcategory", "0"], "no instances requested")]:
         bad = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "episodes", "generate", *args, "--out",
                               str(tmp_path / "bad")], capture_output=True, text=True)
