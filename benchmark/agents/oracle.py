@@ -7,9 +7,9 @@ thermostat deadband, power off last), schedules qt4 goals with ``schedule_workfl
 drives qt2 rooms with real control actions of every actuator that moves the variable the asked way,
 answers qt1 from tool reads, and answers infeasible kinds with the reason without changing anything.
 
-Every device rule it plans around is read from the device itself (setpoint limits, the deadband of AutoMode
-thermostats as MinSetpointDeadBand × 10, MaxLevel, the RVC's Idle / Cleaning modes by their mode tags, the
-actuator's own On/Off endpoint), never from constants.
+The steps come from ``benchmark.step_planning`` (every device rule read from the device itself), the tool calls
+and what they returned live in ``oracle_session``, the wording of answers in ``oracle_answers``; this module
+decides what to do for each query type.
 
 The runner hands it the episode in ``task.extras["episode"]`` (``needs_episode``); it is deterministic.
 """
@@ -20,7 +20,9 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, ToolCaller
+from benchmark.agents.base import AgentBase, AgentOutcome, AgentTask, ToolCaller
+from benchmark.agents.oracle_answers import display, missing_device, say, spoken
+from benchmark.agents.oracle_session import OracleSession, tool_call
 from benchmark.automation_scoring import gold_automations, tool_arguments
 from benchmark.episode import (
     DeviceAttributeGoal,
@@ -32,82 +34,11 @@ from benchmark.episode import (
     parse_episode,
 )
 from benchmark.evaluators.common import ROLES_BY_VARIABLE
-from benchmark.step_planning import DevicePlan, chip_path, control_steps, split_path
+from benchmark.step_planning import DevicePlan, control_steps, split_path
 from emulator.catalogue import CATALOGUE
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
 from emulator.simuhome.values import our_key
 from emulator.workflows import WorkflowStep
-
-DISPLAY = {"temperature": ("°C", 0.01), "humidity": ("%", 0.01), "illuminance": ("lux", 1.0), "pm10": ("µg/m³", 1.0)}
-
-def _spoken(room_id: str) -> str:
-    return room_id.replace("_", " ")
-
-
-def _display(variable: str, value: float) -> str:
-    unit, factor = DISPLAY[variable]
-    return f"{value * factor:.2f} {unit}"
-
-
-# --- the agent ----------------------------------------------------------------------------------------------
-
-class _Session:
-    def __init__(self, tools: ToolCaller) -> None:
-        self.tools = tools
-        self.steps: list[AgentStep] = []
-        self.room_devices: dict[str, dict[str, Any]] = {}
-        self.device_state: dict[str, dict[str, Any]] = {}
-        self.room_states: dict[str, dict[str, Any]] = {}
-
-    def call(self, tool: str, arguments: dict[str, Any], thought: str | None = None) -> dict[str, Any]:
-        envelope = self.tools.call(tool, arguments)
-        self.steps.append(AgentStep(len(self.steps), thought, tool, arguments, envelope))
-        return envelope
-
-    def data(self, tool: str, arguments: dict[str, Any], thought: str | None = None) -> Any:
-        envelope = self.call(tool, arguments, thought)
-        return envelope.get("data") if envelope.get("error") is None else None
-
-    def devices_in(self, room_id: str) -> dict[str, Any]:
-        if room_id not in self.room_devices:
-            self.room_devices[room_id] = self.data("get_room_devices", {"room_id": room_id},
-                                                   f"Which devices are in the {_spoken(room_id)}?") or {}
-        return self.room_devices[room_id]
-
-    def state_of(self, device_id: str) -> dict[str, Any] | None:
-        if device_id not in self.device_state:
-            data = self.data("get_all_attributes", {"device_id": device_id}, f"Read the state of {device_id}.")
-            if data is None:
-                return None
-            self.device_state[device_id] = {chip_path(k): v for k, v in data.items()}
-        return self.device_state[device_id]
-
-    def run_steps(self, steps: list[WorkflowStep]) -> list[str]:
-        problems = []
-        for step in steps:
-            call = tool_call(step)
-            envelope = self.call(call["tool"], call["args"], _describe(step))
-            if envelope.get("error") is not None:
-                problems.append(f"{_describe(step)}: {envelope['error'].get('detail')}")
-        return problems
-
-
-def tool_call(step: WorkflowStep) -> dict[str, Any]:
-    """The agent tool doing ``step``: ``{"tool": "execute_command"|"write_attribute", "args": {...}}`` (also the
-    shape of a ``schedule_workflow`` step)."""
-    if step.kind == "invoke":
-        return {"tool": "execute_command", "args": {"device_id": step.device_id, "endpoint_id": step.endpoint,
-                                                    "cluster_id": step.cluster, "command_id": step.name,
-                                                    "args": dict(step.args)}}
-    return {"tool": "write_attribute", "args": {"device_id": step.device_id, "endpoint_id": step.endpoint,
-                                                "cluster_id": step.cluster, "attribute_id": step.name,
-                                                "value": step.value}}
-
-
-def _describe(step: WorkflowStep) -> str:
-    if step.kind == "invoke":
-        return f"{step.device_id}: {step.cluster}.{step.name} {step.args or ''}".strip()
-    return f"{step.device_id}: set {step.cluster}.{step.name} = {step.value}"
 
 
 class OracleAgent(AgentBase):
@@ -119,7 +50,7 @@ class OracleAgent(AgentBase):
         if raw is None:
             return AgentOutcome(None, [], "aborted", error="the oracle needs the episode in task.extras['episode']")
         episode = raw if isinstance(raw, Episode) else parse_episode(raw, check_home=False)
-        session = _Session(tools)
+        session = OracleSession(tools)
         for action in episode.required_actions:
             data = session.data(action.tool, dict(action.params), "Check the rooms the request is about.")
             if action.tool == "get_room_devices" and isinstance(data, dict):
@@ -142,7 +73,7 @@ class OracleAgent(AgentBase):
         return AgentOutcome(answer, session.steps, "finished")
 
     # qt1 ---------------------------------------------------------------------------------------------------
-    def _qt1(self, episode: Episode, session: _Session) -> str:
+    def _qt1(self, episode: Episode, session: OracleSession) -> str:
         sentences = []
         states = session.room_states
         for goal in episode.goals:
@@ -150,29 +81,23 @@ class OracleAgent(AgentBase):
                 if goal.room_id not in states:
                     states[goal.room_id] = session.data("get_room_states", {"room_id": goal.room_id}) or {}
                 value = states[goal.room_id].get(goal.room_state)
-                text = "unknown" if value is None else _display(goal.room_state, float(value))
-                sentences.append(f"The {goal.room_state} in the {_spoken(goal.room_id)} is {text}.")
+                text = "unknown" if value is None else display(goal.room_state, float(value))
+                sentences.append(f"The {goal.room_state} in the {spoken(goal.room_id)} is {text}.")
             elif isinstance(goal, DeviceAttributeGoal):
                 if goal.device_id not in session.devices_in(goal.room_id):
-                    sentences.append(self._missing_device(goal.device_id, goal.device_type, goal.room_id))
+                    sentences.append(missing_device(goal.device_id, goal.device_type, goal.room_id))
                     continue
                 endpoint, cluster, attribute, rest = split_path(goal.attribute)
                 value = session.data("get_attribute", {"device_id": goal.device_id, "endpoint_id": endpoint,
                                                        "cluster_id": cluster, "attribute_id": attribute})
                 for key in rest:
                     value = value.get(key, value.get(our_key(key))) if isinstance(value, dict) else None
-                sentences.append(f"{goal.device_id} in the {_spoken(goal.room_id)} reports {attribute} = "
-                                 f"{_say(value)}.")
+                sentences.append(f"{goal.device_id} in the {spoken(goal.room_id)} reports {attribute} = "
+                                 f"{say(value)}.")
         return " ".join(sentences)
 
-    @staticmethod
-    def _missing_device(device_id: str, device_type: str | None, room_id: str) -> str:
-        kind = (device_type or "device").replace("_", " ")
-        return (f"There is no {kind} {device_id} in the {_spoken(room_id)}: that device does not exist there, "
-                f"so I cannot answer about it or operate it.")
-
     # infeasible kinds ------------------------------------------------------------------------------------
-    def _infeasible(self, episode: Episode, session: _Session) -> str:
+    def _infeasible(self, episode: Episode, session: OracleSession) -> str:
         if episode.query_type == "qt2":
             return self._qt2_infeasible(episode, session)
         if episode.query_type == "qt3":
@@ -180,20 +105,20 @@ class OracleAgent(AgentBase):
             for goal in episode.goals:
                 if isinstance(goal, TargetGoal):
                     if goal.device_id in session.devices_in(goal.room_id):
-                        sentences.append(f"{goal.device_id} is in the {_spoken(goal.room_id)} but I left it as it is.")
+                        sentences.append(f"{goal.device_id} is in the {spoken(goal.room_id)} but I left it as it is.")
                     else:
-                        sentences.append(self._missing_device(goal.device_id, goal.device_type, goal.room_id))
+                        sentences.append(missing_device(goal.device_id, goal.device_type, goal.room_id))
             return " ".join(sentences) + " Nothing was changed."
         return self._qt4_infeasible(episode, session)
 
-    def _qt2_infeasible(self, episode: Episode, session: _Session) -> str:
+    def _qt2_infeasible(self, episode: Episode, session: OracleSession) -> str:
         family = (episode.meta.model_extra or {}).get("infeasible_family")
         sentences = []
         for goal in episode.goals:
             if not isinstance(goal, DirectionGoal):
                 continue
             devices = session.devices_in(goal.room_id)
-            room = _spoken(goal.room_id)
+            room = spoken(goal.room_id)
             if goal.feasibility is True and family != "nonexistence":
                 sentences.append(self._drive_room(goal, session, devices))
                 continue
@@ -211,7 +136,7 @@ class OracleAgent(AgentBase):
                                  f"more can be done.")
         return " ".join(sentences)
 
-    def _qt4_infeasible(self, episode: Episode, session: _Session) -> str:
+    def _qt4_infeasible(self, episode: Episode, session: OracleSession) -> str:
         for goal in episode.goals:
             if isinstance(goal, ScheduleGoal) and goal.anchor.device_id:
                 session.data("get_attribute", {"device_id": goal.anchor.device_id, "endpoint_id": 1,
@@ -232,14 +157,14 @@ class OracleAgent(AgentBase):
         return " ".join(parts)
 
     # qt2 -----------------------------------------------------------------------------------------------------
-    def _qt2(self, episode: Episode, session: _Session) -> str:
+    def _qt2(self, episode: Episode, session: OracleSession) -> str:
         sentences = []
         for goal in episode.goals:
             if isinstance(goal, DirectionGoal):
                 sentences.append(self._drive_room(goal, session, session.devices_in(goal.room_id)))
         return " ".join(sentences)
 
-    def _drive_room(self, goal: DirectionGoal, session: _Session, devices: dict[str, Any]) -> str:
+    def _drive_room(self, goal: DirectionGoal, session: OracleSession, devices: dict[str, Any]) -> str:
         state = "air_quality" if goal.room_state == "pm10" else goal.room_state
         session.data("get_environment_control_rules", {"state": state},
                      f"Which devices can {goal.direction} the {goal.room_state}?")
@@ -261,14 +186,14 @@ class OracleAgent(AgentBase):
                 problems += session.run_steps(steps)
                 if steps:
                     acted.append(device_id)
-        room = _spoken(goal.room_id)
+        room = spoken(goal.room_id)
         if not acted:
             return f"Everything in the {room} is already set to {goal.direction} the {goal.room_state}."
         text = f"To {goal.direction} the {goal.room_state} in the {room} I adjusted {', '.join(acted)}."
         return text + (f" Problems: {'; '.join(problems)}." if problems else "")
 
     # qt3 -----------------------------------------------------------------------------------------------------
-    def _qt3(self, episode: Episode, session: _Session) -> str:
+    def _qt3(self, episode: Episode, session: OracleSession) -> str:
         done, problems = [], []
         for goal in episode.goals:
             if not isinstance(goal, TargetGoal):
@@ -285,7 +210,7 @@ class OracleAgent(AgentBase):
         return text + (f" Problems: {'; '.join(problems)}." if problems else "")
 
     # qt4 -----------------------------------------------------------------------------------------------------
-    def _qt4(self, episode: Episode, session: _Session, current_time: str) -> str:
+    def _qt4(self, episode: Episode, session: OracleSession, current_time: str) -> str:
         now_data = session.data("get_current_time", {}, "What time is it in the home?") or {}
         now_text = now_data.get("now") or current_time
         base = datetime.strptime(episode.base_time, TIME_FORMAT)
@@ -346,10 +271,3 @@ def _roles(device_type: str) -> set[str]:
     return {role for role, _ in spec.roles} if spec is not None else set()
 
 
-def _say(value: Any) -> str:
-    if isinstance(value, bool):
-        return "on (true)" if value else "off (false)"
-    if isinstance(value, dict):
-        name = value.get("name") or value.get("label")
-        return f"{name} ({value})" if name else str(value)
-    return str(value)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_tools import ToolBox
-from benchmark.agents.oracle import tool_call
+from benchmark.agents.oracle_session import tool_call
 from benchmark.episode import Assert
 from benchmark.evaluators.common import ROLES_BY_VARIABLE
 from benchmark.generation.targets import CYCLE_TYPES, NON_OPERATIONAL_TYPES, variants
