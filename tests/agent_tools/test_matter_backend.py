@@ -1,9 +1,10 @@
 """The Matter backend's pure parts: devices from an interview, the mapping file, names, values, statuses.
 
-The interview is what our own bridge serves: a BridgeNode over a generated home is read attribute by
-attribute into matter-server's node-dict shape (``"ep/cluster/attr"`` keys, structs keyed by tag), so
-discovery is checked against the layout the bridge really exposes. The live round trip through
-python-matter-server is ``test_matter_backend_live.py``.
+The interview is a real one: python-matter-server commissioned ``homefabric serve`` (the home in
+``fixtures/matter_interview_home.json``) and its ``get_node`` reply is ``fixtures/matter_interview_node.json``,
+captured by ``scripts/matter_interview_dump.py`` together with the emulator's own endpoint layout. Discovery
+is checked against what the controller really stored. The live round trip through python-matter-server is
+``test_matter_backend_live.py``.
 """
 
 from __future__ import annotations
@@ -28,61 +29,48 @@ from clusters import SERVER_CLASSES
 from clusters.status import Status
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
-from emulator.home_config import HomeConfig
+from emulator.home_config import load_home
 from tests.emulator.helpers import fabric
 
-
-def _tagged(cluster_name: str, attribute: str, value: Any) -> Any:
-    """The tools' JSON → matter-server's (struct keys → field tags), via the chip struct classes."""
-    model = cluster_by_name(cluster_name)
-    entry = model.attribute(attribute) if model else None
-    if entry is None:
-        return value
-
-    def convert(item: Any, info: Any) -> Any:
-        if isinstance(item, list) and info.is_list:
-            return [convert(v, info.element) for v in item]
-        if isinstance(item, dict) and info.is_struct:
-            from clusters.chip_model import unwrap
-
-            fields = {f.Label: f for f in info.base.descriptor.Fields}
-            return {str(fields[k].Tag): convert(v, unwrap(fields[k].Type)) for k, v in item.items() if k in fields}
-        return item
-
-    return convert(value, entry.type)
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def interview(node: BridgeNode, node_id: int = 7) -> dict[str, Any]:
-    attributes: dict[str, Any] = {}
-    for endpoint in node.endpoints():
-        for cluster_id, server in node.clusters(endpoint).items():
-            for attribute in server.attribute_names():
-                try:
-                    value = node.read(endpoint, cluster_id, attribute)
-                except Exception:
-                    continue
-                attribute_id = server.model.attribute(attribute).attribute_id
-                attributes[f"{endpoint}/{cluster_id}/{attribute_id}"] = _tagged(server.cluster_name, attribute, value)
-    return {"node_id": node_id, "available": True, "is_bridge": True, "attributes": attributes}
+class Interview:
+    """The captured interview: matter-server's node dict and the served bridge's endpoint layout."""
+
+    def __init__(self) -> None:
+        captured = json.loads((FIXTURES / "matter_interview_node.json").read_text())
+        self.node: dict[str, Any] = captured["node"]
+        self.node_id: int = self.node["node_id"]
+        self.layout: dict[str, Any] = captured["emulator_endpoints"]
+
+    def endpoint_of(self, device_id: str, device_endpoint: int) -> int:
+        return int(self.layout[device_id]["endpoints"][str(device_endpoint)])
 
 
 @pytest.fixture(scope="module")
-def bridged() -> tuple[Fabric, BridgeNode, dict[str, Any]]:
-    config = HomeConfig.model_validate({
-        "name": "t", "base_time": "2025-08-23 14:00:00",
-        "rooms": [{"id": "living_room", "name": "Living Room", "type": "living_room",
-                   "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
-        "devices": [{"id": "lamp", "type": "dimmable_light", "room": "living_room"},
-                    {"id": "heat_pump", "type": "heat_pump", "room": "living_room"},
-                    {"id": "living_room_window_covering_controller_1", "type": "window_covering_controller",
-                     "room": "living_room"}]})
-    fabric = Fabric(config)
-    node = BridgeNode(fabric)
-    return fabric, node, interview(node)
+def bridged() -> Interview:
+    return Interview()
 
 
-def test_labels_give_devices_rooms_types_and_simuhome_endpoints(bridged: Any) -> None:
-    _, node, data = bridged
+def test_the_interview_is_of_the_home_our_bridge_serves(bridged: Interview) -> None:
+    """The fixture stays honest: the bridge built from the same home lays it out as the served one did, and
+    the controller stored the attributes that bridge serves (``ep/cluster/attr`` keys, struct fields by tag)."""
+    node = BridgeNode(Fabric(load_home(FIXTURES / "matter_interview_home.json")))
+    for device_id, entry in bridged.layout.items():
+        for device_ep, number in entry["endpoints"].items():
+            assert node.endpoint_of(device_id, int(device_ep)) == number
+    bridged_endpoints = {number for entry in bridged.layout.values() for number in entry["endpoints"].values()}
+    served = {f"{ep}/{cluster}/{server.model.attribute(name).attribute_id}"
+              for ep in bridged_endpoints for cluster, server in node.clusters(ep).items()
+              for name in server.attribute_names()}
+    stored = {key for key in bridged.node["attributes"] if int(key.split("/")[0]) in bridged_endpoints}
+    assert stored == served  # the controller read every attribute of every bridged endpoint, and nothing else
+    assert bridged.node["is_bridge"] and bridged.node["available"]
+
+
+def test_labels_give_devices_rooms_types_and_simuhome_endpoints(bridged: Interview) -> None:
+    node, data = bridged, bridged.node
     devices = {d.device_id: d for d in discover([data])}
     assert set(devices) == {"lamp", "heat_pump", "living_room_window_covering_cont"}  # NodeLabel cut at 32
     pump = devices["heat_pump"]
@@ -93,11 +81,11 @@ def test_labels_give_devices_rooms_types_and_simuhome_endpoints(bridged: Any) ->
         [("living_room", "Living Room")]
 
 
-def test_a_mapping_is_authoritative(bridged: Any, tmp_path: Path) -> None:
-    _, node, data = bridged
+def test_a_mapping_is_authoritative(bridged: Interview, tmp_path: Path) -> None:
+    node, data = bridged, bridged.node
     path = tmp_path / "mapping.json"
     path.write_text(json.dumps({"rooms": [{"room_id": "lounge", "display_name": "Lounge"}], "devices": [
-        {"node_id": 7, "endpoint": node.endpoint_of("heat_pump", 1), "device_id": "hp", "room_id": "lounge",
+        {"node_id": node.node_id, "endpoint": node.endpoint_of("heat_pump", 1), "device_id": "hp", "room_id": "lounge",
          "device_type": "heat_pump"}]}))
     devices = from_mapping(load_mapping(path), [data])
     assert [d.device_id for d in devices] == ["hp"]
@@ -111,9 +99,10 @@ def test_a_mapping_is_authoritative(bridged: Any, tmp_path: Path) -> None:
                                                  "device_type": "fan"}] * 2})
 
 
-def test_values_and_command_payloads() -> None:
-    wire = [{"0": 256, "1": 3}]
-    assert attribute_value("Descriptor", "DeviceTypeList", wire) == [{"deviceType": 256, "revision": 3}]
+def test_values_and_command_payloads(bridged: Interview) -> None:
+    wire = bridged.node["attributes"][f"{bridged.endpoint_of('lamp', 1)}/29/0"]  # as the controller stored it
+    device_types = attribute_value("Descriptor", "DeviceTypeList", wire)
+    assert {(t["deviceType"], t["revision"]) for t in device_types} >= {(0x0101, 3), (0x0013, 2)}
     level = cluster_by_name("LevelControl").commands["MoveToLevel"]
     payload = command_payload("LevelControl", level, {"Level": 127})
     assert payload["level"] == 127 and set(payload) <= {f.label for f in level.fields}
