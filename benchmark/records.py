@@ -247,3 +247,27 @@ class RunReport(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(exclude_unset=True, by_alias=True)
+
+
+# --- the run manifest (manifest.json) -----------------------------------------------------------------------
+
+class RunManifest(_Record):
+    """``manifest.json``: what a run is (its spec and episodes) and where it came from. Only ``episodes`` is
+    required to read one back: manifests of older runs lack the later fields."""
+
+    schema_: str = Field(default="homefabric-run-manifest/1", alias="schema")
+    run_id: str | None = None
+    spec: dict[str, Any] = Field(default_factory=dict)
+    spec_sha256: str | None = None
+    git_commit: str | None = None
+    package_version: str | None = None
+    episodes: list[str]
+    trials: int | None = None
+    episode_sha256: dict[str, str] = Field(default_factory=dict)
+    episode_problems: list[dict[str, Any]] = Field(default_factory=list)
+    agent_preflight: dict[str, Any] | None = None
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.model_dump(exclude_unset=True, by_alias=True)

@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from benchmark.records import RunManifest
+
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 
@@ -116,6 +120,14 @@ def load_manifest(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]
     if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
         raise RunFileError(f"{path}: not a run manifest (no episodes list); restore it from a backup, or start the "
                            "run again in a new --out directory")
+    try:
+        RunManifest.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        fields = ", ".join(f.alias or n for n, f in RunManifest.model_fields.items())
+        raise RunFileError(f"{path}: {where}: {first['msg']} (a run manifest has {fields}); restore it from a "
+                           "backup, or start the run again in a new --out directory") from None
     return data
 
 

@@ -28,7 +28,7 @@ from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.judging import Judge
-from benchmark.records import RECORD_SCHEMA, RunRecord
+from benchmark.records import RECORD_SCHEMA, RunManifest, RunRecord
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
     MANIFEST,
@@ -235,12 +235,13 @@ class Runner:
 
     def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem],
                   preflight: dict[str, Any] | None = None) -> dict[str, Any]:
-        return {"schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
-                "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-                "git_commit": _git_commit(), "package_version": _package_version(),
-                "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
-                "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
-                "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}
+        return RunManifest.model_validate({
+            "schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
+            "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
+            "git_commit": _git_commit(), "package_version": _package_version(),
+            "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
+            "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
+            "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}).to_dict()
 
     def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
                  preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -87,3 +87,17 @@ def test_the_report_of_those_records_is_a_typed_run_report(tmp_path: Path):
     episodes = {json.loads(line)["episode_id"] for line in LINES}  # oracle's and react's qt1_feasible_seed_1: one key
     assert typed.to_dict() == report and typed.overall.records == len(episodes) == len(LINES) - 1
     assert typed.by_kind["qt1_feasible"].evaluated == 1 and typed.transcripts.records == 1
+
+
+def test_a_manifest_is_checked_against_its_model_when_read(tmp_path: Path):
+    from benchmark.run_store import MANIFEST, RunFileError, load_manifest
+
+    _run(tmp_path / "run", "null", ["qt1_feasible_seed_1"])
+    manifest = json.loads((tmp_path / "run" / MANIFEST).read_text(encoding="utf-8"))
+    assert load_manifest(tmp_path / "run") == manifest
+    (tmp_path / "run" / MANIFEST).write_text(json.dumps({**manifest, "trials": "two"}), encoding="utf-8")
+    with pytest.raises(RunFileError, match=r"manifest.json: trials: Input should be a valid integer.*restore it"):
+        load_manifest(tmp_path / "run")
+    older = {"episodes": manifest["episodes"], "spec": manifest["spec"]}  # a manifest from before the later fields
+    (tmp_path / "run" / MANIFEST).write_text(json.dumps(older), encoding="utf-8")
+    assert load_manifest(tmp_path / "run") == older
