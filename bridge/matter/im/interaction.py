@@ -21,7 +21,6 @@ import dataclasses
 import functools
 import logging
 import secrets
-import threading
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -44,6 +43,7 @@ from bridge.matter.session.context import RequestContext, current_request
 from bridge.matter.session.exchange_api import ExchangeClosed, IMExchange
 from clusters import ClusterError, ClusterServer, Status
 from clusters.chip_model import response_model
+from emulator.loop_handoff import LoopHandoff
 
 log = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -121,8 +121,7 @@ class InteractionModel:
         self.max_payload = max_payload
         self.max_subscriptions = max_subscriptions
         self._subscriptions: dict[int, Subscription] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
+        self._handoff = LoopHandoff()  # changes arrive on the fabric's thread; subscriptions live on this loop
         self._unsubscribe = [node.add_change_listener(self._on_change), node.events.add_listener(self._on_event)]
 
     @property
@@ -228,9 +227,8 @@ class InteractionModel:
             self._bind_loop()
 
     def _bind_loop(self) -> None:
-        if self._loop is None:
-            self._loop = asyncio.get_running_loop()
-            self._loop_thread = threading.get_ident()
+        if not self._handoff.bound:
+            self._handoff.bind()
 
     async def _status(self, exchange: IMExchange, status: int) -> None:
         await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(status)), expect_reply=False)
@@ -590,7 +588,7 @@ class InteractionModel:
     # ---------------------------------------------------------------------------- change fan-out
     def _on_change(self, endpoint: int, cluster_id: int, attribute: str) -> None:
         """Called by the node for every attribute change, possibly from another thread."""
-        if not self._subscriptions or self._loop is None:
+        if not self._subscriptions or not self._handoff.bound:
             return
         try:
             server = self.node.clusters(endpoint).get(cluster_id)
@@ -599,10 +597,7 @@ class InteractionModel:
             key = (endpoint, cluster_id, attribute_id(server, attribute))
         except Exception:
             return
-        if threading.get_ident() == self._loop_thread:
-            self._mark(key)
-        else:
-            self._loop.call_soon_threadsafe(self._mark, key)
+        self._handoff.call(self._mark, key)
 
     def _mark(self, key: tuple[int, int, int]) -> None:
         for sub in self._subscriptions.values():
@@ -610,12 +605,9 @@ class InteractionModel:
                 sub.mark(key)
 
     def _on_event(self, record: EventRecord) -> None:
-        if not self._subscriptions or self._loop is None:
+        if not self._subscriptions or not self._handoff.bound:
             return
-        if threading.get_ident() == self._loop_thread:
-            self._mark_event(record)
-        else:
-            self._loop.call_soon_threadsafe(self._mark_event, record)
+        self._handoff.call(self._mark_event, record)
 
     def _mark_event(self, record: EventRecord) -> None:
         for sub in self._subscriptions.values():
