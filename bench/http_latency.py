@@ -12,6 +12,10 @@ with httptools; the rest is the socket sends and the wake-ups of client and serv
 dominate — so the CPU time per request is printed too (all of it, and the server thread's alone): load inflates
 it far less.
 
+A second measurement runs the API the way `homefabric serve --http` does, in a process of its own, and asks it
+with a minimal keep-alive client (the standard library's ``http.client``): the round trip without the bench's
+own httpx client sharing a process (and its GIL) with the server.
+
 Usage: python bench/http_latency.py [--requests 1000] [--json]
 """
 
@@ -19,7 +23,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import threading
@@ -135,6 +142,63 @@ def measure_in_process(fabric: Fabric, light: str, requests: int) -> dict[str, A
     return {"read": summary(reads), "invoke": summary(invokes)}
 
 
+def _serve_in_child(connection: Any) -> None:
+    """The child process: the same home and API as the in-thread server; sends (url, light), serves until told."""
+
+    async def serve() -> None:
+        fabric = Fabric(generate_home("complex", 7))
+        light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
+        async with HttpApi(fabric, port=0) as api:
+            connection.send((api.url, light))
+            await asyncio.get_running_loop().run_in_executor(None, connection.recv)
+
+    asyncio.run(serve())
+
+
+def _process_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def measure_separate_process(requests: int) -> dict[str, Any]:
+    """GET attribute and POST command against the API in its own process, with a blocking keep-alive client."""
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_serve_in_child, args=(child,), daemon=True)
+    process.start()
+    try:
+        if not parent.poll(60):
+            raise RuntimeError("the API process did not start")
+        url, light = parent.recv()
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        client = http.client.HTTPConnection(host, int(port), timeout=10)
+        results = {}
+        for name, method, path in (("read", "GET", f"/api/devices/{light}/attributes/1/OnOff/OnOff"),
+                                   ("invoke", "POST", f"/api/devices/{light}/commands/1/OnOff/Toggle")):
+            for _ in range(20):  # warm-up
+                client.request(method, path)
+                client.getresponse().read()
+            durations, cpu, server = [], time.process_time(), _process_cpu_seconds(process.pid)
+            for _ in range(requests):
+                started = time.perf_counter()
+                client.request(method, path)
+                response = client.getresponse()
+                response.read()
+                durations.append((time.perf_counter() - started) * 1000)
+                if response.status != 200:
+                    raise RuntimeError(f"{method} {path}: HTTP {response.status}")
+            results[name] = {**summary(durations), **_cpu(((time.process_time() - cpu) * 1000 / requests,
+                                                           (_process_cpu_seconds(process.pid) - server) * 1000
+                                                           / requests))}
+        client.close()
+        return {**results, "client": "http.client keep-alive"}
+    finally:
+        parent.send("stop")
+        process.join(20)
+        if process.is_alive():
+            process.kill()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="requests per measurement (>= 500)")
@@ -147,6 +211,7 @@ def main() -> None:
     with ServerThread(fabric) as server:
         results = asyncio.run(measure(server.url, light, requests, server.cpu_seconds))
     results["in_process"] = in_process
+    results["separate_process"] = measure_separate_process(requests)
     results["home"] = {"tier": "complex", "seed": 7, "devices": len(fabric.devices())}
     if args.json:
         print(json.dumps(results, indent=2))
@@ -160,6 +225,12 @@ def main() -> None:
         if name in results["in_process"]:
             local = results["in_process"][name]
             print(f"  {'  in-process':<18} p50 {local['p50_ms']:.3f} ms   p95 {local['p95_ms']:.3f} ms")
+    separate = results["separate_process"]
+    print(f"  server in its own process, {separate['client']}:")
+    for name, label in (("read", "GET attribute"), ("invoke", "POST command")):
+        r = separate[name]
+        print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms"
+              f"   CPU {r['cpu_ms_per_request']:.3f} ms/request client, {r['server_cpu_ms_per_request']:.3f} server")
 
 
 if __name__ == "__main__":
