@@ -20,7 +20,7 @@ from fastapi import APIRouter, Body, Path, Query, WebSocket
 from benchmark.http.agent_runs import RunManager, record_summary
 from benchmark.http.episode_library import EpisodeLibrary, episode_summary
 from benchmark.http.models import EpisodeSummary, LoadEpisodesBody, LoadEpisodesOut, RunOut, StartRunBody
-from bridge.http.events_ws import encode
+from bridge.http.events_ws import encode, until_client_leaves
 from bridge.http.models import ID_PATTERN
 
 RunIdPath = Annotated[str, Path(pattern=r"^[A-Za-z0-9_\-.]+$", max_length=100)]
@@ -124,21 +124,22 @@ def _socket_router(api: EpisodeApi) -> APIRouter:
     async def run_socket(websocket: WebSocket, run_id: str) -> None:
         """A live run's events from the first (steps as they happen, then records and the verdicts)."""
         await websocket.accept()
-        run = runs.live.get(run_id)
-        if run is None:
-            await websocket.send_text(encode({"type": "error", "code": "RUN_NOT_FOUND",
-                                              "message": f"no live run {run_id!r}", "allowed": sorted(runs.live)}))
-            await websocket.close(code=1008)
-            return
-        sent = 0
-        while True:
-            while sent < len(run.events):
-                await websocket.send_text(encode(run.events[sent]))
-                sent += 1
-            if run.status != "running" and sent >= len(run.events):
-                break
-            await run.wait_for_more(sent, 1.0)
-            await asyncio.sleep(0)
-        await websocket.close()
+        with until_client_leaves():
+            run = runs.live.get(run_id)
+            if run is None:
+                await websocket.send_text(encode({"type": "error", "code": "RUN_NOT_FOUND", "message":
+                                                  f"no live run {run_id!r}", "allowed": sorted(runs.live)}))
+                await websocket.close(code=1008)
+                return
+            sent = 0
+            while True:
+                while sent < len(run.events):
+                    await websocket.send_text(encode(run.events[sent]))
+                    sent += 1
+                if run.status != "running" and sent >= len(run.events):
+                    break
+                await run.wait_for_more(sent, 1.0)
+                await asyncio.sleep(0)
+            await websocket.close()
 
     return router

@@ -132,6 +132,21 @@ async def pump(websocket: WebSocket, queue: ClientQueue) -> None:
                 await task
 
 
+@contextlib.contextmanager
+def until_client_leaves() -> Iterator[None]:
+    """End a socket handler quietly when its client has gone, instead of an "Exception in ASGI application"
+    traceback in the server's log. uvicorn raises ``ClientDisconnected`` (an ``OSError``) for a send once the peer
+    has gone, but a ``RuntimeError`` ("… after sending 'websocket.close'") when it closed the socket itself first
+    — a keepalive ping the client no longer answers (a browser tab closed or put to sleep), or a bad frame."""
+    try:
+        yield
+    except (WebSocketDisconnect, OSError):
+        return
+    except RuntimeError as error:
+        if "websocket.close" not in str(error):
+            raise
+
+
 router = APIRouter()
 
 
@@ -145,7 +160,7 @@ async def events_socket(websocket: WebSocket,
     as ``?token=`` (browsers cannot set headers on a WebSocket)."""
     ctx = websocket.app.state.ctx
     await websocket.accept()
-    with ctx.hub.client(queue) as outbox:
+    with ctx.hub.client(queue) as outbox, until_client_leaves():
         await websocket.send_text(encode({"type": "hello", "time": ctx.fabric.now_text(), "tick": ctx.fabric.tick,
                                           "queue_limit": queue}))
         await pump(websocket, outbox)
