@@ -373,5 +373,16 @@ def demo(
                   f"shows it again; `homefabric sim demo` runs a day in a 135-device home.")
 
 
+def main() -> None:
+    """The console script: the commands, with what the operating system refused (a directory that cannot be
+    made, a full disk, a connection refused) as one line naming it, never a traceback — whichever command met it."""
+    try:
+        app()
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        typer.echo(f"error: {error.strerror or error}{where}", err=True)
+        raise SystemExit(1) from None
+
+
 if __name__ == "__main__":
-    app()
+    main()

@@ -144,6 +144,14 @@ def test_strict_fails_when_any_run_is_an_infrastructure_error(tmp_path: Path) ->
 
 # --- servers ----------------------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("suite", ["simuhome", "smh", "voice"])
+def test_an_output_directory_the_system_refuses_is_one_line(suite: str) -> None:
+    # /proc passes every check a path can be given beforehand (it exists, root may write) and still refuses mkdir
+    result = homefabric("episodes", "generate", "--suite", suite, "--per-type", "1", "--out", "/proc/homefabric/x")
+    one_line_error(result, "No such file or directory", "/proc/homefabric")
+    assert result.returncode == 1
+
+
 def test_mqtt_reads_the_yaml_its_help_promises_and_names_problems(tmp_path: Path, home_file: Path) -> None:
     import json
 
