@@ -1,9 +1,11 @@
-"""Suite-wide: the ``requires`` marker (tests/requirements.py) — skipped locally, a failure under CI=true."""
+"""Suite-wide: the ``requires`` marker (tests/requirements.py) — skipped locally, a failure under CI=true — and
+the ``broker`` fixture."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.mqtt.broker import broker  # noqa: F401  (a real mosquitto: the MQTT tests and serve's --mqtt)
 from tests.requirements import require
 
 

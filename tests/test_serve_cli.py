@@ -8,13 +8,12 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.mqtt.broker import MOSQUITTO, Mosquitto, Recorder
+from tests.mqtt.broker import Mosquitto, Recorder
 from tests.test_cli_exit_codes import HOMEFABRIC, homefabric, one_line_error
 
 
@@ -23,18 +22,6 @@ def home_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("home") / "home.json"
     assert homefabric("home", "generate", "--tier", "simple", "--seed", "2", "--out", str(path)).returncode == 0
     return path
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    if MOSQUITTO is None:
-        pytest.fail("mosquitto is not installed (apt-get install -y mosquitto)")
-    server = Mosquitto(tmp_path / "broker")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
 
 
 def _start_serve(home_file: Path, state_dir: Path, *args: str) -> subprocess.Popen:
