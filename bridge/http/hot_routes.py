@@ -24,16 +24,22 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bridge.http.errors import fabric_status, internal_error_body
-from bridge.http.models import ID_PATTERN, NAME_PATTERN, InvokeBody
+from bridge.http.models import (
+    ID_PATTERN,
+    MAX_ENDPOINT,
+    MAX_ID_LENGTH,
+    MAX_NAME_LENGTH,
+    NAME_PATTERN,
+    InvokeBody,
+)
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
 
 _ID = ID_PATTERN.strip("^$")
 _NAME = NAME_PATTERN.strip("^$")
-# the routes' own path constraints (routes_home.py): id ≤ 200, names ≤ 100, endpoint 0..65534
+# the routes' own path constraints (bridge/http/models.py, as routes_home.py applies them)
 _PATH = re.compile(rf"/api/devices/(?P<device>{_ID})/(?P<kind>attributes|commands)/(?P<endpoint>0|[1-9][0-9]{{0,4}})"
                    rf"/(?P<cluster>{_NAME})/(?P<name>{_NAME})")
-_MAX_ID, _MAX_NAME, _MAX_ENDPOINT = 200, 100, 65534
 _METHOD = {"attributes": "GET", "commands": "POST"}
 
 
@@ -95,8 +101,8 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
 
 
 def _within_limits(match: re.Match[str]) -> bool:
-    return (len(match["device"]) <= _MAX_ID and len(match["cluster"]) <= _MAX_NAME
-            and len(match["name"]) <= _MAX_NAME and int(match["endpoint"]) <= _MAX_ENDPOINT)
+    return (len(match["device"]) <= MAX_ID_LENGTH and len(match["cluster"]) <= MAX_NAME_LENGTH
+            and len(match["name"]) <= MAX_NAME_LENGTH and int(match["endpoint"]) <= MAX_ENDPOINT)
 
 
 async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:

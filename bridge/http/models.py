@@ -13,6 +13,10 @@ ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9]*$"
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"
 MAX_FAST_FORWARD_S = 7 * 86400  # one call advances at most 7 virtual days (in slices: the API keeps answering)
+# The path limits of every device/room id, cluster/attribute/command name and endpoint (routes and fast path).
+MAX_ID_LENGTH = 200
+MAX_NAME_LENGTH = 100
+MAX_ENDPOINT = 65534
 MAX_SPEED = 100_000.0
 
 
@@ -106,7 +110,7 @@ class FastForwardOut(BaseModel):
 class InvokeStep(_Body):
     kind: Literal["invoke"]
     device_id: StrictStr = Field(pattern=ID_PATTERN)
-    endpoint: int = Field(ge=0, le=65534, strict=True)
+    endpoint: int = Field(ge=0, le=MAX_ENDPOINT, strict=True)
     cluster: StrictStr = Field(pattern=NAME_PATTERN)
     command: StrictStr = Field(pattern=NAME_PATTERN)
     args: dict[str, Any] = Field(default_factory=dict)
@@ -115,7 +119,7 @@ class InvokeStep(_Body):
 class WriteStep(_Body):
     kind: Literal["write"]
     device_id: StrictStr = Field(pattern=ID_PATTERN)
-    endpoint: int = Field(ge=0, le=65534, strict=True)
+    endpoint: int = Field(ge=0, le=MAX_ENDPOINT, strict=True)
     cluster: StrictStr = Field(pattern=NAME_PATTERN)
     attribute: StrictStr = Field(pattern=NAME_PATTERN)
     value: Any

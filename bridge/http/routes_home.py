@@ -8,16 +8,27 @@ from fastapi import APIRouter, Path, Query, Request
 
 from bridge.http.context import ApiContext
 from bridge.http.device_view import device_view, home_view, room_view
-from bridge.http.models import ID_PATTERN, NAME_PATTERN, DeviceOut, HomeOut, InvokeBody, RoomOut, WriteBody
+from bridge.http.models import (
+    ID_PATTERN,
+    MAX_ENDPOINT,
+    MAX_ID_LENGTH,
+    MAX_NAME_LENGTH,
+    NAME_PATTERN,
+    DeviceOut,
+    HomeOut,
+    InvokeBody,
+    RoomOut,
+    WriteBody,
+)
 
 router = APIRouter(prefix="/api", tags=["home"])
 
-DeviceIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, description="e.g. living_room_fan_1")]
-RoomIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=200, description="e.g. living_room")]
-EndpointPath = Annotated[int, Path(ge=0, le=65534, description="Matter endpoint, e.g. 1")]
-ClusterPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=100, description="e.g. OnOff")]
-AttributePath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=100, description="e.g. CurrentLevel")]
-CommandPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=100, description="e.g. MoveToLevel")]
+DeviceIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_LENGTH, description="e.g. living_room_fan_1")]
+RoomIdPath = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_LENGTH, description="e.g. living_room")]
+EndpointPath = Annotated[int, Path(ge=0, le=MAX_ENDPOINT, description="Matter endpoint, e.g. 1")]
+ClusterPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH, description="e.g. OnOff")]
+AttributePath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH, description="e.g. CurrentLevel")]
+CommandPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH, description="e.g. MoveToLevel")]
 
 
 def ctx(request: Request) -> ApiContext:
