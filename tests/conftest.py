@@ -1,10 +1,11 @@
 """Suite-wide: the ``requires`` marker (tests/requirements.py) — skipped locally, a failure under CI=true — and
-the ``broker`` fixture."""
+the ``broker`` and ``chromium`` fixtures."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.browser import chromium  # noqa: F401  (a real headless Chromium: the dashboard tests)
 from tests.mqtt.broker import broker  # noqa: F401  (a real mosquitto: the MQTT tests and serve's --mqtt)
 from tests.requirements import require
 

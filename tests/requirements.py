@@ -23,6 +23,7 @@ import pytest
 
 VENV_BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the dashboard tests never download a browser of their own
 
 
 def _program(name: str, *fallbacks: str) -> str | None:
@@ -48,8 +49,8 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "root": _missing_when(lambda: os.geteuid() != 0, "root (network namespaces need it)"),
     "ip-netns": _missing_when(lambda: not _ip_netns_works(), "iproute2's `ip netns` (apt-get install iproute2)"),
     "mosquitto": _missing_when(lambda: mosquitto_path() is None, "Debian's mosquitto (apt-get install mosquitto)"),
-    "chromium": _missing_when(lambda: not Path("/usr/bin/chromium").exists(),
-                              "Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+    "chromium": _missing_when(lambda: not CHROMIUM.exists(),
+                              f"Debian's chromium at {CHROMIUM} (apt-get install chromium)"),
     "playwright": _missing_when(lambda: importlib.util.find_spec("playwright") is None,
                                 "the playwright package (pip install -e '.[test]')"),
     "docker-compose": _missing_when(lambda: shutil.which("docker-compose") is None,

@@ -8,10 +8,10 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-import pytest
 import websockets
 
 from emulator.automations.cron import parse_cron
+from tests.browser import Chromium
 from tests.http.live_api import LIGHT, home, running_api
 
 RULE = {"name": "light every 5 s", "trigger": {"kind": "time", "cron": "0/5 * * * * ?"},
@@ -66,15 +66,7 @@ def test_rules_over_http() -> None:
     _run(scenario())
 
 
-CHROMIUM = "/usr/bin/chromium"  # Debian's, as in tests/http/test_dashboard_browser.py
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
-
-
-@pytest.mark.requires("chromium", "playwright")
-def test_automations_panel_in_chromium() -> None:
-    from playwright import async_api as playwright_api
-
+def test_automations_panel_in_chromium(chromium: Chromium) -> None:
     async def scenario() -> None:
         fabric = home()
         cron = fabric.add_automation(RULE)
@@ -82,31 +74,24 @@ def test_automations_panel_in_chromium() -> None:
             "room_id": "bathroom", "variable": "humidity", "op": ">", "value": 9000}},
             "actions": [RULE["actions"][0]], "enabled": False})
         errors: list[str] = []
-        async with running_api(fabric, speed=20) as api, playwright_api.async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, timeout=30_000)
-            try:
-                page = await browser.new_page()
-                page.set_default_timeout(15_000)
-                page.on("pageerror", lambda error: errors.append(str(error)))
-                await page.goto(api.url + "/")
-                await page.wait_for_selector("#automation-list[data-loaded=true]")
-                assert await page.locator("table.automations tbody tr").count() == 2
-                row = page.locator(f"#automation-{cron.id}")
-                assert await row.locator(".kind").inner_text() == "time"
-                assert "cron 0/5 * * * * ? *" in await row.locator(".trigger").inner_text()
-                assert await row.locator(".next-firing").inner_text() != "–"
-                await page.wait_for_function(  # it fires while the page is open (×20 pacing)
-                    f"document.querySelector('#automation-{cron.id} .last-fired').textContent !== 'never'")
-                assert await page.locator(f"#automation-{humid.id}.disabled").count() == 1
-                await page.locator(f"#automation-{humid.id} button.automation-toggle").click()
-                await page.wait_for_selector(f"#automation-{humid.id}.enabled")
-                assert fabric.automation(humid.id).enabled is True
-                await page.locator(f"#automation-{cron.id} button.automation-toggle").click()
-                await page.wait_for_selector(f"#automation-{cron.id}.disabled")
-                assert fabric.automation(cron.id).enabled is False
-                assert await page.locator(f"#automation-{cron.id} .next-firing").inner_text() == "–"
-            finally:
-                await browser.close()
+        async with running_api(fabric, speed=20) as api, chromium.page(timeout_ms=15_000, errors=errors) as page:
+            await page.goto(api.url + "/")
+            await page.wait_for_selector("#automation-list[data-loaded=true]")
+            assert await page.locator("table.automations tbody tr").count() == 2
+            row = page.locator(f"#automation-{cron.id}")
+            assert await row.locator(".kind").inner_text() == "time"
+            assert "cron 0/5 * * * * ? *" in await row.locator(".trigger").inner_text()
+            assert await row.locator(".next-firing").inner_text() != "–"
+            await page.wait_for_function(  # it fires while the page is open (×20 pacing)
+                f"document.querySelector('#automation-{cron.id} .last-fired').textContent !== 'never'")
+            assert await page.locator(f"#automation-{humid.id}.disabled").count() == 1
+            await page.locator(f"#automation-{humid.id} button.automation-toggle").click()
+            await page.wait_for_selector(f"#automation-{humid.id}.enabled")
+            assert fabric.automation(humid.id).enabled is True
+            await page.locator(f"#automation-{cron.id} button.automation-toggle").click()
+            await page.wait_for_selector(f"#automation-{cron.id}.disabled")
+            assert fabric.automation(cron.id).enabled is False
+            assert await page.locator(f"#automation-{cron.id} .next-firing").inner_text() == "–"
         assert errors == []
 
     _run(scenario(), 90)
