@@ -13,12 +13,8 @@ controller and /data (``tests/requirements.py``: skipped locally without them, a
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import shutil
-import tempfile
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +24,10 @@ from agent_tools.matter_backend.ws_client import MatterServerError
 from tests.matter_bridge.live_env import (
     DISCRIMINATOR,
     HOME_DEVICES,
-    LiveBridge,
     browse_commissionable,
     manual_code,
-    write_small_home,
 )
+from tests.matter_bridge.live_setup import LiveSetup, live_setup
 from tests.requirements import LIVE_CONTROLLER
 
 pytestmark = pytest.mark.requires(*LIVE_CONTROLLER)
@@ -44,29 +39,12 @@ DESCRIPTOR = 0x1D
 WINDOW_DISCRIMINATOR = 1234
 
 
-class Live:
-    """The module's live setup: one event loop (all sockets live on it), the bridge, the node id."""
+class Live(LiveSetup):
+    """The module's live setup (``live_setup.LiveSetup``) with matter-server, and the node it commissioned."""
 
     def __init__(self, work: Path) -> None:
-        self.work = work
-        self.loop = asyncio.new_event_loop()
-        self.bridge = LiveBridge(write_small_home(work / "home.json"), work, speed=SPEED)
-        self.node_id: int | None = None
+        super().__init__(work, speed=SPEED, namespace_prefix="hfe")
         self.node: dict[str, Any] = {}
-        self.layout: dict[str, Any] = {}
-        self.timings: dict[str, float] = {}
-
-    def run(self, coro: Coroutine[Any, Any, Any], timeout_s: float = 120) -> Any:
-        try:
-            return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
-        except BaseException as error:
-            raise AssertionError(f"{type(error).__name__}: {error}\n{self.bridge.logs()}") from error
-
-    def need_node(self) -> int:
-        if self.node_id is None:  # run alone (-k), or the first test failed: commission here, as it does
-            self.commission()
-        assert self.node_id is not None
-        return self.node_id
 
     def commission(self) -> None:
         async def scenario() -> None:
@@ -94,23 +72,11 @@ class Live:
         return await self.bridge.matter.call("write_attribute", node_id=self.node_id, attribute_path=path,
                                              value=value, timeout_s=30)
 
-    def endpoint(self, device_id: str, device_endpoint: int = 1) -> int:
-        return int(self.layout[device_id]["endpoints"][str(device_endpoint)])
-
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    work = Path(tempfile.mkdtemp(prefix="hf-e2e-"))
-    setup = Live(work)
-    try:
-        setup.run(setup.bridge.__aenter__(), 90)
+    with live_setup(Live, work_prefix="hf-e2e-", report="timings", start_timeout_s=90) as setup:
         yield setup
-    finally:
-        setup.loop.run_until_complete(setup.bridge.__aexit__(None, None, None))
-        setup.loop.close()
-        print(json.dumps({"timings": {k: round(v, 3) for k, v in setup.timings.items()}, "work": str(work)}))
-        if not os.environ.get("HF_LIVE_KEEP"):  # keep the logs for inspection when asked
-            shutil.rmtree(work, ignore_errors=True)
 
 
 async def commissionable(live: Live, discriminator: int, timeout_s: float = 30) -> dict[str, str]:
@@ -350,14 +316,10 @@ def test_second_commissioning_window(live: Live) -> None:
 
 def test_remove_fabric(live: Live) -> None:
     node_id = live.need_node()
-    state = live.bridge.state_dir
 
     async def scenario() -> None:
         await live.bridge.matter.call("remove_node", node_id=node_id, timeout_s=60)
-        deadline = time.monotonic() + 20
-        while json.loads((state / "fabrics.json").read_text()).get("fabrics"):
-            assert time.monotonic() < deadline, (state / "fabrics.json").read_text()
-            await asyncio.sleep(0.2)
+        await live.until_fabrics(0)
         assert await live.bridge.matter.call("get_nodes") == []
         # Factory-new again: the node advertises its own basic window (CM=1, the configured discriminator).
         advertised = await commissionable(live, DISCRIMINATOR)

@@ -13,67 +13,31 @@ over stdin/stdout by ``matter_js_client.MatterJsController``. Run under ``flock 
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import shutil
-import tempfile
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.matter_bridge.live_env import (
-    DISCRIMINATOR,
-    HOME_DEVICES,
-    PASSCODE,
-    LiveBridge,
-    write_small_home,
-)
-from tests.matter_bridge.matter_js_client import MatterJsController
+from tests.matter_bridge.live_env import DISCRIMINATOR, HOME_DEVICES, PASSCODE
+from tests.matter_bridge.live_setup import PAA_FILE, LiveSetup, live_setup
 from tests.requirements import LIVE_CONTROLLER
 
 ON_OFF, BRIDGED_INFO = 6, 0x39
 AGGREGATOR, BRIDGED_NODE = 0x0E, 0x13
-PAA_FILE = "Chip-Test-PAA-NoVID-Cert.der"
 
 
 pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "node", "matter.js")
 
 
-class Live:
+class Live(LiveSetup):
+    """The module's live setup (``live_setup.LiveSetup``): ``serve`` alone, driven by matter.js."""
+
     def __init__(self, work: Path) -> None:
-        self.work = work
-        self.loop = asyncio.new_event_loop()
-        self.bridge = LiveBridge(write_small_home(work / "home.json"), work, speed=600, namespace_prefix="hfj",
-                                 matter_server=False)
-        self.controller: MatterJsController | None = None
-        self.node_id: int | None = None
-        self.layout: dict[str, Any] = {}
+        super().__init__(work, speed=600, namespace_prefix="hfj", matter_server=False, matter_js=True)
         self.found: list[dict[str, Any]] = []  # what discovery and commissioning answered (the first test checks)
         self.commissioned: dict[str, Any] = {}
-        self.timings: dict[str, float] = {}
-
-    @property
-    def mjs(self) -> MatterJsController:
-        assert self.controller is not None
-        return self.controller
-
-    def run(self, coro: Coroutine[Any, Any, Any], timeout_s: float = 120) -> Any:
-        try:
-            return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
-        except BaseException as error:
-            tail = self.controller.tail() if self.controller else ""
-            raise AssertionError(f"{type(error).__name__}: {error}\n{self.bridge.logs()}\n--- matter.js\n{tail}") \
-                from error
-
-    def need_node(self) -> int:
-        if self.node_id is None:  # run alone (-k), or the first test failed: commission here, as it does
-            self.commission()
-        assert self.node_id is not None
-        return self.node_id
 
     def commission(self) -> None:
         async def scenario() -> None:
@@ -87,34 +51,11 @@ class Live:
         self.run(scenario(), 150)
         self.node_id = self.commissioned["node_id"]
 
-    def endpoint(self, device_id: str, device_endpoint: int = 1) -> int:
-        return int(self.layout[device_id]["endpoints"][str(device_endpoint)])
-
-    async def start(self) -> None:
-        await self.bridge.__aenter__()
-        self.controller = MatterJsController(self.bridge.namespace, self.work / "matter-js",
-                                             self.work / "matter-js.log")
-        await self.controller.__aenter__()
-
-    async def stop(self) -> None:
-        if self.controller is not None:
-            await self.controller.close()
-        await self.bridge.__aexit__(None, None, None)
-
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    work = Path(tempfile.mkdtemp(prefix="hf-mjs-"))
-    setup = Live(work)
-    try:
-        setup.run(setup.start(), 120)
+    with live_setup(Live, work_prefix="hf-mjs-", report="matter_js_timings") as setup:
         yield setup
-    finally:
-        setup.loop.run_until_complete(setup.stop())
-        setup.loop.close()
-        print(json.dumps({"matter_js_timings": {k: round(v, 3) for k, v in setup.timings.items()}, "work": str(work)}))
-        if not os.environ.get("HF_LIVE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
 
 
 def test_discover_and_commission_with_strict_attestation(live: Live) -> None:
@@ -123,8 +64,7 @@ def test_discover_and_commission_with_strict_attestation(live: Live) -> None:
     assert [(d["discriminator"], d["CM"], d["VP"]) for d in found] == [(DISCRIMINATOR, 1, "65521+32768")], found
     # Strict: nothing error-level; what is left is what any test-credential device gets (test CD, test PAA).
     assert not [f for f in result["attestation"] if f["level"] == "error"], result["attestation"]
-    fabrics = json.loads((live.bridge.state_dir / "fabrics.json").read_text())["fabrics"]
-    assert [(f["node_id"], f["label"]) for f in fabrics] == [(live.node_id, "matter.js")]
+    assert [(f["node_id"], f["label"]) for f in live.fabrics()] == [(live.node_id, "matter.js")]
 
 
 def test_wildcard_read_decodes_every_attribute(live: Live) -> None:
@@ -191,14 +131,10 @@ def test_subscription_reports_a_change_made_inside_the_home(live: Live) -> None:
 
 def test_remove_fabric(live: Live) -> None:
     node_id = live.need_node()
-    state = live.bridge.state_dir
 
     async def scenario() -> None:
         await live.mjs.call("remove", node_id=node_id, timeout_s=60)
-        deadline = time.monotonic() + 20
-        while json.loads((state / "fabrics.json").read_text()).get("fabrics"):
-            assert time.monotonic() < deadline, (state / "fabrics.json").read_text()
-            await asyncio.sleep(0.2)
+        await live.until_fabrics(0)
 
     live.run(scenario())
     live.node_id = None

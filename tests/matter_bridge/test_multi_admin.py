@@ -11,10 +11,6 @@ fabric, session and subscription working. Run under ``flock /tmp/homefabric-live
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.matter_bridge.live_env import LiveBridge, manual_code, write_small_home
-from tests.matter_bridge.matter_js_client import MatterJsController, MatterJsError
+from tests.matter_bridge.live_env import DISCRIMINATOR, PASSCODE, manual_code
+from tests.matter_bridge.live_setup import PAA_FILE, LiveSetup, live_setup
+from tests.matter_bridge.matter_js_client import MatterJsError
 from tests.requirements import LIVE_CONTROLLER
 
 pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "node", "matter.js")
@@ -31,35 +28,16 @@ WINDOW_DISCRIMINATOR = 2345
 ON_OFF = 6
 
 
-class Live:
+class Live(LiveSetup):
+    """The module's live setup (``live_setup.LiveSetup``): matter-server and matter.js, one fabric each."""
+
+    run_timeout_s = 150
+
     def __init__(self, work: Path) -> None:
-        self.work = work
-        self.loop = asyncio.new_event_loop()
-        self.bridge = LiveBridge(write_small_home(work / "home.json"), work, speed=60, namespace_prefix="hfm")
-        self.mjs = MatterJsController("", work / "matter-js", work / "matter-js.log")
+        super().__init__(work, speed=60, namespace_prefix="hfm", matter_js=True)
         self.chip_node: int | None = None
         self.mjs_node: int | None = None
         self.lamp = 0
-        self.timings: dict[str, float] = {}
-
-    def run(self, coro: Any, timeout_s: float = 150) -> Any:
-        try:
-            return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
-        except BaseException as error:
-            raise AssertionError(f"{type(error).__name__}: {error}\n{self.bridge.logs()}\n--- matter.js\n"
-                                 f"{self.mjs.tail()}") from error
-
-    async def start(self) -> None:
-        await self.bridge.__aenter__()
-        self.mjs.namespace = self.bridge.namespace
-        await self.mjs.__aenter__()
-
-    async def stop(self) -> None:
-        await self.mjs.close()
-        await self.bridge.__aexit__(None, None, None)
-
-    def fabrics(self) -> list[dict[str, Any]]:
-        return json.loads((self.bridge.state_dir / "fabrics.json").read_text())["fabrics"]
 
     async def chip_lamp(self) -> Any:
         path = f"{self.lamp}/6/0"
@@ -68,17 +46,8 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    work = Path(tempfile.mkdtemp(prefix="hf-multi-"))
-    setup = Live(work)
-    try:
-        setup.run(setup.start(), 120)
+    with live_setup(Live, work_prefix="hf-multi-", report="multi_admin_timings") as setup:
         yield setup
-    finally:
-        setup.loop.run_until_complete(setup.stop())
-        setup.loop.close()
-        print(json.dumps({"multi_admin_timings": {k: round(v, 3) for k, v in setup.timings.items()}}))
-        if not os.environ.get("HF_LIVE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
 
 
 def test_second_fabric_through_the_first_controllers_enhanced_window(live: Live) -> None:
@@ -87,12 +56,13 @@ def test_second_fabric_through_the_first_controllers_enhanced_window(live: Live)
         node = await live.bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
                                              timeout_s=120)
         live.chip_node = node["node_id"]
-        live.lamp = int((await live.bridge.control("endpoints"))["lamp"]["endpoints"]["1"])
+        live.layout = await live.bridge.control("endpoints")
+        live.lamp = live.endpoint("lamp")
         window = await live.bridge.matter.call("open_commissioning_window", node_id=live.chip_node,
                                                discriminator=WINDOW_DISCRIMINATOR, timeout_s=60)
         result = await live.mjs.call("commission", passcode=window["setup_pin_code"],
                                      discriminator=WINDOW_DISCRIMINATOR,
-                                     paa=str(live.bridge.paa_dir / "Chip-Test-PAA-NoVID-Cert.der"), timeout_s=120)
+                                     paa=str(live.bridge.paa_dir / PAA_FILE), timeout_s=120)
         live.mjs_node = result["node_id"]
         live.timings["both_fabrics_s"] = time.monotonic() - started
         return result
@@ -144,7 +114,7 @@ def test_each_fabrics_acl_is_enforced_separately(live: Live) -> None:
     refusal, (before, after) = live.run(scenario())
     assert "UnsupportedAccess" in refusal or "126" in refusal, refusal
     assert after is (not before)  # fabric 1's administrator is untouched by fabric 2's ACL
-    acl = json.loads((live.bridge.state_dir / "fabrics.json").read_text())["acl"]
+    acl = live.fabric_state()["acl"]
     assert {e["fabricIndex"] for e in acl} == {1, 2}
     assert [e["targets"] for e in acl if e["fabricIndex"] == 1] == [None]
     log = (live.work / "serve.log").read_text()
@@ -157,10 +127,7 @@ def test_removing_one_fabric_leaves_the_other_working(live: Live) -> None:
 
     async def scenario() -> None:
         await live.mjs.call("remove", node_id=live.mjs_node, timeout_s=60)
-        deadline = time.monotonic() + 20
-        while len(live.fabrics()) != 1:
-            assert time.monotonic() < deadline, live.fabrics()
-            await asyncio.sleep(0.2)
+        await live.until_fabrics(1)
         # The CHIP controller's fabric, session and subscription carry on.
         state = await live.bridge.control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff")
         since = len(live.bridge.matter.events)
@@ -175,32 +142,23 @@ def test_removing_one_fabric_leaves_the_other_working(live: Live) -> None:
 
     live.run(scenario())
     assert [f["fabric_index"] for f in live.fabrics()] == [1]
-    assert {e["fabricIndex"] for e in json.loads((live.bridge.state_dir / "fabrics.json").read_text())["acl"]} == {1}
+    assert {e["fabricIndex"] for e in live.fabric_state()["acl"]} == {1}
 
 
 def test_matter_js_opens_the_window_and_the_chip_controller_joins() -> None:
     """The other direction, with matter.js's own multi-admin call: ``openEnhancedCommissioningWindow()``
     revokes any open window first and accepts only FAILURE + the cluster status WindowNotOpen for "none
     open" (cluster-specific statuses on the wire), then opens one with a verifier of its own."""
-    work = Path(tempfile.mkdtemp(prefix="hf-multi-rev-"))
-    setup = Live(work)
-
-    async def scenario() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
-        await setup.start()
-        first = await setup.mjs.call("commission", passcode=20202021, discriminator=3840,
-                                     paa=str(setup.bridge.paa_dir / "Chip-Test-PAA-NoVID-Cert.der"), timeout_s=120)
+    async def scenario(setup: Live) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        first = await setup.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
+                                     paa=str(setup.bridge.paa_dir / PAA_FILE), timeout_s=120)
         window = await setup.mjs.call("open_window", node_id=first["node_id"], timeout_s=60)
         node = await setup.bridge.matter.call("commission_with_code", code=window["manual_code"], network_only=True,
                                               timeout_s=120)
         return window, node, setup.fabrics()
 
-    try:
-        window, node, fabrics = setup.run(scenario(), 240)
-    finally:
-        setup.loop.run_until_complete(setup.stop())
-        setup.loop.close()
-        if not os.environ.get("HF_LIVE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
+    with live_setup(Live, work_prefix="hf-multi-rev-", report="multi_admin_reverse_timings") as setup:
+        window, node, fabrics = setup.run(scenario(setup), 240)
     assert len(window["manual_code"]) in (11, 21) and window["qr_code"].startswith("MT:")
     assert node["available"] and node["is_bridge"]
     assert len(fabrics) == 2 and fabrics[0]["label"] == "matter.js"
