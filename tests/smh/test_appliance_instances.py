@@ -17,6 +17,7 @@ from benchmark.smh.generate import _instance
 from benchmark.smh.generate.core import Draft, Scene, act
 from benchmark.smh.generate.homes import APPLIANCES, build_home
 from benchmark.smh.generate.ops import appliance_ops, colloquial_ops
+from benchmark.smh.heating import with_heating_results
 from benchmark.smh.instance import Instance, dump_instance, write_atomically
 from benchmark.smh.run import run_suite
 from benchmark.smh.session import Homes
@@ -80,11 +81,6 @@ def test_the_oracle_solves_them_in_both_settings_and_the_null_agent_none(
     assert [r["instance_id"] for r in records if r["verdict"]["overall_pass"]] == []
 
 
-# Not checkable in a final state (README, SMH-Bench: known limits): Matter keeps the boost's targetPercentage in no
-# attribute, and the tank only reaches it as virtual time passes.
-UNCHECKED_ARGUMENTS = {("start_heating", "target_water_quantity")}
-
-
 def _wrong_values(env: HomeEnv, action: Action) -> list[Action]:
     """The same service with each argument in turn moved to another value its schema allows; without arguments,
     the device's other argument-free services."""
@@ -100,8 +96,6 @@ def _wrong_values(env: HomeEnv, action: Action) -> list[Action]:
     out = []
     for schema in service["arguments"]:
         key, value = schema["name"], action.arguments[schema["name"]]
-        if (name, key) in UNCHECKED_ARGUMENTS:
-            continue
         if "options" in schema:
             wrong = next(o for o in schema["options"] if o != value)
         else:
@@ -120,7 +114,8 @@ def _verdict(homes: Homes, instance: Instance, actions: list[Action]) -> bool:
         attempted.append(AttemptedAction(did=action.did, locator=action.locator, arguments=action.arguments,
                                          code=result.code, message=result.message))
     prediction = Prediction(instance_id=instance.id, setting="eia", agent="fixed", mode="execute", actions=attempted)
-    return verify(instance, prediction, h0_state, env.state(), lambda: homes.h0(instance)).overall_pass
+    final = with_heating_results(env, h0_state, env.state())  # as both settings do
+    return verify(instance, prediction, h0_state, final, lambda: homes.h0(instance)).overall_pass
 
 
 def test_a_wrong_action_fails_the_verifier(appliance_ops_suite: tuple[Path, list[Instance]]) -> None:
@@ -136,3 +131,22 @@ def test_a_wrong_action_fails_the_verifier(appliance_ops_suite: tuple[Path, list
             assert not _verdict(homes, instance, [action]), (instance.id, action)
         extra = next(i.goal.reference[0] for i in instances if i.goal.reference[0].did != gold[0].did)
         assert not _verdict(homes, instance, [*gold, extra]), instance.id
+
+
+def test_the_check_reads_the_quantity_start_heating_set() -> None:
+    """Above the tank's level the recorded target is exactly the one asked for; at or below it the tank stays (the
+    generator asks only for targets above it)."""
+    from tests.smh.homes import every_product_home
+
+    for quantity, recorded in ((80, 80), (100, 100), (30, 50)):
+        env = HomeEnv(every_product_home())
+        h0_state = env.state()
+        assert env.read("water_heater", "water_quantity") == 50
+        assert env.call("water_heater", "start_heating", {"work_mode": "manual", "target_water_quantity": quantity,
+                                                          "target_water_temperature": 60}).ok
+        final = with_heating_results(env, h0_state, env.state())
+        assert final["water_heater"]["target_water_quantity"] == recorded
+        assert final["water_heater"]["heating_state"] == "heating"  # the state the episode ended in
+    untouched = HomeEnv(every_product_home())
+    assert "target_water_quantity" not in with_heating_results(untouched, untouched.state(),
+                                                               untouched.state())["water_heater"]

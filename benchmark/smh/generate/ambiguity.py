@@ -81,7 +81,8 @@ def _appliance_slot_missing(s: Scene, kind: str) -> Draft:
                                                  accepts=["temperature", "degrees", "°", "how hot", "what"]),
                      intended_query=f"Preheat the {s.name(oven)} to {temp} degrees.")
     heater = s.pick(s.of("water_heater", where=lambda d: s.value(d, "heating_state") == "idle"))
-    mode, quantity, temp = s.pick(["manual", "timed"]), s.pick([60, 80, 100]), s.pick([50, 55, 60, 65])
+    mode, temp = s.pick(["manual", "timed"]), s.pick([50, 55, 60, 65])
+    quantity = s.pick([q for q in (60, 80, 100) if q > s.value(heater, "water_quantity")])  # see smh/heating.py
     return Draft(f"Heat up some water on the {s.name(heater)}.", "clarify",
                  [act(heater, "start_heating", work_mode=mode, target_water_quantity=quantity,
                       target_water_temperature=temp)],

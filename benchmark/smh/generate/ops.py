@@ -116,7 +116,9 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
     out: list[Op] = []
     if t == "water_heater":
         if st["heating_state"] == "idle":
-            mode, quantity = s.pick(["manual", "timed"]), s.pick(list(range(50, 101, 10)))
+            # above the tank's level: the heating run then ends exactly at it (benchmark/smh/heating.py)
+            mode = s.pick(["manual", "timed"])
+            quantity = s.pick([q for q in range(50, 101, 10) if q > st["water_quantity"]])
             temp = s.pick(list(range(45, 76, 5)))
             out.append((f"start heating water on the {n} in {mode} mode, {quantity} percent of the tank at {temp} "
                         "degrees", act(did, "start_heating", work_mode=mode, target_water_quantity=quantity,
