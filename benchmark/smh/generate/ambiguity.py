@@ -124,6 +124,7 @@ TEMPLATES = {
     "scene_ambiguity": ((("curtain", "on_off_light", "dimmable_light"), ("blind", "dimmable_light")),
                         scene_ambiguity),
     "slot_missing": ((("air_conditioner", "on_off_light", "dimmable_light", "color_temperature_light"),
-                      ("air_conditioner", "dimmable_light", "on_off_light"), ("oven", "water_heater")),
+                      ("air_conditioner", "dimmable_light", "on_off_light"),
+                      ("oven", "water_heater", "microwave_oven")),
                      slot_missing),
 }
