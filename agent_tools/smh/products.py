@@ -89,6 +89,9 @@ class Service:
     steps: Callable[[Port, dict[str, Any]], list[WorkflowStep]]
     matter: str
     arguments: tuple[Param, ...] = ()
+    # Argument values the device offers in its current state, where that is a subset of the options (a washer
+    # programme's spin speeds): a call outside it is refused as the device would, naming what is offered now.
+    offered: Callable[[Port], Mapping[str, tuple[str, ...]]] | None = None
 
     def schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
@@ -463,11 +466,14 @@ def _spin_speed(p: Port) -> str:
     return _snake(speeds[current]) if current is not None and current < len(speeds) else "none"
 
 
-def _spin_speed_index(p: Port, label: str) -> int:
-    """The index of ``label`` in the device's SpinSpeeds now (they follow the wash programme); a speed this
-    programme does not offer becomes the first index past the list, which the device refuses naming the offer."""
-    speeds = [_snake(s) for s in p.read("LaundryWasherControls", "SpinSpeeds")]
-    return speeds.index(label) if label in speeds else len(speeds)
+def _offered_spin_speeds(p: Port) -> tuple[str, ...]:
+    """The device's SpinSpeeds now (they follow the wash programme); Matter's value is an index into them."""
+    return tuple(_snake(s) for s in p.read("LaundryWasherControls", "SpinSpeeds"))
+
+
+def _offered_rinses(p: Port) -> tuple[str, ...]:
+    supported = p.read("LaundryWasherControls", "SupportedRinses")
+    return tuple(name for name, value in RINSES.items() if value in supported)
 
 
 def _washer_options() -> Function:
@@ -478,11 +484,13 @@ def _washer_options() -> Function:
                    "LaundryWasherControls.NumberOfRinses (0 none, 1 normal, 2 extra, 3 max)")),
         (Service("set_spin_speed", "Choose the spin speed (one the current programme offers; not while running).",
                  lambda p, a: [p.write("LaundryWasherControls", "SpinSpeedCurrent",
-                                       _spin_speed_index(p, a["spin_speed"]))],
-                 "write LaundryWasherControls.SpinSpeedCurrent (index into SpinSpeeds)", (SPIN_SPEED,)),
+                                       _offered_spin_speeds(p).index(a["spin_speed"]))],
+                 "write LaundryWasherControls.SpinSpeedCurrent (index into SpinSpeeds)", (SPIN_SPEED,),
+                 offered=lambda p: {"spin_speed": _offered_spin_speeds(p)}),
          Service("set_rinses", "Choose the number of rinses (one the current programme offers; not while running).",
                  lambda p, a: [p.write("LaundryWasherControls", "NumberOfRinses", RINSES[a["rinses"]])],
-                 "write LaundryWasherControls.NumberOfRinses", (RINSE_COUNT,))))
+                 "write LaundryWasherControls.NumberOfRinses", (RINSE_COUNT,),
+                 offered=lambda p: {"rinses": _offered_rinses(p)})))
 
 
 def _dishwasher() -> Function:

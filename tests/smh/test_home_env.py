@@ -261,12 +261,15 @@ def test_washer_spin_speed_and_rinses_follow_the_programme() -> None:
     for rinses in products.RINSES:
         assert env.call("laundry_washer", "set_rinses", {"rinses": rinses}).ok
         assert env.read("laundry_washer", "rinses") == rinses
-    assert env.call("laundry_washer", "set_wash_mode", {"wash_mode": "delicate"}).ok  # offers low/medium, 1–2 rinses
+    assert env.call("laundry_washer", "set_wash_mode", {"wash_mode": "delicate"}).ok
+    assert env.offered("laundry_washer", "set_spin_speed") == {"spin_speed": ("low", "medium")}
+    assert env.offered("laundry_washer", "set_rinses") == {"rinses": ("normal", "extra")}
     assert env.device_state("laundry_washer")["spin_speed"] in ("low", "medium")
     before = fabric.snapshot()
     for locator, arguments in [("set_spin_speed", {"spin_speed": "extra_high"}), ("set_rinses", {"rinses": "none"})]:
         refused = env.call("laundry_washer", locator, arguments)
         assert (refused.ok, refused.code) == (False, "DEVICE_REFUSED"), refused
+        assert f"offered now: {list(env.offered('laundry_washer', locator)[next(iter(arguments))])}" in refused.message
     assert fabric.snapshot() == before
     assert env.call("laundry_washer", "set_spin_speed", {"spin_speed": "medium"}).ok
     # Matter's value is the index in the programme's SpinSpeeds, ["Low", "Medium"] now

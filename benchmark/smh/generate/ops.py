@@ -3,7 +3,6 @@ that change the device's current state, so a do-nothing agent never passes by ac
 
 from __future__ import annotations
 
-from agent_tools.smh.products import RINSES
 from agent_tools.smh.rules import Action
 from benchmark.smh.generate.core import Scene, act
 from benchmark.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, PLAYERS
@@ -71,14 +70,9 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
     return out
 
 
-def _offered_spin_speeds(s: Scene, did: str) -> list[str]:
-    """The spin speeds the washer's current programme offers (the device's own SpinSpeeds)."""
-    return [x.lower().replace(" ", "_") for x in s.fabric.read(did, 1, "LaundryWasherControls", "SpinSpeeds")]
-
-
-def _offered_rinses(s: Scene, did: str) -> list[str]:
-    supported = s.fabric.read(did, 1, "LaundryWasherControls", "SupportedRinses")
-    return [name for name, value in RINSES.items() if value in supported]
+def _offered(s: Scene, did: str, service: str, argument: str) -> tuple[str, ...]:
+    """What the washer's current programme offers for ``argument`` (the device's own lists)."""
+    return s.env.offered(did, service)[argument]
 
 
 def _kitchen_ops(s: Scene, did: str) -> list[Op]:
@@ -156,12 +150,12 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
     if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped":
         temp = _other(s, [20, 30, 40, 60, 90], st["water_temperature"])
         out.append((f"wash at {temp} degrees on the {n}", act(did, "set_water_temperature", water_temperature=temp)))
-        speeds = [x for x in _offered_spin_speeds(s, did) if x != st["spin_speed"]]
+        speeds = [x for x in _offered(s, did, "set_spin_speed", "spin_speed") if x != st["spin_speed"]]
         if speeds:
             speed = s.pick(speeds)
             out.append((f"set the spin speed of the {n} to {speed.replace('_', ' ')}",
                         act(did, "set_spin_speed", spin_speed=speed)))
-        rinses = [x for x in _offered_rinses(s, did) if x != st["rinses"]]
+        rinses = [x for x in _offered(s, did, "set_rinses", "rinses") if x != st["rinses"]]
         if rinses:
             count = s.pick(rinses)
             out.append((f"set the {n} to {count} rinses" if count != "none" else f"turn off rinsing on the {n}",
@@ -212,6 +206,6 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         coldest = 1 if t == "refrigerator" else -23
         out.append((f"make the {n} as cold as it goes", act(did, "set_target_temperature", target_temperature=coldest)))
     if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped" and st["rinses"] != "extra" \
-            and "extra" in _offered_rinses(s, did):
+            and "extra" in _offered(s, did, "set_rinses", "rinses"):
         out.append((f"give the laundry in the {n} an extra rinse", act(did, "set_rinses", rinses="extra")))
     return out
