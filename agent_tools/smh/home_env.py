@@ -150,6 +150,14 @@ class HomeEnv:
                     return service, Port(self.fabric, device_id, endpoint)
         return CallResult(False, "UNKNOWN_SERVICE", f"{device_id} has no service {locator!r}; known: {known}")
 
+    def offered(self, device_id: str, locator: str) -> dict[str, tuple[str, ...]]:
+        """Argument values the device offers now where they depend on its state (else {})."""
+        found = self._service(device_id, locator)
+        if isinstance(found, CallResult):
+            raise KeyError(found.message)
+        service, port = found
+        return dict(service.offered(port)) if service.offered else {}
+
     def plan(self, device_id: Any, locator: Any, arguments: Any) -> list[WorkflowStep] | CallResult:
         """The cluster steps a call would run, or the refusal (nothing is changed either way)."""
         found = self._service(device_id, locator)
@@ -170,6 +178,10 @@ class HomeEnv:
             problem = param.problem(arguments[param.name])
             if problem is not None:
                 return CallResult(False, *problem)
+        for name, offered in (service.offered(port) if service.offered else {}).items():
+            if arguments[name] not in offered:
+                return CallResult(False, "DEVICE_REFUSED", f"{device_id} refused {locator}: {name}={arguments[name]!r}"
+                                  f" is not offered in its current state; offered now: {list(offered)}")
         return service.steps(port, dict(arguments))
 
     def call(self, device_id: Any, locator: Any, arguments: Any = None) -> CallResult:

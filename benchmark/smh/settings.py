@@ -19,6 +19,7 @@ from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
 from agent_tools.smh.tools import DEFAULT_BUDGET, SmhToolBox
 from benchmark.smh import dr
 from benchmark.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_messages
+from benchmark.smh.heating import with_heating_results
 from benchmark.smh.instance import Instance
 from benchmark.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.smh.session import Homes
@@ -95,7 +96,7 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
                 prediction.automation_errors.append(f"rule {index}: {error.errors()[0]['msg']}")
             except (RuleError, FabricError) as error:
                 prediction.automation_errors.append(f"rule {index}: {error}")
-    final = env.state()
+    final = with_heating_results(env, h0_state, env.state())
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
     return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
@@ -146,7 +147,7 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
     user = user_factory(instance)
     tools = make_toolbox(env.fabric, "smh", budget=budget, user=user)  # the smh profile of agent_tools
     result = await agent.run(instance, tools, eia_messages(instance, env, budget))
-    final = env.state()
+    final = with_heating_results(env, h0_state, env.state())
     prediction = Prediction(
         instance_id=instance.id, setting="eia", agent=agent.name, mode=_mode_of(tools), response=result.response,
         questions=tools.questions, automations=tools.automations, labels=state_diff(h0_state, final),

@@ -1,4 +1,5 @@
-"""A one-room home holding one device of every SMH product (a real home config, built by the fabric)."""
+"""A one-room home holding one device of every SMH product (a real home config, built by the fabric), and one
+device type the view does not map (a smoke alarm)."""
 
 from __future__ import annotations
 
@@ -14,4 +15,4 @@ def every_product_home() -> Fabric:
         "name": "every-product", "base_time": "2025-06-27 20:00:00",
         "rooms": [{"id": "lounge", "name": "Lounge", "type": "living_room", "environment": ENVIRONMENT}],
         "devices": [{"id": t, "type": t, "room": "lounge"} for t in PRODUCTS]
-        + [{"id": "fridge", "type": "refrigerator", "room": "lounge"}]}, "every-product"))
+        + [{"id": "smoke_alarm", "type": "smoke_co_alarm", "room": "lounge"}]}, "every-product"))

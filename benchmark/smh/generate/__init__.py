@@ -36,8 +36,11 @@ class GenerationError(RuntimeError):
 
 
 def complex_home(seed: int) -> HomeConfig:
-    """The one dense home every complex instance shares: every template's device groups, all its 17 types."""
-    groups = [g for _, (required, _) in sorted(TEMPLATES.items()) for g in required]
+    """The one dense home every complex instance shares: every template's device groups, all its 17 types (a
+    template's appliances outside them are left out: its complex instances draw from what the home has)."""
+    groups = [tuple(t for t in g if t in COMPLEX_TYPES) for _, (required, _) in sorted(TEMPLATES.items())
+              for g in required]
+    groups = [g for g in groups if g]
     covered = {t for group in groups for t in group}
     groups += [(t,) for t in COMPLEX_TYPES if t not in covered]
     return build_home("complex", "complex", sub_seed(seed, "complex"), tuple(groups))

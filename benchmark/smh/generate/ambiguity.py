@@ -60,7 +60,18 @@ def scene_ambiguity(s: Scene) -> Draft:
 
 
 def _appliance_slot_missing(s: Scene, kind: str) -> Draft:
-    """"Preheat the oven." → which temperature? / "Heat up water." → mode, quantity, temperature?"""
+    """"Preheat the oven." → which temperature? / "Heat up water." → mode, quantity, temperature? / "Warm this up
+    in the microwave." → for how long?"""
+    if kind == "microwave_oven":
+        oven = "microwave_steam_oven."
+        micro = s.pick(s.of("microwave_oven", where=lambda d: s.value(d, oven + "work_state") == "stopped"))
+        seconds = s.pick([t for t in (60, 90, 120, 180) if t != s.value(micro, oven + "target_cooking_time")])
+        spoken = {60: "One minute", 90: "Ninety seconds", 120: "Two minutes", 180: "Three minutes"}[seconds]
+        return Draft(f"Warm my lunch up in the {s.name(micro)}.", "clarify",
+                     [act(micro, oven + "set_cooking_time", target_cooking_time=seconds), act(micro, oven + "start")],
+                     clarification=Clarification(slot="value", reply=f"{spoken}.",
+                                                 accepts=["how long", "minutes", "seconds", "time", "what"]),
+                     intended_query=f"Warm my lunch up in the {s.name(micro)} for {seconds} seconds.")
     if kind == "oven":
         oven = s.pick(s.of("oven", where=lambda d: s.value(d, "work_state") == "stopped"))
         temp = s.pick([t for t in (160, 180, 200, 220, 240) if t != s.value(oven, "target_temperature")])
@@ -70,7 +81,8 @@ def _appliance_slot_missing(s: Scene, kind: str) -> Draft:
                                                  accepts=["temperature", "degrees", "°", "how hot", "what"]),
                      intended_query=f"Preheat the {s.name(oven)} to {temp} degrees.")
     heater = s.pick(s.of("water_heater", where=lambda d: s.value(d, "heating_state") == "idle"))
-    mode, quantity, temp = s.pick(["manual", "timed"]), s.pick([60, 80, 100]), s.pick([50, 55, 60, 65])
+    mode, temp = s.pick(["manual", "timed"]), s.pick([50, 55, 60, 65])
+    quantity = s.pick([q for q in (60, 80, 100) if q > s.value(heater, "water_quantity")])  # see smh/heating.py
     return Draft(f"Heat up some water on the {s.name(heater)}.", "clarify",
                  [act(heater, "start_heating", work_mode=mode, target_water_quantity=quantity,
                       target_water_temperature=temp)],
@@ -85,7 +97,8 @@ def _appliance_slot_missing(s: Scene, kind: str) -> Draft:
 def slot_missing(s: Scene) -> Draft:
     kind = s.rng.random()
     if kind >= 0.7:
-        return _appliance_slot_missing(s, "oven" if kind >= 0.85 else "water_heater")
+        return _appliance_slot_missing(s, "oven" if kind >= 0.9 else "microwave_oven" if kind >= 0.8 else
+                                       "water_heater")
     if kind < 0.35:
         acs = s.of("air_conditioner", where=lambda d: s.value(d, "state") == "on")
         ac = s.pick(acs)
@@ -111,6 +124,7 @@ TEMPLATES = {
     "scene_ambiguity": ((("curtain", "on_off_light", "dimmable_light"), ("blind", "dimmable_light")),
                         scene_ambiguity),
     "slot_missing": ((("air_conditioner", "on_off_light", "dimmable_light", "color_temperature_light"),
-                      ("air_conditioner", "dimmable_light", "on_off_light"), ("oven", "water_heater")),
+                      ("air_conditioner", "dimmable_light", "on_off_light"),
+                      ("oven", "water_heater", "microwave_oven")),
                      slot_missing),
 }

@@ -149,8 +149,11 @@ def top_n_selection(s: Scene) -> Draft:
 
 
 TEMPLATES = {
-    "clear_command": ((), clear_command),
-    "colloquial_request": ((("dimmable_light", "curtain", "rvc"),), colloquial_request),
+    # Kitchen and laundry appliances stand in the small and medium homes of these two (the complex home keeps
+    # its 17 types, see complex_home).
+    "clear_command": ((("microwave_oven", "refrigerator"),), clear_command),
+    "colloquial_request": ((("dimmable_light", "curtain", "rvc"), ("freezer",), ("laundry_washer",)),
+                           colloquial_request),
     "noisy_utterance": ((("dimmable_light",), ("dimmable_light",), ("curtain",)), noisy_utterance),
     "explicit_multi_device": ((("dimmable_light", "air_conditioner"), ("curtain", "smart_speaker")),
                               explicit_multi_device),

@@ -13,6 +13,7 @@ from typing import Any
 from agent_tools.smh.home_env import HomeEnv, state_diff
 from agent_tools.smh.rules import Action, RuleError, SmhAutomation, to_spec
 from agent_tools.smh.tools import DEFAULT_BUDGET
+from benchmark.smh.heating import heating, run_heating_to_the_end
 from benchmark.smh.instance import Clarification, Constraint, ExpectedAnswer, Goal, Memory, Turn
 from emulator.errors import FabricError
 from emulator.fabric import Fabric
@@ -111,7 +112,11 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
             result = env.call(action.did, action.locator, action.arguments)
             if not result.ok:
                 raise Rejected(f"reference {action.locator} on {action.did}: {result.message}")
-        changed = state_diff(before, env.state())
+        after = env.state()
+        changed = state_diff(before, after)
+        started = {k.split("/")[0] for k in changed} & set(heating(after))  # heating runs the reference touched
+        for did, extra in run_heating_to_the_end(env, sorted(started)).items():
+            changed.update({f"{did}/{path}": [None, value] for path, value in extra.items()})
         free = {f"{d}/{p}" for d, p in draft.free}
         constraints = [Constraint(did=k.split("/")[0], path=k.split("/", 1)[1], op="any" if k in free else "==",
                                   value=None if k in free else new) for k, (_, new) in changed.items()]

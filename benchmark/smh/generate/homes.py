@@ -24,17 +24,21 @@ NOUNS: dict[str, str] = {
     "rvc": "robot cleaner", "door_lock": "door lock", "climate_sensor": "climate sensor",
     "occupancy_sensor": "motion sensor", "smart_plug": "smart plug", "water_heater": "water heater",
     "oven": "oven", "laundry_washer": "washing machine", "laundry_dryer": "dryer", "dishwasher": "dishwasher",
+    "microwave_oven": "microwave", "refrigerator": "fridge", "freezer": "freezer",
 }
-APPLIANCES = ("water_heater", "oven", "laundry_washer", "laundry_dryer", "dishwasher")
+APPLIANCES = ("water_heater", "oven", "laundry_washer", "laundry_dryer", "dishwasher", "microwave_oven",
+              "refrigerator", "freezer")
 # Room types an appliance may stand in (every other type may stand anywhere).
 APPLIANCE_ROOMS: dict[str, tuple[str, ...]] = {
     "water_heater": ("bathroom", "utility_room", "kitchen", "garage"), "oven": ("kitchen",),
     "laundry_washer": ("utility_room", "bathroom"), "laundry_dryer": ("utility_room", "bathroom"),
-    "dishwasher": ("kitchen",),
+    "dishwasher": ("kitchen",), "microwave_oven": ("kitchen",), "refrigerator": ("kitchen", "pantry"),
+    "freezer": ("kitchen", "pantry", "garage", "utility_room"),
 }
-# The complex home's 17 types (facts §3): the paper's 12 categories, without TV, plug, screen, dryer, dishwasher.
+# The complex home's 17 types (facts §3): the paper's 12 categories, without TV, plug, screen, dryer, dishwasher,
+# microwave, fridge and freezer.
 COMPLEX_TYPES = tuple(t for t in NOUNS if t not in ("tv", "smart_plug", "smart_screen", "laundry_dryer",
-                                                    "dishwasher"))
+                                                    "dishwasher", "microwave_oven", "refrigerator", "freezer"))
 LIGHTS = ("on_off_light", "dimmable_light", "color_temperature_light", "extended_color_light")
 DIMMABLE = ("dimmable_light", "color_temperature_light", "extended_color_light")
 COVERS = ("curtain", "blind")
@@ -136,12 +140,23 @@ def initial_state(device_type: str, rng: random.Random) -> dict[str, Any]:
         out = {"1.OnOff.OnOff": on}
         if device_type == "laundry_washer":
             out.update({"1.LaundryWasherMode.CurrentMode": rng.choice((0, 1, 2, 3)),
-                        "1.TemperatureControl.TemperatureSetpoint": rng.choice((2000, 3000, 4000, 6000))})
+                        "1.TemperatureControl.TemperatureSetpoint": rng.choice((2000, 3000, 4000, 6000)),
+                        "1.LaundryWasherControls.SpinSpeedCurrent": rng.choice((0, 1, 2)),
+                        "1.LaundryWasherControls.NumberOfRinses": rng.choice((1, 2))})
         elif device_type == "laundry_dryer":
             out["1.LaundryDryerControls.SelectedDrynessLevel"] = rng.choice((0, 1, 2, 3))
         else:
             out["1.DishwasherMode.CurrentMode"] = rng.choice((0, 1, 2, 3))
         return out
+    if device_type == "microwave_oven":
+        return {"1.MicrowaveOvenMode.CurrentMode": rng.choice((0, 0, 1)),
+                "1.MicrowaveOvenControl.CookTime": rng.choice((30, 60, 90, 120, 180, 300)),
+                "1.MicrowaveOvenControl.PowerSetting": rng.randrange(50, 101, 10)}
+    if device_type in ("refrigerator", "freezer"):
+        setpoint = rng.randrange(300, 701, 100) if device_type == "refrigerator" else rng.randrange(-2200, -1499, 100)
+        return {"1.TemperatureControl.TemperatureSetpoint": setpoint,
+                "1.TemperatureMeasurement.MeasuredValue": setpoint,
+                "1.RefrigeratorAndTemperatureControlledCabinetMode.CurrentMode": rng.choice((0, 0, 1))}
     return {}
 
 

@@ -70,13 +70,49 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
     return out
 
 
+def _offered(s: Scene, did: str, service: str, argument: str) -> tuple[str, ...]:
+    """What the washer's current programme offers for ``argument`` (the device's own lists)."""
+    return s.env.offered(did, service)[argument]
+
+
+def _kitchen_ops(s: Scene, did: str) -> list[Op]:
+    """The microwave (microwave_steam_oven.*), the fridge and the freezer."""
+    t, st, n = s.type_of(did), s.state[did], s.name(did)
+    out: list[Op] = []
+    if t == "microwave_oven":
+        oven = "microwave_steam_oven."
+        if st[oven + "work_state"] == "stopped":
+            seconds = _other(s, [30, 45, 60, 90, 120, 150, 180, 240, 300, 600], st[oven + "target_cooking_time"])
+            shown = f"{seconds // 60} minutes" if seconds % 60 == 0 and seconds > 60 else f"{seconds} seconds"
+            out.append((f"set the {n} to cook for {shown}", act(did, oven + "set_cooking_time",
+                                                                target_cooking_time=seconds)))
+            power = _other(s, list(range(10, 101, 10)), st[oven + "power_level"])
+            out.append((f"set the {n} to {power} percent power", act(did, oven + "set_power_level", power_level=power)))
+            mode = "normal" if st[oven + "work_mode"] == "defrost" else "defrost"
+            out.append((f"put the {n} on {mode} mode", act(did, oven + "set_work_mode", work_mode=mode)))
+            out.append((f"start the {n}", act(did, oven + "start")))
+        else:
+            out.append((f"stop the {n}", act(did, oven + "stop")))
+    if t in ("refrigerator", "freezer"):
+        temps = list(range(1, 8)) if t == "refrigerator" else list(range(-23, -14))
+        temp = _other(s, temps, st["target_temperature"])
+        out.append((f"set the {n} to {temp} degrees", act(did, "set_target_temperature", target_temperature=temp)))
+        boost = "rapid_cool" if t == "refrigerator" else "rapid_freeze"
+        mode = _other(s, ["normal", "energy_save", boost], st["mode"])
+        out.append((f"put the {n} on {mode.replace('_', ' ')} mode", act(did, "set_mode", mode=mode)))
+    return out
+
+
 def appliance_ops(s: Scene, did: str) -> list[Op]:
-    """The water heater, oven, washer, dryer and dishwasher (state-changing only, like every op)."""
+    """The water heater, oven, washer, dryer, dishwasher, microwave, fridge and freezer (state-changing only,
+    like every op)."""
     t, st, n = s.type_of(did), s.state[did], s.name(did)
     out: list[Op] = []
     if t == "water_heater":
         if st["heating_state"] == "idle":
-            mode, quantity = s.pick(["manual", "timed"]), s.pick(list(range(50, 101, 10)))
+            # above the tank's level: the heating run then ends exactly at it (benchmark/smh/heating.py)
+            mode = s.pick(["manual", "timed"])
+            quantity = s.pick([q for q in range(50, 101, 10) if q > st["water_quantity"]])
             temp = s.pick(list(range(45, 76, 5)))
             out.append((f"start heating water on the {n} in {mode} mode, {quantity} percent of the tank at {temp} "
                         "degrees", act(did, "start_heating", work_mode=mode, target_water_quantity=quantity,
@@ -114,7 +150,17 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
     if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped":
         temp = _other(s, [20, 30, 40, 60, 90], st["water_temperature"])
         out.append((f"wash at {temp} degrees on the {n}", act(did, "set_water_temperature", water_temperature=temp)))
-    return out
+        speeds = [x for x in _offered(s, did, "set_spin_speed", "spin_speed") if x != st["spin_speed"]]
+        if speeds:
+            speed = s.pick(speeds)
+            out.append((f"set the spin speed of the {n} to {speed.replace('_', ' ')}",
+                        act(did, "set_spin_speed", spin_speed=speed)))
+        rinses = [x for x in _offered(s, did, "set_rinses", "rinses") if x != st["rinses"]]
+        if rinses:
+            count = s.pick(rinses)
+            out.append((f"set the {n} to {count} rinses" if count != "none" else f"turn off rinsing on the {n}",
+                        act(did, "set_rinses", rinses=count)))
+    return out + _kitchen_ops(s, did)
 
 
 def colloquial_ops(s: Scene, did: str) -> list[Op]:
@@ -154,4 +200,12 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         out.append((f"go easy on the load in the {n}", act(did, "set_wash_mode", wash_mode=gentle)))
     if t == "water_heater" and st["heating_state"] == "heating":
         out.append((f"the {n} can have a rest now", act(did, "stop_heating")))
+    if t == "microwave_oven" and st["microwave_steam_oven.work_state"] == "stopped":
+        out.append((f"zap my food in the {n}", act(did, "microwave_steam_oven.start")))
+    if t in ("refrigerator", "freezer") and st["target_temperature"] != (1 if t == "refrigerator" else -23):
+        coldest = 1 if t == "refrigerator" else -23
+        out.append((f"make the {n} as cold as it goes", act(did, "set_target_temperature", target_temperature=coldest)))
+    if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped" and st["rinses"] != "extra" \
+            and "extra" in _offered(s, did, "set_rinses", "rinses"):
+        out.append((f"give the laundry in the {n} an extra rinse", act(did, "set_rinses", rinses="extra")))
     return out
