@@ -254,8 +254,8 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
-    from benchmark.run_store import RunFileError
-    from benchmark.runner import RunError, Runner
+    from benchmark.run_store import RunError, RunFileError
+    from benchmark.runner import Runner
 
     try:
         summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
@@ -369,7 +369,8 @@ def bench_evaluate(
     """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
     fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
     from benchmark.report import write_report
-    from benchmark.runner import RunError, Runner, read_records, select_episodes
+    from benchmark.run_store import RunError
+    from benchmark.runner import Runner, read_records, select_episodes
     from emulator.output_paths import output_dir_problem
 
     stored = _stored_spec(run_dir)
