@@ -162,15 +162,15 @@ def bench_run(
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    if suite == "voice":
-        from benchmark.speech import voice_cli
+    from benchmark.speech.voice_runner import is_voice_run
 
-        if resume:
-            _fail("--suite voice runs cannot be resumed yet; start it again with a new --out")
+    if suite == "voice" or (resume and out is not None and spec_file is None and is_voice_run(out)):
+        from benchmark.speech import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
-                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)
+                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
+                             resume=resume, force=force, concurrency=concurrency)
     conditions = _parse_conditions(condition)
     from benchmark.smh import cli as smh_cli
 
@@ -310,8 +310,9 @@ def bench_report(
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
     from benchmark.speech import voice_cli
+    from benchmark.speech.voice_runner import is_voice_run
 
-    if voice_cli.is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
+    if is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
         return voice_cli.report(run_dir, as_json)
     from benchmark.multi_model import is_multi_model, write_multi_report
     from benchmark.report import write_report
