@@ -168,3 +168,21 @@ def test_the_cli_resumes_runs_concurrently_and_reports_only_the_runs_records(tmp
     assert json.loads(report.stdout) == json.loads(runs["1"][1])  # only the run's records are counted
     assert "line 13: voice_elsewhere_seed_1 trial 0: its episode is not in the run's manifest" in report.stderr
     assert "line 14:" in report.stderr and "condition '0db-dry' is not one of the run's conditions" in report.stderr
+
+
+def test_a_harness_error_is_recorded_counted_apart_and_run_again_on_resume(tmp_path: Path) -> None:
+    from benchmark.speech.voice_episode import ToolCall
+    from benchmark.speech.voice_report import summarise
+
+    episodes = _episodes(tmp_path)
+    broken = episodes[1][0].model_copy(update={"setup": [ToolCall(tool="turn_on_everything")]})
+    result = _run(tmp_path / "run", (episodes[0], [broken, *episodes[1][1:3]]), trials=1)
+    first = result.records[0]
+    assert first["status"] == "infra_error" and first["error"].startswith("harness: ") and "turns" not in first
+    assert all(r["status"] == "passed" for r in result.records[1:])  # one broken episode does not end the run
+    summary = summarise(result.records)
+    assert summary["infra_errors"] == 1 and summary["overall"]["episodes"] == 2
+    agent = WatchedOracle()
+    resumed = _run(tmp_path / "run", (episodes[0], episodes[1][:3]), agent=agent, trials=1, resume=True)
+    assert agent.asked == {(broken.episode_id, 0)} and resumed.kept == 2
+    assert [r["status"] for r in resumed.records] == ["passed"] * 3
