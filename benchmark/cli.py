@@ -171,7 +171,10 @@ def bench_run(
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
                              resume=resume, force=force, concurrency=concurrency)
-    conditions = _parse_conditions(condition)
+    from benchmark.speech.condition_runs import stored_conditions
+
+    several = stored_conditions(out) if resume and spec_file is None and out is not None else None
+    conditions = _parse_conditions(condition or (several[1] if several else None))
     from benchmark.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
@@ -188,7 +191,8 @@ def bench_run(
     from benchmark.report import write_report
     from benchmark.runner import select_episodes
 
-    stored = _stored_spec(out) if resume and spec_file is None and out is not None else None
+    stored = several[0] if several else (
+        _stored_spec(out) if resume and spec_file is None and out is not None else None)
     spec = _spec_from_flags(spec_file, {
         "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
         "agent.model.base_url": base_url, "agent.model.api_key_env": api_key_env, "agent.replay_from": replay_from,

@@ -186,3 +186,26 @@ def test_a_harness_error_is_recorded_counted_apart_and_run_again_on_resume(tmp_p
     resumed = _run(tmp_path / "run", (episodes[0], episodes[1][:3]), agent=agent, trials=1, resume=True)
     assert agent.asked == {(broken.episode_id, 0)} and resumed.kept == 2
     assert [r["status"] for r in resumed.records] == ["passed"] * 3
+
+
+@pytest.mark.requires("espeak-ng")
+def test_simuhome_runs_of_several_conditions_resume_per_condition_from_out_alone(tmp_path: Path) -> None:
+    from tests.benchmark.fixture_episodes import EPISODE_DIR
+
+    out = tmp_path / "run"
+    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds", "qt3_feasible",
+                       "--input", "audio", "--condition", "clean-dry", "--condition", "5db-reverb", "--voices", "gb-f1",
+                       "--out", str(out), "--quiet")
+    assert first.returncode == 0, first.stderr
+    clean = (out / "clean-dry" / "records.jsonl").read_bytes()
+    reverb = (out / "5db-reverb" / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(reverb) == 2
+    (out / "5db-reverb" / "records.jsonl").write_text(reverb[0], encoding="utf-8")  # killed in the second condition
+    resumed = homefabric("bench", "run", "--resume", "--out", str(out), "--quiet")  # spec and conditions read back
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"ran 0 episode run(s), kept 2 from before; records in {out / 'clean-dry'}" in resumed.stdout
+    assert f"ran 1 episode run(s), kept 1 from before; records in {out / '5db-reverb'}" in resumed.stdout
+    assert (out / "clean-dry" / "records.jsonl").read_bytes() == clean  # the finished condition is untouched
+    again = (out / "5db-reverb" / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    assert again[0] == reverb[0] and json.loads(again[1])["episode_id"] == json.loads(reverb[1])["episode_id"]
+    assert json.loads(again[1])["status"] == "passed" and json.loads(again[1])["speech"]["condition"] == "5db-reverb"
