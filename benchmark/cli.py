@@ -164,7 +164,8 @@ def bench_run(
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
     from benchmark.speech.voice_runner import is_voice_run
 
-    if suite == "voice" or (resume and out is not None and spec_file is None and is_voice_run(out)):
+    if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
+                            and is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
         from benchmark.speech import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
