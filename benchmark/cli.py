@@ -162,16 +162,20 @@ def bench_run(
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    if suite == "voice":
-        from benchmark.speech import voice_cli
+    from benchmark.speech.voice_runner import is_voice_run
 
-        if resume:
-            _fail("--suite voice runs cannot be resumed yet; start it again with a new --out")
+    if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
+                            and is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
+        from benchmark.speech import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
-                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json)
-    conditions = _parse_conditions(condition)
+                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
+                             resume=resume, force=force, concurrency=concurrency)
+    from benchmark.speech.condition_runs import stored_conditions
+
+    several = stored_conditions(out) if resume and spec_file is None and out is not None else None
+    conditions = _parse_conditions(condition or (several[1] if several else None))
     from benchmark.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
@@ -188,7 +192,8 @@ def bench_run(
     from benchmark.report import write_report
     from benchmark.runner import select_episodes
 
-    stored = _stored_spec(out) if resume and spec_file is None and out is not None else None
+    stored = several[0] if several else (
+        _stored_spec(out) if resume and spec_file is None and out is not None else None)
     spec = _spec_from_flags(spec_file, {
         "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
         "agent.model.base_url": base_url, "agent.model.api_key_env": api_key_env, "agent.replay_from": replay_from,
@@ -254,8 +259,8 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
-    from benchmark.run_store import RunFileError
-    from benchmark.runner import RunError, Runner
+    from benchmark.run_store import RunError, RunFileError
+    from benchmark.runner import Runner
 
     try:
         summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
@@ -310,8 +315,9 @@ def bench_report(
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
     from benchmark.speech import voice_cli
+    from benchmark.speech.voice_runner import is_voice_run
 
-    if voice_cli.is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
+    if is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
         return voice_cli.report(run_dir, as_json)
     from benchmark.multi_model import is_multi_model, write_multi_report
     from benchmark.report import write_report
@@ -369,7 +375,8 @@ def bench_evaluate(
     """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
     fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
     from benchmark.report import write_report
-    from benchmark.runner import RunError, Runner, read_records, select_episodes
+    from benchmark.run_store import RunError
+    from benchmark.runner import Runner, read_records, select_episodes
     from emulator.output_paths import output_dir_problem
 
     stored = _stored_spec(run_dir)

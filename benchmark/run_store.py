@@ -1,7 +1,8 @@
-"""Reading a run directory back: records line by line with a problem per bad line, the manifest with the
-episodes' content hashes, and which records belong to the run.
+"""A run directory: records line by line with a problem per bad line, the manifest with the episodes' content
+hashes, which records belong to the run, and preparing a directory to start or resume a run in.
 
-A run directory is written by ``benchmark.runner`` and read by resume, reports and the HTTP API. Files get
+A run directory is written by ``benchmark.runner`` (and the voice suite's ``benchmark.speech.voice_runner``,
+which keys its records by condition too) and read by resume, reports and the HTTP API. Files get
 damaged (a disk error, a hand edit, an appended foreign record); none of that may crash a reader or be
 counted silently: every line that cannot be used is named with its number and why, every record that does
 not belong to the manifest's episodes is dropped and listed, and a file that cannot be used at all is a
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import os
+import subprocess
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmark.records import RunManifest
+from emulator.home_config import write_atomically
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -27,6 +31,10 @@ RECORDS = "records.jsonl"
 
 class RunFileError(ValueError):
     """A run file that cannot be used at all; the message names the file and what to do."""
+
+
+class RunError(RuntimeError):
+    """The run cannot start (existing run without --resume, a spec that changed under --resume, …)."""
 
 
 def episode_sha256(episode: Any) -> str:
@@ -142,7 +150,8 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
     """Records of the manifest's episodes and trials, with the episode content the manifest names.
 
     ``hashes`` (episode id → sha256) overrides the manifest's (resume: the episodes as they are now). A record
-    whose episode is not in the run, whose trial is out of range, or whose episode changed since it was
+    whose episode is not in the run, whose trial (or, where the manifest lists them, condition) is out of range,
+    or whose episode changed since it was
     recorded is dropped with the reason. Without a manifest (``--force``) every record is kept.
     """
     kept: list[dict[str, Any]] = []
@@ -151,6 +160,7 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
         return Membership(list(records), [])
     episodes = set(manifest.get("episodes") or [])
     trials = manifest.get("trials")
+    conditions = manifest.get("conditions")  # the voice suite's runs: one record per condition too
     known = hashes if hashes is not None else manifest.get("episode_sha256") or {}
     for record, line in zip(records, lines, strict=True):
         episode_id, trial = record["episode_id"], record["trial"]
@@ -159,6 +169,8 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
             reason = "its episode is not in the run's manifest"
         elif isinstance(trials, int) and trial >= trials:
             reason = f"trial {trial} is outside the run's {trials} trial(s)"
+        elif isinstance(conditions, list) and record.get("condition") not in conditions:
+            reason = f"its condition {record.get('condition')!r} is not one of the run's conditions"
         elif episode_id in known and record.get("episode_sha256") not in (None, known[episode_id]):
             reason = "its episode changed since it was recorded (content hash differs)"
         if reason is None:
@@ -166,3 +178,82 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
         else:
             dropped.append({"line": line, "episode_id": episode_id, "trial": trial, "reason": reason})
     return Membership(kept, dropped)
+
+
+# --- starting or resuming a run ------------------------------------------------------------------------------
+
+def git_commit() -> str | None:
+    try:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                                cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() or None if result.returncode == 0 else None
+
+
+def package_version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("homefabric")
+    except PackageNotFoundError:
+        return None
+
+
+def spec_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two specs differ, with both values: "agent.max_steps (20 → 30)"."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            out.extend(spec_differences(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key)))
+        return out
+    return [] if old == new else [f"{prefix} ({json.dumps(old)} → {json.dumps(new)})"]
+
+
+@dataclass
+class Prepared:
+    kept: list[dict[str, Any]]  # earlier records that stay (complete, of this run, not infrastructure errors)
+    dropped: list[dict[str, Any]]  # earlier lines not kept, and why
+
+
+def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, force: bool,
+                          line: Callable[[dict[str, Any]], str]) -> Prepared:
+    """Make ``out`` ready for the run ``manifest`` describes: refuse an existing run without ``resume`` and a
+    changed spec with it, write the manifest, and rewrite the records file without what runs again.
+
+    ``manifest`` has ``spec``, ``spec_sha256``, ``episodes``, ``trials`` and ``episode_sha256`` (the episodes as
+    they are now); ``line`` writes a kept record back as its line."""
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    records_path = out / RECORDS
+    existing = read_records_file(records_path)
+    if not resume and (existing.records or existing.problems or existing.torn):
+        raise RunError(f"{out} already holds a run; use --resume to continue it or choose a new --out")
+    if resume and (existing.records or existing.problems or manifest_path.exists()):
+        old = load_manifest(out, force=force)  # RunFileError names the file and the fix
+        changed = spec_differences({**((old or {}).get("spec") or {}), "out": None},
+                                   {**manifest["spec"], "out": None})
+        if old is not None and old.get("spec_sha256") != manifest["spec_sha256"] and changed:
+            # (a manifest from before `out` left the hash: the same spec under another hash resumes too)
+            raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
+                           f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
+                           "alone, which reads it from the manifest) or use a new --out")
+    dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
+    # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign
+    # episode's record is dropped (and named), and the changed ones run again.
+    membership = belonging_records(existing.records, existing.lines, manifest, hashes=manifest["episode_sha256"])
+    dropped += membership.dropped
+    write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    kept = [r for r in membership.kept if r.get("status") != "infra_error"]
+    if existing.torn or len(kept) != len(existing.records) or existing.problems:
+        # Rewrite without torn or bad lines, dropped records and infrastructure errors: they run again, once.
+        write_atomically(records_path, "".join(line(r) for r in kept))
+    return Prepared(kept, dropped)
+
+
+def append_line(fd: int, line: str) -> None:
+    """Append one record line to an ``O_APPEND`` file and fsync it (a kill leaves at most a torn last line)."""
+    view = memoryview(line.encode("utf-8"))
+    while view:
+        view = view[os.write(fd, view):]
+    os.fsync(fd)

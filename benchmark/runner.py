@@ -15,9 +15,7 @@ dropped. Each (episode, trial) therefore ends up in the file exactly once.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,20 +29,16 @@ from benchmark.evaluators.judging import Judge
 from benchmark.records import RECORD_SCHEMA, RunManifest, RunRecord
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
-    MANIFEST,
     RECORDS,
-    belonging_records,
+    RunError,
+    append_line,
     episode_sha256,
-    load_manifest,
+    git_commit,
+    package_version,
+    prepare_run_directory,
     read_records_file,
 )
 from emulator.fabric import Fabric
-from emulator.home_config import write_atomically
-
-
-class RunError(RuntimeError):
-    """The run cannot start (existing run without --resume, a spec that changed under --resume, …)."""
-
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
@@ -164,34 +158,6 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
 
 # --- the run directory ---------------------------------------------------------------------------------------
 
-def _git_commit() -> str | None:
-    try:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                                cwd=Path(__file__).resolve().parent)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return result.stdout.strip() or None if result.returncode == 0 else None
-
-
-def _package_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("homefabric")
-    except PackageNotFoundError:
-        return None
-
-
-def spec_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Dotted paths where two specs differ, with both values: "agent.max_steps (20 → 30)"."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        out: list[str] = []
-        for key in sorted(set(old) | set(new), key=str):
-            out.extend(spec_differences(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else str(key)))
-        return out
-    return [] if old == new else [f"{prefix} ({json.dumps(old)} → {json.dumps(new)})"]
-
-
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Usable records of a records file, and whether any line was not one (``run_store`` names each)."""
     result = read_records_file(path)
@@ -238,48 +204,17 @@ class Runner:
         return RunManifest.model_validate({
             "schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
             "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-            "git_commit": _git_commit(), "package_version": _package_version(),
+            "git_commit": git_commit(), "package_version": package_version(),
             "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
             "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
             "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}).to_dict()
 
     def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
                  preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        self.out.mkdir(parents=True, exist_ok=True)
-        manifest_path = self.out / MANIFEST
-        existing = read_records_file(self.records_path)
-        if not self.resume and (existing.records or existing.problems or existing.torn):
-            raise RunError(f"{self.out} already holds a run; use --resume to continue it or choose a new --out")
-        if self.resume and (existing.records or existing.problems or manifest_path.exists()):
-            old = load_manifest(self.out, force=self.force)  # RunFileError names the file and the fix
-            changed = spec_differences({**((old or {}).get("spec") or {}), "out": None},
-                                       {**self.spec.model_dump(mode="json", by_alias=True), "out": None})
-            if old is not None and old.get("spec_sha256") != self.spec.sha256() and changed:
-                # (a manifest from before `out` left the hash: the same spec under another hash resumes too)
-                raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
-                               f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
-                               "alone, which reads it from the manifest) or use a new --out")
-        manifest = self._manifest(episodes, problems, preflight)
-        self.dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
-        # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign
-        # episode's record is dropped (and named), and the changed ones run again.
-        membership = belonging_records(existing.records, existing.lines, manifest,
-                                       hashes=manifest["episode_sha256"])
-        self.dropped += membership.dropped
-        write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-        kept = [r for r in membership.kept if r.get("status") != "infra_error"]
-        if existing.torn or len(kept) != len(existing.records) or existing.problems:
-            # Rewrite without torn or bad lines, dropped records and infrastructure errors: they run again, once.
-            write_atomically(self.records_path, "".join(record_line(r) for r in kept))
-        return kept
-
-    def _append(self, record: RunRecord) -> None:
-        assert self._fd is not None
-        data = record_line(record).encode("utf-8")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view):]
-        os.fsync(self._fd)
+        prepared = prepare_run_directory(self.out, self._manifest(episodes, problems, preflight), resume=self.resume,
+                                         force=self.force, line=record_line)
+        self.dropped = prepared.dropped
+        return prepared.kept
 
     async def run(self, episodes: list[Episode] | None = None,
                   problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
@@ -328,7 +263,8 @@ class Runner:
                         query_type=episode.query_type, case=episode.case, trial=trial, seed=episode.meta.seed,
                         agent=agent.name, episode_sha256=episode_sha256(episode), status="infra_error",
                         error=f"harness: {type(error).__name__}: {error}", wall_time_s=0.0)
-            self._append(record)
+            assert self._fd is not None
+            append_line(self._fd, record_line(record))
             status = record.status or "infra_error"
             statuses[status] = statuses.get(status, 0) + 1
             if self.on_record is not None:

@@ -1,15 +1,40 @@
 """Several acoustic conditions in one ``bench run`` (``--condition`` repeated, or ``grid``): one ordinary
 run per condition under ``OUT/<condition>/`` (each resumable and reportable on its own), then the voice
-report over all of them side by side."""
+report over all of them side by side. ``OUT/conditions.json`` names the spec and the conditions, so that
+``bench run --resume --out OUT`` alone resumes every condition's run where it stopped."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmark.run_spec import RunSpec, parse_spec
 from benchmark.speech.conditions import Condition
+from emulator.home_config import write_atomically
+
+CONDITIONS_FILE = "conditions.json"
+CONDITIONS_SCHEMA = "homefabric-condition-runs/1"
+
+
+def write_conditions_file(out: Path, spec: RunSpec, conditions: tuple[Condition, ...]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    body = {"schema": CONDITIONS_SCHEMA, "spec": spec.model_dump(mode="json", by_alias=True),
+            "conditions": [c.id for c in conditions]}
+    write_atomically(out / CONDITIONS_FILE, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+
+
+def stored_conditions(out: Path) -> tuple[dict[str, Any], list[str]] | None:
+    """The spec and condition ids a several-condition run was started with (None: not such a run)."""
+    try:
+        body = json.loads((out / CONDITIONS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(body, dict) or body.get("schema") != CONDITIONS_SCHEMA or not isinstance(
+            body.get("spec"), dict) or not all(isinstance(c, str) for c in body.get("conditions") or [None]):
+        return None
+    return body["spec"], body["conditions"]
 
 
 def per_condition(spec: RunSpec, conditions: tuple[Condition, ...]) -> list[tuple[str, RunSpec]]:
@@ -32,6 +57,7 @@ def run_conditions(spec: RunSpec, conditions: tuple[Condition, ...],
     from benchmark.speech.report import build_voice_report, load_runs, render_voice_tables
 
     subs = per_condition(spec, conditions)
+    write_conditions_file(Path(spec.out or ""), spec, conditions)
     summaries = []
     for _, sub in subs:
         summaries.append(run_one(sub))

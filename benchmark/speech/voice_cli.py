@@ -1,8 +1,9 @@
 """``episodes generate --suite voice`` and ``bench run --suite voice``: the glue between flags and the suite.
 
-A voice run directory holds ``records.jsonl`` (one record per episode × condition × trial, in order) and
-``report.json`` (:func:`benchmark.speech.voice_report.summarise`). Several ``--condition`` values (or
-``grid``) run every episode under each, in one run.
+A voice run directory (:mod:`benchmark.speech.voice_runner`) holds ``manifest.json``, ``records.jsonl`` (one
+record per condition × episode × trial, in that order) and ``report.json``
+(:func:`benchmark.speech.voice_report.summarise`). Several ``--condition`` values (or ``grid``) run every
+episode under each, in one run; ``--resume`` continues a killed run, ``--concurrency`` runs several at once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from pydantic import ValidationError
 
 from benchmark.speech.voice_hearing import Hearing
 
@@ -24,26 +26,29 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-VOICE_RUN_SCHEMA = "homefabric-voice-run/1"
-
-
-def is_voice_run(run_dir: Path) -> bool:
-    try:
-        return json.loads((run_dir / "manifest.json").read_text(encoding="utf-8")).get("schema") == VOICE_RUN_SCHEMA
-    except (OSError, ValueError, AttributeError):
-        return False
+def _say_dropped(dropped: list[dict[str, Any]]) -> None:
+    for item in dropped:
+        where = f"{item['episode_id']} trial {item['trial']}: " if "episode_id" in item else ""
+        typer.echo(f"dropped records.jsonl line {item['line']}: {where}{item['reason']}", err=True)
 
 
 def report(run_dir: Path, as_json: bool) -> None:
-    """``bench report`` of a voice run: the summary again from its records (report.json rewritten)."""
-    from benchmark.run_store import read_records_file
+    """``bench report`` of a voice run: the summary again from the records of the run's episodes and
+    conditions (report.json rewritten; a record of anything else is named and not counted)."""
+    from benchmark.run_store import RECORDS, RunFileError, belonging_records, load_manifest, read_records_file
     from benchmark.speech.voice_report import format_report, summarise
     from emulator.home_config import write_atomically
 
-    records = read_records_file(run_dir / "records.jsonl").records
-    if not records:
-        _fail(f"{run_dir}: no voice records in records.jsonl")
-    summary = summarise(records)
+    try:
+        manifest = load_manifest(run_dir)
+        read = read_records_file(run_dir / RECORDS)
+    except RunFileError as error:
+        _fail(str(error))
+    membership = belonging_records(read.records, read.lines, manifest)
+    _say_dropped(membership.dropped + [{"line": p.line, "reason": p.message} for p in read.problems])
+    if not membership.kept:
+        _fail(f"{run_dir}: no voice records of the run in records.jsonl")
+    summary = summarise(membership.kept)
     write_atomically(run_dir / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     typer.echo(json.dumps(summary, indent=2) if as_json else format_report(summary))
 
@@ -104,67 +109,74 @@ def make_agent(name: str | None, base_url: str | None, model: str | None, api_ke
     return None  # built inside the event loop (its HTTP client belongs to it)
 
 
-async def _run_all(episodes: list[Any], hearing_list: list[Hearing], agent: Any, react: dict[str, Any] | None,
-                   trials: int, records_path: Path) -> list[dict[str, Any]]:
-    from benchmark.speech.voice_run import record_line, run_voice_episode
-
-    records: list[dict[str, Any]] = []
-
-    async def loop(current: Any) -> None:
-        with records_path.open("a", encoding="utf-8") as handle:
-            for hearing in hearing_list:
-                for episode in episodes:
-                    for trial in range(trials):
-                        record = await run_voice_episode(episode, current, hearing, trial=trial)
-                        handle.write(record_line(record))
-                        handle.flush()
-                        os.fsync(handle.fileno())
-                        records.append(record)
-
+async def _run(runner: Any, agent: Any, react: dict[str, Any] | None) -> Any:
     if react is None:
-        await loop(agent)
-        return records
+        return await runner.run(agent)
     from benchmark.agents.react import ReactAgent
     from benchmark.llm_client import LLMClient
 
     async with LLMClient(react["base_url"], os.environ.get(react["api_key_env"]), react["model"]) as client:
-        await loop(ReactAgent(client))
-    return records
+        return await runner.run(ReactAgent(client))
 
 
 def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *, input_way: str | None,
         conditions: list[str] | None, asr: str | None, seed: int | None, voices: str, noise: str, trials: int | None,
-        limit: int | None, base_url: str | None, model: str | None, api_key_env: str | None, as_json: bool) -> None:
+        limit: int | None, base_url: str | None, model: str | None, api_key_env: str | None, as_json: bool,
+        resume: bool = False, force: bool = False, concurrency: int | None = None) -> None:
+    from benchmark.run_store import RunError, RunFileError
     from benchmark.speech.voice_episode import VoiceEpisodeError, load_voice_episodes
     from benchmark.speech.voice_report import format_report, summarise
+    from benchmark.speech.voice_runner import VoiceRunner, VoiceRunSpec, stored_spec
     from emulator.home_config import write_atomically
     from emulator.output_paths import output_dir_problem
 
-    if episodes_path is None or out is None:
+    started = time.perf_counter()
+    if out is None:
         _fail("--suite voice needs --episodes DIR (from `episodes generate --suite voice`) and --out DIR")
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
-    if (out / "records.jsonl").exists():
-        _fail(f"{out} already holds a run; choose a new --out")
-    hearing_list = hearings(input_way or "text", conditions or [], asr, seed or 0, voices, noise)
-    agent = make_agent(agent_name, base_url, model, api_key_env)
+    if concurrency is not None and not 1 <= concurrency <= 256:
+        _fail(f"--concurrency {concurrency} is out of range; allowed: 1 to 256")
+    # --resume: the spec the run was started with, and the flags given now on top (a change is refused)
+    data = dict(stored_spec(out) or {}) if resume else {}
+    flags = {"episodes": str(episodes_path) if episodes_path is not None else None, "agent": agent_name,
+             "model": model, "base_url": base_url, "api_key_env": api_key_env, "input": input_way, "asr": asr,
+             "seed": seed, "voices": voices if voices != "all" else None, "trials": trials, "limit": limit}
+    data.update({key: value for key, value in flags.items() if value is not None})
+    if "episodes" not in data:
+        _fail("--suite voice needs --episodes DIR (from `episodes generate --suite voice`) and --out DIR")
+    way = data.get("input", "text")
+    wanted = conditions or ([] if way == "text" else data.get("conditions") or [])
+    hearing_list = hearings(way, wanted, data.get("asr"), data.get("seed", 0), data.get("voices", "all"), noise)
+    data.update(conditions=[h.condition_id for h in hearing_list], noise=noise)
+    agent = make_agent(data.get("agent"), data.get("base_url"), data.get("model"), data.get("api_key_env"))
     try:
-        episodes = load_voice_episodes(episodes_path)
+        spec = VoiceRunSpec.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        _fail(f"{'.'.join(str(p) for p in first['loc']) or 'spec'}: {first['msg']} (voice run spec of {out})")
+    try:
+        episodes = load_voice_episodes(Path(spec.episodes))
     except VoiceEpisodeError as error:
         _fail(str(error))
-    episodes = episodes[:limit] if limit else episodes
-    react = None if agent is not None else {"base_url": base_url, "model": model,
-                                            "api_key_env": api_key_env or "OPENAI_API_KEY"}
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = {"schema": VOICE_RUN_SCHEMA, "agent": agent_name or "oracle", "model": model,
-                "input": hearing_list[0].input, "conditions": [h.condition_id for h in hearing_list],
-                "asr": hearing_list[0].asr, "seed": seed or 0, "voices": voices, "trials": trials or 1,
-                "episodes": [e.episode_id for e in episodes]}
-    write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    records = asyncio.run(_run_all(episodes, hearing_list, agent, react, trials or 1, out / "records.jsonl"))
-    summary = summarise(records)
+    episodes = episodes[:spec.limit] if spec.limit else episodes
+    react = None if agent is not None else {"base_url": spec.base_url, "model": spec.model,
+                                            "api_key_env": spec.api_key_env or "OPENAI_API_KEY"}
+    runner = VoiceRunner(spec, hearing_list, episodes, out, resume=resume, force=force,
+                         concurrency=concurrency or 1)
+    try:
+        result = asyncio.run(_run(runner, agent, react))
+    except (RunError, RunFileError) as error:
+        _fail(str(error))
+    _say_dropped(result.dropped)
+    summary = summarise(result.records)
     write_atomically(out / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     typer.echo(json.dumps(summary, indent=2) if as_json else format_report(summary))
-    turns = [t for r in records for t in r["turns"]]
+    typer.echo(f"ran {len(result.ran)} episode run(s), kept {result.kept} from before; records in {out} "
+               f"({time.perf_counter() - started:.1f} s wall time)", err=True)
+    turns = [t for r in result.ran for t in r.get("turns", [])]
     if turns and all(t["end_reason"] in ("aborted", "infra_error") for t in turns):
         _fail(f"every assistant turn ended in an error (first: {turns[0]['error']}); see {out / 'records.jsonl'}", 1)
+    if result.ran and all(r["status"] == "infra_error" for r in result.ran):
+        _fail(f"all {len(result.ran)} episode run(s) were infrastructure errors (first: {result.ran[0]['error']}); "
+              f"see {out / 'records.jsonl'}", 1)

@@ -89,6 +89,10 @@ class VoiceEpisode(_Model):
     def user_location(self) -> str:
         return self.turns[0].position.room
 
+    def dumps(self) -> str:
+        """The episode file's text (what its content hash, ``run_store.episode_sha256``, is taken of)."""
+        return dumps_voice_episode(self)
+
 
 class VoiceEpisodeError(ValueError):
     pass

@@ -20,16 +20,18 @@ def _cell(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def summarise(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Figures over the scored records; infrastructure errors (no verdict on the agent) are only counted."""
     by_condition: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_cell: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    records = list(records)
+    every = list(records)
+    records = [r for r in every if r.get("status") != "infra_error"]
     for record in records:
         by_condition[record["condition"]].append(record)
         by_cell[(record["condition"], record["task_type"])].append(record)
-    agents = sorted({r["agent"] for r in records})
-    inputs = sorted({r["input"] for r in records})
+    agents = sorted({r["agent"] for r in every})
+    inputs = sorted({r["input"] for r in every})
     return {"schema": "homefabric-voice-report/1", "agents": agents, "inputs": inputs,
-            "overall": _cell(records) if records else None,
+            "infra_errors": len(every) - len(records), "overall": _cell(records) if records else None,
             "conditions": {c: _cell(rs) for c, rs in by_condition.items()},
             "task_types": {f"{c}/{t}": _cell(rs) for (c, t), rs in sorted(by_cell.items())}}
 
@@ -41,4 +43,7 @@ def format_report(summary: dict[str, Any]) -> str:
         wer = "-" if cell["wer"] is None else f"{cell['wer']:.3f}"
         lines.append(f"{name:22} {cell['episodes']:>4} {cell['success']:>8.1%} {cell['exec_match']:>6.1%} "
                      f"{cell['act_accuracy']:>8.1%} {cell['over_triggering']:>9.1%} {wer:>6}")
+    if summary.get("infra_errors"):
+        lines.append(f"{summary['infra_errors']} episode run(s) were infrastructure errors (not scored; "
+                     "--resume runs them again)")
     return "\n".join(lines)

@@ -13,24 +13,28 @@ Scoring (MIST's exec match, as far as it is published — facts §8–9; where w
 - ``act_match``: every assistant turn had the gold act (asking when it should act, or acting when it should
   ask, fails); ``over_triggered``: a state change on a turn that needed a question;
 - ``passed`` = exec_match and act_match (our choice: MIST's joint scoring of act + code is unpublished).
+
+A record's ``status`` is ``passed``, ``failed`` or ``infra_error`` (a turn whose model endpoint did not answer,
+or a harness error: not the agent's doing, so a resumed run runs it again). Records hold no wall-clock times:
+the same episodes, agent and hearing give byte-identical records, whatever the concurrency.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
+from benchmark.run_store import episode_sha256
 from benchmark.speech.voice_episode import MUTATING_TOOLS, StateCheck, VoiceEpisode
 from benchmark.speech.voice_hearing import Hearing, hear
 from emulator.clock import TIME_FORMAT
 from emulator.fabric import Fabric
 from emulator.placement import UserPosition, home_placement
 
-RECORD_SCHEMA = "homefabric-voice-record/1"
+RECORD_SCHEMA = "homefabric-voice-record/2"  # /2: status, error, episode_sha256; no wall_time_s
 TOOL_PROFILE = "simuhome_ext"  # the SimuHome tools plus create/list/delete_automation
 TURN_TIMEOUT_S = 600.0  # one assistant turn, wall clock (a hung model ends its turn, not the run)
 COMPASS = ("north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west")
@@ -89,7 +93,6 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
                             *, trial: int = 0) -> dict[str, Any]:
     from agent_tools import ToolBox
 
-    started = time.perf_counter()
     fabric = Fabric(episode.home)
     world = ToolBox(fabric, profile=TOOL_PROFILE)
     for call in episode.setup:  # the world's doing, before the user speaks (not the agent's calls)
@@ -142,15 +145,29 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
     over_triggered = any(t["expected_act"] == "clarify" and t["act"] == "execute" and
                          any(i["tool"] in MUTATING_TOOLS for i in t["invocations"]) for t in turns)
     wers = [t["heard"]["asr"]["wer"] for t in turns if "asr" in t["heard"]]
-    return {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "task_type": episode.task_type,
-            "variant": episode.variant, "trial": trial, "agent": agent.name, "input": hearing.input,
-            "condition": hearing.condition_id, "turns": turns, "checks": checks,
-            "preserve_failures": [c for c in preserved if not c["ok"]],
+    infra = next((t["error"] for t in turns if t["end_reason"] == "infra_error"), None)
+    passed = exec_match and act_match
+    return {**record_key(episode, agent, hearing, trial),
+            "status": "infra_error" if infra is not None else ("passed" if passed else "failed"), "error": infra,
+            "turns": turns, "checks": checks, "preserve_failures": [c for c in preserved if not c["ok"]],
             "exec_match": exec_match, "act_match": act_match,
             "act_accuracy": round(sum(t["act"] == t["expected_act"] for t in turns) / len(turns), 4),
-            "over_triggered": over_triggered, "passed": exec_match and act_match,
-            "wer": round(sum(wers) / len(wers), 4) if wers else None,
-            "virtual_end": fabric.now_text(), "wall_time_s": round(time.perf_counter() - started, 4)}
+            "over_triggered": over_triggered, "passed": passed,
+            "wer": round(sum(wers) / len(wers), 4) if wers else None, "virtual_end": fabric.now_text()}
+
+
+def record_key(episode: VoiceEpisode, agent: Agent, hearing: Hearing, trial: int) -> dict[str, Any]:
+    """What every record starts with: which episode (and its content hash), trial, agent and hearing."""
+    return {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "episode_sha256": episode_sha256(episode),
+            "task_type": episode.task_type, "variant": episode.variant, "trial": trial, "agent": agent.name,
+            "input": hearing.input, "condition": hearing.condition_id}
+
+
+def harness_error_record(episode: VoiceEpisode, agent: Agent, hearing: Hearing, trial: int,
+                         error: Exception) -> dict[str, Any]:
+    """A bug of ours (or a setup the home refuses) in one episode: named, not scored, run again on resume."""
+    return {**record_key(episode, agent, hearing, trial), "status": "infra_error",
+            "error": f"harness: {type(error).__name__}: {error}"}
 
 
 def record_line(record: dict[str, Any]) -> str:

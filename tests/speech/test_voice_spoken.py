@@ -129,13 +129,14 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     again = homefabric("bench", "report", str(tmp_path / "run"), "--json")
     assert again.returncode == 0 and json.loads(again.stdout) == report
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["conditions"] == ["clean-dry", "5db-reverb"] and manifest["input"] == "asr"
+    assert manifest["conditions"] == ["clean-dry", "5db-reverb"] and manifest["spec"]["input"] == "asr"
     bad = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--input", "asr",
                      "--condition", "loud", "--out", str(tmp_path / "bad"))
     assert bad.returncode == 2 and "unknown condition 'loud'" in bad.stderr and not (tmp_path / "bad").exists()
     again = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--resume",
-                       "--out", str(tmp_path / "run"))
-    assert again.returncode == 2 and "cannot be resumed" in again.stderr
+                       "--out", str(tmp_path / "run"), "--json")  # the rest of the spec from the manifest
+    assert again.returncode == 0 and "ran 0 episode run(s), kept 2 from before" in again.stderr, again.stderr
+    assert json.loads(again.stdout) == report
 
 
 def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: Path) -> None:
