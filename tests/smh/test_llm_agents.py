@@ -90,12 +90,12 @@ def test_react_agent_over_budget_is_interaction_efficiency(suite_dir: Path, inst
 def test_bench_run_cli_with_the_react_agent(suite_dir: Path, instances: list[Instance], tmp_path: Path) -> None:
     chosen = sorted(i.id for i in instances if i.subcategory == "status_inquiry")
     answers = {i.id: i.goal.answer.text for i in instances if i.subcategory == "status_inquiry"}
-    script = [text(answers[i]) for i in chosen]
+    script = [text(answers[i]) for i in chosen]  # one answer per request, in request order: hence --concurrency 1
     with OpenAIStandin(script).in_thread() as server:
         result = subprocess.run(
             [sys.executable, "-m", "homefabric_cli.main", "bench", "run", "--suite", "smh", "--episodes",
              str(suite_dir), "--setting", "eia", "--agent", "react", "--kinds", "status_inquiry", "--base-url",
-             server.base_url, "--model", "standin", "--out", str(tmp_path / "run")],
+             server.base_url, "--model", "standin", "--concurrency", "1", "--out", str(tmp_path / "run")],
             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "overall: 3/3 (100.0 %)" in result.stdout
