@@ -22,8 +22,6 @@ from typing import Any, TypeVar
 from tests.matter_bridge.live_env import LiveBridge, write_small_home
 from tests.matter_bridge.matter_js_client import MatterJsController
 
-PAA_FILE = "Chip-Test-PAA-NoVID-Cert.der"  # the PAA ``serve`` exports (LiveBridge.paa_dir): the one trusted root
-
 
 class LiveSetup:
     """The bridge (``homefabric serve``, with matter-server unless ``matter_server=False``), a matter.js controller

@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from bridge.matter.crypto.attestation import PAA_DER_FILE
 from tests.matter_bridge.live_env import DISCRIMINATOR, HOME_DEVICES, PASSCODE
-from tests.matter_bridge.live_setup import PAA_FILE, LiveSetup, live_setup
+from tests.matter_bridge.live_setup import LiveSetup, live_setup
 from tests.requirements import LIVE_CONTROLLER
 
 ON_OFF, BRIDGED_INFO = 6, 0x39
@@ -44,7 +45,7 @@ class Live(LiveSetup):
             started = time.monotonic()
             self.found = await self.mjs.call("discover", discriminator=DISCRIMINATOR, seconds=4, timeout_s=30)
             self.commissioned = await self.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
-                                                    paa=str(self.bridge.paa_dir / PAA_FILE), timeout_s=120)
+                                                    paa=str(self.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
             self.timings["discover_and_commission_s"] = time.monotonic() - started
             self.layout = await self.bridge.control("endpoints")
 

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from bridge.matter.crypto.attestation import PAA_DER_FILE
 from tests.matter_bridge.live_env import DISCRIMINATOR, PASSCODE, manual_code
-from tests.matter_bridge.live_setup import PAA_FILE, LiveSetup, live_setup
+from tests.matter_bridge.live_setup import LiveSetup, live_setup
 from tests.matter_bridge.matter_js_client import MatterJsError
 from tests.requirements import LIVE_CONTROLLER
 
@@ -62,7 +63,7 @@ def test_second_fabric_through_the_first_controllers_enhanced_window(live: Live)
                                                discriminator=WINDOW_DISCRIMINATOR, timeout_s=60)
         result = await live.mjs.call("commission", passcode=window["setup_pin_code"],
                                      discriminator=WINDOW_DISCRIMINATOR,
-                                     paa=str(live.bridge.paa_dir / PAA_FILE), timeout_s=120)
+                                     paa=str(live.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
         live.mjs_node = result["node_id"]
         live.timings["both_fabrics_s"] = time.monotonic() - started
         return result
@@ -151,7 +152,7 @@ def test_matter_js_opens_the_window_and_the_chip_controller_joins() -> None:
     open" (cluster-specific statuses on the wire), then opens one with a verifier of its own."""
     async def scenario(setup: Live) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
         first = await setup.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
-                                     paa=str(setup.bridge.paa_dir / PAA_FILE), timeout_s=120)
+                                     paa=str(setup.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
         window = await setup.mjs.call("open_window", node_id=first["node_id"], timeout_s=60)
         node = await setup.bridge.matter.call("commission_with_code", code=window["manual_code"], network_only=True,
                                               timeout_s=120)

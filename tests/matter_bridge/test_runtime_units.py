@@ -50,7 +50,7 @@ def test_attestation_chain_vid_pid_and_export(tmp_path: Path) -> None:
     again = attestation.load_or_create(store, 0xFFF1, 0x8000)
     assert again.dac_der == creds.dac_der  # persisted per installation
     out = attestation.export_paa(tmp_path / "paa")
-    assert (out / ".version").exists() and (out / "Chip-Test-PAA-NoVID-Cert.der").exists()
+    assert (out / ".version").exists() and (out / attestation.PAA_DER_FILE).exists()
 
 
 def _ctx(kind: str = "case", fabric: int | None = 1, node: int | None = 0x10,

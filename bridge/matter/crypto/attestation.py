@@ -38,6 +38,8 @@ from bridge.matter.crypto.crypto import (
 from clusters.device_types import ROOT_NODE
 
 __all__ = [
+    "PAA_DER_FILE",
+    "PAA_PEM_FILE",
     "TEST_CD_SIGNING_KEY_ID",
     "TEST_PAA_KEY_ID",
     "AttestationCredentials",
@@ -76,6 +78,8 @@ AwEHoUQDQgAEPDmJIkUrVcrzicJb0bykZWlSzLkOiGkkmthHRlMBTL+V1oeWXgNr
 UhxRA35rjO3vyh60QEZpT6CIgu7WUZ3sug==
 -----END EC PRIVATE KEY-----
 """
+# The file names ``export_paa`` writes the PAA under: connectedhomeip's own, which a controller's PAA store expects.
+PAA_DER_FILE, PAA_PEM_FILE = "Chip-Test-PAA-NoVID-Cert.der", "Chip-Test-PAA-NoVID-Cert.pem"
 # Subject key ids as published (facts §3): the controller looks the PAA up by it, and knows the CD key by it.
 TEST_PAA_KEY_ID = bytes.fromhex("785CE705B86B8F4E6FC793AA60CB43EA696882D5")
 TEST_CD_SIGNING_KEY_ID = bytes.fromhex("62FA823359ACFAA9963E1CFA140ADDF504F37160")
@@ -257,8 +261,8 @@ def export_paa(directory: str | os.PathLike[str]) -> Path:
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     paa = test_paa_certificate()
-    (target / "Chip-Test-PAA-NoVID-Cert.der").write_bytes(paa.public_bytes(serialization.Encoding.DER))
-    (target / "Chip-Test-PAA-NoVID-Cert.pem").write_bytes(paa.public_bytes(serialization.Encoding.PEM))
+    (target / PAA_DER_FILE).write_bytes(paa.public_bytes(serialization.Encoding.DER))
+    (target / PAA_PEM_FILE).write_bytes(paa.public_bytes(serialization.Encoding.PEM))
     version = target / ".version"
     version.write_text(f"homefabric {int(time.time())}\n")
     now = time.time()
