@@ -2,7 +2,7 @@
 
 One generated home (3 SimuHome-tier rooms, plus an air-quality and a light sensor per room so room
 states can be read over Matter) is served by ``homefabric serve`` and commissioned into python-matter-
-server 7.0.1 inside a network namespace (``tests.matter_bridge.live_env``). qt1 and qt3 feasible episodes
+server 7.0.1 inside a network namespace (``tests.matter_bridge.live_setup``). qt1 and qt3 feasible episodes
 are generated on exactly that home (the generators' home and augmentation are pinned to it), run once
 in process (ToolBox over a fresh Fabric) and once through ``ToolBox(MatterHome)`` against the served home,
 with the oracle agent and the rules judge. The live run is scored on the served fabric's own values,
@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import shutil
-import tempfile
+import time
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import pytest
 
-from tests.matter_bridge.live_env import LiveBridge, inside_namespace, manual_code
+from tests.matter_bridge.live_env import inside_namespace, manual_code
+from tests.matter_bridge.live_setup import LiveSetup, live_setup
 from tests.requirements import LIVE_CONTROLLER
 
 pytestmark = pytest.mark.requires(*LIVE_CONTROLLER)
@@ -166,55 +165,53 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
     assert {e.query_type for e in episodes} == {"qt1", "qt3"}
     expected = {e.episode_id: asyncio.run(in_process(e)) for e in episodes}
 
-    work = Path(tempfile.mkdtemp(prefix="hf-mb-"))
     config, _ = from_simuhome(episodes[0].initial_home_config)
-    home_path = work / "home.json"
-    home_path.write_text(dump_home(config))
-    loop = asyncio.new_event_loop()
-    bridge = LiveBridge(home_path, work, speed=SPEED, namespace_prefix="hfb")
     results: dict[str, Any] = {}
     matter_home: MatterHome | None = None
 
-    async def scenario() -> None:
-        nonlocal matter_home
-        await bridge.__aenter__()
-        node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                        timeout_s=150)
-        layout = await bridge.control("endpoints")
-        url = f"http://127.0.0.1:{bridge.ws_port}/ws"
-        matter_home = await asyncio.to_thread(
-            MatterHome.connect, url, mapping=mapping_for(layout, config, node["node_id"]),
-            connect_context=lambda: inside_namespace(bridge.namespace))
-        # Without a mapping, the labels name the same devices and rooms (ids up to 32 characters).
-        by_labels = {d.device_id: d for d in discover([node])}
-        for device in config.devices:
-            if len(device.id) <= 32:
-                found = by_labels[device.id]
-                assert (found.room_id, found.device_type) == (device.room, device.type), device.id
-                assert found.endpoints == {int(k): v for k, v in layout[device.id]["endpoints"].items()}
-        for episode in episodes:
-            initial = fresh_fabric(episode.initial_home_config)
-            before = await served_snapshot(bridge.control, initial.snapshot())
-            tools = ToolBox(matter_home)
+    def make(work: Path) -> LiveSetup:
+        home_path = work / "home.json"
+        home_path.write_text(dump_home(config))
+        return LiveSetup(work, speed=SPEED, namespace_prefix="hfb", home=home_path)
 
-            async def after(initial: Any = initial) -> dict[str, Any]:
-                return await served_snapshot(bridge.control, initial.snapshot())
+    with live_setup(make, work_prefix="hf-mb-", report="matter_backend_timings") as live:
+        bridge = live.bridge
 
-            results[episode.episode_id] = await run_and_score(
-                episode, tools, lambda snap, initial=initial: ServedView(initial, snap), before,
-                matter_home.now_text(), after)
+        async def scenario() -> None:
+            nonlocal matter_home
+            started = time.monotonic()
+            node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
+                                            timeout_s=150)
+            live.timings["commission_s"] = time.monotonic() - started
+            layout = await bridge.control("endpoints")
+            url = f"http://127.0.0.1:{bridge.ws_port}/ws"
+            matter_home = await asyncio.to_thread(
+                MatterHome.connect, url, mapping=mapping_for(layout, config, node["node_id"]),
+                connect_context=lambda: inside_namespace(bridge.namespace))
+            # Without a mapping, the labels name the same devices and rooms (ids up to 32 characters).
+            by_labels = {d.device_id: d for d in discover([node])}
+            for device in config.devices:
+                if len(device.id) <= 32:
+                    found = by_labels[device.id]
+                    assert (found.room_id, found.device_type) == (device.room, device.type), device.id
+                    assert found.endpoints == {int(k): v for k, v in layout[device.id]["endpoints"].items()}
+            for episode in episodes:
+                initial = fresh_fabric(episode.initial_home_config)
+                before = await served_snapshot(bridge.control, initial.snapshot())
+                tools = ToolBox(matter_home)
 
-    try:
-        loop.run_until_complete(asyncio.wait_for(scenario(), 420))
-    except BaseException as error:
-        raise AssertionError(f"{type(error).__name__}: {error}\n{bridge.logs()}") from error
-    finally:
-        if matter_home is not None:
-            matter_home.close()
-        loop.run_until_complete(bridge.__aexit__(None, None, None))
-        loop.close()
-        if not os.environ.get("HF_LIVE_KEEP"):
-            shutil.rmtree(work, ignore_errors=True)
+                async def after(initial: Any = initial) -> dict[str, Any]:
+                    return await served_snapshot(bridge.control, initial.snapshot())
+
+                results[episode.episode_id] = await run_and_score(
+                    episode, tools, lambda snap, initial=initial: ServedView(initial, snap), before,
+                    matter_home.now_text(), after)
+
+        try:
+            live.run(scenario(), 420)
+        finally:
+            if matter_home is not None:  # before the bridge stops
+                matter_home.close()
 
     summary = {e.episode_id: {"kind": e.kind, "in_process": expected[e.episode_id]["passed"],
                               "matter": results[e.episode_id]["passed"], "calls": len(results[e.episode_id]["tools"]),

@@ -1,7 +1,8 @@
-"""The module-wide live setup of the end-to-end tests (test_controller_e2e, test_matter_js_e2e, test_multi_admin):
-one event loop that every socket lives on, the small home served by ``live_env.LiveBridge``, optionally a matter.js
-controller in the same namespace, the shared node, and the teardown — each module subclasses ``LiveSetup`` with
-its own commissioning and shorthands.
+"""The live setup of the end-to-end tests (test_controller_e2e, test_matter_js_e2e, test_multi_admin,
+agent_tools/test_matter_backend_live): one event loop that every socket lives on, the small home (or one of the
+test's) served by ``live_env.LiveBridge``, optionally a matter.js controller in the same namespace, the shared node,
+and the teardown — each module subclasses ``LiveSetup`` with its own commissioning and shorthands, or uses it as is.
+``live_work`` alone is the work directory of live tests that start other processes (``scripts/up``, a bare node).
 
 Not in live_env.py: matter_js_client imports live_env, and this module needs both.
 """
@@ -30,11 +31,12 @@ class LiveSetup:
     run_timeout_s: float = 120
 
     def __init__(self, work: Path, *, speed: float, namespace_prefix: str, matter_server: bool = True,
-                 matter_js: bool = False) -> None:
+                 matter_js: bool = False, home: Path | None = None) -> None:
         self.work = work
         self.loop = asyncio.new_event_loop()
-        self.bridge = LiveBridge(write_small_home(work / "home.json"), work, speed=speed,
-                                 namespace_prefix=namespace_prefix, matter_server=matter_server)
+        home = write_small_home(work / "home.json") if home is None else home  # the small home unless given one
+        self.bridge = LiveBridge(home, work, speed=speed, namespace_prefix=namespace_prefix,
+                                 matter_server=matter_server)
         self.with_matter_js = matter_js
         self.controller: MatterJsController | None = None
         self.node_id: int | None = None
@@ -103,14 +105,23 @@ def live_setup(make: Callable[[Path], Setup], *, work_prefix: str, report: str,
                start_timeout_s: float = 120) -> Iterator[Setup]:
     """A started setup in a fresh work directory; on exit everything stopped, the timings printed as JSON under
     ``report``, and the work directory deleted (kept, logs and all, with HF_LIVE_KEEP=1)."""
-    work = Path(tempfile.mkdtemp(prefix=work_prefix))
-    setup = make(work)
+    with live_work(work_prefix) as work:
+        setup = make(work)
+        try:
+            setup.run(setup.start(), start_timeout_s)
+            yield setup
+        finally:
+            setup.loop.run_until_complete(setup.stop())
+            setup.loop.close()
+            print(json.dumps({report: {k: round(v, 3) for k, v in setup.timings.items()}, "work": str(work)}))
+
+
+@contextlib.contextmanager
+def live_work(prefix: str) -> Iterator[Path]:
+    """A fresh work directory for a live test's state and logs, deleted on exit — kept with HF_LIVE_KEEP=1."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        setup.run(setup.start(), start_timeout_s)
-        yield setup
+        yield work
     finally:
-        setup.loop.run_until_complete(setup.stop())
-        setup.loop.close()
-        print(json.dumps({report: {k: round(v, 3) for k, v in setup.timings.items()}, "work": str(work)}))
         if not os.environ.get("HF_LIVE_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
