@@ -16,11 +16,9 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +33,7 @@ from tests.matter_bridge.live_env import (
     network_namespace,
     write_small_home,
 )
+from tests.matter_bridge.live_setup import live_work
 from tests.requirements import LIVE_CONTROLLER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,16 +109,15 @@ with urllib.request.urlopen(f"http://{sys.argv[1]}/api/rooms", timeout=10) as re
 
 
 def test_scripts_up_all_then_commission_sees_every_device() -> None:
-    work = Path(tempfile.mkdtemp(prefix="hf-up-"))
-    data = work / "data"
-    data.mkdir()
-    write_small_home(data / "home.json")
-    serve_help = _serve_help()
-    env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}", "HOMEFABRIC_DATA": str(data),
-           "HOMEFABRIC_INTERFACE": NODE_IF, "MATTER_SERVER_INTERFACE": CONTROLLER_IF, "HOMEFABRIC_SPEED": "60",
-           "UP_TIMEOUT": "90", "COLUMNS": "200"}
-    timings: dict[str, float] = {}
-    try:
+    with live_work("hf-up-") as work:
+        data = work / "data"
+        data.mkdir()
+        write_small_home(data / "home.json")
+        serve_help = _serve_help()
+        env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}", "HOMEFABRIC_DATA": str(data),
+               "HOMEFABRIC_INTERFACE": NODE_IF, "MATTER_SERVER_INTERFACE": CONTROLLER_IF, "HOMEFABRIC_SPEED": "60",
+               "UP_TIMEOUT": "90", "COLUMNS": "200"}
+        timings: dict[str, float] = {}
         with network_namespace("hfu") as namespace:
             started = time.monotonic()
             up = Proc(["ip", "netns", "exec", namespace, str(UP), "all"], work / "up.log", env)
@@ -195,6 +193,3 @@ def test_scripts_up_all_then_commission_sees_every_device() -> None:
                         os.kill(int(pid), signal.SIGKILL)
         print(json.dumps({"timings": {k: round(v, 2) for k, v in timings.items()},
                           "mqtt_checked": "--mqtt" in serve_help, "http_checked": "--http" in serve_help}))
-    finally:
-        if not os.environ.get("HF_LIVE_KEEP"):  # keep the logs for inspection when asked
-            shutil.rmtree(work, ignore_errors=True)
