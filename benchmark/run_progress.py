@@ -20,9 +20,10 @@ class RunProgress:
                  console: Console | None = None) -> None:
         # console None: rich's default console (stdout); kept: the status of each run kept from before
         self._tally = Counter(kept)
+        on_stderr = console is not None and console.stderr  # then stdout is left alone, even on a terminal
         self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                                   TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
-                                  transient=False, disable=not enabled)
+                                  transient=False, disable=not enabled, redirect_stdout=not on_stderr)
         self._bar: TaskID = self._progress.add_task(label, total=total, completed=self._tally.total(),
                                                     tally=self._text())
 
