@@ -171,7 +171,7 @@ def bench_run(
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
-                             resume=resume, force=force, concurrency=concurrency)
+                             resume=resume, force=force, concurrency=concurrency, quiet=quiet)
     from benchmark.speech.condition_runs import stored_conditions
 
     several = stored_conditions(out) if resume and spec_file is None and out is not None else None

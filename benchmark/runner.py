@@ -27,6 +27,7 @@ from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.judging import Judge
 from benchmark.records import RECORD_SCHEMA, RunManifest, RunRecord
+from benchmark.run_progress import RunProgress
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
     RECORDS,
@@ -244,14 +245,7 @@ class Runner:
     async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
                        statuses: dict[str, int]) -> None:
         semaphore = asyncio.Semaphore(self.spec.concurrency)
-        progress = None
-        if self.progress and todo:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), transient=False)
-            progress.start()
-            bar = progress.add_task(f"{agent.name}", total=len(todo), tally="")
+        progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
 
         async def one(episode: Episode, trial: int) -> None:
             async with semaphore:
@@ -269,12 +263,7 @@ class Runner:
             statuses[status] = statuses.get(status, 0) + 1
             if self.on_record is not None:
                 self.on_record(record.to_dict())
-            if progress is not None:
-                tally = " ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-                progress.update(bar, advance=1, tally=tally)
+            progress.advance(status)
 
-        try:
+        with progress:
             await asyncio.gather(*(one(e, t) for e, t in todo))
-        finally:
-            if progress is not None:
-                progress.stop()

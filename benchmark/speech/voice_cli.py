@@ -122,7 +122,7 @@ async def _run(runner: Any, agent: Any, react: dict[str, Any] | None) -> Any:
 def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *, input_way: str | None,
         conditions: list[str] | None, asr: str | None, seed: int | None, voices: str, noise: str, trials: int | None,
         limit: int | None, base_url: str | None, model: str | None, api_key_env: str | None, as_json: bool,
-        resume: bool = False, force: bool = False, concurrency: int | None = None) -> None:
+        resume: bool = False, force: bool = False, concurrency: int | None = None, quiet: bool = False) -> None:
     from benchmark.run_store import RunError, RunFileError
     from benchmark.speech.voice_episode import VoiceEpisodeError, load_voice_episodes
     from benchmark.speech.voice_report import format_report, summarise
@@ -163,7 +163,7 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
     react = None if agent is not None else {"base_url": spec.base_url, "model": spec.model,
                                             "api_key_env": spec.api_key_env or "OPENAI_API_KEY"}
     runner = VoiceRunner(spec, hearing_list, episodes, out, resume=resume, force=force,
-                         concurrency=concurrency or 1)
+                         concurrency=concurrency or 1, progress=not quiet)
     try:
         result = asyncio.run(_run(runner, agent, react))
     except (RunError, RunFileError) as error:

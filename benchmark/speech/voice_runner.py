@@ -5,7 +5,8 @@ and each episode's content hash; ``records.jsonl`` appended and fsynced as each 
 refuses a changed spec, keeps the complete records of the run's episodes (as they are now) and conditions,
 except infrastructure errors, and runs only the rest. When the run ends, ``records.jsonl`` is rewritten in the
 run's order (condition, episode, trial): records hold no wall-clock times, so a run gives the same bytes
-whatever its concurrency and however often it was killed and resumed.
+whatever its concurrency and however often it was killed and resumed. A progress bar on stderr
+(:mod:`benchmark.run_progress`) counts every (condition, episode, trial), those kept from before as done.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from rich.console import Console
 
 from benchmark.agents.base import Agent
 from benchmark.records import RunManifest
+from benchmark.run_progress import RunProgress
 from benchmark.run_store import (
     MANIFEST,
     RECORDS,
@@ -86,6 +89,10 @@ def record_key(record: dict[str, Any]) -> tuple[str, str | None, int]:
     return record["episode_id"], record.get("condition"), int(record["trial"])
 
 
+def _status(record: dict[str, Any]) -> str:
+    return record.get("status") or "infra_error"
+
+
 @dataclass
 class VoiceRunSummary:
     out: Path
@@ -97,7 +104,7 @@ class VoiceRunSummary:
 
 class VoiceRunner:
     def __init__(self, spec: VoiceRunSpec, hearings: list[Hearing], episodes: list[VoiceEpisode], out: Path, *,
-                 resume: bool = False, force: bool = False, concurrency: int = 1) -> None:
+                 resume: bool = False, force: bool = False, concurrency: int = 1, progress: bool = True) -> None:
         assert [h.condition_id for h in hearings] == spec.conditions
         self.spec = spec
         self.hearings = hearings
@@ -106,6 +113,7 @@ class VoiceRunner:
         self.resume = resume
         self.force = force  # resume without a manifest (no spec or episode check of the records kept)
         self.concurrency = concurrency
+        self.progress = progress  # the bar on stderr: stdout carries the report only
 
     def manifest(self) -> dict[str, Any]:
         return RunManifest.model_validate({
@@ -124,6 +132,10 @@ class VoiceRunner:
         done = {record_key(r): r for r in prepared.kept}
         todo = [(h, e, t) for h, e, t in order if (e.episode_id, h.condition_id, t) not in done]
         fresh: list[dict[str, Any]] = []
+        kept = [_status(done[(e.episode_id, h.condition_id, t)]) for h, e, t in order
+                if (e.episode_id, h.condition_id, t) in done]
+        progress = RunProgress(agent.name, len(order), kept=kept, enabled=self.progress,
+                               console=Console(stderr=True))
         semaphore = asyncio.Semaphore(self.concurrency)
         fd = os.open(self.out / RECORDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
@@ -135,9 +147,11 @@ class VoiceRunner:
                     record = harness_error_record(episode, agent, hearing, trial, error)
             append_line(fd, record_line(record))  # as it finishes: a kill loses only what was running
             fresh.append(record)
+            progress.advance(_status(record))
 
         try:
-            await asyncio.gather(*(one(h, e, t) for h, e, t in todo))
+            with progress:
+                await asyncio.gather(*(one(h, e, t) for h, e, t in todo))
         finally:
             os.close(fd)
         by_key = {**done, **{record_key(r): r for r in fresh}}
