@@ -1,12 +1,12 @@
 """A run directory: records line by line with a problem per bad line, the manifest with the episodes' content
 hashes, which records belong to the run, and preparing a directory to start or resume a run in.
 
-A run directory is written by ``benchmark.runner`` (and the voice suite's ``benchmark.speech.voice_runner``,
-which keys its records by condition too) and read by resume, reports and the HTTP API. Files get
-damaged (a disk error, a hand edit, an appended foreign record); none of that may crash a reader or be
-counted silently: every line that cannot be used is named with its number and why, every record that does
-not belong to the manifest's episodes is dropped and listed, and a file that cannot be used at all is a
-:class:`RunFileError` naming the file and the fix.
+A run directory is written by ``benchmark.runner`` (its wall-clock times apart, in ``timings.jsonl``) and
+the voice suite's ``benchmark.speech.voice_runner`` (which keys its records by condition too), and read by
+resume, reports and the HTTP API. Files get damaged (a disk error, a hand edit, an appended foreign record);
+none of that may crash a reader or be counted silently: every line that cannot be used is named with its
+number and why, every record that does not belong to the manifest's episodes is dropped and listed, and a
+file that cannot be used at all is a :class:`RunFileError` naming the file and the fix.
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchmark.records import RunManifest
+from benchmark.records import RunManifest, RunTiming
 from emulator.home_config import write_atomically
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
+TIMINGS = "timings.jsonl"  # wall-clock seconds per (episode, trial): not part of the reproducible records
 
 
 class RunFileError(ValueError):
@@ -107,6 +108,28 @@ def read_records_file(path: str | Path) -> RecordsFile:
             continue
         out.records.append(record)
         out.lines.append(number)
+    return out
+
+
+@dataclass
+class TimingsFile:
+    wall_time_s: dict[tuple[str, int], float] = field(default_factory=dict)  # (episode id, trial) → seconds
+    problems: list[LineProblem] = field(default_factory=list)
+
+
+def read_timings_file(path: str | Path) -> TimingsFile:
+    """The wall-clock time of each (episode, trial) in a timings file; a key timed twice (run again after a
+    resume) keeps its last time. A bad line is named and costs only that timing, never a record."""
+    read = read_records_file(path)
+    out = TimingsFile(problems=list(read.problems))
+    for line, entry in zip(read.lines, read.records, strict=True):
+        try:
+            timing = RunTiming.model_validate(entry)
+        except ValidationError as error:
+            first = error.errors()[0]
+            out.problems.append(LineProblem(line, f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"))
+            continue
+        out.wall_time_s[(timing.episode_id, timing.trial)] = timing.wall_time_s
     return out
 
 
