@@ -14,6 +14,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from benchmark.agents.oracle import OracleAgent
 from benchmark.cli import bench_app, episodes_app
 from benchmark.report import build_report, pass_hat_k
 from benchmark.run_spec import SpecError, load_spec, parse_spec
@@ -73,16 +74,29 @@ def _deterministic_report(out: Path) -> dict:
     return strip(build_report(out))
 
 
+class _DawdlingOracle(OracleAgent):
+    """The oracle, thinking 30 ms of wall time longer on trial 0: run side by side, trial 1 finishes first (the
+    virtual clock is paused while an agent thinks, so nothing it records changes)."""
+
+    name = "oracle"
+
+    async def run(self, task, tools):
+        await asyncio.sleep(0.03 if task.extras["trial"] == 0 else 0.0)
+        return await super().run(task, tools)
+
+
 def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
-    outs = {}
+    outs, finished = {}, {}
     for concurrency in (1, 4):
-        outs[concurrency] = tmp_path / f"c{concurrency}"
+        outs[concurrency], finished[concurrency] = tmp_path / f"c{concurrency}", []
         spec = spec_for("oracle", trials=2, concurrency=concurrency, episodes={"kinds": DETERMINISM_KINDS})
-        records = run(spec, outs[concurrency])
+        asyncio.run(Runner(spec, outs[concurrency], progress=False, agent=_DawdlingOracle(),
+                           on_record=lambda r, c=concurrency: finished[c].append((r["episode_id"], r["trial"]))).run())
+        records = read_records(outs[concurrency] / "records.jsonl")[0]
         assert len(records) == 14 and all("wall_time_s" not in r for r in records)
-        # in the run's order: episodes by id, then trials
-        assert [(r["episode_id"], r["trial"]) for r in records] == sorted((r["episode_id"], r["trial"])
-                                                                          for r in records)
+        # in the run's order (episodes by id, then trials), whatever order they finished in
+        assert [(r["episode_id"], r["trial"]) for r in records] == sorted(finished[concurrency])
+    assert finished[4] != sorted(finished[4])  # side by side, they did finish out of order
     assert (outs[1] / "records.jsonl").read_bytes() == (outs[4] / "records.jsonl").read_bytes()
     assert _deterministic_report(outs[1]) == _deterministic_report(outs[4])
 
