@@ -16,6 +16,7 @@ the run was killed and resumed; the wall times, which differ every run, are only
 22b) and runs what is missing; a torn last line of a killed run is dropped. Each (episode, trial) therefore
 ends up in the file exactly once.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -124,7 +124,24 @@ class SmhRunner:
                 "episodes": [i.id for i in instances], "conditions": self.spec.smh.settings,
                 "episode_sha256": {i.id: instance_sha256(i) for i in instances}}
 
+    def _upgrade_manifest(self) -> None:
+        """A run started under schema /2 (``settings``, ``instance_sha256``) resumes: its manifest is rewritten in
+        the run store's names, the facts unchanged (a missing or damaged one is left for the run store to name)."""
+        path = self.out / RUN_MARKER
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(old, dict) or old.get("schema") != "homefabric-smh-run/2":
+            return
+        hashes, settings = old.pop("instance_sha256", None) or {}, old.pop("settings", None)
+        upgraded = {**old, "schema": MANIFEST_SCHEMA, "episodes": sorted(hashes), "conditions": settings,
+                    "episode_sha256": hashes}
+        write_atomically(path, json.dumps(upgraded, indent=2, ensure_ascii=False) + "\n")
+
     def _prepare(self, instances: list[Instance]) -> tuple[list[dict[str, Any]], list[str]]:
+        if self.resume:
+            self._upgrade_manifest()
         prepared = prepare_run_directory(self.out, self._manifest(instances), resume=self.resume, force=self.force,
                                          line=record_line, manifest_name=RUN_MARKER, shape=SMH_RECORD)
         dropped = [f"line {d['line']}: " + (f"{d['episode_id']} trial {d['trial']}: " if "episode_id" in d else "")

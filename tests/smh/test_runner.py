@@ -105,6 +105,24 @@ def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(
     assert (out / "records.jsonl").read_bytes() == expected
 
 
+def test_a_run_started_under_manifest_schema_2_resumes(suite_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    spec = _spec(suite_dir, out, smh={"settings": ["dr", "eia"], "subcategories": ["clear_command"]})
+    asyncio.run(SmhRunner(spec, out).run())
+    expected = (out / "records.jsonl").read_bytes()
+    lines = expected.decode().splitlines(keepends=True)
+    now = json.loads((out / RUN_MARKER).read_text())
+    before = {key: value for key, value in now.items() if key not in ("episodes", "conditions", "episode_sha256")}
+    before |= {"schema": "homefabric-smh-run/2", "settings": now["conditions"],
+               "instance_sha256": now["episode_sha256"]}
+    (out / RUN_MARKER).write_text(json.dumps(before, indent=1, sort_keys=True) + "\n")  # as /2 wrote it
+    (out / "records.jsonl").write_text("".join(lines[:-2]))
+    resumed = asyncio.run(SmhRunner(spec, out, resume=True).run())
+    assert (resumed.kept, resumed.ran, resumed.dropped) == (len(lines) - 2, 2, [])
+    assert (out / "records.jsonl").read_bytes() == expected
+    assert json.loads((out / RUN_MARKER).read_text()) == now
+
+
 def test_concurrency_does_not_change_the_records(suite_dir: Path, tmp_path: Path) -> None:
     one, many = tmp_path / "one", tmp_path / "many"
     asyncio.run(SmhRunner(_spec(suite_dir, one), one).run())
