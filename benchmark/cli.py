@@ -188,7 +188,7 @@ def bench_run(
                 "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
                 "episodes.limit": limit, "trials": trials, "concurrency": concurrency}),
             base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None),
-            resume=resume, quiet=quiet)
+            resume=resume, quiet=quiet, force=force)
     from benchmark.report import write_report
     from benchmark.runner import select_episodes
 

@@ -1,5 +1,6 @@
 """The typed results of a benchmark run: a judge's record, an episode's verdict, and the run record written
-as one line of ``records.jsonl`` (schema ``homefabric-run-record/1``).
+as one line of ``records.jsonl`` (schema ``homefabric-run-record/2``), and its wall-clock time as one line of
+``timings.jsonl``.
 
 The models describe the file as it is: same field names, same order, and a field that a record does not
 carry (an infrastructure error has no trajectory; only LLM judges count tokens) stays absent rather than
@@ -16,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RECORD_SCHEMA = "homefabric-run-record/1"
+RECORD_SCHEMA = "homefabric-run-record/2"  # /2: no wall_time_s (it is in timings.jsonl), so records are reproducible
 
 
 class _Record(BaseModel):
@@ -140,8 +141,7 @@ class RecordTokens(_Record):
 
 class RunRecord(_Record):
     """One (episode, trial) of a run: what was asked, what the agent did, the home's change and the verdict.
-    An infrastructure error before the agent ran carries only the identity, ``status``, ``error`` and
-    ``wall_time_s``."""
+    An infrastructure error before the agent ran carries only the identity, ``status`` and ``error``."""
 
     schema_: str = Field(default=RECORD_SCHEMA, alias="schema")
     episode_id: str
@@ -164,7 +164,7 @@ class RunRecord(_Record):
     error: str | None = None
     verdict: Verdict | None = None
     tokens: RecordTokens | None = None
-    wall_time_s: float | None = None
+    wall_time_s: float | None = None  # schema /1 records only; later runs write it to timings.jsonl (RunTiming)
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -174,6 +174,18 @@ class RunRecord(_Record):
     def line(self) -> str:
         """The record as one line of ``records.jsonl``."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
+
+
+class RunTiming(_Record):
+    """One line of ``timings.jsonl``: how long an (episode, trial) took on the wall clock. The only figure of a
+    run that differs between two runs of the same actions, so it is kept out of the record."""
+
+    episode_id: str
+    trial: int = Field(ge=0)
+    wall_time_s: float = Field(ge=0)
+
+    def line(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 # --- the run report (report.json) ---------------------------------------------------------------------------
@@ -239,6 +251,7 @@ class RunReport(_Record):
     torn_lines: bool
     line_problems: list[dict[str, Any]]
     dropped_records: list[dict[str, Any]]
+    timing_problems: list[dict[str, Any]] = Field(default_factory=list)  # bad timings.jsonl lines (wall time only)
     manifest_checked: bool
     transcripts: TranscriptSummary
     plots: list[str] | None = None  # the PNG files drawn, once they are

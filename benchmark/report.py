@@ -13,12 +13,20 @@ import json
 import math
 import statistics
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmark.episode import KINDS
 from benchmark.records import RunReport
-from benchmark.run_store import RECORDS, belonging_records, load_manifest, read_records_file
+from benchmark.run_store import (
+    RECORDS,
+    TIMINGS,
+    belonging_records,
+    load_manifest,
+    read_records_file,
+    read_timings_file,
+)
 from benchmark.runner import read_records
 from emulator.home_config import write_atomically
 
@@ -74,7 +82,15 @@ def _end_reason(record: dict[str, Any]) -> str | None:
     return (record.get("outcome") or {}).get("end_reason")
 
 
-def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
+def wall_time_s(record: dict[str, Any], timings: Mapping[tuple[str, int], float]) -> float:
+    """An (episode, trial)'s wall-clock seconds: from ``timings.jsonl``, or the record itself for records of
+    schema /1, which carried them; 0 when neither has it."""
+    key = (record["episode_id"], int(record.get("trial", 0)))
+    return timings.get(key, record.get("wall_time_s") or 0.0)
+
+
+def summarise(records: list[dict[str, Any]], trials: int,
+              timings: Mapping[tuple[str, int], float] | None = None) -> dict[str, Any]:
     evaluated = [r for r in records if r.get("status") in ("passed", "failed")]
     passed = sum(r["status"] == "passed" for r in evaluated)
     step_limited = [r for r in evaluated if _end_reason(r) == "max_steps"]
@@ -94,7 +110,7 @@ def summarise(records: list[dict[str, Any]], trials: int) -> dict[str, Any]:
         if kind:
             errors[kind] += 1
     virtual = [(r.get("virtual") or {}).get("duration_s", 0.0) for r in evaluated]
-    wall = [r.get("wall_time_s", 0.0) for r in records]
+    wall = [wall_time_s(r, timings or {}) for r in records]
     steps = [len((r.get("outcome") or {}).get("steps") or []) for r in evaluated]
     per_episode = [(sum(t), len(t)) for t in by_episode.values()]
     return {
@@ -120,6 +136,8 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
     run = Path(run_dir)
     loaded = load_manifest(run, force=force)
     read = read_records_file(run / RECORDS)
+    timed = read_timings_file(run / TIMINGS)
+    timings = timed.wall_time_s
     membership = belonging_records(read.records, read.lines, loaded)
     records, torn = membership.kept, read.torn
     manifest = loaded or {}
@@ -132,10 +150,10 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
     for kind in KINDS:
         subset = [r for r in records if r.get("kind") == kind]
         if subset:
-            by_kind[kind] = summarise(subset, trials)
+            by_kind[kind] = summarise(subset, trials, timings)
     by_query_type: dict[str, Any] = {}
     for qt in sorted({r.get("query_type") for r in records if r.get("query_type")}):
-        by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials)
+        by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials, timings)
     infra = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
              for r in records if r.get("status") == "infra_error"]
     state_changing = [r for r in records if r.get("case") == "feasible" and r.get("query_type") != "qt1"]
@@ -145,11 +163,12 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         "model": ((manifest.get("spec") or {}).get("agent", {}).get("model") or {}).get("model"),
         "judge": (manifest.get("spec") or {}).get("judge", {}).get("kind"),
         "spec_sha256": manifest.get("spec_sha256"), "git_commit": manifest.get("git_commit"), "trials": trials,
-        "overall": summarise(records, trials),
-        "state_changing_feasible": summarise(state_changing, trials) if state_changing else None,
+        "overall": summarise(records, trials, timings),
+        "state_changing_feasible": summarise(state_changing, trials, timings) if state_changing else None,
         "by_kind": by_kind, "by_query_type": by_query_type, "infra_errors": infra,
         "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
         "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
+        "timing_problems": [p.to_dict() for p in timed.problems],
         "manifest_checked": loaded is not None, "transcripts": transcript_summary(records),
     }).to_dict()
 
@@ -220,6 +239,9 @@ def render_tables(report: dict[str, Any]) -> str:
         console.print(f"records left out: {len(left_out)}")
         for item in left_out[:20]:
             console.print(f"  {item}")
+    if report.get("timing_problems"):
+        console.print(f"{TIMINGS} lines left out of the wall time: "
+                      + "; ".join(f"line {p['line']}: {p['message']}" for p in report["timing_problems"][:5]))
     if report["infra_errors"]:
         console.print(f"infrastructure errors (excluded): {len(report['infra_errors'])}")
         for item in report["infra_errors"][:20]:

@@ -3,13 +3,18 @@
 Run directory::
 
     manifest.json     the spec, its sha256, git commit, package version, episode problems
-    records.jsonl     one JSON record per (episode, trial), appended and fsynced as each finishes
+    records.jsonl     one JSON record per (episode, trial): appended and fsynced as each finishes, rewritten in
+                      the run's order (episode, trial) when the run ends
+    timings.jsonl     how long each (episode, trial) took on the wall clock, appended and fsynced with its record
 
 A record holds the full trajectory (steps with observations), the tool invocations, the state diff at the
-agent's end, the verdict, tokens, and virtual and wall durations (wall times are the only non-deterministic
-fields and are named ``wall_*``). ``resume`` keeps every complete record except infrastructure errors
-(not ordinary failures: SimuHome's bug 22b) and runs what is missing; a torn last line of a killed run is
-dropped. Each (episode, trial) therefore ends up in the file exactly once.
+agent's end, the verdict, tokens and the virtual duration, and no wall-clock time (schema
+``homefabric-run-record/2``; /1 records carried ``wall_time_s`` and still load and report). So the same
+episodes and agent actions give a byte-identical ``records.jsonl`` whatever the concurrency and however often
+the run was killed and resumed; the wall times, which differ every run, are only in ``timings.jsonl``.
+``resume`` keeps every complete record except infrastructure errors (not ordinary failures: SimuHome's bug
+22b) and runs what is missing; a torn last line of a killed run is dropped. Each (episode, trial) therefore
+ends up in the file exactly once.
 """
 
 from __future__ import annotations
@@ -26,11 +31,12 @@ from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.episode import Episode, EpisodeProblem, load_episodes
 from benchmark.evaluators import EvaluationInput, evaluate_episode
 from benchmark.evaluators.judging import Judge
-from benchmark.records import RECORD_SCHEMA, RunManifest, RunRecord
+from benchmark.records import RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
 from benchmark.run_progress import RunProgress
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import (
     RECORDS,
+    TIMINGS,
     RunError,
     append_line,
     episode_sha256,
@@ -38,8 +44,10 @@ from benchmark.run_store import (
     package_version,
     prepare_run_directory,
     read_records_file,
+    read_timings_file,
 )
 from emulator.fabric import Fabric
+from emulator.home_config import write_atomically
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
@@ -105,7 +113,6 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
     from agent_tools import ToolBox
     from benchmark.evaluators.common import fresh_fabric
 
-    started = time.perf_counter()
     record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
                               "query_type": episode.query_type, "case": episode.case, "trial": trial,
                               "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
@@ -114,8 +121,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
         fabric: Fabric = fresh_fabric(episode.initial_home_config)
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
         return RunRecord.model_validate({**record, "status": "infra_error",
-                                         "error": f"home: {type(error).__name__}: {error}",
-                                         "wall_time_s": round(time.perf_counter() - started, 4)})
+                                         "error": f"home: {type(error).__name__}: {error}"})
     toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
                       compat_transport=spec.tools.compat_transport)
     before = fabric.snapshot()
@@ -153,7 +159,6 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
         record.update({"status": status, "error": verdict.infra_error or outcome.error, "verdict": verdict})
     judged = record["verdict"].judge if record["verdict"] is not None else None
     record["tokens"] = {"agent": outcome.tokens.to_dict(), "judge": judged.tokens if judged is not None else None}
-    record["wall_time_s"] = round(time.perf_counter() - started, 4)
     return RunRecord.model_validate(record)
 
 
@@ -195,6 +200,7 @@ class Runner:
         self.judge = judge
         self.on_record = on_record
         self._fd: int | None = None
+        self._timings_fd: int | None = None
 
     @property
     def records_path(self) -> Path:
@@ -231,24 +237,43 @@ class Runner:
         except PreflightError as error:
             raise RunError(str(error)) from None
         kept = self._prepare(episodes, problems, preflight)
-        done = {(r["episode_id"], int(r["trial"])) for r in kept}
+        if not self.resume:  # a fresh run: no timings of an earlier one (resume keeps those of the kept records)
+            (self.out / TIMINGS).unlink(missing_ok=True)
+        order = [(e.episode_id, t) for e in episodes for t in range(self.spec.trials)]
+        done = {(r["episode_id"], int(r["trial"])): r for r in kept}
         todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         statuses: dict[str, int] = {}
+        fresh: dict[tuple[str, int], RunRecord] = {}
         self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._timings_fd = os.open(self.out / TIMINGS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            await self._run_all(todo, agent, judge, statuses)
+            await self._run_all(todo, agent, judge, statuses, fresh)
         finally:
             os.close(self._fd)
-            self._fd = None
+            os.close(self._timings_fd)
+            self._fd = self._timings_fd = None
+        self._write_in_run_order(order, done, fresh)
         return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
 
+    def _write_in_run_order(self, order: list[tuple[str, int]], done: dict[tuple[str, int], dict[str, Any]],
+                            fresh: dict[tuple[str, int], RunRecord]) -> None:
+        """Rewrite both files in the run's order (episode, trial), whatever order the records finished in:
+        with no wall time in a record, this makes ``records.jsonl`` the same bytes for the same actions."""
+        lines = {**{key: record_line(r) for key, r in done.items()}, **{key: r.line() for key, r in fresh.items()}}
+        write_atomically(self.records_path, "".join(lines[key] for key in order if key in lines))
+        timings = read_timings_file(self.out / TIMINGS).wall_time_s
+        write_atomically(self.out / TIMINGS, "".join(
+            RunTiming(episode_id=key[0], trial=key[1], wall_time_s=timings[key]).line()
+            for key in order if key in lines and key in timings))
+
     async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
-                       statuses: dict[str, int]) -> None:
+                       statuses: dict[str, int], fresh: dict[tuple[str, int], RunRecord]) -> None:
         semaphore = asyncio.Semaphore(self.spec.concurrency)
         progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
 
         async def one(episode: Episode, trial: int) -> None:
             async with semaphore:
+                started = time.perf_counter()
                 try:
                     record = await run_episode(episode, trial, agent, judge, self.spec)
                 except Exception as error:  # a bug of ours in one episode must not end the run
@@ -256,9 +281,13 @@ class Runner:
                         schema_=RECORD_SCHEMA, episode_id=episode.episode_id, kind=episode.kind,
                         query_type=episode.query_type, case=episode.case, trial=trial, seed=episode.meta.seed,
                         agent=agent.name, episode_sha256=episode_sha256(episode), status="infra_error",
-                        error=f"harness: {type(error).__name__}: {error}", wall_time_s=0.0)
-            assert self._fd is not None
-            append_line(self._fd, record_line(record))
+                        error=f"harness: {type(error).__name__}: {error}")
+                wall_time_s = round(time.perf_counter() - started, 4)
+            assert self._fd is not None and self._timings_fd is not None
+            append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
+            append_line(self._timings_fd, RunTiming(episode_id=episode.episode_id, trial=trial,
+                                                    wall_time_s=wall_time_s).line())
+            fresh[(episode.episode_id, trial)] = record
             status = record.status or "infra_error"
             statuses[status] = statuses.get(status, 0) + 1
             if self.on_record is not None:

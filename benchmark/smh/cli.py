@@ -122,8 +122,9 @@ def stored_spec(out: Path) -> dict[str, Any] | None:
         return None
 
 
-def run_spec(spec: Any, *, resume: bool, quiet: bool = False) -> None:
+def run_spec(spec: Any, *, resume: bool, quiet: bool = False, force: bool = False) -> None:
     """``bench run`` of a ``suite: smh`` spec: settings × instances × trials, concurrent, resumable."""
+    from benchmark.run_store import RunError
     from benchmark.smh.report import tables
     from benchmark.smh.runner import SmhRunError, SmhRunner, select_instances
     from emulator.output_paths import output_dir_problem
@@ -147,8 +148,8 @@ def run_spec(spec: Any, *, resume: bool, quiet: bool = False) -> None:
         f"{record['setting']} {record['instance_id']} trial {record['trial']}: "
         f"{'pass' if record['verdict']['overall_pass'] else record['verdict']['error_class']}", err=True))
     try:
-        result = asyncio.run(SmhRunner(spec, out, resume=resume, on_record=progress).run(instances))
-    except (SmhRunError, ValueError) as error:  # ValueError: e.g. an api_key_env that is not set
+        result = asyncio.run(SmhRunner(spec, out, resume=resume, force=force, on_record=progress).run(instances))
+    except (SmhRunError, RunError, ValueError) as error:  # ValueError: a damaged run file, an unset api_key_env
         _fail(str(error))
     for dropped in result.dropped:
         typer.echo(f"dropped {dropped}", err=True)

@@ -1,11 +1,13 @@
 """An SMH run from a run spec (``suite: smh``): settings × instances × trials, concurrent, resumable.
 
-The same contract as the main bench runner: the manifest (``smh-run.json``) holds the spec and its hash and
-each instance's content hash; ``--resume`` with the same spec keeps the records already written (a record of
-a changed or foreign instance, a torn last line or a bad line is dropped and run again) and runs the rest.
-Records are appended (fsync'd) as they finish, so a killed run loses at most the ones in flight; when the
-run completes, ``records.jsonl`` is rewritten in the canonical order (setting, instance, trial), so the file
-is byte-identical whatever the concurrency and however often the run was interrupted and resumed.
+The main bench runner's run directory (:mod:`benchmark.run_store`), with the manifest named ``smh-run.json``:
+it holds the spec and its hash, the instances (as the manifest's episodes), the settings (as its conditions)
+and each instance's content hash; ``--resume`` with the same spec keeps the records already written (a record
+of a changed or foreign instance, a second record of one run, a torn last line or a bad line is dropped and
+run again) and runs the rest. Records are appended (fsync'd) as they finish, so a killed run loses at most
+the ones in flight; when the run completes, ``records.jsonl`` is rewritten in the canonical order (setting,
+instance, trial), so the file is byte-identical whatever the concurrency and however often the run was
+interrupted and resumed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.run_spec import RunSpec
+from benchmark.run_store import RECORDS, RecordShape, append_line, prepare_run_directory
 from benchmark.smh.instance import Instance, dump_instance, load_instances, write_atomically
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
@@ -27,8 +30,8 @@ from benchmark.smh.settings import run_dr, run_eia
 from benchmark.smh.taxonomy import SETTINGS
 
 RUN_MARKER = "smh-run.json"
-RECORDS = "records.jsonl"
-MANIFEST_SCHEMA = "homefabric-smh-run/2"
+MANIFEST_SCHEMA = "homefabric-smh-run/3"  # /3: the run store's manifest (episodes, conditions, episode_sha256)
+SMH_RECORD = RecordShape(episode="instance_id", condition="setting", required=("setting", "verdict.overall_pass"))
 Key = tuple[str, str, int]  # (setting, instance id, trial)
 
 
@@ -63,25 +66,6 @@ def _order(key: Key) -> tuple[int, str, int]:
 
 def record_line(record: dict[str, Any]) -> str:
     return json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def read_records(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Usable records, and a problem per line that is not one (a torn last line included)."""
-    if not path.is_file():
-        return [], []
-    records, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            _key(record)
-            record["verdict"]["overall_pass"]
-        except (ValueError, KeyError, TypeError) as error:
-            problems.append(f"line {number}: {type(error).__name__}: {error}"[:200])
-            continue
-        records.append(record)
-    return records, problems
 
 
 @dataclass
@@ -121,10 +105,11 @@ def make_judges(spec: RunSpec) -> tuple[Any, Any]:
 class SmhRunner:
     def __init__(self, spec: RunSpec, out: Path, *, resume: bool = False, agent_factory: Callable[[str], Any]
                  | None = None, judges: tuple[Any, Any] | None = None,
-                 on_record: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
         if spec.suite != "smh" or spec.smh is None:
             raise SmhRunError("an SMH run needs a spec with suite: smh")
         self.spec, self.out, self.resume = spec, Path(out), resume
+        self.force = force  # resume without a manifest (no spec or instance check of the records kept)
         self.agent_factory = agent_factory or (lambda setting: make_agent(spec, setting))
         self.judges = judges
         self.on_record = on_record
@@ -132,58 +117,45 @@ class SmhRunner:
 
     def _manifest(self, instances: list[Instance]) -> dict[str, Any]:
         assert self.spec.smh is not None
-        return {"schema": MANIFEST_SCHEMA, "suite": self.spec.episodes.path, "settings": self.spec.smh.settings,
-                "agent": self.spec.agent.name, "budget": self.spec.smh.budget, "trials": self.spec.trials,
+        return {"schema": MANIFEST_SCHEMA, "suite": self.spec.episodes.path, "agent": self.spec.agent.name,
+                "budget": self.spec.smh.budget, "trials": self.spec.trials,
                 "model": self.spec.agent.model.model if self.spec.agent.model else None,
                 "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-                "instance_sha256": {i.id: instance_sha256(i) for i in instances}}
+                "episodes": [i.id for i in instances], "conditions": self.spec.smh.settings,
+                "episode_sha256": {i.id: instance_sha256(i) for i in instances}}
 
-    def _prepare(self, instances: list[Instance], wanted: set[Key]) -> tuple[list[dict[str, Any]], list[str]]:
-        manifest_path, records_path = self.out / RUN_MARKER, self.out / RECORDS
-        records, problems = read_records(records_path)
-        if not self.resume and (records or problems or manifest_path.exists()):
-            raise SmhRunError(f"{self.out} already holds a run; use --resume to continue it or choose a new --out")
-        manifest = self._manifest(instances)
-        if self.resume and manifest_path.exists():
-            try:
-                old = json.loads(manifest_path.read_text(encoding="utf-8"))
-            except ValueError as error:
-                raise SmhRunError(f"{manifest_path} is not JSON ({error}); start again with a new --out") from None
-            if old.get("spec_sha256") != manifest["spec_sha256"]:
-                raise SmhRunError(f"{manifest_path}: the run was started with a different spec; resume with the same "
-                                  "spec (or --resume --out alone, which reads it from here) or use a new --out")
-        elif self.resume and records:
-            raise SmhRunError(f"{self.out} has records but no {RUN_MARKER}: they cannot be matched to a spec; "
-                              "use a new --out")
-        hashes, old_hashes = manifest["instance_sha256"], {}
-        if manifest_path.exists():
-            old_hashes = json.loads(manifest_path.read_text(encoding="utf-8")).get("instance_sha256", {})
-        kept, seen, dropped = [], set(), list(problems)
-        for record in records:
-            key = _key(record)
-            if key not in wanted or key in seen or old_hashes.get(key[1]) != hashes.get(key[1]):
-                dropped.append(f"{key}: not part of this run as it is now (or a duplicate)")
-                continue
-            seen.add(key)
-            kept.append(record)
-        self.out.mkdir(parents=True, exist_ok=True)
-        write_atomically(manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-        write_atomically(records_path, "".join(record_line(r) for r in kept))
-        return kept, dropped
+    def _upgrade_manifest(self) -> None:
+        """A run started under schema /2 (``settings``, ``instance_sha256``) resumes: its manifest is rewritten in
+        the run store's names, the facts unchanged (a missing or damaged one is left for the run store to name)."""
+        path = self.out / RUN_MARKER
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(old, dict) or old.get("schema") != "homefabric-smh-run/2":
+            return
+        hashes, settings = old.pop("instance_sha256", None) or {}, old.pop("settings", None)
+        upgraded = {**old, "schema": MANIFEST_SCHEMA, "episodes": sorted(hashes), "conditions": settings,
+                    "episode_sha256": hashes}
+        write_atomically(path, json.dumps(upgraded, indent=2, ensure_ascii=False) + "\n")
 
-    def _append(self, record: dict[str, Any]) -> None:
-        assert self._fd is not None
-        view = memoryview(record_line(record).encode("utf-8"))
-        while view:
-            view = view[os.write(self._fd, view):]
-        os.fsync(self._fd)
+    def _prepare(self, instances: list[Instance]) -> tuple[list[dict[str, Any]], list[str]]:
+        if self.resume:
+            self._upgrade_manifest()
+        prepared = prepare_run_directory(self.out, self._manifest(instances), resume=self.resume, force=self.force,
+                                         line=record_line, manifest_name=RUN_MARKER, shape=SMH_RECORD)
+        dropped = [f"line {d['line']}: " + (f"{d['episode_id']} trial {d['trial']}: " if "episode_id" in d else "")
+                   + d["reason"] for d in prepared.dropped]
+        if prepared.torn:
+            dropped.append("the last line was cut off mid-write (a killed run): it runs again")
+        return prepared.kept, dropped
 
     async def run(self, instances: list[Instance] | None = None) -> SmhRunSummary:
         assert self.spec.smh is not None
         instances = select_instances(self.spec) if instances is None else instances
         by_id = {i.id: i for i in instances}
         wanted = {(s, i.id, t) for s in self.spec.smh.settings for i in instances for t in range(self.spec.trials)}
-        kept, dropped = self._prepare(instances, wanted)
+        kept, dropped = self._prepare(instances)
         done = {_key(r) for r in kept}
         todo = sorted(wanted - done, key=_order)
         homes = Homes(Path(self.spec.episodes.path))
@@ -203,7 +175,8 @@ class SmhRunner:
                     outcome = await run_eia(instance, agents[setting], homes, budget=self.spec.smh.budget,
                                             judge=answer_judge, clarification_judge=clarification_judge)
             record = {**outcome.record(instance), "trial": trial}
-            self._append(record)
+            assert self._fd is not None
+            append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
             fresh.append(record)
             if self.on_record is not None:
                 self.on_record(record)

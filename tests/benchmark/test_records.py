@@ -1,6 +1,7 @@
-"""Run records are typed (``benchmark.records``) and the file format did not move: records written before the
-models existed (``tests/benchmark/records/before_typing.jsonl``: oracle, null and a react agent with an LLM
-judge, every scoring method) load and are written back byte for byte, and a fresh run writes the same bytes."""
+"""Run records are typed (``benchmark.records``) and the file format moved only where the schema says so:
+records written before the models existed (``tests/benchmark/records/before_typing.jsonl``, schema /1: oracle,
+null and a react agent with an LLM judge, every scoring method) load and are written back byte for byte, and a
+fresh run writes the same bytes but for schema /2's two changes (its name, and no ``wall_time_s``)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,10 @@ def test_the_fixture_covers_every_scoring_method_and_both_judges():
     assert "transcript" not in rules.to_dict()["outcome"]
 
 
-def _wall_free(line: str) -> str:
-    return re.sub(r'"wall_time_s":[0-9.e-]+', '"wall_time_s":0', line)
+def _as_schema_2(line: str) -> str:
+    """A /1 record as /2 writes it: the wall time moved to timings.jsonl."""
+    line = line.replace('"schema":"homefabric-run-record/1"', '"schema":"homefabric-run-record/2"', 1)
+    return re.sub(r',"wall_time_s":[0-9.e-]+', "", line)
 
 
 def _run(out: Path, agent: str, ids: list[str], *, resume: bool = False, force: bool = False) -> None:
@@ -61,7 +64,8 @@ def test_a_run_now_writes_the_bytes_a_run_wrote_before(tmp_path: Path, agent: st
     before = {json.loads(line)["episode_id"]: line for line in LINES if json.loads(line)["agent"] == agent}
     _run(tmp_path / "run", agent, sorted(before))
     now = (tmp_path / "run" / RECORDS).read_text(encoding="utf-8").splitlines(keepends=True)
-    assert [_wall_free(line) for line in now] == [_wall_free(before[json.loads(line)["episode_id"]]) for line in now]
+    assert now == [_as_schema_2(before[json.loads(line)["episode_id"]]) for line in now]
+    assert all("wall_time" not in line for line in now)
 
 
 def test_resume_keeps_records_written_before_the_models_byte_for_byte(tmp_path: Path):
@@ -73,8 +77,19 @@ def test_resume_keeps_records_written_before_the_models_byte_for_byte(tmp_path: 
     ids = sorted(json.loads(line)["episode_id"] for line in kept)
     _run(out, "oracle", [*ids, "qt3_feasible_seed_7"], resume=True, force=True)
     lines = (out / RECORDS).read_text(encoding="utf-8").splitlines(keepends=True)
-    assert lines[:len(kept)] == kept
-    assert [json.loads(line)["episode_id"] for line in lines[len(kept):]] == ["qt3_feasible_seed_7"]
+    # in the run's order (episodes by id), the kept /1 records as they were, the new one /2
+    assert [json.loads(line)["episode_id"] for line in lines] == sorted([*ids, "qt3_feasible_seed_7"])
+    assert [line for line in lines if '"homefabric-run-record/1"' in line] == kept
+    [new] = [json.loads(line) for line in lines if '"homefabric-run-record/2"' in line]
+    assert new["episode_id"] == "qt3_feasible_seed_7" and "wall_time_s" not in new
+    # the report's wall time reads both: the /1 records' own field and timings.jsonl for the new one
+    from benchmark.report import build_report
+    from benchmark.run_store import TIMINGS
+
+    [timing] = [json.loads(line) for line in (out / TIMINGS).read_text(encoding="utf-8").splitlines()]
+    assert timing["episode_id"] == "qt3_feasible_seed_7" and timing["trial"] == 0
+    expected = sum(json.loads(line)["wall_time_s"] for line in kept) + timing["wall_time_s"]
+    assert build_report(out)["overall"]["wall_time_total_s"] == round(expected, 3)
 
 
 def test_the_report_of_those_records_is_a_typed_run_report(tmp_path: Path):

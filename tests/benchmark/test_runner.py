@@ -1,21 +1,24 @@
 """Runner: oracle 100 % / null 0 % on the state-changing feasible fixtures, resume after a kill (each
-(episode, trial) exactly once, failures not re-run, infra errors re-run), determinism, spec errors, replay,
-report --json and the CLI."""
+(episode, trial) exactly once, failures not re-run, infra errors re-run), determinism (the same records.jsonl
+bytes whatever the concurrency and after a kill and resume; wall times only in timings.jsonl, and in the
+report), spec errors, replay, report --json and the CLI."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 from pathlib import Path
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from benchmark.agents.oracle import OracleAgent
 from benchmark.cli import bench_app, episodes_app
 from benchmark.report import build_report, pass_hat_k
 from benchmark.run_spec import SpecError, load_spec, parse_spec
-from benchmark.run_store import RunError
+from benchmark.run_store import TIMINGS, RunError
 from benchmark.runner import Runner, read_records
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
@@ -51,15 +54,99 @@ def test_oracle_passes_every_fixture_kind_and_leaves_no_irrelevant_changes(tmp_p
     assert all(not [c for c in r["state_diff"] if c["kind"] == "attribute"] for r in infeasible)
 
 
-def _strip_wall(record: dict) -> dict:
-    return {k: v for k, v in record.items() if not k.startswith("wall_")}
-
-
 def test_two_oracle_runs_give_identical_records(tmp_path: Path):
-    first = run(spec_for("oracle", trials=2), tmp_path / "a")
-    second = run(spec_for("oracle", trials=2), tmp_path / "b")
-    key = lambda r: (r["episode_id"], r["trial"])  # noqa: E731
-    assert [_strip_wall(r) for r in sorted(first, key=key)] == [_strip_wall(r) for r in sorted(second, key=key)]
+    run(spec_for("oracle", trials=2), tmp_path / "a")
+    run(spec_for("oracle", trials=2), tmp_path / "b")
+    assert (tmp_path / "a" / "records.jsonl").read_bytes() == (tmp_path / "b" / "records.jsonl").read_bytes()
+
+
+DETERMINISM_KINDS = ["qt1_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-3_feasible"]
+
+
+def _deterministic_report(out: Path) -> dict:
+    """The report but for the run's name and place, its spec hash (concurrency is part of the spec) and how long
+    it took on the wall clock."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items()
+                    if k not in ("run_dir", "run_id", "spec_sha256", "wall_time_total_s")}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+    return strip(build_report(out))
+
+
+class _DawdlingOracle(OracleAgent):
+    """The oracle, thinking 30 ms of wall time longer on trial 0: run side by side, trial 1 finishes first (the
+    virtual clock is paused while an agent thinks, so nothing it records changes)."""
+
+    name = "oracle"
+
+    async def run(self, task, tools):
+        await asyncio.sleep(0.03 if task.extras["trial"] == 0 else 0.0)
+        return await super().run(task, tools)
+
+
+def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
+    outs, finished = {}, {}
+    for concurrency in (1, 4):
+        outs[concurrency], finished[concurrency] = tmp_path / f"c{concurrency}", []
+        spec = spec_for("oracle", trials=2, concurrency=concurrency, episodes={"kinds": DETERMINISM_KINDS})
+        asyncio.run(Runner(spec, outs[concurrency], progress=False, agent=_DawdlingOracle(),
+                           on_record=lambda r, c=concurrency: finished[c].append((r["episode_id"], r["trial"]))).run())
+        records = read_records(outs[concurrency] / "records.jsonl")[0]
+        assert len(records) == 14 and all("wall_time_s" not in r for r in records)
+        # in the run's order (episodes by id, then trials), whatever order they finished in
+        assert [(r["episode_id"], r["trial"]) for r in records] == sorted(finished[concurrency])
+    assert finished[4] != sorted(finished[4])  # side by side, they did finish out of order
+    assert (outs[1] / "records.jsonl").read_bytes() == (outs[4] / "records.jsonl").read_bytes()
+    assert _deterministic_report(outs[1]) == _deterministic_report(outs[4])
+
+
+def test_wall_times_are_kept_apart_and_reach_the_report(tmp_path: Path):
+    out = tmp_path / "run"
+    records = run(spec_for("null", trials=2, concurrency=4, episodes={"kinds": ["qt1_feasible", "qt3_feasible"]}),
+                  out)
+    timings = [json.loads(line) for line in (out / TIMINGS).read_text(encoding="utf-8").splitlines()]
+    assert [(t["episode_id"], t["trial"]) for t in timings] == [(r["episode_id"], r["trial"]) for r in records]
+    assert all(t["wall_time_s"] > 0 for t in timings)
+    report = build_report(out)
+    assert report["overall"]["wall_time_total_s"] == round(sum(t["wall_time_s"] for t in timings), 3) > 0
+    qt3 = [t["wall_time_s"] for t in timings if t["episode_id"].startswith("qt3_")]
+    assert report["by_kind"]["qt3_feasible"]["wall_time_total_s"] == round(sum(qt3), 3)
+    # a damaged timings line costs that timing only, and is named
+    lines = (out / TIMINGS).read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / TIMINGS).write_text('{"episode_id": "x", "trial": 0, "wall_time_s": "slow"}\n' + "".join(lines[1:]),
+                               encoding="utf-8")
+    damaged = build_report(out)
+    assert damaged["timing_problems"][0]["line"] == 1 and "wall_time_s" in damaged["timing_problems"][0]["message"]
+    assert damaged["overall"]["wall_time_total_s"] == round(sum(t["wall_time_s"] for t in timings[1:]), 3)
+    assert damaged["overall"]["records"] == report["overall"]["records"]
+
+
+def test_a_killed_and_resumed_run_gives_the_bytes_of_an_uninterrupted_one(tmp_path: Path):
+    spec = spec_for("oracle", trials=2, concurrency=4, episodes={"kinds": DETERMINISM_KINDS})
+    run(spec, tmp_path / "whole")
+    expected = (tmp_path / "whole" / "records.jsonl").read_bytes()
+    killed = tmp_path / "killed"
+    run(spec, killed)
+    # As a kill leaves it: records in the order they finished (any), the last one half written.
+    lines = (killed / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    random.Random(7).shuffle(lines)
+    (killed / "records.jsonl").write_text("".join(lines[:6]) + lines[6][: len(lines[6]) // 2], encoding="utf-8")
+    run(spec, killed, resume=True)
+    assert (killed / "records.jsonl").read_bytes() == expected
+    # killed again, this time with records removed from the middle and a torn timings file too
+    lines = (killed / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (killed / "records.jsonl").write_text("".join(lines[:3] + lines[9:]), encoding="utf-8")
+    timings = (killed / TIMINGS).read_text(encoding="utf-8")
+    (killed / TIMINGS).write_text(timings[: len(timings) // 2], encoding="utf-8")
+    run(spec, killed, resume=True)
+    assert (killed / "records.jsonl").read_bytes() == expected
+    assert _deterministic_report(killed) == _deterministic_report(tmp_path / "whole")
+    # each record timed at most once, in the run's order; those run again are timed (a torn timing is lost)
+    order = [(json.loads(line)["episode_id"], json.loads(line)["trial"]) for line in expected.decode().splitlines()]
+    timed = [(t["episode_id"], t["trial"]) for t in map(json.loads, (killed / TIMINGS).read_text().splitlines())]
+    assert timed == [key for key in order if key in set(timed)]
+    assert set(order[3:9]) <= set(timed)
 
 
 def test_resume_after_a_kill_runs_each_episode_trial_exactly_once(tmp_path: Path):

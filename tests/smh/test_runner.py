@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from benchmark.run_spec import SpecError, parse_spec
+from benchmark.run_store import RunError
 from benchmark.smh.agents import OracleDr, OracleEia
-from benchmark.smh.runner import RUN_MARKER, SmhRunError, SmhRunner, select_instances
+from benchmark.smh.runner import RUN_MARKER, SmhRunner, select_instances
 
 SUBS = ["clear_command", "slot_missing", "status_inquiry", "time_specific", "user_correction"]
 
@@ -73,15 +74,53 @@ def test_an_interrupted_run_resumes_to_byte_identical_records(suite_dir: Path, t
     with (cut / "records.jsonl").open("a") as records:
         records.write('{"setting": "eia", "instance_id": "torn')  # a line cut off mid-write
     assert len((cut / "records.jsonl").read_text().splitlines()) == 8
-    with pytest.raises(SmhRunError, match="already holds a run"):
+    with pytest.raises(RunError, match="already holds a run"):
         asyncio.run(SmhRunner(_spec(suite_dir, cut), cut).run())
-    with pytest.raises(SmhRunError, match="different spec"):
+    with pytest.raises(RunError, match="different spec"):
         asyncio.run(SmhRunner(_spec(suite_dir, cut, trials=2), cut, resume=True).run())
     resumed = asyncio.run(SmhRunner(_spec(suite_dir, cut), cut, resume=True).run())
     assert (resumed.kept, resumed.ran) == (7, full.ran - 7) and len(resumed.dropped) == 1
     assert (cut / "records.jsonl").read_bytes() == expected
     again = asyncio.run(SmhRunner(_spec(suite_dir, cut), cut, resume=True).run())
     assert again.ran == 0 and (cut / "records.jsonl").read_bytes() == expected
+
+
+def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(suite_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    spec = _spec(suite_dir, out, smh={"settings": ["dr", "eia"], "subcategories": ["clear_command"]})
+    asyncio.run(SmhRunner(spec, out).run())
+    expected = (out / "records.jsonl").read_bytes()
+    lines = expected.decode().splitlines(keepends=True)
+    manifest = json.loads((out / RUN_MARKER).read_text())
+    changed = json.loads(lines[0])["instance_id"]  # as if its instance was different when it was recorded
+    manifest["episode_sha256"][changed] = "0" * 64
+    (out / RUN_MARKER).write_text(json.dumps(manifest))
+    (out / "records.jsonl").write_text("".join(lines) + lines[-1])  # and a hand-merged second copy of one run
+    resumed = asyncio.run(SmhRunner(spec, out, resume=True).run())
+    runs_of_changed = sum(json.loads(line)["instance_id"] == changed for line in lines)
+    assert resumed.ran == runs_of_changed and resumed.kept == len(lines) - runs_of_changed
+    assert sum("its episode changed since it was recorded" in d for d in resumed.dropped) == runs_of_changed
+    assert any(f"line {len(lines) + 1}: " in d and "a second record of the same run" in d for d in resumed.dropped)
+    assert (out / "records.jsonl").read_bytes() == expected
+
+
+def test_a_run_started_under_manifest_schema_2_resumes(suite_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    spec = _spec(suite_dir, out, smh={"settings": ["dr", "eia"], "subcategories": ["clear_command"]})
+    asyncio.run(SmhRunner(spec, out).run())
+    expected = (out / "records.jsonl").read_bytes()
+    lines = expected.decode().splitlines(keepends=True)
+    now = json.loads((out / RUN_MARKER).read_text())
+    before = {key: value for key, value in now.items() if key not in ("episodes", "conditions", "episode_sha256")}
+    before |= {"schema": "homefabric-smh-run/2", "settings": now["conditions"],
+               "instance_sha256": now["episode_sha256"]}
+    (out / RUN_MARKER).write_text(json.dumps(before, indent=1, sort_keys=True) + "\n")  # as /2 wrote it
+    (out / "records.jsonl").write_text("".join(lines[:-2]))
+    resumed = asyncio.run(SmhRunner(spec, out, resume=True).run())
+    assert (resumed.kept, resumed.ran, resumed.dropped) == (len(lines) - 2, 2, [])
+    assert (out / "records.jsonl").read_bytes() == expected
+    assert json.loads((out / RUN_MARKER).read_text()) == now
 
 
 def test_concurrency_does_not_change_the_records(suite_dir: Path, tmp_path: Path) -> None:
