@@ -1,8 +1,9 @@
 """The progress bar of a benchmark run (the SimuHome runner's and the voice suite's): a label, the bar,
 runs done of all, the statuses so far (``passed 3 failed 1``) and the elapsed time.
 
-It is rich's ``Progress``: on a terminal it redraws in place; on a pipe or file it writes the final bar once,
-when the run ends. Runs kept from before (``--resume``) start it part-way, their statuses in the tally.
+It is rich's ``Progress`` on stderr (stdout is the run's report, which a user pipes or saves: a bar there would
+end up in the file): on a terminal it redraws in place; on a pipe or file it writes the final bar once, when the
+run ends. Runs kept from before (``--resume``) start it part-way, their statuses in the tally.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 
 class RunProgress:
-    def __init__(self, label: str, total: int, *, kept: Iterable[str] = (), enabled: bool = True,
-                 console: Console | None = None) -> None:
-        # console None: rich's default console (stdout); kept: the status of each run kept from before
+    def __init__(self, label: str, total: int, *, kept: Iterable[str] = (), enabled: bool = True) -> None:
+        # kept: the status of each run kept from before
         self._tally = Counter(kept)
-        on_stderr = console is not None and console.stderr  # then stdout is left alone, even on a terminal
+        # redirect_stdout off: what the run prints to stdout stays there, even on a terminal
         self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=console,
-                                  transient=False, disable=not enabled, redirect_stdout=not on_stderr)
+                                  TextColumn("{task.fields[tally]}"), TimeElapsedColumn(),
+                                  console=Console(stderr=True), transient=False, disable=not enabled,
+                                  redirect_stdout=False)
         self._bar: TaskID = self._progress.add_task(label, total=total, completed=self._tally.total(),
                                                     tally=self._text())
 

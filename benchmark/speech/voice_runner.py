@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from rich.console import Console
 
 from benchmark.agents.base import Agent
 from benchmark.records import RunManifest
@@ -134,8 +133,7 @@ class VoiceRunner:
         fresh: list[dict[str, Any]] = []
         kept = [_status(done[(e.episode_id, h.condition_id, t)]) for h, e, t in order
                 if (e.episode_id, h.condition_id, t) in done]
-        progress = RunProgress(agent.name, len(order), kept=kept, enabled=self.progress,
-                               console=Console(stderr=True))
+        progress = RunProgress(agent.name, len(order), kept=kept, enabled=self.progress)
         semaphore = asyncio.Semaphore(self.concurrency)
         fd = os.open(self.out / RECORDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 

@@ -1,6 +1,6 @@
-"""``bench run --suite voice`` shows the run's progress bar on stderr (every condition × episode × trial, those
-kept on ``--resume`` as done, the statuses so far); ``--quiet`` silences it; stdout and the records are the same
-either way."""
+"""``bench run`` draws the run's progress bar on stderr: for the voice suite every condition × episode × trial,
+those kept on ``--resume`` as done, the statuses so far; ``--quiet`` silences it; stdout and the records are the
+same either way. The SimuHome runner's bar is on stderr too, so a report saved from stdout holds no bar."""
 
 from __future__ import annotations
 
@@ -71,3 +71,13 @@ def test_a_resumed_run_starts_the_bar_at_what_it_kept(tmp_path: Path) -> None:
 
     again = homefabric("bench", "run", "--resume", "--out", str(out), "--quiet", terminal=True)
     assert again.returncode == 0 and _bars(again.stderr) == [] and again.stdout == whole.stdout
+
+
+def test_the_simuhome_runs_bar_is_on_stderr_too_so_a_saved_report_holds_none(tmp_path: Path) -> None:
+    from tests.benchmark.fixture_episodes import EPISODE_DIR
+
+    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds",
+                        "qt3_feasible", "--trials", "2", "--out", str(tmp_path / "run"))
+    assert result.returncode == 0, result.stderr
+    assert _bars(result.stderr) == ["oracle 4/4 passed 4"]  # two qt3 episodes × 2 trials
+    assert _bars(result.stdout) == [] and "qt3_feasible" in result.stdout
