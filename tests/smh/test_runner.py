@@ -85,12 +85,17 @@ def test_an_interrupted_run_resumes_to_byte_identical_records(suite_dir: Path, t
     assert again.ran == 0 and (cut / "records.jsonl").read_bytes() == expected
 
 
-def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(suite_dir: Path,
-                                                                               tmp_path: Path) -> None:
+def _finished_clear_command_run(suite_dir: Path, tmp_path: Path) -> tuple[Any, Path, bytes]:
+    """A finished run of the clear-command instances in both settings: its spec, directory and records' bytes."""
     out = tmp_path / "run"
     spec = _spec(suite_dir, out, smh={"settings": ["dr", "eia"], "subcategories": ["clear_command"]})
     asyncio.run(SmhRunner(spec, out).run())
-    expected = (out / "records.jsonl").read_bytes()
+    return spec, out, (out / "records.jsonl").read_bytes()
+
+
+def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(suite_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    spec, out, expected = _finished_clear_command_run(suite_dir, tmp_path)
     lines = expected.decode().splitlines(keepends=True)
     manifest = json.loads((out / RUN_MARKER).read_text())
     changed = json.loads(lines[0])["instance_id"]  # as if its instance was different when it was recorded
@@ -106,10 +111,7 @@ def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(
 
 
 def test_a_run_started_under_manifest_schema_2_resumes(suite_dir: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    spec = _spec(suite_dir, out, smh={"settings": ["dr", "eia"], "subcategories": ["clear_command"]})
-    asyncio.run(SmhRunner(spec, out).run())
-    expected = (out / "records.jsonl").read_bytes()
+    spec, out, expected = _finished_clear_command_run(suite_dir, tmp_path)
     lines = expected.decode().splitlines(keepends=True)
     now = json.loads((out / RUN_MARKER).read_text())
     before = {key: value for key, value in now.items() if key not in ("episodes", "conditions", "episode_sha256")}
