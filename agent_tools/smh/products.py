@@ -345,6 +345,17 @@ def _mode(cluster: str, name: str, table: Mapping[str, int], description: str) -
     return param, attribute, service
 
 
+def _temperature_setpoint(param: Param, service_name: str, description: str) -> tuple[Attribute, Service]:
+    """TemperatureControl's setpoint (0.01 °C) as a whole-degree attribute plus the service that sets it."""
+    attribute = Attribute(param, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
+                          "TemperatureControl.TemperatureSetpoint (0.01 °C)")
+    service = Service(service_name, description,
+                      lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
+                                             {"targetTemperature": a[param.name] * 100})],
+                      "TemperatureControl.SetTemperature", (param,))
+    return attribute, service
+
+
 def _cycle(cluster: str = "OperationalState", *, pause: bool = True) -> Function:
     """An appliance's programme cycle: its state and start/stop (and pause where the cluster has it)."""
     services = [Service("start", "Start the programme.", lambda p, a: [p.invoke(cluster, "Start")], f"{cluster}.Start"),
@@ -409,15 +420,10 @@ OVEN_TEMPERATURE = Param("target_temperature", "int", "Cavity temperature setpoi
 
 def _oven() -> Function:
     _, mode_attribute, mode_service = _mode("OvenMode", "work_mode", OVEN_MODES, "Cooking mode.")
+    temperature, set_temperature = _temperature_setpoint(
+        OVEN_TEMPERATURE, "set_target_temperature", "Set the cavity temperature (works while cooking too).")
     return _cycle("OvenCavityOperationalState", pause=False) + Function(
-        (mode_attribute,
-         Attribute(OVEN_TEMPERATURE, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
-                   "TemperatureControl.TemperatureSetpoint (0.01 °C)")),
-        (mode_service,
-         Service("set_target_temperature", "Set the cavity temperature (works while cooking too).",
-                 lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
-                                        {"targetTemperature": a["target_temperature"] * 100})],
-                 "TemperatureControl.SetTemperature", (OVEN_TEMPERATURE,))))
+        (mode_attribute, temperature), (mode_service, set_temperature))
 
 
 WASH_TEMPERATURE = Param("water_temperature", "int", "Wash temperature.", range=(5, 95), precision=1, unit="Celsius")
@@ -425,15 +431,10 @@ WASH_TEMPERATURE = Param("water_temperature", "int", "Wash temperature.", range=
 
 def _washer() -> Function:
     _, mode_attribute, mode_service = _mode("LaundryWasherMode", "wash_mode", WASHER_MODES, "Wash programme.")
+    temperature, set_temperature = _temperature_setpoint(WASH_TEMPERATURE, "set_water_temperature",
+                                                         "Set the wash temperature.")
     return _on_off() + _cycle() + Function(
-        (mode_attribute,
-         Attribute(WASH_TEMPERATURE, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
-                   "TemperatureControl.TemperatureSetpoint (0.01 °C)")),
-        (mode_service,
-         Service("set_water_temperature", "Set the wash temperature.",
-                 lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
-                                        {"targetTemperature": a["water_temperature"] * 100})],
-                 "TemperatureControl.SetTemperature", (WASH_TEMPERATURE,)))) + _washer_options()
+        (mode_attribute, temperature), (mode_service, set_temperature)) + _washer_options()
 
 
 DRYNESS = Param("dryness_level", "enum", "How dry the laundry should end.", options=tuple(DRYNESS_LEVELS))
@@ -553,18 +554,14 @@ def _cabinet(kind: str) -> Function:
                                             "Cooling mode.")
     target = Param("target_temperature", "int", "Compartment temperature setpoint.", range=CABINET_LIMITS[kind],
                    precision=1, unit="Celsius")
+    temperature, set_temperature = _temperature_setpoint(target, "set_target_temperature",
+                                                         "Set the compartment temperature.")
     return Function(
-        (mode_attribute,
-         Attribute(target, lambda p: round(p.read("TemperatureControl", "TemperatureSetpoint") / 100),
-                   "TemperatureControl.TemperatureSetpoint (0.01 °C)"),
+        (mode_attribute, temperature,
          Attribute(Param("current_temperature", "float", "Measured compartment temperature (read-only).",
                          precision=0.01, unit="Celsius"), _centi("TemperatureMeasurement", 1),
                    "TemperatureMeasurement.MeasuredValue (0.01 °C)")),
-        (mode_service,
-         Service("set_target_temperature", "Set the compartment temperature.",
-                 lambda p, a: [p.invoke("TemperatureControl", "SetTemperature",
-                                        {"targetTemperature": a["target_temperature"] * 100})],
-                 "TemperatureControl.SetTemperature", (target,))))
+        (mode_service, set_temperature))
 
 
 PRODUCTS: dict[str, Product] = {
