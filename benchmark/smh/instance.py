@@ -9,8 +9,6 @@ dict insertion: ``dump_instance`` is byte-deterministic.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,14 +96,6 @@ class Instance(_Strict):
 def dump_instance(instance: Instance) -> str:
     return json.dumps(instance.model_dump(mode="json", by_alias=True), indent=1, sort_keys=True,
                       ensure_ascii=False) + "\n"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(temp, path)
 
 
 def load_instances(directory: Path) -> list[Instance]:

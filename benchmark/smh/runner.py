@@ -23,11 +23,12 @@ from typing import Any
 
 from benchmark.run_spec import RunSpec
 from benchmark.run_store import RECORDS, RecordShape, append_line, prepare_run_directory
-from benchmark.smh.instance import Instance, dump_instance, load_instances, write_atomically
+from benchmark.smh.instance import Instance, dump_instance, load_instances
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
 from benchmark.smh.settings import run_dr, run_eia
 from benchmark.smh.taxonomy import SETTINGS
+from emulator.home_config import write_atomically
 
 RUN_MARKER = "smh-run.json"
 MANIFEST_SCHEMA = "homefabric-smh-run/3"  # /3: the run store's manifest (episodes, conditions, episode_sha256)

@@ -18,12 +18,12 @@ from benchmark.smh.generate.core import Draft, Scene, act
 from benchmark.smh.generate.homes import APPLIANCES, build_home
 from benchmark.smh.generate.ops import appliance_ops, colloquial_ops
 from benchmark.smh.heating import with_heating_results
-from benchmark.smh.instance import Instance, dump_instance, write_atomically
+from benchmark.smh.instance import Instance, dump_instance
 from benchmark.smh.run import run_suite
 from benchmark.smh.session import Homes
 from benchmark.smh.verifier import AttemptedAction, Prediction, verify
 from emulator.fabric import Fabric
-from emulator.home_config import HomeConfig, dump_home
+from emulator.home_config import HomeConfig, dump_home, write_atomically
 
 NEW_SERVICES = {"microwave_steam_oven.set_cooking_time", "microwave_steam_oven.set_power_level",
                 "microwave_steam_oven.set_work_mode", "microwave_steam_oven.start", "set_mode", "set_spin_speed",
@@ -58,6 +58,8 @@ def appliance_ops_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
     instances = [_instance("clear_command", "medium", index, "homes/appliances.json", home, scene, draft)
                  for index, draft in enumerate(drafts)]
     out = tmp_path_factory.mktemp("smh-appliance-ops")
+    for folder in ("homes", "instances"):
+        (out / folder).mkdir()
     write_atomically(out / "homes" / "appliances.json", dump_home(home))
     for instance in instances:
         write_atomically(out / "instances" / f"{instance.id}.json", dump_instance(instance))

@@ -17,9 +17,9 @@ from typing import Any
 from benchmark.smh.generate import ambiguity, context, control, queries, rules
 from benchmark.smh.generate.core import Draft, Rejected, Scene, check
 from benchmark.smh.generate.homes import COMPLEX_TYPES, build_home
-from benchmark.smh.instance import Instance, dump_instance, write_atomically
+from benchmark.smh.instance import Instance, dump_instance
 from benchmark.smh.taxonomy import CATEGORY_OF, DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
-from emulator.home_config import HomeConfig, dump_home
+from emulator.home_config import HomeConfig, dump_home, write_atomically
 from emulator.home_generation.seeds import sub_seed
 
 Template = tuple[tuple[tuple[str, ...], ...], Callable[[Scene], Draft]]
@@ -100,6 +100,8 @@ def generate_suite(out: Path, seed: int, per_tier: Mapping[str, int] | None = No
                    ) -> dict[str, Any]:
     instances, homes = generate_instances(seed, per_tier, subcategories)
     paraphrased = paraphrase(instances, homes) if paraphrase is not None else None
+    for folder in ("homes", "instances"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
     for name, home in sorted(homes.items()):
         write_atomically(out / "homes" / f"{name}.json", dump_home(home))
     for instance in instances:
