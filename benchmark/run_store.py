@@ -319,6 +319,11 @@ def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, 
     return Prepared(kept, dropped, existing.torn)
 
 
+def open_for_append(path: Path) -> int:
+    """A records (or timings) file opened for :func:`append_line`, created if missing."""
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+
 def append_line(fd: int, line: str) -> None:
     """Append one record line to an ``O_APPEND`` file and fsync it (a kill leaves at most a torn last line)."""
     view = memoryview(line.encode("utf-8"))

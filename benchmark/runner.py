@@ -41,6 +41,7 @@ from benchmark.run_store import (
     append_line,
     episode_sha256,
     git_commit,
+    open_for_append,
     package_version,
     prepare_run_directory,
     read_records_file,
@@ -244,8 +245,8 @@ class Runner:
         todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
         statuses: dict[str, int] = {}
         fresh: dict[tuple[str, int], RunRecord] = {}
-        self._fd = os.open(self.records_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._timings_fd = os.open(self.out / TIMINGS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = open_for_append(self.records_path)
+        self._timings_fd = open_for_append(self.out / TIMINGS)
         try:
             await self._run_all(todo, agent, judge, statuses, fresh)
         finally:

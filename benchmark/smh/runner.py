@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.run_spec import RunSpec
-from benchmark.run_store import RECORDS, RecordShape, append_line, prepare_run_directory
+from benchmark.run_store import RECORDS, RecordShape, append_line, open_for_append, prepare_run_directory
 from benchmark.smh.instance import Instance, dump_instance, load_instances
 from benchmark.smh.report import summarize
 from benchmark.smh.session import Homes
@@ -182,7 +182,7 @@ class SmhRunner:
             if self.on_record is not None:
                 self.on_record(record)
 
-        self._fd = os.open(self.out / RECORDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = open_for_append(self.out / RECORDS)
         try:
             await asyncio.gather(*(one(key) for key in todo))
         finally:

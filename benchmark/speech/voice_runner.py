@@ -30,6 +30,7 @@ from benchmark.run_store import (
     append_line,
     episode_sha256,
     git_commit,
+    open_for_append,
     package_version,
     prepare_run_directory,
 )
@@ -135,7 +136,7 @@ class VoiceRunner:
                 if (e.episode_id, h.condition_id, t) in done]
         progress = RunProgress(agent.name, len(order), kept=kept, enabled=self.progress)
         semaphore = asyncio.Semaphore(self.concurrency)
-        fd = os.open(self.out / RECORDS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_for_append(self.out / RECORDS)
 
         async def one(hearing: Hearing, episode: VoiceEpisode, trial: int) -> None:
             async with semaphore:
