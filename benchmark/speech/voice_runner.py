@@ -27,6 +27,7 @@ from benchmark.run_progress import RunProgress
 from benchmark.run_store import (
     MANIFEST,
     RECORDS,
+    RUN_RECORD,
     append_line,
     episode_sha256,
     git_commit,
@@ -85,10 +86,6 @@ def stored_spec(run_dir: Path) -> dict[str, Any] | None:
     return spec if isinstance(spec, dict) else None
 
 
-def record_key(record: dict[str, Any]) -> tuple[str, str | None, int]:
-    return record["episode_id"], record.get("condition"), int(record["trial"])
-
-
 def _status(record: dict[str, Any]) -> str:
     return record.get("status") or "infra_error"
 
@@ -129,7 +126,7 @@ class VoiceRunner:
                                          line=record_line)
         order = [(hearing, episode, trial) for hearing in self.hearings for episode in self.episodes
                  for trial in range(self.spec.trials)]
-        done = {record_key(r): r for r in prepared.kept}
+        done = {RUN_RECORD.key(r): r for r in prepared.kept}
         todo = [(h, e, t) for h, e, t in order if (e.episode_id, h.condition_id, t) not in done]
         fresh: list[dict[str, Any]] = []
         kept = [_status(done[(e.episode_id, h.condition_id, t)]) for h, e, t in order
@@ -153,7 +150,7 @@ class VoiceRunner:
                 await asyncio.gather(*(one(h, e, t) for h, e, t in todo))
         finally:
             os.close(fd)
-        by_key = {**done, **{record_key(r): r for r in fresh}}
+        by_key = {**done, **{RUN_RECORD.key(r): r for r in fresh}}
         records = [by_key[(e.episode_id, h.condition_id, t)] for h, e, t in order]
         write_atomically(self.out / RECORDS, "".join(record_line(r) for r in records))  # the run's order
         ran = [by_key[(e.episode_id, h.condition_id, t)] for h, e, t in todo]
