@@ -1,4 +1,4 @@
-"""Agent tools over the Fabric: SimuHome's 16 agent tools (+4 admin), argument models and schemas.
+"""Agent tools over the EmulatedHome: SimuHome's 16 agent tools (+4 admin), argument models and schemas.
 
 ``ToolBox(fabric, profile="simuhome"|"paper13"|"simuhome_ext", admin=False, call_cost_s=0.0, realtime=False,
 compat_transport=False)`` is the ``ToolCaller`` agents get; the envelope helpers build SimuHome's

@@ -16,7 +16,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, model
 
 from agent_tools import arguments as a
 from emulator.automations.model import MAX_HOLD_S, ActionStep, CronText
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.home_api import AutomationHost, HomeAPI
 from emulator.workflows import WorkflowStep
 
@@ -99,8 +99,8 @@ def _condition(args: ComparisonArgs, chip_cluster: Callable[[str], str]) -> dict
 def _hosting(fabric: HomeAPI) -> AutomationHost:
     """Rules live in an emulated home; a backend without them (a Matter controller's view) says so."""
     if not isinstance(fabric, AutomationHost):
-        raise FabricError("NOT_SUPPORTED", f"this home backend ({type(fabric).__name__}) does not host automations; "
-                          "use schedule_workflow, or the emulated home (homefabric's Fabric)")
+        raise HomeError("NOT_SUPPORTED", f"this home backend ({type(fabric).__name__}) does not host automations; "
+                          "use schedule_workflow, or the emulated home (homefabric's EmulatedHome)")
     return fabric
 
 

@@ -13,7 +13,7 @@ import json
 from http import HTTPStatus
 from typing import Any
 
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 SIMUHOME_API_BASE = "http://127.0.0.1:8000/api"
 
@@ -58,7 +58,7 @@ def _plain(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
 
 
-def from_fabric_error(error: FabricError) -> dict[str, Any]:
+def from_fabric_error(error: HomeError) -> dict[str, Any]:
     """The fabric's code and message, plus the allowed values, as an envelope."""
     detail = error.message
     if error.allowed is not None:

@@ -1,10 +1,10 @@
-"""The agent tools over one Fabric: SimuHome's names, arguments and envelope, with real error causes.
+"""The agent tools over one EmulatedHome: SimuHome's names, arguments and envelope, with real error causes.
 
 ``ToolBox(fabric, profile="simuhome", admin=False, call_cost_s=0.0, realtime=False, compat_transport=False)``
 implements ``benchmark.agents.base.ToolCaller``: ``call(name, arguments)`` never raises and always
 returns the envelope; every call is logged in ``invocations``; ``finish`` sets ``final_answer``.
 
-Backends: ``fabric`` is any ``emulator.home_api.HomeAPI``: the emulated ``emulator.fabric.Fabric``, or
+Backends: ``fabric`` is any ``emulator.home_api.HomeAPI``: the emulated ``emulator.emulated_home.EmulatedHome``, or
 ``agent_tools.matter_backend.MatterHome`` over python-matter-server.
 
 Time: the fabric's virtual clock is paused while the agent thinks (unlike SimuHome, bug 17). A call
@@ -33,7 +33,7 @@ from agent_tools.registry import ToolSet, tool
 from agent_tools.structure import device_structure
 from agent_tools.validation import ArgumentError, decode_arguments, parse_model
 from emulator.clock import TICK_S, TIME_FORMAT
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.home_api import HomeAPI
 from emulator.home_config import DeviceConfig
 from emulator.simuhome.values import chip_cluster_name  # SimuHome's spellings are accepted everywhere
@@ -134,7 +134,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         args = parse_model(tool.model, decoded)
         try:
             return ok(getattr(self, tool.method)(args))
-        except FabricError as error:
+        except HomeError as error:
             if self.compat_transport:
                 return compat_error(http_status(error.code), SIMUHOME_API_BASE + tool.route_for(decoded))
             envelope = from_fabric_error(error)
@@ -193,7 +193,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         cluster = chip_cluster_name(args.cluster_id)
         try:
             value = self.fabric.read(args.device_id, args.endpoint_id, cluster, args.attribute_id)
-        except FabricError as error:
+        except HomeError as error:
             if self.compat_transport and error.code in _PATH_ERRORS:
                 return None  # SimuHome answers an unknown path with a successful null (bug 2)
             raise
@@ -263,10 +263,10 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         try:
             start = datetime.strptime(args.start_time, TIME_FORMAT)
         except ValueError:
-            raise FabricError("VALIDATION_ERROR", f"start_time {args.start_time!r} is not a valid time; expected "
+            raise HomeError("VALIDATION_ERROR", f"start_time {args.start_time!r} is not a valid time; expected "
                               "'YYYY-MM-DD HH:MM:SS'") from None
         if start <= self.fabric.now():
-            raise FabricError("VALIDATION_ERROR", f"start_time {args.start_time} is not in the future "
+            raise HomeError("VALIDATION_ERROR", f"start_time {args.start_time} is not in the future "
                               f"(now {self.fabric.now_text()}); use a later time")
         steps = self._steps(args.steps)
         workflow = self.fabric.schedule(args.start_time, steps, args.description or "")
@@ -295,7 +295,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
           mutates_state=False, route="/schedule/workflows")
     def _tool_get_workflow_list(self, args: a.WorkflowListArgs) -> list[dict[str, Any]]:
         if args.from_time and args.to_time and args.from_time > args.to_time:
-            raise FabricError("VALIDATION_ERROR", f"from_time {args.from_time} is after to_time {args.to_time}")
+            raise HomeError("VALIDATION_ERROR", f"from_time {args.from_time} is after to_time {args.to_time}")
         out = []
         for workflow in self.fabric.workflows(args.status):
             if (args.from_time and workflow.start_time < args.from_time) or \
@@ -349,7 +349,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             config = DeviceConfig(id=args.device_id, type=args.device_type, room=args.room_id)
         except ValidationError as error:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
-            raise FabricError("INVALID_ARGUMENT", f"invalid device: {problems}") from None
+            raise HomeError("INVALID_ARGUMENT", f"invalid device: {problems}") from None
         device = self.fabric.add_device(config)
         return {"room_id": device.room_id, "device_id": device.device_id}
 
@@ -365,7 +365,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
           mutates_state=False, route="/simulation/tick_interval")
     def _tool_set_tick_interval(self, args: a.TickIntervalArgs) -> dict[str, Any]:
         if not math.isclose(args.tick_interval, TICK_S, rel_tol=0, abs_tol=1e-9):
-            raise FabricError(
+            raise HomeError(
                 "VALIDATION_ERROR",
                 f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
                 f"fixed {TICK_S} s tick (virtual time moves only when advanced, so the interval would not "

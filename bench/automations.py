@@ -22,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.scenarios import start_typical_day
 from emulator.workflows import WorkflowStep
@@ -37,7 +37,7 @@ def _toggle(device_id: str, command: str) -> dict[str, Any]:
     return {"kind": "invoke", "device_id": device_id, "endpoint": 1, "cluster": "OnOff", "command": command}
 
 
-def make_rules(fabric: Fabric, count: int, seed: int) -> list[dict[str, Any]]:
+def make_rules(fabric: EmulatedHome, count: int, seed: int) -> list[dict[str, Any]]:
     """``count`` rules, a quarter of each kind, acting on the home's lights."""
     rng = random.Random(seed)
     lights = sorted(d.device_id for d in fabric.devices() if d.device_type.endswith("_light"))
@@ -84,7 +84,7 @@ def make_rules(fabric: Fabric, count: int, seed: int) -> list[dict[str, Any]]:
 def run_day(seed: int, rule_count: int, commands: list[tuple[int, list[dict[str, Any]]]] | None = None,
             ) -> tuple[dict[str, Any], list[tuple[int, list[dict[str, Any]]]]]:
     """One 24 h fast-forward; returns its figures and the (tick, steps) of every firing."""
-    fabric = Fabric(generate_home("complex", seed))
+    fabric = EmulatedHome(generate_home("complex", seed))
     start_typical_day(fabric)
     rules = make_rules(fabric, rule_count, seed) if rule_count else []
     for rule in rules:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 
 SAMPLES = 20000
@@ -35,7 +35,7 @@ def timed(call, samples: int = SAMPLES) -> dict[str, float]:  # type: ignore[no-
 
 
 def main() -> None:
-    fabric = Fabric(generate_home("complex", 7))
+    fabric = EmulatedHome(generate_home("complex", 7))
     light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
     ac = next(d.device_id for d in fabric.devices() if d.device_type == "air_conditioner")
     fabric.invoke(ac, 1, "OnOff", "On", {})

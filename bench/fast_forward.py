@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.scenarios import start_typical_day
 
@@ -22,7 +22,7 @@ DAY = 24 * 3600
 
 def measure(tier: str, seed: int = 7) -> dict[str, float | int | str]:
     started = time.perf_counter()
-    fabric = Fabric(generate_home(tier, seed))
+    fabric = EmulatedHome(generate_home(tier, seed))
     build_s = time.perf_counter() - started
     actions = start_typical_day(fabric)
     started = time.perf_counter()
@@ -37,13 +37,13 @@ def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> di
     """The same virtual span, closed form vs stepping every room's rule every 0.1 s (the reference)."""
     from emulator.physics import VARIABLES
 
-    closed = Fabric(generate_home(tier, seed))
+    closed = EmulatedHome(generate_home(tier, seed))
     start_typical_day(closed)
     started = time.perf_counter()
     closed.advance(seconds)
     closed_wall = time.perf_counter() - started
 
-    stepped = Fabric(generate_home(tier, seed))
+    stepped = EmulatedHome(generate_home(tier, seed))
     start_typical_day(stepped)
     engine = stepped.physics
     changed = {"dirty": True}

@@ -4,8 +4,8 @@
 The API runs on a free 127.0.0.1 port in its own thread and event loop (as under `homefabric serve`), with a
 generated home; the client (httpx keep-alive + websockets) runs in the main thread's loop.
 
-Next to them, the same read and command made in-process (``Fabric.read`` / ``Fabric.invoke``, what the HTTP route
-calls): the difference is what HTTP, uvicorn and FastAPI add. A cProfile of the server (2,000 keep-alive GETs)
+Next to them, the same read and command made in-process (``EmulatedHome.read`` / ``EmulatedHome.invoke``, what the HTTP
+route calls): the difference is what HTTP, uvicorn and FastAPI add. A cProfile of the server (2,000 keep-alive GETs)
 showed where that went: routing and dependency solving ~0.3 ms of CPU a request, h11's pure-Python parsing
 ~0.3 ms. Since issue 14 the two hot routes skip FastAPI's routing (bridge/http/hot_routes.py) and uvicorn parses
 with httptools; the rest is the socket sends and the wake-ups of client and server, which on a busy machine
@@ -40,7 +40,7 @@ import httpx
 import websockets
 
 from bridge.http import HttpApi
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 
 
@@ -55,7 +55,7 @@ def summary(durations_ms: list[float]) -> dict[str, float]:
 
 
 class ServerThread:
-    def __init__(self, fabric: Fabric) -> None:
+    def __init__(self, fabric: EmulatedHome) -> None:
         self.fabric = fabric
         self.url = ""
         self._ready = threading.Event()
@@ -129,7 +129,7 @@ def _cpu(figures: tuple[float, float]) -> dict[str, float]:
     return {"cpu_ms_per_request": round(figures[0], 3), "server_cpu_ms_per_request": round(figures[1], 3)}
 
 
-def measure_in_process(fabric: Fabric, light: str, requests: int) -> dict[str, Any]:
+def measure_in_process(fabric: EmulatedHome, light: str, requests: int) -> dict[str, Any]:
     reads, invokes = [], []
     for _ in range(requests):
         started = time.perf_counter()
@@ -146,7 +146,7 @@ def _serve_in_child(connection: Any) -> None:
     """The child process: the same home and API as the in-thread server; sends (url, light), serves until told."""
 
     async def serve() -> None:
-        fabric = Fabric(generate_home("complex", 7))
+        fabric = EmulatedHome(generate_home("complex", 7))
         light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
         async with HttpApi(fabric, port=0) as api:
             connection.send((api.url, light))
@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args()
     requests = max(500, args.requests)
-    fabric = Fabric(generate_home("complex", 7))
+    fabric = EmulatedHome(generate_home("complex", 7))
     light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
     in_process = measure_in_process(fabric, light, requests)
     with ServerThread(fabric) as server:

@@ -22,7 +22,7 @@ from bridge.matter.im.data_model import AllowAll
 from bridge.matter.im.interaction import InteractionModel
 from bridge.matter.node.bridge_node import BridgeNode
 from bridge.matter.session.context import RequestContext
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 
 ROUNDS = 5
@@ -47,7 +47,7 @@ class CountingExchange:
 
 
 async def wildcard_read(tier: str) -> dict[str, float]:
-    home = Fabric(generate_home(tier, 1))
+    home = EmulatedHome(generate_home(tier, 1))
     node = BridgeNode(home)
     model = InteractionModel(node, AllowAll())
     request = im.encode(im.ReadRequest((im.AttributePath(),), fabric_filtered=False))

@@ -23,8 +23,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bridge.mqtt import MqttBridge
+from emulator.emulated_home import EmulatedHome
 from emulator.events import AttributeEvent
-from emulator.fabric import Fabric
 from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from tests.mqtt.broker import Mosquitto, Recorder, on_topic  # the same broker launcher the tests use
@@ -43,7 +43,7 @@ def summary(latencies_s: list[float]) -> dict[str, float]:
 
 
 async def measure(samples: int, coalesce_s: float, speed: float) -> dict[str, Any]:
-    fabric = Fabric(generate_home("medium", 7))
+    fabric = EmulatedHome(generate_home("medium", 7))
     light = next(d.device_id for d in fabric.devices() if d.device_type == "on_off_light")
     state = f"homefabric/{HOME}/{light}/light_1/state"
     command = f"homefabric/{HOME}/{light}/light_1/set"

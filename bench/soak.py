@@ -4,7 +4,7 @@
   WebSocket subscriber; while ``POST /api/clock/fast-forward`` runs the maximal 7 virtual days, a client in
   another thread asks ``GET /api/clock`` back to back. Prints the latency of those answers (p50/p99/max) and
   the fast-forward's wall time. Target: p99 < 200 ms.
-* ``advance_week``: ``Fabric.advance(7 days)`` on the complex home with one subscriber (default sampling),
+* ``advance_week``: ``EmulatedHome.advance(7 days)`` on the complex home with one subscriber (default sampling),
   with SimuHome's constant sky (rooms come to rest between events). Target: < 1 s.
   ``advance_week_days_and_nights``: the same with the generated home's own sky (daylight follows the sun,
   rooms exchange heat with a daily outdoor swing): rooms never rest, but a 10 s sampling subscriber is woken only
@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 
 from bridge.http import HttpApi
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 
@@ -62,7 +62,7 @@ def _percentile(values: list[float], q: float) -> float:
 async def fast_forward_probe() -> dict[str, Any]:
     import websockets
 
-    fabric = Fabric(generate_home("complex", 7))
+    fabric = EmulatedHome(generate_home("complex", 7))
     async with RealtimePacer(fabric, 1.0) as pacer, HttpApi(fabric, port=0, pacer=pacer) as api, \
             websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
         latencies: list[float] = []
@@ -108,12 +108,12 @@ async def fast_forward_probe() -> dict[str, Any]:
 
 # --- a week with a subscriber --------------------------------------------------------------------------------
 
-def _complex_home(*, days_and_nights: bool) -> Fabric:
+def _complex_home(*, days_and_nights: bool) -> EmulatedHome:
     config = generate_home("complex", 7)
     if not days_and_nights:
         config.extensions["physics"] = {**config.extensions.get("physics", {}), "daylight": "constant",
                                         "outdoor": "none"}
-    return Fabric(config)
+    return EmulatedHome(config)
 
 
 def advance_week_probe(*, days_and_nights: bool = False) -> dict[str, Any]:
@@ -162,7 +162,7 @@ async def flood_probe(count: int) -> dict[str, Any]:
         logger = logging.getLogger("bridge.matter")
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
-        fabric = Fabric(generate_home("medium", 3))
+        fabric = EmulatedHome(generate_home("medium", 3))
         node = MatterNode(lambda root: BridgeNode(fabric, root), Path(state) / "node", port=0, mdns=False)
         await node.start()
         loop = asyncio.get_running_loop()

@@ -17,7 +17,7 @@ from benchmark.episode import Episode
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
 from emulator.automations.model import AutomationSpec
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
 
 SETTLE_S = 60.0  # after a cron firing: its actions have run and rooms have started to move
@@ -55,18 +55,18 @@ def tool_arguments(spec: AutomationSpec) -> dict[str, Any]:
             "actions": actions}
 
 
-def _devices(fabric: Fabric) -> dict[tuple[str, str], Any]:
+def _devices(fabric: EmulatedHome) -> dict[tuple[str, str], Any]:
     return {(d, p): v for d, device in fabric.snapshot()["devices"].items()
             for p, v in device["attributes"].items() if p.split(".")[-1] not in SENSOR_ATTRIBUTES}
 
 
-def _with_rule(live: Fabric, rule: AutomationSpec) -> Fabric:
+def _with_rule(live: EmulatedHome, rule: AutomationSpec) -> EmulatedHome:
     copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
     return copy
 
 
-def simulate(live: Fabric, gold: AutomationSpec, created: AutomationSpec, replay_s: float) -> tuple[bool, str]:
+def simulate(live: EmulatedHome, gold: AutomationSpec, created: AutomationSpec, replay_s: float) -> tuple[bool, str]:
     """Fast-forward copies of the home past the gold trigger: the created rule's effect equals the gold one's."""
     if gold.trigger.kind == "time":
         following = parse_cron(gold.trigger.cron).next_after(live.now())
@@ -90,7 +90,9 @@ def simulate(live: Fabric, gold: AutomationSpec, created: AutomationSpec, replay
     return True, f"after {seconds:g} s both fired {fired_gold}× and left the same device states"
 
 
-def score_automations(episode: Episode, live: Fabric, *, replay_s: float = DEFAULT_REPLAY_S) -> dict[str, Any] | None:
+def score_automations(
+    episode: Episode, live: EmulatedHome, *, replay_s: float = DEFAULT_REPLAY_S
+) -> dict[str, Any] | None:
     """Match each gold rule to a created rule; None when the episode has no gold automations.
 
     ``live`` is the fabric where the agent left it (not modified); equivalence is decided on the home as the

@@ -1,5 +1,5 @@
 """An episode's home, built exactly as the runner builds it: SimuHome's ``initial_home_config`` → our home
-config (normalising SimuHome's value shapes) → a Fabric at tick 0.
+config (normalising SimuHome's value shapes) → a EmulatedHome at tick 0.
 
 ``homefabric episodes import``, the runner and the evaluators' no-agent replay all call :func:`build_home`, so
 an episode the importer accepts is an episode the runner can run. When the fabric refuses the home,
@@ -14,8 +14,8 @@ from typing import Any
 from clusters import ClusterError
 from emulator.catalogue import device_type_spec
 from emulator.device import Device
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_config import HomeConfig, HomeConfigError
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.origin import SimuHomeOrigin
@@ -23,13 +23,13 @@ from emulator.simuhome.paths import simuhome_path
 
 
 def build_home(initial_home_config: Mapping[str, Any], source: str = "<episode>"
-               ) -> tuple[Fabric, SimuHomeOrigin]:
+               ) -> tuple[EmulatedHome, SimuHomeOrigin]:
     """The episode's fabric and the origin record of the import; HomeConfigError (with JSON paths relative
     to ``initial_home_config``) when the home cannot be built."""
     config, origin = from_simuhome(initial_home_config, source=source)
     try:
-        return Fabric(config), origin
-    except FabricError as error:
+        return EmulatedHome(config), origin
+    except HomeError as error:
         raise HomeConfigError(source, home_build_problems(config, initial_home_config)
                               or [("", error.message)]) from None
 
@@ -53,6 +53,6 @@ def home_build_problems(config: HomeConfig, initial_home_config: Mapping[str, An
             endpoint, cluster, attribute = path.split(".")
             try:
                 device.cluster(int(endpoint), cluster).restore(attribute, value)
-            except (ClusterError, FabricError) as error:
+            except (ClusterError, HomeError) as error:
                 problems.append((f'{base}.attributes["{simuhome_path(path)}"]', error.message))
     return problems

@@ -47,7 +47,7 @@ from benchmark.run_store import (
     read_records_file,
     read_timings_file,
 )
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import write_atomically
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
@@ -119,7 +119,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
                               "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
                               "episode_sha256": episode_sha256(episode)}
     try:
-        fabric: Fabric = fresh_fabric(episode.initial_home_config)
+        fabric: EmulatedHome = fresh_fabric(episode.initial_home_config)
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
         return RunRecord.model_validate({**record, "status": "infra_error",
                                          "error": f"home: {type(error).__name__}: {error}"})
@@ -149,7 +149,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
     after = fabric.snapshot()
     answer = outcome.final_answer if outcome.final_answer is not None else toolbox.final_answer
     record.update({"final_answer": answer, "outcome": outcome.to_dict(), "invocations": toolbox.invocations,
-                   "state_diff": Fabric.diff(before, after), "virtual": _virtual_span(before, after)})
+                   "state_diff": EmulatedHome.diff(before, after), "virtual": _virtual_span(before, after)})
     if outcome.end_reason == "infra_error":
         record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
     else:

@@ -11,7 +11,7 @@ from clusters import ClusterError, ClusterServer, Endpoint, server_class
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
 
@@ -68,7 +68,7 @@ class Device:
     def endpoint(self, endpoint_id: int) -> Endpoint:
         endpoint = self.endpoints.get(endpoint_id) if isinstance(endpoint_id, int) else None
         if endpoint is None:
-            raise FabricError("ENDPOINT_NOT_FOUND", f"device {self.device_id!r} has no endpoint {endpoint_id!r}",
+            raise HomeError("ENDPOINT_NOT_FOUND", f"device {self.device_id!r} has no endpoint {endpoint_id!r}",
                               allowed=sorted(self.endpoints))
         return endpoint
 
@@ -77,7 +77,7 @@ class Device:
         try:
             return endpoint.cluster(cluster)
         except ClusterError as error:
-            raise FabricError("CLUSTER_NOT_FOUND",
+            raise HomeError("CLUSTER_NOT_FOUND",
                               f"device {self.device_id!r} endpoint {endpoint_id} has no cluster {cluster!r}",
                               status=error.status, allowed=error.allowed) from None
 
@@ -109,7 +109,7 @@ class Device:
                 hit = f"{cluster}.{attribute}" in rule.writes
             if hit and not self.value(rule.power_endpoint, "OnOff", "OnOff", default=True):
                 what = f"command {cluster}.{command}" if command else f"write to {cluster}.{attribute}"
-                raise FabricError(
+                raise HomeError(
                     "DEPENDENCY_VIOLATION",
                     f"{self.spec.name} {self.device_id!r} is off: {what} needs it on "
                     f"(invoke {rule.power_endpoint}.OnOff.On first)",

@@ -24,7 +24,7 @@ _CODE_BY_STATUS = {
 _CODE_BY_CLUSTER_CODE = {"POWER_OFF": "DEPENDENCY_VIOLATION"}
 
 
-class FabricError(Exception):
+class HomeError(Exception):
     """A refused fabric call. State is unchanged whenever this is raised."""
 
     def __init__(self, code: str, message: str, *, status: Status | None = None, allowed: Any = None,
@@ -38,7 +38,7 @@ class FabricError(Exception):
         self.cluster_status = cluster_status  # the cluster-specific status, where the cluster gave one
 
     @classmethod
-    def from_cluster(cls, error: ClusterError, where: str) -> FabricError:
+    def from_cluster(cls, error: ClusterError, where: str) -> HomeError:
         code = _CODE_BY_CLUSTER_CODE.get(error.code) or _CODE_BY_STATUS.get(error.status, error.status.name)
         return cls(code, f"{where}: {error.message}", status=error.status, allowed=error.allowed,
                    response=error.response, cluster_status=error.cluster_status)
@@ -54,4 +54,4 @@ class FabricError(Exception):
         return out
 
     def __repr__(self) -> str:
-        return f"FabricError({self.code}, {self.message!r})"
+        return f"HomeError({self.code}, {self.message!r})"

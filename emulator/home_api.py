@@ -1,6 +1,6 @@
 """``HomeAPI``: the home the agent tools, the MCP server and the benchmark's home views work against.
 
-Two implementations: ``emulator.fabric.Fabric`` (the emulated home) and
+Two implementations: ``emulator.emulated_home.EmulatedHome`` (the emulated home) and
 ``agent_tools.matter_backend.MatterHome`` (nodes commissioned to python-matter-server). The Protocol holds
 exactly the methods those callers use, so a third backend knows what to provide; ``AutomationHost`` adds
 the persistent rules only the emulated home keeps. Both are ``runtime_checkable`` (a member check, as

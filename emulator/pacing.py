@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from emulator.clock import TICKS_PER_SECOND
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 
 class RealtimePacer:
@@ -22,7 +22,7 @@ class RealtimePacer:
     ``max_step_s`` of wall time, whichever is first; speed can change while running.
     """
 
-    def __init__(self, fabric: Fabric, speed: float = 1.0, *, max_step_s: float = 0.5,
+    def __init__(self, fabric: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be > 0, got {speed!r}")

@@ -26,7 +26,7 @@ from emulator.physics_model import Segment
 REPORTABLE_CHANGE: dict[str, float] = {"temperature": 10.0, "humidity": 100.0, "pm10": 1.0}
 ILLUMINANCE_REPORTABLE_CHANGE = 200  # in MeasuredValue units (10000·log10 lux)
 ILLUMINANCE_FACTOR = 10 ** (ILLUMINANCE_REPORTABLE_CHANGE / 10000)  # the same as a ratio of lux
-# AirQuality's PM10 band edges (emulator/fabric.py _as_air_quality): crossing one changes the enum
+# AirQuality's PM10 band edges (emulator/emulated_home.py _as_air_quality): crossing one changes the enum
 AIR_QUALITY_EDGES: tuple[float, ...] = (30.0, 50.0, 80.0, 150.0, 250.0)
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.workflows import WorkflowStep
 
 # (device type, [(kind, endpoint, cluster, name, args-or-value)]) — what "a busy day" does to each type.
@@ -31,7 +31,7 @@ _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
 }
 
 
-def start_typical_day(fabric: Fabric) -> list[dict[str, Any]]:
+def start_typical_day(fabric: EmulatedHome) -> list[dict[str, Any]]:
     """Switch on climate devices, start every appliance, light the rooms. Returns what succeeded."""
     done: list[dict[str, Any]] = []
     for device in fabric.devices():
@@ -40,7 +40,7 @@ def start_typical_day(fabric: Fabric) -> list[dict[str, Any]]:
                     WorkflowStep.write(device.device_id, endpoint, cluster, name, payload))
             try:
                 fabric.apply(step)
-            except FabricError:
+            except HomeError:
                 continue  # e.g. already running: a busy day tolerates it
             done.append({"device_id": device.device_id, "kind": kind, "path": f"{endpoint}.{cluster}.{name}"})
     return done

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from emulator.automations.model import AutomationRule
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import json_path, write_atomically
 
 STORE_NAME = "automations.json"
@@ -38,7 +38,7 @@ def dump_rules(rules: list[AutomationRule]) -> str:
     return json.dumps(_RULES.dump_python(rules, mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
-def keep_automations(fabric: Fabric, state_dir: Path, *, fresh: bool = False) -> Callable[[], None]:
+def keep_automations(fabric: EmulatedHome, state_dir: Path, *, fresh: bool = False) -> Callable[[], None]:
     """Load the stored rules into ``fabric`` (if any; not when ``fresh``: then the home file's rules replace
     them, as ``serve --fresh`` promises) and save them on every change; returns the unhook."""
     path = state_dir / STORE_NAME

@@ -13,7 +13,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfigError, dump_home, write_atomically
 
 HOME_STATE_FILE = "home.json"
@@ -25,25 +25,25 @@ class StateFileError(ValueError):
     """A state file that cannot be used; the message names the file and the fix."""
 
 
-def load_served_home(home_path: Path, state_dir: Path, *, fresh: bool) -> tuple[Fabric, str]:
+def load_served_home(home_path: Path, state_dir: Path, *, fresh: bool) -> tuple[EmulatedHome, str]:
     """The fabric to serve and where it came from: the saved home unless ``fresh`` or there is none."""
     saved = state_dir / HOME_STATE_FILE
     if not fresh and saved.exists():
         try:
-            return Fabric.from_file(str(saved)), f"resumed from {saved}"
+            return EmulatedHome.from_file(str(saved)), f"resumed from {saved}"
         except HomeConfigError as error:
             first = str(error).splitlines()[0] if error.problems else str(error)
             reason = error.problems[0][1] if error.problems else first
             raise StateFileError(f"{saved}: the saved home cannot be loaded ({reason[:200]}); start with --fresh to "
                                  f"start again from {home_path} (the saved state is then replaced), or restore "
                                  "the file from a backup") from None
-    return Fabric.from_file(str(home_path)), f"from {home_path}"
+    return EmulatedHome.from_file(str(home_path)), f"from {home_path}"
 
 
 class HomeSaver:
     """``async with HomeSaver(fabric, state_dir):`` keeps ``home.json`` up to date while serving."""
 
-    def __init__(self, fabric: Fabric, state_dir: Path, *, debounce_s: float = SAVE_DEBOUNCE_S,
+    def __init__(self, fabric: EmulatedHome, state_dir: Path, *, debounce_s: float = SAVE_DEBOUNCE_S,
                  clock_save_s: float = CLOCK_SAVE_S) -> None:
         self.fabric = fabric
         self.path = state_dir / HOME_STATE_FILE

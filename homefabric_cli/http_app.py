@@ -9,10 +9,10 @@ from typing import Any
 
 from benchmark.http import EpisodeApi
 from bridge.http import HttpApi
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 
-def home_http_api(fabric: Fabric, host: str = "127.0.0.1", port: int = 8080, *,
+def home_http_api(fabric: EmulatedHome, host: str = "127.0.0.1", port: int = 8080, *,
                   runs_dir: str | Path | None = None, episodes_root: str | Path | None = None,
                   model_endpoints: Iterable[str] = (), model_key_envs: Iterable[str] = (),
                   **options: Any) -> HttpApi:

@@ -1,6 +1,6 @@
 """`homefabric http HOME` — the fabric in real-time pacing with only the HTTP API and dashboard.
 
-A thin composition: Fabric + RealtimePacer (emulator) + the home's HTTP API with the benchmark's episode
+A thin composition: EmulatedHome + RealtimePacer (emulator) + the home's HTTP API with the benchmark's episode
 routes (``homefabric_cli.http_app``). Mounted by the main app as
 ``app.command("http")(http_command)``.
 """
@@ -22,11 +22,11 @@ async def run_http(home_path: Path, *, host: str, port: int, speed: float, token
                    runs_dir: Path | None, echo: Any = print, ready: asyncio.Event | None = None,
                    stop: asyncio.Event | None = None, **access: Any) -> None:
     """``access``: the API's ``episodes_root``, ``model_endpoints``, ``model_key_envs``, ``allowed_origins``."""
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.pacing import RealtimePacer
     from homefabric_cli.http_app import home_http_api
 
-    fabric = Fabric.from_file(str(home_path))
+    fabric = EmulatedHome.from_file(str(home_path))
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -28,7 +28,7 @@ from homefabric_cli.options import (
 )
 
 if TYPE_CHECKING:  # the fabric is imported when a command needs it (startup time)
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -106,17 +106,17 @@ def _duration(text: str) -> float:
 
 
 def _load(path: Path) -> Any:
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfigError, load_home
 
     try:
-        return Fabric(load_home(path))
+        return EmulatedHome(load_home(path))
     except HomeConfigError as error:
         _fail(str(error))
-    except Exception as error:  # FabricError while placing devices: name it, no traceback
-        from emulator.errors import FabricError
+    except Exception as error:  # HomeError while placing devices: name it, no traceback
+        from emulator.errors import HomeError
 
-        if isinstance(error, FabricError):
+        if isinstance(error, HomeError):
             _fail(f"{path}: {error.message}")
         raise
 
@@ -193,7 +193,7 @@ def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = Fal
 
 
 # ---------------------------------------------------------------------------------- sim
-def simulate(fabric: Fabric, seconds: float, *, progress: bool) -> dict[str, Any]:
+def simulate(fabric: EmulatedHome, seconds: float, *, progress: bool) -> dict[str, Any]:
     """Advance in hour-sized chunks (so the progress bar moves); returns timing figures."""
     chunk = 3600.0
     started = time.perf_counter()
@@ -234,7 +234,7 @@ def sim_run(
                   f"({figures['speedup']}× real time, {figures['events']} events)")
 
 
-def _print_rooms(fabric: Fabric, rooms: dict[str, dict[str, float]]) -> None:
+def _print_rooms(fabric: EmulatedHome, rooms: dict[str, dict[str, float]]) -> None:
     table = Table(title=f"room states at {fabric.now_text()}")
     for column in ("room", "°C", "% RH", "lux", "PM10"):
         table.add_column(column)
@@ -249,18 +249,18 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
              duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
     """Generate a complex home, run appliances and climate for a day, print a summary."""
     seconds = _duration(duration)  # before any work
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.home_generation.generator import generate_home
     from emulator.scenarios import start_typical_day
 
-    fabric = Fabric(generate_home("complex", seed))
+    fabric = EmulatedHome(generate_home("complex", seed))
     console.print(f"[bold]{fabric.name}[/]: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices, "
                   f"{len({d.device_type for d in fabric.devices()})} device types, start {fabric.now_text()}")
     before = fabric.snapshot()
     actions = start_typical_day(fabric)
     console.print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
     figures = simulate(fabric, seconds, progress=True)
-    changes = Fabric.diff(before, fabric.snapshot())
+    changes = EmulatedHome.diff(before, fabric.snapshot())
     _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
     console.print(f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
                   f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)")

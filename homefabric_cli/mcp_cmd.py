@@ -1,6 +1,6 @@
 """`homefabric mcp` — the agent tools over the Model Context Protocol (stdio or streamable HTTP).
 
-A thin composition: a home (an in-process Fabric from HOME, or commissioned Matter nodes through
+A thin composition: a home (an in-process EmulatedHome from HOME, or commissioned Matter nodes through
 python-matter-server with ``--matter-server``) + ``agent_tools.ToolBox`` + ``agent_tools.mcp_server``.
 Mount with ``app.command("mcp")(mcp_command)``.
 """
@@ -33,11 +33,11 @@ def _home(home: Path | None, matter_server: str | None, mapping: Path | None) ->
             _fail(str(error))
     if home is None:
         _fail("give a HOME file, or --matter-server ws://HOST:5580/ws to drive commissioned Matter nodes")
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfigError
 
     try:
-        return Fabric.from_file(str(home)), False
+        return EmulatedHome.from_file(str(home)), False
     except (HomeConfigError, OSError) as error:
         _fail(str(error))
     raise AssertionError("unreachable")

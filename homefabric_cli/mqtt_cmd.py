@@ -1,6 +1,6 @@
 """`homefabric mqtt HOME --broker HOST:PORT` — a home in real-time pacing on an MQTT broker only.
 
-A thin composition: Fabric + RealtimePacer (emulator) + MqttBridge (bridge.mqtt), no Matter. Mount
+A thin composition: EmulatedHome + RealtimePacer (emulator) + MqttBridge (bridge.mqtt), no Matter. Mount
 with ``app.command("mqtt")(mqtt_command)``; ``parse_broker`` also serves `serve --mqtt HOST:PORT`.
 """
 
@@ -53,10 +53,10 @@ def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, m
 async def run_mqtt(home_path: Path, host: str, port: int, *, speed: float, base: str, home_id: str | None,
                    discovery_prefix: str, echo: Any, stop: asyncio.Event | None = None) -> None:
     from bridge.mqtt import MqttBridge
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.pacing import RealtimePacer
 
-    fabric = Fabric.from_file(str(home_path))
+    fabric = EmulatedHome.from_file(str(home_path))
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

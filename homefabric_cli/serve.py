@@ -1,11 +1,11 @@
 """`homefabric serve` — the fabric in real-time pacing, served as a commissionable Matter bridge.
 
-A thin composition: Fabric (emulator) + RealtimePacer (emulator) + MatterNode/BridgeNode (bridge).
+A thin composition: EmulatedHome (emulator) + RealtimePacer (emulator) + MatterNode/BridgeNode (bridge).
 
 Control socket (for tests and benchmarks): only when ``control`` is given (``serve --control-socket
 PATH``, hidden from --help), a Unix socket there — mode 0600, since it is unauthenticated — accepts JSON
 lines and answers one JSON line each: ``{"op": "read"|"write"|"invoke", "device", "endpoint", "cluster",
-"attribute"|"command", "value"|"args"}`` go through the Fabric (device rules apply),
+"attribute"|"command", "value"|"args"}`` go through the EmulatedHome (device rules apply),
 ``"room_state"``/``"set_room_state"`` reach the room environment, ``"now"`` gives the virtual time and
 ``"endpoints"`` the bridge layout (device id → {device endpoint: bridge endpoint, "device_types": …}).
 Answers are ``{"ok": true, "result": …}`` or ``{"ok": false, "error": …}``. A Unix socket is reachable

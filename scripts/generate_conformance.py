@@ -37,7 +37,7 @@ def served_shapes() -> tuple[list[int], list[tuple[int, int]]]:
     from bridge.matter.node.bridge_node import BridgeNode
     from bridge.matter.node.node import MatterNode
     from emulator.catalogue import CATALOGUE
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
 
     config = HomeConfig.model_validate({
@@ -46,7 +46,7 @@ def served_shapes() -> tuple[list[int], list[tuple[int, int]]]:
             "temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
         "devices": [{"id": name, "type": name, "room": "room"} for name in sorted(CATALOGUE)],
     })
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     with tempfile.TemporaryDirectory() as state:
         node = MatterNode(lambda roots: BridgeNode(fabric, roots), state, mdns=False)
         model = node.data_model

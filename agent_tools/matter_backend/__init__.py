@@ -2,7 +2,7 @@
 python-matter-server's websocket API instead of the in-process fabric.
 
 ``ToolBox(MatterHome.connect("ws://127.0.0.1:5580/ws", mapping=load_mapping(path) or None))`` — see
-``home.MatterHome`` (the Fabric-shaped API), ``discovery`` (devices and rooms from the interview or a
+``home.MatterHome`` (the EmulatedHome-shaped API), ``discovery`` (devices and rooms from the interview or a
 mapping file), ``naming`` (names ↔ ids, value and argument conversion), ``scheduler`` (host-clock
 workflows), ``ws_client`` (python-matter-server's websocket API) and ``connection`` (its blocking facade).
 """

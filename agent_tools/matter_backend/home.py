@@ -1,4 +1,4 @@
-"""``MatterHome``: the home API the agent tools use (the Fabric's), over commissioned Matter nodes.
+"""``MatterHome``: the home API the agent tools use (the EmulatedHome's), over commissioned Matter nodes.
 
 ``ToolBox(MatterHome.connect("ws://host:5580/ws"))`` gives an agent the same tools, envelope and error
 style against any nodes python-matter-server has commissioned: reads, writes and invokes become Matter
@@ -44,7 +44,7 @@ from clusters.chip_model import ClusterModel
 from clusters.status import Status
 from clusters.values import enum_members
 from emulator.clock import TIME_FORMAT
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.home_config import DeviceConfig
 from emulator.workflows import Workflow, WorkflowStep
 
@@ -61,7 +61,7 @@ ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
 
 
 class MatterHome:
-    """The Fabric-shaped facade over one matter-server connection (see the module docstring)."""
+    """The EmulatedHome-shaped facade over one matter-server connection (see the module docstring)."""
 
     def __init__(self, connection: MatterServerConnection, devices: list[MatterDevice], rooms: list[Room]) -> None:
         self.connection = connection
@@ -88,7 +88,7 @@ class MatterHome:
     def room(self, room_id: str) -> Room:
         room = self._rooms.get(room_id)
         if room is None:
-            raise FabricError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
         return room
 
     def devices(self, room_id: str | None = None) -> list[MatterDevice]:
@@ -99,7 +99,7 @@ class MatterHome:
     def device(self, device_id: str) -> MatterDevice:
         device = self._devices.get(device_id)
         if device is None:
-            raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
+            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
         return device
 
     # ------------------------------------------------------------------------------ admin (the emulator's only)
@@ -113,9 +113,9 @@ class MatterHome:
         raise self._not_supported("removing a device (decommission it in python-matter-server instead)")
 
     @staticmethod
-    def _not_supported(what: str) -> FabricError:
-        return FabricError("NOT_SUPPORTED", f"the Matter-controller backend cannot do {what}; it is an admin tool "
-                           "of the emulated home (homefabric's Fabric)")
+    def _not_supported(what: str) -> HomeError:
+        return HomeError("NOT_SUPPORTED", f"the Matter-controller backend cannot do {what}; it is an admin tool "
+                           "of the emulated home (homefabric's EmulatedHome)")
 
     # ------------------------------------------------------------------------------ time and workflows
     def now(self) -> datetime:
@@ -137,8 +137,8 @@ class MatterHome:
                     command_payload(step.cluster, self._command(model, step), step.args)
                 else:
                     self._attribute(model, step.cluster, step.name)
-            except FabricError as error:
-                raise FabricError(error.code, f"steps[{index}]: {error.message}", allowed=error.allowed) from None
+            except HomeError as error:
+                raise HomeError(error.code, f"steps[{index}]: {error.message}", allowed=error.allowed) from None
         return self.scheduler.schedule(start, steps, description)
 
     def workflow(self, workflow_id: str) -> Workflow:
@@ -161,7 +161,7 @@ class MatterHome:
         device = self.device(device_id)
         number = device.matter_endpoint(endpoint)
         if number is None:
-            raise FabricError("ENDPOINT_NOT_FOUND", f"device {device_id!r} has no endpoint {endpoint}",
+            raise HomeError("ENDPOINT_NOT_FOUND", f"device {device_id!r} has no endpoint {endpoint}",
                               allowed=sorted(device.endpoints))
         return device, number
 
@@ -169,14 +169,14 @@ class MatterHome:
     def _cluster_model(cluster: str) -> ClusterModel:
         model = cluster_by_name(cluster)
         if model is None:
-            raise FabricError("CLUSTER_NOT_FOUND", f"there is no Matter cluster named {cluster!r}")
+            raise HomeError("CLUSTER_NOT_FOUND", f"there is no Matter cluster named {cluster!r}")
         return model
 
     @staticmethod
     def _attribute(model: ClusterModel, cluster: str, attribute: str) -> Any:
         entry = model.attribute(attribute)
         if entry is None:
-            raise FabricError("ATTRIBUTE_NOT_FOUND", f"cluster {cluster} has no attribute {attribute!r}",
+            raise HomeError("ATTRIBUTE_NOT_FOUND", f"cluster {cluster} has no attribute {attribute!r}",
                               allowed=sorted(model.attributes))
         return entry
 
@@ -185,7 +185,7 @@ class MatterHome:
         name = step if isinstance(step, str) else step.name
         command = model.commands.get(name)
         if command is None:
-            raise FabricError("COMMAND_NOT_FOUND", f"cluster {model.name} has no command {name!r}",
+            raise HomeError("COMMAND_NOT_FOUND", f"cluster {model.name} has no command {name!r}",
                               allowed=sorted(model.commands))
         return command
 
@@ -198,8 +198,8 @@ class MatterHome:
         names = cluster_names_by_id()
         return sorted(names.get(int(i), f"0x{int(i):04x}") for i in ids)
 
-    def _missing_cluster(self, device: MatterDevice, endpoint: int, number: int, cluster: str) -> FabricError:
-        return FabricError("CLUSTER_NOT_FOUND", f"device {device.device_id!r} endpoint {endpoint} has no cluster "
+    def _missing_cluster(self, device: MatterDevice, endpoint: int, number: int, cluster: str) -> HomeError:
+        return HomeError("CLUSTER_NOT_FOUND", f"device {device.device_id!r} endpoint {endpoint} has no cluster "
                            f"{cluster!r}", allowed=self._server_clusters(device, number))
 
     # ------------------------------------------------------------------------------ Matter calls
@@ -211,7 +211,7 @@ class MatterHome:
             if status is not None:
                 raise error_from_status(status, where, error.details) from None
             code = "TIMEOUT_ERROR" if "no answer" in error.details else "CONNECTION_ERROR"
-            raise FabricError(code, f"{where}: matter-server: {error.details}") from None
+            raise HomeError(code, f"{where}: matter-server: {error.details}") from None
 
     def _read_paths(self, device: MatterDevice, paths: list[str]) -> dict[str, Any]:
         where = f"device {device.device_id!r}"
@@ -232,7 +232,7 @@ class MatterHome:
         if path not in values:
             if cluster not in self._server_clusters(device, number):
                 raise self._missing_cluster(device, endpoint, number, cluster)
-            raise FabricError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
+            raise HomeError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
                               f"support attribute {attribute!r}")
         return attribute_value(cluster, attribute, values[path])
 
@@ -319,7 +319,7 @@ class MatterHome:
                     if state[variable] is None and isinstance(value, int | float) and math.isfinite(value):
                         state[variable] = convert(value)
         if all(v is None for v in state.values()):
-            raise FabricError("NOT_SUPPORTED", f"room {room_id!r} has no device with a temperature, humidity, "
+            raise HomeError("NOT_SUPPORTED", f"room {room_id!r} has no device with a temperature, humidity, "
                               "illuminance or PM10 measurement cluster, so its environment cannot be read over "
                               "Matter", allowed=[c for c, _, _ in ROOM_SENSORS.values()])
         return state
@@ -332,7 +332,7 @@ class MatterHome:
         where = self._where(device_id, endpoint, cluster, attribute)
         old = self.read(device_id, endpoint, cluster, attribute)
         if not entry.writable:
-            raise FabricError("READ_ONLY", f"{where} is read-only")
+            raise HomeError("READ_ONLY", f"{where} is read-only")
         result = self._matter("write_attribute", where, node_id=device.node_id,
                               attribute_path=f"{number}/{model.cluster_id}/{entry.attribute_id}", value=value)
         for item in result if isinstance(result, list) else []:
@@ -341,7 +341,7 @@ class MatterHome:
                 try:
                     raise error_from_status(Status(int(status)), where)
                 except ValueError:
-                    raise FabricError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
+                    raise HomeError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
         new = self.read(device_id, endpoint, cluster, attribute)
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
                 "old_value": old, "new_value": new}

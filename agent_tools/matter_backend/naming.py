@@ -20,7 +20,7 @@ from clusters import SERVER_CLASSES
 from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
 from clusters.status import ClusterError, Status
 from clusters.values import coerce
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 # Cluster-specific failures a device reports inside a *successful* invoke response.
 _RESPONSE_FAILURES = {
@@ -92,7 +92,7 @@ def _normal(key: str) -> str:
 
 
 def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -> dict[str, Any]:
-    """The arguments as a chip-label payload; FabricError COMMAND_INVALID_ARGS / CONSTRAINT_ERROR otherwise."""
+    """The arguments as a chip-label payload; HomeError COMMAND_INVALID_ARGS / CONSTRAINT_ERROR otherwise."""
     server_class = SERVER_CLASSES.get(cluster)
     spec = server_class.declared_command(command.name) if server_class is not None else None
     where = f"{cluster}.{command.name}"
@@ -102,7 +102,7 @@ def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -
             return spec.normalise(args, where, fill_optional=False)
         return _plain_payload(command, where, args)
     except ClusterError as error:
-        raise FabricError.from_cluster(error, where) from None
+        raise HomeError.from_cluster(error, where) from None
 
 
 def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> d
     return out
 
 
-def response_failure(response_name: str | None, response: Any, where: str) -> FabricError | None:
+def response_failure(response_name: str | None, response: Any, where: str) -> HomeError | None:
     """A refusal carried in a successful invoke response (ModeBase status, OperationalState error)."""
     rule = _RESPONSE_FAILURES.get(response_name or "")
     if rule is None or not isinstance(response, dict):
@@ -132,7 +132,7 @@ def response_failure(response_name: str | None, response: Any, where: str) -> Fa
         value = value.get(key) if isinstance(value, dict) else None
     if value in (None, 0):
         return None
-    return FabricError(rule[1], f"{where}: the device answered {rule[0]} = {value}", response=response)
+    return HomeError(rule[1], f"{where}: the device answered {rule[0]} = {value}", response=response)
 
 
 # --- statuses -----------------------------------------------------------------------------------------------
@@ -154,8 +154,8 @@ def status_from_text(text: str) -> Status | None:
     return None
 
 
-def error_from_status(status: Status, where: str, detail: str = "") -> FabricError:
+def error_from_status(status: Status, where: str, detail: str = "") -> HomeError:
     message = f"the Matter device refused it with status {status.name} (0x{status.value:02x})"
     if detail:
         message += f": {detail}"
-    return FabricError.from_cluster(ClusterError(status, message), where)
+    return HomeError.from_cluster(ClusterError(status, message), where)

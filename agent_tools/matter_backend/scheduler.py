@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.workflows import Workflow, WorkflowStep
 
 StepRunner = Callable[[WorkflowStep], Any]
@@ -46,7 +46,7 @@ class HostScheduler:
         with self._lock:
             workflow = self._workflows.get(workflow_id)
             if workflow is None:
-                raise FabricError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}",
+                raise HomeError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}",
                                   allowed=sorted(self._workflows))
             return workflow
 
@@ -58,7 +58,7 @@ class HostScheduler:
         workflow = self.workflow(workflow_id)
         with self._lock:
             if workflow.status in ("running", "completed", "failed"):
-                raise FabricError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status}; only a pending "
+                raise HomeError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status}; only a pending "
                                   "workflow can be cancelled")
             workflow.status = "cancelled"
             self._wake.notify_all()
@@ -96,7 +96,7 @@ class HostScheduler:
             workflow.current_step = index
             try:
                 workflow.results.append(self._run_step(step))
-            except FabricError as error:
+            except HomeError as error:
                 workflow.error = {"step": index, **error.to_dict()}
                 workflow.status = "failed"
                 return

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tools.smh.products import PRODUCTS, Attribute, Port, Product, Service
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.workflows import WorkflowStep
 
 # Codes of a refused call; each maps to an AV (DR) / TV (EIA) subtype in the taxonomy.
@@ -47,7 +47,7 @@ def spid(device_type: str) -> str:
 class HomeEnv:
     """The SMH view over one fabric. Cheap to make; holds no state of its own."""
 
-    def __init__(self, fabric: Fabric) -> None:
+    def __init__(self, fabric: EmulatedHome) -> None:
         self.fabric = fabric
 
     # ------------------------------------------------------------------------------ structure
@@ -193,7 +193,7 @@ class HomeEnv:
         for step in steps:
             try:
                 self.fabric.apply(step)
-            except FabricError as error:  # services are single-step, so a refusal leaves the state as it was
+            except HomeError as error:  # services are single-step, so a refusal leaves the state as it was
                 return CallResult(False, "DEVICE_REFUSED", f"{device_id} refused {locator}: {error.message}")
         after = self.device_state(device_id)
         return CallResult(True, changes=[{"did": device_id, "attribute": k, "old": before[k], "new": after[k]}

@@ -18,7 +18,7 @@ from agent_tools.envelope import fail, ok
 from agent_tools.registry import ToolSet, tool
 from agent_tools.smh.home_env import HomeEnv
 from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 DEFAULT_BUDGET = 10
 
@@ -137,7 +137,7 @@ class SmhToolBox(ToolSet):
             created = self.env.fabric.add_automation(spec)
         except RuleError as error:
             return fail(error.code, str(error))
-        except FabricError as error:
+        except HomeError as error:
             return fail(error.code, error.message)
         self.automations.append(rule.model_dump(mode="json"))
         return ok({"automation_id": created.id, "kind": created.kind()})

@@ -29,7 +29,7 @@ from benchmark.evaluators.common import (
 )
 from benchmark.evaluators.judging import Judge, JudgeRequest
 from benchmark.records import JudgeRecord, Verdict
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 STATE_METHODS = {"qt2": "direction", "qt3": "final_state", "qt4-1": "schedule", "qt4-2": "schedule",
                  "qt4-3": "schedule"}
@@ -38,7 +38,7 @@ STATE_METHODS = {"qt2": "direction", "qt3": "final_state", "qt4-1": "schedule", 
 @dataclass
 class EvaluationInput:
     episode: Episode
-    fabric: Fabric  # the live fabric, where the agent left it
+    fabric: EmulatedHome  # the live fabric, where the agent left it
     before: dict[str, Any]  # snapshot before the agent started
     after: dict[str, Any]  # snapshot when the agent finished
     invocations: list[dict[str, Any]]

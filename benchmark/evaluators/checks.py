@@ -8,11 +8,11 @@ from typing import Any
 from benchmark.episode import DirectionGoal, ScheduleGoal, TargetGoal
 from benchmark.evaluators.common import Baseline, EvalSettings, check_asserts
 from emulator.clock import TICKS_PER_SECOND
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 
 
-def final_state_checks(fabric: Fabric, goals: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
+def final_state_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
     """qt3 feasible: every assert of every target equals the state now (no tolerance)."""
     checks = []
     for goal in goals:
@@ -24,7 +24,7 @@ def final_state_checks(fabric: Fabric, goals: list[Any]) -> tuple[bool, list[dic
     return bool(checks) and all(c["ok"] for c in checks), checks
 
 
-def direction_checks(fabric: Fabric, baseline: Baseline, goals: list[Any], settings: EvalSettings
+def direction_checks(fabric: EmulatedHome, baseline: Baseline, goals: list[Any], settings: EvalSettings
                      ) -> tuple[bool, bool, list[dict[str, Any]]]:
     """qt2 feasible: each goal variable moved in the asked direction, compared with the no-agent world at
     the same tick, ``qt2_horizon_s`` after the agent finished. Returns (ours, SimuHome-style, checks).
@@ -43,7 +43,7 @@ def direction_checks(fabric: Fabric, baseline: Baseline, goals: list[Any], setti
         try:
             final = fabric.room_state(goal.room_id, exact=True)[goal.room_state]
             reference = world.room_state(goal.room_id, exact=True)[goal.room_state]
-        except FabricError as error:
+        except HomeError as error:
             checks.append({"check": "direction", "room_id": goal.room_id, "room_state": goal.room_state,
                            "direction": goal.direction, "ok": False, "ok_simuhome": False, "error": error.message})
             continue
@@ -80,13 +80,13 @@ def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float
             for step in control_steps(plan, role, endpoint, goal.room_state, goal.direction):
                 try:
                     world.apply(step)
-                except FabricError:
+                except HomeError:
                     continue  # a refused step is simply not part of what the devices can do
     world.run_until(tick)
     return world.room_state(goal.room_id, exact=True)[goal.room_state]
 
 
-def schedule_checks(fabric: Fabric, goals: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
+def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
     """qt4 feasible: every goal's asserts all hold at some tick of ``[at − tol, at + tol]``.
 
     Device state only changes at clock events, so one sweep forward over every window checks each window

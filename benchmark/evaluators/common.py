@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.catalogue import CATALOGUE
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.physics import SENSOR_ATTRIBUTES
 from emulator.simuhome.paths import our_path
 from emulator.simuhome.values import our_key
@@ -86,7 +86,7 @@ def match_required_actions(required: Iterable[Any], invocations: list[dict[str, 
 
 # --- reading and comparing ------------------------------------------------------------------------------
 
-def read_assert_path(fabric: Fabric, device_id: str, path: str) -> Any:
+def read_assert_path(fabric: EmulatedHome, device_id: str, path: str) -> Any:
     """The value at a SimuHome attribute path, or MISSING. Four-segment paths such as
     ``1.Channel.CurrentChannel.MajorNumber`` read a struct field (SimuHome always read them as null)."""
     parts = path.split(".")
@@ -97,7 +97,7 @@ def read_assert_path(fabric: Fabric, device_id: str, path: str) -> Any:
         return MISSING
     try:
         value = fabric.read_path(device_id, base)
-    except FabricError:
+    except HomeError:
         return MISSING
     for key in parts[3:]:
         if isinstance(value, Mapping):
@@ -139,7 +139,7 @@ def values_equal(expected: Any, actual: Any) -> bool:
     return False
 
 
-def check_asserts(fabric: Fabric, device_id: str, asserts: Iterable[Any]) -> list[dict[str, Any]]:
+def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) -> list[dict[str, Any]]:
     out = []
     for item in asserts:
         actual = read_assert_path(fabric, device_id, item.attribute)
@@ -151,7 +151,7 @@ def check_asserts(fabric: Fabric, device_id: str, asserts: Iterable[Any]) -> lis
 
 # --- the no-agent replay and irrelevant changes ------------------------------------------------------------
 
-def fresh_fabric(initial_home_config: Mapping[str, Any]) -> Fabric:
+def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.home_build)."""
     from benchmark.home_build import build_home
 
@@ -164,9 +164,9 @@ class Baseline:
 
     initial_home_config: Mapping[str, Any]
     before: dict[str, Any]
-    _fabric: Fabric | None = field(default=None, repr=False)
+    _fabric: EmulatedHome | None = field(default=None, repr=False)
 
-    def fabric_at(self, tick: int) -> Fabric:
+    def fabric_at(self, tick: int) -> EmulatedHome:
         if self._fabric is None:
             self._fabric = fresh_fabric(self.initial_home_config)
         if tick > self._fabric.tick:
@@ -183,7 +183,7 @@ def agent_changes(natural: Mapping[str, Any], after: Mapping[str, Any]) -> list[
     """Device attributes that differ from the no-agent world at the same tick (sensor readings excluded:
     they follow the room, not the agent)."""
     changes = []
-    for change in Fabric.diff(natural, after):
+    for change in EmulatedHome.diff(natural, after):
         if change["kind"] == "room":
             continue
         if change["kind"] == "attribute" and change["path"].split(".")[-1] in SENSOR_ATTRIBUTES:

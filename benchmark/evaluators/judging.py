@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from benchmark.episode import Episode
 from benchmark.records import JudgeRecord
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 
 @dataclass
@@ -19,7 +19,7 @@ class JudgeRequest:
     steps: list[dict[str, Any]]
     invocations: list[dict[str, Any]]
     after: dict[str, Any]  # the home when the agent finished
-    fabric: Fabric  # at that same moment (read-only use)
+    fabric: EmulatedHome  # at that same moment (read-only use)
     changes: list[dict[str, Any]]  # device attributes the agent changed (vs the no-agent world)
     workflows: list[dict[str, Any]] = field(default_factory=list)  # every workflow the agent scheduled
 

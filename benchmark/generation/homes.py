@@ -1,4 +1,4 @@
-"""Episode homes: a seeded SimuHome-like home, a plausible initial state reached through the Fabric,
+"""Episode homes: a seeded SimuHome-like home, a plausible initial state reached through the EmulatedHome,
 exported as SimuHome's ``initial_home_config`` and loaded back exactly as an evaluator will load it.
 
 Every check the generator makes (reachability, saturation, cycle ends) runs on a fabric built from
@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_config import HomeConfig, validate_home
 from emulator.home_generation.generator import generate_home
 from emulator.home_generation.seeds import sub_seed
@@ -29,7 +29,7 @@ _BASIC_INFORMATION = ("VendorName", "VendorID", "ProductName", "ProductID")
 APPLIANCE_TYPES = ("dishwasher", "laundry_washer", "laundry_dryer")
 AUGMENT_SETTLE_S = (30.0, 60.0)
 
-Mutator = Callable[[Fabric, random.Random], None]
+Mutator = Callable[[EmulatedHome, random.Random], None]
 
 
 def home_config(seed: int) -> HomeConfig:
@@ -48,13 +48,13 @@ def without_devices(config: HomeConfig, device_ids: Iterable[str]) -> HomeConfig
 def _try(action: Callable[[], Any]) -> bool:
     try:
         action()
-    except FabricError:
+    except HomeError:
         return False
     return True
 
 
-def random_action(fabric: Fabric, device_id: str, rng: random.Random) -> None:
-    """One plausible user action on a device (through the Fabric); refused actions are simply dropped."""
+def random_action(fabric: EmulatedHome, device_id: str, rng: random.Random) -> None:
+    """One plausible user action on a device (through the EmulatedHome); refused actions are simply dropped."""
     device = fabric.device(device_id)
     kind = device.device_type
     attrs = fabric.read_all(device_id)
@@ -87,7 +87,7 @@ def random_action(fabric: Fabric, device_id: str, rng: random.Random) -> None:
                                    {"target_temperature": rng.randrange(low, high + 1, 100)}))
 
 
-def start_appliance(fabric: Fabric, device_id: str, rng: random.Random) -> bool:
+def start_appliance(fabric: EmulatedHome, device_id: str, rng: random.Random) -> bool:
     """Power an appliance on, pick a program and start it; True when it runs."""
     kind = fabric.device(device_id).device_type
     _try(lambda: fabric.invoke(device_id, 1, "OnOff", "On", {}))
@@ -101,10 +101,10 @@ def start_appliance(fabric: Fabric, device_id: str, rng: random.Random) -> bool:
     return fabric.read(device_id, 1, "OperationalState", "OperationalState") == 1
 
 
-def augment(fabric: Fabric, rng: random.Random, *, exclude: Iterable[str] = (), rounds: int = 2,
+def augment(fabric: EmulatedHome, rng: random.Random, *, exclude: Iterable[str] = (), rounds: int = 2,
             share: float = 0.35) -> None:
     """A few seeded actions, then a short fast-forward so the room physics reacts (SimuHome's augmentation,
-    but through the Fabric API)."""
+    but through the EmulatedHome API)."""
     excluded = set(exclude)
     devices = [d.device_id for d in fabric.devices() if d.device_id not in excluded]
     for _ in range(rounds):
@@ -115,7 +115,7 @@ def augment(fabric: Fabric, rng: random.Random, *, exclude: Iterable[str] = (), 
     settle(fabric)
 
 
-def settle(fabric: Fabric, limit_s: float = 120.0) -> None:
+def settle(fabric: EmulatedHome, limit_s: float = 120.0) -> None:
     """Let coverings finish moving and round room states to SimuHome's precision (so the exported numbers
     are exactly what a reloaded home shows)."""
     waited = 0.0
@@ -129,7 +129,7 @@ def settle(fabric: Fabric, limit_s: float = 120.0) -> None:
             fabric.set_room_state(room.room_id, variable, float(rounded))
 
 
-def _moving(fabric: Fabric, device_id: str) -> bool:
+def _moving(fabric: EmulatedHome, device_id: str) -> bool:
     device = fabric.device(device_id)
     if device.device_type != "window_covering_controller":
         return False
@@ -172,7 +172,7 @@ def simuhome_attributes(device_type: str, state: dict[str, Any]) -> dict[str, An
     return out
 
 
-def fabric_state(fabric: Fabric) -> dict[str, Any]:
+def fabric_state(fabric: EmulatedHome) -> dict[str, Any]:
     """The fabric now, in our home format, restricted to what SimuHome's devices carry."""
     rooms = [{"id": r.room_id, "name": r.name, "type": r.type,
               "environment": fabric.room_state(r.room_id, exact=True)} for r in fabric.rooms()]
@@ -182,7 +182,7 @@ def fabric_state(fabric: Fabric) -> dict[str, Any]:
     return {"name": "episode", "base_time": fabric.now_text(), "rooms": rooms, "devices": devices}
 
 
-def export_initial_home_config(fabric: Fabric) -> dict[str, Any]:
+def export_initial_home_config(fabric: EmulatedHome) -> dict[str, Any]:
     """SimuHome's reset body for the home as it is now (tick 0 of the episode = now)."""
     config = to_simuhome(validate_home(fabric_state(fabric), "<episode home>"))
     for room in config["rooms"].values():
@@ -199,18 +199,24 @@ class EpisodeHome:
         self.initial_home_config = dict(initial_home_config)
         self.config, _ = from_simuhome(self.initial_home_config, source="<episode initial_home_config>")
 
-    def fabric(self) -> Fabric:
-        return Fabric(self.config)
+    def fabric(self) -> EmulatedHome:
+        return EmulatedHome(self.config)
 
 
-def build_home(seed: int, *, prepare: Mutator | None = None, remove: Callable[[Fabric], Iterable[str]] | None = None,
-               exclude: Iterable[str] = (), config: HomeConfig | None = None) -> tuple[Fabric, EpisodeHome]:
+def build_home(
+    seed: int,
+    *,
+    prepare: Mutator | None = None,
+    remove: Callable[[EmulatedHome], Iterable[str]] | None = None,
+    exclude: Iterable[str] = (),
+    config: HomeConfig | None = None,
+) -> tuple[EmulatedHome, EpisodeHome]:
     """Generate, prepare (kind-specific), augment, remove devices, export and reload a home.
 
     Returns the generating fabric (for looking at the pre-removal home) and the episode home.
     """
     rng = random.Random(sub_seed(seed, "augment"))
-    fabric = Fabric(config or home_config(sub_seed(seed, "home")))
+    fabric = EmulatedHome(config or home_config(sub_seed(seed, "home")))
     if prepare is not None:
         prepare(fabric, rng)
     augment(fabric, rng, exclude=exclude)

@@ -15,7 +15,7 @@ from benchmark.generation.common import (
 )
 from benchmark.generation.grammar import device_ref, finish, join, pick, room_name
 from benchmark.generation.homes import build_home, home_config
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
 from emulator.simuhome.paths import simuhome_path
 
@@ -62,7 +62,7 @@ def display_value(variable: str, value: float) -> float:
     return round(value / 100, 2) if variable in ("temperature", "humidity") else round(value, 2)
 
 
-def askable(fabric: Fabric, device_id: str) -> list[str]:
+def askable(fabric: EmulatedHome, device_id: str) -> list[str]:
     """Question paths that exist on the device and are read-only (so their value is the agent's to read)."""
     device = fabric.device(device_id)
     out = []
@@ -79,7 +79,7 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     n_attr, n_state = rng.choice(FEASIBLE_COMBOS if case == "feasible" else INFEASIBLE_COMBOS)
     seed = sub_seed(episode_seed, "qt1", case, attempt)
     config = home_config(sub_seed(seed, "home"))
-    probe = Fabric(config)
+    probe = EmulatedHome(config)
     candidates = [(d.device_id, p) for d in probe.devices() for p in askable(probe, d.device_id)]
     targets = rng.sample(candidates, n_attr) if n_attr else []
     removed = [device_id for device_id, _ in targets] if case == "infeasible" else []

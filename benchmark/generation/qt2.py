@@ -17,8 +17,8 @@ from benchmark.generation.common import Draft, GenerationFailed, Mentions, dedup
 from benchmark.generation.grammar import finish, join, pick, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, home_config, without_devices
 from benchmark.generation.targets import OFF, ON, Step
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_generation.seeds import sub_seed
 
 # The evaluator's own horizon and thresholds: a goal is generated as feasible only if it can pass the
@@ -119,20 +119,20 @@ def push_steps(device_type: str, variable: str, direction: str) -> list[Step]:
     return []
 
 
-def drive(fabric: Fabric, room_id: str, variable: str, direction: str) -> list[dict[str, Any]]:
+def drive(fabric: EmulatedHome, room_id: str, variable: str, direction: str) -> list[dict[str, Any]]:
     """Apply the strongest push of every device in the room; returns the tool calls that succeeded."""
     calls = []
     for device in fabric.devices(room_id):
         for step in push_steps(device.device_type, variable, direction):
             try:
                 step.apply(fabric, device.device_id)
-            except FabricError:
+            except HomeError:
                 continue
             calls.append(step.tool_call(device.device_id))
     return calls
 
 
-def room_values(home: EpisodeHome, pushes: Iterable[tuple[str, str, str]]) -> tuple[Fabric, list[dict[str, Any]]]:
+def room_values(home: EpisodeHome, pushes: Iterable[tuple[str, str, str]]) -> tuple[EmulatedHome, list[dict[str, Any]]]:
     fabric = home.fabric()
     calls: list[dict[str, Any]] = []
     for room_id, variable, direction in pushes:
@@ -141,20 +141,20 @@ def room_values(home: EpisodeHome, pushes: Iterable[tuple[str, str, str]]) -> tu
     return fabric, calls
 
 
-def effect(home: EpisodeHome, baseline: Fabric, room_id: str, variable: str, direction: str) -> float:
+def effect(home: EpisodeHome, baseline: EmulatedHome, room_id: str, variable: str, direction: str) -> float:
     """How far the strongest push moves the variable in the asked direction, against doing nothing."""
     pushed, _ = room_values(home, [(room_id, variable, direction)])
     delta = pushed.room_state(room_id, exact=True)[variable] - baseline.room_state(room_id, exact=True)[variable]
     return delta if direction == "increase" else -delta
 
 
-def _baseline(home: EpisodeHome) -> Fabric:
+def _baseline(home: EpisodeHome) -> EmulatedHome:
     fabric = home.fabric()
     fabric.advance(HORIZON_S)
     return fabric
 
 
-def _types_in(fabric: Fabric, room_id: str) -> set[str]:
+def _types_in(fabric: EmulatedHome, room_id: str) -> set[str]:
     return {d.device_type for d in fabric.devices(room_id)}
 
 
@@ -226,13 +226,13 @@ def _feasible(seed: int, rng: random.Random) -> Draft:
 
 def _saturation(seed: int, rng: random.Random) -> Draft:
     config = home_config(sub_seed(seed, "home"))
-    probe = Fabric(config)
+    probe = EmulatedHome(config)
     options = [(room.room_id, variable, direction) for room in probe.rooms() for variable, direction in DIRECTIONS
                if _types_in(probe, room.room_id) & set(PUSHERS[(variable, direction)])]
     room_id, variable, direction = rng.choice(options)
     actors = [d.device_id for d in probe.devices(room_id) if d.device_type in ACTORS[variable]]
 
-    def saturate(fabric: Fabric, _rng: random.Random) -> None:
+    def saturate(fabric: EmulatedHome, _rng: random.Random) -> None:
         drive(fabric, room_id, variable, direction)  # already at the strongest setting before the episode
 
     _, home = build_home(seed, config=config, prepare=saturate, exclude=actors)

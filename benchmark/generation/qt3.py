@@ -1,6 +1,6 @@
 """qt3 — explicit device control: 1–3 devices, asserts from the per-type templates.
 
-Feasible goals are verified on the exported home: applying every device's steps through the Fabric makes
+Feasible goals are verified on the exported home: applying every device's steps through the EmulatedHome makes
 every assert true, and each device has at least one assert that was not already true. Infeasible: the
 named devices are removed from the home (asserts kept for the judge).
 """
@@ -15,8 +15,8 @@ from benchmark.generation.grammar import device_ref, finish, join, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, export_initial_home_config, home_config, settle
 from benchmark.generation.targets import Variant, asserts_differ, asserts_hold, variants
 from benchmark.generation.wording import command, mentioned_numbers, program_phrase
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_generation.seeds import sub_seed
 
 
@@ -67,8 +67,8 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
         solution=solution)
 
 
-def _verify(fabric: Fabric, picks: list[tuple[Any, Variant]]) -> list[dict[str, Any]]:
-    """Apply every request through the Fabric; each must be reachable and not already satisfied."""
+def _verify(fabric: EmulatedHome, picks: list[tuple[Any, Variant]]) -> list[dict[str, Any]]:
+    """Apply every request through the EmulatedHome; each must be reachable and not already satisfied."""
     calls = []
     for device, variant in picks:
         if not asserts_differ(fabric.read_all(device.device_id), variant):
@@ -77,7 +77,7 @@ def _verify(fabric: Fabric, picks: list[tuple[Any, Variant]]) -> list[dict[str, 
         for step in variant.steps:
             try:
                 step.apply(fabric, device.device_id)
-            except FabricError as error:
+            except HomeError as error:
                 raise GenerationFailed(f"{device.device_id}: {error}") from None
             calls.append(step.tool_call(device.device_id))
     fabric.advance(1)

@@ -1,5 +1,5 @@
 """Per-device-type goal templates: what a user may ask a device to do, the asserts that check it and the
-Fabric steps that achieve it (used to verify every goal by simulation, and as the oracle's witness).
+EmulatedHome steps that achieve it (used to verify every goal by simulation, and as the oracle's witness).
 
 Assert paths and values are in SimuHome's spelling (``1.RVCRunMode.CurrentMode``), steps in ours.
 A template never proposes a value the device is already at, and values stay inside the device limits.
@@ -28,7 +28,7 @@ OPERATIONAL_STATE_PATH = {"rvc": "1.RvcOperationalState.OperationalState"}
 
 @dataclass(frozen=True)
 class Step:
-    """One Fabric operation: ``invoke`` a command with args or ``write`` an attribute value."""
+    """One EmulatedHome operation: ``invoke`` a command with args or ``write`` an attribute value."""
 
     kind: str
     endpoint: int

@@ -22,7 +22,7 @@ from benchmark.http.models import StartRunBody
 from benchmark.run_spec import SpecError, parse_spec
 from benchmark.runner import RECORDS, Runner, make_agent, read_records
 from bridge.http.errors import ApiError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 RUN_ID = re.compile(r"[A-Za-z0-9_\-.]{1,100}")
 
@@ -49,10 +49,10 @@ class _StreamingTools:
         self._index = 0
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
-        fabric: Fabric | None = getattr(self._tools, "fabric", None)
+        fabric: EmulatedHome | None = getattr(self._tools, "fabric", None)
         before = fabric.snapshot() if fabric is not None else None
         envelope = self._tools.call(name, arguments)
-        diff = Fabric.diff(before, fabric.snapshot()) if fabric is not None and before is not None else []
+        diff = EmulatedHome.diff(before, fabric.snapshot()) if fabric is not None and before is not None else []
         invocation = (getattr(self._tools, "invocations", None) or [{}])[-1]
         self._emit({"type": "step", "episode_id": self._task.episode_id, "trial": self._task.extras.get("trial", 0),
                     "index": self._index, "tool": name, "arguments": arguments, "observation": envelope,

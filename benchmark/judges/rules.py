@@ -28,10 +28,10 @@ from benchmark.judges.words import (
     value_mentioned,
 )
 from benchmark.records import JudgeRecord
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 
-def _enum_names(fabric: Fabric, device_id: str, path: str) -> dict[int, str]:
+def _enum_names(fabric: EmulatedHome, device_id: str, path: str) -> dict[int, str]:
     parts = path.split(".")
     if len(parts) != 3:
         return {}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_tools.smh.home_env import HomeEnv
 from benchmark.smh.instance import Instance
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig, load_home
 
 
@@ -28,7 +28,7 @@ class Homes:
 
     def h0(self, instance: Instance) -> HomeEnv:
         """A fresh copy of the instance's initial home (both settings start from this same state)."""
-        env = HomeEnv(Fabric(self.config(instance.home)))
+        env = HomeEnv(EmulatedHome(self.config(instance.home)))
         for action in instance.setup:
             result = env.call(action.did, action.locator, action.arguments)
             if not result.ok:

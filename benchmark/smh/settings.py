@@ -25,7 +25,7 @@ from benchmark.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.smh.session import Homes
 from benchmark.smh.user_sim import RuleUser
 from benchmark.smh.verifier import AttemptedAction, Prediction, Verdict, judge_answer, judge_clarification, verify
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 
 @dataclass
@@ -94,7 +94,7 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
                 prediction.automations.append(rule.model_dump(mode="json"))
             except ValidationError as error:
                 prediction.automation_errors.append(f"rule {index}: {error.errors()[0]['msg']}")
-            except (RuleError, FabricError) as error:
+            except (RuleError, HomeError) as error:
                 prediction.automation_errors.append(f"rule {index}: {error}")
     final = with_heating_results(env, h0_state, env.state())
     prediction.labels = state_diff(h0_state, final)

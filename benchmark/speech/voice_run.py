@@ -31,7 +31,7 @@ from benchmark.run_store import episode_sha256
 from benchmark.speech.voice_episode import MUTATING_TOOLS, StateCheck, VoiceEpisode
 from benchmark.speech.voice_hearing import Hearing, hear
 from emulator.clock import TIME_FORMAT
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.placement import UserPosition, home_placement
 
 RECORD_SCHEMA = "homefabric-voice-record/2"  # /2: status, error, episode_sha256; no wall_time_s
@@ -59,7 +59,7 @@ def dialogue_act(outcome: AgentOutcome, invocations: list[dict[str, Any]]) -> st
     return "clarify" if not acted and "?" in (outcome.final_answer or "") else "execute"
 
 
-def _check(fabric: Fabric, check: StateCheck) -> dict[str, Any]:
+def _check(fabric: EmulatedHome, check: StateCheck) -> dict[str, Any]:
     try:
         actual = fabric.read_path(check.device_id, check.path)
     except Exception as error:  # a removed device or path: the check fails, named
@@ -67,7 +67,9 @@ def _check(fabric: Fabric, check: StateCheck) -> dict[str, Any]:
     return {**check.model_dump(mode="json"), "actual": actual, "ok": actual == check.value}
 
 
-def _world(fabric: Fabric, episode: VoiceEpisode, start: datetime) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _world(
+    fabric: EmulatedHome, episode: VoiceEpisode, start: datetime
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Events and timed checks in virtual-time order, then the end-of-episode checks and preservation."""
     timeline: list[tuple[float, int, Any]] = [(e.at_s, 0, e) for e in episode.events]
     timeline += [(c.at_s, 1, c) for c in episode.checks if c.at_s is not None]
@@ -93,7 +95,7 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
                             *, trial: int = 0) -> dict[str, Any]:
     from agent_tools import ToolBox
 
-    fabric = Fabric(episode.home)
+    fabric = EmulatedHome(episode.home)
     world = ToolBox(fabric, profile=TOOL_PROFILE)
     for call in episode.setup:  # the world's doing, before the user speaks (not the agent's calls)
         envelope = world.call(call.tool, call.args)

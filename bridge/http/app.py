@@ -22,14 +22,14 @@ from bridge.http.history import DEFAULT_CAPACITY, DEFAULT_INTERVAL_S, Environmen
 from bridge.http.hot_routes import HotRoutes
 from bridge.http.models import ErrorBody
 from bridge.http.origin_guard import DEFAULT_MAX_BODY_BYTES, OriginGuard
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.pacing import RealtimePacer
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1"
 
 
-def create_app(fabric: Fabric, *, pacer: RealtimePacer | None = None, token: str | None = None,
+def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, token: str | None = None,
                history_interval_s: float = DEFAULT_INTERVAL_S, history_capacity: int = DEFAULT_CAPACITY,
                allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                routers: Iterable[APIRouter] = ()) -> Any:

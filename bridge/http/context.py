@@ -8,13 +8,13 @@ from typing import Any
 from bridge.http.events_ws import EventHub
 from bridge.http.fast_forward import FastForward
 from bridge.http.history import EnvironmentHistory
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.pacing import RealtimePacer
 
 
 @dataclass
 class ApiContext:
-    fabric: Fabric
+    fabric: EmulatedHome
     pacer: RealtimePacer | None
     hub: EventHub
     history: EnvironmentHistory

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from emulator.device import DeviceView
-from emulator.fabric import Fabric, Room
+from emulator.emulated_home import EmulatedHome, Room
 
 # Cluster → the attributes worth showing live (only those the device's server has are read).
 SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
@@ -60,20 +60,20 @@ def display_name(device: DeviceView) -> str:
     return f"{device.spec.label} {number.group(1)}" if number else device.spec.label
 
 
-def device_view(fabric: Fabric, device: DeviceView) -> dict[str, Any]:
+def device_view(fabric: EmulatedHome, device: DeviceView) -> dict[str, Any]:
     state = {f"{ep}.{cl}.{at}": fabric.read(device.device_id, ep, cl, at) for ep, cl, at in shown_paths(device)}
     return {"device_id": device.device_id, "name": display_name(device), "label": device.spec.label,
             "device_type": device.device_type, "room_id": device.room_id, "roles": list(device.spec.roles),
             "state": state}
 
 
-def room_view(fabric: Fabric, room: Room) -> dict[str, Any]:
+def room_view(fabric: EmulatedHome, room: Room) -> dict[str, Any]:
     return {"room_id": room.room_id, "name": room.name, "type": room.type, "floor": room.floor,
             "parent": room.parent, "state": fabric.room_state(room.room_id),
             "device_ids": [d.device_id for d in fabric.devices(room.room_id)]}
 
 
-def home_view(fabric: Fabric) -> dict[str, Any]:
+def home_view(fabric: EmulatedHome) -> dict[str, Any]:
     rooms = fabric.rooms()
     return {"name": fabric.name, "tier": fabric.tier, "seed": fabric.seed, "time": fabric.now_text(),
             "tick": fabric.tick, "floors": sorted({r.floor for r in rooms}),

@@ -1,4 +1,4 @@
-"""Errors at the HTTP edge: FabricError → 404/400/409 with the fabric's code, message and allowed values;
+"""Errors at the HTTP edge: HomeError → 404/400/409 with the fabric's code, message and allowed values;
 request validation → 422 naming every field ("body.speed", "path.endpoint")."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 
 # Refusals that depend on the current state rather than on the request itself.
 _CONFLICT_CODES = frozenset({"INVALID_STATE", "DEPENDENCY_VIOLATION", "DEVICE_ALREADY_EXISTS",
@@ -28,7 +28,7 @@ def fabric_status(code: str) -> int:
 
 
 class ApiError(Exception):
-    """A refusal of this layer (not of the fabric): same body shape as a FabricError."""
+    """A refusal of this layer (not of the fabric): same body shape as a HomeError."""
 
     def __init__(self, code: str, message: str, *, allowed: Any = None, status: int | None = None) -> None:
         super().__init__(message)
@@ -71,8 +71,8 @@ def internal_error_body(error: Exception) -> dict[str, Any]:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(FabricError)
-    async def _fabric(_: Request, error: FabricError) -> JSONResponse:
+    @app.exception_handler(HomeError)
+    async def _fabric(_: Request, error: HomeError) -> JSONResponse:
         return JSONResponse(jsonable_encoder(error.to_dict()), status_code=fabric_status(error.code))
 
     @app.exception_handler(ApiError)

@@ -13,8 +13,8 @@ from typing import Any
 
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
 
+from emulator.emulated_home import EmulatedHome
 from emulator.events import AttributeEvent
-from emulator.fabric import Fabric
 from emulator.loop_handoff import LoopHandoff
 
 DEFAULT_QUEUE = 1000
@@ -56,7 +56,7 @@ class ClientQueue:
 class EventHub:
     """Subscribes to the fabric once and copies every message into each client's queue."""
 
-    def __init__(self, fabric: Fabric) -> None:
+    def __init__(self, fabric: EmulatedHome) -> None:
         self.fabric = fabric
         self._clients: set[ClientQueue] = set()
         self._unsubscribe: Callable[[], None] | None = None
@@ -155,7 +155,7 @@ async def events_socket(websocket: WebSocket,
                         queue: int = Query(DEFAULT_QUEUE, ge=1, le=MAX_QUEUE,
                                            description="this client's queue length (oldest dropped when full)"),
                         ) -> None:
-    """Fabric events as JSON text frames: ``hello``, ``attribute`` (an AttributeEvent), ``room_state`` samples,
+    """EmulatedHome events as JSON text frames: ``hello``, ``attribute`` (an AttributeEvent), ``room_state`` samples,
     ``clock`` changes, and ``dropped`` {count, total} when this client fell behind. With a token set, pass it
     as ``?token=`` (browsers cannot set headers on a WebSocket)."""
     ctx = websocket.app.state.ctx

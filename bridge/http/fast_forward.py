@@ -16,7 +16,7 @@ from typing import Any
 
 from bridge.http.errors import ApiError
 from emulator.clock import TICKS_PER_SECOND, seconds_to_ticks
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 SLICE_BUDGET_S = 0.02  # wall time one slice may take before the loop serves other requests
 FIRST_SLICE_TICKS = 600 * TICKS_PER_SECOND
@@ -26,7 +26,7 @@ PROGRESS_EVERY_S = 0.25  # wall time between progress events
 class FastForward:
     """At most one fast-forward at a time per API; ``run`` returns the number of timer events run."""
 
-    def __init__(self, fabric: Fabric, publish: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, fabric: EmulatedHome, publish: Callable[[dict[str, Any]], None]) -> None:
         self.fabric = fabric
         self.publish = publish
         self.running = False

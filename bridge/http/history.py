@@ -7,14 +7,14 @@ from collections import deque
 from typing import Any
 
 from emulator.clock import Timer
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 DEFAULT_INTERVAL_S = 30.0
 DEFAULT_CAPACITY = 2880  # one virtual day at 30 s
 
 
 class EnvironmentHistory:
-    def __init__(self, fabric: Fabric, publish: Any = None, *, interval_s: float = DEFAULT_INTERVAL_S,
+    def __init__(self, fabric: EmulatedHome, publish: Any = None, *, interval_s: float = DEFAULT_INTERVAL_S,
                  capacity: int = DEFAULT_CAPACITY) -> None:
         if interval_s <= 0 or capacity < 1:
             raise ValueError("interval_s must be > 0 and capacity >= 1")

@@ -32,8 +32,8 @@ from bridge.http.models import (
     NAME_PATTERN,
     InvokeBody,
 )
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 
 _ID = ID_PATTERN.strip("^$")
 _NAME = NAME_PATTERN.strip("^$")
@@ -44,7 +44,7 @@ _METHOD = {"attributes": "GET", "commands": "POST"}
 
 
 class HotRoutes:
-    def __init__(self, app: ASGIApp, fabric: Fabric) -> None:
+    def __init__(self, app: ASGIApp, fabric: EmulatedHome) -> None:
         self.app = app
         self.fabric = fabric
 
@@ -80,7 +80,7 @@ class HotRoutes:
         try:
             result = call()
             response = JSONResponse(result if _plain_json(result) else jsonable_encoder(result))
-        except FabricError as error:  # the FastAPI app's handler (errors.py), byte for byte
+        except HomeError as error:  # the FastAPI app's handler (errors.py), byte for byte
             response = JSONResponse(jsonable_encoder(error.to_dict()), status_code=fabric_status(error.code))
         except Exception as error:
             response = JSONResponse(internal_error_body(error), status_code=500)

@@ -11,7 +11,7 @@ from typing import Any
 import uvicorn
 
 from bridge.http.app import create_app
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.pacing import RealtimePacer
 
 START_TIMEOUT_S = 10.0
@@ -34,7 +34,7 @@ class HttpApi:
     (``routers`` mounts more routes, e.g. the benchmark's episodes and runs).
     """
 
-    def __init__(self, fabric: Fabric, host: str = "127.0.0.1", port: int = 8080, *,
+    def __init__(self, fabric: EmulatedHome, host: str = "127.0.0.1", port: int = 8080, *,
                  pacer: RealtimePacer | None = None, token: str | None = None, **app_options: Any) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be 0..65535, got {port}")

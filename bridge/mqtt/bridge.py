@@ -4,7 +4,7 @@
 keeps connecting: on every (re)connection it announces availability, subscribes to the command
 topics and Home Assistant's status, and publishes every discovery config and every state (retained),
 so a restarted broker, with or without persistence, ends up with everything again. Connection
-failures are retried with exponential backoff and jitter. Fabric changes arrive on the event bus,
+failures are retried with exponential backoff and jitter. EmulatedHome changes arrive on the event bus,
 are coalesced per device for ``coalesce_s`` and published when a state payload actually changed.
 """
 
@@ -26,9 +26,9 @@ from bridge.mqtt.discovery import device_config
 from bridge.mqtt.entities import Entity, entities_for
 from bridge.mqtt.state import entity_state
 from bridge.mqtt.topics import CommandRoute, Topics, topic_segment
-from emulator.errors import FabricError
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.events import AttributeEvent
-from emulator.fabric import Fabric
 from emulator.loop_handoff import LoopHandoff
 from emulator.workflows import WorkflowStep
 
@@ -39,7 +39,7 @@ PUBLISH_BATCH = 8  # concurrent QoS 1 publishes while (re)announcing (aiomqtt wa
 
 
 class MqttBridge:
-    def __init__(self, fabric: Fabric, host: str, port: int = 1883, *, home_id: str, base: str = "homefabric",
+    def __init__(self, fabric: EmulatedHome, host: str, port: int = 1883, *, home_id: str, base: str = "homefabric",
                  discovery_prefix: str = "homeassistant", client_id: str | None = None, coalesce_s: float = 0.005,
                  reconnect_min_s: float = 0.5, reconnect_max_s: float = 30.0, keepalive_s: int = 30,
                  origin_url: str | None = None) -> None:
@@ -114,7 +114,7 @@ class MqttBridge:
     def _add_device(self, device_id: str) -> bool:
         try:
             device = self.fabric.device(device_id)
-        except FabricError:
+        except HomeError:
             return False
         self._entities[device_id] = entities_for(device)
         self._by_segment[topic_segment(device_id)] = device_id
@@ -182,7 +182,7 @@ class MqttBridge:
         for device_id in list(self._entities):
             try:
                 device = self.fabric.device(device_id)
-            except FabricError:  # removed from the home since
+            except HomeError:  # removed from the home since
                 continue
             config = device_config(self.fabric, device, self._entities[device_id], self.topics,
                                    origin_url=self.origin_url)
@@ -258,7 +258,7 @@ class MqttBridge:
             for step in plan(self.fabric, entity, route.field, payload):
                 self.fabric.apply(step)
                 applied.append(step)
-        except (CommandError, FabricError) as error:
+        except (CommandError, HomeError) as error:
             await self._answer_error(client, topic, route, device_id, payload, error, applied)
             return
         except Exception as error:  # a bug must not end the bridge; say so where the sender looks
@@ -270,7 +270,7 @@ class MqttBridge:
         log.debug("command %s handled in %.1f ms", topic, (time.perf_counter() - started) * 1000)
 
     async def _answer_error(self, client: aiomqtt.Client, topic: str, route: CommandRoute, device_id: str | None,
-                            payload: bytes, error: CommandError | FabricError, applied: list[WorkflowStep]) -> None:
+                            payload: bytes, error: CommandError | HomeError, applied: list[WorkflowStep]) -> None:
         body: dict[str, Any] = {
             "topic": topic, "payload": payload[:512].decode("utf-8", errors="replace"),
             "device_id": device_id or route.device_id, "entity": route.entity_key,

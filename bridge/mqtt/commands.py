@@ -3,7 +3,7 @@
 ``plan(fabric, entity, field, payload)`` validates a payload from a command topic and returns the
 fabric operations it stands for, or raises :class:`CommandError` naming the field, the cause and
 what is allowed; nothing has touched the fabric then. ``execute`` runs the operations; a refusal
-from the fabric (FabricError) comes back out unchanged. Operations are ordered so that the one that
+from the fabric (HomeError) comes back out unchanged. Operations are ordered so that the one that
 can be refused comes first: a refused command changes nothing.
 """
 
@@ -33,7 +33,7 @@ from bridge.mqtt.state import (
     mireds_to_kelvin,
     target_setpoint,
 )
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.workflows import WorkflowStep
 
 FAN_MODE_BY_NAME = {"off": 0, "low": 1, "medium": 2, "high": 3, "auto": 5}
@@ -64,7 +64,7 @@ class CommandError(Exception):
         return out
 
 
-def execute(fabric: Fabric, steps: list[WorkflowStep]) -> list[dict[str, Any]]:
+def execute(fabric: EmulatedHome, steps: list[WorkflowStep]) -> list[dict[str, Any]]:
     return [fabric.apply(step) for step in steps]
 
 
@@ -201,7 +201,7 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
 }
 
 
-def plan(fabric: Fabric, entity: Entity, field_name: str | None, payload: bytes) -> list[WorkflowStep]:
+def plan(fabric: EmulatedHome, entity: Entity, field_name: str | None, payload: bytes) -> list[WorkflowStep]:
     """Validate a command for ``entity`` (``field_name`` from <entity>/set/<field>) → fabric operations."""
     fields = FIELDS.get(entity.kind, ())
     if field_name not in fields or (entity.kind == "cover" and field_name == "tilt" and not entity.options["tilt"]):
@@ -219,7 +219,7 @@ def plan(fabric: Fabric, entity: Entity, field_name: str | None, payload: bytes)
     return _PLANNERS[entity.kind](fabric, entity, field_name, text)
 
 
-def _plan_light(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_light(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = entity.options
     command = _parse(LightPayload, _json_object(text, _LIGHT_ALLOWED), _LIGHT_ALLOWED)
     tenths = None if command.transition is None else round(command.transition * 10)
@@ -280,11 +280,11 @@ def _power(entity: Entity, on: bool) -> WorkflowStep:
     return _invoke(entity, "OnOff", "On" if on else "Off")
 
 
-def _is_on(fabric: Fabric, entity: Entity) -> bool:
+def _is_on(fabric: EmulatedHome, entity: Entity) -> bool:
     return bool(fabric.read(entity.device_id, entity.endpoint, "OnOff", "OnOff"))
 
 
-def _plan_fan(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_fan(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     power = entity.options["power"]
     if field_name is None:
         on = _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON"
@@ -300,11 +300,11 @@ def _plan_fan(fabric: Fabric, entity: Entity, field_name: str | None, text: str)
     return ops
 
 
-def _plan_switch(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_switch(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     return [_power(entity, _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON")]
 
 
-def _plan_climate(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_climate(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = entity.options
     if field_name == "mode":
         modes = climate_modes(fabric, entity)
@@ -338,7 +338,7 @@ def _plan_climate(fabric: Fabric, entity: Entity, field_name: str | None, text: 
     return [_write(entity, "Thermostat", setpoint, round(celsius * 100))]
 
 
-def _plan_cover(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_cover(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     if field_name is None:
         word = _plain(text, CoverPayload, ["OPEN", "CLOSE", "STOP"]).value
         command = {"OPEN": "UpOrOpen", "CLOSE": "DownOrClose", "STOP": "StopMotion"}[word]
@@ -351,7 +351,7 @@ def _plan_cover(fabric: Fabric, entity: Entity, field_name: str | None, text: st
                     liftPercent100thsValue=ha_to_matter_position(position))]
 
 
-def _plan_lock(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_lock(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     allowed = ["LOCK", "UNLOCK", '{"action": "LOCK"|"UNLOCK", "code": "<4-8 digits>"}']
     stripped = text.strip()
     data = _json_object(stripped, allowed) if stripped.startswith("{") else {"action": stripped}
@@ -360,12 +360,12 @@ def _plan_lock(fabric: Fabric, entity: Entity, field_name: str | None, text: str
     return [_invoke(entity, "DoorLock", "LockDoor" if command.action == "LOCK" else "UnlockDoor", **args)]
 
 
-def _plan_button(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_button(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     _plain(text, PressPayload, ["PRESS"])
     return [_invoke(entity, entity.cluster or "", entity.options["command"])]
 
 
-def _plan_select(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_select(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = select_options(fabric, entity)
     label = _choice(_plain(text, WordPayload, options).value, options, "option")
     modes = fabric.read(entity.device_id, entity.endpoint, entity.cluster or "", "SupportedModes")
@@ -377,7 +377,7 @@ class NumberPayload(_Strict):
     value: float = Field(allow_inf_nan=False)
 
 
-def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_number(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     low, high, _ = number_limits(fabric, entity)
     unit = {"temperature": "°C", "dryness": ""}.get(entity.options["number"], "%")
     allowed = {"min": low, "max": high, "unit": unit}
@@ -395,7 +395,7 @@ def _plan_number(fabric: Fabric, entity: Entity, field_name: str | None, text: s
                     optionsMask=0, optionsOverride=0)]
 
 
-def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_water_heater(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     if field_name == "mode":
         modes = list(WATER_HEATER_MODES)
         mode = _choice(_plain(text, WordPayload, modes).value, modes, "mode")
@@ -412,12 +412,12 @@ def _plan_water_heater(fabric: Fabric, entity: Entity, field_name: str | None, t
 RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
 
 
-def _rvc_mode(fabric: Fabric, entity: Entity, tag: int) -> int:
+def _rvc_mode(fabric: EmulatedHome, entity: Entity, tag: int) -> int:
     modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
     return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
 
 
-def _plan_vacuum(fabric: Fabric, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     words = ["start", "pause", "stop", "return_to_base"]
     word = _choice(_plain(text, WordPayload, words).value, words, "command")
     state = fabric.read(entity.device_id, entity.endpoint, "RvcOperationalState", "OperationalState")

@@ -14,7 +14,7 @@ from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import DeviceView
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 
 ORIGIN_NAME = "homefabric"
 TEMP_STEP = 0.5
@@ -34,7 +34,7 @@ def origin(url: str | None = None) -> dict[str, Any]:
     return out
 
 
-def device_config(fabric: Fabric, device: DeviceView, entities: list[Entity], topics: Topics, *,
+def device_config(fabric: EmulatedHome, device: DeviceView, entities: list[Entity], topics: Topics, *,
                   origin_url: str | None = None) -> dict[str, Any]:
     """The retained payload of <discovery>/device/<id>/config for one device."""
     spec = device.spec
@@ -61,7 +61,7 @@ def friendly_name(device: DeviceView, room_name: str) -> str:
     return f"{room_name} {device.spec.label}{suffix}"
 
 
-def component_config(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def component_config(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     ha_id = topics.ha_device_id(entity.device_id)
     config: dict[str, Any] = {
         "p": entity.platform, "name": entity.name, "unique_id": f"{ha_id}_{entity.key}",
@@ -76,7 +76,7 @@ def _entity_object_id(ha_id: str, key: str) -> str:
     return re.sub(r"[^a-z0-9_]", "_", f"{ha_id}_{key}".lower())
 
 
-def _read(fabric: Fabric, entity: Entity, cluster: str, attribute: str) -> Any:
+def _read(fabric: EmulatedHome, entity: Entity, cluster: str, attribute: str) -> Any:
     return fabric.read(entity.device_id, entity.endpoint, cluster, attribute)
 
 
@@ -85,7 +85,7 @@ def _template(field: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- per kind
-def _light(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _light(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     options = entity.options
     modes = [mode for mode in ("color_temp", "hs", "xy") if options[mode]]
     if not modes:
@@ -102,14 +102,14 @@ def _light(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
-def kelvin_limits(fabric: Fabric, entity: Entity) -> tuple[int, int]:
+def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int, int]:
     """The light's physical range in kelvin (the warmest end has the most mireds)."""
     warmest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
     coolest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
     return mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
 
 
-def _fan(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _fan(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     state = topics.state(entity.device_id, entity.key)
     return {
         "command_topic": topics.command(entity.device_id, entity.key), "state_topic": state,
@@ -120,7 +120,7 @@ def _fan(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     }
 
 
-def temperature_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
+def temperature_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, float]:
     """The widest setpoint range in °C over the setpoints this thermostat has."""
     lows, highs = [], []
     if entity.options["heating"]:
@@ -132,17 +132,17 @@ def temperature_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
     return min(lows) / 100, max(highs) / 100
 
 
-def climate_modes(fabric: Fabric, entity: Entity) -> list[str]:
+def climate_modes(fabric: EmulatedHome, entity: Entity) -> list[str]:
     device = fabric.device(entity.device_id)
     thermostat = device.cluster(entity.endpoint, "Thermostat")
     return ha_modes(thermostat.allowed_system_modes(), power=bool(entity.options["power"]))
 
 
-def climate_fan_modes(fabric: Fabric, entity: Entity) -> list[str]:
+def climate_fan_modes(fabric: EmulatedHome, entity: Entity) -> list[str]:
     return fan_modes(_read(fabric, entity, "FanControl", "FanModeSequence"))
 
 
-def _climate(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _climate(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     options = entity.options
     state = topics.state(entity.device_id, entity.key)
     low, high = temperature_limits(fabric, entity)
@@ -178,7 +178,7 @@ _COVER_CLASSES = {0: "shade", 1: "shade", 2: "shade", 3: "shade", 4: "curtain", 
                   7: "blind", 8: "blind"}
 
 
-def _cover(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     state = topics.state(entity.device_id, entity.key)
     config: dict[str, Any] = {
         "device_class": _COVER_CLASSES.get(_read(fabric, entity, "WindowCovering", "Type"), "shade"),
@@ -197,7 +197,7 @@ def _cover(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
-def _lock(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
         "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
@@ -210,7 +210,7 @@ def _lock(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
-def _switch(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _switch(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"command_topic": topics.command(entity.device_id, entity.key),
             "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
             "payload_on": "ON", "payload_off": "OFF", "state_on": "ON", "state_off": "OFF"}
@@ -235,7 +235,7 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
 }
 
 
-def _sensor(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     kind = entity.options["sensor"]
     device_class, unit, state_class, precision = SENSOR_CLASSES[kind]
     config: dict[str, Any] = {"state_topic": topics.state(entity.device_id, entity.key),
@@ -257,26 +257,26 @@ def _sensor(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
     return config
 
 
-def _binary_sensor(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
             "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
 
 
-def _button(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"command_topic": topics.command(entity.device_id, entity.key), "payload_press": "PRESS"}
 
 
-def select_options(fabric: Fabric, entity: Entity) -> list[str]:
+def select_options(fabric: EmulatedHome, entity: Entity) -> list[str]:
     return [m["label"] for m in _read(fabric, entity, entity.cluster or "", "SupportedModes")]
 
 
-def _select(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _select(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"command_topic": topics.command(entity.device_id, entity.key),
             "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("option"),
             "options": select_options(fabric, entity)}
 
 
-def number_limits(fabric: Fabric, entity: Entity) -> tuple[float, float, float]:
+def number_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, float, float]:
     """(min, max, step) in the entity's unit: °C for a temperature setpoint, % for a volume."""
     if entity.options["number"] == "temperature":
         low = _read(fabric, entity, "TemperatureControl", "MinTemperature") / 100
@@ -290,7 +290,7 @@ def number_limits(fabric: Fabric, entity: Entity) -> tuple[float, float, float]:
     return 0, 100, 1
 
 
-def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _number(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     low, high, step = number_limits(fabric, entity)
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
@@ -310,12 +310,12 @@ def _number(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
 WATER_HEATER_MODES = {"off": 0, "electric": 4}
 
 
-def water_heater_limits(fabric: Fabric, entity: Entity) -> tuple[float, float]:
+def water_heater_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, float]:
     return (_read(fabric, entity, "Thermostat", "MinHeatSetpointLimit") / 100,
             _read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit") / 100)
 
 
-def _water_heater(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _water_heater(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     state = topics.state(entity.device_id, entity.key)
     low, high = water_heater_limits(fabric, entity)
 
@@ -333,7 +333,7 @@ VACUUM_PAYLOADS = {"payload_start": "start", "payload_pause": "pause", "payload_
                    "payload_return_to_base": "return_to_base"}
 
 
-def _vacuum(fabric: Fabric, entity: Entity, topics: Topics) -> dict[str, Any]:
+def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     # Home Assistant's (state-schema) MQTT vacuum: a JSON state {"state": "cleaning" …} and word commands.
     return {"command_topic": topics.command(entity.device_id, entity.key),
             "state_topic": topics.state(entity.device_id, entity.key),

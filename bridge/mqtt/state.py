@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge.mqtt.entities import Entity, cycle_state_name
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 
 # Thermostat SystemMode ↔ Home Assistant HVAC mode (the ones a thermostat can be asked for) …
 HA_MODE_BY_SYSTEM_MODE = {0: "off", 1: "auto", 3: "cool", 4: "heat", 7: "fan_only", 8: "dry"}
@@ -31,13 +31,13 @@ LOCK_STATE_NAMES = {0: "JAMMED", 1: "LOCKED", 2: "UNLOCKED", 3: "UNLOCKED"}
 Read = Callable[[str, str], Any]
 
 
-def reader(fabric: Fabric, entity: Entity) -> Read:
+def reader(fabric: EmulatedHome, entity: Entity) -> Read:
     """read(cluster, attribute) on the entity's endpoint; None where the attribute does not exist."""
 
     def read(cluster: str, attribute: str) -> Any:
         try:
             return fabric.read(entity.device_id, entity.endpoint, cluster, attribute)
-        except FabricError:
+        except HomeError:
             return None
 
     return read
@@ -249,7 +249,7 @@ def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
 
 
-def entity_state(fabric: Fabric, entity: Entity) -> dict[str, Any] | None:
+def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
     """The entity's JSON state now, or None for entities without state (buttons)."""
     read = reader(fabric, entity)
     kind = entity.kind

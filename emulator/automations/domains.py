@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from emulator.automations.model import StateCondition, compare
 
 if TYPE_CHECKING:
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
 
 INF = math.inf
 # EnvironmentState's limits (home_config): centi-°C, centi-%, lux, µg/m³.
@@ -44,7 +44,7 @@ def _num(value: float) -> str:
     return ("-∞" if value < 0 else "∞") if math.isinf(value) else f"{value:g}"
 
 
-def domain_of(fabric: Fabric, condition: StateCondition) -> Domain | None:
+def domain_of(fabric: EmulatedHome, condition: StateCondition) -> Domain | None:
     """The declared domain of what ``condition`` compares (None: not a scalar we can reason about)."""
     if condition.room_id is not None:
         low, high = ROOM_VARIABLE_LIMITS[condition.variable or ""]

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any
 from emulator.automations.cron import CronSchedule, parse_cron
 from emulator.automations.model import AutomationRule, StateCondition, compare
 from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.events import AutomationEvent
 from emulator.workflows import WorkflowStep
 
 if TYPE_CHECKING:
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
 
 LOOP_LIMIT_PER_SECOND = 10
 PLAN_HORIZON_TICKS = 30 * 86400 * TICKS_PER_SECOND  # a converging segment is re-planned after 30 days
@@ -71,7 +71,7 @@ class _Runtime:
 class AutomationEngine:
     """The rules of one fabric. The fabric calls ``on_attribute`` and ``on_segment``; it owns the lock."""
 
-    def __init__(self, fabric: Fabric, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
+    def __init__(self, fabric: EmulatedHome, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
         self.fabric = fabric
         self.clock = fabric.clock
         self.loop_limit = loop_limit
@@ -216,7 +216,7 @@ class AutomationEngine:
                 return self.fabric.physics.value(condition.room_id, condition.variable or "")
             endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
             return self.fabric.read(condition.device_id or "", int(endpoint), cluster, attribute)
-        except (FabricError, KeyError):
+        except (HomeError, KeyError):
             return None
 
     def _holds(self, condition: StateCondition) -> bool:
@@ -406,7 +406,7 @@ class AutomationEngine:
         for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
                 results.append(self.fabric.apply(step))
-            except FabricError as failure:
+            except HomeError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
         time_text = self._time_at(tick)

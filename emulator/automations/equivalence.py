@@ -23,8 +23,8 @@ from emulator.automations.cron import CronSchedule, parse_cron
 from emulator.automations.domains import Domain, domain_of, intersect, truth_set, whole, witness
 from emulator.automations.model import ActionStep, AutomationRule, AutomationSpec, StateCondition, StateTrigger
 from emulator.clock import TICKS_PER_SECOND
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.physics import SENSOR_ATTRIBUTES
 
 DEFAULT_HORIZON = timedelta(days=365)
@@ -41,10 +41,10 @@ class AutomationVerdict(BaseModel):
     reasons: list[str] = Field(description="Why a part differs (empty when equivalent).")
 
 
-def home_copy(home: Fabric) -> Fabric:
+def home_copy(home: EmulatedHome) -> EmulatedHome:
     """An independent copy of ``home`` as it is now, without its rules, with its pending workflows (the
     scripted evolution still to come; a home config carries them), its clock starting at the home's time."""
-    return Fabric(home.to_config().model_copy(update={"automations": []}))
+    return EmulatedHome(home.to_config().model_copy(update={"automations": []}))
 
 
 # ---------------------------------------------------------------------------------- cron
@@ -92,14 +92,14 @@ def _same_quantity(a: StateCondition, b: StateCondition) -> bool:
     return (a.device_id, a.path, a.room_id, a.variable) == (b.device_id, b.path, b.room_id, b.variable)
 
 
-def _domain(home: Fabric, condition: StateCondition) -> Domain | None:
+def _domain(home: EmulatedHome, condition: StateCondition) -> Domain | None:
     try:
         return domain_of(home, condition)
-    except (FabricError, KeyError, ValueError, AttributeError):
+    except (HomeError, KeyError, ValueError, AttributeError):
         return None
 
 
-def state_difference(gold: StateCondition, predicted: StateCondition, home: Fabric) -> tuple[str, str | None]:
+def state_difference(gold: StateCondition, predicted: StateCondition, home: EmulatedHome) -> tuple[str, str | None]:
     """(method, None | reason): symbolic over the quantity's domain when both compare the same quantity."""
     if not _same_quantity(gold, predicted):
         return "replay", "different quantities"  # decided by replay_difference
@@ -118,7 +118,7 @@ def state_difference(gold: StateCondition, predicted: StateCondition, home: Fabr
     return method, None
 
 
-def replay_firings(home: Fabric, condition: StateCondition, seconds: float) -> list[int]:
+def replay_firings(home: EmulatedHome, condition: StateCondition, seconds: float) -> list[int]:
     """Ticks at which a state trigger fires on a copy of the home left to evolve for ``seconds``."""
     copy = home_copy(home)
     ticks: list[int] = []
@@ -131,7 +131,7 @@ def replay_firings(home: Fabric, condition: StateCondition, seconds: float) -> l
     return ticks
 
 
-def replay_difference(gold: StateCondition, predicted: StateCondition, home: Fabric,
+def replay_difference(gold: StateCondition, predicted: StateCondition, home: EmulatedHome,
                       seconds: float) -> str | None:
     a, b = replay_firings(home, gold, seconds), replay_firings(home, predicted, seconds)
     if a == b:
@@ -144,7 +144,7 @@ def replay_difference(gold: StateCondition, predicted: StateCondition, home: Fab
 
 # ---------------------------------------------------------------------------------- conditions
 def conditions_difference(gold: Iterable[StateCondition], predicted: Iterable[StateCondition],
-                          home: Fabric) -> str | None:
+                          home: EmulatedHome) -> str | None:
     gold, predicted = list(gold), list(predicted)
     keys = {(c.device_id, c.path, c.room_id, c.variable) for c in (*gold, *predicted)}
     for key in sorted(keys, key=repr):
@@ -174,18 +174,18 @@ def _device_state(snapshot: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
             for path, value in device["attributes"].items() if path.split(".")[-1] not in SENSOR_ATTRIBUTES}
 
 
-def run_actions(home: Fabric, spec: AutomationSpec) -> tuple[dict[tuple[str, str], Any], list[str]]:
+def run_actions(home: EmulatedHome, spec: AutomationSpec) -> tuple[dict[tuple[str, str], Any], list[str]]:
     copy = home_copy(home)
     errors = []
     for index, step in enumerate(action.to_workflow_step() for action in spec.actions):
         try:
             copy.apply(step)
-        except FabricError as error:
+        except HomeError as error:
             errors.append(f"step {index}: {error.code}")
     return _device_state(copy.snapshot()), errors
 
 
-def actions_difference(gold: AutomationSpec, predicted: AutomationSpec, home: Fabric) -> str | None:
+def actions_difference(gold: AutomationSpec, predicted: AutomationSpec, home: EmulatedHome) -> str | None:
     state_a, errors_a = run_actions(home, gold)
     state_b, errors_b = run_actions(home, predicted)
     differing = sorted(k for k in set(state_a) | set(state_b) if state_a.get(k) != state_b.get(k))
@@ -207,7 +207,7 @@ def _spec(rule: AutomationSpec | Mapping[str, Any]) -> AutomationSpec:
 
 
 def compare_automations(gold: AutomationSpec | Mapping[str, Any], predicted: AutomationSpec | Mapping[str, Any],
-                        home: Fabric, *, horizon: timedelta = DEFAULT_HORIZON,
+                        home: EmulatedHome, *, horizon: timedelta = DEFAULT_HORIZON,
                         replay_s: float = DEFAULT_REPLAY_S) -> AutomationVerdict:
     """Decide whether ``predicted`` is the same rule as ``gold`` in ``home`` (which is left untouched)."""
     gold, predicted = _spec(gold), _spec(predicted)

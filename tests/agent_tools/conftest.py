@@ -7,7 +7,7 @@ import functools
 import pytest
 
 from agent_tools import ToolBox
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig
 from emulator.home_generation.generator import generate_home
 
@@ -18,16 +18,16 @@ def home_config() -> HomeConfig:
 
 
 @pytest.fixture
-def fabric() -> Fabric:
-    return Fabric(home_config().model_copy(deep=True))
+def fabric() -> EmulatedHome:
+    return EmulatedHome(home_config().model_copy(deep=True))
 
 
 @pytest.fixture
-def tools(fabric: Fabric) -> ToolBox:
+def tools(fabric: EmulatedHome) -> ToolBox:
     return ToolBox(fabric)
 
 
-def device_of(fabric: Fabric, device_type: str) -> str:
+def device_of(fabric: EmulatedHome, device_type: str) -> str:
     """The first device of a type in the home (ids sorted)."""
     return next(d.device_id for d in fabric.devices() if d.device_type == device_type)
 

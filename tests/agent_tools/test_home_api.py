@@ -1,4 +1,4 @@
-"""``HomeAPI``: both homes the agent tools run on (the emulated Fabric and the python-matter-server backend)
+"""``HomeAPI``: both homes the agent tools run on (the emulated EmulatedHome and the python-matter-server backend)
 provide every member of the Protocol with a call shape the tools can use, and ``apply(step)`` is the one
 way a step runs."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from agent_tools.matter_backend.connection import MatterServerConnection
 from agent_tools.matter_backend.home import MatterHome
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_api import AutomationHost, HomeAPI
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric
@@ -32,7 +32,7 @@ def test_the_protocol_lists_what_the_tools_use() -> None:
             "cancel"} <= set(PROTOCOL_METHODS)
 
 
-@pytest.mark.parametrize("home_class", [Fabric, MatterHome])
+@pytest.mark.parametrize("home_class", [EmulatedHome, MatterHome])
 @pytest.mark.parametrize("method", PROTOCOL_METHODS)
 def test_both_homes_implement_every_member_with_the_protocols_call_shape(home_class: type, method: str) -> None:
     implementation = getattr(home_class, method, None)
@@ -47,7 +47,7 @@ def test_instances_of_both_homes_are_home_apis_and_only_the_fabric_hosts_automat
     try:
         assert isinstance(home, HomeAPI) and isinstance(matter, HomeAPI)
         assert isinstance(home, AutomationHost) and not isinstance(matter, AutomationHost)
-        with pytest.raises(FabricError) as refused:
+        with pytest.raises(HomeError) as refused:
             matter.add_device(None)  # type: ignore[arg-type]
         assert refused.value.code == "NOT_SUPPORTED"
     finally:
@@ -61,7 +61,7 @@ def test_apply_runs_a_step_as_invoke_or_write_and_a_refused_step_changes_nothing
     result = home.apply(WorkflowStep.write("lamp", 1, "LevelControl", "OnLevel", 100))
     assert (result["attribute"], result["new_value"]) == ("OnLevel", 100)
     before = json.dumps(home.snapshot(), sort_keys=True)
-    with pytest.raises(FabricError) as refused:
+    with pytest.raises(HomeError) as refused:
         home.apply(WorkflowStep.invoke("lamp", 1, "LevelControl", "MoveToLevel", {"Level": 300}))
     assert refused.value.code == "CONSTRAINT_ERROR"
     assert json.dumps(home.snapshot(), sort_keys=True) == before

@@ -114,9 +114,9 @@ def test_outputs_do_not_depend_on_hash_seed() -> None:
     script = (
         "import hashlib, json\n"
         "from agent_tools import ToolBox\n"
-        "from emulator.fabric import Fabric\n"
+        "from emulator.emulated_home import EmulatedHome\n"
         "from emulator.home_generation.generator import generate_home\n"
-        "t = ToolBox(Fabric(generate_home('simuhome', 3)))\n"
+        "t = ToolBox(EmulatedHome(generate_home('simuhome', 3)))\n"
         "out = [t.call('get_cluster_doc', {'query': 'fan speed percent', 'top_k': 5}),\n"
         "       t.call('get_environment_control_rules', {'state': 'temperature'}),\n"
         "       t.call('get_device_structure', {'device_id': 'kitchen_dishwasher_1'}), t.schemas()]\n"

@@ -27,8 +27,8 @@ from agent_tools.matter_backend.naming import (
 from bridge.matter.node.bridge_node import BridgeNode
 from clusters import SERVER_CLASSES
 from clusters.status import Status
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_config import load_home
 from tests.emulator.helpers import fabric
 
@@ -56,7 +56,7 @@ def bridged() -> Interview:
 def test_the_interview_is_of_the_home_our_bridge_serves(bridged: Interview) -> None:
     """The fixture stays honest: the bridge built from the same home lays it out as the served one did, and
     the controller stored the attributes that bridge serves (``ep/cluster/attr`` keys, struct fields by tag)."""
-    node = BridgeNode(Fabric(load_home(FIXTURES / "matter_interview_home.json")))
+    node = BridgeNode(EmulatedHome(load_home(FIXTURES / "matter_interview_home.json")))
     for device_id, entry in bridged.layout.items():
         for device_ep, number in entry["endpoints"].items():
             assert node.endpoint_of(device_id, int(device_ep)) == number
@@ -106,10 +106,10 @@ def test_values_and_command_payloads(bridged: Interview) -> None:
     level = cluster_by_name("LevelControl").commands["MoveToLevel"]
     payload = command_payload("LevelControl", level, {"Level": 127})
     assert payload["level"] == 127 and set(payload) <= {f.label for f in level.fields}
-    with pytest.raises(FabricError) as error:
+    with pytest.raises(HomeError) as error:
         command_payload("LevelControl", level, {"Level": 999})
     assert error.value.code == "CONSTRAINT_ERROR"
-    with pytest.raises(FabricError) as error:
+    with pytest.raises(HomeError) as error:
         command_payload("LevelControl", level, {"Brightness": 1})
     assert error.value.code == "COMMAND_INVALID_ARGS" and error.value.allowed
 
@@ -117,11 +117,11 @@ def test_values_and_command_payloads(bridged: Interview) -> None:
 def test_command_payload_refuses_an_argument_given_twice_as_the_fabric_does() -> None:
     # One spelling per field: "Level" and "level" name the same field, so which value wins is not guessed.
     level = cluster_by_name("LevelControl").commands["MoveToLevel"]
-    with pytest.raises(FabricError, match="given twice") as error:
+    with pytest.raises(HomeError, match="given twice") as error:
         command_payload("LevelControl", level, {"Level": 10, "level": 200})
     assert error.value.code == "COMMAND_INVALID_ARGS"
     home = fabric([("lamp", "dimmable_light", "hall")])
-    with pytest.raises(FabricError, match="given twice") as same:
+    with pytest.raises(HomeError, match="given twice") as same:
         home.invoke("lamp", 1, "LevelControl", "MoveToLevel", {"Level": 10, "level": 200})
     assert same.value.code == error.value.code
     # one normalisation for both: spellings mapped, defaults filled in alike

@@ -4,7 +4,7 @@ One generated home (3 SimuHome-tier rooms, plus an air-quality and a light senso
 states can be read over Matter) is served by ``homefabric serve`` and commissioned into python-matter-
 server 7.0.1 inside a network namespace (``tests.matter_bridge.live_setup``). qt1 and qt3 feasible episodes
 are generated on exactly that home (the generators' home and augmentation are pinned to it), run once
-in process (ToolBox over a fresh Fabric) and once through ``ToolBox(MatterHome)`` against the served home,
+in process (ToolBox over a fresh EmulatedHome) and once through ``ToolBox(MatterHome)`` against the served home,
 with the oracle agent and the rules judge. The live run is scored on the served fabric's own values,
 read through the emulator's control socket (not through Matter), so the backend does not grade itself.
 
@@ -80,11 +80,11 @@ class ServedView:
         self._snapshot = snapshot
 
     def read_path(self, device_id: str, path: str) -> Any:
-        from emulator.errors import FabricError
+        from emulator.errors import HomeError
 
         attributes = self._snapshot["devices"].get(device_id, {}).get("attributes", {})
         if path not in attributes:
-            raise FabricError("ATTRIBUTE_NOT_FOUND", f"{device_id} {path}")
+            raise HomeError("ATTRIBUTE_NOT_FOUND", f"{device_id} {path}")
         return attributes[path]
 
     def describe_device(self, device_id: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from mcp import Client
 
 from agent_tools import ToolBox
 from agent_tools.mcp_server import McpHttpService, build_server
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.agent_tools.conftest import command, device_of
 
 
@@ -46,7 +46,7 @@ def test_lists_the_toolbox_tools_with_the_same_schemas(tools: ToolBox) -> None:
                                                                             "schedule_workflow", "cancel_workflow"}
 
 
-def test_call_changes_the_fabric_and_returns_the_envelope(fabric: Fabric, tools: ToolBox) -> None:
+def test_call_changes_the_fabric_and_returns_the_envelope(fabric: EmulatedHome, tools: ToolBox) -> None:
     lamp = device_of(fabric, "on_off_light")
     before = fabric.read(lamp, 1, "OnOff", "OnOff")
 
@@ -63,7 +63,7 @@ def test_call_changes_the_fabric_and_returns_the_envelope(fabric: Fabric, tools:
     assert set(tools.call("get_rooms", {})) == set(envelope)
 
 
-def test_bad_arguments_give_a_structured_error_and_change_nothing(fabric: Fabric, tools: ToolBox) -> None:
+def test_bad_arguments_give_a_structured_error_and_change_nothing(fabric: EmulatedHome, tools: ToolBox) -> None:
     fan = device_of(fabric, "fan")
     snapshot = fabric.snapshot()
 
@@ -85,10 +85,10 @@ def test_bad_arguments_give_a_structured_error_and_change_nothing(fabric: Fabric
     assert wrong_type["error"]["type"] == "INVALID_PARAMETERS" and "endpoint_id" in wrong_type["error"]["detail"]
     assert out_of_range["error"]["type"] == "CONSTRAINT_ERROR" and out_of_range["status"]["code"] == 400
     assert unknown["error"]["type"] == "UNKNOWN_TOOL"
-    assert Fabric.diff(snapshot, fabric.snapshot()) == []
+    assert EmulatedHome.diff(snapshot, fabric.snapshot()) == []
 
 
-def test_streamable_http_round_trip(fabric: Fabric, tools: ToolBox) -> None:
+def test_streamable_http_round_trip(fabric: EmulatedHome, tools: ToolBox) -> None:
     lamp = device_of(fabric, "on_off_light")
 
     async def scenario() -> tuple[list[str], dict[str, Any], str]:
@@ -135,6 +135,6 @@ def test_importing_the_mcp_server_does_not_load_the_cluster_model() -> None:
     import sys
 
     probe = ("import sys, agent_tools.mcp_server; "
-             "print('chip.clusters.Objects' in sys.modules, 'emulator.fabric' in sys.modules)")
+             "print('chip.clusters.Objects' in sys.modules, 'emulator.emulated_home' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["False", "False"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_tools import ToolBox
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.agent_tools.conftest import command, write
 
 FAN = "study_room_fan_1"
@@ -88,7 +88,7 @@ CASES: list[tuple[str, Any, int, str, str, tuple[str, ...]]] = [
 
 @pytest.mark.parametrize(("tool", "arguments", "code", "message", "kind", "words"), CASES,
                          ids=[f"{c[0]}-{c[4]}-{i}" for i, c in enumerate(CASES)])
-def test_refusal(tools: ToolBox, fabric: Fabric, tool: str, arguments: Any, code: int, message: str, kind: str,
+def test_refusal(tools: ToolBox, fabric: EmulatedHome, tool: str, arguments: Any, code: int, message: str, kind: str,
                  words: tuple[str, ...]) -> None:
     before = fabric.snapshot()
     workflows_before = [w.to_dict() for w in fabric.workflows()]
@@ -97,14 +97,14 @@ def test_refusal(tools: ToolBox, fabric: Fabric, tool: str, arguments: Any, code
     assert envelope["data"] is None and envelope["error"]["type"] == kind
     for word in words:
         assert word in envelope["error"]["detail"], (word, envelope["error"]["detail"])
-    assert fabric.snapshot() == before and Fabric.diff(before, fabric.snapshot()) == []
+    assert fabric.snapshot() == before and EmulatedHome.diff(before, fabric.snapshot()) == []
     assert [w.to_dict() for w in fabric.workflows()] == workflows_before
     record = tools.invocations[-1]
     assert (record["ok"], record["status_code"], record["error_type"]) == (False, code, kind)
     assert tools.final_answer is None
 
 
-def test_constraint_violation_names_the_range(tools: ToolBox, fabric: Fabric) -> None:
+def test_constraint_violation_names_the_range(tools: ToolBox, fabric: EmulatedHome) -> None:
     assert tools.call("execute_command", command(FAN, "OnOff", "On"))["error"] is None
     before = fabric.snapshot()
     envelope = tools.call("write_attribute", write(FAN, "FanControl", "PercentSetting", 150))
@@ -113,7 +113,7 @@ def test_constraint_violation_names_the_range(tools: ToolBox, fabric: Fabric) ->
     assert fabric.snapshot() == before
 
 
-def test_invalid_state_is_409(tools: ToolBox, fabric: Fabric) -> None:
+def test_invalid_state_is_409(tools: ToolBox, fabric: EmulatedHome) -> None:
     dryer = "utility_room_laundry_dryer_1"
     for call in (command(dryer, "OnOff", "On"), command(dryer, "OperationalState", "Start")):
         assert tools.call("execute_command", call)["error"] is None
@@ -124,7 +124,7 @@ def test_invalid_state_is_409(tools: ToolBox, fabric: Fabric) -> None:
     assert fabric.snapshot() == before
 
 
-def test_cancel_completed_workflow_is_refused(tools: ToolBox, fabric: Fabric) -> None:
+def test_cancel_completed_workflow_is_refused(tools: ToolBox, fabric: EmulatedHome) -> None:
     tools.call("schedule_workflow", {"start_time": "2025-08-23 12:40:00",
                                      "steps": [{"tool": "execute_command", "args": command(LIGHT, "OnOff", "On")}]})
     fabric.advance(600)
@@ -133,7 +133,7 @@ def test_cancel_completed_workflow_is_refused(tools: ToolBox, fabric: Fabric) ->
     assert fabric.workflow("wf-0001").status == "completed"
 
 
-def test_compat_transport_reproduces_simuhome_envelope(fabric: Fabric) -> None:
+def test_compat_transport_reproduces_simuhome_envelope(fabric: EmulatedHome) -> None:
     tools = ToolBox(fabric, compat_transport=True)
     envelope = tools.call("write_attribute", write(FAN, "FanControl", "PercentSetting", 50))
     assert envelope == {"status": {"code": 400, "message": "HTTP_ERROR"}, "data": None, "error": {

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from agent_tools import ToolBox
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.agent_tools.conftest import command
 
 GOOD: dict[str, dict[str, Any]] = {
@@ -54,7 +54,7 @@ BAD: list[tuple[str, dict[str, Any]]] = [
 
 
 @pytest.fixture
-def admin_tools(fabric: Fabric) -> ToolBox:
+def admin_tools(fabric: EmulatedHome) -> ToolBox:
     return ToolBox(fabric, admin=True)
 
 
@@ -117,7 +117,7 @@ def test_numeric_string_endpoint_is_accepted(tools: ToolBox) -> None:
     assert tools.invocations[-1]["params"]["endpoint_id"] == "1"  # logged as the agent sent it
 
 
-def test_json_string_arguments(tools: ToolBox, fabric: Fabric) -> None:
+def test_json_string_arguments(tools: ToolBox, fabric: EmulatedHome) -> None:
     envelope = tools.call("execute_command", json.dumps(command("study_room_fan_1", "OnOff", "On")))
     assert envelope["error"] is None and fabric.read("study_room_fan_1", 1, "OnOff", "OnOff") is True
     assert tools.call("get_rooms", "")["error"] is None  # empty string = no arguments

@@ -6,7 +6,7 @@ import json
 import re
 
 from agent_tools import ADMIN_TOOLS, PAPER13_TOOLS, SIMUHOME_TOOLS, ToolBox
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.agent_tools.conftest import command, device_of, write
 
 OK = {"code": 200, "message": "OK"}
@@ -25,7 +25,7 @@ def test_profiles() -> None:
     assert set(SIMUHOME_TOOLS) - set(PAPER13_TOOLS) == {"get_all_attributes", "get_workflow_list", "cancel_workflow"}
 
 
-def test_names_per_profile_and_admin(fabric: Fabric) -> None:
+def test_names_per_profile_and_admin(fabric: EmulatedHome) -> None:
     assert ToolBox(fabric).names() == list(SIMUHOME_TOOLS)
     assert ToolBox(fabric, profile="paper13").names() == list(PAPER13_TOOLS)
     assert ToolBox(fabric, admin=True).names() == list(SIMUHOME_TOOLS + ADMIN_TOOLS)
@@ -33,7 +33,7 @@ def test_names_per_profile_and_admin(fabric: Fabric) -> None:
     assert envelope["error"]["type"] == "UNKNOWN_TOOL"
 
 
-def test_rooms_devices_states(tools: ToolBox, fabric: Fabric) -> None:
+def test_rooms_devices_states(tools: ToolBox, fabric: EmulatedHome) -> None:
     rooms = _ok(tools.call("get_rooms"))["rooms"]
     assert [r["room_id"] for r in rooms] == sorted(r.room_id for r in fabric.rooms())
     assert {"room_id": "living_room", "display_name": "Living Room"} in rooms
@@ -45,7 +45,7 @@ def test_rooms_devices_states(tools: ToolBox, fabric: Fabric) -> None:
     assert states == {k: fabric.room_state("kitchen")[k] for k in states}
 
 
-def test_device_structure_has_enum_metadata_and_arguments(tools: ToolBox, fabric: Fabric) -> None:
+def test_device_structure_has_enum_metadata_and_arguments(tools: ToolBox, fabric: EmulatedHome) -> None:
     ac = device_of(fabric, "air_conditioner")
     data = _ok(tools.call("get_device_structure", {"device_id": ac}))
     assert data["device_id"] == ac and data["device_type"] == "air_conditioner"
@@ -62,7 +62,7 @@ def test_device_structure_has_enum_metadata_and_arguments(tools: ToolBox, fabric
     assert "BasicInformation" in data["endpoints"]["0"]["clusters"]
 
 
-def test_attributes_and_current_phase_name(tools: ToolBox, fabric: Fabric) -> None:
+def test_attributes_and_current_phase_name(tools: ToolBox, fabric: EmulatedHome) -> None:
     dishwasher = device_of(fabric, "dishwasher")
     flat = _ok(tools.call("get_all_attributes", {"device_id": dishwasher}))
     assert flat == fabric.read_all(dishwasher) and "1.OperationalState.CurrentPhase" in flat
@@ -76,7 +76,7 @@ def test_attributes_and_current_phase_name(tools: ToolBox, fabric: Fabric) -> No
     assert fabric.read(dishwasher, 1, "OperationalState", "CurrentPhase") == 0
 
 
-def test_write_attribute_returns_old_and_new(tools: ToolBox, fabric: Fabric) -> None:
+def test_write_attribute_returns_old_and_new(tools: ToolBox, fabric: EmulatedHome) -> None:
     fan = device_of(fabric, "fan")
     _ok(tools.call("execute_command", command(fan, "OnOff", "On")))
     data = _ok(tools.call("write_attribute", write(fan, "FanControl", "PercentSetting", 40)))
@@ -84,7 +84,7 @@ def test_write_attribute_returns_old_and_new(tools: ToolBox, fabric: Fabric) -> 
     assert fabric.read(fan, 1, "FanControl", "PercentSetting") == 40
 
 
-def test_simuhome_cluster_spelling_accepted(tools: ToolBox, fabric: Fabric) -> None:
+def test_simuhome_cluster_spelling_accepted(tools: ToolBox, fabric: EmulatedHome) -> None:
     freezer = device_of(fabric, "freezer")
     read = {"device_id": freezer, "endpoint_id": 1, "cluster_id": "RTCCMode", "attribute_id": "CurrentMode"}
     assert _ok(tools.call("get_attribute", read)) == fabric.read(
@@ -101,7 +101,7 @@ def test_knowledge_tools(tools: ToolBox) -> None:
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}", now["now"])
 
 
-def test_workflow_tools(tools: ToolBox, fabric: Fabric) -> None:
+def test_workflow_tools(tools: ToolBox, fabric: EmulatedHome) -> None:
     light = device_of(fabric, "on_off_light")
     start = "2025-08-23 23:00:00"
     scheduled = _ok(tools.call("schedule_workflow", {"start_time": start, "description": "evening light",
@@ -127,7 +127,7 @@ def test_finish_remembers_answer(tools: ToolBox) -> None:
     assert tools.final_answer == "It is 25 °C."
 
 
-def test_admin_tools(fabric: Fabric) -> None:
+def test_admin_tools(fabric: EmulatedHome) -> None:
     tools = ToolBox(fabric, admin=True)
     state = _ok(tools.call("get_home_state"))
     assert state["tick_interval"] == 0.1 and state["current_tick"] == 0

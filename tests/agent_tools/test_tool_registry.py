@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from agent_tools import ADMIN_TOOLS, ToolBox
 from agent_tools.registry import ToolSet, tool
 from agent_tools.smh.tools import SmhToolBox
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.agent_tools.conftest import command, write
 
 
@@ -83,7 +83,7 @@ def test_the_mutating_tools_are_declared_once():
                                                                                   "create_automation"]
 
 
-def _world(fabric: Fabric) -> str:
+def _world(fabric: EmulatedHome) -> str:
     """Everything a tool could change: the home, its workflows and its automation rules."""
     return json.dumps({"home": fabric.snapshot(), "workflows": [w.to_dict(with_steps=True) for w in fabric.workflows()],
                        "automations": [fabric.automation_status(r.id) for r in fabric.automations()]},
@@ -115,7 +115,7 @@ MUTATING_CALLS: list[tuple[str, dict[str, Any]]] = [  # in order: later calls us
 ]
 
 
-def test_the_declarations_agree_with_what_each_tool_does(fabric: Fabric):
+def test_the_declarations_agree_with_what_each_tool_does(fabric: EmulatedHome):
     tools = ToolBox(fabric, profile="simuhome_ext", admin=True)
     declared_read_only = {n for n in tools.names() if not tools.tools[n].mutates_state}
     assert declared_read_only == set(READ_ONLY_CALLS)

@@ -9,7 +9,7 @@ import pytest
 
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import compare_automations, cron_difference
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric
 
 START = datetime(2025, 8, 23, 9, 0, 0)
@@ -17,7 +17,7 @@ HUMIDITY = {"device_id": "hum", "path": "2.RelativeHumidityMeasurement.MeasuredV
 
 
 @pytest.fixture(scope="module")
-def home() -> Fabric:
+def home() -> EmulatedHome:
     f = fabric([("hum", "humidifier", "bath"), ("fan", "fan", "bath"), ("lamp", "dimmable_light", "hall"),
                 ("ac", "air_conditioner", "hall"), ("motion", "occupancy_sensor", "hall")],
                rooms={"bath": {"humidity": 5000}, "hall": {}})
@@ -76,7 +76,7 @@ def test_cron_equivalence_agrees_with_iterating_every_firing() -> None:
         assert cron_difference(gold, predicted, START) is None
 
 
-def test_state_triggers_on_one_quantity_are_decided_over_its_domain(home: Fabric) -> None:
+def test_state_triggers_on_one_quantity_are_decided_over_its_domain(home: EmulatedHome) -> None:
     # An integer sensor reading (0..10000): > 7500 is >= 7501, and > 7500.5 too.
     same = compare_automations(_rule(_state(">", 7500)), _rule(_state(">=", 7501)), home)
     assert same.equivalent and same.methods["trigger"] == "interval", same.reasons
@@ -94,7 +94,7 @@ def test_state_triggers_on_one_quantity_are_decided_over_its_domain(home: Fabric
     assert compare_automations(_rule(_state("<", 0)), _rule(_state("<=", -5)), home).equivalent
 
 
-def test_finite_domains_and_hold_times(home: Fabric) -> None:
+def test_finite_domains_and_hold_times(home: EmulatedHome) -> None:
     on = {"device_id": "lamp", "path": "1.OnOff.OnOff"}
     assert compare_automations(_rule(_state("==", True, **on)), _rule(_state("!=", False, **on)), home).equivalent
     assert not compare_automations(_rule(_state("==", True, **on)), _rule(_state("==", False, **on)), home).equivalent
@@ -108,7 +108,7 @@ def test_finite_domains_and_hold_times(home: Fabric) -> None:
     assert not verdict.equivalent and "hold times differ" in verdict.reasons[0]
 
 
-def test_different_quantities_are_replayed(home: Fabric) -> None:
+def test_different_quantities_are_replayed(home: EmulatedHome) -> None:
     # The humidifier's own sensor follows the bath's humidity, truncated to an integer: "reading >= 5101" is
     # "room humidity >= 5101" exactly, decided by replaying both on copies of the home.
     sensor = _rule(_state(">=", 5101))
@@ -121,7 +121,7 @@ def test_different_quantities_are_replayed(home: Fabric) -> None:
     assert not near.equivalent and "first difference" in near.reasons[0]
 
 
-def test_conditions_and_actions(home: Fabric) -> None:
+def test_conditions_and_actions(home: EmulatedHome) -> None:
     night = _cron("0 0 23 * * ? *")
     nobody = [{"device_id": "motion", "path": "1.OccupancySensing.Occupancy", "op": "==", "value": 0}]
     also = [{"device_id": "motion", "path": "1.OccupancySensing.Occupancy", "op": "<", "value": 1}]
@@ -143,11 +143,11 @@ def test_conditions_and_actions(home: Fabric) -> None:
     assert home.snapshot() == before and home.automations() == []  # the home itself is untouched
 
 
-def test_replay_follows_the_homes_scripted_evolution(home: Fabric) -> None:
+def test_replay_follows_the_homes_scripted_evolution(home: EmulatedHome) -> None:
     """Pending workflows come along into the replay: the humidifier switched off later ends its crossing."""
     from emulator.workflows import WorkflowStep
 
-    scripted = Fabric(home.to_config())
+    scripted = EmulatedHome(home.to_config())
     scripted.schedule(scripted.tick + 600, [WorkflowStep("invoke", "hum", 1, "OnOff", "Off")])
     sensor = _rule(_state(">=", 5101))
     room = _rule(_state(">=", 5101, room_id="bath", variable="humidity"))

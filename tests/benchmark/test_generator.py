@@ -22,7 +22,7 @@ from benchmark.generation.grammar import DEVICE_LABELS, device_number
 from benchmark.generation.homes import build_home, export_initial_home_config
 from benchmark.generation.qt2 import ACTORS, HORIZON_S, THRESHOLD, drive
 from benchmark.generation.targets import _same
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.paths import our_path
 
@@ -38,9 +38,9 @@ def by_kind(episodes: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [e for e in episodes if e["homefabric"]["kind"] == kind]
 
 
-def fabric_of(episode: dict[str, Any]) -> Fabric:
+def fabric_of(episode: dict[str, Any]) -> EmulatedHome:
     config, _ = from_simuhome(episode["initial_home_config"])
-    return Fabric(config)
+    return EmulatedHome(config)
 
 
 def test_all_twelve_kinds_in_simuhome_layout(episodes):
@@ -149,7 +149,7 @@ def test_qt2_queries_never_state_the_action(episodes):
         assert not tokens & words, episode["query"]
 
 
-def _apply_solution(fabric: Fabric, solution: list[dict[str, Any]]) -> None:
+def _apply_solution(fabric: EmulatedHome, solution: list[dict[str, Any]]) -> None:
     for call in solution:
         params = call["params"]
         ours = our_path(f"{params['endpoint_id']}.{params['cluster_id']}.X").split(".")[1]
@@ -159,7 +159,7 @@ def _apply_solution(fabric: Fabric, solution: list[dict[str, Any]]) -> None:
             fabric.write(params["device_id"], params["endpoint_id"], ours, params["attribute_id"], params["value"])
 
 
-def _read(fabric: Fabric, device_id: str, simuhome_attribute: str) -> Any:
+def _read(fabric: EmulatedHome, device_id: str, simuhome_attribute: str) -> Any:
     return fabric.read_path(device_id, our_path(simuhome_attribute))
 
 
@@ -240,7 +240,7 @@ def test_qt2_infeasible_families(episodes):
     assert families == {"contextual_saturation", "nonexistence"}
 
 
-def _schedule_solution(fabric: Fabric, solution: list[dict[str, Any]]) -> None:
+def _schedule_solution(fabric: EmulatedHome, solution: list[dict[str, Any]]) -> None:
     from emulator.workflows import WorkflowStep
 
     now = [c for c in solution if c["tool"] != "schedule_workflow"]
@@ -261,7 +261,7 @@ def _schedule_solution(fabric: Fabric, solution: list[dict[str, Any]]) -> None:
         fabric.schedule(call["params"]["start_time"], steps)
 
 
-def _goal_holds(fabric: Fabric, goal: dict[str, Any]) -> bool:
+def _goal_holds(fabric: EmulatedHome, goal: dict[str, Any]) -> bool:
     return all(_same(_read(fabric, t["device_id"], a["attribute"]), a["value"])
                for t in goal["targets"] for a in t["asserts"])
 

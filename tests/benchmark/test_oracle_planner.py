@@ -16,19 +16,19 @@ from benchmark.evaluators.common import ROLES_BY_VARIABLE
 from benchmark.generation.targets import CYCLE_TYPES, NON_OPERATIONAL_TYPES, variants
 from benchmark.step_planning import DevicePlan, chip_path, control_steps
 from emulator.catalogue import CATALOGUE
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import validate_home
 from emulator.workflows import WorkflowStep
 
 TYPES = sorted(CATALOGUE)
 
 
-def _one_device(device_type: str, attributes: dict[str, Any] | None = None) -> tuple[Fabric, ToolBox]:
+def _one_device(device_type: str, attributes: dict[str, Any] | None = None) -> tuple[EmulatedHome, ToolBox]:
     config = validate_home({"name": "planner", "base_time": "2025-08-23 14:00:00", "rooms": [
         {"id": "room", "name": "Room", "type": "living_room",
          "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 40}}],
         "devices": [{"id": "d", "type": device_type, "room": "room", "attributes": attributes or {}}]})
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     return fabric, ToolBox(fabric)
 
 

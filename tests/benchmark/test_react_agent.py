@@ -1,4 +1,4 @@
-"""The ReAct agent end to end: scripted model turns over real HTTP → LLMClient → agent → ToolBox → Fabric."""
+"""The ReAct agent end to end: scripted model turns over real HTTP → LLMClient → agent → ToolBox → EmulatedHome."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agent_tools import ToolBox
 from benchmark.agents.base import AgentOutcome, AgentTask
 from benchmark.agents.react import ReactAgent, ReplyFormatError, first_json_object, parse_react_reply
 from benchmark.llm_client import LLMClient
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric as build_fabric
 from tests.support.openai_standin import (
     OpenAIStandin,
@@ -38,7 +38,7 @@ TURN_ON = ("execute_command", {"device_id": LIGHT, "endpoint_id": 1, "cluster_id
 READ_LIGHT = ("get_attribute", {"device_id": LIGHT, "endpoint_id": 1, "cluster_id": "OnOff", "attribute_id": "OnOff"})
 
 
-def light_is_on(fabric: Fabric) -> bool:
+def light_is_on(fabric: EmulatedHome) -> bool:
     return bool(fabric.read(LIGHT, 1, "OnOff", "OnOff"))
 
 
@@ -46,7 +46,7 @@ def light_is_on(fabric: Fabric) -> bool:
 class Run:
     outcome: AgentOutcome
     server: OpenAIStandin
-    fabric: Fabric
+    fabric: EmulatedHome
     toolbox: Any
     client: LLMClient
 

@@ -1,7 +1,7 @@
 """A pytest plugin that records every cluster command actually run during a test session.
 
 Wraps ``ClusterServer.invoke_validated`` — the one place every invocation passes after its arguments
-were validated (``ClusterServer.invoke`` and ``Fabric.invoke`` both end there) — and writes the
+were validated (``ClusterServer.invoke`` and ``EmulatedHome.invoke`` both end there) — and writes the
 ``[cluster, command]`` pairs seen to the JSON file named by ``HOMEFABRIC_INVOCATIONS_OUT`` at the end.
 Used by ``test_registry.py``'s meta-test: ``-p tests.clusters.invocation_recorder``.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig
 
 
@@ -22,5 +22,5 @@ def home(devices: list[tuple[str, str, str]], *, rooms: dict[str, dict[str, floa
     })
 
 
-def fabric(devices: list[tuple[str, str, str]], **kwargs: Any) -> Fabric:
-    return Fabric(home(devices, **kwargs))
+def fabric(devices: list[tuple[str, str, str]], **kwargs: Any) -> EmulatedHome:
+    return EmulatedHome(home(devices, **kwargs))

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from emulator.errors import FabricError
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.events import AutomationEvent
-from emulator.fabric import Fabric
 from emulator.home_config import load_home
 from tests.emulator.helpers import fabric
 
@@ -24,13 +24,13 @@ def _off(device: str, ep: int = 1) -> dict[str, Any]:
     return {"kind": "invoke", "device_id": device, "endpoint": ep, "cluster": "OnOff", "command": "Off"}
 
 
-def _events(f: Fabric) -> list[AutomationEvent]:
+def _events(f: EmulatedHome) -> list[AutomationEvent]:
     seen: list[AutomationEvent] = []
     f.subscribe_automations(seen.append)
     return seen
 
 
-def _bathroom() -> Fabric:
+def _bathroom() -> EmulatedHome:
     f = fabric([("hum", "humidifier", "bath"), ("deh", "dehumidifier", "bath"), ("lamp", "on_off_light", "hall")],
                rooms={"bath": {"humidity": 5000}, "hall": {}})
     f.invoke("hum", 1, "OnOff", "On")
@@ -38,7 +38,7 @@ def _bathroom() -> Fabric:
     return f
 
 
-def _first_tick(f: Fabric, predicate: Any, limit: int) -> int:
+def _first_tick(f: EmulatedHome, predicate: Any, limit: int) -> int:
     """Tick stepping: the first tick at which ``predicate`` holds, advancing 0.1 s at a time."""
     for tick in range(f.tick, f.tick + limit):
         f.clock.advance_to(tick)
@@ -186,7 +186,7 @@ def test_rules_survive_save_and_load(tmp_path: Path) -> None:
     path = tmp_path / "home.json"
     f.save(str(path))
     assert [r.id for r in load_home(path).automations] == [cron.id, state.id]
-    loaded = Fabric.from_file(str(path))
+    loaded = EmulatedHome.from_file(str(path))
     assert [r.model_dump() for r in loaded.automations()] == [r.model_dump() for r in f.automations()]
     assert loaded.next_automation_firing(state.id) == f.next_automation_firing(state.id)
     loaded.advance(3600)
@@ -220,11 +220,11 @@ def test_a_home_without_rules_saves_the_same_bytes_as_before(tmp_path: Path) -> 
 def test_bad_rules_are_refused_with_the_cause_and_nothing_changes(spec: dict[str, Any], code: str,
                                                                   fragment: str) -> None:
     f = fabric([("lamp", "on_off_light", "hall")])
-    with pytest.raises(FabricError) as refused:
+    with pytest.raises(HomeError) as refused:
         f.add_automation(spec)
     assert refused.value.code == code and fragment in refused.value.message
     assert f.automations() == []
-    with pytest.raises(FabricError, match="no automation 'auto-9'"):
+    with pytest.raises(HomeError, match="no automation 'auto-9'"):
         f.remove_automation("auto-9")
 
 
@@ -255,7 +255,7 @@ def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
     fan speed changed once): the firing tick still equals tick stepping of the same home."""
     from emulator.workflows import WorkflowStep
 
-    def home() -> Fabric:
+    def home() -> EmulatedHome:
         f = fabric([("hum", "humidifier", "bath"), ("lamp", "dimmable_light", "bath")],
                    rooms={"bath": {"humidity": 5000}})
         f.invoke("hum", 1, "OnOff", "On")

@@ -9,14 +9,14 @@ from datetime import date, datetime
 import pytest
 
 from emulator.daylight import KNOT_S, SunCurve, sun_sine
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import home
 
 SUN = {"physics": {"daylight": "sun", "latitude_deg": 48.0}}
 
 
-def lux_at(fabric: Fabric, room: str, when: str) -> float:
+def lux_at(fabric: EmulatedHome, room: str, when: str) -> float:
     target = fabric.clock.tick_of(datetime.fromisoformat(when))
     fabric.advance((target - fabric.tick) / 10)
     return fabric.room_state(room, exact=True)["illuminance"]
@@ -25,7 +25,7 @@ def lux_at(fabric: Fabric, room: str, when: str) -> float:
 def test_a_generated_home_is_dark_at_night_and_bright_at_noon() -> None:
     config = generate_home("complex", 7)
     assert config.extensions["physics"]["daylight"] == "sun"
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     for device in fabric.devices():  # lights off: daylight only
         if fabric.read(device.device_id, 1, "OnOff", "OnOff") if device.find(1, "OnOff") else False:
             fabric.invoke(device.device_id, 1, "OnOff", "Off")
@@ -38,7 +38,7 @@ def test_a_generated_home_is_dark_at_night_and_bright_at_noon() -> None:
 
 
 def test_window_coverings_dim_the_daylight() -> None:
-    fabric = Fabric(home([("blind", "window_covering_controller", "hall")], extensions=SUN,
+    fabric = EmulatedHome(home([("blind", "window_covering_controller", "hall")], extensions=SUN,
                          rooms={"hall": {"illuminance": 800}}))
     open_lux = lux_at(fabric, "hall", "2025-08-23 12:00:00")
     fabric.invoke("blind", 1, "WindowCovering", "DownOrClose")
@@ -66,8 +66,8 @@ def test_the_curve_is_linear_between_knots() -> None:
 
 def test_fast_forward_costs_one_event_per_knot_and_is_exact() -> None:
     config = home([("sensor", "light_sensor", "hall")], extensions=SUN, rooms={"hall": {"illuminance": 600}})
-    constant = Fabric(home([("sensor", "light_sensor", "hall")], rooms={"hall": {"illuminance": 600}}))
-    sunny, stepped = Fabric(config), Fabric(config)
+    constant = EmulatedHome(home([("sensor", "light_sensor", "hall")], rooms={"hall": {"illuminance": 600}}))
+    sunny, stepped = EmulatedHome(config), EmulatedHome(config)
     extra = sunny.advance(86400) - constant.advance(86400)
     assert 0 < extra <= 86400 // KNOT_S + 1  # the sky's events: one per knot, not per tick
     for _ in range(24):
@@ -83,7 +83,7 @@ def test_imported_simuhome_homes_keep_constant_daylight() -> None:
     from emulator.simuhome.import_home import from_simuhome
     from tests.emulator.test_simuhome_config import simuhome_config
 
-    fabric = Fabric(from_simuhome(simuhome_config())[0])
+    fabric = EmulatedHome(from_simuhome(simuhome_config())[0])
     room = fabric.rooms()[0].room_id
     before = fabric.room_state(room)["illuminance"]
     fabric.advance(12 * 3600)
@@ -96,7 +96,7 @@ OUTDOOR = {"physics": {"daylight": "sun", "latitude_deg": 48.0, "outdoor": "dail
 
 def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
     config = home([("sensor", "climate_sensor", "hall")], extensions=OUTDOOR, rooms={"hall": {"temperature": 2000}})
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     outdoor = {}
     for when in ("2025-08-24 03:07:00", "2025-08-24 15:07:00"):
         lux_at(fabric, "hall", when)
@@ -111,7 +111,7 @@ def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
 def test_the_outdoor_swing_stays_exact_and_costs_events_per_knot_only() -> None:
     config = home([("sensor", "climate_sensor", "hall"), ("ac", "air_conditioner", "hall")], extensions=OUTDOOR,
                   rooms={"hall": {"temperature": 2600}})
-    once, stepped = Fabric(config), Fabric(config)
+    once, stepped = EmulatedHome(config), EmulatedHome(config)
     for fabric in (once, stepped):
         fabric.invoke("ac", 1, "OnOff", "On")
         fabric.write("ac", 1, "Thermostat", "SystemMode", 3)

@@ -1,4 +1,4 @@
-"""``Fabric.device()`` / ``devices()`` / ``add_device()`` hand out read-only views: what a caller reads is the
+"""``EmulatedHome.device()`` / ``devices()`` / ``add_device()`` hand out read-only views: what a caller reads is the
 device now, and nothing outside the fabric can rename, move or re-hook a device through them."""
 
 from __future__ import annotations

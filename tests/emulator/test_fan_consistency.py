@@ -8,14 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clusters.fan_control import AUTO, mode_for_percent
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.home_generation.params import TIERS
 
 FAN_TYPES = ("fan", "air_purifier", "humidifier", "dehumidifier", "air_conditioner")
 
 
-def fan_state(fabric: Fabric, device_id: str) -> tuple[int, int | None, int]:
+def fan_state(fabric: EmulatedHome, device_id: str) -> tuple[int, int | None, int]:
     return tuple(fabric.read(device_id, 1, "FanControl", name)  # type: ignore[return-value]
                  for name in ("FanMode", "PercentSetting", "PercentCurrent"))
 
@@ -31,7 +31,7 @@ def assert_consistent(mode: int, setting: int | None, current: int) -> None:
 @pytest.mark.parametrize("tier", TIERS)
 def test_generated_homes_have_consistent_fans(tier: str) -> None:
     for seed in (1, 2, 3):
-        fabric = Fabric(generate_home(tier, seed))
+        fabric = EmulatedHome(generate_home(tier, seed))
         fans = [d for d in fabric.devices() if d.device_type in FAN_TYPES]
         for device in fans:
             assert_consistent(*fan_state(fabric, device.device_id))
@@ -40,7 +40,7 @@ def test_generated_homes_have_consistent_fans(tier: str) -> None:
 def test_a_generated_running_ac_changes_its_room() -> None:
     # The defect: "On · Cool · Fan 72 %" while FanMode Off and PercentCurrent 0 — and the room never changed.
     for seed in range(1, 30):
-        fabric = Fabric(generate_home("complex", seed))
+        fabric = EmulatedHome(generate_home("complex", seed))
         for device in fabric.devices():
             if (device.device_type == "air_conditioner" and fabric.read(device.device_id, 1, "OnOff", "OnOff")
                     and fabric.read(device.device_id, 1, "Thermostat", "SystemMode") == 3):
@@ -48,7 +48,7 @@ def test_a_generated_running_ac_changes_its_room() -> None:
                 setpoint = fabric.read(device.device_id, 1, "Thermostat", "OccupiedCoolingSetpoint")
                 if fabric.room_state(room, exact=True)["temperature"] <= setpoint + 100:
                     continue
-                without = Fabric(generate_home("complex", seed))
+                without = EmulatedHome(generate_home("complex", seed))
                 without.invoke(device.device_id, 1, "OnOff", "Off")
                 for home in (fabric, without):
                     home.advance(1800)
@@ -71,7 +71,7 @@ HOME = generate_home("medium", 3)
 @settings(max_examples=60, deadline=None)
 @given(st.lists(WRITES, min_size=1, max_size=12))
 def test_every_write_and_step_keeps_the_fan_consistent(operations: list[tuple[str, str, int]]) -> None:
-    fabric = Fabric(HOME)
+    fabric = EmulatedHome(HOME)
     fan = next(d.device_id for d in fabric.devices() if d.device_type in FAN_TYPES)
     fabric.invoke(fan, 1, "OnOff", "On")
     for kind, name, value in operations:

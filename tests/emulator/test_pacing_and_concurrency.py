@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from emulator.workflows import WorkflowStep
@@ -65,7 +65,7 @@ def test_bad_speed_is_refused() -> None:
 
 
 def test_concurrent_asyncio_tasks_share_one_fabric_safely() -> None:
-    home = Fabric(generate_home("medium", 4))
+    home = EmulatedHome(generate_home("medium", 4))
     lights = [d.device_id for d in home.devices() if d.device_type in ("on_off_light", "dimmable_light")]
     initial = {d: home.read(d, 1, "OnOff", "OnOff") for d in lights}
     events: list[object] = []

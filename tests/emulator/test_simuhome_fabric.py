@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.simuhome.export_home import to_simuhome
 from emulator.simuhome.import_home import from_simuhome
 from tests.emulator.test_simuhome_config import simuhome_config
@@ -16,7 +16,7 @@ from tests.emulator.test_simuhome_config import simuhome_config
 def test_simuhome_home_loads_runs_and_round_trips_through_the_fabric() -> None:
     original = simuhome_config()
     config, origin = from_simuhome(original)
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     assert {d.device_type for d in fabric.devices()} >= {
         "on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier", "dehumidifier",
         "heat_pump", "tv", "window_covering_controller", "dishwasher", "laundry_washer", "laundry_dryer", "rvc",
@@ -35,10 +35,10 @@ def test_simuhome_home_loads_runs_and_round_trips_through_the_fabric() -> None:
 
 def test_a_loaded_simuhome_home_reacts_like_simuhome() -> None:
     config, _ = from_simuhome(simuhome_config())
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     ac = next(d for d in fabric.devices() if d.device_type == "air_conditioner")
     fabric.invoke(ac.device_id, 1, "OnOff", "Off")
-    with pytest.raises(FabricError) as refused:
+    with pytest.raises(HomeError) as refused:
         fabric.write(ac.device_id, 1, "FanControl", "PercentSetting", 50)
     assert refused.value.code == "DEPENDENCY_VIOLATION"
     fabric.invoke(ac.device_id, 1, "OnOff", "On")
@@ -49,14 +49,14 @@ def test_a_loaded_simuhome_home_reacts_like_simuhome() -> None:
 def test_imported_simuhome_homes_keep_simuhome_light_physics() -> None:
     """In SimuHome, blinds never change a room's light; its qt2 saturation episodes rely on that."""
     config, _ = from_simuhome(simuhome_config())
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     blinds = next(d for d in fabric.devices() if d.device_type == "window_covering_controller")
     before = fabric.room_state(blinds.room_id)["illuminance"]
     fabric.invoke(blinds.device_id, 1, "WindowCovering", "DownOrClose")
     fabric.advance(120)
     assert fabric.read_path(blinds.device_id, "1.WindowCovering.CurrentPositionLiftPercent100ths") == 10000
     assert fabric.room_state(blinds.room_id)["illuminance"] == before
-    ours = Fabric(config.model_copy(update={"extensions": {}}))  # our default physics: daylight is blocked
+    ours = EmulatedHome(config.model_copy(update={"extensions": {}}))  # our default physics: daylight is blocked
     ours.invoke(blinds.device_id, 1, "WindowCovering", "DownOrClose")
     ours.advance(120)
     assert ours.room_state(blinds.room_id)["illuminance"] < before

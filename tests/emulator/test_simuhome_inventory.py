@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.simuhome.export_home import to_simuhome
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.samples import device, home, inventory_homes, shape_cases
@@ -35,7 +35,7 @@ def test_inventory_shape_loads_runs_and_round_trips(device_type, path, shape, at
     config, origin = from_simuhome(json.loads(json.dumps(original)))
     assert json.dumps(to_simuhome(config, origin)) == json.dumps(original)  # unchanged: byte-identical
 
-    fabric = Fabric(config)
+    fabric = EmulatedHome(config)
     fabric.advance(3600)
     exported = to_simuhome(fabric.to_config(), origin, only_original_attributes=True)
     out = exported["rooms"]["living_room"]["devices"][0]["attributes"]
@@ -46,6 +46,6 @@ def test_inventory_shape_loads_runs_and_round_trips(device_type, path, shape, at
 def test_inventory_homes_build_and_keep_their_shapes_over_a_day():
     for data in inventory_homes():
         config, origin = from_simuhome(data)
-        fabric = Fabric(config)
+        fabric = EmulatedHome(config)
         fabric.advance(24 * 3600)
         assert shape_disagreements(to_simuhome(fabric.to_config(), origin, only_original_attributes=True)) == []

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig
 
 DT = 0.1  # SimuHome's tick_interval (facts §3.1), seconds
@@ -28,11 +28,11 @@ TEMPERATURE_DRIFT, HUMIDITY_DRIFT, PM10_DRIFT = 0.0002, 0.01, 0.1
 
 
 def _home(device_type: str | None, attributes: dict[str, Any], *, environment: dict[str, float],
-          baseline: dict[str, float] | None = None, extra: list[tuple[str, str, dict[str, Any]]] = ()) -> Fabric:
+          baseline: dict[str, float] | None = None, extra: list[tuple[str, str, dict[str, Any]]] = ()) -> EmulatedHome:
     state = {"temperature": 2500, "humidity": 5000, "illuminance": 1000, "pm10": 35.0}
     devices = ([{"id": "dev", "type": device_type, "room": "lab", "attributes": attributes}] if device_type else [])
     devices += [{"id": d, "type": t, "room": "lab", "attributes": a} for d, t, a in extra]
-    return Fabric(HomeConfig.model_validate({
+    return EmulatedHome(HomeConfig.model_validate({
         "name": "rates", "base_time": "2025-08-23 09:00:00",
         "rooms": [{"id": "lab", "name": "lab", "type": "lab", "environment": {**state, **environment},
                    "baseline": {**state, **environment, **(baseline or {})}}],
@@ -51,7 +51,7 @@ def _simuhome(x0: float, baseline: float, drift_per_s: float, effect: Callable[[
     return x
 
 
-def _at(fabric: Fabric, ticks: int, variable: str) -> float:
+def _at(fabric: EmulatedHome, ticks: int, variable: str) -> float:
     fabric.run_until(ticks)
     return fabric.room_state("lab", exact=True)[variable]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchmark.generate import generate_episodes, write_episodes
 from bridge.http import HttpApi
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from emulator.pacing import RealtimePacer
 from homefabric_cli.http_app import home_http_api
@@ -20,8 +20,8 @@ DISHWASHER = "kitchen_dishwasher_1"
 WASHER = "utility_room_laundry_washer_1"
 
 
-def home() -> Fabric:
-    return Fabric(generate_home("medium", 3))
+def home() -> EmulatedHome:
+    return EmulatedHome(generate_home("medium", 3))
 
 
 def write_some_episodes(directory: Path) -> list[str]:
@@ -31,7 +31,7 @@ def write_some_episodes(directory: Path) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def running_api(fabric: Fabric, *, speed: float | None = None, **options: Any) -> AsyncIterator[HttpApi]:
+async def running_api(fabric: EmulatedHome, *, speed: float | None = None, **options: Any) -> AsyncIterator[HttpApi]:
     """The API as the CLI composes it (episode and run routes mounted) on a free 127.0.0.1 port; with
     ``speed`` a RealtimePacer drives the clock."""
     async with contextlib.AsyncExitStack() as stack:

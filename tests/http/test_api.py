@@ -74,9 +74,9 @@ def test_fabric_errors_keep_their_code_and_allowed_values() -> None:
 
 
 def device_changes(before: dict, after: dict) -> list:
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
 
-    return [c for c in Fabric.diff(before, after) if c["kind"] != "room"]
+    return [c for c in EmulatedHome.diff(before, after) if c["kind"] != "room"]
 
 
 def test_request_validation_names_the_field() -> None:

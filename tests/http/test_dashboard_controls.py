@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.browser import Chromium, until
 from tests.emulator.helpers import home as home_config
 from tests.http.live_api import running_api
@@ -20,7 +20,7 @@ DEVICES = [("ac", "air_conditioner", "living"), ("heater", "heat_pump", "living"
 
 def test_each_new_control_changes_the_fabric(chromium: Chromium, tmp_path: Path) -> None:
     async def scenario() -> None:
-        fabric = Fabric(home_config(DEVICES))
+        fabric = EmulatedHome(home_config(DEVICES))
         fabric.invoke("ac", 1, "OnOff", "On")
         fabric.invoke("washer", 1, "OnOff", "On")
         errors: list[str] = []
@@ -94,7 +94,7 @@ def test_each_new_control_changes_the_fabric(chromium: Chromium, tmp_path: Path)
 
 def test_a_missing_token_is_a_visible_state(chromium: Chromium, tmp_path: Path) -> None:
     async def scenario() -> None:
-        fabric = Fabric(home_config(DEVICES[:1]))
+        fabric = EmulatedHome(home_config(DEVICES[:1]))
         async with running_api(fabric, token="s3cret") as api, chromium.page() as page:
             page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
             await page.goto(api.url + "/")

@@ -7,7 +7,7 @@ import asyncio
 import re
 
 from emulator.catalogue import CATALOGUE
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.browser import Chromium
 from tests.emulator.helpers import home as home_config
 from tests.http.live_api import running_api
@@ -25,7 +25,7 @@ VISIBLE_TEXT = """() => {
 
 def test_no_view_shows_null_for_a_home_with_every_device_type(chromium: Chromium) -> None:
     names = sorted(CATALOGUE)
-    fabric = Fabric(home_config([(f"d{i}", name, ("living", "kitchen")[i % 2]) for i, name in enumerate(names)]))
+    fabric = EmulatedHome(home_config([(f"d{i}", name, ("living", "kitchen")[i % 2]) for i, name in enumerate(names)]))
 
     async def scenario() -> None:
         errors: list[str] = []

@@ -17,7 +17,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", f"/api/devices/{LIGHT}/attributes/1/OnOff/OnOff", {}),
     ("GET", f"/api/devices/{LIGHT}/attributes/1/On-Off/OnOff", {}),  # a name FastAPI refuses: its 422
     ("GET", f"/api/devices/{DIMMER}/attributes/1/LevelControl/CurrentLevel", {}),
-    ("GET", f"/api/devices/{LIGHT}/attributes/1/OnOff/NoSuchAttribute", {}),  # FabricError → 404 with allowed
+    ("GET", f"/api/devices/{LIGHT}/attributes/1/OnOff/NoSuchAttribute", {}),  # HomeError → 404 with allowed
     ("GET", "/api/devices/nobody/attributes/1/OnOff/OnOff", {}),
     ("GET", f"/api/devices/{LIGHT}/attributes/99999/OnOff/OnOff", {}),  # over 65534: FastAPI's 422
     ("GET", f"/api/devices/{LIGHT}/attributes/01/OnOff/OnOff", {}),  # not the fast path's form: FastAPI decides

@@ -15,7 +15,7 @@ from bridge.matter.node.node import MatterNode
 
 def _data_model(state):  # type: ignore[no-untyped-def]
     from bridge.matter.node.bridge_node import BridgeNode
-    from emulator.fabric import Fabric
+    from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
 
     home = HomeConfig.model_validate({
@@ -24,7 +24,7 @@ def _data_model(state):  # type: ignore[no-untyped-def]
                    "environment": {"temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
         "devices": [{"id": "light", "type": "dimmable_light", "room": "living_room", "attributes": {}}],
     })
-    fabric = Fabric(home)
+    fabric = EmulatedHome(home)
     return lambda root: BridgeNode(fabric, root, store=state)
 
 

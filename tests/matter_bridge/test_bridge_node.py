@@ -1,4 +1,4 @@
-"""The bridge's data model over a Fabric: layout, identity, stable endpoint numbers, routing, errors."""
+"""The bridge's data model over a EmulatedHome: layout, identity, stable endpoint numbers, routing, errors."""
 
 from __future__ import annotations
 

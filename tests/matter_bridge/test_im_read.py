@@ -13,7 +13,7 @@ from bridge.matter.node.bridge_node import BridgeNode
 from bridge.matter.session.context import RequestContext
 from clusters import Status
 from clusters.basic_information import BasicInformationServer
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import fabric
 from tests.matter_bridge._async import run_async
@@ -33,12 +33,12 @@ class DenyCluster:
         return cluster_id != self.cluster
 
 
-def _client(home: Fabric, access: Any = None, **kwargs: Any) -> tuple[BridgeNode, ImClient]:
+def _client(home: EmulatedHome, access: Any = None, **kwargs: Any) -> tuple[BridgeNode, ImClient]:
     node = BridgeNode(home)
     return node, ImClient(InteractionModel(node, access or AllowAll(), **kwargs))
 
 
-async def _check_whole_home_read(home: Fabric) -> int:
+async def _check_whole_home_read(home: EmulatedHome) -> int:
     node, client = _client(home)
     result, exchange = await client.read([P()], fabric_filtered=False)
     sent = exchange.sent
@@ -65,13 +65,13 @@ async def _check_whole_home_read(home: Fabric) -> int:
 
 @run_async
 async def test_wildcard_read_of_the_complex_home_arrives_whole_in_chunks() -> None:
-    home = Fabric(generate_home("complex", 1))
+    home = EmulatedHome(generate_home("complex", 1))
     assert len(home.devices()) == 135
     assert await _check_whole_home_read(home) > 50
 
 
 def test_wildcard_read_of_the_stress_home_arrives_whole_in_chunks() -> None:
-    home = Fabric(generate_home("stress", 1))
+    home = EmulatedHome(generate_home("stress", 1))
     assert len(home.devices()) == 1000
     # Decoding and checking ~70,000 attributes takes a while on a slow runner: a roomier bound.
     chunks = asyncio.run(asyncio.wait_for(_check_whole_home_read(home), 180))

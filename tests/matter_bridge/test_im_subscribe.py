@@ -16,7 +16,7 @@ from bridge.matter.im.interaction import GRANTED_MAX_INTERVAL_S, InteractionMode
 from bridge.matter.im.subscription import keepalive_after
 from bridge.matter.node.bridge_node import BridgeNode
 from clusters import Status
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from tests.emulator.helpers import fabric
 from tests.matter_bridge._async import run_async
@@ -68,7 +68,7 @@ async def _subscribe(client: ImClient, paths: list[im.AttributePath], *, floor: 
     return response.subscription_id, exchange
 
 
-def _setup(home: Fabric) -> tuple[BridgeNode, InteractionModel, ImClient, FakeClock]:
+def _setup(home: EmulatedHome) -> tuple[BridgeNode, InteractionModel, ImClient, FakeClock]:
     clock = FakeClock()
     node = BridgeNode(home)
     model = InteractionModel(node, AllowAll(), clock=clock)
@@ -77,7 +77,7 @@ def _setup(home: Fabric) -> tuple[BridgeNode, InteractionModel, ImClient, FakeCl
 
 @run_async
 async def test_priming_report_is_chunked_then_subscribe_response() -> None:
-    node, model, client, _ = _setup(Fabric(generate_home("complex", 1)))
+    node, model, client, _ = _setup(EmulatedHome(generate_home("complex", 1)))
     sub_id, exchange = await _subscribe(client, [P()], events=[im.EventPath()])
     reports = exchange.messages(im.Opcode.REPORT_DATA)
     assert len(reports) > 50

@@ -11,7 +11,7 @@ import jsonschema
 
 from bridge.mqtt import MqttBridge
 from emulator.catalogue import CATALOGUE
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric as make_fabric
 from tests.mqtt.broker import Mosquitto, Recorder, on_topic
 from tests.mqtt.ha_schema import DEVICE_CONFIG, semantic_problems
@@ -33,7 +33,7 @@ def run(coroutine: Coroutine[Any, Any, None], timeout: float = 40) -> None:
     asyncio.run(asyncio.wait_for(coroutine, timeout))
 
 
-def bridge_for(fabric: Fabric, broker: Mosquitto, **kwargs: Any) -> MqttBridge:
+def bridge_for(fabric: EmulatedHome, broker: Mosquitto, **kwargs: Any) -> MqttBridge:
     return MqttBridge(fabric, "127.0.0.1", broker.port, home_id=HOME, reconnect_min_s=0.2, reconnect_max_s=1.0,
                       **kwargs)
 
@@ -221,7 +221,7 @@ def test_malformed_payloads_are_answered_on_the_error_topic_and_change_nothing(b
             answer = (await rec.wait_for(on_topic(f"{ROOT}/error")))[0].json()
             assert answer["error"]["code"] == "DEVICE_NOT_FOUND"
             await asyncio.sleep(0.1)
-            assert Fabric.diff(before, fabric.snapshot()) == []
+            assert EmulatedHome.diff(before, fabric.snapshot()) == []
 
             light_error = rec.matching(on_topic(f"{ROOT}/light/error", lambda e: "300" in json.dumps(e)))[0].json()
             assert light_error["error"]["allowed"]["brightness"] == "0..255"
@@ -250,7 +250,7 @@ def test_a_refused_command_is_answered_with_the_fabric_error_and_changes_nothing
             answer = (await rec.wait_for(on_topic(f"{ROOT}/washer/error")))[0].json()
             assert answer["error"]["matter_status"] == "INVALID_IN_STATE"
             await asyncio.sleep(0.1)
-            assert Fabric.diff(before, fabric.snapshot()) == []
+            assert EmulatedHome.diff(before, fabric.snapshot()) == []
 
     run(scenario())
 

@@ -7,19 +7,19 @@ import pytest
 from bridge.mqtt.commands import CommandError, execute, plan
 from bridge.mqtt.entities import Entity, entities_for
 from bridge.mqtt.state import brightness_to_level, entity_state, level_to_brightness
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric as make_fabric
 
 
 @pytest.fixture
-def home() -> Fabric:
+def home() -> EmulatedHome:
     return make_fabric([("light", "extended_color_light", "r"), ("ac", "air_conditioner", "r"),
                         ("thermo", "thermostat", "r"), ("blind", "blind", "r"), ("fan", "fan", "r"),
                         ("lock", "door_lock", "r"), ("rvc", "rvc", "r")])
 
 
-def entity(fabric: Fabric, device: str, key: str) -> Entity:
+def entity(fabric: EmulatedHome, device: str, key: str) -> Entity:
     return next(e for e in entities_for(fabric.device(device)) if e.key == key)
 
 
@@ -31,7 +31,7 @@ def test_brightness_maps_onto_levels_1_to_254() -> None:
     assert all(1 <= brightness_to_level(b) <= 254 for b in range(1, 256))
 
 
-def test_light_command_puts_the_colour_first_then_switches_on(home: Fabric) -> None:
+def test_light_command_puts_the_colour_first_then_switches_on(home: EmulatedHome) -> None:
     light = entity(home, "light", "light_1")
     # Home Assistant sends kelvin (color_temp_kelvin: true); the light moves to the matching mireds.
     ops = plan(home, light, None, b'{"state": "ON", "brightness": 255, "color_temp": 3333, "transition": 1.5}')
@@ -49,7 +49,7 @@ def test_light_command_puts_the_colour_first_then_switches_on(home: Fabric) -> N
     assert plan(home, light, None, b'{"state": "OFF"}') == [WorkflowStep.invoke("light", 1, "OnOff", "Off")]
 
 
-def test_cover_positions_are_inverted(home: Fabric) -> None:
+def test_cover_positions_are_inverted(home: EmulatedHome) -> None:
     cover = entity(home, "blind", "cover_1")
     assert plan(home, cover, "position", b"100")[0].args == {"liftPercent100thsValue": 0}  # HA open = Matter 0
     assert plan(home, cover, "position", b"0")[0].args == {"liftPercent100thsValue": 10000}
@@ -57,7 +57,7 @@ def test_cover_positions_are_inverted(home: Fabric) -> None:
     assert plan(home, cover, None, b"STOP")[0].name == "StopMotion"
 
 
-def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: Fabric) -> None:
+def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: EmulatedHome) -> None:
     thermo = entity(home, "thermo", "climate_1")
     execute(home, plan(home, thermo, "mode", b"heat"))
     assert plan(home, thermo, "temperature", b"21.5") == [
@@ -76,19 +76,19 @@ def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: Fabric) -> N
     assert plan(home, ac, "mode", b"off") == [WorkflowStep.invoke("ac", 1, "OnOff", "Off")]
 
 
-def test_fan_percentage_zero_switches_off_and_above_zero_switches_on(home: Fabric) -> None:
+def test_fan_percentage_zero_switches_off_and_above_zero_switches_on(home: EmulatedHome) -> None:
     fan = entity(home, "fan", "fan_1")
     assert [op.name for op in plan(home, fan, "percentage", b"40")] == ["On", "PercentSetting"]
     assert plan(home, fan, "percentage", b"0") == [WorkflowStep.invoke("fan", 1, "OnOff", "Off")]
 
 
-def test_lock_takes_a_word_or_json_with_a_code(home: Fabric) -> None:
+def test_lock_takes_a_word_or_json_with_a_code(home: EmulatedHome) -> None:
     lock = entity(home, "lock", "lock_1")
     assert plan(home, lock, None, b"UNLOCK") == [WorkflowStep.invoke("lock", 1, "DoorLock", "UnlockDoor")]
     assert plan(home, lock, None, b'{"action": "LOCK", "code": "1234"}')[0].args == {"PINCode": "1234"}
 
 
-def test_select_and_buttons_of_the_robot(home: Fabric) -> None:
+def test_select_and_buttons_of_the_robot(home: EmulatedHome) -> None:
     run_mode = entity(home, "rvc", "run_mode_1")
     ops = plan(home, run_mode, None, b"Vacuum")
     assert ops == [WorkflowStep.invoke("rvc", 1, "RvcRunMode", "ChangeToMode", {"newMode": 2})]

@@ -9,12 +9,12 @@ import jsonschema
 from bridge.mqtt.discovery import device_config, friendly_name
 from bridge.mqtt.entities import entities_for
 from bridge.mqtt.topics import Topics
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home
 from tests.mqtt.ha_schema import DEVICE_CONFIG, semantic_problems
 
 
-def discovery(fabric: Fabric, device_id: str) -> dict:
+def discovery(fabric: EmulatedHome, device_id: str) -> dict:
     device = fabric.device(device_id)
     config = device_config(fabric, device, entities_for(device), Topics("homefabric", "home", "homeassistant"))
     jsonschema.validate(config, DEVICE_CONFIG)
@@ -23,7 +23,7 @@ def discovery(fabric: Fabric, device_id: str) -> dict:
 
 
 def test_colour_temperature_is_offered_in_kelvin() -> None:
-    fabric = Fabric(generate_home("stress", 2))
+    fabric = EmulatedHome(generate_home("stress", 2))
     lights = [d for d in fabric.devices() if d.device_type in ("color_temperature_light", "extended_color_light")]
     assert lights
     light = discovery(fabric, lights[0].device_id)["cmps"]["light_1"]
@@ -35,7 +35,7 @@ def test_colour_temperature_is_offered_in_kelvin() -> None:
 
 
 def test_devices_have_friendly_names_and_their_room_as_suggested_area() -> None:
-    fabric = Fabric(generate_home("complex", 7))
+    fabric = EmulatedHome(generate_home("complex", 7))
     for device in fabric.devices()[:40]:
         dev = discovery(fabric, device.device_id)["dev"]
         room = fabric.room(device.room_id)
@@ -46,7 +46,7 @@ def test_devices_have_friendly_names_and_their_room_as_suggested_area() -> None:
     assert friendly_name(second, "Hall").endswith(" 2")
 
 
-def _entity(fabric: Fabric, device_id: str, key: str):
+def _entity(fabric: EmulatedHome, device_id: str, key: str):
     return next(e for e in entities_for(fabric.device(device_id)) if e.key == key)
 
 

@@ -15,7 +15,7 @@ import chip.clusters.Objects as Objects
 from typer.testing import CliRunner
 
 from bridge.matter.node.bridge_node import BridgeNode
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import dump_home
 from emulator.home_generation.generator import generate_home
 from emulator.workflows import WorkflowStep
@@ -94,7 +94,7 @@ def _at(start: datetime, hours: float) -> str:
 
 
 def test_the_saved_home_keeps_workflows_and_a_written_node_label(tmp_path: Path) -> None:
-    fabric = Fabric(generate_home("medium", 3))
+    fabric = EmulatedHome(generate_home("medium", 3))
     bridge = BridgeNode(fabric)
     number = bridge.endpoint_of(LIGHT, 1)
     bridge.write(number, Objects.BridgedDeviceBasicInformation.id, "NodeLabel", "Desk lamp")
@@ -108,7 +108,7 @@ def test_the_saved_home_keeps_workflows_and_a_written_node_label(tmp_path: Path)
             pass
 
     asyncio.run(save())
-    resumed = Fabric.from_file(str(tmp_path / HOME_STATE_FILE))
+    resumed = EmulatedHome.from_file(str(tmp_path / HOME_STATE_FILE))
     assert resumed.now_text() == fabric.now_text()
     assert resumed.workflow(done.workflow_id).status == "completed"
     assert resumed.workflow(pending.workflow_id).status == "pending"

@@ -13,8 +13,8 @@ import httpx
 import pytest
 import websockets
 
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_generation.generator import generate_home
 from tests.http.live_api import running_api
 
@@ -29,7 +29,7 @@ def _still_home(tier: str, seed: int) -> Any:
 
 
 def test_a_week_with_a_subscriber_runs_timer_events_in_proportion_to_what_happens() -> None:
-    fabric = Fabric(_still_home("complex", 7))
+    fabric = EmulatedHome(_still_home("complex", 7))
     events: list[Any] = []
     fabric.subscribe(events.append)
     ran = fabric.advance(WEEK_S)
@@ -46,7 +46,7 @@ def test_a_week_with_a_subscriber_runs_timer_events_in_proportion_to_what_happen
 
 
 def test_a_moving_room_is_sampled_at_the_subscribers_cadence_and_stops_when_it_rests() -> None:
-    fabric = Fabric(_still_home("complex", 7))  # no 15-minute sky/outdoor knots between the samples
+    fabric = EmulatedHome(_still_home("complex", 7))  # no 15-minute sky/outdoor knots between the samples
     ac = next(d for d in fabric.devices() if d.device_type == "air_conditioner")
     fabric.invoke(ac.device_id, 1, "OnOff", "On")
     fabric.write(ac.device_id, 1, "Thermostat", "SystemMode", 3)
@@ -67,21 +67,21 @@ def test_a_moving_room_is_sampled_at_the_subscribers_cadence_and_stops_when_it_r
 
 
 def test_boundary_only_subscribers_and_the_cadence_bound() -> None:
-    fabric = Fabric(_still_home("medium", 3))
+    fabric = EmulatedHome(_still_home("medium", 3))
     events: list[Any] = []
     fabric.subscribe(events.append, sample_interval_s=None)
     assert fabric.advance(WEEK_S) == 0
-    days_and_nights = Fabric(generate_home("medium", 3))  # #14: one sky/outdoor knot every 15 minutes, no more
+    days_and_nights = EmulatedHome(generate_home("medium", 3))  # #14: one sky/outdoor knot every 15 minutes, no more
     days_and_nights.subscribe(events.append, sample_interval_s=None)
     assert days_and_nights.advance(WEEK_S) == WEEK_S // 900
-    with pytest.raises(FabricError) as refused:
+    with pytest.raises(HomeError) as refused:
         fabric.subscribe(events.append, sample_interval_s=0.01)
     assert "1.0" in refused.value.message
 
 
 def test_the_api_answers_during_a_week_long_fast_forward_and_streams_progress() -> None:
     async def scenario() -> None:
-        fabric = Fabric(generate_home("complex", 7))
+        fabric = EmulatedHome(generate_home("complex", 7))
         start = fabric.tick
         async with running_api(fabric, history_interval_s=300) as api, \
                 httpx.AsyncClient(base_url=api.url, timeout=60) as client, \
@@ -115,8 +115,8 @@ _REPORTABLE = {"LocalTemperature": 11, "TemperatureMeasurement": 11, "RelativeHu
                "Pm25ConcentrationMeasurement": 0.61, "AirQuality": 0}  # reportable change + the reading's rounding
 
 
-def _days_and_nights_week(cadence_s: float) -> tuple[Fabric, list[Any], list[int]]:
-    fabric = Fabric(generate_home("complex", 7))  # daylight follows the sun, rooms exchange heat outdoors
+def _days_and_nights_week(cadence_s: float) -> tuple[EmulatedHome, list[Any], list[int]]:
+    fabric = EmulatedHome(generate_home("complex", 7))  # daylight follows the sun, rooms exchange heat outdoors
     events: list[Any] = []
     fabric.subscribe(events.append, sample_interval_s=cadence_s)
     ran = [fabric.advance(86400 - 361) for _ in range(7)]  # ends mid-knot: no sky knot just reported

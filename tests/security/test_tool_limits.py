@@ -10,14 +10,14 @@ import pytest
 
 from agent_tools import ToolBox, limits
 from agent_tools.limits import MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, MAX_DETAIL_CHARS
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import DeviceConfig
 from tests.agent_tools.conftest import home_config
 
 
 @pytest.fixture
 def tools() -> ToolBox:
-    return ToolBox(Fabric(home_config().model_copy(deep=True)), admin=True)
+    return ToolBox(EmulatedHome(home_config().model_copy(deep=True)), admin=True)
 
 
 def _nested_dict(depth: int) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from benchmark.smh.instance import Instance, dump_instance
 from benchmark.smh.run import run_suite
 from benchmark.smh.session import Homes
 from benchmark.smh.verifier import AttemptedAction, Prediction, verify
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig, dump_home, write_atomically
 
 NEW_SERVICES = {"microwave_steam_oven.set_cooking_time", "microwave_steam_oven.set_power_level",
@@ -45,7 +45,7 @@ def _home() -> HomeConfig:
 def appliance_ops_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Instance]]:
     home = _home()
     setup: list[Action] = []
-    fabric = Fabric(home)
+    fabric = EmulatedHome(home)
     env = HomeEnv(fabric)
     for did in [d.id for d in home.devices if d.type in ("laundry_washer", "laundry_dryer", "dishwasher")]:
         if env.read(did, "state") == "off":  # so that their programme options are offered too

@@ -25,7 +25,7 @@ from benchmark.speech.voice_hearing import Hearing
 from benchmark.speech.voice_oracle import VoiceOracleAgent
 from benchmark.speech.voice_run import run_voice_episode
 from benchmark.speech.voices import seeded_rng
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfigError, dump_home, validate_home
 from emulator.placement import PLACEMENT_KEY, DevicePlacement, UserPosition, home_placement
 from tests.speech.test_speech_cli import homefabric
@@ -60,7 +60,7 @@ def test_placement_is_validated_with_its_path_and_kept_by_a_running_fabric() -> 
         validate_home(data)
     assert "extensions.placement.devices.ghost_lamp: unknown device 'ghost_lamp'" in str(error.value)
     assert "extensions.placement.user.room: unknown room 'attic'" in str(error.value)
-    saved = Fabric(home).to_config()  # a running home saves its placements back
+    saved = EmulatedHome(home).to_config()  # a running home saves its placements back
     assert home_placement(saved.extensions) == home_placement(home.extensions)
     assert home_placement(home.extensions).devices["living_room_light_1"].anchor
 

@@ -10,7 +10,7 @@ from benchmark.generation.common import GenerationFailed, Mentions
 from benchmark.generation.grammar import device_ref, room_name
 from benchmark.generation.homes import APPLIANCE_TYPES, EpisodeHome, build_home, home_config, start_appliance
 from emulator.clock import TICKS_PER_SECOND
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
 
 
@@ -23,7 +23,7 @@ def anchor_home(seed: int, rng: random.Random, *, extra_exclude: Iterable[str] =
         raise GenerationFailed("no appliance to anchor on")
     anchor = rng.choice(appliances)
 
-    def prepare(fabric: Fabric, prepare_rng: random.Random) -> None:
+    def prepare(fabric: EmulatedHome, prepare_rng: random.Random) -> None:
         if not start_appliance(fabric, anchor, prepare_rng):
             raise GenerationFailed("the anchor did not start")
 
@@ -42,7 +42,7 @@ def anchor_home(seed: int, rng: random.Random, *, extra_exclude: Iterable[str] =
     return home, anchor, end_tick
 
 
-def anchor_phrase(fabric: Fabric, anchor: str, rng: random.Random, mentions: Mentions) -> tuple[str, Any]:
+def anchor_phrase(fabric: EmulatedHome, anchor: str, rng: random.Random, mentions: Mentions) -> tuple[str, Any]:
     device = fabric.device(anchor)
     ref = device_ref(anchor, device.device_type, rng)
     mentions.add(devices=[ref], rooms=[room_name(device.room_id)])

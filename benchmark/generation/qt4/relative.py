@@ -21,16 +21,16 @@ from benchmark.generation.qt4.goals import TARGET_TYPES, clock_time, device_entr
 from benchmark.generation.qt4.witness import Check, Plan, solution_calls, verify
 from benchmark.generation.targets import Variant, variants
 from emulator.clock import TICKS_PER_SECOND
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_generation.seeds import sub_seed
 
 
-def _apply(fabric: Fabric, device_id: str, variant: Variant) -> None:
+def _apply(fabric: EmulatedHome, device_id: str, variant: Variant) -> None:
     try:
         for step in variant.steps:
             step.apply(fabric, device_id)
-    except FabricError as error:
+    except HomeError as error:
         raise GenerationFailed(str(error)) from None
 
 

@@ -15,8 +15,8 @@ from agent_tools.smh.rules import Action, RuleError, SmhAutomation, to_spec
 from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.smh.heating import heating, run_heating_to_the_end
 from benchmark.smh.instance import Clarification, Constraint, ExpectedAnswer, Goal, Memory, Turn
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_config import HomeConfig
 
 
@@ -31,9 +31,9 @@ def act(did: str, locator: str, **arguments: Any) -> Action:
 class Scene:
     """A home as a template sees it: device ids by type and room, names, the SMH state (H0 before setup)."""
 
-    def __init__(self, home: HomeConfig, rng: random.Random, tier: str, fabric: Fabric | None = None) -> None:
+    def __init__(self, home: HomeConfig, rng: random.Random, tier: str, fabric: EmulatedHome | None = None) -> None:
         self.home, self.rng, self.tier = home, rng, tier
-        self.fabric = fabric or Fabric(home)
+        self.fabric = fabric or EmulatedHome(home)
         self.env = HomeEnv(self.fabric)
         self.state = self.env.state()
         self._types = {d.id: d.type for d in home.devices}
@@ -94,7 +94,7 @@ class Draft:
 
 def check(home: HomeConfig, draft: Draft) -> Goal:
     """Replay the draft in a fresh fabric; the goal it proves, or Rejected naming why not."""
-    fabric = Fabric(home)
+    fabric = EmulatedHome(home)
     env = HomeEnv(fabric)
     for action in draft.setup:
         result = env.call(action.did, action.locator, action.arguments)
@@ -134,6 +134,6 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
         for rule in draft.automations:
             try:
                 fabric.add_automation(to_spec(env, rule))
-            except (RuleError, FabricError) as error:
+            except (RuleError, HomeError) as error:
                 raise Rejected(f"gold rule does not build: {error}") from None
     return goal

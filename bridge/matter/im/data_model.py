@@ -1,7 +1,7 @@
 """What the Interaction Model needs from a node: its endpoints and cluster servers, and access control.
 
 The IM (``bridge.matter.im.interaction``) codes only against these protocols; ``bridge.matter.node.bridge_node``
-implements :class:`DataModel` over an emulated home (``emulator.fabric.Fabric``), the node runtime
+implements :class:`DataModel` over an emulated home (``emulator.emulated_home.EmulatedHome``), the node runtime
 implements :class:`AccessChecker` from the AccessControl cluster's ACL.
 
 Values crossing this boundary are JSON-style (``clusters`` conventions); attributes and commands are

@@ -12,7 +12,7 @@ Layout (Matter core spec §9.12 "Bridge for non-Matter devices", and what python
   BasicInformation), a FixedLabel ``room``; its PartsList lists the device's other endpoints (tree
   pattern), which carry the device's own device types, so controllers group them into one device.
 
-Reads, writes and invokes on a device's clusters go through the Fabric's public API (device rules,
+Reads, writes and invokes on a device's clusters go through the EmulatedHome's public API (device rules,
 power dependencies and locking apply); the bridge's own servers (Descriptor, BridgedDeviceBasic-
 Information, FixedLabel) and the root clusters are called directly. Endpoint numbers are stable:
 a persisted map keyed by (device id, device endpoint) hands new devices new numbers and leaves gaps.
@@ -44,9 +44,9 @@ from clusters.descriptor import DescriptorServer
 from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from clusters.requester import acting_as
 from clusters.runtime import Runtime
-from emulator.errors import FabricError
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.events import AttributeEvent
-from emulator.fabric import Fabric
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ MAX_FIXED_LABEL = 16
 BASIC_INFORMATION_ID = Objects.BasicInformation.id
 BRIDGED_INFO_ID = Objects.BridgedDeviceBasicInformation.id
 
-# FabricError codes without a Matter status → the IM status a real bridge answers with.
+# HomeError codes without a Matter status → the IM status a real bridge answers with.
 _STATUS_BY_CODE = {
     "DEPENDENCY_VIOLATION": Status.INVALID_IN_STATE,
     "DEVICE_NOT_FOUND": Status.UNSUPPORTED_ENDPOINT,
@@ -84,7 +84,7 @@ class FixedLabelServer(ClusterServer):
                                    for k, v in (labels or {}).items()])
 
 
-def home_error_to_cluster(error: FabricError) -> ClusterError:
+def home_error_to_cluster(error: HomeError) -> ClusterError:
     status = error.status or _STATUS_BY_CODE.get(error.code, Status.FAILURE)
     return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response,
                         cluster_status=error.cluster_status)
@@ -162,7 +162,7 @@ class BridgeNode:
     tests. ``events``: an EventLog to share, else one over ``store`` is made.
     """
 
-    def __init__(self, home: Fabric, root_clusters: Sequence[ClusterServer] = (), *,
+    def __init__(self, home: EmulatedHome, root_clusters: Sequence[ClusterServer] = (), *,
                  store: KeyValueStore | None = None, root_runtime: Runtime | None = None,
                  events: EventLog | None = None, bridged_startup_events: bool = True) -> None:
         self.home = home  # the emulated home (a Matter "fabric" is something else)
@@ -250,7 +250,7 @@ class BridgeNode:
     def _room_name(self, room_id: str) -> str:
         try:
             return self.home.room(room_id).name
-        except FabricError:
+        except HomeError:
             return room_id
 
     def _load_unique_id_secret(self) -> bytes:
@@ -428,7 +428,7 @@ class BridgeNode:
             return server.read(attribute)
         try:
             return self.home.read(target[0], target[1], server.cluster_name, attribute)
-        except FabricError as error:
+        except HomeError as error:
             raise home_error_to_cluster(error) from None
 
     def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any) -> None:
@@ -443,7 +443,7 @@ class BridgeNode:
             return
         try:
             self.home.write(target[0], target[1], server.cluster_name, attribute, value)
-        except FabricError as error:
+        except HomeError as error:
             raise home_error_to_cluster(error) from None
 
     def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any]) -> dict[str, Any] | None:
@@ -454,7 +454,7 @@ class BridgeNode:
                 return server.invoke(command, args)
             try:
                 return self.home.invoke(target[0], target[1], server.cluster_name, command, args)["response"]
-            except FabricError as error:
+            except HomeError as error:
                 raise home_error_to_cluster(error) from None
 
     def set_reachable(self, device_id: str, reachable: bool) -> None:

@@ -1,4 +1,4 @@
-"""The Fabric's public API: addressing, errors that leave state unchanged, device rules, events,
+"""The EmulatedHome's public API: addressing, errors that leave state unchanged, device rules, events,
 snapshots and diffs, workflows, time, determinism."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from emulator.errors import FabricError
-from emulator.fabric import Fabric
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
 from emulator.home_generation.generator import generate_home
 from emulator.scenarios import start_typical_day
 from emulator.workflows import WorkflowStep
@@ -22,13 +22,13 @@ DEVICES = [("ac", "air_conditioner", "living_room"), ("light", "dimmable_light",
 
 
 @pytest.fixture
-def home() -> Fabric:
+def home() -> EmulatedHome:
     return fabric(DEVICES)
 
 
-def _refused(f: Fabric, call: Any, code: str) -> FabricError:
+def _refused(f: EmulatedHome, call: Any, code: str) -> HomeError:
     before = json.dumps(f.snapshot(), sort_keys=True)
-    with pytest.raises(FabricError) as caught:
+    with pytest.raises(HomeError) as caught:
         call(f)
     assert caught.value.code == code, caught.value
     assert json.dumps(f.snapshot(), sort_keys=True) == before, "a refused call changed state"
@@ -58,7 +58,7 @@ def _refused(f: Fabric, call: Any, code: str) -> FabricError:
     (lambda f: f.advance(-1), "INVALID_ARGUMENT", None),
     (lambda f: f.set_room_state("kitchen", "noise", 3), "INVALID_ARGUMENT", "pm10"),
 ])
-def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(home: Fabric, call: Any, code: str,
+def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(home: EmulatedHome, call: Any, code: str,
                                                                       allowed_hint: Any) -> None:
     error = _refused(home, call, code)
     assert error.message
@@ -66,20 +66,20 @@ def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(home: Fabri
         assert allowed_hint in error.allowed
 
 
-def test_power_dependency_lifts_when_on(home: Fabric) -> None:
+def test_power_dependency_lifts_when_on(home: EmulatedHome) -> None:
     home.invoke("ac", 1, "OnOff", "On")
     result = home.write("ac", 1, "FanControl", "PercentSetting", 40)
     assert (result["old_value"], result["new_value"]) == (0, 40)
     assert home.read_path("ac", "1.FanControl.FanMode") == 2  # Medium band
 
 
-def test_appliance_cycle_runs_over_virtual_time(home: Fabric) -> None:
+def test_appliance_cycle_runs_over_virtual_time(home: EmulatedHome) -> None:
     home.invoke("dw", 1, "OnOff", "On")
     home.invoke("dw", 1, "DishwasherMode", "ChangeToMode", {"new_mode": 3})  # Quick Wash: 1800 s
     home.invoke("dw", 1, "OperationalState", "Start")
     assert home.read_path("dw", "1.OperationalState.OperationalState") == 1
     assert home.read_path("dw", "1.OperationalState.CountdownTime") == 1800
-    with pytest.raises(FabricError) as refused:
+    with pytest.raises(HomeError) as refused:
         home.invoke("dw", 1, "DishwasherMode", "ChangeToMode", {"new_mode": 0})
     assert refused.value.code in ("INVALID_STATE", "CONSTRAINT_ERROR")
     home.advance(600)
@@ -89,7 +89,7 @@ def test_appliance_cycle_runs_over_virtual_time(home: Fabric) -> None:
     assert home.read_path("dw", "1.OperationalState.CountdownTime") is None
 
 
-def test_event_bus_reports_changes_with_virtual_time(home: Fabric) -> None:
+def test_event_bus_reports_changes_with_virtual_time(home: EmulatedHome) -> None:
     events: list[Any] = []
     unsubscribe = home.subscribe(events.append)
     home.advance(5)
@@ -103,7 +103,7 @@ def test_event_bus_reports_changes_with_virtual_time(home: Fabric) -> None:
     assert len(events) == count
 
 
-def test_subscribers_get_sensor_reports_as_the_room_moves(home: Fabric) -> None:
+def test_subscribers_get_sensor_reports_as_the_room_moves(home: EmulatedHome) -> None:
     home.invoke("ac", 1, "OnOff", "On")
     home.write("ac", 1, "Thermostat", "SystemMode", 3)
     home.write("ac", 1, "Thermostat", "OccupiedCoolingSetpoint", 2000)
@@ -119,31 +119,31 @@ def test_subscribers_get_sensor_reports_as_the_room_moves(home: Fabric) -> None:
     assert abs(readings[-1] - home.read("ac", 1, "Thermostat", "LocalTemperature")) <= 11
 
 
-def test_snapshot_diff_names_exactly_what_changed(home: Fabric) -> None:
+def test_snapshot_diff_names_exactly_what_changed(home: EmulatedHome) -> None:
     before = home.snapshot()
     home.invoke("light", 1, "LevelControl", "MoveToLevelWithOnOff", {"Level": 200, "TransitionTime": 0})
-    changes = Fabric.diff(before, home.snapshot())
+    changes = EmulatedHome.diff(before, home.snapshot())
     paths = {(c.get("device_id"), c.get("path")) for c in changes if c["kind"] == "attribute"}
     assert ("light", "1.OnOff.OnOff") in paths and ("light", "1.LevelControl.CurrentLevel") in paths
     assert {c["device_id"] for c in changes if c["kind"] == "attribute"} == {"light"}
     assert any(c["kind"] == "room" and c["variable"] == "illuminance" for c in changes)
 
 
-def test_workflows_are_validated_when_scheduled(home: Fabric) -> None:
-    with pytest.raises(FabricError) as bad_arg:
+def test_workflows_are_validated_when_scheduled(home: EmulatedHome) -> None:
+    with pytest.raises(HomeError) as bad_arg:
         home.schedule("2025-08-23 09:10:00", [WorkflowStep("invoke", "light", 1, "LevelControl", "MoveToLevel",
                                                            {"Level": 999})])
     assert bad_arg.value.code == "CONSTRAINT_ERROR" and "step 0" in bad_arg.value.message
-    with pytest.raises(FabricError) as past:
+    with pytest.raises(HomeError) as past:
         home.schedule("2025-08-23 08:00:00", [WorkflowStep("invoke", "light", 1, "OnOff", "On")])
     assert past.value.code == "VALIDATION_ERROR"
-    with pytest.raises(FabricError) as unknown:
+    with pytest.raises(HomeError) as unknown:
         home.schedule("2025-08-23 09:10:00", [WorkflowStep("write", "ghost", 1, "OnOff", "OnOff", value=True)])
     assert unknown.value.code == "DEVICE_NOT_FOUND"
     assert home.workflows() == []
 
 
-def test_workflows_run_on_time_record_failures_and_cancel(home: Fabric) -> None:
+def test_workflows_run_on_time_record_failures_and_cancel(home: EmulatedHome) -> None:
     good = home.schedule("2025-08-23 09:10:00", [WorkflowStep("invoke", "light", 1, "OnOff", "On")], "lights")
     failing = home.schedule("2025-08-23 09:10:00", [
         WorkflowStep("invoke", "light", 1, "OnOff", "Off"),
@@ -160,25 +160,25 @@ def test_workflows_run_on_time_record_failures_and_cancel(home: Fabric) -> None:
     home.advance(3600)
     assert cancelled.status == "cancelled" and home.read_path("light", "1.OnOff.OnOff") is False
     assert [w.workflow_id for w in home.workflows("failed")] == [failing.workflow_id]
-    with pytest.raises(FabricError):
+    with pytest.raises(HomeError):
         home.cancel(good.workflow_id)
-    with pytest.raises(FabricError):
+    with pytest.raises(HomeError):
         home.workflows("done")
 
 
-def test_time_is_virtual_and_paused(home: Fabric) -> None:
+def test_time_is_virtual_and_paused(home: EmulatedHome) -> None:
     assert home.now_text() == "2025-08-23 09:00:00"
     home.advance(90.05)  # rounded up to whole ticks
     assert home.tick == 901
     home.run_until("2025-08-23 10:00:00")
     assert home.now_text() == "2025-08-23 10:00:00"
-    with pytest.raises(FabricError):
+    with pytest.raises(HomeError):
         home.run_until("2025-08-23 09:30:00")
 
 
 def test_same_seed_and_actions_give_byte_identical_results() -> None:
     def run() -> str:
-        f = Fabric(generate_home("complex", 11))
+        f = EmulatedHome(generate_home("complex", 11))
         start_typical_day(f)
         f.advance(6 * 3600)
         return json.dumps(f.snapshot(), sort_keys=True)
@@ -188,12 +188,12 @@ def test_same_seed_and_actions_give_byte_identical_results() -> None:
     assert '"tick": 216000' in first
 
 
-def test_saved_home_comes_back_the_same(home: Fabric) -> None:
+def test_saved_home_comes_back_the_same(home: EmulatedHome) -> None:
     home.invoke("light", 1, "LevelControl", "MoveToLevelWithOnOff", {"Level": 120})
     home.invoke("ac", 1, "OnOff", "On")
     home.write("ac", 1, "FanControl", "PercentSetting", 70)
     home.advance(30)
-    restored = Fabric(home.to_config())
+    restored = EmulatedHome(home.to_config())
     assert restored.now_text() == home.now_text()
     for device in home.devices():
         assert restored.read_all(device.device_id) == home.read_all(device.device_id)
@@ -201,13 +201,13 @@ def test_saved_home_comes_back_the_same(home: Fabric) -> None:
         assert restored.room_state(room.room_id) == home.room_state(room.room_id)
 
 
-def test_save_writes_a_file_that_loads_back_the_same(home: Fabric, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_save_writes_a_file_that_loads_back_the_same(home: EmulatedHome, tmp_path) -> None:  # type: ignore[no-untyped-def]
     home.invoke("dw", 1, "OnOff", "On")
     home.invoke("dw", 1, "OperationalState", "Start")
     home.advance(125)
     path = tmp_path / "saved.json"
     home.save(str(path))
-    restored = Fabric.from_file(str(path))
+    restored = EmulatedHome.from_file(str(path))
     assert restored.read_all("dw") == home.read_all("dw")
     home.advance(7200)
     restored.advance(7200)  # the running cycle resumed from the file and ends at the same time
@@ -215,29 +215,29 @@ def test_save_writes_a_file_that_loads_back_the_same(home: Fabric, tmp_path) -> 
     assert [p.name for p in tmp_path.iterdir()] == ["saved.json"]  # no temp files left behind
 
 
-def test_devices_can_be_added_and_removed(home: Fabric) -> None:
+def test_devices_can_be_added_and_removed(home: EmulatedHome) -> None:
     from emulator.home_config import DeviceConfig
 
     home.add_device(DeviceConfig(id="lamp2", type="on_off_light", room="kitchen"))
     before = home.room_state("kitchen")["illuminance"]
     home.invoke("lamp2", 1, "OnOff", "On")
     assert home.room_state("kitchen")["illuminance"] == pytest.approx(before + 500)
-    with pytest.raises(FabricError) as duplicate:
+    with pytest.raises(HomeError) as duplicate:
         home.add_device(DeviceConfig(id="lamp2", type="on_off_light", room="kitchen"))
     assert duplicate.value.code == "DEVICE_ALREADY_EXISTS"
     home.remove_device("lamp2")
     assert home.room_state("kitchen")["illuminance"] == pytest.approx(before)
-    with pytest.raises(FabricError):
+    with pytest.raises(HomeError):
         home.read("lamp2", 1, "OnOff", "OnOff")
 
 
 def test_every_device_type_survives_save_and_load_mid_activity() -> None:
-    busy = Fabric(generate_home("complex", 5))
+    busy = EmulatedHome(generate_home("complex", 5))
     start_typical_day(busy)
     # mid transitions, motions and cycles; a whole second, because a home file's base_time has whole seconds and
     # our homes' sun and outdoor temperature follow the absolute time of day
     busy.advance(95)
-    restored = Fabric(busy.to_config())
+    restored = EmulatedHome(busy.to_config())
     assert len({d.device_type for d in busy.devices()}) >= 17
     for device in busy.devices():
         assert restored.read_all(device.device_id) == busy.read_all(device.device_id), device.device_id

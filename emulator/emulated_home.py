@@ -1,4 +1,4 @@
-"""The Fabric: the one public way into an emulated home for tools, bridges and the benchmark.
+"""The EmulatedHome: the one public way into an emulated home for tools, bridges and the benchmark.
 
 Rooms with environment physics, devices (Matter nodes) in rooms, a paused virtual clock with one
 event queue, scheduled workflows, snapshots and diffs, and an event bus of attribute changes.
@@ -21,7 +21,7 @@ from emulator.automations.model import AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, Timer, VirtualClock, seconds_to_ticks
 from emulator.device import Device, DeviceView
-from emulator.errors import FabricError
+from emulator.errors import HomeError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
 from emulator.home_config import (
     DeviceConfig,
@@ -48,7 +48,7 @@ _DEFAULT = _Default()
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(method)
-    def wrapper(self: Fabric, *args: Any, **kwargs: Any) -> T:
+    def wrapper(self: EmulatedHome, *args: Any, **kwargs: Any) -> T:
         with self._lock:
             return method(self, *args, **kwargs)
 
@@ -68,7 +68,7 @@ def parse_path(path: str) -> tuple[int, str, str]:
     """"1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) != PATH_PARTS or not parts[0].lstrip("-").isdigit():
-        raise FabricError("INVALID_ARGUMENT", f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
+        raise HomeError("INVALID_ARGUMENT", f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
                           allowed="e.g. '1.OnOff.OnOff'")
     return int(parts[0]), parts[1], parts[2]
 
@@ -77,7 +77,7 @@ def round_state(value: float) -> float:
     return round(value, 2) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
-class Fabric:
+class EmulatedHome:
     def __init__(self, config: HomeConfig, *, physics: PhysicsParams | None = None,
                  sensor_report_interval_s: float = 10.0) -> None:
         self._lock = threading.RLock()
@@ -118,7 +118,7 @@ class Fabric:
 
     # ------------------------------------------------------------------------------ construction
     @classmethod
-    def from_file(cls, path: str, **kwargs: Any) -> Fabric:
+    def from_file(cls, path: str, **kwargs: Any) -> EmulatedHome:
         from emulator.home_config import load_home
 
         return cls(load_home(path), **kwargs)
@@ -137,7 +137,7 @@ class Fabric:
         try:
             spec = device_type_spec(config.type)
         except KeyError as error:
-            raise FabricError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
+            raise HomeError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
         device = Device(config.id, spec, config.room, config.name)
         for path, value in sorted(config.attributes.items()):
             endpoint, cluster, attribute = parse_path(path)
@@ -145,7 +145,7 @@ class Fabric:
             try:
                 server.restore(attribute, value)
             except ClusterError as error:
-                raise FabricError.from_cluster(error, f"device {config.id!r} attribute {path}") from None
+                raise HomeError.from_cluster(error, f"device {config.id!r} attribute {path}") from None
         device.attach(self.clock)
         if self.physics.params.power_follows_mode:
             apply_power_draw(device)  # a stored or default ActivePower must match the stored mode
@@ -195,7 +195,7 @@ class Fabric:
     def room(self, room_id: str) -> Room:
         room = self._rooms.get(room_id)
         if room is None:
-            raise FabricError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
         return room
 
     @_locked
@@ -210,9 +210,9 @@ class Fabric:
         """Scenario injection: put a room variable (or its baseline) at a value now."""
         self.room(room_id)
         if variable not in ENVIRONMENT_KEYS:
-            raise FabricError("INVALID_ARGUMENT", f"unknown room variable {variable!r}", allowed=list(ENVIRONMENT_KEYS))
+            raise HomeError("INVALID_ARGUMENT", f"unknown room variable {variable!r}", allowed=list(ENVIRONMENT_KEYS))
         if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
-            raise FabricError("INVALID_ARGUMENT", f"{variable} must be a finite number, got {value!r}")
+            raise HomeError("INVALID_ARGUMENT", f"{variable} must be a finite number, got {value!r}")
         if baseline:
             self.physics.set_baseline(room_id, variable, value)
         else:
@@ -235,7 +235,7 @@ class Fabric:
     def _device(self, device_id: str) -> Device:
         device = self._devices.get(device_id) if isinstance(device_id, str) else None
         if device is None:
-            raise FabricError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
+            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
                               allowed=_nearby(device_id, self._devices))
         return device
 
@@ -258,13 +258,13 @@ class Fabric:
         """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
         device = self._device(device_id)
         if not isinstance(name, str):
-            raise FabricError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
+            raise HomeError("INVALID_ARGUMENT", f"a device name must be text, got {type(name).__name__}")
         device.name = name
 
     @_locked
     def add_device(self, config: DeviceConfig) -> DeviceView:
         if config.id in self._devices:
-            raise FabricError("DEVICE_ALREADY_EXISTS", f"device {config.id!r} already exists")
+            raise HomeError("DEVICE_ALREADY_EXISTS", f"device {config.id!r} already exists")
         self.room(config.room)
         device = self._place(config)
         self.physics.resegment(device.room_id)
@@ -291,7 +291,7 @@ class Fabric:
         try:
             return server.read(attribute)
         except ClusterError as error:
-            raise FabricError.from_cluster(error, f"{device_id} {endpoint}.{cluster}") from None
+            raise HomeError.from_cluster(error, f"{device_id} {endpoint}.{cluster}") from None
 
     @_locked
     def read_path(self, device_id: str, path: str) -> Any:
@@ -312,7 +312,7 @@ class Fabric:
             device.check_power(endpoint, cluster, attribute=attribute)
             old, new = server.write_validated(attribute, normalised)
         except ClusterError as error:
-            raise FabricError.from_cluster(error, where) from None
+            raise HomeError.from_cluster(error, where) from None
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
                 "old_value": old, "new_value": new}
 
@@ -321,7 +321,7 @@ class Fabric:
                args: Mapping[str, Any] | None = None) -> dict[str, Any]:
         device, server = self._server(device_id, endpoint, cluster)
         if args is not None and not isinstance(args, Mapping):
-            raise FabricError("COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, "
+            raise HomeError("COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, "
                               f"got {type(args).__name__}")
         where = f"{device_id} {endpoint}.{cluster}.{command}"
         try:
@@ -329,7 +329,7 @@ class Fabric:
             device.check_power(endpoint, cluster, command=command)
             response = server.invoke_validated(command, normalised)
         except ClusterError as error:
-            raise FabricError.from_cluster(error, where) from None
+            raise HomeError.from_cluster(error, where) from None
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
                 "response": response}
 
@@ -363,7 +363,7 @@ class Fabric:
         """Move virtual time forward; every timer due on the way runs. Returns events run."""
         if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) \
                 or seconds < 0:
-            raise FabricError("INVALID_ARGUMENT", f"seconds must be a finite number >= 0, got {seconds!r}")
+            raise HomeError("INVALID_ARGUMENT", f"seconds must be a finite number >= 0, got {seconds!r}")
         return self.clock.advance_to(self.clock.tick + seconds_to_ticks(seconds))
 
     @_locked
@@ -371,22 +371,22 @@ class Fabric:
         """Advance to an absolute time: a datetime, "YYYY-MM-DD HH:MM:SS", or a tick number."""
         tick = self._to_tick(when)
         if tick < self.clock.tick:
-            raise FabricError("INVALID_ARGUMENT", f"{when!r} is in the past (now {self.clock.now_text()})")
+            raise HomeError("INVALID_ARGUMENT", f"{when!r} is in the past (now {self.clock.now_text()})")
         return self.clock.advance_to(tick)
 
     def _to_tick(self, when: datetime | str | int) -> int:
         if isinstance(when, bool):
-            raise FabricError("INVALID_ARGUMENT", f"not a time: {when!r}")
+            raise HomeError("INVALID_ARGUMENT", f"not a time: {when!r}")
         if isinstance(when, int):
             return when
         if isinstance(when, str):
             try:
                 when = datetime.strptime(when, TIME_FORMAT)
             except ValueError:
-                raise FabricError("INVALID_ARGUMENT", f"time {when!r} is not 'YYYY-MM-DD HH:MM:SS'") from None
+                raise HomeError("INVALID_ARGUMENT", f"time {when!r} is not 'YYYY-MM-DD HH:MM:SS'") from None
         if isinstance(when, datetime):
             return self.clock.tick_of(when)
-        raise FabricError("INVALID_ARGUMENT", f"not a time: {when!r}")
+        raise HomeError("INVALID_ARGUMENT", f"not a time: {when!r}")
 
     # ------------------------------------------------------------------------------ workflows
     def _validate_step(self, step: WorkflowStep) -> None:
@@ -398,23 +398,23 @@ class Fabric:
             else:
                 server.validate_write(step.name, step.value)
         except ClusterError as error:
-            raise FabricError.from_cluster(error, where) from None
+            raise HomeError.from_cluster(error, where) from None
 
     @_locked
     def schedule(self, start: datetime | str | int, steps: Iterable[WorkflowStep], description: str = "") -> Workflow:
         """Schedule steps at an absolute future time; every step is validated now."""
         steps = tuple(steps)
         if not steps:
-            raise FabricError("VALIDATION_ERROR", "a workflow needs at least one step")
+            raise HomeError("VALIDATION_ERROR", "a workflow needs at least one step")
         tick = self._to_tick(start)
         if tick <= self.clock.tick:
-            raise FabricError("VALIDATION_ERROR", f"start time {self.time_text(tick)} is not in the future "
+            raise HomeError("VALIDATION_ERROR", f"start time {self.time_text(tick)} is not in the future "
                               f"(now {self.clock.now_text()})")
         for index, step in enumerate(steps):
             try:
                 self._validate_step(step)
-            except FabricError as error:
-                raise FabricError(error.code, f"step {index}: {error.message}", status=error.status,
+            except HomeError as error:
+                raise HomeError(error.code, f"step {index}: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
         self._workflow_counter += 1
         workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self.time_text(tick), steps)
@@ -430,7 +430,7 @@ class Fabric:
             workflow.current_step = index
             try:
                 result = self.apply(step)
-            except FabricError as error:
+            except HomeError as error:
                 workflow.status = "failed"
                 workflow.error = {"step": index, **error.to_dict()}
                 return
@@ -456,13 +456,13 @@ class Fabric:
     def workflow(self, workflow_id: str) -> Workflow:
         workflow = self._workflows.get(workflow_id)
         if workflow is None:
-            raise FabricError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}", allowed=sorted(self._workflows))
+            raise HomeError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}", allowed=sorted(self._workflows))
         return workflow
 
     @_locked
     def workflows(self, status: str | None = None) -> list[Workflow]:
         if status is not None and status not in STATUSES:
-            raise FabricError("VALIDATION_ERROR", f"unknown workflow status {status!r}", allowed=list(STATUSES))
+            raise HomeError("VALIDATION_ERROR", f"unknown workflow status {status!r}", allowed=list(STATUSES))
         return [w for w in self._workflows.values() if status is None or w.status == status]
 
     @_locked
@@ -473,7 +473,7 @@ class Fabric:
             if workflow.timer is not None:
                 workflow.timer.cancel()
         elif workflow.status != "cancelled":
-            raise FabricError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
+            raise HomeError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
                               allowed={"cancellable_status": "pending"})
         return workflow
 
@@ -490,15 +490,15 @@ class Fabric:
         except ValidationError as error:
             problems = "; ".join(f"{path}: {message}" if path else message
                                  for path, message in validation_problems(error))
-            raise FabricError("VALIDATION_ERROR", f"invalid automation: {problems}") from None
+            raise HomeError("VALIDATION_ERROR", f"invalid automation: {problems}") from None
         trigger_conditions = [("trigger.condition", spec.trigger.condition)] if spec.trigger.kind == "state" else []
         for where, condition in trigger_conditions + [(f"conditions[{i}]", c) for i, c in enumerate(spec.conditions)]:
             self._check_condition(where, condition)
         for index, action in enumerate(spec.actions):
             try:
                 self._validate_step(action.to_workflow_step())
-            except FabricError as error:
-                raise FabricError(error.code, f"actions[{index}]: {error.message}", status=error.status,
+            except HomeError as error:
+                raise HomeError(error.code, f"actions[{index}]: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
@@ -515,7 +515,7 @@ class Fabric:
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
-            raise FabricError("AUTOMATION_ALREADY_EXISTS", f"automation {rule.id!r} already exists")
+            raise HomeError("AUTOMATION_ALREADY_EXISTS", f"automation {rule.id!r} already exists")
         self._automations.add(rule)
 
     def _check_condition(self, where: str, condition: Any) -> None:
@@ -524,8 +524,8 @@ class Fabric:
                 self.room(condition.room_id)
             else:
                 self.read_path(condition.device_id, condition.path)
-        except FabricError as error:
-            raise FabricError(error.code, f"{where}: {error.message}", status=error.status,
+        except HomeError as error:
+            raise HomeError(error.code, f"{where}: {error.message}", status=error.status,
                               allowed=error.allowed) from None
 
     def physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
@@ -550,7 +550,7 @@ class Fabric:
         rules = [rule.model_copy(deep=True) for rule in rules]
         ids = [rule.id for rule in rules]
         if len(set(ids)) != len(ids):
-            raise FabricError("VALIDATION_ERROR", f"duplicate automation ids in {ids}")
+            raise HomeError("VALIDATION_ERROR", f"duplicate automation ids in {ids}")
         for rule_id in list(self._automations.rules):
             self._automations.remove(rule_id)
         for rule in rules:
@@ -566,7 +566,7 @@ class Fabric:
     def automation(self, rule_id: str) -> AutomationRule:
         rule = self._automations.rules.get(rule_id) if isinstance(rule_id, str) else None
         if rule is None:
-            raise FabricError("AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}",
+            raise HomeError("AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}",
                               allowed=sorted(self._automations.rules))
         return rule
 
@@ -699,7 +699,7 @@ class Fabric:
         interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s
         if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
                                      or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
-            raise FabricError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
+            raise HomeError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
                               f"{MIN_SAMPLE_INTERVAL_S}, got {interval!r}")
         unsubscribe_bus = self.bus.subscribe(listener)
         self._subscriptions += 1
