@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmark.episode import parse_episode
-from benchmark.report import build_report
-from benchmark.run_spec import parse_spec
-from benchmark.runner import Runner
+from benchmark.reports.report import build_report
+from benchmark.runs.runner import Runner
+from benchmark.runs.spec import parse_spec
+from benchmark.suites.simuhome.episode import parse_episode
 
 
 def main() -> int:
@@ -30,9 +30,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     try:
-        from benchmark.generate import episode_file_name, generate_episodes
+        from benchmark.generation.generate import episode_file_name, generate_episodes
     except ImportError:
-        print("skipped: benchmark.generate (the episode generator) is not available")
+        print("skipped: benchmark.generation.generate (the episode generator) is not available")
         return 0
     started = time.perf_counter()
     raw = generate_episodes("all", options.per_type, options.seed)

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmark.smh.agents import OracleDr, OracleEia
-from benchmark.smh.generate import generate_suite
-from benchmark.smh.instance import load_instances
-from benchmark.smh.report import summarize
-from benchmark.smh.run import run_suite
-from benchmark.smh.taxonomy import TIERS
+from benchmark.suites.smh.agents import OracleDr, OracleEia
+from benchmark.suites.smh.generate import generate_suite
+from benchmark.suites.smh.instance import load_instances
+from benchmark.suites.smh.report import summarize
+from benchmark.suites.smh.run import run_suite
+from benchmark.suites.smh.taxonomy import TIERS
 
 
 def main() -> int:

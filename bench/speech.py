@@ -1,10 +1,10 @@
 """Speech benchmark: render throughput, ASR real-time factor and WER per acoustic condition.
 
-Generated SimuHome-style episodes (``benchmark.generate``, all 12 kinds, seeded) give the user turns. For
+Generated SimuHome-style episodes (``benchmark.generation.generate``, all 12 kinds, seeded) give the user turns. For
 the first ``--turns`` of them: render each turn clean (audio seconds per wall second, espeak-ng + resample),
 then, per condition, apply the condition and transcribe with the recogniser (real-time factor = wall
-seconds / audio seconds, on this machine's cores) and score the corpus WER (normalised, benchmark.speech.wer).
-The voice suite (MIST-style dialogues, ``benchmark.speech.voice_generate``): generation rate (episodes per
+seconds / audio seconds, on this machine's cores) and score the corpus WER (normalised, benchmark.suites.voice.wer).
+The voice suite (MIST-style dialogues, ``benchmark.suites.voice.voice_generate``): generation rate (episodes per
 wall second), oracle and null success with text input, and the oracle through the ASR cascade per condition
 (mean per-turn WER over every turn and clarification reply heard).
 Usage: python bench/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0]
@@ -25,15 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 
-from benchmark.episode import parse_episode
-from benchmark.generate import generate_episodes
-from benchmark.speech.acoustics import apply_condition
-from benchmark.speech.asr import DEFAULT_ASR, recogniser
-from benchmark.speech.conditions import parse_conditions
-from benchmark.speech.render import numpy_rng, speech, surroundings_for, user_turns
-from benchmark.speech.voices import choose_speaker
-from benchmark.speech.wav import SAMPLE_RATE, decode_wav, encode_wav
-from benchmark.speech.wer import normalise, word_error_rate
+from benchmark.generation.generate import generate_episodes
+from benchmark.suites.simuhome.episode import parse_episode
+from benchmark.suites.voice.acoustics import apply_condition
+from benchmark.suites.voice.asr import DEFAULT_ASR, recogniser
+from benchmark.suites.voice.conditions import parse_conditions
+from benchmark.suites.voice.render import numpy_rng, speech, surroundings_for, user_turns
+from benchmark.suites.voice.voices import choose_speaker
+from benchmark.suites.voice.wav import SAMPLE_RATE, decode_wav, encode_wav
+from benchmark.suites.voice.wer import normalise, word_error_rate
 
 
 def turns_of(count: int, seed: int) -> list[Any]:
@@ -48,11 +48,11 @@ def voice_suite(per_type: int, seed: int, conditions: str, asr: str) -> dict[str
     import asyncio
 
     from benchmark.agents.null import NullAgent
-    from benchmark.speech.voice_generate import generate_voice_episodes
-    from benchmark.speech.voice_hearing import Hearing
-    from benchmark.speech.voice_oracle import VoiceOracleAgent
-    from benchmark.speech.voice_report import summarise
-    from benchmark.speech.voice_run import run_voice_episode
+    from benchmark.suites.voice.voice_generate import generate_voice_episodes
+    from benchmark.suites.voice.voice_hearing import Hearing
+    from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
+    from benchmark.suites.voice.voice_report import summarise
+    from benchmark.suites.voice.voice_run import run_voice_episode
 
     started = time.perf_counter()
     episodes = generate_voice_episodes(per_type, seed)

@@ -33,7 +33,7 @@ def episodes_import(
 ) -> None:
     """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
     (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
-    from benchmark.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
+    from benchmark.suites.simuhome.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
 
     if not directory.exists():
         _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
@@ -86,7 +86,7 @@ def episodes_import(
 # --- bench run ---------------------------------------------------------------------------------------------------
 
 def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any], base: dict[str, Any] | None = None) -> Any:
-    from benchmark.run_spec import SpecError, load_spec, parse_spec
+    from benchmark.runs.spec import SpecError, load_spec, parse_spec
 
     try:
         if spec_path:
@@ -162,21 +162,21 @@ def bench_run(
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    from benchmark.speech.voice_runner import is_voice_run
+    from benchmark.suites.voice.voice_runner import is_voice_run
 
     if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
                             and is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
-        from benchmark.speech import voice_cli
+        from benchmark.suites.voice import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
                              resume=resume, force=force, concurrency=concurrency, quiet=quiet)
-    from benchmark.speech.condition_runs import stored_conditions
+    from benchmark.suites.voice.condition_runs import stored_conditions
 
     several = stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
-    from benchmark.smh import cli as smh_cli
+    from benchmark.suites.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
         return smh_cli.run_spec(_spec_from_flags(spec_file, smh_cli.overrides(
@@ -189,8 +189,8 @@ def bench_run(
                 "episodes.limit": limit, "trials": trials, "concurrency": concurrency}),
             base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None),
             resume=resume, quiet=quiet, force=force)
-    from benchmark.report import write_report
-    from benchmark.runner import select_episodes
+    from benchmark.reports.report import write_report
+    from benchmark.runs.runner import select_episodes
 
     stored = several[0] if several else (
         _stored_spec(out) if resume and spec_file is None and out is not None else None)
@@ -219,13 +219,13 @@ def bench_run(
     if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
         if spec.agent.models or spec.speech is None or spec.speech.input == "text":
             _fail("several --condition values need --input asr or audio and one model")
-        from benchmark.speech.condition_runs import run_conditions
+        from benchmark.suites.voice.condition_runs import run_conditions
 
         summaries, text = run_conditions(spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume,
                                                                                 quiet, force))
     elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
-        from benchmark.multi_model import MODELS_FILE, write_models_file, write_multi_report
-        from benchmark.run_spec import per_model
+        from benchmark.reports.multi_model import MODELS_FILE, write_models_file, write_multi_report
+        from benchmark.runs.spec import per_model
 
         if not resume and (Path(spec.out) / MODELS_FILE).exists():
             _fail(f"{spec.out} already holds a multi-model run; use --resume or a new --out")
@@ -249,7 +249,7 @@ def bench_run(
 
 def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
     """``--condition`` values (repeated, comma lists or grid) → conditions; none given → ()."""
-    from benchmark.speech.conditions import ConditionError, parse_conditions
+    from benchmark.suites.voice.conditions import ConditionError, parse_conditions
 
     try:
         return parse_conditions(",".join(values)) if values else ()
@@ -259,8 +259,8 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
-    from benchmark.run_store import RunError, RunFileError
-    from benchmark.runner import Runner
+    from benchmark.runs.runner import Runner
+    from benchmark.runs.store import RunError, RunFileError
 
     try:
         summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
@@ -310,18 +310,18 @@ def bench_report(
     force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
-    from benchmark.smh import cli as smh_cli
+    from benchmark.suites.smh import cli as smh_cli
 
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
-    from benchmark.speech import voice_cli
-    from benchmark.speech.voice_runner import is_voice_run
+    from benchmark.suites.voice import voice_cli
+    from benchmark.suites.voice.voice_runner import is_voice_run
 
     if is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
         return voice_cli.report(run_dir, as_json)
-    from benchmark.multi_model import is_multi_model, write_multi_report
-    from benchmark.report import write_report
-    from benchmark.run_store import RunFileError
+    from benchmark.reports.multi_model import is_multi_model, write_multi_report
+    from benchmark.reports.report import write_report
+    from benchmark.runs.store import RunFileError
 
     multi = is_multi_model(run_dir)
     if not multi and not (run_dir / "records.jsonl").exists():
@@ -343,8 +343,8 @@ def bench_compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Runs side by side: success with 95% bootstrap CIs per kind and overall, as a table, JSON and a plot."""
-    from benchmark.compare import compare_runs, render_comparison, write_comparison
-    from benchmark.multi_model import expand_run_dirs
+    from benchmark.reports.compare import compare_runs, render_comparison, write_comparison
+    from benchmark.reports.multi_model import expand_run_dirs
 
     try:
         run_dirs = expand_run_dirs(run_dirs)  # a multi-model run counts as its per-model runs
@@ -374,9 +374,9 @@ def bench_evaluate(
 ) -> None:
     """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
     fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
-    from benchmark.report import write_report
-    from benchmark.run_store import RunError
-    from benchmark.runner import Runner, read_records, select_episodes
+    from benchmark.reports.report import write_report
+    from benchmark.runs.runner import Runner, read_records, select_episodes
+    from benchmark.runs.store import RunError
     from emulator.output_paths import output_dir_problem
 
     stored = _stored_spec(run_dir)

@@ -60,12 +60,12 @@ app.add_typer(sim_app, name="sim")
 def _mount_benchmark() -> None:
     # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
     from benchmark.cli import bench_app, episodes_app
-    from benchmark.generate import generate_command
+    from benchmark.generation.generate import generate_command
 
     episodes_app.command("generate")(generate_command)
     app.add_typer(episodes_app, name="episodes")
     app.add_typer(bench_app, name="bench")
-    from benchmark.speech.cli import speech_app  # `speech render|say|voices`
+    from benchmark.suites.voice.cli import speech_app  # `speech render|say|voices`
 
     app.add_typer(speech_app, name="speech")
 

@@ -80,7 +80,7 @@ async def paraphrase_episodes(episodes: list[dict[str, Any]], *, base_url: str, 
     """Paraphrase each episode's query in place (accepted only if the check passes); counts by outcome:
     ``accepted``, ``rejected`` (kept as templates) and, among the rejected, ``failed`` (the request itself
     failed; the error is in the episode's ``homefabric.paraphrase.error``)."""
-    from benchmark.llm_client import LLMClient, LLMError
+    from benchmark.llm.client import LLMClient, LLMError
 
     own = client is None
     client = client or LLMClient(base_url, api_key, model, temperature=0.7)

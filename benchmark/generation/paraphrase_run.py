@@ -19,8 +19,8 @@ async def paraphrase_or_fail(episodes: list[dict[str, Any]], *, base_url: str, m
                              allow_template_fallback: bool, client: Any = None) -> str:
     """Paraphrase in place; the summary line, or :class:`ParaphraseFailed`."""
     from benchmark.generation.paraphrase import paraphrase_episodes
-    from benchmark.llm_client import LLMClient
-    from benchmark.llm_preflight import PreflightError, check_endpoint
+    from benchmark.llm.client import LLMClient
+    from benchmark.llm.preflight import PreflightError, check_endpoint
 
     fallback = " (rerun with --allow-template-fallback to keep template queries instead)"
     if client is None:

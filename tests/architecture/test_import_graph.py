@@ -165,7 +165,7 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
 
 
 def test_evaluators_and_judges_form_no_cycle() -> None:
-    # The evaluator declares the judge seam (benchmark.evaluators.judging); the judges implement it and may
+    # The evaluator declares the judge seam (benchmark.scoring.evaluators.judging); the judges implement it and may
     # use the evaluator's helpers, so the edge runs judges → evaluators and never back, however indirectly.
     known = {m for m, _, _ in _modules()}
     graph: dict[str, set[str]] = defaultdict(set)
@@ -176,6 +176,6 @@ def test_evaluators_and_judges_form_no_cycle() -> None:
             if source and destination and source != destination and (
                     destination in known or any(k.startswith(destination + ".") for k in known)):
                 graph[source].add(destination)
-    assert "benchmark.evaluators" in graph["benchmark.judges"]  # the checker sees the edge that is allowed
-    assert not _reaches(graph, "benchmark.evaluators", "benchmark.judges"), \
-        "benchmark.evaluators imports benchmark.judges (directly or through another part): a cycle"
+    assert "benchmark.scoring.evaluators" in graph["benchmark.scoring.judges"]  # the edge that is allowed
+    assert not _reaches(graph, "benchmark.scoring.evaluators", "benchmark.scoring.judges"), \
+        "benchmark.scoring.evaluators imports benchmark.scoring.judges (directly or through another part): a cycle"
