@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +15,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+# Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
+# included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
+# about a second of CPU; tests/test_cli_startup.py checks it stays out, perf/cli_startup.py times it).
 episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_args_is_help=True)
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 
@@ -406,3 +413,87 @@ def bench_evaluate(
     typer.echo(f"re-scored {len(rescored)} run(s) into {target}; {len(changed)} verdict(s) changed")
     for episode_id, trial, old, new in changed:
         typer.echo(f"  {episode_id} #{trial}: {old} → {new}")
+
+
+# --- episodes generate (every suite) ------------------------------------------------------------------------
+
+def generate_command(
+    out: Annotated[Path, typer.Option("--out", help="Directory to write the episode files to.")],
+    qt: Annotated[str, typer.Option("--qt", help="all, query types (qt1,qt4-2) or kinds (qt3_feasible).")] = "all",
+    per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed; episode n gets seed·1000 + n.")] = 1,
+    paraphrase: Annotated[bool, typer.Option("--paraphrase", help="Paraphrase queries with an LLM (checked).")] = False,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
+    api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+    typo_rate: Annotated[float, typer.Option("--typo-rate", help="Chance of a typo (swapped or dropped letter) per "
+                                             "word outside device/room/value slots, as typed requests have; 0 "
+                                             "turns typos off.")] = 0.02,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
+    allow_template_fallback: Annotated[bool, typer.Option(
+        "--allow-template-fallback",
+        help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
+    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds), smh (SMH-Bench, 22 "
+                                                         "subcategories) or voice (spoken dialogues).")]
+    = "simuhome",
+    per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
+                                                        "instances per subcategory (default 25,15,10).")] = None,
+) -> None:
+    """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
+    if suite not in ("simuhome", "smh", "voice"):
+        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
+        raise typer.Exit(2)
+    if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
+        from benchmark.suites.voice import voice_cli
+
+        return voice_cli.generate(out, seed, per_type, "all" if qt == "all" else qt)
+    if suite == "smh":
+        from benchmark.suites.smh import cli as smh_cli
+
+        return smh_cli.generate(out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model,
+                                api_key_env=api_key_env)
+    from benchmark.generation.generate import GeneratorInputError, generate_episodes, parse_kinds, write_episodes
+    from emulator.output_paths import output_dir_problem
+
+    started = time.perf_counter()
+    if problem := output_dir_problem(out, "--out"):
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
+    try:
+        parse_kinds(qt)
+        with _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
+            episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
+    except GeneratorInputError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    if paraphrase:
+        if not base_url or not model:
+            typer.echo("error: --paraphrase needs --base-url and --model", err=True)
+            raise typer.Exit(2)
+        from benchmark.generation.paraphrase_run import ParaphraseFailed, paraphrase_or_fail
+
+        try:
+            summary = asyncio.run(paraphrase_or_fail(episodes, base_url=base_url, model=model,
+                                                     api_key=os.environ.get(api_key_env),
+                                                     allow_template_fallback=allow_template_fallback))
+        except ParaphraseFailed as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(error.exit_code) from None
+        typer.echo(summary)
+    paths = write_episodes(episodes, out)
+    typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool, total: int) -> Iterator[Callable[[Any], None]]:
+    """A transient rich progress bar on stderr while episodes are generated (a no-op when disabled)."""
+    if not enabled:
+        yield lambda _episode: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("generating episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("episodes", total=total)
+        yield lambda _episode: bar.advance(task)

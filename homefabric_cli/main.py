@@ -59,8 +59,7 @@ app.add_typer(sim_app, name="sim")
 
 def _mount_benchmark() -> None:
     # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
-    from benchmark.cli import bench_app, episodes_app
-    from benchmark.generation.generate import generate_command
+    from benchmark.cli import bench_app, episodes_app, generate_command
 
     episodes_app.command("generate")(generate_command)
     app.add_typer(episodes_app, name="episodes")

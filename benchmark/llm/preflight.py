@@ -12,14 +12,11 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from benchmark.agents.base import Agent
 from benchmark.llm.client import LLMClient, LLMError, LLMRequestError
-from benchmark.scoring.evaluators.judging import Judge
 
 PROBE_TOOL_NAME = "get_probe_value"
 PROBE_TOOL: dict[str, Any] = {
@@ -120,19 +117,3 @@ async def check_tool_calling(client: LLMClient, *, tool_choice: str | None,
 
 def _one_line(error: BaseException) -> str:
     return " ".join(str(error).split())
-
-
-async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
-    """A run's checks before anything is written: the agent's own (agents with a model have a
-    ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
-    LLM judge's endpoint (a dead one would make every record an infrastructure error)."""
-    result: dict[str, Any] | None = None
-    check = getattr(agent, "preflight", None)
-    if check is not None:
-        result = await check()
-        if result and result.get("warning"):
-            print(f"warning: {result['warning']}", file=sys.stderr)
-    client = next(iter(getattr(judge, "clients", None) or []), None)
-    if isinstance(client, LLMClient):
-        await check_endpoint(client, role="judge")
-    return result

@@ -1,6 +1,6 @@
-"""The typed results of a benchmark run: a judge's record, an episode's verdict, and the run record written
-as one line of ``records.jsonl`` (schema ``homefabric-run-record/2``), and its wall-clock time as one line of
-``timings.jsonl``.
+"""The typed results of a benchmark run: the run record (around scoring's verdict and judge record,
+``benchmark.scoring.verdicts``) written as one line of ``records.jsonl`` (schema ``homefabric-run-record/2``),
+and its wall-clock time as one line of ``timings.jsonl``.
 
 The models describe the file as it is: same field names, same order, and a field that a record does not
 carry (an infrastructure error has no trajectory; only LLM judges count tokens) stays absent rather than
@@ -15,84 +15,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from benchmark.scoring.verdicts import JudgeTokens, RecordModel, Verdict
 
 RECORD_SCHEMA = "homefabric-run-record/2"  # /2: no wall_time_s (it is in timings.jsonl), so records are reproducible
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON shape, with exactly the fields this record was given, in the file's order."""
-        return self.model_dump(exclude_unset=True)
-
-
-# --- judges -------------------------------------------------------------------------------------------------
-
-class JudgeVote(_Record):
-    """One vote of an LLM judge: pass / fail / unreadable / error, with the reply or the error."""
-
-    vote: str
-    error: str | None = None
-    reply: str | None = None
-    usage: dict[str, Any] | None = None
-
-
-class JudgeTokens(_Record):
-    prompt_tokens: int
-    completion_tokens: int
-
-
-class JudgeRecord(_Record):
-    """What a judge returns: ``passed`` None when it could not decide (an infrastructure error); the rules
-    judge lists its ``checks``, the LLM judge its ``votes`` and ``tokens``."""
-
-    name: str
-    passed: bool | None
-    checks: list[dict[str, Any]] = Field(default_factory=list)
-    votes: list[JudgeVote] = Field(default_factory=list)
-    error: str | None = None
-    tokens: JudgeTokens | None = None
-
-
-# --- the verdict --------------------------------------------------------------------------------------------
-
-class RequiredActionResult(_Record):
-    """A required ``{tool, params}``: called (a call with that tool and a params superset) and succeeded."""
-
-    tool: str
-    params: Any
-    invoked: bool
-    succeeded: bool
-
-
-class Verdict(_Record):
-    """The verdict of one (episode, trial), from ``benchmark.scoring.evaluators.evaluate_episode``."""
-
-    passed: bool
-    score: int
-    method: str  # final_state | direction | schedule | judge
-    checks: list[dict[str, Any]]
-    required_actions: list[RequiredActionResult]
-    irrelevant_changes: list[dict[str, Any]]
-    judge: JudgeRecord | None
-    error_type: str | None
-    infra_error: str | None
-    simuhome: dict[str, Any]
-    automations: dict[str, Any] | None = None  # only for episodes with automation goals
-
-
 # --- the run record -----------------------------------------------------------------------------------------
 
-class TokenCounts(_Record):
+class TokenCounts(RecordModel):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
     calls: int
 
 
-class RecordedStep(_Record):
+class RecordedStep(RecordModel):
     index: int
     thought: str | None
     tool: str | None
@@ -102,7 +41,7 @@ class RecordedStep(_Record):
     raw: Any = None
 
 
-class RecordedOutcome(_Record):
+class RecordedOutcome(RecordModel):
     """The agent's side of a record (``benchmark.agents.base.AgentOutcome`` as written)."""
 
     final_answer: str | None
@@ -115,7 +54,7 @@ class RecordedOutcome(_Record):
     transcript: dict[str, Any] | None = None  # LLM agents only
 
 
-class Invocation(_Record):
+class Invocation(RecordModel):
     """One tool call as the toolbox logged it."""
 
     tool: str
@@ -126,7 +65,7 @@ class Invocation(_Record):
     virtual_time: str
 
 
-class VirtualSpan(_Record):
+class VirtualSpan(RecordModel):
     start: str
     end: str
     start_tick: int
@@ -134,12 +73,12 @@ class VirtualSpan(_Record):
     duration_s: float
 
 
-class RecordTokens(_Record):
+class RecordTokens(RecordModel):
     agent: TokenCounts
     judge: JudgeTokens | None
 
 
-class RunRecord(_Record):
+class RunRecord(RecordModel):
     """One (episode, trial) of a run: what was asked, what the agent did, the home's change and the verdict.
     An infrastructure error before the agent ran carries only the identity, ``status`` and ``error``."""
 
@@ -176,7 +115,7 @@ class RunRecord(_Record):
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, separators=(",", ":")) + "\n"
 
 
-class RunTiming(_Record):
+class RunTiming(RecordModel):
     """One line of ``timings.jsonl``: how long an (episode, trial) took on the wall clock. The only figure of a
     run that differs between two runs of the same actions, so it is kept out of the record."""
 
@@ -193,7 +132,7 @@ class RunTiming(_Record):
 Number = int | float  # kept as given: a total of no records is 0, a mean 0.0 (the report's bytes stay as they were)
 
 
-class ReportSummary(_Record):
+class ReportSummary(RecordModel):
     """Success and cost figures over a set of records (overall, per kind, per query type)."""
 
     episodes: int
@@ -218,19 +157,19 @@ class ReportSummary(_Record):
     wall_time_total_s: Number
 
 
-class InfraErrorEntry(_Record):
+class InfraErrorEntry(RecordModel):
     episode_id: str
     trial: int | None
     error: str | None
 
 
-class TranscriptSummary(_Record):
+class TranscriptSummary(RecordModel):
     records: int
     of: int
     tool_schema_sha256: list[str]
 
 
-class RunReport(_Record):
+class RunReport(RecordModel):
     """``report.json`` of a run directory (schema ``homefabric-run-report/1``)."""
 
     schema_: str = Field(default="homefabric-run-report/1", alias="schema")
@@ -264,7 +203,7 @@ class RunReport(_Record):
 
 # --- the run manifest (manifest.json) -----------------------------------------------------------------------
 
-class RunManifest(_Record):
+class RunManifest(RecordModel):
     """``manifest.json``: what a run is (its spec and episodes) and where it came from. Only ``episodes`` is
     required to read one back: manifests of older runs lack the later fields."""
 

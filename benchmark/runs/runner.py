@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
+from benchmark.llm.client import LLMClient
+from benchmark.llm.preflight import PreflightError, check_endpoint
 from benchmark.runs.progress import RunProgress
 from benchmark.runs.records import RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
 from benchmark.runs.spec import RunSpec
@@ -186,6 +189,22 @@ class RunSummary:
     dropped: list[dict[str, Any]] = field(default_factory=list)  # earlier records not kept, and why
 
 
+async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
+    """A run's checks before anything is written: the agent's own (agents with a model have a
+    ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
+    LLM judge's endpoint (a dead one would make every record an infrastructure error)."""
+    result: dict[str, Any] | None = None
+    check = getattr(agent, "preflight", None)
+    if check is not None:
+        result = await check()
+        if result and result.get("warning"):
+            print(f"warning: {result['warning']}", file=sys.stderr)
+    client = next(iter(getattr(judge, "clients", None) or []), None)
+    if isinstance(client, LLMClient):
+        await check_endpoint(client, role="judge")
+    return result
+
+
 class Runner:
     def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
                  progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
@@ -226,8 +245,6 @@ class Runner:
 
     async def run(self, episodes: list[Episode] | None = None,
                   problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
-        from benchmark.llm.preflight import PreflightError, preflight_models
-
         if episodes is None:
             episodes, problems = select_episodes(self.spec)
         problems = list(problems)

@@ -336,7 +336,7 @@ def test_cli_writes_files(tmp_path: Path):
     from typer.testing import CliRunner
 
     app = typer.Typer()
-    from benchmark.generation.generate import generate_command
+    from benchmark.cli import generate_command
 
     app.command()(generate_command)
     result = CliRunner().invoke(app, ["--qt", "qt1", "--per-type", "2", "--seed", "2", "--out", str(tmp_path)])

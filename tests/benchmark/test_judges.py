@@ -7,11 +7,11 @@ import asyncio
 
 from agent_tools import ToolBox
 from benchmark.llm.client import LLMClient
-from benchmark.runs.records import JudgeRecord, Verdict
 from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import JudgeRequest
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.judges.llm import LLMJudge, judge_messages, parse_verdict
+from benchmark.scoring.verdicts import JudgeRecord, Verdict
 from benchmark.suites.simuhome.episode import parse_episode
 from tests.benchmark.fixture_episodes import build_all
 from tests.support.openai_standin import OpenAIStandin, http_error, text

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.runs.records import JudgeRecord, RunRecord, Verdict
+from benchmark.runs.records import RunRecord
 from benchmark.runs.runner import RECORDS, Runner, record_line
 from benchmark.runs.spec import parse_spec
+from benchmark.scoring.verdicts import JudgeRecord, Verdict
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 BEFORE = Path(__file__).parent / "records" / "before_typing.jsonl"

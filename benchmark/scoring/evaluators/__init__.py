@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.runs.records import JudgeRecord, Verdict
 from benchmark.scoring.automation_scoring import score_automations
 from benchmark.scoring.evaluators.checks import direction_checks, final_state_checks, schedule_checks
 from benchmark.scoring.evaluators.judging import Judge, JudgeRequest
@@ -28,6 +27,7 @@ from benchmark.scoring.evaluators.state_comparison import (
     match_required_actions,
     targeted_devices,
 )
+from benchmark.scoring.verdicts import JudgeRecord, Verdict
 from benchmark.suites.simuhome.episode import Episode
 from emulator.emulated_home import EmulatedHome
 

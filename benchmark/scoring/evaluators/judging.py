@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from benchmark.runs.records import JudgeRecord
+from benchmark.scoring.verdicts import JudgeRecord
 from benchmark.suites.simuhome.episode import Episode
 from emulator.emulated_home import EmulatedHome
 

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from benchmark.runs.records import JudgeRecord
 from benchmark.scoring.evaluators.judging import JudgeRequest
+from benchmark.scoring.verdicts import JudgeRecord
 from benchmark.suites.simuhome.episode import Episode
 
 RUBRICS: dict[str, str] = {

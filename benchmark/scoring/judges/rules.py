@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmark.runs.records import JudgeRecord
 from benchmark.scoring.evaluators.judging import JudgeRequest
 from benchmark.scoring.evaluators.state_comparison import MISSING, moves_variable, read_assert_path
 from benchmark.scoring.judges.words import (
@@ -27,6 +26,7 @@ from benchmark.scoring.judges.words import (
     times_in_formats,
     value_mentioned,
 )
+from benchmark.scoring.verdicts import JudgeRecord
 from benchmark.suites.simuhome.episode import (
     DeviceAttributeGoal,
     DirectionGoal,
