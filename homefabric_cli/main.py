@@ -147,7 +147,8 @@ def home_generate(
     out: Annotated[Path | None, typer.Option(help="Output file (default: stdout).")] = None,
 ) -> None:
     """Generate a seeded home."""
-    from emulator.home_config import dump_home, write_atomically
+    from emulator.files import write_atomically
+    from emulator.home_config import dump_home
     from emulator.home_generation.generator import generate_home
     from emulator.home_generation.params import TIERS
 

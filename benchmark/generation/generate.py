@@ -112,7 +112,7 @@ def dumps_episode(episode: dict[str, Any]) -> str:
 
 
 def write_episodes(episodes: Iterable[dict[str, Any]], out: str | os.PathLike[str]) -> list[Path]:
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)

@@ -90,7 +90,7 @@ def write_comparison_plot(comparison: dict[str, Any], path: Path) -> Path:
 
 
 def write_comparison(comparison: dict[str, Any], out: Path) -> list[Path]:
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     out.mkdir(parents=True, exist_ok=True)
     write_atomically(out / "compare.json", json.dumps(comparison, indent=2, ensure_ascii=False) + "\n")

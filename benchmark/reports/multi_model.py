@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 MODELS_FILE = "models.json"
 MODELS_SCHEMA = "homefabric-multi-model-run/1"

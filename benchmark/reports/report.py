@@ -28,7 +28,7 @@ from benchmark.runs.store import (
     read_timings_file,
 )
 from benchmark.suites.simuhome.episode import KINDS
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 
 def pass_hat_k(successes: int, trials: int, k: int) -> float | None:

@@ -38,10 +38,8 @@ from benchmark.runs.store import (
     RECORDS,
     TIMINGS,
     RunError,
-    append_line,
     episode_sha256,
     git_commit,
-    open_for_append,
     package_version,
     prepare_run_directory,
     read_records_file,
@@ -51,7 +49,7 @@ from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import Judge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import write_atomically
+from emulator.files import append_line, open_for_append, write_atomically
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 

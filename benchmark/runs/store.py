@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmark.runs.records import RunManifest, RunTiming
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -317,16 +316,3 @@ def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, 
         # Rewrite without torn or bad lines, dropped records and infrastructure errors: they run again, once.
         write_atomically(records_path, "".join(line(r) for r in kept))
     return Prepared(kept, dropped, existing.torn)
-
-
-def open_for_append(path: Path) -> int:
-    """A records (or timings) file opened for :func:`append_line`, created if missing."""
-    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-
-
-def append_line(fd: int, line: str) -> None:
-    """Append one record line to an ``O_APPEND`` file and fsync it (a kill leaves at most a torn last line)."""
-    view = memoryview(line.encode("utf-8"))
-    while view:
-        view = view[os.write(fd, view):]
-    os.fsync(fd)

@@ -23,7 +23,8 @@ from benchmark.suites.smh.run import run_suite
 from benchmark.suites.smh.session import Homes
 from benchmark.suites.smh.verifier import AttemptedAction, Prediction, verify
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import HomeConfig, dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfig, dump_home
 
 NEW_SERVICES = {"microwave_steam_oven.set_cooking_time", "microwave_steam_oven.set_power_level",
                 "microwave_steam_oven.set_work_mode", "microwave_steam_oven.start", "set_mode", "set_spin_speed",

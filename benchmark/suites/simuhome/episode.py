@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
 from emulator.automations.model import AutomationSpec
-from emulator.home_config import HomeConfigError, json_path, validation_problems, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfigError, json_path, validation_problems
 
 EPISODE_FORMAT = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.runs.spec import RunSpec
-from benchmark.runs.store import RECORDS, RecordShape, append_line, open_for_append, prepare_run_directory
+from benchmark.runs.store import RECORDS, RecordShape, prepare_run_directory
 from benchmark.suites.smh.instance import Instance, dump_instance, load_instances
 from benchmark.suites.smh.report import summarize
 from benchmark.suites.smh.session import Homes
 from benchmark.suites.smh.settings import run_dr, run_eia
 from benchmark.suites.smh.taxonomy import SETTINGS
-from emulator.home_config import write_atomically
+from emulator.files import append_line, open_for_append, write_atomically
 
 RUN_MARKER = "smh-run.json"
 MANIFEST_SCHEMA = "homefabric-smh-run/3"  # /3: the run store's manifest (episodes, conditions, episode_sha256)

@@ -12,7 +12,7 @@ from typing import Any
 
 from benchmark.runs.spec import RunSpec, parse_spec
 from benchmark.suites.voice.conditions import Condition
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 CONDITIONS_FILE = "conditions.json"
 CONDITIONS_SCHEMA = "homefabric-condition-runs/1"

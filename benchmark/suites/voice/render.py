@@ -23,7 +23,7 @@ from benchmark.suites.voice.conditions import Condition
 from benchmark.suites.voice.tts import synthesize
 from benchmark.suites.voice.voices import RATES, VOICES, Voice, choose_speaker, seeded_rng
 from benchmark.suites.voice.wav import SAMPLE_RATE, encode_wav, sha256
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 MANIFEST_SCHEMA = "homefabric-speech-render/1"
 TV_VOICE = VOICES["gb-m1"]  # the broadcaster: one fixed voice, distinct from most talkers

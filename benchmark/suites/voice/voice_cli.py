@@ -37,7 +37,7 @@ def report(run_dir: Path, as_json: bool) -> None:
     conditions (report.json rewritten; a record of anything else is named and not counted)."""
     from benchmark.runs.store import RECORDS, RunFileError, belonging_records, load_manifest, read_records_file
     from benchmark.suites.voice.voice_report import format_report, summarise
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     try:
         manifest = load_manifest(run_dir)
@@ -127,7 +127,7 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
     from benchmark.suites.voice.voice_episode import VoiceEpisodeError, load_voice_episodes
     from benchmark.suites.voice.voice_report import format_report, summarise
     from benchmark.suites.voice.voice_runner import VoiceRunner, VoiceRunSpec, stored_spec
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
     from emulator.output_paths import output_dir_problem
 
     started = time.perf_counter()

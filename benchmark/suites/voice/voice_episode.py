@@ -20,7 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from emulator.home_config import HomeConfig, validation_problems, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfig, validation_problems
 from emulator.placement import UserPosition
 
 VOICE_FORMAT = "homefabric-voice-episode/1"

@@ -28,17 +28,15 @@ from benchmark.runs.store import (
     MANIFEST,
     RECORDS,
     RUN_RECORD,
-    append_line,
     episode_sha256,
     git_commit,
-    open_for_append,
     package_version,
     prepare_run_directory,
 )
 from benchmark.suites.voice.voice_episode import VoiceEpisode
 from benchmark.suites.voice.voice_hearing import Hearing
 from benchmark.suites.voice.voice_run import harness_error_record, record_line, run_voice_episode
-from emulator.home_config import write_atomically
+from emulator.files import append_line, open_for_append, write_atomically
 
 VOICE_RUN_SCHEMA = "homefabric-voice-run/2"  # /2: the spec, its hash and the episodes' content hashes
 

@@ -19,7 +19,8 @@ from benchmark.suites.smh.generate.core import Draft, Rejected, Scene, check
 from benchmark.suites.smh.generate.homes import COMPLEX_TYPES, build_home
 from benchmark.suites.smh.instance import Instance, dump_instance
 from benchmark.suites.smh.taxonomy import CATEGORY_OF, DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
-from emulator.home_config import HomeConfig, dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfig, dump_home
 from emulator.home_generation.seeds import sub_seed
 
 Template = tuple[tuple[tuple[str, ...], ...], Callable[[Scene], Draft]]
