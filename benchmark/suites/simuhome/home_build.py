@@ -11,11 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clusters import ClusterError
-from emulator.catalogue import device_type_spec
-from emulator.device import Device
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
+from emulator.home_check import attribute_problems
 from emulator.home_config import HomeConfig, HomeConfigError
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.origin import SimuHomeOrigin
@@ -41,18 +39,10 @@ def home_build_problems(config: HomeConfig, initial_home_config: Mapping[str, An
         for index, device in enumerate(room.get("devices") or []):
             where[str(device.get("device_id"))] = f"rooms.{room_id}.devices[{index}]"
     problems: list[tuple[str, str]] = []
-    for device_config in config.devices:
-        base = where.get(device_config.id, f"devices.{device_config.id}")
-        try:
-            spec = device_type_spec(device_config.type)
-        except KeyError:
-            problems.append((f"{base}.device_type", f"unknown device type {device_config.type!r}"))
-            continue
-        device = Device(device_config.id, spec, device_config.room, device_config.name)
-        for path, value in device_config.attributes.items():
-            endpoint, cluster, attribute = path.split(".")
-            try:
-                device.cluster(int(endpoint), cluster).restore(attribute, value)
-            except (ClusterError, HomeError) as error:
-                problems.append((f'{base}.attributes["{simuhome_path(path)}"]', error.message))
+    for problem in attribute_problems(config):
+        base = where.get(problem.device_id, f"devices.{problem.device_id}")
+        if problem.attribute_path is None:
+            problems.append((f"{base}.device_type", problem.message))
+        else:
+            problems.append((f'{base}.attributes["{simuhome_path(problem.attribute_path)}"]', problem.message))
     return problems
