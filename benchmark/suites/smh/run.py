@@ -1,4 +1,4 @@
-"""Run one agent over an SMH suite in one setting in process (tests, bench/smh.py), and read a run's records.
+"""Run one agent over an SMH suite in one setting in process (tests, perf/smh.py), and read a run's records.
 Runs from a spec (resume, trials, concurrency) are ``benchmark.suites.smh.runner``'s."""
 
 from __future__ import annotations

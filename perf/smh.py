@@ -4,7 +4,7 @@ over all of them in DR and in EIA, each instance on a fresh copy of its home and
 Prints generation time, each setting's oracle run time and instances per second, the oracle's success rate
 (it must be 100 %), and the process's peak resident memory. Target: each phase < 60 s on 2 cores. Each phase
 also reports its CPU seconds (``*_cpu_s``): on a machine shared with other work, wall time varies, CPU less.
-Usage: python bench/smh.py [--per-subcategory 25,15,10] [--seed 1] [--json]
+Usage: python perf/smh.py [--per-subcategory 25,15,10] [--seed 1] [--json]
 """
 
 from __future__ import annotations

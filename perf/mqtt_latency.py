@@ -5,7 +5,7 @@
 The home (generated "medium" tier) runs under RealtimePacer so the bridge also carries the sensor
 reports a live home produces. Needs the `mosquitto` binary (Debian package `mosquitto`).
 
-Usage: python bench/mqtt_latency.py [--samples 300] [--coalesce-ms 5] [--speed 1] [--json]
+Usage: python perf/mqtt_latency.py [--samples 300] [--coalesce-ms 5] [--speed 1] [--json]
 """
 
 from __future__ import annotations

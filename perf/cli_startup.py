@@ -1,7 +1,7 @@
 """Start-up cost of the `homefabric` console script: CPU seconds (user + system, of the child process) and wall
 seconds per command, median of N runs after one warm-up run (which also fills the catalogue index cache).
 
-Usage: python bench/cli_startup.py [--runs 5] [--json]
+Usage: python perf/cli_startup.py [--runs 5] [--json]
 The target the issue sets: `--help` and `devices types` under 0.5 s of CPU. Also: `homefabric mcp HOME` over
 stdio, from spawn to the answer to ``initialize`` and to ``tools/list`` (wall, and CPU until exit). `--mcp-only
 --console OTHER/homefabric` times another checkout's script (before/after side by side).

@@ -16,7 +16,7 @@ A second measurement runs the API the way `homefabric serve --http` does, in a p
 with a minimal keep-alive client (the standard library's ``http.client``): the round trip without the bench's
 own httpx client sharing a process (and its GIL) with the server.
 
-Usage: python bench/http_latency.py [--requests 1000] [--json]
+Usage: python perf/http_latency.py [--requests 1000] [--json]
 """
 
 from __future__ import annotations

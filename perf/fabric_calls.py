@@ -1,6 +1,6 @@
 """In-process fabric call latency: read and invoke, p50 and p95 (target p50 ≤ 100 µs).
 
-Usage: python bench/fabric_calls.py [--json]
+Usage: python perf/fabric_calls.py [--json]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ For the complex (135 devices) and stress (1,000 devices) homes: builds the bridg
 times ``InteractionModel`` serving ``Read [*/*/*]`` to a peer that acknowledges every chunk at once
 (no network, no crypto). Prints wall and CPU seconds, chunks, bytes and attribute count per home, best of 5.
 
-Usage: python bench/matter_bridge_im.py [--json]
+Usage: python perf/matter_bridge_im.py [--json]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ commands the rules ran scheduled as workflows at the same ticks. The first ratio
 the rules' own effects (every firing toggles a light, so rooms re-plan their physics); the second (rules /
 same commands) is the cost of the rule engine itself: cron planning, crossing planning, conditions, the
 loop guard. Target <= 2x. Prints wall times, both ratios, firings and firings per wall second.
-Usage: python bench/automations.py [--seed 7] [--rules 200] [--repeat 3] [--json]
+Usage: python perf/automations.py [--seed 7] [--rules 200] [--repeat 3] [--json]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fast-forward benchmark: 24 h of virtual time on the complex (135 devices) and stress (1,000) homes.
 
 Prints wall seconds and simulated seconds per wall second for each home, measured in one run.
-Target: complex 24 h in < 1 s on a 2-core machine. Usage: python bench/fast_forward.py [--json]
+Target: complex 24 h in < 1 s on a 2-core machine. Usage: python perf/fast_forward.py [--json]
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@
   node's refusal counters and the process's RSS growth after the first 1,000 datagrams. Targets: log < 10 KB,
   RSS growth < 5 MB.
 
-Usage: python bench/soak.py [--json] [--datagrams 50000]
+Usage: python perf/soak.py [--json] [--datagrams 50000]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ seconds / audio seconds, on this machine's cores) and score the corpus WER (norm
 The voice suite (MIST-style dialogues, ``benchmark.suites.voice.voice_generate``): generation rate (episodes per
 wall second), oracle and null success with text input, and the oracle through the ASR cascade per condition
 (mean per-turn WER over every turn and clarification reply heard).
-Usage: python bench/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0]
+Usage: python perf/speech.py [--turns 100] [--conditions grid] [--asr whisper-tiny.en] [--seed 0]
        [--part all|turns|voice] [--voice-per-type 10] [--voice-conditions clean-dry,10db-reverb,0db-reverb] [--json]
 """
 

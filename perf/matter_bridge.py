@@ -24,7 +24,7 @@ Measured (wall clock at the websocket client, so every figure includes matter-se
   (which hosts the CHIP SDK); ``load`` — the machine's 1-minute load average before and after each home,
   since the machine may be shared and wall times move with it.
 
-Usage: python bench/matter_bridge.py [--json] [--reads 100] [--rounds 3] [--homes complex,stress]
+Usage: python perf/matter_bridge.py [--json] [--reads 100] [--rounds 3] [--homes complex,stress]
 (``--homes complex`` skips the 1,000-device stress tier, which takes minutes; ``--homes ''`` only the
 small home.)
 """
@@ -219,7 +219,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     args = parser.parse_args()
     if reason := live_skip_reason():
-        sys.exit(f"bench/matter_bridge.py cannot run here: {reason}")
+        sys.exit(f"perf/matter_bridge.py cannot run here: {reason}")
 
     def log(line: str) -> None:
         print(line, file=sys.stderr if args.json else sys.stdout, flush=True)

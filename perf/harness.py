@@ -1,7 +1,7 @@
 """Benchmark-harness throughput: the oracle on 600 generated episodes (50 per kind), judge ``rules``.
 
 Prints the generation time, the run's wall time, episodes per second and the oracle's success per kind.
-Target: < 60 s on 2 cores. Usage: python bench/harness.py [--per-type 50] [--seed 1] [--concurrency 4] [--json]
+Target: < 60 s on 2 cores. Usage: python perf/harness.py [--per-type 50] [--seed 1] [--concurrency 4] [--json]
 """
 
 from __future__ import annotations
