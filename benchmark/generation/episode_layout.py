@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from benchmark.generation.grammar import DEFAULT_TYPO_RATE, TYPO_RATE
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
+from emulator.home_generation.seeds import sub_seed
 
 EPISODE_FORMAT = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
@@ -60,8 +62,6 @@ class Draft:
 
 
 def episode_rng(episode_seed: int, kind: str, attempt: int, part: str = "episode") -> random.Random:
-    from emulator.home_generation.seeds import sub_seed  # here, not at import: `homefabric --help` stays fast
-
     return random.Random(sub_seed(episode_seed, kind, attempt, part))
 
 
@@ -115,7 +115,6 @@ def lay_out(draft: Draft, *, qt: str, case: str, episode_seed: int, base_seed: i
         "base_seed": base_seed, "attempt": attempt, "template_query": draft.query,
         "mentions": draft.mentions.to_dict(), "solution": draft.solution, "verification": draft.verification,
     }
-    from benchmark.generation.grammar import DEFAULT_TYPO_RATE, TYPO_RATE
 
     if TYPO_RATE.get() != DEFAULT_TYPO_RATE:  # recorded only when not the default (older sets stay identical)
         episode["homefabric"]["typo_rate"] = TYPO_RATE.get()

@@ -15,7 +15,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from benchmark.generation import qt1, qt2, qt3
 from benchmark.generation.episode_layout import CASES, KINDS, QUERY_TYPES, Draft, GenerationFailed, episode_rng, lay_out
+from benchmark.generation.grammar import TYPO_RATE
+from benchmark.generation.qt4 import after_anchor, coordination, relative
+from emulator.files import write_atomically
 
 MAX_ATTEMPTS = 40
 MAX_PER_TYPE = 999
@@ -25,9 +29,6 @@ Builder = Callable[..., Draft]
 @functools.cache
 def builders() -> dict[str, Builder]:
     """The episode builder of each query type (imported on first use: they load the whole device model)."""
-    from benchmark.generation import qt1, qt2, qt3
-    from benchmark.generation.qt4 import after_anchor, coordination, relative
-
     return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": relative.build,
             "qt4-2": after_anchor.build, "qt4-3": coordination.build}
 
@@ -81,8 +82,6 @@ def generate_episodes(qts: list[str] | str, per_type: int, seed: int, *, typo_ra
                       on_episode: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """``per_type`` episodes of each (qt, case) asked for, in canonical order. ``typo_rate`` (None: the default
     0.02; 0: none) is the chance of a typo per word outside slot values; ``on_episode`` sees each as it is made."""
-    from benchmark.generation.grammar import TYPO_RATE
-
     if not 1 <= per_type <= MAX_PER_TYPE:
         raise GeneratorInputError(f"per_type must be 1..{MAX_PER_TYPE}, got {per_type}")
     if typo_rate is not None and not 0 <= typo_rate <= 0.5:
@@ -112,8 +111,6 @@ def dumps_episode(episode: dict[str, Any]) -> str:
 
 
 def write_episodes(episodes: Iterable[dict[str, Any]], out: str | os.PathLike[str]) -> list[Path]:
-    from emulator.files import write_atomically
-
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     paths = []

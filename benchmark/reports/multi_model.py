@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmark.reports.compare import compare_runs, render_comparison
+from benchmark.reports.report import write_report
 from emulator.files import write_atomically
 
 MODELS_FILE = "models.json"
@@ -55,9 +57,6 @@ def expand_run_dirs(run_dirs: list[Path]) -> list[Path]:
 def write_multi_report(run_dir: Path, *, plots: bool = True, force: bool = False) -> tuple[dict[str, Any], str]:
     """Each model's report in its own directory, and in ``OUT/report.json`` / ``report.txt``: the models side by
     side, then one section per model."""
-    from benchmark.reports.compare import compare_runs, render_comparison
-    from benchmark.reports.report import write_report
-
     index = read_models_file(run_dir)
     sections, reports = [], []
     for entry in index["models"]:

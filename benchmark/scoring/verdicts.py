@@ -60,7 +60,7 @@ class RequiredActionResult(RecordModel):
 
 
 class Verdict(RecordModel):
-    """The verdict of one (episode, trial), from ``benchmark.scoring.evaluators.evaluate_episode``."""
+    """The verdict of one (episode, trial), from ``benchmark.scoring.evaluators.evaluate.evaluate_episode``."""
 
     passed: bool
     score: int

@@ -113,7 +113,7 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
                         after_of: Any) -> dict[str, Any]:
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
-    from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
+    from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
     from benchmark.scoring.judges.rules import RulesJudge
 
     task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=current_time,

@@ -11,7 +11,7 @@ from agent_tools import ToolBox
 from benchmark.agents.base import AgentTask
 from benchmark.agents.oracle import OracleAgent
 from benchmark.scoring.automation_scoring import tool_arguments
-from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, parse_episode

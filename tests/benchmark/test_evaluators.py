@@ -7,8 +7,14 @@ import copy
 from typing import Any
 
 from agent_tools import ToolBox
-from benchmark.scoring.evaluators import EvalSettings, EvaluationInput, evaluate_episode
-from benchmark.scoring.evaluators.state_comparison import fresh_fabric, is_subset, read_assert_path, values_equal
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.state_comparison import (
+    EvalSettings,
+    fresh_fabric,
+    is_subset,
+    read_assert_path,
+    values_equal,
+)
 from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import parse_episode
 from tests.benchmark.fixture_episodes import build_all

@@ -7,7 +7,7 @@ import asyncio
 
 from agent_tools import ToolBox
 from benchmark.llm.client import LLMClient
-from benchmark.scoring.evaluators import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import JudgeRequest
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.judges.llm import LLMJudge, judge_messages, parse_verdict

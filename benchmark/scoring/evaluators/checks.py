@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmark.scoring.evaluators.state_comparison import Baseline, EvalSettings, check_asserts
+from benchmark.scoring.evaluators.state_comparison import (
+    ROLES_BY_VARIABLE,
+    Baseline,
+    EvalSettings,
+    check_asserts,
+    fresh_fabric,
+)
+from benchmark.scoring.step_planning import DevicePlan, control_steps
 from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
 from emulator.clock import TICKS_PER_SECOND
 from emulator.emulated_home import EmulatedHome
@@ -67,9 +74,6 @@ def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float
     """The goal variable at ``tick`` in a world where, when the agent started, every device of the goal room
     that moves it was set to its strongest action the asked way (opposing ones switched off): the most the
     room's own devices can do."""
-    from benchmark.scoring.evaluators.state_comparison import ROLES_BY_VARIABLE, fresh_fabric
-    from benchmark.scoring.step_planning import DevicePlan, control_steps
-
     world = fresh_fabric(baseline.initial_home_config)
     world.run_until(int(baseline.before.get("tick", 0)))
     for device in world.devices(goal.room_id):

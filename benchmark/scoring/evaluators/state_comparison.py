@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
+from benchmark.suites.simuhome.home_build import build_home
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -153,8 +155,6 @@ def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) 
 
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.suites.simuhome.home_build)."""
-    from benchmark.suites.simuhome.home_build import build_home
-
     return build_home(initial_home_config)[0]
 
 
@@ -199,8 +199,6 @@ def irrelevant_changes(changes: Iterable[dict[str, Any]], targeted: set[str]) ->
 def targeted_devices(episode: Any, before: Mapping[str, Any]) -> set[str]:
     """Devices a goal is about: qt3/qt4 targets (and qt4 anchors), qt2 the actuators of the goal variable in
     the goal room, qt1 none (a question changes nothing)."""
-    from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
-
     out: set[str] = set()
     devices = before.get("devices", {})
     for goal in episode.goals:

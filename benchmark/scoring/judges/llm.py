@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from benchmark.llm.client import LLMClient
 from benchmark.scoring.evaluators.judging import JudgeRequest
 from benchmark.scoring.verdicts import JudgeRecord
 from benchmark.suites.simuhome.episode import Episode
@@ -143,8 +144,6 @@ class LLMJudge:
 
     @classmethod
     def from_spec(cls, spec: Any, *, votes: int = 3, seeds: Sequence[int] = (42, 43, 44)) -> LLMJudge:
-        from benchmark.llm.client import LLMClient
-
         return cls([LLMClient.from_spec(spec.model_copy(update={"seed": seeds[i % len(seeds)] + i // len(seeds)}))
                     for i in range(votes)])
 

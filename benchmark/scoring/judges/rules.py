@@ -35,13 +35,13 @@ from benchmark.suites.simuhome.episode import (
     TargetGoal,
 )
 from emulator.emulated_home import EmulatedHome
+from emulator.simuhome.paths import our_path
 
 
 def _enum_names(fabric: EmulatedHome, device_id: str, path: str) -> dict[int, str]:
     parts = path.split(".")
     if len(parts) != 3:
         return {}
-    from emulator.simuhome.paths import our_path
 
     ours = our_path(path)
     if ours is None:

@@ -19,7 +19,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
+from benchmark.suites.simuhome.home_build import build_home
 from emulator.automations.model import AutomationSpec
+from emulator.catalogue import CATALOGUE
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfigError, json_path, validation_problems
 
@@ -274,9 +276,6 @@ def _shape_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
 
 def _home_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
     """Build the episode's home exactly as the runner will (``home_build``): loaded means runnable."""
-    from benchmark.suites.simuhome.home_build import build_home
-    from emulator.catalogue import CATALOGUE
-
     problems = []
     for room_id, room in (episode.initial_home_config.get("rooms") or {}).items():
         for index, device in enumerate((room.get("devices") or []) if isinstance(room, dict) else []):

@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from benchmark.reports.report import pass_hat_k as one
 from benchmark.suites.smh.taxonomy import CATEGORIES, SETTINGS, SUBCATEGORIES, TIERS
 
 
@@ -26,8 +27,6 @@ def _group(records: list[dict[str, Any]], key: str, order: Iterable[str]) -> dic
 
 def pass_hat_k(records: list[dict[str, Any]]) -> dict[str, float | None]:
     """tau-bench's pass^k over instances (all k of k trials pass), k = 1 … the fewest trials of an instance."""
-    from benchmark.reports.report import pass_hat_k as one
-
     per_instance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for record in records:
         cell = per_instance[record["instance_id"]]

@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmark.llm.client import LLMClient
 from benchmark.runs.spec import RunSpec
 from benchmark.runs.store import RECORDS, RecordShape, prepare_run_directory
+from benchmark.suites.smh import agents
 from benchmark.suites.smh.instance import Instance, dump_instance, load_instances
+from benchmark.suites.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.suites.smh.report import summarize
 from benchmark.suites.smh.session import Homes
 from benchmark.suites.smh.settings import run_dr, run_eia
@@ -79,14 +82,11 @@ class SmhRunSummary:
 
 
 def make_agent(spec: RunSpec, setting: str) -> Any:
-    from benchmark.suites.smh import agents
-
     name = spec.agent.name
     if name == "oracle":
         return agents.OracleDr() if setting == "dr" else agents.OracleEia()
     if name == "null":
         return agents.NullDr() if setting == "dr" else agents.NullEia()
-    from benchmark.llm.client import LLMClient
 
     assert spec.agent.model is not None  # the spec's validation guarantees one model for react
     client = LLMClient.from_spec(spec.agent.model)
@@ -97,7 +97,6 @@ def make_judges(spec: RunSpec) -> tuple[Any, Any]:
     """(answer judge, clarification judge): both None for the rules, else the LLM judges of the spec."""
     if spec.judge.kind != "llm" or spec.judge.model is None:
         return None, None
-    from benchmark.suites.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 
     return (SmhAnswerJudge.from_spec(spec.judge.model, votes=spec.judge.votes),
             SmhClarificationJudge.from_spec(spec.judge.model, votes=spec.judge.votes))

@@ -49,7 +49,7 @@ class WhisperRecogniser:
     def __init__(self, name: str = DEFAULT_ASR, *, threads: int = 2) -> None:
         directory = model_directory(name)
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # belt and braces: a local path never touches the hub
-        from faster_whisper import WhisperModel
+        from faster_whisper import WhisperModel  # the [speech] extra: loaded only when a run listens
 
         self.name = name
         self._model = WhisperModel(str(directory), device="cpu", compute_type="int8", cpu_threads=threads,

@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+# Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
+# too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
 speech_app = typer.Typer(help="Spoken episodes: offline TTS, acoustic conditions, voices.", no_args_is_help=True)
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True)

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmark.reports.report import write_report
 from benchmark.runs.spec import RunSpec, parse_spec
 from benchmark.suites.voice.conditions import Condition
+from benchmark.suites.voice.report import build_voice_report, load_runs, render_voice_tables
 from emulator.files import write_atomically
 
 CONDITIONS_FILE = "conditions.json"
@@ -53,9 +55,6 @@ def per_condition(spec: RunSpec, conditions: tuple[Condition, ...]) -> list[tupl
 def run_conditions(spec: RunSpec, conditions: tuple[Condition, ...],
                    run_one: Callable[[RunSpec], Any]) -> tuple[list[Any], str]:
     """Run every condition; the summaries and the side-by-side report text."""
-    from benchmark.reports.report import write_report
-    from benchmark.suites.voice.report import build_voice_report, load_runs, render_voice_tables
-
     subs = per_condition(spec, conditions)
     write_conditions_file(Path(spec.out or ""), spec, conditions)
     summaries = []

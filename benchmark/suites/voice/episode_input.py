@@ -15,12 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from benchmark.suites.voice.asr import recogniser
 from benchmark.suites.voice.audio_input import input_audio_part
 from benchmark.suites.voice.conditions import Condition
 from benchmark.suites.voice.render import render_turn, surroundings_for, user_turns
 from benchmark.suites.voice.spec import SpeechSpec
 from benchmark.suites.voice.voices import choose_speaker, parse_voices
 from benchmark.suites.voice.wav import SAMPLE_RATE, decode_wav, encode_wav, sha256
+from benchmark.suites.voice.wer import word_error_rate
 
 AUDIO_QUERY = "(spoken: the user's request is the attached audio)"
 PAUSE_S = 0.6  # between the turns of a dialogue sent as one recording
@@ -55,9 +57,6 @@ def spoken_input(episode: Any, spec: SpeechSpec) -> SpokenInput:
             wav = encode_wav(audio)
             record.update(sha256=sha256(wav), duration_s=round(audio.size / SAMPLE_RATE, 4))
         return SpokenInput(AUDIO_QUERY, {"user_audio_part": input_audio_part(wav)}, record)
-    from benchmark.suites.voice.asr import recogniser
-    from benchmark.suites.voice.wer import word_error_rate
-
     model = recogniser(spec.asr)
     heard = [model.transcribe(decode_wav(wav)) for _turn, wav in rendered]
     for turn, text, result in zip(turns, texts, heard, strict=True):

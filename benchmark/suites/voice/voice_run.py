@@ -26,6 +26,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from agent_tools import ToolBox
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.runs.store import episode_sha256
 from benchmark.suites.voice.voice_episode import MUTATING_TOOLS, StateCheck, VoiceEpisode
@@ -93,8 +94,6 @@ def _world(
 
 async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearing,
                             *, trial: int = 0) -> dict[str, Any]:
-    from agent_tools import ToolBox
-
     fabric = EmulatedHome(episode.home)
     world = ToolBox(fabric, profile=TOOL_PROFILE)
     for call in episode.setup:  # the world's doing, before the user speaks (not the agent's calls)

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from benchmark.generation.paraphrase import check_paraphrase, paraphrase_messages
+from benchmark.llm.client import LLMError
 from benchmark.suites.smh.instance import Instance
 from emulator.home_config import HomeConfig
 
@@ -25,8 +26,6 @@ def mentions(query: str, home: HomeConfig) -> dict[str, list[str]]:
 async def paraphrase_instances(instances: list[Instance], homes: dict[str, HomeConfig], client: Any,
                                model: str) -> dict[str, int]:
     """Rewrite each query in place when the check passes; counts by outcome."""
-    from benchmark.llm.client import LLMError
-
     stats = {"accepted": 0, "rejected": 0}
     for instance in instances:
         home = homes[instance.home.removeprefix("homes/").removesuffix(".json")]
