@@ -49,19 +49,30 @@ def _modules() -> Iterator[tuple[str, Path, bool]]:
 def imports() -> dict[str, set[str]]:
     """Module → every module (or module attribute) it imports, relative imports resolved."""
     found: dict[str, set[str]] = defaultdict(set)
+    for module, statements in import_statements().items():
+        for target, names in statements:
+            found[module].add(target)
+            found[module].update(f"{target}.{name}" for name in names or ())
+    return found
+
+
+@cache
+def import_statements() -> dict[str, list[tuple[str, tuple[str, ...] | None]]]:
+    """Module → each import as (target, names): ``import a.b`` is ("a.b", None), ``from .x import y`` is
+    (the resolved "pkg.x", ("y",))."""
+    found: dict[str, list[tuple[str, tuple[str, ...] | None]]] = defaultdict(list)
     for module, path, is_package in _modules():
         package = module.split(".") if is_package else module.split(".")[:-1]
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
-                found[module].update(alias.name for alias in node.names)
+                found[module].extend((alias.name, None) for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package[: len(package) - (node.level - 1)]
                     target = ".".join(base + ([node.module] if node.module else []))
                 else:
                     target = node.module or ""
-                found[module].add(target)
-                found[module].update(f"{target}.{alias.name}" for alias in node.names)
+                found[module].append((target, tuple(alias.name for alias in node.names)))
     return found
 
 
@@ -176,21 +187,15 @@ def file_graph() -> dict[str, frozenset[str]]:
     alone; ``from package import name`` and ``import package`` are edges to the package's ``__init__``."""
     known = {m for m, _, _ in _modules()}
     graph: dict[str, frozenset[str]] = {}
-    for module, path, is_package in _modules():
-        package = module.split(".") if is_package else module.split(".")[:-1]
+    statements = import_statements()
+    for module in sorted(known):
         found: set[str | None] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                found.update(_resolve(alias.name, known) for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package[: len(package) - (node.level - 1)]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                for alias in node.names:
-                    submodule = f"{target}.{alias.name}"
-                    found.add(submodule if submodule in known else _resolve(target, known))
+        for target, names in statements.get(module, ()):
+            if names is None:
+                found.add(_resolve(target, known))
+            for name in names or ():
+                submodule = f"{target}.{name}"
+                found.add(submodule if submodule in known else _resolve(target, known))
         graph[module] = frozenset(m for m in found if m and m != module)
     return graph
 
