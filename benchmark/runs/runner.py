@@ -70,8 +70,8 @@ def make_agent(spec: RunSpec) -> Agent:
         return NullAgent()
     if agent.name == "replay":
         return ReplayAgent.from_path(agent.replay_from or "")
-    if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (run_spec.per_model)
-        raise ValueError("a spec with agent.models runs one model at a time; split it with run_spec.per_model")
+    if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (runs.spec.per_model)
+        raise ValueError("a spec with agent.models runs one model at a time; split it with runs.spec.per_model")
     client = LLMClient.from_spec(agent.model)
     options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
@@ -161,7 +161,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
 # --- the run directory ---------------------------------------------------------------------------------------
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
-    """Usable records of a records file, and whether any line was not one (``run_store`` names each)."""
+    """Usable records of a records file, and whether any line was not one (``runs.store`` names each)."""
     result = read_records_file(path)
     return result.records, result.torn or bool(result.problems)
 

@@ -91,7 +91,7 @@ class VoiceEpisode(_Model):
         return self.turns[0].position.room
 
     def dumps(self) -> str:
-        """The episode file's text (what its content hash, ``run_store.episode_sha256``, is taken of)."""
+        """The episode file's text (what its content hash, ``runs.store.episode_sha256``, is taken of)."""
         return dumps_voice_episode(self)
 
 
