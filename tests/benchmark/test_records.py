@@ -90,7 +90,8 @@ def test_resume_keeps_records_written_before_the_models_byte_for_byte(tmp_path: 
     [timing] = [json.loads(line) for line in (out / TIMINGS).read_text(encoding="utf-8").splitlines()]
     assert timing["episode_id"] == "qt3_feasible_seed_7" and timing["trial"] == 0
     expected = sum(json.loads(line)["wall_time_s"] for line in kept) + timing["wall_time_s"]
-    assert build_report(out)["overall"]["wall_time_total_s"] == round(expected, 3)
+    # the report sums in its own order: the float sums may differ in the last place, so round half-way cases apart
+    assert build_report(out)["overall"]["wall_time_total_s"] == pytest.approx(expected, abs=0.0011)
 
 
 def test_the_report_of_those_records_is_a_typed_run_report(tmp_path: Path):
