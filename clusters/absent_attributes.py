@@ -2,9 +2,9 @@
 
 A device lists the attributes it serves in each cluster's AttributeList (global attribute 0xFFFB). An optional
 attribute it leaves out is not an unknown: the specification says what it is taken as. The emulator's cluster
-servers (``served_or_absent``), the benchmark's step planning and the episode generator all read
-a device's rules through this table, so a live device that serves fewer attributes than ours is planned for
-exactly as the specification says.
+servers (``served_or_absent``), the benchmark's step planning and the episode generator (``device_rule`` over the
+flat map a home's ``read_all`` gives) all read a device's rules through this table, so a live device serving fewer
+attributes than ours is planned for exactly as the specification says.
 
 Sources (Matter 1.4 Application Cluster Specification, as the @matter/model 0.17.9 element files carry it):
 
@@ -18,13 +18,14 @@ Sources (Matter 1.4 Application Cluster Specification, as the @matter/model 0.17
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
+from clusters.chip_model import cluster_model
 
 LIGHTING = int(Objects.LevelControl.Bitmaps.Feature.kLighting)
 
@@ -96,3 +97,30 @@ def served_or_absent(server: ClusterServer, attribute: str) -> int:
                             lambda name: server.read(name) if server.has_attribute(name) else None,
                             server.feature_map)
     return int(server.read(attribute)) if value is None else int(value)
+
+
+def served(values: Mapping[str, Any], endpoint: int, cluster: str, attribute: str) -> bool:
+    """Whether a device serves an attribute, from its flat map ``"<ep>.<Cluster>.<Attribute>" → value`` (what
+    ``HomeAPI.read_all`` gives, chip names): read, and listed in the cluster's AttributeList where the map
+    carries one (a value read but not listed is not the device's)."""
+    if f"{endpoint}.{cluster}.{attribute}" not in values:
+        return False
+    listed = values.get(f"{endpoint}.{cluster}.AttributeList")
+    if not isinstance(listed, list):
+        return True
+    try:
+        model = cluster_model(cluster).attributes.get(attribute)
+    except KeyError:  # a cluster chip does not know: its list cannot be checked
+        return True
+    return model is None or model.attribute_id in listed
+
+
+def device_rule(values: Mapping[str, Any], endpoint: int, cluster: str, attribute: str) -> int | None:
+    """A device rule (a limit, a level bound) from its flat map: the served value, else what the specification
+    takes the absent attribute as; None when neither (the device has no such rule)."""
+    features = values.get(f"{endpoint}.{cluster}.FeatureMap")
+    value = value_or_absent(cluster, attribute,
+                            lambda name: values.get(f"{endpoint}.{cluster}.{name}")
+                            if served(values, endpoint, cluster, name) else None,
+                            features if isinstance(features, int) else 0)
+    return None if value is None else int(value)

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import values_equal
-from clusters.absent_attributes import value_or_absent
-from clusters.chip_model import cluster_model
+from clusters.absent_attributes import device_rule, served
 from emulator.simuhome.values import SIMUHOME_CLUSTER_TO_CHIP, our_key
 from emulator.workflows import WorkflowStep
 
@@ -62,27 +61,12 @@ class DevicePlan:
         return self.state.get(f"{endpoint}.{cluster}.{attribute}", default)
 
     def has(self, endpoint: int, cluster: str, attribute: str) -> bool:
-        """Whether the device serves the attribute: in the state read, and in its cluster's AttributeList
-        where the state carries one (a value read but not listed is not planned with)."""
-        if f"{endpoint}.{cluster}.{attribute}" not in self.state:
-            return False
-        listed = self.get(endpoint, cluster, "AttributeList")
-        if not isinstance(listed, list):
-            return True
-        try:
-            model = cluster_model(cluster).attributes.get(attribute)
-        except KeyError:  # a cluster chip does not know: its list cannot be checked
-            return True
-        return model is None or model.attribute_id in listed
+        """Whether the device serves the attribute (read, and in its AttributeList where the state has one)."""
+        return served(self.state, endpoint, cluster, attribute)
 
     def rule(self, endpoint: int, cluster: str, attribute: str) -> int | None:
-        """A device rule (a limit, a level bound): the served value, else what the specification takes an
-        absent one as; None when neither (the device has no such rule)."""
-        features = self.get(endpoint, cluster, "FeatureMap")
-        value = value_or_absent(cluster, attribute,
-                                lambda name: self.get(endpoint, cluster, name) if self.has(endpoint, cluster, name)
-                                else None, features if isinstance(features, int) else 0)
-        return None if value is None else int(value)
+        """A device rule: the served value, else the specification's value for an absent one."""
+        return device_rule(self.state, endpoint, cluster, attribute)
 
     def plan(self, asserts: list[Any]) -> list[WorkflowStep]:
         wanted: dict[tuple[int, str, str], Any] = {}
