@@ -19,16 +19,15 @@ import pytest
 from agent_tools import ToolBox
 from benchmark.agents.base import AgentTask
 from benchmark.agents.oracle import OracleAgent
-from benchmark.agents.oracle_session import tool_call
 from benchmark.generation.targets import variants
 from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.judges.rules import RulesJudge
-from benchmark.scoring.step_planning import DevicePlan, chip_path, control_steps
+from benchmark.scoring.step_planning import control_steps
 from benchmark.suites.simuhome.episode import Assert, parse_episode
 from clusters.absent_attributes import ABSENT_VALUES, device_rule
-from emulator.emulated_home import EmulatedHome
-from emulator.home_config import validate_home
+from tests.benchmark.test_oracle_planner import _one_device as _home
+from tests.benchmark.test_oracle_planner import _plan, _run
 
 SETPOINT_LIMITS = tuple(name for name in ABSENT_VALUES["Thermostat"])
 LEVEL_LIMITS = ("MinLevel", "MaxLevel")
@@ -37,30 +36,6 @@ EPISODE = Path(__file__).parent / "episodes" / "qt3_feasible_seed_8.json"
 
 def _without(endpoint: int, cluster: str, names: tuple[str, ...]) -> dict[str, None]:
     return {f"{endpoint}.{cluster}.{name}": None for name in names}
-
-
-def _home(device_type: str, attributes: dict[str, Any]) -> tuple[EmulatedHome, ToolBox]:
-    config = validate_home({"name": "served", "base_time": "2025-08-23 14:00:00", "rooms": [
-        {"id": "room", "name": "Room", "type": "living_room",
-         "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 40}}],
-        "devices": [{"id": "d", "type": device_type, "room": "room", "attributes": attributes}]})
-    fabric = EmulatedHome(config)
-    return fabric, ToolBox(fabric)
-
-
-def _plan(tools: ToolBox, device_type: str) -> DevicePlan:
-    data = tools.call("get_all_attributes", {"device_id": "d"})["data"]
-    return DevicePlan("d", device_type, {chip_path(k): v for k, v in data.items()})
-
-
-def _run(tools: ToolBox, steps: list[Any]) -> list[str]:
-    refused = []
-    for step in steps:
-        call = tool_call(step)
-        envelope = tools.call(call["tool"], call["args"])
-        if envelope.get("error") is not None:
-            refused.append(f"{call['args']}: {envelope['error'].get('detail')}")
-    return refused
 
 
 def _asserts(*pairs: tuple[str, Any]) -> list[Assert]:
