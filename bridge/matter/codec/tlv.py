@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from chip.tlv import TLVList, TLVReader, TLVWriter, float32, uint
 
@@ -170,8 +170,14 @@ def _skip_value(data: bytes, pos: int, elem_type: int) -> int:
 
 
 # ----------------------------------------------------------------------------- typed field access
+# Each accessor returns None only when optional=True (a required member that is absent raises TLVError); the
+# overloads say so to the type checker.
 
 
+@overload
+def field_struct(container: Any, tag: int, *, optional: Literal[False] = False) -> dict[Any, Any]: ...
+@overload
+def field_struct(container: Any, tag: int, *, optional: bool) -> dict[Any, Any] | None: ...
 def field_struct(container: Any, tag: int, *, optional: bool = False) -> dict[Any, Any] | None:
     """Member ``tag`` of a decoded structure, required to be a structure."""
     value = _member(container, tag, optional)
@@ -182,6 +188,15 @@ def field_struct(container: Any, tag: int, *, optional: bool = False) -> dict[An
     return value
 
 
+@overload
+def field_bytes(
+    container: Any, tag: int, *, length: int | None = None, max_length: int | None = None,
+    optional: Literal[False] = False,
+) -> bytes: ...
+@overload
+def field_bytes(
+    container: Any, tag: int, *, length: int | None = None, max_length: int | None = None, optional: bool
+) -> bytes | None: ...
 def field_bytes(
     container: Any, tag: int, *, length: int | None = None, max_length: int | None = None, optional: bool = False
 ) -> bytes | None:
@@ -198,6 +213,12 @@ def field_bytes(
     return value
 
 
+@overload
+def field_uint(
+    container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: Literal[False] = False
+) -> int: ...
+@overload
+def field_uint(container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: bool) -> int | None: ...
 def field_uint(container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: bool = False) -> int | None:
     """Member ``tag`` as an unsigned integer no larger than ``maximum``."""
     value = _member(container, tag, optional)
@@ -210,6 +231,10 @@ def field_uint(container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, o
     return int(value)
 
 
+@overload
+def field_bool(container: Any, tag: int, *, optional: Literal[False] = False) -> bool: ...
+@overload
+def field_bool(container: Any, tag: int, *, optional: bool) -> bool | None: ...
 def field_bool(container: Any, tag: int, *, optional: bool = False) -> bool | None:
     """Member ``tag`` as a boolean."""
     value = _member(container, tag, optional)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from chip.tlv import TLVList
 
@@ -192,6 +192,9 @@ def tag(number: int, codec: Any, *, required: bool = False, omit: Omit = "none",
 REQUIRED = dataclasses.MISSING
 
 
+# dataclass_transform: the type checker sees every record's dataclass constructor (which @record makes). It reads
+# a tag() without default= as a required argument, so every optional member spells its default out.
+@dataclass_transform(frozen_default=True, field_specifiers=(tag, dataclasses.field))
 class TLVRecord:
     """Base of declarative records: subclasses are frozen dataclasses with :func:`tag` fields."""
 
@@ -203,7 +206,7 @@ class TLVRecord:
     @classmethod
     def _build_table(cls) -> None:
         specs = []
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]  # a dataclass once @record ran
             if "tlv" in f.metadata:
                 number, codec, required, omit, null_sets, presence, within, absent = f.metadata["tlv"]
                 specs.append(FieldSpec(f.name, number, codec, required, omit, null_sets, presence, within, absent))
@@ -216,9 +219,9 @@ class TLVRecord:
         cls.tlv_fields = tuple(specs)
 
 
-def _check_table(cls: type, specs: list[FieldSpec]) -> None:
+def _check_table(cls: type[TLVRecord], specs: list[FieldSpec]) -> None:
     """No tag twice in one container; flag fields exist."""
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # a dataclass once @record ran
     seen: dict[Group | None, set[int]] = {None: set()}
     for spec in specs:
         if spec.within is not None and spec.within not in seen:
@@ -234,13 +237,16 @@ def _check_table(cls: type, specs: list[FieldSpec]) -> None:
                 raise TypeError(f"{cls.__name__}.{spec.name}: no field {flag!r}")
 
 
-def record(name: str, kind: int = STRUCT, trailer: bytes = b"") -> Callable[[type], type]:
+_R = TypeVar("_R", bound=TLVRecord)
+
+
+def record(name: str, kind: int = STRUCT, trailer: bytes = b"") -> Callable[[type[_R]], type[_R]]:
     """Class decorator: a frozen dataclass record named ``name`` whose field table is checked now."""
 
-    def wrap(cls: type) -> type:
+    def wrap(cls: type[_R]) -> type[_R]:
         cls = dataclasses.dataclass(frozen=True)(cls)
-        cls.tlv_name, cls.tlv_kind, cls.tlv_trailer = name, kind, trailer  # type: ignore[attr-defined]
-        cls._build_table()  # type: ignore[attr-defined]
+        cls.tlv_name, cls.tlv_kind, cls.tlv_trailer = name, kind, trailer
+        cls._build_table()
         return cls
 
     return wrap
@@ -263,7 +269,8 @@ def _member(spec: FieldSpec, item: Any) -> bytes:
         return encode_null(spec.tag)
     if _omitted(spec, value, item):
         return b""
-    return spec.codec.encode(value, spec.tag)
+    encoded: bytes = spec.codec.encode(value, spec.tag)
+    return encoded
 
 
 def encode_record(item: Any, tag: int | None = None) -> bytes:
@@ -298,13 +305,13 @@ def _members(value: Any, kind: int, what: str) -> dict[Any, Any]:
     raise SchemaError(f"{what} must be a {'TLV list' if kind == LIST else 'structure'}")
 
 
-def decode_record(cls: type, value: Any) -> Any:
+def decode_record(cls: type[_R], value: Any) -> _R:
     """A decoded TLV element (from :func:`bridge.matter.codec.tlv.decode`) as record ``cls``."""
-    name = cls.tlv_name  # type: ignore[attr-defined]
-    members = _members(value, cls.tlv_kind, name)  # type: ignore[attr-defined]
+    name = cls.tlv_name
+    members = _members(value, cls.tlv_kind, name)
     groups: dict[Group, dict[Any, Any]] = {}
     kwargs: dict[str, Any] = {}
-    for spec in cls.tlv_fields:  # type: ignore[attr-defined]
+    for spec in cls.tlv_fields:
         source = members
         if spec.within is not None:
             source = groups.get(spec.within)  # type: ignore[assignment]
