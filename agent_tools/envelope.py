@@ -76,4 +76,4 @@ def compat_error(status: int, url: str) -> dict[str, Any]:
 
 
 def is_ok(envelope: dict[str, Any]) -> bool:
-    return envelope.get("status", {}).get("code") == 200
+    return bool(envelope.get("status", {}).get("code") == 200)

@@ -49,7 +49,7 @@ def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     """A self-contained JSON schema (draft 2020-12 compatible) of a tool's arguments."""
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs))
+    schema: dict[str, Any] = _clean(_inline(raw, defs))
     schema.setdefault("properties", {})
     schema["type"] = "object"
     schema["additionalProperties"] = False

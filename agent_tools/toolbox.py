@@ -370,5 +370,5 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
                 f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
                 f"fixed {TICK_S} s tick (virtual time moves only when advanced, so the interval would not "
                 "change speed anyway)", allowed=[TICK_S])
-        return {"tick_interval": TICK_S, "device_count": len(self.fabric.devices()),
-                "aggregator_count": 4 * len(self.fabric.rooms())}
+        return {"tick_interval": TICK_S, "device_count": len(list(self.fabric.devices())),
+                "aggregator_count": 4 * len(list(self.fabric.rooms()))}

@@ -8,7 +8,7 @@ the field and the expected type; unparsable JSON → ``INVALID_PARAMETERS`` with
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -69,7 +69,10 @@ def _describe_input(value: Any) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def parse_model(model: type[BaseModel], arguments: dict[str, Any], *, where: str = "") -> BaseModel:
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def parse_model(model: type[_Model], arguments: dict[str, Any], *, where: str = "") -> _Model:
     """Validate ``arguments`` against ``model``; raise ArgumentError with SimuHome's error kinds."""
     try:
         return model.model_validate(arguments)

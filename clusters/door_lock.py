@@ -95,7 +95,7 @@ class DoorLockServer(ClusterServer):
     # ----------------------------------------------------------------------------- public API
     @property
     def is_locked(self) -> bool:
-        return self.read("LockState") == int(LockState.kLocked)
+        return bool(self.read("LockState") == int(LockState.kLocked))
 
     @property
     def locked_out(self) -> bool:

@@ -95,7 +95,8 @@ class ElectricalPowerMeasurementServer(ClusterServer):
 
     @property
     def active_power_mW(self) -> int | None:
-        return self.read("ActivePower")
+        power: int | None = self.read("ActivePower")
+        return power
 
     def set_power(self, active_power_mW: int | None) -> None:
         """New active power; currents and apparent power follow from Voltage and PowerFactor."""
@@ -152,12 +153,13 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
         return out
 
     def on_attach(self) -> None:
-        power = self.endpoint.find("ElectricalPowerMeasurement") if self.endpoint is not None else None
-        if power is None:
+        endpoint = self.endpoint
+        power = endpoint.find("ElectricalPowerMeasurement") if endpoint is not None else None
+        if endpoint is None or power is None:
             return
         self._period_start = self._now()
         self._last_sample = (self._now(), power.read("ActivePower") or 0)
-        self.endpoint.watch("ElectricalPowerMeasurement", "ActivePower", self._power_changed)
+        endpoint.watch("ElectricalPowerMeasurement", "ActivePower", self._power_changed)
 
     def flush(self) -> None:
         """Integrate the sibling's power up to now (e.g. before a snapshot or a report)."""

@@ -140,8 +140,9 @@ class FanControlServer(ClusterServer):
         self.set_percent(self._next(steps, self._current_percent(), direction, wrap))
 
     def _current_percent(self) -> int:
-        setting = self.read("PercentSetting")
-        return self.read("PercentCurrent") if setting is None else setting
+        setting: int | None = self.read("PercentSetting")
+        current: int = self.read("PercentCurrent") if setting is None else setting
+        return current
 
     def _step_speed(self, direction: int, wrap: bool, lowest_off: bool) -> None:
         speeds = list(range(0 if lowest_off else 1, self.read("SpeedMax") + 1))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import chip.clusters.Objects as Objects
 
@@ -229,7 +229,7 @@ class CycleServer(ClusterServer):
         """Commands that would change something in the current state (for error hints)."""
         return []
 
-    def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> None:
+    def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> NoReturn:
         state = STATE_NAMES.get(self.state, str(self.state))
         raise ClusterError(
             Status.INVALID_IN_STATE, f"{self.cluster_name}: {reason} (OperationalState is {state})",

@@ -44,7 +44,9 @@ class Param:
         """(code, sentence) when ``value`` breaks this schema, else None."""
         if value is None:
             return "NONE_VALUE", f"{self.name} is None; give a {self.type}"
-        wanted = {"int": int, "float": (int, float), "bool": bool, "str": str, "enum": str}[self.type]
+        kinds: dict[str, type[Any] | tuple[type[Any], ...]] = {"int": int, "float": (int, float), "bool": bool,
+                                                               "str": str, "enum": str}
+        wanted = kinds[self.type]
         if (isinstance(value, bool) and self.type != "bool") or not isinstance(value, wanted) or (
                 isinstance(value, float) and not math.isfinite(value)):
             return "WRONG_TYPE", f"{self.name}={value!r} is a {type(value).__name__}, expected {self.type}"
@@ -225,7 +227,7 @@ POSITION = Param("position", "int", "How far open (0 closed, 100 fully open).", 
 
 
 def _cover_position(p: Port) -> int:
-    target = p.read("WindowCovering", "TargetPositionLiftPercent100ths")
+    target: int | None = p.read("WindowCovering", "TargetPositionLiftPercent100ths")
     if target is None:
         target = p.read("WindowCovering", "CurrentPositionLiftPercent100ths") or 0
     return 100 - round(target / 100)

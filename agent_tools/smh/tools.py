@@ -90,7 +90,8 @@ class SmhToolBox(ToolSet):
             code = "MISSING_PARAMETERS" if first["type"] == "missing" else "INVALID_PARAMETERS"
             where = ".".join(str(p) for p in first["loc"])
             return fail(code, f"{name}: {where}: {first['msg']}")
-        return getattr(self, self.tools[name].method)(args)
+        envelope: dict[str, Any] = getattr(self, self.tools[name].method)(args)
+        return envelope
 
     def _select(self, args: QueryArgs) -> list[str]:
         out = []

@@ -414,7 +414,8 @@ RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
 
 def _rvc_mode(fabric: EmulatedHome, entity: Entity, tag: int) -> int:
     modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
-    return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    mode: int = next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    return mode
 
 
 def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:

@@ -59,7 +59,7 @@ GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
-def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
+def _value_encoders(server_class: type[ClusterServer], name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
     info = server_class.class_model().attributes[name].type
     return (encoder(info.element) if info.is_list else None), encoder(info)
@@ -261,7 +261,7 @@ class InteractionModel:
         success = Status.SUCCESS
         for path in paths:
             cluster_key: tuple[int, int] | None = None
-            version = 0
+            version: int | None = 0
             for endpoint, cluster_id, attr_id, status, server, name, concrete in resolver.attributes(path, "read"):
                 if (endpoint, cluster_id) != cluster_key:  # wildcards walk a cluster's attributes in a row
                     cluster_key, skipped = (endpoint, cluster_id), (endpoint, cluster_id) in skip
@@ -300,7 +300,7 @@ class InteractionModel:
             value = self.node.read(endpoint, cluster_id, name)
             if fabric_filtered:
                 value = fabric_filter(value, ctx.fabric_index)
-            element, whole = _value_encoders(type(server), name)
+            element, whole = _value_encoders(type(server), name)  # type: ignore[arg-type]  # mypy checks a class object's __hash__ as the instances' (python/mypy#11470)
             if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
             return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
