@@ -314,12 +314,13 @@ def decode_record(cls: type[_R], value: Any) -> _R:
     for spec in cls.tlv_fields:
         source = members
         if spec.within is not None:
-            source = groups.get(spec.within)  # type: ignore[assignment]
-            if source is None:
+            grouped = groups.get(spec.within)
+            if grouped is None:
                 if spec.within.tag not in members:
                     raise SchemaError(f"{name}: missing {spec.within.name} (field {spec.within.tag})")
-                source = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind,
-                                                        spec.within.name)
+                grouped = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind,
+                                                         spec.within.name)
+            source = grouped
         what = f"{spec.within.name if spec.within else name} field {spec.tag}"
         if spec.presence is not None:
             kwargs[spec.presence] = spec.tag in source

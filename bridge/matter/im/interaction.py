@@ -280,6 +280,7 @@ class InteractionModel:
                     continue
                 if concrete or version is None:  # a concrete path reads its version now, as it always did
                     version = node.data_version(endpoint, cluster_id)
+                # version is set now (mypy does not narrow through the `or` above: the ignore).
                 item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,  # type: ignore[arg-type]
                                               fabric_filtered)
                 if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
@@ -367,9 +368,9 @@ class InteractionModel:
             if not self._is_success(reply):
                 log.info("report chunk not acknowledged (%r); abandoning the report", reply and reply[0])
                 return False
-            if last:
+            if upcoming is None:  # the last chunk
                 return True
-            current = upcoming  # type: ignore[assignment]
+            current = upcoming
 
     # ============================================================================ Read
     @_request_handler(im.Opcode.READ_REQUEST)

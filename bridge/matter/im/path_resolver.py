@@ -172,6 +172,7 @@ class PathResolver:
                 path.endpoint):
             return None if path.is_wildcard else Status.UNSUPPORTED_CLUSTER
         # Concrete paths need View here; the events themselves are filtered by event_privilege when queried.
+        # (A path that is not a wildcard has its endpoint and cluster: the ignore.)
         if not path.is_wildcard and not self.access.allowed(path.endpoint, path.cluster, "view"):  # type: ignore[arg-type]
             return Status.UNSUPPORTED_ACCESS
         return None
