@@ -7,7 +7,7 @@ in energy structs are "systime" microseconds, here counted from the home's base 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import chip.clusters.Objects as Objects
@@ -247,9 +247,9 @@ class DeviceEnergyManagementServer(ClusterServer):
     defaults = {"ESAType": 255, "ESACanGenerate": False, "ESAState": int(ESAState.kOnline), "AbsMinPower": 0,
                 "AbsMaxPower": 0, "PowerAdjustmentCapability": None, "OptOutState": 0}
 
-    def __init__(self, *, esa_type: int = 255, can_generate: bool = False, esa_state: int = int(ESAState.kOnline),
+    def __init__(self, *, esa_type: int | str = 255, can_generate: bool = False, esa_state: int = int(ESAState.kOnline),
                  abs_min_power_mW: int = 0, abs_max_power_mW: int = 0,
-                 power_adjustments: list[Mapping[str, Any]] | None = None, features: int | None = None,
+                 power_adjustments: Sequence[Mapping[str, Any]] | None = None, features: int | None = None,
                  values: Mapping[str, Any] | None = None) -> None:
         super().__init__(features=features)
         if abs_max_power_mW < abs_min_power_mW:

@@ -72,7 +72,7 @@ class FanControlServer(ClusterServer):
         return self.read("FanModeSequence") in SEQUENCES_WITH_AUTO
 
     # ----------------------------------------------------------------------------- writes
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
             raise ClusterError(Status.CONSTRAINT_ERROR,
                                f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",

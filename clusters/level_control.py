@@ -350,7 +350,7 @@ class LevelControlServer(ClusterServer):
                                allowed={"min": self.min_level, "max": self.max_level, "null": True})
 
     # ----------------------------------------------------------------------------- On/Off coupling
-    def _on_switched(self, old: Any, new: Any) -> None:
+    def _on_switched(self, old: object, new: object) -> None:
         if self._driving_on_off or bool(old) == bool(new):
             return
         if new:

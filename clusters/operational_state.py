@@ -252,12 +252,12 @@ class CycleServer(ClusterServer):
             self.endpoint.watch("OnOff", "OnOff", self._on_power_change)
         self._resync()
 
-    def _on_power_change(self, old: Any, new: Any) -> None:
+    def _on_power_change(self, old: object, new: object) -> None:
         # Dead front: switching the appliance off ends the cycle.
         if not new and self.in_cycle:
             self.stop_cycle()
 
-    def restore(self, name: str, value: Any) -> None:
+    def restore(self, name: str, value: object) -> None:
         watched = name in ("OperationalState", "CountdownTime", "CurrentPhase")
         if watched and self.in_cycle:
             # A stored value overrides the cycle under way: keep its remaining time, drop its timers.

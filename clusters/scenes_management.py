@@ -97,7 +97,7 @@ class ScenesManagementServer(ClusterServer):
         for listener in list(self.on_scenes):
             listener(self)
 
-    def _scene_attribute_changed(self, old: Any, new: Any) -> None:
+    def _scene_attribute_changed(self, old: object, new: object) -> None:
         if self.runtime is not None and self.runtime.now() <= self._recall_until:
             return
         invalidated = [state for state in self._fabrics.values() if state.valid]

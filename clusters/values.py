@@ -68,7 +68,7 @@ def _integral(value: object, what: str, status: Status) -> int:
     return value
 
 
-def coerce(value: Any, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
+def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
     """Return ``value`` normalised to ``info``'s type, or raise ``ClusterError(status)``.
 
     ``status`` is the Matter status for a wrong *type* (INVALID_DATA_TYPE for writes, INVALID_COMMAND

@@ -40,7 +40,7 @@ class Param:
                 out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
-    def problem(self, value: Any) -> tuple[str, str] | None:
+    def problem(self, value: object) -> tuple[str, str] | None:
         """(code, sentence) when ``value`` breaks this schema, else None."""
         if value is None:
             return "NONE_VALUE", f"{self.name} is None; give a {self.type}"
@@ -71,7 +71,7 @@ class Port:
     def invoke(self, cluster: str, command: str, args: Mapping[str, Any] | None = None) -> WorkflowStep:
         return WorkflowStep("invoke", self.device_id, self.endpoint, cluster, command, dict(args or {}))
 
-    def write(self, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+    def write(self, cluster: str, attribute: str, value: object) -> WorkflowStep:
         return WorkflowStep("write", self.device_id, self.endpoint, cluster, attribute, value=value)
 
 
@@ -332,7 +332,7 @@ BOOST_DURATION_S = 3600  # start_heating's boost: the tank reaches the target qu
 WATER_HEATER_LIMITS = (30, 80)  # °C: the catalogue's heat_limits (Min/MaxHeatSetpointLimit), checked by a test
 
 
-def _by_value(table: Mapping[str, int], value: Any, default: str) -> str:
+def _by_value(table: Mapping[str, int], value: object, default: str) -> str:
     return next((k for k, v in table.items() if v == value), default)
 
 

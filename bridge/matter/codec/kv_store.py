@@ -14,9 +14,9 @@ from typing import Any, Protocol
 
 
 class KeyValueStore(Protocol):
-    def get(self, key: str, default: Any = None) -> Any: ...
+    def get(self, key: str, default: object = None) -> Any: ...
 
-    def set(self, key: str, value: Any) -> None: ...
+    def set(self, key: str, value: object) -> None: ...
 
 
 class MemoryStore:
@@ -25,10 +25,10 @@ class MemoryStore:
     def __init__(self, data: dict[str, Any] | None = None) -> None:
         self.data: dict[str, Any] = dict(data or {})
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self.data.get(key, default)
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self.data[key] = json.loads(json.dumps(value))  # store a copy, as a file would
 
 
@@ -43,10 +43,10 @@ class JsonFileStore:
             if isinstance(loaded, dict):
                 self._data = loaded
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self._data.get(key, default)
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self._data[key] = json.loads(json.dumps(value))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)

@@ -52,7 +52,7 @@ class UInt:
     def encode(self, value: Any, tag: int | None) -> bytes:
         return encode_uint(int(value), tag)
 
-    def decode(self, value: Any, what: str) -> int:
+    def decode(self, value: object, what: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.maximum:
             raise SchemaError(f"{what} must be an unsigned integer <= {self.maximum}")
         return int(value)
@@ -62,10 +62,10 @@ U8, U16, U32, U64 = UInt(0xFF), UInt(0xFFFF), UInt(0xFFFFFFFF), UInt(2**64 - 1)
 
 
 class Bool:
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         return encode_bool(bool(value), tag)
 
-    def decode(self, value: Any, what: str) -> bool:
+    def decode(self, value: object, what: str) -> bool:
         if not isinstance(value, bool):
             raise SchemaError(f"{what} must be a boolean")
         return value
@@ -77,11 +77,11 @@ BOOL = Bool()
 class Element:
     """Any one TLV element, kept as decoded (dict/list/TLVList/scalars); a RawTLV is embedded as is."""
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         encoded = value.data if isinstance(value, RawTLV) else tlv.encode(value, ints_unsigned=False)
         return encoded if tag is None else retag(encoded, tag)
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         return value
 
 
@@ -94,12 +94,12 @@ class Record:
     def __init__(self, cls: type) -> None:
         self.cls = cls
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         if isinstance(value, RawTLV):
             return ELEMENT.encode(value, tag)
         return encode_record(value, tag)
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         return decode_record(self.cls, value)
 
 
@@ -131,7 +131,7 @@ class OneOf:
         self.name = name
         self.choices = choices
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         if isinstance(value, RawTLV):
             return ELEMENT.encode(value, tag)
         for choice_tag, cls in self.choices:
@@ -139,7 +139,7 @@ class OneOf:
                 return container(STRUCT, tag, [encode_record(value, choice_tag)])
         raise TypeError(f"{self.name} holds {', '.join(c.__name__ for _, c in self.choices)}, not {value!r}")
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{self.name} must be a structure")
         for choice_tag, cls in self.choices:
@@ -174,8 +174,8 @@ class FieldSpec:
 NO_VALUE = object()
 
 
-def tag(number: int, codec: Any, *, required: bool = False, omit: Omit = "none", default: Any = None,
-        absent: Any = NO_VALUE, null_sets: str | None = None, presence: str | None = None,
+def tag(number: int, codec: object, *, required: bool = False, omit: Omit = "none", default: object = None,
+        absent: object = NO_VALUE, null_sets: str | None = None, presence: str | None = None,
         within: Group | None = None, hidden: bool = False) -> Any:
     """A record field with its TLV context tag and codec.
 
@@ -253,7 +253,7 @@ def record(name: str, kind: int = STRUCT, trailer: bytes = b"") -> Callable[[typ
 
 
 # ============================================================================ encode / decode
-def _omitted(spec: FieldSpec, value: Any, item: Any) -> bool:
+def _omitted(spec: FieldSpec, value: object, item: object) -> bool:
     if spec.presence is not None and getattr(item, spec.presence):
         return False
     if spec.omit == "none":
@@ -263,7 +263,7 @@ def _omitted(spec: FieldSpec, value: Any, item: Any) -> bool:
     return False
 
 
-def _member(spec: FieldSpec, item: Any) -> bytes:
+def _member(spec: FieldSpec, item: object) -> bytes:
     value = getattr(item, spec.name)
     if spec.null_sets is not None and getattr(item, spec.null_sets):
         return encode_null(spec.tag)
@@ -291,7 +291,7 @@ def encode_record(item: Any, tag: int | None = None) -> bytes:
     return container(type(item).tlv_kind, tag, members)
 
 
-def _members(value: Any, kind: int, what: str) -> dict[Any, Any]:
+def _members(value: object, kind: int, what: str) -> dict[Any, Any]:
     """A decoded container as tag → value: a structure, or (for list records) a TLV list with unique tags."""
     if isinstance(value, dict):
         return value
@@ -305,7 +305,7 @@ def _members(value: Any, kind: int, what: str) -> dict[Any, Any]:
     raise SchemaError(f"{what} must be a {'TLV list' if kind == LIST else 'structure'}")
 
 
-def decode_record(cls: type[_R], value: Any) -> _R:
+def decode_record(cls: type[_R], value: object) -> _R:
     """A decoded TLV element (from :func:`bridge.matter.codec.tlv.decode`) as record ``cls``."""
     name = cls.tlv_name
     members = _members(value, cls.tlv_kind, name)

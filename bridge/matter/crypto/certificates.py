@@ -231,7 +231,7 @@ def decode_tlv(data: bytes) -> MatterCertificate:
     return result
 
 
-def _dn_from_tlv(value: Any) -> DN:
+def _dn_from_tlv(value: object) -> DN:
     if not isinstance(value, TLVList):
         raise CertificateError("a distinguished name must be a TLV list")
     dn: DN = []
@@ -249,7 +249,7 @@ def _dn_from_tlv(value: Any) -> DN:
     return dn
 
 
-def _extensions_from_tlv(value: Any) -> list[tuple[int, Any]]:
+def _extensions_from_tlv(value: object) -> list[tuple[int, Any]]:
     if not isinstance(value, TLVList):
         raise CertificateError("extensions must be a TLV list")
     out: list[tuple[int, Any]] = []

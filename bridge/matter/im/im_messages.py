@@ -295,7 +295,7 @@ REPORT_OVERHEAD = 1 + 6 + 3 + 3 + 2 + 2 + 3 + 1
 
 
 # ============================================================================ encode / decode
-def encode(item: Any, tag: int | None = None) -> bytes:
+def encode(item: object, tag: int | None = None) -> bytes:
     """A message (anonymous) or an IB (with context ``tag``) as TLV bytes."""
     return encode_record(item, tag)
 

@@ -75,7 +75,7 @@ def _needs_timed_invoke(server: ClusterServer, name: str) -> bool:
     return bool(getattr(cmd, "must_use_timed_invoke", False))
 
 
-def fabric_filter(value: Any, fabric_index: int | None) -> Any:
+def fabric_filter(value: object, fabric_index: int | None) -> Any:
     """Entries of a fabric-scoped list that belong to the accessing fabric (spec §7.13.5)."""
     if not isinstance(value, list) or not value or not isinstance(value[0], dict) or "fabricIndex" not in value[0]:
         return value
@@ -496,7 +496,7 @@ class InteractionModel:
                  sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
         return True
 
-    def drop_session(self, session: Any) -> None:
+    def drop_session(self, session: object) -> None:
         """The runtime calls this when a session dies: its subscriptions end now."""
         for sub in list(self._subscriptions.values()):
             if sub.session is session:
