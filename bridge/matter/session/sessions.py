@@ -385,6 +385,7 @@ class SessionManager:
             if route is not None:
                 route.handler(exchange, protocol.opcode, payload)
             return
+        # A route registered without inline=True holds an ExchangeHandler (ProtocolDispatch.register): the ignore.
         self._spawn(self._run_handler(route.handler, session, exchange, protocol.opcode, payload))  # type: ignore[arg-type]
 
     def _refuse_unsecured_im(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
