@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clusters.temperature_control import TemperatureControlServer
 from emulator.clock import TICK_S, Timer, VirtualClock
 from emulator.daylight import KNOT_S, SunCurve, knot_start
 from emulator.physics_model import (
@@ -394,7 +395,8 @@ class PhysicsEngine:
                 self._restart_compartment(device, ep, self.compartment_value(device, ep))
 
     def _restart_compartment(self, device: Device, ep: int, x0: float | None) -> None:
-        setpoint = device.value(ep, "TemperatureControl", "TemperatureSetpoint")
+        control = device.find(ep, "TemperatureControl")
+        setpoint = control.target_temperature() if isinstance(control, TemperatureControlServer) else None
         if setpoint is None:
             setpoint = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
         active = _is_on(device, ep)

@@ -1,0 +1,183 @@
+"""Behaviour that no single cluster of a device owns, started by the device's catalogue roles
+(:func:`attach_role_behaviour`): rooftop solar output following the sun ("solar", the endpoint with its Power
+Source and meter), a home battery's state of charge following its power ("battery", likewise), and a water valve's
+flow meter following the valve ("valve" and "flow_meter": the two endpoints).
+
+Both stay closed-form in virtual time. Solar: ActivePower = −peak × sin(solar elevation), the sine evaluated at the
+middle of each 15-minute daylight knot (emulator/daylight.py) and held over it, so the meter changes once per knot
+and the exported energy is the integral of that staircase. Battery: while a Device Energy Management power
+adjustment is active the battery charges (Power > 0, 95 % of it stored) or discharges (Power < 0, 1/0.95 of it
+drawn from the cells) linearly; a timer stops it the moment it reaches 100 % or its 10 % reserve.
+
+Not modelled: clouds and weather, the home's latitude when it differs from the physics default, panel
+temperature, and a battery that follows the home's net load by itself (it moves only when asked).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import chip.clusters.Objects as Objects
+
+from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
+from clusters.fluid_measurement import FlowMeasurementServer
+from clusters.power_source import PowerSourceServer
+from clusters.valve import ValveConfigurationAndControlServer
+from emulator.clock import Timer, VirtualClock
+from emulator.daylight import KNOT_S, knot_start, sun_sine
+from emulator.physics import PhysicsParams
+
+if TYPE_CHECKING:
+    from emulator.device import Device
+
+SOLAR_PEAK_MW = 5_000_000  # a 5 kWp array at a sun straight overhead
+BATTERY_CAPACITY_MWH = 10_000_000
+BATTERY_MAX_POWER_MW = 5_000_000
+BATTERY_EFFICIENCY = 0.95  # each way
+BATTERY_RESERVE = 0.10  # discharging stops here
+ChargeState = Objects.PowerSource.Enums.BatChargeStateEnum
+ServerT = TypeVar("ServerT")
+
+
+class SolarArray:
+    """Sets the array's meter once per daylight knot."""
+
+    def __init__(self, meter: ElectricalPowerMeasurementServer, clock: VirtualClock, latitude_deg: float) -> None:
+        self.meter, self.clock, self.latitude_deg = meter, clock, latitude_deg
+        self.timer: Timer | None = None
+        self._knot()
+
+    def power_at_knot(self) -> int:
+        middle = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S / 2)
+        return -round(SOLAR_PEAK_MW * sun_sine(middle, self.latitude_deg))
+
+    def _knot(self) -> None:
+        self.meter.set_power(self.power_at_knot())
+        now = self.clock.now_datetime
+        next_knot = knot_start(now) + timedelta(seconds=KNOT_S)
+        self.timer = self.clock.call_later((next_knot - now).total_seconds(), self._knot, "solar knot")
+
+
+class HomeBattery:
+    """State of charge from the power a Device Energy Management adjustment asks for."""
+
+    def __init__(self, source: PowerSourceServer, meter: ElectricalPowerMeasurementServer,
+                 esa: DeviceEnergyManagementServer, clock: VirtualClock) -> None:
+        self.source, self.meter, self.esa, self.clock = source, meter, esa, clock
+        self._stored_mWh = BATTERY_CAPACITY_MWH * source.read("BatPercentRemaining") / 200
+        self._since = clock.now()
+        self._power_mW = 0  # at the meter: > 0 charging, < 0 discharging
+        self._limit: Timer | None = None
+        self._reported: dict[str, Any] = {name: source.read(name) for name in ("BatPercentRemaining", "BatChargeState")}
+        source.bind_source("BatPercentRemaining", self.percent_remaining_half)
+        source.bind_source("BatChargeState", self.charge_state)
+        esa.add_listener(lambda server, name, old, new: self._follow() if name == "ESAState" else None)
+        self._follow()
+
+    @property
+    def power_mW(self) -> int:
+        return self._power_mW
+
+    def stored_mWh(self) -> float:
+        """Energy in the cells now."""
+        rate = self._cell_rate_mW(self._power_mW)
+        return self._stored_mWh + rate * (self.clock.now() - self._since) / 3600
+
+    def percent_remaining_half(self) -> int:
+        """BatPercentRemaining: state of charge in half-percent steps."""
+        return max(0, min(200, round(200 * self.stored_mWh() / BATTERY_CAPACITY_MWH)))
+
+    def charge_state(self) -> int:
+        if self._power_mW > 0:
+            return int(ChargeState.kIsCharging)
+        full = self.stored_mWh() >= BATTERY_CAPACITY_MWH - 1
+        return int(ChargeState.kIsAtFullCharge if full else ChargeState.kIsNotCharging)
+
+    @staticmethod
+    def _cell_rate_mW(power_mW: int) -> float:
+        return power_mW * BATTERY_EFFICIENCY if power_mW > 0 else power_mW / BATTERY_EFFICIENCY
+
+    def _follow(self) -> None:
+        """Re-plan from now: the power asked for, unless the cells are already at the limit it pushes against."""
+        self._stored_mWh, self._since = self.stored_mWh(), self.clock.now()
+        if self._limit is not None:
+            self._limit.cancel()
+            self._limit = None
+        asked = self.esa.adjusted_power_mW or 0
+        room = self._room_mWh(asked)
+        power = asked if room > 0 else 0
+        self._set_power(power)
+        if power:
+            seconds = math.ceil(room * 3600 / abs(self._cell_rate_mW(power)) * 10) / 10
+            self._limit = self.clock.call_later(seconds, self._at_limit, "battery limit")
+
+    def _room_mWh(self, power_mW: int) -> float:
+        if power_mW > 0:
+            return BATTERY_CAPACITY_MWH - self._stored_mWh
+        if power_mW < 0:
+            return self._stored_mWh - BATTERY_CAPACITY_MWH * BATTERY_RESERVE
+        return 0.0
+
+    def _at_limit(self) -> None:
+        self._limit = None
+        full = self._power_mW > 0
+        self._stored_mWh = BATTERY_CAPACITY_MWH if full else BATTERY_CAPACITY_MWH * BATTERY_RESERVE
+        self._since = self.clock.now()
+        self._set_power(0)
+
+    def _set_power(self, power_mW: int) -> None:
+        self._power_mW = power_mW
+        self.meter.set_power(power_mW)
+        for name in ("BatPercentRemaining", "BatChargeState"):  # live values: reported at each change of course
+            new = self.source.read(name)
+            self.source.notify(name, self._reported.get(name), new)
+            self._reported[name] = new
+
+
+class ValveFlowMeter:
+    """A valve's flow meter reads the valve's open flow while it is open (or opening) and 0 otherwise."""
+
+    def __init__(self, valve: ValveConfigurationAndControlServer, meter: FlowMeasurementServer) -> None:
+        self.valve, self.meter = valve, meter
+        valve.add_listener(lambda server, name, old, new: self.follow() if name in ("CurrentState", "TargetState")
+                           else None)
+        self.follow()
+
+    def follow(self) -> None:
+        self.meter.set_measured_value(self.valve.open_flow if self.valve.is_open else 0)
+
+
+RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter
+
+
+def attach_role_behaviour(device: Device, clock: VirtualClock,
+                          latitude_deg: float | None = None) -> list[RoleBehaviour]:
+    """Start what the device's roles ask for (none for most devices)."""
+    started: list[RoleBehaviour] = []
+    roles = dict(device.spec.roles)
+    if "valve" in roles and "flow_meter" in roles:
+        started.append(ValveFlowMeter(
+            _server(device, roles["valve"], "ValveConfigurationAndControl", ValveConfigurationAndControlServer),
+            _server(device, roles["flow_meter"], "FlowMeasurement", FlowMeasurementServer)))
+    for role, ep in device.spec.roles:
+        if role == "solar":
+            meter = _server(device, ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer)
+            started.append(SolarArray(meter, clock, PhysicsParams().latitude_deg if latitude_deg is None
+                                      else latitude_deg))
+        elif role == "battery":
+            started.append(HomeBattery(_server(device, ep, "PowerSource", PowerSourceServer),
+                                       _server(device, ep, "ElectricalPowerMeasurement",
+                                               ElectricalPowerMeasurementServer),
+                                       _server(device, ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
+                                       clock))
+    return started
+
+
+def _server(device: Device, ep: int, cluster: str, kind: type[ServerT]) -> ServerT:
+    server = device.find(ep, cluster)
+    if not isinstance(server, kind):
+        raise TypeError(f"{device.spec.name}: endpoint {ep} needs a {cluster} server for its role")
+    return server
+
