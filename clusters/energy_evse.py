@@ -163,11 +163,13 @@ class EnergyEvseServer(ClusterServer):
         self._meter(power)
         self._report_session()
 
-    def _stop_transfer(self, reason: int) -> None:
+    def _stop_transfer(self, reason: int, *, full: bool = False) -> None:
         if self._transfer is None:
             return
         before = self._banked_mWh
         self._bank()
+        if full:  # the timer fell on the tick after the exact moment: what is left is rounding
+            self._demand_mWh = 0.0
         self._transfer = None
         if self._full_timer is not None:
             self._full_timer.cancel()
@@ -202,9 +204,7 @@ class EnergyEvseServer(ClusterServer):
 
     def _vehicle_full(self) -> None:
         self._full_timer = None
-        self._bank()
-        self._demand_mWh = 0.0
-        self._stop_transfer(StopReason.kEVStopped)
+        self._stop_transfer(StopReason.kEVStopped, full=True)
 
     def _meter(self, power_mW: int) -> None:
         meter = self.endpoint.find("ElectricalPowerMeasurement") if self.endpoint is not None else None

@@ -3,7 +3,7 @@
 Source and meter), a home battery's state of charge following its power ("battery", likewise), and a water valve's
 flow meter following the valve ("valve" and "flow_meter": the two endpoints).
 
-Both stay closed-form in virtual time. Solar: ActivePower = −peak × sin(solar elevation), the sine evaluated at the
+All stay closed-form in virtual time. Solar: ActivePower = −peak × 0.8 × sin(solar elevation), the sine taken at the
 middle of each 15-minute daylight knot (emulator/daylight.py) and held over it, so the meter changes once per knot
 and the exported energy is the integral of that staircase. Battery: while a Device Energy Management power
 adjustment is active the battery charges (Power > 0, 95 % of it stored) or discharges (Power < 0, 1/0.95 of it
@@ -32,7 +32,8 @@ from emulator.physics import PhysicsParams
 if TYPE_CHECKING:
     from emulator.device import Device
 
-SOLAR_PEAK_MW = 5_000_000  # a 5 kWp array at a sun straight overhead
+SOLAR_PEAK_MW = 5_000_000  # a 5 kWp array …
+SOLAR_PERFORMANCE_RATIO = 0.8  # … delivers about 80 % of it: inverter, heat, wiring and soiling losses
 BATTERY_CAPACITY_MWH = 10_000_000
 BATTERY_MAX_POWER_MW = 5_000_000
 BATTERY_EFFICIENCY = 0.95  # each way
@@ -51,7 +52,7 @@ class SolarArray:
 
     def power_at_knot(self) -> int:
         middle = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S / 2)
-        return -round(SOLAR_PEAK_MW * sun_sine(middle, self.latitude_deg))
+        return -round(SOLAR_PEAK_MW * SOLAR_PERFORMANCE_RATIO * sun_sine(middle, self.latitude_deg))
 
     def _knot(self) -> None:
         self.meter.set_power(self.power_at_knot())
