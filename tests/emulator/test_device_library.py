@@ -15,6 +15,7 @@ from emulator.clock import TICKS_PER_SECOND, VirtualClock
 from emulator.device import Device
 from emulator.errors import HomeError
 from emulator.role_behaviour import BATTERY_CAPACITY_MWH, HomeBattery
+from emulator.scenarios import plug_in_vehicle, press_button, sense_water, unplug_vehicle
 from tests.emulator.helpers import fabric
 
 START = datetime(2025, 8, 23, 9)
@@ -262,3 +263,30 @@ def test_cook_surface_heats_towards_its_level_while_on() -> None:
     home.invoke("hob", surface, "OnOff", "Off", {})
     home.advance(1800)
     assert home.read("hob", surface, "TemperatureMeasurement", "MeasuredValue") < hot - 10000
+
+
+# ----------------------------------------------------------------------------------------------- world acts
+def test_world_acts_drive_buttons_chargers_and_water_detectors_and_refuse_the_wrong_device() -> None:
+    home = fabric([("button", "generic_switch", "hall"), ("car", "evse", "garage"),
+                   ("leak", "water_leak_detector", "kitchen"), ("rain", "rain_sensor", "garden")])
+    assert press_button(home, "button", 3) == pytest.approx(1.7)
+    with pytest.raises(HomeError) as busy:
+        press_button(home, "button")
+    assert busy.value.code == "BUSY"
+    home.advance(2)
+    assert plug_in_vehicle(home, "car", demand_kWh=10) == 0
+    assert home.read("car", 1, "EnergyEvse", "State") == 2
+    with pytest.raises(HomeError):
+        plug_in_vehicle(home, "car")
+    unplug_vehicle(home, "car")
+    assert home.read("car", 1, "EnergyEvse", "State") == 0
+    sense_water(home, "leak", True)
+    sense_water(home, "rain", True)
+    assert home.read("leak", 1, "BooleanState", "StateValue") is True
+    before = home.snapshot()
+    for act in (lambda: sense_water(home, "button", True), lambda: press_button(home, "leak"),
+                lambda: plug_in_vehicle(home, "rain")):
+        with pytest.raises(HomeError) as wrong:
+            act()
+        assert wrong.value.code == "WRONG_DEVICE_TYPE"
+    assert home.snapshot() == before
