@@ -271,6 +271,12 @@ def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict
             "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
 
 
+def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
+    return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
+            "event_types": list(entity.options["event_types"])}
+
+
 def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"command_topic": topics.command(entity.device_id, entity.key), "payload_press": "PRESS"}
 
@@ -351,5 +357,5 @@ def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
              "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
              "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}

@@ -4,9 +4,9 @@ A device is a composition of cluster behaviours, so the entities are too: an end
 device type with OnOff (+ LevelControl, ColorControl) is a light; FanControl a fan; Thermostat a
 climate (taking the endpoint's OnOff as its power and FanControl as its fan modes); WindowCovering a
 cover; ValveConfigurationAndControl a valve; DoorLock a lock; a leftover OnOff a switch; measurement
-clusters sensors; BooleanState,
-OccupancySensing and SmokeCoAlarm binary sensors; the operational-state clusters sensors of state,
-phase and countdown plus buttons; mode clusters with ChangeToMode selects.
+clusters sensors; BooleanState, OccupancySensing and SmokeCoAlarm binary sensors; Switch (a button) an
+event; the operational-state clusters sensors of state, phase and countdown plus buttons; mode clusters
+with ChangeToMode selects.
 """
 
 from __future__ import annotations
@@ -156,6 +156,9 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     if source is not None and source.has_attribute("BatPercentRemaining"):
         add("sensor", "battery", "Battery", "PowerSource", sensor="battery", attribute="BatPercentRemaining")
 
+    switch = clusters.get("Switch")
+    if switch is not None:  # a button: its presses are Home Assistant events, e.g. "multi_press_complete"
+        add("event", "button", "Button", "Switch", event_types=[snake(e) for e in switch.supported_events()])
     if "OccupancySensing" in clusters:
         add("binary_sensor", "occupancy", "Occupancy", "OccupancySensing", sensor="occupancy")
     if "BooleanState" in clusters:

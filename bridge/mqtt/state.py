@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bridge.mqtt.entities import Entity, cycle_state_name
+from bridge.mqtt.entities import Entity, cycle_state_name, snake
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 
@@ -258,6 +258,11 @@ VACUUM_ACTIVITY = {0: "idle", 1: "cleaning", 2: "paused", 3: "error", 64: "retur
 
 def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
+
+
+def event_payload(event: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """One Matter event of an event entity as Home Assistant's event payload (fields in snake case)."""
+    return {"event_type": snake(event), **{snake(name): value for name, value in sorted(fields.items())}}
 
 
 def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:

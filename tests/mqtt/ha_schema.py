@@ -25,8 +25,8 @@ COMMON = {
     "type": "object",
     "required": ["p", "unique_id"],
     "properties": {
-        "p": {"enum": ["light", "fan", "climate", "cover", "valve", "lock", "sensor", "binary_sensor", "switch",
-                       "button", "select", "number", "vacuum", "water_heater"]},
+        "p": {"enum": ["light", "fan", "climate", "cover", "valve", "event", "lock", "sensor", "binary_sensor",
+                       "switch", "button", "select", "number", "vacuum", "water_heater"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -111,6 +111,12 @@ PLATFORMS: dict[str, dict[str, Any]] = {
             "set_position_topic": TOPIC, "position_open": {"const": 100}, "position_closed": {"const": 0},
             "tilt_command_topic": TOPIC, "tilt_status_topic": TOPIC,
         },
+    },
+    "event": {  # https://www.home-assistant.io/integrations/event.mqtt/
+        "required": ["state_topic", "event_types"],
+        "properties": {"state_topic": TOPIC, "device_class": {"enum": ["button", "doorbell", "motion"]},
+                       "event_types": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                       "items": {"type": "string", "pattern": r"^[a-z_]+$"}}},
     },
     "valve": {  # https://www.home-assistant.io/integrations/valve.mqtt/
         "required": ["command_topic"],
