@@ -65,6 +65,17 @@ class EnergyEvseServer(ClusterServer):
         self.bind_source("SessionDuration", self._session_duration)
         self.bind_source("SessionEnergyCharged", self._session_energy)
 
+    def on_attach(self) -> None:
+        """A charger loaded with a vehicle plugged in (a saved home) resumes the session from now: what it had
+        charged and how long it had lasted are not stored; the vehicle wants the default demand."""
+        if self.read("State") != int(State.kNotPluggedIn) and self._plugged_at is None and self.runtime is not None:
+            self._plugged_at, self._demand_mWh = self.now(), float(DEFAULT_DEMAND_MWH)
+            if self.read("SessionID") is None:
+                self.set("SessionID", 0)
+            self.set("State", int(State.kPluggedInDemand))
+            self._follow()
+            self._report_session()
+
     # ----------------------------------------------------------------------------- the vehicle (scenarios)
     @property
     def plugged_in(self) -> bool:

@@ -50,6 +50,20 @@ class ValveConfigurationAndControlServer(ClusterServer):
         super().__init__(features=features, values=values)
         self.bind_source("RemainingDuration", self._remaining)
 
+    def on_attach(self) -> None:
+        """A valve loaded mid-way (a saved home) resumes: its travel restarts, an open with a duration counts
+        that duration again from now (the time already spent is not stored)."""
+        target, duration = self.read("TargetState"), self.read("OpenDuration")
+        if self.runtime is None:
+            return
+        if duration is not None and OPEN in (target, self.read("CurrentState")) and target != CLOSED:
+            self._ends_at = self.now() + duration
+            self._close_timer = self.runtime.call_later(duration, self._auto_close)
+            self._reported = self._remaining()
+        if target is not None:
+            self.set("CurrentState", CLOSED if target == OPEN else OPEN)  # where it set out from
+            self._move(target)
+
     @property
     def is_open(self) -> bool:
         """Open or on its way to open (water flows once it starts to open)."""

@@ -290,3 +290,25 @@ def test_world_acts_drive_buttons_chargers_and_water_detectors_and_refuse_the_wr
             act()
         assert wrong.value.code == "WRONG_DEVICE_TYPE"
     assert home.snapshot() == before
+
+
+def test_a_home_saved_mid_session_resumes_the_charger_and_the_valve() -> None:
+    from emulator.emulated_home import EmulatedHome
+
+    home = fabric([("car", "evse", "garage"), ("main", "water_valve", "utility")])
+    plug_in_vehicle(home, "car", demand_kWh=5)
+    home.invoke("car", 1, "EnergyEvse", "EnableCharging", {"ChargingEnabledUntil": None,
+                                                           "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000})
+    home.invoke("main", 1, "ValveConfigurationAndControl", "Open", {"OpenDuration": 600})
+    home.advance(1.5)  # the valve is half-way open
+    again = EmulatedHome(home.to_config())
+    assert again.read("car", 1, "EnergyEvse", "State") == 3  # still charging
+    assert again.read("car", 1, "ElectricalPowerMeasurement", "ActivePower") == 3_680_000
+    unplug_vehicle(again, "car")  # the session is a real one
+    assert again.read("car", 1, "EnergyEvse", "State") == 0
+    assert again.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 2  # on its way again
+    again.advance(3)
+    assert again.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 1
+    assert again.read("main", 1, "ValveConfigurationAndControl", "RemainingDuration") == 597
+    again.advance(600)
+    assert again.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 0
