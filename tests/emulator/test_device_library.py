@@ -312,3 +312,13 @@ def test_a_home_saved_mid_session_resumes_the_charger_and_the_valve() -> None:
     assert again.read("main", 1, "ValveConfigurationAndControl", "RemainingDuration") == 597
     again.advance(600)
     assert again.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 0
+
+
+def test_evse_mode_changes_to_its_modes_only() -> None:
+    device, _ = _device("evse")
+    mode = device.cluster(1, "EnergyEvseMode")
+    assert [m["label"] for m in mode.read("SupportedModes")] == ["Manual", "Time of Use", "Solar Charging"]
+    assert mode.invoke("ChangeToMode", {"NewMode": 2})["status"] == 0 and mode.read("CurrentMode") == 2
+    with pytest.raises(ClusterError) as error:
+        mode.invoke("ChangeToMode", {"NewMode": 9})
+    assert error.value.status == Status.CONSTRAINT_ERROR and mode.read("CurrentMode") == 2
