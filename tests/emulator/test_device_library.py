@@ -322,3 +322,26 @@ def test_evse_mode_changes_to_its_modes_only() -> None:
     with pytest.raises(ClusterError) as error:
         mode.invoke("ChangeToMode", {"NewMode": 9})
     assert error.value.status == Status.CONSTRAINT_ERROR and mode.read("CurrentMode") == 2
+
+
+def test_a_button_press_triggers_an_automation_and_a_leak_closes_the_main_valve() -> None:
+    home = fabric([("button", "generic_switch", "hall"), ("lamp", "on_off_light", "hall"),
+                   ("leak", "water_leak_detector", "kitchen"), ("main", "water_valve", "utility")])
+    home.invoke("main", 1, "ValveConfigurationAndControl", "Open", {})
+    home.add_automation({"name": "button lamp", "trigger": {"kind": "state", "condition": {
+        "device_id": "button", "path": "1.Switch.CurrentPosition", "op": "==", "value": 1}}, "actions": [
+        {"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle", "args": {}}]})
+    home.add_automation({"name": "leak shut-off", "trigger": {"kind": "state", "condition": {
+        "device_id": "leak", "path": "1.BooleanState.StateValue", "op": "==", "value": True}}, "actions": [
+        {"kind": "invoke", "device_id": "main", "endpoint": 1, "cluster": "ValveConfigurationAndControl",
+         "command": "Close", "args": {}}]})
+    home.advance(5)
+    assert home.read("lamp", 1, "OnOff", "OnOff") is False and home.read("main", 1, "ValveConfigurationAndControl",
+                                                                        "CurrentState") == 1
+    press_button(home, "button")
+    home.advance(1)
+    assert home.read("lamp", 1, "OnOff", "OnOff") is True  # the press toggled it (once)
+    sense_water(home, "leak", True)
+    home.advance(5)
+    assert home.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 0
+    assert home.read("main", 2, "FlowMeasurement", "MeasuredValue") == 0
