@@ -9,6 +9,9 @@ UserMaximumChargeCurrent). SessionEnergyCharged and SessionDuration are closed-f
 the transfer the moment the vehicle's demand is met. The sibling Electrical Power Measurement reports the charging
 power, so its Electrical Energy Measurement integrates the energy.
 
+An energy manager's PowerAdjustRequest on the charger's Device Energy Management caps the charging power
+(:meth:`EnergyEvseServer.limit_power`, wired by emulator/role_behaviour.py) until the adjustment ends.
+
 Not implemented: ChargingEnabledUntil is stored but not enforced (the server has no wall-clock epoch), discharging
 (V2X), charging preferences / targets, SoC reporting, Plug & Charge, RFID and diagnostics. EnergyEvseMode's modes
 are stored; they do not change how the charger behaves.
@@ -59,6 +62,7 @@ class EnergyEvseServer(ClusterServer):
         self._transfer: tuple[float, int] | None = None  # (start, power mW) of the energy flowing now
         self._demand_mWh = 0.0  # what the vehicle still wants at the start of the current transfer
         self._full_timer: TimerHandle | None = None
+        self._power_limit_mW: int | None = None  # an energy manager's cap (Device Energy Management), if any
         self._reported: dict[str, Any] = {}
         super().__init__(features=features, values=values)
         self.restore("CircuitCapacity", circuit_capacity_mA)
@@ -147,13 +151,25 @@ class EnergyEvseServer(ClusterServer):
             self._follow(StopReason.kEVSEStopped)
 
     # ----------------------------------------------------------------------------- the transfer
-    def _offered_power_mW(self) -> int:
-        if (not self.plugged_in or self.read("SupplyState") != int(SupplyState.kChargingEnabled)
-                or self._demand_left() <= 0 or self.read("MaximumChargeCurrent") < MIN_CHARGE_CURRENT_MA):
-            return 0
+    def limit_power(self, power_mW: int | None) -> None:
+        """Cap the charging power (an energy manager's PowerAdjustRequest), or lift the cap (None): the current
+        offered becomes the largest whole mA within the cap, no transfer below MIN_CHARGE_CURRENT_MA."""
+        self._power_limit_mW = power_mW
+        self._follow(StopReason.kEVSEStopped)
+
+    def _voltage_mV(self) -> int:
         meter = self.endpoint.find("ElectricalPowerMeasurement") if self.endpoint is not None else None
-        voltage = (meter.read("Voltage") if meter is not None and meter.has_attribute("Voltage") else None)
-        return round((voltage or DEFAULT_VOLTAGE_MV) * self.read("MaximumChargeCurrent") / 1000)
+        voltage = meter.read("Voltage") if meter is not None and meter.has_attribute("Voltage") else None
+        return voltage or DEFAULT_VOLTAGE_MV
+
+    def _offered_power_mW(self) -> int:
+        current = self.read("MaximumChargeCurrent")
+        if self._power_limit_mW is not None:
+            current = min(current, self._power_limit_mW * 1000 // self._voltage_mV())
+        if (not self.plugged_in or self.read("SupplyState") != int(SupplyState.kChargingEnabled)
+                or self._demand_left() <= 0 or current < MIN_CHARGE_CURRENT_MA):
+            return 0
+        return round(self._voltage_mV() * current / 1000)
 
     def _follow(self, reason: int = StopReason.kOther) -> None:
         """Start, re-rate or stop the transfer to match what is offered now."""

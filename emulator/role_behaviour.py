@@ -1,7 +1,8 @@
 """Behaviour that no single cluster of a device owns, started by the device's catalogue roles
 (:func:`attach_role_behaviour`): rooftop solar output following the sun ("solar", the endpoint with its Power
 Source and meter), a home battery's state of charge following its power ("battery", likewise), and a water valve's
-flow meter following the valve ("valve" and "flow_meter": the two endpoints).
+flow meter following the valve ("valve" and "flow_meter": the two endpoints), and an EV charger whose energy
+manager caps its power ("evse").
 
 All stay closed-form in virtual time. Solar: ActivePower = −peak × 0.8 × sin(solar elevation), the sine taken at the
 middle of each 15-minute daylight knot (emulator/daylight.py) and held over it, so the meter changes once per knot
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import chip.clusters.Objects as Objects
 
 from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
+from clusters.energy_evse import EnergyEvseServer
 from clusters.fluid_measurement import FlowMeasurementServer
 from clusters.power_source import PowerSourceServer
 from clusters.valve import ValveConfigurationAndControlServer
@@ -150,7 +152,18 @@ class ValveFlowMeter:
         self.meter.set_measured_value(self.valve.open_flow if self.valve.is_open else 0)
 
 
-RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter
+class ChargerEnergyManager:
+    """An EV charger's Device Energy Management adjustment caps its charging power while it is active."""
+
+    def __init__(self, esa: DeviceEnergyManagementServer, evse: EnergyEvseServer) -> None:
+        self.esa, self.evse = esa, evse
+        esa.add_listener(lambda server, name, old, new: self.follow() if name == "ESAState" else None)
+
+    def follow(self) -> None:
+        self.evse.limit_power(self.esa.adjusted_power_mW)
+
+
+RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter | ChargerEnergyManager
 
 
 def attach_role_behaviour(device: Device, clock: VirtualClock,
@@ -167,6 +180,10 @@ def attach_role_behaviour(device: Device, clock: VirtualClock,
             meter = _server(device, ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer)
             started.append(SolarArray(meter, clock, PhysicsParams().latitude_deg if latitude_deg is None
                                       else latitude_deg))
+        elif role == "evse":
+            started.append(ChargerEnergyManager(
+                _server(device, ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
+                _server(device, ep, "EnergyEvse", EnergyEvseServer)))
         elif role == "battery":
             started.append(HomeBattery(_server(device, ep, "PowerSource", PowerSourceServer),
                                        _server(device, ep, "ElectricalPowerMeasurement",

@@ -20,6 +20,7 @@ from emulator.catalogue.build import (
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
 from emulator.role_behaviour import BATTERY_CAPACITY_MWH, BATTERY_MAX_POWER_MW
 
+EVSE_MIN_POWER_MW, EVSE_MAX_POWER_MW = 230 * 6_000, 230 * 32_000  # 6 A … 32 A at 230 V
 _MAINS = {"voltage_mV": 230_000, "frequency_mHz": 50_000, "power_factor": 10_000, "active_power_mW": 0}
 
 
@@ -62,13 +63,17 @@ DEVICE_TYPES = (
         name="evse", label="EV charger",
         description="A 32 A wall box: a vehicle plugs in (a scenario), EnableCharging lets up to "
                     "MaximumChargeCurrent flow (230 V × current) until the vehicle is full or Disable; "
-                    "EnergyTransferStarted/Stopped mark each transfer and SessionEnergyCharged counts mWh.",
+                    "EnergyTransferStarted/Stopped mark each transfer and SessionEnergyCharged counts mWh. "
+                    "PowerAdjustRequest (Device Energy Management) caps the charging power while it lasts.",
         vendor_name="homefabric", product_name="EV Charger", product_id=0x8082,
         endpoints=(endpoint(1, [ENERGY_EVSE, POWER_SOURCE, ELECTRICAL_SENSOR, DEVICE_ENERGY_MANAGEMENT],
                             cluster("Identify", IdentifyType=0), cluster("EnergyEvse"), cluster("EnergyEvseMode"),
                             cluster("PowerSource", "Wired", options={"description": "Mains", "order": 0}),
                             *_meter("ImportedEnergy"),
-                            ClusterSpec("DeviceEnergyManagement", 0, options={
-                                "esa_type": 0, "abs_min_power_mW": 0, "abs_max_power_mW": 7_360_000})),),
+                            cluster("DeviceEnergyManagement", "PowerAdjustment", options={
+                                "esa_type": 0, "abs_min_power_mW": 0, "abs_max_power_mW": EVSE_MAX_POWER_MW,
+                                "power_adjustments": [{"minPower": EVSE_MIN_POWER_MW, "maxPower": EVSE_MAX_POWER_MW,
+                                                       "minDuration": 60, "maxDuration": 86_400}]})),),
+        roles=(("evse", 1),),
     ),
 )

@@ -345,3 +345,22 @@ def test_a_button_press_triggers_an_automation_and_a_leak_closes_the_main_valve(
     home.advance(5)
     assert home.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 0
     assert home.read("main", 2, "FlowMeasurement", "MeasuredValue") == 0
+
+
+def test_an_energy_managers_power_adjustment_caps_the_charger_while_it_lasts() -> None:
+    device, clock = _device("evse")
+    evse, esa = device.cluster(1, "EnergyEvse"), device.cluster(1, "DeviceEnergyManagement")
+    meter = device.cluster(1, "ElectricalPowerMeasurement")
+    events = _events(evse, clock)
+    evse.plug_in()
+    evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000,
+                                   "MaximumChargeCurrent": 32000})
+    assert meter.read("ActivePower") == 7_360_000
+    esa.invoke("PowerAdjustRequest", {"Power": 2_300_000, "Duration": 600, "Cause": 0})
+    assert meter.read("ActivePower") == 2_300_000 and evse.read("State") == 3  # 10 A, still charging
+    _run(clock, 600)
+    assert meter.read("ActivePower") == 7_360_000  # the adjustment ended: full current again
+    assert evse.read("SessionEnergyCharged") == round(2_300_000 * 600 / 3600)
+    with pytest.raises(ClusterError):
+        esa.invoke("PowerAdjustRequest", {"Power": 500_000, "Duration": 600, "Cause": 0})  # below 6 A: refused
+    assert [name for _, name, _ in events] == ["EVConnected", "EnergyTransferStarted"]  # one transfer, re-rated
