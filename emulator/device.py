@@ -56,7 +56,7 @@ class Device:
         for endpoint in self.endpoints.values():
             endpoint.attach(runtime)
         if isinstance(runtime, VirtualClock):
-            self.behaviour = attach_role_behaviour(self, runtime)
+            self.behaviour = attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime)
 
     def add_sink(self, sink: ChangeSink) -> None:
         self._sinks.append(sink)

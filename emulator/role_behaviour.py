@@ -17,22 +17,20 @@ temperature, and a battery that follows the home's net load by itself (it moves 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import chip.clusters.Objects as Objects
 
 from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
+from clusters.endpoint import Endpoint
 from clusters.energy_evse import EnergyEvseServer
 from clusters.fluid_measurement import FlowMeasurementServer
 from clusters.power_source import PowerSourceServer
 from clusters.valve import ValveConfigurationAndControlServer
 from emulator.clock import Timer, VirtualClock
-from emulator.daylight import KNOT_S, knot_start, sun_sine
-from emulator.physics import PhysicsParams
-
-if TYPE_CHECKING:
-    from emulator.device import Device
+from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, knot_start, sun_sine
 
 SOLAR_PEAK_MW = 5_000_000  # a 5 kWp array …
 SOLAR_PERFORMANCE_RATIO = 0.8  # … delivers about 80 % of it: inverter, heat, wiring and soiling losses
@@ -166,36 +164,34 @@ class ChargerEnergyManager:
 RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter | ChargerEnergyManager
 
 
-def attach_role_behaviour(device: Device, clock: VirtualClock,
-                          latitude_deg: float | None = None) -> list[RoleBehaviour]:
-    """Start what the device's roles ask for (none for most devices)."""
+def attach_role_behaviour(type_name: str, roles: Sequence[tuple[str, int]], endpoints: Mapping[int, Endpoint],
+                          clock: VirtualClock, latitude_deg: float = DEFAULT_LATITUDE_DEG) -> list[RoleBehaviour]:
+    """Start what a device's roles ask for (none for most devices), on its attached endpoints."""
     started: list[RoleBehaviour] = []
-    roles = dict(device.spec.roles)
-    if "valve" in roles and "flow_meter" in roles:
+
+    def _server(ep: int, cluster: str, kind: type[ServerT]) -> ServerT:
+        endpoint = endpoints.get(ep)
+        server = endpoint.find(cluster) if endpoint is not None else None
+        if not isinstance(server, kind):
+            raise TypeError(f"{type_name}: endpoint {ep} needs a {cluster} server for its role")
+        return server
+
+    by_role = dict(roles)
+    if "valve" in by_role and "flow_meter" in by_role:
         started.append(ValveFlowMeter(
-            _server(device, roles["valve"], "ValveConfigurationAndControl", ValveConfigurationAndControlServer),
-            _server(device, roles["flow_meter"], "FlowMeasurement", FlowMeasurementServer)))
-    for role, ep in device.spec.roles:
+            _server(by_role["valve"], "ValveConfigurationAndControl", ValveConfigurationAndControlServer),
+            _server(by_role["flow_meter"], "FlowMeasurement", FlowMeasurementServer)))
+    for role, ep in roles:
         if role == "solar":
-            meter = _server(device, ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer)
-            started.append(SolarArray(meter, clock, PhysicsParams().latitude_deg if latitude_deg is None
-                                      else latitude_deg))
+            started.append(SolarArray(_server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer),
+                                      clock, latitude_deg))
         elif role == "evse":
             started.append(ChargerEnergyManager(
-                _server(device, ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
-                _server(device, ep, "EnergyEvse", EnergyEvseServer)))
+                _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
+                _server(ep, "EnergyEvse", EnergyEvseServer)))
         elif role == "battery":
-            started.append(HomeBattery(_server(device, ep, "PowerSource", PowerSourceServer),
-                                       _server(device, ep, "ElectricalPowerMeasurement",
-                                               ElectricalPowerMeasurementServer),
-                                       _server(device, ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
-                                       clock))
+            started.append(HomeBattery(_server(ep, "PowerSource", PowerSourceServer),
+                                       _server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer),
+                                       _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer), clock))
     return started
-
-
-def _server(device: Device, ep: int, cluster: str, kind: type[ServerT]) -> ServerT:
-    server = device.find(ep, cluster)
-    if not isinstance(server, kind):
-        raise TypeError(f"{device.spec.name}: endpoint {ep} needs a {cluster} server for its role")
-    return server
 
