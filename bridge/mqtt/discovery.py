@@ -200,6 +200,13 @@ def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     return config
 
 
+def _valve(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+            "device_class": "water", "reports_position": False, "payload_open": "OPEN", "payload_close": "CLOSE",
+            "state_open": "open", "state_opening": "opening", "state_closed": "closed", "state_closing": "closing"}
+
+
 def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
@@ -231,6 +238,8 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
     "current": ("current", "A", "measurement", 2),
     "energy": ("energy", "kWh", "total_increasing", 3),
     "battery": ("battery", "%", "measurement", 0),
+    "pressure": ("pressure", "kPa", "measurement", 0),
+    "volume_flow_rate": ("volume_flow_rate", "m³/h", "measurement", 1),
     "countdown": ("duration", "s", "measurement", 0),
     "air_quality": ("enum", None, None, None),
     "operational_state": ("enum", None, None, None),
@@ -263,6 +272,12 @@ def _sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
             "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
+
+
+def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
+    return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
+            "event_types": list(entity.options["event_types"])}
 
 
 def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -343,6 +358,7 @@ def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
             "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
 
 
-_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
+_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
+             "switch": _switch,
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
              "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}
