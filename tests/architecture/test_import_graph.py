@@ -270,7 +270,7 @@ def test_the_file_cycle_checker_fails_on_a_planted_cycle() -> None:
 def test_the_file_graph_sees_imports_inside_functions_and_type_checking() -> None:
     graph = file_graph()
     assert "benchmark.suites.smh.cli" in graph["benchmark.cli"]  # imported inside a command function
-    assert "clusters.endpoint" in graph["clusters.cycle_programs"]  # imported only under TYPE_CHECKING
+    assert "emulator.device" in graph["emulator.power_draw"]  # imported only under TYPE_CHECKING
 
 
 # --- the benchmark --------------------------------------------------------------------------------------------
