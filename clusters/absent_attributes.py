@@ -72,8 +72,9 @@ ABSENT_VALUES: dict[str, dict[str, AbsentValue]] = {
 }
 
 
-def value_or_absent(cluster: str, attribute: str, served: Callable[[str], object | None],
-                    feature_map: int = 0) -> int | float | None:
+def value_or_absent(
+    cluster: str, attribute: str, served: Callable[[str], object | None], feature_map: int = 0
+) -> int | float | None:
     """``attribute`` of ``cluster`` as the device serves it (``served`` gives None for an attribute it does not
     serve), else what the table takes it as; None when it is neither served nor in the table."""
     value = served(attribute)
@@ -82,8 +83,7 @@ def value_or_absent(cluster: str, attribute: str, served: Callable[[str], object
     absent = ABSENT_VALUES.get(cluster, {}).get(attribute)
     if absent is None:
         return None
-    return absent.resolve(feature_map, lambda other: _int_or_none(value_or_absent(cluster, other, served,
-                                                                                   feature_map)))
+    return absent.resolve(feature_map, lambda other: _int_or_none(value_or_absent(cluster, other, served, feature_map)))
 
 
 def _int_or_none(value: int | float | None) -> int | None:
@@ -93,9 +93,12 @@ def _int_or_none(value: int | float | None) -> int | None:
 def served_or_absent(server: ClusterServer, attribute: str) -> int:
     """A cluster server's own rule (a limit, a level bound): its served value, else the table's. For an
     attribute the table does not know, reading it raises the server's UNSUPPORTED_ATTRIBUTE as ever."""
-    value = value_or_absent(server.cluster_name, attribute,
-                            lambda name: server.read(name) if server.has_attribute(name) else None,
-                            server.feature_map)
+    value = value_or_absent(
+        server.cluster_name,
+        attribute,
+        lambda name: server.read(name) if server.has_attribute(name) else None,
+        server.feature_map,
+    )
     return int(server.read(attribute)) if value is None else int(value)
 
 
@@ -119,8 +122,10 @@ def device_rule(values: Mapping[str, Any], endpoint: int, cluster: str, attribut
     """A device rule (a limit, a level bound) from its flat map: the served value, else what the specification
     takes the absent attribute as; None when neither (the device has no such rule)."""
     features = values.get(f"{endpoint}.{cluster}.FeatureMap")
-    value = value_or_absent(cluster, attribute,
-                            lambda name: values.get(f"{endpoint}.{cluster}.{name}")
-                            if served(values, endpoint, cluster, name) else None,
-                            features if isinstance(features, int) else 0)
+    value = value_or_absent(
+        cluster,
+        attribute,
+        lambda name: values.get(f"{endpoint}.{cluster}.{name}") if served(values, endpoint, cluster, name) else None,
+        features if isinstance(features, int) else 0,
+    )
     return None if value is None else int(value)

@@ -79,7 +79,7 @@ class FanControlServer(ClusterServer):
                                f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
                                allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
         top = served_or_absent(self, "SpeedMax")
-        if name == "SpeedSetting" and value is not None and value > top:
+        if name == "SpeedSetting" and isinstance(value, int) and value > top:
             raise ClusterError(Status.CONSTRAINT_ERROR, f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
                                allowed={"min": 0, "max": top})
         for setting, support in (("RockSetting", "RockSupport"), ("WindSetting", "WindSupport")):

@@ -40,8 +40,11 @@ class RecordedController:
             raise AssertionError(f"the planner only reads; it called {command}")
         patterns = args["attribute_path"]
         patterns = [patterns] if isinstance(patterns, str) else patterns
-        return {path: value for path, value in self.node["attributes"].items()
-                if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)}
+        return {
+            path: value
+            for path, value in self.node["attributes"].items()
+            if any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
+        }
 
 
 def _node_without_limits() -> tuple[dict[str, Any], int]:
@@ -59,8 +62,9 @@ def _node_without_limits() -> tuple[dict[str, Any], int]:
 def live_home() -> tuple[MatterHome, str, int]:
     node, number = _node_without_limits()
     devices = discover([node])
-    home = MatterHome(cast(MatterServerConnection, RecordedController(node)), devices,
-                      rooms_for(devices, names=room_names([node])))
+    home = MatterHome(
+        cast(MatterServerConnection, RecordedController(node)), devices, rooms_for(devices, names=room_names([node]))
+    )
     device = next(d for d in devices if number in d.endpoints.values())
     endpoint = next(ep for ep, n in device.endpoints.items() if n == number)
     return home, device.device_id, endpoint
@@ -78,10 +82,12 @@ def test_a_heating_setpoint_is_planned_with_the_specification_limits(live_home: 
     state = {chip_path(k): v for k, v in home.read_all(device_id).items()}
     plan = DevicePlan(device_id, home.device(device_id).device_type, state)
     assert plan.thermostat_limits(endpoint) == ((700, 3000), (1600, 3200), 0)
-    steps = plan.plan([Assert.model_validate({"attribute": f"{endpoint}.Thermostat.OccupiedHeatingSetpoint",
-                                              "value": 2150})])
+    steps = plan.plan(
+        [Assert.model_validate({"attribute": f"{endpoint}.Thermostat.OccupiedHeatingSetpoint", "value": 2150})]
+    )
     assert [(s.kind, s.endpoint, s.cluster, s.name, s.value) for s in steps] == [
-        ("write", endpoint, "Thermostat", "OccupiedHeatingSetpoint", 2150)]
+        ("write", endpoint, "Thermostat", "OccupiedHeatingSetpoint", 2150)
+    ]
 
 
 def test_a_room_without_a_measurement_cluster_is_not_asked_about(live_home: tuple[MatterHome, str, int]) -> None:

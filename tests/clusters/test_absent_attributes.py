@@ -27,8 +27,7 @@ def test_the_table_names_optional_attributes_of_real_clusters(cluster: str, attr
 
 
 def test_a_thermostat_without_limit_attributes_checks_writes_against_the_defaults(mount: Any) -> None:
-    server = ThermostatServer(heat_limits=(1000, 2500), cool_limits=(2000, 3000),
-                              values=dict.fromkeys(SETPOINT_LIMITS))
+    server = ThermostatServer(heat_limits=(1000, 2500), cool_limits=(2000, 3000), values=dict.fromkeys(SETPOINT_LIMITS))
     mount(server)
     assert not any(server.has_attribute(name) for name in SETPOINT_LIMITS)
     assert served_or_absent(server, "MinCoolSetpointLimit") == 1600  # the constructor's 2000 is not served
@@ -40,18 +39,22 @@ def test_a_thermostat_without_limit_attributes_checks_writes_against_the_default
 
 
 def test_a_served_abs_limit_is_the_default_of_its_absent_min_max_limit(mount: Any) -> None:
-    server = ThermostatServer(heat_limits=(1000, 2500),
-                              values=dict.fromkeys(("MinHeatSetpointLimit", "MaxHeatSetpointLimit")))
+    server = ThermostatServer(
+        heat_limits=(1000, 2500), values=dict.fromkeys(("MinHeatSetpointLimit", "MaxHeatSetpointLimit"))
+    )
     mount(server)
-    assert (served_or_absent(server, "MinHeatSetpointLimit"), served_or_absent(server, "MaxHeatSetpointLimit")) \
-        == (1000, 2500)
+    assert (served_or_absent(server, "MinHeatSetpointLimit"), served_or_absent(server, "MaxHeatSetpointLimit")) == (
+        1000,
+        2500,
+    )
     with pytest.raises(ClusterError):
         server.write("OccupiedHeatingSetpoint", 2600)
 
 
 @pytest.mark.parametrize(("features", "bottom"), [(1 | 2, 1), (1, 0)])  # OnOff|Lighting, OnOff only
-def test_a_level_control_without_min_and_max_level_moves_between_the_defaults(mount: Any, features: int,
-                                                                               bottom: int) -> None:
+def test_a_level_control_without_min_and_max_level_moves_between_the_defaults(
+    mount: Any, features: int, bottom: int
+) -> None:
     level = LevelControlServer(features=features, values={"CurrentLevel": 100, "MinLevel": None, "MaxLevel": None})
     mount(level)
     assert not level.has_attribute("MinLevel") and not level.has_attribute("MaxLevel")
