@@ -70,3 +70,13 @@ def test_a_home_without_meters_reads_zero() -> None:
     fabric = EmulatedHome(home([("lamp", "on_off_light", "hall")]))
     reading = home_power(fabric)
     assert reading.meters == () and reading.active_power_mW == 0 and reading.net_energy_mWh == 0
+
+
+def test_agents_read_it_with_the_get_home_energy_tool_of_the_extended_profile() -> None:
+    from agent_tools.toolbox import ToolBox
+
+    fabric = _home()
+    envelope = ToolBox(fabric, profile="simuhome_ext").call("get_home_energy", {})
+    assert envelope["error"] is None and envelope["data"] == home_power(fabric).as_dict()
+    assert envelope["data"]["active_power_mW"] == _solar_mW(0) + BATTERY_MW + CHARGER_MW + HEAT_PUMP_MW
+    assert "get_home_energy" not in ToolBox(fabric, profile="simuhome").names()  # SimuHome's own 16 tools stay
