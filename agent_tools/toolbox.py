@@ -36,6 +36,7 @@ from emulator.clock import TICK_S, TIME_FORMAT
 from emulator.errors import HomeError
 from emulator.home_api import HomeAPI
 from emulator.home_config import DeviceConfig
+from emulator.home_power import home_power
 from emulator.simuhome.values import chip_cluster_name  # SimuHome's spellings are accepted everywhere
 from emulator.workflows import WorkflowStep
 
@@ -54,8 +55,8 @@ PAPER13_TOOLS: tuple[str, ...] = tuple(
 """SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
 (facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
 ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
-# SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4).
-SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("finish",)
+# SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4) and the home's energy.
+SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("get_home_energy", "finish")
 TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
                                              "simuhome_ext": SIMUHOME_EXT_TOOLS}
 
@@ -239,6 +240,16 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
           mutates_state=False, route="/time")
     def _tool_get_current_time(self, args: a.NoArgs) -> dict[str, Any]:
         return {"now": self.fabric.now_text()}
+
+    @tool("get_home_energy", a.NoArgs,
+          "The home's electricity, every metered device added up (emulator/home_power.py): {active_power_mW (> 0 "
+          "drawn from the grid, < 0 fed back: solar panels and a discharging battery count negative), "
+          "consumption_mW, production_mW, imported_mWh, exported_mWh, net_energy_mWh, unknown_power (devices "
+          "whose draw is unknown, counted as 0), meters: [{device_id, device_type, endpoint, active_power_mW, "
+          "imported_mWh, exported_mWh, as_of_s}]}; each meter's energy is as it last counted it (as_of_s).",
+          mutates_state=False)
+    def _tool_get_home_energy(self, args: a.NoArgs) -> dict[str, Any]:
+        return home_power(self.fabric).as_dict()
 
     # ------------------------------------------------------------------------------ workflows
     def _steps(self, steps: list[a.WorkflowStepArgs]) -> list[WorkflowStep]:

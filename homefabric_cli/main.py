@@ -370,7 +370,7 @@ def demo(
 
     console.print(f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
                   f"{oracle['episodes']} episodes — `homefabric bench report {out / 'runs' / 'oracle'}` "
-                  f"shows it again; `homefabric sim demo` runs a day in a 135-device home.")
+                  f"shows it again; `homefabric sim demo` runs a day in the complex home.")
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ from emulator.clock import TIME_FORMAT
 from emulator.home_config import HomeConfig, room_display_name, validate_home
 from emulator.home_generation.device_types import candidate_types, required_types
 from emulator.home_generation.errors import GeneratorError
+from emulator.home_generation.home_systems import home_systems
 from emulator.home_generation.layouts import RoomSlot, choose_rooms
 from emulator.home_generation.params import EnvironmentRanges, GeneratorParams, tier_params
 from emulator.home_generation.seeds import sub_seed
@@ -158,23 +159,31 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
     rooms = choose_rooms(params.layout, rng.randint(params.room_count.min, params.room_count.max), rng)
     environments = _room_environments([room.id for room in rooms], params.environment, seed)
     counts = _device_counts(rooms, params, seed)
+    drawn = {room.id: _room_device_types(room, counts[room.id], params, seed) for room in rooms}
+    systems = home_systems(params.layout, params.device_catalogue, rooms, drawn)
     room_data: list[dict[str, Any]] = []
     device_data: list[dict[str, Any]] = []
+    system_ids: list[str] = []  # added by home_systems, on top of the rooms' own draw
     for room in rooms:
         room_data.append({"id": room.id, "name": room_display_name(room.id), "type": room.type, "floor": room.floor,
                           "parent": room.parent if params.nesting else None, "environment": environments[room.id]})
         numbers: Counter[str] = Counter()
-        for device_type in _room_device_types(room, counts[room.id], params, seed):
+        for index, device_type in enumerate(drawn[room.id] + systems[room.id]):
             numbers[device_type] += 1
             device_id = f"{room.id}_{device_type}_{numbers[device_type]}"
             attributes = (initial_attributes(device_type, random.Random(sub_seed(seed, "state", device_id)))
                           if params.initial_state else {})
             device_data.append({"id": device_id, "type": device_type, "room": room.id, "attributes": attributes})
+            if index >= len(drawn[room.id]):
+                system_ids.append(device_id)
     label = tier or params.layout
+    generator: dict[str, Any] = {"params": params.model_dump(mode="json")}
+    if system_ids:  # only houses have them: the other layouts' homes keep their bytes
+        generator["home_systems"] = system_ids
     return validate_home({
         "name": f"{label}-{seed}", "seed": seed, "tier": tier, "base_time": base_time, "rooms": room_data,
         "devices": device_data, "extensions": {
-            "generator": {"params": params.model_dump(mode="json")},
+            "generator": generator,
             # Our homes have days and nights: daylight follows the sun (emulator/daylight.py) and rooms exchange
             # heat with a daily outdoor swing (late-August defaults: 24 °C ± 5 °C).
             "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg, "outdoor": "daily",

@@ -2,16 +2,21 @@
 
 With the origin record of an import, whatever is unchanged is written exactly as it was loaded: equivalent
 values verbatim, changed ones in SimuHome's spelling, and whatever we did not load as it was.
+
+``to_simuhome`` writes every device (our importer reads our own types back); ``export_for_simuhome`` is for
+SimuHome itself, whose factory refuses a device type it does not have: it leaves those devices out and says which.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from emulator.clock import TICK_S
 from emulator.home_config import DeviceConfig, HomeConfig, RoomConfig, validate_home
+from emulator.home_generation.device_types import SIMUHOME_DEVICE_TYPES, SIMUHOME_FACTORY_ONLY_TYPES
 from emulator.simuhome.config import DEFAULT_ROOM_STATE
 from emulator.simuhome.import_home import imported_value
 from emulator.simuhome.origin import SimuHomeDeviceOrigin, SimuHomeOrigin
@@ -43,6 +48,46 @@ def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHom
                  for room_id in room_ids}
 
     return _in_order({**origin.top_level, "base_time": config.base_time, "rooms": rooms_out}, origin.key_order)
+
+
+SIMUHOME_KNOWN_TYPES = frozenset(SIMUHOME_DEVICE_TYPES + SIMUHOME_FACTORY_ONLY_TYPES)
+
+
+@dataclass(frozen=True)
+class SkippedDevice:
+    """A device left out of an export to SimuHome: SimuHome has no device of its type."""
+
+    device_id: str
+    device_type: str
+    room: str
+
+
+@dataclass(frozen=True)
+class SimuHomeExport:
+    """A home in SimuHome's config format, and the devices SimuHome could not load that were left out."""
+
+    config: dict[str, Any]
+    skipped: tuple[SkippedDevice, ...]
+
+    def note(self) -> str:
+        """One line saying what was left out (empty when nothing was)."""
+        if not self.skipped:
+            return ""
+        types = sorted({d.device_type for d in self.skipped})
+        return (f"left out {len(self.skipped)} device(s) of {len(types)} type(s) SimuHome does not know: "
+                f"{', '.join(types)}")
+
+
+def export_for_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None, *,
+                        only_original_attributes: bool = False) -> SimuHomeExport:
+    """Like :func:`to_simuhome`, for SimuHome itself: devices of a type SimuHome's factory lacks (our catalogue's
+    solar panels, chargers, valves, buttons, …) are left out, each listed in ``skipped``; the rooms stay."""
+    config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
+    kept = [d for d in config.devices if d.type in SIMUHOME_KNOWN_TYPES]
+    skipped = tuple(SkippedDevice(d.id, d.type, d.room) for d in config.devices if d.type not in SIMUHOME_KNOWN_TYPES)
+    exported = to_simuhome(config.model_copy(update={"devices": kept}), origin,
+                           only_original_attributes=only_original_attributes)
+    return SimuHomeExport(exported, skipped)
 
 
 def _in_order(fields: dict[str, Any], key_order: list[str]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ READ_ONLY_CALLS: dict[str, dict[str, Any]] = {
     "get_attribute": {"device_id": FAN, "endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "FanMode"},
     "get_cluster_doc": {"query": "fan speed", "top_k": 2}, "get_environment_control_rules": {"state": "temperature"},
     "get_current_time": {}, "get_workflow_status": {"workflow_id": "wf-0001"}, "get_workflow_list": {},
-    "list_automations": {}, "finish": {"answer": "done"}, "get_home_state": {},
+    "get_home_energy": {}, "list_automations": {}, "finish": {"answer": "done"}, "get_home_state": {},
     "set_tick_interval": {"tick_interval": 0.1},
 }
 MUTATING_CALLS: list[tuple[str, dict[str, Any]]] = [  # in order: later calls use what earlier ones made

@@ -127,12 +127,18 @@ def test_rooms_vary_around_a_shared_baseline():
 
 # --- tiers ---------------------------------------------------------------------------------------
 
+def _systems(home: HomeConfig) -> list[str]:
+    """The ids of the home's systems (solar, battery, charger, valve, leak detectors, door buttons): on top of the
+    rooms' own draw, which keeps SMH-Bench's sizes."""
+    return list(home.extensions.get("generator", {}).get("home_systems", []))
+
 @pytest.mark.parametrize("seed", range(5))
 def test_simple_and_medium_sizes(seed: int):
     simple = generate_home("simple", seed)
     assert 5 <= len(simple.rooms) <= 6 and 5 <= len(simple.devices) <= 8
     medium = generate_home("medium", seed)
-    assert 10 <= len(medium.rooms) <= 11 and 33 <= len(medium.devices) <= 37
+    systems = len(_systems(medium))
+    assert 10 <= len(medium.rooms) <= 11 and 33 <= len(medium.devices) - systems <= 37
     assert {r.floor for r in medium.rooms} == {0, 1}
 
 
@@ -140,7 +146,7 @@ def test_simple_and_medium_sizes(seed: int):
 def test_complex_tier(seed: int):
     home = generate_home("complex", seed)
     summary = summarize_home(home)
-    assert summary.rooms == 31 and summary.devices == 135 and summary.device_types >= 17
+    assert summary.rooms == 31 and summary.devices == 135 + len(_systems(home)) and summary.device_types >= 17
     assert summary.nested_rooms >= 8
     assert set(summary.floors) == {-1, 0, 1, 2}
     assert home.room("master_bathroom").parent == "master_bedroom"
@@ -153,8 +159,10 @@ def test_complex_tier(seed: int):
     assert {"door_lock", "on_off_light"} <= set(counts["entrance"]) and "door_lock" in counts["garage"]
     assert "oven" in counts["kitchen"] and "water_heater" in counts["basement"]
     assert all(max(types.values(), default=0) <= 2 for types in counts.values())
+    systems = set(_systems(home))
     for room in home.rooms:
-        assert set(counts[room.id]) <= set(candidate_types(room.type, "extended"))
+        drawn = {d.type for d in home.devices if d.room == room.id and d.id not in systems}
+        assert drawn <= set(candidate_types(room.type, "extended"))
 
 
 def test_stress_tier():
@@ -300,9 +308,10 @@ def test_summary_counts():
     home = generate_home("complex", 6)
     summary = summarize_home(home)
     assert summary.name == "complex-6" and summary.tier == "complex" and summary.seed == 6
-    assert sum(summary.devices_by_type.values()) == 135
+    total = 135 + len(_systems(home))
+    assert sum(summary.devices_by_type.values()) == total
     assert sum(f.rooms for f in summary.floors.values()) == 31
-    assert sum(f.devices for f in summary.floors.values()) == 135
+    assert sum(f.devices for f in summary.floors.values()) == total
     assert summary.floors[-1].rooms == 4 and summary.floors[2].rooms == 2
     assert list(summary.floors) == sorted(summary.floors)
     counts = list(summary.devices_by_type.values())
@@ -312,3 +321,35 @@ def test_summary_counts():
     assert lines[0] == "home complex-6 (tier complex, seed 6)"
     assert "rooms: 31 (9 nested)" in lines and any(line.startswith("  floor -1: 4 rooms") for line in lines)
     json.dumps(summary.model_dump(mode="json"))  # printable as JSON by the CLI
+
+
+# --- the home's systems --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("tier", "seed"), [("medium", s) for s in range(6)] + [("complex", s) for s in range(3)])
+def test_houses_get_energy_water_and_buttons_where_they_belong(tier: str, seed: int):
+    home = generate_home(tier, seed)
+    systems = set(_systems(home))
+    by_id = {d.id: d for d in home.devices}
+    room_types = {r.id: r.type for r in home.rooms}
+    placed = Counter(by_id[i].type for i in systems)
+    assert all(placed[t] == 1 for t in ("solar_power", "battery_storage", "evse", "water_valve"))
+    garage = "garage" in room_types
+    energy_rooms = {room_types[by_id[i].room] for i in systems if by_id[i].type in ("solar_power", "evse")}
+    assert energy_rooms == ({"garage"} if garage else {"utility_room", "entrance"})
+    valve = next(by_id[i] for i in systems if by_id[i].type == "water_valve")
+    assert room_types[valve.room] == ("basement" if "basement" in room_types else "utility_room")
+    for room in home.rooms:
+        types = {d.type for d in home.devices if d.room == room.id}
+        if types & {"dishwasher", "laundry_washer", "water_heater"}:  # a leak detector beside every water user
+            assert "water_leak_detector" in types
+        if "door_lock" in types:  # a button by every locked door
+            assert "generic_switch" in types
+    assert all(i in by_id for i in systems) and len(systems) == len(_systems(home))
+
+
+@pytest.mark.parametrize("tier", ["simuhome", "simple", "stress"])
+def test_flats_and_simuhome_homes_get_no_systems(tier: str):
+    home = generate_home(tier, 2)
+    assert "home_systems" not in home.extensions["generator"]
+    assert not {"solar_power", "battery_storage", "evse", "water_valve", "generic_switch"} & {
+        d.type for d in home.devices}

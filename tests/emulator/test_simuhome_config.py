@@ -16,7 +16,7 @@ import pytest
 from emulator.home_config import HomeConfigError, dump_home, loads_home
 from emulator.home_generation.device_types import SIMUHOME_DEVICE_TYPES
 from emulator.home_generation.generator import generate_home
-from emulator.simuhome.export_home import to_simuhome
+from emulator.simuhome.export_home import SIMUHOME_KNOWN_TYPES, export_for_simuhome, to_simuhome
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.origin import SimuHomeOrigin
 from emulator.simuhome.paths import our_path, simuhome_path
@@ -349,7 +349,7 @@ def test_nested_rooms_flatten_on_export():
     home = generate_home("complex", 2)
     exported = to_simuhome(home)
     assert len(exported["rooms"]) == 31
-    assert sum(len(room["devices"]) for room in exported["rooms"].values()) == 135
+    assert sum(len(room["devices"]) for room in exported["rooms"].values()) == len(home.devices) == 145
     assert all(set(room) == {"state", "devices"} for room in exported["rooms"].values())
 
 
@@ -394,3 +394,21 @@ def test_value_translation_uses_the_original_as_template():
     # Without a template, the cluster's known style applies and mode tags stay structs.
     assert to_simuhome_value(ours, "RvcRunMode") == [{"Label": "Idle", "Mode": 1, "ModeTags": [{"Value": 16384}]}]
     assert to_simuhome_value(ours, "DishwasherMode") == [{"label": "Idle", "mode": 1, "ModeTags": [{"value": 16384}]}]
+
+
+def test_export_for_simuhome_leaves_out_the_types_it_does_not_know_and_says_so():
+    home = generate_home("complex", 2)
+    export = export_for_simuhome(home)
+    ours = {d.id: d.type for d in home.devices}
+    exported = {d["device_id"]: d["device_type"] for room in export.config["rooms"].values() for d in room["devices"]}
+    assert set(exported.values()) <= SIMUHOME_KNOWN_TYPES
+    assert {d.device_id for d in export.skipped} == {i for i, t in ours.items() if t not in SIMUHOME_KNOWN_TYPES}
+    assert set(exported) | {d.device_id for d in export.skipped} == set(ours)
+    assert {"garage_solar_power_1", "garage_evse_1", "basement_water_valve_1"} <= {d.device_id for d in export.skipped}
+    assert export.note().startswith(f"left out {len(export.skipped)} device(s)") and "evse" in export.note()
+    assert len(export.config["rooms"]) == 31  # rooms stay, even one left empty
+    assert export.config == to_simuhome(home.model_copy(update={"devices": [
+        d for d in home.devices if d.type in SIMUHOME_KNOWN_TYPES]}))
+    simuhome_home = generate_home("simuhome", 2)
+    assert export_for_simuhome(simuhome_home).skipped == () and export_for_simuhome(simuhome_home).note() == ""
+    assert export_for_simuhome(simuhome_home).config == to_simuhome(simuhome_home)
