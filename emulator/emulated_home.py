@@ -16,8 +16,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from clusters import ClusterError, ClusterServer
+from emulator.automations.cron import parse_cron
 from emulator.automations.engine import AutomationEngine
-from emulator.automations.model import AutomationRule, AutomationSpec
+from emulator.automations.model import MAX_RULES, AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, Timer, VirtualClock, seconds_to_ticks
 from emulator.device import Device, DeviceView
@@ -500,6 +501,7 @@ class EmulatedHome:
             except HomeError as error:
                 raise HomeError(error.code, f"actions[{index}]: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
+        self._check_rule_can_run(spec)
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
         self._add_rule(rule)
@@ -512,6 +514,15 @@ class EmulatedHome:
         home records its firings (events, history) but runs no actions."""
         self._automations.dry_run = True
         self._add_rule(rule)
+
+    def _check_rule_can_run(self, spec: AutomationSpec) -> None:
+        """A new rule is refused when the home already holds MAX_RULES, or when its schedule has no firing left."""
+        if len(self._automations.rules) >= MAX_RULES:
+            raise HomeError("VALIDATION_ERROR", f"this home already has {MAX_RULES} automations, the limit; "
+                                                "remove one before adding another")
+        if spec.trigger.kind == "time" and parse_cron(spec.trigger.cron).next_after(self.clock.now_datetime) is None:
+            raise HomeError("VALIDATION_ERROR", f"trigger.cron {spec.trigger.cron!r} never fires after now "
+                                                f"({self.now_text()}); give a schedule with a firing still to come")
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
