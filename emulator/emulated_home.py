@@ -21,7 +21,7 @@ from emulator.automations.engine import AutomationEngine
 from emulator.automations.model import MAX_RULES, AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, Timer, VirtualClock, seconds_to_ticks
-from emulator.device import Device, DeviceView
+from emulator.device import Device, DeviceView, initial_node_label
 from emulator.errors import HomeError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
 from emulator.home_config import (
@@ -871,6 +871,7 @@ def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
 def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]) -> dict[str, Any]:
     """Attribute values a saved home needs to come back the same: not the globals, not sensor
     readings derived from room physics (the room state is saved instead)."""
+    from clusters.basic_information import USER_SETTABLE
     from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 
     out: dict[str, Any] = {}
@@ -878,8 +879,13 @@ def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]
         server = device.endpoints[ep].clusters[cluster]
         if attribute in GLOBAL_ATTRIBUTE_IDS or (id(server), attribute) in physics_sensors:
             continue
-        if cluster in ("Descriptor", "BasicInformation"):
+        if cluster == "Descriptor" or (cluster == "BasicInformation" and attribute not in USER_SETTABLE):
             continue
+        if cluster == "BasicInformation":  # kept only once a controller changed it (home files stay as they were)
+            initial = initial_node_label(device.device_id, device.name) if attribute == "NodeLabel" \
+                else server.defaults[attribute]
+            if server.read(attribute) == initial:
+                continue
         out[f"{ep}.{cluster}.{attribute}"] = server.read(attribute)
     return out
 
