@@ -98,8 +98,14 @@ def fabrics_in_state(state_dir: Path | None) -> dict[int, int]:
     """The emulator's fabrics from its state directory: compressed fabric id → our node id there."""
     if state_dir is None or not (state_dir / "fabrics.json").is_file():
         return {}
+    from bridge.matter.codec.persistence import CorruptStateError
     from bridge.matter.session.fabric_table import FabricRecord
+    from homefabric_cli.state_check import check_fabrics
 
+    try:
+        check_fabrics(state_dir)
+    except CorruptStateError as error:
+        raise CommissionError(str(error), EXIT_BAD_INPUT) from None
     document = json.loads((state_dir / "fabrics.json").read_text())
     found: dict[int, int] = {}
     for entry in document.get("fabrics", []):

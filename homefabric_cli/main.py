@@ -333,6 +333,12 @@ def serve(
             load_rules(state_dir / STORE_NAME)
         except AutomationStoreError as error:
             _fail(str(error))
+    from homefabric_cli.state_check import check_fabrics
+
+    try:
+        check_fabrics(state_dir)
+    except CorruptStateError as error:
+        _fail(str(error))
     problem = udp_port_problem(port, "--port (Matter UDP)")
     if http_address is not None:
         problem = problem or host_problem(http_address[0], "--http") \

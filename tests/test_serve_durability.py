@@ -1,4 +1,4 @@
-"""Issue #21 items E, F and G through the real `homefabric serve` (console script, HTTP API on its fabric):
+"""Issue #21 items E, F, G and I through the real `homefabric serve` (console script, HTTP API on its fabric):
 acknowledged device changes, NodeLabel and LocalConfigDisabled included, survive kill -9; a planted serve.lock
 link is refused without touching its target."""
 
@@ -93,3 +93,15 @@ def test_a_serve_lock_link_is_refused_and_its_target_untouched(tmp_path: Path, h
     result = homefabric("serve", str(home_file), "--state-dir", str(state), "--port", "0")
     one_line_error(result, "serve.lock", "hard link")
     assert precious.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("document", ['{"fabrics":[{"x":1}]}', '{"fabrics":{"a":1}}', "[1, 2]",
+                                      '{"fabrics":[],"next_index":"one"}'])
+def test_a_fabrics_file_of_the_wrong_shape_is_a_one_line_error(tmp_path: Path, home_file: Path,
+                                                               document: str) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "fabrics.json").write_text(document)
+    result = homefabric("serve", str(home_file), "--state-dir", str(state), "--port", "0")
+    one_line_error(result, "fabrics.json", "not a fabrics document")
+    assert (state / "fabrics.json").read_text() == document
