@@ -412,6 +412,19 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     _fsync_directory(target.parent)
 
 
+def remove_leftover_temp_files(directory: Path) -> list[Path]:
+    """Delete the temp files that ``write_atomically`` (``.NAME.*.tmp``) and the node's state store (``.NAME.*``)
+    leave when a process is killed mid-write; only for a directory this process owns (``serve`` holds its lock)."""
+    removed = []
+    for candidate in directory.glob(".*.*"):
+        stem = candidate.name[1:].split(".")
+        if candidate.is_file() and not candidate.is_symlink() and len(stem) >= 3 and \
+                (candidate.name.endswith(".tmp") or stem[1] == "json"):
+            candidate.unlink(missing_ok=True)
+            removed.append(candidate)
+    return removed
+
+
 def _fsync_directory(directory: Path) -> None:
     # Makes the rename itself durable; not every platform can open a directory.
     try:

@@ -105,3 +105,17 @@ def test_a_fabrics_file_of_the_wrong_shape_is_a_one_line_error(tmp_path: Path, h
     result = homefabric("serve", str(home_file), "--state-dir", str(state), "--port", "0")
     one_line_error(result, "fabrics.json", "not a fabrics document")
     assert (state / "fabrics.json").read_text() == document
+
+
+def test_temp_files_left_by_kills_are_removed_at_start(tmp_path: Path, home_file: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    leftovers = [".automations.json.k2j3x.tmp", ".home.json.a8b9.tmp", ".fabrics.json.q1w2e3"]
+    for name in leftovers:
+        (state / name).write_text("{half")
+    (state / ".keep").write_text("mine")
+    process, _ = _start(home_file, state)
+    process.send_signal(signal.SIGINT)
+    process.wait(30)
+    assert not [name for name in leftovers if (state / name).exists()]
+    assert (state / ".keep").read_text() == "mine"
