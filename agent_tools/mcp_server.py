@@ -25,6 +25,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
+from agent_tools.json_text import value_nesting_exceeds
 from agent_tools.limits import MAX_ARGUMENT_DEPTH
 
 SERVER_NAME = "homefabric"
@@ -171,18 +172,6 @@ def _error_reply(request_id: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
-    """True when ``value`` nests dicts/lists more than ``limit`` levels deep (an iterative walk)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
-            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return False
-
-
 def screen_line(line: str) -> tuple[Any, dict[str, Any] | None]:
     """(request id to track or None, JSON-RPC error reply or None) for one stdio line.
 
@@ -214,7 +203,7 @@ def screen_line(line: str) -> tuple[Any, dict[str, Any] | None]:
                                                                'notification) and no "result"/"error" (a response)')
     if method is not None and not isinstance(method, str):
         return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
-    if _depth_exceeds(message, MAX_MESSAGE_DEPTH):
+    if value_nesting_exceeds(message, MAX_MESSAGE_DEPTH):
         code = INVALID_PARAMS if method is not None else INVALID_REQUEST
         return None, _error_reply(request_id, code, f"Invalid params: nested more than {MAX_MESSAGE_DEPTH} levels "
                                                     f"deep (the limit is {MAX_MESSAGE_DEPTH}; tool arguments: "
