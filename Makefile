@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # matter.js, the second controller stack of the Matter bridge tests, pinned by tests/matter_js/package-lock.json.
 MATTER_JS := tests/matter_js/node_modules/@project-chip/matter.js
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint perf clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +17,20 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/homefabric demo
 
+# Lint, format check, type check (mypy, configured in pyproject.toml), then the tests with coverage and its floor
+# ([tool.coverage.report] fail_under). matter.js is installed first when missing (order-only: no reinstall).
 test: $(STAMP) | $(MATTER_JS)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
+	$(BIN)/python -m pytest -p no:cacheprovider --cov --cov-report=term
 
 $(MATTER_JS):
 	cd tests/matter_js && npm ci --no-audit --no-fund
 
-bench: $(STAMP)
-	$(BIN)/python bench/fast_forward.py
-	$(BIN)/python bench/fabric_calls.py
+perf: $(STAMP)
+	$(BIN)/python perf/fast_forward.py
+	$(BIN)/python perf/fabric_calls.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

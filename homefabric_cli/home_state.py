@@ -24,7 +24,8 @@ from typing import Any
 
 from emulator.emulated_home import EmulatedHome
 from emulator.events import AttributeEvent
-from emulator.home_config import HomeConfig, HomeConfigError, dump_home, load_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfig, HomeConfigError, dump_home, load_home
 
 HOME_STATE_FILE = "home.json"
 JOURNAL_FILE = "home.journal"

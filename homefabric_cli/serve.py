@@ -59,7 +59,7 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
     from homefabric_cli.home_state import HomeSaver, load_served_home
 
     state_dir.mkdir(parents=True, exist_ok=True)
-    from emulator.home_config import remove_leftover_temp_files
+    from emulator.files import remove_leftover_temp_files
 
     remove_leftover_temp_files(state_dir)  # what kills left mid-write (we hold the lock: nobody else writes here)
     fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
@@ -115,7 +115,7 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
 
 def _write_pairing(state_dir: Path, node: Any, port: int) -> None:
     """The pairing codes, for `homefabric commission` and for people (atomic: read while serving)."""
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     write_atomically(state_dir / "pairing.json", json.dumps(
         {"manual_code": node.manual_code, "qr_code": node.qr_payload, "port": port}, indent=2) + "\n")

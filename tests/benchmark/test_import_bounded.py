@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.episode import MAX_EPISODE_BYTES
+from benchmark.suites.simuhome.episode import MAX_EPISODE_BYTES
 from tests.test_cli_exit_codes import HOMEFABRIC, homefabric, one_line_error
 
 
