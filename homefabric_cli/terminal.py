@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from rich.console import Console
 from typer.core import TyperOption
@@ -21,14 +22,14 @@ def output_console(*, stderr: bool = False, soft_wrap: bool = False) -> Console:
     return Console(stderr=stderr, soft_wrap=soft_wrap, width=width)
 
 
-def _flag_label_hidden(option: TyperOption, ctx: object) -> str | None:
+def _flag_label_hidden(option: TyperOption, ctx: Any) -> str | None:
     if option.is_flag and not option.count:
         return None  # a flag's "type" is not something the user types
-    return _typer_display_type(option, ctx)  # type: ignore[arg-type]
+    return _typer_display_type(option, ctx)
 
 
 _typer_display_type = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flag_label_hidden  # type: ignore[method-assign]
+TyperOption.display_type_rich = _flag_label_hidden  # type: ignore[method-assign,assignment]
 
 
 def runnable_command() -> str:

@@ -39,13 +39,20 @@ def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
 
 def test_the_demos_closing_hint_runs_as_printed_in_a_fresh_shell(tmp_path: Path) -> None:
     fresh_shell = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "COLUMNS": "200"}  # no venv on PATH
-    demo = subprocess.run([HOMEFABRIC, "demo", "--per-type", "1", "--out", str(tmp_path / "demo")],
-                          capture_output=True, text=True, timeout=600, env=fresh_shell, cwd=tmp_path)
+    demo = subprocess.run(
+        [HOMEFABRIC, "demo", "--per-type", "1", "--out", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=fresh_shell,
+        cwd=tmp_path,
+    )
     assert demo.returncode == 0, demo.stderr[-2000:]
     hint = re.search(r"`([^`]*bench report[^`]*)`", demo.stdout)
     assert hint is not None, demo.stdout[-1000:]
-    again = subprocess.run(hint.group(1), shell=True, capture_output=True, text=True, timeout=300,
-                           env=fresh_shell, cwd=tmp_path)
+    again = subprocess.run(
+        hint.group(1), shell=True, capture_output=True, text=True, timeout=300, env=fresh_shell, cwd=tmp_path
+    )
     assert again.returncode == 0, (shlex.split(hint.group(1)), again.stderr[-2000:])
     assert "oracle" in again.stdout or "success" in again.stdout.lower()
 
@@ -58,14 +65,31 @@ def refusing_matter_server() -> Iterator[str]:
     holder: dict[str, object] = {}
 
     async def handler(ws: websockets.ServerConnection) -> None:
-        await ws.send(json.dumps({"fabric_id": 1, "compressed_fabric_id": 4242, "schema_version": 11,
-                                  "min_supported_schema_version": 9, "sdk_version": "2024.11.4",
-                                  "wifi_credentials_set": False, "thread_credentials_set": False,
-                                  "bluetooth_enabled": False}))
+        await ws.send(
+            json.dumps(
+                {
+                    "fabric_id": 1,
+                    "compressed_fabric_id": 4242,
+                    "schema_version": 11,
+                    "min_supported_schema_version": 9,
+                    "sdk_version": "2024.11.4",
+                    "wifi_credentials_set": False,
+                    "thread_credentials_set": False,
+                    "bluetooth_enabled": False,
+                }
+            )
+        )
         async for message in ws:
             request = json.loads(message)
-            await ws.send(json.dumps({"message_id": request["message_id"], "error_code": 1,
-                                      "details": "Commission with code failed for node 7."}))
+            await ws.send(
+                json.dumps(
+                    {
+                        "message_id": request["message_id"],
+                        "error_code": 1,
+                        "details": "Commission with code failed for node 7.",
+                    }
+                )
+            )
 
     async def main() -> None:
         async with websockets.serve(handler, "127.0.0.1", 0) as server:

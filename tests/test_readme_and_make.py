@@ -25,8 +25,9 @@ def test_make_test_installs_matter_js_when_it_is_missing(tmp_path: Path) -> None
     assert planned.returncode == 0, planned.stderr
     lines = planned.stdout.splitlines()
     assert "cd tests/matter_js && npm ci --no-audit --no-fund" in lines
-    assert lines.index("cd tests/matter_js && npm ci --no-audit --no-fund") < \
-        next(i for i, line in enumerate(lines) if "pytest" in line)
+    assert lines.index("cd tests/matter_js && npm ci --no-audit --no-fund") < next(
+        i for i, line in enumerate(lines) if "pytest" in line
+    )
 
 
 def test_readme_points_only_at_files_of_the_repository_and_says_how_to_run_the_command() -> None:

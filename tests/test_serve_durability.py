@@ -33,8 +33,11 @@ def _free_port() -> int:
 def _start(home_file: Path, state: Path) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     log = open(state.parent / f"{state.name}.log", "a")  # noqa: SIM115 (closed with the process)
-    process = subprocess.Popen([HOMEFABRIC, "serve", str(home_file), "--state-dir", str(state), "--port", "0",
-                                "--http", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [HOMEFABRIC, "serve", str(home_file), "--state-dir", str(state), "--port", "0", "--http", f"127.0.0.1:{port}"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 90
     while True:
@@ -61,15 +64,22 @@ def test_acknowledged_changes_survive_kill_9(tmp_path: Path, home_file: Path) ->
             attributes = f"{url}/api/devices/{light}/attributes"
             label = f"kitchen lamp {round_}"
             assert httpx.put(f"{attributes}/0/BasicInformation/NodeLabel", json={"value": label}).status_code == 200
-            assert httpx.put(f"{attributes}/0/BasicInformation/LocalConfigDisabled",
-                             json={"value": round_ % 2 == 0}).status_code == 200
+            assert (
+                httpx.put(
+                    f"{attributes}/0/BasicInformation/LocalConfigDisabled", json={"value": round_ % 2 == 0}
+                ).status_code
+                == 200
+            )
             toggled = httpx.post(f"{url}/api/devices/{light}/commands/1/OnOff/Toggle", json={"args": {}})
             assert toggled.status_code == 200, toggled.text
             on = httpx.get(f"{attributes}/1/OnOff/OnOff").json()["value"]
             process.send_signal(signal.SIGKILL)  # at once: well inside the 2 s save debounce
             process.wait(10)
-            expected = {"0.BasicInformation.NodeLabel": label,
-                        "0.BasicInformation.LocalConfigDisabled": round_ % 2 == 0, "1.OnOff.OnOff": on}
+            expected = {
+                "0.BasicInformation.NodeLabel": label,
+                "0.BasicInformation.LocalConfigDisabled": round_ % 2 == 0,
+                "1.OnOff.OnOff": on,
+            }
             process, url = _start(home_file, state)
             found = httpx.get(f"{url}/api/devices/{light}/attributes").json()
             assert {path: found[path] for path in expected} == expected, f"round {round_}"
@@ -95,10 +105,10 @@ def test_a_serve_lock_link_is_refused_and_its_target_untouched(tmp_path: Path, h
     assert precious.read_text() == "keep me\n"
 
 
-@pytest.mark.parametrize("document", ['{"fabrics":[{"x":1}]}', '{"fabrics":{"a":1}}', "[1, 2]",
-                                      '{"fabrics":[],"next_index":"one"}'])
-def test_a_fabrics_file_of_the_wrong_shape_is_a_one_line_error(tmp_path: Path, home_file: Path,
-                                                               document: str) -> None:
+@pytest.mark.parametrize(
+    "document", ['{"fabrics":[{"x":1}]}', '{"fabrics":{"a":1}}', "[1, 2]", '{"fabrics":[],"next_index":"one"}']
+)
+def test_a_fabrics_file_of_the_wrong_shape_is_a_one_line_error(tmp_path: Path, home_file: Path, document: str) -> None:
     state = tmp_path / "state"
     state.mkdir()
     (state / "fabrics.json").write_text(document)

@@ -12,9 +12,12 @@ import pytest
 
 from tests.test_cli_exit_codes import HOMEFABRIC
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
 
 
 def _nested(depth: int) -> str:
@@ -29,28 +32,48 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _serve(home: Path, lines: list[str]) -> tuple[subprocess.CompletedProcess, list[dict]]:
-    result = subprocess.run([HOMEFABRIC, "mcp", str(home)], input="".join(line + "\n" for line in lines),
-                            capture_output=True, text=True, timeout=90)
+    result = subprocess.run(
+        [HOMEFABRIC, "mcp", str(home)],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     return result, [json.loads(line) for line in result.stdout.splitlines()]
 
 
 def test_bad_lines_get_json_rpc_error_objects_and_the_server_goes_on(home: Path) -> None:
-    deep_arguments = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
-                                 "params": {"name": "get_rooms", "arguments": {"x": json.loads(_nested(250))}}})
-    lines = [json.dumps(INITIALIZE),
-             "garbage",
-             '[{"jsonrpc":"2.0","id":5,"method":"ping"}]',  # a batch
-             '{"jsonrpc":"2.0","id":7}',  # no method, no result
-             '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',  # item A: an object id
-             _nested(100_000),  # item B: deeper than the recursion limit
-             deep_arguments,  # item C: tool arguments nested 250 deep
-             '{"jsonrpc":"2.0","id":true,"method":"ping"}',
-             '{"jsonrpc":"2.0","id":10,"method":"ping"}']
+    deep_arguments = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "get_rooms", "arguments": {"x": json.loads(_nested(250))}},
+        }
+    )
+    lines = [
+        json.dumps(INITIALIZE),
+        "garbage",
+        '[{"jsonrpc":"2.0","id":5,"method":"ping"}]',  # a batch
+        '{"jsonrpc":"2.0","id":7}',  # no method, no result
+        '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',  # item A: an object id
+        _nested(100_000),  # item B: deeper than the recursion limit
+        deep_arguments,  # item C: tool arguments nested 250 deep
+        '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":10,"method":"ping"}',
+    ]
     result, replies = _serve(home, lines)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     errors = [(reply["id"], reply["error"]["code"]) for reply in replies if "error" in reply]
-    assert errors == [(None, -32700), (None, -32600), (7, -32600), (None, -32600), (None, -32700), (9, -32602),
-                      (None, -32600)]
+    assert errors == [
+        (None, -32700),
+        (None, -32600),
+        (7, -32600),
+        (None, -32600),
+        (None, -32700),
+        (9, -32602),
+        (None, -32600),
+    ]
     deep = next(reply for reply in replies if reply["id"] == 9)
     assert "nested more than" in deep["error"]["message"]
     answered = {reply["id"]: reply for reply in replies if "result" in reply}
@@ -58,8 +81,12 @@ def test_bad_lines_get_json_rpc_error_objects_and_the_server_goes_on(home: Path)
 
 
 def test_tool_arguments_over_the_tool_limit_get_the_tool_refusal(home: Path) -> None:
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "get_rooms", "arguments": {"x": json.loads(_nested(40))}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "get_rooms", "arguments": {"x": json.loads(_nested(40))}},
+    }
     _, replies = _serve(home, [json.dumps(INITIALIZE), json.dumps(call)])
     reply = next(reply for reply in replies if reply["id"] == 2)
     assert reply["result"]["isError"] is True

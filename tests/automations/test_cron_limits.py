@@ -15,9 +15,11 @@ import emulator.emulated_home
 from emulator.automations.cron import parse_cron
 from tests.http.live_api import LIGHT, home, running_api
 
-EVERY_SECOND = {"name": "every second", "trigger": {"kind": "time", "cron": "* * * * * ?"},
-                "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff",
-                             "command": "Toggle"}]}
+EVERY_SECOND = {
+    "name": "every second",
+    "trigger": {"kind": "time", "cron": "* * * * * ?"},
+    "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+}
 
 
 def _run(coro: Any, timeout_s: float = 120) -> Any:

@@ -19,8 +19,12 @@ from tests.test_cli_exit_codes import HOMEFABRIC, homefabric, one_line_error
 @pytest.fixture(scope="module")
 def good_episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("episodes")
-    assert homefabric("episodes", "generate", "--qt", "qt1", "--per-type", "1", "--seed", "1", "--out",
-                      str(folder)).returncode == 0
+    assert (
+        homefabric(
+            "episodes", "generate", "--qt", "qt1", "--per-type", "1", "--seed", "1", "--out", str(folder)
+        ).returncode
+        == 0
+    )
     return sorted(folder.glob("*.json"))[0]
 
 
@@ -33,8 +37,7 @@ def test_hostile_files_are_listed_as_not_runnable(tmp_path: Path, good_episode: 
     (folder / "huge_int.json").write_text('{"meta": ' + "9" * 5000 + "}")
     with open(folder / "oversized.json", "wb") as big:  # sparse: nothing to read but its size
         big.truncate(MAX_EPISODE_BYTES + 1)
-    result = subprocess.run([HOMEFABRIC, "episodes", "import", str(folder), "--json"], capture_output=True,
-                            timeout=300)
+    result = subprocess.run([HOMEFABRIC, "episodes", "import", str(folder), "--json"], capture_output=True, timeout=300)
     assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-2000:]
     report = json.loads(result.stdout.decode("utf-8"))
     assert report["files"] == 5 and report["runnable"] == 1 and report["not_runnable"] == 4
@@ -52,15 +55,23 @@ def test_json_output_is_utf8_when_a_file_name_is_not(tmp_path: Path, good_episod
     bad_name = os.path.join(os.fsencode(folder), b"caf\xe9.json")  # Latin-1, not UTF-8
     with open(bad_name, "wb") as broken:
         broken.write(b"{not json")
-    result = subprocess.run([HOMEFABRIC, "episodes", "import", str(folder), "--json"], capture_output=True,
-                            timeout=300)
+    result = subprocess.run([HOMEFABRIC, "episodes", "import", str(folder), "--json"], capture_output=True, timeout=300)
     assert result.returncode == 1 and b"Traceback" not in result.stderr, result.stderr[-2000:]
     report = json.loads(result.stdout.decode("utf-8"))  # strict: invalid UTF-8 raises here
     assert [Path(p["file"]).name for p in report["problems"]] == ["caf\ufffd.json"]
 
 
 def test_bench_run_json_outside_the_voice_suite_is_refused(tmp_path: Path, good_episode: Path) -> None:
-    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(good_episode.parent), "--out",
-                        str(tmp_path / "run"), "--json")
+    result = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(good_episode.parent),
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
+    )
     one_line_error(result, "--json", "--suite voice")
     assert not (tmp_path / "run").exists()

@@ -10,9 +10,11 @@ from emulator.emulated_home import EmulatedHome
 from emulator.pacing import STOP_CATCH_UP_S, RealtimePacer
 from tests.http.live_api import LIGHT, home
 
-EVERY_SECOND = {"name": "every second", "trigger": {"kind": "time", "cron": "* * * * * ?"},
-                "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff",
-                             "command": "Toggle"}]}
+EVERY_SECOND = {
+    "name": "every second",
+    "trigger": {"kind": "time", "cron": "* * * * * ?"},
+    "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+}
 
 
 def _busy_home(rules: int) -> EmulatedHome:

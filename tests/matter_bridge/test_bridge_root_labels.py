@@ -13,8 +13,11 @@ from tests.emulator.helpers import fabric
 
 def _node(store_path: Path) -> BridgeNode:
     home = fabric([("lamp", "on_off_light", "kitchen")])
-    return BridgeNode(home, [BasicInformationServer(product_name="Bridge")],  # type: ignore[arg-type]
-                      store=JsonFileStore(store_path))
+    return BridgeNode(
+        home,
+        [BasicInformationServer(product_name="Bridge")],
+        store=JsonFileStore(store_path),
+    )
 
 
 def test_bridge_labels_written_by_a_controller_survive_a_restart(tmp_path: Path) -> None:
@@ -25,6 +28,9 @@ def test_bridge_labels_written_by_a_controller_survive_a_restart(tmp_path: Path)
     first.write(0, BASIC_INFORMATION_ID, "Location", "KR")
     # no close(): the store must already hold the write (a kill -9 gives no chance to save)
     again = _node(store_path)
-    assert [again.read(0, BASIC_INFORMATION_ID, a) for a in ("NodeLabel", "LocalConfigDisabled", "Location")] \
-        == ["Hall bridge", True, "KR"]
+    assert [again.read(0, BASIC_INFORMATION_ID, a) for a in ("NodeLabel", "LocalConfigDisabled", "Location")] == [
+        "Hall bridge",
+        True,
+        "KR",
+    ]
     again.close()
