@@ -42,12 +42,24 @@ def _start(home_file: Path, state: Path) -> tuple[subprocess.Popen, str]:
     deadline = time.monotonic() + 90
     while True:
         assert process.poll() is None, (state.parent / f"{state.name}.log").read_text()[-3000:]
-        assert time.monotonic() < deadline, "serve did not start in 90 s"
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            pytest.fail("serve did not start in 90 s")
         try:
             if httpx.get(url + "/api/devices", timeout=2).status_code == 200:
                 return process, url
         except httpx.HTTPError:
             time.sleep(0.2)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _light(url: str) -> str:
@@ -58,8 +70,8 @@ def _light(url: str) -> str:
 def test_acknowledged_changes_survive_kill_9(tmp_path: Path, home_file: Path) -> None:
     state = tmp_path / "state"
     process, url = _start(home_file, state)
-    light = _light(url)
     try:
+        light = _light(url)
         for round_ in range(3):
             attributes = f"{url}/api/devices/{light}/attributes"
             label = f"kitchen lamp {round_}"
@@ -84,8 +96,7 @@ def test_acknowledged_changes_survive_kill_9(tmp_path: Path, home_file: Path) ->
             found = httpx.get(f"{url}/api/devices/{light}/attributes").json()
             assert {path: found[path] for path in expected} == expected, f"round {round_}"
     finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(30)
+        _stop(process)
     assert not list(state.glob(".*.tmp")) and not list(state.glob("*.tmp"))
 
 
@@ -125,7 +136,6 @@ def test_temp_files_left_by_kills_are_removed_at_start(tmp_path: Path, home_file
         (state / name).write_text("{half")
     (state / ".keep").write_text("mine")
     process, _ = _start(home_file, state)
-    process.send_signal(signal.SIGINT)
-    process.wait(30)
+    _stop(process)
     assert not [name for name in leftovers if (state / name).exists()]
     assert (state / ".keep").read_text() == "mine"
