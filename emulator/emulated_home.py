@@ -66,14 +66,11 @@ class Room:
 
 
 def parse_path(path: str) -> tuple[int, str, str]:
-    """ "1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
+    """"1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) != PATH_PARTS or not parts[0].lstrip("-").isdigit():
-        raise HomeError(
-            "INVALID_ARGUMENT",
-            f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
-            allowed="e.g. '1.OnOff.OnOff'",
-        )
+        raise HomeError("INVALID_ARGUMENT", f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
+                          allowed="e.g. '1.OnOff.OnOff'")
     return int(parts[0]), parts[1], parts[2]
 
 
@@ -82,9 +79,8 @@ def round_state(value: float) -> float:
 
 
 class EmulatedHome:
-    def __init__(
-        self, config: HomeConfig, *, physics: PhysicsParams | None = None, sensor_report_interval_s: float = 10.0
-    ) -> None:
+    def __init__(self, config: HomeConfig, *, physics: PhysicsParams | None = None,
+                 sensor_report_interval_s: float = 10.0) -> None:
         self._lock = threading.RLock()
         self.name = config.name
         self.seed = config.seed
@@ -169,42 +165,27 @@ class EmulatedHome:
                 if ep_id in compartments and name in ("TemperatureMeasurement", "Thermostat"):
                     attribute = "MeasuredValue" if name == "TemperatureMeasurement" else "LocalTemperature"
                     physics.start_compartment(device, ep_id, stored.get(f"{ep_id}.{name}.{attribute}"))
-                    physics.bind_sensor(
-                        room_id,
-                        server,
-                        attribute,
-                        functools.partial(
-                            _int_reading, lambda d=device, e=ep_id: physics.compartment_value(d, e), server, attribute
-                        ),
-                        compartment=True,
-                    )
+                    physics.bind_sensor(room_id, server, attribute, functools.partial(
+                        _int_reading, lambda d=device, e=ep_id: physics.compartment_value(d, e), server, attribute),
+                        compartment=True)
                     continue
                 binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
                 if binding is not None and server.has_attribute(_sensor_attribute(name)):
                     variable, convert = binding
                     attribute = _sensor_attribute(name)
-                    physics.bind_sensor(
-                        room_id,
-                        server,
-                        attribute,
-                        functools.partial(convert, lambda r=room_id, v=variable: physics.value(r, v), server),
-                        variable=variable,
-                    )
+                    physics.bind_sensor(room_id, server, attribute, functools.partial(
+                        convert, lambda r=room_id, v=variable: physics.value(r, v), server), variable=variable)
 
-    def _on_device_change(
-        self, device: Device, endpoint: int, cluster: str, attribute: str, old: Any, new: Any
-    ) -> None:
+    def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
+                          old: Any, new: Any) -> None:
         self.physics.device_changed(device, cluster, attribute)
         if self.physics.params.power_follows_mode and drives_power(device, endpoint, cluster, attribute):
             apply_power_draw(device)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
             tick = self.clock.tick
-            self.bus.publish(
-                AttributeEvent(
-                    device.device_id, endpoint, cluster, attribute, old, new, tick, self.time_text(tick, tenths=True)
-                )
-            )
+            self.bus.publish(AttributeEvent(device.device_id, endpoint, cluster, attribute, old, new, tick,
+                                            self.time_text(tick, tenths=True)))
 
     # ------------------------------------------------------------------------------ rooms
     @_locked
@@ -255,7 +236,8 @@ class EmulatedHome:
     def _device(self, device_id: str) -> Device:
         device = self._devices.get(device_id) if isinstance(device_id, str) else None
         if device is None:
-            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=_nearby(device_id, self._devices))
+            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}",
+                              allowed=_nearby(device_id, self._devices))
         return device
 
     @_locked
@@ -267,17 +249,10 @@ class EmulatedHome:
             clusters: dict[str, Any] = {}
             for name, server in endpoint.clusters.items():
                 clusters[name] = _describe_cluster(server)
-            endpoints[str(ep_id)] = {
-                "device_types": [{"device_type": d, "revision": r} for d, r in endpoint.device_types],
-                "clusters": clusters,
-            }
-        return {
-            "device_id": device.device_id,
-            "device_type": device.device_type,
-            "room_id": device.room_id,
-            "name": device.name,
-            "endpoints": endpoints,
-        }
+            endpoints[str(ep_id)] = {"device_types": [{"device_type": d, "revision": r} for d, r in
+                                                      endpoint.device_types], "clusters": clusters}
+        return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
+                "name": device.name, "endpoints": endpoints}
 
     @_locked
     def rename_device(self, device_id: str, name: str) -> None:
@@ -339,24 +314,16 @@ class EmulatedHome:
             old, new = server.write_validated(attribute, normalised)
         except ClusterError as error:
             raise HomeError.from_cluster(error, where) from None
-        return {
-            "device_id": device_id,
-            "endpoint": endpoint,
-            "cluster": cluster,
-            "attribute": attribute,
-            "old_value": old,
-            "new_value": new,
-        }
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
+                "old_value": old, "new_value": new}
 
     @_locked
-    def invoke(
-        self, device_id: str, endpoint: int, cluster: str, command: str, args: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]:
+    def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
+               args: Mapping[str, Any] | None = None) -> dict[str, Any]:
         device, server = self._server(device_id, endpoint, cluster)
         if args is not None and not isinstance(args, Mapping):
-            raise HomeError(
-                "COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, got {type(args).__name__}"
-            )
+            raise HomeError("COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, "
+                              f"got {type(args).__name__}")
         where = f"{device_id} {endpoint}.{cluster}.{command}"
         try:
             normalised = server.validate_invoke(command, args)
@@ -364,13 +331,8 @@ class EmulatedHome:
             response = server.invoke_validated(command, normalised)
         except ClusterError as error:
             raise HomeError.from_cluster(error, where) from None
-        return {
-            "device_id": device_id,
-            "endpoint": endpoint,
-            "cluster": cluster,
-            "command": command,
-            "response": response,
-        }
+        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
+                "response": response}
 
     @_locked
     def apply(self, step: WorkflowStep) -> dict[str, Any]:
@@ -400,12 +362,8 @@ class EmulatedHome:
     @_locked
     def advance(self, seconds: float) -> int:
         """Move virtual time forward; every timer due on the way runs. Returns events run."""
-        if (
-            not isinstance(seconds, int | float)
-            or isinstance(seconds, bool)
-            or not math.isfinite(seconds)
-            or seconds < 0
-        ):
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) \
+                or seconds < 0:
             raise HomeError("INVALID_ARGUMENT", f"seconds must be a finite number >= 0, got {seconds!r}")
         return self.clock.advance_to(self.clock.tick + seconds_to_ticks(seconds))
 
@@ -451,17 +409,14 @@ class EmulatedHome:
             raise HomeError("VALIDATION_ERROR", "a workflow needs at least one step")
         tick = self._to_tick(start)
         if tick <= self.clock.tick:
-            raise HomeError(
-                "VALIDATION_ERROR",
-                f"start time {self.time_text(tick)} is not in the future (now {self.clock.now_text()})",
-            )
+            raise HomeError("VALIDATION_ERROR", f"start time {self.time_text(tick)} is not in the future "
+                              f"(now {self.clock.now_text()})")
         for index, step in enumerate(steps):
             try:
                 self._validate_step(step)
             except HomeError as error:
-                raise HomeError(
-                    error.code, f"step {index}: {error.message}", status=error.status, allowed=error.allowed
-                ) from None
+                raise HomeError(error.code, f"step {index}: {error.message}", status=error.status,
+                                  allowed=error.allowed) from None
         self._workflow_counter += 1
         workflow = Workflow(f"wf-{self._workflow_counter:04d}", description, tick, self.time_text(tick), steps)
         workflow.timer = self.clock.call_at_tick(tick, lambda: self._run_workflow(workflow), workflow.workflow_id)
@@ -486,23 +441,13 @@ class EmulatedHome:
     def _restore_workflow(self, config: WorkflowConfig) -> None:
         steps = tuple(replace(s, args=dict(s.args)) for s in config.steps)  # a step's args are not shared
         tick = self._to_tick(config.start_time)
-        workflow = Workflow(
-            config.id,
-            config.description,
-            tick,
-            config.start_time,
-            steps,
-            config.status,
-            config.current_step,
-            config.error,
-            list(config.results),
-        )
+        workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
+                            config.current_step, config.error, list(config.results))
         if workflow.status == "running":  # saved mid-way: it starts again from its first step
             workflow.status, workflow.current_step, workflow.results = "pending", 0, []
         if workflow.status == "pending":
-            workflow.timer = self.clock.call_at_tick(
-                max(tick, self.clock.tick), lambda: self._run_workflow(workflow), workflow.workflow_id
-            )
+            workflow.timer = self.clock.call_at_tick(max(tick, self.clock.tick), lambda: self._run_workflow(workflow),
+                                                     workflow.workflow_id)
         self._workflows[workflow.workflow_id] = workflow
         number = config.id.rsplit("-", 1)[-1]
         if number.isdigit():
@@ -529,11 +474,8 @@ class EmulatedHome:
             if workflow.timer is not None:
                 workflow.timer.cancel()
         elif workflow.status != "cancelled":
-            raise HomeError(
-                "INVALID_STATE",
-                f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
-                allowed={"cancellable_status": "pending"},
-            )
+            raise HomeError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
+                              allowed={"cancellable_status": "pending"})
         return workflow
 
     # ------------------------------------------------------------------------------ automations
@@ -547,9 +489,8 @@ class EmulatedHome:
         try:
             spec = spec if isinstance(spec, AutomationSpec) else AutomationSpec.model_validate(spec)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{path}: {message}" if path else message for path, message in validation_problems(error)
-            )
+            problems = "; ".join(f"{path}: {message}" if path else message
+                                 for path, message in validation_problems(error))
             raise HomeError("VALIDATION_ERROR", f"invalid automation: {problems}") from None
         trigger_conditions = [("trigger.condition", spec.trigger.condition)] if spec.trigger.kind == "state" else []
         for where, condition in trigger_conditions + [(f"conditions[{i}]", c) for i, c in enumerate(spec.conditions)]:
@@ -558,9 +499,8 @@ class EmulatedHome:
             try:
                 self._validate_step(action.to_workflow_step())
             except HomeError as error:
-                raise HomeError(
-                    error.code, f"actions[{index}]: {error.message}", status=error.status, allowed=error.allowed
-                ) from None
+                raise HomeError(error.code, f"actions[{index}]: {error.message}", status=error.status,
+                                  allowed=error.allowed) from None
         self._check_rule_can_run(spec)
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
@@ -578,16 +518,11 @@ class EmulatedHome:
     def _check_rule_can_run(self, spec: AutomationSpec) -> None:
         """A new rule is refused when the home already holds MAX_RULES, or when its schedule has no firing left."""
         if len(self._automations.rules) >= MAX_RULES:
-            raise HomeError(
-                "VALIDATION_ERROR",
-                f"this home already has {MAX_RULES} automations, the limit; remove one before adding another",
-            )
+            raise HomeError("VALIDATION_ERROR", f"this home already has {MAX_RULES} automations, the limit; "
+                                                "remove one before adding another")
         if spec.trigger.kind == "time" and parse_cron(spec.trigger.cron).next_after(self.clock.now_datetime) is None:
-            raise HomeError(
-                "VALIDATION_ERROR",
-                f"trigger.cron {spec.trigger.cron!r} never fires after now "
-                f"({self.now_text()}); give a schedule with a firing still to come",
-            )
+            raise HomeError("VALIDATION_ERROR", f"trigger.cron {spec.trigger.cron!r} never fires after now "
+                                                f"({self.now_text()}); give a schedule with a firing still to come")
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
@@ -601,9 +536,8 @@ class EmulatedHome:
             else:
                 self.read_path(condition.device_id, condition.path)
         except HomeError as error:
-            raise HomeError(
-                error.code, f"{where}: {error.message}", status=error.status, allowed=error.allowed
-            ) from None
+            raise HomeError(error.code, f"{where}: {error.message}", status=error.status,
+                              allowed=error.allowed) from None
 
     def physics_source(self, device_id: str, path: str) -> tuple[str, str] | None:
         """(room, variable) when an attribute is a reading derived from room physics ("compartment" for one
@@ -643,9 +577,8 @@ class EmulatedHome:
     def automation(self, rule_id: str) -> AutomationRule:
         rule = self._automations.rules.get(rule_id) if isinstance(rule_id, str) else None
         if rule is None:
-            raise HomeError(
-                "AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}", allowed=sorted(self._automations.rules)
-            )
+            raise HomeError("AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}",
+                              allowed=sorted(self._automations.rules))
         return rule
 
     @_locked
@@ -674,12 +607,8 @@ class EmulatedHome:
     def automation_status(self, rule_id: str) -> dict[str, Any]:
         """The rule as JSON plus its kind, next firing and loop cuts (what the tools and the dashboard show)."""
         rule = self.automation(rule_id)
-        return {
-            **rule.model_dump(mode="json"),
-            "kind": rule.kind(),
-            "next_firing": self.next_automation_firing(rule_id),
-            "loop_cuts": self._automations.loop_cuts(rule_id),
-        }
+        return {**rule.model_dump(mode="json"), "kind": rule.kind(), "next_firing": self.next_automation_firing(
+            rule_id), "loop_cuts": self._automations.loop_cuts(rule_id)}
 
     @_locked
     def automation_history(self) -> list[dict[str, Any]]:
@@ -706,18 +635,11 @@ class EmulatedHome:
     def snapshot(self) -> dict[str, Any]:
         """The whole home now, as plain JSON data (deterministic key order)."""
         return {
-            "time": self.clock.now_text(),
-            "tick": self.clock.tick,
+            "time": self.clock.now_text(), "tick": self.clock.tick,
             "base_time": self.clock.base_time.strftime(TIME_FORMAT),
             "rooms": {r.room_id: {"state": self.room_state(r.room_id)} for r in self.rooms()},
-            "devices": {
-                d.device_id: {
-                    "device_type": d.device_type,
-                    "room_id": d.room_id,
-                    "attributes": self.read_all(d.device_id),
-                }
-                for d in self.devices()
-            },
+            "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
+                                      "attributes": self.read_all(d.device_id)} for d in self.devices()},
         }
 
     @staticmethod
@@ -729,26 +651,19 @@ class EmulatedHome:
             new = after["rooms"].get(room_id, {}).get("state", {})
             for key in sorted(set(old) | set(new)):
                 if old.get(key) != new.get(key):
-                    changes.append(
-                        {"kind": "room", "room_id": room_id, "variable": key, "old": old.get(key), "new": new.get(key)}
-                    )
+                    changes.append({"kind": "room", "room_id": room_id, "variable": key,
+                                    "old": old.get(key), "new": new.get(key)})
         for device_id in sorted(set(before["devices"]) | set(after["devices"])):
             old_d, new_d = before["devices"].get(device_id), after["devices"].get(device_id)
             if old_d is None or new_d is None:
-                changes.append({"kind": "device_added" if old_d is None else "device_removed", "device_id": device_id})
+                changes.append({"kind": "device_added" if old_d is None else "device_removed",
+                                "device_id": device_id})
                 continue
             old_a, new_a = old_d["attributes"], new_d["attributes"]
             for path in sorted(set(old_a) | set(new_a)):
                 if old_a.get(path) != new_a.get(path) or type(old_a.get(path)) is not type(new_a.get(path)):
-                    changes.append(
-                        {
-                            "kind": "attribute",
-                            "device_id": device_id,
-                            "path": path,
-                            "old": old_a.get(path),
-                            "new": new_a.get(path),
-                        }
-                    )
+                    changes.append({"kind": "attribute", "device_id": device_id, "path": path,
+                                    "old": old_a.get(path), "new": new_a.get(path)})
         return changes
 
     @_locked
@@ -758,52 +673,23 @@ class EmulatedHome:
         for room in self._rooms.values():
             physics_room = self.physics.rooms[room.room_id]
             state = self.room_state(room.room_id, exact=True)  # rounding would move int sensor readings
-            rooms.append(
-                RoomConfig(
-                    id=room.room_id,
-                    name=room.name,
-                    type=room.type,
-                    floor=room.floor,
-                    parent=room.parent,
-                    environment=EnvironmentState(**state),
-                    baseline=EnvironmentState(**{**physics_room.baseline}),
-                )
-            )
+            rooms.append(RoomConfig(
+                id=room.room_id, name=room.name, type=room.type, floor=room.floor, parent=room.parent,
+                environment=EnvironmentState(**state),
+                baseline=EnvironmentState(**{**physics_room.baseline}),
+            ))
         live = self.physics.sensor_keys()
-        devices = [
-            DeviceConfig(
-                id=d.device_id,
-                type=d.device_type,
-                room=d.room_id,
-                name=d.name,
-                attributes=_persistent_attributes(d, live),
-            )
-            for d in self._devices.values()
-        ]
-        workflows = [
-            WorkflowConfig(
-                id=w.workflow_id,
-                description=w.description,
-                start_time=w.start_time,
-                status=w.status,
-                current_step=w.current_step,
-                error=w.error,
-                results=list(w.results),
-                steps=[replace(s, args=dict(s.args)) for s in w.steps],
-            )
-            for w in self._workflows.values()
-        ]
-        return HomeConfig(
-            name=self.name,
-            seed=self.seed,
-            tier=self.tier,
-            base_time=self.now_text(),
-            rooms=rooms,
-            devices=devices,
-            extensions=self.extensions,
-            automations=[rule.model_copy(deep=True) for rule in self.automations()],
-            workflows=workflows,
-        )
+        devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
+                                attributes=_persistent_attributes(d, live)) for d in self._devices.values()]
+        workflows = [WorkflowConfig(
+            id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
+            current_step=w.current_step, error=w.error, results=list(w.results),
+            steps=[replace(s, args=dict(s.args)) for s in w.steps])
+            for w in self._workflows.values()]
+        return HomeConfig(name=self.name, seed=self.seed, tier=self.tier, base_time=self.now_text(),
+                          rooms=rooms, devices=devices, extensions=self.extensions,
+                          automations=[rule.model_copy(deep=True) for rule in self.automations()],
+                          workflows=workflows)
 
     @_locked
     def save(self, path: str) -> None:
@@ -814,25 +700,18 @@ class EmulatedHome:
 
     # ------------------------------------------------------------------------------ events
     @_locked
-    def subscribe(
-        self, listener: Listener, *, sample_interval_s: float | _Default | None = _DEFAULT
-    ) -> Callable[[], None]:
+    def subscribe(self, listener: Listener, *, sample_interval_s: float | _Default | None = _DEFAULT
+                  ) -> Callable[[], None]:
         """Receive every attribute change. Sensor readings are reported at every segment boundary of the room
         physics (a device changed, a trajectory left its piece) and, while a room is still moving, sampled
         every ``sample_interval_s`` virtual seconds (default ``sensor_report_interval_s``; None: boundaries
         only; at least MIN_SAMPLE_INTERVAL_S). Rooms at rest are not sampled, so the cost of a subscriber
         grows with the events of the home, not with the virtual time that passes."""
         interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s
-        if interval is not None and (
-            not isinstance(interval, int | float)
-            or isinstance(interval, bool)
-            or not math.isfinite(interval)
-            or interval < MIN_SAMPLE_INTERVAL_S
-        ):
-            raise HomeError(
-                "INVALID_ARGUMENT",
-                f"sample_interval_s must be None or a number >= {MIN_SAMPLE_INTERVAL_S}, got {interval!r}",
-            )
+        if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
+                                     or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
+            raise HomeError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
+                              f"{MIN_SAMPLE_INTERVAL_S}, got {interval!r}")
         unsubscribe_bus = self.bus.subscribe(listener)
         self._subscriptions += 1
         key = self._subscriptions
@@ -977,11 +856,8 @@ def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
     attributes: dict[str, Any] = {}
     for name in server.attribute_names():
         model = server.model.attributes[name]
-        entry: dict[str, Any] = {
-            "value": server.read(name),
-            "type": model.type.describe(),
-            "writable": server.is_writable(name),
-        }
+        entry: dict[str, Any] = {"value": server.read(name), "type": model.type.describe(),
+                                 "writable": server.is_writable(name)}
         if model.type.is_enum:
             entry["enum_values"] = enum_members(model.type.base)
         constraint = server.constraints.get(name)
@@ -1006,11 +882,8 @@ def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]
         if cluster == "Descriptor" or (cluster == "BasicInformation" and attribute not in USER_SETTABLE):
             continue
         if cluster == "BasicInformation":  # kept only once a controller changed it (home files stay as they were)
-            initial = (
-                initial_node_label(device.device_id, device.name)
-                if attribute == "NodeLabel"
+            initial = initial_node_label(device.device_id, device.name) if attribute == "NodeLabel" \
                 else server.defaults[attribute]
-            )
             if server.read(attribute) == initial:
                 continue
         out[f"{ep}.{cluster}.{attribute}"] = server.read(attribute)
