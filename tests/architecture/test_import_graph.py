@@ -297,6 +297,8 @@ BENCHMARK_HOME_SURFACE: dict[str, str] = {
     "emulator.files": "durable writes of records, reports and episodes",
     "emulator.output_paths": "an --out path checked before work starts",
     "clusters.cycle_programs": "appliance cycle programs, so generated goals name real durations",
+    "clusters.absent_attributes": "the Matter spec's values for attributes a device does not serve, so plans and "
+                                  "goals keep a device's rules as the emulator's own checks do",
 }
 
 # The benchmark's rooms, low to high: a room imports only rooms of a lower rank (never a sibling).
