@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from tests.test_cli_exit_codes import HOMEFABRIC, homefabric, one_line_error
+from tests.test_serve_cli import _stop
 
 
 @pytest.fixture(scope="module")
@@ -51,15 +52,6 @@ def _start(home_file: Path, state: Path) -> tuple[subprocess.Popen, str]:
                 return process, url
         except httpx.HTTPError:
             time.sleep(0.2)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def _light(url: str) -> str:
