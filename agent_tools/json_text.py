@@ -50,3 +50,15 @@ def nesting_exceeds(text: str, limit: int) -> bool:
         else:
             depth = max(0, depth - 1)
     return False
+
+
+def value_nesting_exceeds(value: object, limit: int) -> bool:
+    """True when decoded JSON ``value`` nests dicts/lists more than ``limit`` levels deep (an iterative walk)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False

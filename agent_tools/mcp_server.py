@@ -25,6 +25,9 @@ import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
+from agent_tools.json_text import value_nesting_exceeds
+from agent_tools.limits import MAX_ARGUMENT_DEPTH
+
 SERVER_NAME = "homefabric"
 INSTRUCTIONS = ("Smart-home agent tools (SimuHome-compatible). Every tool returns an envelope "
                 "{status:{code,message}, data, error:{type,detail}|null}; a refused call names the offending "
@@ -139,83 +142,159 @@ class DeferredTools:
 async def serve_stdio(server: Server[Any], *, answer_before_eof: bool = False) -> None:
     """Serve one client over this process's stdin/stdout until it closes them.
 
+    Every line is screened before the SDK sees it (``screen_line``): a line that is not one JSON-RPC 2.0
+    message the SDK can take (garbage, a batch, no method, an object id, nesting past ``MAX_MESSAGE_DEPTH``,
+    longer than ``MAX_LINE_CHARS``) is answered at once with a JSON-RPC error object, as the HTTP transport does.
+
     ``answer_before_eof``: a client that writes its requests and closes stdin (a script, a pipe) still gets every
     answer — the SDK stops at end of input and drops what is in flight, which matters when tools are still
     loading (DeferredTools). End of input is then held until each request read has been answered (≤ 60 s)."""
-    from mcp.server.stdio import stdio_server
-
-    if not answer_before_eof:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-        return
     import io
     import sys
 
-    unanswered = _Unanswered()
-    stdin = _CountingLines(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")),
-                           unanswered)
+    from mcp.server.stdio import stdio_server
+
+    unanswered = _Unanswered(wait_at_eof=answer_before_eof)
     stdout = _CountingWriter(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), unanswered)
+    stdin = _ScreenedLines(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), unanswered,
+                           stdout)
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not reach the wire
         async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def _message_id(line: str, *, request: bool) -> Any:
-    """The id of a JSON-RPC request (``request``) or response on one line, else None."""
+MAX_LINE_CHARS = 4 * 1024 * 1024  # one JSON-RPC message on stdio
+MAX_MESSAGE_DEPTH = 100  # nesting of one message (the SDK's validator gives up near 200, without an answer)
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602  # JSON-RPC 2.0's error codes
+
+
+def _error_reply(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def screen_line(line: str) -> tuple[Any, dict[str, Any] | None]:
+    """(request id to track or None, JSON-RPC error reply or None) for one stdio line.
+
+    No reply: the line goes on to the SDK. A reply: the line stops here and the reply is written instead."""
+    if len(line) > MAX_LINE_CHARS:
+        return None, _error_reply(None, INVALID_REQUEST, f"message is longer than {MAX_LINE_CHARS} characters "
+                                                         f"(the limit is {MAX_LINE_CHARS})")
     try:
         message = json.loads(line)
-    except ValueError:
+    except RecursionError:
+        return None, _error_reply(None, PARSE_ERROR, f"Parse error: nested more than {MAX_MESSAGE_DEPTH} levels "
+                                                     f"deep (the limit is {MAX_MESSAGE_DEPTH})")
+    except ValueError as error:
+        return None, _error_reply(None, PARSE_ERROR, f"Parse error: not JSON ({error})")
+    if isinstance(message, list):
+        return None, _error_reply(None, INVALID_REQUEST, "Invalid Request: batches are not supported; "
+                                                         "send one JSON-RPC message per line")
+    if not isinstance(message, dict):
+        return None, _error_reply(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+    request_id = message.get("id")
+    if "id" in message and (type(request_id) not in (str, int)):
+        return None, _error_reply(None, INVALID_REQUEST, f"Invalid Request: id must be a string or an integer, "
+                                                         f"got {type(request_id).__name__}")
+    method = message.get("method")
+    if message.get("jsonrpc") != "2.0":
+        return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if method is None and not ("id" in message and ("result" in message or "error" in message)):
+        return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: no "method" (a request or '
+                                                               'notification) and no "result"/"error" (a response)')
+    if method is not None and not isinstance(method, str):
+        return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+    if value_nesting_exceeds(message, MAX_MESSAGE_DEPTH):
+        code = INVALID_PARAMS if method is not None else INVALID_REQUEST
+        return None, _error_reply(request_id, code, f"Invalid params: nested more than {MAX_MESSAGE_DEPTH} levels "
+                                                    f"deep (the limit is {MAX_MESSAGE_DEPTH}; tool arguments: "
+                                                    f"{MAX_ARGUMENT_DEPTH})")
+    try:
+        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
+    except ValueError as error:
+        first = error.errors()[0] if hasattr(error, "errors") else {"msg": str(error)}
+        code, label = (INVALID_REQUEST, "Invalid Request") if method is None else (INVALID_PARAMS, "Invalid params")
+        return None, _error_reply(request_id, code, f"{label}: {first.get('msg', error)}")
+    return (request_id if method is not None and "id" in message else None), None
+
+
+def _response_id(text: str) -> Any:
+    """The id of a JSON-RPC response written on one line, else None."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or "id" not in message:
+    if not isinstance(message, dict) or "method" in message:
         return None
-    return message["id"] if ("method" in message) == request else None
+    return message.get("id")
 
 
 class _Unanswered:
-    def __init__(self) -> None:
-        self.ids: set[Any] = set()
+    def __init__(self, *, wait_at_eof: bool) -> None:
+        self.wait_at_eof = wait_at_eof
+        self.ids: set[str | int] = set()
+        self.all_answered = anyio.Event()
+
+    def asked(self, message_id: str | int) -> None:
+        self.ids.add(message_id)
         self.all_answered = anyio.Event()
 
     def answered(self, message_id: Any) -> None:
-        self.ids.discard(message_id)
+        if isinstance(message_id, str | int):
+            self.ids.discard(message_id)
         if not self.ids:
             self.all_answered.set()
 
 
-class _CountingLines:
-    """stdin lines for the SDK; at end of input, waits until every request read has been answered."""
+class _ScreenedLines:
+    """stdin lines for the SDK, each read with a bounded length and screened (``screen_line``); refused lines are
+    answered here. At end of input (``wait_at_eof``), waits until every request read has been answered."""
 
-    def __init__(self, source: Any, unanswered: _Unanswered) -> None:
-        self._source, self._unanswered = source, unanswered
+    def __init__(self, source: Any, unanswered: _Unanswered, replies: _CountingWriter) -> None:
+        self._source, self._unanswered, self._replies = source, unanswered, replies
 
     def __aiter__(self) -> Any:
         return self._lines()
 
+    def _read_line(self) -> str:
+        """One line of at most MAX_LINE_CHARS + 1 characters; the rest of a longer line is read and dropped."""
+        line: str = self._source.readline(MAX_LINE_CHARS + 1)
+        if len(line) > MAX_LINE_CHARS and not line.endswith("\n"):
+            while (rest := self._source.readline(MAX_LINE_CHARS)) and not rest.endswith("\n"):
+                pass
+        return line
+
     async def _lines(self) -> Any:
-        async for line in self._source:
-            message_id = _message_id(line, request=True)
-            if message_id is not None:
-                self._unanswered.ids.add(message_id)
-                self._unanswered.all_answered = anyio.Event()
+        while line := await anyio.to_thread.run_sync(self._read_line):
+            if not line.strip():
+                continue
+            request_id, refusal = screen_line(line)
+            if refusal is not None:
+                await self._replies.write(json.dumps(refusal, separators=(",", ":")) + "\n")
+                continue
+            if request_id is not None:
+                self._unanswered.asked(request_id)
             yield line
-        if self._unanswered.ids:
+        if self._unanswered.wait_at_eof and self._unanswered.ids:
             with anyio.move_on_after(60):
                 await self._unanswered.all_answered.wait()
 
 
 class _CountingWriter:
+    """stdout for the SDK and for refusals; one whole line at a time."""
+
     def __init__(self, target: Any, unanswered: _Unanswered) -> None:
         self._target, self._unanswered = target, unanswered
+        self._lock = anyio.Lock()
 
     async def write(self, text: str) -> None:
-        await self._target.write(text)
-        await self._target.flush()
-        message_id = _message_id(text, request=False)
-        if message_id is not None:
-            self._unanswered.answered(message_id)
+        async with self._lock:
+            await self._target.write(text)
+            await self._target.flush()
+        self._unanswered.answered(_response_id(text))
 
     async def flush(self) -> None:
-        await self._target.flush()
+        async with self._lock:
+            await self._target.flush()
 
 
 class McpHttpService:

@@ -40,42 +40,47 @@ def episodes_import(
 ) -> None:
     """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
     (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
-    from benchmark.suites.simuhome.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
+    from benchmark.suites.simuhome.episode import KINDS, display_name, episode_files, iter_episodes, save_episode
 
     if not directory.exists():
         _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
     files = len(episode_files(directory))
     if files == 0:
         _fail(f"{directory}: no episode files (*.json) found", code=1)
-    episodes, problems = load_episodes(directory)
-    if not episodes and not problems:
-        _fail(f"{directory} holds no episode files (*.json); nothing imported", 1)
-    counts = kind_counts(episodes)
-    normalisations: dict[str, int] = {}
-    for episode in episodes:
-        for name, count in episode.normalisations.items():
-            normalisations[name] = normalisations.get(name, 0) + count
-    normalisations = dict(sorted(normalisations.items()))
-    not_runnable = sorted({p.file for p in problems})
-    written = 0
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        for episode in episodes:
+    # one file at a time (an episode is dropped once counted and written): memory does not grow with the folder
+    counts: dict[str, int] = dict.fromkeys(KINDS, 0)
+    normalisations: dict[str, int] = {}
+    problems: list[Any] = []
+    runnable = written = 0
+    for episode, found in iter_episodes(directory):
+        problems.extend(found)
+        if episode is None:
+            continue
+        runnable += 1
+        counts[episode.kind] = counts.get(episode.kind, 0) + 1
+        for name, count in episode.normalisations.items():
+            normalisations[name] = normalisations.get(name, 0) + count
+        if out is not None:
             save_episode(episode, out / f"{episode.episode_id}.json")
             written += 1
+    normalisations = dict(sorted(normalisations.items()))
+    not_runnable = sorted({p.file for p in problems})
+    shown = display_name(directory)
     if as_json:
-        print(json.dumps({"files": files, "runnable": len(episodes), "not_runnable": len(not_runnable),
-                          "episodes": len(episodes), "by_kind": counts, "normalisations": normalisations,
+        print(json.dumps({"files": files, "runnable": runnable, "not_runnable": len(not_runnable),
+                          "episodes": runnable, "by_kind": counts, "normalisations": normalisations,
                           "written": written, "problems": [p.to_dict() for p in problems]},
                          indent=2, ensure_ascii=False))
     else:
-        table = Table(title=f"{directory}: {len(episodes)} of {files} runnable")
+        table = Table(title=f"{shown}: {runnable} of {files} runnable")
         table.add_column("kind")
         table.add_column("episodes", justify="right")
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
         console.print(table)
-        console.print(f"files {files}, runnable {len(episodes)}, problems {len(problems)} "
+        console.print(f"files {files}, runnable {runnable}, problems {len(problems)} "
                       f"(in {len(not_runnable)} files)", highlight=False)
         if normalisations:
             console.print("SimuHome value shapes normalised (attribute values): " + ", ".join(
@@ -179,6 +184,9 @@ def bench_run(
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
                              resume=resume, force=force, concurrency=concurrency, quiet=quiet)
+    if as_json:  # only the voice suite prints its report here; the others print it with `bench report --json`
+        _fail("--json is for --suite voice; for this suite run without it, then `homefabric bench report OUT "
+              "--json`")
     from benchmark.suites.voice.condition_runs import stored_conditions
 
     several = stored_conditions(out) if resume and spec_file is None and out is not None else None

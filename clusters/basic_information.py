@@ -15,6 +15,7 @@ DATA_MODEL_REVISION = 17  # Matter 1.3
 SPECIFICATION_VERSION = 0x01030000  # 1.3.0
 MAX_LABEL = 32
 MAX_NAME = 32
+USER_SETTABLE = ("NodeLabel", "Location", "LocalConfigDisabled")  # writable by a controller: kept across restarts
 
 
 def _check_text(cluster: str, name: str, value: Any) -> None:

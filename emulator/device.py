@@ -18,6 +18,11 @@ from emulator.role_behaviour import RoleBehaviour, attach_role_behaviour
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
 
 
+def initial_node_label(device_id: str, name: str | None) -> str:
+    """A device's BasicInformation.NodeLabel when it is made: its name, else its id (Matter allows 32 chars)."""
+    return (name or device_id)[:32]
+
+
 class Device:
     def __init__(self, device_id: str, spec: DeviceTypeSpec, room_id: str, name: str | None = None) -> None:
         self.device_id = device_id
@@ -33,7 +38,7 @@ class Device:
         basic = server_class("BasicInformation")(values={
             "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
             "ProductName": spec.product_name, "ProductID": spec.product_id,
-            "NodeLabel": (name or device_id)[:32], "SerialNumber": device_id[:32],
+            "NodeLabel": initial_node_label(device_id, name), "SerialNumber": device_id[:32],
             # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
             "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
         })

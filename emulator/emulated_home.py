@@ -16,11 +16,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from clusters import ClusterError, ClusterServer
+from emulator.automations.cron import parse_cron
 from emulator.automations.engine import AutomationEngine
-from emulator.automations.model import AutomationRule, AutomationSpec
+from emulator.automations.model import MAX_RULES, AutomationRule, AutomationSpec
 from emulator.catalogue import device_type_spec
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT, Timer, VirtualClock, seconds_to_ticks
-from emulator.device import Device, DeviceView
+from emulator.device import Device, DeviceView, initial_node_label
 from emulator.errors import HomeError
 from emulator.events import AttributeEvent, AutomationListener, EventBus, Listener
 from emulator.home_config import (
@@ -500,6 +501,7 @@ class EmulatedHome:
             except HomeError as error:
                 raise HomeError(error.code, f"actions[{index}]: {error.message}", status=error.status,
                                   allowed=error.allowed) from None
+        self._check_rule_can_run(spec)
         fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
         rule = AutomationRule(**fields, id=self._automations.new_id(), created_at=self.now_text())
         self._add_rule(rule)
@@ -512,6 +514,15 @@ class EmulatedHome:
         home records its firings (events, history) but runs no actions."""
         self._automations.dry_run = True
         self._add_rule(rule)
+
+    def _check_rule_can_run(self, spec: AutomationSpec) -> None:
+        """A new rule is refused when the home already holds MAX_RULES, or when its schedule has no firing left."""
+        if len(self._automations.rules) >= MAX_RULES:
+            raise HomeError("VALIDATION_ERROR", f"this home already has {MAX_RULES} automations, the limit; "
+                                                "remove one before adding another")
+        if spec.trigger.kind == "time" and parse_cron(spec.trigger.cron).next_after(self.clock.now_datetime) is None:
+            raise HomeError("VALIDATION_ERROR", f"trigger.cron {spec.trigger.cron!r} never fires after now "
+                                                f"({self.now_text()}); give a schedule with a firing still to come")
 
     def _add_rule(self, rule: AutomationRule) -> None:
         if rule.id in self._automations.rules:
@@ -860,6 +871,7 @@ def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
 def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]) -> dict[str, Any]:
     """Attribute values a saved home needs to come back the same: not the globals, not sensor
     readings derived from room physics (the room state is saved instead)."""
+    from clusters.basic_information import USER_SETTABLE
     from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 
     out: dict[str, Any] = {}
@@ -867,8 +879,13 @@ def _persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]]
         server = device.endpoints[ep].clusters[cluster]
         if attribute in GLOBAL_ATTRIBUTE_IDS or (id(server), attribute) in physics_sensors:
             continue
-        if cluster in ("Descriptor", "BasicInformation"):
+        if cluster == "Descriptor" or (cluster == "BasicInformation" and attribute not in USER_SETTABLE):
             continue
+        if cluster == "BasicInformation":  # kept only once a controller changed it (home files stay as they were)
+            initial = initial_node_label(device.device_id, device.name) if attribute == "NodeLabel" \
+                else server.defaults[attribute]
+            if server.read(attribute) == initial:
+                continue
         out[f"{ep}.{cluster}.{attribute}"] = server.read(attribute)
     return out
 

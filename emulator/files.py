@@ -39,6 +39,23 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     write_bytes_atomically(path, text.encode("utf-8"))
 
 
+def remove_leftover_temp_files(directory: Path) -> list[Path]:
+    """Delete the temp files that ``write_atomically`` (``.NAME.*.tmp``) and the node's state store (``.NAME.*``)
+    leave when a process is killed mid-write; only for a directory this process owns (``serve`` holds its lock)."""
+    removed = []
+    for candidate in directory.glob(".*.*"):
+        stem = candidate.name[1:].split(".")
+        if (
+            candidate.is_file()
+            and not candidate.is_symlink()
+            and len(stem) >= 3
+            and (candidate.name.endswith(".tmp") or stem[1] == "json")
+        ):
+            candidate.unlink(missing_ok=True)
+            removed.append(candidate)
+    return removed
+
+
 def fsync_directory(directory: Path) -> None:
     """Make a rename or unlink in ``directory`` durable; a platform that cannot open a directory skips it."""
     try:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from emulator.clock import TICKS_PER_SECOND
 from emulator.emulated_home import EmulatedHome
 
+STOP_CATCH_UP_S = 2.0  # wall seconds a stopping pacer may spend catching virtual time up
+
 
 class RealtimePacer:
     """Advance ``fabric`` by ``speed`` virtual seconds per wall second while running.
@@ -71,13 +73,18 @@ class RealtimePacer:
         self._task = asyncio.create_task(self._loop(), name="homefabric-pacer")
 
     async def stop(self) -> None:
+        """Stop pacing, catching virtual time up to the wall clock for at most STOP_CATCH_UP_S of wall time: a
+        pacer far behind (a flood of rules at a high speed) must not hold a SIGTERM'd server for minutes."""
         if self._task is None:
             return
-        self.catch_up()
         self._task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
+        target = max(self.target_tick(), self.fabric.tick)
+        deadline = time.perf_counter() + STOP_CATCH_UP_S
+        while self.fabric.tick < target and time.perf_counter() < deadline:
+            self.fabric.run_until(min(target, self.fabric.tick + TICKS_PER_SECOND))
 
     async def __aenter__(self) -> RealtimePacer:
         await self.start()
@@ -89,13 +96,16 @@ class RealtimePacer:
     async def _loop(self) -> None:
         while True:
             target = self.target_tick()
-            if target > self.fabric.tick:
-                self.fabric.run_until(target)
+            if target > self.fabric.tick:  # one step's worth at a time: the loop stays free for signals, requests
+                step = max(TICKS_PER_SECOND, int(self._speed * self.max_step_s * TICKS_PER_SECOND))
+                self.fabric.run_until(min(target, self.fabric.tick + step))
             next_due = self.fabric.clock.next_due()
             wait = self.max_step_s
             if next_due is not None:
                 wall_until_due = (next_due - self.fabric.tick) / TICKS_PER_SECOND / self._speed
                 wait = max(0.0, min(wait, wall_until_due))
+            if self.fabric.tick < target:
+                wait = 0.0  # still behind: only yield to the loop, then the next step
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=wait if wait > 0 else 0.001)

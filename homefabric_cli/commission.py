@@ -34,6 +34,11 @@ DEFAULT_PASSCODE, DEFAULT_DISCRIMINATOR = 20202021, 3840  # homefabric serve's d
 
 # Exit codes (scripts can tell the failures apart).
 EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_FAILED, EXIT_COMMISSIONED_ELSEWHERE = 2, 3, 4, 5
+# Matter commissions over IPv6 found by mDNS: loopback alone (lo has no link-local address, no multicast) fails.
+NETWORK_HINT = (" Matter needs IPv6 and mDNS between matter-server and the emulator on one interface that is not "
+                "loopback-only: check `ip -6 addr` shows an fe80:: address there, that IPv6 is not disabled "
+                "(sysctl net.ipv6.conf.all.disable_ipv6=0), and start the emulator with `serve --interface IFACE` "
+                "on it (or run both in docker compose).")
 
 
 class CommissionError(Exception):
@@ -98,8 +103,14 @@ def fabrics_in_state(state_dir: Path | None) -> dict[int, int]:
     """The emulator's fabrics from its state directory: compressed fabric id → our node id there."""
     if state_dir is None or not (state_dir / "fabrics.json").is_file():
         return {}
+    from bridge.matter.codec.persistence import CorruptStateError
     from bridge.matter.session.fabric_table import FabricRecord
+    from homefabric_cli.state_check import check_fabrics
 
+    try:
+        check_fabrics(state_dir)
+    except CorruptStateError as error:
+        raise CommissionError(str(error), EXIT_BAD_INPUT) from None
     document = json.loads((state_dir / "fabrics.json").read_text())
     found: dict[int, int] = {}
     for entry in document.get("fabrics", []):
@@ -233,6 +244,8 @@ async def commission_home(url: str, pairing: PairingCode, state_dir: Path | None
                 EXIT_FAILED) from error
         except CommissionError as error:
             hint = "" if state_dir else " If the emulator is already commissioned, pass --state-dir to see where."
+            if "NodeCommissionFailed" in str(error):
+                hint += NETWORK_HINT
             raise CommissionError(f"{error}.{hint}", error.exit_code) from error
         return Outcome(int(node["node_id"]), False, time.monotonic() - started, pairing.source,
                        bridged_devices(node))
@@ -259,10 +272,11 @@ def commission_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Commission the emulated home into python-matter-server and list the bridged devices it sees."""
-    from rich.console import Console
     from rich.table import Table
 
-    console, errors = Console(), Console(stderr=True, soft_wrap=True)
+    from homefabric_cli.terminal import output_console
+
+    console, errors = output_console(), output_console(stderr=True, soft_wrap=True)
     state = state_dir if state_dir is not None else _default_state_dir()
     try:
         pairing = resolve_code(code, state, passcode, discriminator)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -26,12 +25,13 @@ from homefabric_cli.options import (
     Speed,
     Token,
 )
+from homefabric_cli.terminal import HELP_OPTIONS, output_console, runnable_command
 
 if TYPE_CHECKING:  # the fabric is imported when a command needs it (startup time)
     from emulator.emulated_home import EmulatedHome
 
 app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
-                  no_args_is_help=True, pretty_exceptions_enable=False)
+                  no_args_is_help=True, pretty_exceptions_enable=False, context_settings=HELP_OPTIONS)
 devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
@@ -87,8 +87,8 @@ def _mount_servers() -> None:
 
 _mount_servers()
 
-console = Console()
-err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
+console = output_console()
+err_console = output_console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str) -> None:
@@ -333,6 +333,12 @@ def serve(
             load_rules(state_dir / STORE_NAME)
         except AutomationStoreError as error:
             _fail(str(error))
+    from homefabric_cli.state_check import check_fabrics
+
+    try:
+        check_fabrics(state_dir)
+    except CorruptStateError as error:
+        _fail(str(error))
     problem = udp_port_problem(port, "--port (Matter UDP)")
     if http_address is not None:
         problem = problem or host_problem(http_address[0], "--http") \
@@ -368,9 +374,10 @@ def demo(
     def rate(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.0%}"
 
+    command = runnable_command()  # `homefabric` is on PATH only in an activated venv
     console.print(f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
-                  f"{oracle['episodes']} episodes — `homefabric bench report {out / 'runs' / 'oracle'}` "
-                  f"shows it again; `homefabric sim demo` runs a day in the complex home.")
+                  f"{oracle['episodes']} episodes — `{command} bench report {out / 'runs' / 'oracle'}` "
+                  f"shows it again; `{command} sim demo` runs a day in the complex home.")
 
 
 def main() -> None:

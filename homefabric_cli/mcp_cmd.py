@@ -65,6 +65,8 @@ def _serve_stdio_while_loading(server: Any, deferred: Any, serve_stdio: Any) -> 
         serving = asyncio.create_task(serve_stdio(server, answer_before_eof=True))
         loading = asyncio.create_task(deferred.ready())
         await asyncio.wait({serving, loading}, return_when=asyncio.FIRST_COMPLETED)
+        if serving.done() and not loading.done():  # input ended first: a bad home still fails the command
+            await asyncio.wait({loading})
         if loading.done() and loading.exception() is not None:
             error = loading.exception()
             if not isinstance(error, typer.Exit):  # _home printed its own line already
@@ -106,6 +108,8 @@ def mcp_command(
     if profile == "smh" and (matter_server or admin):
         _fail("--profile smh serves an in-process home's HomeEnv view (no --matter-server, no --admin)")
     mode: Literal["stdio", "http"] = transport  # type: ignore[assignment]
+    if home is not None and not matter_server and not home.is_file():
+        _fail(f"{home}: no such home file (make one with `homefabric home generate --out {home}`)")
     if mode == "stdio" and not matter_server and home is not None:
         # loading the home imports the cluster model (~1 s): a host's `initialize` is answered meanwhile
         deferred = DeferredTools(lambda: _tools(*_home(home, None, None), profile, admin, realtime))

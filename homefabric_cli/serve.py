@@ -59,6 +59,9 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
     from homefabric_cli.home_state import HomeSaver, load_served_home
 
     state_dir.mkdir(parents=True, exist_ok=True)
+    from emulator.files import remove_leftover_temp_files
+
+    remove_leftover_temp_files(state_dir)  # what kills left mid-write (we hold the lock: nobody else writes here)
     fabric, origin = load_served_home(home_path, state_dir, fresh=fresh)
     from homefabric_cli.automation_store import keep_automations
 

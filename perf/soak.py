@@ -15,7 +15,16 @@
   node's refusal counters and the process's RSS growth after the first 1,000 datagrams. Targets: log < 10 KB,
   RSS growth < 5 MB.
 
-Usage: python perf/soak.py [--json] [--datagrams 50000]
+* ``rules``: 1,000 every-second rules (``* * * * * ?``) added to the complex home in a fresh process: rules
+  created per second, RSS per 1,000 rules, CPU of one virtual minute with them; and 200 such rules created
+  over the HTTP API while a real-time pacer fires them (rules per second). Target: ≤ 1 MB per 1,000 rules.
+* ``kill_9``: ``homefabric serve --http`` killed with SIGKILL 0–0.8 s after an acknowledged device change
+  (a Toggle and a NodeLabel write), 20 times; each restart checks the change is there. Target: 0 lost.
+* ``episodes_import``: ``homefabric episodes import --json`` over 5,000 episode files (copies of generated
+  ones): files per second, or how far it got within its time limit.
+
+Usage: python perf/soak.py [--json] [--datagrams 50000] [--rules 1000] [--kills 20] [--import-files 5000]
+       [--only rules,kill_9,episodes_import,...]
 """
 
 from __future__ import annotations
@@ -198,22 +207,191 @@ async def flood_probe(count: int) -> dict[str, Any]:
             "target_log_bytes": 10_000, "target_rss_growth_kb": 5 * 1024}
 
 
+# --- rules: creation rate and memory ----------------------------------------------------------------------------
+
+_RULES_CHILD = """
+import json, sys, time
+from pathlib import Path
+from emulator.emulated_home import EmulatedHome
+from emulator.home_generation.generator import generate_home
+
+def rss_kb():
+    return next(int(l.split()[1]) for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:"))
+
+count = int(sys.argv[1])
+home = EmulatedHome(generate_home("complex", 7))
+light = next(d.device_id for d in home.devices() if d.find(1, "OnOff") is not None)
+rule = {"name": "every second", "trigger": {"kind": "time", "cron": "* * * * * ?"},
+        "actions": [{"kind": "invoke", "device_id": light, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}]}
+home.add_automation(rule)  # first use: imports and caches
+before = rss_kb()
+began = time.perf_counter()
+for index in range(count - 1):
+    home.add_automation({**rule, "name": f"every second {index}"})
+created_s = time.perf_counter() - began
+after = rss_kb()
+cpu = time.process_time()
+home.advance(60)
+print(json.dumps({"rules": count, "created_per_s": round((count - 1) / created_s),
+                  "rss_kb_per_1000_rules": round((after - before) * 1000 / (count - 1)),
+                  "virtual_minute_cpu_s": round(time.process_time() - cpu, 3),
+                  "firings": home.automation_firings}))
+"""
+
+
+async def _rules_over_http(count: int) -> dict[str, Any]:
+    fabric = EmulatedHome(generate_home("complex", 7))
+    light = next(d.device_id for d in fabric.devices() if d.find(1, "OnOff") is not None)
+    rule = {"name": "every second", "trigger": {"kind": "time", "cron": "* * * * * ?"},
+            "actions": [{"kind": "invoke", "device_id": light, "endpoint": 1, "cluster": "OnOff",
+                         "command": "Toggle"}]}
+    async with RealtimePacer(fabric, 1.0) as pacer, HttpApi(fabric, port=0, pacer=pacer) as api, \
+            httpx.AsyncClient(base_url=api.url, timeout=60) as client:
+        began = time.perf_counter()
+        for _ in range(count):
+            (await client.post("/api/automations", json=rule)).raise_for_status()
+        wall = time.perf_counter() - began
+    return {"rules": count, "created_per_s": round(count / wall, 1), "wall_s": round(wall, 2)}
+
+
+def rules_probe(count: int) -> dict[str, Any]:
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    child = subprocess.run([sys.executable, "-c", _RULES_CHILD, str(count)], capture_output=True, text=True,
+                           cwd=root, timeout=600, check=True)
+    return {"in_process": json.loads(child.stdout), "over_http_with_pacer": asyncio.run(_rules_over_http(200)),
+            "target_rss_kb_per_1000_rules": 1024}
+
+
+# --- kill -9 of serve right after an acknowledged change ------------------------------------------------------
+
+def _homefabric() -> str:
+    return str(Path(sys.executable).parent / "homefabric")
+
+
+def _start_serve(home: Path, state: Path, log: Any) -> tuple[Any, str]:
+    import socket
+    import subprocess
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([_homefabric(), "serve", str(home), "--state-dir", str(state), "--port", "0",
+                                "--http", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"serve exited with {process.returncode}")
+        try:
+            if httpx.get(url + "/api/devices", timeout=2).status_code == 200:
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("serve did not start in 120 s")
+
+
+def kill_9_probe(kills: int) -> dict[str, Any]:
+    import signal
+    import subprocess
+
+    rng = random.Random(21)
+    lost: list[int] = []
+    with tempfile.TemporaryDirectory() as work:
+        home, state = Path(work) / "home.json", Path(work) / "state"
+        subprocess.run([_homefabric(), "home", "generate", "--tier", "simple", "--seed", "2", "--out", str(home)],
+                       check=True, capture_output=True, timeout=120)
+        with open(Path(work) / "serve.log", "w") as log:
+            process, url = _start_serve(home, state, log)
+            light = next(d["device_id"] for d in httpx.get(url + "/api/devices").json()
+                         if "1.OnOff.OnOff" in d["state"])
+            expected: dict[str, Any] | None = None
+            for round_ in range(kills + 1):
+                attributes = f"{url}/api/devices/{light}/attributes"
+                if expected is not None:
+                    found = httpx.get(attributes, timeout=10).json()
+                    if any(found.get(path) != value for path, value in expected.items()):
+                        lost.append(round_ - 1)
+                if round_ == kills:
+                    break
+                httpx.put(f"{attributes}/0/BasicInformation/NodeLabel", json={"value": f"soak {round_}"},
+                          timeout=10).raise_for_status()
+                httpx.post(f"{url}/api/devices/{light}/commands/1/OnOff/Toggle", json={"args": {}},
+                           timeout=10).raise_for_status()
+                on = httpx.get(f"{attributes}/1/OnOff/OnOff", timeout=10).json()["value"]
+                expected = {"0.BasicInformation.NodeLabel": f"soak {round_}", "1.OnOff.OnOff": on}
+                time.sleep(rng.uniform(0.0, 0.8))
+                process.send_signal(signal.SIGKILL)
+                process.wait(30)
+                process, url = _start_serve(home, state, log)
+            process.send_signal(signal.SIGINT)
+            process.wait(60)
+        leftovers = sorted(p.name for p in state.glob(".*") if p.is_file())
+    return {"kills": kills, "acknowledged_changes_lost": len(lost), "lost_rounds": lost,
+            "temp_files_left": leftovers, "target_lost": 0}
+
+
+# --- episodes import throughput -------------------------------------------------------------------------------
+
+def episodes_import_probe(files: int, limit_s: float = 600) -> dict[str, Any]:
+    import shutil
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as work:
+        pool = Path(work) / "pool"
+        subprocess.run([_homefabric(), "episodes", "generate", "--qt", "all", "--per-type", "1", "--seed", "1",
+                        "--out", str(pool)], check=True, capture_output=True, timeout=600)
+        sources = sorted(pool.glob("*.json"))
+        folder = Path(work) / "episodes"
+        folder.mkdir()
+        for index in range(files):
+            source = sources[index % len(sources)]
+            shutil.copy(source, folder / f"{index:05d}_{source.name}")
+        began = time.perf_counter()
+        try:
+            result = subprocess.run([_homefabric(), "episodes", "import", str(folder), "--json"],
+                                    capture_output=True, text=True, timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            return {"files": files, "finished": False, "limit_s": limit_s}
+        wall = time.perf_counter() - began
+    return {"files": files, "finished": True, "exit_code": result.returncode, "wall_s": round(wall, 1),
+            "files_per_s": round(files / wall, 1)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--datagrams", type=int, default=50_000)
+    parser.add_argument("--rules", type=int, default=1000)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--import-files", type=int, default=5000)
+    parser.add_argument("--only", default="", help="comma-separated probe names (default: all)")
     options = parser.parse_args()
-    results: dict[str, Any] = {}
-    results["advance_week"] = advance_week_probe()
-    results["advance_week_days_and_nights"] = advance_week_probe(days_and_nights=True)
-    results["fast_forward"] = asyncio.run(fast_forward_probe())
-    results["flood"] = asyncio.run(flood_probe(options.datagrams))
-    results["targets_met"] = {
-        "api_p99_under_200_ms": results["fast_forward"]["p99_ms"] < 200,
-        "advance_week_under_1_s": results["advance_week"]["wall_s"] < 1.0,
-        "flood_log_under_10_kb": results["flood"]["log_bytes"] < 10_000,
-        "flood_rss_growth_under_5_mb": results["flood"]["rss_growth_kb"] < 5 * 1024,
+    chosen = set(filter(None, options.only.split(",")))
+    probes: dict[str, Any] = {
+        "advance_week": advance_week_probe,
+        "advance_week_days_and_nights": lambda: advance_week_probe(days_and_nights=True),
+        "fast_forward": lambda: asyncio.run(fast_forward_probe()),
+        "flood": lambda: asyncio.run(flood_probe(options.datagrams)),
+        "rules": lambda: rules_probe(options.rules),
+        "kill_9": lambda: kill_9_probe(options.kills),
+        "episodes_import": lambda: episodes_import_probe(options.import_files),
     }
+    if unknown := chosen - set(probes):
+        parser.error(f"--only: unknown probes {sorted(unknown)}; choose from {', '.join(probes)}")
+    results: dict[str, Any] = {name: probe() for name, probe in probes.items() if not chosen or name in chosen}
+    checks = {
+        "api_p99_under_200_ms": ("fast_forward", lambda r: r["p99_ms"] < 200),
+        "advance_week_under_1_s": ("advance_week", lambda r: r["wall_s"] < 1.0),
+        "flood_log_under_10_kb": ("flood", lambda r: r["log_bytes"] < 10_000),
+        "flood_rss_growth_under_5_mb": ("flood", lambda r: r["rss_growth_kb"] < 5 * 1024),
+        "rules_rss_under_1_mb_per_1000": ("rules", lambda r: r["in_process"]["rss_kb_per_1000_rules"] <= 1024),
+        "kill_9_nothing_lost": ("kill_9", lambda r: r["acknowledged_changes_lost"] == 0),
+    }
+    results["targets_met"] = {name: check(results[probe]) for name, (probe, check) in checks.items()
+                              if probe in results}
     if options.json:
         print(json.dumps(results, indent=2))
     else:

@@ -5,15 +5,22 @@ specific value") in exactly one of day-of-month / day-of-week, ``L`` (last day; 
 weekday *n* of the month), ``W`` (nearest weekday, never crossing the month; ``LW``), ``#`` (``6#3`` = the
 third Friday), ``a/b`` steps (``/35`` in minutes = 0,35), ranges that wrap (``FRI-MON``, ``22-2``).
 Written here because no maintained PyPI library parses Quartz's fields: croniter numbers weekdays 0-6
-from Sunday (so ``6#3`` is a Saturday there) and is no longer maintained.
+from Sunday (so ``6#3`` is a Saturday there), has no ``?``/``W``/``LW`` of Quartz's kind and is no longer
+maintained.
+
+Like the cron libraries, the next firing is computed from the sorted values of each field (a few bisections),
+never tabulated: a schedule costs a few hundred bytes whatever it fires on. ``parse_cron`` keeps the schedules
+it parsed (they are immutable), so a rule's expression is parsed once however often it is checked; an
+expression that can never fire (31 February) is refused.
 """
 
 from __future__ import annotations
 
 import bisect
 import calendar
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
@@ -54,12 +61,6 @@ class CronSchedule:
     months: frozenset[int]
     day_of_week: DayOfWeek | None  # None = '?'
     years: frozenset[int]
-    # Every firing second of a day, sorted (the same on every day the schedule fires).
-    day_seconds: tuple[int, ...] = field(default=(), compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        seconds = sorted(h * 3600 + m * 60 + s for h in self.hours for m in self.minutes for s in self.seconds)
-        object.__setattr__(self, "day_seconds", tuple(seconds))
 
     def matches_day(self, year: int, month: int, day: int) -> bool:
         if year not in self.years or month not in self.months:
@@ -108,11 +109,18 @@ class CronSchedule:
         return out
 
     def _first_time_from(self, earliest: tuple[int, int, int]) -> tuple[int, int, int] | None:
-        index = bisect.bisect_left(self.day_seconds, earliest[0] * 3600 + earliest[1] * 60 + earliest[2])
-        if index == len(self.day_seconds):
-            return None
-        second = self.day_seconds[index]
-        return second // 3600, second // 60 % 60, second % 60
+        """The first (hour, minute, second) of the schedule at or after ``earliest`` on one day, else None."""
+        hour, minute, second = earliest
+        for h in self.hours[bisect.bisect_left(self.hours, hour):]:
+            if h > hour:
+                return h, self.minutes[0], self.seconds[0]
+            for m in self.minutes[bisect.bisect_left(self.minutes, minute):]:
+                if m > minute:
+                    return h, m, self.seconds[0]
+                index = bisect.bisect_left(self.seconds, second)
+                if index < len(self.seconds):
+                    return h, m, self.seconds[index]
+        return None
 
 
 def _first_of_next_month(day: date) -> date | None:
@@ -169,6 +177,16 @@ def parse_cron(expression: str) -> CronSchedule:
     """Parse a Quartz cron expression (6 or 7 fields); CronError names what is wrong and what is allowed."""
     if not isinstance(expression, str):
         raise CronError(f"a cron expression must be a string, got {type(expression).__name__}")
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise CronError(f"cron expression is {len(expression)} characters long; the limit is {MAX_EXPRESSION_CHARS}")
+    return _parse(expression)
+
+
+MAX_EXPRESSION_CHARS = 200
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(expression: str) -> CronSchedule:
     fields = expression.split()
     if len(fields) not in (6, 7):
         raise CronError(f"cron {expression!r} has {len(fields)} fields; Quartz needs 6 or 7: "
@@ -180,7 +198,7 @@ def parse_cron(expression: str) -> CronSchedule:
     if (dom == "?") == (dow == "?"):
         raise CronError(f"cron {expression!r}: exactly one of day-of-month ({dom}) and day-of-week ({dow}) must be "
                         "'?' (Quartz cannot combine them), e.g. '0 0 8 ? * MON' or '0 0 8 1 * ?'")
-    return CronSchedule(
+    schedule = CronSchedule(
         expression=" ".join(fields),
         seconds=tuple(sorted(_values("seconds", sec))),
         minutes=tuple(sorted(_values("minutes", minute))),
@@ -190,6 +208,10 @@ def parse_cron(expression: str) -> CronSchedule:
         day_of_week=None if dow == "?" else _day_of_week(dow),
         years=frozenset(_values("year", year)),
     )
+    if schedule.next_after(datetime(FIRST_YEAR, 1, 1) - timedelta(seconds=1)) is None:
+        raise CronError(f"cron {expression!r} never fires (no day of {FIRST_YEAR}-{LAST_YEAR} matches its "
+                        "day-of-month, month, day-of-week and year), e.g. 31 in a month of 30 days or fewer")
+    return schedule
 
 
 def _number(field: str, text: str) -> int:

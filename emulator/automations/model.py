@@ -33,6 +33,7 @@ Operator = Literal[">", ">=", "<", "<=", "==", "!="]
 ROOM_VARIABLES: tuple[str, ...] = ("temperature", "humidity", "illuminance", "pm10")
 RULE_ID = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 MAX_HOLD_S = 7 * 86400
+MAX_RULES = 1000  # rules in one home: each is planned on every firing and saved on every change
 _PATH = re.compile(r"(0|[1-9][0-9]{0,4})\.([A-Z][A-Za-z0-9]*)\.([A-Z][A-Za-z0-9]*)")
 
 

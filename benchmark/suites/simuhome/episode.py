@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -314,16 +314,45 @@ def parse_episode(data: Any, source: str = "<episode>", *, episode_id: str | Non
     return episode
 
 
+MAX_EPISODE_BYTES = 16 * 1024 * 1024  # a SimuHome episode (home included) is tens of KB
+MAX_EPISODE_DEPTH = 64  # nesting of objects and arrays in an episode file
+
+
+def display_name(path: str | os.PathLike[str]) -> str:
+    """A file name as valid text: bytes that are not UTF-8 (kept by the OS as surrogates) become U+FFFD."""
+    return os.fsdecode(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def load_episode(path: str | os.PathLike[str], *, check_home: bool = True) -> Episode:
+    """One episode file; EpisodeError names what is wrong. Bounded: a file over MAX_EPISODE_BYTES is refused
+    before it is read, one nested past MAX_EPISODE_DEPTH before it is validated; huge integers are a problem."""
+    from agent_tools.json_text import value_nesting_exceeds
+
     file = Path(path)
+    name = display_name(file)
+
+    def refuse(message: str) -> EpisodeError:
+        return EpisodeError([EpisodeProblem(name, "", message)])
+
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        size = file.stat().st_size
+        if size > MAX_EPISODE_BYTES:
+            raise refuse(f"the file is {size} bytes; an episode may be at most {MAX_EPISODE_BYTES}")
+        text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise EpisodeError([EpisodeProblem(str(file), "", f"cannot read the file: {error}")]) from None
+        raise refuse(f"cannot read the file: {error}") from None
+    too_deep = f"JSON nested more than {MAX_EPISODE_DEPTH} levels deep (the limit is {MAX_EPISODE_DEPTH})"
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise EpisodeError([EpisodeProblem(str(file), "", f"invalid JSON at line {error.lineno} column "
-                                                          f"{error.colno}: {error.msg}")]) from None
-    return parse_episode(data, str(file), episode_id=file.stem, check_home=check_home)
+        raise refuse(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise refuse(too_deep) from None
+    except ValueError as error:  # an integer of more than 4,300 digits, …
+        raise refuse(f"invalid JSON: {str(error)[:200]}") from None
+    if value_nesting_exceeds(data, MAX_EPISODE_DEPTH):
+        raise refuse(too_deep)
+    return parse_episode(data, name, episode_id=file.stem, check_home=check_home)
 
 
 def episode_files(path: str | os.PathLike[str]) -> list[Path]:
@@ -333,27 +362,37 @@ def episode_files(path: str | os.PathLike[str]) -> list[Path]:
     return [root]
 
 
-def load_episodes(path: str | os.PathLike[str], *, check_home: bool = True
-                  ) -> tuple[list[Episode], list[EpisodeProblem]]:
-    """Every episode in a file or directory (sorted by path) and the problems of the files that are not."""
+def iter_episodes(path: str | os.PathLike[str], *, check_home: bool = True
+                  ) -> Iterator[tuple[Episode | None, list[EpisodeProblem]]]:
+    """Each file of a file or directory (sorted by path), one at a time: (episode, []) or (None, its problems)."""
     root = Path(path)
     if not root.exists():
-        return [], [EpisodeProblem(str(root), "", "no such file or directory")]
-    episodes: list[Episode] = []
-    problems: list[EpisodeProblem] = []
+        yield None, [EpisodeProblem(display_name(root), "", "no such file or directory")]
+        return
     seen: dict[str, str] = {}
     for file in episode_files(root):
         try:
             episode = load_episode(file, check_home=check_home)
         except EpisodeError as error:
-            problems.extend(error.problems)
+            yield None, error.problems
             continue
         if episode.episode_id in seen:
-            problems.append(EpisodeProblem(str(file), "", f"duplicate episode id {episode.episode_id!r} "
-                                                          f"(also {seen[episode.episode_id]}); skipped"))
+            yield None, [EpisodeProblem(display_name(file), "", f"duplicate episode id {episode.episode_id!r} "
+                                                                f"(also {seen[episode.episode_id]}); skipped")]
             continue
-        seen[episode.episode_id] = str(file)
-        episodes.append(episode)
+        seen[episode.episode_id] = display_name(file)
+        yield episode, []
+
+
+def load_episodes(path: str | os.PathLike[str], *, check_home: bool = True
+                  ) -> tuple[list[Episode], list[EpisodeProblem]]:
+    """Every episode in a file or directory (sorted by path) and the problems of the files that are not."""
+    episodes: list[Episode] = []
+    problems: list[EpisodeProblem] = []
+    for episode, found in iter_episodes(path, check_home=check_home):
+        if episode is not None:
+            episodes.append(episode)
+        problems.extend(found)
     return episodes, problems
 
 
@@ -372,6 +411,7 @@ __all__ = [
     "CASES", "EPISODE_FORMAT", "GOAL_SHAPES", "KINDS", "QUERY_TYPES", "ROOM_STATES", "Assert", "DeviceAttributeGoal",
     "DeviceRef", "DirectionGoal", "Episode", "EpisodeError", "EpisodeProblem", "EvalBlock", "Goal",
     "HomefabricExtension", "Meta", "RequiredAction", "RoomStateGoal", "ScheduleGoal", "TargetGoal",
-    "TemporalConflict", "When", "episode_files", "json_path", "kind_counts", "load_episode", "load_episodes",
+    "TemporalConflict", "When", "episode_files", "iter_episodes", "json_path", "kind_counts", "load_episode",
+    "load_episodes",
     "parse_episode", "save_episode",
 ]

@@ -38,7 +38,7 @@ from bridge.matter.im.event_log import EventLog, Priority
 from bridge.matter.node.group_membership import NodeGroups
 from clusters import ClusterError, ClusterServer, Endpoint, Status
 from clusters.base import EventPriority
-from clusters.basic_information import BridgedDeviceBasicInformationServer
+from clusters.basic_information import USER_SETTABLE, BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
 from clusters.descriptor import DescriptorServer
 from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
@@ -55,6 +55,7 @@ FIRST_BRIDGED_ENDPOINT = 2
 MAX_ENDPOINT = 0xFFFE
 ENDPOINT_MAP_KEY = "bridge_endpoint_map"
 UNIQUE_ID_SECRET_KEY = "bridge_unique_id_secret"
+ROOT_LABELS_KEY = "bridge_basic_information"  # the bridge's own NodeLabel, Location, LocalConfigDisabled
 MAX_LABEL = 32
 MAX_FIXED_LABEL = 16
 
@@ -180,6 +181,7 @@ class BridgeNode:
         if not any(s.cluster_name == "Descriptor" for s in roots):
             roots.insert(0, DescriptorServer())
         self._root = Endpoint(0, [ROOT_NODE], roots)
+        self._restore_root_labels()
         self._aggregator = Endpoint(AGGREGATOR_ENDPOINT, [AGGREGATOR], [DescriptorServer()])
         self._event_forwarders: dict[tuple[int, int], Callable[[], None]] = {}
         for endpoint in (self._root, self._aggregator):
@@ -195,6 +197,18 @@ class BridgeNode:
         self._build()
         self._emit_startup_events()
         self._unsubscribe_home = home.subscribe(self._on_home_event)
+
+    def _restore_root_labels(self) -> None:
+        info = self._root.find("BasicInformation")
+        saved = self._store.get(ROOT_LABELS_KEY) or {}
+        if info is not None and isinstance(saved, dict):
+            for attribute in USER_SETTABLE:
+                if attribute in saved:
+                    info.restore(attribute, saved[attribute])
+
+    def _save_root_labels(self, info: ClusterServer) -> None:
+        """A controller's write to the bridge's own BasicInformation, stored before it is acknowledged."""
+        self._store.set(ROOT_LABELS_KEY, {attribute: info.read(attribute) for attribute in USER_SETTABLE})
 
     # ------------------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -436,6 +450,8 @@ class BridgeNode:
         target = self._device_target(endpoint, server)
         if target is None:
             server.write(attribute, value)
+            if endpoint == 0 and server.cluster_name == "BasicInformation" and attribute in USER_SETTABLE:
+                self._save_root_labels(server)
             bridged = self._bridged.get(endpoint)
             if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "NodeLabel" \
                     and bridged is not None:

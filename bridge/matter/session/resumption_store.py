@@ -4,9 +4,15 @@ One record per (fabric, peer node): the newest session's resumption id and ECDH 
 They live in the state directory's ``case_resumption`` document (written atomically, like the fabric table,
 whose operational keys are as sensitive), at most :data:`MAX_RECORDS` of them, the least recently used
 dropped first. A removed fabric's records go with it.
+
+A save that fails (a full disk, a read-only state directory) is a one-line warning, not a failed handshake:
+the records stay in memory and this run still resumes; only a restart before the next good save forgets them
+(each peer then does one full CASE handshake).
 """
 
 from __future__ import annotations
+
+import logging
 
 from bridge.matter.codec.persistence import StateStore
 from bridge.matter.session.case import ResumptionRecord
@@ -15,6 +21,7 @@ __all__ = ["MAX_RECORDS", "ResumptionStore"]
 
 MAX_RECORDS = 32  # as many as the node keeps secure sessions
 DOCUMENT = "case_resumption"
+log = logging.getLogger(__name__)
 
 
 class ResumptionStore:
@@ -55,6 +62,13 @@ class ResumptionStore:
             self._save()
 
     def _save(self) -> None:
+        try:
+            self._write()
+        except OSError as error:
+            log.warning("CASE resumption data not saved (%s): sessions resume until a restart, then need one "
+                        "full handshake each", error.strerror or error)
+
+    def _write(self) -> None:
         self._store.save(DOCUMENT, [
             {"fabric_index": index, "resumption_id": r.resumption_id.hex(), "shared_secret": r.shared_secret.hex(),
              "fabric_id": r.fabric_id, "root_public_key": r.root_public_key.hex(), "peer_node_id": r.peer_node_id,

@@ -1,0 +1,77 @@
+"""Issue #21 item D over the real HTTP server: an every-second rule costs bytes, not megabytes; schedules that
+can never fire are refused with a one-line reason; the number of rules has a cap with a one-line error."""
+
+from __future__ import annotations
+
+import asyncio
+import tracemalloc
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+import emulator.emulated_home
+from emulator.automations.cron import parse_cron
+from tests.http.live_api import LIGHT, home, running_api
+
+EVERY_SECOND = {
+    "name": "every second",
+    "trigger": {"kind": "time", "cron": "* * * * * ?"},
+    "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+}
+
+
+def _run(coro: Any, timeout_s: float = 120) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, timeout_s))
+
+
+def _with_cron(cron: str) -> dict[str, Any]:
+    return {**EVERY_SECOND, "trigger": {"kind": "time", "cron": cron}}
+
+
+def test_rules_that_can_never_fire_are_refused() -> None:
+    async def scenario() -> None:
+        fabric = home()
+        async with running_api(fabric) as api, httpx.AsyncClient(base_url=api.url) as client:
+            february = await client.post("/api/automations", json=_with_cron("0 0 8 31 2 ?"))
+            assert february.status_code == 422 and "never fires" in february.text
+            past = await client.post("/api/automations", json=_with_cron("0 0 8 * * ? 1999"))
+            assert past.status_code == 400 and "never fires after now" in past.json()["message"]
+            assert (await client.get("/api/automations")).json() == []
+            assert (await client.post("/api/automations", json=_with_cron("0 0 8 29 2 ?"))).status_code == 201
+
+    _run(scenario())
+
+
+def test_the_number_of_rules_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emulator.emulated_home, "MAX_RULES", 3)
+
+    async def scenario() -> None:
+        fabric = home()
+        async with running_api(fabric) as api, httpx.AsyncClient(base_url=api.url) as client:
+            for _ in range(3):
+                assert (await client.post("/api/automations", json=EVERY_SECOND)).status_code == 201
+            refused = await client.post("/api/automations", json=EVERY_SECOND)
+            assert refused.status_code == 400 and "already has 3 automations, the limit" in refused.json()["message"]
+            assert "\n" not in refused.json()["message"]
+            assert len((await client.get("/api/automations")).json()) == 3
+
+    _run(scenario())
+
+
+def test_every_second_rules_cost_little_memory_and_fire_every_second() -> None:
+    fabric = home()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for index in range(50):
+        fabric.add_automation({**EVERY_SECOND, "name": f"every second {index}"})
+    grown = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    tracemalloc.stop()
+    assert grown < 5_000_000  # tabulating a day's 86,400 seconds cost about 3.3 MB per rule
+    start = fabric.now()
+    fabric.advance(3)
+    assert [rule.fire_count for rule in fabric.automations()] == [3] * 50
+    schedule = parse_cron("* * * * * ?")
+    assert schedule is parse_cron("* * * * * ?")  # parsed once
+    assert len(schedule.firings(start, start + timedelta(hours=1))) == 3600
