@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from clusters import ClusterError
 from emulator.catalogue import device_type_spec
 from emulator.device import Device
 from emulator.emulated_home import EmulatedHome
@@ -53,6 +52,6 @@ def home_build_problems(config: HomeConfig, initial_home_config: Mapping[str, An
             endpoint, cluster, attribute = path.split(".")
             try:
                 device.cluster(int(endpoint), cluster).restore(attribute, value)
-            except (ClusterError, HomeError) as error:
+            except HomeError as error:
                 problems.append((f'{base}.attributes["{simuhome_path(path)}"]', error.message))
     return problems

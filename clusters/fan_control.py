@@ -12,7 +12,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.FanControl.Bitmaps.Feature
@@ -74,18 +74,18 @@ class FanControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- writes
     def check_write(self, name: str, value: Any) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
-                               allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
+                                    allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
         if name == "SpeedSetting" and value is not None and value > self.read("SpeedMax"):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"FanControl.SpeedSetting={value} is above SpeedMax {self.read('SpeedMax')}",
-                               allowed={"min": 0, "max": self.read("SpeedMax")})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"FanControl.SpeedSetting={value} is above SpeedMax {self.read('SpeedMax')}",
+                                    allowed={"min": 0, "max": self.read("SpeedMax")})
         for setting, support in (("RockSetting", "RockSupport"), ("WindSetting", "WindSupport")):
             if name == setting and value & ~self.read(support):
-                raise ClusterError(Status.CONSTRAINT_ERROR,
-                                   f"FanControl.{setting}={value:#x} sets bits outside {support} "
-                                   f"{self.read(support):#x}", allowed={"mask": self.read(support)})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                        f"FanControl.{setting}={value:#x} sets bits outside {support} "
+                                        f"{self.read(support):#x}", allowed={"mask": self.read(support)})
 
     def apply_write(self, name: str, value: Any) -> None:
         if name == "FanMode":
