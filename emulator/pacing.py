@@ -1,6 +1,6 @@
 """Real-time pacing: let virtual time follow the wall clock at a speed factor, for live serving.
 
-Only this module reads the wall clock, and only when a user asks for pacing. The fabric itself
+Only this module reads the wall clock, and only when a user asks for pacing. The home itself
 stays paused and deterministic; the pacer just calls ``advance`` on an asyncio schedule.
 """
 
@@ -16,17 +16,17 @@ from emulator.emulated_home import EmulatedHome
 
 
 class RealtimePacer:
-    """Advance ``fabric`` by ``speed`` virtual seconds per wall second while running.
+    """Advance ``home`` by ``speed`` virtual seconds per wall second while running.
 
     It wakes at the next due timer (so workflows and cycle ends happen on time) or after
     ``max_step_s`` of wall time, whichever is first; speed can change while running.
     """
 
-    def __init__(self, fabric: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
+    def __init__(self, home: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be > 0, got {speed!r}")
-        self.fabric = fabric
+        self.home = home
         self._speed = float(speed)
         self.max_step_s = max_step_s
         self._monotonic = monotonic
@@ -59,15 +59,15 @@ class RealtimePacer:
         """Bring virtual time up to the wall clock now (also re-anchors the speed)."""
         if not self.running:
             return 0
-        target = max(self.target_tick(), self.fabric.tick)
-        ran = self.fabric.run_until(target)
+        target = max(self.target_tick(), self.home.tick)
+        ran = self.home.run_until(target)
         self._anchor_wall, self._anchor_tick = self._monotonic(), target
         return ran
 
     async def start(self) -> None:
         if self.running:
             return
-        self._anchor_wall, self._anchor_tick = self._monotonic(), self.fabric.tick
+        self._anchor_wall, self._anchor_tick = self._monotonic(), self.home.tick
         self._task = asyncio.create_task(self._loop(), name="homefabric-pacer")
 
     async def stop(self) -> None:
@@ -89,12 +89,12 @@ class RealtimePacer:
     async def _loop(self) -> None:
         while True:
             target = self.target_tick()
-            if target > self.fabric.tick:
-                self.fabric.run_until(target)
-            next_due = self.fabric.clock.next_due()
+            if target > self.home.tick:
+                self.home.run_until(target)
+            next_due = self.home.clock.next_due()
             wait = self.max_step_s
             if next_due is not None:
-                wall_until_due = (next_due - self.fabric.tick) / TICKS_PER_SECOND / self._speed
+                wall_until_due = (next_due - self.home.tick) / TICKS_PER_SECOND / self._speed
                 wait = max(0.0, min(wait, wall_until_due))
             self._wake.clear()
             with contextlib.suppress(TimeoutError):

@@ -31,15 +31,15 @@ _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
 }
 
 
-def start_typical_day(fabric: EmulatedHome) -> list[dict[str, Any]]:
+def start_typical_day(home: EmulatedHome) -> list[dict[str, Any]]:
     """Switch on climate devices, start every appliance, light the rooms. Returns what succeeded."""
     done: list[dict[str, Any]] = []
-    for device in fabric.devices():
+    for device in home.devices():
         for kind, endpoint, cluster, name, payload in _ACTIONS.get(device.device_type, []):
             step = (WorkflowStep.invoke(device.device_id, endpoint, cluster, name, payload) if kind == "invoke" else
                     WorkflowStep.write(device.device_id, endpoint, cluster, name, payload))
             try:
-                fabric.apply(step)
+                home.apply(step)
             except HomeError:
                 continue  # e.g. already running: a busy day tolerates it
             done.append({"device_id": device.device_id, "kind": kind, "path": f"{endpoint}.{cluster}.{name}"})
