@@ -35,8 +35,9 @@ from emulator.home_config import DeviceConfig, HomeConfig, dump_home, load_home,
 from emulator.home_devices import HomeDevices, Room, parse_path
 from emulator.home_results import InvokeResult, StepResult, WriteResult
 from emulator.home_snapshots import HomeSnapshots
-from emulator.physics import PhysicsEngine, PhysicsParams
+from emulator.physics import PhysicsEngine
 from emulator.physics_handoff import PhysicsHandoff
+from emulator.physics_terms import PhysicsParams
 from emulator.timeline import Timeline
 from emulator.workflow_book import WorkflowBook
 from emulator.workflows import WorkflowStep
@@ -48,22 +49,22 @@ P = ParamSpec("P")
 
 
 def _locked(method: Callable[Concatenate[EmulatedHome, P], T]) -> Callable[Concatenate[EmulatedHome, P], T]:
-    @functools.wraps(method)
-    def wrapper(self: EmulatedHome, *args: P.args, **kwargs: P.kwargs) -> T:
+    def wrapper(self: EmulatedHome, /, *args: P.args, **kwargs: P.kwargs) -> T:
         with self._lock:
             return method(self, *args, **kwargs)
 
+    functools.update_wrapper(wrapper, method)
     return wrapper
 
 
 def _forward(owner: str, method: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[EmulatedHome, P], T]:
     """A home method that is ``method`` of one of its owners (the attribute ``owner``), run under the home's lock."""
 
-    @functools.wraps(method)
-    def forwarded(self: EmulatedHome, *args: P.args, **kwargs: P.kwargs) -> T:
+    def forwarded(self: EmulatedHome, /, *args: P.args, **kwargs: P.kwargs) -> T:
         with self._lock:
             return method(getattr(self, owner), *args, **kwargs)
 
+    functools.update_wrapper(forwarded, method)
     return forwarded
 
 
@@ -118,7 +119,8 @@ class EmulatedHome:
                           old: Any, new: Any) -> None:
         self._handoff.device_changed(device, endpoint, cluster, attribute)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
-        self._reports.publish_change(device.device_id, endpoint, cluster, attribute, old, new)
+        if self.bus.has_listeners:
+            self._reports.publish_change(device.device_id, endpoint, cluster, attribute, old, new)
 
     def _segment_began(self, room_id: str, variable: str) -> None:
         """A room's trajectory starts anew: its readings may move (sampling) and rules on it may fire."""

@@ -48,10 +48,9 @@ class EventReports:
         self._moving_rooms.update(room_ids)
 
     def publish_change(self, device_id: str, endpoint: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
-        if self.bus.has_listeners:
-            tick = self.clock.tick
-            self.bus.publish(AttributeEvent(device_id, endpoint, cluster, attribute, old, new, tick,
-                                            self.clock.time_text(tick, tenths=True)))
+        tick = self.clock.tick
+        self.bus.publish(AttributeEvent(device_id, endpoint, cluster, attribute, old, new, tick,
+                                        self.clock.time_text(tick, tenths=True)))
 
     def subscribe(self, listener: Listener, sample_interval_s: float | _Default | None) -> Callable[[], None]:
         interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s

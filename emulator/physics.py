@@ -16,7 +16,8 @@ from emulator.clock import Timer, VirtualClock
 from emulator.compartments import Compartments
 from emulator.daylight import KNOT_S, SunCurve, knot_start
 from emulator.physics_model import Process, Segment
-from emulator.physics_terms import PhysicsParams, covering_factor, lights_lux, room_process
+from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
+from emulator.physics_terms import covering_factor, lights_lux, room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 
 if TYPE_CHECKING:

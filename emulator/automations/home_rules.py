@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from emulator.automations.engine import AutomationEngine, RuleHost
+from emulator.automations.engine import AutomationEngine
+from emulator.automations.host import RuleHost
 from emulator.automations.model import AutomationRule, AutomationSpec, StateCondition
 from emulator.errors import HomeError
 from emulator.home_config import validation_problems
