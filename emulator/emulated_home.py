@@ -29,7 +29,7 @@ from emulator.automations.model import StateCondition
 from emulator.clock import TIME_FORMAT
 from emulator.device import Device, DeviceView
 from emulator.errors import HomeError
-from emulator.event_reports import DEFAULT, MIN_SAMPLE_INTERVAL_S, EventReports, _Default
+from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
 from emulator.events import AutomationEvent, AutomationListener, Listener
 from emulator.home_config import DeviceConfig, HomeConfig, dump_home, load_home, write_atomically
 from emulator.home_devices import HomeDevices, Room, parse_path
@@ -324,7 +324,7 @@ class EmulatedHome:
         write_atomically(path, dump_home(self.to_config()))
 
     @_locked
-    def subscribe(self, listener: Listener, *, sample_interval_s: float | _Default | None = DEFAULT
+    def subscribe(self, listener: Listener, *, sample_interval_s: float | LeftOut | None = LEFT_OUT
                   ) -> Callable[[], None]:
         """Receive every attribute change. Sensor readings are reported at every segment boundary of the room
         physics (a device changed, a trajectory left its piece) and, while a room is still moving, sampled

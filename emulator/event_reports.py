@@ -15,11 +15,11 @@ from emulator.physics import PhysicsEngine
 MIN_SAMPLE_INTERVAL_S = 1.0  # a subscriber's sampling cadence is bounded: at most one sample a virtual second
 
 
-class _Default:
+class LeftOut:
     """Marks an argument left out (None means something else)."""
 
 
-DEFAULT = _Default()
+LEFT_OUT = LeftOut()
 
 
 class EventReports:
@@ -52,8 +52,8 @@ class EventReports:
         self.bus.publish(AttributeEvent(device_id, endpoint, cluster, attribute, old, new, tick,
                                         self.clock.time_text(tick, tenths=True)))
 
-    def subscribe(self, listener: Listener, sample_interval_s: float | _Default | None) -> Callable[[], None]:
-        interval = self.sensor_report_interval_s if isinstance(sample_interval_s, _Default) else sample_interval_s
+    def subscribe(self, listener: Listener, sample_interval_s: float | LeftOut | None) -> Callable[[], None]:
+        interval = self.sensor_report_interval_s if isinstance(sample_interval_s, LeftOut) else sample_interval_s
         if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
                                      or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
             raise HomeError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "

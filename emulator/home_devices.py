@@ -70,6 +70,14 @@ class HomeDevices:
         return device
 
     def server(self, device_id: str, endpoint: int, cluster: str) -> tuple[Device, ClusterServer]:
+        """The device and its cluster server: one dict step per level when all exist (every read, write and
+        invoke comes here), else the refusal that names what does exist."""
+        device = self.devices.get(device_id) if isinstance(device_id, str) else None
+        if device is not None:
+            found = device.endpoints.get(endpoint) if isinstance(endpoint, int) else None
+            server = found.clusters.get(cluster) if found is not None and isinstance(cluster, str) else None
+            if server is not None:
+                return device, server
         device = self.device(device_id)
         return device, device.cluster(endpoint, cluster)
 
