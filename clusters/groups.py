@@ -137,4 +137,4 @@ class GroupsServer(ClusterServer):
         try:
             self._add(groupID, groupName, "")
         except HomeError as error:
-            raise HomeError.refused(error.status, error.message) from None
+            raise HomeError.refused(error.wire_status, error.message) from None

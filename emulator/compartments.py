@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from clusters.temperature_control import TemperatureControlServer
 from emulator.clock import TICK_S, VirtualClock
 from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams, is_on
@@ -47,7 +48,8 @@ class Compartments:
                     yield (device.device_id, ep), trajectory
 
     def _restart(self, device: Device, ep: int, x0: float | None) -> None:
-        setpoint = device.value(ep, "TemperatureControl", "TemperatureSetpoint")
+        control = device.find(ep, "TemperatureControl")
+        setpoint = control.target_temperature() if isinstance(control, TemperatureControlServer) else None
         if setpoint is None:
             setpoint = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
         active = is_on(device, ep)

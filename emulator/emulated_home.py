@@ -31,7 +31,8 @@ from emulator.device import Device, DeviceView
 from emulator.errors import HomeError
 from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
 from emulator.events import AutomationEvent, AutomationListener, Listener
-from emulator.home_config import DeviceConfig, HomeConfig, dump_home, load_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import DeviceConfig, HomeConfig, dump_home, load_home
 from emulator.home_devices import HomeDevices, Room, parse_path
 from emulator.home_results import InvokeResult, StepResult, WriteResult
 from emulator.home_snapshots import HomeSnapshots

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.clock import TICK_S
+from emulator.daylight import DEFAULT_LATITUDE_DEG
 from emulator.physics_model import Process, Term, constant_term, push_down_above, push_up_below
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class PhysicsParams(BaseModel):
     # "constant": a room's daylight never changes (SimuHome); "sun": it follows the sun over the day and the year
     # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
     daylight: Literal["constant", "sun"] = "constant"
-    latitude_deg: float = Field(default=37.57, ge=-90, le=90)
+    latitude_deg: float = Field(default=DEFAULT_LATITUDE_DEG, ge=-90, le=90)
     # "none": rooms drift toward their own baseline only (SimuHome); "daily": they also exchange heat with an
     # outdoor temperature that swings daily around outdoor_mean (coolest ~03:00, warmest ~15:00), held constant
     # over each 15-minute knot so every stretch stays closed-form.

@@ -87,7 +87,7 @@ def _home_script(tier: str, seed: int) -> str:
                                  WorkflowStep.invoke(did, ep, cluster, name))
         out.call(f"read {did} missing", home.read, did, 1, "NoSuchCluster", "X")
         out.call(f"invoke {did} missing", home.invoke, did, 1, "OnOff", "NoSuchCommand", {})
-        out.call(f"invoke {did} bad args", home.invoke, did, 1, "OnOff", "On", [1])  # type: ignore[arg-type]
+        out.call(f"invoke {did} bad args", home.invoke, did, 1, "OnOff", "On", [1])
     out.call("device missing", home.read, "no_such_device", 1, "OnOff", "OnOff")
     out.call("path bad", home.read_path, "x", "OnOff")
     out.call("advance bad", home.advance, -1)

@@ -48,7 +48,7 @@ class DataModel(Protocol):
     def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any:
         ...
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any, *,
+    def write(self, endpoint: int, cluster_id: int, attribute: str, value: object, *,
               server: ClusterServer | None = None) -> None:
         ...
 
