@@ -209,16 +209,16 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
           "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
           mutates_state=True, route="/devices/{device_id}/commands")
     def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
-        return self.fabric.apply(WorkflowStep.invoke(args.device_id, args.endpoint_id,
-                                                     chip_cluster_name(args.cluster_id), args.command_id, args.args))
+        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
+                                  args.command_id, args.args).to_dict()
 
     @tool("write_attribute", a.WriteAttributeArgs,
           "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
           "SystemMode). Returns old_value and new_value.",
           mutates_state=True, route="/devices/{device_id}/attributes/write")
     def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
-        return self.fabric.apply(WorkflowStep.write(args.device_id, args.endpoint_id,
-                                                    chip_cluster_name(args.cluster_id), args.attribute_id, args.value))
+        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
+                                 args.attribute_id, args.value).to_dict()
 
     # ------------------------------------------------------------------------------ knowledge
     @tool("get_cluster_doc", a.ClusterDocArgs,

@@ -8,13 +8,13 @@ from clusters.base import ClusterServer, command
 from clusters.endpoint import Endpoint
 from clusters.registry import SERVER_CLASSES, server_class
 from clusters.runtime import Runtime
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = [
     "SERVER_CLASSES",
-    "ClusterError",
     "ClusterServer",
     "Endpoint",
+    "HomeError",
     "Runtime",
     "Status",
     "command",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import enum_members
 
 Feature = Objects.AirQuality.Bitmaps.Feature
@@ -28,6 +28,6 @@ class AirQualityServer(ClusterServer):
     def set_air_quality(self, level: int) -> None:
         """Report a new AirQualityEnum value (refused when the sensor's features cannot express it)."""
         if level not in self.supported_levels():
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"AirQuality={level} is not a level this sensor reports",
-                               allowed=self.supported_levels())
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"AirQuality={level} is not a level this sensor reports",
+                                    allowed=self.supported_levels())
         self.set("AirQuality", level)

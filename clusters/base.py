@@ -25,7 +25,7 @@ from clusters.chip_model import (
     cluster_model,
     response_model,
 )
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint, coerce
 
 if TYPE_CHECKING:
@@ -79,17 +79,17 @@ class CommandSpec:
     def normalise(self, args: Mapping[str, Any] | None, where: str, *,
                   fill_optional: bool = True) -> dict[str, Any]:
         """The arguments keyed by chip label: every accepted spelling mapped (each field at most once),
-        defaults filled in, types coerced and constraints checked; ClusterError INVALID_COMMAND /
+        defaults filled in, types coerced and constraints checked; HomeError INVALID_COMMAND /
         CONSTRAINT_ERROR otherwise. ``fill_optional``: an absent optional field without a default is
         None (the handler's keyword) rather than left out (a wire payload)."""
         given: dict[str, Any] = {}
         for key, value in (args or {}).items():
             label = self.names.get(key)
             if label is None:
-                raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
-                                   allowed=self.describe_args())
+                raise HomeError.refused(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
+                                        allowed=self.describe_args())
             if label in given:
-                raise ClusterError(Status.INVALID_COMMAND, f"{where}: argument {key!r} given twice")
+                raise HomeError.refused(Status.INVALID_COMMAND, f"{where}: argument {key!r} given twice")
             given[label] = value
         out: dict[str, Any] = {}
         for f in self.model.fields:
@@ -98,7 +98,7 @@ class CommandSpec:
                 if f.label in self.defaults:
                     out[f.label] = self.defaults[f.label]
                 elif not f.type.optional:
-                    raise ClusterError(Status.INVALID_COMMAND, f"{what} is required", allowed=self.describe_args())
+                    raise HomeError.refused(Status.INVALID_COMMAND, f"{what} is required", allowed=self.describe_args())
                 elif fill_optional:
                     out[f.label] = None
                 continue
@@ -265,7 +265,7 @@ class ClusterServer:
     def command_spec(self, name: str) -> CommandSpec:
         spec = self._command_specs.get(name)
         if spec is None or not self.accepts(name):
-            raise ClusterError(
+            raise HomeError.refused(
                 Status.UNSUPPORTED_COMMAND,
                 f"{self.cluster_name} does not accept command {name!r}",
                 allowed=self.command_names(),
@@ -278,7 +278,7 @@ class ClusterServer:
 
     def _attribute_model(self, name: str) -> AttributeModel:
         if not self.has_attribute(name):
-            raise ClusterError(
+            raise HomeError.refused(
                 Status.UNSUPPORTED_ATTRIBUTE,
                 f"{self.cluster_name} has no attribute {name!r}",
                 allowed=self.attribute_names(),
@@ -300,13 +300,13 @@ class ClusterServer:
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
         if name not in self._model.attributes:
-            raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
+            raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
         self._sources[name] = source
         self._values.pop(name, None)
 
     def now(self) -> float:
         if self.runtime is None:
-            raise ClusterError(Status.FAILURE, f"{self.cluster_name} is not attached to a runtime")
+            raise HomeError.refused(Status.FAILURE, f"{self.cluster_name} is not attached to a runtime")
         return self.runtime.now()
 
     # ----------------------------------------------------------------------------- reads
@@ -343,8 +343,8 @@ class ClusterServer:
         model = self._attribute_model(name)
         if not self.is_writable(name):
             writable = [a for a in self.attribute_names() if self.is_writable(a)]
-            raise ClusterError(Status.UNSUPPORTED_WRITE, f"{self.cluster_name}.{name} is read-only",
-                               allowed={"writable_attributes": writable})
+            raise HomeError.refused(Status.UNSUPPORTED_WRITE, f"{self.cluster_name}.{name} is read-only",
+                                    allowed={"writable_attributes": writable})
         normalised = coerce(value, model.type, f"{self.cluster_name}.{name}")
         constraint = self.constraints.get(name)
         if constraint is not None:
@@ -373,8 +373,8 @@ class ClusterServer:
         """Load a stored value (home file, snapshot): type-checked, ignores writability."""
         model = self._model.attributes.get(name)
         if model is None or name in GLOBAL_ATTRIBUTE_IDS:
-            raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}",
-                               allowed=self.attribute_names())
+            raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}",
+                                    allowed=self.attribute_names())
         if name in self._sources:
             return  # live values are owned by their source
         if value is None and model.type.optional and not model.type.nullable:
@@ -406,7 +406,7 @@ class ClusterServer:
 
     def apply_scene(self, values: Mapping[str, Any], transition_s: float) -> None:
         """Hook: move to a stored scene's values over ``transition_s`` seconds (RecallScene)."""
-        raise ClusterError(Status.FAILURE, f"{self.cluster_name} cannot recall scenes")
+        raise HomeError.refused(Status.FAILURE, f"{self.cluster_name} cannot recall scenes")
 
     # ----------------------------------------------------------------------------- events
     def supported_events(self) -> tuple[str, ...]:
@@ -436,7 +436,7 @@ class ClusterServer:
         return self.command_spec(name).normalise(args, f"{self.cluster_name}.{name}")
 
     def invoke(self, name: str, args: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
-        """Run a command; returns the response fields (or a small result dict), raises ClusterError."""
+        """Run a command; returns the response fields (or a small result dict), raises HomeError."""
         return self.invoke_validated(name, self.validate_invoke(name, args))
 
     def invoke_validated(self, name: str, normalised: dict[str, Any]) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from clusters.base import ClusterServer
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 TEST_VENDOR_ID = 0xFFF1  # Matter's test vendor id: this is an emulator, not a certified product
 DATA_MODEL_REVISION = 17  # Matter 1.3
@@ -20,11 +20,12 @@ USER_SETTABLE = ("NodeLabel", "Location", "LocalConfigDisabled")  # writable by 
 
 def _check_text(cluster: str, name: str, value: Any) -> None:
     if name == "NodeLabel" and len(value) > MAX_LABEL:
-        raise ClusterError(Status.CONSTRAINT_ERROR, f"{cluster}.NodeLabel is {len(value)} characters long",
-                           allowed={"max_length": MAX_LABEL})
+        raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{cluster}.NodeLabel is {len(value)} characters long",
+                                allowed={"max_length": MAX_LABEL})
     if name == "Location" and (len(value) != 2 or not value.isascii() or not value.isalpha()):
-        raise ClusterError(Status.CONSTRAINT_ERROR, f"{cluster}.Location={value!r} is not an ISO 3166-1 alpha-2 code",
-                           allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"})
+        raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                f"{cluster}.Location={value!r} is not an ISO 3166-1 alpha-2 code",
+                                allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"})
 
 
 def default_unique_id(vendor_id: int, product_id: int, serial_number: str) -> str:
@@ -75,8 +76,9 @@ class BasicInformationServer(ClusterServer):
     def restore(self, name: str, value: object) -> None:
         if name in ("VendorName", "ProductName", "SerialNumber", "UniqueID") and isinstance(value, str) \
                 and len(value) > MAX_NAME:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"BasicInformation.{name} is longer than {MAX_NAME} characters",
-                               allowed={"max_length": MAX_NAME})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"BasicInformation.{name} is longer than {MAX_NAME} characters",
+                                    allowed={"max_length": MAX_NAME})
         super().restore(name, value)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 ChannelStatus = Objects.Channel.Enums.StatusEnum
 ChannelFeature = Objects.Channel.Bitmaps.Feature
@@ -96,7 +96,7 @@ class ChannelServer(ClusterServer):
     def skip(self, count: int) -> None:
         listing = self.channels
         if not listing:
-            raise ClusterError(Status.INVALID_IN_STATE, "Channel: the channel list is empty", code="NO_CHANNELS")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "Channel: the channel list is empty", reason="NO_CHANNELS")
         self.change_to(listing[(self._index() + count) % len(listing)])
 
     def previous_channel(self) -> bool:
@@ -122,10 +122,10 @@ class ChannelServer(ClusterServer):
             many = len(found) > 1
             status = ChannelStatus.kMultipleMatches if many else ChannelStatus.kNoMatches
             why = f"matches {len(found)} channels" if many else "matches no channel"
-            raise ClusterError(Status.CONSTRAINT_ERROR if many else Status.NOT_FOUND,
-                               f"Channel.ChangeChannel match {match!r} {why}", allowed=names,
-                               code="MULTIPLE_MATCHES" if many else "NO_MATCHES",
-                               response={"status": int(status), "data": why})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR if many else Status.NOT_FOUND,
+                                    f"Channel.ChangeChannel match {match!r} {why}", allowed=names,
+                                    reason="MULTIPLE_MATCHES" if many else "NO_MATCHES",
+                                    response={"status": int(status), "data": why})
         self.change_to(found[0])
         return {"status": int(ChannelStatus.kSuccess)}
 
@@ -135,8 +135,8 @@ class ChannelServer(ClusterServer):
             if channel.get("majorNumber") == majorNumber and channel.get("minorNumber") == minorNumber:
                 self.change_to(channel)
                 return
-        raise ClusterError(Status.CONSTRAINT_ERROR, f"Channel: no channel {majorNumber}.{minorNumber}",
-                           allowed=[_number(c) for c in self.channels], code="NO_MATCHES")
+        raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Channel: no channel {majorNumber}.{minorNumber}",
+                                allowed=[_number(c) for c in self.channels], reason="NO_MATCHES")
 
     @command("SkipChannel")
     def skip_channel(self, count: int) -> None:

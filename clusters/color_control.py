@@ -15,7 +15,7 @@ import chip.clusters.Objects as Objects
 from clusters.base import ClusterServer, command
 from clusters.level_control import options_allow, sibling_is_off
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.ColorControl.Bitmaps.Feature
@@ -236,16 +236,16 @@ class ColorControlServer(ClusterServer):
     @staticmethod
     def _nonzero(value: int, what: str) -> None:
         if value == 0:
-            raise ClusterError(Status.INVALID_COMMAND, f"ColorControl.{what}=0 has no effect",
-                               allowed={"min": 1})
+            raise HomeError.refused(Status.INVALID_COMMAND, f"ColorControl.{what}=0 has no effect",
+                                    allowed={"min": 1})
 
     def _mireds_bounds(self, low: int, high: int) -> tuple[int, int]:
         low = max(self.physical_min_mireds, low) if low else self.physical_min_mireds
         high = min(self.physical_max_mireds, high) if high else self.physical_max_mireds
         if low > high:
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"ColorControl colour temperature bounds {low}..{high} are empty",
-                               allowed={"min": self.physical_min_mireds, "max": self.physical_max_mireds})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"ColorControl colour temperature bounds {low}..{high} are empty",
+                                    allowed={"min": self.physical_min_mireds, "max": self.physical_max_mireds})
         return low, high
 
     # ----------------------------------------------------------------------------- colour temperature

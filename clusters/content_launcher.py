@@ -3,7 +3,7 @@
 Launching starts the sibling MediaPlayback (Playing with AutoPlay, Paused otherwise) from position 0 and
 remembers what was launched (``current``). A URL must be http(s) (else URLNotAvailable, in-band); a
 search needs at least one non-empty parameter (else INVALID_COMMAND). Failures answer the
-LauncherResponse with their status (ClusterError with ``response``).
+LauncherResponse with their status (HomeError with ``response``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.media_playback import PAUSED, PLAYING, MediaPlaybackServer
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 Feature = Objects.ContentLauncher.Bitmaps.Feature
 Protocols = Objects.ContentLauncher.Bitmaps.SupportedProtocolsBitmap
@@ -56,8 +56,9 @@ class ContentLauncherServer(ClusterServer):
                        useCurrentContext: bool | None = None) -> dict[str, Any]:
         parameters = [p for p in search.get("parameterList") or [] if str(p.get("value", "")).strip()]
         if not parameters:
-            raise ClusterError(Status.INVALID_COMMAND, "ContentLauncher.LaunchContent: the search has no parameter "
-                               "with a value", allowed={"parameterList": "[{type: ParameterEnum, value: text}]"})
+            raise HomeError.refused(Status.INVALID_COMMAND,
+                                    "ContentLauncher.LaunchContent: the search has no parameter "
+                                    "with a value", allowed={"parameterList": "[{type: ParameterEnum, value: text}]"})
         self.current = {"search": [{"type": int(p["type"]), "value": p["value"]} for p in parameters],
                         "data": data}
         self._start(autoPlay)
@@ -69,9 +70,9 @@ class ContentLauncherServer(ClusterServer):
         url = urlparse(contentURL)
         if url.scheme not in ("http", "https") or not url.netloc:
             message = f"ContentLauncher.LaunchURL: {contentURL!r} is not an http(s) URL"
-            raise ClusterError(Status.FAILURE, message, allowed={"scheme": ["http", "https"]},
-                               code="URL_NOT_AVAILABLE",
-                               response={"status": int(LauncherStatus.kURLNotAvailable), "data": message[:100]})
+            raise HomeError.refused(Status.FAILURE, message, allowed={"scheme": ["http", "https"]},
+                                    reason="URL_NOT_AVAILABLE",
+                                    response={"status": int(LauncherStatus.kURLNotAvailable), "data": message[:100]})
         self.current = {"url": contentURL, "display": displayString}
         self._start(True)
         return {"status": int(LauncherStatus.kSuccess)}

@@ -13,7 +13,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 ALARM_BITS = {name[1:]: int(bit) for name, bit in Objects.DishwasherAlarm.Bitmaps.AlarmBitmap.__members__.items()}
 ALL_ALARMS = sum(ALARM_BITS.values())
@@ -50,11 +50,11 @@ class DishwasherAlarmServer(ClusterServer):
         supported = self.read("Supported")
         return {name: bit for name, bit in ALARM_BITS.items() if bit & supported}
 
-    def _check_bits(self, bits: int, within: int, what: str, error: type[Exception] = ClusterError) -> None:
+    def _check_bits(self, bits: int, within: int, what: str, error: type[Exception] = HomeError) -> None:
         if bits & ~within:
             message = f"DishwasherAlarm {what}={bits:#x} names alarms outside the supported set {within:#x}"
-            if error is ClusterError:
-                raise ClusterError(Status.INVALID_COMMAND, message, allowed=self._supported_names())
+            if error is HomeError:
+                raise HomeError.refused(Status.INVALID_COMMAND, message, allowed=self._supported_names())
             raise error(message)
 
     @command("Reset", aliases={"alarms_to_reset": "alarms"})

@@ -19,7 +19,7 @@ import chip.clusters.Objects as Objects
 from clusters.base import ClusterServer, EventPriority, command
 from clusters.requester import current_requester
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.DoorLock.Bitmaps.Feature
@@ -141,12 +141,12 @@ class DoorLockServer(ClusterServer):
         """Refuse (state unchanged, LockOperationError logged) unless the lock may be operated remotely."""
         try:
             self._check_remote(pin_hex, what)
-        except ClusterError as error:
+        except HomeError as error:
             reason = {"WRONG_PIN": OperationError.kInvalidCredential, "PIN_REQUIRED": OperationError.kInvalidCredential,
                       "LOCKED_OUT": OperationError.kRestricted, "REMOTE_DISABLED": OperationError.kRestricted}
             self.emit_event("LockOperationError", {
                 "lockOperationType": int(operation), "operationSource": int(Source.kRemote),
-                "operationError": int(reason.get(error.code, OperationError.kUnspecified)), "userIndex": None,
+                "operationError": int(reason.get(error.reason, OperationError.kUnspecified)), "userIndex": None,
                 "fabricIndex": self._fabric(), "sourceNode": None})
             raise
 
@@ -156,24 +156,27 @@ class DoorLockServer(ClusterServer):
 
     def _check_remote(self, pin_hex: str | None, what: str) -> None:
         if not self.read("ActuatorEnabled"):
-            raise ClusterError(Status.INVALID_IN_STATE, f"DoorLock.{what}: the actuator is disabled",
-                               code="ACTUATOR_DISABLED")
+            raise HomeError.refused(Status.INVALID_IN_STATE, f"DoorLock.{what}: the actuator is disabled",
+                                    reason="ACTUATOR_DISABLED")
         mode = self.read("OperatingMode")
         if mode in NO_REMOTE_MODES:
-            raise ClusterError(Status.FAILURE, f"DoorLock.{what}: remote operation is disabled in OperatingMode {mode}",
-                               allowed={"OperatingMode": [int(OperatingMode.kNormal), int(OperatingMode.kVacation)]},
-                               code="REMOTE_DISABLED")
+            raise HomeError.refused(Status.FAILURE,
+                                    f"DoorLock.{what}: remote operation is disabled in OperatingMode {mode}",
+                                    allowed={"OperatingMode": [int(OperatingMode.kNormal),
+                                                               int(OperatingMode.kVacation)]},
+                                    reason="REMOTE_DISABLED")
         if not (self.has_feature(Feature.kPinCredential) and self.pin):
             return  # no credential to check
         required = bool(self._values.get("RequirePINforRemoteOperation", False))
         if pin_hex is None and not required:
             return
         if self._lockout is not None:
-            raise ClusterError(Status.FAILURE, f"DoorLock.{what}: too many wrong PIN codes, PIN entry disabled for now",
-                               code="LOCKED_OUT")
+            raise HomeError.refused(Status.FAILURE,
+                                    f"DoorLock.{what}: too many wrong PIN codes, PIN entry disabled for now",
+                                    reason="LOCKED_OUT")
         if pin_hex is None:
-            raise ClusterError(Status.FAILURE, f"DoorLock.{what} needs a PINCode (RequirePINforRemoteOperation)",
-                               allowed={"PINCode": "the lock's PIN"}, code="PIN_REQUIRED")
+            raise HomeError.refused(Status.FAILURE, f"DoorLock.{what} needs a PINCode (RequirePINforRemoteOperation)",
+                                    allowed={"PINCode": "the lock's PIN"}, reason="PIN_REQUIRED")
         if not _pin_matches(pin_hex, self.pin):
             self._wrong_attempts += 1
             if self._wrong_attempts >= self.read("WrongCodeEntryLimit") and self.runtime is not None:
@@ -181,7 +184,7 @@ class DoorLockServer(ClusterServer):
                 self._lockout = self.runtime.call_later(self.read("UserCodeTemporaryDisableTime"), self._end_lockout)
                 self.emit_event("DoorLockAlarm", {"alarmCode": int(AlarmCode.kWrongCodeEntryLimit)},
                                 EventPriority.CRITICAL)
-            raise ClusterError(Status.FAILURE, f"DoorLock.{what}: wrong PINCode", code="WRONG_PIN")
+            raise HomeError.refused(Status.FAILURE, f"DoorLock.{what}: wrong PINCode", reason="WRONG_PIN")
         self._wrong_attempts = 0
 
     def _end_lockout(self) -> None:

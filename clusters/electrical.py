@@ -14,7 +14,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 PowerFeature = Objects.ElectricalPowerMeasurement.Bitmaps.Feature
 MeasurementType = Objects.ElectricalPowerMeasurement.Enums.MeasurementTypeEnum
@@ -289,19 +289,22 @@ class DeviceEnergyManagementServer(ClusterServer):
     def power_adjust_request(self, power: int, duration: int, cause: int) -> None:
         state = self.read("ESAState")
         if state in (int(ESAState.kOffline), int(ESAState.kFault)):
-            raise ClusterError(Status.INVALID_IN_STATE, f"DeviceEnergyManagement: ESA not online (ESAState={state})",
-                               code="ESA_NOT_ONLINE")
+            raise HomeError.refused(Status.INVALID_IN_STATE,
+                                    f"DeviceEnergyManagement: ESA not online (ESAState={state})",
+                                    reason="ESA_NOT_ONLINE")
         opt_out = self.read("OptOutState")
         if opt_out == 3 or opt_out == cause + 1:  # LocalOptOut blocks local causes, GridOptOut grid ones
-            raise ClusterError(Status.FAILURE, f"DeviceEnergyManagement: the user opted out (OptOutState={opt_out})",
-                               code="OPTED_OUT")
+            raise HomeError.refused(Status.FAILURE,
+                                    f"DeviceEnergyManagement: the user opted out (OptOutState={opt_out})",
+                                    reason="OPTED_OUT")
         capability = self.read("PowerAdjustmentCapability") or {}
         ranges = capability.get("powerAdjustCapability") or []
         if not any(r["minPower"] <= power <= r["maxPower"] and r["minDuration"] <= duration <= r["maxDuration"]
                    for r in ranges):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"DeviceEnergyManagement: {power} mW for {duration} s is outside the adjustable ranges",
-                               allowed={"ranges": ranges})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"DeviceEnergyManagement: {power} mW for {duration} s is outside the adjustable "
+                                    "ranges",
+                                    allowed={"ranges": ranges})
         if self._adjustment is None:
             self._state_before = state
             self._adjust_started = self._now_s()
@@ -316,8 +319,8 @@ class DeviceEnergyManagementServer(ClusterServer):
     @command("CancelPowerAdjustRequest")
     def cancel_power_adjust_request(self) -> None:
         if self._adjustment is None:
-            raise ClusterError(Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active",
-                               code="NO_ADJUSTMENT")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active",
+                                    reason="NO_ADJUSTMENT")
         self._end_adjustment(Cause.kCancelled)
 
     def _now_s(self) -> float:

@@ -7,7 +7,7 @@ from typing import Any
 
 from clusters.base import ClusterServer
 from clusters.runtime import Runtime
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 
@@ -35,8 +35,8 @@ class Endpoint:
     def cluster(self, name: str) -> ClusterServer:
         server = self.clusters.get(name)
         if server is None:
-            raise ClusterError(Status.UNSUPPORTED_CLUSTER, f"endpoint {self.endpoint_id} has no cluster {name!r}",
-                               allowed=sorted(self.clusters))
+            raise HomeError.refused(Status.UNSUPPORTED_CLUSTER, f"endpoint {self.endpoint_id} has no cluster {name!r}",
+                                    allowed=sorted(self.clusters))
         return server
 
     def find(self, name: str) -> ClusterServer | None:

@@ -28,7 +28,7 @@ import chip.clusters.Objects as Objects
 from clusters.base import ClusterServer, command
 from clusters.modes import ChangeableModeServer, mode_option
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 State = Objects.EnergyEvse.Enums.StateEnum
@@ -92,10 +92,10 @@ class EnergyEvseServer(ClusterServer):
     def plug_in(self, demand_mWh: float = DEFAULT_DEMAND_MWH) -> int:
         """A vehicle plugs in wanting ``demand_mWh``; a new session begins. Returns its SessionID."""
         if self.plugged_in:
-            raise ClusterError(Status.INVALID_IN_STATE, "EnergyEvse: a vehicle is already plugged in",
-                               code="ALREADY_PLUGGED_IN")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "EnergyEvse: a vehicle is already plugged in",
+                                    reason="ALREADY_PLUGGED_IN")
         if demand_mWh < 0:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"EnergyEvse: demand_mWh={demand_mWh} must be >= 0")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"EnergyEvse: demand_mWh={demand_mWh} must be >= 0")
         session = 0 if self.read("SessionID") is None else (self.read("SessionID") + 1) % 2**32
         self.set("SessionID", session)
         self._plugged_at, self._ended_duration = self.now(), None
@@ -109,7 +109,8 @@ class EnergyEvseServer(ClusterServer):
     def unplug(self) -> None:
         """The vehicle leaves: any transfer stops (EVStopped) and the session ends."""
         if not self.plugged_in:
-            raise ClusterError(Status.INVALID_IN_STATE, "EnergyEvse: no vehicle is plugged in", code="NOT_PLUGGED_IN")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "EnergyEvse: no vehicle is plugged in",
+                                    reason="NOT_PLUGGED_IN")
         self._stop_transfer(StopReason.kEVStopped)
         state = self.read("State")
         duration, energy = self._session_duration(), self._session_energy()
@@ -133,10 +134,10 @@ class EnergyEvseServer(ClusterServer):
     def enable_charging(self, chargingEnabledUntil: int | None, minimumChargeCurrent: int,
                         maximumChargeCurrent: int) -> None:
         if maximumChargeCurrent < minimumChargeCurrent:
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"EnergyEvse.EnableCharging: MaximumChargeCurrent={maximumChargeCurrent} is below "
-                               f"MinimumChargeCurrent={minimumChargeCurrent}",
-                               allowed={"min": minimumChargeCurrent})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"EnergyEvse.EnableCharging: MaximumChargeCurrent={maximumChargeCurrent} is below "
+                                    f"MinimumChargeCurrent={minimumChargeCurrent}",
+                                    allowed={"min": minimumChargeCurrent})
         cap = min(self.read("CircuitCapacity"), self.read("UserMaximumChargeCurrent"))
         self.set("SupplyState", int(SupplyState.kChargingEnabled))
         self.set("ChargingEnabledUntil", chargingEnabledUntil)

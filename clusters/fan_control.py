@@ -13,7 +13,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.FanControl.Bitmaps.Feature
@@ -75,18 +75,18 @@ class FanControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- writes
     def check_write(self, name: str, value: object) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
-                               allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
+                                    allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
         top = served_or_absent(self, "SpeedMax")
         if name == "SpeedSetting" and isinstance(value, int) and value > top:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
-                               allowed={"min": 0, "max": top})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
+                                    allowed={"min": 0, "max": top})
         for setting, support in (("RockSetting", "RockSupport"), ("WindSetting", "WindSupport")):
             if name == setting and value & ~self.read(support):
-                raise ClusterError(Status.CONSTRAINT_ERROR,
-                                   f"FanControl.{setting}={value:#x} sets bits outside {support} "
-                                   f"{self.read(support):#x}", allowed={"mask": self.read(support)})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                        f"FanControl.{setting}={value:#x} sets bits outside {support} "
+                                        f"{self.read(support):#x}", allowed={"mask": self.read(support)})
 
     def apply_write(self, name: str, value: Any) -> None:
         if name == "FanMode":

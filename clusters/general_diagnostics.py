@@ -15,7 +15,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, EventPriority, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 BootReason = Objects.GeneralDiagnostics.Enums.BootReasonEnum
 InterfaceType = Objects.GeneralDiagnostics.Enums.InterfaceTypeEnum
@@ -56,12 +56,13 @@ class GeneralDiagnosticsServer(ClusterServer):
     def test_event_trigger(self, enableKey: str, eventTrigger: int) -> None:
         key = bytes.fromhex(enableKey)
         if self._enable_key is None or len(key) != ENABLE_KEY_BYTES or not hmac.compare_digest(key, self._enable_key):
-            raise ClusterError(Status.CONSTRAINT_ERROR, "GeneralDiagnostics.TestEventTrigger: wrong EnableKey"
-                               if self._enable_key else "GeneralDiagnostics.TestEventTrigger: test events are disabled")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "GeneralDiagnostics.TestEventTrigger: wrong EnableKey"
+                                    if self._enable_key else
+                                    "GeneralDiagnostics.TestEventTrigger: test events are disabled")
         trigger = self._triggers.get(int(eventTrigger))
         if trigger is None:
-            raise ClusterError(Status.INVALID_COMMAND, f"unknown EventTrigger 0x{int(eventTrigger):016x}",
-                               allowed=[f"0x{t:016x}" for t in sorted(self._triggers)])
+            raise HomeError.refused(Status.INVALID_COMMAND, f"unknown EventTrigger 0x{int(eventTrigger):016x}",
+                                    allowed=[f"0x{t:016x}" for t in sorted(self._triggers)])
         trigger()
 
     @command("TimeSnapshot")

@@ -1,7 +1,7 @@
 """Groups (0x0004): the endpoint's fabric-scoped group memberships (Core spec §1.3).
 
 A failed AddGroup/ViewGroup/RemoveGroup is, on the wire, a successful invoke whose response carries the
-status (ClusterError with ``response``). Adding needs a group key for the group (UNSUPPORTED_ACCESS
+status (HomeError with ``response``). Adding needs a group key for the group (UNSUPPORTED_ACCESS
 otherwise); removing a group removes its scenes from the sibling ScenesManagement. ``on_membership``
 listeners hear every change (the bridge keeps the node's GroupTable and persistence from it).
 """
@@ -15,7 +15,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.requester import current_requester
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 Feature = Objects.Groups.Bitmaps.Feature
 NAME_SUPPORT = int(Objects.Groups.Bitmaps.NameSupportBitmap.kGroupNames)
@@ -63,8 +63,8 @@ class GroupsServer(ClusterServer):
 
     # ----------------------------------------------------------------------------- commands
     @staticmethod
-    def _refuse(status: Status, message: str, response: dict[str, Any]) -> ClusterError:
-        return ClusterError(status, message, response={**response, "status": int(status)})
+    def _refuse(status: Status, message: str, response: dict[str, Any]) -> HomeError:
+        return HomeError.refused(status, message, response={**response, "status": int(status)})
 
     def _add(self, group_id: int, name: str, response: str) -> None:
         requester = current_requester()
@@ -136,5 +136,5 @@ class GroupsServer(ClusterServer):
             return  # not identifying: nothing to do (§1.3.7.6)
         try:
             self._add(groupID, groupName, "")
-        except ClusterError as error:
-            raise ClusterError(error.status, error.message) from None
+        except HomeError as error:
+            raise HomeError.refused(error.wire_status, error.message) from None

@@ -14,7 +14,7 @@ from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.channel import ChannelServer
 from clusters.media_playback import PLAYING
-from clusters.status import ClusterError
+from clusters.status import HomeError
 from clusters.values import enum_members
 
 Key = Objects.KeypadInput.Enums.CECKeyCodeEnum
@@ -87,7 +87,7 @@ class KeypadInputServer(ClusterServer):
             if keyCode in POWER_KEYS:
                 return self._forward("OnOff", POWER_KEYS[keyCode], {})
             return self._act(keyCode)
-        except ClusterError:
+        except HomeError:
             return {"status": int(KeyStatus.kInvalidKeyInCurrentState)}
 
     def _act(self, key: int) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
 from clusters.cycle_programs import RUNNING
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 _WasherFeature = Objects.LaundryWasherControls.Bitmaps.Feature
 SPIN = int(_WasherFeature.kSpin)
@@ -42,9 +42,9 @@ WASHER_OPTIONS_BY_MODE: dict[str, WasherOptions] = {
 def refuse_while_running(server: ClusterServer, name: str) -> None:
     operational = server.endpoint.find("OperationalState") if server.endpoint is not None else None
     if operational is not None and operational.read("OperationalState") == RUNNING:
-        raise ClusterError(Status.INVALID_IN_STATE,
-                           f"{server.cluster_name}.{name} cannot change while the cycle is running",
-                           allowed={"first": "OperationalState.Pause or OperationalState.Stop"}, code="RUNNING")
+        raise HomeError.refused(Status.INVALID_IN_STATE,
+                                f"{server.cluster_name}.{name} cannot change while the cycle is running",
+                                allowed={"first": "OperationalState.Pause or OperationalState.Stop"}, reason="RUNNING")
 
 
 def _normal(text: str) -> str:
@@ -83,13 +83,13 @@ class LaundryWasherControlsServer(ClusterServer):
 
     def check_write(self, name: str, value: Any) -> None:
         if name == "SpinSpeedCurrent" and value is not None and value >= len(self.read("SpinSpeeds")):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"LaundryWasherControls.SpinSpeedCurrent={value} is not an index into SpinSpeeds",
-                               allowed={i: s for i, s in enumerate(self.read("SpinSpeeds"))})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"LaundryWasherControls.SpinSpeedCurrent={value} is not an index into SpinSpeeds",
+                                    allowed={i: s for i, s in enumerate(self.read("SpinSpeeds"))})
         if name == "NumberOfRinses" and value not in self.read("SupportedRinses"):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"LaundryWasherControls.NumberOfRinses={value} is not in SupportedRinses",
-                               allowed=self.read("SupportedRinses"))
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"LaundryWasherControls.NumberOfRinses={value} is not in SupportedRinses",
+                                    allowed=self.read("SupportedRinses"))
         refuse_while_running(self, name)
 
     def on_attach(self) -> None:
@@ -135,7 +135,8 @@ class LaundryDryerControlsServer(ClusterServer):
 
     def check_write(self, name: str, value: object) -> None:
         if name == "SelectedDrynessLevel" and value is not None and value not in self.read("SupportedDrynessLevels"):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"LaundryDryerControls.SelectedDrynessLevel={value} is not a supported dryness level",
-                               allowed=self.read("SupportedDrynessLevels"))
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"LaundryDryerControls.SelectedDrynessLevel={value} is not a supported "
+                                    "dryness level",
+                                    allowed=self.read("SupportedDrynessLevels"))
         refuse_while_running(self, name)

@@ -16,7 +16,7 @@ import chip.clusters.Objects as Objects
 from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.LevelControl.Bitmaps.Feature
@@ -258,8 +258,8 @@ class LevelControlServer(ClusterServer):
         if rate is None:
             rate = FALLBACK_MOVE_RATE
         if rate == 0:
-            raise ClusterError(Status.INVALID_COMMAND, "LevelControl.Move.Rate=0 would never move",
-                               allowed={"min": 1, "max": 254})
+            raise HomeError.refused(Status.INVALID_COMMAND, "LevelControl.Move.Rate=0 would never move",
+                                    allowed={"min": 1, "max": 254})
         return rate
 
     def _move(self, move_mode: int, rate: int, with_on_off: bool) -> None:
@@ -272,8 +272,8 @@ class LevelControlServer(ClusterServer):
     @staticmethod
     def _check_step(step_size: int) -> None:
         if step_size == 0:
-            raise ClusterError(Status.INVALID_COMMAND, "LevelControl.Step.StepSize=0 would not move",
-                               allowed={"min": 1, "max": 254})
+            raise HomeError.refused(Status.INVALID_COMMAND, "LevelControl.Step.StepSize=0 would not move",
+                                    allowed={"min": 1, "max": 254})
 
     def _step(self, step_mode: int, step_size: int, transition_time: int | None, with_on_off: bool) -> None:
         start = self._start_level()
@@ -345,10 +345,10 @@ class LevelControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- writes
     def check_write(self, name: str, value: Any) -> None:
         if name == "OnLevel" and value is not None and not self.min_level <= value <= self.max_level:
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"LevelControl.OnLevel={value} is outside MinLevel..MaxLevel "
-                               f"{self.min_level}..{self.max_level}",
-                               allowed={"min": self.min_level, "max": self.max_level, "null": True})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"LevelControl.OnLevel={value} is outside MinLevel..MaxLevel "
+                                    f"{self.min_level}..{self.max_level}",
+                                    allowed={"min": self.min_level, "max": self.max_level, "null": True})
 
     # ----------------------------------------------------------------------------- On/Off coupling
     def _on_switched(self, old: object, new: object) -> None:

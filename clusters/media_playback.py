@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 PlaybackState = Objects.MediaPlayback.Enums.PlaybackStateEnum
@@ -147,9 +147,10 @@ class MediaPlaybackServer(ClusterServer):
     @command("Seek")
     def seek(self, position: int) -> dict[str, Any]:
         if self.duration_ms is not None and position > self.duration_ms:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"MediaPlayback.Seek position {position} ms is past the end",
-                               allowed={"min": 0, "max": self.duration_ms}, code="SEEK_OUT_OF_RANGE",
-                               response={"status": int(PlaybackStatus.kSeekOutOfRange)})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"MediaPlayback.Seek position {position} ms is past the end",
+                                    allowed={"min": 0, "max": self.duration_ms}, reason="SEEK_OUT_OF_RANGE",
+                                    response={"status": int(PlaybackStatus.kSeekOutOfRange)})
         return self._jump(position, "Seek")
 
     # ----------------------------------------------------------------------------- helpers
@@ -158,8 +159,8 @@ class MediaPlaybackServer(ClusterServer):
 
     def _refuse(self, what: str, why: str, allowed: list[str]) -> NoReturn:
         message = f"MediaPlayback.{what}: {why} (CurrentState={self.state})"
-        raise ClusterError(Status.INVALID_IN_STATE, message, allowed={"commands": allowed},
-                           response={"status": int(PlaybackStatus.kInvalidStateForCommand), "data": message})
+        raise HomeError.refused(Status.INVALID_IN_STATE, message, allowed={"commands": allowed},
+                                response={"status": int(PlaybackStatus.kInvalidStateForCommand), "data": message})
 
     def _trick_play(self, what: str, sign: float) -> dict[str, Any]:
         if self.state == NOT_PLAYING:
@@ -167,9 +168,9 @@ class MediaPlaybackServer(ClusterServer):
         same_direction = self._speed * sign > 1.0 if sign > 0 else self._speed * sign > 0
         magnitude = abs(self._speed) * 2 if same_direction else 2.0
         if magnitude > MAX_SPEED:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"MediaPlayback.{what}: speed {magnitude}x is too fast",
-                               allowed={"max_speed": MAX_SPEED}, code="SPEED_OUT_OF_RANGE",
-                               response={"status": int(PlaybackStatus.kSpeedOutOfRange)})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"MediaPlayback.{what}: speed {magnitude}x is too fast",
+                                    allowed={"max_speed": MAX_SPEED}, reason="SPEED_OUT_OF_RANGE",
+                                    response={"status": int(PlaybackStatus.kSpeedOutOfRange)})
         return self._go(PLAYING, sign * magnitude)
 
     def _jump(self, position: int, what: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.cycle_programs import ERROR, STATE_NAMES, STOPPED
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 _Feature = Objects.MicrowaveOvenControl.Bitmaps.Feature
@@ -78,7 +78,7 @@ class MicrowaveOvenControlServer(ClusterServer):
     def _refuse_unless(self, ok: bool, status: Status, message: str, allowed: object = None, code: str | None = None
                        ) -> None:
         if not ok:
-            raise ClusterError(status, f"MicrowaveOvenControl: {message}", allowed=allowed, code=code)
+            raise HomeError.refused(status, f"MicrowaveOvenControl: {message}", allowed=allowed, reason=code)
 
     # ----------------------------------------------------------------------- commands
     @command("SetCookingParameters")

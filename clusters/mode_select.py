@@ -15,7 +15,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 Feature = Objects.ModeSelect.Bitmaps.Feature
 
@@ -60,14 +60,14 @@ class ModeSelectServer(ClusterServer):
 
     def check_write(self, name: str, value: Any) -> None:
         if name in ("OnMode", "StartUpMode") and value is not None and value not in self.mode_numbers():
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"ModeSelect.{name}={value} is not a supported mode",
-                               allowed=self._modes())
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"ModeSelect.{name}={value} is not a supported mode",
+                                    allowed=self._modes())
 
     @command("ChangeToMode")
     def change_to_mode(self, newMode: int) -> None:
         if newMode not in self.mode_numbers():
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"ModeSelect has no mode {newMode}", allowed=self._modes(),
-                               code="UNSUPPORTED_MODE")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"ModeSelect has no mode {newMode}", allowed=self._modes(),
+                                    reason="UNSUPPORTED_MODE")
         self.set("CurrentMode", newMode)
 
     def _modes(self) -> list[dict[str, Any]]:

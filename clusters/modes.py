@@ -2,7 +2,7 @@
 water heater, oven and microwave oven modes.
 
 SupportedModes holds ModeOptionStruct dicts; CurrentMode is read-only (Matter) and changes only
-through ChangeToMode, whose ChangeToModeResponse carries the outcome. Refusals raise ClusterError
+through ChangeToMode, whose ChangeToModeResponse carries the outcome. Refusals raise HomeError
 with that response attached: UnsupportedMode (1) as CONSTRAINT_ERROR, InvalidInMode (3) and the
 derived clusters' own codes (e.g. RVC clean CleaningInProgress 0x40) as INVALID_IN_STATE.
 """
@@ -17,7 +17,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.cycle_programs import ERROR, PAUSED, RUNNING, SEEKING_CHARGER, STATE_NAMES
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 SUCCESS, UNSUPPORTED_MODE, GENERIC_FAILURE, INVALID_IN_MODE = 0, 1, 2, 3  # ModeBase StatusCode
 CLEANING_IN_PROGRESS = int(Objects.RvcCleanMode.Enums.StatusCode.kCleaningInProgress)
@@ -153,8 +153,8 @@ class ChangeableModeServer(ModeServer):
         """Hook: side effects of a mode change."""
 
     def refuse(self, status_code: int, status: Status, message: str, *, code: str) -> NoReturn:
-        raise ClusterError(status, message, allowed={"modes": self.modes_summary()}, code=code,
-                           response={"status": status_code, "statusText": message[:64]})
+        raise HomeError.refused(status, message, allowed={"modes": self.modes_summary()}, reason=code,
+                                response={"status": status_code, "statusText": message[:64]})
 
 
 # --------------------------------------------------------------------------------- the clusters

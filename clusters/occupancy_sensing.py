@@ -8,7 +8,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.OccupancySensing.Bitmaps.Feature
@@ -70,9 +70,9 @@ class OccupancySensingServer(ClusterServer):
             limits = self.read("HoldTimeLimits")
             low, high = limits["holdTimeMin"], limits["holdTimeMax"]
             if not low <= value <= high:
-                raise ClusterError(Status.CONSTRAINT_ERROR,
-                                   f"OccupancySensing.{name}={value} is outside HoldTimeLimits {low}..{high}",
-                                   allowed={"min": low, "max": high})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                        f"OccupancySensing.{name}={value} is outside HoldTimeLimits {low}..{high}",
+                                        allowed={"min": low, "max": high})
 
     def apply_write(self, name: str, value: object) -> None:
         if name in HOLD_TIME_NAMES:

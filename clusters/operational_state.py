@@ -6,7 +6,7 @@ only at phase boundaries and at the end.
 
 Refused transitions are, on the wire, successful invokes whose OperationalCommandResponse carries
 ``errorStateID`` 1 (UnableToStartOrResume) or 3 (CommandInvalidInState): they raise
-``ClusterError(INVALID_IN_STATE, response=...)``.
+``HomeError.refused(INVALID_IN_STATE, response=...)``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from clusters.cycle_programs import (
     CycleProgram,
 )
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import coerce
 
 _Error = Objects.OperationalState.Enums.ErrorStateEnum
@@ -231,19 +231,19 @@ class CycleServer(ClusterServer):
 
     def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> NoReturn:
         state = STATE_NAMES.get(self.state, str(self.state))
-        raise ClusterError(
+        raise HomeError.refused(
             Status.INVALID_IN_STATE, f"{self.cluster_name}: {reason} (OperationalState is {state})",
             allowed={"operational_state": state, "commands_valid_now": self.commands_valid_now()},
-            code=code or ("UNABLE_TO_START_OR_RESUME" if error_state_id == UNABLE_TO_START_OR_RESUME
+            reason=code or ("UNABLE_TO_START_OR_RESUME" if error_state_id == UNABLE_TO_START_OR_RESUME
                           else "COMMAND_INVALID_IN_STATE"),
             response=command_response(error_state_id))
 
     def _require_power(self, what: str) -> None:
         on_off = self.endpoint.find("OnOff") if self.endpoint is not None else None
         if on_off is not None and not on_off.read("OnOff"):
-            raise ClusterError(
+            raise HomeError.refused(
                 Status.INVALID_IN_STATE, f"{self.cluster_name}.{what} refused: the appliance is off (dead front)",
-                allowed={"first": "OnOff.On"}, code="POWER_OFF", response=command_response(UNABLE_TO_START_OR_RESUME))
+                allowed={"first": "OnOff.On"}, reason="POWER_OFF", response=command_response(UNABLE_TO_START_OR_RESUME))
 
     # ----------------------------------------------------------------------- binding and restore
     def on_attach(self) -> None:

@@ -4,7 +4,7 @@ A scene holds, per sibling cluster that declares ``scene_attributes`` (OnOff, Le
 ColorControl), the values StoreScene captured or AddScene gave; RecallScene hands them to each sibling's
 ``apply_scene`` with the scene's (or the command's) transition time. A scene of a group needs this
 endpoint to be in the group (sibling Groups server); group 0 is the global scene group. Failures other
-than bad paths travel in-band, in the response's status field (ClusterError with ``response``).
+than bad paths travel in-band, in the response's status field (HomeError with ``response``).
 Recalling makes the scene current and valid; any later change of a scene attribute (other than the
 recall's own transition) makes it invalid.
 """
@@ -20,7 +20,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.requester import LOCAL_FABRIC, current_requester
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 if TYPE_CHECKING:
     from clusters.groups import GroupsServer
@@ -135,8 +135,8 @@ class ScenesManagementServer(ClusterServer):
 
     # ----------------------------------------------------------------------------- checks
     @staticmethod
-    def _refuse(status: Status, message: str, reply: dict[str, Any]) -> ClusterError:
-        return ClusterError(status, f"ScenesManagement: {message}", response={**reply, "status": int(status)})
+    def _refuse(status: Status, message: str, reply: dict[str, Any]) -> HomeError:
+        return HomeError.refused(status, f"ScenesManagement: {message}", response={**reply, "status": int(status)})
 
     def _check_group(self, group_id: int, reply: dict[str, Any]) -> int:
         fabric = current_requester().fabric_index
@@ -273,7 +273,7 @@ class ScenesManagementServer(ClusterServer):
         state = self._state(fabric)
         scene = state.scenes.get((groupID, sceneID))
         if scene is None:
-            raise ClusterError(Status.NOT_FOUND, f"ScenesManagement: no scene {sceneID} in group 0x{groupID:04x}")
+            raise HomeError.refused(Status.NOT_FOUND, f"ScenesManagement: no scene {sceneID} in group 0x{groupID:04x}")
         milliseconds = scene.transition_ms if transitionTime is None else min(int(transitionTime), MAX_TRANSITION_MS)
         seconds = milliseconds / 1000
         self._recall_until = (self.runtime.now() + seconds) if self.runtime is not None else -1.0

@@ -9,7 +9,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, EventPriority, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import coerce
 
 Feature = Objects.SmokeCoAlarm.Bitmaps.Feature
@@ -128,8 +128,8 @@ class SmokeCoAlarmServer(ClusterServer):
     def self_test_request(self) -> None:
         state = self.read("ExpressedState")
         if state in _ALARMING:
-            raise ClusterError(Status.BUSY, f"SmokeCoAlarm cannot self-test now (ExpressedState={state})",
-                               code="ALARM_ACTIVE")
+            raise HomeError.refused(Status.BUSY, f"SmokeCoAlarm cannot self-test now (ExpressedState={state})",
+                                    reason="ALARM_ACTIVE")
         self.set("TestInProgress", True)
         self._express()
         if self.runtime is not None:
@@ -143,8 +143,8 @@ class SmokeCoAlarmServer(ClusterServer):
     # ----------------------------------------------------------------------------- helpers
     def _set_condition(self, name: str, value: object) -> None:
         if not self.has_attribute(name):
-            raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"SmokeCoAlarm has no {name} with these features",
-                               allowed=self.attribute_names())
+            raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"SmokeCoAlarm has no {name} with these features",
+                                    allowed=self.attribute_names())
         value = coerce(value, self.model.attributes[name].type, f"SmokeCoAlarm.{name}",
                        status=Status.CONSTRAINT_ERROR)
         self.set(name, value)

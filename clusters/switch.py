@@ -18,7 +18,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 Feature = Objects.Switch.Bitmaps.Feature
 MOMENTARY_FEATURES = int(Feature.kMomentarySwitch | Feature.kMomentarySwitchRelease
@@ -65,29 +65,29 @@ class SwitchServer(ClusterServer):
 
     def press(self, presses: int = 1, *, long: bool = False, hold_s: float = 2.0) -> float:
         """Press the button ``presses`` times (short), or once held ``hold_s`` seconds (``long``); the events
-        follow in virtual time. Returns the seconds until the sequence is over. ClusterError when the button is
+        follow in virtual time. Returns the seconds until the sequence is over. HomeError when the button is
         still in a sequence, or the count/hold is outside what this switch supports."""
         if self.runtime is None:
-            raise ClusterError(Status.FAILURE, "Switch is not attached to a runtime")
+            raise HomeError.refused(Status.FAILURE, "Switch is not attached to a runtime")
         if not self.has_feature(Feature.kMomentarySwitch):
-            raise ClusterError(Status.INVALID_IN_STATE, "Switch: only a momentary switch can be pressed")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "Switch: only a momentary switch can be pressed")
         now = self.runtime.now()
         if self._busy_until is not None and now < self._busy_until:
-            raise ClusterError(Status.BUSY, f"Switch: a press sequence is still going on "
-                                            f"(for {self._busy_until - now:.1f} s)", code="SWITCH_BUSY")
+            raise HomeError.refused(Status.BUSY, f"Switch: a press sequence is still going on "
+                                            f"(for {self._busy_until - now:.1f} s)", reason="SWITCH_BUSY")
         most = self.read("MultiPressMax") if self.has_attribute("MultiPressMax") else 1
         if long:
             if presses != 1 or not self.has_feature(Feature.kMomentarySwitchLongPress):
-                raise ClusterError(Status.CONSTRAINT_ERROR, "Switch: a long press is one press, on a switch with "
-                                   "the MomentarySwitchLongPress feature", allowed={"presses": 1})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, "Switch: a long press is one press, on a switch with "
+                                        "the MomentarySwitchLongPress feature", allowed={"presses": 1})
             if not LONG_PRESS_S <= hold_s <= 60:
-                raise ClusterError(Status.CONSTRAINT_ERROR, f"Switch: hold_s={hold_s} is out of range",
-                                   allowed={"min": LONG_PRESS_S, "max": 60})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Switch: hold_s={hold_s} is out of range",
+                                        allowed={"min": LONG_PRESS_S, "max": 60})
             plan = self._long_plan(hold_s)
         else:
             if not 1 <= presses <= most:
-                raise ClusterError(Status.CONSTRAINT_ERROR, f"Switch: presses={presses} is out of range 1..{most}",
-                                   allowed={"min": 1, "max": most})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Switch: presses={presses} is out of range 1..{most}",
+                                        allowed={"min": 1, "max": most})
             plan = self._short_plan(presses)
         for delay, step in plan:
             self.runtime.call_later(delay, step)

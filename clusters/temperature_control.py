@@ -12,7 +12,7 @@ from typing import Any
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 _Feature = Objects.TemperatureControl.Bitmaps.Feature
 TEMPERATURE_NUMBER = int(_Feature.kTemperatureNumber)
@@ -77,9 +77,9 @@ class TemperatureControlServer(ClusterServer):
     def set_temperature(self, targetTemperature: int | None = None,
                         targetTemperatureLevel: int | None = None) -> None:
         if targetTemperature is None and targetTemperatureLevel is None:
-            raise ClusterError(Status.INVALID_COMMAND, "TemperatureControl.SetTemperature needs TargetTemperature"
-                               " or TargetTemperatureLevel",
-                               allowed=self.command_spec("SetTemperature").describe_args())
+            raise HomeError.refused(Status.INVALID_COMMAND, "TemperatureControl.SetTemperature needs TargetTemperature"
+                                    " or TargetTemperatureLevel",
+                                    allowed=self.command_spec("SetTemperature").describe_args())
         if targetTemperature is not None:
             self._check_number(targetTemperature)
         if targetTemperatureLevel is not None:
@@ -91,24 +91,26 @@ class TemperatureControlServer(ClusterServer):
 
     def _check_number(self, target: int) -> None:
         if not self.has_feature(TEMPERATURE_NUMBER):
-            raise ClusterError(Status.INVALID_COMMAND, "this device sets temperature levels, not numbers: give"
-                               " TargetTemperatureLevel", allowed={"levels": self.read("SupportedTemperatureLevels")})
+            raise HomeError.refused(Status.INVALID_COMMAND, "this device sets temperature levels, not numbers: give"
+                                    " TargetTemperatureLevel",
+                                    allowed={"levels": self.read("SupportedTemperatureLevels")})
         low, high = self.read("MinTemperature"), self.read("MaxTemperature")
         step = self.read("Step") if self.has_feature(TEMPERATURE_STEP) else None
         allowed = {"min": low, "max": high, **({"step": step} if step else {})}
         if not low <= target <= high:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"TemperatureControl.TargetTemperature={target} is out of"
-                               f" range {low}..{high} (centi-°C)", allowed=allowed)
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"TemperatureControl.TargetTemperature={target} is out of"
+                                    f" range {low}..{high} (centi-°C)", allowed=allowed)
         if step and (target - low) % step:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"TemperatureControl.TargetTemperature={target} is not"
-                               f" {low} + a multiple of Step {step}", allowed=allowed)
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"TemperatureControl.TargetTemperature={target} is not"
+                                    f" {low} + a multiple of Step {step}", allowed=allowed)
 
     def _check_level(self, level: int) -> None:
         if not self.has_feature(TEMPERATURE_LEVEL):
-            raise ClusterError(Status.INVALID_COMMAND, "this device sets temperature numbers, not levels: give"
-                               " TargetTemperature", allowed={"min": self.read("MinTemperature"),
+            raise HomeError.refused(Status.INVALID_COMMAND, "this device sets temperature numbers, not levels: give"
+                                    " TargetTemperature", allowed={"min": self.read("MinTemperature"),
                                                               "max": self.read("MaxTemperature")})
         levels = self.read("SupportedTemperatureLevels")
         if level >= len(levels):
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"TemperatureControl.TargetTemperatureLevel={level} is not an"
-                               " index into SupportedTemperatureLevels", allowed=dict(enumerate(levels)))
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"TemperatureControl.TargetTemperatureLevel={level} is not an"
+                                    " index into SupportedTemperatureLevels", allowed=dict(enumerate(levels)))

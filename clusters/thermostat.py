@@ -13,7 +13,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.Thermostat.Bitmaps.Feature
@@ -125,19 +125,20 @@ class ThermostatServer(ClusterServer):
         if name in LIMITS:
             low, high = self._range(name)
             if not low <= value <= high:
-                raise ClusterError(Status.CONSTRAINT_ERROR,
-                                   f"Thermostat.{name}={value} is outside {low}..{high} (0.01 °C)",
-                                   allowed={"min": low, "max": high})
+                raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                        f"Thermostat.{name}={value} is outside {low}..{high} (0.01 °C)",
+                                        allowed={"min": low, "max": high})
             self._check_deadband(name, value)
         elif name == "SystemMode" and value not in self.allowed_system_modes():
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"Thermostat.SystemMode={value} is not allowed with ControlSequenceOfOperation "
-                               f"{self.read('ControlSequenceOfOperation')} and features {self.feature_map:#x}",
-                               allowed=self.allowed_system_modes())
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"Thermostat.SystemMode={value} is not allowed with ControlSequenceOfOperation "
+                                    f"{self.read('ControlSequenceOfOperation')} and features {self.feature_map:#x}",
+                                    allowed=self.allowed_system_modes())
         elif name == "ControlSequenceOfOperation" and value not in self.allowed_sequences():
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"Thermostat.ControlSequenceOfOperation={value} needs a feature this thermostat lacks",
-                               allowed=self.allowed_sequences())
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"Thermostat.ControlSequenceOfOperation={value} needs a feature this "
+                                    "thermostat lacks",
+                                    allowed=self.allowed_sequences())
 
     def _check_deadband(self, name: str, value: int) -> None:
         band = self.deadband()
@@ -145,16 +146,16 @@ class ThermostatServer(ClusterServer):
             return
         if name == "OccupiedHeatingSetpoint" and value > self.read("OccupiedCoolingSetpoint") - band:
             limit = self.read("OccupiedCoolingSetpoint") - band
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"Thermostat.OccupiedHeatingSetpoint={value} must stay {band} below the cooling "
-                               f"setpoint {self.read('OccupiedCoolingSetpoint')} (at most {limit})",
-                               allowed={"max": limit}, code="DEADBAND")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"Thermostat.OccupiedHeatingSetpoint={value} must stay {band} below the cooling "
+                                    f"setpoint {self.read('OccupiedCoolingSetpoint')} (at most {limit})",
+                                    allowed={"max": limit}, reason="DEADBAND")
         if name == "OccupiedCoolingSetpoint" and value < self.read("OccupiedHeatingSetpoint") + band:
             limit = self.read("OccupiedHeatingSetpoint") + band
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"Thermostat.OccupiedCoolingSetpoint={value} must stay {band} above the heating "
-                               f"setpoint {self.read('OccupiedHeatingSetpoint')} (at least {limit})",
-                               allowed={"min": limit}, code="DEADBAND")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                    f"Thermostat.OccupiedCoolingSetpoint={value} must stay {band} above the heating "
+                                    f"setpoint {self.read('OccupiedHeatingSetpoint')} (at least {limit})",
+                                    allowed={"min": limit}, reason="DEADBAND")
 
     # ----------------------------------------------------------------------------- commands
     @command("SetpointRaiseLower", constraints={"amount": Constraint(-128, 127)})
@@ -162,9 +163,9 @@ class ThermostatServer(ClusterServer):
         heating, cooling = self.has_feature(Feature.kHeating), self.has_feature(Feature.kCooling)
         needs = {HEAT: heating, COOL: cooling, BOTH: heating and cooling}[mode]
         if not needs:
-            raise ClusterError(Status.INVALID_COMMAND,
-                               f"Thermostat.SetpointRaiseLower.Mode={mode} needs a setpoint this thermostat lacks",
-                               allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling),
+            raise HomeError.refused(Status.INVALID_COMMAND,
+                                    f"Thermostat.SetpointRaiseLower.Mode={mode} needs a setpoint this thermostat lacks",
+                                    allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling),
                                                         (BOTH, heating and cooling)) if ok])
         delta = amount * 10  # Amount is in 0.1 °C
         heat: int | None = self.read("OccupiedHeatingSetpoint") if heating else None

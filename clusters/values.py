@@ -14,7 +14,7 @@ from typing import Any
 from chip.tlv import float32, uint
 
 from clusters.chip_model import TypeInfo
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,13 @@ class Constraint:
         if value is None:
             return
         if self.allowed is not None and value not in self.allowed:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not allowed",
-                               allowed=list(self.allowed))
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not allowed",
+                                    allowed=list(self.allowed))
         bad_low = self.minimum is not None and value < self.minimum
         bad_high = self.maximum is not None and value > self.maximum
         if bad_low or bad_high:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is out of range {self.describe()}",
-                               allowed={"min": self.minimum, "max": self.maximum})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is out of range {self.describe()}",
+                                    allowed={"min": self.minimum, "max": self.maximum})
 
 
 def enum_members(enum_type: type[Any]) -> dict[str, int]:
@@ -60,16 +60,16 @@ def enum_members(enum_type: type[Any]) -> dict[str, int]:
 
 def _integral(value: object, what: str, status: Status) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ClusterError(status, f"{what} must be an integer, got {type(value).__name__} {value!r}")
+        raise HomeError.refused(status, f"{what} must be an integer, got {type(value).__name__} {value!r}")
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
-            raise ClusterError(status, f"{what} must be an integer, got {value!r}")
+            raise HomeError.refused(status, f"{what} must be an integer, got {value!r}")
         value = int(value)
     return value
 
 
 def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
-    """Return ``value`` normalised to ``info``'s type, or raise ``ClusterError(status)``.
+    """Return ``value`` normalised to ``info``'s type, or raise ``HomeError.refused(status)``.
 
     ``status`` is the Matter status for a wrong *type* (INVALID_DATA_TYPE for writes, INVALID_COMMAND
     for command fields); out-of-range enum values are CONSTRAINT_ERROR as the spec says.
@@ -77,11 +77,11 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
     if value is None:
         if info.nullable:
             return None
-        raise ClusterError(status, f"{what} may not be null (type {info.describe()})")
+        raise HomeError.refused(status, f"{what} may not be null (type {info.describe()})")
     base = info.base
     if info.is_list:
         if not isinstance(value, list | tuple):
-            raise ClusterError(status, f"{what} must be a list, got {type(value).__name__}")
+            raise HomeError.refused(status, f"{what} must be a list, got {type(value).__name__}")
         element = info.element
         return [coerce(v, element, f"{what}[{i}]", status=status) for i, v in enumerate(value)]
     if info.is_enum:
@@ -90,13 +90,13 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
             key = value[1:] if value.startswith("k") and value[1:2].isupper() else value
             lookup = {k.lower(): v for k, v in members.items()}
             if key.lower() not in lookup:
-                raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value",
-                                   allowed=members)
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value",
+                                        allowed=members)
             return lookup[key.lower()]
         number = _integral(value, what, status)
         if number not in members.values():
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value",
-                               allowed=members)
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value",
+                                    allowed=members)
         return number
     if info.is_bitmap:
         number = _integral(value, what, status)
@@ -104,12 +104,12 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
         for member in base.__members__.values():
             mask |= int(member)
         if number < 0 or number & ~mask:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number:#x} sets bits outside {base.__name__}",
-                               allowed={name: int(m) for name, m in base.__members__.items()})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={number:#x} sets bits outside {base.__name__}",
+                                    allowed={name: int(m) for name, m in base.__members__.items()})
         return number
     if info.is_struct:
         if not isinstance(value, dict):
-            raise ClusterError(status, f"{what} must be an object ({base.__name__}), got {type(value).__name__}")
+            raise HomeError.refused(status, f"{what} must be an object ({base.__name__}), got {type(value).__name__}")
         from dataclasses import fields as dc_fields
 
         from clusters.chip_model import unwrap
@@ -119,40 +119,40 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
         labels = {f.name for f in dc_fields(base)}
         unknown = sorted(set(given) - labels)
         if unknown:
-            raise ClusterError(status, f"{what} has unknown field(s) {unknown}", allowed=sorted(labels))
+            raise HomeError.refused(status, f"{what} has unknown field(s) {unknown}", allowed=sorted(labels))
         for field in base.descriptor.Fields:
             finfo = unwrap(field.Type)
             if field.Label in given:
                 out[field.Label] = coerce(given[field.Label], finfo, f"{what}.{field.Label}", status=status)
             elif not finfo.optional and not finfo.nullable:
-                raise ClusterError(status, f"{what} is missing field {field.Label!r}")
+                raise HomeError.refused(status, f"{what} is missing field {field.Label!r}")
         return out
     if base is bool:
         if not isinstance(value, bool):
-            raise ClusterError(status, f"{what} must be true or false, got {value!r}")
+            raise HomeError.refused(status, f"{what} must be true or false, got {value!r}")
         return value
     if base is uint:
         number = _integral(value, what, status)
         if number < 0:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}={number} must not be negative")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={number} must not be negative")
         return number
     if base is int:
         return _integral(value, what, status)
     if base in (float32, float):
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise ClusterError(status, f"{what} must be a number, got {value!r}")
+            raise HomeError.refused(status, f"{what} must be a number, got {value!r}")
         return float(value)
     if base is str:
         if not isinstance(value, str):
-            raise ClusterError(status, f"{what} must be a string, got {type(value).__name__}")
+            raise HomeError.refused(status, f"{what} must be a string, got {type(value).__name__}")
         return value
     if base is bytes:
         if isinstance(value, str):
             try:
                 return bytes.fromhex(value).hex()
             except ValueError:
-                raise ClusterError(status, f"{what} must be a hex string") from None
-        raise ClusterError(status, f"{what} must be a hex string")
+                raise HomeError.refused(status, f"{what} must be a hex string") from None
+        raise HomeError.refused(status, f"{what} must be a hex string")
     return value
 
 

@@ -21,7 +21,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 ValveState = Objects.ValveConfigurationAndControl.Enums.ValveStateEnum
@@ -73,8 +73,8 @@ class ValveConfigurationAndControlServer(ClusterServer):
     @command("Open", constraints={"openDuration": Constraint(minimum=1)})
     def open(self, openDuration: int | None = None, targetLevel: int | None = None) -> None:
         if targetLevel is not None:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "ValveConfigurationAndControl.Open: TargetLevel needs the "
-                               "Level feature, which this valve lacks", allowed={"TargetLevel": None})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "ValveConfigurationAndControl.Open: TargetLevel needs the "
+                                    "Level feature, which this valve lacks", allowed={"TargetLevel": None})
         duration = openDuration if openDuration is not None else self.read("DefaultOpenDuration")
         self._cancel(close=True)
         self.set("OpenDuration", duration)

@@ -14,7 +14,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint
 
 Feature = Objects.WaterHeaterManagement.Bitmaps.Feature
@@ -88,19 +88,19 @@ class WaterHeaterManagementServer(ClusterServer):
         reheat = boostInfo.get("targetReheat")
         what = "WaterHeaterManagement.Boost.BoostInfo"
         if duration < 1:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}.duration must be at least 1 s",
-                               allowed={"min": 1, "max": 0xFFFFFFFF})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}.duration must be at least 1 s",
+                                    allowed={"min": 1, "max": 0xFFFFFFFF})
         if (target is not None or reheat is not None) and not self._tank_percent():
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}: targetPercentage/targetReheat need TankPercent",
-                               allowed={"fields": ["duration", "oneShot", "emergencyBoost", "temporarySetpoint"]})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}: targetPercentage/targetReheat need TankPercent",
+                                    allowed={"fields": ["duration", "oneShot", "emergencyBoost", "temporarySetpoint"]})
         if target is not None and target > 100:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"{what}.targetPercentage={target} is over 100",
-                               allowed={"min": 0, "max": 100})
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}.targetPercentage={target} is over 100",
+                                    allowed={"min": 0, "max": 100})
         if reheat is not None and (target is None or reheat > target):
-            raise ClusterError(Status.INVALID_COMMAND, f"{what}.targetReheat needs a targetPercentage ≥ it",
-                               allowed={"targetReheat": "0..targetPercentage"})
+            raise HomeError.refused(Status.INVALID_COMMAND, f"{what}.targetReheat needs a targetPercentage ≥ it",
+                                    allowed={"targetReheat": "0..targetPercentage"})
         if boostInfo.get("oneShot") and reheat is not None:
-            raise ClusterError(Status.INVALID_COMMAND, f"{what}: oneShot and targetReheat exclude each other")
+            raise HomeError.refused(Status.INVALID_COMMAND, f"{what}: oneShot and targetReheat exclude each other")
         if not self.boost_active:
             self._demand_before_boost = self.read("HeatDemand")
         self._cancel_timer()

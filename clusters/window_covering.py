@@ -16,7 +16,7 @@ import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import Constraint, coerce
 
 Feature = Objects.WindowCovering.Bitmaps.Feature
@@ -235,12 +235,12 @@ class WindowCoveringServer(ClusterServer):
     def _check_can_move(self) -> None:
         safety = self.read("SafetyStatus")
         if safety:
-            raise ClusterError(Status.INVALID_IN_STATE, f"WindowCovering cannot move: SafetyStatus={safety:#x}",
-                               allowed={"SafetyStatus": 0}, code="SAFETY_STATUS")
+            raise HomeError.refused(Status.INVALID_IN_STATE, f"WindowCovering cannot move: SafetyStatus={safety:#x}",
+                                    allowed={"SafetyStatus": 0}, reason="SAFETY_STATUS")
         mode = self.read("Mode")
         if mode & (int(ModeBits.kMaintenanceMode) | int(ModeBits.kCalibrationMode)):
-            raise ClusterError(Status.BUSY, f"WindowCovering is in maintenance/calibration (Mode={mode:#x})",
-                               allowed={"Mode": "without MaintenanceMode/CalibrationMode bits"}, code="MODE")
+            raise HomeError.refused(Status.BUSY, f"WindowCovering is in maintenance/calibration (Mode={mode:#x})",
+                                    allowed={"Mode": "without MaintenanceMode/CalibrationMode bits"}, reason="MODE")
 
     def _now(self) -> float:
         return self.runtime.now() if self.runtime is not None else 0.0

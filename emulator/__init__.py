@@ -1,1 +1,1 @@
-"""The home fabric: rooms, devices, the virtual clock, physics, workflows and the event bus."""
+"""The emulated home: rooms, devices, the virtual clock, physics, workflows and the event bus."""

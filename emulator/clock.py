@@ -94,6 +94,11 @@ class VirtualClock:
     def now_text(self) -> str:
         return self.now_datetime.strftime(TIME_FORMAT)
 
+    def time_text(self, tick: int, *, tenths: bool = False) -> str:
+        """The virtual time of ``tick`` as "YYYY-MM-DD HH:MM:SS" (with ".d" tenths when asked)."""
+        text = self.datetime_at(tick).strftime(TIME_FORMAT)
+        return f"{text}.{tick % TICKS_PER_SECOND}" if tenths else text
+
     def tick_of(self, when: datetime) -> int:
         """The tick at wall-style time ``when`` (rounded up to the next tick)."""
         return seconds_to_ticks((when - self.base_time).total_seconds())

@@ -7,12 +7,11 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from clusters import ClusterError, ClusterServer, Endpoint, server_class
+from clusters import ClusterServer, Endpoint, HomeError, server_class
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
 from emulator.clock import VirtualClock
-from emulator.errors import HomeError
 from emulator.role_behaviour import RoleBehaviour, attach_role_behaviour
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
@@ -31,7 +30,7 @@ class Device:
         self.name = name
         self.endpoints: dict[int, Endpoint] = {}
         self._sinks: list[ChangeSink] = []
-        self.view = DeviceView(self)  # what the fabric hands out
+        self.view = DeviceView(self)  # what the home hands out
         self.behaviour: list[RoleBehaviour] = []  # what its roles start once attached (emulator/role_behaviour.py)
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
@@ -86,7 +85,7 @@ class Device:
         endpoint = self.endpoint(endpoint_id)
         try:
             return endpoint.cluster(cluster)
-        except ClusterError as error:
+        except HomeError as error:
             raise HomeError("CLUSTER_NOT_FOUND",
                               f"device {self.device_id!r} endpoint {endpoint_id} has no cluster {cluster!r}",
                               status=error.status, allowed=error.allowed) from None
@@ -128,8 +127,8 @@ class Device:
 
 
 class DeviceView:
-    """A device as the fabric hands it out: identity, room, endpoints and reads, with no setters and no hooks
-    (renaming, placing and change sinks stay the fabric's). One view per device, so identity comparisons hold."""
+    """A device as the home hands it out: identity, room, endpoints and reads, with no setters and no hooks
+    (renaming, placing and change sinks stay the home's). One view per device, so identity comparisons hold."""
 
     __slots__ = ("_device",)
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from emulator.home_results import InvokeResult, StepResult, WriteResult
 from emulator.workflows import Workflow, WorkflowStep
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ class DeviceInfo(Protocol):
 
 @runtime_checkable
 class HomeAPI(Protocol):
-    """Rooms, devices, reads, steps (invoke / write), time and scheduled workflows."""
+    """Rooms, devices, reads, steps (invoke / write, typed results whose ``to_dict`` is the JSON), time and
+    scheduled workflows."""
 
     name: str
 
@@ -72,12 +74,12 @@ class HomeAPI(Protocol):
 
     def read_all(self, device_id: str) -> dict[str, Any]: ...
 
-    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> dict[str, Any]: ...
+    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> WriteResult: ...
 
     def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
-               args: Mapping[str, Any] | None = None) -> dict[str, Any]: ...
+               args: Mapping[str, Any] | None = None) -> InvokeResult: ...
 
-    def apply(self, step: WorkflowStep) -> dict[str, Any]: ...
+    def apply(self, step: WorkflowStep) -> StepResult: ...
 
     # time and workflows
     def now(self) -> datetime: ...

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from clusters import ClusterError
 from emulator.catalogue import device_type_spec
 from emulator.device import Device
 from emulator.errors import HomeError
@@ -39,6 +38,6 @@ def attribute_problems(config: HomeConfig) -> list[AttributeProblem]:
             endpoint, cluster, attribute = path.split(".")
             try:
                 device.cluster(int(endpoint), cluster).restore(attribute, value)
-            except (ClusterError, HomeError) as error:
+            except HomeError as error:
                 problems.append(AttributeProblem(device_config.id, path, error.message))
     return problems

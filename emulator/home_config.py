@@ -1,6 +1,6 @@
 """Our on-disk home format (``"format": "homefabric-home/1"``): rooms, devices and their initial state.
 
-The file is the single source a fabric is built from. It is validated at the edge (pydantic), every
+The file is the single source a home is built from. It is validated at the edge (pydantic), every
 problem is reported with its JSON path (``devices[12].room: unknown room 'atic'``), it is written
 atomically, and ``dump_home`` is byte-deterministic so generated homes can be compared and hashed.
 """
@@ -201,7 +201,7 @@ class HomeConfig(BaseModel):
             raise _ReferenceProblems(problems)
         return self
 
-    # Lookups the fabric needs; linear scans are fine at the sizes homes have.
+    # Lookups the home needs; linear scans are fine at the sizes homes have.
     def room(self, room_id: str) -> RoomConfig:
         for room in self.rooms:
             if room.id == room_id:

@@ -1,6 +1,6 @@
-"""Hand a call over to one asyncio loop from whatever thread the fabric runs on.
+"""Hand a call over to one asyncio loop from whatever thread the home runs on.
 
-The fabric calls its subscribers on the thread that changed the home, inside its lock: the pacer's loop, a
+The home calls its subscribers on the thread that changed the home, inside its lock: the pacer's loop, a
 worker thread running a tool call, a test's own thread. A wire (MQTT, the HTTP event hub, a Matter
 subscription) keeps its state on its asyncio loop, so its subscriber hands the work over: run at once when
 already on that loop's thread, queued with ``call_soon_threadsafe`` from any other, dropped once the loop has

@@ -1,6 +1,6 @@
 """Real-time pacing: let virtual time follow the wall clock at a speed factor, for live serving.
 
-Only this module reads the wall clock, and only when a user asks for pacing. The fabric itself
+Only this module reads the wall clock, and only when a user asks for pacing. The home itself
 stays paused and deterministic; the pacer just calls ``advance`` on an asyncio schedule.
 """
 
@@ -18,17 +18,17 @@ STOP_CATCH_UP_S = 2.0  # wall seconds a stopping pacer may spend catching virtua
 
 
 class RealtimePacer:
-    """Advance ``fabric`` by ``speed`` virtual seconds per wall second while running.
+    """Advance ``home`` by ``speed`` virtual seconds per wall second while running.
 
     It wakes at the next due timer (so workflows and cycle ends happen on time) or after
     ``max_step_s`` of wall time, whichever is first; speed can change while running.
     """
 
-    def __init__(self, fabric: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
+    def __init__(self, home: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be > 0, got {speed!r}")
-        self.fabric = fabric
+        self.home = home
         self._speed = float(speed)
         self.max_step_s = max_step_s
         self._monotonic = monotonic
@@ -61,15 +61,15 @@ class RealtimePacer:
         """Bring virtual time up to the wall clock now (also re-anchors the speed)."""
         if not self.running:
             return 0
-        target = max(self.target_tick(), self.fabric.tick)
-        ran = self.fabric.run_until(target)
+        target = max(self.target_tick(), self.home.tick)
+        ran = self.home.run_until(target)
         self._anchor_wall, self._anchor_tick = self._monotonic(), target
         return ran
 
     async def start(self) -> None:
         if self.running:
             return
-        self._anchor_wall, self._anchor_tick = self._monotonic(), self.fabric.tick
+        self._anchor_wall, self._anchor_tick = self._monotonic(), self.home.tick
         self._task = asyncio.create_task(self._loop(), name="homefabric-pacer")
 
     async def stop(self) -> None:
@@ -81,10 +81,10 @@ class RealtimePacer:
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._task = None
-        target = max(self.target_tick(), self.fabric.tick)
+        target = max(self.target_tick(), self.home.tick)
         deadline = time.perf_counter() + STOP_CATCH_UP_S
-        while self.fabric.tick < target and time.perf_counter() < deadline:
-            self.fabric.run_until(min(target, self.fabric.tick + TICKS_PER_SECOND))
+        while self.home.tick < target and time.perf_counter() < deadline:
+            self.home.run_until(min(target, self.home.tick + TICKS_PER_SECOND))
 
     async def __aenter__(self) -> RealtimePacer:
         await self.start()
@@ -96,15 +96,15 @@ class RealtimePacer:
     async def _loop(self) -> None:
         while True:
             target = self.target_tick()
-            if target > self.fabric.tick:  # one step's worth at a time: the loop stays free for signals, requests
+            if target > self.home.tick:  # one step's worth at a time: the loop stays free for signals, requests
                 step = max(TICKS_PER_SECOND, int(self._speed * self.max_step_s * TICKS_PER_SECOND))
-                self.fabric.run_until(min(target, self.fabric.tick + step))
-            next_due = self.fabric.clock.next_due()
+                self.home.run_until(min(target, self.home.tick + step))
+            next_due = self.home.clock.next_due()
             wait = self.max_step_s
             if next_due is not None:
-                wall_until_due = (next_due - self.fabric.tick) / TICKS_PER_SECOND / self._speed
+                wall_until_due = (next_due - self.home.tick) / TICKS_PER_SECOND / self._speed
                 wait = max(0.0, min(wait, wall_until_due))
-            if self.fabric.tick < target:
+            if self.home.tick < target:
                 wait = 0.0  # still behind: only yield to the loop, then the next step
             self._wake.clear()
             with contextlib.suppress(TimeoutError):

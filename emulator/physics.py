@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from clusters.temperature_control import TemperatureControlServer
-from emulator.clock import TICK_S, Timer, VirtualClock
-from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, SunCurve, knot_start
-from emulator.physics_model import (
-    Process,
-    Segment,
-    Term,
-    constant_term,
-    push_down_above,
-    push_up_below,
-)
+from emulator.clock import Timer, VirtualClock
+from emulator.compartments import Compartments
+from emulator.daylight import KNOT_S, SunCurve, knot_start
+from emulator.physics_model import Process, Segment
+from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
+from emulator.physics_terms import covering_factor, lights_lux, room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 
 if TYPE_CHECKING:
@@ -42,48 +35,6 @@ DRIVING_CLUSTERS = frozenset({
     "OperationalState", "OvenCavityOperationalState", "WaterHeaterManagement", "WaterHeaterMode",
 })
 SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
-
-
-class PhysicsParams(BaseModel):
-    """Tunable constants (SimuHome's values by default), serialisable in a home's extensions."""
-
-    model_config = ConfigDict(extra="forbid")
-    temperature_drift_per_s: float = 0.0002
-    humidity_drift_per_s: float = 0.01
-    pm10_drift_per_s: float = 0.1
-    hvac_rate_c_per_s: float = 0.0005  # AC / heat pump at full fan, °C per second
-    fan_rate_c_per_s: float = 0.0002
-    fan_floor_below_baseline: float = 200  # centi-°C
-    humidity_rate_per_s: float = 5.0  # centi-% per second at full fan and efficiency 1
-    purifier_rate_per_s: float = 5.0  # µg/m³ per second at full fan and pollution ratio 1
-    light_lux: float = 500.0
-    covering_blocks_daylight: float = 0.8  # share of daylight a fully closed covering blocks; 0 = SimuHome
-    compartment_rate_per_s: float = 0.004  # fridge/freezer/oven/tank approach to setpoint
-    compartment_ambient: float = 2200.0
-    # Metered power follows the device's mode (a heat pump at rest draws watts, not kW); SimuHome's is constant.
-    power_follows_mode: bool = True
-    # "constant": a room's daylight never changes (SimuHome); "sun": it follows the sun over the day and the year
-    # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
-    daylight: Literal["constant", "sun"] = "constant"
-    latitude_deg: float = Field(default=DEFAULT_LATITUDE_DEG, ge=-90, le=90)
-    # "none": rooms drift toward their own baseline only (SimuHome); "daily": they also exchange heat with an
-    # outdoor temperature that swings daily around outdoor_mean (coolest ~03:00, warmest ~15:00), held constant
-    # over each 15-minute knot so every stretch stays closed-form.
-    outdoor: Literal["none", "daily"] = "none"
-    outdoor_mean: float = 2200.0  # centi-°C
-    outdoor_amplitude: float = 600.0  # centi-°C, half the day's swing
-    outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
-
-
-def _fan_fraction(device: Device, endpoint: int) -> float:
-    percent = device.value(endpoint, "FanControl", "PercentCurrent")
-    if percent is None:
-        return 0.5 if device.find(endpoint, "FanControl") is not None else 1.0
-    return min(max(percent, 0), 100) / 100.0
-
-
-def _is_on(device: Device, endpoint: int) -> bool:
-    return bool(device.value(endpoint, "OnOff", "OnOff", default=True))
 
 
 class RoomPhysics:
@@ -107,7 +58,7 @@ class PhysicsEngine:
         # (room, variable) → [(server, attribute, compute)] live sensor attributes, for change reports
         self._sensors: dict[str, list[tuple[Any, str, Callable[[], Any]]]] = {}
         self._published: dict[tuple[int, str], Any] = {}
-        self._compartments: dict[tuple[str, int], tuple[int, Segment]] = {}
+        self.compartments = Compartments(clock, params)
         self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
         # room → its variables (and compartments) as last reported: the basis of the next reportable change
         self._reported: dict[str, dict[Any, float]] = {}
@@ -203,7 +154,7 @@ class PhysicsEngine:
     def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
         trajectories = list(self.rooms[room_id].segments.items())
         for device in self.devices_in(room_id):
-            for (device_id, _ep), trajectory in self._compartments.items():
+            for (device_id, _ep), trajectory in self.compartments.trajectories.items():
                 if device_id == device.device_id:
                     trajectories.append(("temperature", trajectory))
         return trajectories
@@ -260,7 +211,7 @@ class PhysicsEngine:
         if cluster not in DRIVING_CLUSTERS or attribute in SENSOR_ATTRIBUTES or device.room_id not in self.rooms:
             return
         self.resegment(device.room_id)
-        self._restart_compartments(device)
+        self.compartments.restart(device)
 
     def resegment(self, room_id: str) -> None:
         room = self.rooms[room_id]
@@ -296,121 +247,16 @@ class PhysicsEngine:
         return self._process(self.rooms[room_id], variable)
 
     def _process(self, room: RoomPhysics, variable: str) -> Process:
-        p = self.params
-        baseline = room.baseline[variable]
-        terms: list[Term] = []
-        for device in self.devices_in(room.room_id):
-            for role, endpoint in device.spec.roles:
-                term = self._term(device, role, endpoint, variable, baseline)
-                if term is not None:
-                    terms.append(term)
-        if variable == "temperature":
-            outdoor = self.outdoor_temperature()
-            if outdoor is not None and p.outdoor_exchange_per_s > 0:
-                k = p.outdoor_exchange_per_s * TICK_S  # δ = k·(T_out − T): walls and windows
-                terms.append(Term([(-math.inf, -k, k * outdoor)]))
-            return Process(tuple(terms), p.temperature_drift_per_s * TICK_S, baseline)
-        if variable == "humidity":
-            return Process(tuple(terms), p.humidity_drift_per_s * TICK_S, baseline, 0.0, 10000.0)
-        return Process(tuple(terms), p.pm10_drift_per_s * TICK_S, baseline, 0.0)
+        return room_process(self.params, self.devices_in(room.room_id), room.baseline[variable], variable,
+                            self.outdoor_temperature() if variable == "temperature" else None)
 
-    def _term(self, device: Device, role: str, ep: int, variable: str, baseline: float) -> Term | None:
-        p = self.params
-        if variable == "temperature" and role in ("ac", "heat_pump", "thermostat"):
-            if role == "ac" and not _is_on(device, ep):
-                return None
-            mode = device.value(ep, "Thermostat", "SystemMode", 0)
-            fraction = _fan_fraction(device, ep) if role == "ac" else 1.0
-            # SimuHome: δ = ∓min(rate·100, |T − setpoint|)·f·dt in centi-°C per tick
-            cap = p.hvac_rate_c_per_s * 100 * fraction * TICK_S
-            gain = fraction * TICK_S
-            cool = device.value(ep, "Thermostat", "OccupiedCoolingSetpoint")
-            heat = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
-            if mode in (3, 1) and cool is not None and (mode == 3 or role != "heat_pump"):
-                down = push_down_above(cool, cap, gain)
-                if mode == 3:
-                    return down
-                up = push_up_below(heat, cap, gain) if heat is not None else constant_term(0.0)
-                return _sum_terms(down, up)
-            if mode == 4 and heat is not None:
-                return push_up_below(heat, cap, gain)
-            return None
-        if variable == "temperature" and role == "fan" and _is_on(device, ep):
-            fraction = _fan_fraction(device, ep)
-            floor = baseline - p.fan_floor_below_baseline
-            # SimuHome: δ = −min(rate·100, 0.5·(T − floor))·f·dt above the floor
-            return push_down_above(floor, p.fan_rate_c_per_s * 100 * fraction * TICK_S, 0.5 * fraction * TICK_S)
-        if variable == "humidity" and role in ("humidifier", "dehumidifier") and _is_on(device, ep):
-            fraction = _fan_fraction(device, ep)
-            if device.value(ep, "FanControl", "PercentCurrent") in (0, None) and device.find(ep, "FanControl"):
-                return None
-            k = p.humidity_rate_per_s * fraction * TICK_S  # δ = ±k·max(0.1, efficiency)
-            if role == "humidifier":  # efficiency (9000 − H)/9000, acting below 9000
-                return Term([(-math.inf, -k / 9000, k), (8100.0, 0.0, 0.1 * k), (9000.0, 0.0, 0.0)])
-            return Term([(-math.inf, 0.0, 0.0), (1000.0, 0.0, -0.1 * k), (1900.0, -k / 9000, k / 9)])
-        if variable == "pm10" and role == "purifier" and _is_on(device, ep):
-            percent = device.value(ep, "FanControl", "PercentCurrent")
-            if not percent:
-                return None
-            q = p.purifier_rate_per_s * (percent / 100.0) ** 0.8 * TICK_S
-            if baseline <= 0:
-                return constant_term(-q)  # SimuHome: ratio taken as 1 without a baseline
-            # pollution factor: r = P/B, r if r ≤ 2 else 0.8·r  →  δ = −q·r or −0.8·q·r
-            return Term([(-math.inf, -q / baseline, 0.0), (2 * baseline, -0.8 * q / baseline, 0.0)])
-        return None
-
-    # ------------------------------------------------------------------------------ illuminance
     def _lights(self, room_id: str) -> float:
-        total = 0.0
-        for device in self.devices_in(room_id):
-            for role, ep in device.spec.roles:
-                if role == "light" and _is_on(device, ep):
-                    if device.find(ep, "LevelControl") is not None:
-                        level = device.value(ep, "LevelControl", "CurrentLevel")
-                        total += self.params.light_lux * (level or 0) / 254
-                    else:
-                        total += self.params.light_lux
-        return total
+        return lights_lux(self.params, self.devices_in(room_id))
 
     def _covering_factor(self, room_id: str) -> float:
-        closed = [
-            (device.value(ep, "WindowCovering", "CurrentPositionLiftPercent100ths") or 0) / 10000
-            for device in self.devices_in(room_id) for role, ep in device.spec.roles if role == "covering"
-        ]
-        if not closed or self.params.covering_blocks_daylight <= 0:
-            return 1.0
-        return 1.0 - self.params.covering_blocks_daylight * (sum(closed) / len(closed))
+        return covering_factor(self.params, self.devices_in(room_id))
 
-    # ------------------------------------------------------------------------------ compartments
-    def compartment_value(self, device: Device, endpoint: int) -> float:
-        key = (device.device_id, endpoint)
-        if key not in self._compartments:
-            self._restart_compartment(device, endpoint, None)
-        start, segment = self._compartments[key]
-        return segment.value_after(self.clock.tick - start)
-
-    def _restart_compartments(self, device: Device) -> None:
-        for role, ep in device.spec.roles:
-            if role == "compartment" and (device.device_id, ep) in self._compartments:
-                self._restart_compartment(device, ep, self.compartment_value(device, ep))
-
-    def _restart_compartment(self, device: Device, ep: int, x0: float | None) -> None:
-        control = device.find(ep, "TemperatureControl")
-        setpoint = control.target_temperature() if isinstance(control, TemperatureControlServer) else None
-        if setpoint is None:
-            setpoint = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
-        active = _is_on(device, ep)
-        for cluster in ("OperationalState", "OvenCavityOperationalState"):
-            state = device.value(ep, cluster, "OperationalState")
-            if state is not None:
-                active = active and state == 1
-        target = setpoint if (active and setpoint is not None) else self.params.compartment_ambient
-        if x0 is None:  # a fridge arrives cold: start at its setpoint when it is running
-            x0 = float(target)
-        rate = self.params.compartment_rate_per_s * TICK_S
-        process = Process((), rate, float(target))
-        self._compartments[(device.device_id, ep)] = (self.clock.tick, Segment(process, x0))
-
+    # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
     def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any], *,
                     compartment: bool = False, variable: str | None = None) -> None:
@@ -432,10 +278,6 @@ class PhysicsEngine:
         return {(id(server), attribute) for sensors in self._sensors.values() for server, attribute, _ in sensors
                 if (id(server), attribute) not in self._compartment_sensors}
 
-    def start_compartment(self, device: Device, endpoint: int, value: float | None) -> None:
-        """Begin a compartment's trajectory, from a stored reading when a home file has one."""
-        self._restart_compartment(device, endpoint, value)
-
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
         self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
         self._sensed[room_id] = [s for s in self._sensed.get(room_id, ()) if s[0] not in servers]
@@ -454,17 +296,10 @@ class PhysicsEngine:
     def _sensed_variables(self, room_id: str) -> set[str]:
         return {variable for _server, variable in self._sensed.get(room_id, ())}
 
-    def _room_compartments(self, room_id: str) -> Iterable[tuple[tuple[str, int], tuple[int, Segment]]]:
-        for device in self.devices_in(room_id):
-            for role, ep in device.spec.roles:
-                trajectory = self._compartments.get((device.device_id, ep)) if role == "compartment" else None
-                if trajectory is not None:
-                    yield (device.device_id, ep), trajectory
-
     def _report_basis(self, room_id: str) -> dict[Any, float]:
         sensed = self._sensed_variables(room_id)
         basis: dict[Any, float] = {variable: self.value(room_id, variable) for variable in sensed}
-        for key, (start, segment) in self._room_compartments(room_id):
+        for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):
             basis[key] = segment.value_after(self.clock.tick - start)
         return basis
 
@@ -486,7 +321,7 @@ class PhysicsEngine:
             crossing = segment_crossing(segment, start, now, basis, REPORTABLE_CHANGE[variable], edges)
             if crossing is not None:
                 due.append(crossing)
-        for key, (start, segment) in self._room_compartments(room_id):
+        for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):
             reported.setdefault(key, segment.value_after(now - start))  # began since the last report
             crossing = segment_crossing(segment, start, now, reported[key], REPORTABLE_CHANGE["temperature"])
             if crossing is not None:
@@ -501,14 +336,3 @@ class PhysicsEngine:
             if crossing is not None:
                 due.append(crossing)
         return min(due, default=None)
-
-
-def _sum_terms(a: Term, b: Term) -> Term:
-    bounds = sorted(set(a.bounds) | set(b.bounds))
-    pieces = []
-    for low in bounds:
-        probe = low if low != -math.inf else min(x for x in bounds if x != -math.inf) - 1 if len(bounds) > 1 else 0.0
-        _, _, sa, ia = a.locate(probe)
-        _, _, sb, ib = b.locate(probe)
-        pieces.append((low, sa + sb, ia + ib))
-    return Term(pieces)

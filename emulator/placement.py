@@ -4,7 +4,7 @@ A home may carry ``extensions["placement"]``: ``{"devices": {device_id: {x, y, a
 facing_deg}}``. Coordinates are metres from the room's south-west corner (x east, y north); ``facing_deg`` is
 the compass bearing the user faces (0 north, 90 east). Optional by design: a home without it loads, runs and
 exports exactly as before (SimuHome has no positions, so its export drops them like our other extensions);
-it lives in ``extensions`` so a running fabric saves it back with the home unchanged.
+it lives in ``extensions`` so a running home saves it back with the home unchanged.
 """
 
 from __future__ import annotations

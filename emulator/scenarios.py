@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from clusters import ClusterError, ClusterServer
+from clusters import ClusterServer
 from clusters.boolean_state import BooleanStateServer
 from clusters.energy_evse import EnergyEvseServer
 from clusters.switch import SwitchServer
@@ -41,15 +41,15 @@ _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
 }
 
 
-def start_typical_day(fabric: EmulatedHome) -> list[dict[str, Any]]:
+def start_typical_day(home: EmulatedHome) -> list[dict[str, Any]]:
     """Switch on climate devices, start every appliance, light the rooms. Returns what succeeded."""
     done: list[dict[str, Any]] = []
-    for device in fabric.devices():
+    for device in home.devices():
         for kind, endpoint, cluster, name, payload in _ACTIONS.get(device.device_type, []):
             step = (WorkflowStep.invoke(device.device_id, endpoint, cluster, name, payload) if kind == "invoke" else
                     WorkflowStep.write(device.device_id, endpoint, cluster, name, payload))
             try:
-                fabric.apply(step)
+                home.apply(step)
             except HomeError:
                 continue  # e.g. already running: a busy day tolerates it
             done.append({"device_id": device.device_id, "kind": kind, "path": f"{endpoint}.{cluster}.{name}"})
@@ -63,8 +63,8 @@ def press_button(home: EmulatedHome, device_id: str, presses: int = 1, *, long: 
     switch = _world_server(home, device_id, "Switch", SwitchServer, "a button (generic_switch)")
     try:
         return switch.press(presses, long=long, hold_s=hold_s)
-    except ClusterError as error:
-        raise HomeError.from_cluster(error, f"press_button {device_id!r}") from None
+    except HomeError as error:
+        raise error.at(f"press_button {device_id!r}") from None
 
 
 def plug_in_vehicle(home: EmulatedHome, device_id: str, demand_kWh: float = 20.0) -> int:
@@ -72,16 +72,16 @@ def plug_in_vehicle(home: EmulatedHome, device_id: str, demand_kWh: float = 20.0
     evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
     try:
         return evse.plug_in(demand_kWh * 1_000_000)
-    except ClusterError as error:
-        raise HomeError.from_cluster(error, f"plug_in_vehicle {device_id!r}") from None
+    except HomeError as error:
+        raise error.at(f"plug_in_vehicle {device_id!r}") from None
 
 
 def unplug_vehicle(home: EmulatedHome, device_id: str) -> None:
     evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
     try:
         evse.unplug()
-    except ClusterError as error:
-        raise HomeError.from_cluster(error, f"unplug_vehicle {device_id!r}") from None
+    except HomeError as error:
+        raise error.at(f"unplug_vehicle {device_id!r}") from None
 
 
 def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:

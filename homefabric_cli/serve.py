@@ -161,10 +161,10 @@ def _control(request: dict[str, Any], fabric: Any, bridge: Any) -> Any:
         return fabric.read(request["device"], request["endpoint"], request["cluster"], request["attribute"])
     if op == "write":
         return fabric.write(request["device"], request["endpoint"], request["cluster"], request["attribute"],
-                            request["value"])
+                            request["value"]).to_dict()
     if op == "invoke":
         return fabric.invoke(request["device"], request["endpoint"], request["cluster"], request["command"],
-                             request.get("args"))
+                             request.get("args")).to_dict()
     if op == "room_state":
         return fabric.room_state(request["room"])
     if op == "set_room_state":

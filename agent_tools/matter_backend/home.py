@@ -46,6 +46,7 @@ from clusters.values import enum_members
 from emulator.clock import TIME_FORMAT
 from emulator.errors import HomeError
 from emulator.home_config import DeviceConfig
+from emulator.home_results import InvokeResult, StepResult, WriteResult
 from emulator.workflows import Workflow, WorkflowStep
 
 DESCRIPTOR = 0x1D
@@ -150,7 +151,7 @@ class MatterHome:
     def cancel(self, workflow_id: str) -> Workflow:
         return self.scheduler.cancel(workflow_id)
 
-    def apply(self, step: WorkflowStep) -> dict[str, Any]:
+    def apply(self, step: WorkflowStep) -> StepResult:
         """Run one step now as a Matter invoke or write (the fabric's ``apply``)."""
         if step.kind == "invoke":
             return self.invoke(step.device_id, step.endpoint, step.cluster, step.name, step.args)
@@ -325,7 +326,7 @@ class MatterHome:
         return state
 
     # ------------------------------------------------------------------------------ writes and commands
-    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> dict[str, Any]:
+    def write(self, device_id: str, endpoint: int, cluster: str, attribute: str, value: Any) -> WriteResult:
         device, number = self._target(device_id, endpoint)
         model = self._cluster_model(cluster)
         entry = self._attribute(model, cluster, attribute)
@@ -343,11 +344,10 @@ class MatterHome:
                 except ValueError:
                     raise HomeError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
         new = self.read(device_id, endpoint, cluster, attribute)
-        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
-                "old_value": old, "new_value": new}
+        return WriteResult(device_id, endpoint, cluster, attribute, old, new)
 
     def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
-               args: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               args: Mapping[str, Any] | None = None) -> InvokeResult:
         device, number = self._target(device_id, endpoint)
         model = self._cluster_model(cluster)
         spec = self._command(model, command)
@@ -358,5 +358,4 @@ class MatterHome:
         failure = response_failure(spec.response, response, where)
         if failure is not None:
             raise failure
-        return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "command": command,
-                "response": response}
+        return InvokeResult(device_id, endpoint, cluster, command, response)

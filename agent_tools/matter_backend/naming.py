@@ -18,9 +18,8 @@ import chip.clusters.Objects as Objects
 
 from clusters import SERVER_CLASSES
 from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from clusters.values import coerce
-from emulator.errors import HomeError
 
 # Cluster-specific failures a device reports inside a *successful* invoke response.
 _RESPONSE_FAILURES = {
@@ -101,8 +100,8 @@ def command_payload(cluster: str, command: CommandModel, args: dict[str, Any]) -
             # the emulator's own argument rules (names, defaults, types, ranges): a real device checks the same
             return spec.normalise(args, where, fill_optional=False)
         return _plain_payload(command, where, args)
-    except ClusterError as error:
-        raise HomeError.from_cluster(error, where) from None
+    except HomeError as error:
+        raise error.at(where) from None
 
 
 def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -112,13 +111,13 @@ def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> d
     for key, value in args.items():
         field = by_name.get(_normal(key))
         if field is None:
-            raise ClusterError(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
-                               allowed=[f.label for f in command.fields])
+            raise HomeError.refused(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
+                                    allowed=[f.label for f in command.fields])
         out[field.label] = coerce(value, field.type, f"{where}.{field.label}", status=Status.INVALID_COMMAND)
     missing = [f.label for f in command.fields if f.label not in out and not f.type.optional]
     if missing:
-        raise ClusterError(Status.INVALID_COMMAND, f"{where}: missing arguments {', '.join(missing)}",
-                           allowed=[f.label for f in command.fields])
+        raise HomeError.refused(Status.INVALID_COMMAND, f"{where}: missing arguments {', '.join(missing)}",
+                                allowed=[f.label for f in command.fields])
     return out
 
 
@@ -158,4 +157,4 @@ def error_from_status(status: Status, where: str, detail: str = "") -> HomeError
     message = f"the Matter device refused it with status {status.name} (0x{status.value:02x})"
     if detail:
         message += f": {detail}"
-    return HomeError.from_cluster(ClusterError(status, message), where)
+    return HomeError.refused(status, message).at(where)

@@ -62,7 +62,7 @@ class HotRoutes:
             await self.app(scope, replay, send)
             return
         await self._answer(scope, receive, send, lambda: self.fabric.invoke(
-            match["device"], int(match["endpoint"]), match["cluster"], match["name"], args))
+            match["device"], int(match["endpoint"]), match["cluster"], match["name"], args).to_dict())
 
     async def _read(self, match: re.Match[str], scope: Scope, receive: Receive, send: Send) -> None:
         device, endpoint, cluster, attribute = match["device"], int(match["endpoint"]), match["cluster"], match["name"]

@@ -96,7 +96,7 @@ async def read_attribute(request: Request, device_id: DeviceIdPath, endpoint: En
             summary="Write one attribute (validated by the cluster: type, range, writability, power)")
 async def write_attribute(request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath,
                     attribute: AttributePath, body: WriteBody) -> dict[str, Any]:
-    return ctx(request).fabric.write(device_id, endpoint, cluster, attribute, body.value)
+    return ctx(request).fabric.write(device_id, endpoint, cluster, attribute, body.value).to_dict()
 
 
 @router.post("/devices/{device_id}/commands/{endpoint}/{cluster}/{command}",
@@ -104,7 +104,7 @@ async def write_attribute(request: Request, device_id: DeviceIdPath, endpoint: E
 async def invoke_command(request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath,
                    command: CommandPath, body: InvokeBody | None = None) -> dict[str, Any]:
     args = body.args if body is not None else {}
-    return ctx(request).fabric.invoke(device_id, endpoint, cluster, command, args)
+    return ctx(request).fabric.invoke(device_id, endpoint, cluster, command, args).to_dict()
 
 
 @router.get("/snapshot", summary="The whole home now as JSON (rooms' state and every device attribute)")

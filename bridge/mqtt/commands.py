@@ -65,7 +65,7 @@ class CommandError(Exception):
 
 
 def execute(fabric: EmulatedHome, steps: list[WorkflowStep]) -> list[dict[str, Any]]:
-    return [fabric.apply(step) for step in steps]
+    return [fabric.apply(step).to_dict() for step in steps]
 
 
 # ---------------------------------------------------------------------------------- payload models

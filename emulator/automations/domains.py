@@ -44,7 +44,7 @@ def _num(value: float) -> str:
     return ("-∞" if value < 0 else "∞") if math.isinf(value) else f"{value:g}"
 
 
-def domain_of(fabric: EmulatedHome, condition: StateCondition) -> Domain | None:
+def domain_of(home: EmulatedHome, condition: StateCondition) -> Domain | None:
     """The declared domain of what ``condition`` compares (None: not a scalar we can reason about)."""
     if condition.room_id is not None:
         low, high = ROOM_VARIABLE_LIMITS[condition.variable or ""]
@@ -52,7 +52,7 @@ def domain_of(fabric: EmulatedHome, condition: StateCondition) -> Domain | None:
     from chip.tlv import float32, uint
 
     endpoint, cluster, attribute = (condition.path or "").split(".")
-    device = fabric.device(condition.device_id or "")
+    device = home.device(condition.device_id or "")
     server = device.cluster(int(endpoint), cluster)
     model = server.model.attributes.get(attribute)
     if model is None:

@@ -1,4 +1,4 @@
-"""Running rules on the fabric's clock: cron timers, state crossings planned in closed form, firing batches.
+"""Running rules on the home's clock: cron timers, state crossings planned in closed form, firing batches.
 
 Time rules put their next firing instant on the event queue. State rules keep the truth value of their
 comparison; a discrete attribute is re-checked when the device reports a change, a continuous one (a room
@@ -16,36 +16,22 @@ next advance (``advance(0)`` suffices), at the tick they happened.
 
 from __future__ import annotations
 
-import contextlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from emulator.automations.cron import CronSchedule, parse_cron
-from emulator.automations.model import AutomationRule, StateCondition, compare
+from emulator.automations.crossings import CrossingPlanner, Watch
+from emulator.automations.host import RuleHost
+from emulator.automations.model import AutomationRule, StateCondition
 from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
 from emulator.errors import HomeError
 from emulator.events import AutomationEvent
 from emulator.workflows import WorkflowStep
 
-if TYPE_CHECKING:
-    from emulator.emulated_home import EmulatedHome
-
 LOOP_LIMIT_PER_SECOND = 10
-PLAN_HORIZON_TICKS = 30 * 86400 * TICKS_PER_SECOND  # a converging segment is re-planned after 30 days
 HISTORY = 200
-# Monotone comparisons whose flips bound those of each operator (== and != flip where >= or <= do).
-_MONOTONE_PARTS = {">": (">",), ">=": (">=",), "<": ("<",), "<=": ("<=",), "==": (">=", "<="), "!=": (">=", "<=")}
-
-
-@dataclass
-class _Watch:
-    """What a state condition reads, found once: a discrete attribute or a trajectory in a room."""
-
-    room_id: str | None  # the room whose physics drive the value (None: discrete)
-    device_id: str | None
-    variable: str | None  # the room variable it follows ("illuminance": any resegment of the room)
 
 
 @dataclass
@@ -53,7 +39,7 @@ class _Runtime:
     order: int
     schedule: CronSchedule | None = None
     cron_tick: int | None = None
-    watch: _Watch | None = None
+    watch: Watch | None = None
     last: bool = False
     flip_timer: Timer | None = None
     hold_timer: Timer | None = None
@@ -69,11 +55,13 @@ class _Runtime:
 
 
 class AutomationEngine:
-    """The rules of one fabric. The fabric calls ``on_attribute`` and ``on_segment``; it owns the lock."""
+    """The rules of one home, run through the narrow ``RuleHost`` view of it. The home calls ``on_attribute``
+    and ``on_segment``; it owns the lock."""
 
-    def __init__(self, fabric: EmulatedHome, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
-        self.fabric = fabric
-        self.clock = fabric.clock
+    def __init__(self, host: RuleHost, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
+        self.host = host
+        self.clock = host.clock
+        self.crossings = CrossingPlanner(host)
         self.loop_limit = loop_limit
         self.rules: dict[str, AutomationRule] = {}
         self.firings = 0
@@ -107,7 +95,7 @@ class AutomationEngine:
         if rule.trigger.kind == "time":
             runtime.schedule = parse_cron(rule.trigger.cron)
         else:
-            runtime.watch = self._watch_of(rule.trigger.condition)
+            runtime.watch = self.crossings.watch_of(rule.trigger.condition)
             self._index(rule.id, runtime.watch, rule.trigger.condition, add=True)
         if rule.enabled:
             self._start(rule.id)
@@ -160,7 +148,7 @@ class AutomationEngine:
             self._plan_cron(rule_id)
         else:
             # Fire on crossings only: a comparison already true when the rule starts is not an edge.
-            runtime.last = self._holds(rule.trigger.condition)
+            runtime.last = self.crossings.holds(rule.trigger.condition)
             self._plan_flip(rule_id)
 
     def _stop(self, runtime: _Runtime) -> None:
@@ -184,17 +172,7 @@ class AutomationEngine:
         if runtime.cron_tick is not None:
             self._enqueue(rule_id, runtime.cron_tick)
 
-    # ------------------------------------------------------------------------------ state conditions
-    def _watch_of(self, condition: StateCondition) -> _Watch:
-        if condition.room_id is not None:
-            return _Watch(condition.room_id, None, condition.variable)
-        source = self.fabric.physics_source(condition.device_id or "", condition.path or "")
-        if source is None:
-            return _Watch(None, condition.device_id, None)
-        room_id, variable = source
-        return _Watch(room_id, condition.device_id, variable)
-
-    def _index(self, rule_id: str, watch: _Watch, condition: StateCondition, *, add: bool) -> None:
+    def _index(self, rule_id: str, watch: Watch, condition: StateCondition, *, add: bool) -> None:
         keys: list[tuple[dict[Any, set[str]], Any]] = []
         if watch.room_id is not None:
             keys.append((self._by_room, watch.room_id))
@@ -209,77 +187,6 @@ class AutomationEngine:
             else:
                 index.get(key, set()).discard(rule_id)
 
-    def read(self, condition: StateCondition) -> Any:
-        """The compared value now (exact room values; None when the device or room has gone)."""
-        try:
-            if condition.room_id is not None:
-                return self.fabric.physics.value(condition.room_id, condition.variable or "")
-            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
-            return self.fabric.read(condition.device_id or "", int(endpoint), cluster, attribute)
-        except (HomeError, KeyError):
-            return None
-
-    def _holds(self, condition: StateCondition) -> bool:
-        return condition.holds(self.read(condition))
-
-    @contextlib.contextmanager
-    def _as_of(self, tick: int) -> Iterator[None]:
-        """Read the home as it will be at ``tick`` (valid while no event lies in between)."""
-        saved = self.clock.tick
-        self.clock.tick = tick
-        try:
-            yield
-        finally:
-            self.clock.tick = saved
-
-    def _value_at(self, condition: StateCondition, tick: int) -> Any:
-        with self._as_of(tick):
-            return self.read(condition)
-
-    def _segment_end(self, watch: _Watch) -> int | None:
-        """The variable's next physics boundary: its value is closed-form and monotone until then."""
-        room = self.fabric.physics.rooms.get(watch.room_id or "")
-        timer = room.timers.get(watch.variable or "") if room is not None else None
-        return timer.due if timer is not None and not timer.cancelled else None
-
-    def _next_flip(self, condition: StateCondition, watch: _Watch, current: bool,
-                   hint: int | None = None) -> tuple[int, bool] | None:
-        """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon.
-
-        ``hint``: the flip planned before the segment restarted; when a device change did not alter this
-        variable's trajectory the flip is still there, and two reads confirm it instead of a bisection."""
-        now = self.clock.tick
-        if watch.variable == "illuminance":
-            return None  # algebraic: it moves only when the room resegments, which re-plans
-        end = self._segment_end(watch)
-        horizon = min(end, now + PLAN_HORIZON_TICKS) if end is not None else now + PLAN_HORIZON_TICKS
-        if horizon <= now:
-            return None
-        candidates = []
-        for op in _MONOTONE_PARTS[condition.op]:
-            def part(tick: int, op: str = op) -> bool:
-                return compare(self._value_at(condition, tick), op, condition.value)
-            start = part(now)
-            if hint is not None and now < hint <= horizon and part(hint) != start and part(hint - 1) == start:
-                candidates.append(hint)
-                continue
-            if part(horizon) == start:
-                continue
-            low, high = now, horizon  # part(low) == start != part(high): bisect to the first change
-            while high - low > 1:
-                middle = (low + high) // 2
-                if part(middle) == start:
-                    low = middle
-                else:
-                    high = middle
-            candidates.append(high)
-        for tick in sorted(candidates):
-            if condition.holds(self._value_at(condition, tick)) != current:
-                return tick, True
-        if end is None or end > now + PLAN_HORIZON_TICKS:
-            return horizon, False
-        return None  # the segment boundary re-plans
-
     def _plan_flip(self, rule_id: str) -> None:
         rule, runtime = self.rules[rule_id], self._runtime[rule_id]
         hint = runtime.flip_due
@@ -289,8 +196,8 @@ class AutomationEngine:
         watch = runtime.watch
         if watch is None or watch.room_id is None or not rule.enabled:
             return
-        runtime.dynamics = self._dynamics(watch)
-        found = self._next_flip(rule.trigger.condition, watch, runtime.last, hint)
+        runtime.dynamics = self.crossings.dynamics(watch)
+        found = self.crossings.next_flip(rule.trigger.condition, watch, runtime.last, hint)
         if found is not None:
             tick, real = found
             runtime.flip_due = tick if real else None
@@ -302,7 +209,7 @@ class AutomationEngine:
         if rule is None or runtime is None or not rule.enabled or rule.trigger.kind != "state":
             return
         condition = rule.trigger.condition
-        now = self._holds(condition)
+        now = self.crossings.holds(condition)
         if now != runtime.last:
             runtime.last = now
             if now:
@@ -322,12 +229,12 @@ class AutomationEngine:
 
         def held() -> None:
             runtime.hold_timer, runtime.hold_due = None, None
-            if self._holds(condition):
+            if self.crossings.holds(condition):
                 self._enqueue(rule_id, self.clock.tick)
 
         runtime.hold_timer = self.clock.call_at_tick(due, held, f"rule {rule_id} hold")
 
-    # ------------------------------------------------------------------------------ fabric hooks
+    # ------------------------------------------------------------------------------ home hooks
     def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
         for rule_id in _in_order(self._by_attribute.get((device_id, endpoint, cluster, attribute))):
             self._recheck(rule_id)
@@ -344,20 +251,9 @@ class AutomationEngine:
             if watch is None or watch.variable not in (variable, "illuminance"):
                 continue
             if watch.variable == variable and runtime.dynamics is not None and runtime.dynamics == \
-                    self._dynamics(watch):
+                    self.crossings.dynamics(watch):
                 continue
             self._recheck(rule_id)
-
-    def _dynamics(self, watch: _Watch) -> tuple[float, ...] | None:
-        room = self.fabric.physics.rooms.get(watch.room_id or "")
-        entry = room.segments.get(watch.variable or "") if room is not None else None
-        if entry is None:
-            return None
-        segment = entry[1]
-        if segment.stepwise:
-            return None
-        return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower,
-                segment.process.upper)
 
     # ------------------------------------------------------------------------------ firing
     def _enqueue(self, rule_id: str, tick: int) -> None:
@@ -395,7 +291,7 @@ class AutomationEngine:
                     "code": "LOOP_GUARD", "message": f"rule {rule.id} fired {self.loop_limit} times in one virtual "
                     f"second; further firings in this second are cut"})
             return
-        failed = [c.describe() for c in rule.conditions if not self._holds(c)]
+        failed = [c.describe() for c in rule.conditions if not self.crossings.holds(c)]
         if failed:
             self._publish(rule, "skipped", actions, [], {"code": "CONDITIONS_NOT_MET",
                                                          "message": "; ".join(failed)})
@@ -405,7 +301,7 @@ class AutomationEngine:
         error: dict[str, Any] | None = None
         for index, step in enumerate(() if self.dry_run else runtime.steps):
             try:
-                results.append(self.fabric.apply(step))
+                results.append(self.host.apply(step).to_dict())
             except HomeError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
@@ -418,7 +314,7 @@ class AutomationEngine:
 
     def _time_at(self, tick: int) -> str:
         if self._time_cache[0] != tick:
-            self._time_cache = (tick, self.fabric.time_text(tick, tenths=True))
+            self._time_cache = (tick, self.clock.time_text(tick, tenths=True))
         return self._time_cache[1]
 
     def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
@@ -427,7 +323,7 @@ class AutomationEngine:
         event = AutomationEvent(rule.id, rule.name, kind, self._runtime[rule.id].trigger_text, list(actions), results,
                                 error, tick, time_text or self._time_at(tick))
         self.history.append(event)
-        self.fabric.bus.publish_automation(event)
+        self.host.publish_automation(event)
 
 
 def _in_order(rule_ids: set[str] | None) -> list[str] | set[str]:

@@ -1,8 +1,8 @@
 """What a rule is: a trigger (time, state), optional gating conditions, and the steps it runs.
 
-Pydantic at the boundary: the same models are the home file's ``automations`` list, the fabric's API,
+Pydantic at the boundary: the same models are the home file's ``automations`` list, the home's API,
 the tools' and the HTTP API's payloads. Cross-references (does the device, attribute, command exist)
-are the fabric's to check, since only it knows the home.
+are the home's to check, since only it knows the home.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHom
 
     With the ``origin`` of an import, whatever is unchanged is written exactly as it was loaded.
     ``only_original_attributes`` writes, for devices that came from SimuHome, only the paths SimuHome had:
-    a fabric state carries every attribute of our richer device models, and SimuHome refuses clusters its
+    a home state carries every attribute of our richer device models, and SimuHome refuses clusters its
     devices lack. Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
     """
     config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)

@@ -79,7 +79,7 @@ def _import_attributes(raw: dict[str, Any], where: str, unreadable: list[tuple[s
             continue
         _, cluster, attribute = ours.split(".")
         if cluster == "Descriptor" and attribute in DESCRIPTOR_STRUCTURE:
-            not_loaded.append(path)  # the fabric derives the endpoint structure; SimuHome's is written back
+            not_loaded.append(path)  # the home derives the endpoint structure; SimuHome's is written back
             normalised[path] = ["descriptor-structure-kept"]
             continue
         applied: set[str] = set()

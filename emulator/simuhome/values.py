@@ -1,4 +1,4 @@
-"""SimuHome attribute values ⇄ the Matter types inside the fabric.
+"""SimuHome attribute values ⇄ the Matter types inside the home.
 
 SimuHome stores attribute values raw (facts §2.1), so its published homes carry shapes the Matter data model
 does not have (``emulator/simuhome/shapes.json``). Import turns each into the Matter type and names what it
@@ -22,7 +22,7 @@ Normalisations (one name each):
   becomes Matter's list of labels, and ``SpinSpeedCurrent`` (SimuHome: a speed id) Matter's index into it.
 * ``text-truncated`` — a BasicInformation name longer than Matter's 32 characters is cut to 32.
 * ``descriptor-structure-kept`` — ``Descriptor`` DeviceTypeList/ServerList/ClientList/PartsList describe
-  SimuHome's endpoint layout; the fabric derives its own from the device model, so these are compatibility
+  SimuHome's endpoint layout; the home derives its own from the device model, so these are compatibility
   values kept in the origin record and written back unchanged.
 
 The original value always stays in the origin record: an unchanged value is exported verbatim.
@@ -180,7 +180,7 @@ def _spin_label(speed: Any, where: str) -> str:
 
 def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, Any],
                  applied: set[str]) -> Any:
-    """One SimuHome value (``cluster`` in chip's spelling) → the Matter value the fabric restores.
+    """One SimuHome value (``cluster`` in chip's spelling) → the Matter value the home restores.
 
     ``device`` is the device's whole raw SimuHome attribute map (some values depend on a sibling);
     ``applied`` collects the names of the normalisations used.

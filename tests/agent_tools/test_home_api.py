@@ -16,6 +16,7 @@ from agent_tools.matter_backend.home import MatterHome
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_api import AutomationHost, HomeAPI
+from emulator.home_results import InvokeResult, WriteResult
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric
 
@@ -58,10 +59,13 @@ def test_instances_of_both_homes_are_home_apis_and_only_the_fabric_hosts_automat
 
 def test_apply_runs_a_step_as_invoke_or_write_and_a_refused_step_changes_nothing() -> None:
     home = fabric([("lamp", "dimmable_light", "living_room")])
-    assert home.apply(WorkflowStep.invoke("lamp", 1, "OnOff", "On"))["command"] == "On"
+    invoked = home.apply(WorkflowStep.invoke("lamp", 1, "OnOff", "On"))
+    assert isinstance(invoked, InvokeResult) and invoked.command == "On"
+    assert invoked.to_dict() == {"device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "On",
+                                 "response": None}
     assert home.read("lamp", 1, "OnOff", "OnOff") is True
     result = home.apply(WorkflowStep.write("lamp", 1, "LevelControl", "OnLevel", 100))
-    assert (result["attribute"], result["new_value"]) == ("OnLevel", 100)
+    assert isinstance(result, WriteResult) and (result.attribute, result.new_value) == ("OnLevel", 100)
     before = json.dumps(home.snapshot(), sort_keys=True)
     with pytest.raises(HomeError) as refused:
         home.apply(WorkflowStep.invoke("lamp", 1, "LevelControl", "MoveToLevel", {"Level": 300}))

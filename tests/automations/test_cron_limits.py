@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-import emulator.emulated_home
+import emulator.automations.home_rules
 from emulator.automations.cron import parse_cron
 from tests.http.live_api import LIGHT, home, running_api
 
@@ -45,7 +45,7 @@ def test_rules_that_can_never_fire_are_refused() -> None:
 
 
 def test_the_number_of_rules_is_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(emulator.emulated_home, "MAX_RULES", 3)
+    monkeypatch.setattr(emulator.automations.home_rules, "MAX_RULES", 3)
 
     async def scenario() -> None:
         fabric = home()

@@ -160,7 +160,9 @@ def _apply_solution(fabric: EmulatedHome, solution: list[dict[str, Any]]) -> Non
 
 
 def _read(fabric: EmulatedHome, device_id: str, simuhome_attribute: str) -> Any:
-    return fabric.read_path(device_id, our_path(simuhome_attribute))
+    path = our_path(simuhome_attribute)
+    assert path is not None, simuhome_attribute
+    return fabric.read_path(device_id, path)
 
 
 def test_qt3_feasible_goals_are_reachable_and_not_already_satisfied(episodes):

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.absent_attributes import ABSENT_VALUES, served_or_absent
 from clusters.chip_model import cluster_model
 from clusters.fan_control import FanControlServer
@@ -33,7 +33,7 @@ def test_a_thermostat_without_limit_attributes_checks_writes_against_the_default
     assert served_or_absent(server, "MinCoolSetpointLimit") == 1600  # the constructor's 2000 is not served
     server.write("OccupiedCoolingSetpoint", 1700)
     server.write("OccupiedHeatingSetpoint", 2900)
-    with pytest.raises(ClusterError) as refused:
+    with pytest.raises(HomeError) as refused:
         server.write("OccupiedCoolingSetpoint", 3300)
     assert refused.value.status == Status.CONSTRAINT_ERROR and refused.value.allowed == {"min": 1600, "max": 3200}
 
@@ -47,7 +47,7 @@ def test_a_served_abs_limit_is_the_default_of_its_absent_min_max_limit(mount: An
         1000,
         2500,
     )
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         server.write("OccupiedHeatingSetpoint", 2600)
 
 
@@ -68,5 +68,5 @@ def test_a_fan_without_speed_max_takes_its_constraint_bound(mount: Any) -> None:
     mount(fan)
     assert not fan.has_attribute("SpeedMax") and served_or_absent(fan, "SpeedMax") == 100
     fan.write("SpeedSetting", 100)
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         fan.write("SpeedSetting", 101)

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.color_control import ColorControlServer
 from clusters.on_off import OnOffServer
 
@@ -20,7 +20,7 @@ def test_color_temperature_light_attributes(mount):
     assert color.read("ColorTempPhysicalMinMireds") == 200 and color.read("ColorTempPhysicalMaxMireds") == 370
     assert color.read("ColorTemperatureMireds") == 250
     assert not color.has_attribute("CurrentHue")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         color.invoke("MoveToHue", {"Hue": 10, "Direction": 0, "TransitionTime": 0})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
 
@@ -130,7 +130,7 @@ def test_execute_if_off(mount):
 def test_refusals_leave_state_unchanged(mount, call, status):
     _, color = lamp(mount, features=EXTENDED)
     before = color.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(color)
     assert err.value.status == status
     assert color.read_all() == before

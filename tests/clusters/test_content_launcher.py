@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.content_launcher import ContentLauncherServer, LauncherStatus
 from clusters.media_playback import MediaPlaybackServer
 
@@ -27,7 +27,7 @@ def test_launch_content_by_search(player: Any) -> None:
     assert launcher.invoke("LaunchContent", {"search": search, "autoPlay": True, "data": "ctx"})["data"] == "ctx"
     assert playback.read("CurrentState") == PLAYING
     assert launcher.current["search"] == [{"type": 12, "value": "Nature documentary"}]
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         launcher.invoke("LaunchContent", {"search": {"parameterList": [{"type": 0, "value": " "}]}, "autoPlay": True})
     assert err.value.status == Status.INVALID_COMMAND
 
@@ -38,7 +38,7 @@ def test_launch_url(player: Any) -> None:
     assert launcher.invoke("LaunchURL", {"contentURL": "https://example.org/movie.m3u8"}) == {"status": 0}
     assert playback.read("CurrentState") == PLAYING
     before = launcher.current
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         launcher.invoke("LaunchURL", {"contentURL": "file:///etc/passwd"})
     assert err.value.response["status"] == int(LauncherStatus.kURLNotAvailable)  # in-band on the wire
     assert launcher.current == before

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.dishwasher_alarm import ALARM_BITS, DishwasherAlarmServer
 
 
@@ -48,7 +48,7 @@ def test_refusals(mount, command, args, status):
     mount(alarm)
     alarm.set_alarm(0x01)
     before = alarm.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         alarm.invoke(command, args)
     assert err.value.status == status
     assert alarm.read_all() == before
@@ -58,10 +58,10 @@ def test_without_reset_feature(mount):
     alarm = DishwasherAlarmServer(features=0)
     mount(alarm)
     assert not alarm.has_attribute("Latch")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         alarm.invoke("Reset", {"alarms": 1})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         alarm.write("Mask", 1)
     assert err.value.status == Status.UNSUPPORTED_WRITE
     with pytest.raises(ValueError):

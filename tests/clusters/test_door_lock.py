@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.door_lock import DoorLockServer
 
 LOCKED, UNLOCKED = 1, 2
@@ -39,7 +39,7 @@ def test_wrong_or_missing_pin_fails_and_changes_nothing(mount, args):
     lock = DoorLockServer(pin="1234")
     mount(lock)
     before = lock.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         lock.invoke("UnlockDoor", args)
     assert err.value.status == Status.FAILURE
     assert lock.read_all() == before
@@ -51,7 +51,7 @@ def test_pin_not_required_but_checked_when_given(mount):
     lock.write("RequirePINforRemoteOperation", False)
     lock.invoke("UnlockDoor")
     assert not lock.is_locked
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         lock.invoke("LockDoor", {"PINCode": "0000"})
     assert err.value.status == Status.FAILURE and not lock.is_locked
 
@@ -62,11 +62,11 @@ def test_wrong_code_limit_locks_out_the_keypad(mount, clock):
     lock.write("WrongCodeEntryLimit", 2)
     lock.write("UserCodeTemporaryDisableTime", 10)
     for _ in range(2):
-        with pytest.raises(ClusterError):
+        with pytest.raises(HomeError):
             lock.invoke("UnlockDoor", {"PINCode": "0000"})
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         lock.invoke("UnlockDoor", {"PINCode": "1234"})
-    assert err.value.code == "LOCKED_OUT" and lock.is_locked
+    assert err.value.reason == "LOCKED_OUT" and lock.is_locked
     clock.advance_to(100)
     lock.invoke("UnlockDoor", {"PINCode": "1234"})
     assert not lock.is_locked
@@ -115,7 +115,7 @@ def test_unlock_with_timeout_and_lock_cancels_relock(mount, clock):
 def test_refusals(mount, call, status):
     lock = DoorLockServer(pin="1234")
     mount(lock)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(lock)
     assert err.value.status == status
     assert lock.is_locked
@@ -137,7 +137,7 @@ def test_lock_events(mount, clock):
     assert events[-1][0] == "LockOperation" and events[-1][1]["operationSource"] == 4  # Auto
     lock.write("WrongCodeEntryLimit", 2)
     for _ in range(2):
-        with pytest.raises(ClusterError):
+        with pytest.raises(HomeError):
             lock.invoke("UnlockDoor", {"PINCode": "0000"})
     names = [name for name, _ in events]
     assert names[-3:] == ["LockOperationError", "DoorLockAlarm", "LockOperationError"]

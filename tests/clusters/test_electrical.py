@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.electrical import (
     HEAT_PUMP_ENERGY_FEATURES,
     HEAT_PUMP_ESA,
@@ -31,7 +31,7 @@ def test_set_power_and_unknown_defaults(mount):
     assert ("ElectricalPowerMeasurement", "ActivePower", None, 460_000) in [c[1:] for c in ep.changes]
     dc = ElectricalPowerMeasurementServer(features=1)
     assert dc.read("PowerMode") == 1 and not dc.has_attribute("Frequency")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         power.write("ActivePower", 1)
     assert err.value.status == Status.UNSUPPORTED_WRITE and power.read("ActivePower") == 460_000
 
@@ -77,7 +77,7 @@ def test_heat_pump_esa_values_and_offline_refusal(mount):
     assert esa.read("AbsMinPower") == 1_000_000 and esa.read("AbsMaxPower") == 8_000_000
     assert esa.read("PowerAdjustmentCapability") == {"powerAdjustCapability": [], "cause": 0}
     before = esa.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         esa.invoke("PowerAdjustRequest", {"power": 2_000_000, "duration": 60, "cause": 0})
     assert err.value.status == Status.INVALID_IN_STATE and esa.read_all() == before
 
@@ -117,7 +117,7 @@ def test_power_adjustment_lasts_its_duration(mount, clock):
 def test_esa_refusals(mount, call, status):
     esa = DeviceEnergyManagementServer(power_adjustments=ADJUSTABLE)
     mount(esa)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(esa)
     assert err.value.status == status
     assert esa.read("ESAState") == 1 and esa.adjusted_power_mW is None

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.fan_control import FanControlServer
 
 
@@ -102,7 +102,7 @@ def test_refusals_leave_state_unchanged(mount, call, status):
     server = fan(mount, features=1 | 4 | 8 | 16, values={"FanModeSequence": 1, "SpeedMax": 3, "RockSupport": 3,
                                                         "WindSupport": 2, "PercentSetting": 33})
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(server)
     assert err.value.status == status
     assert server.read_all() == before
@@ -110,7 +110,7 @@ def test_refusals_leave_state_unchanged(mount, call, status):
 
 def test_step_needs_the_step_feature(mount):
     server = fan(mount, features=0)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("Step", {"Direction": 0})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
     assert not server.has_attribute("SpeedMax")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.general_diagnostics import BootReason, GeneralDiagnosticsServer
 
 KEY = bytes(range(1, 17))
@@ -33,14 +33,14 @@ def test_attributes_and_boot_reason_event_once(mount) -> None:
     mount(server)
     mount(server)  # attached again (a rebuilt endpoint): still one BootReason per boot
     assert events == [("BootReason", {"bootReason": int(BootReason.kPowerOnReboot)}, 2)]
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("RebootCount", 0)
     assert err.value.status == Status.UNSUPPORTED_WRITE
 
 
 def test_test_event_trigger_needs_the_enable_key() -> None:
     disabled, _ = _server()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         disabled.invoke("TestEventTrigger", {"enableKey": KEY.hex(), "eventTrigger": 1})
     assert err.value.status == Status.CONSTRAINT_ERROR
     fired: list[int] = []
@@ -48,7 +48,7 @@ def test_test_event_trigger_needs_the_enable_key() -> None:
     assert enabled.read("TestEventTriggersEnabled") is True
     for key, trigger, status in [(bytes(16), 7, Status.CONSTRAINT_ERROR), (KEY[:8], 7, Status.CONSTRAINT_ERROR),
                                  (KEY, 8, Status.INVALID_COMMAND)]:
-        with pytest.raises(ClusterError) as err:
+        with pytest.raises(HomeError) as err:
             enabled.invoke("TestEventTrigger", {"enableKey": key.hex(), "eventTrigger": trigger})
         assert err.value.status == status
     assert fired == []

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.color_control import ColorControlServer
 from clusters.groups import GroupsServer
 from clusters.identify import IdentifyServer
@@ -32,8 +32,8 @@ def light(mount: Any) -> Any:
     return mount(IdentifyServer(), GroupsServer(), ScenesManagementServer(), on_off, level, color)
 
 
-def _refused(call: Any) -> ClusterError:
-    with pytest.raises(ClusterError) as err:
+def _refused(call: Any) -> HomeError:
+    with pytest.raises(HomeError) as err:
         call()
     return err.value
 

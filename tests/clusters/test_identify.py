@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.identify import IdentifyServer
 
 
@@ -72,7 +72,7 @@ def test_refusals_leave_state_unchanged(mount, call, status):
     server = IdentifyServer()
     mount(server)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(server)
     assert err.value.status == status
     assert server.read_all() == before and server.active_effect is None

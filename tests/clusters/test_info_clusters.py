@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Endpoint, Status
+from clusters import Endpoint, HomeError, Status
 from clusters.basic_information import BasicInformationServer, BridgedDeviceBasicInformationServer
 from clusters.descriptor import DescriptorServer
 from clusters.on_off import OnOffServer
@@ -36,7 +36,7 @@ def test_battery_levels(mount):
 
 def test_power_source_is_read_only():
     source = PowerSourceServer()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         source.write("Status", 3)
     assert err.value.status == Status.UNSUPPORTED_WRITE and source.read("Status") == 1
 
@@ -66,11 +66,11 @@ def test_basic_information_writes(mount):
                                 ("Location", "KOR", Status.CONSTRAINT_ERROR),
                                 ("NodeLabel", 5, Status.INVALID_DATA_TYPE),
                                 ("VendorName", "Other", Status.UNSUPPORTED_WRITE)]:
-        with pytest.raises(ClusterError) as err:
+        with pytest.raises(HomeError) as err:
             info.write(name, value)
         assert err.value.status == status
     assert info.read_all() == before
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         BasicInformationServer(product_name="p" * 33)
     assert err.value.status == Status.CONSTRAINT_ERROR
 
@@ -82,10 +82,10 @@ def test_bridged_device_information(mount):
     bridged.set_reachable(False)
     assert bridged.read("Reachable") is False and ep.changes[-1][2:] == ("Reachable", True, False)
     bridged.write("NodeLabel", "Ceiling fan")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         bridged.write("NodeLabel", "y" * 40)
     assert err.value.status == Status.CONSTRAINT_ERROR and bridged.read("NodeLabel") == "Ceiling fan"
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         bridged.invoke("KeepActive", {"stayActiveDuration": 1, "timeoutMs": 1})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
 
@@ -102,7 +102,7 @@ def test_descriptor_is_computed_from_the_endpoint(clock):
     assert not descriptor.has_attribute("TagList") and descriptor.read("FeatureMap") == 0
     endpoint.parts.append(4)
     assert descriptor.read("PartsList") == [2, 3, 4]
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         descriptor.write("PartsList", [])
     assert err.value.status == Status.UNSUPPORTED_WRITE
 
@@ -112,5 +112,5 @@ def test_descriptor_tags(mount):
     mount(descriptor)
     assert descriptor.read("FeatureMap") == 1
     assert descriptor.read("TagList") == [{"mfgCode": None, "namespaceID": 0x0F, "tag": 0, "label": "Grid"}]
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         DescriptorServer(tags=[{"namespaceID": 1}])  # tag missing

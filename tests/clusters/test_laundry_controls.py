@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.cycle_programs import LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM
 from clusters.laundry_controls import RINSE, LaundryDryerControlsServer, LaundryWasherControlsServer, WasherOptions
 from clusters.modes import LaundryWasherModeServer
@@ -38,7 +38,7 @@ def test_washer_controls_refusals(mount, name, value, status):
     controls = LaundryWasherControlsServer()
     mount(controls)
     before = controls.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         controls.write(name, value)
     assert err.value.status == status
     assert controls.read_all() == before
@@ -47,7 +47,7 @@ def test_washer_controls_refusals(mount, name, value, status):
 def test_rinses_outside_supported_list_refused(mount):
     controls = LaundryWasherControlsServer(values={"SupportedRinses": [1, 2]})
     mount(controls)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         controls.write("NumberOfRinses", 0)
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.allowed == [1, 2]
     assert controls.read("NumberOfRinses") == 1
@@ -59,9 +59,9 @@ def test_washer_controls_refused_while_running(mount):
     mount(power, op, controls, LaundryWasherModeServer())
     op.invoke("Start")
     for name, value in (("SpinSpeedCurrent", 0), ("NumberOfRinses", 2)):
-        with pytest.raises(ClusterError) as err:
+        with pytest.raises(HomeError) as err:
             controls.write(name, value)
-        assert err.value.status == Status.INVALID_IN_STATE and err.value.code == "RUNNING"
+        assert err.value.status == Status.INVALID_IN_STATE and err.value.reason == "RUNNING"
     assert (controls.read("SpinSpeedCurrent"), controls.read("NumberOfRinses")) == (1, 1)
     op.invoke("Stop")
     controls.write("SpinSpeedCurrent", 0)
@@ -93,7 +93,7 @@ def test_dryer_controls(mount):
     dryer.write("SelectedDrynessLevel", None)
     assert dryer.read("SelectedDrynessLevel") is None
     op.invoke("Start")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dryer.write("SelectedDrynessLevel", 2)
     assert err.value.status == Status.INVALID_IN_STATE and dryer.read("SelectedDrynessLevel") is None
 
@@ -103,9 +103,9 @@ def test_dryer_controls(mount):
 def test_dryer_refusals(mount, value, status):
     dryer = LaundryDryerControlsServer(supported_levels=[0, 1])
     mount(dryer)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dryer.write("SelectedDrynessLevel", value)
     assert err.value.status == status and dryer.read("SelectedDrynessLevel") == 1
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dryer.write("SupportedDrynessLevels", [0])
     assert err.value.status == Status.UNSUPPORTED_WRITE

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.level_control import LevelControlServer
 from clusters.on_off import OnOffServer
 
@@ -165,7 +165,7 @@ def test_frequency_feature(mount):
     level.invoke("MoveToClosestFrequency", {"Frequency": 500})
     assert level.read("CurrentFrequency") == 200
     _, plain, _ = light(mount)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         plain.invoke("MoveToClosestFrequency", {"Frequency": 5})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
 
@@ -187,7 +187,7 @@ def test_frequency_feature(mount):
 def test_refusals_leave_state_unchanged(mount, call, status):
     on_off, level, _ = light(mount, on=False, values={"CurrentLevel": 1})
     before = level.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(level)
     assert err.value.status == status
     assert level.read_all() == before and on_off.read("OnOff") is False

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from clusters import ClusterError, ClusterServer, Status, command
+from clusters import ClusterServer, HomeError, Status, command
 from clusters.channel import ChannelServer
 from clusters.keypad_input import KeypadInputServer
 from clusters.media_playback import MediaPlaybackServer
@@ -27,7 +27,7 @@ class VolumeStub(ClusterServer):
     def step(self, stepMode: int, stepSize: int, transitionTime: Any, optionsMask: int, optionsOverride: int) -> None:
         level = self.read("CurrentLevel") + (stepSize if stepMode == 0 else -stepSize)
         if level > 254:
-            raise ClusterError(Status.INVALID_IN_STATE, "stub: too loud")
+            raise HomeError.refused(Status.INVALID_IN_STATE, "stub: too loud")
         self.set("CurrentLevel", max(1, level))
 
 
@@ -68,7 +68,7 @@ def test_invalid_state_answers_in_band(mount, state, cmd):
     if state == PLAYING:
         media.invoke("StartOver")  # normal speed
     before = media.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         media.invoke(cmd)
     assert err.value.status == Status.INVALID_IN_STATE
     assert err.value.response["status"] == 1  # PlaybackResponse InvalidStateForCommand
@@ -87,7 +87,7 @@ def test_advanced_seek_tracks_position_lazily(mount, clock):
     assert media.read("PlaybackSpeed") == 0.0
     media.invoke("Seek", {"position": 30_000})
     assert media.position_ms() == 30_000
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         media.invoke("Seek", {"position": 70_000})
     assert err.value.response == {"status": 5} and media.position_ms() == 30_000
     assert clock.pending() == 0
@@ -96,7 +96,7 @@ def test_advanced_seek_tracks_position_lazily(mount, clock):
 def test_seek_needs_the_feature(mount):
     media = MediaPlaybackServer()
     mount(media)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         media.invoke("Seek", {"position": 1})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
     assert not media.has_attribute("SampledPosition")
@@ -121,7 +121,7 @@ def test_default_channels_and_change_channel(mount):
 def test_change_channel_ambiguous_or_unknown(mount, match, status, inband):
     tv = ChannelServer()
     mount(tv)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         tv.invoke("ChangeChannel", {"match": match})
     assert err.value.status == status and err.value.response["status"] == inband
     assert "KBS1" in err.value.allowed and tv.read("CurrentChannel")["name"] == "KBS1"
@@ -137,7 +137,7 @@ def test_change_by_number_and_skip(mount):
     tv.invoke("SkipChannel", {"Count": -1})
     assert tv.read("CurrentChannel")["name"] == "EBS"
     assert tv.previous_channel() and tv.read("CurrentChannel")["name"] == "KBS1"
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         tv.invoke("ChangeChannelByNumber", {"majorNumber": 9, "minorNumber": 0})
     assert err.value.status == Status.CONSTRAINT_ERROR and tv.read("CurrentChannel")["name"] == "KBS1"
 
@@ -197,7 +197,7 @@ def test_unsupported_and_refused_keys(mount):
     volume.set("CurrentLevel", 250)
     assert keypad.invoke("SendKey", {"keyCode": "VOLUME_UP"}) == {"status": 2}  # sibling refused
     assert volume.read("CurrentLevel") == 250
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         keypad.invoke("SendKey", {"keyCode": "NOT_A_KEY"})
     assert err.value.status == Status.CONSTRAINT_ERROR
     bare = KeypadInputServer(features=0)

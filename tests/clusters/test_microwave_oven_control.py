@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.cycle_programs import MICROWAVE_PROGRAM, RUNNING, STOPPED
 from clusters.microwave_oven_control import POWER_IN_WATTS, MicrowaveOvenControlServer
 from clusters.modes import MicrowaveOvenModeServer
@@ -55,7 +55,7 @@ def test_set_cooking_parameters_and_start(oven, clock):
 def test_set_cooking_parameters_refusals(oven, args, status):
     control, mode, _ = oven
     before = (control.read_all(), mode.read_all())
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         control.invoke("SetCookingParameters", args)
     assert err.value.status == status
     assert (control.read_all(), mode.read_all()) == before
@@ -64,7 +64,7 @@ def test_set_cooking_parameters_refusals(oven, args, status):
 def test_set_cooking_parameters_refused_unless_stopped(oven):
     control, _, op = oven
     op.invoke("Start")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         control.invoke("SetCookingParameters", {"CookTime": 60})
     assert err.value.status == Status.INVALID_IN_STATE and control.read("CookTime") == 30
 
@@ -72,9 +72,9 @@ def test_set_cooking_parameters_refused_unless_stopped(oven):
 def test_start_after_setting_needs_power(mount):
     control, op, power = MicrowaveOvenControlServer(), OperationalStateServer(MICROWAVE_PROGRAM), OnOffServer()
     mount(control, MicrowaveOvenModeServer(), op, power)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         control.invoke("SetCookingParameters", {"CookTime": 60, "StartAfterSetting": True})
-    assert err.value.code == "POWER_OFF" and control.read("CookTime") == 30
+    assert err.value.reason == "POWER_OFF" and control.read("CookTime") == 30
     power.invoke("On")
     control.invoke("SetCookingParameters", {"CookTime": 60, "StartAfterSetting": True})
     assert op.read("CountdownTime") == 60
@@ -95,7 +95,7 @@ def test_add_more_time_extends_the_cycle(oven, clock):
 @pytest.mark.parametrize(("seconds", "status"), [(3600, Status.CONSTRAINT_ERROR), (0, Status.CONSTRAINT_ERROR)])
 def test_add_more_time_refusals(oven, seconds, status):
     control, _, _ = oven
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         control.invoke("AddMoreTime", {"TimeToAdd": seconds})
     assert err.value.status == status and control.read("CookTime") == 30
 
@@ -103,7 +103,7 @@ def test_add_more_time_refusals(oven, seconds, status):
 def test_add_more_time_refused_in_error(oven):
     control, _, op = oven
     op.restore("OperationalState", 3)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         control.invoke("AddMoreTime", {"TimeToAdd": 10})
     assert err.value.status == Status.INVALID_IN_STATE and control.read("CookTime") == 30
 
@@ -117,7 +117,7 @@ def test_watts_feature(mount):
     assert control.read("SelectedWattIndex") == 2
     for args, status in (({"WattSettingIndex": 3}, Status.CONSTRAINT_ERROR),
                          ({"PowerSetting": 50}, Status.INVALID_COMMAND)):
-        with pytest.raises(ClusterError) as err:
+        with pytest.raises(HomeError) as err:
             control.invoke("SetCookingParameters", args)
         assert err.value.status == status
     assert control.read("SelectedWattIndex") == 2

@@ -1,7 +1,7 @@
 import chip.clusters.Objects as Objects
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.cycle_programs import DISHWASHER_PROGRAM, PAUSED, RUNNING, SEEKING_CHARGER, STOPPED
 from clusters.laundry_controls import LaundryWasherControlsServer
 from clusters.modes import (
@@ -69,7 +69,7 @@ def test_change_to_mode_response_and_aliases(mount):
     mount(clean)
     clean.invoke("ChangeToMode", {"mode": 3})
     assert clean.read("CurrentMode") == 3
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dish.invoke("ChangeToMode", {"mode": 2})  # only RTCC and RVC clean take SimuHome's `mode`
     assert err.value.status == Status.INVALID_COMMAND
 
@@ -80,7 +80,7 @@ def test_unknown_mode_is_unsupported(mount, server_class):
     server = server_class()
     mount(server)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("ChangeToMode", {"NewMode": 99})
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.response["status"] == 1
     assert {"mode": server.read("CurrentMode"), "label": server.label()} in err.value.allowed["modes"]
@@ -90,7 +90,7 @@ def test_unknown_mode_is_unsupported(mount, server_class):
 def test_current_mode_is_read_only(mount):
     dish = DishwasherModeServer()
     mount(dish)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dish.write("CurrentMode", 3)
     assert err.value.status == Status.UNSUPPORTED_WRITE and dish.read("CurrentMode") == 0
 
@@ -100,7 +100,7 @@ def test_mode_change_refused_while_running(mount):
         DishwasherModeServer()
     mount(power, op, dish)
     op.invoke("Start")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         dish.invoke("ChangeToMode", {"NewMode": 2})
     assert err.value.status == Status.INVALID_IN_STATE and err.value.response["status"] == 3
     assert dish.read("CurrentMode") == 0
@@ -112,7 +112,7 @@ def test_oven_mode_blocked_by_cavity_state(mount):
     cavity, oven = OvenCavityOperationalStateServer(), OvenModeServer()
     mount(cavity, oven)
     cavity.invoke("Start")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         oven.invoke("ChangeToMode", {"NewMode": 2})
     assert err.value.response["status"] == 3 and oven.read("CurrentMode") == 0
 
@@ -121,7 +121,7 @@ def test_microwave_oven_mode_has_no_command(mount):
     server = MicrowaveOvenModeServer()
     mount(server)
     assert labels(server) == {0: "Normal", 1: "Defrost"} and server.read("AcceptedCommandList") == []
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("ChangeToMode", {"NewMode": 1})
     assert err.value.status == Status.UNSUPPORTED_COMMAND
 
@@ -183,7 +183,7 @@ def test_rvc_non_idle_to_non_idle_is_refused(robot):
     op, run, _ = robot
     run.invoke("ChangeToMode", {"NewMode": 2})
     before = (op.read_all(), run.read_all())
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         run.invoke("ChangeToMode", {"NewMode": 3})
     assert err.value.status == Status.INVALID_IN_STATE and err.value.response["status"] == 3
     assert (op.read_all(), run.read_all()) == before
@@ -212,7 +212,7 @@ def test_rvc_start_refused_while_paused_seek(robot, clock):
     op, run, _ = robot
     op.invoke("GoHome")
     op.invoke("Pause")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         run.invoke("ChangeToMode", {"NewMode": 2})
     assert err.value.response["status"] == 3 and op.read("OperationalState") == PAUSED and run.read("CurrentMode") == 1
 
@@ -220,7 +220,7 @@ def test_rvc_start_refused_while_paused_seek(robot, clock):
 def test_rvc_clean_mode_only_while_idle(robot):
     _, run, clean = robot
     run.invoke("ChangeToMode", {"NewMode": 2})
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         clean.invoke("ChangeToMode", {"mode": 2})
     assert err.value.status == Status.INVALID_IN_STATE and err.value.response["status"] == 0x40
     assert clean.read("CurrentMode") == 1

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.chip_model import cluster_model
 from clusters.on_off import OnOffServer
 
@@ -45,7 +45,7 @@ def test_refusals_leave_state_unchanged(mount, call, status):
     server = OnOffServer()  # no Lighting feature: timed commands are not accepted
     mount(server)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(server)
     assert err.value.status == status
     assert err.value.allowed is not None or status == Status.INVALID_COMMAND
@@ -60,6 +60,6 @@ def test_off_with_effect_and_recall_global_scene(mount):
     assert server.read("OnOff") is False and server.read("GlobalSceneControl") is False
     server.invoke("OnWithRecallGlobalScene")
     assert server.read("OnOff") is True and server.read("GlobalSceneControl") is True
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("OffWithEffect", {"EffectIdentifier": 7, "EffectVariant": 0})
     assert err.value.status == Status.CONSTRAINT_ERROR and server.read("OnOff") is True

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.chip_model import cluster_model
 from clusters.cycle_programs import (
     DISHWASHER_PROGRAM,
@@ -119,7 +119,7 @@ def test_invalid_transitions_answer_with_error_state(dishwasher, setup, command,
     for step in setup:
         op.invoke(step)
     before = op.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke(command)
     assert err.value.status == Status.INVALID_IN_STATE
     assert err.value.response == {"commandResponseState": {"errorStateID": error_state}}
@@ -139,9 +139,9 @@ def test_start_while_running_is_not_an_error(dishwasher, clock):
 def test_dead_front_refuses_start_and_power_off_stops(dishwasher, clock):
     _, power, op, _ = dishwasher
     before = op.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke("Start")
-    assert err.value.status == Status.INVALID_IN_STATE and err.value.code == "POWER_OFF"
+    assert err.value.status == Status.INVALID_IN_STATE and err.value.reason == "POWER_OFF"
     assert err.value.response == {"commandResponseState": {"errorStateID": 1}}
     assert op.read_all() == before
     power.invoke("On")
@@ -160,9 +160,9 @@ def test_resume_refused_while_off(mount):
     op.invoke("Pause")
     power.invoke("Off")
     op.restore("OperationalState", PAUSED)  # e.g. a home file storing a paused, switched-off appliance
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke("Resume")
-    assert err.value.code == "POWER_OFF"
+    assert err.value.reason == "POWER_OFF"
 
 
 def test_washer_phases_fall_on_whole_seconds(mount, clock):
@@ -213,7 +213,7 @@ def test_unknown_duration_refuses_start(mount):
                                                                                           "CookTime"))
     op = OperationalStateServer(program)
     mount(op)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke("Start")
     assert err.value.response == {"commandResponseState": {"errorStateID": 1}}
     assert op.read("OperationalState") == STOPPED
@@ -274,7 +274,7 @@ def test_oven_cavity_accepts_start_and_stop_only(mount):
     mount(oven)
     model = cluster_model("OvenCavityOperationalState")
     assert oven.read("AcceptedCommandList") == sorted(model.commands[c].command_id for c in ("Start", "Stop"))
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         oven.invoke("Pause")
     assert err.value.status == Status.UNSUPPORTED_COMMAND
     assert oven.invoke("Start") == OK and oven.read("OperationalState") == RUNNING
@@ -326,7 +326,7 @@ def test_rvc_pause_resume_during_seek(rvc, clock):
 def test_rvc_refusals_when_stopped(rvc, command):
     op, _ = rvc
     before = op.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke(command)
     assert err.value.status == Status.INVALID_IN_STATE
     assert err.value.response == {"commandResponseState": {"errorStateID": 3}}
@@ -336,7 +336,7 @@ def test_rvc_refusals_when_stopped(rvc, command):
 def test_rvc_go_home_refused_when_stopped_in_non_idle_mode(mount):
     op, run = RvcOperationalStateServer(), RvcRunModeServer(current_mode=2)
     mount(op, run)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         op.invoke("GoHome")
     assert err.value.response == {"commandResponseState": {"errorStateID": 3}}
     assert op.read("OperationalState") == STOPPED

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.air_quality import AirQualityServer
 from clusters.boolean_state import BooleanStateServer
 from clusters.measurement import (
@@ -31,7 +31,7 @@ def test_temperature_and_humidity_clamp_to_range(mount):
 def test_sensor_values_are_read_only_but_bindable(mount):
     temperature = TemperatureMeasurementServer()
     mount(temperature)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         temperature.write("MeasuredValue", 100)
     assert err.value.status == Status.UNSUPPORTED_WRITE and temperature.read("MeasuredValue") is None
     temperature.bind_source("MeasuredValue", lambda: 2222)
@@ -82,7 +82,7 @@ def test_air_quality_levels_depend_on_features(mount):
     full.set_air_quality(6)
     assert full.read("AirQuality") == 6
     basic.set_air_quality(4)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         basic.set_air_quality(2)
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.allowed == [0, 1, 4]
     assert basic.read("AirQuality") == 4
@@ -151,7 +151,7 @@ def test_occupancy_refusals_leave_state_unchanged(mount, call, status):
     sensor = OccupancySensingServer()
     mount(sensor)
     before = sensor.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(sensor)
     assert err.value.status == status
     assert sensor.read_all() == before

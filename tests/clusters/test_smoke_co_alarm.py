@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.smoke_co_alarm import SmokeCoAlarmServer
 
 NORMAL, SMOKE, CO, BATTERY, TESTING, FAULT, END_OF_SERVICE, INTERCONNECT_SMOKE = 0, 1, 2, 3, 4, 5, 6, 7
@@ -46,7 +46,7 @@ def test_self_test_busy_while_alarming_or_testing(mount, setup):
     mount(alarm)
     setup(alarm)
     before = alarm.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         alarm.invoke("SelfTestRequest")
     assert err.value.status == Status.BUSY and alarm.read_all() == before
 
@@ -55,15 +55,15 @@ def test_features_and_restore(mount):
     smoke_only = SmokeCoAlarmServer(features=1, values={"SmokeState": 1})
     mount(smoke_only)
     assert smoke_only.read("ExpressedState") == SMOKE and not smoke_only.has_attribute("COState")
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         smoke_only.set_co(2)
     assert err.value.status == Status.UNSUPPORTED_ATTRIBUTE
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         smoke_only.set_smoke(7)
     assert err.value.status == Status.CONSTRAINT_ERROR and smoke_only.read("SmokeState") == 1
     smoke_only.write("SmokeSensitivityLevel", "High")
     assert smoke_only.read("SmokeSensitivityLevel") == 0
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         smoke_only.write("SmokeState", 0)
     assert err.value.status == Status.UNSUPPORTED_WRITE and smoke_only.read("SmokeState") == 1
 

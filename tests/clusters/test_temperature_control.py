@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.temperature_control import (
     TEMPERATURE_LEVEL,
     TEMPERATURE_NUMBER,
@@ -29,7 +29,7 @@ def test_fridge_and_freezer_ranges(mount, low, high, setpoint):
     assert server.read("TemperatureSetpoint") == setpoint  # the default setpoint is kept inside the range
     server.invoke("SetTemperature", {"target_temperature": low})
     assert server.read("TemperatureSetpoint") == low
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("SetTemperature", {"target_temperature": high + 1})
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.allowed == {"min": low, "max": high}
     assert server.read("TemperatureSetpoint") == low
@@ -48,7 +48,7 @@ def test_set_temperature_refusals(mount, args, status):
     server = TemperatureControlServer()
     mount(server)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("SetTemperature", args)
     assert err.value.status == status
     assert server.read_all() == before
@@ -57,7 +57,7 @@ def test_set_temperature_refusals(mount, args, status):
 def test_setpoint_is_read_only(mount):
     server = TemperatureControlServer()
     mount(server)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("TemperatureSetpoint", 3000)
     assert err.value.status == Status.UNSUPPORTED_WRITE and server.read("TemperatureSetpoint") == 2000
 
@@ -67,7 +67,7 @@ def test_step_feature(mount):
     mount(server)
     assert server.read("FeatureMap") == TEMPERATURE_NUMBER | TEMPERATURE_STEP and server.read("Step") == 500
     server.invoke("SetTemperature", {"TargetTemperature": 4000})
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("SetTemperature", {"TargetTemperature": 4250})
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.allowed["step"] == 500
     assert server.read("TemperatureSetpoint") == 4000
@@ -81,7 +81,7 @@ def test_level_feature(mount):
     assert server.read("SelectedTemperatureLevel") == 3
     for args, status in (({"TargetTemperatureLevel": 4}, Status.CONSTRAINT_ERROR),
                          ({"TargetTemperature": 3000}, Status.INVALID_COMMAND)):
-        with pytest.raises(ClusterError) as err:
+        with pytest.raises(HomeError) as err:
             server.invoke("SetTemperature", args)
         assert err.value.status == status
     assert server.read("SelectedTemperatureLevel") == 3

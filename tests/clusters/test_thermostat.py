@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.thermostat import ThermostatServer
 
 AUTO = 1 | 2 | 32  # Heating | Cooling | AutoMode
@@ -38,7 +38,7 @@ def test_deadband_enforced_with_auto_mode(mount):
     server = thermostat(mount, features=AUTO)
     assert server.read("MinSetpointDeadBand") == 25
     server.write("OccupiedHeatingSetpoint", 2350)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("OccupiedHeatingSetpoint", 2351)
     assert err.value.status == Status.CONSTRAINT_ERROR and err.value.allowed == {"max": 2350}
     assert setpoints(server) == (2350, 2600)
@@ -48,9 +48,9 @@ def test_deadband_enforced_with_auto_mode(mount):
 
 def test_simuhome_compatible_deadband(mount):
     server = thermostat(mount, values=SIMUHOME_AC, deadband_centi=25, enforce_deadband=True)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("OccupiedCoolingSetpoint", 2824)
-    assert err.value.code == "DEADBAND"
+    assert err.value.reason == "DEADBAND"
     server.write("OccupiedCoolingSetpoint", 2825)
     assert setpoints(server) == (2800, 2825)
 
@@ -58,15 +58,15 @@ def test_simuhome_compatible_deadband(mount):
 def test_system_mode_follows_control_sequence(mount):
     server = thermostat(mount)
     server.write("ControlSequenceOfOperation", 0)  # CoolingOnly
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("SystemMode", 4)
     assert err.value.status == Status.CONSTRAINT_ERROR and 4 not in err.value.allowed
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         server.write("SystemMode", 1)  # Auto needs the AutoMode feature
     server.write("SystemMode", 3)
     assert server.read("SystemMode") == 3
     restricted = thermostat(mount, system_modes=(0, 1, 3, 4))
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         restricted.write("SystemMode", 7)
     restricted.write("SystemMode", 1)
     assert restricted.read("SystemMode") == 1
@@ -75,10 +75,10 @@ def test_system_mode_follows_control_sequence(mount):
 def test_cooling_only_thermostat(mount):
     server = thermostat(mount, features=2)
     assert not server.has_attribute("OccupiedHeatingSetpoint") and server.read("ControlSequenceOfOperation") == 0
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("ControlSequenceOfOperation", 2)
     assert err.value.status == Status.CONSTRAINT_ERROR
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("SetpointRaiseLower", {"Mode": 0, "Amount": 5})
     assert err.value.status == Status.INVALID_COMMAND
     server.invoke("SetpointRaiseLower", {"Mode": 1, "Amount": -5})
@@ -107,10 +107,10 @@ def test_setpoint_raise_lower_pushes_the_other_setpoint_in_auto_mode(mount):
 def test_writable_limits(mount):
     server = thermostat(mount, heat_limits=(1000, 2800))
     server.write("MaxHeatSetpointLimit", 2500)
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.write("OccupiedHeatingSetpoint", 2600)
     assert err.value.allowed == {"min": 1000, "max": 2500}
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         server.write("MinHeatSetpointLimit", 900)  # below AbsMinHeatSetpointLimit
 
 
@@ -131,7 +131,7 @@ def test_writable_limits(mount):
 def test_refusals_leave_state_unchanged(mount, call, status):
     server = thermostat(mount)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(server)
     assert err.value.status == status
     assert server.read_all() == before

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.water_heater_management import WaterHeaterManagementServer
 
 
@@ -77,7 +77,7 @@ def test_boost_refusals(mount, info, status, features):
     heater = WaterHeaterManagementServer(features=features)
     mount(heater)
     before = heater.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         heater.invoke("Boost", {"boostInfo": info})
     assert err.value.status == status
     assert heater.read_all() == before

@@ -1,6 +1,6 @@
 import pytest
 
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.window_covering import WindowCoveringServer
 
 CURRENT = "CurrentPositionLiftPercent100ths"
@@ -86,7 +86,7 @@ def test_restore_position_from_a_home_file(mount):
     server = WindowCoveringServer(values={CURRENT: 7000, TARGET: 7000})
     mount(server)
     assert server.read(CURRENT) == 7000 and server.closed_fraction() == 0.7
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.restore(CURRENT, 12000)
     assert err.value.status == Status.CONSTRAINT_ERROR and server.read(CURRENT) == 7000
 
@@ -99,7 +99,7 @@ def test_safety_status_stops_and_refuses(mount, clock):
     server.set_safety_status(0x20)  # obstacle detected
     assert server.read(CURRENT) == 3000 and not server.is_moving
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("GoToLiftPercentage", {"liftPercent100thsValue": 100})
     assert err.value.status == Status.INVALID_IN_STATE
     assert server.read_all() == before
@@ -111,7 +111,7 @@ def test_maintenance_mode_is_busy(mount):
     server.write("Mode", 4)
     assert server.read("ConfigStatus") & 1 == 0
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         server.invoke("DownOrClose")
     assert err.value.status == Status.BUSY and server.read_all() == before
     server.write("Mode", 1)  # motor reversed
@@ -133,7 +133,7 @@ def test_refusals_leave_state_unchanged(mount, call, status):
     server = WindowCoveringServer()
     mount(server)
     before = server.read_all()
-    with pytest.raises(ClusterError) as err:
+    with pytest.raises(HomeError) as err:
         call(server)
     assert err.value.status == status
     assert server.read_all() == before

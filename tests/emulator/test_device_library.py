@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from clusters import ClusterError, ClusterServer, Status
+from clusters import ClusterServer, HomeError, Status
 from emulator.catalogue import CATALOGUE
 from emulator.clock import TICKS_PER_SECOND, VirtualClock
 from emulator.device import Device
-from emulator.errors import HomeError
 from emulator.role_behaviour import BATTERY_CAPACITY_MWH, HomeBattery
 from emulator.scenarios import plug_in_vehicle, press_button, sense_water, unplug_vehicle
 from tests.emulator.helpers import fabric
@@ -66,11 +65,11 @@ def test_long_press_reports_long_press_and_long_release_only() -> None:
 def test_switch_refuses_overlapping_or_impossible_presses() -> None:
     device, clock = _device("generic_switch")
     switch = device.cluster(1, "Switch")
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         switch.press(4)
     assert error.value.status == Status.CONSTRAINT_ERROR and "1..3" in str(error.value)
     switch.press(1)
-    with pytest.raises(ClusterError) as busy:
+    with pytest.raises(HomeError) as busy:
         switch.press(1)
     assert busy.value.status == Status.BUSY
     _run(clock, 1)
@@ -117,7 +116,7 @@ def test_valve_open_without_duration_uses_default_and_close_stops_it() -> None:
     valve.invoke("Open", {})
     _run(clock, 14)
     assert valve.read("CurrentState") == 0  # 10 s open, then 3 s to close
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         valve.invoke("Open", {"OpenDuration": 0})
     assert error.value.status == Status.CONSTRAINT_ERROR
 
@@ -133,7 +132,7 @@ def test_pump_speed_flow_and_pressure_follow_on_off_and_operation_mode() -> None
     pump.write("OperationMode", 2)  # Maximum
     assert (pump.read("EffectiveOperationMode"), pump.read("Speed"), pump.read("Capacity")) == (2, 3000, 20000)
     assert (flow.read("MeasuredValue"), pressure.read("MeasuredValue")) == (30, 400)
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         pump.write("OperationMode", 3)  # Local: needs the LocalOperation feature
     assert error.value.status == Status.CONSTRAINT_ERROR and pump.read("OperationMode") == 2
     device.cluster(1, "OnOff").invoke("Off", {})
@@ -171,7 +170,7 @@ def test_evse_disable_stops_the_transfer_and_limits_are_checked() -> None:
     evse = device.cluster(1, "EnergyEvse")
     events = _events(evse, clock)
     evse.plug_in()
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 16000,
                                        "MaximumChargeCurrent": 8000})
     assert error.value.status == Status.CONSTRAINT_ERROR and evse.read("SupplyState") == 0
@@ -182,7 +181,7 @@ def test_evse_disable_stops_the_transfer_and_limits_are_checked() -> None:
     evse.invoke("Disable", {})
     assert evse.read("State") == 2 and events[-1][1] == "EnergyTransferStopped" and events[-1][2]["reason"] == 1
     assert events[-1][2]["energyTransferred"] == round(230 * 32000 * 600 / 3600)
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         evse.plug_in()  # already plugged in
 
 
@@ -242,7 +241,7 @@ def test_mode_select_changes_only_to_its_modes() -> None:
     modes = device.cluster(1, "ModeSelect")
     modes.invoke("ChangeToMode", {"NewMode": 2})
     assert modes.read("CurrentMode") == 2
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         modes.invoke("ChangeToMode", {"NewMode": 7})
     assert error.value.status == Status.CONSTRAINT_ERROR and modes.read("CurrentMode") == 2
 
@@ -319,7 +318,7 @@ def test_evse_mode_changes_to_its_modes_only() -> None:
     mode = device.cluster(1, "EnergyEvseMode")
     assert [m["label"] for m in mode.read("SupportedModes")] == ["Manual", "Time of Use", "Solar Charging"]
     assert mode.invoke("ChangeToMode", {"NewMode": 2})["status"] == 0 and mode.read("CurrentMode") == 2
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         mode.invoke("ChangeToMode", {"NewMode": 9})
     assert error.value.status == Status.CONSTRAINT_ERROR and mode.read("CurrentMode") == 2
 
@@ -361,6 +360,6 @@ def test_an_energy_managers_power_adjustment_caps_the_charger_while_it_lasts() -
     _run(clock, 600)
     assert meter.read("ActivePower") == 7_360_000  # the adjustment ended: full current again
     assert evse.read("SessionEnergyCharged") == round(2_300_000 * 600 / 3600)
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         esa.invoke("PowerAdjustRequest", {"Power": 500_000, "Duration": 600, "Cause": 0})  # below 6 A: refused
     assert [name for _, name, _ in events] == ["EVConnected", "EnergyTransferStarted"]  # one transfer, re-rated

@@ -69,7 +69,7 @@ def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(home: Emula
 def test_power_dependency_lifts_when_on(home: EmulatedHome) -> None:
     home.invoke("ac", 1, "OnOff", "On")
     result = home.write("ac", 1, "FanControl", "PercentSetting", 40)
-    assert (result["old_value"], result["new_value"]) == (0, 40)
+    assert (result.old_value, result.new_value) == (0, 40)
     assert home.read_path("ac", "1.FanControl.FanMode") == 2  # Medium band
 
 

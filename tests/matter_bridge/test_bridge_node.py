@@ -14,7 +14,7 @@ from bridge.matter.node.bridge_node import (
     serial_number_for,
     unique_id_for,
 )
-from clusters import ClusterError, Status
+from clusters import HomeError, Status
 from clusters.basic_information import BasicInformationServer
 from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from emulator.home_config import DeviceConfig
@@ -132,16 +132,16 @@ def test_fabric_refusals_map_to_im_statuses() -> None:
     node = BridgeNode(_home())  # type: ignore[arg-type]
     washer = node.endpoint_of("washer", 1)
     assert washer is not None
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         node.invoke(washer, OPSTATE, "Start", {})  # the washer is off
     assert error.value.status == Status.INVALID_IN_STATE
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         node.write(washer, ON_OFF, "OnOff", True)
     assert error.value.status == Status.UNSUPPORTED_WRITE
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         node.server(999, ON_OFF)
     assert error.value.status == Status.UNSUPPORTED_ENDPOINT
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         node.server(washer, 0x0300)
     assert error.value.status == Status.UNSUPPORTED_CLUSTER
     node.invoke(washer, ON_OFF, "On", {})

@@ -16,7 +16,7 @@ from bridge.matter.im.data_model import AllowAll
 from bridge.matter.im.interaction import InteractionModel
 from bridge.matter.node.bridge_node import BridgeNode
 from bridge.matter.node.node import MatterNode
-from clusters import ClusterError, ClusterServer, Status
+from clusters import ClusterServer, HomeError, Status
 from clusters.registry import SERVER_CLASSES
 from tests.emulator.helpers import fabric
 from tests.matter_bridge.im_fakes import ImClient
@@ -39,7 +39,7 @@ class LabelServer(ClusterServer):
 
     def check_write(self, name: str, value: Any) -> None:
         if value:
-            raise ClusterError(Status.FAILURE, "refused", cluster_status=0x42)
+            raise HomeError.refused(Status.FAILURE, "refused", cluster_status=0x42)
 
 
 def _client(tmp_path: Path) -> tuple[MatterNode, ImClient]:
@@ -90,10 +90,10 @@ async def _test_write_responses_carry_the_cluster_status(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("member", [m for m in StatusCode if m.name != "kUnknownEnumValue"])
 def test_cluster_specific_errors_name_their_code(member: Any) -> None:
-    error = ClusterError.cluster_specific(member, "x")
+    error = HomeError.cluster_specific(member, "x")
     assert (error.status, error.cluster_status) == (Status.FAILURE, int(member))
     assert error.to_dict()["cluster_status"] == int(member)
-    assert error.code == {"kBusy": "BUSY", "kPAKEParameterError": "PAKE_PARAMETER_ERROR",
+    assert error.reason == {"kBusy": "BUSY", "kPAKEParameterError": "PAKE_PARAMETER_ERROR",
                           "kWindowNotOpen": "WINDOW_NOT_OPEN"}[member.name]
 
 

@@ -15,7 +15,7 @@ from bridge.matter.crypto.crypto import public_key_bytes, verify
 from bridge.matter.node.node import MatterNode
 from bridge.matter.session.context import RequestContext, current_request
 from bridge.matter.session.secure_channel import StatusReport
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from tests.matter_bridge._async import run_async
 from tests.matter_bridge.controller import EPOCH_KEY, FabricAuthority, FakeController
 
@@ -237,7 +237,7 @@ def test_commands_outside_a_session_are_refused() -> None:
     try:
         cluster(node, "GeneralCommissioning").invoke("ArmFailSafe", {"expiryLengthSeconds": 5, "breadcrumb": 0})
         raise AssertionError("expected a refusal")
-    except ClusterError as exc:
+    except HomeError as exc:
         assert exc.status == Status.UNSUPPORTED_ACCESS
 
 

@@ -11,7 +11,7 @@ from chip.tlv import TLVReader
 
 from bridge.matter.codec import tlv
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encode_value
-from clusters import SERVER_CLASSES, ClusterError, ClusterServer, Status
+from clusters import SERVER_CLASSES, ClusterServer, HomeError, Status
 from clusters.chip_model import cluster_model, unwrap
 from emulator.home_generation.device_types import ALL_DEVICE_TYPES
 from tests.emulator.helpers import fabric
@@ -116,7 +116,7 @@ def test_decode_refuses_wrong_types(obj: object, status: Status) -> None:
     if obj is None:
         assert decode_value(None, info) is None
         info = cluster_model("OnOff").attributes["OnTime"].type
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         decode_value(obj, info)
     assert error.value.status == status
 
@@ -127,10 +127,10 @@ def test_command_fields() -> None:
     assert tlv.decode(data) == {0: 100, 1: None, 2: 0, 3: 0}
     assert decode_fields(model.fields, tlv.decode(data), "MoveToLevel") == {
         "level": 100, "transitionTime": None, "optionsMask": 0, "optionsOverride": 0}
-    with pytest.raises(ClusterError) as error:
+    with pytest.raises(HomeError) as error:
         decode_fields(model.fields, {0: "high"}, "MoveToLevel")
     assert error.value.status == Status.INVALID_COMMAND
-    with pytest.raises(ClusterError):
+    with pytest.raises(HomeError):
         decode_fields(model.fields, [1, 2], "MoveToLevel")
 
 

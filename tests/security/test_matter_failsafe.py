@@ -16,7 +16,7 @@ from bridge.matter.codec import tlv
 from bridge.matter.codec.persistence import StateStore
 from bridge.matter.node.node import MatterNode
 from bridge.matter.session.refusal_log import DEFAULT_BURST
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 from tests.matter_bridge.controller import FabricAuthority, FakeController
 from tests.matter_bridge.test_node_commissioning import (
     ADMIN_NODE,
@@ -139,7 +139,7 @@ def test_a_failed_write_during_addnoc_leaves_no_fabric_in_memory(tmp_path: Path)
 
             commissioning.invoke = invoke_with_full_disk  # type: ignore[assignment]
             try:
-                with pytest.raises(ClusterError) as refused:
+                with pytest.raises(HomeError) as refused:
                     commission_over_pase(node, ctx, authority)
             finally:
                 commissioning.invoke = original  # type: ignore[assignment]

@@ -7,7 +7,7 @@ Encoding is on the hot path of every report (a wildcard read of a 1,000-device h
 values), so :func:`encoder` compiles one small closure per type that writes TLV bytes directly
 instead of building ``chip.tlv`` objects first. Decoding takes the Python objects that
 :func:`bridge.matter.codec.tlv.decode` (the checked ``chip.tlv`` reader) produces and checks them against the
-type; any mismatch is a ``ClusterError`` with the caller's status (INVALID_DATA_TYPE for writes,
+type; any mismatch is a ``HomeError`` with the caller's status (INVALID_DATA_TYPE for writes,
 INVALID_COMMAND for command fields).
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 from chip.tlv import float32, uint
 
 from clusters.chip_model import TypeInfo, unwrap
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 Encoder = Callable[[Any, "int | None"], bytes]
 
@@ -182,7 +182,7 @@ FABRIC_INDEX_TAG = 0xFE
 
 def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
                  status: Status = Status.INVALID_DATA_TYPE, fabric_index: int | None = None) -> Any:
-    """The JSON-style value of a decoded TLV object, checked against ``info``; ClusterError(status) if not.
+    """The JSON-style value of a decoded TLV object, checked against ``info``; HomeError.refused(status) if not.
 
     ``fabric_index``: the accessing fabric of a write/invoke; fabric-scoped structs get it as their
     FabricIndex (tag 0xFE) whatever the client sent, as the spec requires (§7.13.6).
@@ -190,17 +190,17 @@ def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
     if obj is None:
         if info.nullable:
             return None
-        raise ClusterError(status, f"{what} may not be null")
+        raise HomeError.refused(status, f"{what} may not be null")
     base = info.base
     if info.is_list:
         if not isinstance(obj, list):
-            raise ClusterError(status, f"{what} must be an array")
+            raise HomeError.refused(status, f"{what} must be an array")
         element = info.element
         return [decode_value(item, element, f"{what}[{i}]", status=status, fabric_index=fabric_index)
                 for i, item in enumerate(obj)]
     if info.is_struct:
         if not isinstance(obj, dict):
-            raise ClusterError(status, f"{what} must be a structure")
+            raise HomeError.refused(status, f"{what} must be a structure")
         out: dict[str, Any] = {}
         for field in base.descriptor.Fields:
             finfo = unwrap(field.Type)
@@ -210,33 +210,33 @@ def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
                 out[field.Label] = decode_value(obj[field.Tag], finfo, f"{what}.{field.Label}", status=status,
                                                 fabric_index=fabric_index)
             elif not finfo.optional:
-                raise ClusterError(status, f"{what} lacks field {field.Label!r} (tag {field.Tag})")
+                raise HomeError.refused(status, f"{what} lacks field {field.Label!r} (tag {field.Tag})")
         return out
     if info.is_enum or info.is_bitmap or base is uint:
         if isinstance(obj, bool) or not isinstance(obj, int) or obj < 0:
-            raise ClusterError(status, f"{what} must be an unsigned integer")
+            raise HomeError.refused(status, f"{what} must be an unsigned integer")
         return int(obj)
     if base is int:
         if isinstance(obj, bool) or not isinstance(obj, int):
-            raise ClusterError(status, f"{what} must be an integer")
+            raise HomeError.refused(status, f"{what} must be an integer")
         return int(obj)
     if base is bool:
         if not isinstance(obj, bool):
-            raise ClusterError(status, f"{what} must be a boolean")
+            raise HomeError.refused(status, f"{what} must be a boolean")
         return obj
     if base in (float32, float):
         if isinstance(obj, bool) or not isinstance(obj, int | float) or not math.isfinite(obj):
-            raise ClusterError(status, f"{what} must be a finite number")
+            raise HomeError.refused(status, f"{what} must be a finite number")
         return float(obj)
     if base is str:
         if not isinstance(obj, str):
-            raise ClusterError(status, f"{what} must be a UTF-8 string")
+            raise HomeError.refused(status, f"{what} must be a UTF-8 string")
         return obj
     if base is bytes:
         if not isinstance(obj, bytes):
-            raise ClusterError(status, f"{what} must be an octet string")
+            raise HomeError.refused(status, f"{what} must be an octet string")
         return obj.hex()
-    raise ClusterError(status, f"{what}: unsupported type {info.describe()}")
+    raise HomeError.refused(status, f"{what}: unsupported type {info.describe()}")
 
 
 def decode_fields(fields: Any, obj: Any, what: str, *, status: Status = Status.INVALID_COMMAND,
@@ -245,7 +245,7 @@ def decode_fields(fields: Any, obj: Any, what: str, *, status: Status = Status.I
     if obj is None:
         obj = {}
     if not isinstance(obj, dict):
-        raise ClusterError(status, f"{what}: command fields must be a structure")
+        raise HomeError.refused(status, f"{what}: command fields must be a structure")
     out: dict[str, Any] = {}
     for f in fields:
         if f.tag in obj:

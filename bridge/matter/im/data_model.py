@@ -6,7 +6,8 @@ implements :class:`AccessChecker` from the AccessControl cluster's ACL.
 
 Values crossing this boundary are JSON-style (``clusters`` conventions); attributes and commands are
 named by their chip names (the IM maps wire ids to names with each server's ``model``). Every refusal is
-a ``clusters.ClusterError`` whose ``status`` is the IM status to answer with.
+a ``clusters.HomeError`` whose ``wire_status`` is the IM status to answer with. ``write`` and ``invoke`` are handed
+the cluster server the IM has already resolved, where it has (one lookup per path).
 """
 
 from __future__ import annotations
@@ -41,16 +42,18 @@ class DataModel(Protocol):
         ...
 
     def server(self, endpoint: int, cluster_id: int) -> ClusterServer:
-        """The server; ClusterError UNSUPPORTED_ENDPOINT / UNSUPPORTED_CLUSTER otherwise."""
+        """The server; HomeError UNSUPPORTED_ENDPOINT / UNSUPPORTED_CLUSTER otherwise."""
         ...
 
     def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any:
         ...
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: object) -> None:
+    def write(self, endpoint: int, cluster_id: int, attribute: str, value: object, *,
+              server: ClusterServer | None = None) -> None:
         ...
 
-    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *,
+               server: ClusterServer | None = None) -> dict[str, Any] | None:
         """Run a command; returns its response fields (None when it has no response payload)."""
         ...
 

@@ -41,7 +41,7 @@ from bridge.matter.im.subscription import Clock, MonotonicClock, Subscription
 from bridge.matter.im.subscription_store import PersistedSubscription, SubscriptionStore
 from bridge.matter.session.context import RequestContext, current_request
 from bridge.matter.session.exchange_api import ExchangeClosed, IMExchange
-from clusters import ClusterError, ClusterServer, Status
+from clusters import ClusterServer, HomeError, Status
 from clusters.chip_model import response_model
 from emulator.loop_handoff import LoopHandoff
 
@@ -198,9 +198,9 @@ class InteractionModel:
             try:
                 args = decode_fields(server.command_spec(name).model.fields, command.fields,
                                      f"{server.cluster_name}.{name}", fabric_index=ctx.fabric_index)
-                self.node.invoke(endpoint, path.cluster, name, args)
+                self.node.invoke(endpoint, path.cluster, name, args, server=server)
                 done += 1
-            except ClusterError as error:
+            except HomeError as error:
                 log.info("group invoke %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
         return done
 
@@ -215,10 +215,10 @@ class InteractionModel:
                 continue
             try:
                 info = server.model.attributes[name].type
-                self.node.write(endpoint, path.cluster, name, decode_value(item.data, info, name,
-                                                                           fabric_index=ctx.fabric_index))
+                value = decode_value(item.data, info, name, fabric_index=ctx.fabric_index)
+                self.node.write(endpoint, path.cluster, name, value, server=server)
                 done += 1
-            except ClusterError as error:
+            except HomeError as error:
                 log.info("group write %d/%s.%s refused: %s", endpoint, server.cluster_name, name, error.message)
         return done
 
@@ -305,8 +305,8 @@ class InteractionModel:
             if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
             return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
-        except ClusterError as error:
-            return int(error.status)
+        except HomeError as error:
+            return int(error.wire_status)
         except Exception:
             log.exception("reading %d/0x%04x/0x%04x (%s) failed", endpoint, cluster_id, attr_id, name)
             return int(Status.FAILURE)
@@ -708,9 +708,9 @@ class InteractionModel:
                 value = [*current, element]
             else:
                 value = decode_value(item.data, info, name, fabric_index=ctx.fabric_index)
-            self.node.write(endpoint, cluster_id, name, value)
-        except ClusterError as error:
-            return status(error.status, error.cluster_status)
+            self.node.write(endpoint, cluster_id, name, value, server=server)
+        except HomeError as error:
+            return status(error.wire_status, error.cluster_status)
         except Exception:
             log.exception("write to %d/0x%04x/0x%04x failed", endpoint, cluster_id, attr_id)
             return status(Status.FAILURE)
@@ -756,12 +756,12 @@ class InteractionModel:
         try:
             args = decode_fields(spec.model.fields, command.fields, f"{server.cluster_name}.{name}",
                                  fabric_index=ctx.fabric_index)
-            response = self.node.invoke(path.endpoint, path.cluster, name, args)
-        except ClusterError as error:
+            response = self.node.invoke(path.endpoint, path.cluster, name, args, server=server)
+        except HomeError as error:
             if error.response is not None:  # an in-band failure: the response payload, IM status SUCCESS
                 return self._command_response(server, name, path, error.response, command.ref) or status(
                     Status.FAILURE)
-            return status(error.status, error.cluster_status)
+            return status(error.wire_status, error.cluster_status)
         except Exception:
             log.exception("invoke %d/0x%04x/0x%02x failed", path.endpoint, path.cluster, path.command)
             return status(Status.FAILURE)

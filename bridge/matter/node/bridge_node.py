@@ -36,7 +36,7 @@ from bridge.matter.codec.values_tlv import encode_fields
 from bridge.matter.im.data_model import ChangeListener
 from bridge.matter.im.event_log import EventLog, Priority
 from bridge.matter.node.group_membership import NodeGroups
-from clusters import ClusterError, ClusterServer, Endpoint, Status
+from clusters import ClusterServer, Endpoint, HomeError, Status
 from clusters.base import EventPriority
 from clusters.basic_information import USER_SETTABLE, BridgedDeviceBasicInformationServer
 from clusters.chip_model import FieldModel, unwrap
@@ -45,7 +45,6 @@ from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from clusters.requester import acting_as
 from clusters.runtime import Runtime
 from emulator.emulated_home import EmulatedHome
-from emulator.errors import HomeError
 from emulator.events import AttributeEvent
 
 log = logging.getLogger(__name__)
@@ -62,16 +61,6 @@ MAX_FIXED_LABEL = 16
 BASIC_INFORMATION_ID = Objects.BasicInformation.id
 BRIDGED_INFO_ID = Objects.BridgedDeviceBasicInformation.id
 
-# HomeError codes without a Matter status → the IM status a real bridge answers with.
-_STATUS_BY_CODE = {
-    "DEPENDENCY_VIOLATION": Status.INVALID_IN_STATE,
-    "DEVICE_NOT_FOUND": Status.UNSUPPORTED_ENDPOINT,
-    "ENDPOINT_NOT_FOUND": Status.UNSUPPORTED_ENDPOINT,
-    "CLUSTER_NOT_FOUND": Status.UNSUPPORTED_CLUSTER,
-    "COMMAND_INVALID_ARGS": Status.INVALID_COMMAND,
-}
-
-
 class FixedLabelServer(ClusterServer):
     """Fixed Label (0x0040): read-only labels; the bridge puts the device's room here."""
 
@@ -83,12 +72,6 @@ class FixedLabelServer(ClusterServer):
         super().__init__()
         self.restore("LabelList", [{"label": k[:MAX_FIXED_LABEL], "value": v[:MAX_FIXED_LABEL]}
                                    for k, v in (labels or {}).items()])
-
-
-def home_error_to_cluster(error: HomeError) -> ClusterError:
-    status = error.status or _STATUS_BY_CODE.get(error.code, Status.FAILURE)
-    return ClusterError(status, error.message, allowed=error.allowed, code=error.code, response=error.response,
-                        cluster_status=error.cluster_status)
 
 
 def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
@@ -142,7 +125,7 @@ class EndpointMap:
         number = self._numbers.get(key)
         if number is None:
             if self._next > MAX_ENDPOINT:
-                raise ClusterError(Status.RESOURCE_EXHAUSTED, "no endpoint numbers left")
+                raise HomeError.refused(Status.RESOURCE_EXHAUSTED, "no endpoint numbers left")
             number = self._numbers[key] = self._next
             self._next += 1
             self._dirty = True
@@ -423,10 +406,11 @@ class BridgeNode:
     def server(self, endpoint: int, cluster_id: int) -> ClusterServer:
         servers = self._by_id.get(endpoint)
         if servers is None:
-            raise ClusterError(Status.UNSUPPORTED_ENDPOINT, f"no endpoint {endpoint}")
+            raise HomeError.refused(Status.UNSUPPORTED_ENDPOINT, f"no endpoint {endpoint}")
         server = servers.get(cluster_id)
         if server is None:
-            raise ClusterError(Status.UNSUPPORTED_CLUSTER, f"endpoint {endpoint} has no cluster 0x{cluster_id:04x}")
+            raise HomeError.refused(Status.UNSUPPORTED_CLUSTER,
+                                    f"endpoint {endpoint} has no cluster 0x{cluster_id:04x}")
         return server
 
     def _device_target(self, endpoint: int, server: ClusterServer) -> tuple[str, int] | None:
@@ -440,13 +424,11 @@ class BridgeNode:
         target = self._device_target(endpoint, server)
         if target is None:
             return server.read(attribute)
-        try:
-            return self.home.read(target[0], target[1], server.cluster_name, attribute)
-        except HomeError as error:
-            raise home_error_to_cluster(error) from None
+        return self.home.read(target[0], target[1], server.cluster_name, attribute)
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any) -> None:
-        server = self.server(endpoint, cluster_id)
+    def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any, *,
+              server: ClusterServer | None = None) -> None:
+        server = self.server(endpoint, cluster_id) if server is None else server
         target = self._device_target(endpoint, server)
         if target is None:
             server.write(attribute, value)
@@ -457,21 +439,17 @@ class BridgeNode:
                     and bridged is not None:
                 self.home.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
-        try:
-            self.home.write(target[0], target[1], server.cluster_name, attribute, value)
-        except HomeError as error:
-            raise home_error_to_cluster(error) from None
+        self.home.write(target[0], target[1], server.cluster_name, attribute, value)
 
-    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any]) -> dict[str, Any] | None:
-        server = self.server(endpoint, cluster_id)
+    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *,
+               server: ClusterServer | None = None) -> dict[str, Any] | None:
+        """Run a command on ``server`` (the IM's resolved server; looked up from the ids when not given)."""
+        server = self.server(endpoint, cluster_id) if server is None else server
         target = self._device_target(endpoint, server)
         with acting_as(self.groups.requester()):  # fabric-scoped clusters (Groups, Scenes) see the fabric
             if target is None:
                 return server.invoke(command, args)
-            try:
-                return self.home.invoke(target[0], target[1], server.cluster_name, command, args)["response"]
-            except HomeError as error:
-                raise home_error_to_cluster(error) from None
+            return self.home.invoke(target[0], target[1], server.cluster_name, command, args).response
 
     def set_reachable(self, device_id: str, reachable: bool) -> None:
         """Scenario hook: the device drops off (or comes back to) the bridge."""

@@ -20,7 +20,7 @@ from bridge.matter.crypto.crypto import PrivateKey
 from bridge.matter.crypto.spake2p import compute_verifier
 from bridge.matter.session.fabric_table import FabricTable
 from bridge.matter.session.handshake import PaseVerifier
-from clusters.status import ClusterError
+from clusters.status import HomeError
 
 __all__ = ["CommissioningWindow", "FailSafe", "WindowKind"]
 
@@ -189,7 +189,7 @@ class FailSafe:
         if snapshot is not None and snapshot != self.table.snapshot():
             self.table.restore(snapshot)
         elif self.table.pending_rollback is not None:
-            with contextlib.suppress(ClusterError):  # not stored: the next start rolls back to the same state
+            with contextlib.suppress(HomeError):  # not stored: the next start rolls back to the same state
                 self.table.arm_rollback(None)
         for listener in list(self.on_rollback):
             listener()

@@ -17,7 +17,7 @@ from bridge.matter.codec.persistence import StateStore
 from bridge.matter.crypto.crypto import load_private_key
 from bridge.matter.crypto.fabric_keys import compressed_fabric_id, operational_group_key
 from bridge.matter.session.case import CaseFabric
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["MAX_FABRICS", "FabricRecord", "FabricTable"]
 
@@ -137,7 +137,7 @@ class FabricTable:
         self.pending_rollback = None
         try:
             self.save()
-        except ClusterError:
+        except HomeError:
             self._set_state(snapshot)
             self.pending_rollback = None
             log.error("the fail-safe rollback could not be stored: the next start rolls back from disk")
@@ -148,7 +148,7 @@ class FabricTable:
         self.pending_rollback = snapshot
         try:
             self.save()
-        except ClusterError:
+        except HomeError:
             self.pending_rollback = previous
             raise
 
@@ -162,7 +162,8 @@ class FabricTable:
             self._set_state(persisted)
             self.pending_rollback = persisted.get("failsafe_rollback")
             log.error("could not write the fabric table (%s): the change is undone", error.strerror or error)
-            raise ClusterError(Status.FAILURE, f"the fabric table could not be stored ({error.strerror or error}); "
+            raise HomeError.refused(Status.FAILURE,
+                                    f"the fabric table could not be stored ({error.strerror or error}); "
                                                "nothing was changed") from None
         self._persisted = document
         for listener in list(self.listeners):

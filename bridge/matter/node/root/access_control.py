@@ -15,7 +15,7 @@ from bridge.matter.im.access import AUTH_CASE, AUTH_GROUP
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.fabric_table import MAX_ACL_ENTRIES_PER_FABRIC
 from clusters.base import ClusterServer
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["AccessControlServer"]
 
@@ -48,27 +48,29 @@ class AccessControlServer(ClusterServer):
             return
         ctx = request_context()
         if ctx.fabric_index is None:
-            raise ClusterError(Status.UNSUPPORTED_ACCESS, "ACL writes need an accessing fabric")
+            raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "ACL writes need an accessing fabric")
         mine = self._own_entries(value, ctx.fabric_index)
         if len(mine) > MAX_ACL_ENTRIES_PER_FABRIC:
-            raise ClusterError(Status.RESOURCE_EXHAUSTED, f"at most {MAX_ACL_ENTRIES_PER_FABRIC} entries per fabric")
+            raise HomeError.refused(Status.RESOURCE_EXHAUSTED,
+                                    f"at most {MAX_ACL_ENTRIES_PER_FABRIC} entries per fabric")
         for entry in mine:
             if entry.get("authMode") not in (AUTH_CASE, AUTH_GROUP):
-                raise ClusterError(Status.CONSTRAINT_ERROR, "ACL entries use CASE or Group auth (PASE is implicit)")
+                raise HomeError.refused(Status.CONSTRAINT_ERROR,
+                                        "ACL entries use CASE or Group auth (PASE is implicit)")
             if not 1 <= int(entry.get("privilege", 0)) <= 5:
-                raise ClusterError(Status.CONSTRAINT_ERROR, "unknown privilege")
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, "unknown privilege")
             if entry.get("authMode") == AUTH_GROUP and entry.get("privilege") == 5:
-                raise ClusterError(Status.CONSTRAINT_ERROR, "groups cannot be granted Administer")
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, "groups cannot be granted Administer")
             if len(entry.get("subjects") or []) > SUBJECTS_PER_ENTRY:
-                raise ClusterError(Status.RESOURCE_EXHAUSTED, "too many subjects")
+                raise HomeError.refused(Status.RESOURCE_EXHAUSTED, "too many subjects")
             targets = entry.get("targets") or []
             if len(targets) > TARGETS_PER_ENTRY:
-                raise ClusterError(Status.RESOURCE_EXHAUSTED, "too many targets")
+                raise HomeError.refused(Status.RESOURCE_EXHAUSTED, "too many targets")
             for target in targets:
                 if all(target.get(k) is None for k in ("cluster", "endpoint", "deviceType")):
-                    raise ClusterError(Status.CONSTRAINT_ERROR, "an empty ACL target")
+                    raise HomeError.refused(Status.CONSTRAINT_ERROR, "an empty ACL target")
                 if target.get("endpoint") is not None and target.get("deviceType") is not None:
-                    raise ClusterError(Status.CONSTRAINT_ERROR, "a target names an endpoint or a device type")
+                    raise HomeError.refused(Status.CONSTRAINT_ERROR, "a target names an endpoint or a device type")
 
     @staticmethod
     def _own_entries(value: list[dict[str, Any]], fabric_index: int) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from bridge.matter.session.handshake import PaseVerifier
 from bridge.matter.session.handshake_messages import MAX_ITERATIONS, MAX_SALT
 from bridge.matter.session.pase import MIN_ITERATIONS, MIN_SALT
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["AdministratorCommissioningServer"]
 
@@ -47,12 +47,13 @@ class AdministratorCommissioningServer(ClusterServer):
     def _preconditions(self, timeout: int) -> Any:
         ctx = request_context()
         if not ctx.timed:
-            raise ClusterError(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
+            raise HomeError.refused(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
         if self.services.window.is_open or self.services.failsafe.armed:
-            raise ClusterError.cluster_specific(StatusCode.kBusy,
+            raise HomeError.cluster_specific(StatusCode.kBusy,
                                                 "a commissioning window is open or a fail-safe is armed")
         if not MIN_WINDOW_S <= timeout <= MAX_WINDOW_S:
-            raise ClusterError(Status.INVALID_COMMAND, f"CommissioningTimeout must be {MIN_WINDOW_S}..{MAX_WINDOW_S}")
+            raise HomeError.refused(Status.INVALID_COMMAND,
+                                    f"CommissioningTimeout must be {MIN_WINDOW_S}..{MAX_WINDOW_S}")
         record = self.services.table.fabrics.get(ctx.fabric_index or -1)
         return ctx, record
 
@@ -63,7 +64,7 @@ class AdministratorCommissioningServer(ClusterServer):
         verifier, salt_bytes = bytes.fromhex(PAKEPasscodeVerifier), bytes.fromhex(salt)
         if (len(verifier) != 97 or not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS
                 or not MIN_SALT <= len(salt_bytes) <= MAX_SALT or discriminator > 0xFFF):
-            raise ClusterError.cluster_specific(StatusCode.kPAKEParameterError, "invalid PAKE parameters")
+            raise HomeError.cluster_specific(StatusCode.kPAKEParameterError, "invalid PAKE parameters")
         self.services.window.open_enhanced(
             PaseVerifier(verifier[:32], verifier[32:], salt_bytes, iterations), discriminator, commissioningTimeout,
             admin_fabric_index=ctx.fabric_index, admin_vendor_id=record.vendor_id if record else None,
@@ -79,8 +80,8 @@ class AdministratorCommissioningServer(ClusterServer):
     def revoke_commissioning(self) -> None:
         ctx = request_context()
         if not ctx.timed:
-            raise ClusterError(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
+            raise HomeError.refused(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
         if not self.services.window.is_open:
-            raise ClusterError.cluster_specific(StatusCode.kWindowNotOpen, "no commissioning window is open")
+            raise HomeError.cluster_specific(StatusCode.kWindowNotOpen, "no commissioning window is open")
         self.services.failsafe.expire()
         self.services.window.close()

@@ -8,7 +8,7 @@ from typing import Any
 from bridge.matter.node.commissioning import MAX_CUMULATIVE_FAILSAFE_S
 from bridge.matter.node.root.services import RootServices, request_context
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["GeneralCommissioningServer"]
 
@@ -64,9 +64,9 @@ class GeneralCommissioningServer(ClusterServer):
     @command("SetRegulatoryConfig")
     def set_regulatory_config(self, newRegulatoryConfig: int, countryCode: str, breadcrumb: int) -> dict[str, Any]:
         if len(countryCode) != 2:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "CountryCode must have two characters")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "CountryCode must have two characters")
         if newRegulatoryConfig > INDOOR_OUTDOOR:
-            raise ClusterError(Status.CONSTRAINT_ERROR, f"unknown regulatory location {newRegulatoryConfig}")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"unknown regulatory location {newRegulatoryConfig}")
         capability = self.read("LocationCapability")
         if capability != INDOOR_OUTDOOR and newRegulatoryConfig != capability:
             return _response(VALUE_OUTSIDE_RANGE, "location not supported")

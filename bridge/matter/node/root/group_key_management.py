@@ -8,7 +8,7 @@ from typing import Any
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.fabric_table import MAX_GROUP_KEYS_PER_FABRIC, MAX_GROUPS_PER_FABRIC
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["GroupKeyManagementServer"]
 
@@ -38,7 +38,7 @@ class GroupKeyManagementServer(ClusterServer):
     def _fabric(self) -> int:
         ctx = request_context()
         if ctx.fabric_index is None:
-            raise ClusterError(Status.UNSUPPORTED_ACCESS, "group keys need an accessing fabric")
+            raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "group keys need an accessing fabric")
         return ctx.fabric_index
 
     def apply_write(self, name: str, value: Any) -> None:
@@ -51,7 +51,7 @@ class GroupKeyManagementServer(ClusterServer):
         mine = [e for e in value if e.get("fabricIndex") in (None, 0, fabric)]
         for entry in mine:
             if entry["groupKeySetID"] == 0 or entry["groupKeySetID"] not in known:
-                raise ClusterError(Status.CONSTRAINT_ERROR, f"unknown group key set {entry['groupKeySetID']}")
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"unknown group key set {entry['groupKeySetID']}")
         table.group_key_map = [e for e in table.group_key_map if e.get("fabricIndex") != fabric] + [
             {**e, "fabricIndex": fabric} for e in mine
         ]
@@ -61,14 +61,14 @@ class GroupKeyManagementServer(ClusterServer):
     def key_set_write(self, groupKeySet: dict[str, Any]) -> None:
         fabric = self._fabric()
         if groupKeySet.get("epochKey0") is None or groupKeySet.get("epochStartTime0") is None:
-            raise ClusterError(Status.INVALID_COMMAND, "EpochKey0 and EpochStartTime0 are required")
+            raise HomeError.refused(Status.INVALID_COMMAND, "EpochKey0 and EpochStartTime0 are required")
         for key in _EPOCH_KEYS:
             if groupKeySet.get(key) is not None and len(bytes.fromhex(groupKeySet[key])) != 16:
-                raise ClusterError(Status.CONSTRAINT_ERROR, f"{key} must be 16 bytes")
+                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{key} must be 16 bytes")
         table = self.services.table
         sets = [s for s in table.group_key_sets.get(fabric, []) if s["groupKeySetID"] != groupKeySet["groupKeySetID"]]
         if len(sets) >= MAX_GROUP_KEYS_PER_FABRIC:
-            raise ClusterError(Status.RESOURCE_EXHAUSTED, "too many group key sets")
+            raise HomeError.refused(Status.RESOURCE_EXHAUSTED, "too many group key sets")
         table.group_key_sets[fabric] = [*sets, dict(groupKeySet)]
         table.save()
 
@@ -78,17 +78,17 @@ class GroupKeyManagementServer(ClusterServer):
         for key_set in self.services.table.group_key_sets.get(fabric, []):
             if key_set["groupKeySetID"] == groupKeySetID:
                 return {"groupKeySet": {**key_set, **dict.fromkeys(_EPOCH_KEYS)}}  # keys are never readable
-        raise ClusterError(Status.NOT_FOUND, f"no group key set {groupKeySetID}")
+        raise HomeError.refused(Status.NOT_FOUND, f"no group key set {groupKeySetID}")
 
     @command("KeySetRemove")
     def key_set_remove(self, groupKeySetID: int) -> None:
         fabric = self._fabric()
         if groupKeySetID == 0:
-            raise ClusterError(Status.INVALID_COMMAND, "the IPK key set cannot be removed")
+            raise HomeError.refused(Status.INVALID_COMMAND, "the IPK key set cannot be removed")
         table = self.services.table
         sets = table.group_key_sets.get(fabric, [])
         if not any(s["groupKeySetID"] == groupKeySetID for s in sets):
-            raise ClusterError(Status.NOT_FOUND, f"no group key set {groupKeySetID}")
+            raise HomeError.refused(Status.NOT_FOUND, f"no group key set {groupKeySetID}")
         table.group_key_sets[fabric] = [s for s in sets if s["groupKeySetID"] != groupKeySetID]
         table.group_key_map = [e for e in table.group_key_map
                                if not (e.get("fabricIndex") == fabric and e["groupKeySetID"] == groupKeySetID)]

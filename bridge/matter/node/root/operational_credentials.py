@@ -20,7 +20,7 @@ from bridge.matter.crypto.crypto import generate_private_key, private_key_bytes,
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.fabric_table import MAX_FABRICS, FabricRecord
 from clusters.base import ClusterServer, command
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 __all__ = ["OperationalCredentialsServer"]
 
@@ -37,7 +37,7 @@ _CAT_PREFIX = 0xFFFFFFFD_00000000
 def _nonce(value: str, what: str) -> bytes:
     raw = bytes.fromhex(value)
     if len(raw) != _NONCE_LENGTH:
-        raise ClusterError(Status.INVALID_COMMAND, f"{what} must be 32 bytes")
+        raise HomeError.refused(Status.INVALID_COMMAND, f"{what} must be 32 bytes")
     return raw
 
 
@@ -90,7 +90,7 @@ class OperationalCredentialsServer(ClusterServer):
     def _current_fabric_index() -> int:
         try:
             ctx = request_context()
-        except ClusterError:
+        except HomeError:
             return 0
         return ctx.fabric_index or 0
 
@@ -101,7 +101,7 @@ class OperationalCredentialsServer(ClusterServer):
 
     def _require_failsafe(self) -> None:
         if not self.services.failsafe.armed:
-            raise ClusterError(Status.FAILSAFE_REQUIRED, "arm the fail-safe first (ArmFailSafe)")
+            raise HomeError.refused(Status.FAILSAFE_REQUIRED, "arm the fail-safe first (ArmFailSafe)")
 
     # ------------------------------------------------------------------------------ attestation
     @command("AttestationRequest")
@@ -120,7 +120,7 @@ class OperationalCredentialsServer(ClusterServer):
             return {"certificate": creds.dac_der.hex()}
         if certificateType == PAI_CERTIFICATE:
             return {"certificate": creds.pai_der.hex()}
-        raise ClusterError(Status.INVALID_COMMAND, f"unknown certificate type {certificateType}")
+        raise HomeError.refused(Status.INVALID_COMMAND, f"unknown certificate type {certificateType}")
 
     @command("CSRRequest")
     def csr_request(self, CSRNonce: str, isForUpdateNOC: bool | None = None) -> dict[str, Any]:
@@ -129,9 +129,9 @@ class OperationalCredentialsServer(ClusterServer):
         self._require_failsafe()
         failsafe = self.services.failsafe
         if isForUpdateNOC and ctx.session_kind != "case":
-            raise ClusterError(Status.INVALID_COMMAND, "UpdateNOC CSRs are only issued over CASE")
+            raise HomeError.refused(Status.INVALID_COMMAND, "UpdateNOC CSRs are only issued over CASE")
         if failsafe.added_fabric_index is not None or failsafe.updated_noc:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "a NOC was already installed under this fail-safe")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "a NOC was already installed under this fail-safe")
         key = generate_private_key()  # a fresh operational key per request
         csr = (
             x509.CertificateSigningRequestBuilder()
@@ -151,14 +151,14 @@ class OperationalCredentialsServer(ClusterServer):
         self._require_failsafe()
         failsafe = self.services.failsafe
         if failsafe.pending_root is not None or failsafe.added_fabric_index is not None:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "a trusted root was already added under this fail-safe")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "a trusted root was already added under this fail-safe")
         raw = bytes.fromhex(rootCACertificate)
         try:
             root = decode_tlv(raw)
             if not root.is_ca or root.issuer != root.subject or not verify_signature(root, root.public_key):
                 raise CertificateError("not a self-signed CA certificate")
         except (CertificateError, ValueError) as exc:
-            raise ClusterError(Status.INVALID_COMMAND, f"invalid root certificate: {exc}") from exc
+            raise HomeError.refused(Status.INVALID_COMMAND, f"invalid root certificate: {exc}") from exc
         failsafe.pending_root = raw
         return None
 
@@ -169,10 +169,10 @@ class OperationalCredentialsServer(ClusterServer):
         self._require_failsafe()
         failsafe, table = self.services.failsafe, self.services.table
         if failsafe.added_fabric_index is not None or failsafe.updated_noc:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "a NOC was already added under this fail-safe")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "a NOC was already added under this fail-safe")
         ipk = bytes.fromhex(IPKValue)
         if len(ipk) != 16:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "IPKValue must be 16 bytes")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "IPKValue must be 16 bytes")
         if failsafe.csr_key is None or failsafe.csr_for_update:
             return _noc_response(MISSING_CSR, text="no CSR for AddNOC")
         if failsafe.pending_root is None:
@@ -226,9 +226,9 @@ class OperationalCredentialsServer(ClusterServer):
         failsafe, table = self.services.failsafe, self.services.table
         record = table.fabrics.get(ctx.fabric_index or -1)
         if ctx.session_kind != "case" or record is None:
-            raise ClusterError(Status.UNSUPPORTED_ACCESS, "UpdateNOC needs a CASE session of the fabric")
+            raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "UpdateNOC needs a CASE session of the fabric")
         if failsafe.added_fabric_index is not None or failsafe.updated_noc:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "a NOC was already installed under this fail-safe")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "a NOC was already installed under this fail-safe")
         if failsafe.csr_key is None or not failsafe.csr_for_update:
             return _noc_response(MISSING_CSR)
         noc, icac = bytes.fromhex(NOCValue), bytes.fromhex(ICACValue) if ICACValue else None
@@ -251,11 +251,11 @@ class OperationalCredentialsServer(ClusterServer):
     def update_fabric_label(self, label: str) -> dict[str, Any]:
         ctx = request_context()
         if len(label) > 32:
-            raise ClusterError(Status.CONSTRAINT_ERROR, "a fabric label has at most 32 characters")
+            raise HomeError.refused(Status.CONSTRAINT_ERROR, "a fabric label has at most 32 characters")
         table = self.services.table
         record = table.fabrics.get(ctx.fabric_index or -1)
         if record is None:
-            raise ClusterError(Status.UNSUPPORTED_ACCESS, "no accessing fabric")
+            raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "no accessing fabric")
         if label and any(r.label == label for r in table.fabrics.values() if r is not record):
             return _noc_response(LABEL_CONFLICT)
         record.label = label

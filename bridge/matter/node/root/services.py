@@ -16,7 +16,7 @@ from bridge.matter.crypto.attestation import AttestationCredentials
 from bridge.matter.node.commissioning import CommissioningWindow, FailSafe
 from bridge.matter.session.context import RequestContext, current_request
 from bridge.matter.session.fabric_table import FabricTable
-from clusters.status import ClusterError, Status
+from clusters.status import HomeError, Status
 
 if TYPE_CHECKING:
     from bridge.matter.session.sessions import SessionManager
@@ -31,7 +31,7 @@ def request_context() -> RequestContext:
     try:
         return current_request.get()
     except LookupError:
-        raise ClusterError(Status.UNSUPPORTED_ACCESS, "no Matter session context for this request") from None
+        raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "no Matter session context for this request") from None
 
 
 @dataclass
