@@ -22,7 +22,6 @@ from agent_tools.matter_backend.discovery import (
     Room,
     discover,
     from_mapping,
-    room_names,
     rooms_for,
 )
 from agent_tools.matter_backend.mapping import HomeMapping
@@ -34,8 +33,10 @@ from agent_tools.matter_backend.naming import (
     command_names_by_id,
     command_payload,
     error_from_status,
+    needs_timed_invoke,
     response_failure,
-    status_from_text,
+    status_code_from_text,
+    status_in_value,
 )
 from agent_tools.matter_backend.scheduler import HostScheduler
 from agent_tools.matter_backend.ws_client import MatterServerError
@@ -50,6 +51,7 @@ from emulator.workflows import Workflow, WorkflowStep
 
 DESCRIPTOR = 0x1D
 SERVER_LIST, ATTRIBUTE_LIST, ACCEPTED_COMMANDS = 1, 0xFFFB, 0xFFF9
+TIMED_REQUEST_MS = 10_000  # the window of a timed invoke (commands the specification requires it for)
 # Room variable → (cluster, attribute, Matter value → room-state units).
 ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
     "temperature": ("TemperatureMeasurement", "MeasuredValue", float),
@@ -75,7 +77,7 @@ class MatterHome:
         connection = MatterServerConnection(url, **connection_options)
         nodes = connection.open()
         devices = from_mapping(mapping, nodes) if mapping is not None else discover(nodes)
-        return cls(connection, devices, rooms_for(devices, mapping, room_names(nodes)))
+        return cls(connection, devices, rooms_for(devices, mapping))
 
     def close(self) -> None:
         self.scheduler.close()
@@ -195,6 +197,8 @@ class MatterHome:
     def _server_clusters(self, device: MatterDevice, number: int) -> list[str]:
         values = self._read_paths(device, [f"{number}/{DESCRIPTOR}/{SERVER_LIST}"])
         ids = values.get(f"{number}/{DESCRIPTOR}/{SERVER_LIST}") or []
+        if status_in_value(ids) is not None:
+            return []
         names = cluster_names_by_id()
         return sorted(names.get(int(i), f"0x{int(i):04x}") for i in ids)
 
@@ -207,7 +211,7 @@ class MatterHome:
         try:
             return self.connection.call(command, **args)
         except MatterServerError as error:
-            status = status_from_text(error.details)
+            status = status_code_from_text(error.details)
             if status is not None:
                 raise error_from_status(status, where, error.details) from None
             code = "TIMEOUT_ERROR" if "no answer" in error.details else "CONNECTION_ERROR"
@@ -229,12 +233,19 @@ class MatterHome:
         entry = self._attribute(model, cluster, attribute)
         path = f"{number}/{model.cluster_id}/{entry.attribute_id}"
         values = self._read_paths(device, [path])
-        if path not in values:
-            if cluster not in self._server_clusters(device, number):
-                raise self._missing_cluster(device, endpoint, number, cluster)
+        status = status_in_value(values[path]) if path in values else int(Status.UNSUPPORTED_ATTRIBUTE)
+        if status is None:
+            return attribute_value(cluster, attribute, values[path])
+        # A status in place of the value (or no value): an error, never the value.
+        where = self._where(device_id, endpoint, cluster, attribute)
+        if status in (Status.UNSUPPORTED_CLUSTER, Status.UNSUPPORTED_ATTRIBUTE) \
+                and cluster not in self._server_clusters(device, number):
+            raise self._missing_cluster(device, endpoint, number, cluster)
+        if status == Status.UNSUPPORTED_ATTRIBUTE:
             raise HomeError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
-                              f"support attribute {attribute!r}")
-        return attribute_value(cluster, attribute, values[path])
+                              f"support attribute {attribute!r} (UnsupportedAttribute, 0x86)",
+                              status=Status.UNSUPPORTED_ATTRIBUTE)
+        raise error_from_status(status, where, str(values.get(path, {}).get("Reason") or ""))
 
     def read_path(self, device_id: str, path: str) -> Any:
         endpoint, cluster, attribute = path.split(".")
@@ -253,7 +264,7 @@ class MatterHome:
             if cluster is None or endpoint is None:
                 continue
             attribute = attribute_names_by_id(cluster).get(attribute_id)
-            if attribute is not None:
+            if attribute is not None and status_in_value(value) is None:  # a status is no value
                 out[endpoint].setdefault(cluster, {})[attribute] = attribute_value(cluster, attribute, value)
         return out
 
@@ -338,10 +349,7 @@ class MatterHome:
         for item in result if isinstance(result, list) else []:
             status = item.get("Status", 0) if isinstance(item, dict) else 0
             if status:
-                try:
-                    raise error_from_status(Status(int(status)), where)
-                except ValueError:
-                    raise HomeError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
+                raise error_from_status(int(status), where)
         new = self.read(device_id, endpoint, cluster, attribute)
         return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
                 "old_value": old, "new_value": new}
@@ -353,8 +361,9 @@ class MatterHome:
         spec = self._command(model, command)
         where = self._where(device_id, endpoint, cluster, command)
         payload = command_payload(cluster, spec, dict(args or {}))
+        timed = {"timed_request_timeout_ms": TIMED_REQUEST_MS} if needs_timed_invoke(cluster, command) else {}
         response = self._matter("device_command", where, node_id=device.node_id, endpoint_id=number,
-                                cluster_id=model.cluster_id, command_name=command, payload=payload)
+                                cluster_id=model.cluster_id, command_name=command, payload=payload, **timed)
         failure = response_failure(spec.response, response, where)
         if failure is not None:
             raise failure
