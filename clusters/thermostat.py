@@ -6,7 +6,7 @@ room (``bind_source``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import chip.clusters.Objects as Objects
@@ -38,6 +38,22 @@ LIMITS = {
     "MinCoolSetpointLimit": ("AbsMinCoolSetpointLimit", "MaxCoolSetpointLimit"),
     "MaxCoolSetpointLimit": ("MinCoolSetpointLimit", "AbsMaxCoolSetpointLimit"),
 }
+
+# The specification's values for absent setpoint limits (Matter 1.3 §4.3.9: AbsMin/AbsMax*SetpointLimit default
+# 700/3000 heat, 1600/3200 cool, 0.01 °C); an absent Min/Max*SetpointLimit is its Abs* limit.
+ABSENT_ABS_LIMITS = {"AbsMinHeatSetpointLimit": 700, "AbsMaxHeatSetpointLimit": 3000,
+                     "AbsMinCoolSetpointLimit": 1600, "AbsMaxCoolSetpointLimit": 3200}
+
+
+def setpoint_limit(name: str, served: Mapping[str, Any]) -> int:
+    """The setpoint limit ``name`` (e.g. ``MaxCoolSetpointLimit``) of a thermostat serving ``served`` (attribute
+    name → value): its value, else what the specification says an absent one is."""
+    value = served.get(name)
+    if isinstance(value, int):
+        return value
+    if not name.startswith("Abs"):
+        return setpoint_limit(f"Abs{name}", served)
+    return ABSENT_ABS_LIMITS[name]
 
 
 class ThermostatServer(ClusterServer):
@@ -118,7 +134,8 @@ class ThermostatServer(ClusterServer):
 
     def _range(self, name: str) -> tuple[int, int]:
         low, high = LIMITS[name]
-        return self.read(low), self.read(high)
+        served = {n: self.read(n) for n in (low, high, f"Abs{low}", f"Abs{high}") if self.has_attribute(n)}
+        return setpoint_limit(low, served), setpoint_limit(high, served)
 
     def check_write(self, name: str, value: Any) -> None:
         if name in LIMITS:
