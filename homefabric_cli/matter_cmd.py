@@ -64,3 +64,37 @@ def map_command(matter_server: MatterServerUrl,
     mapping = mapping_from(devices)
     write_atomically(out, mapping.model_dump_json(indent=2, exclude_none=True) + "\n")
     print(f"wrote {out}: {len(mapping.devices)} devices in {len(mapping.rooms)} rooms")
+
+
+def twin_command(matter_server: MatterServerUrl,
+                 out: Annotated[Path, typer.Option("--out", help="the home file to write")],
+                 mapping: Annotated[Path | None, typer.Option("--mapping", help="a mapping file (`homefabric matter "
+                                                              "map`) naming the devices and rooms")] = None,
+                 name: Annotated[str, typer.Option("--name", help="the home's name")] = "matter twin") -> None:
+    """Write an emulated twin of the live Matter home: its devices (catalogue types by their device types), rooms,
+    names and current values; what the emulator cannot copy is listed in extensions.matter_twin."""
+    from datetime import datetime
+
+    from agent_tools.matter_backend import MappingError, load_mapping
+    from agent_tools.matter_backend.discovery import discover, from_mapping, rooms_for
+    from agent_tools.matter_backend.twin import TWIN_KEY, twin_home
+    from emulator.clock import TIME_FORMAT
+    from emulator.home_config import HomeConfig, dump_home, write_atomically
+
+    checked_output(out)
+    try:
+        loaded = load_mapping(mapping) if mapping is not None else None
+        nodes = live_nodes(matter_server)
+        devices = from_mapping(loaded, nodes) if loaded is not None else discover(nodes)
+    except MappingError as error:
+        fail(str(error))
+    data = twin_home(nodes, devices, rooms_for(devices, loaded), name=name,
+                     base_time=datetime.now().strftime(TIME_FORMAT), source=matter_server)
+    config = HomeConfig.model_validate(data)
+    write_atomically(out, dump_home(config))
+    report = data["extensions"][TWIN_KEY]
+    differing = sorted(d for d, r in report["devices"].items() if any(r.values()))
+    print(f"wrote {out}: {len(config.devices)} devices in {len(config.rooms)} rooms; left out "
+          f"{len(report['left_out'])} ({', '.join(e['device_id'] for e in report['left_out']) or 'none'}); "
+          f"{len(differing)} differ from the live device in served attributes or features "
+          f"(extensions.{TWIN_KEY})")

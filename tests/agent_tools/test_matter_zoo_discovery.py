@@ -207,3 +207,40 @@ def test_an_absent_cluster_is_named_with_what_the_endpoint_serves() -> None:
     assert error.value.code == "CLUSTER_NOT_FOUND" and "OnOff" in error.value.allowed
     # endpoint 0 of a plain node: its identity reads
     assert home.read(device.device_id, 0, "BasicInformation", "UniqueID") == "zoo-hall-light-1"
+
+
+# ---------------------------------------------------------------------------------- the twin
+def test_the_twin_copies_types_rooms_names_values_and_says_what_differs() -> None:
+    from agent_tools.matter_backend.twin import TWIN_KEY, live_values, state_paths, twin_home
+    from emulator.emulated_home import EmulatedHome
+    from emulator.home_config import HomeConfig
+
+    devices = discover(NODES)
+    data = twin_home(NODES, devices, rooms_for(devices), name="zoo twin", base_time="2025-08-23 14:00:00",
+                     source="fixture")
+    twin = EmulatedHome(HomeConfig.model_validate(data))
+    report = data["extensions"][TWIN_KEY]
+    assert {e["device_id"] for e in report["left_out"]} == {"zoo_plug_6", "zoo_bridged_plug_3"}  # no catalogue type
+    assert "0x010a" in report["left_out"][0]["reason"]
+    by_node = {n["node_id"]: n for n in NODES}
+    for device in devices:
+        if device.device_type == "on_off_plug_in_unit":
+            continue
+        view = twin.device(device.device_id)
+        assert (view.device_type, view.room_id) == (device.device_type, device.room_id)
+        twin_state = state_paths(twin.read_all(device.device_id))
+        live_state = state_paths(live_values(by_node[device.node_id], device))
+        fidelity = report["devices"][device.device_id]
+        for path, value in twin_state.items():
+            if path in live_state:
+                assert value == live_state[path] or path in fidelity["refused"] or path in fidelity["differs"], \
+                    (device.device_id, path)
+            else:
+                assert path in fidelity["twin_only"], (device.device_id, path)
+        assert sorted(set(live_state) - set(twin_state)) == fidelity["live_only"]
+    # an optional attribute the live device does not serve is not served by the twin (same features)
+    assert "1.TemperatureMeasurement.Tolerance" not in twin.read_all("zoo_climate_8")
+    # features that differ are named, not hidden; the spec's limits hold in both for the limit-less thermostat
+    assert report["devices"]["zoo_thermostat_4"]["features"]["1.Thermostat"] == {"live": 3, "twin": 35}
+    assert twin.room_state("kitchen")["temperature"] == 2150
+    assert not any(r["differs"] for r in report["devices"].values())  # the zoo's values all copy

@@ -238,12 +238,44 @@ def test_state_changes_happen_on_the_device(home: MatterHome, zoo: Zoo, key: str
         assert answer["data"]["new_value"] == want
 
 
-# ---------------------------------------------------------------------------------- map, recommission
+# ---------------------------------------------------------------------------------- twin, map, recommission
+def homefabric_in_zoo(zoo: Zoo, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI run inside the zoo's namespace (where matter-server listens on 127.0.0.1)."""
+    return subprocess.run(["ip", "netns", "exec", zoo.namespace, str(HOMEFABRIC), *args, "--matter-server",
+                           f"ws://127.0.0.1:{zoo.port}/ws"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "200"})
+
+
+def test_the_twin_holds_the_live_values(home: MatterHome, zoo: Zoo) -> None:
+    from agent_tools.matter_backend.twin import TWIN_KEY, live_values, state_paths
+    from emulator.emulated_home import EmulatedHome
+    from emulator.home_config import load_home
+
+    out = zoo.work / "twin.json"
+    done = homefabric_in_zoo(zoo, "home", "twin", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    config = load_home(out)
+    twin = EmulatedHome(config)
+    report = config.extensions[TWIN_KEY]
+    nodes = {n["node_id"]: n for n in zoo.nodes_dump()}
+    twinned = [d for d in home.devices() if d.device_id not in {e["device_id"] for e in report["left_out"]}]
+    assert len(twinned) == len(home.devices()) - 2  # the two On/Off plug-in units: no catalogue type
+    compared = 0
+    for device in twinned:
+        live = state_paths(live_values(nodes[device.node_id], device))
+        assert report["devices"][device.device_id]["differs"] == {}, device.device_id
+        for path, value in state_paths(twin.read_all(device.device_id)).items():
+            if path in live:
+                assert value == live[path], (device.device_id, path)
+                compared += 1
+    assert compared > 50, compared
+    assert twin.read("zoo_thermostat_4", 1, "Thermostat", "OccupiedCoolingSetpoint") == 2300  # as the tools set it
+
+
+
 def test_map_then_recommission_in_another_order_keeps_ids(home: MatterHome, zoo: Zoo) -> None:
     out = zoo.work / "mapping.json"
-    done = subprocess.run(["ip", "netns", "exec", zoo.namespace, str(HOMEFABRIC), "matter", "map", "--matter-server",
-                           f"ws://127.0.0.1:{zoo.port}/ws", "--out", str(out)], capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "COLUMNS": "200"})
+    done = homefabric_in_zoo(zoo, "matter", "map", "--out", str(out))
     assert done.returncode == 0, done.stderr
     mapping = load_mapping(out)
     before = {d.device_id: (d.device_type, d.room_id, d.name, d.endpoints) for d in home.devices()}
