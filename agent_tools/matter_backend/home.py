@@ -12,6 +12,7 @@ from one thread at a time.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -71,6 +72,7 @@ class MatterHome:
         self._rooms = {r.room_id: r for r in rooms}
         self.name = "matter"
         self.scheduler = HostScheduler(self.apply, self.now)
+        self._opened = time.monotonic()
 
     @classmethod
     def connect(cls, url: str, *, mapping: HomeMapping | None = None, **connection_options: Any) -> MatterHome:
@@ -106,7 +108,19 @@ class MatterHome:
 
     # ------------------------------------------------------------------------------ admin (the emulator's only)
     def snapshot(self) -> dict[str, Any]:
-        raise self._not_supported("a whole-home snapshot (virtual time, room physics)")
+        """The home now in the emulated home's snapshot shape: every device's attributes as read now, each
+        room's state where its sensors give one (None per variable otherwise); ``tick`` counts wall-clock
+        tenths of a second since the connection was opened (real time cannot be advanced)."""
+        rooms: dict[str, Any] = {}
+        for room in self.rooms():
+            try:
+                rooms[room.room_id] = {"state": self.room_state(room.room_id)}
+            except HomeError:
+                rooms[room.room_id] = {"state": dict.fromkeys(ROOM_SENSORS)}
+        return {"time": self.now_text(), "tick": int((time.monotonic() - self._opened) * 10),
+                "base_time": self.now_text(), "rooms": rooms,
+                "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
+                                          "attributes": self.read_all(d.device_id)} for d in self.devices()}}
 
     def add_device(self, config: DeviceConfig) -> MatterDevice:
         raise self._not_supported("adding a device (commission it to python-matter-server instead)")

@@ -273,6 +273,38 @@ def test_the_twin_holds_the_live_values(home: MatterHome, zoo: Zoo) -> None:
 
 
 
+def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: MatterHome, zoo: Zoo) -> None:
+    from agent_tools.matter_backend.initial_state import prepare
+
+    target = {d.device_id: dict(home.read_all(d.device_id)) for d in home.devices()}
+    ids = {key: device_of(home, key).device_id for key in expected_devices()}
+    wanted = {("hall_light", "1.OnOff.OnOff"): False, ("desk_dimmer", "1.LevelControl.CurrentLevel"): 60,
+              ("desk_dimmer", "1.OnOff.OnOff"): False, ("colour_light", "1.ColorControl.ColorTemperatureMireds"): 300,
+              ("thermostat", "1.Thermostat.OccupiedHeatingSetpoint"): 1900,
+              ("fan", "1.FanControl.PercentSetting"): 20, ("front_lock", "1.DoorLock.LockState"): 2}
+    for (key, path), value in wanted.items():
+        target[ids[key]][path] = value
+    target[ids["door_contact"]]["1.BooleanState.StateValue"] = False  # a sensor's state: nothing sets it
+    target["no_such_device"] = {"1.OnOff.OnOff": True}
+    done = prepare(home, target)
+    assert not done.runnable
+    assert len(done.problems) == 2, done.problems
+    assert "'no_such_device' is not in this home" in done.problems[0]
+    assert "1.BooleanState.StateValue" in done.problems[1] and "no write or command sets it" in done.problems[1]
+    for (key, path), value in wanted.items():
+        endpoint, cluster, attribute = path.split(".")
+        assert independent_value(zoo, device_of(home, key), int(endpoint), cluster, attribute) == value, path
+    assert {(a["device_id"], a["path"]) for a in done.actions} == {(ids[k], p) for k, p in wanted}
+    # derived values followed (the fan's PercentCurrent); nothing else needed doing
+    del target["no_such_device"]
+    target[ids["door_contact"]]["1.BooleanState.StateValue"] = True
+    again = prepare(home, target)
+    assert again.runnable and again.actions == [], again.to_dict()
+    assert prepare(home, {ids["thermostat"]: {}}, must_serve=[(ids["thermostat"], "1.Thermostat.MinHeatSetpointLimit")]
+                   ).problems == [f"device {ids['thermostat']!r} does not serve 1.Thermostat.MinHeatSetpointLimit, "
+                                  "which the episode needs"]
+
+
 def test_map_then_recommission_in_another_order_keeps_ids(home: MatterHome, zoo: Zoo) -> None:
     out = zoo.work / "mapping.json"
     done = homefabric_in_zoo(zoo, "matter", "map", "--out", str(out))
