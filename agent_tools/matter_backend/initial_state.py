@@ -111,20 +111,28 @@ def _setter(path: str, value: Any) -> tuple[str, str, Any] | None:
 
 
 def prepare(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
-            must_serve: Iterable[tuple[str, str]] = ()) -> Preparation:
-    """Set every differing state value of ``target`` that Matter lets a controller set; read back; report."""
+            must_serve: Iterable[tuple[str, str]] = (), *, apply: bool = True) -> Preparation:
+    """Set every differing state value of ``target`` that Matter lets a controller set; read back; report.
+    ``apply=False`` (a dry run) changes nothing: ``actions`` are what would be done, and a differing value
+    nothing sets is a problem (a value derived from another one counts as one too: only a real run knows)."""
     out = Preparation()
     needed = set(must_serve)
     differing = _differences(home, target, needed, out)
     for device_id, paths in differing.items():
         ordered = sorted(paths, key=lambda p: (tuple(p.split(".")[1:]) == LAST, p))
         for path in ordered:
-            _, want = paths[path]
+            live, want = paths[path]
             how = _setter(path, want)
             if how is None:
+                if not apply:
+                    out.problems.append(f"device {device_id!r} {path} is {live!r} on the live device, the episode "
+                                        f"starts from {want!r}, and no write or command sets it")
                 continue  # maybe derived from another value; the read-back decides
             endpoint, cluster, _ = path.split(".")
             kind, name, argument = how
+            if not apply:
+                out.actions.append({"device_id": device_id, "path": path, "how": f"{kind} {name}", "value": want})
+                continue
             try:
                 if kind == "write":
                     home.write(device_id, int(endpoint), cluster, name, argument)
@@ -135,6 +143,8 @@ def prepare(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
                                     f"{error.code} {error.message}")
                 continue
             out.actions.append({"device_id": device_id, "path": path, "how": f"{kind} {name}", "value": want})
+    if not apply:
+        return out
     still = _differences(home, {d: {p: target[d][p] for p in paths} for d, paths in differing.items()}, needed,
                          Preparation())
     for device_id, paths in still.items():

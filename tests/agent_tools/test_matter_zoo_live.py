@@ -286,6 +286,10 @@ def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: Matte
         target[ids[key]][path] = value
     target[ids["door_contact"]]["1.BooleanState.StateValue"] = False  # a sensor's state: nothing sets it
     target["no_such_device"] = {"1.OnOff.OnOff": True}
+    planned = prepare(home, target, apply=False)  # a dry run: says what it would do, changes nothing
+    assert {(a["device_id"], a["path"]) for a in planned.actions} == {(ids[k], p) for k, p in wanted}
+    assert len(planned.problems) == 2 and not planned.runnable
+    assert independent_value(zoo, device_of(home, "hall_light"), 1, "OnOff", "OnOff") is True
     done = prepare(home, target)
     assert not done.runnable
     assert len(done.problems) == 2, done.problems
