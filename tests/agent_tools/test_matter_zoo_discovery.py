@@ -151,9 +151,16 @@ class StatusConnection:
 
     def call(self, command: str, **args: Any) -> Any:
         if command == "read_attribute":
-            paths = args["attribute_path"]
-            return {p: ({"TLVValue": None, "Reason": self.reason} if p == self.target else self.node["attributes"][p])
-                    for p in paths if p in self.node["attributes"] or p == self.target}
+            out: dict[str, Any] = {}
+            for path in args["attribute_path"]:
+                endpoint, cluster, attribute = path.split("/")
+                for key, value in self.node["attributes"].items():
+                    ep, cl, at = key.split("/")
+                    if ep == endpoint and cluster in (cl, "*") and attribute in (at, "*"):
+                        out[key] = value
+                if path == self.target:
+                    out[path] = {"TLVValue": None, "Reason": self.reason}
+            return out
         if command == "write_attribute":
             return [{"Path": {"AttributeId": 0}, "Status": int(self.status)}]
         if command == "device_command":
@@ -244,3 +251,22 @@ def test_the_twin_copies_types_rooms_names_values_and_says_what_differs() -> Non
     assert report["devices"]["zoo_thermostat_4"]["features"]["1.Thermostat"] == {"live": 3, "twin": 35}
     assert twin.room_state("kitchen")["temperature"] == 2150
     assert not any(r["differs"] for r in report["devices"].values())  # the zoo's values all copy
+
+
+def test_every_tool_answers_on_every_zoo_device_from_the_interview() -> None:
+    """Reads of every kind on every device (endpoint 0 and clusters the emulator does not implement included)
+    answer, and answer what the interview holds."""
+    devices = discover(NODES)
+    by_node = {n["node_id"]: n for n in NODES}
+    for device in devices:
+        home = MatterHome(StatusConnection(by_node[device.node_id], ImStatus.Success, "none"),  # type: ignore[arg-type]
+                          devices, rooms_for(devices))
+        tools = ToolBox(home)
+        structure = tools.call("get_device_structure", {"device_id": device.device_id})
+        assert structure["error"] is None, (device.device_id, structure)
+        flat = tools.call("get_all_attributes", {"device_id": device.device_id})["data"]
+        for endpoint, described in structure["data"]["endpoints"].items():
+            for cluster, entry in described["clusters"].items():
+                for attribute, item in entry["attributes"].items():
+                    assert item["value"] == flat[f"{endpoint}.{cluster}.{attribute}"], (device.device_id, attribute)
+        assert (0 in device.endpoints) == ("0" in structure["data"]["endpoints"])

@@ -107,6 +107,16 @@ def test_every_attribute_read_matches_an_independent_read(home: MatterHome, zoo:
     compared = 0
     for device in home.devices():
         flat = ok(call(tools, "get_all_attributes", device_id=device.device_id))
+        structure = ok(call(tools, "get_device_structure", device_id=device.device_id))
+        for endpoint_text, described in structure["endpoints"].items():
+            for cluster, entry in described["clusters"].items():
+                if cluster in VOLATILE_CLUSTERS:
+                    continue
+                accepted = flat.get(f"{endpoint_text}.{cluster}.AcceptedCommandList") or []
+                assert len(entry["commands"]) <= len(accepted), (device.device_id, cluster)
+                for attribute, item in entry["attributes"].items():
+                    assert item["value"] == flat[f"{endpoint_text}.{cluster}.{attribute}"], (device.device_id,
+                                                                                           attribute)
         for endpoint, number in sorted(device.endpoints.items()):
             raw = zoo.call("read_attribute", node_id=device.node_id, attribute_path=f"{number}/*/*")
             for path, value in sorted(raw.items()):
