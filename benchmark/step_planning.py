@@ -12,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark.evaluators.common import values_equal
+from clusters.thermostat import setpoint_limit
 from emulator.simuhome.values import SIMUHOME_CLUSTER_TO_CHIP, our_key
 from emulator.workflows import WorkflowStep
 
 RUNNING, PAUSED, STOPPED = 1, 2, 0  # OperationalStateEnum
 RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode ModeTag values (Matter)
+COLOR_TEMP_PHYSICAL_LIMITS = (0x0000, 0xFEFF)  # ColorTempPhysicalMin/MaxMireds when not served (Matter defaults)
 
 
 def chip_cluster(cluster: str) -> str:
@@ -103,16 +105,12 @@ class DevicePlan:
 
     def thermostat_limits(self, endpoint: int) -> tuple[tuple[int, int], tuple[int, int], int]:
         """The device's own rules: heating and cooling setpoint ranges (Min/Max*SetpointLimit, else the
-        Abs* limits) and the deadband (MinSetpointDeadBand in 0.1 °C, present on AutoMode thermostats)."""
-        def limit(name: str, absolute: str, default: int | None) -> int | None:
-            return self.get(endpoint, "Thermostat", name, self.get(endpoint, "Thermostat", absolute, default))
-
-        heat_now = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
-        cool_now = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
-        heat = (limit("MinHeatSetpointLimit", "AbsMinHeatSetpointLimit", heat_now),
-                limit("MaxHeatSetpointLimit", "AbsMaxHeatSetpointLimit", heat_now))
-        cool = (limit("MinCoolSetpointLimit", "AbsMinCoolSetpointLimit", cool_now),
-                limit("MaxCoolSetpointLimit", "AbsMaxCoolSetpointLimit", cool_now))
+        Abs* limits, else — not served — the specification's defaults, as the device itself applies them) and the
+        deadband (MinSetpointDeadBand in 0.1 °C, present on AutoMode thermostats)."""
+        prefix = f"{endpoint}.Thermostat."
+        served = {path.removeprefix(prefix): value for path, value in self.state.items() if path.startswith(prefix)}
+        heat = (setpoint_limit("MinHeatSetpointLimit", served), setpoint_limit("MaxHeatSetpointLimit", served))
+        cool = (setpoint_limit("MinCoolSetpointLimit", served), setpoint_limit("MaxCoolSetpointLimit", served))
         band = self.get(endpoint, "Thermostat", "MinSetpointDeadBand")
         return heat, cool, int(band) * 10 if band is not None else 0
 
@@ -162,6 +160,11 @@ class DevicePlan:
         d = self.device_id
         if cluster == "LevelControl" and attribute == "CurrentLevel":
             return [command(d, endpoint, cluster, "MoveToLevel", {"Level": value})]
+        if cluster == "ColorControl" and attribute == "ColorTemperatureMireds":  # read-only: set by a command
+            low = self.get(endpoint, cluster, "ColorTempPhysicalMinMireds", COLOR_TEMP_PHYSICAL_LIMITS[0])
+            high = self.get(endpoint, cluster, "ColorTempPhysicalMaxMireds", COLOR_TEMP_PHYSICAL_LIMITS[1])
+            return [command(d, endpoint, cluster, "MoveToColorTemperature",
+                            {"ColorTemperatureMireds": max(low, min(high, value)), "TransitionTime": 0})]
         if cluster == "WindowCovering" and attribute in ("TargetPositionLiftPercent100ths",
                                                          "CurrentPositionLiftPercent100ths"):
             return [command(d, endpoint, cluster, "GoToLiftPercentage", {"lift_percent_100ths": value})]
