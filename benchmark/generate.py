@@ -149,10 +149,16 @@ def generate_command(
     = "simuhome",
     per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
                                                         "instances per subcategory (default 25,15,10).")] = None,
+    home: Annotated[Path | None, typer.Option("--home", help="Generate every episode on this home file (e.g. the "
+                                              "twin of a live Matter home: homefabric home twin) instead of "
+                                              "generated homes.")] = None,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
         typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
+        raise typer.Exit(2)
+    if home is not None and suite != "simuhome":
+        typer.echo(f"error: --home works with --suite simuhome, not {suite}", err=True)
         raise typer.Exit(2)
     if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
         from benchmark.speech import voice_cli
@@ -169,9 +175,19 @@ def generate_command(
     if problem := output_dir_problem(out, "--out"):
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2)
+    pinned = contextlib.nullcontext()
+    if home is not None:
+        from benchmark.generation.homes import pinned_home
+        from emulator.home_config import HomeConfigError, load_home
+
+        try:
+            pinned = pinned_home(load_home(home))
+        except (HomeConfigError, OSError) as error:
+            typer.echo(f"error: --home {home}: {error}", err=True)
+            raise typer.Exit(2) from None
     try:
         parse_kinds(qt)
-        with _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
+        with pinned, _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
             episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
     except GeneratorInputError as error:
         typer.echo(f"error: {error}", err=True)

@@ -6,7 +6,8 @@ episode the live home is brought to the episode's initial state where Matter all
 its evaluation fast-forwards virtual time (qt2, qt4), a device or attribute it needs is missing, a value nothing
 can set differs — is recorded as ``not_runnable_on_this_home`` with the reason, never failed or faked. Grading
 reads the real devices; the no-agent world is the home as it was when the agent started (real time moves on,
-but nothing in it acts without the agent).
+but nothing in it acts without the agent). Live devices the episode's home lacks (an infeasible episode removes
+one) are hidden from the tools, not unplugged.
 """
 
 from __future__ import annotations
@@ -70,13 +71,14 @@ def needed_room_states(episode: Episode) -> set[tuple[str, str]]:
             if getattr(goal, "variant", None) == "room_state"}
 
 
-def episode_target(episode: Episode) -> dict[str, dict[str, Any]]:
-    """device → ``ep.Cluster.Attribute`` → value: the episode's home as it starts (built as the emulated run
-    builds it)."""
+def episode_target(episode: Episode) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The episode's home as it starts (built as the emulated run builds it): device → ``ep.Cluster.Attribute``
+    → value, and its room ids."""
     from benchmark.evaluators.common import fresh_fabric
 
     snapshot = fresh_fabric(episode.initial_home_config).snapshot()
-    return {device_id: dict(device["attributes"]) for device_id, device in snapshot["devices"].items()}
+    return ({device_id: dict(device["attributes"]) for device_id, device in snapshot["devices"].items()},
+            sorted(snapshot["rooms"]))
 
 
 class LiveHome:
@@ -107,8 +109,14 @@ class LiveHome:
         reason = static_reason(episode)
         if reason is not None:
             return Preparation(problems=[reason])
-        out = prepare(self.home, episode_target(episode), needed_paths(episode), apply=apply)
+        target, rooms = episode_target(episode)
+        self.home.expose(None)  # the whole live home while it is prepared
+        out = prepare(self.home, target, needed_paths(episode), apply=apply)
+        missing_rooms = sorted(set(rooms) - {r.room_id for r in self.home.rooms()})
+        out.problems += [f"room {room_id!r} is not in this home" for room_id in missing_rooms]
         out.problems += self._room_problems(needed_room_states(episode))
+        if apply:  # the agent sees the episode's home: the live devices it lacks are hidden, not unplugged
+            self.home.expose(target, rooms)
         return out
 
     def _room_problems(self, wanted: Iterable[tuple[str, str]]) -> list[str]:

@@ -70,6 +70,8 @@ class MatterHome:
         self.connection = connection
         self._devices = {d.device_id: d for d in devices}
         self._rooms = {r.room_id: r for r in rooms}
+        self._shown_devices: set[str] | None = None  # expose(): None shows every device, every room
+        self._shown_rooms: set[str] | None = None
         self.name = "matter"
         self.scheduler = HostScheduler(self.apply, self.now)
         self._opened = time.monotonic()
@@ -86,24 +88,38 @@ class MatterHome:
         self.connection.close()
 
     # ------------------------------------------------------------------------------ rooms and devices
+    def expose(self, device_ids: Iterable[str] | None = None, room_ids: Iterable[str] | None = None) -> None:
+        """Show only these devices and rooms from now on (an episode's home may be a part of the live one: a
+        device it lacks cannot be unplugged, but the tools need not see it); None: everything."""
+        self._shown_devices = None if device_ids is None else set(device_ids)
+        self._shown_rooms = None if room_ids is None else set(room_ids)
+
+    def _visible_rooms(self) -> dict[str, Room]:
+        return {k: r for k, r in self._rooms.items() if self._shown_rooms is None or k in self._shown_rooms}
+
+    def _visible_devices(self) -> dict[str, MatterDevice]:
+        return {k: d for k, d in self._devices.items() if self._shown_devices is None or k in self._shown_devices}
+
     def rooms(self) -> list[Room]:
-        return list(self._rooms.values())
+        return list(self._visible_rooms().values())
 
     def room(self, room_id: str) -> Room:
-        room = self._rooms.get(room_id)
+        rooms = self._visible_rooms()
+        room = rooms.get(room_id)
         if room is None:
-            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(rooms))
         return room
 
     def devices(self, room_id: str | None = None) -> list[MatterDevice]:
         if room_id is not None:
             self.room(room_id)
-        return [d for d in self._devices.values() if room_id is None or d.room_id == room_id]
+        return [d for d in self._visible_devices().values() if room_id is None or d.room_id == room_id]
 
     def device(self, device_id: str) -> MatterDevice:
-        device = self._devices.get(device_id)
+        devices = self._visible_devices()
+        device = devices.get(device_id)
         if device is None:
-            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
+            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(devices))
         return device
 
     # ------------------------------------------------------------------------------ admin (the emulator's only)

@@ -7,8 +7,10 @@ the exported file, never on the fabric that produced it: the episode is what get
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from emulator.emulated_home import EmulatedHome
@@ -32,8 +34,25 @@ AUGMENT_SETTLE_S = (30.0, 60.0)
 Mutator = Callable[[EmulatedHome, random.Random], None]
 
 
+_PINNED_HOME: ContextVar[HomeConfig | None] = ContextVar("pinned_home", default=None)
+
+
+@contextlib.contextmanager
+def pinned_home(config: HomeConfig) -> Iterator[None]:
+    """Generate every episode on ``config`` (e.g. the twin of a live Matter home, ``homefabric home twin``)
+    instead of a generated home; augmentation still varies its state per episode."""
+    token = _PINNED_HOME.set(config)
+    try:
+        yield
+    finally:
+        _PINNED_HOME.reset(token)
+
+
 def home_config(seed: int) -> HomeConfig:
-    """A 5-room SimuHome-like home with its 16 device types."""
+    """A 5-room SimuHome-like home with its 16 device types (or the pinned home, a fresh copy)."""
+    pinned = _PINNED_HOME.get()
+    if pinned is not None:
+        return pinned.model_copy(deep=True)
     return generate_home("simuhome", seed)
 
 

@@ -15,6 +15,7 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +37,7 @@ from tests.requirements import LIVE_CONTROLLER
 pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, *ZOO_REQUIREMENTS)
 
 # Attributes that move by themselves between two reads (clocks, counters), and the lists the tools leave out.
+BENCH_PER_TYPE = 4  # episodes per query type and case generated on the twin (qt1, qt3)
 VOLATILE_CLUSTERS = {"GeneralDiagnostics", "TimeSynchronization", "OperationalCredentials", "AccessControl",
                      "GeneralCommissioning", "AdministratorCommissioning", "NetworkCommissioning",
                      "GroupKeyManagement", "IcdManagement"}
@@ -317,6 +319,48 @@ def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: Matte
     assert prepare(home, {ids["thermostat"]: {}}, must_serve=[(ids["thermostat"], "1.Thermostat.MinHeatSetpointLimit")]
                    ).problems == [f"device {ids['thermostat']!r} does not serve 1.Thermostat.MinHeatSetpointLimit, "
                                   "which the episode needs"]
+
+
+def records_of(run: Path) -> dict[str, dict[str, Any]]:
+    return {r["episode_id"]: r for r in map(json.loads, (run / "records.jsonl").read_text().splitlines())}
+
+
+def test_bench_run_on_the_live_zoo_gives_the_verdicts_of_its_twin(home: MatterHome, zoo: Zoo) -> None:
+    """commission → twin → generate on the twin → run on the twin (emulated) and on the live zoo."""
+    work = zoo.work
+    assert homefabric_in_zoo(zoo, "home", "twin", "--out", str(work / "bench-twin.json")).returncode == 0
+    episodes, on_twin, live_oracle, live_null = (work / n for n in ("episodes", "run-twin", "run-live", "run-null"))
+    generated = subprocess.run([str(HOMEFABRIC), "episodes", "generate", "--home", str(work / "bench-twin.json"),
+                                "--qt", "qt1,qt3", "--per-type", str(BENCH_PER_TYPE), "--seed", "5", "--out",
+                                str(episodes), "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert generated.returncode == 0, generated.stderr
+    emulated = subprocess.run([str(HOMEFABRIC), "bench", "run", "--agent", "oracle", "--episodes", str(episodes),
+                               "--out", str(on_twin), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert emulated.returncode == 0, emulated.stderr
+    planned = homefabric_in_zoo(zoo, "bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--dry-run",
+                                "--json")
+    assert planned.returncode == 0, planned.stderr
+    dry = {row["episode_id"]: row for row in json.loads(planned.stdout)["episodes"]}
+    for out, agent in ((live_oracle, "oracle"), (live_null, "null")):
+        done = homefabric_in_zoo(zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out",
+                                 str(out), "--quiet")
+        assert done.returncode == 0, done.stderr
+    twin, live, null = records_of(on_twin), records_of(live_oracle), records_of(live_null)
+    runnable = sorted(e for e, r in live.items() if r["status"] != "not_runnable_on_this_home")
+    not_runnable = {e: live[e]["error"] for e in sorted(set(live) - set(runnable))}
+    passed = [e for e in runnable if live[e]["status"] == "passed"]
+    figures = {"episodes": len(live), "runnable": len(runnable), "dry_run_runnable": sum(r["runnable"] for r in
+               dry.values()), "oracle_passed_live": len(passed), "oracle_passed_twin": sum(
+               r["status"] == "passed" for r in twin.values()), "null_passed_live": sum(
+               null[e]["status"] == "passed" for e in runnable), "not_runnable": not_runnable}
+    print(json.dumps({"zoo_bench": figures}, indent=1))
+    assert all(twin[e]["status"] == "passed" for e in twin)  # the oracle solves every episode on the twin
+    assert len(runnable) >= 0.75 * len(live), figures
+    assert len(passed) >= 0.95 * len(runnable), figures
+    assert all(live[e]["status"] == twin[e]["status"] for e in runnable), figures  # the same verdicts
+    assert figures["null_passed_live"] == 0, figures
+    assert set(runnable) <= {e for e, r in dry.items() if r["runnable"]}  # the dry run promised no less
+    assert all(null[e]["status"] == live[e]["status"] for e in not_runnable)  # not runnable for any agent
 
 
 def test_map_then_recommission_in_another_order_keeps_ids(home: MatterHome, zoo: Zoo) -> None:
