@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint perf clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,13 +15,17 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/homefabric demo
 
+# Lint, format check, type check (mypy, configured in pyproject.toml), then the tests with coverage and its floor
+# ([tool.coverage.report] fail_under).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
+	$(BIN)/python -m pytest -p no:cacheprovider --cov --cov-report=term
 
-bench: $(STAMP)
-	$(BIN)/python bench/fast_forward.py
-	$(BIN)/python bench/fabric_calls.py
+perf: $(STAMP)
+	$(BIN)/python perf/fast_forward.py
+	$(BIN)/python perf/fabric_calls.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

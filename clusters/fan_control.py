@@ -72,7 +72,7 @@ class FanControlServer(ClusterServer):
         return self.read("FanModeSequence") in SEQUENCES_WITH_AUTO
 
     # ----------------------------------------------------------------------------- writes
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
             raise ClusterError(Status.CONSTRAINT_ERROR,
                                f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
@@ -140,8 +140,9 @@ class FanControlServer(ClusterServer):
         self.set_percent(self._next(steps, self._current_percent(), direction, wrap))
 
     def _current_percent(self) -> int:
-        setting = self.read("PercentSetting")
-        return self.read("PercentCurrent") if setting is None else setting
+        setting: int | None = self.read("PercentSetting")
+        current: int = self.read("PercentCurrent") if setting is None else setting
+        return current
 
     def _step_speed(self, direction: int, wrap: bool, lowest_off: bool) -> None:
         speeds = list(range(0 if lowest_off else 1, self.read("SpeedMax") + 1))

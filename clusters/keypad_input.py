@@ -56,7 +56,7 @@ class KeypadInputServer(ClusterServer):
     revision = 1
     default_features = (int(KeypadFeature.kNavigationKeyCodes) | int(KeypadFeature.kLocationKeys)
                         | int(KeypadFeature.kNumberKeys))
-    defaults: dict[str, Any] = {}
+    defaults = {}
 
     def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
         args = dict(args or {})

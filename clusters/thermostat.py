@@ -183,21 +183,26 @@ class ThermostatServer(ClusterServer):
                                allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling),
                                                         (BOTH, heating and cooling)) if ok])
         delta = amount * 10  # Amount is in 0.1 °C
-        heat = self.read("OccupiedHeatingSetpoint") if heating else None
-        cool = self.read("OccupiedCoolingSetpoint") if cooling else None
+        heat: int | None = self.read("OccupiedHeatingSetpoint") if heating else None
+        cool: int | None = self.read("OccupiedCoolingSetpoint") if cooling else None
+        # The asserts state what `needs` above and deadband() guarantee, for the type checker.
         if mode in (HEAT, BOTH):
+            assert heat is not None
             heat = self._clamp("OccupiedHeatingSetpoint", heat + delta)
         if mode in (COOL, BOTH):
+            assert cool is not None
             cool = self._clamp("OccupiedCoolingSetpoint", cool + delta)
         band = self.deadband()
-        if band is not None and cool - heat < band:
-            # Matter: the other setpoint is pushed along, within its own limits
-            if mode == HEAT:
-                cool = self._clamp("OccupiedCoolingSetpoint", heat + band)
-                heat = min(heat, cool - band)
-            else:
-                heat = self._clamp("OccupiedHeatingSetpoint", cool - band)
-                cool = max(cool, heat + band)
+        if band is not None:
+            assert heat is not None and cool is not None  # a deadband needs both the Heating and Cooling features
+            if cool - heat < band:
+                # Matter: the other setpoint is pushed along, within its own limits
+                if mode == HEAT:
+                    cool = self._clamp("OccupiedCoolingSetpoint", heat + band)
+                    heat = min(heat, cool - band)
+                else:
+                    heat = self._clamp("OccupiedHeatingSetpoint", cool - band)
+                    cool = max(cool, heat + band)
         if heat is not None:
             self.set("OccupiedHeatingSetpoint", heat)
         if cool is not None:

@@ -44,7 +44,7 @@ MAX_PAYLOAD = 4096
 class CommandError(Exception):
     """A command payload that cannot be carried out as given (nothing was changed)."""
 
-    def __init__(self, code: str, message: str, *, field: str | None = None, allowed: Any = None,
+    def __init__(self, code: str, message: str, *, field: str | None = None, allowed: object = None,
                  errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.code = code
@@ -134,7 +134,7 @@ _LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": 
                   "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}", "transition": "seconds >= 0"}
 
 
-def _parse(model: type[BaseModel], data: Any, allowed: Any) -> Any:
+def _parse(model: type[BaseModel], data: object, allowed: object) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -146,11 +146,11 @@ def _parse(model: type[BaseModel], data: Any, allowed: Any) -> Any:
                            field=first["field"], allowed=allowed, errors=problems) from None
 
 
-def _plain(text: str, model: type[BaseModel], allowed: Any) -> Any:
+def _plain(text: str, model: type[BaseModel], allowed: object) -> Any:
     return _parse(model, {"value": text.strip()}, allowed)
 
 
-def _json_object(text: str, allowed: Any) -> dict[str, Any]:
+def _json_object(text: str, allowed: object) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -173,7 +173,7 @@ def _invoke(entity: Entity, cluster: str, command: str, **args: Any) -> Workflow
     return WorkflowStep.invoke(entity.device_id, entity.endpoint, cluster, command, args)
 
 
-def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+def _write(entity: Entity, cluster: str, attribute: str, value: object) -> WorkflowStep:
     return WorkflowStep.write(entity.device_id, entity.endpoint, cluster, attribute, value)
 
 
@@ -414,7 +414,8 @@ RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
 
 def _rvc_mode(fabric: EmulatedHome, entity: Entity, tag: int) -> int:
     modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
-    return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    mode: int = next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    return mode
 
 
 def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import DeviceView
 from emulator.emulated_home import EmulatedHome
+
+if TYPE_CHECKING:
+    from clusters.thermostat import ThermostatServer
 
 ORIGIN_NAME = "homefabric"
 TEMP_STEP = 0.5
@@ -102,7 +105,7 @@ def _light(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     return config
 
 
-def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int, int]:
+def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int | None, int | None]:
     """The light's physical range in kelvin (the warmest end has the most mireds)."""
     warmest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
     coolest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
@@ -134,7 +137,7 @@ def temperature_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, flo
 
 def climate_modes(fabric: EmulatedHome, entity: Entity) -> list[str]:
     device = fabric.device(entity.device_id)
-    thermostat = device.cluster(entity.endpoint, "Thermostat")
+    thermostat = cast("ThermostatServer", device.cluster(entity.endpoint, "Thermostat"))
     return ha_modes(thermostat.allowed_system_modes(), power=bool(entity.options["power"]))
 
 

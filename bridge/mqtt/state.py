@@ -88,7 +88,7 @@ def fan_modes(fan_mode_sequence: int | None) -> list[str]:
     return [*modes, "auto"] if fan_mode_sequence in FAN_SEQUENCES_WITH_AUTO else modes
 
 
-def on_off(value: Any) -> str | None:
+def on_off(value: object) -> str | None:
     return None if value is None else ("ON" if value else "OFF")
 
 
