@@ -297,6 +297,8 @@ BENCHMARK_HOME_SURFACE: dict[str, str] = {
     "emulator.files": "durable writes of records, reports and episodes",
     "emulator.output_paths": "an --out path checked before work starts",
     "clusters.cycle_programs": "appliance cycle programs, so generated goals name real durations",
+    "clusters.thermostat": "setpoint_limit: a thermostat's limits as the device applies them, spec defaults for "
+                           "absent ones, so the oracle plans within them",
 }
 
 # The benchmark's rooms, low to high: a room imports only rooms of a lower rank (never a sibling).
