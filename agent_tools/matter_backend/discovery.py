@@ -42,8 +42,11 @@ BRIDGED_NODE, AGGREGATOR, ROOT_NODE = BRIDGED_NODE_TYPE[0], AGGREGATOR_TYPE[0], 
 POWER_SOURCE, OTA_REQUESTOR, OTA_PROVIDER = 0x0011, 0x0012, 0x0014
 # Device types that say how a node is built, not what the device is: left out when the type is decided.
 UTILITY_TYPES = frozenset({ROOT_NODE, AGGREGATOR, BRIDGED_NODE, POWER_SOURCE, OTA_REQUESTOR, OTA_PROVIDER})
-DESCRIPTOR, BASIC_INFO, BRIDGED_INFO = Objects.Descriptor.id, Objects.BasicInformation.id, \
-    Objects.BridgedDeviceBasicInformation.id
+DESCRIPTOR, BASIC_INFO, BRIDGED_INFO = (
+    Objects.Descriptor.id,
+    Objects.BasicInformation.id,
+    Objects.BridgedDeviceBasicInformation.id,
+)
 FIXED_LABEL, USER_LABEL = Objects.FixedLabel.id, Objects.UserLabel.id
 DEVICE_TYPE_LIST, PARTS_LIST, TAG_LIST = 0, 3, 4
 # BasicInformation and BridgedDeviceBasicInformation share these attribute ids.
@@ -108,6 +111,7 @@ def _endpoints_of(node: dict[str, Any]) -> list[int]:
 
 # --- rooms ---------------------------------------------------------------------------------------------------
 
+
 def _label_room(node: dict[str, Any], endpoints: list[int]) -> str | None:
     """The first room label: by key (room, location, area), then endpoint, UserLabel (the user's) before
     FixedLabel (the maker's)."""
@@ -127,8 +131,11 @@ def _label_room(node: dict[str, Any], endpoints: list[int]) -> str | None:
 @functools.cache
 def _common_area_names() -> dict[int, str]:
     """Common Area namespace tag → its name, e.g. 52 → 'Living Room' (chip's AreaTypeTag, the same list)."""
-    return {member.value: re.sub(r"(?<=[a-z])(?=[A-Z])", " ", member.name.removeprefix("k"))
-            for member in Objects.Globals.Enums.AreaTypeTag if member.name != "kUnknownEnumValue"}
+    return {
+        member.value: re.sub(r"(?<=[a-z])(?=[A-Z])", " ", member.name.removeprefix("k"))
+        for member in Objects.Globals.Enums.AreaTypeTag
+        if member.name != "kUnknownEnumValue"
+    }
 
 
 def _tag_room(node: dict[str, Any], endpoints: list[int]) -> str | None:
@@ -150,19 +157,27 @@ def room_of(node: dict[str, Any], endpoints: list[int]) -> str | None:
 
 # --- types ---------------------------------------------------------------------------------------------------
 
+
 @functools.cache
 def _matter_type_names() -> dict[int, str]:
     """Matter device type id → name (``on_off_plug_in_unit``): the constants the catalogue is built from."""
     from emulator.catalogue import build
 
-    return {value[0]: name.casefold() for name, value in vars(build).items()
-            if re.fullmatch(r"[A-Z][A-Z0-9_]+", name) and isinstance(value, tuple) and len(value) == 2
-            and all(isinstance(v, int) for v in value)}
+    return {
+        value[0]: name.casefold()
+        for name, value in vars(build).items()
+        if re.fullmatch(r"[A-Z][A-Z0-9_]+", name)
+        and isinstance(value, tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) for v in value)
+    }
 
 
 def _catalogue_sets() -> dict[str, frozenset[int]]:
-    return {name: frozenset(t for e in spec.endpoints for t, _ in e.device_types) - UTILITY_TYPES
-            for name, spec in CATALOGUE.items()}
+    return {
+        name: frozenset(t for e in spec.endpoints for t, _ in e.device_types) - UTILITY_TYPES
+        for name, spec in CATALOGUE.items()
+    }
 
 
 def catalogue_type(product_name: str | None, device_types: set[int]) -> str | None:
@@ -202,6 +217,7 @@ def _numbering(device_type: str | None, matter_endpoints: list[int]) -> dict[int
 
 # --- identity ------------------------------------------------------------------------------------------------
 
+
 def identity_of(node: dict[str, Any], endpoint: int, cluster: int, fallback: str | None = None) -> str:
     """The device's stable id from its basic-information cluster at ``endpoint``: UniqueID, else
     VendorID-ProductID-SerialNumber, else ``fallback`` (its bridge's identity and endpoint)."""
@@ -217,8 +233,10 @@ def identity_of(node: dict[str, Any], endpoint: int, cluster: int, fallback: str
         return f"{vendor:04x}_{product:04x}_{slug(serial)}"
     if fallback:
         return fallback
-    raise MappingError(f"node {node.get('node_id')} endpoint {endpoint} serves neither UniqueID nor "
-                       "VendorID + ProductID + SerialNumber: give it an id in a mapping file")
+    raise MappingError(
+        f"node {node.get('node_id')} endpoint {endpoint} serves neither UniqueID nor "
+        "VendorID + ProductID + SerialNumber: give it an id in a mapping file"
+    )
 
 
 def _name(node: dict[str, Any], endpoint: int, cluster: int) -> str | None:
@@ -231,8 +249,16 @@ def _name(node: dict[str, Any], endpoint: int, cluster: int) -> str | None:
 
 # --- discovery -----------------------------------------------------------------------------------------------
 
-def _device(node: dict[str, Any], *, device_id: str, info: tuple[int, int], matter_eps: list[int],
-            room_eps: list[int], bridged: bool) -> MatterDevice:
+
+def _device(
+    node: dict[str, Any],
+    *,
+    device_id: str,
+    info: tuple[int, int],
+    matter_eps: list[int],
+    room_eps: list[int],
+    bridged: bool,
+) -> MatterDevice:
     types = {ep: _device_types(node, ep) for ep in matter_eps}
     endpoint, cluster = info
     product = _text(_attr(node, endpoint, cluster, PRODUCT_NAME))
@@ -242,10 +268,17 @@ def _device(node: dict[str, Any], *, device_id: str, info: tuple[int, int], matt
     if not bridged:
         endpoints = {0: 0, **endpoints}
     return MatterDevice(
-        device_id=device_id, device_type=device_type, room_id=slug(room) if room else UNASSIGNED_ROOM,
-        node_id=int(node["node_id"]), endpoints=endpoints, name=_name(node, endpoint, cluster),
-        matter_device_types=types, bridged=bridged,
-        serial_number=_text(_attr(node, endpoint, cluster, SERIAL_NUMBER)), room_name=room)
+        device_id=device_id,
+        device_type=device_type,
+        room_id=slug(room) if room else UNASSIGNED_ROOM,
+        node_id=int(node["node_id"]),
+        endpoints=endpoints,
+        name=_name(node, endpoint, cluster),
+        matter_device_types=types,
+        bridged=bridged,
+        serial_number=_text(_attr(node, endpoint, cluster, SERIAL_NUMBER)),
+        room_name=room,
+    )
 
 
 def _bridged_devices(node: dict[str, Any]) -> list[MatterDevice]:
@@ -258,8 +291,16 @@ def _bridged_devices(node: dict[str, Any]) -> list[MatterDevice]:
             bridge_identity = identity_of(node, 0, BASIC_INFO, f"node{node['node_id']}")
         matter_eps = [top, *[int(p) for p in (_attr(node, top, DESCRIPTOR, PARTS_LIST) or [])]]
         device_id = identity_of(node, top, BRIDGED_INFO, f"{bridge_identity}_ep{top}")
-        out.append(_device(node, device_id=device_id, info=(top, BRIDGED_INFO), matter_eps=matter_eps,
-                           room_eps=matter_eps, bridged=True))
+        out.append(
+            _device(
+                node,
+                device_id=device_id,
+                info=(top, BRIDGED_INFO),
+                matter_eps=matter_eps,
+                room_eps=matter_eps,
+                bridged=True,
+            )
+        )
     return out
 
 
@@ -267,8 +308,14 @@ def _plain_device(node: dict[str, Any]) -> MatterDevice | None:
     matter_eps = [ep for ep in _endpoints_of(node) if ep != 0 and AGGREGATOR not in _device_types(node, ep)]
     if not matter_eps:
         return None
-    return _device(node, device_id=identity_of(node, 0, BASIC_INFO), info=(0, BASIC_INFO), matter_eps=matter_eps,
-                   room_eps=[0, *matter_eps], bridged=False)
+    return _device(
+        node,
+        device_id=identity_of(node, 0, BASIC_INFO),
+        info=(0, BASIC_INFO),
+        matter_eps=matter_eps,
+        room_eps=[0, *matter_eps],
+        bridged=False,
+    )
 
 
 def discover(nodes: list[dict[str, Any]]) -> list[MatterDevice]:
@@ -287,8 +334,10 @@ def discover(nodes: list[dict[str, Any]]) -> list[MatterDevice]:
         by_id.setdefault(device.device_id, []).append(device)
     twice = {device_id: sorted(d.node_id for d in same) for device_id, same in by_id.items() if len(same) > 1}
     if twice:
-        raise MappingError(f"devices claiming the same identity (UniqueID / vendor+product+serial): {twice}; "
-                           "give them ids in a mapping file")
+        raise MappingError(
+            f"devices claiming the same identity (UniqueID / vendor+product+serial): {twice}; "
+            "give them ids in a mapping file"
+        )
     return sorted(found, key=lambda d: d.device_id)
 
 
@@ -297,36 +346,58 @@ def from_mapping(mapping: HomeMapping, nodes: list[dict[str, Any]]) -> list[Matt
     whatever node id it has now) or by ``node_id`` + ``endpoint``; endpoint numbering from the entry, else as
     discovery numbers it."""
     by_id = {int(n["node_id"]): n for n in nodes}
-    discovered = {d.device_id: d for d in discover([n for n in nodes if n.get("available", True)])} \
-        if any(e.identity for e in mapping.devices) else {}
+    discovered = (
+        {d.device_id: d for d in discover([n for n in nodes if n.get("available", True)])}
+        if any(e.identity for e in mapping.devices)
+        else {}
+    )
     out = []
     for index, entry in enumerate(mapping.devices):
         found = _mapped(entry, index, discovered, by_id)
         endpoints = dict(sorted(entry.endpoints.items())) if entry.endpoints else found.endpoints
-        out.append(MatterDevice(
-            entry.device_id, entry.device_type or found.device_type, entry.room_id or found.room_id, found.node_id,
-            endpoints, name=entry.name or found.name, matter_device_types=found.matter_device_types,
-            bridged=found.bridged, serial_number=found.serial_number, room_name=found.room_name))
+        out.append(
+            MatterDevice(
+                entry.device_id,
+                entry.device_type or found.device_type,
+                entry.room_id or found.room_id,
+                found.node_id,
+                endpoints,
+                name=entry.name or found.name,
+                matter_device_types=found.matter_device_types,
+                bridged=found.bridged,
+                serial_number=found.serial_number,
+                room_name=found.room_name,
+            )
+        )
     return sorted(out, key=lambda d: d.device_id)
 
 
-def _mapped(entry: DeviceEntry, index: int, discovered: dict[str, MatterDevice],
-            by_id: dict[int, dict[str, Any]]) -> MatterDevice:
+def _mapped(
+    entry: DeviceEntry, index: int, discovered: dict[str, MatterDevice], by_id: dict[int, dict[str, Any]]
+) -> MatterDevice:
     """The device a mapping entry names, as discovery sees it."""
     if entry.identity:
         found = discovered.get(entry.identity)
         if found is None:
-            raise MappingError(f"devices[{index}].identity {entry.identity!r}: no commissioned device has it; "
-                               f"there are {sorted(discovered)}")
+            raise MappingError(
+                f"devices[{index}].identity {entry.identity!r}: no commissioned device has it; "
+                f"there are {sorted(discovered)}"
+            )
         return found
     assert entry.node_id is not None and entry.endpoint is not None  # the entry's validator
     node = by_id.get(entry.node_id, {"node_id": entry.node_id, "attributes": {}})
     matter_eps = [entry.endpoint, *[int(p) for p in (_attr(node, entry.endpoint, DESCRIPTOR, PARTS_LIST) or [])]]
     bridged = BRIDGED_NODE in _device_types(node, entry.endpoint)
     endpoints = _numbering(entry.device_type, matter_eps)
-    return MatterDevice(entry.device_id, entry.device_type or "", entry.room_id or UNASSIGNED_ROOM, entry.node_id,
-                        endpoints if bridged else {0: 0, **endpoints},
-                        matter_device_types={ep: _device_types(node, ep) for ep in matter_eps}, bridged=bridged)
+    return MatterDevice(
+        entry.device_id,
+        entry.device_type or "",
+        entry.room_id or UNASSIGNED_ROOM,
+        entry.node_id,
+        endpoints if bridged else {0: 0, **endpoints},
+        matter_device_types={ep: _device_types(node, ep) for ep in matter_eps},
+        bridged=bridged,
+    )
 
 
 def rooms_for(devices: list[MatterDevice], mapping: HomeMapping | None = None) -> list[Room]:
@@ -343,8 +414,19 @@ def rooms_for(devices: list[MatterDevice], mapping: HomeMapping | None = None) -
 def mapping_from(devices: list[MatterDevice]) -> HomeMapping:
     """A mapping file's content for the discovered home (``homefabric matter map``): devices by identity, with
     the ids, names, rooms, types and endpoints discovery chose, for the user to edit."""
-    return HomeMapping.model_validate({
-        "rooms": [{"room_id": r.room_id, "display_name": r.name} for r in rooms_for(devices)],
-        "devices": [{"identity": d.device_id, "device_id": d.device_id, "name": d.name, "room_id": d.room_id,
-                     "device_type": d.device_type, "endpoints": {str(k): v for k, v in d.endpoints.items()}}
-                    for d in devices]})
+    return HomeMapping.model_validate(
+        {
+            "rooms": [{"room_id": r.room_id, "display_name": r.name} for r in rooms_for(devices)],
+            "devices": [
+                {
+                    "identity": d.device_id,
+                    "device_id": d.device_id,
+                    "name": d.name,
+                    "room_id": d.room_id,
+                    "device_type": d.device_type,
+                    "endpoints": {str(k): v for k, v in d.endpoints.items()},
+                }
+                for d in devices
+            ],
+        }
+    )

@@ -21,20 +21,40 @@ from agent_tools.matter_backend.naming import cluster_by_name
 from emulator.errors import HomeError
 
 # Clusters whose values are not device state an episode sets: identity, structure, bookkeeping.
-NOT_STATE_CLUSTERS = frozenset({"Descriptor", "BasicInformation", "BridgedDeviceBasicInformation", "FixedLabel",
-                                "UserLabel", "Identify", "Groups", "ScenesManagement", "Binding"})
+NOT_STATE_CLUSTERS = frozenset(
+    {
+        "Descriptor",
+        "BasicInformation",
+        "BridgedDeviceBasicInformation",
+        "FixedLabel",
+        "UserLabel",
+        "Identify",
+        "Groups",
+        "ScenesManagement",
+        "Binding",
+    }
+)
 GLOBAL_FIRST_ID = 0xFFF8
 # Values the room decides, not the controller: compared, never set, never a problem.
-ENVIRONMENT = frozenset({("Thermostat", "LocalTemperature"), ("TemperatureMeasurement", "MeasuredValue"),
-                         ("RelativeHumidityMeasurement", "MeasuredValue"), ("IlluminanceMeasurement", "MeasuredValue"),
-                         ("Pm10ConcentrationMeasurement", "MeasuredValue"), ("OccupancySensing", "Occupancy")})
+ENVIRONMENT = frozenset(
+    {
+        ("Thermostat", "LocalTemperature"),
+        ("TemperatureMeasurement", "MeasuredValue"),
+        ("RelativeHumidityMeasurement", "MeasuredValue"),
+        ("IlluminanceMeasurement", "MeasuredValue"),
+        ("Pm10ConcentrationMeasurement", "MeasuredValue"),
+        ("OccupancySensing", "Occupancy"),
+    }
+)
 EXECUTE_IF_OFF = {"OptionsMask": 1, "OptionsOverride": 1}  # LevelControl / ColorControl: act while off
 # Read-only state a command sets: (cluster, attribute) → the command and its arguments for the wanted value.
 COMMAND_SETTERS: dict[tuple[str, str], Callable[[Any], tuple[str, dict[str, Any]]]] = {
     ("OnOff", "OnOff"): lambda v: ("On" if v else "Off", {}),
     ("LevelControl", "CurrentLevel"): lambda v: ("MoveToLevel", {"Level": v, "TransitionTime": 0, **EXECUTE_IF_OFF}),
-    ("ColorControl", "ColorTemperatureMireds"): lambda v: ("MoveToColorTemperature", {
-        "ColorTemperatureMireds": v, "TransitionTime": 0, **EXECUTE_IF_OFF}),
+    ("ColorControl", "ColorTemperatureMireds"): lambda v: (
+        "MoveToColorTemperature",
+        {"ColorTemperatureMireds": v, "TransitionTime": 0, **EXECUTE_IF_OFF},
+    ),
     ("DoorLock", "LockState"): lambda v: ({1: "LockDoor", 2: "UnlockDoor"}.get(v, ""), {}),
 }
 # Applied last: a level or colour is set first (while off if need be), then on/off.
@@ -57,20 +77,29 @@ class Preparation:
         return "; ".join(self.problems)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"runnable": self.runnable, "actions": self.actions, "problems": self.problems,
-                "environment": self.environment}
+        return {
+            "runnable": self.runnable,
+            "actions": self.actions,
+            "problems": self.problems,
+            "environment": self.environment,
+        }
 
 
 def is_state(path: str) -> bool:
     endpoint, cluster, attribute = path.split(".")
     model = cluster_by_name(cluster)
     entry = model.attribute(attribute) if model is not None else None
-    return (endpoint != "0" and cluster not in NOT_STATE_CLUSTERS and entry is not None
-            and entry.attribute_id < GLOBAL_FIRST_ID)
+    return (
+        endpoint != "0"
+        and cluster not in NOT_STATE_CLUSTERS
+        and entry is not None
+        and entry.attribute_id < GLOBAL_FIRST_ID
+    )
 
 
-def _differences(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
-                 must_serve: set[tuple[str, str]], out: Preparation) -> dict[str, dict[str, tuple[Any, Any]]]:
+def _differences(
+    home: MatterHome, target: Mapping[str, Mapping[str, Any]], must_serve: set[tuple[str, str]], out: Preparation
+) -> dict[str, dict[str, tuple[Any, Any]]]:
     """device → path → (live, wanted) for served state paths that differ; missing devices and unserved needed
     paths go to ``out.problems``, differing measurements to ``out.environment``."""
     known = {d.device_id for d in home.devices()}
@@ -110,8 +139,13 @@ def _setter(path: str, value: Any) -> tuple[str, str, Any] | None:
     return None
 
 
-def prepare(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
-            must_serve: Iterable[tuple[str, str]] = (), *, apply: bool = True) -> Preparation:
+def prepare(
+    home: MatterHome,
+    target: Mapping[str, Mapping[str, Any]],
+    must_serve: Iterable[tuple[str, str]] = (),
+    *,
+    apply: bool = True,
+) -> Preparation:
     """Set every differing state value of ``target`` that Matter lets a controller set; read back; report.
     ``apply=False`` (a dry run) changes nothing: ``actions`` are what would be done, and a differing value
     nothing sets is a problem (a value derived from another one counts as one too: only a real run knows)."""
@@ -125,8 +159,10 @@ def prepare(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
             how = _setter(path, want)
             if how is None:
                 if not apply:
-                    out.problems.append(f"device {device_id!r} {path} is {live!r} on the live device, the episode "
-                                        f"starts from {want!r}, and no write or command sets it")
+                    out.problems.append(
+                        f"device {device_id!r} {path} is {live!r} on the live device, the episode "
+                        f"starts from {want!r}, and no write or command sets it"
+                    )
                 continue  # maybe derived from another value; the read-back decides
             endpoint, cluster, _ = path.split(".")
             kind, name, argument = how
@@ -139,17 +175,21 @@ def prepare(home: MatterHome, target: Mapping[str, Mapping[str, Any]],
                 else:
                     home.invoke(device_id, int(endpoint), cluster, name, argument)
             except HomeError as error:
-                out.problems.append(f"device {device_id!r}: setting {path} to {want!r} was refused: "
-                                    f"{error.code} {error.message}")
+                out.problems.append(
+                    f"device {device_id!r}: setting {path} to {want!r} was refused: {error.code} {error.message}"
+                )
                 continue
             out.actions.append({"device_id": device_id, "path": path, "how": f"{kind} {name}", "value": want})
     if not apply:
         return out
-    still = _differences(home, {d: {p: target[d][p] for p in paths} for d, paths in differing.items()}, needed,
-                         Preparation())
+    still = _differences(
+        home, {d: {p: target[d][p] for p in paths} for d, paths in differing.items()}, needed, Preparation()
+    )
     for device_id, paths in still.items():
         for path, (live, want) in paths.items():
             how = "no write or command sets it" if _setter(path, want) is None else "it did not take"
-            out.problems.append(f"device {device_id!r} {path} is {live!r} on the live device, the episode starts "
-                                f"from {want!r}, and {how}")
+            out.problems.append(
+                f"device {device_id!r} {path} is {live!r} on the live device, the episode starts "
+                f"from {want!r}, and {how}"
+            )
     return out

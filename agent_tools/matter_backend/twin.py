@@ -27,13 +27,26 @@ from emulator.catalogue import CATALOGUE
 
 TWIN_KEY = "matter_twin"
 # Clusters that carry identity, structure or bookkeeping rather than device state: never copied.
-STRUCTURE_CLUSTERS = frozenset({"Descriptor", "BasicInformation", "BridgedDeviceBasicInformation", "FixedLabel",
-                                "UserLabel", "Identify", "Groups", "ScenesManagement", "Binding"})
+STRUCTURE_CLUSTERS = frozenset(
+    {
+        "Descriptor",
+        "BasicInformation",
+        "BridgedDeviceBasicInformation",
+        "FixedLabel",
+        "UserLabel",
+        "Identify",
+        "Groups",
+        "ScenesManagement",
+        "Binding",
+    }
+)
 GLOBAL_FIRST_ID = 0xFFF8  # GeneratedCommandList … ClusterRevision
 TYPICAL_ENVIRONMENT = {"temperature": 2200, "humidity": 4500, "illuminance": 300, "pm10": 10}
 # Room environment variable → the attributes that measure it (the emulator derives them from the room).
-SENSED = {"temperature": ("TemperatureMeasurement.MeasuredValue", "Thermostat.LocalTemperature"),
-          "humidity": ("RelativeHumidityMeasurement.MeasuredValue",)}
+SENSED = {
+    "temperature": ("TemperatureMeasurement.MeasuredValue", "Thermostat.LocalTemperature"),
+    "humidity": ("RelativeHumidityMeasurement.MeasuredValue",),
+}
 
 
 @dataclass
@@ -47,8 +60,13 @@ class DeviceFidelity:
     features: dict[str, dict[str, int]] = field(default_factory=dict)  # cluster → {"live": …, "twin": …}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"live_only": self.live_only, "twin_only": self.twin_only, "refused": self.refused,
-                "differs": self.differs, "features": self.features}
+        return {
+            "live_only": self.live_only,
+            "twin_only": self.twin_only,
+            "refused": self.refused,
+            "differs": self.differs,
+            "features": self.features,
+        }
 
 
 def live_values(node: Mapping[str, Any], device: MatterDevice) -> dict[str, Any]:
@@ -82,10 +100,16 @@ def _twin_device(device: MatterDevice, live: dict[str, Any]) -> tuple[dict[str, 
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
 
-    probe = EmulatedHome(HomeConfig.model_validate({
-        "name": "probe", "base_time": "2025-01-01 00:00:00",
-        "rooms": [{"id": "r", "name": "r", "type": "r", "environment": TYPICAL_ENVIRONMENT}],
-        "devices": [{"id": "d", "type": device.device_type, "room": "r"}]}))
+    probe = EmulatedHome(
+        HomeConfig.model_validate(
+            {
+                "name": "probe",
+                "base_time": "2025-01-01 00:00:00",
+                "rooms": [{"id": "r", "name": "r", "type": "r", "environment": TYPICAL_ENVIRONMENT}],
+                "devices": [{"id": "d", "type": device.device_type, "room": "r"}],
+            }
+        )
+    )
     twin_all = probe.read_all("d")
     fidelity = DeviceFidelity()
     for cluster_path in sorted({p.rsplit(".", 1)[0] for p in twin_all if p.endswith(".FeatureMap")}):
@@ -121,10 +145,16 @@ def _checked(entry: dict[str, Any], fidelity: DeviceFidelity) -> dict[str, Any]:
     attributes = dict(entry["attributes"])
     while True:
         try:
-            EmulatedHome(HomeConfig.model_validate({
-                "name": "probe", "base_time": "2025-01-01 00:00:00",
-                "rooms": [{"id": "r", "name": "r", "type": "r", "environment": TYPICAL_ENVIRONMENT}],
-                "devices": [{**entry, "room": "r", "attributes": attributes}]}))
+            EmulatedHome(
+                HomeConfig.model_validate(
+                    {
+                        "name": "probe",
+                        "base_time": "2025-01-01 00:00:00",
+                        "rooms": [{"id": "r", "name": "r", "type": "r", "environment": TYPICAL_ENVIRONMENT}],
+                        "devices": [{**entry, "room": "r", "attributes": attributes}],
+                    }
+                )
+            )
             return {**entry, "attributes": attributes}
         except (HomeError, ValueError) as error:
             culprit = next((p for p in attributes if p in str(error)), None)
@@ -134,8 +164,15 @@ def _checked(entry: dict[str, Any], fidelity: DeviceFidelity) -> dict[str, Any]:
             del attributes[culprit]
 
 
-def twin_home(nodes: list[dict[str, Any]], devices: list[MatterDevice], rooms: list[Room], *, name: str,
-              base_time: str, source: str) -> dict[str, Any]:
+def twin_home(
+    nodes: list[dict[str, Any]],
+    devices: list[MatterDevice],
+    rooms: list[Room],
+    *,
+    name: str,
+    base_time: str,
+    source: str,
+) -> dict[str, Any]:
     """The twin as home-file data (``HomeConfig.model_validate`` it), fidelity report in ``extensions``."""
     by_node = {int(n["node_id"]): n for n in nodes}
     entries, report, left_out = [], {}, []
@@ -148,8 +185,13 @@ def twin_home(nodes: list[dict[str, Any]], devices: list[MatterDevice], rooms: l
                 environment.setdefault(device.room_id, {}).setdefault(variable, value)
         if device.device_type not in CATALOGUE:
             types = sorted({f"0x{t:04x}" for types in device.matter_device_types.values() for t in types})
-            left_out.append({"device_id": device.device_id, "device_type": device.device_type,
-                             "reason": f"no catalogue type has the device types {types}"})
+            left_out.append(
+                {
+                    "device_id": device.device_id,
+                    "device_type": device.device_type,
+                    "reason": f"no catalogue type has the device types {types}",
+                }
+            )
             continue
         attributes, fidelity = _twin_device(device, live)
         entry = {"id": device.device_id, "type": device.device_type, "name": device.name, "attributes": attributes}
@@ -157,10 +199,18 @@ def twin_home(nodes: list[dict[str, Any]], devices: list[MatterDevice], rooms: l
         report[device.device_id] = fidelity.to_dict()
     used_rooms = {e["room"] for e in entries}
     data = {
-        "name": name, "base_time": base_time,
-        "rooms": [{"id": r.room_id, "name": r.name, "type": r.room_id,
-                   "environment": {**TYPICAL_ENVIRONMENT, **environment.get(r.room_id, {})}}
-                  for r in rooms if r.room_id in used_rooms],
+        "name": name,
+        "base_time": base_time,
+        "rooms": [
+            {
+                "id": r.room_id,
+                "name": r.name,
+                "type": r.room_id,
+                "environment": {**TYPICAL_ENVIRONMENT, **environment.get(r.room_id, {})},
+            }
+            for r in rooms
+            if r.room_id in used_rooms
+        ],
         "devices": entries,
         "extensions": {TWIN_KEY: {"source": source, "devices": report, "left_out": left_out}},
     }

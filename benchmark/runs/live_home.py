@@ -42,8 +42,9 @@ class StaticBaseline:
 def _path_of(action: RequiredAction) -> tuple[str, str] | None:
     params = action.params
     attribute = params.get("attribute_id") if action.tool in PATH_TOOLS else None
-    if not all(isinstance(params.get(k), str | int) for k in ("device_id", "endpoint_id", "cluster_id")) \
-            or not isinstance(attribute, str):
+    if not all(
+        isinstance(params.get(k), str | int) for k in ("device_id", "endpoint_id", "cluster_id")
+    ) or not isinstance(attribute, str):
         return None
     return str(params["device_id"]), f"{params['endpoint_id']}.{params['cluster_id']}.{attribute}"
 
@@ -68,23 +69,29 @@ def needed_paths(episode: Episode) -> set[tuple[str, str]]:
 
 def needed_room_states(episode: Episode) -> set[tuple[str, str]]:
     """(room, variable) the episode asks about (qt1 room-state questions)."""
-    return {(goal.room_id, goal.room_state) for goal in episode.goals
-            if getattr(goal, "variant", None) == "room_state"}
+    return {(goal.room_id, goal.room_state) for goal in episode.goals if getattr(goal, "variant", None) == "room_state"}
 
 
 def episode_target(episode: Episode) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The episode's home as it starts (built as the emulated run builds it): device → ``ep.Cluster.Attribute``
     → value, and its room ids."""
     snapshot = fresh_fabric(episode.initial_home_config).snapshot()
-    return ({device_id: dict(device["attributes"]) for device_id, device in snapshot["devices"].items()},
-            sorted(snapshot["rooms"]))
+    return (
+        {device_id: dict(device["attributes"]) for device_id, device in snapshot["devices"].items()},
+        sorted(snapshot["rooms"]),
+    )
 
 
 class LiveHome:
     """The run's one connection to a live Matter home; episodes run on it one at a time."""
 
-    def __init__(self, matter_server: str, mapping: str | None = None, *,
-                 connect_context: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
+    def __init__(
+        self,
+        matter_server: str,
+        mapping: str | None = None,
+        *,
+        connect_context: Callable[[], AbstractContextManager[Any]] | None = None,
+    ) -> None:
         self.matter_server, self.mapping = matter_server, mapping
         self._connect_context = connect_context
         self._home: MatterHome | None = None
@@ -93,8 +100,9 @@ class LiveHome:
     def home(self) -> MatterHome:
         if self._home is None:
             options: dict[str, Any] = {"connect_context": self._connect_context} if self._connect_context else {}
-            self._home = MatterHome.connect(self.matter_server,
-                                            mapping=load_mapping(self.mapping) if self.mapping else None, **options)
+            self._home = MatterHome.connect(
+                self.matter_server, mapping=load_mapping(self.mapping) if self.mapping else None, **options
+            )
         return self._home
 
     def close(self) -> None:
@@ -134,8 +142,10 @@ class LiveHome:
 def static_reason(episode: Episode) -> str | None:
     """Why the episode cannot run on any live home, or None."""
     if episode.query_type in VIRTUAL_TIME_QUERY_TYPES:
-        return (f"{episode.query_type} is evaluated by fast-forwarding the home in virtual time (room physics, "
-                "schedules); a live home runs in real time")
+        return (
+            f"{episode.query_type} is evaluated by fast-forwarding the home in virtual time (room physics, "
+            "schedules); a live home runs in real time"
+        )
     if episode.homefabric is not None and episode.homefabric.automations:
         return "its gold automations are judged by replaying the emulated home"
     return None
@@ -146,8 +156,14 @@ def dry_run(live: LiveHome, episodes: Iterable[Episode]) -> list[dict[str, Any]]
     out = []
     for episode in episodes:
         planned = live.prepare(episode, apply=False)
-        out.append({"episode_id": episode.episode_id, "runnable": planned.runnable, "reason": planned.reason(),
-                    "actions": planned.actions})
+        out.append(
+            {
+                "episode_id": episode.episode_id,
+                "runnable": planned.runnable,
+                "reason": planned.reason(),
+                "actions": planned.actions,
+            }
+        )
     return out
 
 

@@ -36,7 +36,7 @@ NODES = json.loads((Path(__file__).parent / "fixtures" / "matter_zoo_nodes.json"
 
 
 def by_serial(nodes: list[dict[str, Any]]) -> dict[str, Any]:
-    return {d.serial_number: d for d in discover(nodes)}
+    return {d.serial_number or d.device_id: d for d in discover(nodes)}
 
 
 def spec_of(key: str) -> dict[str, Any]:
@@ -83,8 +83,9 @@ def _without(nodes: list[dict[str, Any]], *paths: str) -> list[dict[str, Any]]:
 
 
 def _node_of(serial: str, nodes: list[dict[str, Any]] = NODES) -> dict[str, Any]:
-    return next(n for n in nodes if any(k.endswith(("/40/15", "/57/15")) and v == serial
-                                        for k, v in n["attributes"].items()))
+    return next(
+        n for n in nodes if any(k.endswith(("/40/15", "/57/15")) and v == serial for k, v in n["attributes"].items())
+    )
 
 
 def test_without_a_unique_id_the_id_is_vendor_product_serial_else_the_bridge_and_endpoint() -> None:
@@ -126,8 +127,9 @@ def test_a_mapping_by_identity_survives_new_node_ids_and_overrides() -> None:
     for node in again:
         node["node_id"] += 100
     remapped = from_mapping(HomeMapping.model_validate(mapping.model_dump()), again)
-    assert [(d.device_id, d.device_type, d.room_id, d.endpoints, d.name) for d in remapped] == \
-        [(d.device_id, d.device_type, d.room_id, d.endpoints, d.name) for d in devices]
+    assert [(d.device_id, d.device_type, d.room_id, d.endpoints, d.name) for d in remapped] == [
+        (d.device_id, d.device_type, d.room_id, d.endpoints, d.name) for d in devices
+    ]
     assert {d.node_id for d in remapped} == {d.node_id + 100 for d in devices}
     edited = mapping.model_dump()
     edited["devices"] = [{"identity": "zoo_plug_6", "device_id": "kitchen_plug", "room_id": "scullery"}]
@@ -198,8 +200,10 @@ def test_every_interaction_model_status_is_an_error_never_a_value(status: ImStat
     assert read.value.code != "ATTRIBUTE_NOT_FOUND" or status == ImStatus.UnsupportedAttribute
     # and through the tools: an error envelope, never a value
     connection.target = "1/8/0"
-    answer = tools.call("get_attribute", {"device_id": device.device_id, "endpoint_id": 1,
-                                          "cluster_id": "LevelControl", "attribute_id": "CurrentLevel"})
+    answer = tools.call(
+        "get_attribute",
+        {"device_id": device.device_id, "endpoint_id": 1, "cluster_id": "LevelControl", "attribute_id": "CurrentLevel"},
+    )
     assert answer["error"] is not None and answer["error"]["type"] == read.value.code, answer
     assert answer["status"]["code"] != 200 and answer["data"] is None, answer
 
@@ -207,8 +211,11 @@ def test_every_interaction_model_status_is_an_error_never_a_value(status: ImStat
 def test_an_absent_cluster_is_named_with_what_the_endpoint_serves() -> None:
     node = _node_of("ZL-0001")
     [device] = discover([node])
-    home = MatterHome(StatusConnection(node, ImStatus.UnsupportedCluster, "1/514/2"),  # type: ignore[arg-type]
-                      [device], rooms_for([device]))
+    home = MatterHome(
+        StatusConnection(node, ImStatus.UnsupportedCluster, "1/514/2"),  # type: ignore[arg-type]
+        [device],
+        rooms_for([device]),
+    )
     with pytest.raises(HomeError) as error:
         home.read(device.device_id, 1, "FanControl", "PercentSetting")
     assert error.value.code == "CLUSTER_NOT_FOUND" and "OnOff" in error.value.allowed
@@ -223,8 +230,9 @@ def test_the_twin_copies_types_rooms_names_values_and_says_what_differs() -> Non
     from emulator.home_config import HomeConfig
 
     devices = discover(NODES)
-    data = twin_home(NODES, devices, rooms_for(devices), name="zoo twin", base_time="2025-08-23 14:00:00",
-                     source="fixture")
+    data = twin_home(
+        NODES, devices, rooms_for(devices), name="zoo twin", base_time="2025-08-23 14:00:00", source="fixture"
+    )
     twin = EmulatedHome(HomeConfig.model_validate(data))
     report = data["extensions"][TWIN_KEY]
     assert {e["device_id"] for e in report["left_out"]} == {"zoo_plug_6", "zoo_bridged_plug_3"}  # no catalogue type
@@ -240,8 +248,10 @@ def test_the_twin_copies_types_rooms_names_values_and_says_what_differs() -> Non
         fidelity = report["devices"][device.device_id]
         for path, value in twin_state.items():
             if path in live_state:
-                assert value == live_state[path] or path in fidelity["refused"] or path in fidelity["differs"], \
-                    (device.device_id, path)
+                assert value == live_state[path] or path in fidelity["refused"] or path in fidelity["differs"], (
+                    device.device_id,
+                    path,
+                )
             else:
                 assert path in fidelity["twin_only"], (device.device_id, path)
         assert sorted(set(live_state) - set(twin_state)) == fidelity["live_only"]
@@ -259,8 +269,11 @@ def test_every_tool_answers_on_every_zoo_device_from_the_interview() -> None:
     devices = discover(NODES)
     by_node = {n["node_id"]: n for n in NODES}
     for device in devices:
-        home = MatterHome(StatusConnection(by_node[device.node_id], ImStatus.Success, "none"),  # type: ignore[arg-type]
-                          devices, rooms_for(devices))
+        home = MatterHome(
+            StatusConnection(by_node[device.node_id], ImStatus.Success, "none"),  # type: ignore[arg-type]
+            devices,
+            rooms_for(devices),
+        )
         tools = ToolBox(home)
         structure = tools.call("get_device_structure", {"device_id": device.device_id})
         assert structure["error"] is None, (device.device_id, structure)

@@ -38,9 +38,17 @@ pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, *ZOO_REQUIREMENTS)
 
 # Attributes that move by themselves between two reads (clocks, counters), and the lists the tools leave out.
 BENCH_PER_TYPE = 4  # episodes per query type and case generated on the twin (qt1, qt3)
-VOLATILE_CLUSTERS = {"GeneralDiagnostics", "TimeSynchronization", "OperationalCredentials", "AccessControl",
-                     "GeneralCommissioning", "AdministratorCommissioning", "NetworkCommissioning",
-                     "GroupKeyManagement", "IcdManagement"}
+VOLATILE_CLUSTERS = {
+    "GeneralDiagnostics",
+    "TimeSynchronization",
+    "OperationalCredentials",
+    "AccessControl",
+    "GeneralCommissioning",
+    "AdministratorCommissioning",
+    "NetworkCommissioning",
+    "GroupKeyManagement",
+    "IcdManagement",
+}
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +125,10 @@ def test_every_attribute_read_matches_an_independent_read(home: MatterHome, zoo:
                 accepted = flat.get(f"{endpoint_text}.{cluster}.AcceptedCommandList") or []
                 assert len(entry["commands"]) <= len(accepted), (device.device_id, cluster)
                 for attribute, item in entry["attributes"].items():
-                    assert item["value"] == flat[f"{endpoint_text}.{cluster}.{attribute}"], (device.device_id,
-                                                                                           attribute)
+                    assert item["value"] == flat[f"{endpoint_text}.{cluster}.{attribute}"], (
+                        device.device_id,
+                        attribute,
+                    )
         for endpoint, number in sorted(device.endpoints.items()):
             raw = zoo.call("read_attribute", node_id=device.node_id, attribute_path=f"{number}/*/*")
             for path, value in sorted(raw.items()):
@@ -132,8 +142,14 @@ def test_every_attribute_read_matches_an_independent_read(home: MatterHome, zoo:
                 expected = attribute_value(cluster, attribute, value)
                 key = f"{endpoint}.{cluster}.{attribute}"
                 assert flat.get(key) == expected, (device.device_id, key, flat.get(key), expected)
-                answer = call(tools, "get_attribute", device_id=device.device_id, endpoint_id=endpoint,
-                              cluster_id=cluster, attribute_id=attribute)
+                answer = call(
+                    tools,
+                    "get_attribute",
+                    device_id=device.device_id,
+                    endpoint_id=endpoint,
+                    cluster_id=cluster,
+                    attribute_id=attribute,
+                )
                 assert ok(answer) == expected, (device.device_id, key)
                 compared += 1
     assert compared > 300, compared  # every device, every endpoint, its clusters' attributes
@@ -144,12 +160,28 @@ def test_identity_on_endpoint_0_and_room_states(home: MatterHome, zoo: Zoo) -> N
     for key in ("hall_light", "plug", "front_lock"):
         device = device_of(home, key)
         for attribute in ("VendorName", "ProductName", "SerialNumber", "UniqueID"):
-            answer = ok(call(tools, "get_attribute", device_id=device.device_id, endpoint_id=0,
-                             cluster_id="BasicInformation", attribute_id=attribute))
+            answer = ok(
+                call(
+                    tools,
+                    "get_attribute",
+                    device_id=device.device_id,
+                    endpoint_id=0,
+                    cluster_id="BasicInformation",
+                    attribute_id=attribute,
+                )
+            )
             assert answer == independent_value(zoo, device, 0, "BasicInformation", attribute)
     porch = device_of(home, "porch_light")  # bridged: its endpoint-0 identity is the BridgedDeviceBasicInformation
-    serial = ok(call(tools, "get_attribute", device_id=porch.device_id, endpoint_id=0, cluster_id="BasicInformation",
-                     attribute_id="SerialNumber"))
+    serial = ok(
+        call(
+            tools,
+            "get_attribute",
+            device_id=porch.device_id,
+            endpoint_id=0,
+            cluster_id="BasicInformation",
+            attribute_id="SerialNumber",
+        )
+    )
     assert serial == independent_value(zoo, porch, 1, "BridgedDeviceBasicInformation", "SerialNumber") == "sn-1"
     climate = device_of(home, "climate")
     state = ok(call(tools, "get_room_states", room_id=climate.room_id))
@@ -167,22 +199,54 @@ def test_absent_endpoints_clusters_attributes_and_commands_are_errors(home: Matt
     assert status_in_value(independent(zoo, light, "1/514/2")) is not None  # FanControl.PercentSetting
     assert status_in_value(independent(zoo, thermostat, "1/513/3")) is not None  # AbsMinHeatSetpointLimit
     cases = [
-        ("get_attribute", light, {"endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "PercentSetting"},
-         "CLUSTER_NOT_FOUND"),
-        ("get_attribute", thermostat, {"endpoint_id": 1, "cluster_id": "Thermostat",
-                                       "attribute_id": "AbsMinHeatSetpointLimit"}, "ATTRIBUTE_NOT_FOUND"),
-        ("get_attribute", thermostat, {"endpoint_id": 1, "cluster_id": "Thermostat",
-                                       "attribute_id": "MaxCoolSetpointLimit"}, "ATTRIBUTE_NOT_FOUND"),
-        ("get_attribute", light, {"endpoint_id": 7, "cluster_id": "OnOff", "attribute_id": "OnOff"},
-         "ENDPOINT_NOT_FOUND"),
-        ("write_attribute", plug, {"endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "PercentSetting",
-                                   "value": 10}, "CLUSTER_NOT_FOUND"),
-        ("write_attribute", thermostat, {"endpoint_id": 1, "cluster_id": "Thermostat",
-                                         "attribute_id": "MinHeatSetpointLimit", "value": 1000}, "ATTRIBUTE_NOT_FOUND"),
-        ("execute_command", light, {"endpoint_id": 1, "cluster_id": "LevelControl", "command_id": "MoveToLevel",
-                                    "args": {"Level": 100}}, "CLUSTER_NOT_FOUND"),
-        ("execute_command", plug, {"endpoint_id": 1, "cluster_id": "DishwasherMode", "command_id": "ChangeToMode",
-                                   "args": {"NewMode": 1}}, "CLUSTER_NOT_FOUND"),
+        (
+            "get_attribute",
+            light,
+            {"endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "PercentSetting"},
+            "CLUSTER_NOT_FOUND",
+        ),
+        (
+            "get_attribute",
+            thermostat,
+            {"endpoint_id": 1, "cluster_id": "Thermostat", "attribute_id": "AbsMinHeatSetpointLimit"},
+            "ATTRIBUTE_NOT_FOUND",
+        ),
+        (
+            "get_attribute",
+            thermostat,
+            {"endpoint_id": 1, "cluster_id": "Thermostat", "attribute_id": "MaxCoolSetpointLimit"},
+            "ATTRIBUTE_NOT_FOUND",
+        ),
+        (
+            "get_attribute",
+            light,
+            {"endpoint_id": 7, "cluster_id": "OnOff", "attribute_id": "OnOff"},
+            "ENDPOINT_NOT_FOUND",
+        ),
+        (
+            "write_attribute",
+            plug,
+            {"endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "PercentSetting", "value": 10},
+            "CLUSTER_NOT_FOUND",
+        ),
+        (
+            "write_attribute",
+            thermostat,
+            {"endpoint_id": 1, "cluster_id": "Thermostat", "attribute_id": "MinHeatSetpointLimit", "value": 1000},
+            "ATTRIBUTE_NOT_FOUND",
+        ),
+        (
+            "execute_command",
+            light,
+            {"endpoint_id": 1, "cluster_id": "LevelControl", "command_id": "MoveToLevel", "args": {"Level": 100}},
+            "CLUSTER_NOT_FOUND",
+        ),
+        (
+            "execute_command",
+            plug,
+            {"endpoint_id": 1, "cluster_id": "DishwasherMode", "command_id": "ChangeToMode", "args": {"NewMode": 1}},
+            "CLUSTER_NOT_FOUND",
+        ),
     ]
     for tool, device, arguments, code in cases:
         answer = call(tools, tool, device_id=device.device_id, **arguments)
@@ -200,8 +264,12 @@ def command(cluster: str, name: str, args: dict[str, Any], target: str, want: An
 
 
 def write(cluster: str, attribute: str, value: Any) -> Action:
-    return "write_attribute", {"cluster_id": cluster, "attribute_id": attribute, "value": value}, \
-        (1, cluster, attribute), value
+    return (
+        "write_attribute",
+        {"cluster_id": cluster, "attribute_id": attribute, "value": value},
+        (1, cluster, attribute),
+        value,
+    )
 
 
 ON = command("OnOff", "On", {}, "OnOff", True)
@@ -212,16 +280,29 @@ def level(value: int) -> Action:
 
 
 ACTIONS: list[tuple[str, Action]] = [
-    ("hall_light", ON), ("desk_dimmer", level(200)), ("colour_light", ON),
-    ("colour_light", command("ColorControl", "MoveToColorTemperature",
-                             {"ColorTemperatureMireds": 250, "TransitionTime": 0}, "ColorTemperatureMireds", 250)),
+    ("hall_light", ON),
+    ("desk_dimmer", level(200)),
+    ("colour_light", ON),
+    (
+        "colour_light",
+        command(
+            "ColorControl",
+            "MoveToColorTemperature",
+            {"ColorTemperatureMireds": 250, "TransitionTime": 0},
+            "ColorTemperatureMireds",
+            250,
+        ),
+    ),
     ("thermostat", write("Thermostat", "SystemMode", 3)),
     ("thermostat", write("Thermostat", "OccupiedCoolingSetpoint", 2300)),
-    ("fan", write("FanControl", "PercentSetting", 50)), ("fan", write("FanControl", "SpeedSetting", 7)),
+    ("fan", write("FanControl", "PercentSetting", 50)),
+    ("fan", write("FanControl", "SpeedSetting", 7)),
     ("plug", command("OnOff", "Toggle", {}, "OnOff", True)),
     ("front_lock", command("DoorLock", "UnlockDoor", {}, "LockState", 2)),
     ("front_lock", command("DoorLock", "LockDoor", {}, "LockState", 1)),
-    ("porch_light", ON), ("bath_dimmer", level(40)), ("study_plug", ON),
+    ("porch_light", ON),
+    ("bath_dimmer", level(40)),
+    ("study_plug", ON),
 ]
 
 
@@ -232,9 +313,11 @@ def settled(read: Any, want: Any, timeout_s: float = 5) -> Any:
     return value
 
 
-@pytest.mark.parametrize(("key", "action"), ACTIONS,
-                         ids=[f"{key}-{action[1].get('command_id') or action[1].get('attribute_id')}"
-                              for key, action in ACTIONS])
+@pytest.mark.parametrize(
+    ("key", "action"),
+    ACTIONS,
+    ids=[f"{key}-{action[1].get('command_id') or action[1].get('attribute_id')}" for key, action in ACTIONS],
+)
 def test_state_changes_happen_on_the_device(home: MatterHome, zoo: Zoo, key: str, action: Action) -> None:
     tool, arguments, target, want = action
     tools = ToolBox(home)
@@ -243,8 +326,16 @@ def test_state_changes_happen_on_the_device(home: MatterHome, zoo: Zoo, key: str
     ok(answer)
     endpoint, cluster, attribute = target
     assert settled(lambda: independent_value(zoo, device, endpoint, cluster, attribute), want) == want
-    read = ok(call(tools, "get_attribute", device_id=device.device_id, endpoint_id=endpoint, cluster_id=cluster,
-                   attribute_id=attribute))
+    read = ok(
+        call(
+            tools,
+            "get_attribute",
+            device_id=device.device_id,
+            endpoint_id=endpoint,
+            cluster_id=cluster,
+            attribute_id=attribute,
+        )
+    )
     assert read == want
     if tool == "write_attribute":
         assert answer["data"]["new_value"] == want
@@ -253,9 +344,22 @@ def test_state_changes_happen_on_the_device(home: MatterHome, zoo: Zoo, key: str
 # ---------------------------------------------------------------------------------- twin, map, recommission
 def homefabric_in_zoo(zoo: Zoo, *args: str) -> subprocess.CompletedProcess[str]:
     """The CLI run inside the zoo's namespace (where matter-server listens on 127.0.0.1)."""
-    return subprocess.run(["ip", "netns", "exec", zoo.namespace, str(HOMEFABRIC), *args, "--matter-server",
-                           f"ws://127.0.0.1:{zoo.port}/ws"], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            zoo.namespace,
+            str(HOMEFABRIC),
+            *args,
+            "--matter-server",
+            f"ws://127.0.0.1:{zoo.port}/ws",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def test_the_twin_holds_the_live_values(home: MatterHome, zoo: Zoo) -> None:
@@ -284,16 +388,20 @@ def test_the_twin_holds_the_live_values(home: MatterHome, zoo: Zoo) -> None:
     assert twin.read("zoo_thermostat_4", 1, "Thermostat", "OccupiedCoolingSetpoint") == 2300  # as the tools set it
 
 
-
 def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: MatterHome, zoo: Zoo) -> None:
     from agent_tools.matter_backend.initial_state import prepare
 
     target = {d.device_id: dict(home.read_all(d.device_id)) for d in home.devices()}
     ids = {key: device_of(home, key).device_id for key in expected_devices()}
-    wanted = {("hall_light", "1.OnOff.OnOff"): False, ("desk_dimmer", "1.LevelControl.CurrentLevel"): 60,
-              ("desk_dimmer", "1.OnOff.OnOff"): False, ("colour_light", "1.ColorControl.ColorTemperatureMireds"): 300,
-              ("thermostat", "1.Thermostat.OccupiedHeatingSetpoint"): 1900,
-              ("fan", "1.FanControl.PercentSetting"): 20, ("front_lock", "1.DoorLock.LockState"): 2}
+    wanted = {
+        ("hall_light", "1.OnOff.OnOff"): False,
+        ("desk_dimmer", "1.LevelControl.CurrentLevel"): 60,
+        ("desk_dimmer", "1.OnOff.OnOff"): False,
+        ("colour_light", "1.ColorControl.ColorTemperatureMireds"): 300,
+        ("thermostat", "1.Thermostat.OccupiedHeatingSetpoint"): 1900,
+        ("fan", "1.FanControl.PercentSetting"): 20,
+        ("front_lock", "1.DoorLock.LockState"): 2,
+    }
     for (key, path), value in wanted.items():
         target[ids[key]][path] = value
     target[ids["door_contact"]]["1.BooleanState.StateValue"] = False  # a sensor's state: nothing sets it
@@ -316,9 +424,11 @@ def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: Matte
     target[ids["door_contact"]]["1.BooleanState.StateValue"] = True
     again = prepare(home, target)
     assert again.runnable and again.actions == [], again.to_dict()
-    assert prepare(home, {ids["thermostat"]: {}}, must_serve=[(ids["thermostat"], "1.Thermostat.MinHeatSetpointLimit")]
-                   ).problems == [f"device {ids['thermostat']!r} does not serve 1.Thermostat.MinHeatSetpointLimit, "
-                                  "which the episode needs"]
+    assert prepare(
+        home, {ids["thermostat"]: {}}, must_serve=[(ids["thermostat"], "1.Thermostat.MinHeatSetpointLimit")]
+    ).problems == [
+        f"device {ids['thermostat']!r} does not serve 1.Thermostat.MinHeatSetpointLimit, which the episode needs"
+    ]
 
 
 def records_of(run: Path) -> dict[str, dict[str, Any]]:
@@ -330,29 +440,69 @@ def test_bench_run_on_the_live_zoo_gives_the_verdicts_of_its_twin(home: MatterHo
     work = zoo.work
     assert homefabric_in_zoo(zoo, "home", "twin", "--out", str(work / "bench-twin.json")).returncode == 0
     episodes, on_twin, live_oracle, live_null = (work / n for n in ("episodes", "run-twin", "run-live", "run-null"))
-    generated = subprocess.run([str(HOMEFABRIC), "episodes", "generate", "--home", str(work / "bench-twin.json"),
-                                "--qt", "qt1,qt3", "--per-type", str(BENCH_PER_TYPE), "--seed", "5", "--out",
-                                str(episodes), "--no-progress"], capture_output=True, text=True, timeout=300)
+    generated = subprocess.run(
+        [
+            str(HOMEFABRIC),
+            "episodes",
+            "generate",
+            "--home",
+            str(work / "bench-twin.json"),
+            "--qt",
+            "qt1,qt3",
+            "--per-type",
+            str(BENCH_PER_TYPE),
+            "--seed",
+            "5",
+            "--out",
+            str(episodes),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert generated.returncode == 0, generated.stderr
-    emulated = subprocess.run([str(HOMEFABRIC), "bench", "run", "--agent", "oracle", "--episodes", str(episodes),
-                               "--out", str(on_twin), "--quiet"], capture_output=True, text=True, timeout=300)
+    emulated = subprocess.run(
+        [
+            str(HOMEFABRIC),
+            "bench",
+            "run",
+            "--agent",
+            "oracle",
+            "--episodes",
+            str(episodes),
+            "--out",
+            str(on_twin),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert emulated.returncode == 0, emulated.stderr
-    planned = homefabric_in_zoo(zoo, "bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--dry-run",
-                                "--json")
+    planned = homefabric_in_zoo(
+        zoo, "bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--dry-run", "--json"
+    )
     assert planned.returncode == 0, planned.stderr
     dry = {row["episode_id"]: row for row in json.loads(planned.stdout)["episodes"]}
     for out, agent in ((live_oracle, "oracle"), (live_null, "null")):
-        done = homefabric_in_zoo(zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out",
-                                 str(out), "--quiet")
+        done = homefabric_in_zoo(
+            zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out", str(out), "--quiet"
+        )
         assert done.returncode == 0, done.stderr
     twin, live, null = records_of(on_twin), records_of(live_oracle), records_of(live_null)
     runnable = sorted(e for e, r in live.items() if r["status"] != "not_runnable_on_this_home")
     not_runnable = {e: live[e]["error"] for e in sorted(set(live) - set(runnable))}
     passed = [e for e in runnable if live[e]["status"] == "passed"]
-    figures = {"episodes": len(live), "runnable": len(runnable), "dry_run_runnable": sum(r["runnable"] for r in
-               dry.values()), "oracle_passed_live": len(passed), "oracle_passed_twin": sum(
-               r["status"] == "passed" for r in twin.values()), "null_passed_live": sum(
-               null[e]["status"] == "passed" for e in runnable), "not_runnable": not_runnable}
+    figures = {
+        "episodes": len(live),
+        "runnable": len(runnable),
+        "dry_run_runnable": sum(r["runnable"] for r in dry.values()),
+        "oracle_passed_live": len(passed),
+        "oracle_passed_twin": sum(r["status"] == "passed" for r in twin.values()),
+        "null_passed_live": sum(null[e]["status"] == "passed" for e in runnable),
+        "not_runnable": not_runnable,
+    }
     print(json.dumps({"zoo_bench": figures}, indent=1))
     assert all(twin[e]["status"] == "passed" for e in twin)  # the oracle solves every episode on the twin
     assert len(runnable) >= 0.75 * len(live), figures
@@ -369,8 +519,9 @@ def test_map_then_recommission_in_another_order_keeps_ids(home: MatterHome, zoo:
     assert done.returncode == 0, done.stderr
     mapping = load_mapping(out)
     before = {d.device_id: (d.device_type, d.room_id, d.name, d.endpoints) for d in home.devices()}
-    assert {e.device_id: (e.device_type, e.room_id, e.name) for e in mapping.devices} == \
-        {k: v[:3] for k, v in before.items()}
+    assert {e.device_id: (e.device_type, e.room_id, e.name) for e in mapping.devices} == {
+        k: v[:3] for k, v in before.items()
+    }
     old_nodes = dict(zoo.node_ids)
     again = ["bridge", "thermostat", "hall_light"]
     for key in again:
@@ -393,8 +544,16 @@ def test_map_then_recommission_in_another_order_keeps_ids(home: MatterHome, zoo:
         assert after == before
         assert {d.device_id: d.node_id for d in mapped.devices()} == {d.device_id: d.node_id for d in fresh.devices()}
         light = device_of(fresh, "hall_light")
-        assert ok(call(ToolBox(mapped), "get_attribute", device_id=light.device_id, endpoint_id=1, cluster_id="OnOff",
-                       attribute_id="OnOff")) == independent_value(zoo, light, 1, "OnOff", "OnOff")
+        assert ok(
+            call(
+                ToolBox(mapped),
+                "get_attribute",
+                device_id=light.device_id,
+                endpoint_id=1,
+                cluster_id="OnOff",
+                attribute_id="OnOff",
+            )
+        ) == independent_value(zoo, light, 1, "OnOff", "OnOff")
     finally:
         fresh.close()
         mapped.close()

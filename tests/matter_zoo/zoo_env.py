@@ -82,13 +82,42 @@ class Zoo:
         self.namespace = self._stack.enter_context(network_namespace("hfz"))
         paa = export_paa(self.work / "paa")
         started = time.monotonic()
-        self.zoo_proc = self._proc("zoo", ["ip", "netns", "exec", self.namespace, shutil.which("node") or "node",
-                                           str(ZOO_DIR / "zoo.mjs"), str(ZOO_SPEC), str(self.work / "zoo-storage"),
-                                           NODE_IF])
-        self.server_proc = self._proc("matter-server", [
-            "ip", "netns", "exec", self.namespace, str(MATTER_SERVER), "--storage-path", str(self.work / "storage"),
-            "--paa-root-cert-dir", str(paa), "--primary-interface", CONTROLLER_IF, "--listen-address", "127.0.0.1",
-            "--port", str(self.port), "--log-level-sdk", "progress"])
+        self.zoo_proc = self._proc(
+            "zoo",
+            [
+                "ip",
+                "netns",
+                "exec",
+                self.namespace,
+                shutil.which("node") or "node",
+                str(ZOO_DIR / "zoo.mjs"),
+                str(ZOO_SPEC),
+                str(self.work / "zoo-storage"),
+                NODE_IF,
+            ],
+        )
+        self.server_proc = self._proc(
+            "matter-server",
+            [
+                "ip",
+                "netns",
+                "exec",
+                self.namespace,
+                str(MATTER_SERVER),
+                "--storage-path",
+                str(self.work / "storage"),
+                "--paa-root-cert-dir",
+                str(paa),
+                "--primary-interface",
+                CONTROLLER_IF,
+                "--listen-address",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level-sdk",
+                "progress",
+            ],
+        )
         self.nodes = {n["key"]: n for n in self._wait_ready(90)["nodes"]}
         self.connection = MatterServerConnection(self.url, connect_context=self.socket_context, timeout_s=60)
         deadline = time.monotonic() + 60
@@ -99,8 +128,7 @@ class Zoo:
             except Exception:
                 if time.monotonic() > deadline:
                     raise
-                self.connection = MatterServerConnection(self.url, connect_context=self.socket_context,
-                                                         timeout_s=60)
+                self.connection = MatterServerConnection(self.url, connect_context=self.socket_context, timeout_s=60)
                 time.sleep(1)
         self._stack.callback(self.connection.close)
         self.timings["start_s"] = time.monotonic() - started
@@ -119,7 +147,7 @@ class Zoo:
         while time.monotonic() < deadline:
             for line in self.zoo_proc.log.read_text(errors="replace").splitlines():
                 if line.startswith(READY_PREFIX):
-                    message = json.loads(line[len(READY_PREFIX):])
+                    message = json.loads(line[len(READY_PREFIX) :])
                     if message.get("event") == "ready":
                         return message
             if not self.zoo_proc.alive:
@@ -137,8 +165,7 @@ class Zoo:
 
     def commission(self, key: str) -> int:
         started = time.monotonic()
-        node = self.call("commission_with_code", timeout_s=180, code=self.nodes[key]["qr_code"],
-                         network_only=True)
+        node = self.call("commission_with_code", timeout_s=180, code=self.nodes[key]["qr_code"], network_only=True)
         self.timings[f"commission_{key}_s"] = time.monotonic() - started
         self.node_ids[key] = int(node["node_id"])
         return self.node_ids[key]
