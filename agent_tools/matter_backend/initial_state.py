@@ -4,7 +4,9 @@ The target is what the episode's home holds (``{device_id: {"ep.Cluster.Attribut
 home's snapshot ``devices``). Each served, differing value is set the way a controller can set it: a write when
 the attribute is writable, else the command that sets it (On/Off, MoveToLevel and the colour moves — executed
 even while off, through the Options override —, Lock/Unlock). Everything is then read back; what still differs
-is a problem that makes the episode not runnable on this home, with the reason. Not set and not a problem:
+is a problem that makes the episode not runnable on this home, with the reason — unless nothing sets it and the
+episode neither reads nor checks it (a read-only value that follows history, such as OnOff GlobalSceneControl):
+that one is left as it is and named in ``untouched``. Not set and not a problem:
 identity (endpoint 0), structure (Descriptor, labels, global lists) and measurements of the environment (a
 sensor's MeasuredValue, a thermostat's LocalTemperature: the real room decides them). A path the episode needs
 (``must_serve``) that the live device does not serve is a problem too.
@@ -68,6 +70,9 @@ class Preparation:
     actions: list[dict[str, Any]] = field(default_factory=list)  # {device_id, path, how, value}
     problems: list[str] = field(default_factory=list)  # each makes the episode not runnable on this home
     environment: list[dict[str, Any]] = field(default_factory=list)  # measured values that differ (not set)
+    # Read-only values nothing sets (e.g. OnOff GlobalSceneControl, which follows the command history) that
+    # differ but that the episode neither reads nor checks: left as they are, named here.
+    untouched: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def runnable(self) -> bool:
@@ -82,6 +87,7 @@ class Preparation:
             "actions": self.actions,
             "problems": self.problems,
             "environment": self.environment,
+            "untouched": self.untouched,
         }
 
 
@@ -112,7 +118,8 @@ def _differences(
         for needed in sorted(p for d, p in must_serve if d == device_id and p not in live):
             out.problems.append(f"device {device_id!r} does not serve {needed}, which the episode needs")
         for path, value in sorted(wanted.items()):
-            if not is_state(path) or path not in live:
+            needed = (device_id, path) in must_serve  # an identity question (endpoint 0) counts then too
+            if not (is_state(path) or needed) or path not in live:
                 continue
             if live[path] == value:
                 continue
@@ -158,7 +165,7 @@ def prepare(
             live, want = paths[path]
             how = _setter(path, want)
             if how is None:
-                if not apply:
+                if not apply and (device_id, path) in needed:
                     out.problems.append(
                         f"device {device_id!r} {path} is {live!r} on the live device, the episode "
                         f"starts from {want!r}, and no write or command sets it"
@@ -187,7 +194,11 @@ def prepare(
     )
     for device_id, paths in still.items():
         for path, (live, want) in paths.items():
-            how = "no write or command sets it" if _setter(path, want) is None else "it did not take"
+            settable = _setter(path, want) is not None
+            if not settable and (device_id, path) not in needed:
+                out.untouched.append({"device_id": device_id, "path": path, "live": live, "episode": want})
+                continue
+            how = "it did not take" if settable else "no write or command sets it"
             out.problems.append(
                 f"device {device_id!r} {path} is {live!r} on the live device, the episode starts "
                 f"from {want!r}, and {how}"

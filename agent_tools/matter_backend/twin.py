@@ -41,6 +41,10 @@ STRUCTURE_CLUSTERS = frozenset(
     }
 )
 GLOBAL_FIRST_ID = 0xFFF8  # GeneratedCommandList … ClusterRevision
+# The identity a device tells (BasicInformation / BridgedDeviceBasicInformation), copied onto the twin's endpoint 0.
+IDENTITY = ("VendorName", "VendorID", "ProductName", "ProductID", "NodeLabel", "ProductLabel", "SerialNumber",
+            "HardwareVersion", "HardwareVersionString", "SoftwareVersion", "SoftwareVersionString",
+            "ManufacturingDate", "PartNumber", "ProductURL", "UniqueID")
 TYPICAL_ENVIRONMENT = {"temperature": 2200, "humidity": 4500, "illuminance": 300, "pm10": 10}
 # Room environment variable → the attributes that measure it (the emulator derives them from the room).
 SENSED = {
@@ -57,6 +61,7 @@ class DeviceFidelity:
     twin_only: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
     differs: dict[str, dict[str, Any]] = field(default_factory=dict)  # path → {"live", "twin"} after the build
+    absent_clusters: list[str] = field(default_factory=list)  # "ep.Cluster" the twin serves and the device lacks
     features: dict[str, dict[str, int]] = field(default_factory=dict)  # cluster → {"live": …, "twin": …}
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,6 +70,7 @@ class DeviceFidelity:
             "twin_only": self.twin_only,
             "refused": self.refused,
             "differs": self.differs,
+            "absent_clusters": self.absent_clusters,
             "features": self.features,
         }
 
@@ -85,6 +91,22 @@ def live_values(node: Mapping[str, Any], device: MatterDevice) -> dict[str, Any]
     return out
 
 
+def live_identity(node: Mapping[str, Any], device: MatterDevice) -> dict[str, Any]:
+    """``0.BasicInformation.X`` → value: the live device's identity as the tools show it on endpoint 0 (a
+    bridged device's comes from its BridgedDeviceBasicInformation)."""
+    endpoint, cluster = (device.top_endpoint, "BridgedDeviceBasicInformation") if device.bridged else \
+        (0, "BasicInformation")
+    cluster_id = cluster_model(cluster).cluster_id
+    names = attribute_names_by_id(cluster)
+    out: dict[str, Any] = {}
+    for path, value in node.get("attributes", {}).items():
+        number, cid, attribute_id = (int(p) for p in path.split("/"))
+        name = names.get(attribute_id)
+        if number == endpoint and cid == cluster_id and name in IDENTITY and _status_in_value(value) is None:
+            out[f"0.BasicInformation.{name}"] = attribute_value(cluster, name, value)
+    return out
+
+
 def state_paths(values: Mapping[str, Any]) -> dict[str, Any]:
     out = {}
     for path, value in values.items():
@@ -95,7 +117,8 @@ def state_paths(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _twin_device(device: MatterDevice, live: dict[str, Any]) -> tuple[dict[str, Any], DeviceFidelity]:
+def _twin_device(device: MatterDevice, live: dict[str, Any],
+                 identity: Mapping[str, Any]) -> tuple[dict[str, Any], DeviceFidelity]:
     """The device's home-file entry (catalogue type, live values) and how it differs from the live device."""
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
@@ -133,6 +156,16 @@ def _twin_device(device: MatterDevice, live: dict[str, Any]) -> tuple[dict[str, 
         else:
             fidelity.twin_only.append(path)
     fidelity.live_only = sorted(p for p in live_state if p not in twin_state)
+    fidelity.absent_clusters = sorted(
+        cluster_path for cluster_path in {p.rsplit(".", 1)[0] for p in twin_all if p.endswith(".FeatureMap")}
+        if f"{cluster_path}.FeatureMap" not in live and cluster_path.split(".")[1] not in STRUCTURE_CLUSTERS
+        and not cluster_path.startswith("0."))
+    for name in IDENTITY:  # who made it, what it is called: qt1 asks, so the twin says what the device says
+        path = f"0.BasicInformation.{name}"
+        if path in twin_all and path in identity and identity[path] != twin_all[path]:
+            attributes[path] = identity[path]
+        elif path in twin_all and path not in identity:
+            fidelity.twin_only.append(path)
     return attributes, fidelity
 
 
@@ -193,7 +226,7 @@ def twin_home(
                 }
             )
             continue
-        attributes, fidelity = _twin_device(device, live)
+        attributes, fidelity = _twin_device(device, live, live_identity(by_node.get(device.node_id, {}), device))
         entry = {"id": device.device_id, "type": device.device_type, "name": device.name, "attributes": attributes}
         entries.append({**_checked(entry, fidelity), "room": device.room_id})
         report[device.device_id] = fidelity.to_dict()

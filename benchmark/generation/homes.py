@@ -48,6 +48,34 @@ def pinned_home(config: HomeConfig) -> Iterator[None]:
         _PINNED_HOME.reset(token)
 
 
+# --- a twin of a live Matter home: ask only what the live home can answer ------------------------------------
+TWIN_KEY = "matter_twin"  # agent_tools.matter_backend.twin's report in the home file's extensions
+# Room variable → the measurement cluster a live home's room state is read from (MatterHome.room_state).
+ROOM_SENSOR_CLUSTERS = {"temperature": "TemperatureMeasurement", "humidity": "RelativeHumidityMeasurement",
+                        "illuminance": "IlluminanceMeasurement", "pm10": "Pm10ConcentrationMeasurement"}
+
+
+def twin_only(config: HomeConfig) -> dict[str, set[str]] | None:
+    """For a twin of a live home: device → what only the twin serves — attribute paths, and ``ep.Cluster.*``
+    for a whole cluster the live device lacks — so no episode asks for it; None for any other home."""
+    report = config.extensions.get(TWIN_KEY)
+    if not isinstance(report, Mapping):
+        return None
+    return {device_id: set(entry.get("twin_only", [])) | {f"{c}.*" for c in entry.get("absent_clusters", [])}
+            for device_id, entry in report.get("devices", {}).items()}
+
+
+def sensed_rooms(fabric: EmulatedHome) -> dict[str, set[str]]:
+    """room → the variables a device in it measures (a live home's room state exists only through those)."""
+    out: dict[str, set[str]] = {}
+    for device in fabric.devices():
+        view = fabric.device(device.device_id)
+        for variable, cluster in ROOM_SENSOR_CLUSTERS.items():
+            if any(view.find(endpoint, cluster) is not None for endpoint in view.endpoints):
+                out.setdefault(device.room_id, set()).add(variable)
+    return out
+
+
 def home_config(seed: int) -> HomeConfig:
     """A 5-room SimuHome-like home with its 16 device types (or the pinned home, a fresh copy)."""
     pinned = _PINNED_HOME.get()

@@ -260,6 +260,10 @@ def test_the_twin_copies_types_rooms_names_values_and_says_what_differs() -> Non
     # features that differ are named, not hidden; the spec's limits hold in both for the limit-less thermostat
     assert report["devices"]["zoo_thermostat_4"]["features"]["1.Thermostat"] == {"live": 3, "twin": 35}
     assert twin.room_state("kitchen")["temperature"] == 2150
+    # the identity the device tells is the twin's (a bridged device's from its BridgedDeviceBasicInformation)
+    assert twin.read("zoo_hall_light_1", 0, "BasicInformation", "VendorName") == "homefabric zoo"
+    assert twin.read("zoo_bridged_porch_1", 0, "BasicInformation", "SerialNumber") == "sn-1"
+    assert "0.BasicInformation.VendorName" in report["devices"]["zoo_bridged_porch_1"]["twin_only"]
     assert not any(r["differs"] for r in report["devices"].values())  # the zoo's values all copy
 
 

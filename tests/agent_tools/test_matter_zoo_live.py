@@ -342,7 +342,7 @@ def test_state_changes_happen_on_the_device(home: MatterHome, zoo: Zoo, key: str
 
 
 # ---------------------------------------------------------------------------------- twin, map, recommission
-def homefabric_in_zoo(zoo: Zoo, *args: str) -> subprocess.CompletedProcess[str]:
+def homefabric_in_zoo(zoo: Zoo, *args: str, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
     """The CLI run inside the zoo's namespace (where matter-server listens on 127.0.0.1)."""
     return subprocess.run(
         [
@@ -357,7 +357,7 @@ def homefabric_in_zoo(zoo: Zoo, *args: str) -> subprocess.CompletedProcess[str]:
         ],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout_s,
         env={**os.environ, "COLUMNS": "200"},
     )
 
@@ -393,8 +393,9 @@ def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: Matte
 
     target = {d.device_id: dict(home.read_all(d.device_id)) for d in home.devices()}
     ids = {key: device_of(home, key).device_id for key in expected_devices()}
+    light_on = independent_value(zoo, device_of(home, "hall_light"), 1, "OnOff", "OnOff")
     wanted = {
-        ("hall_light", "1.OnOff.OnOff"): False,
+        ("hall_light", "1.OnOff.OnOff"): not light_on,
         ("desk_dimmer", "1.LevelControl.CurrentLevel"): 60,
         ("desk_dimmer", "1.OnOff.OnOff"): False,
         ("colour_light", "1.ColorControl.ColorTemperatureMireds"): 300,
@@ -406,11 +407,14 @@ def test_the_home_is_brought_to_an_initial_state_where_matter_allows(home: Matte
         target[ids[key]][path] = value
     target[ids["door_contact"]]["1.BooleanState.StateValue"] = False  # a sensor's state: nothing sets it
     target["no_such_device"] = {"1.OnOff.OnOff": True}
-    planned = prepare(home, target, apply=False)  # a dry run: says what it would do, changes nothing
+    contact = [(ids["door_contact"], "1.BooleanState.StateValue")]  # an episode that asks about it
+    unasked = prepare(home, target, apply=False)  # nobody asks about the contact: its state is no problem
+    assert [p for p in unasked.problems if "BooleanState" in p] == [] and len(unasked.problems) == 1
+    planned = prepare(home, target, contact, apply=False)  # a dry run: says what it would do, changes nothing
     assert {(a["device_id"], a["path"]) for a in planned.actions} == {(ids[k], p) for k, p in wanted}
     assert len(planned.problems) == 2 and not planned.runnable
-    assert independent_value(zoo, device_of(home, "hall_light"), 1, "OnOff", "OnOff") is True
-    done = prepare(home, target)
+    assert independent_value(zoo, device_of(home, "hall_light"), 1, "OnOff", "OnOff") is light_on
+    done = prepare(home, target, contact)
     assert not done.runnable
     assert len(done.problems) == 2, done.problems
     assert "'no_such_device' is not in this home" in done.problems[0]
@@ -481,13 +485,14 @@ def test_bench_run_on_the_live_zoo_gives_the_verdicts_of_its_twin(home: MatterHo
     )
     assert emulated.returncode == 0, emulated.stderr
     planned = homefabric_in_zoo(
-        zoo, "bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--dry-run", "--json"
+        zoo, "bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--dry-run", "--json", timeout_s=300
     )
     assert planned.returncode == 0, planned.stderr
     dry = {row["episode_id"]: row for row in json.loads(planned.stdout)["episodes"]}
     for out, agent in ((live_oracle, "oracle"), (live_null, "null")):
         done = homefabric_in_zoo(
-            zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out", str(out), "--quiet"
+            zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out", str(out), "--quiet",
+            timeout_s=600,
         )
         assert done.returncode == 0, done.stderr
     twin, live, null = records_of(on_twin), records_of(live_oracle), records_of(live_null)
