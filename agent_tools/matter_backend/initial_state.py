@@ -20,23 +20,9 @@ from typing import Any
 
 from agent_tools.matter_backend.home import MatterHome
 from agent_tools.matter_backend.naming import cluster_by_name
+from agent_tools.matter_backend.twin import is_state
 from emulator.errors import HomeError
 
-# Clusters whose values are not device state an episode sets: identity, structure, bookkeeping.
-NOT_STATE_CLUSTERS = frozenset(
-    {
-        "Descriptor",
-        "BasicInformation",
-        "BridgedDeviceBasicInformation",
-        "FixedLabel",
-        "UserLabel",
-        "Identify",
-        "Groups",
-        "ScenesManagement",
-        "Binding",
-    }
-)
-GLOBAL_FIRST_ID = 0xFFF8
 # Values the room decides, not the controller: compared, never set, never a problem.
 ENVIRONMENT = frozenset(
     {
@@ -89,18 +75,6 @@ class Preparation:
             "environment": self.environment,
             "untouched": self.untouched,
         }
-
-
-def is_state(path: str) -> bool:
-    endpoint, cluster, attribute = path.split(".")
-    model = cluster_by_name(cluster)
-    entry = model.attribute(attribute) if model is not None else None
-    return (
-        endpoint != "0"
-        and cluster not in NOT_STATE_CLUSTERS
-        and entry is not None
-        and entry.attribute_id < GLOBAL_FIRST_ID
-    )
 
 
 def _differences(

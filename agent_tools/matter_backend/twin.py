@@ -42,9 +42,23 @@ STRUCTURE_CLUSTERS = frozenset(
 )
 GLOBAL_FIRST_ID = 0xFFF8  # GeneratedCommandList … ClusterRevision
 # The identity a device tells (BasicInformation / BridgedDeviceBasicInformation), copied onto the twin's endpoint 0.
-IDENTITY = ("VendorName", "VendorID", "ProductName", "ProductID", "NodeLabel", "ProductLabel", "SerialNumber",
-            "HardwareVersion", "HardwareVersionString", "SoftwareVersion", "SoftwareVersionString",
-            "ManufacturingDate", "PartNumber", "ProductURL", "UniqueID")
+IDENTITY = (
+    "VendorName",
+    "VendorID",
+    "ProductName",
+    "ProductID",
+    "NodeLabel",
+    "ProductLabel",
+    "SerialNumber",
+    "HardwareVersion",
+    "HardwareVersionString",
+    "SoftwareVersion",
+    "SoftwareVersionString",
+    "ManufacturingDate",
+    "PartNumber",
+    "ProductURL",
+    "UniqueID",
+)
 TYPICAL_ENVIRONMENT = {"temperature": 2200, "humidity": 4500, "illuminance": 300, "pm10": 10}
 # Room environment variable → the attributes that measure it (the emulator derives them from the room).
 SENSED = {
@@ -94,8 +108,9 @@ def live_values(node: Mapping[str, Any], device: MatterDevice) -> dict[str, Any]
 def live_identity(node: Mapping[str, Any], device: MatterDevice) -> dict[str, Any]:
     """``0.BasicInformation.X`` → value: the live device's identity as the tools show it on endpoint 0 (a
     bridged device's comes from its BridgedDeviceBasicInformation)."""
-    endpoint, cluster = (device.top_endpoint, "BridgedDeviceBasicInformation") if device.bridged else \
-        (0, "BasicInformation")
+    endpoint, cluster = (
+        (device.top_endpoint, "BridgedDeviceBasicInformation") if device.bridged else (0, "BasicInformation")
+    )
     cluster_id = cluster_model(cluster).cluster_id
     names = attribute_names_by_id(cluster)
     out: dict[str, Any] = {}
@@ -107,18 +122,26 @@ def live_identity(node: Mapping[str, Any], device: MatterDevice) -> dict[str, An
     return out
 
 
+def is_state(path: str) -> bool:
+    """Whether ``ep.Cluster.Attribute`` is device state (what an episode sets or checks): not endpoint 0's
+    identity, not structure or bookkeeping (``STRUCTURE_CLUSTERS``), not a global attribute."""
+    endpoint, cluster, attribute = path.split(".")
+    entry = cluster_model(cluster).attribute(attribute)
+    return (
+        endpoint != "0"
+        and cluster not in STRUCTURE_CLUSTERS
+        and entry is not None
+        and entry.attribute_id < GLOBAL_FIRST_ID
+    )
+
+
 def state_paths(values: Mapping[str, Any]) -> dict[str, Any]:
-    out = {}
-    for path, value in values.items():
-        _, cluster, attribute = path.split(".")
-        entry = cluster_model(cluster).attribute(attribute)
-        if cluster not in STRUCTURE_CLUSTERS and entry is not None and entry.attribute_id < GLOBAL_FIRST_ID:
-            out[path] = value
-    return out
+    return {path: value for path, value in values.items() if is_state(path)}
 
 
-def _twin_device(device: MatterDevice, live: dict[str, Any],
-                 identity: Mapping[str, Any]) -> tuple[dict[str, Any], DeviceFidelity]:
+def _twin_device(
+    device: MatterDevice, live: dict[str, Any], identity: Mapping[str, Any]
+) -> tuple[dict[str, Any], DeviceFidelity]:
     """The device's home-file entry (catalogue type, live values) and how it differs from the live device."""
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
@@ -157,9 +180,12 @@ def _twin_device(device: MatterDevice, live: dict[str, Any],
             fidelity.twin_only.append(path)
     fidelity.live_only = sorted(p for p in live_state if p not in twin_state)
     fidelity.absent_clusters = sorted(
-        cluster_path for cluster_path in {p.rsplit(".", 1)[0] for p in twin_all if p.endswith(".FeatureMap")}
-        if f"{cluster_path}.FeatureMap" not in live and cluster_path.split(".")[1] not in STRUCTURE_CLUSTERS
-        and not cluster_path.startswith("0."))
+        cluster_path
+        for cluster_path in {p.rsplit(".", 1)[0] for p in twin_all if p.endswith(".FeatureMap")}
+        if f"{cluster_path}.FeatureMap" not in live
+        and cluster_path.split(".")[1] not in STRUCTURE_CLUSTERS
+        and not cluster_path.startswith("0.")
+    )
     for name in IDENTITY:  # who made it, what it is called: qt1 asks, so the twin says what the device says
         path = f"0.BasicInformation.{name}"
         if path in twin_all and path in identity and identity[path] != twin_all[path]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
+from agent_tools.matter_backend.twin import TWIN_KEY
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_config import HomeConfig, validate_home
@@ -49,7 +50,6 @@ def pinned_home(config: HomeConfig) -> Iterator[None]:
 
 
 # --- a twin of a live Matter home: ask only what the live home can answer ------------------------------------
-TWIN_KEY = "matter_twin"  # agent_tools.matter_backend.twin's report in the home file's extensions
 # Room variable → the measurement cluster a live home's room state is read from (MatterHome.room_state).
 ROOM_SENSOR_CLUSTERS = {"temperature": "TemperatureMeasurement", "humidity": "RelativeHumidityMeasurement",
                         "illuminance": "IlluminanceMeasurement", "pm10": "Pm10ConcentrationMeasurement"}
