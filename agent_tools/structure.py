@@ -36,7 +36,8 @@ def _attribute(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _arguments(cluster: str, command: str, described: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The fabric's argument descriptions, plus the members of enum-typed arguments."""
-    spec = SERVER_CLASSES[cluster].declared_command(command)
+    server_class = SERVER_CLASSES.get(cluster)  # a real device may serve clusters the emulator does not
+    spec = server_class.declared_command(command) if server_class is not None else None
     if spec is None:
         return described
     out = []

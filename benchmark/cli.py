@@ -169,9 +169,18 @@ def bench_run(
                                                         "or give grid for several in one run.")] = None,
     voices: Annotated[str, typer.Option("--voices", help="Voice pool of the spoken turns: all or a comma list of "
                                                          "voice ids.")] = "all",
-    as_json: Annotated[bool, typer.Option("--json", help="voice suite: print the report as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="voice suite, --dry-run: print JSON.")] = False,
+    matter_server: Annotated[str | None, typer.Option(
+        "--matter-server", help="Run on the live Matter home of this python-matter-server (ws://HOST:5580/ws) "
+                                "instead of the emulated one (backend.matter_server).")] = None,
+    mapping: Annotated[str | None, typer.Option(
+        "--mapping", help="With --matter-server: a mapping file (homefabric matter map).")] = None,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="With a live home: list which episodes are runnable on it and why the rest are not; "
+                          "changes nothing.")] = False,
 ) -> None:
-    """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
+    """Run an agent on episodes: one fresh fabric per (episode, trial) — or the live Matter home of
+    --matter-server, brought to each episode's initial state — JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
     from benchmark.suites.voice.voice_runner import is_voice_run
@@ -221,7 +230,10 @@ def bench_run(
         "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
         "speech.input": input_way, "speech.asr": asr, "speech.condition": conditions[0].id if conditions else None,
         "speech.voices": voices if voices != "all" else None,
+        "backend.matter_server": matter_server, "backend.mapping": mapping,
     }, base=stored)
+    if dry_run:
+        return _dry_run(spec, as_json)
     if not spec.out:
         _fail("no run directory: give --out (or out: in the spec)")
     from emulator.output_paths import output_dir_problem
@@ -260,6 +272,39 @@ def bench_run(
               f"see the error column of {where}", 1)
     if strict and infra:
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+def _dry_run(spec: Any, as_json: bool) -> None:
+    """`bench run --dry-run` on a live home: which selected episodes it can start, and why not the others."""
+    from agent_tools.matter_backend import MappingError, MatterServerError
+    from benchmark.runs.live_home import LiveHome, dry_run
+    from benchmark.runs.runner import select_episodes
+
+    if spec.backend is None:
+        _fail("--dry-run checks episodes against a live home: give --matter-server ws://HOST:5580/ws")
+    selected, skipped = select_episodes(spec)
+    if not selected:
+        _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
+    live = LiveHome(spec.backend.matter_server, spec.backend.mapping)
+    try:
+        rows = dry_run(live, selected)
+    except (MappingError, MatterServerError) as error:
+        _fail(str(error))
+    finally:
+        live.close()
+    runnable = sum(1 for row in rows if row["runnable"])
+    if as_json:
+        print(json.dumps({"runnable": runnable, "not_runnable": len(rows) - runnable, "episodes": rows},
+                         indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{runnable} of {len(rows)} episodes runnable on {spec.backend.matter_server}")
+    for column in ("episode", "runnable", "to set first / why not"):
+        table.add_column(column)
+    for row in rows:
+        detail = row["reason"] if not row["runnable"] else (
+            ", ".join(f"{a['device_id']} {a['path']}={a['value']!r}" for a in row["actions"]) or "-")
+        table.add_row(row["episode_id"], "yes" if row["runnable"] else "no", detail)
+    console.print(table)
 
 
 def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
@@ -446,10 +491,16 @@ def generate_command(
     = "simuhome",
     per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
                                                         "instances per subcategory (default 25,15,10).")] = None,
+    home: Annotated[Path | None, typer.Option("--home", help="Generate every episode on this home file (e.g. the "
+                                              "twin of a live Matter home: homefabric home twin) instead of "
+                                              "generated homes.")] = None,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
         typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
+        raise typer.Exit(2)
+    if home is not None and suite != "simuhome":
+        typer.echo(f"error: --home works with --suite simuhome, not {suite}", err=True)
         raise typer.Exit(2)
     if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
         from benchmark.suites.voice import voice_cli
@@ -467,9 +518,19 @@ def generate_command(
     if problem := output_dir_problem(out, "--out"):
         typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(2)
+    pinned: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if home is not None:
+        from benchmark.generation.homes import pinned_home
+        from emulator.home_config import HomeConfigError, load_home
+
+        try:
+            pinned = pinned_home(load_home(home))
+        except (HomeConfigError, OSError) as error:
+            typer.echo(f"error: --home {home}: {error}", err=True)
+            raise typer.Exit(2) from None
     try:
         parse_kinds(qt)
-        with _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
+        with pinned, _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
             episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
     except GeneratorInputError as error:
         typer.echo(f"error: {error}", err=True)

@@ -40,7 +40,8 @@ LIMITS = {
     "MaxCoolSetpointLimit": ("MinCoolSetpointLimit", "AbsMaxCoolSetpointLimit"),
 }
 
-
+# The specification's values for absent setpoint limits (Matter 1.3 §4.3.9: AbsMin/AbsMax*SetpointLimit default
+# 700/3000 heat, 1600/3200 cool, 0.01 °C); an absent Min/Max*SetpointLimit is its Abs* limit.
 class ThermostatServer(ClusterServer):
     cluster_name = "Thermostat"
     revision = 7

@@ -76,6 +76,7 @@ def _mount_servers() -> None:
     # Other ways into a home: MCP for agent hosts.
     from homefabric_cli.commission import commission_command
     from homefabric_cli.http_cmd import http_command
+    from homefabric_cli.matter_cmd import matter_app, twin_command
     from homefabric_cli.mcp_cmd import mcp_command
     from homefabric_cli.mqtt_cmd import mqtt_command
 
@@ -83,6 +84,8 @@ def _mount_servers() -> None:
     app.command("mqtt")(mqtt_command)
     app.command("http")(http_command)
     app.command("commission")(commission_command)
+    app.add_typer(matter_app, name="matter")  # `matter map`: a mapping file from a live home
+    home_app.command("twin")(twin_command)  # `home twin`: an emulated twin of a live Matter home
 
 
 _mount_servers()

@@ -71,6 +71,9 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "matter.js": _missing_when(
         lambda: not (ROOT / "tests" / "matter_js" / "node_modules" / "@project-chip" / "matter.js").is_dir(),
         "matter.js in tests/matter_js/node_modules (npm ci in tests/matter_js)"),
+    "matter-zoo": _missing_when(
+        lambda: not (ROOT / "tests" / "matter_zoo" / "node_modules" / "@matter" / "main").is_dir(),
+        "matter.js for the device zoo in tests/matter_zoo/node_modules (npm ci in tests/matter_zoo)"),
     "espeak-ng": _missing_when(lambda: shutil.which("espeak-ng") is None,
                                "Debian's espeak-ng, the speech layer's TTS (apt-get install espeak-ng)"),
     "/data": _missing_when(lambda: not (Path("/data").is_dir() and os.access("/data", os.W_OK)),

@@ -12,6 +12,7 @@ from one thread at a time.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -22,7 +23,6 @@ from agent_tools.matter_backend.discovery import (
     Room,
     discover,
     from_mapping,
-    room_names,
     rooms_for,
 )
 from agent_tools.matter_backend.mapping import HomeMapping
@@ -34,8 +34,10 @@ from agent_tools.matter_backend.naming import (
     command_names_by_id,
     command_payload,
     error_from_status,
+    needs_timed_invoke,
     response_failure,
-    status_from_text,
+    status_code_from_text,
+    status_in_value,
 )
 from agent_tools.matter_backend.scheduler import HostScheduler
 from agent_tools.matter_backend.ws_client import MatterServerError
@@ -51,6 +53,7 @@ from emulator.workflows import Workflow, WorkflowStep
 
 DESCRIPTOR = 0x1D
 SERVER_LIST, ATTRIBUTE_LIST, ACCEPTED_COMMANDS = 1, 0xFFFB, 0xFFF9
+TIMED_REQUEST_MS = 10_000  # the window of a timed invoke (commands the specification requires it for)
 # Room variable → (cluster, attribute, Matter value → room-state units).
 ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
     "temperature": ("TemperatureMeasurement", "MeasuredValue", float),
@@ -68,44 +71,73 @@ class MatterHome:
         self.connection = connection
         self._devices = {d.device_id: d for d in devices}
         self._rooms = {r.room_id: r for r in rooms}
+        self._shown_devices: set[str] | None = None  # expose(): None shows every device, every room
+        self._shown_rooms: set[str] | None = None
         self.name = "matter"
         self.scheduler = HostScheduler(self.apply, self.now)
+        self._opened = time.monotonic()
 
     @classmethod
     def connect(cls, url: str, *, mapping: HomeMapping | None = None, **connection_options: Any) -> MatterHome:
         connection = MatterServerConnection(url, **connection_options)
         nodes = connection.open()
         devices = from_mapping(mapping, nodes) if mapping is not None else discover(nodes)
-        return cls(connection, devices, rooms_for(devices, mapping, room_names(nodes)))
+        return cls(connection, devices, rooms_for(devices, mapping))
 
     def close(self) -> None:
         self.scheduler.close()
         self.connection.close()
 
     # ------------------------------------------------------------------------------ rooms and devices
+    def expose(self, device_ids: Iterable[str] | None = None, room_ids: Iterable[str] | None = None) -> None:
+        """Show only these devices and rooms from now on (an episode's home may be a part of the live one: a
+        device it lacks cannot be unplugged, but the tools need not see it); None: everything."""
+        self._shown_devices = None if device_ids is None else set(device_ids)
+        self._shown_rooms = None if room_ids is None else set(room_ids)
+
+    def _visible_rooms(self) -> dict[str, Room]:
+        return {k: r for k, r in self._rooms.items() if self._shown_rooms is None or k in self._shown_rooms}
+
+    def _visible_devices(self) -> dict[str, MatterDevice]:
+        return {k: d for k, d in self._devices.items() if self._shown_devices is None or k in self._shown_devices}
+
     def rooms(self) -> list[Room]:
-        return list(self._rooms.values())
+        return list(self._visible_rooms().values())
 
     def room(self, room_id: str) -> Room:
-        room = self._rooms.get(room_id)
+        rooms = self._visible_rooms()
+        room = rooms.get(room_id)
         if room is None:
-            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(self._rooms))
+            raise HomeError("ROOM_NOT_FOUND", f"no room {room_id!r}", allowed=sorted(rooms))
         return room
 
     def devices(self, room_id: str | None = None) -> list[MatterDevice]:
         if room_id is not None:
             self.room(room_id)
-        return [d for d in self._devices.values() if room_id is None or d.room_id == room_id]
+        return [d for d in self._visible_devices().values() if room_id is None or d.room_id == room_id]
 
     def device(self, device_id: str) -> MatterDevice:
-        device = self._devices.get(device_id)
+        devices = self._visible_devices()
+        device = devices.get(device_id)
         if device is None:
-            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(self._devices))
+            raise HomeError("DEVICE_NOT_FOUND", f"no device {device_id!r}", allowed=sorted(devices))
         return device
 
     # ------------------------------------------------------------------------------ admin (the emulator's only)
     def snapshot(self) -> dict[str, Any]:
-        raise self._not_supported("a whole-home snapshot (virtual time, room physics)")
+        """The home now in the emulated home's snapshot shape: every device's attributes as read now, each
+        room's state where its sensors give one (None per variable otherwise); ``tick`` counts wall-clock
+        tenths of a second since the connection was opened (real time cannot be advanced)."""
+        rooms: dict[str, Any] = {}
+        for room in self.rooms():
+            try:
+                rooms[room.room_id] = {"state": self.room_state(room.room_id)}
+            except HomeError:
+                rooms[room.room_id] = {"state": dict.fromkeys(ROOM_SENSORS)}
+        return {"time": self.now_text(), "tick": int((time.monotonic() - self._opened) * 10),
+                "base_time": self.now_text(), "rooms": rooms,
+                "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
+                                          "attributes": self.read_all(d.device_id)} for d in self.devices()}}
 
     def add_device(self, config: DeviceConfig) -> MatterDevice:
         raise self._not_supported("adding a device (commission it to python-matter-server instead)")
@@ -196,6 +228,8 @@ class MatterHome:
     def _server_clusters(self, device: MatterDevice, number: int) -> list[str]:
         values = self._read_paths(device, [f"{number}/{DESCRIPTOR}/{SERVER_LIST}"])
         ids = values.get(f"{number}/{DESCRIPTOR}/{SERVER_LIST}") or []
+        if status_in_value(ids) is not None:
+            return []
         names = cluster_names_by_id()
         return sorted(names.get(int(i), f"0x{int(i):04x}") for i in ids)
 
@@ -208,7 +242,7 @@ class MatterHome:
         try:
             return self.connection.call(command, **args)
         except MatterServerError as error:
-            status = status_from_text(error.details)
+            status = status_code_from_text(error.details)
             if status is not None:
                 raise error_from_status(status, where, error.details) from None
             code = "TIMEOUT_ERROR" if "no answer" in error.details else "CONNECTION_ERROR"
@@ -230,12 +264,19 @@ class MatterHome:
         entry = self._attribute(model, cluster, attribute)
         path = f"{number}/{model.cluster_id}/{entry.attribute_id}"
         values = self._read_paths(device, [path])
-        if path not in values:
-            if cluster not in self._server_clusters(device, number):
-                raise self._missing_cluster(device, endpoint, number, cluster)
+        status = status_in_value(values[path]) if path in values else int(Status.UNSUPPORTED_ATTRIBUTE)
+        if status is None:
+            return attribute_value(cluster, attribute, values[path])
+        # A status in place of the value (or no value): an error, never the value.
+        where = self._where(device_id, endpoint, cluster, attribute)
+        if status in (Status.UNSUPPORTED_CLUSTER, Status.UNSUPPORTED_ATTRIBUTE) \
+                and cluster not in self._server_clusters(device, number):
+            raise self._missing_cluster(device, endpoint, number, cluster)
+        if status == Status.UNSUPPORTED_ATTRIBUTE:
             raise HomeError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
-                              f"support attribute {attribute!r}")
-        return attribute_value(cluster, attribute, values[path])
+                              f"support attribute {attribute!r} (UnsupportedAttribute, 0x86)",
+                              status=Status.UNSUPPORTED_ATTRIBUTE)
+        raise error_from_status(status, where, str(values.get(path, {}).get("Reason") or ""))
 
     def read_path(self, device_id: str, path: str) -> Any:
         endpoint, cluster, attribute = path.split(".")
@@ -254,7 +295,7 @@ class MatterHome:
             if cluster is None or endpoint is None:
                 continue
             attribute = attribute_names_by_id(cluster).get(attribute_id)
-            if attribute is not None:
+            if attribute is not None and status_in_value(value) is None:  # a status is no value
                 out[endpoint].setdefault(cluster, {})[attribute] = attribute_value(cluster, attribute, value)
         return out
 
@@ -339,10 +380,7 @@ class MatterHome:
         for item in result if isinstance(result, list) else []:
             status = item.get("Status", 0) if isinstance(item, dict) else 0
             if status:
-                try:
-                    raise error_from_status(Status(int(status)), where)
-                except ValueError:
-                    raise HomeError("ATTRIBUTE_WRITE_ERROR", f"{where}: Matter status 0x{int(status):02x}") from None
+                raise error_from_status(int(status), where)
         new = self.read(device_id, endpoint, cluster, attribute)
         return WriteResult(device_id, endpoint, cluster, attribute, old, new)
 
@@ -353,8 +391,9 @@ class MatterHome:
         spec = self._command(model, command)
         where = self._where(device_id, endpoint, cluster, command)
         payload = command_payload(cluster, spec, dict(args or {}))
+        timed = {"timed_request_timeout_ms": TIMED_REQUEST_MS} if needs_timed_invoke(cluster, command) else {}
         response = self._matter("device_command", where, node_id=device.node_id, endpoint_id=number,
-                                cluster_id=model.cluster_id, command_name=command, payload=payload)
+                                cluster_id=model.cluster_id, command_name=command, payload=payload, **timed)
         failure = response_failure(spec.response, response, where)
         if failure is not None:
             raise failure

@@ -2,13 +2,17 @@
 
 ```json
 {"rooms": [{"room_id": "kitchen", "display_name": "Kitchen"}],
- "devices": [{"node_id": 1, "endpoint": 5, "device_id": "kitchen_fan_1", "room_id": "kitchen",
+ "devices": [{"identity": "zoo-plug-6", "device_id": "kitchen_plug", "room_id": "kitchen"},
+             {"node_id": 1, "endpoint": 5, "device_id": "kitchen_fan_1", "room_id": "kitchen",
               "device_type": "fan", "endpoints": {"1": 5, "2": 6}}]}
 ```
 
-``endpoint`` is the device's top Matter endpoint; ``endpoints`` maps the device's own (SimuHome-style)
-endpoint numbers to Matter endpoints (default: ``{1: endpoint}`` plus the top endpoint's Descriptor
-PartsList in order). When a mapping is given it is authoritative: only mapped devices are exposed.
+A device is named by ``identity`` — the id discovery gives it (UniqueID, else vendor+product+serial), the same
+whatever node id the controller gave it, so the file survives commissioning again — or by ``node_id`` +
+``endpoint`` (its top Matter endpoint; then ``room_id`` and ``device_type`` are required). ``endpoints`` maps the
+device's own (SimuHome-style) endpoint numbers to Matter endpoints (default: as discovery numbers them; a plain
+node keeps 0 → 0). ``homefabric matter map`` writes one from the live home. When a mapping is given it is
+authoritative: only mapped devices are exposed.
 """
 
 from __future__ import annotations
@@ -34,13 +38,24 @@ class RoomEntry(BaseModel):
 
 class DeviceEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    node_id: int = Field(ge=1)
-    endpoint: int = Field(ge=1, le=0xFFFE, description="the device's top Matter endpoint")
+    identity: Identifier | None = Field(default=None, description="the device's id as discovery gives it")
+    node_id: int | None = Field(default=None, ge=1)
+    endpoint: int | None = Field(default=None, ge=1, le=0xFFFE, description="the device's top Matter endpoint")
     device_id: Identifier
-    room_id: Identifier
-    device_type: Identifier
-    endpoints: dict[int, Annotated[int, Field(ge=1, le=0xFFFE)]] | None = Field(
+    name: str | None = None
+    room_id: Identifier | None = None
+    device_type: Identifier | None = None
+    endpoints: dict[int, Annotated[int, Field(ge=0, le=0xFFFE)]] | None = Field(
         default=None, description="device endpoint → Matter endpoint")
+
+    @model_validator(mode="after")
+    def _named(self) -> DeviceEntry:
+        if self.identity is None:
+            if self.node_id is None or self.endpoint is None:
+                raise ValueError("give identity, or node_id and endpoint")
+            if self.room_id is None or self.device_type is None:
+                raise ValueError("an entry by node_id and endpoint needs room_id and device_type")
+        return self
 
 
 class HomeMapping(BaseModel):

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import chip.clusters.Objects as Objects
+from chip.interaction_model import Status as InteractionModelStatus
 
 from clusters import SERVER_CLASSES
 from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
@@ -84,6 +85,13 @@ def attribute_value(cluster: str, attribute: str, value: Any) -> Any:
     return from_wire(value, entry.type) if entry is not None else value
 
 
+def needs_timed_invoke(cluster: str, command: str) -> bool:
+    """Whether the specification requires a timed invoke for the command (DoorLock LockDoor, …)."""
+    cluster_class = getattr(Objects, cluster, None)
+    command_class = getattr(getattr(cluster_class, "Commands", None), command, None)
+    return bool(getattr(command_class, "must_use_timed_invoke", False))
+
+
 # --- command payloads ---------------------------------------------------------------------------------------
 
 def _normal(key: str) -> str:
@@ -137,24 +145,53 @@ def response_failure(response_name: str | None, response: Any, where: str) -> Ho
 # --- statuses -----------------------------------------------------------------------------------------------
 
 _STATUS_NAMES = {re.sub(r"_", "", s.name).casefold(): s for s in Status}
+# Every Interaction Model status chip knows (a superset of clusters.status.Status), id → chip's name.
+IM_STATUS_NAMES: dict[int, str] = {int(s.value): s.name for s in InteractionModelStatus}
+_IM_ERROR = re.compile(r"InteractionModelError: (\w+) \(0x([0-9a-fA-F]+)")
+_STATUS_NUMBER = re.compile(r"\(0x([0-9a-fA-F]{1,2})[,)]")
 
 
-def status_from_text(text: str) -> Status | None:
-    """The IM status named in a controller error text, e.g. 'InteractionModelError: ConstraintError (0x87)'."""
-    for number in re.findall(r"0x([0-9a-fA-F]{1,4})", text):
-        try:
-            return Status(int(number, 16))
-        except ValueError:
-            continue
+def status_code_from_text(text: str) -> int | None:
+    """The IM status code in a controller error text, e.g. 'InteractionModelError: ConstraintError (0x87)'."""
+    if match := _IM_ERROR.search(text):
+        return int(match.group(2), 16)
+    for number in _STATUS_NUMBER.findall(text):
+        if int(number, 16) in IM_STATUS_NAMES and int(number, 16) != 0:
+            return int(number, 16)
     for word in re.findall(r"[A-Za-z_]+", text):
         status = _STATUS_NAMES.get(word.replace("_", "").casefold())
         if status is not None and status is not Status.SUCCESS:
-            return status
+            return int(status)
     return None
 
 
-def error_from_status(status: Status, where: str, detail: str = "") -> HomeError:
-    message = f"the Matter device refused it with status {status.name} (0x{status.value:02x})"
+def status_from_text(text: str) -> Status | None:
+    """``status_code_from_text`` as one of the statuses the emulator knows (None for the others)."""
+    code = status_code_from_text(text)
+    try:
+        return Status(code) if code is not None else None
+    except ValueError:
+        return None
+
+
+def status_in_value(value: Any) -> int | None:
+    """The IM status python-matter-server put where a read's value belongs (``{"TLVValue": None, "Reason":
+    "InteractionModelError: UnsupportedCluster (0xc3)"}``): its code (FAILURE when it names none), else None."""
+    if not isinstance(value, dict) or not value or not set(value) <= {"TLVValue", "Reason"}:
+        return None
+    reason = value.get("Reason")
+    return (status_code_from_text(str(reason)) if reason else None) or int(Status.FAILURE)
+
+
+def error_from_status(status: Status | int, where: str, detail: str = "") -> HomeError:
+    """The tools' structured error for an IM status; a status the emulator has no code for is named by chip."""
+    code = int(status)
+    name = IM_STATUS_NAMES.get(code, f"0x{code:02x}")
+    message = f"the Matter device refused it with status {name} (0x{code:02x})"
     if detail:
         message += f": {detail}"
-    return HomeError.refused(status, message).at(where)
+    try:
+        known = Status(code)
+    except ValueError:
+        return HomeError(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper(), message).at(where)
+    return HomeError.refused(known, message).at(where)

@@ -7,10 +7,13 @@ the exported file, never on the fabric that produced it: the episode is what get
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
+from agent_tools.matter_backend.twin import TWIN_KEY
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_config import HomeConfig, validate_home
@@ -32,8 +35,52 @@ AUGMENT_SETTLE_S = (30.0, 60.0)
 Mutator = Callable[[EmulatedHome, random.Random], None]
 
 
+_PINNED_HOME: ContextVar[HomeConfig | None] = ContextVar("pinned_home", default=None)
+
+
+@contextlib.contextmanager
+def pinned_home(config: HomeConfig) -> Iterator[None]:
+    """Generate every episode on ``config`` (e.g. the twin of a live Matter home, ``homefabric home twin``)
+    instead of a generated home; augmentation still varies its state per episode."""
+    token = _PINNED_HOME.set(config)
+    try:
+        yield
+    finally:
+        _PINNED_HOME.reset(token)
+
+
+# --- a twin of a live Matter home: ask only what the live home can answer ------------------------------------
+# Room variable → the measurement cluster a live home's room state is read from (MatterHome.room_state).
+ROOM_SENSOR_CLUSTERS = {"temperature": "TemperatureMeasurement", "humidity": "RelativeHumidityMeasurement",
+                        "illuminance": "IlluminanceMeasurement", "pm10": "Pm10ConcentrationMeasurement"}
+
+
+def twin_only(config: HomeConfig) -> dict[str, set[str]] | None:
+    """For a twin of a live home: device → what only the twin serves — attribute paths, and ``ep.Cluster.*``
+    for a whole cluster the live device lacks — so no episode asks for it; None for any other home."""
+    report = config.extensions.get(TWIN_KEY)
+    if not isinstance(report, Mapping):
+        return None
+    return {device_id: set(entry.get("twin_only", [])) | {f"{c}.*" for c in entry.get("absent_clusters", [])}
+            for device_id, entry in report.get("devices", {}).items()}
+
+
+def sensed_rooms(fabric: EmulatedHome) -> dict[str, set[str]]:
+    """room → the variables a device in it measures (a live home's room state exists only through those)."""
+    out: dict[str, set[str]] = {}
+    for device in fabric.devices():
+        view = fabric.device(device.device_id)
+        for variable, cluster in ROOM_SENSOR_CLUSTERS.items():
+            if any(view.find(endpoint, cluster) is not None for endpoint in view.endpoints):
+                out.setdefault(device.room_id, set()).add(variable)
+    return out
+
+
 def home_config(seed: int) -> HomeConfig:
-    """A 5-room SimuHome-like home with its 16 device types."""
+    """A 5-room SimuHome-like home with its 16 device types (or the pinned home, a fresh copy)."""
+    pinned = _PINNED_HOME.get()
+    if pinned is not None:
+        return pinned.model_copy(deep=True)
     return generate_home("simuhome", seed)
 
 

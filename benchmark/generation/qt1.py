@@ -19,7 +19,7 @@ from benchmark.generation.episode_layout import (
     room_states_action,
 )
 from benchmark.generation.grammar import device_ref, finish, join, pick, room_name
-from benchmark.generation.homes import build_home, home_config
+from benchmark.generation.homes import build_home, home_config, sensed_rooms, twin_only
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_api import HomeAPI
@@ -91,12 +91,21 @@ def askable(fabric: EmulatedHome, device_id: str) -> list[str]:
     return out
 
 
+def _sensed_questions(fabric: EmulatedHome, count: int, rng: random.Random) -> tuple[list[str], list[str]]:
+    """Up to ``count`` (room, variable) questions a live home can answer: rooms with a sensor for it."""
+    sensed = sensed_rooms(fabric)
+    rooms = rng.sample(sorted(sensed), min(count, len(sensed)))
+    return rooms, [rng.choice(sorted(sensed[room])) for room in rooms]
+
+
 def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Draft:
     n_attr, n_state = rng.choice(FEASIBLE_COMBOS if case == "feasible" else INFEASIBLE_COMBOS)
     seed = sub_seed(episode_seed, "qt1", case, attempt)
     config = home_config(sub_seed(seed, "home"))
     probe = EmulatedHome(config)
-    candidates = [(d.device_id, p) for d in probe.devices() for p in askable(probe, d.device_id)]
+    hidden = twin_only(config)  # a live home's twin: never ask what only the twin serves
+    candidates = [(d.device_id, p) for d in probe.devices() for p in askable(probe, d.device_id)
+                  if hidden is None or not {p, p.rsplit(".", 1)[0] + ".*"} & hidden.get(d.device_id, set())]
     targets = rng.sample(candidates, n_attr) if n_attr else []
     removed = [device_id for device_id, _ in targets] if case == "infeasible" else []
     _, home = build_home(seed, config=config, remove=lambda f: removed)
@@ -119,14 +128,22 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
         actions.append(room_devices_action(device.room_id))
         clauses.append(pick(rng, DEVICE_QUESTIONS[path], {"dev": ref, "room": room_name(device.room_id)}))
         mentions.add(rooms=[room_name(device.room_id)], devices=[ref])
-    answerable = {room_id: answerable_variables(fabric, room_id) for room_id in rooms}
-    sensed_rooms = [room_id for room_id in rooms if answerable[room_id]]
-    if len(sensed_rooms) < n_state:
-        raise GenerationFailed(f"the home answers room states for {len(sensed_rooms)} room(s), {n_state} asked")
-    state_rooms = rng.sample(sensed_rooms, n_state) if n_state else []
-    if n_state and targets and rng.random() < 0.5 and answerable[probe.device(targets[0][0]).room_id]:
-        state_rooms[0] = probe.device(targets[0][0]).room_id  # ask about the device's own room
-    variables = rng.sample(ROOM_STATES, n_state)
+    if hidden is not None:  # a live home's room states exist only through its sensors
+        state_rooms, variables = _sensed_questions(fabric, n_state, rng)
+        if not targets and not state_rooms:
+            raise GenerationFailed("nothing in this home can be asked")
+        answerable = {room_id: answerable_variables(fabric, room_id) for room_id in state_rooms}
+    else:
+        answerable = {room_id: answerable_variables(fabric, room_id) for room_id in rooms}
+        rooms_with_sensors = [room_id for room_id in rooms if answerable[room_id]]
+        if len(rooms_with_sensors) < n_state:
+            raise GenerationFailed(
+                f"the home answers room states for {len(rooms_with_sensors)} room(s), {n_state} asked"
+            )
+        state_rooms = rng.sample(rooms_with_sensors, n_state) if n_state else []
+        if n_state and targets and rng.random() < 0.5 and answerable[probe.device(targets[0][0]).room_id]:
+            state_rooms[0] = probe.device(targets[0][0]).room_id  # ask about the device's own room
+        variables = rng.sample(ROOM_STATES, n_state)
     for room_id, variable in zip(state_rooms, variables, strict=True):
         if variable not in answerable[room_id]:
             raise GenerationFailed(f"the home does not answer the {variable} of {room_id}")

@@ -12,7 +12,14 @@ from typing import Any
 
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, dedupe_actions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, join, room_name
-from benchmark.generation.homes import EpisodeHome, build_home, export_initial_home_config, home_config, settle
+from benchmark.generation.homes import (
+    EpisodeHome,
+    build_home,
+    export_initial_home_config,
+    home_config,
+    settle,
+    twin_only,
+)
 from benchmark.generation.targets import Variant, asserts_differ, asserts_hold, variants
 from benchmark.generation.wording import command, mentioned_numbers, program_phrase
 from emulator.emulated_home import EmulatedHome
@@ -35,6 +42,15 @@ def phrase(device: Any, variant: Variant, rng: random.Random, mentions: Mentions
     return command(variant.intent, ref, room, variant.params, rng)
 
 
+def _touches(variant: Variant, hidden: set[str]) -> bool:
+    """Whether the request asserts or writes an attribute in ``hidden`` or acts on a cluster ``ep.Cluster.*`` in it
+    (``homes.twin_only``)."""
+    paths = {".".join(path.split(".")[:3]) for path in variant.our_asserts()}
+    paths |= {f"{s.endpoint}.{s.cluster}.{s.name}" for s in variant.steps if s.kind == "write"}
+    clusters = {p.rsplit(".", 1)[0] for p in paths} | {f"{s.endpoint}.{s.cluster}" for s in variant.steps}
+    return bool(paths & hidden) or any(f"{cluster}.*" in hidden for cluster in clusters)
+
+
 def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Draft:
     seed = sub_seed(episode_seed, "qt3", case, attempt)
     count = rng.choice((1, 1, 2, 2, 3))
@@ -44,9 +60,12 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     generating, home = build_home(seed, config=config, remove=lambda f: [])
     fabric = home.fabric() if case == "feasible" else generating
     picks: list[tuple[Any, Variant]] = []
+    hidden = twin_only(config)  # a live home's twin: no request touching what only the twin serves
     for device_id in chosen:
         device = fabric.device(device_id)
         options = variants(device.device_type, fabric.read_all(device_id), rng)
+        if hidden is not None:
+            options = [v for v in options if not _touches(v, hidden.get(device_id, set()))]
         if not options:
             raise GenerationFailed(f"no request fits {device_id} now")
         picks.append((device, rng.choice(options)))

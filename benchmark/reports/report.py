@@ -3,7 +3,8 @@ SimuHome error taxonomy, infrastructure errors; printed tables, ``report.json`` 
 
 Success is reported two ways: ours (every evaluated record counts; running out of steps is a failure) and
 SimuHome-style (records that hit the step limit are dropped from the denominator, facts §9, 19).
-Infrastructure errors are excluded from both and listed.
+Infrastructure errors are excluded from both and listed, as are episodes a live Matter home could not start
+(``not_runnable_on_this_home``, with the reason).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmark.reports.plots import write_plots as draw
+from benchmark.runs.live_home import NOT_RUNNABLE
 from benchmark.runs.records import RunReport
 from benchmark.runs.runner import read_records
 from benchmark.runs.store import (
@@ -159,6 +161,8 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials, timings)
     infra = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
              for r in records if r.get("status") == "infra_error"]
+    not_runnable = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
+                    for r in records if r.get("status") == NOT_RUNNABLE]
     state_changing = [r for r in records if r.get("case") == "feasible" and r.get("query_type") != "qt1"]
     return RunReport.model_validate({
         "schema": "homefabric-run-report/1", "run_dir": str(run), "run_id": manifest.get("run_id"),
@@ -173,6 +177,7 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
         "timing_problems": [p.to_dict() for p in timed.problems],
         "manifest_checked": loaded is not None, "transcripts": transcript_summary(records),
+        **({"not_runnable": not_runnable} if not_runnable else {}),
     }).to_dict()
 
 
@@ -242,6 +247,10 @@ def render_tables(report: dict[str, Any]) -> str:
     if report.get("timing_problems"):
         console.print(f"{TIMINGS} lines left out of the wall time: "
                       + "; ".join(f"line {p['line']}: {p['message']}" for p in report["timing_problems"][:5]))
+    if report.get("not_runnable"):
+        console.print(f"not runnable on this home (excluded): {len(report['not_runnable'])}")
+        for item in report["not_runnable"][:20]:
+            console.print(f"  {item['episode_id']} trial {item['trial']}: {item['error']}")
     if report["infra_errors"]:
         console.print(f"infrastructure errors (excluded): {len(report['infra_errors'])}")
         for item in report["infra_errors"][:20]:

@@ -186,6 +186,9 @@ class RunReport(RecordModel):
     by_kind: dict[str, ReportSummary]
     by_query_type: dict[str, ReportSummary]
     infra_errors: list[InfraErrorEntry]
+    # Episodes a live Matter home could not start (status not_runnable_on_this_home), with why; only present
+    # when there are some (an emulated run's report keeps its bytes).
+    not_runnable: list[InfraErrorEntry] = Field(default_factory=list)
     episode_problems: list[dict[str, Any]]
     torn_lines: bool
     line_problems: list[dict[str, Any]]

@@ -1,4 +1,5 @@
-"""The benchmark runner: episodes × trials, one fresh in-process fabric each, bounded concurrency, resumable.
+"""The benchmark runner: episodes × trials, one fresh in-process fabric each (or, with ``backend``, the live
+Matter home brought to each episode's initial state: ``benchmark.runs.live_home``), bounded concurrency, resumable.
 
 Run directory::
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tools import ToolBox
+from agent_tools.matter_backend import MappingError, MatterHome, MatterServerError
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.agents.null import NullAgent
 from benchmark.agents.options import ReactOptions
@@ -37,6 +39,7 @@ from benchmark.agents.react import ReactAgent
 from benchmark.agents.replay import ReplayAgent
 from benchmark.llm.client import LLMClient
 from benchmark.llm.preflight import PreflightError, check_endpoint
+from benchmark.runs.live_home import NOT_RUNNABLE, LiveHome, StaticBaseline
 from benchmark.runs.progress import RunProgress
 from benchmark.runs.records import RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
 from benchmark.runs.spec import RunSpec
@@ -106,20 +109,30 @@ def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
             "duration_s": (after["tick"] - before["tick"]) / 10}
 
 
-async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec) -> RunRecord:
-    """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
+async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec,
+                      live: LiveHome | None = None) -> RunRecord:
+    """Run one (episode, trial) on a fresh fabric — or on the live Matter home ``live``, brought to the
+    episode's initial state first — and return its record (never raises for agent problems)."""
     record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
                               "query_type": episode.query_type, "case": episode.case, "trial": trial,
                               "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
                               "episode_sha256": episode_sha256(episode)}
+    fabric: EmulatedHome | MatterHome
     try:
-        fabric: EmulatedHome = fresh_fabric(episode.initial_home_config)
+        if live is None:
+            fabric = fresh_fabric(episode.initial_home_config)
+        else:
+            preparation = await asyncio.to_thread(live.prepare, episode)
+            if not preparation.runnable:
+                return RunRecord.model_validate({**record, "status": NOT_RUNNABLE, "error": preparation.reason()})
+            fabric = live.home
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
         return RunRecord.model_validate({**record, "status": "infra_error",
                                          "error": f"home: {type(error).__name__}: {error}"})
     toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
                       compat_transport=spec.tools.compat_transport)
     before = fabric.snapshot()
+    baseline = StaticBaseline(before) if live is not None else None
     extras: dict[str, Any] = {"trial": trial}
     if agent.needs_episode:  # the oracle: privileged by declaration (benchmark.agents.base.AgentBase)
         extras["episode"] = episode
@@ -149,7 +162,8 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
         record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
     else:
         data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
-                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure)
+                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure,
+                               baseline=baseline)
         verdict = await evaluate_episode(data, judge, spec.evaluation)
         status = "infra_error" if verdict.infra_error else ("passed" if verdict.passed else "failed")
         record.update({"status": status, "error": verdict.infra_error or outcome.error, "verdict": verdict})
@@ -200,7 +214,8 @@ async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
 class Runner:
     def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
                  progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
-                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
+                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False,
+                 live: LiveHome | None = None) -> None:
         # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
         self.spec = spec
         self.out = Path(out)
@@ -213,6 +228,8 @@ class Runner:
         self.on_record = on_record
         self._fd: int | None = None
         self._timings_fd: int | None = None
+        # A live Matter home (spec.backend): given (tests reach it inside a namespace), or opened by the run.
+        self.live = live
 
     @property
     def records_path(self) -> Path:
@@ -246,6 +263,28 @@ class Runner:
             preflight = await preflight_models(agent, judge)  # before anything is written
         except PreflightError as error:
             raise RunError(str(error)) from None
+        own_live = self.live is None and self.spec.backend is not None
+        if own_live:
+            self.live = await self._open_live()  # before anything is written
+        try:
+            return await self._run_selected(episodes, problems, preflight, agent, judge)
+        finally:
+            if own_live and self.live is not None:
+                self.live.close()
+                self.live = None
+
+    async def _open_live(self) -> LiveHome:
+        """The spec's live Matter home, connected (RunError naming why when it cannot be)."""
+        assert self.spec.backend is not None
+        live = LiveHome(self.spec.backend.matter_server, self.spec.backend.mapping)
+        try:
+            await asyncio.to_thread(lambda: live.home)
+        except (MappingError, MatterServerError) as error:
+            raise RunError(f"the live home: {error}") from None
+        return live
+
+    async def _run_selected(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                            preflight: dict[str, Any] | None, agent: Agent, judge: Judge) -> RunSummary:
         kept = self._prepare(episodes, problems, preflight)
         if not self.resume:  # a fresh run: no timings of an earlier one (resume keeps those of the kept records)
             (self.out / TIMINGS).unlink(missing_ok=True)
@@ -278,14 +317,14 @@ class Runner:
 
     async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
                        statuses: dict[str, int], fresh: dict[tuple[str, int], RunRecord]) -> None:
-        semaphore = asyncio.Semaphore(self.spec.concurrency)
+        semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
         progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
 
         async def one(episode: Episode, trial: int) -> None:
             async with semaphore:
                 started = time.perf_counter()
                 try:
-                    record = await run_episode(episode, trial, agent, judge, self.spec)
+                    record = await run_episode(episode, trial, agent, judge, self.spec, self.live)
                 except Exception as error:  # a bug of ours in one episode must not end the run
                     record = RunRecord(
                         schema_=RECORD_SCHEMA, episode_id=episode.episode_id, kind=episode.kind,

@@ -10,6 +10,7 @@ A malformed spec raises :class:`SpecError` naming the file and each field.
     judge: {kind: llm, model: {base_url: http://127.0.0.1:8001/v1, model: judge}}
     trials: 3
     concurrency: 8
+    backend: {matter_server: ws://127.0.0.1:5580/ws, mapping: mapping.json}   # optional: a live Matter home
 
 Several models in one run: ``agent.models: [{base_url: …, model: a}, {base_url: …, model: b}]`` instead of
 ``agent.model`` (react only). ``bench run`` then runs the same episodes once per model, each in its own run
@@ -115,6 +116,14 @@ class ToolsSpec(_Strict):
     compat_transport: bool = False
 
 
+class BackendSpec(_Strict):
+    """A live Matter home instead of the emulated one (``benchmark.runs.live_home``)."""
+
+    matter_server: str = Field(pattern=r"^(ws|wss|http|https)://\S+$",
+                               description="python-matter-server's websocket, e.g. ws://127.0.0.1:5580/ws")
+    mapping: str | None = Field(default=None, description="a mapping file (`homefabric matter map`)")
+
+
 class RunSpec(_Strict):
     schema_: Literal["homefabric-bench-spec/1"] = Field(default=SPEC_SCHEMA, alias="schema")
     run_id: str | None = None
@@ -130,6 +139,7 @@ class RunSpec(_Strict):
     speech: SpeechSpec | None = Field(default=None, description="how the agent hears the user (None: text)")
     suite: Literal["simuhome", "smh"] = "simuhome"
     smh: SmhSpec | None = Field(default=None, description="suite smh: settings, tiers, subcategories, budget")
+    backend: BackendSpec | None = Field(default=None, description="a live Matter home (None: the emulated home)")
 
     @model_validator(mode="after")
     def _smh_fields(self) -> RunSpec:
@@ -140,6 +150,8 @@ class RunSpec(_Strict):
                                  "smh.subcategories instead of episodes.kinds")
         elif self.smh is not None:
             raise ValueError("an smh: section needs suite: smh")
+        if self.backend is not None and self.suite != "simuhome":
+            raise ValueError("backend (a live Matter home) runs the simuhome suite only")
         return self
 
     def canonical_json(self) -> str:
@@ -150,6 +162,8 @@ class RunSpec(_Strict):
             data.pop("suite", None)  # and SimuHome runs the one they had before SMH specs existed
             data.pop("smh", None)
         data.pop("out", None)  # where a run lives is not what it is: a moved run directory resumes
+        if data.get("backend") is None:
+            data.pop("backend", None)  # emulated runs keep the hash they had before live homes existed
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def sha256(self) -> str:

@@ -21,6 +21,7 @@ from emulator.workflows import WorkflowStep
 
 RUNNING, PAUSED, STOPPED = 1, 2, 0  # OperationalStateEnum
 RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode ModeTag values (Matter)
+COLOR_TEMP_PHYSICAL_LIMITS = (0x0000, 0xFEFF)  # ColorTempPhysicalMin/MaxMireds when not served (Matter defaults)
 
 
 def chip_cluster(cluster: str) -> str:
@@ -171,6 +172,11 @@ class DevicePlan:
         d = self.device_id
         if cluster == "LevelControl" and attribute == "CurrentLevel":
             return [command(d, endpoint, cluster, "MoveToLevel", {"Level": value})]
+        if cluster == "ColorControl" and attribute == "ColorTemperatureMireds":  # read-only: set by a command
+            low = self.get(endpoint, cluster, "ColorTempPhysicalMinMireds", COLOR_TEMP_PHYSICAL_LIMITS[0])
+            high = self.get(endpoint, cluster, "ColorTempPhysicalMaxMireds", COLOR_TEMP_PHYSICAL_LIMITS[1])
+            return [command(d, endpoint, cluster, "MoveToColorTemperature",
+                            {"ColorTemperatureMireds": max(low, min(high, value)), "TransitionTime": 0})]
         if cluster == "WindowCovering" and attribute in ("TargetPositionLiftPercent100ths",
                                                          "CurrentPositionLiftPercent100ths"):
             return [command(d, endpoint, cluster, "GoToLiftPercentage", {"lift_percent_100ths": value})]

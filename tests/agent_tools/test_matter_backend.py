@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent_tools.matter_backend import HomeMapping, MappingError, discover, load_mapping
-from agent_tools.matter_backend.discovery import from_mapping, room_names, rooms_for
+from agent_tools.matter_backend.discovery import from_mapping, rooms_for
 from agent_tools.matter_backend.naming import (
     attribute_value,
     cluster_by_name,
@@ -71,13 +71,16 @@ def test_the_interview_is_of_the_home_our_bridge_serves(bridged: Interview) -> N
 
 def test_labels_give_devices_rooms_types_and_simuhome_endpoints(bridged: Interview) -> None:
     node, data = bridged, bridged.node
-    devices = {d.device_id: d for d in discover([data])}
+    by_id = {d.device_id: d for d in discover([data])}
+    devices = {d.name: d for d in by_id.values()}
     assert set(devices) == {"lamp", "heat_pump", "living_room_window_covering_cont"}  # NodeLabel cut at 32
+    for device_id, device in by_id.items():  # the id is the bridged device's UniqueID (opaque on our bridge)
+        assert device_id == data["attributes"][f"{device.top_endpoint}/57/18"]
     pump = devices["heat_pump"]
     assert (pump.room_id, pump.device_type, pump.bridged) == ("living_room", "heat_pump", True)
     assert pump.endpoints == {ep: node.endpoint_of("heat_pump", ep) for ep in (1, 2, 3, 4)}
     assert devices["lamp"].endpoints == {1: node.endpoint_of("lamp", 1)}
-    assert [(r.room_id, r.name) for r in rooms_for(list(devices.values()), names=room_names([data]))] == \
+    assert [(r.room_id, r.name) for r in rooms_for(list(devices.values()))] == \
         [("living_room", "Living Room")]
 
 

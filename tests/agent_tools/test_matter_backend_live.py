@@ -188,8 +188,9 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
             matter_home = await asyncio.to_thread(
                 MatterHome.connect, url, mapping=mapping_for(layout, config, node["node_id"]),
                 connect_context=lambda: inside_namespace(bridge.namespace))
-            # Without a mapping, the labels name the same devices and rooms (ids up to 32 characters).
-            by_labels = {d.device_id: d for d in discover([node])}
+            # Without a mapping, discovery finds the same devices (our bridge's SerialNumber is the device id, up
+            # to 32 characters; the device id discovery gives is the opaque UniqueID), rooms and types.
+            by_labels = {d.serial_number: d for d in discover([node])}
             for device in config.devices:
                 if len(device.id) <= 32:
                     found = by_labels[device.id]

@@ -19,7 +19,7 @@ import pytest
 
 from agent_tools.matter_backend import MatterHome, discover
 from agent_tools.matter_backend.connection import MatterServerConnection
-from agent_tools.matter_backend.discovery import room_names, rooms_for
+from agent_tools.matter_backend.discovery import rooms_for
 from benchmark.generation.qt1 import answerable_variables
 from benchmark.scoring.step_planning import DevicePlan, chip_path
 from benchmark.suites.simuhome.episode import Assert
@@ -63,7 +63,7 @@ def live_home() -> tuple[MatterHome, str, int]:
     node, number = _node_without_limits()
     devices = discover([node])
     home = MatterHome(
-        cast(MatterServerConnection, RecordedController(node)), devices, rooms_for(devices, names=room_names([node]))
+        cast(MatterServerConnection, RecordedController(node)), devices, rooms_for(devices)
     )
     device = next(d for d in devices if number in d.endpoints.values())
     endpoint = next(ep for ep, n in device.endpoints.items() if n == number)

@@ -105,3 +105,30 @@ def test_goal_templates_are_planned_with_accepted_steps(device_type: str):
         fabric, tools = _one_device(device_type)
         steps = _plan(tools, device_type).plan([Assert.model_validate(a) for a in variant.asserts])
         assert _run(tools, steps) == [], variant.intent
+
+
+LIMITS = ("AbsMinHeatSetpointLimit", "AbsMaxHeatSetpointLimit", "AbsMinCoolSetpointLimit", "AbsMaxCoolSetpointLimit",
+          "MinHeatSetpointLimit", "MaxHeatSetpointLimit", "MinCoolSetpointLimit", "MaxCoolSetpointLimit")
+
+
+def test_a_thermostat_without_limit_attributes_is_planned_within_the_specifications_limits() -> None:
+    # Many real thermostats serve none of the optional limits: the planner then uses the spec's 700..3000 heat,
+    # 1600..3200 cool (never the current setpoint, which planned no write: "cool to 23 °C" answered "Done").
+    _, tools = _one_device("heat_pump", {f"4.Thermostat.{name}": None for name in LIMITS})
+    plan = _plan(tools, "heat_pump")
+    assert not any(plan.has(4, "Thermostat", name) for name in LIMITS)
+    assert plan.thermostat_limits(4)[:2] == ((700, 3000), (1600, 3200))
+    steps = plan.plan([Assert(attribute="4.Thermostat.OccupiedCoolingSetpoint", value=2300)])
+    assert [(s.name, s.value) for s in steps] == [("OccupiedCoolingSetpoint", 2300)]
+    assert _run(tools, steps) == []
+    assert plan.plan([Assert(attribute="4.Thermostat.OccupiedCoolingSetpoint", value=3500)])[0].value == 3200
+
+
+def test_a_colour_temperature_is_planned_as_a_command_within_the_physical_limits() -> None:
+    _, tools = _one_device("extended_color_light")
+    plan = _plan(tools, "extended_color_light")
+    high = plan.get(1, "ColorControl", "ColorTempPhysicalMaxMireds")
+    [step] = [s for s in plan.plan([Assert(attribute="1.ColorControl.ColorTemperatureMireds", value=high + 100)])
+              if s.cluster == "ColorControl"]
+    assert (step.kind, step.name, step.args["ColorTemperatureMireds"]) == ("invoke", "MoveToColorTemperature", high)
+    assert _run(tools, [step]) == []

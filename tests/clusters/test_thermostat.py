@@ -146,3 +146,23 @@ def test_local_temperature_can_be_bound(mount):
 def test_needs_heating_or_cooling():
     with pytest.raises(ValueError):
         ThermostatServer(features=32)
+
+
+def test_absent_setpoint_limits_are_the_specifications_defaults(mount):
+    # A thermostat serving none of the optional limits (as many real ones): 700..3000 heat, 1600..3200 cool.
+    limits = {name: None for name in ("AbsMinHeatSetpointLimit", "AbsMaxHeatSetpointLimit", "AbsMinCoolSetpointLimit",
+                                      "AbsMaxCoolSetpointLimit", "MinHeatSetpointLimit", "MaxHeatSetpointLimit",
+                                      "MinCoolSetpointLimit", "MaxCoolSetpointLimit")}
+    server = thermostat(mount, values=limits)
+    assert not any(server.has_attribute(name) for name in limits)
+    server.write("OccupiedCoolingSetpoint", 3200)
+    server.write("OccupiedHeatingSetpoint", 700)
+    for name, value in (("OccupiedCoolingSetpoint", 3201), ("OccupiedCoolingSetpoint", 1599),
+                        ("OccupiedHeatingSetpoint", 3001), ("OccupiedHeatingSetpoint", 699)):
+        with pytest.raises(HomeError) as error:
+            server.write(name, value)
+        assert error.value.status is Status.CONSTRAINT_ERROR
+    # a served Abs limit bounds its absent Min/Max limit
+    server = thermostat(mount, values={**limits, "AbsMaxCoolSetpointLimit": 2800})
+    with pytest.raises(HomeError, match=r"1600\.\.2800"):
+        server.write("OccupiedCoolingSetpoint", 2900)

@@ -46,6 +46,7 @@ class EvaluationInput:
     steps: list[dict[str, Any]] = field(default_factory=list)
     end_reason: str = "finished"
     failure: str | None = None  # the agent's failure kind when it aborted (AgentOutcome.failure)
+    baseline: Any = None  # the no-agent world (``snapshot_at``); None: the episode's home replayed in emulation
 
 
 def method_for(episode: Episode) -> str:
@@ -82,7 +83,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
     episode, fabric = data.episode, data.fabric
     required = match_required_actions(episode.required_actions, data.invocations)
     required_ok = all(r["invoked"] for r in required)
-    baseline = Baseline(episode.initial_home_config, data.before)
+    baseline = data.baseline if data.baseline is not None else Baseline(episode.initial_home_config, data.before)
     changes = agent_changes(baseline.snapshot_at(data.after["tick"]), data.after)
     irrelevant = irrelevant_changes(changes, targeted_devices(episode, data.before))
     method = method_for(episode)
