@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge.mqtt.entities import Entity, cycle_state_name
+from clusters.electrical import ElectricalEnergyMeasurementServer
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 
@@ -27,6 +28,8 @@ AIR_QUALITY_NAMES = ["unknown", "good", "fair", "moderate", "poor", "very_poor",
 COLOR_MODE_NAMES = {0: "hs", 1: "xy", 2: "color_temp"}
 COVER_OPENING, COVER_CLOSING = 1, 2  # OperationalStatus global bits
 LOCK_STATE_NAMES = {0: "JAMMED", 1: "LOCKED", 2: "UNLOCKED", 3: "UNLOCKED"}
+STOPPED = 0  # OperationalState Stopped: the appliance is between cycles
+IDLE_PHASE = "idle"  # the phase sensor's value between cycles (CurrentPhase null)
 
 Read = Callable[[str, str], Any]
 
@@ -191,17 +194,22 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return None if raw is None else round(raw / 1000, 1)  # mW → W
     if kind in ("voltage", "current"):
         return None if raw is None else round(raw / 1000, 3)  # mV → V, mA → A
-    if kind == "energy":
+    if kind == "energy":  # without a meter to integrate (entity_state computes it with one): the attribute
         energy = raw.get("energy") if isinstance(raw, dict) else None
         return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
     if kind == "battery":
         return None if raw is None else round(raw / 2)  # BatPercentRemaining is in half percent
     if kind == "operational_state":
         return None if raw is None else cycle_state_name(raw)
-    if kind == "phase":
+    if kind == "phase":  # Matter: CurrentPhase null = no phase; a stopped appliance is between cycles
         phases = read(cluster, "PhaseList")
-        return phases[raw] if phases and raw is not None and 0 <= raw < len(phases) else None
-    return raw  # countdown: seconds or None
+        if raw is None:
+            return IDLE_PHASE if read(cluster, "OperationalState") == STOPPED else None
+        return phases[raw] if phases and 0 <= raw < len(phases) else None
+    # countdown: Matter's null CountdownTime means "no estimate"; a stopped appliance has nothing left to run
+    if raw is None and read(cluster, "OperationalState") == STOPPED:
+        return 0
+    return raw
 
 
 def binary_value(read: Read, entity: Entity) -> str | None:
@@ -231,8 +239,12 @@ def number_state(read: Read, entity: Entity) -> dict[str, Any]:
         return {"value": centi(read("TemperatureControl", "TemperatureSetpoint"))}
     if entity.options["number"] == "dryness":
         return {"value": read("LaundryDryerControls", "SelectedDrynessLevel")}
+    # A TV or speaker whose volume was never set (SimuHome's null CurrentLevel) is at the bottom of its range,
+    # as the dashboard shows it: Home Assistant's number entity needs a number, not "unknown".
     level = read("LevelControl", "CurrentLevel")
-    return {"value": None if level is None else round(level * 100 / 254)}
+    if level is None:
+        level = read("LevelControl", "MinLevel") or 0
+    return {"value": round(level * 100 / 254)}
 
 
 def water_heater_state(read: Read, entity: Entity) -> dict[str, Any]:
@@ -249,10 +261,28 @@ def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
 
 
+def metered_energy_kwh(fabric: EmulatedHome, entity: Entity) -> float | None:
+    """Imported energy with the meter's power integrated up to now (kWh); None without a meter to integrate.
+
+    The attribute alone lags: it is recorded at each power change, so a steady draw (a heat pump on standby, a
+    plug left on) showed null, i.e. "unknown" in Home Assistant, for as long as the draw did not change."""
+    try:
+        server = fabric.device(entity.device_id).find(entity.endpoint, "ElectricalEnergyMeasurement")
+    except HomeError:
+        return None
+    if not isinstance(server, ElectricalEnergyMeasurementServer):
+        return None
+    energy = server.imported_mWh_now()
+    return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
+
+
 def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
-    """The entity's JSON state now, or None for entities without state (buttons)."""
+    """The entity's JSON state now, or None for entities without state (buttons, events)."""
     read = reader(fabric, entity)
     kind = entity.kind
+    if kind == "sensor" and entity.options["sensor"] == "energy":
+        energy = metered_energy_kwh(fabric, entity)
+        return {"value": energy if energy is not None else sensor_value(read, entity)}
     if kind == "sensor":
         return {"value": sensor_value(read, entity)}
     if kind == "binary_sensor":

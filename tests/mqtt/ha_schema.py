@@ -24,7 +24,7 @@ COMMON = {
     "required": ["p", "unique_id"],
     "properties": {
         "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select", "number", "vacuum", "water_heater"]},
+                       "select", "number", "vacuum", "water_heater", "event"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -130,6 +130,13 @@ PLATFORMS: dict[str, dict[str, Any]] = {
     "switch": {"required": ["command_topic"], "properties": {"command_topic": TOPIC, "state_topic": TOPIC}},
     "button": {"required": ["command_topic"], "properties": {"command_topic": TOPIC,
                                                              "payload_press": {"type": "string"}}},
+    "event": {  # https://www.home-assistant.io/integrations/event.mqtt/
+        "required": ["state_topic", "event_types"],
+        "properties": {"state_topic": TOPIC, "event_types": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                                             "items": {"type": "string", "minLength": 1}},
+                       "entity_category": {"enum": ["diagnostic"]}},
+        "not": {"anyOf": [{"required": ["command_topic"]}]},
+    },
     "select": {"required": ["command_topic", "options"],
                "properties": {"command_topic": TOPIC, "state_topic": TOPIC,
                               "options": {"type": "array", "minItems": 1, "items": {"type": "string"}}}},
