@@ -144,6 +144,12 @@ def test_the_home_filters_by_room_type_and_search(chromium: Chromium) -> None:
             await page.fill("#floor-search", "no such device")
             seen["nothing"] = await page.evaluate(visible)
             seen["floors_shown"] = await page.locator("section.floor:visible").count()
+            # a fast-forward re-renders the home (new tiles): the filters stay as the user set them
+            await page.fill("#floor-search", "kitchen dishwasher")
+            await page.evaluate("document.querySelector('div.device').dataset.old = 'yes'")
+            await page.click("button[data-forward='600']")
+            await page.wait_for_function("!document.querySelector('div.device[data-old]')")
+            seen["after_render"] = await page.evaluate(visible)
         return seen
 
     seen = asyncio.run(scenario())
@@ -155,6 +161,7 @@ def test_the_home_filters_by_room_type_and_search(chromium: Chromium) -> None:
     assert seen["search"] == [f"device-{_first(fabric, 'kitchen_dishwasher')}"]
     assert seen["count"] == "1 of 135 devices"
     assert seen["nothing"] == [] and seen["floors_shown"] == 0
+    assert seen["after_render"] == seen["search"]
 
 
 def test_the_episodes_box_starts_at_the_servers_episodes_root(chromium: Chromium, tmp_path: Path) -> None:
