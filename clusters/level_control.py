@@ -13,6 +13,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
 from clusters.status import ClusterError, Status
@@ -116,11 +117,11 @@ class LevelControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- state helpers
     @property
     def min_level(self) -> int:
-        return int(self.read("MinLevel"))
+        return served_or_absent(self, "MinLevel")
 
     @property
     def max_level(self) -> int:
-        return int(self.read("MaxLevel"))
+        return served_or_absent(self, "MaxLevel")
 
     def clamp(self, level: float) -> int:
         return int(min(self.max_level, max(self.min_level, level)))

@@ -11,6 +11,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.status import ClusterError, Status
 from clusters.values import Constraint
@@ -117,8 +118,8 @@ class ThermostatServer(ClusterServer):
         return sorted(out)
 
     def _range(self, name: str) -> tuple[int, int]:
-        low, high = LIMITS[name]
-        return self.read(low), self.read(high)
+        low, high = LIMITS[name]  # a limit the thermostat does not serve is the specification's default
+        return served_or_absent(self, low), served_or_absent(self, high)
 
     def check_write(self, name: str, value: Any) -> None:
         if name in LIMITS:

@@ -121,6 +121,10 @@ class CoverPayload(_Strict):
     value: Literal["OPEN", "CLOSE", "STOP"]
 
 
+class ValvePayload(_Strict):
+    value: Literal["OPEN", "CLOSE"]
+
+
 class LockPayload(_Strict):
     action: Literal["LOCK", "UNLOCK"]
     code: str | None = Field(None, pattern=r"^\d{4,8}$")
@@ -180,7 +184,7 @@ def _write(entity: Entity, cluster: str, attribute: str, value: object) -> Workf
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
+    "select": (None,), "valve": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
     "water_heater": ("mode", "temperature"),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
@@ -194,7 +198,7 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("number", None): "a number within the entity's min..max",
     ("vacuum", None): ["start", "pause", "stop", "return_to_base"],
     ("water_heater", "mode"): ["off", "electric"], ("water_heater", "temperature"): "°C",
-    ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("cover", None): ["OPEN", "CLOSE", "STOP"], ("valve", None): ["OPEN", "CLOSE"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -351,6 +355,11 @@ def _plan_cover(fabric: EmulatedHome, entity: Entity, field_name: str | None, te
                     liftPercent100thsValue=ha_to_matter_position(position))]
 
 
+def _plan_valve(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+    word = _plain(text, ValvePayload, ["OPEN", "CLOSE"]).value
+    return [_invoke(entity, "ValveConfigurationAndControl", "Open" if word == "OPEN" else "Close")]
+
+
 def _plan_lock(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     allowed = ["LOCK", "UNLOCK", '{"action": "LOCK"|"UNLOCK", "code": "<4-8 digits>"}']
     stripped = text.strip()
@@ -433,5 +442,6 @@ def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
 
 
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
-             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
+             "cover": _plan_cover, "valve": _plan_valve, "lock": _plan_lock, "button": _plan_button,
+             "select": _plan_select,
              "number": _plan_number, "vacuum": _plan_vacuum, "water_heater": _plan_water_heater}

@@ -200,6 +200,13 @@ def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     return config
 
 
+def _valve(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+            "device_class": "water", "reports_position": False, "payload_open": "OPEN", "payload_close": "CLOSE",
+            "state_open": "open", "state_opening": "opening", "state_closed": "closed", "state_closing": "closing"}
+
+
 def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
@@ -231,6 +238,8 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
     "current": ("current", "A", "measurement", 2),
     "energy": ("energy", "kWh", "total_increasing", 3),
     "battery": ("battery", "%", "measurement", 0),
+    "pressure": ("pressure", "kPa", "measurement", 0),
+    "volume_flow_rate": ("volume_flow_rate", "m³/h", "measurement", 1),
     "countdown": ("duration", "s", "measurement", 0),
     "air_quality": ("enum", None, None, None),
     "operational_state": ("enum", None, None, None),
@@ -270,6 +279,12 @@ def _refused_event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict
     # "event_type"; its other keys (message, error, topic …) become the event's attributes.
     return {"state_topic": topics.error(entity.device_id), "event_types": [REFUSED_EVENT],
             "entity_category": "diagnostic", "icon": "mdi:alert-circle-outline"}
+
+
+def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
+    return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
+            "event_types": list(entity.options["event_types"])}
 
 
 def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -350,6 +365,7 @@ def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
             "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
 
 
-_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
-             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater, "event": _refused_event}
+_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
+             "switch": _switch,
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
+             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater, "refusal": _refused_event}

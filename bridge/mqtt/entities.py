@@ -3,10 +3,11 @@
 A device is a composition of cluster behaviours, so the entities are too: an endpoint of a light
 device type with OnOff (+ LevelControl, ColorControl) is a light; FanControl a fan; Thermostat a
 climate (taking the endpoint's OnOff as its power and FanControl as its fan modes); WindowCovering a
-cover; DoorLock a lock; a leftover OnOff a switch; measurement clusters sensors; BooleanState,
-OccupancySensing and SmokeCoAlarm binary sensors; the operational-state clusters sensors of state,
-phase and countdown plus buttons; mode clusters with ChangeToMode selects; and a "Command refused" event entity
-on every device that takes commands.
+cover; ValveConfigurationAndControl a valve; DoorLock a lock; a leftover OnOff a switch; measurement
+clusters sensors; BooleanState, OccupancySensing and SmokeCoAlarm binary sensors; Switch (a button) an
+event; the operational-state clusters sensors of state, phase and countdown plus buttons; mode clusters
+with ChangeToMode selects; and a "Command refused" event entity on every device that takes
+commands.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
 UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
 CONTACT_SENSOR = 0x0015
 WATER_LEAK_DETECTOR = 0x0043
+RAIN_SENSOR = 0x0044
+WATER_FREEZE_DETECTOR = 0x0041
 WATER_HEATER = 0x050F
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
-STATE_ONLY_KINDS = frozenset({"sensor", "binary_sensor", "event"})  # entities that take no command
-# The event entity on each device's error topic: a refused command is an event Home Assistant shows (logbook,
-# device page, automations), not only a message on a topic of ours. Its payload's event_type is REFUSED_EVENT.
+STATE_ONLY_KINDS = frozenset({"sensor", "binary_sensor", "event", "refusal"})  # entities that take no command
+# The "refusal" entity: Home Assistant's event platform on each device's error topic, so that a refused command
+# is an event Home Assistant shows (logbook, device page, automations), not only a message on a topic of ours.
+# Its payload's event_type is REFUSED_EVENT. ("event" entities are the device's own Matter events.)
 REFUSED_KEY = "command_refused"
 REFUSED_EVENT = "command_refused"
 CYCLE_BUTTONS = ("Start", "Pause", "Resume", "Stop", "GoHome")
@@ -56,6 +60,8 @@ MEASUREMENT_SENSORS: dict[str, tuple[str, str]] = {
     "Pm10ConcentrationMeasurement": ("pm10", "MeasuredValue"),
     "Pm25ConcentrationMeasurement": ("pm25", "MeasuredValue"),
     "AirQuality": ("air_quality", "AirQuality"),
+    "PressureMeasurement": ("pressure", "MeasuredValue"),
+    "FlowMeasurement": ("volume_flow_rate", "MeasuredValue"),
 }
 
 
@@ -73,7 +79,7 @@ class Entity:
 
     @property
     def platform(self) -> str:
-        return self.kind
+        return "event" if self.kind == "refusal" else self.kind
 
 
 def snake(name: str) -> str:
@@ -94,7 +100,7 @@ def entities_for(device: DeviceView) -> list[Entity]:
         out.extend(_endpoint_entities(device.device_id, ep_id, clusters, types, metered=metered))
     commanded = next((e for e in out if e.kind not in STATE_ONLY_KINDS), None)
     if commanded is not None:
-        out.append(Entity(device.device_id, REFUSED_KEY, "event", commanded.endpoint, "Command refused"))
+        out.append(Entity(device.device_id, REFUSED_KEY, "refusal", commanded.endpoint, "Command refused"))
     return out
 
 
@@ -128,6 +134,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         features = clusters["WindowCovering"].feature_map
         add("cover", "cover", None, "WindowCovering", lift=features & COVER_LIFT_AWARE == COVER_LIFT_AWARE,
             tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
+    if "ValveConfigurationAndControl" in clusters:
+        add("valve", "valve", None, "ValveConfigurationAndControl")
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
     setpoint = clusters.get("TemperatureControl")
@@ -162,15 +170,25 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
         add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",
             attribute="CumulativeEnergyImported")
+    if energy is not None and energy.has_attribute("CumulativeEnergyExported"):  # solar, a battery's discharge
+        add("sensor", "energy_exported", "Energy exported", "ElectricalEnergyMeasurement", sensor="energy",
+            attribute="CumulativeEnergyExported")
     source = clusters.get("PowerSource")
     if source is not None and source.has_attribute("BatPercentRemaining"):
         add("sensor", "battery", "Battery", "PowerSource", sensor="battery", attribute="BatPercentRemaining")
 
+    switch = clusters.get("Switch")
+    if switch is not None:  # a button: its presses are Home Assistant events, e.g. "multi_press_complete"
+        add("event", "button", "Button", "Switch", event_types=[snake(e) for e in switch.supported_events()])
     if "OccupancySensing" in clusters:
         add("binary_sensor", "occupancy", "Occupancy", "OccupancySensing", sensor="occupancy")
     if "BooleanState" in clusters:
         if WATER_LEAK_DETECTOR in types:
             add("binary_sensor", "leak", "Leak", "BooleanState", sensor="moisture")
+        elif RAIN_SENSOR in types:
+            add("binary_sensor", "rain", "Rain", "BooleanState", sensor="moisture")
+        elif WATER_FREEZE_DETECTOR in types:
+            add("binary_sensor", "freeze", "Freeze", "BooleanState", sensor="cold")
         else:  # contact sensors (and any other BooleanState): StateValue true = in contact = closed
             add("binary_sensor", "contact", "Contact", "BooleanState", sensor="opening")
     alarm = clusters.get("SmokeCoAlarm")
@@ -203,7 +221,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
 
 
 _SENSOR_NAMES = {"temperature": "Temperature", "humidity": "Humidity", "illuminance": "Illuminance",
-                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality"}
+                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality", "pressure": "Pressure",
+                 "volume_flow_rate": "Flow"}
 _BUTTON_NAMES = {"Start": "Start", "Pause": "Pause", "Resume": "Resume", "Stop": "Stop", "GoHome": "Go home"}
 
 
