@@ -166,6 +166,17 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
         if self._last_sample is not None:
             self._integrate(self._last_sample[1])
 
+    def imported_mWh_now(self) -> int | None:
+        """CumulativeEnergyImported (mWh) with the sibling meter's power integrated up to now, without recording
+        anything: a steady draw is recorded only at the next power change or :meth:`flush`, so the attribute
+        alone lags (a heat pump on standby stays null). None: no cumulative import and no meter to integrate."""
+        recorded = (self._values.get("CumulativeEnergyImported") or {}).get("energy")
+        if self._last_sample is None:
+            return recorded if isinstance(recorded, int) else None
+        since, power_mW = self._last_sample
+        pending = max(power_mW, 0) * (self._now() - since) / 3600
+        return round((recorded or 0) + pending)
+
     def add_energy(self, imported_mWh: float = 0, exported_mWh: float = 0) -> None:
         """Add a chunk of energy; periodic attributes report exactly this chunk."""
         now = self._now()

@@ -26,6 +26,11 @@ class EpisodeSummary(BaseModel):
     source: str | None
 
 
+class EpisodeLibraryOut(BaseModel):
+    root: str | None = Field(description="the --episodes-root directory episodes may be loaded from (null: off)")
+    episodes: int = Field(description="how many episodes the API holds")
+
+
 class LoadEpisodesOut(BaseModel):
     loaded: list[str]
     problems: list[dict[str, str]]

@@ -19,7 +19,14 @@ from fastapi import APIRouter, Body, Path, Query, WebSocket
 
 from benchmark.http.agent_runs import RunManager, record_summary
 from benchmark.http.episode_library import EpisodeLibrary, episode_summary
-from benchmark.http.models import EpisodeSummary, LoadEpisodesBody, LoadEpisodesOut, RunOut, StartRunBody
+from benchmark.http.models import (
+    EpisodeLibraryOut,
+    EpisodeSummary,
+    LoadEpisodesBody,
+    LoadEpisodesOut,
+    RunOut,
+    StartRunBody,
+)
 from bridge.http.events_ws import encode, until_client_leaves
 from bridge.http.models import ID_PATTERN
 
@@ -63,6 +70,12 @@ def _api_router(api: EpisodeApi) -> APIRouter:
     @router.get("/episodes", response_model=list[EpisodeSummary], summary="Episodes the API holds")
     async def list_episodes() -> list[dict[str, Any]]:
         return [episode_summary(e) for _, e in sorted(library.episodes.items())]
+
+    @router.get("/episode-library", response_model=EpisodeLibraryOut,
+                summary="Where episodes may be loaded from (the dashboard prefills it) and how many are held")
+    async def episode_library() -> dict[str, Any]:
+        root = library.root.path
+        return {"root": str(root) if root is not None else None, "episodes": len(library.episodes)}
 
     @router.post("/episodes/load", response_model=LoadEpisodesOut,
                  summary="Load every episode of a directory (or one file) under the server's --episodes-root")

@@ -23,7 +23,7 @@ import aiomqtt
 
 from bridge.mqtt.commands import CommandError, plan
 from bridge.mqtt.discovery import device_config
-from bridge.mqtt.entities import Entity, entities_for
+from bridge.mqtt.entities import REFUSED_EVENT, STATE_ONLY_KINDS, Entity, entities_for
 from bridge.mqtt.state import entity_state, event_payload
 from bridge.mqtt.topics import CommandRoute, Topics, topic_segment
 from emulator.emulated_home import EmulatedHome
@@ -273,8 +273,8 @@ class MqttBridge:
                                    field="topic")
             if entity is None:
                 raise CommandError("ENTITY_NOT_FOUND", f"device {device_id!r} has no entity {route.entity_key!r}",
-                                   field="topic", allowed=[e.key for e in self._entities[device_id]
-                                                           if e.kind not in ("sensor", "binary_sensor")])
+                                   field="topic", allowed=[e.key for e in self._entities.get(device_id, ())
+                                                           if e.kind not in STATE_ONLY_KINDS])
             for step in plan(self.fabric, entity, route.field, payload):
                 self.fabric.apply(step)
                 applied.append(step)
@@ -291,13 +291,31 @@ class MqttBridge:
 
     async def _answer_error(self, client: aiomqtt.Client, topic: str, route: CommandRoute, device_id: str | None,
                             payload: bytes, error: CommandError | HomeError, applied: list[WorkflowStep]) -> None:
+        details = error.to_dict()
         body: dict[str, Any] = {
+            # Home Assistant reads this topic as the device's "Command refused" event entity: event_type picks
+            # the event, the other keys are its attributes (message first, for the logbook and the device page).
+            "event_type": REFUSED_EVENT, "message": details.get("message", str(error)),
             "topic": topic, "payload": payload[:512].decode("utf-8", errors="replace"),
             "device_id": device_id or route.device_id, "entity": route.entity_key,
-            "error": error.to_dict(), "changed": bool(applied),
+            "error": details, "changed": bool(applied),
         }
         if applied:  # only when a later step of a multi-step command was refused
             body["applied"] = [op.describe() for op in applied]
             self._mark(device_id or "")
         where = self.topics.error(device_id) if device_id is not None else self.topics.home_error
         await client.publish(where, json.dumps(body, ensure_ascii=False, default=str), qos=1, retain=False)
+        if device_id is not None and not applied:
+            await self._restate(client, device_id, route.entity_key)
+
+    async def _restate(self, client: aiomqtt.Client, device_id: str, entity_key: str) -> None:
+        """The refused entity's unchanged state once more: a controller that showed the requested value
+        (Home Assistant's optimistic toggles, sliders and selects) snaps back to what the device still is."""
+        entity = next((e for e in self._entities.get(device_id, ()) if e.key == entity_key), None)
+        state = entity_state(self.fabric, entity) if entity is not None else None
+        if entity is None or state is None:
+            return
+        topic = self.topics.state(device_id, entity.key)
+        payload = json.dumps(state, ensure_ascii=False, sort_keys=True)
+        self._published[topic] = payload
+        await client.publish(topic, payload, qos=1, retain=True)

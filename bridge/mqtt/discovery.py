@@ -10,7 +10,7 @@ import re
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, cast
 
-from bridge.mqtt.entities import Entity
+from bridge.mqtt.entities import REFUSED_EVENT, Entity
 from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import DeviceView
@@ -274,6 +274,13 @@ def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict
             "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
 
 
+def _refused_event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # https://www.home-assistant.io/integrations/event.mqtt/ — the (non-retained) error topic's JSON carries
+    # "event_type"; its other keys (message, error, topic …) become the event's attributes.
+    return {"state_topic": topics.error(entity.device_id), "event_types": [REFUSED_EVENT],
+            "entity_category": "diagnostic", "icon": "mdi:alert-circle-outline"}
+
+
 def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
     return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
@@ -361,4 +368,4 @@ def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 _BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
              "switch": _switch,
              "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
-             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}
+             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater, "refusal": _refused_event}

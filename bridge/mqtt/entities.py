@@ -6,7 +6,8 @@ climate (taking the endpoint's OnOff as its power and FanControl as its fan mode
 cover; ValveConfigurationAndControl a valve; DoorLock a lock; a leftover OnOff a switch; measurement
 clusters sensors; BooleanState, OccupancySensing and SmokeCoAlarm binary sensors; Switch (a button) an
 event; the operational-state clusters sensors of state, phase and countdown plus buttons; mode clusters
-with ChangeToMode selects.
+with ChangeToMode selects; and a "Command refused" event entity on every device that takes
+commands.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ WATER_FREEZE_DETECTOR = 0x0041
 WATER_HEATER = 0x050F
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
+STATE_ONLY_KINDS = frozenset({"sensor", "binary_sensor", "event", "refusal"})  # entities that take no command
+# The "refusal" entity: Home Assistant's event platform on each device's error topic, so that a refused command
+# is an event Home Assistant shows (logbook, device page, automations), not only a message on a topic of ours.
+# Its payload's event_type is REFUSED_EVENT. ("event" entities are the device's own Matter events.)
+REFUSED_KEY = "command_refused"
+REFUSED_EVENT = "command_refused"
 CYCLE_BUTTONS = ("Start", "Pause", "Resume", "Stop", "GoHome")
 
 _Color = Objects.ColorControl.Bitmaps.Feature
@@ -72,7 +79,7 @@ class Entity:
 
     @property
     def platform(self) -> str:
-        return self.kind
+        return "event" if self.kind == "refusal" else self.kind
 
 
 def snake(name: str) -> str:
@@ -80,18 +87,25 @@ def snake(name: str) -> str:
 
 
 def entities_for(device: DeviceView) -> list[Entity]:
-    """The entities of a device, in endpoint order; keys are unique within the device."""
+    """The entities of a device, in endpoint order; keys are unique within the device. A device that takes
+    commands ends with its "Command refused" event entity (Home Assistant learns there what was refused)."""
     out: list[Entity] = []
+    draw = device.spec.power_draw
     for ep_id, endpoint in sorted(device.endpoints.items()):
         if ep_id == 0:
             continue
         clusters: dict[str, ClusterServer] = dict(endpoint.clusters)
         types = {t for t, _ in endpoint.device_types}
-        out.extend(_endpoint_entities(device.device_id, ep_id, clusters, types))
+        metered = draw is not None and draw.meter_endpoint == ep_id
+        out.extend(_endpoint_entities(device.device_id, ep_id, clusters, types, metered=metered))
+    commanded = next((e for e in out if e.kind not in STATE_ONLY_KINDS), None)
+    if commanded is not None:
+        out.append(Entity(device.device_id, REFUSED_KEY, "refusal", commanded.endpoint, "Command refused"))
     return out
 
 
-def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServer], types: set[int]) -> list[Entity]:
+def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServer], types: set[int], *,
+                       metered: bool = False) -> list[Entity]:
     out: list[Entity] = []
     used_on_off = False
 
@@ -139,6 +153,13 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         if server is not None and server.has_attribute(attribute) and "Thermostat" not in clusters:
             add("sensor", sensor, _SENSOR_NAMES[sensor], cluster_name, sensor=sensor, attribute=attribute)
     power = clusters.get("ElectricalPowerMeasurement")
+    # A meter whose power nothing ever sets (no value now, no power-draw rule of the device type) would only ever
+    # be "unknown" in Home Assistant: left out, with the energy integrated from it (Home Assistant's rule: an
+    # entity that can have no state is not created).
+    if power is not None and power.has_attribute("ActivePower") and power.read("ActivePower") is None \
+            and not metered:
+        power = None
+        clusters = {name: server for name, server in clusters.items() if name != "ElectricalEnergyMeasurement"}
     if power is not None and power.has_attribute("ActivePower"):
         add("sensor", "power", "Power", "ElectricalPowerMeasurement", sensor="power", attribute="ActivePower")
         # An AC meter's voltage and current are sensors too (Home Assistant's voltage/current device classes).
@@ -186,7 +207,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         states = [cycle_state_name(s["operationalStateID"]) for s in cycle.read("OperationalStateList")]
         add("sensor", "operational_state", "Operational state", cluster_name, sensor="operational_state",
             attribute="OperationalState", states=states)
-        add("sensor", "phase", "Phase", cluster_name, sensor="phase", attribute="CurrentPhase")
+        if cycle.read("PhaseList"):  # Matter: a null PhaseList means the device has no phases
+            add("sensor", "phase", "Phase", cluster_name, sensor="phase", attribute="CurrentPhase")
         add("sensor", "countdown", "Time remaining", cluster_name, sensor="countdown", attribute="CountdownTime")
         for command in CYCLE_BUTTONS:
             if command in cycle.command_names():

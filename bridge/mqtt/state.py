@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge.mqtt.entities import Entity, cycle_state_name, snake
+from clusters.electrical import ElectricalEnergyMeasurementServer
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 
@@ -27,6 +28,8 @@ AIR_QUALITY_NAMES = ["unknown", "good", "fair", "moderate", "poor", "very_poor",
 COLOR_MODE_NAMES = {0: "hs", 1: "xy", 2: "color_temp"}
 COVER_OPENING, COVER_CLOSING = 1, 2  # OperationalStatus global bits
 LOCK_STATE_NAMES = {0: "JAMMED", 1: "LOCKED", 2: "UNLOCKED", 3: "UNLOCKED"}
+STOPPED = 0  # OperationalState Stopped: the appliance is between cycles
+IDLE_PHASE = "idle"  # the phase sensor's value between cycles (CurrentPhase null)
 
 Read = Callable[[str, str], Any]
 
@@ -200,7 +203,7 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return None if raw is None else round(raw / 1000, 1)  # mW → W
     if kind in ("voltage", "current"):
         return None if raw is None else round(raw / 1000, 3)  # mV → V, mA → A
-    if kind == "energy":
+    if kind == "energy":  # without a meter to integrate (entity_state computes it with one): the attribute
         energy = raw.get("energy") if isinstance(raw, dict) else None
         return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
     if kind == "battery":
@@ -209,10 +212,15 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return None if raw is None else round(raw / 10, 1)  # 0.1 m³/h → m³/h
     if kind == "operational_state":
         return None if raw is None else cycle_state_name(raw)
-    if kind == "phase":
+    if kind == "phase":  # Matter: CurrentPhase null = no phase; a stopped appliance is between cycles
         phases = read(cluster, "PhaseList")
-        return phases[raw] if phases and raw is not None and 0 <= raw < len(phases) else None
-    return raw  # countdown: seconds or None
+        if raw is None:
+            return IDLE_PHASE if read(cluster, "OperationalState") == STOPPED else None
+        return phases[raw] if phases and 0 <= raw < len(phases) else None
+    # countdown: Matter's null CountdownTime means "no estimate"; a stopped appliance has nothing left to run
+    if raw is None and read(cluster, "OperationalState") == STOPPED:
+        return 0
+    return raw
 
 
 def binary_value(read: Read, entity: Entity) -> str | None:
@@ -242,8 +250,12 @@ def number_state(read: Read, entity: Entity) -> dict[str, Any]:
         return {"value": centi(read("TemperatureControl", "TemperatureSetpoint"))}
     if entity.options["number"] == "dryness":
         return {"value": read("LaundryDryerControls", "SelectedDrynessLevel")}
+    # A TV or speaker whose volume was never set (SimuHome's null CurrentLevel) is at the bottom of its range,
+    # as the dashboard shows it: Home Assistant's number entity needs a number, not "unknown".
     level = read("LevelControl", "CurrentLevel")
-    return {"value": None if level is None else round(level * 100 / 254)}
+    if level is None:
+        level = read("LevelControl", "MinLevel") or 0
+    return {"value": round(level * 100 / 254)}
 
 
 def water_heater_state(read: Read, entity: Entity) -> dict[str, Any]:
@@ -260,15 +272,33 @@ def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
 
 
+def metered_energy_kwh(fabric: EmulatedHome, entity: Entity) -> float | None:
+    """Imported energy with the meter's power integrated up to now (kWh); None without a meter to integrate.
+
+    The attribute alone lags: it is recorded at each power change, so a steady draw (a heat pump on standby, a
+    plug left on) showed null, i.e. "unknown" in Home Assistant, for as long as the draw did not change."""
+    try:
+        server = fabric.device(entity.device_id).find(entity.endpoint, "ElectricalEnergyMeasurement")
+    except HomeError:
+        return None
+    if not isinstance(server, ElectricalEnergyMeasurementServer):
+        return None
+    energy = server.imported_mWh_now()
+    return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
+
+
 def event_payload(event: str, fields: dict[str, Any]) -> dict[str, Any]:
     """One Matter event of an event entity as Home Assistant's event payload (fields in snake case)."""
     return {"event_type": snake(event), **{snake(name): value for name, value in sorted(fields.items())}}
 
 
 def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
-    """The entity's JSON state now, or None for entities without state (buttons)."""
+    """The entity's JSON state now, or None for entities without state (buttons, events)."""
     read = reader(fabric, entity)
     kind = entity.kind
+    if kind == "sensor" and entity.options["sensor"] == "energy":
+        energy = metered_energy_kwh(fabric, entity)
+        return {"value": energy if energy is not None else sensor_value(read, entity)}
     if kind == "sensor":
         return {"value": sensor_value(read, entity)}
     if kind == "binary_sensor":

@@ -54,6 +54,22 @@ def test_energy_integrates_sibling_power(mount, clock):
     assert clock.pending() == 0  # no ticking timers
 
 
+def test_energy_up_to_now_reads_without_recording(mount, clock):
+    """imported_mWh_now: the recorded energy plus the steady draw since, with nothing written or emitted."""
+    power = ElectricalPowerMeasurementServer(voltage_mV=230_000, active_power_mW=8_000)  # a standby draw
+    energy = ElectricalEnergyMeasurementServer(features=HEAT_PUMP_ENERGY_FEATURES)
+    mount(power, energy)
+    assert energy.imported_mWh_now() == 0
+    clock.advance_to(36_000)  # one hour at 8 W, never recorded: the attribute still says unknown
+    assert energy.imported_mWh_now() == 8_000
+    assert energy.read("CumulativeEnergyImported") is None
+    power.set_power(1_000_000)
+    clock.advance_to(54_000)  # + half an hour at 1 kW
+    assert energy.imported_mWh_now() == 8_000 + 500_000
+    assert energy.read("CumulativeEnergyImported")["energy"] == 8_000  # recorded at the change only
+    assert ElectricalEnergyMeasurementServer().imported_mWh_now() is None  # no meter to integrate: unknown
+
+
 def test_add_energy_exported(mount):
     energy = ElectricalEnergyMeasurementServer(features=1 | 2 | 4)
     mount(energy)

@@ -116,7 +116,9 @@ PLATFORMS: dict[str, dict[str, Any]] = {
         "required": ["state_topic", "event_types"],
         "properties": {"state_topic": TOPIC, "device_class": {"enum": ["button", "doorbell", "motion"]},
                        "event_types": {"type": "array", "minItems": 1, "uniqueItems": True,
-                                       "items": {"type": "string", "pattern": r"^[a-z_]+$"}}},
+                                       "items": {"type": "string", "pattern": r"^[a-z_]+$"}},
+                       "entity_category": {"enum": ["diagnostic"]}},  # the "Command refused" event
+        "not": {"anyOf": [{"required": ["command_topic"]}]},
     },
     "valve": {  # https://www.home-assistant.io/integrations/valve.mqtt/
         "required": ["command_topic"],

@@ -44,8 +44,8 @@ async function start() {
       box.replaceChildren(el("p", { class: "muted" }, "No automations yet (create them with POST /api/automations or the create_automation tool)."));
     } else {
       const head = el("tr", {}, ...["Name", "Kind", "Trigger", "", "Last fired", "Next firing", "Fired"].map((h) => el("th", {}, h)));
-      box.replaceChildren(el("table", { class: "automations" }, el("thead", {}, head),
-        el("tbody", {}, ...rules.map((rule) => row(rule, refresh)))));
+      box.replaceChildren(el("div", { class: "table-fit" }, el("table", { class: "automations" }, el("thead", {}, head),
+        el("tbody", {}, ...rules.map((rule) => row(rule, refresh))))));
     }
     box.dataset.loaded = "true";
   };

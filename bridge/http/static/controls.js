@@ -6,8 +6,13 @@ import { el } from "./api.js";
 
 const SYSTEM_MODES = [[0, "Off"], [1, "Auto"], [3, "Cool"], [4, "Heat"], [7, "Fan only"], [8, "Dry"]];
 const CYCLE_CLUSTERS = ["OperationalState", "OvenCavityOperationalState", "RvcOperationalState"];
-const MODE_CLUSTERS = ["LaundryWasherMode", "DishwasherMode", "OvenMode", "RvcRunMode", "RvcCleanMode",
-  "RefrigeratorAndTemperatureControlledCabinetMode", "MicrowaveOvenMode", "WaterHeaterMode"];
+// Each mode cluster's dropdown is labelled by what it sets: a water heater has both a Thermostat SystemMode
+// ("Heating": off/heat) and a WaterHeaterMode ("Boost": off/manual/timed), and two rows both called "Mode"
+// told a user nothing.
+const MODE_LABELS = { LaundryWasherMode: "Wash cycle", DishwasherMode: "Program", OvenMode: "Oven mode",
+  RvcRunMode: "Run mode", RvcCleanMode: "Cleaning", RefrigeratorAndTemperatureControlledCabinetMode: "Cabinet mode",
+  MicrowaveOvenMode: "Cooking mode", WaterHeaterMode: "Water heater mode" };
+const MODE_CLUSTERS = Object.keys(MODE_LABELS);
 
 function key(state, suffix) {
   return Object.keys(state).find((k) => k.endsWith(`.${suffix}`));
@@ -42,10 +47,12 @@ export function thermostatMode(view, deviceId, s) {
   const allowed = SYSTEM_MODES.filter(([value]) => value === 0 || (value === 4 && heat) || (value === 3 && cool)
     || (value === 1 && heat && cool) || ((value === 7 || value === 8) && s[`${ep}.FanControl.FanMode`] !== undefined)
     || value === s[mode]);
-  const select = el("select", { class: "control system-mode", "aria-label": "Mode",
+  // A thermostat beside another mode cluster (a water heater's WaterHeaterMode) says which mode it is.
+  const label = MODE_CLUSTERS.some((cluster) => key(s, `${cluster}.CurrentMode`) !== undefined) ? "Heating" : "Mode";
+  const select = el("select", { class: "control system-mode", "aria-label": `${label} (Thermostat system mode)`,
     onchange: () => view.write(deviceId, ep, "Thermostat", "SystemMode", Number(select.value)) },
-  allowed.map(([value, label]) => el("option", { value, selected: value === s[mode] }, label)));
-  return [el("label", { class: "select-row" }, el("span", {}, "Mode"), select)];
+  allowed.map(([value, text]) => el("option", { value, selected: value === s[mode] }, text)));
+  return [el("label", { class: "select-row" }, el("span", {}, label), select)];
 }
 
 export function applianceButtons(view, deviceId, s, commands) {
@@ -69,10 +76,10 @@ export function applianceButtons(view, deviceId, s, commands) {
     const supported = current && s[current.replace("CurrentMode", "SupportedModes")];
     if (!current || !Array.isArray(supported) || supported.length < 2) continue;
     const ep = current.split(".")[0];
-    const select = el("select", { class: `control mode ${cluster}`, "aria-label": `${cluster} mode`,
+    const select = el("select", { class: `control mode ${cluster}`, "aria-label": `${MODE_LABELS[cluster]} (${cluster})`,
       onchange: () => view.command(deviceId, ep, cluster, "ChangeToMode", { NewMode: Number(select.value) }) },
     supported.map((m) => el("option", { value: m.mode, selected: m.mode === s[current] }, m.label)));
-    rows.push(el("label", { class: "select-row" }, el("span", {}, "Mode"), select));
+    rows.push(el("label", { class: "select-row" }, el("span", {}, MODE_LABELS[cluster]), select));
   }
   return rows;
 }

@@ -24,7 +24,16 @@ export class EpisodeViewer {
   }
 
   async init() {
-    await Promise.all([this.refreshEpisodes(), this.refreshRuns()]);
+    await Promise.all([this.refreshEpisodes(), this.refreshRuns(), this.prefillRoot()]);
+  }
+
+  // The server's --episodes-root is where a load may read from: start the box there, not empty.
+  async prefillRoot() {
+    const { root } = await api("/api/episode-library");
+    const box = this.q("episodes-path");
+    if (root && !box.value) box.value = root;
+    box.placeholder = root ? `${root} (or a folder under it)` : "off: start the server with --episodes-root DIR";
+    box.dataset.root = root ?? "";
   }
 
   async refreshEpisodes() {
@@ -173,14 +182,15 @@ export class EpisodeViewer {
     const verdict = t.verdict ? el("div", { class: `verdict ${t.verdict.passed ? "passed" : "failed"}`, id: "verdict" },
       t.verdict.passed ? "✔ passed" : "✘ failed", ` · score ${t.verdict.score ?? "–"} · ${t.verdict.method ?? ""}`)
       : el("div", { class: "verdict pending", id: "verdict" }, t.status === "running" ? "running…" : (t.status ?? ""));
-    view.replaceChildren(
+    // replaceChildren() writes a null child as the text "null": the absent parts are left out first.
+    view.replaceChildren(...[
       el("h4", { class: "trajectory-title" }, t.title),
       t.query ? el("p", { class: "query" }, "“", t.query, "”") : null,
       verdict,
       el("div", { class: "trajectory-body" }, list, detail),
       t.final_answer ? el("p", { class: "answer" }, el("strong", {}, "Final answer: "), t.final_answer) : null,
       t.state_diff ? el("details", { open: true }, el("summary", {}, `Episode state diff (${t.state_diff.length} change(s))`), diffTable(t.state_diff)) : null,
-      t.live ? null : transcriptView(t.transcript));
+      t.live ? null : transcriptView(t.transcript)].filter((part) => part !== null));
   }
 }
 

@@ -39,7 +39,56 @@ export class FloorView {
         el("h3", {}, FLOOR_NAMES[floor] ?? `Floor ${floor}`),
         el("div", { class: "rooms" }, top.map((room) => this.roomCard(room, children)))));
     }
-    this.root.replaceChildren(floors);
+    this.root.replaceChildren(this.filterBar(home), floors);
+    this.applyFilters();
+  }
+
+  // HA-style filters over the floor view: a search box (device name, type, id or room), a room (with the rooms
+  // nested in it) and a device type. What does not match is hidden, and so is a room or floor left empty.
+  filterBar(home) {
+    const previous = this.filters ?? { text: "", room: "", type: "" };
+    const byName = (a, b) => a.localeCompare(b);
+    const types = [...new Set(home.devices.map((d) => d.label))].sort(byName);
+    const rooms = [...home.rooms].sort((a, b) => byName(a.name, b.name));
+    const refilter = () => {
+      this.filters = { text: search.value, room: room.value, type: type.value };
+      this.applyFilters();
+    };
+    const search = el("input", { type: "search", id: "floor-search", placeholder: "Search devices",
+      "aria-label": "Search devices by name, type, id or room", value: previous.text, oninput: refilter });
+    const room = el("select", { id: "floor-room", "aria-label": "Room", onchange: refilter },
+      el("option", { value: "" }, "All rooms"),
+      rooms.map((r) => el("option", { value: r.room_id, selected: r.room_id === previous.room }, r.name)));
+    const type = el("select", { id: "floor-type", "aria-label": "Device type", onchange: refilter },
+      el("option", { value: "" }, "All types"),
+      types.map((t) => el("option", { value: t, selected: t === previous.type }, t)));
+    this.filters = { text: search.value, room: room.value, type: type.value };
+    this.filterCount = el("span", { class: "filter-count muted", id: "floor-count" });
+    return el("div", { class: "floor-filters", role: "search" }, search, room, type, this.filterCount);
+  }
+
+  applyFilters() {
+    const { text, room, type } = this.filters ?? { text: "", room: "", type: "" };
+    const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+    const roomOf = new Map();
+    for (const r of this.rooms.values()) for (const id of r.device_ids) roomOf.set(id, r);
+    const within = (r) => !room || (r !== undefined && (r.room_id === room || within(this.rooms.get(r.parent))));
+    let shown = 0;
+    for (const [id, tile] of this.tiles) {
+      const device = this.devices.get(id), where = roomOf.get(id);
+      const haystack = `${device.name} ${device.label} ${id} ${where?.name ?? ""}`.toLowerCase();
+      const match = within(where) && (!type || device.label === type) && words.every((w) => haystack.includes(w));
+      tile.hidden = !match;
+      if (match) shown += 1;
+    }
+    // innermost rooms first, so that a parent sees whether its nested rooms kept a tile
+    for (const card of [...this.root.querySelectorAll("article.room")].reverse()) {
+      card.hidden = !card.querySelector(".device:not([hidden])");
+    }
+    for (const floor of this.root.querySelectorAll("section.floor")) {
+      floor.hidden = !floor.querySelector("article.room:not([hidden])");
+    }
+    if (this.filterCount) this.filterCount.textContent = `${shown} of ${this.tiles.size} devices`;
   }
 
   roomCard(room, children) {
