@@ -1,0 +1,77 @@
+"""Where units of work run: here, one after another (``local``), or as Ray tasks (``ray``, in
+:mod:`benchmark.training.ray_executor`, imported only when asked for).
+
+Every executor hands the units' outputs back **in unit order**, whatever order they finished in, so the driver
+writes the same files whatever the number of workers. A unit's output is the JSONL text of its examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, Protocol
+
+from benchmark.training.spec import DatasetSpec, WorkUnit
+
+ExecutorName = Literal["local", "ray"]
+EXECUTORS: tuple[str, ...] = ("local", "ray")
+
+
+class ExecutorError(RuntimeError):
+    """The executor could not run (Ray missing, no cluster at the address): a one-line reason."""
+
+
+def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
+    """The examples of one unit as JSONL text (canonical JSON, one example a line). Pure: the same spec and unit
+    give the same text in any process."""
+    from benchmark.training.examples import canonical_json, simuhome_example
+    from benchmark.training.spec import DatasetSpec
+
+    spec = DatasetSpec.model_validate(spec_data)
+    lines = [canonical_json(simuhome_example(spec, unit.kind, index).to_dict())
+             for index in range(unit.first, unit.first + unit.count)]
+    return "".join(line + "\n" for line in lines)
+
+
+class Executor(Protocol):
+    name: str
+
+    @property
+    def workers(self) -> int:
+        """How many units can run at once (the cluster's CPUs for Ray)."""
+        ...
+
+    def run(self, spec: DatasetSpec, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+        """Each unit with its output, in the order given."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalExecutor:
+    name = "local"
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def run(self, spec: DatasetSpec, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+        data = spec.to_dict()
+        for unit in units:
+            yield unit, build_unit(data, unit)
+
+    def close(self) -> None:
+        return None
+
+
+def make_executor(name: str, *, address: str | None = None, workers: int | None = None) -> Executor:
+    """``local`` or ``ray`` (``address``: an existing cluster, e.g. ``127.0.0.1:6379``; none: a local one with
+    ``workers`` CPUs)."""
+    if name == "local":
+        if address is not None:
+            raise ExecutorError("--address is for --executor ray; the local executor runs in this process")
+        return LocalExecutor()
+    if name == "ray":
+        from benchmark.training.ray_executor import RayExecutor
+
+        return RayExecutor(address=address, workers=workers)
+    raise ExecutorError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")
