@@ -71,6 +71,11 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "matter.js": _missing_when(
         lambda: not (ROOT / "tests" / "matter_js" / "node_modules" / "@project-chip" / "matter.js").is_dir(),
         "matter.js in tests/matter_js/node_modules (npm ci in tests/matter_js)"),
+    "ray": _missing_when(lambda: importlib.util.find_spec("ray") is None or not (VENV_BIN / "python").exists(),
+                         "Ray (pip install -e '.[ray]')"),
+    "datasets": _missing_when(lambda: any(importlib.util.find_spec(m) is None for m in ("datasets", "pyarrow",
+                                                                                         "gymnasium")),
+                              "datasets, pyarrow and gymnasium (pip install -e '.[training]')"),
     "espeak-ng": _missing_when(lambda: shutil.which("espeak-ng") is None,
                                "Debian's espeak-ng, the speech layer's TTS (apt-get install espeak-ng)"),
     "/data": _missing_when(lambda: not (Path("/data").is_dir() and os.access("/data", os.W_OK)),
