@@ -27,6 +27,8 @@ def build_command(
     seed: Annotated[int | None, typer.Option("--seed", help="Dataset seed; episode n of a kind gets seed·1000 + n.")]
     = None,
     kinds: Annotated[str | None, typer.Option("--kinds", help="all, query types (qt1,qt4-2) or kinds.")] = None,
+    unit_size: Annotated[int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")]
+    = None,
     executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
     address: Annotated[str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: "
                                                 "a local one.")] = None,
@@ -49,11 +51,11 @@ def build_command(
         _fail(problem)
     if workers is not None and (workers < 1 or executor != "ray" or address is not None):
         _fail("--workers is a positive number of CPUs, for --executor ray without --address")
-    short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds}
+    short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds, "unit_size": unit_size}
     try:
         if spec_file is not None:
             if any(value is not None for value in short.values()):
-                _fail("give a spec file or --suite/--per-type/--seed/--kinds, not both")
+                _fail("give a spec file or --suite/--per-type/--seed/--kinds/--unit-size, not both")
             spec = load_spec(spec_file)
         else:
             if suite is not None and suite not in ("simuhome",):

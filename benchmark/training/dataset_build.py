@@ -67,6 +67,8 @@ def prepare(out: Path, spec: DatasetSpec, *, resume: bool) -> set[int]:
         if earlier != spec.sha256():
             raise DatasetBuildError(f"--resume: {out} was built from another spec (sha256 {earlier}); give the "
                                     f"same spec or a new --out")
+        for torn in (out / "units").glob(".unit-*.tmp"):  # a unit being written when the build was killed
+            torn.unlink()
         return {unit.number for unit in spec.units() if (out / "units" / unit.file_name).is_file()}
     if out.exists() and any(out.iterdir()):
         raise DatasetBuildError(f"--out {out} is not empty; give a new directory, or --resume to continue a build")
