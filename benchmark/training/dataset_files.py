@@ -108,8 +108,9 @@ what each returned, its final answer, and the checks the benchmark's verifier ap
 
 {chr(10).join(table)}
 
-{sum(len(c) for c in by_split.values())} examples, {sum(calls)} gold tool calls ({min(calls, default=0)}–{max(calls, default=0)}
-per example); the oracle passed the verifier on {passed} of them. Conditions: text only (no spoken turns).
+{sum(len(c) for c in by_split.values())} examples, {sum(calls)} gold tool calls
+({min(calls, default=0)}–{max(calls, default=0)} per example); the oracle passed the verifier on {passed} of them.
+Conditions: text only (no spoken turns).
 A split with no examples has no files (`datasets` cannot read an empty one back).
 
 ## Splits

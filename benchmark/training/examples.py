@@ -82,9 +82,9 @@ def chat_messages(system_and_user: list[dict[str, Any]], calls: list[GoldToolCal
     messages = [dict(message) for message in system_and_user]
     for call in calls:
         call_id = f"call_{call.index}"
+        function = {"name": call.tool, "arguments": canonical_json(call.arguments)}
         messages.append({"role": "assistant", "content": call.thought,
-                         "tool_calls": [{"id": call_id, "type": "function",
-                                         "function": {"name": call.tool, "arguments": canonical_json(call.arguments)}}]})
+                         "tool_calls": [{"id": call_id, "type": "function", "function": function}]})
         if call.tool != "finish":
             messages.append({"role": "tool", "tool_call_id": call_id, "content": observation_text(call.result)})
     return messages

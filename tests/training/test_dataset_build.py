@@ -56,7 +56,7 @@ def test_a_leak_is_refused_and_shared_keys_are_grouped() -> None:
     assert split_of["a"] == split_of["b"] and split_of["c"] == split_of["d"]
     check_no_leakage(examples, split_of)
     other = next(s for s in ("train", "validation", "test") if s != split_of["a"])
-    with pytest.raises(SplitLeak, match="template:x is in .* and in"):
+    with pytest.raises(SplitLeak, match=r"template:x is in .* and in"):
         check_no_leakage(examples, {**split_of, "b": other})
 
 

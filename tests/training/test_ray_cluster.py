@@ -137,7 +137,7 @@ def _build(address: str, out: Path, *extra: str) -> subprocess.Popen[str]:
 
 def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, local_build: Path, tmp_path: Path) -> None:
     build = _build(cluster, tmp_path / "ray")
-    stdout, stderr = build.communicate(timeout=600)
+    _stdout, stderr = build.communicate(timeout=600)
     assert build.returncode == 0, stderr
     assert "ray, 2 workers" in stderr and f"{len(SPEC.units())}/{len(SPEC.units())}" in stderr  # the progress bar
     assert tree_bytes(tmp_path / "ray") == tree_bytes(local_build)
