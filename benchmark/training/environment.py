@@ -157,7 +157,7 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
     def _call(self, name: str, arguments: Any, thought: str | None) -> dict[str, Any]:
         from benchmark.agents.base import AgentStep
 
-        envelope = self._toolbox.call(name, arguments)
+        envelope: dict[str, Any] = self._toolbox.call(name, arguments)
         self._steps.append(AgentStep(len(self._steps), thought, name, arguments, envelope,
                                      virtual_time=self._fabric.now_text()))
         return envelope

@@ -8,6 +8,7 @@ before it stays, so ``--resume`` continues from there).
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -29,9 +30,9 @@ class RayExecutor:
         self._ray: Any = ray
         try:
             if address is not None:
-                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             else:
-                ray.init(num_cpus=workers or 1, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+                ray.init(num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"at {address}" if address is not None else "locally"
             raise ExecutorError(f"cannot start or reach a Ray cluster {where}: {str(error).splitlines()[0]}") from None

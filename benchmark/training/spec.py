@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-DATASET_SPEC_SCHEMA = "homefabric-dataset-spec/1"
+DATASET_SPEC_SCHEMA: Final = "homefabric-dataset-spec/1"
 SUITES = ("simuhome",)  # smh and voice: not built yet (see the module's docs in benchmark.training)
 SPLITS = ("train", "validation", "test")
 MAX_PER_TYPE = 999
