@@ -22,11 +22,12 @@ def build_command(
     spec_file: Annotated[Path | None, typer.Argument(help="A dataset spec (YAML); or give --suite/--per-type/--seed.",
                                                      show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", help="The directory to write the dataset to.")] = None,
-    suite: Annotated[str | None, typer.Option("--suite", help="simuhome (smh and voice are not built yet).")] = None,
+    suite: Annotated[str | None, typer.Option("--suite", help="simuhome or smh (voice is not built yet).")] = None,
     per_type: Annotated[int | None, typer.Option("--per-type", help="Examples per kind (before the split).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Dataset seed; episode n of a kind gets seed·1000 + n.")]
     = None,
-    kinds: Annotated[str | None, typer.Option("--kinds", help="all, query types (qt1,qt4-2) or kinds.")] = None,
+    kinds: Annotated[str | None, typer.Option("--kinds", help="simuhome: all, query types (qt1,qt4-2) or "
+                                               "kinds; smh: all or subcategories.")] = None,
     unit_size: Annotated[int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")]
     = None,
     executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
@@ -40,7 +41,7 @@ def build_command(
     """Build seeded train/validation/test splits: HF datasets on disk, Parquet, chat JSONL and a dataset card."""
     from benchmark.training.dataset_build import DatasetBuildError, build_dataset
     from benchmark.training.executors import ExecutorError, make_executor
-    from benchmark.training.spec import DatasetSpecError, load_spec, parse_spec
+    from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
     from emulator.output_paths import output_dir_problem
 
@@ -58,9 +59,9 @@ def build_command(
                 _fail("give a spec file or --suite/--per-type/--seed/--kinds/--unit-size, not both")
             spec = load_spec(spec_file)
         else:
-            if suite is not None and suite not in ("simuhome",):
-                _fail(f"--suite {suite!r} cannot be built yet; allowed: simuhome (smh and voice datasets are not "
-                      f"implemented)")
+            if suite is not None and suite not in SUITES:
+                _fail(f"--suite {suite!r} cannot be built; allowed: {', '.join(SUITES)} (voice datasets are not "
+                      f"implemented yet)")
             spec = parse_spec({key: value for key, value in short.items() if value is not None}, "options")
     except DatasetSpecError as error:
         _fail(str(error))

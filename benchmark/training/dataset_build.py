@@ -39,7 +39,8 @@ class BuildSummary:
 def leak_keys(example: TrainingExample) -> Any:
     from benchmark.training.splits import LeakKeys
 
-    return LeakKeys(example.example_id, (f"home:{example.home_sha256}", f"template:{example.template_key}"))
+    template = (f"template:{example.template_key}",) if example.templates else ()  # SMH: often none picked
+    return LeakKeys(example.example_id, (f"home:{example.home_sha256}", *template))
 
 
 def provenance(spec: DatasetSpec) -> dict[str, Any]:

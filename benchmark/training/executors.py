@@ -27,8 +27,14 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
     from benchmark.training.spec import DatasetSpec
 
     spec = DatasetSpec.model_validate(spec_data)
-    lines = [canonical_json(simuhome_example(spec, unit.kind, index).to_dict())
-             for index in range(unit.first, unit.first + unit.count)]
+    if spec.suite == "smh":
+        from benchmark.training.smh_examples import smh_unit
+
+        subcategory, tier = unit.kind.split("/")
+        examples = smh_unit(spec.seed, subcategory, tier, unit.first, unit.count)
+    else:
+        examples = [simuhome_example(spec, unit.kind, index) for index in range(unit.first, unit.first + unit.count)]
+    lines = [canonical_json(example.to_dict()) for example in examples]
     return "".join(line + "\n" for line in lines)
 
 

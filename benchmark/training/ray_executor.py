@@ -32,7 +32,8 @@ class RayExecutor:
             if address is not None:
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             else:
-                ray.init(num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+                ray.init(num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR,
+                         log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"at {address}" if address is not None else "locally"
             raise ExecutorError(f"cannot start or reach a Ray cluster {where}: {str(error).splitlines()[0]}") from None

@@ -1,15 +1,17 @@
 """The dataset spec (YAML or JSON, ``schema: homefabric-dataset-spec/1``) and its deterministic work units.
 
     schema: homefabric-dataset-spec/1
-    suite: simuhome          # the suite the episodes come from
-    kinds: all               # all, query types (qt1,qt4-2) or kinds (qt3_feasible)
-    per_type: 20             # examples per kind, before the split
+    suite: simuhome          # the suite the episodes come from: simuhome or smh
+    kinds: all               # simuhome: all, query types (qt1,qt4-2) or kinds (qt3_feasible); smh: all or
+                             # subcategories (clear_command,coreference), each in its three tiers
+    per_type: 20             # examples per kind (smh: per subcategory and tier), before the split
     seed: 1                  # episode n of a kind has seed seed·1000 + n
-    profile: simuhome        # the tool profile whose schemas the examples carry
+    profile: simuhome        # the tool profile whose schemas the examples carry (SMH examples: the smh profile)
     splits: {train: 0.8, validation: 0.1, test: 0.1}
     unit_size: 4             # examples per unit of work (one Ray task)
 
-A unit is (kind, first index, count), numbered in the canonical kind order; the same spec always gives the same
+A unit is (kind, first index, count) (SimuHome indices from 1, SMH's from 0), numbered in the canonical kind order;
+the same spec always gives the same
 units, so any executor, any number of workers and any resume produce the same output.
 """
 
@@ -20,10 +22,10 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 DATASET_SPEC_SCHEMA: Final = "homefabric-dataset-spec/1"
-SUITES = ("simuhome",)  # smh and voice: not built yet (see the module's docs in benchmark.training)
+SUITES = ("simuhome", "smh")  # voice: not built yet
 SPLITS = ("train", "validation", "test")
 MAX_PER_TYPE = 999
 
@@ -36,7 +38,7 @@ class DatasetSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     schema_: Literal["homefabric-dataset-spec/1"] = Field(default=DATASET_SPEC_SCHEMA, alias="schema")
-    suite: Literal["simuhome"] = "simuhome"
+    suite: Literal["simuhome", "smh"] = "simuhome"
     kinds: str = "all"
     per_type: int = Field(default=20, ge=1, le=MAX_PER_TYPE)
     seed: int = Field(default=1, ge=0)
@@ -44,16 +46,10 @@ class DatasetSpec(BaseModel):
     splits: dict[str, float] = Field(default_factory=lambda: {"train": 0.8, "validation": 0.1, "test": 0.1})
     unit_size: int = Field(default=4, ge=1, le=1000)
 
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, value: str) -> str:
-        from benchmark.generate import GeneratorInputError, parse_kinds
-
-        try:
-            parse_kinds(value)
-        except GeneratorInputError as error:
-            raise ValueError(str(error)) from None
-        return value
+    @model_validator(mode="after")
+    def _known_kinds(self) -> DatasetSpec:
+        self.kind_list()  # raises ValueError naming the unknown kind and the known ones
+        return self
 
     @model_validator(mode="after")
     def _split_shares(self) -> DatasetSpec:
@@ -64,9 +60,23 @@ class DatasetSpec(BaseModel):
         return self
 
     def kind_list(self) -> list[str]:
-        from benchmark.generate import parse_kinds
+        """SimuHome: kinds (qt3_feasible); SMH: subcategory/tier (clear_command/simple), in canonical order."""
+        from benchmark.generate import GeneratorInputError, parse_kinds
 
-        return [f"{qt}_{case}" for qt, case in parse_kinds(self.kinds)]
+        if self.suite == "smh":
+            from benchmark.smh.taxonomy import SUBCATEGORIES, TIERS
+
+            names = [part.strip() for part in self.kinds.split(",") if part.strip()]
+            unknown = [name for name in names if name != "all" and name not in SUBCATEGORIES]
+            if unknown or not names:
+                raise ValueError(f"unknown SMH subcategory {', '.join(unknown) or '(none)'}; use all or some of "
+                                 f"{', '.join(SUBCATEGORIES)}")
+            chosen = SUBCATEGORIES if "all" in names else tuple(s for s in SUBCATEGORIES if s in names)
+            return [f"{sub}/{tier}" for sub in chosen for tier in TIERS]
+        try:
+            return [f"{qt}_{case}" for qt, case in parse_kinds(self.kinds)]
+        except GeneratorInputError as error:
+            raise ValueError(str(error)) from None
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -79,8 +89,9 @@ class DatasetSpec(BaseModel):
     def units(self) -> list[WorkUnit]:
         units: list[WorkUnit] = []
         for kind in self.kind_list():
-            for first in range(1, self.per_type + 1, self.unit_size):
-                units.append(WorkUnit(len(units), kind, first, min(self.unit_size, self.per_type + 1 - first)))
+            start = 0 if self.suite == "smh" else 1
+            for first in range(start, start + self.per_type, self.unit_size):
+                units.append(WorkUnit(len(units), kind, first, min(self.unit_size, start + self.per_type - first)))
         return units
 
 

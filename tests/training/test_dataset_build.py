@@ -7,6 +7,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -98,6 +99,8 @@ CHAT_LINE = {
                                                             "additionalProperties": False,
                                                             "properties": {"name": {"type": "string"},
                                                                            "arguments": {"type": "string"}}}}}}}},
+            {"type": "object", "required": ["role", "content"], "additionalProperties": False,
+             "properties": {"role": {"const": "assistant"}, "content": {"type": "string"}}},
             {"type": "object", "required": ["role", "tool_call_id", "content"], "additionalProperties": False,
              "properties": {"role": {"const": "tool"}, "tool_call_id": {"type": "string"},
                             "content": {"type": "string"}}}]}},
@@ -105,10 +108,11 @@ CHAT_LINE = {
 }
 
 
-def test_chat_jsonl_is_the_fine_tuning_format_with_valid_tool_calls(built: Path) -> None:
-    lines = [json.loads(line) for s in ("train", "validation", "test")
-             for line in (built / "chat" / f"{s}.jsonl").read_text().splitlines()]
-    assert len(lines) == 12
+def chat_lines(root: Path) -> list[dict[str, Any]]:
+    """Every line of the chat JSONL, checked against the fine-tuning format, each call against its tool's schema,
+    each result against its call."""
+    lines = [json.loads(line) for s in ("train", "validation", "test") if (root / "chat" / f"{s}.jsonl").exists()
+             for line in (root / "chat" / f"{s}.jsonl").read_text().splitlines()]
     for line in lines:
         jsonschema.validate(line, CHAT_LINE)
         messages, tools = line["messages"], {t["function"]["name"]: t["function"] for t in line["tools"]}
@@ -117,13 +121,32 @@ def test_chat_jsonl_is_the_fine_tuning_format_with_valid_tool_calls(built: Path)
         for message in messages[2:]:
             if message["role"] == "assistant":
                 assert not pending, "a tool call without its result"
-                for call in message["tool_calls"]:
+                for call in message.get("tool_calls", []):
                     function = tools[call["function"]["name"]]
                     jsonschema.validate(json.loads(call["function"]["arguments"]), function["parameters"])
                     pending.append(call["id"])
             else:
                 assert message["role"] == "tool" and message["tool_call_id"] == pending.pop(0)
-        assert messages[-1]["tool_calls"][0]["function"]["name"] == "finish"
+    return lines
+
+
+def test_chat_jsonl_is_the_fine_tuning_format_with_valid_tool_calls(built: Path) -> None:
+    lines = chat_lines(built)
+    assert len(lines) == 12
+    assert all(line["messages"][-1]["tool_calls"][0]["function"]["name"] == "finish" for line in lines)
+
+
+def test_an_smh_build_solves_every_instance_and_keeps_the_shared_home_in_one_split(tmp_path: Path) -> None:
+    import datasets
+
+    spec = DatasetSpec(suite="smh", kinds="clear_command,state_ambiguity", per_type=2, seed=3, unit_size=1)
+    build_dataset(spec, tmp_path / "smh", LocalExecutor())
+    rows = [row for split in datasets.load_from_disk(str(tmp_path / "smh" / "hf")).values() for row in split]
+    assert len(rows) == 12 and all(row["oracle_passed"] for row in rows)
+    assert len({row["split"] for row in rows if row["kind"].endswith("/complex")}) == 1  # one home, one split
+    assert any(row["templates"] for row in rows if row["kind"].startswith("state_ambiguity"))
+    lines = chat_lines(tmp_path / "smh")
+    assert len(lines) == 12 and {t["function"]["name"] for t in lines[0]["tools"]} >= {"control_device", "ask_user"}
 
 
 def test_a_killed_build_resumes_to_the_same_bytes(built: Path, tmp_path: Path) -> None:
@@ -143,7 +166,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     from homefabric_cli.main import app
 
     runner = CliRunner()
-    for args, words in ((["--suite", "nope", "--per-type", "1"], "--suite 'nope' cannot be built yet; allowed"),
+    voice = "--suite 'voice' cannot be built; allowed: simuhome, smh"
+    for args, words in ((["--suite", "voice", "--per-type", "1"], voice),
                         (["--per-type", "0"], "per_type"), (["--kinds", "qt9"], "unknown query type"),
                         (["--executor", "spark"], "unknown executor 'spark'; allowed: local, ray")):
         result = runner.invoke(app, ["dataset", "build", *args, "--out", str(tmp_path / "o"), "--no-progress"])

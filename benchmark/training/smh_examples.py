@@ -1,0 +1,126 @@
+"""SMH-Bench examples: instances of one (subcategory, tier), solved by the suite's oracle in the EIA setting.
+
+A unit generates its instances with the SMH generator (``generate_instances(seed, {tier: n}, (subcategory,))``:
+every instance has its own seeded draw, so a unit never depends on the others), runs the oracle through the
+``smh`` tool profile (``query_device``, ``control_device``, ``create_automation``, ``ask_user``) on the instance's
+initial home, records each call with what it returned, and keeps the verifier's verdict. The home is the
+instance's home config (all complex-tier instances share the suite's one complex home, so the split rule keeps
+them in one split); the template is the sequence of phrase templates (strings with ``{…}`` slots) the
+generator's scene picked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchmark.training.examples import GoldToolCall, TrainingExample, chat_messages
+
+
+class RecordingTools:
+    """The EIA toolbox seen through a recorder: each call and its envelope, in order."""
+
+    def __init__(self, tools: Any) -> None:
+        self.tools = tools
+        self.calls: list[GoldToolCall] = []
+
+    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        envelope: dict[str, Any] = self.tools.call(name, arguments)
+        self.calls.append(GoldToolCall(index=len(self.calls), turn=0, tool=name, arguments=dict(arguments or {}),
+                                       result=envelope, thought=None))
+        return envelope
+
+    def schemas(self) -> list[dict[str, Any]]:
+        schemas: list[dict[str, Any]] = self.tools.schemas()
+        return schemas
+
+    def names(self) -> list[str]:
+        names: list[str] = self.tools.names()
+        return names
+
+
+class RecordingOracle:
+    """The SMH oracle (EIA) with its tool calls recorded; keeps the messages and schemas it was given."""
+
+    name = "oracle"
+
+    def __init__(self) -> None:
+        self.recorder: RecordingTools | None = None
+        self.messages: list[dict[str, Any]] = []
+
+    async def run(self, instance: Any, tools: Any, messages: list[dict[str, Any]]) -> Any:
+        from benchmark.smh.agents import OracleEia
+
+        self.recorder = RecordingTools(tools)
+        self.messages = messages
+        return await OracleEia().run(instance, self.recorder, messages)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _picked_phrases() -> Iterator[list[str]]:
+    """Record the phrase templates the SMH scene picks (items that are strings with a ``{`` slot)."""
+    from benchmark.smh.generate.core import Scene
+
+    picked: list[str] = []
+    original = Scene.pick
+
+    def pick(scene: Scene, items: Any) -> Any:
+        item = original(scene, items)
+        if isinstance(item, str) and "{" in item:
+            picked.append(item)
+        return item
+
+    Scene.pick = pick  # type: ignore[method-assign]
+    try:
+        yield picked
+    finally:
+        Scene.pick = original  # type: ignore[method-assign]
+
+
+def smh_unit(seed: int, subcategory: str, tier: str, first: int, count: int) -> list[TrainingExample]:
+    """Instances ``first..first+count-1`` (0-based, as the SMH generator numbers them) of one subcategory and tier."""
+    from benchmark.smh.generate import generate_instances
+    from benchmark.smh.session import Homes
+    from benchmark.smh.settings import run_eia
+    from emulator.home_config import dump_home
+
+    per_instance: list[list[str]] = []
+    instances: list[Any] = []
+    homes: dict[str, Any] = {}
+    for index in range(first, first + count):  # one generator call per instance: its picked phrases are its own
+        with _picked_phrases() as picked:
+            made, made_homes = generate_instances(seed, {tier: index + 1}, (subcategory,))
+        instances.append(made[-1])
+        homes.update(made_homes)
+        per_instance.append(list(picked))
+    examples = []
+    with tempfile.TemporaryDirectory(prefix="smh-unit-") as temp:
+        suite = Path(temp)
+        (suite / "homes").mkdir()
+        for name, home in homes.items():
+            (suite / "homes" / f"{name}.json").write_text(dump_home(home), encoding="utf-8")
+        loaded = Homes(suite)
+        for instance, picked in zip(instances, per_instance, strict=True):
+            oracle = RecordingOracle()
+            outcome = asyncio.run(run_eia(instance, oracle, loaded))  # type: ignore[arg-type]
+            assert oracle.recorder is not None
+            calls = oracle.recorder.calls
+            home = json.loads(dump_home(loaded.config(instance.home)))
+            turns = [{"role": turn.role, "text": turn.text} for turn in instance.dialogue_history]
+            turns += [{"role": "user", "text": instance.user_query},
+                      {"role": "assistant", "text": outcome.prediction.response or ""}]
+            examples.append(TrainingExample(
+                example_id=f"smh/{instance.id}", suite="smh", kind=f"{subcategory}/{tier}",
+                episode_seed=seed, home=home, user_location=instance.entrance_device,
+                current_time=instance.current_time, turns=turns, gold_tool_calls=calls,
+                final_state_checks=instance.goal.model_dump(mode="json"),
+                oracle_passed=outcome.verdict.overall_pass, templates=picked,
+                messages=[*chat_messages(oracle.messages, calls),
+                          {"role": "assistant", "content": outcome.prediction.response or ""}],
+                tools=oracle.recorder.schemas()))
+    return examples
