@@ -22,12 +22,14 @@ def build_command(
     spec_file: Annotated[Path | None, typer.Argument(help="A dataset spec (YAML); or give --suite/--per-type/--seed.",
                                                      show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", help="The directory to write the dataset to.")] = None,
-    suite: Annotated[str | None, typer.Option("--suite", help="simuhome or smh (voice is not built yet).")] = None,
+    suite: Annotated[str | None, typer.Option("--suite", help="simuhome, smh or voice.")] = None,
     per_type: Annotated[int | None, typer.Option("--per-type", help="Examples per kind (before the split).")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Dataset seed; episode n of a kind gets seed·1000 + n.")]
     = None,
     kinds: Annotated[str | None, typer.Option("--kinds", help="simuhome: all, query types (qt1,qt4-2) or "
-                                               "kinds; smh: all or subcategories.")] = None,
+                                               "kinds; smh: all or subcategories; voice: all or task types.")] = None,
+    conditions: Annotated[str | None, typer.Option("--conditions", help="voice: acoustic conditions, e.g. "
+                                                   "clean-dry,10db-reverb (one example each).")] = None,
     unit_size: Annotated[int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")]
     = None,
     executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
@@ -40,7 +42,7 @@ def build_command(
 ) -> None:
     """Build seeded train/validation/test splits: HF datasets on disk, Parquet, chat JSONL and a dataset card."""
     from benchmark.training.dataset_build import DatasetBuildError, build_dataset
-    from benchmark.training.executors import ExecutorError, make_executor
+    from benchmark.training.executors import ExecutorError, UnitFailed, make_executor
     from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
     from emulator.output_paths import output_dir_problem
@@ -52,16 +54,16 @@ def build_command(
         _fail(problem)
     if workers is not None and (workers < 1 or executor != "ray" or address is not None):
         _fail("--workers is a positive number of CPUs, for --executor ray without --address")
-    short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds, "unit_size": unit_size}
+    short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds, "unit_size": unit_size,
+             "conditions": conditions}
     try:
         if spec_file is not None:
             if any(value is not None for value in short.values()):
-                _fail("give a spec file or --suite/--per-type/--seed/--kinds/--unit-size, not both")
+                _fail("give a spec file or --suite/--per-type/--seed/--kinds/--unit-size/--conditions, not both")
             spec = load_spec(spec_file)
         else:
             if suite is not None and suite not in SUITES:
-                _fail(f"--suite {suite!r} cannot be built; allowed: {', '.join(SUITES)} (voice datasets are not "
-                      f"implemented yet)")
+                _fail(f"--suite {suite!r} cannot be built; allowed: {', '.join(SUITES)}")
             spec = parse_spec({key: value for key, value in short.items() if value is not None}, "options")
     except DatasetSpecError as error:
         _fail(str(error))
@@ -75,7 +77,7 @@ def build_command(
     try:
         with UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar:
             summary = build_dataset(spec, out, runner, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
-    except (DatasetBuildError, ExecutorError, SplitLeak) as error:
+    except (DatasetBuildError, ExecutorError, SplitLeak, UnitFailed) as error:
         _fail(str(error))
         return
     finally:

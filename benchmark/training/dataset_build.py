@@ -40,7 +40,17 @@ def leak_keys(example: TrainingExample) -> Any:
     from benchmark.training.splits import LeakKeys
 
     template = (f"template:{example.template_key}",) if example.templates else ()  # SMH: often none picked
-    return LeakKeys(example.example_id, (f"home:{example.home_sha256}", *template))
+    voices = tuple(f"voice:{voice}" for voice in example.voices)
+    return LeakKeys(example.example_id, (f"home:{example.home_sha256}", *template, *voices))
+
+
+def pinned_keys(spec: DatasetSpec) -> dict[str, str]:
+    """Keys whose split is fixed before the examples are made: the voices of a spoken set."""
+    if spec.suite != "voice":
+        return {}
+    from benchmark.training.voice_examples import voice_split
+
+    return {f"voice:{voice}": split for voice, split in voice_split(spec.seed).items()}
 
 
 def provenance(spec: DatasetSpec) -> dict[str, Any]:
@@ -103,7 +113,7 @@ def build_dataset(spec: DatasetSpec, out: Path, executor: Executor, *, resume: b
             on_unit(unit)
     examples = read_units(out, units)
     keys = [leak_keys(example) for example in examples]
-    split_of = assign_splits(keys, spec.splits, spec.seed)
+    split_of = assign_splits(keys, spec.splits, spec.seed, pinned_keys(spec))
     check_no_leakage(keys, split_of)
     sizes = write_dataset(out, spec, examples, split_of, provenance(spec))
     return BuildSummary(out, len(todo), len(kept), sizes)

@@ -11,6 +11,7 @@ canonical JSON strings, so every row has one Arrow schema whatever the home look
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Sequence
@@ -22,14 +23,18 @@ from benchmark.training.spec import SPLITS, DatasetSpec
 from emulator.home_config import write_atomically
 
 
-def features() -> Any:
+def features(suite: str) -> Any:
     import datasets
 
     text = datasets.Value("string")
+    turn: dict[str, Any] = {"role": text, "text": text}
+    if suite == "voice":  # every user turn's audio (the library's Audio feature: WAV bytes), condition and voice
+        turn.update({"condition": text, "voice": text, "audio": datasets.Audio(),
+                     "duration_s": datasets.Value("float64")})
     return datasets.Features({
         "id": text, "split": text, "suite": text, "kind": text, "episode_seed": datasets.Value("int64"),
         "home": text, "home_sha256": text, "user_location": text, "current_time": text,
-        "turns": datasets.List({"role": text, "text": text}),
+        "turns": datasets.List(turn),
         "gold_tool_calls": datasets.List({"index": datasets.Value("int64"), "turn": datasets.Value("int64"),
                                           "tool": text, "arguments": text, "result": text, "thought": text}),
         "final_state_checks": text, "oracle_passed": datasets.Value("bool"),
@@ -43,7 +48,8 @@ def row(example: TrainingExample, split: str, provenance: dict[str, Any]) -> dic
     return {
         "id": example.example_id, "split": split, "suite": example.suite, "kind": example.kind,
         "episode_seed": example.episode_seed, "home": canonical_json(example.home), "home_sha256": example.home_sha256,
-        "user_location": example.user_location, "current_time": example.current_time, "turns": example.turns,
+        "user_location": example.user_location, "current_time": example.current_time,
+        "turns": [_turn(turn) for turn in example.turns],
         "gold_tool_calls": [{"index": c.index, "turn": c.turn, "tool": c.tool, "arguments": canonical_json(c.arguments),
                              "result": canonical_json(c.result), "thought": c.thought}
                             for c in example.gold_tool_calls],
@@ -52,6 +58,13 @@ def row(example: TrainingExample, split: str, provenance: dict[str, Any]) -> dic
         "messages": canonical_json(example.messages), "tools": canonical_json(example.tools),
         "provenance": provenance,
     }
+
+
+def _turn(turn: dict[str, Any]) -> dict[str, Any]:
+    audio = turn.get("audio")
+    if audio is None:
+        return turn
+    return {**turn, "audio": {"bytes": base64.b64decode(audio["base64"]), "path": audio["path"]}}
 
 
 def chat_line(example: TrainingExample) -> str:
@@ -63,17 +76,20 @@ def write_dataset(out: Path, spec: DatasetSpec, examples: Sequence[TrainingExamp
                   provenance: dict[str, Any]) -> dict[str, int]:
     """Write the hf/, parquet/ and chat/ forms and the card; returns the number of examples per split."""
     import datasets
+    import pyarrow
     import pyarrow.parquet as parquet
 
     datasets.disable_progress_bars()
     by_split = {split: [e for e in examples if split_of[e.example_id] == split] for split in SPLITS}
-    schema = features()
+    schema = features(spec.suite)
     tables = {}
     for split, chosen in by_split.items():  # an empty split is left out: datasets cannot read one back
         if not chosen:
             continue
         rows = [row(e, split, provenance) for e in chosen]
-        tables[split] = datasets.Dataset.from_dict({name: [r[name] for r in rows] for name in schema}, features=schema)
+        # Built as Arrow directly: datasets' own encoder wants torch + torchcodec even for ready WAV bytes.
+        table = pyarrow.Table.from_pylist(rows, schema=schema.arrow_schema)
+        tables[split] = datasets.Dataset(table, info=datasets.DatasetInfo(features=schema))
     datasets.DatasetDict(tables).save_to_disk(str(out / "hf"))
     (out / "parquet").mkdir(exist_ok=True)
     (out / "chat").mkdir(exist_ok=True)
@@ -84,6 +100,18 @@ def write_dataset(out: Path, spec: DatasetSpec, examples: Sequence[TrainingExamp
     sizes = {split: len(chosen) for split, chosen in by_split.items()}
     write_atomically(out / "README.md", dataset_card(spec, by_split, provenance))
     return sizes
+
+
+def _conditions(by_split: dict[str, list[TrainingExample]]) -> str:
+    spoken = [t for chosen in by_split.values() for e in chosen for t in e.turns if t.get("audio")]
+    if not spoken:
+        return "Conditions: text only (no spoken turns)."
+    conditions = sorted({t["condition"] for t in spoken})
+    voices = {split: sorted({v for e in chosen for v in e.voices}) for split, chosen in by_split.items()}
+    seconds = sum(float(t["duration_s"]) for t in spoken)
+    return (f"Spoken: {len(spoken)} user turns, {seconds:.0f} s of 16 kHz mono WAV audio (the `Audio` feature), "
+            f"rendered in the conditions {', '.join(conditions)} (one example per episode and condition). Voices by "
+            f"split (never shared): " + "; ".join(f"{s}: {', '.join(v) or 'none'}" for s, v in voices.items()) + ".")
 
 
 def dataset_card(spec: DatasetSpec, by_split: dict[str, list[TrainingExample]], provenance: dict[str, Any]) -> str:
@@ -110,7 +138,7 @@ what each returned, its final answer, and the checks the benchmark's verifier ap
 
 {sum(len(c) for c in by_split.values())} examples, {sum(calls)} gold tool calls
 ({min(calls, default=0)}–{max(calls, default=0)} per example); the oracle passed the verifier on {passed} of them.
-Conditions: text only (no spoken turns).
+{_conditions(by_split)}
 A split with no examples has no files (`datasets` cannot read an empty one back).
 
 ## Splits

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from benchmark.training.spec import DatasetSpec
@@ -48,13 +48,14 @@ class TrainingExample:
     home: dict[str, Any]
     user_location: str
     current_time: str
-    turns: list[dict[str, Any]]  # {"role": "user"|"assistant", "text": ...}
+    turns: list[dict[str, Any]]  # {"role": "user"|"assistant", "text": ...} (+ condition, voice, audio: voice)
     gold_tool_calls: list[GoldToolCall]
     final_state_checks: dict[str, Any]
     oracle_passed: bool
     templates: list[str]
     messages: list[dict[str, Any]]  # OpenAI chat format, tool calls included
     tools: list[dict[str, Any]]  # the profile's function schemas
+    voices: list[str] = field(default_factory=list)  # spoken examples: the speakers heard
 
     @property
     def home_sha256(self) -> str:

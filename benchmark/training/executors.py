@@ -17,7 +17,11 @@ EXECUTORS: tuple[str, ...] = ("local", "ray")
 
 
 class ExecutorError(RuntimeError):
-    """The executor could not run (Ray missing, no cluster at the address): a one-line reason."""
+    """The executor could not run (Ray missing, no cluster at the address, a unit failed): a one-line reason."""
+
+
+class UnitFailed(RuntimeError):
+    """A unit could not be made for a reason outside the code (a missing speech engine): one line."""
 
 
 def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
@@ -32,6 +36,15 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
 
         subcategory, tier = unit.kind.split("/")
         examples = smh_unit(spec.seed, subcategory, tier, unit.first, unit.count)
+    elif spec.suite == "voice":
+        from benchmark.speech.tts import TTSError
+        from benchmark.training.voice_examples import voice_examples
+
+        try:
+            examples = [example for index in range(unit.first, unit.first + unit.count)
+                        for example in voice_examples(spec.seed, unit.kind, index, spec.conditions, spec.splits)]
+        except TTSError as error:
+            raise UnitFailed(f"unit {unit.number} ({unit.kind}): {error}") from None
     else:
         examples = [simuhome_example(spec, unit.kind, index) for index in range(unit.first, unit.first + unit.count)]
     lines = [canonical_json(example.to_dict()) for example in examples]

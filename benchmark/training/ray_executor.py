@@ -56,8 +56,9 @@ class RayExecutor:
             try:
                 text: str = self._ray.get(future)
             except self._ray.exceptions.RayError as error:
+                cause = getattr(error, "cause", None) or error  # a task's own exception, when it raised one
                 raise ExecutorError(f"unit {unit.number} ({unit.kind} {unit.first}..{unit.first + unit.count - 1}) "
-                                    f"failed on the cluster: {str(error).splitlines()[0]}") from None
+                                    f"failed on the cluster: {str(cause).splitlines()[0]}") from None
             yield unit, text
 
     def close(self) -> None:

@@ -1,9 +1,11 @@
 """The dataset spec (YAML or JSON, ``schema: homefabric-dataset-spec/1``) and its deterministic work units.
 
     schema: homefabric-dataset-spec/1
-    suite: simuhome          # the suite the episodes come from: simuhome or smh
+    suite: simuhome          # the suite the episodes come from: simuhome, smh or voice
     kinds: all               # simuhome: all, query types (qt1,qt4-2) or kinds (qt3_feasible); smh: all or
-                             # subcategories (clear_command,coreference), each in its three tiers
+                             # subcategories (clear_command,coreference), each in its three tiers; voice: all or
+                             # task types (spatial,temporal,clarify)
+    conditions: clean-dry    # voice: the acoustic conditions each user turn is rendered in (one example each)
     per_type: 20             # examples per kind (smh: per subcategory and tier), before the split
     seed: 1                  # episode n of a kind has seed seed·1000 + n
     profile: simuhome        # the tool profile whose schemas the examples carry (SMH examples: the smh profile)
@@ -25,7 +27,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 DATASET_SPEC_SCHEMA: Final = "homefabric-dataset-spec/1"
-SUITES = ("simuhome", "smh")  # voice: not built yet
+SUITES = ("simuhome", "smh", "voice")
 SPLITS = ("train", "validation", "test")
 MAX_PER_TYPE = 999
 
@@ -38,17 +40,25 @@ class DatasetSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     schema_: Literal["homefabric-dataset-spec/1"] = Field(default=DATASET_SPEC_SCHEMA, alias="schema")
-    suite: Literal["simuhome", "smh"] = "simuhome"
+    suite: Literal["simuhome", "smh", "voice"] = "simuhome"
     kinds: str = "all"
     per_type: int = Field(default=20, ge=1, le=MAX_PER_TYPE)
     seed: int = Field(default=1, ge=0)
     profile: Literal["simuhome", "paper13", "simuhome_ext"] = "simuhome"
     splits: dict[str, float] = Field(default_factory=lambda: {"train": 0.8, "validation": 0.1, "test": 0.1})
     unit_size: int = Field(default=4, ge=1, le=1000)
+    conditions: str = "clean-dry"
 
     @model_validator(mode="after")
     def _known_kinds(self) -> DatasetSpec:
         self.kind_list()  # raises ValueError naming the unknown kind and the known ones
+        if self.suite == "voice":
+            from benchmark.speech.conditions import ConditionError, parse_conditions
+
+            try:
+                parse_conditions(self.conditions)
+            except ConditionError as error:
+                raise ValueError(str(error)) from None
         return self
 
     @model_validator(mode="after")
@@ -60,7 +70,8 @@ class DatasetSpec(BaseModel):
         return self
 
     def kind_list(self) -> list[str]:
-        """SimuHome: kinds (qt3_feasible); SMH: subcategory/tier (clear_command/simple), in canonical order."""
+        """SimuHome: kinds (qt3_feasible); SMH: subcategory/tier (clear_command/simple); voice: task types; in
+        canonical order."""
         from benchmark.generate import GeneratorInputError, parse_kinds
 
         if self.suite == "smh":
@@ -73,6 +84,13 @@ class DatasetSpec(BaseModel):
                                  f"{', '.join(SUBCATEGORIES)}")
             chosen = SUBCATEGORIES if "all" in names else tuple(s for s in SUBCATEGORIES if s in names)
             return [f"{sub}/{tier}" for sub in chosen for tier in TIERS]
+        if self.suite == "voice":
+            from benchmark.speech.voice_generate import VoiceGenerationError, parse_task_types
+
+            try:
+                return parse_task_types(self.kinds)
+            except VoiceGenerationError as error:
+                raise ValueError(str(error)) from None
         try:
             return [f"{qt}_{case}" for qt, case in parse_kinds(self.kinds)]
         except GeneratorInputError as error:

@@ -53,15 +53,29 @@ def _share_point(seed: int, key: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def assign_splits(examples: Sequence[LeakKeys], shares: Mapping[str, float], seed: int) -> dict[str, str]:
-    """example id → split, by the rule above."""
+def assign_splits(examples: Sequence[LeakKeys], shares: Mapping[str, float], seed: int,
+                  pinned: Mapping[str, str] | None = None) -> dict[str, str]:
+    """example id → split, by the rule above. ``pinned``: keys whose split is fixed (the voices of a spoken set):
+    a group holding one takes its split; a group holding two of different splits is a :class:`SplitLeak`."""
     groups = _Groups()
     for example in examples:
         for key in example.keys:
             groups.union(example.keys[0], key)
+    fixed: dict[str, tuple[str, str]] = {}
+    for key, split in (pinned or {}).items():
+        if key not in groups.parent:
+            continue
+        root = groups.find(key)
+        if root in fixed and fixed[root][1] != split:
+            raise SplitLeak(f"{key} belongs to {split} but shares a group with {fixed[root][0]} of {fixed[root][1]}")
+        fixed[root] = (key, split)
     result: dict[str, str] = {}
     for example in examples:
-        point = _share_point(seed, groups.find(example.keys[0]))
+        root = groups.find(example.keys[0])
+        if root in fixed:
+            result[example.example_id] = fixed[root][1]
+            continue
+        point = _share_point(seed, root)
         cumulative = 0.0
         chosen = SPLITS[-1]
         for split in SPLITS:
