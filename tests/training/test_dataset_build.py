@@ -166,8 +166,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     from homefabric_cli.main import app
 
     runner = CliRunner()
-    voice = "--suite 'voice' cannot be built; allowed: simuhome, smh"
-    for args, words in ((["--suite", "voice", "--per-type", "1"], voice),
+    suite = "--suite 'nope' cannot be built; allowed: simuhome, smh, voice"
+    for args, words in ((["--suite", "nope", "--per-type", "1"], suite),
                         (["--per-type", "0"], "per_type"), (["--kinds", "qt9"], "unknown query type"),
                         (["--executor", "spark"], "unknown executor 'spark'; allowed: local, ray")):
         result = runner.invoke(app, ["dataset", "build", *args, "--out", str(tmp_path / "o"), "--no-progress"])
