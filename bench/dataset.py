@@ -110,6 +110,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # throwaway local clusters: no token written to ~/.ray
     workers = [int(part) for part in args.workers.split(",") if part.strip()]
     figures = {"machine_cpus": os.cpu_count(), "dataset": dataset_figures(args.per_type, args.seed, workers),
                "rl": rl_figures(args.episodes, args.seed)}

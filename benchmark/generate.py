@@ -149,11 +149,27 @@ def generate_command(
     = "simuhome",
     per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
                                                         "instances per subcategory (default 25,15,10).")] = None,
+    executor: Annotated[str, typer.Option("--executor", help="simuhome: local (this process) or ray (units of "
+                                          "episodes as Ray tasks; the same files).")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a "
+                                                "local one.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="ray without --address: CPUs of the local "
+                                                "cluster.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")]
+    = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
         typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
         raise typer.Exit(2)
+    if executor != "local" or resume or address is not None or workers is not None:
+        if suite != "simuhome" or paraphrase:
+            typer.echo("error: --executor ray/--resume generate simuhome episodes without --paraphrase", err=True)
+            raise typer.Exit(2)
+        from benchmark.training.episode_cli import generate_with_executor
+
+        return generate_with_executor(out, qt, per_type, seed, typo_rate, executor=executor, address=address,
+                                      workers=workers, resume=resume, progress=progress)
     if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
         from benchmark.speech import voice_cli
 

@@ -45,6 +45,7 @@ def build_command(
     from benchmark.training.executors import ExecutorError, UnitFailed, make_executor
     from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
+    from benchmark.training.unit_progress import UnitProgress
     from emulator.output_paths import output_dir_problem
 
     if out is None:
@@ -85,30 +86,3 @@ def build_command(
     sizes = ", ".join(f"{split} {count}" for split, count in summary.sizes.items())
     typer.echo(f"wrote {sum(summary.sizes.values())} examples ({sizes}) to {out}: {summary.units_run} units run, "
                f"{summary.units_kept} kept, in {time.perf_counter() - started:.1f} s (wall time)")
-
-
-class UnitProgress:
-    """Units done / total, the executor and its worker count, on stderr (a no-op when disabled)."""
-
-    def __init__(self, total: int, workers: int, executor: str, *, enabled: bool) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self._progress = Progress(TextColumn("building dataset units"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn(f"{executor}, {workers} worker{'s' if workers != 1 else ''}"),
-                                  TimeElapsedColumn(), console=Console(stderr=True), disable=not enabled,
-                                  redirect_stdout=False)
-        self._task = self._progress.add_task("units", total=total)
-
-    def advance(self, _unit: object = None) -> None:
-        self._progress.advance(self._task)
-
-    def skip(self, count: int) -> None:
-        self._progress.advance(self._task, count)
-
-    def __enter__(self) -> UnitProgress:
-        self._progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.training.examples import TrainingExample
-from benchmark.training.executors import Executor
+from benchmark.training.executors import Executor, build_unit
 from benchmark.training.spec import DatasetSpec, WorkUnit
 from emulator.home_config import write_atomically
 
@@ -107,7 +107,7 @@ def build_dataset(spec: DatasetSpec, out: Path, executor: Executor, *, resume: b
     todo = [unit for unit in units if unit.number not in kept]
     if on_kept is not None and kept:
         on_kept(len(kept))
-    for unit, text in executor.run(spec, todo):
+    for unit, text in executor.map(build_unit, spec.to_dict(), todo):
         write_atomically(out / "units" / unit.file_name, text)
         if on_unit is not None:
             on_unit(unit)

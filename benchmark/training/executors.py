@@ -7,10 +7,10 @@ writes the same files whatever the number of workers. A unit's output is the JSO
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, Protocol
 
-from benchmark.training.spec import DatasetSpec, WorkUnit
+from benchmark.training.spec import WorkUnit
 
 ExecutorName = Literal["local", "ray"]
 EXECUTORS: tuple[str, ...] = ("local", "ray")
@@ -51,6 +51,9 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+UnitTask = Callable[[Any, WorkUnit], str]  # (shared data, unit) -> the unit's output; module-level (Ray pickles it)
+
+
 class Executor(Protocol):
     name: str
 
@@ -59,8 +62,8 @@ class Executor(Protocol):
         """How many units can run at once (the cluster's CPUs for Ray)."""
         ...
 
-    def run(self, spec: DatasetSpec, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
-        """Each unit with its output, in the order given."""
+    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+        """``task(shared, unit)`` for each unit, handed back in the order given."""
         ...
 
     def close(self) -> None: ...
@@ -73,10 +76,9 @@ class LocalExecutor:
     def workers(self) -> int:
         return 1
 
-    def run(self, spec: DatasetSpec, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
-        data = spec.to_dict()
+    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
         for unit in units:
-            yield unit, build_unit(data, unit)
+            yield unit, task(shared, unit)
 
     def close(self) -> None:
         return None

@@ -13,8 +13,8 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from benchmark.training.executors import ExecutorError, build_unit
-from benchmark.training.spec import DatasetSpec, WorkUnit
+from benchmark.training.executors import ExecutorError, UnitTask
+from benchmark.training.spec import WorkUnit
 
 TASKS_PER_WORKER = 2
 
@@ -37,21 +37,21 @@ class RayExecutor:
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"at {address}" if address is not None else "locally"
             raise ExecutorError(f"cannot start or reach a Ray cluster {where}: {str(error).splitlines()[0]}") from None
-        self._task = ray.remote(num_cpus=1, max_retries=2)(build_unit)
 
     @property
     def workers(self) -> int:
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
-    def run(self, spec: DatasetSpec, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
-        data = self._ray.put(spec.to_dict())
+    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+        remote = self._ray.remote(num_cpus=1, max_retries=2)(task)
+        data = self._ray.put(shared)
         waiting = deque(units)
         window: deque[tuple[WorkUnit, Any]] = deque()
         limit = self.workers * TASKS_PER_WORKER
         while waiting or window:
             while waiting and len(window) < limit:
                 unit = waiting.popleft()
-                window.append((unit, self._task.remote(data, unit)))
+                window.append((unit, remote.remote(data, unit)))
             unit, future = window.popleft()
             try:
                 text: str = self._ray.get(future)

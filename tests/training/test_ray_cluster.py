@@ -29,7 +29,9 @@ pytestmark = pytest.mark.requires("ray", "datasets", "homefabric")
 SPEC = DatasetSpec(kinds="qt1,qt3", per_type=3, seed=4, unit_size=1)
 SPEC_ARGS = ["--kinds", "qt1,qt3", "--per-type", "3", "--seed", "4", "--unit-size", "1"]
 PORTS_PER_NODE = 50
-ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+# Token auth off on both sides: with it unset, a token file left in ~/.ray by an earlier local Ray turns it on for
+# the nodes only.
+ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 
 def tree_bytes(root: Path) -> dict[str, str]:
@@ -57,7 +59,7 @@ def _free_block(size: int) -> int:
 
 
 def _node_args(base: int) -> list[str]:
-    return ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--object-store-memory", "100000000",
+    return ["--num-cpus", "1", "--object-store-memory", "100000000",
             "--object-manager-port", str(base + 1), "--node-manager-port", str(base + 2),
             "--dashboard-agent-listen-port", str(base + 3), "--dashboard-agent-grpc-port", str(base + 4),
             "--runtime-env-agent-port", str(base + 5), "--metrics-export-port", str(base + 6),
@@ -96,10 +98,10 @@ def cluster() -> Iterator[str]:
                                            "--dashboard-port", str(base + 7), "--temp-dir", temp,
                                            *_node_args(base)], stdout=sink, stderr=sink, env=ENV,
                                           start_new_session=True))
-            _wait_for_nodes(address, 1)
+            _wait_for_nodes(address, 1, log)
             nodes.append(subprocess.Popen([*ray, "--address", address, *_node_args(base + PORTS_PER_NODE)],
                                           stdout=sink, stderr=sink, env=ENV, start_new_session=True))
-            _wait_for_nodes(address, 2)
+            _wait_for_nodes(address, 2, log)
             yield address
         finally:
             for node in reversed(nodes):
@@ -107,7 +109,7 @@ def cluster() -> Iterator[str]:
             shutil.rmtree(temp, ignore_errors=True)
 
 
-def _wait_for_nodes(address: str, count: int, timeout: float = 120) -> None:
+def _wait_for_nodes(address: str, count: int, log: Path, timeout: float = 120) -> None:
     code = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR', log_to_driver=False); "
             "print(sum(1 for n in ray.nodes() if n['Alive']), int(ray.cluster_resources().get('CPU', 0)))")
     deadline = time.monotonic() + timeout
@@ -119,7 +121,8 @@ def _wait_for_nodes(address: str, count: int, timeout: float = 120) -> None:
         if result.returncode == 0 and last == f"{count} {count}":
             return
         time.sleep(1)
-    raise AssertionError(f"the Ray cluster at {address} did not reach {count} nodes: {last}")
+    nodes = log.read_text(errors="replace")[-1500:]
+    raise AssertionError(f"the Ray cluster at {address} did not reach {count} nodes: {last}\nnodes' log: {nodes}")
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +163,20 @@ def test_a_killed_driver_resumes_to_the_same_bytes(cluster: str, local_build: Pa
     assert resumed.returncode == 0, stderr
     assert f"{len(SPEC.units()) - written} units run, {written} kept" in stdout
     assert tree_bytes(out) == tree_bytes(local_build)
+
+
+def test_episodes_generate_on_the_cluster_writes_the_local_files(cluster: str, tmp_path: Path) -> None:
+    args = ["episodes", "generate", "--qt", "qt2,qt4-1", "--per-type", "9", "--seed", "3", "--no-progress"]
+    local = subprocess.run([str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "local")],
+                           capture_output=True, text=True, env=ENV, timeout=600)
+    assert local.returncode == 0, local.stderr
+    on_ray = [str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "ray"), "--executor", "ray",
+              "--address", cluster]
+    first = subprocess.run(on_ray, capture_output=True, text=True, env=ENV, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")
+    (tmp_path / "ray" / "qt4-1_feasible_seed_3009.json").unlink()  # the last unit of a kind, as a kill leaves it
+    resumed = subprocess.run([*on_ray, "--resume"], capture_output=True, text=True, env=ENV, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "wrote 1 episodes" in resumed.stdout and "(7 units kept)" in resumed.stdout  # 4 kinds × 2 units, one missing
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")
