@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
@@ -29,12 +29,26 @@ from clusters.status import ClusterError, Status
 from clusters.values import Constraint, coerce
 
 if TYPE_CHECKING:
-    from clusters.endpoint import Endpoint
     from clusters.runtime import Runtime
 
 ChangeListener = Callable[["ClusterServer", str, Any, Any], None]
 # (server, event name, event fields (chip labels), priority)
 EventListener = Callable[["ClusterServer", str, dict[str, Any], "EventPriority"], None]
+
+
+class HostingEndpoint(Protocol):
+    """What a cluster server may ask of the endpoint it sits on: its siblings, its device types and parts, and a
+    hook on a sibling's attribute. :class:`clusters.endpoint.Endpoint` implements it (and imports this module:
+    the dependency runs one way, from the endpoint to its servers)."""
+
+    endpoint_id: int
+    device_types: list[tuple[int, int]]  # (device type id, revision)
+    parts: list[int]
+    clusters: dict[str, ClusterServer]
+
+    def find(self, name: str) -> ClusterServer | None: ...
+
+    def watch(self, cluster: str, attribute: str, callback: Callable[[Any, Any], None]) -> None: ...
 
 
 class EventPriority(IntEnum):
@@ -195,7 +209,7 @@ class ClusterServer:
         self._sources: dict[str, Callable[[], Any]] = {}
         self._listeners: list[ChangeListener] = []
         self._event_listeners: list[EventListener] = []
-        self.endpoint: Endpoint | None = None
+        self.endpoint: HostingEndpoint | None = None
         self.runtime: Runtime | None = None
         for name, value in (values or {}).items():
             self.restore(name, value)
@@ -268,7 +282,7 @@ class ClusterServer:
         return self._model.attributes[name]
 
     # ----------------------------------------------------------------------------- binding
-    def attach(self, endpoint: Endpoint, runtime: Runtime | None) -> None:
+    def attach(self, endpoint: HostingEndpoint, runtime: Runtime | None) -> None:
         self.endpoint = endpoint
         self.runtime = runtime
         self.on_attach()

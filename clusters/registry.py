@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 
-import clusters
 from clusters.base import ClusterServer
 
 # Framework modules; every other module of the package holds cluster servers.
 _FRAMEWORK = {"base", "chip_model", "endpoint", "registry", "runtime", "status", "values"}
 _MODULES = tuple(
-    f"clusters.{info.name}" for info in sorted(pkgutil.iter_modules(clusters.__path__), key=lambda i: i.name)
+    f"clusters.{info.name}" for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)
     if info.name not in _FRAMEWORK and not info.name.startswith("_")
 )
 

@@ -42,7 +42,8 @@ def build_command(
 ) -> None:
     """Build seeded train/validation/test splits: HF datasets on disk, Parquet, chat JSONL and a dataset card."""
     from benchmark.training.dataset_build import DatasetBuildError, build_dataset
-    from benchmark.training.executors import ExecutorError, UnitFailed, make_executor
+    from benchmark.training.executor_choice import make_executor
+    from benchmark.training.executors import ExecutorError, UnitFailed
     from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
     from benchmark.training.unit_progress import UnitProgress

@@ -18,7 +18,7 @@ from typing import Any
 from benchmark.training.examples import TrainingExample
 from benchmark.training.executors import Executor, build_unit
 from benchmark.training.spec import DatasetSpec, WorkUnit
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 BUILD_SCHEMA = "homefabric-dataset-build/1"
 GENERATOR = "homefabric dataset build"
@@ -54,7 +54,7 @@ def pinned_keys(spec: DatasetSpec) -> dict[str, str]:
 
 
 def provenance(spec: DatasetSpec) -> dict[str, Any]:
-    from benchmark.run_store import package_version
+    from benchmark.runs.store import package_version
 
     return {"dataset_seed": spec.seed, "spec_sha256": spec.sha256(), "homefabric_version": package_version() or "",
             "generator": GENERATOR}

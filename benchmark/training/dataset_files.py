@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmark.training.examples import TrainingExample, canonical_json
+from benchmark.training.canonical import canonical_json
+from benchmark.training.examples import TrainingExample
 from benchmark.training.spec import SPLITS, DatasetSpec
-from emulator.home_config import write_atomically
+from emulator.files import write_atomically
 
 
 def features(suite: str) -> Any:

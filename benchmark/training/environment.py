@@ -44,7 +44,7 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
 
     def __init__(self, kinds: str = "all", max_steps: int = DEFAULT_MAX_STEPS, profile: str = "simuhome",
                  base_seed: int = 1, render_mode: str | None = None) -> None:
-        from benchmark.generate import parse_kinds
+        from benchmark.generation.generate import parse_kinds
 
         if max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
@@ -73,8 +73,8 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         from agent_tools.toolbox import ToolBox
         from benchmark.agents.base import AgentTask
         from benchmark.agents.prompts import first_messages
-        from benchmark.episode import parse_episode
-        from benchmark.evaluators.common import fresh_fabric
+        from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+        from benchmark.suites.simuhome.episode import parse_episode
         from benchmark.training.examples import profile_schemas
 
         super().reset(seed=seed)
@@ -129,7 +129,7 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
 
     # --- inside ---------------------------------------------------------------------------------------------
     def _generate(self, kind: str | None) -> dict[str, Any]:
-        from benchmark.generate import episode_seed, generate_episode
+        from benchmark.generation.generate import episode_seed, generate_episode
 
         if kind is None:
             kind = self.kinds[int(self.np_random.integers(len(self.kinds)))]
@@ -163,8 +163,8 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         return envelope
 
     def _verdict(self, end_reason: str) -> Any:
-        from benchmark.evaluators import EvaluationInput, evaluate_episode
-        from benchmark.judges.rules import RulesJudge
+        from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+        from benchmark.scoring.judges.rules import RulesJudge
 
         after = self._fabric.snapshot()
         data = EvaluationInput(self.episode, self._fabric, self._before, after, self._toolbox.invocations,

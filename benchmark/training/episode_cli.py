@@ -15,9 +15,10 @@ def _fail(message: str) -> None:
 
 def generate_with_executor(out: Path, qt: str, per_type: int, seed: int, typo_rate: float, *, executor: str,
                            address: str | None, workers: int | None, resume: bool, progress: bool) -> None:
-    from benchmark.generate import MAX_PER_TYPE, GeneratorInputError, parse_kinds
+    from benchmark.generation.generate import MAX_PER_TYPE, GeneratorInputError, parse_kinds
     from benchmark.training.episode_units import EpisodeRun, generate_on
-    from benchmark.training.executors import ExecutorError, make_executor
+    from benchmark.training.executor_choice import make_executor
+    from benchmark.training.executors import ExecutorError
     from benchmark.training.unit_progress import UnitProgress
     from emulator.output_paths import output_dir_problem
 

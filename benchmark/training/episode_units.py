@@ -35,7 +35,7 @@ class EpisodeRun:
 
 
 def file_names(run: EpisodeRun, unit: WorkUnit) -> list[str]:
-    from benchmark.generate import episode_seed
+    from benchmark.generation.generate import episode_seed
 
     indices = range(unit.first, unit.first + unit.count)
     return [f"{unit.kind}_seed_{episode_seed(run.seed, index)}.json" for index in indices]
@@ -43,7 +43,7 @@ def file_names(run: EpisodeRun, unit: WorkUnit) -> list[str]:
 
 def generate_unit(shared: dict[str, Any], unit: WorkUnit) -> str:
     """The unit's episodes as JSON: ``[[file name, file text], ...]``."""
-    from benchmark.generate import dumps_episode, episode_file_name, episode_seed, generate_episode
+    from benchmark.generation.generate import dumps_episode, episode_file_name, episode_seed, generate_episode
     from benchmark.generation.grammar import TYPO_RATE
 
     qt, case = unit.kind.rsplit("_", 1)
@@ -61,7 +61,7 @@ def generate_on(executor: Executor, run: EpisodeRun, out: Path, *, resume: bool,
                 on_unit: Callable[[WorkUnit], None] | None = None, on_kept: Callable[[int], None] | None = None
                 ) -> tuple[int, int]:
     """Generate the run's episodes into ``out``; (episodes written, units kept from before)."""
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     out.mkdir(parents=True, exist_ok=True)
     units = run.units()

@@ -10,21 +10,11 @@ unit of examples travels between processes (Ray) and back unchanged.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from benchmark.training.canonical import canonical_json, sha256_of
 from benchmark.training.spec import DatasetSpec
-
-
-def canonical_json(value: Any) -> str:
-    """Key-sorted, compact JSON: the same value always gives the same text (and hash)."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def sha256_of(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -97,12 +87,12 @@ def simuhome_example(spec: DatasetSpec, kind: str, index: int) -> TrainingExampl
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
     from benchmark.agents.prompts import first_messages
-    from benchmark.episode import parse_episode
-    from benchmark.generate import episode_seed, generate_episode
+    from benchmark.generation.generate import episode_seed, generate_episode
     from benchmark.generation.grammar import PICKED_TEMPLATES
-    from benchmark.judges.rules import RulesJudge
-    from benchmark.run_spec import RunSpec
-    from benchmark.runner import run_episode
+    from benchmark.runs.runner import run_episode
+    from benchmark.runs.spec import RunSpec
+    from benchmark.scoring.judges.rules import RulesJudge
+    from benchmark.suites.simuhome.episode import parse_episode
 
     qt, case = kind.rsplit("_", 1)
     seed = episode_seed(spec.seed, index)

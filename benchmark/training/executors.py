@@ -8,12 +8,9 @@ writes the same files whatever the number of workers. A unit's output is the JSO
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from benchmark.training.spec import WorkUnit
-
-ExecutorName = Literal["local", "ray"]
-EXECUTORS: tuple[str, ...] = ("local", "ray")
 
 
 class ExecutorError(RuntimeError):
@@ -27,7 +24,8 @@ class UnitFailed(RuntimeError):
 def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
     """The examples of one unit as JSONL text (canonical JSON, one example a line). Pure: the same spec and unit
     give the same text in any process."""
-    from benchmark.training.examples import canonical_json, simuhome_example
+    from benchmark.training.canonical import canonical_json
+    from benchmark.training.examples import simuhome_example
     from benchmark.training.spec import DatasetSpec
 
     spec = DatasetSpec.model_validate(spec_data)
@@ -37,7 +35,7 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
         subcategory, tier = unit.kind.split("/")
         examples = smh_unit(spec.seed, subcategory, tier, unit.first, unit.count)
     elif spec.suite == "voice":
-        from benchmark.speech.tts import TTSError
+        from benchmark.suites.voice.tts import TTSError
         from benchmark.training.voice_examples import voice_examples
 
         try:
@@ -82,17 +80,3 @@ class LocalExecutor:
 
     def close(self) -> None:
         return None
-
-
-def make_executor(name: str, *, address: str | None = None, workers: int | None = None) -> Executor:
-    """``local`` or ``ray`` (``address``: an existing cluster, e.g. ``127.0.0.1:6379``; none: a local one with
-    ``workers`` CPUs)."""
-    if name == "local":
-        if address is not None:
-            raise ExecutorError("--address is for --executor ray; the local executor runs in this process")
-        return LocalExecutor()
-    if name == "ray":
-        from benchmark.training.ray_executor import RayExecutor
-
-        return RayExecutor(address=address, workers=workers)
-    raise ExecutorError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")

@@ -38,7 +38,7 @@ def oracle_actions(env: SmartHomeEnv) -> list[str]:
     from agent_tools.toolbox import ToolBox
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
-    from benchmark.evaluators.common import fresh_fabric
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 
     fabric = fresh_fabric(env.episode.initial_home_config)
     task = AgentTask(query=env.episode.query, user_location=env.episode.user_location,

@@ -54,7 +54,7 @@ class RecordingOracle:
         self.messages: list[dict[str, Any]] = []
 
     async def run(self, instance: Any, tools: Any, messages: list[dict[str, Any]]) -> Any:
-        from benchmark.smh.agents import OracleEia
+        from benchmark.suites.smh.agents import OracleEia
 
         self.recorder = RecordingTools(tools)
         self.messages = messages
@@ -64,7 +64,7 @@ class RecordingOracle:
 @contextmanager
 def _picked_phrases() -> Iterator[list[str]]:
     """Record the phrase templates the SMH scene picks (items that are strings with a ``{`` slot)."""
-    from benchmark.smh.generate.core import Scene
+    from benchmark.suites.smh.generate.core import Scene
 
     picked: list[str] = []
     original = Scene.pick
@@ -84,9 +84,9 @@ def _picked_phrases() -> Iterator[list[str]]:
 
 def smh_unit(seed: int, subcategory: str, tier: str, first: int, count: int) -> list[TrainingExample]:
     """Instances ``first..first+count-1`` (0-based, as the SMH generator numbers them) of one subcategory and tier."""
-    from benchmark.smh.generate import generate_instances
-    from benchmark.smh.session import Homes
-    from benchmark.smh.settings import run_eia
+    from benchmark.suites.smh.generate import generate_instances
+    from benchmark.suites.smh.session import Homes
+    from benchmark.suites.smh.settings import run_eia
     from emulator.home_config import dump_home
 
     per_instance: list[list[str]] = []

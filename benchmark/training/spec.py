@@ -53,7 +53,7 @@ class DatasetSpec(BaseModel):
     def _known_kinds(self) -> DatasetSpec:
         self.kind_list()  # raises ValueError naming the unknown kind and the known ones
         if self.suite == "voice":
-            from benchmark.speech.conditions import ConditionError, parse_conditions
+            from benchmark.suites.voice.conditions import ConditionError, parse_conditions
 
             try:
                 parse_conditions(self.conditions)
@@ -72,10 +72,10 @@ class DatasetSpec(BaseModel):
     def kind_list(self) -> list[str]:
         """SimuHome: kinds (qt3_feasible); SMH: subcategory/tier (clear_command/simple); voice: task types; in
         canonical order."""
-        from benchmark.generate import GeneratorInputError, parse_kinds
+        from benchmark.generation.generate import GeneratorInputError, parse_kinds
 
         if self.suite == "smh":
-            from benchmark.smh.taxonomy import SUBCATEGORIES, TIERS
+            from benchmark.suites.smh.taxonomy import SUBCATEGORIES, TIERS
 
             names = [part.strip() for part in self.kinds.split(",") if part.strip()]
             unknown = [name for name in names if name != "all" and name not in SUBCATEGORIES]
@@ -85,7 +85,7 @@ class DatasetSpec(BaseModel):
             chosen = SUBCATEGORIES if "all" in names else tuple(s for s in SUBCATEGORIES if s in names)
             return [f"{sub}/{tier}" for sub in chosen for tier in TIERS]
         if self.suite == "voice":
-            from benchmark.speech.voice_generate import VoiceGenerationError, parse_task_types
+            from benchmark.suites.voice.voice_generate import VoiceGenerationError, parse_task_types
 
             try:
                 return parse_task_types(self.kinds)
@@ -100,7 +100,7 @@ class DatasetSpec(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
     def sha256(self) -> str:
-        from benchmark.training.examples import sha256_of
+        from benchmark.training.canonical import sha256_of
 
         return sha256_of(self.to_dict())
 

@@ -19,7 +19,8 @@ import hashlib
 from typing import Any
 
 from benchmark.agents.base import AgentOutcome, AgentTask
-from benchmark.training.examples import GoldToolCall, TrainingExample, chat_messages, sha256_of
+from benchmark.training.canonical import sha256_of
+from benchmark.training.examples import GoldToolCall, TrainingExample, chat_messages
 from benchmark.training.spec import SPLITS
 
 
@@ -53,7 +54,7 @@ class RecordingVoiceOracle:
         self.tasks: list[AgentTask] = []
 
     async def run(self, task: AgentTask, tools: Any) -> AgentOutcome:
-        from benchmark.speech.voice_oracle import VoiceOracleAgent
+        from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
 
         self.tasks.append(task)
         recorder = _RecordingTools(tools, len(self.tasks) - 1, self.calls)
@@ -67,7 +68,7 @@ def _point(*parts: object) -> float:
 
 def voice_split(seed: int) -> dict[str, str]:
     """Voice id → split: the voices ordered by a seeded hash; the first is test's, the second validation's."""
-    from benchmark.speech.voices import VOICES
+    from benchmark.suites.voice.voices import VOICES
 
     ordered = sorted(VOICES, key=lambda voice: _point("homefabric-voice-split/1", seed, voice))
     return {voice: "test" if rank == 0 else "validation" if rank == 1 else "train"
@@ -86,11 +87,11 @@ def planned_split(seed: int, home_key: str, shares: dict[str, float]) -> str:
 def voice_examples(seed: int, task_type: str, index: int, conditions: str,
                    shares: dict[str, float]) -> list[TrainingExample]:
     from benchmark.agents.prompts import first_messages
-    from benchmark.speech.conditions import parse_conditions
-    from benchmark.speech.voice_generate import generate_voice_episode
-    from benchmark.speech.voice_hearing import Hearing, render_voice_episode
-    from benchmark.speech.voice_run import TOOL_PROFILE, run_voice_episode
-    from benchmark.speech.voices import VOICES
+    from benchmark.suites.voice.conditions import parse_conditions
+    from benchmark.suites.voice.voice_generate import generate_voice_episode
+    from benchmark.suites.voice.voice_hearing import Hearing, render_voice_episode
+    from benchmark.suites.voice.voice_run import TOOL_PROFILE, run_voice_episode
+    from benchmark.suites.voice.voices import VOICES
     from benchmark.training.examples import profile_schemas
 
     episode = generate_voice_episode(task_type, seed * 1000 + index)

@@ -46,7 +46,7 @@ class Harness:
     async def handler(self, exchange, opcode, payload) -> None:
         self.calls.append((opcode, payload))
         self.exchanges.append(exchange)
-        exchange.session.mrp = MrpTiming(idle_ms=10, active_ms=10)
+        exchange.channel.mrp = MrpTiming(idle_ms=10, active_ms=10)
         if self.behaviour is not None:
             await self.behaviour(exchange)
 

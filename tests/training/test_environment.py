@@ -12,7 +12,7 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from benchmark.episode import KINDS
+from benchmark.suites.simuhome.episode import KINDS
 from benchmark.training.environment import ENV_ID, SmartHomeEnv
 from benchmark.training.policies import OraclePolicy, null_action, rollout, text_policy
 

@@ -17,11 +17,11 @@ pytestmark = pytest.mark.requires("espeak-ng", "datasets")
 def test_voice_audio_is_the_rendered_wav_and_voices_stay_in_one_split(tmp_path: Path) -> None:
     import datasets
 
-    from benchmark.speech.conditions import parse_conditions
-    from benchmark.speech.voice_generate import generate_voice_episode
-    from benchmark.speech.voice_hearing import render_voice_episode
-    from benchmark.speech.voices import VOICES
-    from benchmark.speech.wav import decode_wav
+    from benchmark.suites.voice.conditions import parse_conditions
+    from benchmark.suites.voice.voice_generate import generate_voice_episode
+    from benchmark.suites.voice.voice_hearing import render_voice_episode
+    from benchmark.suites.voice.voices import VOICES
+    from benchmark.suites.voice.wav import decode_wav
     from benchmark.training.voice_examples import voice_split
 
     spec = DatasetSpec(suite="voice", per_type=2, seed=2, unit_size=1, conditions="clean-dry,10db-reverb")

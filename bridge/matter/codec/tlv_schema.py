@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 from chip.tlv import TLVList
 
 from bridge.matter.codec import tlv
-from bridge.matter.codec.values_tlv import encode_bool, encode_null, encode_uint, head, retag
+from bridge.matter.codec.values_tlv import encode_bool, encode_bytes, encode_null, encode_uint, head, retag
 
 STRUCT, ARRAY, LIST = 0x15, 0x16, 0x17
 _END = b"\x18"
@@ -59,6 +59,29 @@ class UInt:
 
 
 U8, U16, U32, U64 = UInt(0xFF), UInt(0xFFFF), UInt(0xFFFFFFFF), UInt(2**64 - 1)
+
+
+class Octets:
+    """An octet string of exactly ``length`` bytes, or at most ``max_length`` (None: any length)."""
+
+    def __init__(self, length: int | None = None, *, max_length: int | None = None) -> None:
+        self.length = length
+        self.max_length = max_length
+
+    def encode(self, value: Any, tag: int | None) -> bytes:
+        return encode_bytes(bytes(value), tag)
+
+    def decode(self, value: Any, what: str) -> bytes:
+        if not isinstance(value, bytes):
+            raise SchemaError(f"{what} must be an octet string")
+        if self.length is not None and len(value) != self.length:
+            raise SchemaError(f"{what} must be {self.length} bytes, not {len(value)}")
+        if self.max_length is not None and len(value) > self.max_length:
+            raise SchemaError(f"{what} must be at most {self.max_length} bytes, not {len(value)}")
+        return value
+
+
+OCTETS = Octets()
 
 
 class Bool:

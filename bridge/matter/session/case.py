@@ -30,8 +30,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from bridge.matter.codec import tlv
-from bridge.matter.codec.tlv import TLVError, field_bytes, field_struct, field_uint
 from bridge.matter.crypto.certificates import CertificateError, decode_tlv, validate_chain
 from bridge.matter.crypto.crypto import (
     CryptoError,
@@ -47,6 +45,17 @@ from bridge.matter.crypto.crypto import (
     verify,
 )
 from bridge.matter.crypto.fabric_keys import destination_id
+from bridge.matter.session.handshake_messages import (
+    RESUMPTION_ID_LENGTH,
+    SealedData,
+    Sigma1,
+    Sigma2,
+    Sigma2Resume,
+    Sigma3,
+    SignedData,
+    decode_message,
+    encode_message,
+)
 from bridge.matter.session.pase import SessionKeys, derive_session_keys
 from bridge.matter.session.secure_channel import GeneralCode, SecureChannelStatus, SessionParameters, StatusReport
 
@@ -59,8 +68,6 @@ _RESUME2_NONCE = b"NCASE_SigmaS2"
 _RESUME1_INFO = b"Sigma1_Resume"
 _RESUME2_INFO = b"Sigma2_Resume"
 _RESUMPTION_KEYS_INFO = b"SessionResumptionKeys"
-RESUMPTION_ID_LENGTH = 16
-_MAX_CERT = 400  # kMaxCHIPCertLength
 
 
 class CaseError(ValueError):
@@ -132,43 +139,20 @@ class _State(Enum):
     FAILED = "failed"
 
 
-def _decode(payload: bytes, what: str) -> dict:
-    try:
-        value = tlv.decode(payload)
-    except TLVError as exc:
-        raise CaseError(f"{what}: {exc}") from exc
-    if not isinstance(value, dict):
-        raise CaseError(f"{what}: expected a structure")
-    return value
-
-
 def _tbs(noc: bytes, icac: bytes | None, own_key: bytes, peer_key: bytes) -> bytes:
-    data: dict[int, bytes] = {1: noc, 3: own_key, 4: peer_key}
-    if icac is not None:
-        data[2] = icac
-    return tlv.encode(data)
+    return encode_message(SignedData(noc, icac, own_key, peer_key))
 
 
-def _tbe(noc: bytes, icac: bytes | None, signature: bytes, resumption_id: bytes | None = None) -> bytes:
-    data: dict[int, bytes] = {1: noc, 3: signature}
-    if icac is not None:
-        data[2] = icac
-    if resumption_id is not None:
-        data[4] = resumption_id
-    return tlv.encode(data)
-
-
-def _open_tbe(key: bytes, nonce: bytes, sealed: bytes, what: str) -> tuple[bytes, bytes | None, bytes, bytes | None]:
-    """(NOC, ICAC, signature, resumption id) of a TBEData2/3."""
+def _open_tbe(key: bytes, nonce: bytes, sealed: bytes, what: str) -> SealedData:
+    """The TBEData2/3 inside a Sigma2/Sigma3."""
     try:
-        tbe = _decode(aead_decrypt(key, nonce, sealed, b""), what)
-        noc = field_bytes(tbe, 1, max_length=_MAX_CERT)
-        icac = field_bytes(tbe, 2, max_length=_MAX_CERT, optional=True)
-        signature = field_bytes(tbe, 3, length=64)
-        resumption_id = field_bytes(tbe, 4, length=RESUMPTION_ID_LENGTH, optional=True)
-    except (CryptoError, TLVError) as exc:
+        plain = aead_decrypt(key, nonce, sealed, b"")
+    except CryptoError as exc:
         raise CaseError(f"{what}: {exc}") from exc
-    return noc, icac, signature, resumption_id
+    try:
+        return decode_message(SealedData, plain, CaseError)
+    except CaseError as exc:
+        raise CaseError(f"{what}: {exc}") from exc
 
 
 def _check_peer(
@@ -213,18 +197,11 @@ class CaseResponder:
             self.state = _State.FAILED
             raise CaseError("unexpected Sigma1")
         self.state = _State.FAILED  # until proven otherwise
-        try:
-            sigma1 = _decode(payload, "Sigma1")
-            initiator_random = field_bytes(sigma1, 1, length=32)
-            self._peer_session_id = field_uint(sigma1, 2, maximum=0xFFFF)
-            wanted = field_bytes(sigma1, 3, length=32)
-            self._peer_key = field_bytes(sigma1, 4, length=65)
-            params = field_struct(sigma1, 5, optional=True)
-            self._peer_parameters = SessionParameters.from_tlv(params) if params is not None else SessionParameters()
-            resumption_id = field_bytes(sigma1, 6, length=RESUMPTION_ID_LENGTH, optional=True)
-            initiator_mic = field_bytes(sigma1, 7, length=16, optional=True)
-        except TLVError as exc:
-            raise CaseError(f"Sigma1: {exc}") from exc
+        sigma1 = decode_message(Sigma1, payload, CaseError)
+        initiator_random, wanted = sigma1.initiator_random, sigma1.destination_id
+        resumption_id, initiator_mic = sigma1.resumption_id, sigma1.resume_mic
+        self._peer_session_id, self._peer_key = sigma1.initiator_session_id, sigma1.ephemeral_public_key
+        self._peer_parameters = sigma1.session_parameters or SessionParameters()
         if (resumption_id is None) != (initiator_mic is None):
             raise CaseError("Sigma1: resumption id and resume MIC come together or not at all")
         if resumption_id is not None and initiator_mic is not None:
@@ -254,17 +231,10 @@ class CaseResponder:
         own_key = public_key_bytes(self.ephemeral_key)
         signature = sign(fabric.operational_key, _tbs(fabric.noc, fabric.icac, own_key, self._peer_key))
         s2k = hkdf_sha256(self._shared, fabric.ipk + self.responder_random + own_key + sha256(payload), b"Sigma2", 16)
-        tbe = _tbe(fabric.noc, fabric.icac, signature, self.new_resumption_id)
+        tbe = encode_message(SealedData(fabric.noc, fabric.icac, signature, self.new_resumption_id))
         encrypted2 = aead_encrypt(s2k, _SIGMA2_NONCE, tbe, b"")
-        sigma2 = tlv.encode(
-            {
-                1: self.responder_random,
-                2: self.local_session_id,
-                3: own_key,
-                4: encrypted2,
-                5: self.local_parameters.to_tlv(),
-            }
-        )
+        sigma2 = encode_message(Sigma2(self.responder_random, self.local_session_id, own_key, encrypted2,
+                                       self.local_parameters))
         self._transcript = bytes(payload) + sigma2
         self.state = _State.EXPECT_SIGMA3
         return sigma2
@@ -296,12 +266,8 @@ class CaseResponder:
         )
         self.resuming = True
         self.state = _State.EXPECT_STATUS
-        return tlv.encode({
-            1: new_id,
-            2: resume_mic(record.shared_secret, initiator_random, new_id, sigma=2),
-            3: self.local_session_id,
-            4: self.local_parameters.to_tlv(),
-        })
+        return encode_message(Sigma2Resume(new_id, resume_mic(record.shared_secret, initiator_random, new_id, sigma=2),
+                                           self.local_session_id, self.local_parameters))
 
     def handle_resume_status(self, payload: bytes) -> None:
         """The initiator's StatusReport after Sigma2_Resume: success completes :attr:`result`."""
@@ -324,14 +290,11 @@ class CaseResponder:
             raise CaseError("unexpected Sigma3")
         self.state = _State.FAILED
         fabric = self._fabric
-        try:
-            encrypted3 = field_bytes(_decode(payload, "Sigma3"), 1)
-        except TLVError as exc:
-            raise CaseError(f"Sigma3: {exc}") from exc
+        encrypted3 = decode_message(Sigma3, payload, CaseError).encrypted
         s3k = hkdf_sha256(self._shared, fabric.ipk + sha256(self._transcript), b"Sigma3", 16)
-        noc, icac, signature, _ = _open_tbe(s3k, _SIGMA3_NONCE, encrypted3, "Sigma3")
-        tbs = _tbs(noc, icac, self._peer_key, public_key_bytes(self.ephemeral_key))
-        peer_node, peer_cats = _check_peer(fabric, noc, icac, signature, tbs, "Sigma3")
+        tbe = _open_tbe(s3k, _SIGMA3_NONCE, encrypted3, "Sigma3")
+        tbs = _tbs(tbe.noc, tbe.icac, self._peer_key, public_key_bytes(self.ephemeral_key))
+        peer_node, peer_cats = _check_peer(fabric, tbe.noc, tbe.icac, tbe.signature, tbs, "Sigma3")
         salt = fabric.ipk + sha256(self._transcript + bytes(payload))
         self.result = CaseResult(
             self.local_session_id,
@@ -372,20 +335,14 @@ class CaseInitiator:
         wanted = destination_id(
             fabric.ipk, self.initiator_random, fabric.root_public_key, fabric.fabric_id, self.peer_node_id
         )
-        self._sigma1 = tlv.encode(
-            {
-                1: self.initiator_random,
-                2: self.local_session_id,
-                3: wanted,
-                4: public_key_bytes(self.ephemeral_key),
-                5: self.local_parameters.to_tlv(),
-                **({} if self.resume_with is None else {
-                    6: self.resume_with.resumption_id,
-                    7: resume_mic(self.resume_with.shared_secret, self.initiator_random,
-                                  self.resume_with.resumption_id, sigma=1),
-                }),
-            }
-        )
+        resume = self.resume_with
+        self._sigma1 = encode_message(Sigma1(
+            self.initiator_random, self.local_session_id, wanted, public_key_bytes(self.ephemeral_key),
+            self.local_parameters,
+            None if resume is None else resume.resumption_id,
+            None if resume is None else resume_mic(resume.shared_secret, self.initiator_random, resume.resumption_id,
+                                                   sigma=1),
+        ))
         return self._sigma1
 
     def handle_sigma2_resume(self, payload: bytes) -> tuple[bytes, CaseResult]:
@@ -394,21 +351,16 @@ class CaseInitiator:
         if self.state is not _State.EXPECT_SIGMA2 or record is None:
             raise CaseError("unexpected Sigma2_Resume")
         self.state = _State.FAILED
-        try:
-            message = _decode(payload, "Sigma2_Resume")
-            new_id = field_bytes(message, 1, length=RESUMPTION_ID_LENGTH)
-            mic = field_bytes(message, 2, length=16)
-            peer_session = field_uint(message, 3, maximum=0xFFFF)
-            params = field_struct(message, 4, optional=True)
-        except TLVError as exc:
-            raise CaseError(f"Sigma2_Resume: {exc}") from exc
-        if not hmac.compare_digest(resume_mic(record.shared_secret, self.initiator_random, new_id, sigma=2), mic):
+        message = decode_message(Sigma2Resume, payload, CaseError)
+        new_id = message.resumption_id
+        if not hmac.compare_digest(resume_mic(record.shared_secret, self.initiator_random, new_id, sigma=2),
+                                   message.resume_mic):
             raise CaseError("Sigma2_Resume: MIC does not verify")
         self.result = CaseResult(
-            self.local_session_id, peer_session,
+            self.local_session_id, message.responder_session_id,
             resumption_keys(record.shared_secret, self.initiator_random, record.resumption_id),
             self.fabric, record.peer_node_id, record.peer_cats,
-            SessionParameters.from_tlv(params) if params is not None else SessionParameters(),
+            message.session_parameters or SessionParameters(),
             resumption=ResumptionRecord(new_id, record.shared_secret, record.fabric_id, record.root_public_key,
                                         record.peer_node_id, record.peer_cats),
             resumed=True,
@@ -422,28 +374,28 @@ class CaseInitiator:
             raise CaseError("unexpected Sigma2")
         self.state = _State.FAILED
         fabric = self.fabric
+        sigma2 = decode_message(Sigma2, payload, CaseError)
+        peer_key = sigma2.ephemeral_public_key
         try:
-            sigma2 = _decode(payload, "Sigma2")
-            responder_random = field_bytes(sigma2, 1, length=32)
-            peer_session = field_uint(sigma2, 2, maximum=0xFFFF)
-            peer_key = field_bytes(sigma2, 3, length=65)
-            encrypted2 = field_bytes(sigma2, 4)
-            params = field_struct(sigma2, 5, optional=True)
             self._shared = ecdh(self.ephemeral_key, peer_key)
-        except (TLVError, CryptoError) as exc:
+        except CryptoError as exc:
             raise CaseError(f"Sigma2: {exc}") from exc
-        s2k = hkdf_sha256(self._shared, fabric.ipk + responder_random + peer_key + sha256(self._sigma1), b"Sigma2", 16)
-        noc, icac, signature, self._next_resumption_id = _open_tbe(s2k, _SIGMA2_NONCE, encrypted2, "Sigma2")
+        s2k = hkdf_sha256(self._shared, fabric.ipk + sigma2.responder_random + peer_key + sha256(self._sigma1),
+                          b"Sigma2", 16)
+        tbe = _open_tbe(s2k, _SIGMA2_NONCE, sigma2.encrypted, "Sigma2")
+        self._next_resumption_id = tbe.resumption_id
         own_key = public_key_bytes(self.ephemeral_key)
-        peer_node, peer_cats = _check_peer(fabric, noc, icac, signature, _tbs(noc, icac, peer_key, own_key), "Sigma2")
+        peer_node, peer_cats = _check_peer(fabric, tbe.noc, tbe.icac, tbe.signature,
+                                           _tbs(tbe.noc, tbe.icac, peer_key, own_key), "Sigma2")
         if peer_node != self.peer_node_id:
             raise CaseError("Sigma2: answered by another node")
-        peer_parameters = SessionParameters.from_tlv(params) if params is not None else SessionParameters()
-        self._peer = (peer_session, peer_node, peer_cats, peer_parameters)
+        peer_parameters = sigma2.session_parameters or SessionParameters()
+        self._peer = (sigma2.responder_session_id, peer_node, peer_cats, peer_parameters)
         self._transcript = self._sigma1 + bytes(payload)
         s3k = hkdf_sha256(self._shared, fabric.ipk + sha256(self._transcript), b"Sigma3", 16)
         signature3 = sign(fabric.operational_key, _tbs(fabric.noc, fabric.icac, own_key, peer_key))
-        sigma3 = tlv.encode({1: aead_encrypt(s3k, _SIGMA3_NONCE, _tbe(fabric.noc, fabric.icac, signature3), b"")})
+        tbe3 = encode_message(SealedData(fabric.noc, fabric.icac, signature3))
+        sigma3 = encode_message(Sigma3(aead_encrypt(s3k, _SIGMA3_NONCE, tbe3, b"")))
         self._transcript += sigma3
         self.state = _State.EXPECT_STATUS
         return sigma3

@@ -1,26 +1,25 @@
-"""Exchanges (spec §4.10) with MRP reliability (spec §4.12) on top of a session.
+"""Exchanges (spec §4.10) with MRP reliability (spec §4.12) on a message channel.
 
 An exchange is identified by (exchange id, whether we initiated it). At most one reliable message
 is in flight per exchange; :meth:`Exchange.send` retransmits it with the *same* datagram (same
 counter) until the peer acknowledges, and raises :class:`ExchangeClosed` after
 ``MAX_TRANSMISSIONS``. Acks for the peer's R-flagged messages are piggybacked on our next message
-or sent standalone after ``STANDALONE_ACK_TIMEOUT_S``.
+or sent standalone after ``STANDALONE_ACK_TIMEOUT_S``. An exchange knows only its
+:class:`~bridge.matter.session.channel.MessageChannel` (the session that opened it implements one), never the
+session or its manager.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from bridge.matter.codec.message import ExchangeFlags, ProtocolHeader, ProtocolId
+from bridge.matter.session.channel import MessageChannel
 from bridge.matter.session.context import RequestContext
 from bridge.matter.session.exchange_api import ExchangeClosed
 from bridge.matter.session.mrp import MAX_TRANSMISSIONS, STANDALONE_ACK_TIMEOUT_S, TimerHandle
 from bridge.matter.session.secure_channel import Opcode
-
-if TYPE_CHECKING:
-    from bridge.matter.session.sessions import Session
 
 __all__ = ["DEFAULT_REPLY_TIMEOUT_S", "Exchange", "ExchangeClosed"]
 
@@ -42,8 +41,8 @@ class _Pending:
 class Exchange:
     """One exchange; implements :class:`bridge.matter.session.exchange_api.IMExchange`."""
 
-    def __init__(self, session: Session, exchange_id: int, *, initiator: bool, protocol_id: int) -> None:
-        self.session = session
+    def __init__(self, channel: MessageChannel, exchange_id: int, *, initiator: bool, protocol_id: int) -> None:
+        self.channel = channel
         self.exchange_id = exchange_id
         self.initiator = initiator  # we opened it
         self.protocol_id = protocol_id
@@ -61,7 +60,7 @@ class Exchange:
 
     @property
     def context(self) -> RequestContext:
-        return self.session.context
+        return self.channel.context
 
     # ------------------------------------------------------------------------------ sending
     async def send(
@@ -73,11 +72,11 @@ class Exchange:
         if self._pending is not None:
             await asyncio.shield(self._pending.done)  # MRP: one reliable message in flight per exchange
         header = self._header(opcode, ExchangeFlags.RELIABLE, protocol_id)
-        datagram, counter = self.session.seal(header, payload)
+        datagram, counter = self.channel.seal(header, payload)
         loop = asyncio.get_running_loop()
         pending = _Pending(counter, datagram, loop.create_future())
         self._pending = pending
-        self.session.transmit(datagram)
+        self.channel.transmit(datagram)
         self._arm_retransmit(pending)
         if not expect_reply:
             await asyncio.shield(pending.done)  # raises ExchangeClosed when MRP gives up
@@ -121,19 +120,18 @@ class Exchange:
         return counter
 
     def _arm_retransmit(self, pending: _Pending) -> None:
-        clock = self.session.manager.clock
-        delay = self.session.mrp.delay_s(pending.transmissions - 1, clock.now() - self.session.last_rx)
-        pending.timer = clock.call_later(delay, lambda: self._retransmit(pending))
+        delay = self.channel.retransmit_delay_s(pending.transmissions - 1)
+        pending.timer = self.channel.call_later(delay, lambda: self._retransmit(pending))
 
     def _retransmit(self, pending: _Pending) -> None:
         if pending.done.done() or self._pending is not pending:
             return
-        if pending.transmissions >= MAX_TRANSMISSIONS or self.session.closed:
+        if pending.transmissions >= MAX_TRANSMISSIONS or self.channel.closed:
             log.info("MRP gave up on exchange %d counter %d", self.exchange_id, pending.counter)
             self._fail(ExchangeClosed(f"no ack for counter {pending.counter} after {pending.transmissions} sends"))
             return
         pending.transmissions += 1
-        self.session.transmit(pending.datagram)  # same bytes: same message counter
+        self.channel.transmit(pending.datagram)  # same bytes: same message counter
         self._arm_retransmit(pending)
 
     # ------------------------------------------------------------------------------ receiving
@@ -146,7 +144,7 @@ class Exchange:
             if not pending.done.done():
                 pending.done.set_result(None)
             if self.closed:
-                self.session.forget_exchange(self)
+                self.channel.release(self)
 
     def owe_ack(self, counter: int) -> None:
         """The peer's message ``counter`` had the R flag: ack it (piggybacked if we answer in time)."""
@@ -154,14 +152,14 @@ class Exchange:
             self.flush_ack()  # only one pending ack per exchange
         self._ack_counter = counter
         if self._ack_timer is None:
-            self._ack_timer = self.session.manager.clock.call_later(STANDALONE_ACK_TIMEOUT_S, self.flush_ack)
+            self._ack_timer = self.channel.call_later(STANDALONE_ACK_TIMEOUT_S, self.flush_ack)
 
     def flush_ack(self) -> None:
         if self._ack_counter is None:
             return
         header = self._header(Opcode.STANDALONE_ACK, 0, ProtocolId.SECURE_CHANNEL)
-        datagram, _ = self.session.seal(header, b"")
-        self.session.transmit(datagram)
+        datagram, _ = self.channel.seal(header, b"")
+        self.channel.transmit(datagram)
 
     def deliver(self, protocol_id: int, opcode: int, payload: bytes) -> None:
         self._inbox.put_nowait((protocol_id, opcode, payload))
@@ -178,7 +176,7 @@ class Exchange:
                 pending.done.exception()  # mark retrieved: nobody may be waiting any more
         self._inbox.put_nowait(None)
         self.closed = True
-        self.session.forget_exchange(self)
+        self.channel.release(self)
 
     def abort(self) -> None:
         """Drop the exchange now (session gone): wake waiters with ExchangeClosed."""
@@ -193,5 +191,5 @@ class Exchange:
         self.closed = True
         self.flush_ack()
         if self._pending is None:
-            self.session.forget_exchange(self)
+            self.channel.release(self)
         # else: kept until the last message is acked or MRP gives up

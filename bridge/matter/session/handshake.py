@@ -123,7 +123,7 @@ class HandshakeServer:
         assert result is not None
         session = SecureSession(
             self.manager,
-            exchange.session.peer_address,
+            exchange.channel.peer_address,
             kind="pase",
             local_session_id=result.local_session_id,
             peer_session_id=result.peer_session_id,
@@ -194,7 +194,7 @@ class HandshakeServer:
         fabric_index = next(index for index, fabric in fabrics if fabric is result.fabric)
         session = SecureSession(
             self.manager,
-            exchange.session.peer_address,
+            exchange.channel.peer_address,
             kind="case",
             local_session_id=result.local_session_id,
             peer_session_id=result.peer_session_id,

@@ -22,10 +22,20 @@ import secrets
 from dataclasses import dataclass, field
 from enum import Enum
 
-from bridge.matter.codec import tlv
-from bridge.matter.codec.tlv import TLVError, field_bool, field_bytes, field_struct, field_uint
 from bridge.matter.crypto.crypto import hkdf_sha256, sha256
 from bridge.matter.crypto.spake2p import Spake2pError, Spake2pProver, Spake2pVerifier, compute_w0_w1
+from bridge.matter.session.handshake_messages import (
+    MAX_ITERATIONS,
+    MAX_SALT,
+    Pake1,
+    Pake2,
+    Pake3,
+    PbkdfParameters,
+    PbkdfParamRequest,
+    PbkdfParamResponse,
+    decode_message,
+    encode_message,
+)
 from bridge.matter.session.secure_channel import SessionParameters, StatusReport
 
 __all__ = [
@@ -43,8 +53,7 @@ __all__ = [
 
 PAKE_CONTEXT_PREFIX = b"CHIP PAKE V1 Commissioning"
 SESSION_KEYS_INFO = b"SessionKeys"
-MIN_ITERATIONS, MAX_ITERATIONS = 1000, 100000
-MIN_SALT, MAX_SALT = 16, 32
+MIN_ITERATIONS, MIN_SALT = 1000, 16
 MAX_PASSCODE = 99999998
 # Passcodes the spec forbids because they are trivially guessable (spec §5.1.7.1).
 _INVALID_PASSCODES = frozenset(
@@ -104,16 +113,6 @@ class _State(Enum):
     FAILED = "failed"
 
 
-def _decode_struct(payload: bytes, what: str) -> dict:
-    try:
-        value = tlv.decode(payload)
-    except TLVError as exc:
-        raise PaseError(f"{what}: {exc}") from exc
-    if not isinstance(value, dict):
-        raise PaseError(f"{what}: expected a structure")
-    return value
-
-
 @dataclass
 class PaseResponder:
     """The device side of one PASE attempt.
@@ -154,25 +153,17 @@ class PaseResponder:
         """PBKDFParamRequest -> PBKDFParamResponse payload."""
         self._expect(_State.EXPECT_PBKDF_REQUEST)
         try:
-            request = _decode_struct(payload, "PBKDFParamRequest")
-            initiator_random = field_bytes(request, 1, length=32)
-            self._peer_session_id = field_uint(request, 2, maximum=0xFFFF)
-            if field_uint(request, 3, maximum=0xFFFF) != 0:
+            request = decode_message(PbkdfParamRequest, payload, PaseError)
+            if request.passcode_id != 0:
                 raise PaseError("PBKDFParamRequest: only the default passcode id 0 exists")
-            has_parameters = field_bool(request, 4)
-            params = field_struct(request, 5, optional=True)
-            self._peer_parameters = SessionParameters.from_tlv(params) if params is not None else SessionParameters()
         except PaseError:
             self.state = _State.FAILED
             raise
-        except TLVError as exc:
-            self.state = _State.FAILED
-            raise PaseError(f"PBKDFParamRequest: {exc}") from exc
-        response: dict[int, object] = {1: initiator_random, 2: self.responder_random, 3: self.local_session_id}
-        if not has_parameters:
-            response[4] = {1: self.iterations, 2: self.salt}
-        response[5] = self.local_parameters.to_tlv()
-        response_bytes = tlv.encode(response)
+        self._peer_session_id = request.initiator_session_id
+        self._peer_parameters = request.session_parameters or SessionParameters()
+        pbkdf = None if request.has_pbkdf_parameters else PbkdfParameters(self.iterations, self.salt)
+        response_bytes = encode_message(PbkdfParamResponse(request.initiator_random, self.responder_random,
+                                                           self.local_session_id, pbkdf, self.local_parameters))
         self._request = bytes(payload)
         context = pake_context(self._request, response_bytes)
         kwargs = {} if self.spake_y is None else {"y": self.spake_y}
@@ -185,22 +176,26 @@ class PaseResponder:
         self._expect(_State.EXPECT_PAKE1)
         assert self._verifier is not None
         try:
-            share_x = field_bytes(_decode_struct(payload, "Pake1"), 1, length=65)
-            share_y, confirm_b = self._verifier.respond(share_x)
-        except (TLVError, PaseError, Spake2pError) as exc:
+            share_y, confirm_b = self._verifier.respond(decode_message(Pake1, payload, PaseError).share_x)
+        except PaseError:
+            self.state = _State.FAILED
+            raise
+        except Spake2pError as exc:
             self.state = _State.FAILED
             raise PaseError(f"Pake1: {exc}") from exc
         self.state = _State.EXPECT_PAKE3
-        return tlv.encode({1: share_y, 2: confirm_b})
+        return encode_message(Pake2(share_y, confirm_b))
 
     def handle_pake3(self, payload: bytes) -> bytes:
         """Pake3 {cA} -> StatusReport payload; on success :attr:`result` holds the session keys."""
         self._expect(_State.EXPECT_PAKE3)
         assert self._verifier is not None
         try:
-            confirm_a = field_bytes(_decode_struct(payload, "Pake3"), 1, length=32)
-            ke = self._verifier.confirm(confirm_a)
-        except (TLVError, PaseError, Spake2pError) as exc:
+            ke = self._verifier.confirm(decode_message(Pake3, payload, PaseError).confirmation)
+        except PaseError:
+            self.state = _State.FAILED
+            raise
+        except Spake2pError as exc:
             self.state = _State.FAILED
             raise PaseError(f"Pake3: {exc}") from exc
         self.result = PaseResult(
@@ -229,9 +224,8 @@ class PaseInitiator:
 
     def start(self) -> bytes:
         """The PBKDFParamRequest payload (asking the device for its PBKDF parameters)."""
-        request = {1: self.initiator_random, 2: self.local_session_id, 3: 0, 4: False}
-        request[5] = self.local_parameters.to_tlv()
-        self._request = tlv.encode(request)
+        self._request = encode_message(PbkdfParamRequest(self.initiator_random, self.local_session_id, 0, False,
+                                                         self.local_parameters))
         return self._request
 
     def handle_pbkdf_param_response(self, payload: bytes) -> bytes:
@@ -239,39 +233,37 @@ class PaseInitiator:
         if self.state is not _State.EXPECT_PBKDF_RESPONSE:
             raise PaseError("unexpected PBKDFParamResponse")
         try:
-            response = _decode_struct(payload, "PBKDFParamResponse")
-            if field_bytes(response, 1, length=32) != self.initiator_random:
+            response = decode_message(PbkdfParamResponse, payload, PaseError)
+            if response.initiator_random != self.initiator_random:
                 raise PaseError("PBKDFParamResponse echoes a different initiator random")
-            field_bytes(response, 2, length=32)
-            self._peer_session_id = field_uint(response, 3, maximum=0xFFFF)
-            pbkdf = field_struct(response, 4)
-            iterations = field_uint(pbkdf, 1, maximum=MAX_ITERATIONS)
-            salt = field_bytes(pbkdf, 2, max_length=MAX_SALT)
-            params = field_struct(response, 5, optional=True)
-            self._peer_parameters = SessionParameters.from_tlv(params) if params is not None else SessionParameters()
-        except TLVError as exc:
+            if response.pbkdf_parameters is None:
+                raise PaseError("PBKDFParamResponse: missing field 4 (we asked for the PBKDF parameters)")
+        except PaseError:
             self.state = _State.FAILED
-            raise PaseError(str(exc)) from exc
-        w0, w1 = compute_w0_w1(self.passcode, salt, iterations)
+            raise
+        self._peer_session_id = response.responder_session_id
+        self._peer_parameters = response.session_parameters or SessionParameters()
+        w0, w1 = compute_w0_w1(self.passcode, response.pbkdf_parameters.salt, response.pbkdf_parameters.iterations)
         kwargs = {} if self.spake_x is None else {"x": self.spake_x}
         self._prover = Spake2pProver(w0=w0, w1=w1, context=pake_context(self._request, bytes(payload)), **kwargs)
         self.state = _State.EXPECT_PAKE2
-        return tlv.encode({1: self._prover.start()})
+        return encode_message(Pake1(self._prover.start()))
 
     def handle_pake2(self, payload: bytes) -> bytes:
         """Pake2 -> Pake3 payload."""
         if self.state is not _State.EXPECT_PAKE2 or self._prover is None:
             raise PaseError("unexpected Pake2")
         try:
-            pake2 = _decode_struct(payload, "Pake2")
-            confirm_a, self._ke = self._prover.finish(
-                field_bytes(pake2, 1, length=65), field_bytes(pake2, 2, length=32)
-            )
-        except (TLVError, Spake2pError) as exc:
+            pake2 = decode_message(Pake2, payload, PaseError)
+            confirm_a, self._ke = self._prover.finish(pake2.share_y, pake2.confirmation)
+        except PaseError:
+            self.state = _State.FAILED
+            raise
+        except Spake2pError as exc:
             self.state = _State.FAILED
             raise PaseError(f"Pake2: {exc}") from exc
         self.state = _State.EXPECT_STATUS
-        return tlv.encode({1: confirm_a})
+        return encode_message(Pake3(confirm_a))
 
     def handle_status_report(self, payload: bytes) -> PaseResult:
         if self.state is not _State.EXPECT_STATUS:

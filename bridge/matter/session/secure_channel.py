@@ -9,9 +9,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
 
-from bridge.matter.codec.tlv import TLVError, field_uint
+from bridge.matter.codec.tlv_schema import U16, U32, TLVRecord, record, tag
 
 __all__ = [
     "GeneralCode",
@@ -113,36 +112,17 @@ class StatusReport:
         )
 
 
-@dataclass(frozen=True)
-class SessionParameters:
+@record("session parameters")
+class SessionParameters(TLVRecord):
     """session-parameter-struct (spec §4.12.8): MRP timing and the peer's revisions.
 
     Unknown members are ignored on decode so newer peers stay compatible.
     """
 
-    idle_interval_ms: int | None = None  # SII, tag 1
-    active_interval_ms: int | None = None  # SAI, tag 2
-    active_threshold_ms: int | None = None  # SAT, tag 3
-    data_model_revision: int | None = None  # tag 4
-    interaction_model_revision: int | None = None  # tag 5
-    specification_version: int | None = None  # tag 6
-    max_paths_per_invoke: int | None = None  # tag 7
-
-    _FIELDS = (
-        (1, "idle_interval_ms", 0xFFFFFFFF),
-        (2, "active_interval_ms", 0xFFFFFFFF),
-        (3, "active_threshold_ms", 0xFFFF),
-        (4, "data_model_revision", 0xFFFF),
-        (5, "interaction_model_revision", 0xFFFF),
-        (6, "specification_version", 0xFFFFFFFF),
-        (7, "max_paths_per_invoke", 0xFFFF),
-    )
-
-    def to_tlv(self) -> dict[int, int]:
-        return {tag: getattr(self, name) for tag, name, _ in self._FIELDS if getattr(self, name) is not None}
-
-    @classmethod
-    def from_tlv(cls, value: Any) -> SessionParameters:
-        if not isinstance(value, dict):
-            raise TLVError("session parameters: expected a structure")
-        return cls(**{name: field_uint(value, tag, maximum=limit, optional=True) for tag, name, limit in cls._FIELDS})
+    idle_interval_ms: int | None = tag(1, U32)  # SII
+    active_interval_ms: int | None = tag(2, U32)  # SAI
+    active_threshold_ms: int | None = tag(3, U16)  # SAT
+    data_model_revision: int | None = tag(4, U16)
+    interaction_model_revision: int | None = tag(5, U16)
+    specification_version: int | None = tag(6, U32)
+    max_paths_per_invoke: int | None = tag(7, U16)

@@ -37,11 +37,13 @@ from bridge.matter.codec.message import (
     SessionType,
 )
 from bridge.matter.crypto.crypto import CryptoError
+from bridge.matter.session.channel import KeyedExchange
 from bridge.matter.session.context import RequestContext, SessionKind, current_request
 from bridge.matter.session.dispatch import ProtocolDispatch
 from bridge.matter.session.exchange import Exchange
+from bridge.matter.session.exchange_api import ExchangeClosed
 from bridge.matter.session.message_security import decrypt_message, encrypt_message
-from bridge.matter.session.mrp import LoopClock, MrpClock, MrpTiming
+from bridge.matter.session.mrp import LoopClock, MrpClock, MrpTiming, TimerHandle
 from bridge.matter.session.refusal_log import RefusalLog
 from bridge.matter.session.secure_channel import (
     GeneralCode,
@@ -62,7 +64,9 @@ MAX_UNSECURED_SESSIONS = 16
 
 
 class Session:
-    """What both session kinds share: the peer address, exchanges, MRP timing and duplicate window."""
+    """What both session kinds share: the peer address, exchanges, MRP timing and duplicate window.
+
+    A session is the :class:`~bridge.matter.session.channel.MessageChannel` its exchanges run on."""
 
     kind: SessionKind = "unsecured"
 
@@ -87,19 +91,23 @@ class Session:
     def context(self) -> RequestContext:
         return RequestContext(session_kind="unsecured", session=self)
 
+    def retransmit_delay_s(self, retransmissions: int) -> float:
+        return self.mrp.delay_s(retransmissions, self.manager.clock.now() - self.last_rx)
+
+    def call_later(self, delay_s: float, callback: Callable[[], None]) -> TimerHandle:
+        return self.manager.clock.call_later(delay_s, callback)
+
     # --- exchanges
     def open_exchange(self, protocol_id: int = ProtocolId.INTERACTION_MODEL) -> Exchange:
         """A new exchange that we initiate (e.g. a subscription report)."""
         if self.closed:
-            from bridge.matter.session.exchange_api import ExchangeClosed
-
             raise ExchangeClosed("session closed")
         exchange_id = self.manager.next_exchange_id()
         exchange = Exchange(self, exchange_id, initiator=True, protocol_id=protocol_id)
         self.exchanges[exchange.key] = exchange
         return exchange
 
-    def forget_exchange(self, exchange: Exchange) -> None:
+    def release(self, exchange: KeyedExchange) -> None:
         if self.exchanges.get(exchange.key) is exchange:
             del self.exchanges[exchange.key]
 
@@ -373,7 +381,7 @@ class SessionManager:
         if route is None or route.inline:  # nothing is answered on this exchange: ack it and let it go
             exchange.flush_ack()
             exchange.closed = True
-            session.forget_exchange(exchange)
+            session.release(exchange)
             if route is not None:
                 route.handler(exchange, protocol.opcode, payload)
             return
@@ -382,10 +390,12 @@ class SessionManager:
     def _refuse_unsecured_im(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
         self.refusals.refused(log, logging.WARNING, "IM on an unsecured session",
                               "refused IM opcode 0x%02x on an unsecured session from %s", opcode,
-                              exchange.session.peer_address)
+                              exchange.channel.peer_address)
 
     def _peer_status_report(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
-        session = exchange.session
+        session = exchange.channel  # the route is for secure sessions: this manager's SecureSession
+        if not isinstance(session, SecureSession):
+            return
         try:
             report = StatusReport.decode(payload)
         except ValueError:
