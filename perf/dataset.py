@@ -113,18 +113,16 @@ def main() -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # throwaway local clusters: no token written to ~/.ray
     workers = [int(part) for part in args.workers.split(",") if part.strip()]
-    figures = {"machine_cpus": os.cpu_count(), "dataset": dataset_figures(args.per_type, args.seed, workers),
-               "rl": rl_figures(args.episodes, args.seed)}
+    data = dataset_figures(args.per_type, args.seed, workers)
+    rl = rl_figures(args.episodes, args.seed)
     if args.json:
-        print(json.dumps(figures, indent=2))
+        print(json.dumps({"machine_cpus": os.cpu_count(), "dataset": data, "rl": rl}, indent=2))
         return
-    data = figures["dataset"]
     print(f"dataset: {data['examples']} examples; local {data['local']['examples_per_s']} ex/s")
     for row in data["ray"]:
         print(f"  ray {row['workers']} workers: {row['examples_per_s']} ex/s (identical: "
               f"{row['byte_identical_to_local']})")
     print(f"  bytes per example: {data['bytes_per_example']}")
-    rl = figures["rl"]
     print(f"rl: {rl['steps_per_s']} steps/s, {rl['resets_per_s']} resets/s, mean reward {rl['mean_reward']}")
 
 

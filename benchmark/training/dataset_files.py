@@ -147,7 +147,8 @@ A split with no examples has no files (`datasets` cannot read an empty one back)
 No home, template or voice appears in more than one split. Each example's leak keys are its home (sha256 of the
 canonical home config), its template (the ordered grammar templates its request was expanded from, before slot
 values, alternatives and noise) and its voices; examples sharing any key form one group, and each group goes whole
-to one split, chosen by hashing its smallest key with the seed against the shares {spec.splits}.
+to one split, chosen by hashing its smallest key with the seed against the shares
+{", ".join(f"{split} {spec.splits[split]:g}" for split in SPLITS)}.
 
 ## Files
 

@@ -63,23 +63,15 @@ class RecordingOracle:
 
 @contextmanager
 def _picked_phrases() -> Iterator[list[str]]:
-    """Record the phrase templates the SMH scene picks (items that are strings with a ``{`` slot)."""
-    from benchmark.suites.smh.generate.core import Scene
+    """The phrase templates (strings with a ``{`` slot) the SMH scene picks while this is open."""
+    from benchmark.generation.grammar import PICKED_TEMPLATES
 
     picked: list[str] = []
-    original = Scene.pick
-
-    def pick(scene: Scene, items: Any) -> Any:
-        item = original(scene, items)
-        if isinstance(item, str) and "{" in item:
-            picked.append(item)
-        return item
-
-    Scene.pick = pick  # type: ignore[method-assign]
+    token = PICKED_TEMPLATES.set(picked)
     try:
         yield picked
     finally:
-        Scene.pick = original  # type: ignore[method-assign]
+        PICKED_TEMPLATES.reset(token)
 
 
 def smh_unit(seed: int, subcategory: str, tier: str, first: int, count: int) -> list[TrainingExample]:
@@ -107,7 +99,7 @@ def smh_unit(seed: int, subcategory: str, tier: str, first: int, count: int) -> 
         loaded = Homes(suite)
         for instance, picked in zip(instances, per_instance, strict=True):
             oracle = RecordingOracle()
-            outcome = asyncio.run(run_eia(instance, oracle, loaded))  # type: ignore[arg-type]
+            outcome = asyncio.run(run_eia(instance, oracle, loaded))
             assert oracle.recorder is not None
             calls = oracle.recorder.calls
             home = json.loads(dump_home(loaded.config(instance.home)))

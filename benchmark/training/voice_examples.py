@@ -100,7 +100,7 @@ def voice_examples(seed: int, task_type: str, index: int, conditions: str,
     voices = voice_split(seed)
     pool = tuple(VOICES[v] for v in sorted(VOICES) if voices[v] == split)
     oracle = RecordingVoiceOracle()
-    record = asyncio.run(run_voice_episode(episode, oracle, Hearing(input="text")))  # type: ignore[arg-type]
+    record = asyncio.run(run_voice_episode(episode, oracle, Hearing(input="text")))
     schemas = profile_schemas(TOOL_PROFILE)
     messages = first_messages(oracle.tasks[0], "native", schemas)
     for turn, task in enumerate(oracle.tasks):

@@ -179,3 +179,19 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "full" / "x").write_text("")
     result = runner.invoke(app, ["dataset", "build", "--per-type", "1", "--out", str(tmp_path / "full")])
     assert result.exit_code == 2 and "is not empty" in result.output
+
+
+def test_a_spec_file_builds_the_same_dataset_as_the_options(built: Path, tmp_path: Path) -> None:
+    import yaml
+
+    from homefabric_cli.main import app
+
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text(yaml.safe_dump(SPEC.to_dict()))
+    result = CliRunner().invoke(app, ["dataset", "build", str(spec_file), "--out", str(tmp_path / "o"),
+                                      "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert tree_bytes(tmp_path / "o") == tree_bytes(built)
+    spec_file.write_text("schema: homefabric-dataset-spec/1\nper_type: 0\nsplits: {train: 1}\n")
+    result = CliRunner().invoke(app, ["dataset", "build", str(spec_file), "--out", str(tmp_path / "p")])
+    assert result.exit_code == 2 and "per_type" in result.output and not (tmp_path / "p").exists()
