@@ -42,7 +42,7 @@ def build_command(
 ) -> None:
     """Build seeded train/validation/test splits: HF datasets on disk, Parquet, chat JSONL and a dataset card."""
     from benchmark.training.dataset_build import DatasetBuildError, build_dataset
-    from benchmark.training.executor_choice import make_executor
+    from benchmark.training.executor_choice import opened_executor
     from benchmark.training.executors import ExecutorError, UnitFailed
     from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
@@ -54,8 +54,6 @@ def build_command(
         return
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
-    if workers is not None and (workers < 1 or executor != "ray" or address is not None):
-        _fail("--workers is a positive number of CPUs, for --executor ray without --address")
     short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds, "unit_size": unit_size,
              "conditions": conditions}
     try:
@@ -72,18 +70,12 @@ def build_command(
         return
     started = time.perf_counter()
     try:
-        runner = make_executor(executor, address=address, workers=workers)
-    except ExecutorError as error:
-        _fail(str(error))
-        return
-    try:
-        with UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar:
+        with opened_executor(executor, address=address, workers=workers) as runner, \
+                UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar:
             summary = build_dataset(spec, out, runner, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except (DatasetBuildError, ExecutorError, SplitLeak, UnitFailed) as error:
         _fail(str(error))
         return
-    finally:
-        runner.close()
     sizes = ", ".join(f"{split} {count}" for split, count in summary.sizes.items())
     typer.echo(f"wrote {sum(summary.sizes.values())} examples ({sizes}) to {out}: {summary.units_run} units run, "
                f"{summary.units_kept} kept, in {time.perf_counter() - started:.1f} s (wall time)")

@@ -17,7 +17,7 @@ def generate_with_executor(out: Path, qt: str, per_type: int, seed: int, typo_ra
                            address: str | None, workers: int | None, resume: bool, progress: bool) -> None:
     from benchmark.generation.generate import MAX_PER_TYPE, GeneratorInputError, parse_kinds
     from benchmark.training.episode_units import EpisodeRun, generate_on
-    from benchmark.training.executor_choice import make_executor
+    from benchmark.training.executor_choice import opened_executor
     from benchmark.training.executors import ExecutorError
     from benchmark.training.unit_progress import UnitProgress
     from emulator.output_paths import output_dir_problem
@@ -33,23 +33,15 @@ def generate_with_executor(out: Path, qt: str, per_type: int, seed: int, typo_ra
         _fail(f"--per-type must be 1..{MAX_PER_TYPE}, got {per_type}")
     if not 0 <= typo_rate <= 0.5:
         _fail(f"--typo-rate must be 0..0.5, got {typo_rate}")
-    if workers is not None and (workers < 1 or executor != "ray" or address is not None):
-        _fail("--workers is a positive number of CPUs, for --executor ray without --address")
     run = EpisodeRun(kinds, per_type, seed, typo_rate)
     started = time.perf_counter()
     try:
-        runner = make_executor(executor, address=address, workers=workers)
-    except ExecutorError as error:
-        _fail(str(error))
-        return
-    try:
-        with UnitProgress(len(run.units()), runner.workers, runner.name, enabled=progress,
-                          label="generating episode units") as bar:
+        with opened_executor(executor, address=address, workers=workers) as runner, \
+                UnitProgress(len(run.units()), runner.workers, runner.name, enabled=progress,
+                             label="generating episode units") as bar:
             written, kept = generate_on(runner, run, out, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except ExecutorError as error:
         _fail(str(error))
         return
-    finally:
-        runner.close()
     typer.echo(f"wrote {written} episodes to {out} ({kept} units kept) in {time.perf_counter() - started:.1f} s "
                f"(wall time)")

@@ -65,6 +65,28 @@ class TrainingExample:
         return cls(**{**data, "gold_tool_calls": calls})
 
 
+class RecordingTools:
+    """An oracle's tool caller seen through a recorder: each call and the envelope it got, as gold tool calls of
+    ``turn``, appended to ``calls`` (shared across the turns of a dialogue)."""
+
+    def __init__(self, tools: Any, calls: list[GoldToolCall], turn: int = 0) -> None:
+        self.tools, self.calls, self.turn = tools, calls, turn
+
+    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+        envelope: dict[str, Any] = self.tools.call(name, arguments)
+        self.calls.append(GoldToolCall(index=len(self.calls), turn=self.turn, tool=name,
+                                       arguments=dict(arguments or {}), result=envelope, thought=None))
+        return envelope
+
+    def schemas(self) -> list[dict[str, Any]]:
+        schemas: list[dict[str, Any]] = self.tools.schemas()
+        return schemas
+
+    def names(self) -> list[str]:
+        names: list[str] = self.tools.names()
+        return names
+
+
 def chat_messages(system_and_user: list[dict[str, Any]], calls: list[GoldToolCall]) -> list[dict[str, Any]]:
     """The conversation as OpenAI's fine-tuning format writes it: each oracle step an assistant message with one
     tool call (its thought as content), each result a ``tool`` message; ``finish`` ends it (no result after)."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from benchmark.training.executors import Executor, ExecutorError, LocalExecutor
 
 EXECUTORS: tuple[str, ...] = ("local", "ray")
@@ -19,3 +22,15 @@ def make_executor(name: str, *, address: str | None = None, workers: int | None 
 
         return RayExecutor(address=address, workers=workers)
     raise ExecutorError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")
+
+
+@contextmanager
+def opened_executor(name: str, *, address: str | None = None, workers: int | None = None) -> Iterator[Executor]:
+    """The executor for a command's options, closed (a local Ray cluster shut down) when the block ends."""
+    if workers is not None and (workers < 1 or name != "ray" or address is not None):
+        raise ExecutorError("--workers is a positive number of CPUs, for --executor ray without --address")
+    executor = make_executor(name, address=address, workers=workers)
+    try:
+        yield executor
+    finally:
+        executor.close()

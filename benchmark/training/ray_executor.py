@@ -9,6 +9,7 @@ before it stays, so ``--resume`` continues from there).
 from __future__ import annotations
 
 import logging
+import socket
 from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -17,6 +18,18 @@ from benchmark.training.executors import ExecutorError, UnitTask
 from benchmark.training.spec import WorkUnit
 
 TASKS_PER_WORKER = 2
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail at once, in one line, when nothing listens at ``host:port`` (ray.init would retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ExecutorError(f"--address {address!r} is not host:port (e.g. 127.0.0.1:6379)")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise ExecutorError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one with "
+                            f"`ray start --head --port {port}` or give its address") from None
 
 
 class RayExecutor:
@@ -28,6 +41,8 @@ class RayExecutor:
         except ImportError:
             raise ExecutorError("--executor ray needs Ray: pip install 'homefabric[ray]'") from None
         self._ray: Any = ray
+        if address is not None:
+            _check_reachable(address)
         try:
             if address is not None:
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)

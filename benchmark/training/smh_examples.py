@@ -19,29 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmark.training.examples import GoldToolCall, TrainingExample, chat_messages
-
-
-class RecordingTools:
-    """The EIA toolbox seen through a recorder: each call and its envelope, in order."""
-
-    def __init__(self, tools: Any) -> None:
-        self.tools = tools
-        self.calls: list[GoldToolCall] = []
-
-    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
-        envelope: dict[str, Any] = self.tools.call(name, arguments)
-        self.calls.append(GoldToolCall(index=len(self.calls), turn=0, tool=name, arguments=dict(arguments or {}),
-                                       result=envelope, thought=None))
-        return envelope
-
-    def schemas(self) -> list[dict[str, Any]]:
-        schemas: list[dict[str, Any]] = self.tools.schemas()
-        return schemas
-
-    def names(self) -> list[str]:
-        names: list[str] = self.tools.names()
-        return names
+from benchmark.training.examples import RecordingTools, TrainingExample, chat_messages
 
 
 class RecordingOracle:
@@ -56,7 +34,7 @@ class RecordingOracle:
     async def run(self, instance: Any, tools: Any, messages: list[dict[str, Any]]) -> Any:
         from benchmark.suites.smh.agents import OracleEia
 
-        self.recorder = RecordingTools(tools)
+        self.recorder = RecordingTools(tools, [])
         self.messages = messages
         return await OracleEia().run(instance, self.recorder, messages)  # type: ignore[arg-type]
 

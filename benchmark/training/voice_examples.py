@@ -20,27 +20,8 @@ from typing import Any
 
 from benchmark.agents.base import AgentOutcome, AgentTask
 from benchmark.training.canonical import sha256_of
-from benchmark.training.examples import GoldToolCall, TrainingExample, chat_messages
+from benchmark.training.examples import GoldToolCall, RecordingTools, TrainingExample, chat_messages
 from benchmark.training.spec import SPLITS
-
-
-class _RecordingTools:
-    def __init__(self, tools: Any, turn: int, calls: list[GoldToolCall]) -> None:
-        self.tools, self.turn, self.recorded = tools, turn, calls
-
-    def call(self, name: str, arguments: Any) -> dict[str, Any]:
-        envelope: dict[str, Any] = self.tools.call(name, arguments)
-        self.recorded.append(GoldToolCall(index=len(self.recorded), turn=self.turn, tool=name,
-                                          arguments=dict(arguments or {}), result=envelope, thought=None))
-        return envelope
-
-    def schemas(self) -> list[dict[str, Any]]:
-        schemas: list[dict[str, Any]] = self.tools.schemas()
-        return schemas
-
-    def names(self) -> list[str]:
-        names: list[str] = self.tools.names()
-        return names
 
 
 class RecordingVoiceOracle:
@@ -57,7 +38,7 @@ class RecordingVoiceOracle:
         from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
 
         self.tasks.append(task)
-        recorder = _RecordingTools(tools, len(self.tasks) - 1, self.calls)
+        recorder = RecordingTools(tools, self.calls, turn=len(self.tasks) - 1)
         return await VoiceOracleAgent().run(task, recorder)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,16 @@ def test_a_spec_file_builds_the_same_dataset_as_the_options(built: Path, tmp_pat
     spec_file.write_text("schema: homefabric-dataset-spec/1\nper_type: 0\nsplits: {train: 1}\n")
     result = CliRunner().invoke(app, ["dataset", "build", str(spec_file), "--out", str(tmp_path / "p")])
     assert result.exit_code == 2 and "per_type" in result.output and not (tmp_path / "p").exists()
+
+
+@pytest.mark.requires("ray")
+def test_no_cluster_at_the_address_is_one_line_at_once(tmp_path: Path) -> None:
+    from homefabric_cli.main import app
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = CliRunner().invoke(app, ["dataset", "build", "--per-type", "1", "--out", str(tmp_path / "o"),
+                                      "--executor", "ray", "--address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2 and f"no Ray cluster answers at 127.0.0.1:{port}" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
