@@ -494,6 +494,14 @@ def generate_command(
     home: Annotated[Path | None, typer.Option("--home", help="Generate every episode on this home file (e.g. the "
                                               "twin of a live Matter home: homefabric home twin) instead of "
                                               "generated homes.")] = None,
+    executor: Annotated[str, typer.Option("--executor", help="simuhome: local (this process) or ray (units of "
+                                          "episodes as Ray tasks; the same files).")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a "
+                                                "local one.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="ray without --address: CPUs of the local "
+                                                "cluster.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")]
+    = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
@@ -502,6 +510,15 @@ def generate_command(
     if home is not None and suite != "simuhome":
         typer.echo(f"error: --home works with --suite simuhome, not {suite}", err=True)
         raise typer.Exit(2)
+    if executor != "local" or resume or address is not None or workers is not None:
+        if suite != "simuhome" or paraphrase or home is not None:
+            typer.echo("error: --executor ray/--resume generate simuhome episodes without --paraphrase "
+                       "or --home", err=True)
+            raise typer.Exit(2)
+        from benchmark.training.episode_cli import generate_with_executor
+
+        return generate_with_executor(out, qt, per_type, seed, typo_rate, executor=executor, address=address,
+                                      workers=workers, resume=resume, progress=progress)
     if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
         from benchmark.suites.voice import voice_cli
 

@@ -67,6 +67,9 @@ def _mount_benchmark() -> None:
     from benchmark.suites.voice.cli import speech_app  # `speech render|say|voices`
 
     app.add_typer(speech_app, name="speech")
+    from benchmark.training.cli import dataset_app  # `dataset build`
+
+    app.add_typer(dataset_app, name="dataset")
 
 
 _mount_benchmark()

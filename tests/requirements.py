@@ -74,6 +74,11 @@ CHECKS: dict[str, Callable[[], str | None]] = {
     "matter-zoo": _missing_when(
         lambda: not (ROOT / "tests" / "matter_zoo" / "node_modules" / "@matter" / "main").is_dir(),
         "matter.js for the device zoo in tests/matter_zoo/node_modules (npm ci in tests/matter_zoo)"),
+    "ray": _missing_when(lambda: importlib.util.find_spec("ray") is None or not (VENV_BIN / "python").exists(),
+                         "Ray (pip install -e '.[ray]')"),
+    "datasets": _missing_when(lambda: any(importlib.util.find_spec(m) is None for m in ("datasets", "pyarrow",
+                                                                                         "gymnasium")),
+                              "datasets, pyarrow and gymnasium (pip install -e '.[training]')"),
     "espeak-ng": _missing_when(lambda: shutil.which("espeak-ng") is None,
                                "Debian's espeak-ng, the speech layer's TTS (apt-get install espeak-ng)"),
     "/data": _missing_when(lambda: not (Path("/data").is_dir() and os.access("/data", os.W_OK)),

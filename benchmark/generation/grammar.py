@@ -108,8 +108,16 @@ def expand(template: str, rng: random.Random, slots: Mapping[str, Any] | None = 
     return "".join(out)
 
 
+# The templates picked while this is set to a list, in order (benchmark.training's split rule keeps every
+# template in one split); recording draws nothing from the rng, so the queries stay the same.
+PICKED_TEMPLATES: ContextVar[list[str] | None] = ContextVar("homefabric_picked_templates", default=None)
+
+
 def pick(rng: random.Random, templates: Sequence[str], slots: Mapping[str, Any] | None = None) -> str:
-    return expand(rng.choice(list(templates)), rng, slots)
+    template = rng.choice(list(templates))
+    if (picked := PICKED_TEMPLATES.get()) is not None:
+        picked.append(template)
+    return expand(template, rng, slots)
 
 
 # --- noise --------------------------------------------------------------------------------------------

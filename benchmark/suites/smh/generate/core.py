@@ -13,6 +13,7 @@ from typing import Any
 from agent_tools.smh.home_env import HomeEnv, state_diff
 from agent_tools.smh.rules import Action, RuleError, SmhAutomation, to_spec
 from agent_tools.smh.tools import DEFAULT_BUDGET
+from benchmark.generation.grammar import PICKED_TEMPLATES
 from benchmark.suites.smh.heating import heating, run_heating_to_the_end
 from benchmark.suites.smh.instance import Clarification, Constraint, ExpectedAnswer, Goal, Memory, Turn
 from emulator.emulated_home import EmulatedHome
@@ -64,7 +65,10 @@ class Scene:
     def pick(self, items: Sequence[Any]) -> Any:
         if not items:
             raise Rejected("nothing to pick from")
-        return items[self.rng.randrange(len(items))]
+        item = items[self.rng.randrange(len(items))]
+        if isinstance(item, str) and "{" in item and (picked := PICKED_TEMPLATES.get()) is not None:
+            picked.append(item)  # a phrase template (benchmark.training's split rule); draws nothing more
+        return item
 
     def sample(self, items: Sequence[Any], k: int) -> list[Any]:
         if len(items) < k:

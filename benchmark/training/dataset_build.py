@@ -1,0 +1,119 @@
+"""Building a dataset: the units of a spec, run by an executor, written by this driver in unit order, then the
+splits and the files (:mod:`benchmark.training.dataset_files`).
+
+    OUT/build.json    the spec and its sha256 (what ``--resume`` checks before it continues)
+    OUT/units/        one JSONL file per unit, each written atomically as its unit comes back
+
+A killed build keeps every unit file written; ``--resume`` runs only the units missing and assembles the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmark.training.examples import TrainingExample
+from benchmark.training.executors import Executor, build_unit
+from benchmark.training.spec import DatasetSpec, WorkUnit
+from emulator.files import write_atomically
+
+BUILD_SCHEMA = "homefabric-dataset-build/1"
+GENERATOR = "homefabric dataset build"
+
+
+class DatasetBuildError(RuntimeError):
+    """The output directory or an earlier build refuses this one: names what and what to do."""
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    out: Path
+    units_run: int
+    units_kept: int
+    sizes: dict[str, int]
+
+
+def leak_keys(example: TrainingExample) -> Any:
+    from benchmark.training.splits import LeakKeys
+
+    template = (f"template:{example.template_key}",) if example.templates else ()  # SMH: often none picked
+    voices = tuple(f"voice:{voice}" for voice in example.voices)
+    return LeakKeys(example.example_id, (f"home:{example.home_sha256}", *template, *voices))
+
+
+def pinned_keys(spec: DatasetSpec) -> dict[str, str]:
+    """Keys whose split is fixed before the examples are made: the voices of a spoken set."""
+    if spec.suite != "voice":
+        return {}
+    from benchmark.training.voice_examples import voice_split
+
+    return {f"voice:{voice}": split for voice, split in voice_split(spec.seed).items()}
+
+
+def provenance(spec: DatasetSpec) -> dict[str, Any]:
+    from benchmark.runs.store import package_version
+
+    return {"dataset_seed": spec.seed, "spec_sha256": spec.sha256(), "homefabric_version": package_version() or "",
+            "generator": GENERATOR}
+
+
+def _build_state(spec: DatasetSpec) -> str:
+    return json.dumps({"schema": BUILD_SCHEMA, "spec": spec.to_dict(), "spec_sha256": spec.sha256()},
+                      indent=2, sort_keys=True) + "\n"
+
+
+def prepare(out: Path, spec: DatasetSpec, *, resume: bool) -> set[int]:
+    """Check the directory; return the numbers of the units already written (resume)."""
+    state = out / "build.json"
+    if resume:
+        if not state.is_file():
+            raise DatasetBuildError(f"--resume: {out} has no build.json; start a new build without --resume")
+        try:
+            earlier = json.loads(state.read_text(encoding="utf-8")).get("spec_sha256")
+        except (OSError, ValueError, AttributeError):
+            earlier = None
+        if earlier != spec.sha256():
+            raise DatasetBuildError(f"--resume: {out} was built from another spec (sha256 {earlier}); give the "
+                                    f"same spec or a new --out")
+        for torn in (out / "units").glob(".unit-*.tmp"):  # a unit being written when the build was killed
+            torn.unlink()
+        return {unit.number for unit in spec.units() if (out / "units" / unit.file_name).is_file()}
+    if out.exists() and any(out.iterdir()):
+        raise DatasetBuildError(f"--out {out} is not empty; give a new directory, or --resume to continue a build")
+    (out / "units").mkdir(parents=True, exist_ok=True)
+    write_atomically(state, _build_state(spec))
+    return set()
+
+
+def read_units(out: Path, units: list[WorkUnit]) -> list[TrainingExample]:
+    examples = []
+    for unit in units:
+        for line in (out / "units" / unit.file_name).read_text(encoding="utf-8").splitlines():
+            examples.append(TrainingExample.from_dict(json.loads(line)))
+    return examples
+
+
+def build_dataset(spec: DatasetSpec, out: Path, executor: Executor, *, resume: bool = False,
+                  on_unit: Callable[[WorkUnit], None] | None = None,
+                  on_kept: Callable[[int], None] | None = None) -> BuildSummary:
+    from benchmark.training.dataset_files import write_dataset
+    from benchmark.training.splits import assign_splits, check_no_leakage
+
+    units = spec.units()
+    kept = prepare(out, spec, resume=resume)
+    todo = [unit for unit in units if unit.number not in kept]
+    if on_kept is not None and kept:
+        on_kept(len(kept))
+    for unit, text in executor.map(build_unit, spec.to_dict(), todo):
+        write_atomically(out / "units" / unit.file_name, text)
+        if on_unit is not None:
+            on_unit(unit)
+    examples = read_units(out, units)
+    keys = [leak_keys(example) for example in examples]
+    split_of = assign_splits(keys, spec.splits, spec.seed, pinned_keys(spec))
+    check_no_leakage(keys, split_of)
+    sizes = write_dataset(out, spec, examples, split_of, provenance(spec))
+    return BuildSummary(out, len(todo), len(kept), sizes)

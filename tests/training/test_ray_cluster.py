@@ -1,0 +1,182 @@
+"""`dataset build --executor ray` on a real multi-process Ray cluster started here (a head and one more worker
+node, each `ray start --block` in its own process group on ports of its own): the dataset is byte-identical to the
+local executor's, also after the driver is killed mid-build and the build resumed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmark.training.dataset_build import build_dataset
+from benchmark.training.executors import LocalExecutor
+from benchmark.training.spec import DatasetSpec
+from tests.requirements import VENV_BIN
+
+pytestmark = pytest.mark.requires("ray", "datasets", "homefabric")
+
+SPEC = DatasetSpec(kinds="qt1,qt3", per_type=3, seed=4, unit_size=1)
+SPEC_ARGS = ["--kinds", "qt1,qt3", "--per-type", "3", "--seed", "4", "--unit-size", "1"]
+PORTS_PER_NODE = 50
+# Token auth off on both sides: with it unset, a token file left in ~/.ray by an earlier local Ray turns it on for
+# the nodes only.
+ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+
+
+def tree_bytes(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _free_block(size: int) -> int:
+    """A base port with ``size`` free ports after it (a random one, so parallel runs do not meet)."""
+    for _ in range(200):
+        base = random.randrange(20000, 60000 - size)
+        try:
+            sockets = []
+            for port in range(base, base + size):
+                s = socket.socket()
+                sockets.append(s)
+                s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            for s in sockets:
+                s.close()
+        return base
+    raise RuntimeError("no block of free ports")
+
+
+def _node_args(base: int) -> list[str]:
+    return ["--num-cpus", "1", "--object-store-memory", "100000000",
+            "--object-manager-port", str(base + 1), "--node-manager-port", str(base + 2),
+            "--dashboard-agent-listen-port", str(base + 3), "--dashboard-agent-grpc-port", str(base + 4),
+            "--runtime-env-agent-port", str(base + 5), "--metrics-export-port", str(base + 6),
+            "--min-worker-port", str(base + 10), "--max-worker-port", str(base + PORTS_PER_NODE - 1),
+            "--disable-usage-stats", "--block"]
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End the node's process group (the processes this test started, by their group id)."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                process.wait()
+                return
+            time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    base = _free_block(2 * PORTS_PER_NODE)
+    address = f"127.0.0.1:{base}"
+    temp = tempfile.mkdtemp(prefix="hfray", dir="/tmp")  # short: Ray's socket paths live under it
+    ray = [sys.executable, "-m", "ray.scripts.scripts", "start"]
+    log = Path(temp) / "nodes.log"
+    nodes: list[subprocess.Popen[bytes]] = []
+    with log.open("ab") as sink:
+        try:
+            nodes.append(subprocess.Popen([*ray, "--head", "--port", str(base), "--include-dashboard=false",
+                                           "--dashboard-port", str(base + 7), "--temp-dir", temp,
+                                           *_node_args(base)], stdout=sink, stderr=sink, env=ENV,
+                                          start_new_session=True))
+            _wait_for_nodes(address, 1, log)
+            nodes.append(subprocess.Popen([*ray, "--address", address, *_node_args(base + PORTS_PER_NODE)],
+                                          stdout=sink, stderr=sink, env=ENV, start_new_session=True))
+            _wait_for_nodes(address, 2, log)
+            yield address
+        finally:
+            for node in reversed(nodes):
+                _stop(node)
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+def _wait_for_nodes(address: str, count: int, log: Path, timeout: float = 120) -> None:
+    code = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR', log_to_driver=False); "
+            "print(sum(1 for n in ray.nodes() if n['Alive']), int(ray.cluster_resources().get('CPU', 0)))")
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        result = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, env=ENV,
+                                timeout=60)
+        last = result.stdout.strip() or result.stderr.strip()[-300:]
+        if result.returncode == 0 and last == f"{count} {count}":
+            return
+        time.sleep(1)
+    nodes = log.read_text(errors="replace")[-1500:]
+    raise AssertionError(f"the Ray cluster at {address} did not reach {count} nodes: {last}\nnodes' log: {nodes}")
+
+
+@pytest.fixture(scope="module")
+def local_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("local") / "out"
+    build_dataset(SPEC, out, LocalExecutor())
+    return out
+
+
+def _build(address: str, out: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([str(VENV_BIN / "homefabric"), "dataset", "build", *SPEC_ARGS, "--out", str(out),
+                             "--executor", "ray", "--address", address, *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+
+
+def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, local_build: Path, tmp_path: Path) -> None:
+    build = _build(cluster, tmp_path / "ray")
+    _stdout, stderr = build.communicate(timeout=600)
+    assert build.returncode == 0, stderr
+    assert "ray, 2 workers" in stderr and f"{len(SPEC.units())}/{len(SPEC.units())}" in stderr  # the progress bar
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(local_build)
+
+
+def test_a_killed_driver_resumes_to_the_same_bytes(cluster: str, local_build: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ray"
+    build = _build(cluster, out, "--no-progress")
+    units = out / "units"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(units.glob("unit-*.jsonl"))) < 2:
+        assert build.poll() is None, build.communicate()[1]
+        time.sleep(0.05)
+    build.send_signal(signal.SIGKILL)
+    build.communicate()
+    written = len(list(units.glob("unit-*.jsonl")))
+    assert 2 <= written < len(SPEC.units()) and not (out / "README.md").exists()
+    resumed = _build(cluster, out, "--resume", "--no-progress")
+    stdout, stderr = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, stderr
+    assert f"{len(SPEC.units()) - written} units run, {written} kept" in stdout
+    assert tree_bytes(out) == tree_bytes(local_build)
+
+
+def test_episodes_generate_on_the_cluster_writes_the_local_files(cluster: str, tmp_path: Path) -> None:
+    args = ["episodes", "generate", "--qt", "qt2,qt4-1", "--per-type", "9", "--seed", "3", "--no-progress"]
+    local = subprocess.run([str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "local")],
+                           capture_output=True, text=True, env=ENV, timeout=600)
+    assert local.returncode == 0, local.stderr
+    on_ray = [str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "ray"), "--executor", "ray",
+              "--address", cluster]
+    first = subprocess.run(on_ray, capture_output=True, text=True, env=ENV, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")
+    (tmp_path / "ray" / "qt4-1_feasible_seed_3009.json").unlink()  # the last unit of a kind, as a kill leaves it
+    resumed = subprocess.run([*on_ray, "--resume"], capture_output=True, text=True, env=ENV, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "wrote 1 episodes" in resumed.stdout and "(7 units kept)" in resumed.stdout  # 4 kinds × 2 units, one missing
+    assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")
