@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint perf clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,9 +19,9 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -p no:cacheprovider
 
-bench: $(STAMP)
-	$(BIN)/python bench/fast_forward.py
-	$(BIN)/python bench/fabric_calls.py
+perf: $(STAMP)
+	$(BIN)/python perf/fast_forward.py
+	$(BIN)/python perf/fabric_calls.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,6 +15,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+# Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
+# included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
+# about a second of CPU; tests/test_cli_startup.py checks it stays out, perf/cli_startup.py times it).
 episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_args_is_help=True)
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 
@@ -33,7 +40,7 @@ def episodes_import(
 ) -> None:
     """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
     (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
-    from benchmark.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
+    from benchmark.suites.simuhome.episode import KINDS, episode_files, kind_counts, load_episodes, save_episode
 
     if not directory.exists():
         _fail(f"{directory}: no such file or directory (give a directory of episode .json files or one file)")
@@ -86,7 +93,7 @@ def episodes_import(
 # --- bench run ---------------------------------------------------------------------------------------------------
 
 def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any], base: dict[str, Any] | None = None) -> Any:
-    from benchmark.run_spec import SpecError, load_spec, parse_spec
+    from benchmark.runs.spec import SpecError, load_spec, parse_spec
 
     try:
         if spec_path:
@@ -162,21 +169,21 @@ def bench_run(
     """Run an agent on episodes: one fresh fabric per (episode, trial), JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    from benchmark.speech.voice_runner import is_voice_run
+    from benchmark.suites.voice.voice_runner import is_voice_run
 
     if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
                             and is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
-        from benchmark.speech import voice_cli
+        from benchmark.suites.voice import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
                              conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
                              limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
                              resume=resume, force=force, concurrency=concurrency, quiet=quiet)
-    from benchmark.speech.condition_runs import stored_conditions
+    from benchmark.suites.voice.condition_runs import stored_conditions
 
     several = stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
-    from benchmark.smh import cli as smh_cli
+    from benchmark.suites.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
         return smh_cli.run_spec(_spec_from_flags(spec_file, smh_cli.overrides(
@@ -189,8 +196,8 @@ def bench_run(
                 "episodes.limit": limit, "trials": trials, "concurrency": concurrency}),
             base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None),
             resume=resume, quiet=quiet, force=force)
-    from benchmark.report import write_report
-    from benchmark.runner import select_episodes
+    from benchmark.reports.report import write_report
+    from benchmark.runs.runner import select_episodes
 
     stored = several[0] if several else (
         _stored_spec(out) if resume and spec_file is None and out is not None else None)
@@ -219,13 +226,13 @@ def bench_run(
     if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
         if spec.agent.models or spec.speech is None or spec.speech.input == "text":
             _fail("several --condition values need --input asr or audio and one model")
-        from benchmark.speech.condition_runs import run_conditions
+        from benchmark.suites.voice.condition_runs import run_conditions
 
         summaries, text = run_conditions(spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume,
                                                                                 quiet, force))
     elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
-        from benchmark.multi_model import MODELS_FILE, write_models_file, write_multi_report
-        from benchmark.run_spec import per_model
+        from benchmark.reports.multi_model import MODELS_FILE, write_models_file, write_multi_report
+        from benchmark.runs.spec import per_model
 
         if not resume and (Path(spec.out) / MODELS_FILE).exists():
             _fail(f"{spec.out} already holds a multi-model run; use --resume or a new --out")
@@ -249,7 +256,7 @@ def bench_run(
 
 def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
     """``--condition`` values (repeated, comma lists or grid) → conditions; none given → ()."""
-    from benchmark.speech.conditions import ConditionError, parse_conditions
+    from benchmark.suites.voice.conditions import ConditionError, parse_conditions
 
     try:
         return parse_conditions(",".join(values)) if values else ()
@@ -259,8 +266,8 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
-    from benchmark.run_store import RunError, RunFileError
-    from benchmark.runner import Runner
+    from benchmark.runs.runner import Runner
+    from benchmark.runs.store import RunError, RunFileError
 
     try:
         summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
@@ -310,18 +317,18 @@ def bench_report(
     force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
-    from benchmark.smh import cli as smh_cli
+    from benchmark.suites.smh import cli as smh_cli
 
     if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
         return smh_cli.report([run_dir], as_json, plots)
-    from benchmark.speech import voice_cli
-    from benchmark.speech.voice_runner import is_voice_run
+    from benchmark.suites.voice import voice_cli
+    from benchmark.suites.voice.voice_runner import is_voice_run
 
     if is_voice_run(run_dir):  # voice suite: per condition and task type, acts, WER
         return voice_cli.report(run_dir, as_json)
-    from benchmark.multi_model import is_multi_model, write_multi_report
-    from benchmark.report import write_report
-    from benchmark.run_store import RunFileError
+    from benchmark.reports.multi_model import is_multi_model, write_multi_report
+    from benchmark.reports.report import write_report
+    from benchmark.runs.store import RunFileError
 
     multi = is_multi_model(run_dir)
     if not multi and not (run_dir / "records.jsonl").exists():
@@ -343,8 +350,8 @@ def bench_compare(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Runs side by side: success with 95% bootstrap CIs per kind and overall, as a table, JSON and a plot."""
-    from benchmark.compare import compare_runs, render_comparison, write_comparison
-    from benchmark.multi_model import expand_run_dirs
+    from benchmark.reports.compare import compare_runs, render_comparison, write_comparison
+    from benchmark.reports.multi_model import expand_run_dirs
 
     try:
         run_dirs = expand_run_dirs(run_dirs)  # a multi-model run counts as its per-model runs
@@ -374,9 +381,9 @@ def bench_evaluate(
 ) -> None:
     """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
     fresh fabric (the replay agent), judged as the run was, and the verdicts that changed are listed."""
-    from benchmark.report import write_report
-    from benchmark.run_store import RunError
-    from benchmark.runner import Runner, read_records, select_episodes
+    from benchmark.reports.report import write_report
+    from benchmark.runs.runner import Runner, read_records, select_episodes
+    from benchmark.runs.store import RunError
     from emulator.output_paths import output_dir_problem
 
     stored = _stored_spec(run_dir)
@@ -406,3 +413,87 @@ def bench_evaluate(
     typer.echo(f"re-scored {len(rescored)} run(s) into {target}; {len(changed)} verdict(s) changed")
     for episode_id, trial, old, new in changed:
         typer.echo(f"  {episode_id} #{trial}: {old} → {new}")
+
+
+# --- episodes generate (every suite) ------------------------------------------------------------------------
+
+def generate_command(
+    out: Annotated[Path, typer.Option("--out", help="Directory to write the episode files to.")],
+    qt: Annotated[str, typer.Option("--qt", help="all, query types (qt1,qt4-2) or kinds (qt3_feasible).")] = "all",
+    per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Run seed; episode n gets seed·1000 + n.")] = 1,
+    paraphrase: Annotated[bool, typer.Option("--paraphrase", help="Paraphrase queries with an LLM (checked).")] = False,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
+    api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
+    typo_rate: Annotated[float, typer.Option("--typo-rate", help="Chance of a typo (swapped or dropped letter) per "
+                                             "word outside device/room/value slots, as typed requests have; 0 "
+                                             "turns typos off.")] = 0.02,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
+    allow_template_fallback: Annotated[bool, typer.Option(
+        "--allow-template-fallback",
+        help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
+    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds), smh (SMH-Bench, 22 "
+                                                         "subcategories) or voice (spoken dialogues).")]
+    = "simuhome",
+    per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
+                                                        "instances per subcategory (default 25,15,10).")] = None,
+) -> None:
+    """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
+    if suite not in ("simuhome", "smh", "voice"):
+        typer.echo(f"error: --suite {suite!r} is not known; allowed: simuhome, smh, voice", err=True)
+        raise typer.Exit(2)
+    if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
+        from benchmark.suites.voice import voice_cli
+
+        return voice_cli.generate(out, seed, per_type, "all" if qt == "all" else qt)
+    if suite == "smh":
+        from benchmark.suites.smh import cli as smh_cli
+
+        return smh_cli.generate(out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model,
+                                api_key_env=api_key_env)
+    from benchmark.generation.generate import GeneratorInputError, generate_episodes, parse_kinds, write_episodes
+    from emulator.output_paths import output_dir_problem
+
+    started = time.perf_counter()
+    if problem := output_dir_problem(out, "--out"):
+        typer.echo(f"error: {problem}", err=True)
+        raise typer.Exit(2)
+    try:
+        parse_kinds(qt)
+        with _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
+            episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
+    except GeneratorInputError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+    if paraphrase:
+        if not base_url or not model:
+            typer.echo("error: --paraphrase needs --base-url and --model", err=True)
+            raise typer.Exit(2)
+        from benchmark.generation.paraphrase_run import ParaphraseFailed, paraphrase_or_fail
+
+        try:
+            summary = asyncio.run(paraphrase_or_fail(episodes, base_url=base_url, model=model,
+                                                     api_key=os.environ.get(api_key_env),
+                                                     allow_template_fallback=allow_template_fallback))
+        except ParaphraseFailed as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(error.exit_code) from None
+        typer.echo(summary)
+    paths = write_episodes(episodes, out)
+    typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool, total: int) -> Iterator[Callable[[Any], None]]:
+    """A transient rich progress bar on stderr while episodes are generated (a no-op when disabled)."""
+    if not enabled:
+        yield lambda _episode: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("generating episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("episodes", total=total)
+        yield lambda _episode: bar.advance(task)

@@ -65,7 +65,7 @@ def catalogue_rows() -> list[dict[str, Any]]:
         pass
     rows = build_rows()
     try:
-        from emulator.home_config import write_atomically
+        from emulator.files import write_atomically
 
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, json.dumps(rows, separators=(",", ":")))

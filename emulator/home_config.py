@@ -11,7 +11,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ from pydantic import (
 
 from emulator.automations.model import AutomationRule
 from emulator.clock import TIME_FORMAT
+from emulator.files import write_atomically
 from emulator.placement import placement_problems
 from emulator.workflows import WorkflowStep
 
@@ -386,44 +386,6 @@ def dump_home(config: HomeConfig) -> str:
     if not data["workflows"]:
         del data["workflows"]  # homes without workflows keep their exact file form
     return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
-
-
-def write_atomically(path: str | os.PathLike[str], text: str) -> None:
-    """Replace ``path`` with ``text`` so a reader sees the old file or the new one, never a partial one."""
-    target = Path(path)
-    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        try:
-            _write_all(fd, text.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp_name, target)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-    _fsync_directory(target.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # Makes the rename itself durable; not every platform can open a directory.
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 def save_home(config: HomeConfig, path: str | os.PathLike[str]) -> None:

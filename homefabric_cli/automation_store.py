@@ -12,7 +12,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from emulator.automations.model import AutomationRule
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import json_path, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import json_path
 
 STORE_NAME = "automations.json"
 _RULES = TypeAdapter(list[AutomationRule])

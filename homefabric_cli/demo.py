@@ -7,10 +7,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from benchmark.generate import generate_episodes, write_episodes
-from benchmark.report import write_report
-from benchmark.run_spec import parse_spec
-from benchmark.runner import Runner
+from benchmark.generation.generate import generate_episodes, write_episodes
+from benchmark.reports.report import write_report
+from benchmark.runs.runner import Runner
+from benchmark.runs.spec import parse_spec
 
 
 def run_demo(out: Path, *, per_type: int, seed: int, concurrency: int, echo: Any) -> dict[str, dict[str, Any]]:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import HomeConfigError, dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfigError, dump_home
 
 HOME_STATE_FILE = "home.json"
 SAVE_DEBOUNCE_S = 2.0  # wall seconds after a change before it is written (changes in between share a write)

@@ -59,13 +59,12 @@ app.add_typer(sim_app, name="sim")
 
 def _mount_benchmark() -> None:
     # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
-    from benchmark.cli import bench_app, episodes_app
-    from benchmark.generate import generate_command
+    from benchmark.cli import bench_app, episodes_app, generate_command
 
     episodes_app.command("generate")(generate_command)
     app.add_typer(episodes_app, name="episodes")
     app.add_typer(bench_app, name="bench")
-    from benchmark.speech.cli import speech_app  # `speech render|say|voices`
+    from benchmark.suites.voice.cli import speech_app  # `speech render|say|voices`
 
     app.add_typer(speech_app, name="speech")
 
@@ -148,7 +147,8 @@ def home_generate(
     out: Annotated[Path | None, typer.Option(help="Output file (default: stdout).")] = None,
 ) -> None:
     """Generate a seeded home."""
-    from emulator.home_config import dump_home, write_atomically
+    from emulator.files import write_atomically
+    from emulator.home_config import dump_home
     from emulator.home_generation.generator import generate_home
     from emulator.home_generation.params import TIERS
 

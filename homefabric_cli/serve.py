@@ -112,7 +112,7 @@ async def _serve_locked(home_path: Path, state_dir: Path, *, speed: float, port:
 
 def _write_pairing(state_dir: Path, node: Any, port: int) -> None:
     """The pairing codes, for `homefabric commission` and for people (atomic: read while serving)."""
-    from emulator.home_config import write_atomically
+    from emulator.files import write_atomically
 
     write_atomically(state_dir / "pairing.json", json.dumps(
         {"manual_code": node.manual_code, "qr_code": node.qr_payload, "port": port}, indent=2) + "\n")

@@ -1,5 +1,5 @@
 """Issue #14, item 3: `homefabric --help`, `--version` and `devices types` start without loading the Matter model
-(chip.clusters.Objects: about a second of CPU). Timings live in bench/cli_startup.py; here we check the cause."""
+(chip.clusters.Objects: about a second of CPU). Timings live in perf/cli_startup.py; here we check the cause."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 
 class NoOptions(BaseModel):
@@ -46,8 +46,6 @@ def option_names(agent: str) -> list[str]:
 
 def check_options(agent: str, options: dict[str, Any]) -> BaseModel:
     """The validated options, or a one-line ValueError naming the bad option and the allowed ones."""
-    from pydantic import ValidationError
-
     model = AGENT_OPTIONS[agent]
     allowed = ", ".join(option_names(agent)) or "none"
     try:

@@ -7,7 +7,7 @@ thermostat deadband, power off last), schedules qt4 goals with ``schedule_workfl
 drives qt2 rooms with real control actions of every actuator that moves the variable the asked way,
 answers qt1 from tool reads, and answers infeasible kinds with the reason without changing anything.
 
-The steps come from ``benchmark.step_planning`` (every device rule read from the device itself), the tool calls
+The steps come from ``benchmark.scoring.step_planning`` (every device rule read from the device itself), the tool calls
 and what they returned live in ``oracle_session``, the wording of answers in ``oracle_answers``; this module
 decides what to do for each query type.
 
@@ -23,8 +23,10 @@ from typing import Any
 from benchmark.agents.base import AgentBase, AgentOutcome, AgentTask, ToolCaller
 from benchmark.agents.oracle_answers import display, missing_device, say, spoken
 from benchmark.agents.oracle_session import OracleSession, tool_call
-from benchmark.automation_scoring import gold_automations, tool_arguments
-from benchmark.episode import (
+from benchmark.scoring.automation_scoring import gold_automations, tool_arguments
+from benchmark.scoring.evaluators.state_comparison import ROLES_BY_VARIABLE
+from benchmark.scoring.step_planning import DevicePlan, control_steps, split_path
+from benchmark.suites.simuhome.episode import (
     DeviceAttributeGoal,
     DirectionGoal,
     Episode,
@@ -33,8 +35,6 @@ from benchmark.episode import (
     TargetGoal,
     parse_episode,
 )
-from benchmark.evaluators.common import ROLES_BY_VARIABLE
-from benchmark.step_planning import DevicePlan, control_steps, split_path
 from emulator.catalogue import CATALOGUE
 from emulator.clock import TICKS_PER_SECOND, TIME_FORMAT
 from emulator.simuhome.values import our_key

@@ -7,7 +7,7 @@ from typing import Any
 
 from benchmark.agents.base import AgentStep, ToolCaller
 from benchmark.agents.oracle_answers import spoken
-from benchmark.step_planning import chip_path
+from benchmark.scoring.step_planning import chip_path
 from emulator.workflows import WorkflowStep
 
 

@@ -51,7 +51,8 @@ from benchmark.agents.base import (
     ToolCaller,
     transcript,
 )
-from benchmark.llm_client import LLMInfraError, LLMRequestError, LLMResponse, LLMRunawayError
+from benchmark.llm.client import LLMClient, LLMInfraError, LLMRequestError, LLMResponse, LLMRunawayError
+from benchmark.llm.preflight import check_endpoint, check_tool_calling
 
 Mode = Literal["native", "text"]
 RequestedMode = Literal["native", "text", "auto"]
@@ -75,7 +76,7 @@ REACT_JSON_SCHEMA: dict[str, Any] = {
 
 
 class ChatClient(Protocol):
-    """What the agent needs from :class:`benchmark.llm_client.LLMClient` (tests may pass a fake)."""
+    """What the agent needs from :class:`benchmark.llm.client.LLMClient` (tests may pass a fake)."""
 
     async def complete(self, messages: Any, tools: Any = None, tool_choice: Any = None, *,
                        temperature: float | None = None,
@@ -263,9 +264,6 @@ class ReactAgent(AgentBase):
         """Once before a run: the endpoint answers (else :class:`PreflightError`), and — for native and auto
         mode — whether tool calling reaches the model. ``auto`` settles on native or text here; native with
         a failing probe stays native but says so in ``warning``."""
-        from benchmark.llm_client import LLMClient
-        from benchmark.llm_preflight import check_endpoint, check_tool_calling
-
         result: dict[str, Any] = {"mode_requested": self.requested_mode}
         if not self.run_preflight or not isinstance(self.client, LLMClient):
             return {**result, "skipped": True, "mode": self.mode}

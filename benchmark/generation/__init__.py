@@ -1,1 +1,1 @@
-"""The seeded episode generator (see ``benchmark.generate`` for the entry points)."""
+"""The seeded episode generator (see ``benchmark.generation.generate`` for the entry points)."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmark.generation.grammar import DEVICE_LABELS
+from benchmark.llm.client import LLMClient, LLMError
 
 SYSTEM_PROMPT = (
     "You rewrite requests that a person says to a smart-home assistant. Reword the user's sentence so it "
@@ -80,8 +81,6 @@ async def paraphrase_episodes(episodes: list[dict[str, Any]], *, base_url: str, 
     """Paraphrase each episode's query in place (accepted only if the check passes); counts by outcome:
     ``accepted``, ``rejected`` (kept as templates) and, among the rejected, ``failed`` (the request itself
     failed; the error is in the episode's ``homefabric.paraphrase.error``)."""
-    from benchmark.llm_client import LLMClient, LLMError
-
     own = client is None
     client = client or LLMClient(base_url, api_key, model, temperature=0.7)
     stats = {"accepted": 0, "rejected": 0, "failed": 0}

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmark.generation.paraphrase import paraphrase_episodes
+from benchmark.llm.client import LLMClient
+from benchmark.llm.preflight import PreflightError, check_endpoint
+
 
 class ParaphraseFailed(Exception):
     """One line for the user; ``exit_code`` 2 for a bad argument, 1 for an endpoint that failed."""
@@ -18,10 +22,6 @@ class ParaphraseFailed(Exception):
 async def paraphrase_or_fail(episodes: list[dict[str, Any]], *, base_url: str, model: str, api_key: str | None,
                              allow_template_fallback: bool, client: Any = None) -> str:
     """Paraphrase in place; the summary line, or :class:`ParaphraseFailed`."""
-    from benchmark.generation.paraphrase import paraphrase_episodes
-    from benchmark.llm_client import LLMClient
-    from benchmark.llm_preflight import PreflightError, check_endpoint
-
     fallback = " (rerun with --allow-template-fallback to keep template queries instead)"
     if client is None:
         try:

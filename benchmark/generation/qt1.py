@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmark.generation.common import (
+from benchmark.generation.episode_layout import (
     Draft,
     GenerationFailed,
     Mentions,

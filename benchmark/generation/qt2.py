@@ -12,17 +12,17 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from benchmark.evaluators.common import EvalSettings
-from benchmark.generation.common import Draft, GenerationFailed, Mentions, dedupe_actions, room_devices_action
+from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, dedupe_actions, room_devices_action
 from benchmark.generation.grammar import finish, join, pick, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, home_config, without_devices
 from benchmark.generation.targets import OFF, ON, Step
+from benchmark.scoring.evaluators.state_comparison import EvalSettings
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_generation.seeds import sub_seed
 
 # The evaluator's own horizon and thresholds: a goal is generated as feasible only if it can pass the
-# very check that will grade it (one source of truth, benchmark/evaluators/common.py).
+# very check that will grade it (one source of truth, benchmark/scoring/evaluators/state_comparison.py).
 HORIZON_S = EvalSettings().qt2_horizon_s
 THRESHOLD = EvalSettings().qt2_thresholds  # internal units
 SATURATION_EPS = 1e-6

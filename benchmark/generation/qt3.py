@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmark.generation.common import Draft, GenerationFailed, Mentions, dedupe_actions, room_devices_action
+from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, dedupe_actions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, join, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, export_initial_home_config, home_config, settle
 from benchmark.generation.targets import Variant, asserts_differ, asserts_hold, variants

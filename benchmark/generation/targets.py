@@ -14,7 +14,7 @@ from typing import Any
 
 from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
 from emulator.home_api import HomeAPI
-from emulator.simuhome.paths import simuhome_path
+from emulator.simuhome.paths import our_path, simuhome_path
 from emulator.simuhome.values import simuhome_cluster_name
 from emulator.workflows import WorkflowStep
 
@@ -67,8 +67,6 @@ class Variant:
 
     def our_asserts(self) -> dict[str, Any]:
         """Assert path (our spelling) → expected value."""
-        from emulator.simuhome.paths import our_path
-
         return {our_path(a["attribute"]) or a["attribute"]: a["value"] for a in self.asserts}
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.agents.base import AgentOutcome, AgentTask, ToolCaller
-from benchmark.episode import Episode
 from benchmark.http.confined_files import MAX_RECORDS_BYTES, Root, read_regular
 from benchmark.http.episode_library import EpisodeLibrary
 from benchmark.http.models import StartRunBody
-from benchmark.run_spec import SpecError, parse_spec
-from benchmark.runner import RECORDS, Runner, make_agent, read_records
+from benchmark.runs.runner import RECORDS, Runner, make_agent, read_records
+from benchmark.runs.spec import SpecError, parse_spec
+from benchmark.suites.simuhome.episode import Episode
 from bridge.http.errors import ApiError
 from emulator.emulated_home import EmulatedHome
 

@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from benchmark.episode import Episode, EpisodeError, EpisodeProblem, parse_episode
 from benchmark.http.confined_files import MAX_EPISODE_BYTES, Root, read_json, regular_files
+from benchmark.suites.simuhome.episode import Episode, EpisodeError, EpisodeProblem, parse_episode
 from bridge.http.errors import ApiError
 
 MAX_EPISODES = 5000

@@ -1,7 +1,7 @@
 """The two calls an agent makes most — read one attribute, invoke one command — answered without FastAPI's routing.
 
 FastAPI matches a request against every route in turn and solves each route's parameters per request: ~0.3 ms
-of CPU, more than the fabric call itself (bench/http_latency.py). This ASGI layer sits behind the origin and
+of CPU, more than the fabric call itself (perf/http_latency.py). This ASGI layer sits behind the origin and
 token guards and in front of the FastAPI app. It answers only *well-formed* requests to
 
     GET  /api/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}

@@ -50,9 +50,9 @@ def shared_home() -> Any:
 
 def shared_episodes() -> list[Any]:
     """qt1 then qt3 feasible episodes whose initial_home_config is one and the same home."""
-    from benchmark.episode import parse_episode
-    from benchmark.generate import generate_episode
     from benchmark.generation import homes, qt1, qt3
+    from benchmark.generation.generate import generate_episode
+    from benchmark.suites.simuhome.episode import parse_episode
 
     home = shared_home()
     pinned = lambda seed: home.model_copy(deep=True)  # noqa: E731
@@ -113,8 +113,8 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
                         after_of: Any) -> dict[str, Any]:
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
-    from benchmark.evaluators import EvaluationInput, evaluate_episode
-    from benchmark.judges.rules import RulesJudge
+    from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+    from benchmark.scoring.judges.rules import RulesJudge
 
     task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=current_time,
                      episode_id=episode.episode_id, extras={"episode": episode})
@@ -131,7 +131,7 @@ async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str,
 
 async def in_process(episode: Any) -> dict[str, Any]:
     from agent_tools import ToolBox
-    from benchmark.evaluators.common import fresh_fabric
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 
     fabric = fresh_fabric(episode.initial_home_config)
     before = fabric.snapshot()
@@ -157,7 +157,7 @@ def mapping_for(layout: dict[str, Any], home: Any, node_id: int) -> Any:
 def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
     from agent_tools import ToolBox
     from agent_tools.matter_backend import MatterHome, discover
-    from benchmark.evaluators.common import fresh_fabric
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
     from emulator.home_config import dump_home
     from emulator.simuhome.import_home import from_simuhome
 

@@ -10,11 +10,11 @@ from typing import Any
 from agent_tools import ToolBox
 from benchmark.agents.base import AgentTask
 from benchmark.agents.oracle import OracleAgent
-from benchmark.automation_scoring import tool_arguments
-from benchmark.episode import Episode, parse_episode
-from benchmark.evaluators import EvaluationInput, evaluate_episode
-from benchmark.evaluators.common import fresh_fabric
-from benchmark.judges.rules import RulesJudge
+from benchmark.scoring.automation_scoring import tool_arguments
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.judges.rules import RulesJudge
+from benchmark.suites.simuhome.episode import Episode, parse_episode
 from tests.benchmark.fixture_episodes import build_all
 
 NAME = "qt3_feasible_seed_7"  # turns the living room fan on (it cools the room), among other things

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from emulator.home_config import dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import dump_home
 from tests.emulator.helpers import home
 from tests.matter_bridge.live_env import HOMEFABRIC, NODE_IF, ControlClient, Proc, network_namespace
 

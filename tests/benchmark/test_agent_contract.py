@@ -12,10 +12,10 @@ from benchmark.agents.null import NullAgent
 from benchmark.agents.oracle import OracleAgent
 from benchmark.agents.react import ReactAgent
 from benchmark.agents.replay import ReplayAgent
-from benchmark.episode import load_episodes
-from benchmark.judges.rules import RulesJudge
-from benchmark.run_spec import parse_spec
-from benchmark.runner import run_episode
+from benchmark.runs.runner import run_episode
+from benchmark.runs.spec import parse_spec
+from benchmark.scoring.judges.rules import RulesJudge
+from benchmark.suites.simuhome.episode import load_episodes
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.episode import (
+from benchmark.suites.simuhome.episode import (
     KINDS,
     DirectionGoal,
     ScheduleGoal,

@@ -13,8 +13,8 @@ import typer
 from typer.testing import CliRunner
 
 from benchmark.cli import episodes_app
-from benchmark.episode import load_episodes
-from benchmark.evaluators.common import fresh_fabric
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.suites.simuhome.episode import load_episodes
 from emulator.simuhome.values import NORMALISATIONS
 from scripts.simuhome_inventory_homes import inventory_episodes
 

@@ -7,10 +7,16 @@ import copy
 from typing import Any
 
 from agent_tools import ToolBox
-from benchmark.episode import parse_episode
-from benchmark.evaluators import EvalSettings, EvaluationInput, evaluate_episode
-from benchmark.evaluators.common import fresh_fabric, is_subset, read_assert_path, values_equal
-from benchmark.judges.rules import RulesJudge
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.state_comparison import (
+    EvalSettings,
+    fresh_fabric,
+    is_subset,
+    read_assert_path,
+    values_equal,
+)
+from benchmark.scoring.judges.rules import RulesJudge
+from benchmark.suites.simuhome.episode import parse_episode
 from tests.benchmark.fixture_episodes import build_all
 
 EPISODES = build_all()

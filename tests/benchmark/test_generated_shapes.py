@@ -4,7 +4,7 @@ the exported ``initial_home_config`` uses one of SimuHome's own shapes, and it w
 
 from __future__ import annotations
 
-from benchmark.generate import generate_episodes
+from benchmark.generation.generate import generate_episodes
 from emulator.simuhome.shapes import shape_disagreements, shape_table, shared_paths
 
 NOT_WRITTEN = {("heat_pump", f"{endpoint}.Descriptor.TagList") for endpoint in (1, 2, 3, 4)} | {

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from benchmark.generate import (
+from benchmark.generation.episode_layout import KINDS
+from benchmark.generation.generate import (
     GeneratorInputError,
     dumps_episode,
     episode_file_name,
@@ -17,7 +18,6 @@ from benchmark.generate import (
     parse_kinds,
     write_episodes,
 )
-from benchmark.generation.common import KINDS
 from benchmark.generation.grammar import DEVICE_LABELS, device_number
 from benchmark.generation.homes import build_home, export_initial_home_config
 from benchmark.generation.qt2 import ACTORS, HORIZON_S, THRESHOLD, drive
@@ -69,7 +69,7 @@ def test_all_twelve_kinds_in_simuhome_layout(episodes):
 
 def test_files_load_with_the_episode_model(episodes, tmp_path):
     write_episodes(episodes, tmp_path)
-    from benchmark.episode import load_episodes
+    from benchmark.suites.simuhome.episode import load_episodes
 
     loaded, problems = load_episodes(tmp_path)
     assert problems == []
@@ -336,7 +336,7 @@ def test_cli_writes_files(tmp_path: Path):
     from typer.testing import CliRunner
 
     app = typer.Typer()
-    from benchmark.generate import generate_command
+    from benchmark.cli import generate_command
 
     app.command()(generate_command)
     result = CliRunner().invoke(app, ["--qt", "qt1", "--per-type", "2", "--seed", "2", "--out", str(tmp_path)])

@@ -6,7 +6,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-from benchmark.generate import generate_episode
+from benchmark.generation.generate import generate_episode
 from benchmark.generation.grammar import expand, finish
 from benchmark.generation.paraphrase import check_paraphrase, paraphrase_episodes
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from agent_tools import ToolBox
-from benchmark.episode import parse_episode
-from benchmark.evaluators import EvaluationInput, evaluate_episode
-from benchmark.evaluators.common import fresh_fabric
-from benchmark.evaluators.judging import JudgeRequest
-from benchmark.judges.llm import LLMJudge, judge_messages, parse_verdict
-from benchmark.llm_client import LLMClient
-from benchmark.records import JudgeRecord, Verdict
+from benchmark.llm.client import LLMClient
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.judging import JudgeRequest
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.judges.llm import LLMJudge, judge_messages, parse_verdict
+from benchmark.scoring.verdicts import JudgeRecord, Verdict
+from benchmark.suites.simuhome.episode import parse_episode
 from tests.benchmark.fixture_episodes import build_all
 from tests.support.openai_standin import OpenAIStandin, http_error, text
 

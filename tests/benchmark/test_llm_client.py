@@ -10,7 +10,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from benchmark.llm_client import (
+from benchmark.llm.client import (
     LLMClient,
     LLMEndpointSpec,
     LLMInfraError,

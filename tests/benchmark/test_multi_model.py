@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 from typer.testing import CliRunner
 
-from benchmark.run_spec import SpecError, parse_spec
-from benchmark.runner import read_records
+from benchmark.runs.runner import read_records
+from benchmark.runs.spec import SpecError, parse_spec
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
 from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns

@@ -11,10 +11,10 @@ import pytest
 
 from agent_tools import ToolBox
 from benchmark.agents.oracle_session import tool_call
-from benchmark.episode import Assert
-from benchmark.evaluators.common import ROLES_BY_VARIABLE
 from benchmark.generation.targets import CYCLE_TYPES, NON_OPERATIONAL_TYPES, variants
-from benchmark.step_planning import DevicePlan, chip_path, control_steps
+from benchmark.scoring.evaluators.state_comparison import ROLES_BY_VARIABLE
+from benchmark.scoring.step_planning import DevicePlan, chip_path, control_steps
+from benchmark.suites.simuhome.episode import Assert
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.home_config import validate_home

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from typer.testing import CliRunner
 
-from benchmark.generate import generate_command
+from benchmark.cli import generate_command
 from tests.support.openai_standin import OpenAIStandin, http_error, text
 
 

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from benchmark.agents.react import ReactAgent
-from benchmark.llm_client import LLMClient
-from benchmark.plots import success_figure, tokens_figure
-from benchmark.report import build_report, write_report
-from benchmark.runner import RECORDS, Runner, read_records, record_line
+from benchmark.llm.client import LLMClient
+from benchmark.reports.plots import success_figure, tokens_figure
+from benchmark.reports.report import build_report, write_report
+from benchmark.runs.runner import RECORDS, Runner, read_records, record_line
 from tests.benchmark.test_runner import spec_for
 from tests.support.openai_standin import OpenAIStandin, tool_call
 

@@ -12,7 +12,7 @@ import pytest
 from agent_tools import ToolBox
 from benchmark.agents.base import AgentOutcome, AgentTask
 from benchmark.agents.react import ReactAgent, ReplyFormatError, first_json_object, parse_react_reply
-from benchmark.llm_client import LLMClient
+from benchmark.llm.client import LLMClient
 from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric as build_fabric
 from tests.support.openai_standin import (

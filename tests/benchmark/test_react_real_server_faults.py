@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from benchmark.agents.react import ReactAgent, ReplyFormatError, parse_react_reply
-from benchmark.llm_client import LLMClient
-from benchmark.llm_preflight import PreflightError
+from benchmark.llm.client import LLMClient
+from benchmark.llm.preflight import PreflightError
 from tests.benchmark.test_react_agent import LIGHT, TURN_ON, light_is_on, run_agent
 from tests.support.openai_standin import (
     OpenAIStandin,

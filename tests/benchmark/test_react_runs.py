@@ -10,7 +10,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from benchmark.runner import read_records
+from benchmark.runs.runner import read_records
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
 from tests.support.openai_standin import OpenAIStandin, Turn, delay, http_error, preflight_turns, react, text

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from benchmark.runner import read_records
+from benchmark.runs.runner import read_records
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.benchmark.test_runner import _cli
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.generate import generate_episodes
+from benchmark.generation.generate import generate_episodes
 from benchmark.generation.grammar import finish
-from benchmark.report import bootstrap_ci, trial_rates
+from benchmark.reports.report import bootstrap_ci, trial_rates
 from tests.test_cli_exit_codes import EPISODES, homefabric, one_line_error
 
 

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from benchmark.agents.oracle import OracleAgent
 from benchmark.cli import bench_app, episodes_app
-from benchmark.report import build_report, pass_hat_k
-from benchmark.run_spec import SpecError, load_spec, parse_spec
-from benchmark.run_store import TIMINGS, RunError
-from benchmark.runner import Runner, read_records
+from benchmark.reports.report import build_report, pass_hat_k
+from benchmark.runs.runner import Runner, read_records
+from benchmark.runs.spec import SpecError, load_spec, parse_spec
+from benchmark.runs.store import TIMINGS, RunError
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 STATE_CHANGING = ["qt2_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-2_feasible", "qt4-3_feasible"]

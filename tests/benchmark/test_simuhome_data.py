@@ -20,8 +20,8 @@ import typer
 from typer.testing import CliRunner
 
 from benchmark.cli import episodes_app
-from benchmark.run_spec import parse_spec
-from benchmark.runner import Runner, read_records
+from benchmark.runs.runner import Runner, read_records
+from benchmark.runs.spec import parse_spec
 
 DATA = os.environ.get("HOMEFABRIC_SIMUHOME_DATA")
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from benchmark.agents.base import tool_schema_sha256
-from benchmark.report import build_report, render_tables
-from benchmark.runner import read_records, record_line
+from benchmark.reports.report import build_report, render_tables
+from benchmark.runs.runner import read_records, record_line
 from tests.benchmark.test_react_runs import bench_run, react_run
 from tests.support.openai_standin import OpenAIStandin, finish, preflight_turns, tool_call
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from emulator import home_config
+from emulator import files
 from emulator.home_config import (
     HomeConfig,
     HomeConfigError,
@@ -238,7 +238,7 @@ def test_failed_write_keeps_the_old_file_intact(tmp_path: Path, monkeypatch: pyt
         os.write(fd, data[: len(data) // 2])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(home_config, "_write_all", write_half_then_fail)
+    monkeypatch.setattr(files, "write_all", write_half_then_fail)
     with pytest.raises(OSError, match="No space left"):
         save_home(old.model_copy(update={"name": "new"}), path)
     assert path.read_bytes() == before
@@ -252,12 +252,12 @@ def test_failed_rename_and_fsync_leave_nothing_behind(tmp_path: Path, monkeypatc
     def fail(*args: object) -> None:
         raise OSError("boom")
 
-    monkeypatch.setattr(home_config.os, "replace", fail)
+    monkeypatch.setattr(files.os, "replace", fail)
     with pytest.raises(OSError, match="boom"):
         save_home(config, path)
     assert list(tmp_path.iterdir()) == []  # no half-written home.json, no temp file
     monkeypatch.undo()
-    monkeypatch.setattr(home_config.os, "fsync", fail)
+    monkeypatch.setattr(files.os, "fsync", fail)
     with pytest.raises(OSError, match="boom"):
         save_home(config, path)
     assert list(tmp_path.iterdir()) == []

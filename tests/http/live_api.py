@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from benchmark.generate import generate_episodes, write_episodes
+from benchmark.generation.generate import generate_episodes, write_episodes
 from bridge.http import HttpApi
 from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.generator import generate_home

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from benchmark.runner import read_records
+from benchmark.runs.runner import read_records
 from tests.benchmark.test_react_runs import bench_run, react_run
 from tests.browser import Chromium
 from tests.http.live_api import home, running_api

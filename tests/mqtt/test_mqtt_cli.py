@@ -9,7 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from emulator.home_config import dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import dump_home
 from homefabric_cli.mqtt_cmd import mqtt_command, parse_broker, run_mqtt
 from tests.emulator.helpers import home
 from tests.mqtt.broker import Mosquitto, Recorder, on_topic

@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmark.cli import bench_app
-from benchmark.report import build_report
-from benchmark.run_spec import parse_spec
-from benchmark.run_store import RunFileError, read_records_file
-from benchmark.runner import Runner
+from benchmark.reports.report import build_report
+from benchmark.runs.runner import Runner
+from benchmark.runs.spec import parse_spec
+from benchmark.runs.store import RunFileError, read_records_file
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 KINDS = ["qt3_feasible", "qt2_feasible"]

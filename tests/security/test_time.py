@@ -1,6 +1,6 @@
 """Issue #15 case 8: a long fast-forward must not freeze the API, and a subscriber must not make virtual time
 cost O(time). Counts of timer events and the order of answers are asserted, never wall-clock times (the
-figures are in bench/soak.py)."""
+figures are in perf/soak.py)."""
 
 from __future__ import annotations
 

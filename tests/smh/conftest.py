@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.smh.generate import generate_suite
-from benchmark.smh.instance import Instance, load_instances
+from benchmark.suites.smh.generate import generate_suite
+from benchmark.suites.smh.instance import Instance, load_instances
 
 SEED = 7
 ONE_EACH = {"simple": 1, "medium": 1, "complex": 1}

@@ -12,18 +12,19 @@ import pytest
 
 from agent_tools.smh.home_env import HomeEnv
 from agent_tools.smh.rules import Action
-from benchmark.smh.agents import NullDr, OracleDr, OracleEia
-from benchmark.smh.generate import _instance
-from benchmark.smh.generate.core import Draft, Scene, act
-from benchmark.smh.generate.homes import APPLIANCES, build_home
-from benchmark.smh.generate.ops import appliance_ops, colloquial_ops
-from benchmark.smh.heating import with_heating_results
-from benchmark.smh.instance import Instance, dump_instance
-from benchmark.smh.run import run_suite
-from benchmark.smh.session import Homes
-from benchmark.smh.verifier import AttemptedAction, Prediction, verify
+from benchmark.suites.smh.agents import NullDr, OracleDr, OracleEia
+from benchmark.suites.smh.generate import _instance
+from benchmark.suites.smh.generate.core import Draft, Scene, act
+from benchmark.suites.smh.generate.homes import APPLIANCES, build_home
+from benchmark.suites.smh.generate.ops import appliance_ops, colloquial_ops
+from benchmark.suites.smh.heating import with_heating_results
+from benchmark.suites.smh.instance import Instance, dump_instance
+from benchmark.suites.smh.run import run_suite
+from benchmark.suites.smh.session import Homes
+from benchmark.suites.smh.verifier import AttemptedAction, Prediction, verify
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import HomeConfig, dump_home, write_atomically
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfig, dump_home
 
 NEW_SERVICES = {"microwave_steam_oven.set_cooking_time", "microwave_steam_oven.set_power_level",
                 "microwave_steam_oven.set_work_mode", "microwave_steam_oven.start", "set_mode", "set_spin_speed",

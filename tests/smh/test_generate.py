@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 from agent_tools.smh.rules import Action
-from benchmark.smh.generate import complex_home, generate_suite
-from benchmark.smh.generate.core import Draft, Rejected, check
-from benchmark.smh.instance import Instance
-from benchmark.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
+from benchmark.suites.smh.generate import complex_home, generate_suite
+from benchmark.suites.smh.generate.core import Draft, Rejected, check
+from benchmark.suites.smh.instance import Instance
+from benchmark.suites.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
 from tests.smh.conftest import ONE_EACH, SEED
 
 
@@ -81,8 +81,8 @@ def test_llm_paraphrase_is_kept_only_when_it_names_the_same_targets(tmp_path: Pa
     import asyncio
     import itertools
 
-    from benchmark.llm_client import LLMClient
-    from benchmark.smh.generate.paraphrase import paraphrase_instances
+    from benchmark.llm.client import LLMClient
+    from benchmark.suites.smh.generate.paraphrase import paraphrase_instances
     from tests.support.openai_standin import OpenAIStandin, dynamic, text
 
     counter = itertools.count()

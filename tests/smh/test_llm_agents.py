@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmark.llm_client import LLMClient
-from benchmark.smh.agents import LlmDr, ReactEia, oracle_question
-from benchmark.smh.instance import Instance
-from benchmark.smh.session import Homes
-from benchmark.smh.settings import run_dr, run_eia
+from benchmark.llm.client import LLMClient
+from benchmark.suites.smh.agents import LlmDr, ReactEia, oracle_question
+from benchmark.suites.smh.instance import Instance
+from benchmark.suites.smh.session import Homes
+from benchmark.suites.smh.settings import run_dr, run_eia
 from tests.support.openai_standin import OpenAIStandin, http_error, text, tool_call
 
 
@@ -133,8 +133,8 @@ def test_episodes_generate_cli_smh(tmp_path: Path) -> None:
 
 
 def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances: list[Instance]) -> None:
-    from benchmark.smh.agents import OracleEia
-    from benchmark.smh.user_sim import LlmUser, ReplayUser
+    from benchmark.suites.smh.agents import OracleEia
+    from benchmark.suites.smh.user_sim import LlmUser, ReplayUser
 
     instance = _pick(instances, "slot_missing")
     reply = "Oh, " + instance.goal.clarification.reply  # type: ignore[union-attr]
@@ -155,8 +155,8 @@ def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances:
 
 
 def test_llm_judge_decides_query_answers_by_majority(suite_dir: Path, instances: list[Instance]) -> None:
-    from benchmark.smh.agents import OracleDr
-    from benchmark.smh.judge import SmhAnswerJudge
+    from benchmark.suites.smh.agents import OracleDr
+    from benchmark.suites.smh.judge import SmhAnswerJudge
 
     instance = _pick(instances, "quantity_query")
     votes = [text('{"verdict": "fail"}'), text('{"verdict": "fail"}'), text("Verdict: pass")]
@@ -189,7 +189,7 @@ class _AsksThenActs:
 
 
 def test_llm_judge_decides_clarifying_questions_beside_the_rules(suite_dir: Path, instances: list[Instance]) -> None:
-    from benchmark.smh.judge import SmhClarificationJudge
+    from benchmark.suites.smh.judge import SmhClarificationJudge
 
     instance = _pick(instances, "slot_missing")
     vague = "Shall I go ahead?"  # names no cue of the missing slot: the rules fail it

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from benchmark.run_spec import SpecError, parse_spec
-from benchmark.run_store import RunError
-from benchmark.smh.agents import OracleDr, OracleEia
-from benchmark.smh.runner import RUN_MARKER, SmhRunner, select_instances
+from benchmark.runs.spec import SpecError, parse_spec
+from benchmark.runs.store import RunError
+from benchmark.suites.smh.agents import OracleDr, OracleEia
+from benchmark.suites.smh.runner import RUN_MARKER, SmhRunner, select_instances
 
 SUBS = ["clear_command", "slot_missing", "status_inquiry", "time_specific", "user_correction"]
 
@@ -35,7 +35,7 @@ class _Flaky:
     async def run(self, instance: Any, tools: Any, messages: Any) -> Any:
         self.calls += 1
         if self.calls % 2 == 0:
-            from benchmark.smh.agents import EiaResult
+            from benchmark.suites.smh.agents import EiaResult
 
             return EiaResult(response=None)
         return await self.inner.run(instance, tools, messages)
@@ -142,7 +142,7 @@ def test_trials_give_pass_hat_k(suite_dir: Path, tmp_path: Path) -> None:
                                                                       {r["instance_id"] for r in records}
                                                                       for t in (0, 1))
     assert result.summary["by_setting"]["eia"]["pass_hat_k"] == {"1": 0.5, "2": 0.0}
-    from benchmark.smh.report import tables
+    from benchmark.suites.smh.report import tables
 
     assert ("pass^k (all k trials pass)", ["setting", "k", "pass^k"], [["EIA", "1", "50.0"], ["EIA", "2", "0.0"]]) \
         in tables(records)

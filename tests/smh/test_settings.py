@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.smh.agents import NullDr, NullEia, OracleDr, OracleEia
-from benchmark.smh.instance import Instance
-from benchmark.smh.report import summarize
-from benchmark.smh.run import run_suite
-from benchmark.smh.taxonomy import SUBCATEGORIES
+from benchmark.suites.smh.agents import NullDr, NullEia, OracleDr, OracleEia
+from benchmark.suites.smh.instance import Instance
+from benchmark.suites.smh.report import summarize
+from benchmark.suites.smh.run import run_suite
+from benchmark.suites.smh.taxonomy import SUBCATEGORIES
 
 
 @pytest.mark.parametrize(("setting", "agent"), [("dr", OracleDr()), ("eia", OracleEia())])
@@ -34,7 +34,7 @@ def test_the_null_agent_solves_nothing(suite_dir: Path, instances: list[Instance
 
 
 def test_both_settings_start_from_the_same_home(suite_dir: Path, instances: list[Instance]) -> None:
-    from benchmark.smh.session import Homes
+    from benchmark.suites.smh.session import Homes
 
     homes = Homes(suite_dir)
     instance = next(i for i in instances if i.subcategory == "user_correction")
@@ -49,8 +49,8 @@ def test_both_settings_start_from_the_same_home(suite_dir: Path, instances: list
 def appliance_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Instance]]:
     """Instances whose gold actions run the water heater, oven, microwave and fridge (every appliance operation:
     tests/smh/test_appliance_instances.py)."""
-    from benchmark.smh.generate import generate_suite
-    from benchmark.smh.instance import load_instances
+    from benchmark.suites.smh.generate import generate_suite
+    from benchmark.suites.smh.instance import load_instances
 
     out = tmp_path_factory.mktemp("smh-appliances")
     generate_suite(out, 7, {"simple": 6, "medium": 3, "complex": 1},

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from agent_tools.smh.tools import SmhToolBox
-from benchmark.smh.agents import EiaResult, Tokens, oracle_question
-from benchmark.smh.instance import Instance
-from benchmark.smh.session import Homes
-from benchmark.smh.settings import run_dr, run_eia
+from benchmark.suites.smh.agents import EiaResult, Tokens, oracle_question
+from benchmark.suites.smh.instance import Instance
+from benchmark.suites.smh.session import Homes
+from benchmark.suites.smh.settings import run_dr, run_eia
 
 
 class ScriptedDr:

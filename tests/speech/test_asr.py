@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmark.speech.asr import ASRError, model_directory, recogniser
-from benchmark.speech.render import speech
-from benchmark.speech.voices import VOICES
-from benchmark.speech.wer import normalise, word_error_rate
+from benchmark.suites.voice.asr import ASRError, model_directory, recogniser
+from benchmark.suites.voice.render import speech
+from benchmark.suites.voice.voices import VOICES
+from benchmark.suites.voice.wer import normalise, word_error_rate
 
 pytestmark = pytest.mark.requires("espeak-ng")
 

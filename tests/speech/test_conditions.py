@@ -5,11 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmark.speech.acoustics import Surroundings, make_noise
-from benchmark.speech.conditions import GRID, Condition, ConditionError, measured_snr, mix_at_snr, parse_conditions
-from benchmark.speech.render import speech
-from benchmark.speech.room_acoustics import reverberate, room_impulse_response, room_shape
-from benchmark.speech.wav import decode_wav, encode_wav
+from benchmark.suites.voice.acoustics import Surroundings, make_noise
+from benchmark.suites.voice.conditions import (
+    GRID,
+    Condition,
+    ConditionError,
+    measured_snr,
+    mix_at_snr,
+    parse_conditions,
+)
+from benchmark.suites.voice.render import speech
+from benchmark.suites.voice.room_acoustics import reverberate, room_impulse_response, room_shape
+from benchmark.suites.voice.wav import decode_wav, encode_wav
 
 pytestmark = pytest.mark.requires("espeak-ng")
 

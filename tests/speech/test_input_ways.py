@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from benchmark.agents.react import ReactAgent
-from benchmark.episode import load_episode
-from benchmark.llm_client import LLMClient
-from benchmark.run_spec import SpecError, parse_spec
-from benchmark.runner import Runner, read_records
-from benchmark.speech.audio_input import input_audio_part
-from benchmark.speech.wav import encode_wav, sha256
+from benchmark.llm.client import LLMClient
+from benchmark.runs.runner import Runner, read_records
+from benchmark.runs.spec import SpecError, parse_spec
+from benchmark.suites.simuhome.episode import load_episode
+from benchmark.suites.voice.audio_input import input_audio_part
+from benchmark.suites.voice.wav import encode_wav, sha256
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.support.openai_standin import OpenAIStandin, conversation_problem, oracle_script
 

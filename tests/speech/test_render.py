@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark.episode import load_episodes
-from benchmark.speech.conditions import GRID, Condition, parse_conditions
-from benchmark.speech.render import render_episode, render_to_dir, speech, user_turns
-from benchmark.speech.voices import VOICES, VoiceError, choose_speaker, parse_voices
-from benchmark.speech.wav import decode_wav, sha256
+from benchmark.suites.simuhome.episode import load_episodes
+from benchmark.suites.voice.conditions import GRID, Condition, parse_conditions
+from benchmark.suites.voice.render import render_episode, render_to_dir, speech, user_turns
+from benchmark.suites.voice.voices import VOICES, VoiceError, choose_speaker, parse_voices
+from benchmark.suites.voice.wav import decode_wav, sha256
 
 pytestmark = pytest.mark.requires("espeak-ng")
 
@@ -95,8 +95,8 @@ def test_unknown_voice_is_named() -> None:
 
 
 def test_the_neural_voice_is_byte_identical_and_follows_the_rate() -> None:
-    from benchmark.speech.tts import _piper_joe, synthesize
-    from benchmark.speech.wav import encode_wav
+    from benchmark.suites.voice.tts import _piper_joe, synthesize
+    from benchmark.suites.voice.wav import encode_wav
 
     first = encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140))
     _piper_joe.cache_clear()  # a freshly loaded model gives the same bytes

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.speech.wav import decode_wav, sha256
+from benchmark.suites.voice.wav import decode_wav, sha256
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 pytestmark = pytest.mark.requires("espeak-ng")

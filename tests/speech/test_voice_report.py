@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.run_spec import parse_spec
-from benchmark.runner import Runner
-from benchmark.speech.report import VoiceReportError, build_voice_report, load_runs, write_voice_plots
+from benchmark.runs.runner import Runner
+from benchmark.runs.spec import parse_spec
+from benchmark.suites.voice.report import VoiceReportError, build_voice_report, load_runs, write_voice_plots
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 pytestmark = pytest.mark.requires("espeak-ng")

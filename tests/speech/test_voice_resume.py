@@ -12,13 +12,13 @@ import pytest
 
 from benchmark.agents.base import AgentOutcome, AgentTask, ToolCaller
 from benchmark.agents.null import NullAgent
-from benchmark.run_store import RunError
-from benchmark.speech.conditions import parse_conditions
-from benchmark.speech.voice_episode import VoiceEpisode, write_voice_episodes
-from benchmark.speech.voice_generate import generate_voice_episodes
-from benchmark.speech.voice_hearing import Hearing
-from benchmark.speech.voice_oracle import VoiceOracleAgent
-from benchmark.speech.voice_runner import VoiceRunner, VoiceRunSpec
+from benchmark.runs.store import RunError
+from benchmark.suites.voice.conditions import parse_conditions
+from benchmark.suites.voice.voice_episode import VoiceEpisode, write_voice_episodes
+from benchmark.suites.voice.voice_generate import generate_voice_episodes
+from benchmark.suites.voice.voice_hearing import Hearing
+from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
+from benchmark.suites.voice.voice_runner import VoiceRunner, VoiceRunSpec
 from tests.speech.test_speech_cli import homefabric
 
 
@@ -171,8 +171,8 @@ def test_the_cli_resumes_runs_concurrently_and_reports_only_the_runs_records(tmp
 
 
 def test_a_harness_error_is_recorded_counted_apart_and_run_again_on_resume(tmp_path: Path) -> None:
-    from benchmark.speech.voice_episode import ToolCall
-    from benchmark.speech.voice_report import summarise
+    from benchmark.suites.voice.voice_episode import ToolCall
+    from benchmark.suites.voice.voice_report import summarise
 
     episodes = _episodes(tmp_path)
     broken = episodes[1][0].model_copy(update={"setup": [ToolCall(tool="turn_on_everything")]})

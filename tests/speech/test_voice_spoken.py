@@ -13,13 +13,13 @@ import pytest
 
 from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, ToolCaller
 from benchmark.agents.react import ReactAgent
-from benchmark.llm_client import LLMClient
-from benchmark.speech.conditions import Condition
-from benchmark.speech.voice_episode import VoiceEpisode
-from benchmark.speech.voice_generate import NUMBERS, generate_voice_episode, lights, percent_level
-from benchmark.speech.voice_hearing import Hearing
-from benchmark.speech.voice_run import run_voice_episode
-from benchmark.speech.wav import sha256
+from benchmark.llm.client import LLMClient
+from benchmark.suites.voice.conditions import Condition
+from benchmark.suites.voice.voice_episode import VoiceEpisode
+from benchmark.suites.voice.voice_generate import NUMBERS, generate_voice_episode, lights, percent_level
+from benchmark.suites.voice.voice_hearing import Hearing
+from benchmark.suites.voice.voice_run import run_voice_episode
+from benchmark.suites.voice.wav import sha256
 from tests.speech.test_speech_cli import homefabric
 from tests.support.openai_standin import OpenAIStandin, finish, oracle_script
 
@@ -79,7 +79,7 @@ def test_a_clarifying_question_is_answered_by_voice_through_asr(variant: str) ->
 
 def test_every_turn_of_a_dialogue_is_heard() -> None:
     episode = _episode("spatial", "two_requests")
-    from benchmark.speech.voice_oracle import VoiceOracleAgent
+    from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
 
     record = asyncio.run(run_voice_episode(episode, VoiceOracleAgent(), CLEAN_ASR))
     assert record["passed"] and len(record["turns"]) == 2
@@ -140,8 +140,8 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
 
 
 def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: Path) -> None:
-    from benchmark.speech.voice_episode import write_voice_episodes
-    from benchmark.speech.voice_oracle import VoiceOracleAgent
+    from benchmark.suites.voice.voice_episode import write_voice_episodes
+    from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
 
     episode = _episode("clarify", "which_device")
     write_voice_episodes([episode], tmp_path / "episodes")

@@ -11,9 +11,9 @@ import pytest
 
 from benchmark.agents.base import AgentOutcome, AgentStep, AgentTask, ToolCaller
 from benchmark.agents.null import NullAgent
-from benchmark.speech.spatial import Placed, Unresolved, resolve
-from benchmark.speech.voice_episode import VoiceEpisode, VoiceTurn, dumps_voice_episode, load_voice_episodes
-from benchmark.speech.voice_generate import (
+from benchmark.suites.voice.spatial import Placed, Unresolved, resolve
+from benchmark.suites.voice.voice_episode import VoiceEpisode, VoiceTurn, dumps_voice_episode, load_voice_episodes
+from benchmark.suites.voice.voice_generate import (
     build_home,
     generate_voice_episode,
     generate_voice_episodes,
@@ -21,10 +21,10 @@ from benchmark.speech.voice_generate import (
     preserve_others,
     spatial_request,
 )
-from benchmark.speech.voice_hearing import Hearing
-from benchmark.speech.voice_oracle import VoiceOracleAgent
-from benchmark.speech.voice_run import run_voice_episode
-from benchmark.speech.voices import seeded_rng
+from benchmark.suites.voice.voice_hearing import Hearing
+from benchmark.suites.voice.voice_oracle import VoiceOracleAgent
+from benchmark.suites.voice.voice_run import run_voice_episode
+from benchmark.suites.voice.voices import seeded_rng
 from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfigError, dump_home, validate_home
 from emulator.placement import PLACEMENT_KEY, DevicePlacement, UserPosition, home_placement

@@ -248,7 +248,7 @@ def conversation_problem(messages: Sequence[Mapping[str, Any]]) -> str | None:
 
 def _content_parts_problem(parts: list[Any]) -> str | None:
     """User content parts: text, and input_audio (base64 WAV/MP3; a WAV must be 16 kHz mono 16-bit)."""
-    from benchmark.speech.audio_input import input_audio_problem
+    from benchmark.suites.voice.audio_input import input_audio_problem
 
     for position, part in enumerate(parts):
         kind = part.get("type") if isinstance(part, dict) else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from benchmark.generation.common import (
+from benchmark.generation.episode_layout import (
     TICKS_PER_MINUTE,
     Draft,
     Mentions,

@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from benchmark.generation.common import GenerationFailed, Mentions
+from benchmark.generation.episode_layout import GenerationFailed, Mentions
 from benchmark.generation.grammar import device_ref, room_name
 from benchmark.generation.homes import APPLIANCE_TYPES, EpisodeHome, build_home, home_config, start_appliance
 from emulator.clock import TICKS_PER_SECOND

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmark.generation.common import DEFAULT_TOLERANCE_TICKS, GenerationFailed, ticks_to_minutes, time_at
+from benchmark.generation.episode_layout import DEFAULT_TOLERANCE_TICKS, GenerationFailed, ticks_to_minutes, time_at
 from benchmark.generation.homes import EpisodeHome
 from benchmark.generation.targets import NON_OPERATIONAL_TYPES, Variant, asserts_differ, variants
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from benchmark.generation.common import GenerationFailed, time_at
+from benchmark.generation.episode_layout import GenerationFailed, time_at
 from benchmark.generation.homes import EpisodeHome
 from benchmark.generation.targets import Variant, asserts_hold
 from emulator.clock import TIME_FORMAT

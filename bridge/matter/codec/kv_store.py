@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Protocol
+
+from emulator.files import write_atomically
 
 
 class KeyValueStore(Protocol):
@@ -49,13 +50,4 @@ class JsonFileStore:
     def set(self, key: str, value: Any) -> None:
         self._data[key] = json.loads(json.dumps(value))
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w") as handle:
-                json.dump(self._data, handle, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, json.dumps(self._data, sort_keys=True))

@@ -18,10 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from emulator.files import fsync_directory, write_bytes_atomically
 
 __all__ = ["CorruptStateError", "PersistentCounter", "StateStore"]
 
@@ -76,17 +77,7 @@ class StateStore:
         """Atomically replace ``filename`` (relative to the directory) with ``data``."""
         target = self.directory / filename
         with self._lock:
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, target)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
-            _fsync_directory(self.directory)
+            write_bytes_atomically(target, data)
 
     # KeyValueStore protocol (bridge.matter.codec.kv_store): the bridge keeps its endpoint map here.
     def get(self, key: str, default: Any = None) -> Any:
@@ -98,22 +89,13 @@ class StateStore:
     def delete(self, name: str) -> None:
         with self._lock:
             self._path(name).unlink(missing_ok=True)
-            _fsync_directory(self.directory)
+            fsync_directory(self.directory)
 
     def counter(self, name: str, *, window: int = DEFAULT_COUNTER_WINDOW, initial: int = 1) -> PersistentCounter:
         """The persisted monotonic counter ``name`` (one instance per store and name)."""
         if name not in self._counters:
             self._counters[name] = PersistentCounter(self, name, window=window, initial=initial)
         return self._counters[name]
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The rename is only durable once the directory entry is on disk.
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class PersistentCounter:

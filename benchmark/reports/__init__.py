@@ -1,0 +1,1 @@
+"""Reports over run records: one run's report, plots, comparisons across runs and models."""

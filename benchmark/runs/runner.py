@@ -1,0 +1,308 @@
+"""The benchmark runner: episodes × trials, one fresh in-process fabric each, bounded concurrency, resumable.
+
+Run directory::
+
+    manifest.json     the spec, its sha256, git commit, package version, episode problems
+    records.jsonl     one JSON record per (episode, trial): appended and fsynced as each finishes, rewritten in
+                      the run's order (episode, trial) when the run ends
+    timings.jsonl     how long each (episode, trial) took on the wall clock, appended and fsynced with its record
+
+A record holds the full trajectory (steps with observations), the tool invocations, the state diff at the
+agent's end, the verdict, tokens and the virtual duration, and no wall-clock time (schema
+``homefabric-run-record/2``; /1 records carried ``wall_time_s`` and still load and report). So the same
+episodes and agent actions give a byte-identical ``records.jsonl`` whatever the concurrency and however often
+the run was killed and resumed; the wall times, which differ every run, are only in ``timings.jsonl``.
+``resume`` keeps every complete record except infrastructure errors (not ordinary failures: SimuHome's bug
+22b) and runs what is missing; a torn last line of a killed run is dropped. Each (episode, trial) therefore
+ends up in the file exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tools import ToolBox
+from benchmark.agents.base import Agent, AgentOutcome, AgentTask
+from benchmark.agents.null import NullAgent
+from benchmark.agents.options import ReactOptions
+from benchmark.agents.oracle import OracleAgent
+from benchmark.agents.react import ReactAgent
+from benchmark.agents.replay import ReplayAgent
+from benchmark.llm.client import LLMClient
+from benchmark.llm.preflight import PreflightError, check_endpoint
+from benchmark.runs.progress import RunProgress
+from benchmark.runs.records import RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
+from benchmark.runs.spec import RunSpec
+from benchmark.runs.store import (
+    RECORDS,
+    TIMINGS,
+    RunError,
+    episode_sha256,
+    git_commit,
+    package_version,
+    prepare_run_directory,
+    read_records_file,
+    read_timings_file,
+)
+from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
+from benchmark.scoring.evaluators.judging import Judge
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.judges.llm import LLMJudge
+from benchmark.scoring.judges.rules import RulesJudge
+from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
+from emulator.emulated_home import EmulatedHome
+from emulator.files import append_line, open_for_append, write_atomically
+
+# --- agents and judges from a spec ------------------------------------------------------------------------
+
+def make_agent(spec: RunSpec) -> Agent:
+    agent = spec.agent
+    if agent.name == "oracle":
+        return OracleAgent()
+    if agent.name == "null":
+        return NullAgent()
+    if agent.name == "replay":
+        return ReplayAgent.from_path(agent.replay_from or "")
+    if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (runs.spec.per_model)
+        raise ValueError("a spec with agent.models runs one model at a time; split it with runs.spec.per_model")
+    client = LLMClient.from_spec(agent.model)
+    options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
+    return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
+
+
+def make_judge(spec: RunSpec) -> Judge:
+    if spec.judge.kind == "llm":
+        return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)
+    return RulesJudge()
+
+
+# --- episodes ----------------------------------------------------------------------------------------------
+
+def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]:
+    episodes, problems = load_episodes(spec.episodes.path)
+    selection = spec.episodes
+    if selection.kinds:
+        episodes = [e for e in episodes if e.kind in selection.kinds]
+    if selection.ids:
+        wanted = set(selection.ids)
+        episodes = [e for e in episodes if e.episode_id in wanted]
+    episodes.sort(key=lambda e: e.episode_id)
+    if selection.limit:
+        episodes = episodes[:selection.limit]
+    return episodes, problems
+
+
+# --- one episode -------------------------------------------------------------------------------------------
+
+def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    return {"start": before["time"], "end": after["time"], "start_tick": before["tick"], "end_tick": after["tick"],
+            "duration_s": (after["tick"] - before["tick"]) / 10}
+
+
+async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec) -> RunRecord:
+    """Run one (episode, trial) on a fresh fabric and return its record (never raises for agent problems)."""
+    record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
+                              "query_type": episode.query_type, "case": episode.case, "trial": trial,
+                              "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
+                              "episode_sha256": episode_sha256(episode)}
+    try:
+        fabric: EmulatedHome = fresh_fabric(episode.initial_home_config)
+    except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
+        return RunRecord.model_validate({**record, "status": "infra_error",
+                                         "error": f"home: {type(error).__name__}: {error}"})
+    toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
+                      compat_transport=spec.tools.compat_transport)
+    before = fabric.snapshot()
+    extras: dict[str, Any] = {"trial": trial}
+    if agent.needs_episode:  # the oracle: privileged by declaration (benchmark.agents.base.AgentBase)
+        extras["episode"] = episode
+    query = episode.query
+    record["input"] = spec.speech.input if spec.speech is not None else "text"
+    if spec.speech is not None and spec.speech.input != "text":  # the same episode and scoring, heard
+        # here, not at the top: the speech stack costs 0.8 s CPU to import (measured); text runs skip it
+        from benchmark.suites.voice.episode_input import spoken_input
+
+        spoken = await asyncio.to_thread(spoken_input, episode, spec.speech)
+        query, record["speech"] = spoken.query, spoken.record
+        extras.update(spoken.extras)
+    task = AgentTask(query=query, user_location=episode.user_location, current_time=fabric.now_text(),
+                     episode_id=episode.episode_id, extras=extras)
+    try:
+        outcome = await asyncio.wait_for(agent.run(task, toolbox), spec.episode_timeout_s)
+    except TimeoutError:
+        outcome = AgentOutcome(toolbox.final_answer, [], "aborted",
+                               error=f"episode wall-clock limit {spec.episode_timeout_s} s reached")
+    except Exception as error:  # an agent bug ends its episode, not the run
+        outcome = AgentOutcome(toolbox.final_answer, [], "aborted", error=f"{type(error).__name__}: {error}")
+    after = fabric.snapshot()
+    answer = outcome.final_answer if outcome.final_answer is not None else toolbox.final_answer
+    record.update({"final_answer": answer, "outcome": outcome.to_dict(), "invocations": toolbox.invocations,
+                   "state_diff": EmulatedHome.diff(before, after), "virtual": _virtual_span(before, after)})
+    if outcome.end_reason == "infra_error":
+        record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
+    else:
+        data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
+                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure)
+        verdict = await evaluate_episode(data, judge, spec.evaluation)
+        status = "infra_error" if verdict.infra_error else ("passed" if verdict.passed else "failed")
+        record.update({"status": status, "error": verdict.infra_error or outcome.error, "verdict": verdict})
+    judged = record["verdict"].judge if record["verdict"] is not None else None
+    record["tokens"] = {"agent": outcome.tokens.to_dict(), "judge": judged.tokens if judged is not None else None}
+    return RunRecord.model_validate(record)
+
+
+# --- the run directory ---------------------------------------------------------------------------------------
+
+def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
+    """Usable records of a records file, and whether any line was not one (``runs.store`` names each)."""
+    result = read_records_file(path)
+    return result.records, result.torn or bool(result.problems)
+
+
+def record_line(record: RunRecord | Mapping[str, Any]) -> str:
+    """One line of ``records.jsonl``; a record read back from the file is written byte for byte as it was."""
+    return (record if isinstance(record, RunRecord) else RunRecord.model_validate(record)).line()
+
+
+@dataclass
+class RunSummary:
+    out: Path
+    ran: int
+    kept: int
+    skipped_episode_files: list[EpisodeProblem] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # earlier records not kept, and why
+
+
+async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
+    """A run's checks before anything is written: the agent's own (agents with a model have a
+    ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
+    LLM judge's endpoint (a dead one would make every record an infrastructure error)."""
+    result: dict[str, Any] | None = None
+    check = getattr(agent, "preflight", None)
+    if check is not None:
+        result = await check()
+        if result and result.get("warning"):
+            print(f"warning: {result['warning']}", file=sys.stderr)
+    client = next(iter(getattr(judge, "clients", None) or []), None)
+    if isinstance(client, LLMClient):
+        await check_endpoint(client, role="judge")
+    return result
+
+
+class Runner:
+    def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
+                 progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
+                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
+        # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
+        self.spec = spec
+        self.out = Path(out)
+        self.resume = resume
+        self.force = force  # resume without a manifest (no spec or episode check of the records kept)
+        self.dropped: list[dict[str, Any]] = []
+        self.progress = progress
+        self.agent = agent
+        self.judge = judge
+        self.on_record = on_record
+        self._fd: int | None = None
+        self._timings_fd: int | None = None
+
+    @property
+    def records_path(self) -> Path:
+        return self.out / RECORDS
+
+    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                  preflight: dict[str, Any] | None = None) -> dict[str, Any]:
+        return RunManifest.model_validate({
+            "schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
+            "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
+            "git_commit": git_commit(), "package_version": package_version(),
+            "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
+            "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
+            "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}).to_dict()
+
+    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
+                 preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        prepared = prepare_run_directory(self.out, self._manifest(episodes, problems, preflight), resume=self.resume,
+                                         force=self.force, line=record_line)
+        self.dropped = prepared.dropped
+        return prepared.kept
+
+    async def run(self, episodes: list[Episode] | None = None,
+                  problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
+        if episodes is None:
+            episodes, problems = select_episodes(self.spec)
+        problems = list(problems)
+        agent = self.agent or make_agent(self.spec)
+        judge = self.judge or make_judge(self.spec)
+        try:
+            preflight = await preflight_models(agent, judge)  # before anything is written
+        except PreflightError as error:
+            raise RunError(str(error)) from None
+        kept = self._prepare(episodes, problems, preflight)
+        if not self.resume:  # a fresh run: no timings of an earlier one (resume keeps those of the kept records)
+            (self.out / TIMINGS).unlink(missing_ok=True)
+        order = [(e.episode_id, t) for e in episodes for t in range(self.spec.trials)]
+        done = {(r["episode_id"], int(r["trial"])): r for r in kept}
+        todo = [(e, t) for e in episodes for t in range(self.spec.trials) if (e.episode_id, t) not in done]
+        statuses: dict[str, int] = {}
+        fresh: dict[tuple[str, int], RunRecord] = {}
+        self._fd = open_for_append(self.records_path)
+        self._timings_fd = open_for_append(self.out / TIMINGS)
+        try:
+            await self._run_all(todo, agent, judge, statuses, fresh)
+        finally:
+            os.close(self._fd)
+            os.close(self._timings_fd)
+            self._fd = self._timings_fd = None
+        self._write_in_run_order(order, done, fresh)
+        return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
+
+    def _write_in_run_order(self, order: list[tuple[str, int]], done: dict[tuple[str, int], dict[str, Any]],
+                            fresh: dict[tuple[str, int], RunRecord]) -> None:
+        """Rewrite both files in the run's order (episode, trial), whatever order the records finished in:
+        with no wall time in a record, this makes ``records.jsonl`` the same bytes for the same actions."""
+        lines = {**{key: record_line(r) for key, r in done.items()}, **{key: r.line() for key, r in fresh.items()}}
+        write_atomically(self.records_path, "".join(lines[key] for key in order if key in lines))
+        timings = read_timings_file(self.out / TIMINGS).wall_time_s
+        write_atomically(self.out / TIMINGS, "".join(
+            RunTiming(episode_id=key[0], trial=key[1], wall_time_s=timings[key]).line()
+            for key in order if key in lines and key in timings))
+
+    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
+                       statuses: dict[str, int], fresh: dict[tuple[str, int], RunRecord]) -> None:
+        semaphore = asyncio.Semaphore(self.spec.concurrency)
+        progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
+
+        async def one(episode: Episode, trial: int) -> None:
+            async with semaphore:
+                started = time.perf_counter()
+                try:
+                    record = await run_episode(episode, trial, agent, judge, self.spec)
+                except Exception as error:  # a bug of ours in one episode must not end the run
+                    record = RunRecord(
+                        schema_=RECORD_SCHEMA, episode_id=episode.episode_id, kind=episode.kind,
+                        query_type=episode.query_type, case=episode.case, trial=trial, seed=episode.meta.seed,
+                        agent=agent.name, episode_sha256=episode_sha256(episode), status="infra_error",
+                        error=f"harness: {type(error).__name__}: {error}")
+                wall_time_s = round(time.perf_counter() - started, 4)
+            assert self._fd is not None and self._timings_fd is not None
+            append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
+            append_line(self._timings_fd, RunTiming(episode_id=episode.episode_id, trial=trial,
+                                                    wall_time_s=wall_time_s).line())
+            fresh[(episode.episode_id, trial)] = record
+            status = record.status or "infra_error"
+            statuses[status] = statuses.get(status, 0) + 1
+            if self.on_record is not None:
+                self.on_record(record.to_dict())
+            progress.advance(status)
+
+        with progress:
+            await asyncio.gather(*(one(e, t) for e, t in todo))

@@ -1,0 +1,214 @@
+"""What every evaluator shares: settings, required-action matching, reading assert paths, comparing
+values, device physics roles, and the irrelevant-state-change metric."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
+from benchmark.suites.simuhome.home_build import build_home
+from emulator.catalogue import CATALOGUE
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
+from emulator.physics import SENSOR_ATTRIBUTES
+from emulator.simuhome.paths import our_path
+from emulator.simuhome.values import our_key
+
+MISSING: Any = object()  # an assert path that does not resolve (device, endpoint, cluster or field absent)
+
+
+class EvalSettings(BaseModel):
+    """Evaluation knobs, recorded in the run manifest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # qt2: how long after the agent's last action the room is compared with the no-agent replay.
+    # Virtual time is paused while the agent works, so without a horizon nothing would have moved yet.
+    qt2_horizon_s: float = Field(default=1800.0, ge=0)
+    # qt2: the smallest change that counts as "moved in the asked direction" (internal units:
+    # centi-°C, centi-%, lux, µg/m³). SimuHome uses 1e-8, which any fan passes (facts §9, 21).
+    qt2_thresholds: dict[str, float] = Field(default_factory=lambda: {
+        "temperature": 50.0, "humidity": 100.0, "illuminance": 10.0, "pm10": 1.0})
+    simuhome_threshold: float = 1e-8
+    # qt2: where the room's own devices cannot move a variable by a whole threshold (SimuHome's humidity
+    # physics: switching off a dehumidifier at 33 % fan leaves a room only ~0.5 % RH more humid than leaving
+    # it on), this share of what they can achieve (every helpful device at its strongest, opposing ones off)
+    # is enough.
+    qt2_reach_share: float = Field(default=0.5, gt=0, le=1)
+
+
+# Physics roles (emulator.catalogue spec.roles) that move each room variable.
+ROLES_BY_VARIABLE: dict[str, frozenset[str]] = {
+    "temperature": frozenset({"ac", "heat_pump", "thermostat", "fan"}),
+    "humidity": frozenset({"humidifier", "dehumidifier"}),
+    "pm10": frozenset({"purifier"}),
+    "illuminance": frozenset({"light", "covering"}),
+}
+
+
+def device_roles(device_type: str) -> frozenset[str]:
+    spec = CATALOGUE.get(device_type)
+    return frozenset(role for role, _ in spec.roles) if spec is not None else frozenset()
+
+
+def moves_variable(device_type: str, variable: str) -> bool:
+    return bool(device_roles(device_type) & ROLES_BY_VARIABLE.get(variable, frozenset()))
+
+
+# --- required actions ---------------------------------------------------------------------------------
+
+def is_subset(required: Any, given: Any) -> bool:
+    """SimuHome's recursive subset: dict keys present and matching, list elements contained, scalars ==."""
+    if isinstance(required, Mapping):
+        return isinstance(given, Mapping) and all(k in given and is_subset(v, given[k]) for k, v in required.items())
+    if isinstance(required, list):
+        return isinstance(given, list) and all(any(is_subset(r, g) for g in given) for r in required)
+    try:
+        return bool(required == given)
+    except Exception:
+        return False
+
+
+def match_required_actions(required: Iterable[Any], invocations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each required ``{tool, params}``: invoked (a call with that tool and a params superset) and
+    succeeded (one such call was ok) — SimuHome scores ``invoked`` only; we report both."""
+    out = []
+    for action in required:
+        tool, params = action.tool, action.params
+        matches = [i for i in invocations if i.get("tool") == tool and is_subset(params, i.get("params") or {})]
+        out.append({"tool": tool, "params": params, "invoked": bool(matches),
+                    "succeeded": any(m.get("ok") for m in matches)})
+    return out
+
+
+# --- reading and comparing ------------------------------------------------------------------------------
+
+def read_assert_path(fabric: EmulatedHome, device_id: str, path: str) -> Any:
+    """The value at a SimuHome attribute path, or MISSING. Four-segment paths such as
+    ``1.Channel.CurrentChannel.MajorNumber`` read a struct field (SimuHome always read them as null)."""
+    parts = path.split(".")
+    if len(parts) < 3:
+        return MISSING
+    base = our_path(".".join(parts[:3]))
+    if base is None:
+        return MISSING
+    try:
+        value = fabric.read_path(device_id, base)
+    except HomeError:
+        return MISSING
+    for key in parts[3:]:
+        if isinstance(value, Mapping):
+            if key in value:
+                value = value[key]
+            elif our_key(key) in value:
+                value = value[our_key(key)]
+            else:
+                return MISSING
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return MISSING
+    return value
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def values_equal(expected: Any, actual: Any) -> bool:
+    """Exact state equality with JSON-level leniency: 1 == 1.0, enum labels case-insensitive, struct keys in
+    either spelling. A bool equals only a bool (SimuHome's ``True == 1`` is a Python accident)."""
+    if actual is MISSING:
+        return False
+    if expected is None or actual is None:
+        return expected is None and actual is None
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
+    if _number(expected) and _number(actual):
+        return math.isclose(float(expected), float(actual), rel_tol=0, abs_tol=1e-9)
+    if isinstance(expected, str) and isinstance(actual, str):
+        return expected == actual or expected.casefold() == actual.casefold()
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        keyed = {our_key(k): v for k, v in expected.items()}
+        return all(k in actual and values_equal(v, actual[k]) for k, v in keyed.items())
+    if isinstance(expected, list) and isinstance(actual, list):
+        return len(expected) == len(actual) and all(values_equal(e, a) for e, a in zip(expected, actual, strict=True))
+    return False
+
+
+def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) -> list[dict[str, Any]]:
+    out = []
+    for item in asserts:
+        actual = read_assert_path(fabric, device_id, item.attribute)
+        out.append({"attribute": item.attribute, "expected": item.value,
+                    "actual": None if actual is MISSING else actual, "found": actual is not MISSING,
+                    "ok": values_equal(item.value, actual)})
+    return out
+
+
+# --- the no-agent replay and irrelevant changes ------------------------------------------------------------
+
+def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
+    """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.suites.simuhome.home_build)."""
+    return build_home(initial_home_config)[0]
+
+
+@dataclass
+class Baseline:
+    """A fresh fabric from the episode's initial config, advanced only forward (the no-agent world)."""
+
+    initial_home_config: Mapping[str, Any]
+    before: dict[str, Any]
+    _fabric: EmulatedHome | None = field(default=None, repr=False)
+
+    def fabric_at(self, tick: int) -> EmulatedHome:
+        if self._fabric is None:
+            self._fabric = fresh_fabric(self.initial_home_config)
+        if tick > self._fabric.tick:
+            self._fabric.run_until(tick)
+        return self._fabric
+
+    def snapshot_at(self, tick: int) -> dict[str, Any]:
+        if tick == self.before.get("tick") and self._fabric is None:
+            return self.before  # nothing moves without an agent and without time
+        return self.fabric_at(tick).snapshot()
+
+
+def agent_changes(natural: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Device attributes that differ from the no-agent world at the same tick (sensor readings excluded:
+    they follow the room, not the agent)."""
+    changes = []
+    for change in EmulatedHome.diff(natural, after):
+        if change["kind"] == "room":
+            continue
+        if change["kind"] == "attribute" and change["path"].split(".")[-1] in SENSOR_ATTRIBUTES:
+            continue
+        changes.append(change)
+    return changes
+
+
+def irrelevant_changes(changes: Iterable[dict[str, Any]], targeted: set[str]) -> list[dict[str, Any]]:
+    return [c for c in changes if c.get("device_id") not in targeted]
+
+
+def targeted_devices(episode: Any, before: Mapping[str, Any]) -> set[str]:
+    """Devices a goal is about: qt3/qt4 targets (and qt4 anchors), qt2 the actuators of the goal variable in
+    the goal room, qt1 none (a question changes nothing)."""
+    out: set[str] = set()
+    devices = before.get("devices", {})
+    for goal in episode.goals:
+        if isinstance(goal, TargetGoal):
+            out.add(goal.device_id)
+        elif isinstance(goal, ScheduleGoal):
+            out.update(t.device_id for t in goal.targets)
+            if goal.anchor.device_id:
+                out.add(goal.anchor.device_id)
+        elif isinstance(goal, DirectionGoal):
+            out.update(d for d, info in devices.items()
+                       if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state))
+    return out

@@ -1,0 +1,1 @@
+"""The benchmark's suites: SimuHome's 12 kinds, SMH-Bench, and spoken (voice) episodes."""

@@ -1,0 +1,1 @@
+"""The SimuHome suite: episode files (the 12 kinds) and the homes they start from."""

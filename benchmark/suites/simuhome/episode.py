@@ -1,0 +1,377 @@
+"""Episodes: SimuHome's episode file format (facts §5) as pydantic models, plus our versioned extension.
+
+A file is ``<qt>_<case>_seed_<n>.json`` with ``meta``, ``query``, ``user_location``, ``eval``
+(``required_actions`` and ``goals``), ``initial_home_config`` (SimuHome's reset body) and, for qt4
+infeasible kinds, ``temporal_conflict``. We add an optional ``homefabric`` block
+(``{"format": "homefabric-episode/1", ...}``). Every level keeps unknown fields and writes them back,
+so SimuHome's published files load unchanged and round-trip. Loading a directory never raises for one
+bad file: each problem names the file and the JSON path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
+
+from benchmark.suites.simuhome.home_build import build_home
+from emulator.automations.model import AutomationSpec
+from emulator.catalogue import CATALOGUE
+from emulator.files import write_atomically
+from emulator.home_config import HomeConfigError, json_path, validation_problems
+
+EPISODE_FORMAT = "homefabric-episode/1"
+QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
+CASES = ("feasible", "infeasible")
+KINDS = tuple(f"{qt}_{case}" for qt in QUERY_TYPES for case in CASES)
+ROOM_STATES = ("temperature", "humidity", "illuminance", "pm10")
+
+QueryType = Literal["qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3"]
+Case = Literal["feasible", "infeasible"]
+
+
+class _Open(BaseModel):
+    """Unknown fields are kept (and written back) at every level."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Meta(_Open):
+    seed: int | None = None
+    query_type: QueryType
+    case: Case
+    num_rooms: int | None = None
+    num_devices: int | None = None
+
+
+class RequiredAction(_Open):
+    tool: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class Assert(_Open):
+    attribute: str  # "<ep>.<Cluster>.<Attribute>" or a 4-segment struct field path
+    value: Any
+    value_type: str | None = None
+    description: str | None = None
+
+
+class DeviceRef(_Open):
+    room_id: str | None = None
+    device_id: str | None = None
+    device_type: str | None = None
+
+
+class TargetGoal(_Open):
+    """qt3 goal, and each target of a qt4 goal: final-state asserts on one device."""
+
+    room_id: str
+    device_id: str
+    device_type: str
+    asserts: list[Assert] = Field(default_factory=list)
+
+
+class When(_Open):
+    reference_tick: int = 0
+    reference_minutes: float | None = None
+    relation: Literal["before", "after"] = "after"
+    offset_ticks: int = 0
+    offset_minutes: float | None = None
+    at_tick: int
+    at_minutes: float | None = None
+    tolerance_ticks: int = Field(default=0, ge=0)
+
+
+class ScheduleGoal(_Open):
+    """qt4 goal: the targets' asserts hold at some tick within ``at_tick ± tolerance_ticks``."""
+
+    when: When
+    anchor: DeviceRef = Field(default_factory=DeviceRef)
+    targets: list[TargetGoal]
+
+
+class RoomStateGoal(_Open):
+    variant: Literal["room_state"]
+    room_id: str
+    room_state: Literal["temperature", "humidity", "illuminance", "pm10"]
+    current_value: float | None = None
+    unit: str | None = None
+
+
+class DeviceAttributeGoal(_Open):
+    variant: Literal["device_attribute"]
+    room_id: str
+    device_id: str
+    device_type: str | None = None
+    attribute: str
+
+
+class DirectionGoal(_Open):
+    """qt2 goal; the nonexistence family names the (removed) device and has no ``feasibility``."""
+
+    room_id: str
+    room_state: Literal["temperature", "humidity", "illuminance", "pm10"]
+    direction: Literal["increase", "decrease"]
+    feasibility: bool | None = None
+    device_id: str | None = None
+    device_type: str | None = None
+
+
+def _goal_shape(value: Any) -> str | None:
+    if isinstance(value, BaseModel):
+        value = value.model_dump()
+    if not isinstance(value, dict):
+        return None
+    if "when" in value or "targets" in value:
+        return "schedule"
+    if value.get("variant") == "room_state":
+        return "room_state"
+    if value.get("variant") == "device_attribute":
+        return "device_attribute"
+    if "asserts" in value:
+        return "target"
+    if "direction" in value:
+        return "direction"
+    return None
+
+
+Goal = Annotated[
+    Annotated[ScheduleGoal, Tag("schedule")] | Annotated[RoomStateGoal, Tag("room_state")]
+    | Annotated[DeviceAttributeGoal, Tag("device_attribute")] | Annotated[TargetGoal, Tag("target")]
+    | Annotated[DirectionGoal, Tag("direction")],
+    Discriminator(_goal_shape, custom_error_type="goal_shape",
+                  custom_error_message="not a goal of a known shape (room_state / device_attribute variant, "
+                                       "direction, asserts, or when+targets)"),
+]
+
+# Which goal shapes each query type may hold.
+GOAL_SHAPES: dict[str, tuple[type[BaseModel], ...]] = {
+    "qt1": (RoomStateGoal, DeviceAttributeGoal),
+    "qt2": (DirectionGoal,),
+    "qt3": (TargetGoal,),
+    "qt4-1": (ScheduleGoal,), "qt4-2": (ScheduleGoal,), "qt4-3": (ScheduleGoal,),
+}
+
+
+class EvalBlock(_Open):
+    required_actions: list[RequiredAction] = Field(default_factory=list)
+    goals: list[Goal] = Field(default_factory=list)
+
+
+class TemporalConflict(_Open):
+    type: str | None = None
+
+
+class HomefabricExtension(_Open):
+    format: Literal["homefabric-episode/1"] = EPISODE_FORMAT
+    automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.scoring.automation_scoring)
+
+
+class Episode(_Open):
+    meta: Meta
+    query: str
+    user_location: str
+    evaluation: EvalBlock = Field(alias="eval")
+    initial_home_config: dict[str, Any]
+    temporal_conflict: TemporalConflict | None = None
+    homefabric: HomefabricExtension | None = None
+
+    _episode_id: str | None = PrivateAttr(default=None)
+    _source: str | None = PrivateAttr(default=None)
+    # SimuHome value shapes normalised when the home was built (emulator.simuhome.values), by name.
+    _normalisations: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @property
+    def query_type(self) -> str:
+        return self.meta.query_type
+
+    @property
+    def case(self) -> str:
+        return self.meta.case
+
+    @property
+    def kind(self) -> str:
+        return f"{self.meta.query_type}_{self.meta.case}"
+
+    @property
+    def feasible(self) -> bool:
+        return self.meta.case == "feasible"
+
+    @property
+    def episode_id(self) -> str:
+        if self._episode_id:
+            return self._episode_id
+        return f"{self.kind}_seed_{self.meta.seed}"
+
+    @episode_id.setter
+    def episode_id(self, value: str) -> None:
+        self._episode_id = value
+
+    @property
+    def source(self) -> str | None:
+        return self._source
+
+    @property
+    def normalisations(self) -> dict[str, int]:
+        return dict(self._normalisations)
+
+    @property
+    def goals(self) -> list[Any]:
+        return list(self.evaluation.goals)
+
+    @property
+    def required_actions(self) -> list[RequiredAction]:
+        return list(self.evaluation.required_actions)
+
+    @property
+    def base_time(self) -> str:
+        return str(self.initial_home_config.get("base_time", ""))
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The episode in SimuHome's format: only the fields the file had (or that were set), extras kept."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+@dataclass(frozen=True)
+class EpisodeProblem:
+    file: str
+    json_path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}: {self.json_path}" if self.json_path else self.file
+        return f"{where}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"file": self.file, "json_path": self.json_path, "message": self.message}
+
+
+class EpisodeError(ValueError):
+    def __init__(self, problems: list[EpisodeProblem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+# --- parsing ---------------------------------------------------------------------------------------
+
+def _shape_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
+    allowed = GOAL_SHAPES[episode.meta.query_type]
+    problems = []
+    for index, goal in enumerate(episode.evaluation.goals):
+        if not isinstance(goal, allowed):
+            names = " or ".join(cls.__name__ for cls in allowed)
+            problems.append(EpisodeProblem(source, f"eval.goals[{index}]",
+                                           f"a {type(goal).__name__} in a {episode.meta.query_type} episode "
+                                           f"(expected {names})"))
+    return problems
+
+
+def _home_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
+    """Build the episode's home exactly as the runner will (``home_build``): loaded means runnable."""
+    problems = []
+    for room_id, room in (episode.initial_home_config.get("rooms") or {}).items():
+        for index, device in enumerate((room.get("devices") or []) if isinstance(room, dict) else []):
+            if isinstance(device, dict) and device.get("device_type") not in CATALOGUE:
+                problems.append(EpisodeProblem(source, f"initial_home_config.rooms.{room_id}.devices[{index}]"
+                                                       ".device_type",
+                                               f"unknown device type {device.get('device_type')!r}"))
+    if problems:
+        return problems
+    try:
+        _fabric, origin = build_home(episode.initial_home_config, source)
+    except HomeConfigError as error:
+        return [EpisodeProblem(source, "initial_home_config" + (f".{path}" if path and not path.startswith("[")
+                                                               else path), message)
+                for path, message in error.problems]
+    episode._normalisations = origin.normalisation_counts()
+    return []
+
+
+def parse_episode(data: Any, source: str = "<episode>", *, episode_id: str | None = None,
+                  check_home: bool = True) -> Episode:
+    """Validate episode data; EpisodeError (every problem with its JSON path) if it is not an episode."""
+    try:
+        episode = Episode.model_validate(data)
+    except ValidationError as error:
+        problems = [EpisodeProblem(source, path.replace("evaluation", "eval", 1) if path.startswith("evaluation")
+                                   else path, message) for path, message in validation_problems(error)]
+        raise EpisodeError(problems) from None
+    problems = _shape_problems(episode, source)
+    if check_home:
+        problems += _home_problems(episode, source)
+    if problems:
+        raise EpisodeError(problems)
+    episode._source = source
+    episode._episode_id = episode_id
+    return episode
+
+
+def load_episode(path: str | os.PathLike[str], *, check_home: bool = True) -> Episode:
+    file = Path(path)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise EpisodeError([EpisodeProblem(str(file), "", f"cannot read the file: {error}")]) from None
+    except json.JSONDecodeError as error:
+        raise EpisodeError([EpisodeProblem(str(file), "", f"invalid JSON at line {error.lineno} column "
+                                                          f"{error.colno}: {error.msg}")]) from None
+    return parse_episode(data, str(file), episode_id=file.stem, check_home=check_home)
+
+
+def episode_files(path: str | os.PathLike[str]) -> list[Path]:
+    root = Path(path)
+    if root.is_dir():
+        return sorted(p for p in root.rglob("*.json") if p.is_file() and not p.name.startswith("."))
+    return [root]
+
+
+def load_episodes(path: str | os.PathLike[str], *, check_home: bool = True
+                  ) -> tuple[list[Episode], list[EpisodeProblem]]:
+    """Every episode in a file or directory (sorted by path) and the problems of the files that are not."""
+    root = Path(path)
+    if not root.exists():
+        return [], [EpisodeProblem(str(root), "", "no such file or directory")]
+    episodes: list[Episode] = []
+    problems: list[EpisodeProblem] = []
+    seen: dict[str, str] = {}
+    for file in episode_files(root):
+        try:
+            episode = load_episode(file, check_home=check_home)
+        except EpisodeError as error:
+            problems.extend(error.problems)
+            continue
+        if episode.episode_id in seen:
+            problems.append(EpisodeProblem(str(file), "", f"duplicate episode id {episode.episode_id!r} "
+                                                          f"(also {seen[episode.episode_id]}); skipped"))
+            continue
+        seen[episode.episode_id] = str(file)
+        episodes.append(episode)
+    return episodes, problems
+
+
+def save_episode(episode: Episode, path: str | os.PathLike[str]) -> None:
+    write_atomically(path, episode.dumps())
+
+
+def kind_counts(episodes: Iterable[Episode]) -> dict[str, int]:
+    counts = dict.fromkeys(KINDS, 0)
+    for episode in episodes:
+        counts[episode.kind] = counts.get(episode.kind, 0) + 1
+    return counts
+
+
+__all__ = [
+    "CASES", "EPISODE_FORMAT", "GOAL_SHAPES", "KINDS", "QUERY_TYPES", "ROOM_STATES", "Assert", "DeviceAttributeGoal",
+    "DeviceRef", "DirectionGoal", "Episode", "EpisodeError", "EpisodeProblem", "EvalBlock", "Goal",
+    "HomefabricExtension", "Meta", "RequiredAction", "RoomStateGoal", "ScheduleGoal", "TargetGoal",
+    "TemporalConflict", "When", "episode_files", "json_path", "kind_counts", "load_episode", "load_episodes",
+    "parse_episode", "save_episode",
+]

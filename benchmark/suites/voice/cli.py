@@ -1,0 +1,174 @@
+"""``homefabric speech …``: render episodes to spoken turns, say a sentence in a voice, list the voices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+# Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
+# too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
+speech_app = typer.Typer(help="Spoken episodes: offline TTS, acoustic conditions, voices.", no_args_is_help=True)
+console = Console()
+err_console = Console(stderr=True, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True, highlight=False)
+    raise typer.Exit(code)
+
+
+@speech_app.command("voices")
+def speech_voices() -> None:
+    """The voice pool: id, accent, gender (rates: 140, 160, 180 words per minute)."""
+    from benchmark.suites.voice.voices import VOICES
+
+    for voice in VOICES.values():
+        console.print(f"{voice.id:12} {voice.accent:16} {voice.gender}", highlight=False)
+
+
+@speech_app.command("render")
+def speech_render(
+    episodes: Annotated[Path, typer.Argument(help="An episode directory or file.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for the WAV files and manifest.json.")],
+    voices: Annotated[str, typer.Option("--voices", help="all, or a comma list of voice ids "
+                                                         "(homefabric speech voices).")] = "all",
+    conditions: Annotated[str, typer.Option("--conditions", help="grid (clean/20/10/5/0 dB × dry/reverb) or a "
+                                            "comma list such as clean-dry,10db-reverb.")] = "clean-dry",
+    noise: Annotated[str, typer.Option("--noise", help="room (the TV if on, else babble), white, pink, babble, "
+                                                       "hum or tv.")] = "room",
+    seed: Annotated[int, typer.Option("--seed", help="Chooses voices, rates, noise, talker positions.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Render every user turn of the episodes to 16 kHz mono WAV under each condition (same seed → same bytes)."""
+    from benchmark.suites.simuhome.episode import load_episodes
+    from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
+    from benchmark.suites.voice.render import render_episode, render_to_dir
+    from benchmark.suites.voice.tts import TTSError, espeak_path
+    from benchmark.suites.voice.voices import VoiceError, parse_voices
+    from emulator.output_paths import output_dir_problem
+
+    try:
+        pool, grid = parse_voices(voices), parse_conditions(conditions)
+    except (VoiceError, ConditionError) as error:
+        _fail(str(error))
+    if noise not in NOISE_CHOICES:
+        _fail(f"unknown noise {noise!r}; allowed: {', '.join(NOISE_CHOICES)}")
+    if problem := output_dir_problem(out, "--out"):
+        _fail(problem)
+    if not episodes.exists():
+        _fail(f"{episodes}: no such file or directory (give an episode directory or file)")
+    try:
+        espeak_path()
+    except TTSError as error:
+        _fail(str(error), 1)
+    from benchmark.suites.voice.voice_episode import VoiceEpisodeError, is_voice_episode_file, load_voice_episodes
+
+    render = render_episode
+    if any(is_voice_episode_file(p) for p in ([episodes] if episodes.is_file() else episodes.glob("*.json"))):
+        from benchmark.suites.voice.voice_hearing import render_voice_episode  # each turn in the room it is said in
+
+        try:
+            loaded, problems, render = load_voice_episodes(episodes), [], render_voice_episode
+        except VoiceEpisodeError as error:
+            _fail(str(error))
+    else:
+        loaded, problems = load_episodes(episodes)
+    for problem in problems:
+        err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    if not loaded:
+        _fail(f"{episodes}: no runnable episode to render", 1)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]rendering"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[now]}"),
+                  TimeElapsedColumn(), console=err_console, disable=quiet) as progress:
+        bar = progress.add_task("render", total=len(loaded), now="")
+        turns = render_to_dir(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool, render=render,
+                              on_episode=lambda episode_id, _n: progress.update(bar, advance=1, now=episode_id))
+    audio_s = sum(t.duration_s for t in turns)
+    console.print(f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "
+                  f"{len(grid)} condition(s); manifest {out / 'manifest.json'}", highlight=False)
+
+
+@speech_app.command("say")
+def speech_say(
+    text: Annotated[str, typer.Argument(help="What to say.")],
+    voice: Annotated[str, typer.Option("--voice", help="A voice id (homefabric speech voices).")] = "us-m1",
+    rate: Annotated[int, typer.Option("--rate", help="Words per minute, 80-300.")] = 160,
+    condition: Annotated[str, typer.Option("--condition", help="e.g. clean-dry, 10db-reverb.")] = "clean-dry",
+    room: Annotated[str, typer.Option("--room", help="Room whose size sets the reverberation.")] = "living_room",
+    out: Annotated[Path, typer.Option("--out", help="WAV file to write.")] = Path("say.wav"),
+) -> None:
+    """Say one sentence in a voice (16 kHz mono WAV) to hear how it sounds."""
+    import numpy as np
+
+    from benchmark.suites.voice.acoustics import Surroundings, apply_condition
+    from benchmark.suites.voice.conditions import Condition, ConditionError
+    from benchmark.suites.voice.render import speech
+    from benchmark.suites.voice.tts import TTSError
+    from benchmark.suites.voice.voices import VoiceError, parse_voices
+    from benchmark.suites.voice.wav import encode_wav
+    from emulator.output_paths import output_file_problem
+
+    try:
+        pool, parsed = parse_voices(voice), Condition.parse(condition)
+    except (VoiceError, ConditionError) as error:
+        _fail(str(error))
+    if len(pool) != 1:
+        _fail(f"--voice takes one voice id, got {voice!r}; see homefabric speech voices")
+    chosen = pool[0]
+    if not 80 <= rate <= 300:
+        _fail(f"--rate {rate} is out of range; allowed: 80 to 300 words per minute")
+    if not text.strip():
+        _fail("nothing to say: give a non-empty text")
+    if problem := output_file_problem(out, "--out"):
+        _fail(problem)
+    try:
+        audio = np.asarray(speech(text, chosen.id, rate))
+    except TTSError as error:
+        _fail(str(error), 1)
+    if parsed.snr_db is not None or parsed.reverberant:
+        babble = tuple(np.asarray(speech(line, "gb-f1", 160)) for line in ("did you buy milk", "the train is late"))
+        audio = apply_condition(audio, parsed, "babble", Surroundings(room_id=room, babble_talkers=babble),
+                                np.random.default_rng(0))
+    data = encode_wav(audio)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(out)
+    console.print(f"wrote {out}: {audio.size / 16000:.2f} s, voice {chosen.id} ({chosen.accent}), "
+                  f"{rate} wpm, {parsed.id}", highlight=False)
+
+
+@speech_app.command("report")
+def speech_report(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (text, --input asr, --input audio; "
+                                                        "any conditions).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    plots: Annotated[Path | None, typer.Option("--plots", help="Write PNG plots into this directory.")] = None,
+) -> None:
+    """Success side by side per way in and condition, WER per condition, success against WER, per query type."""
+    import json
+
+    from benchmark.suites.voice.report import (
+        VoiceReportError,
+        build_voice_report,
+        load_runs,
+        render_voice_tables,
+        write_voice_plots,
+    )
+
+    try:
+        records = load_runs(run_dirs)
+    except VoiceReportError as error:
+        _fail(str(error))
+    if not records:
+        _fail("the runs hold no records", 1)
+    report = build_voice_report(records)
+    if plots is not None:
+        report["plots"] = [str(p) for p in write_voice_plots(report, plots)]
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        console.print(render_voice_tables(report), markup=False, highlight=False)

@@ -1,0 +1,83 @@
+"""Fast-forward benchmark: 24 h of virtual time on the complex (135 devices) and stress (1,000) homes.
+
+Prints wall seconds and simulated seconds per wall second for each home, measured in one run.
+Target: complex 24 h in < 1 s on a 2-core machine. Usage: python perf/fast_forward.py [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from emulator.emulated_home import EmulatedHome
+from emulator.home_generation.generator import generate_home
+from emulator.scenarios import start_typical_day
+
+DAY = 24 * 3600
+
+
+def measure(tier: str, seed: int = 7) -> dict[str, float | int | str]:
+    started = time.perf_counter()
+    fabric = EmulatedHome(generate_home(tier, seed))
+    build_s = time.perf_counter() - started
+    actions = start_typical_day(fabric)
+    started = time.perf_counter()
+    events = fabric.advance(DAY)
+    wall = time.perf_counter() - started
+    return {"tier": tier, "devices": len(fabric.devices()), "rooms": len(fabric.rooms()), "actions": len(actions),
+            "build_s": round(build_s, 3), "wall_s": round(wall, 4), "events": events,
+            "segments": fabric.physics.segment_count, "sim_s_per_wall_s": round(DAY / wall)}
+
+
+def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> dict[str, float | int | str]:
+    """The same virtual span, closed form vs stepping every room's rule every 0.1 s (the reference)."""
+    from emulator.physics import VARIABLES
+
+    closed = EmulatedHome(generate_home(tier, seed))
+    start_typical_day(closed)
+    started = time.perf_counter()
+    closed.advance(seconds)
+    closed_wall = time.perf_counter() - started
+
+    stepped = EmulatedHome(generate_home(tier, seed))
+    start_typical_day(stepped)
+    engine = stepped.physics
+    changed = {"dirty": True}
+    stepped.subscribe(lambda event: changed.update(dirty=True))
+    values = {(r, v): engine.value(r, v) for r in engine.rooms for v in VARIABLES}
+    processes: dict = {}
+    started = time.perf_counter()
+    for tick in range(seconds * 10):
+        stepped.clock.advance_to(tick)
+        if changed["dirty"]:
+            processes = {(r, v): engine.process(r, v) for r in engine.rooms for v in VARIABLES}
+            changed["dirty"] = False
+        values = {key: processes[key].step(x) for key, x in values.items()}
+    stepped_wall = time.perf_counter() - started
+    worst = max(abs(closed.room_state(r, exact=True)[v] - values[(r, v)]) for r, v in values)
+    return {"tier": tier, "virtual_s": seconds, "closed_form_wall_s": round(closed_wall, 5),
+            "tick_stepping_wall_s": round(stepped_wall, 3), "speedup": round(stepped_wall / closed_wall),
+            "max_abs_difference": worst}
+
+
+def main() -> None:
+    results = [measure("complex"), measure("stress")]
+    ratio = side_by_side()
+    if "--json" in sys.argv:
+        print(json.dumps({"fast_forward": results, "closed_form_vs_tick_stepping": ratio}, indent=2))
+        return
+    print(f"side by side, {ratio['tier']} home, {ratio['virtual_s']} s of virtual time: closed form "
+          f"{ratio['closed_form_wall_s']} s vs tick stepping {ratio['tick_stepping_wall_s']} s wall = "
+          f"{ratio['speedup']}x faster; largest difference {ratio['max_abs_difference']:.2e}")
+    for r in results:
+        print(f"{r['tier']:8s} {r['devices']:5d} devices {r['rooms']:4d} rooms  24 h in {r['wall_s']:.3f} s wall "
+              f"= {r['sim_s_per_wall_s']:,} simulated s per wall s  ({r['events']} events, {r['segments']} physics "
+              f"segments, {r['actions']} start actions, home built in {r['build_s']:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Soak probes of issue #15: the emulator left running, flooded and fast-forwarded.
+
+* ``fast_forward``: the HTTP API over the complex home (135 devices) with a real-time pacer and an event
+  WebSocket subscriber; while ``POST /api/clock/fast-forward`` runs the maximal 7 virtual days, a client in
+  another thread asks ``GET /api/clock`` back to back. Prints the latency of those answers (p50/p99/max) and
+  the fast-forward's wall time. Target: p99 < 200 ms.
+* ``advance_week``: ``EmulatedHome.advance(7 days)`` on the complex home with one subscriber (default sampling),
+  with SimuHome's constant sky (rooms come to rest between events). Target: < 1 s.
+  ``advance_week_days_and_nights``: the same with the generated home's own sky (daylight follows the sun,
+  rooms exchange heat with a daily outdoor swing): rooms never rest, but a 10 s sampling subscriber is woken only
+  when a reading has moved by its reportable change (emulator/reportable_change.py; the crossing tick is computed
+  from the closed-form physics) and at the 15-minute sky knots — O(reportable changes), reported beside it.
+* ``flood``: 50,000 refused datagrams (unsecured IM requests, undecodable bytes, random bytes) sent to a
+  Matter node on 127.0.0.1 only, its log at INFO in a file. Prints the log bytes (per datagram too), the
+  node's refusal counters and the process's RSS growth after the first 1,000 datagrams. Targets: log < 10 KB,
+  RSS growth < 5 MB.
+
+Usage: python perf/soak.py [--json] [--datagrams 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx
+
+from bridge.http import HttpApi
+from emulator.emulated_home import EmulatedHome
+from emulator.home_generation.generator import generate_home
+from emulator.pacing import RealtimePacer
+
+WEEK_S = 7 * 86400
+WARM_UP = 1000  # datagrams of the flood sent before the RSS baseline is taken
+
+
+def _rss_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+# --- API latency during a maximal fast-forward ---------------------------------------------------------------
+
+async def fast_forward_probe() -> dict[str, Any]:
+    import websockets
+
+    fabric = EmulatedHome(generate_home("complex", 7))
+    async with RealtimePacer(fabric, 1.0) as pacer, HttpApi(fabric, port=0, pacer=pacer) as api, \
+            websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
+        latencies: list[float] = []
+        done = threading.Event()
+
+        def poll() -> None:
+            with httpx.Client(base_url=api.url, timeout=30) as client:
+                while not done.is_set():
+                    began = time.perf_counter()
+                    client.get("/api/clock").raise_for_status()
+                    latencies.append((time.perf_counter() - began) * 1000)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        async with httpx.AsyncClient(base_url=api.url, timeout=120) as client:
+            poller.start()
+            await asyncio.sleep(0.3)  # the poller's baseline before the fast-forward
+            baseline = len(latencies)
+            began = time.perf_counter()
+            response = await client.post("/api/clock/fast-forward", json={"seconds": WEEK_S})
+            wall = time.perf_counter() - began
+            during = latencies[baseline:]
+            done.set()
+        await asyncio.to_thread(poller.join, 5)
+        response.raise_for_status()
+        progress = 0
+        with_timeout = True
+        ws_closed = None
+        while with_timeout:
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+            except TimeoutError:
+                break
+            except websockets.ConnectionClosed as closed:  # reported, not a crash of the probe
+                ws_closed = str(closed)
+                break
+            progress += message.get("type") == "fast_forward"
+    return {"home": "complex/7", "virtual_s": WEEK_S, "fast_forward_wall_s": round(wall, 3),
+            "events_run": response.json()["events_run"], "progress_events": progress,
+            "requests_during": len(during), "p50_ms": round(_percentile(during, 0.5), 2),
+            "p99_ms": round(_percentile(during, 0.99), 2), "max_ms": round(max(during, default=0.0), 2),
+            "ws_closed": ws_closed, "target_p99_ms": 200}
+
+
+# --- a week with a subscriber --------------------------------------------------------------------------------
+
+def _complex_home(*, days_and_nights: bool) -> EmulatedHome:
+    config = generate_home("complex", 7)
+    if not days_and_nights:
+        config.extensions["physics"] = {**config.extensions.get("physics", {}), "daylight": "constant",
+                                        "outdoor": "none"}
+    return EmulatedHome(config)
+
+
+def advance_week_probe(*, days_and_nights: bool = False) -> dict[str, Any]:
+    fabric = _complex_home(days_and_nights=days_and_nights)
+    events: list[Any] = []
+    fabric.subscribe(events.append)
+    began = time.perf_counter()
+    ran = fabric.advance(WEEK_S)
+    wall = time.perf_counter() - began
+    return {"home": "complex/7", "days_and_nights": days_and_nights, "virtual_s": WEEK_S,
+            "wall_s": round(wall, 4), "timer_events": ran,
+            "attribute_events": len(events), "target_s": 1.0}
+
+
+# --- a datagram flood ----------------------------------------------------------------------------------------
+
+def _flood_datagrams(count: int) -> list[bytes]:
+    from bridge.matter.codec import tlv
+    from bridge.matter.codec.message import ExchangeFlags, MessageHeader, ProtocolHeader
+
+    rng = random.Random(15)
+    out = []
+    for index in range(count):
+        kind = index % 3
+        if kind == 0:  # an IM request on an unsecured session: refused, acked
+            header = MessageHeader(session_id=0, message_counter=index + 1, source_node_id=0x1234)
+            proto = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE, opcode=0x02,
+                                   exchange_id=index & 0xFFFF, protocol_id=1)
+            out.append(header.encode() + proto.encode() + tlv.encode({}))
+        elif kind == 1:  # shorter than a message header
+            out.append(rng.randbytes(rng.randrange(1, 8)))
+        else:  # random bytes
+            out.append(rng.randbytes(rng.randrange(8, 200)))
+    return out
+
+
+async def flood_probe(count: int) -> dict[str, Any]:
+    from bridge.matter.node.bridge_node import BridgeNode
+    from bridge.matter.node.node import MatterNode
+
+    datagrams = _flood_datagrams(count)
+    with tempfile.TemporaryDirectory() as state:
+        log_path = Path(state) / "node.log"
+        handler = logging.FileHandler(log_path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        logger = logging.getLogger("bridge.matter")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        fabric = EmulatedHome(generate_home("medium", 3))
+        node = MatterNode(lambda root: BridgeNode(fabric, root), Path(state) / "node", port=0, mdns=False)
+        await node.start()
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.create_datagram_endpoint(asyncio.DatagramProtocol, local_addr=("127.0.0.1", 0))
+        target = ("127.0.0.1", node.port)
+        try:
+            handler.flush()
+            log_before = log_path.stat().st_size
+            began = time.perf_counter()
+            rss_before = 0
+            for index, data in enumerate(datagrams):
+                transport.sendto(data, target)
+                if index % 100 == 99:
+                    await asyncio.sleep(0.002)  # loopback UDP drops what the socket buffer cannot hold
+                if index == WARM_UP - 1:  # RSS from here: the first refusals allocate what later ones reuse
+                    await asyncio.sleep(0.5)
+                    rss_before = _rss_kb()
+            await asyncio.sleep(1.0)
+            wall = time.perf_counter() - began
+            rss_after = _rss_kb()
+            handler.flush()
+            log_bytes = log_path.stat().st_size - log_before
+            counts = dict(node.sessions.refusals.counts) if node.sessions is not None else {}
+        finally:
+            transport.close()
+            await node.stop()
+            logger.removeHandler(handler)
+            handler.close()
+    received = sum(counts.values())
+    return {"datagrams_sent": count, "refusals_counted": counts, "wall_s": round(wall, 2),
+            "log_bytes": log_bytes, "log_bytes_per_datagram": round(log_bytes / count, 4),
+            "rss_growth_kb": rss_after - rss_before, "received_fraction": round(received / count, 3),
+            "target_log_bytes": 10_000, "target_rss_growth_kb": 5 * 1024}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--datagrams", type=int, default=50_000)
+    options = parser.parse_args()
+    results: dict[str, Any] = {}
+    results["advance_week"] = advance_week_probe()
+    results["advance_week_days_and_nights"] = advance_week_probe(days_and_nights=True)
+    results["fast_forward"] = asyncio.run(fast_forward_probe())
+    results["flood"] = asyncio.run(flood_probe(options.datagrams))
+    results["targets_met"] = {
+        "api_p99_under_200_ms": results["fast_forward"]["p99_ms"] < 200,
+        "advance_week_under_1_s": results["advance_week"]["wall_s"] < 1.0,
+        "flood_log_under_10_kb": results["flood"]["log_bytes"] < 10_000,
+        "flood_rss_growth_under_5_mb": results["flood"]["rss_growth_kb"] < 5 * 1024,
+    }
+    if options.json:
+        print(json.dumps(results, indent=2))
+    else:
+        for name, values in results.items():
+            print(f"{name}: {values}")
+    return 0 if all(results["targets_met"].values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
