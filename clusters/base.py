@@ -141,6 +141,23 @@ def command(name: str, *, aliases: Mapping[str, str] | None = None,
     return mark
 
 
+# Shared stand-ins for a server's sources and event listeners until it gets its first (most never do): never
+# mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
+_NONE_YET: dict[str, Callable[[], Any]] = {}
+_NONE_YET_LIST: list[Any] = []
+_SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
+
+
+def _own_copy(values: dict[str, Any]) -> dict[str, Any]:
+    """A server's own copy of its initial values: a compact clone of the dict whose mutable values (lists,
+    structs) are deep copies, immutable ones shared."""
+    own = dict(values)
+    for name, value in values.items():
+        if not isinstance(value, _SHARED_VALUES):
+            own[name] = copy.deepcopy(value)
+    return own
+
+
 class ClusterServer:
     """Server side of one Matter cluster on one endpoint."""
 
@@ -205,10 +222,10 @@ class ClusterServer:
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
-        self._values: dict[str, Any] = copy.deepcopy(self.initial_values())
-        self._sources: dict[str, Callable[[], Any]] = {}
-        self._listeners: list[ChangeListener] = []
-        self._event_listeners: list[EventListener] = []
+        self._values: dict[str, Any] = _own_copy(self.initial_values())
+        self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
+        self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
+        self._event_listeners: list[EventListener] = _NONE_YET_LIST
         self.endpoint: HostingEndpoint | None = None
         self.runtime: Runtime | None = None
         for name, value in (values or {}).items():
@@ -291,12 +308,14 @@ class ClusterServer:
         """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
 
     def add_listener(self, listener: ChangeListener) -> None:
-        self._listeners.append(listener)
+        self._listeners = (*self._listeners, listener)
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
         if name not in self._model.attributes:
             raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
+        if self._sources is _NONE_YET:
+            self._sources = {}
         self._sources[name] = source
         self._values.pop(name, None)
 
@@ -411,6 +430,8 @@ class ClusterServer:
 
     def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
         """Be told of every event this server emits; returns a function that stops it."""
+        if self._event_listeners is _NONE_YET_LIST:
+            self._event_listeners = []
         self._event_listeners.append(listener)
 
         def remove() -> None:
