@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import select
 import signal
 import socket
@@ -139,11 +138,20 @@ def _mcp_rss(home: Path) -> float:
             process.wait()
 
 
+CLI_IMPORT_PROBE = r"""
+import json, sys
+from pathlib import Path
+import homefabric_cli.main
+status = Path("/proc/self/status").read_text().splitlines()
+rss = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+print(json.dumps({"rss_mib": round(rss, 1), "modules": len(sys.modules)}))
+"""
+
 # The `bench run` child: the real CLI, with the runner's entry wrapped to note RSS before the first episode.
 BENCH_RUN_PROBE = r"""
 import json, os, resource, sys
 from pathlib import Path
-import benchmark.runner as runner
+import benchmark.runs.runner as runner
 
 def rss():
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -156,6 +164,7 @@ seen = {}
 async def noted_run(self, *args, **kwargs):
     seen["rss_at_run_mib"] = rss()
     seen["modules_at_run"] = len(sys.modules)
+    seen["packages_at_run"] = sorted({m.split(".")[0] for m in sys.modules if not m.startswith("_")})
     return await real_run(self, *args, **kwargs)
 
 runner.Runner.run = noted_run
@@ -176,7 +185,7 @@ sys.exit(code or 0)
 
 
 def _bench_run(workdir: Path) -> dict[str, Any]:
-    from benchmark.generate import generate_episodes, write_episodes
+    from benchmark.generation.generate import generate_episodes, write_episodes
 
     episodes = workdir / "episodes"
     write_episodes(generate_episodes(["qt1"], 1, 7), episodes)
@@ -200,10 +209,9 @@ def commands() -> dict[str, Any]:
         workdir = Path(tmp)
         home = workdir / "home.json"
         home.write_text(dump_home(generate_home("simuhome", 1)))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        subprocess.run([sys.executable, "-c", "import homefabric_cli.main"], cwd=ROOT, check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        figures["cli_import"] = {"peak_rss_mib": round(max(before, after) / 1024, 1)}
+        floor = subprocess.run([sys.executable, "-c", CLI_IMPORT_PROBE], cwd=ROOT, check=True, capture_output=True,
+                               text=True)
+        figures["cli_import"] = json.loads(floor.stdout)
         figures["bench run"] = _bench_run(workdir)
         serve = [str(CONSOLE), "serve", str(home), "--port", str(_free_port(socket.SOCK_DGRAM))]
         figures["serve"] = {"rss_mib": round(_rss_when_ready(
