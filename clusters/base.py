@@ -145,6 +145,8 @@ def command(name: str, *, aliases: Mapping[str, str] | None = None,
 # mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
 _NONE_YET: dict[str, Callable[[], Any]] = {}
 _NONE_YET_LIST: list[Any] = []
+# (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
+_ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 _SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
 
 
@@ -175,6 +177,7 @@ class ClusterServer:
     # carries each (valueUnsigned8, valueUnsigned16, …); such a server implements apply_scene.
     scene_attributes: ClassVar[dict[str, str]] = {}
     _command_specs: ClassVar[dict[str, CommandSpec]]
+    _commands_by_id: ClassVar[tuple[str, ...]]  # the declared commands in command-id order
     _model: ClassVar[ClusterModel]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -212,6 +215,7 @@ class ClusterServer:
                 names[alias] = label
             specs[cmd_name] = CommandSpec(cmd, attr, cons, defaults, names)
         cls._command_specs = specs
+        cls._commands_by_id = tuple(sorted(specs, key=lambda n: specs[n].model.command_id))
         unknown_scene = sorted(set(cls.scene_attributes) - set(model.attributes))
         if unknown_scene:
             raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no scene attribute(s) {unknown_scene}")
@@ -263,17 +267,26 @@ class ClusterServer:
 
     def attribute_names(self) -> list[str]:
         """Supported attributes, spec order, globals last."""
-        own = [a for a in self._model.attributes if a in self._values or a in self._sources]
-        return [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [
-            a for a in GLOBAL_ATTRIBUTE_IDS if a in self._model.attributes
-        ]
+        return list(self._attribute_layout()[0])
+
+    def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
+        """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
+        of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
+        key = (type(self), tuple(self._values), tuple(self._sources))
+        layout = _ATTRIBUTE_LAYOUTS.get(key)
+        if layout is None:
+            attributes = self._model.attributes
+            own = [a for a in attributes if a in self._values or a in self._sources]
+            names = tuple([a for a in own if a not in GLOBAL_ATTRIBUTE_IDS]
+                          + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes])
+            layout = _ATTRIBUTE_LAYOUTS[key] = (names, sorted(attributes[a].attribute_id for a in names))
+        return layout
 
     def has_attribute(self, name: str) -> bool:
         return name in GLOBAL_ATTRIBUTE_IDS or name in self._values or name in self._sources
 
     def command_names(self) -> list[str]:
-        names = [n for n in self._command_specs if self.accepts(n)]
-        return sorted(names, key=lambda n: self._command_specs[n].model.command_id)
+        return [n for n in self._commands_by_id if self.accepts(n)]
 
     def command_spec(self, name: str) -> CommandSpec:
         spec = self._command_specs.get(name)
@@ -336,7 +349,7 @@ class ClusterServer:
         if name == "ClusterRevision":
             return self.revision
         if name == "AttributeList":
-            return sorted(self._model.attributes[a].attribute_id for a in self.attribute_names())
+            return list(self._attribute_layout()[1])
         if name == "AcceptedCommandList":
             return sorted(self._command_specs[n].model.command_id for n in self.command_names())
         if name == "GeneratedCommandList":
