@@ -9,7 +9,9 @@
   ``--http``), ``http`` and ``mcp`` (stdio) once serving (after their first answer or ready line); and
   ``python -c "import homefabric_cli.main"`` (``cli_import``) for the floor every command starts from.
 
-Usage: python perf/memory.py [--json] [--homes 40] (Linux: reads /proc)
+``--checkout DIR`` measures another checkout (its ``.venv``) with this script: before/after side by side.
+
+Usage: python perf/memory.py [--json] [--homes 40] [--checkout DIR] (Linux: reads /proc)
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the checkout measured (--checkout), with its venv's Python
+if "--checkout" in sys.argv[:-1]:
+    ROOT = Path(sys.argv[sys.argv.index("--checkout") + 1]).resolve()
 sys.path.insert(0, str(ROOT))
+PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 
 TIERS = {"simuhome": 1.0, "complex": 0.25, "stress": 0.05}  # tier → fraction of --homes built (stress is large)
-CONSOLE = Path(sys.executable).parent / "homefabric"
+CONSOLE = Path(PYTHON).parent / "homefabric"
 SETTLE_S = 0.5  # after a server says it is ready, before its RSS is read
 
 
@@ -65,7 +70,8 @@ def homes_of(tier: str, count: int) -> dict[str, Any]:
 
 
 def _child_json(args: list[str]) -> dict[str, Any]:
-    result = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, check=False)
+    result = subprocess.run([PYTHON, __file__, *args, "--checkout", str(ROOT)], capture_output=True, text=True,
+                            check=False)
     if result.returncode != 0:
         raise RuntimeError(f"perf/memory.py {' '.join(args)} failed: {result.stderr[-800:]}")
     answer: dict[str, Any] = json.loads(result.stdout)
@@ -151,7 +157,10 @@ print(json.dumps({"rss_mib": round(rss, 1), "modules": len(sys.modules)}))
 BENCH_RUN_PROBE = r"""
 import json, os, resource, sys
 from pathlib import Path
-import benchmark.runs.runner as runner
+try:
+    import benchmark.runs.runner as runner
+except ImportError:  # a checkout from before benchmark/ was laid out in rooms
+    import benchmark.runner as runner
 
 def rss():
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -185,12 +194,15 @@ sys.exit(code or 0)
 
 
 def _bench_run(workdir: Path) -> dict[str, Any]:
-    from benchmark.generation.generate import generate_episodes, write_episodes
+    try:
+        from benchmark.generation.generate import generate_episodes, write_episodes
+    except ImportError:  # a checkout from before benchmark/ was laid out in rooms
+        from benchmark.generate import generate_episodes, write_episodes  # type: ignore[no-redef]
 
     episodes = workdir / "episodes"
     write_episodes(generate_episodes(["qt1"], 1, 7), episodes)
     out = workdir / "probe.json"
-    result = subprocess.run([sys.executable, "-c", BENCH_RUN_PROBE, "bench", "run", "--agent", "oracle",
+    result = subprocess.run([PYTHON, "-c", BENCH_RUN_PROBE, "bench", "run", "--agent", "oracle",
                              "--episodes", str(episodes), "--out", str(workdir / "run"), "--quiet"],
                             cwd=ROOT, env={**os.environ, "BENCH_MEMORY_OUT": str(out)}, capture_output=True,
                             text=True, check=False)
@@ -209,7 +221,7 @@ def commands() -> dict[str, Any]:
         workdir = Path(tmp)
         home = workdir / "home.json"
         home.write_text(dump_home(generate_home("simuhome", 1)))
-        floor = subprocess.run([sys.executable, "-c", CLI_IMPORT_PROBE], cwd=ROOT, check=True, capture_output=True,
+        floor = subprocess.run([PYTHON, "-c", CLI_IMPORT_PROBE], cwd=ROOT, check=True, capture_output=True,
                                text=True)
         figures["cli_import"] = json.loads(floor.stdout)
         figures["bench run"] = _bench_run(workdir)
@@ -230,13 +242,14 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--homes", type=int, default=40, help="extra simuhome homes built (fewer of the big tiers)")
     parser.add_argument("--homes-of", choices=sorted(TIERS), help=argparse.SUPPRESS)  # the child's job
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     options = parser.parse_args()
     if options.homes < 1:
         parser.error(f"--homes must be at least 1, got {options.homes}")
     if options.homes_of:
         print(json.dumps(homes_of(options.homes_of, options.homes)))
         return 0
-    results: dict[str, Any] = {"homes": {}, "commands": {}}
+    results: dict[str, Any] = {"checkout": str(ROOT), "homes": {}, "commands": {}}
     for tier, fraction in TIERS.items():
         results["homes"][tier] = _child_json(["--homes-of", tier, "--homes", str(max(2, round(options.homes
                                                                                               * fraction)))])
