@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
+import queue
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -91,20 +92,23 @@ def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> fl
     """Start a server, wait for a stdout line containing ``ready``, let it settle, read its RSS, stop it."""
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                                env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
-    assert process.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()], daemon=True)
+    reader.start()
     seen: list[str] = []
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            readable, _, _ = select.select([process.stdout], [], [], 0.5)
-            if readable:
-                line = process.stdout.readline()
-                if not line and process.poll() is not None:
+            try:
+                line = lines.get(timeout=0.5)
+            except queue.Empty:
+                if process.poll() is not None:
                     break
-                seen.append(line)
-                if ready in line:
-                    time.sleep(SETTLE_S)
-                    return _rss_mib(process.pid)
+                continue
+            seen.append(line)
+            if ready in line:
+                time.sleep(SETTLE_S)
+                return _rss_mib(process.pid)
         raise RuntimeError(f"{' '.join(argv[1:3])} did not say {ready!r}: {''.join(seen)[-800:]}")
     finally:
         process.send_signal(signal.SIGTERM)
@@ -167,13 +171,16 @@ def rss():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
 
+# what an episode run should not need: the Matter wire, MQTT, HTTP, the speech stack, plots, the LLM client
+HEAVY = ("bridge.matter.session", "aiomqtt", "uvicorn", "fastapi", "benchmark.suites.voice.voice_hearing",
+         "benchmark.speech", "numpy", "scipy", "matplotlib", "httpx")
 real_run = runner.Runner.run
 seen = {}
 
 async def noted_run(self, *args, **kwargs):
     seen["rss_at_run_mib"] = rss()
     seen["modules_at_run"] = len(sys.modules)
-    seen["packages_at_run"] = sorted({m.split(".")[0] for m in sys.modules if not m.startswith("_")})
+    seen["heavy_at_run"] = sorted(m for m in HEAVY if m in sys.modules)
     return await real_run(self, *args, **kwargs)
 
 runner.Runner.run = noted_run
@@ -186,8 +193,6 @@ except SystemExit as exit:
 else:
     code = 0
 seen["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-seen["wire_modules_loaded"] = sorted(m for m in ("bridge.matter.session", "aiomqtt", "uvicorn", "fastapi",
-                                                 "benchmark.speech", "numpy") if m in sys.modules)
 Path(os.environ["BENCH_MEMORY_OUT"]).write_text(json.dumps(seen))
 sys.exit(code or 0)
 """
