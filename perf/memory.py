@@ -88,6 +88,14 @@ def _free_port(kind: int = socket.SOCK_STREAM) -> int:
         return port
 
 
+def _wait_or_kill(process: subprocess.Popen[str], timeout: float = 10.0) -> None:
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> float:
     """Start a server, wait for a stdout line containing ``ready``, let it settle, read its RSS, stop it."""
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
@@ -112,11 +120,7 @@ def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> fl
         raise RuntimeError(f"{' '.join(argv[1:3])} did not say {ready!r}: {''.join(seen)[-800:]}")
     finally:
         process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _wait_or_kill(process)
 
 
 def _mcp_rss(home: Path) -> float:
@@ -140,12 +144,8 @@ def _mcp_rss(home: Path) -> float:
         time.sleep(SETTLE_S)
         return _rss_mib(process.pid)
     finally:
-        process.stdin.close()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        process.stdin.close()  # end of input: the MCP server exits
+        _wait_or_kill(process)
 
 
 CLI_IMPORT_PROBE = r"""
