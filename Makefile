@@ -15,9 +15,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/homefabric demo
 
+# Lint, format check, type check (mypy, configured in pyproject.toml), then the tests with coverage and its floor
+# ([tool.coverage.report] fail_under).
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -p no:cacheprovider
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
+	$(BIN)/python -m pytest -p no:cacheprovider --cov --cov-report=term
 
 perf: $(STAMP)
 	$(BIN)/python perf/fast_forward.py

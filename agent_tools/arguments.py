@@ -14,7 +14,7 @@ MAX_DOC_QUERY_CHARS = 500  # a documentation search is a few words; longer text 
 TIME_PATTERN = r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$"
 
 
-def _endpoint_number(value: Any) -> Any:
+def _endpoint_number(value: object) -> Any:
     """Models send endpoints as 1 or "1": accept a numeric string, refuse bools and other text."""
     if isinstance(value, bool):
         raise ValueError("endpoint_id must be an integer such as 1, not a boolean")

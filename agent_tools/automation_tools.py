@@ -106,13 +106,14 @@ def _hosting(fabric: HomeAPI) -> AutomationHost:
 
 def create_automation(fabric: HomeAPI, args: CreateAutomationArgs, steps: list[WorkflowStep],
                       chip_cluster: Callable[[str], str]) -> dict[str, Any]:
-    fabric = _hosting(fabric)
+    host = _hosting(fabric)
+    # TriggerArgs._shape: a state trigger has its condition.
     trigger: dict[str, Any] = {"kind": "time", "cron": args.trigger.cron} if args.trigger.type == "time" else {
         "kind": "state", "condition": _condition(args.trigger.condition, chip_cluster)}  # type: ignore[arg-type]
-    rule = fabric.add_automation({
+    rule = host.add_automation({
         "name": args.name, "trigger": trigger, "conditions": [_condition(c, chip_cluster) for c in args.conditions],
         "actions": [ActionStep.from_workflow_step(step).model_dump() for step in steps]})
-    return automation_view(fabric, rule.id)
+    return automation_view(host, rule.id)
 
 
 def automation_view(fabric: AutomationHost, rule_id: str) -> dict[str, Any]:
@@ -121,7 +122,8 @@ def automation_view(fabric: AutomationHost, rule_id: str) -> dict[str, Any]:
 
 
 def list_automations(fabric: HomeAPI) -> list[dict[str, Any]]:
-    return [automation_view(fabric, rule.id) for rule in _hosting(fabric).automations()]
+    host = _hosting(fabric)
+    return [automation_view(host, rule.id) for rule in host.automations()]
 
 
 def delete_automation(fabric: HomeAPI, args: DeleteAutomationArgs) -> dict[str, Any]:

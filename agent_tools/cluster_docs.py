@@ -18,7 +18,6 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from clusters import SERVER_CLASSES, ClusterServer
 from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS, GLOBAL_LIST_ATTRIBUTES, TypeInfo
@@ -73,14 +72,14 @@ def _type_text(info: TypeInfo) -> str:
     return text
 
 
-def _value_text(name: str, value: Any) -> str:
+def _value_text(name: str, value: object) -> str:
     if name == "SupportedModes" and isinstance(value, list):
         return "modes " + ", ".join(f"{m.get('label')}={m.get('mode')}" for m in value if isinstance(m, dict))
     text = json.dumps(value, ensure_ascii=False, default=str)
     return f"default {text}" if len(text) <= 120 else "default (long list)"
 
 
-def _doc(obj: Any) -> str:
+def _doc(obj: object) -> str:
     return " ".join((inspect.getdoc(obj) or "").split())
 
 

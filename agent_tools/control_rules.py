@@ -33,7 +33,7 @@ def _command(ep: int, cluster: str, command: str, args: dict[str, Any] | None = 
             "args": args or {}}
 
 
-def _write(ep: int, cluster: str, attribute: str, value: Any) -> dict[str, Any]:
+def _write(ep: int, cluster: str, attribute: str, value: object) -> dict[str, Any]:
     return {"type": "write_attribute", "endpoint_id": ep, "cluster_id": cluster, "attribute_id": attribute,
             "value": value}
 

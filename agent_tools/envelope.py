@@ -43,7 +43,7 @@ def http_status(code: str) -> int:
     return _STATUS_BY_CODE.get(code, 400)
 
 
-def ok(data: Any) -> dict[str, Any]:
+def ok(data: object) -> dict[str, Any]:
     return {"status": {"code": 200, "message": "OK"}, "data": data, "error": None}
 
 
@@ -54,7 +54,7 @@ def fail(code: str, detail: str, *, message: str | None = None, status: int | No
             "data": None, "error": {"type": code, "detail": detail}}
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
 
 
@@ -76,4 +76,4 @@ def compat_error(status: int, url: str) -> dict[str, Any]:
 
 
 def is_ok(envelope: dict[str, Any]) -> bool:
-    return envelope.get("status", {}).get("code") == 200
+    return bool(envelope.get("status", {}).get("code") == 200)

@@ -33,7 +33,7 @@ def check_text(text: str) -> None:
                             f"(the limit is {MAX_ARGUMENT_DEPTH})")
 
 
-def check_value(value: Any) -> None:
+def check_value(value: object) -> None:
     """Nesting depth and value count of already-decoded arguments (an iterative walk, cycles included)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     nodes = 0
@@ -72,11 +72,11 @@ def cap_list(items: list[str], limit: int = MAX_DETAIL_PROBLEMS) -> list[str]:
     return [*items[:limit], f"… and {len(items) - limit} more left out"]
 
 
-def json_size(data: Any) -> int:
+def json_size(data: object) -> int:
     return len(json.dumps(data, ensure_ascii=False, default=str))
 
 
-def cap_observation(data: Any, limit: int | None = None) -> tuple[Any, int]:
+def cap_observation(data: object, limit: int | None = None) -> tuple[Any, int]:
     """``data`` cut to fit ``limit`` characters of JSON: a list keeps its first items, a dict its first keys.
 
     Returns the (possibly shortened) data and how many items or keys were left out (0: nothing was).

@@ -57,6 +57,7 @@ def tool(name: str, model: type[BaseModel], description: str, *, mutates_state: 
     """Declare the decorated method as the agent tool ``name`` (checked by :class:`ToolSet`)."""
 
     def mark(method: Method) -> Method:
+        # mutates_state=None is refused when the ToolSet class is created (_problems): the ignore.
         setattr(method, _MARK, ToolSpec(name, model, description, mutates_state, method.__name__,  # type: ignore[arg-type]
                                         route))
         return method

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
+def _inline(node: object, defs: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         if "$ref" in node:
             name = node["$ref"].rsplit("/", 1)[-1]
@@ -25,7 +25,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def _clean(node: Any) -> Any:
+def _clean(node: object) -> Any:
     if isinstance(node, list):
         return [_clean(v) for v in node]
     if not isinstance(node, dict):
@@ -49,7 +49,7 @@ def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     """A self-contained JSON schema (draft 2020-12 compatible) of a tool's arguments."""
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs))
+    schema: dict[str, Any] = _clean(_inline(raw, defs))
     schema.setdefault("properties", {})
     schema["type"] = "object"
     schema["additionalProperties"] = False

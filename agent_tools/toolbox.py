@@ -90,7 +90,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             raise ValueError(f"unknown schema style {style!r}; use 'openai' or 'mcp'")
         return [self.tools[name].schema(style) for name in self._names]
 
-    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+    def call(self, name: str, arguments: object = None) -> dict[str, Any]:
         """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``, never raises.
 
         Arguments are checked against ``agent_tools.limits`` before they are decoded or copied; an
@@ -102,7 +102,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             self._log(name if isinstance(name, str) else repr(name)[:100], None, envelope, "")
             return envelope
 
-    def _call(self, name: str, arguments: Any) -> dict[str, Any]:
+    def _call(self, name: str, arguments: object) -> dict[str, Any]:
         if self.realtime:
             now = time.monotonic()
             self.fabric.advance(max(0.0, now - self._last_wall))
@@ -145,7 +145,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         except Exception as error:  # a bug of ours must not end the episode; report it as SimuHome does
             return fail("INTERNAL_ERROR", cap_text(f"Internal error ({type(error).__name__}): {error}"))
 
-    def _log(self, name: Any, params: Any, envelope: dict[str, Any], virtual_time: str) -> None:
+    def _log(self, name: object, params: object, envelope: dict[str, Any], virtual_time: str) -> None:
         error = envelope.get("error")
         self.invocations.append({
             "tool": name, "params": params, "ok": error is None, "status_code": envelope["status"]["code"],
@@ -370,5 +370,5 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
                 f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
                 f"fixed {TICK_S} s tick (virtual time moves only when advanced, so the interval would not "
                 "change speed anyway)", allowed=[TICK_S])
-        return {"tick_interval": TICK_S, "device_count": len(self.fabric.devices()),
-                "aggregator_count": 4 * len(self.fabric.rooms())}
+        return {"tick_interval": TICK_S, "device_count": len(list(self.fabric.devices())),
+                "aggregator_count": 4 * len(list(self.fabric.rooms()))}

@@ -8,7 +8,7 @@ the field and the expected type; unparsable JSON → ``INVALID_PARAMETERS`` with
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,7 +26,7 @@ def invalid(detail: str) -> ArgumentError:
     return ArgumentError(fail("INVALID_PARAMETERS", cap_text(detail), message="VALIDATION_ERROR", status=400))
 
 
-def decode_arguments(raw: Any) -> dict[str, Any]:
+def decode_arguments(raw: object) -> dict[str, Any]:
     """A dict as is; a JSON string parsed; None or an empty string as no arguments.
 
     Size and nesting limits (``agent_tools.limits``) are checked first, on the text before it is parsed and
@@ -62,14 +62,17 @@ def _field_name(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _describe_input(value: Any) -> str:
+def _describe_input(value: object) -> str:
     text = json.dumps(value, default=str, ensure_ascii=False)
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
 
 
-def parse_model(model: type[BaseModel], arguments: dict[str, Any], *, where: str = "") -> BaseModel:
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def parse_model(model: type[_Model], arguments: dict[str, Any], *, where: str = "") -> _Model:
     """Validate ``arguments`` against ``model``; raise ArgumentError with SimuHome's error kinds."""
     try:
         return model.model_validate(arguments)

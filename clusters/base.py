@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
@@ -125,8 +125,11 @@ class CommandSpec:
         return out
 
 
+_Handler = TypeVar("_Handler", bound=Callable[..., Any])
+
+
 def command(name: str, *, aliases: Mapping[str, str] | None = None,
-            constraints: Mapping[str, Constraint] | None = None) -> Callable[[Callable], Callable]:
+            constraints: Mapping[str, Constraint] | None = None) -> Callable[[_Handler], _Handler]:
     """Mark a method as the handler of the official command ``name``.
 
     The handler's keyword parameters are the chip field labels (lowerCamel); their defaults make a
@@ -134,7 +137,8 @@ def command(name: str, *, aliases: Mapping[str, str] | None = None,
     ``new_mode``) to labels; PascalCase and snake_case spellings are always accepted.
     """
 
-    def mark(method: Callable) -> Callable:
+    def mark(method: _Handler) -> _Handler:
+        # The mark is read back when the class is created (__init_subclass__): the ignore.
         method._command = (name, dict(aliases or {}), dict(constraints or {}))  # type: ignore[attr-defined]
         return method
 
@@ -191,9 +195,9 @@ class ClusterServer:
             raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no attribute(s) {unknown}")
         specs: dict[str, CommandSpec] = {}
         for attr in dir(cls):
-            method = getattr(cls, attr, None)
+            method: Callable[..., Any] | None = getattr(cls, attr, None)
             marker = getattr(method, "_command", None)
-            if marker is None:
+            if marker is None or method is None:
                 continue
             cmd_name, aliases, cons = marker
             if cmd_name not in model.commands:
@@ -471,7 +475,8 @@ class ClusterServer:
 
     def invoke_validated(self, name: str, normalised: dict[str, Any]) -> dict[str, Any] | None:
         """Run a command with the arguments ``validate_invoke`` returned."""
-        return getattr(self, self._command_specs[name].method)(**normalised)
+        response: dict[str, Any] | None = getattr(self, self._command_specs[name].method)(**normalised)
+        return response
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.cluster_name}>"

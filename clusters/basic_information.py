@@ -68,10 +68,10 @@ class BasicInformationServer(ClusterServer):
         for name, value in {**given, **(values or {})}.items():
             self.restore(name, value)
 
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         _check_text(self.cluster_name, name, value)
 
-    def restore(self, name: str, value: Any) -> None:
+    def restore(self, name: str, value: object) -> None:
         if name in ("VendorName", "ProductName", "SerialNumber", "UniqueID") and isinstance(value, str) \
                 and len(value) > MAX_NAME:
             raise ClusterError(Status.CONSTRAINT_ERROR, f"BasicInformation.{name} is longer than {MAX_NAME} characters",
@@ -108,7 +108,7 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
         for name, value in {**given, **(values or {})}.items():
             self.restore(name, value)
 
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         _check_text(self.cluster_name, name, value)
 
     def set_reachable(self, reachable: bool) -> None:

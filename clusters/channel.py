@@ -83,7 +83,8 @@ class ChannelServer(ClusterServer):
     @property
     def channels(self) -> list[dict[str, Any]]:
         if "ChannelList" in self._values:
-            return self.read("ChannelList")
+            listed: list[dict[str, Any]] = self.read("ChannelList")
+            return listed
         return self._unlisted_channels
 
     def change_to(self, channel: Mapping[str, Any]) -> None:

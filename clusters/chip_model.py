@@ -116,7 +116,7 @@ class CommandModel:
 class ClusterModel:
     name: str
     cluster_id: int
-    chip_class: type
+    chip_class: type[typing.Any]  # a chip.clusters.Objects class (chip ships no type information)
     attributes: dict[str, AttributeModel]
     commands: dict[str, CommandModel]  # client → server commands only
 
@@ -141,7 +141,7 @@ def _writable_table() -> dict[int, set[str]]:
     return table
 
 
-def _fields(chip_class: type) -> tuple[FieldModel, ...]:
+def _fields(chip_class: type[typing.Any]) -> tuple[FieldModel, ...]:
     return tuple(
         FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in chip_class.descriptor.Fields
     )
@@ -156,6 +156,7 @@ def cluster_model(name: str) -> ClusterModel:
     writable = _writable_table().get(chip_class.id, set())
     by_label = {f.Tag: f for f in chip_class.descriptor.Fields}
     attributes: dict[str, AttributeModel] = {}
+    attr_class: type[typing.Any]  # chip's classes are untyped (chip ships no type information)
     for attr_name, attr_class in vars(chip_class.Attributes).items():
         if not isinstance(attr_class, type) or not hasattr(attr_class, "attribute_id"):
             continue
@@ -164,6 +165,7 @@ def cluster_model(name: str) -> ClusterModel:
         info = unwrap(hint)
         attributes[attr_name] = AttributeModel(attr_name, attr_class.attribute_id, info, attr_name in writable)
     commands: dict[str, CommandModel] = {}
+    cmd_class: type[typing.Any]
     for cmd_name, cmd_class in vars(getattr(chip_class, "Commands", object)).items():
         if isinstance(cmd_class, type) and hasattr(cmd_class, "command_id") and cmd_class.is_client:
             commands[cmd_name] = CommandModel(cmd_name, cmd_class.command_id, _fields(cmd_class),

@@ -8,13 +8,13 @@ LauncherResponse with their status (ClusterError with ``response``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
-from clusters.media_playback import PAUSED, PLAYING
+from clusters.media_playback import PAUSED, PLAYING, MediaPlaybackServer
 from clusters.status import ClusterError, Status
 
 Feature = Objects.ContentLauncher.Bitmaps.Feature
@@ -44,7 +44,8 @@ class ContentLauncherServer(ClusterServer):
         return True
 
     def _start(self, auto_play: bool) -> None:
-        playback = self.endpoint.find("MediaPlayback") if self.endpoint is not None else None
+        playback = cast(MediaPlaybackServer | None,
+                        self.endpoint.find("MediaPlayback") if self.endpoint is not None else None)
         if playback is not None:
             playback._move_anchor(0)  # new content starts at its beginning
             playback._go(PLAYING if auto_play else PAUSED, 1.0 if auto_play else 0.0)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import chip.clusters.Objects as Objects
 
 if TYPE_CHECKING:
-    from clusters.endpoint import Endpoint
+    from clusters.base import HostingEndpoint
 
 _State = Objects.OperationalState.Enums.OperationalStateEnum
 _RvcState = Objects.RvcOperationalState.Enums.OperationalStateEnum
@@ -61,7 +61,7 @@ class DurationFrom:
     table: Mapping[int | str, float] | None = None
     default: float | None = None
 
-    def resolve(self, endpoint: Endpoint | None) -> float | None:
+    def resolve(self, endpoint: HostingEndpoint | None) -> float | None:
         sibling = endpoint.find(self.cluster) if endpoint is not None else None
         if sibling is None:
             return self.default
@@ -106,7 +106,7 @@ class CycleProgram:
         names = [p.name for p in self.phases]
         return [*names, self.completion_phase] if self.completion_phase else names
 
-    def share_total(self, endpoint: Endpoint | None) -> float | None:
+    def share_total(self, endpoint: HostingEndpoint | None) -> float | None:
         """The duration the share phases divide, or None when it cannot be found."""
         if not any(p.share is not None for p in self.phases):
             return 0.0
@@ -129,7 +129,7 @@ class CycleProgram:
         ends[-1] = cum_share * share_total + fixed  # the cycle ends exactly after its total
         return ends
 
-    def total_s(self, endpoint: Endpoint | None = None) -> float | None:
+    def total_s(self, endpoint: HostingEndpoint | None = None) -> float | None:
         share_total = self.share_total(endpoint)
         return None if share_total is None else self.phase_ends(share_total)[-1]
 

@@ -95,7 +95,7 @@ class DoorLockServer(ClusterServer):
     # ----------------------------------------------------------------------------- public API
     @property
     def is_locked(self) -> bool:
-        return self.read("LockState") == int(LockState.kLocked)
+        return bool(self.read("LockState") == int(LockState.kLocked))
 
     @property
     def locked_out(self) -> bool:
@@ -208,7 +208,7 @@ class DoorLockServer(ClusterServer):
         self._set_locked(True, Source.kAuto)
 
 
-def _pin_to_hex(value: Any) -> Any:
+def _pin_to_hex(value: object) -> Any:
     """Octet-string PINs as hex: bytes → hex; digits that are not valid hex (odd length) → ASCII hex."""
     if isinstance(value, bytes | bytearray):
         return bytes(value).hex()

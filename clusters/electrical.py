@@ -7,7 +7,7 @@ in energy structs are "systime" microseconds, here counted from the home's base 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import chip.clusters.Objects as Objects
@@ -95,7 +95,8 @@ class ElectricalPowerMeasurementServer(ClusterServer):
 
     @property
     def active_power_mW(self) -> int | None:
-        return self.read("ActivePower")
+        power: int | None = self.read("ActivePower")
+        return power
 
     def set_power(self, active_power_mW: int | None) -> None:
         """New active power; currents and apparent power follow from Voltage and PowerFactor."""
@@ -152,12 +153,13 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
         return out
 
     def on_attach(self) -> None:
-        power = self.endpoint.find("ElectricalPowerMeasurement") if self.endpoint is not None else None
-        if power is None:
+        endpoint = self.endpoint
+        power = endpoint.find("ElectricalPowerMeasurement") if endpoint is not None else None
+        if endpoint is None or power is None:
             return
         self._period_start = self._now()
         self._last_sample = (self._now(), power.read("ActivePower") or 0)
-        self.endpoint.watch("ElectricalPowerMeasurement", "ActivePower", self._power_changed)
+        endpoint.watch("ElectricalPowerMeasurement", "ActivePower", self._power_changed)
 
     def flush(self) -> None:
         """Integrate the sibling's power up to now (e.g. before a snapshot or a report)."""
@@ -245,9 +247,9 @@ class DeviceEnergyManagementServer(ClusterServer):
     defaults = {"ESAType": 255, "ESACanGenerate": False, "ESAState": int(ESAState.kOnline), "AbsMinPower": 0,
                 "AbsMaxPower": 0, "PowerAdjustmentCapability": None, "OptOutState": 0}
 
-    def __init__(self, *, esa_type: int = 255, can_generate: bool = False, esa_state: int = int(ESAState.kOnline),
+    def __init__(self, *, esa_type: int | str = 255, can_generate: bool = False, esa_state: int = int(ESAState.kOnline),
                  abs_min_power_mW: int = 0, abs_max_power_mW: int = 0,
-                 power_adjustments: list[Mapping[str, Any]] | None = None, features: int | None = None,
+                 power_adjustments: Sequence[Mapping[str, Any]] | None = None, features: int | None = None,
                  values: Mapping[str, Any] | None = None) -> None:
         super().__init__(features=features)
         if abs_max_power_mW < abs_min_power_mW:

@@ -11,6 +11,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.status import ClusterError, Status
 from clusters.values import Constraint
@@ -72,15 +73,15 @@ class FanControlServer(ClusterServer):
         return self.read("FanModeSequence") in SEQUENCES_WITH_AUTO
 
     # ----------------------------------------------------------------------------- writes
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
             raise ClusterError(Status.CONSTRAINT_ERROR,
                                f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
                                allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
-        if name == "SpeedSetting" and value is not None and value > self.read("SpeedMax"):
-            raise ClusterError(Status.CONSTRAINT_ERROR,
-                               f"FanControl.SpeedSetting={value} is above SpeedMax {self.read('SpeedMax')}",
-                               allowed={"min": 0, "max": self.read("SpeedMax")})
+        top = served_or_absent(self, "SpeedMax")
+        if name == "SpeedSetting" and isinstance(value, int) and value > top:
+            raise ClusterError(Status.CONSTRAINT_ERROR, f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
+                               allowed={"min": 0, "max": top})
         for setting, support in (("RockSetting", "RockSupport"), ("WindSetting", "WindSupport")):
             if name == setting and value & ~self.read(support):
                 raise ClusterError(Status.CONSTRAINT_ERROR,
@@ -106,12 +107,12 @@ class FanControlServer(ClusterServer):
         self.set("PercentCurrent", percent)
         self.set("FanMode", mode_for_percent(percent) if mode is None else mode)
         if self.multi_speed:
-            speed = math.ceil(percent * self.read("SpeedMax") / 100)
+            speed = math.ceil(percent * served_or_absent(self, "SpeedMax") / 100)
             self.set("SpeedSetting", speed)
             self.set("SpeedCurrent", speed)
 
     def set_speed(self, speed: int) -> None:
-        speed_max = self.read("SpeedMax")
+        speed_max = served_or_absent(self, "SpeedMax")
         self.set_percent(speed * 100 // speed_max)
         self.set("SpeedSetting", speed)
         self.set("SpeedCurrent", speed)
@@ -140,11 +141,12 @@ class FanControlServer(ClusterServer):
         self.set_percent(self._next(steps, self._current_percent(), direction, wrap))
 
     def _current_percent(self) -> int:
-        setting = self.read("PercentSetting")
-        return self.read("PercentCurrent") if setting is None else setting
+        setting: int | None = self.read("PercentSetting")
+        current: int = self.read("PercentCurrent") if setting is None else setting
+        return current
 
     def _step_speed(self, direction: int, wrap: bool, lowest_off: bool) -> None:
-        speeds = list(range(0 if lowest_off else 1, self.read("SpeedMax") + 1))
+        speeds = list(range(0 if lowest_off else 1, served_or_absent(self, "SpeedMax") + 1))
         current = self.read("SpeedSetting")
         current = self.read("SpeedCurrent") if current is None else current
         self.set_speed(self._next(speeds, current, direction, wrap))

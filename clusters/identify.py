@@ -44,7 +44,7 @@ class IdentifyServer(ClusterServer):
 
     @property
     def identifying(self) -> bool:
-        return self.read("IdentifyTime") > 0
+        return bool(self.read("IdentifyTime") > 0)
 
     # ----------------------------------------------------------------------------- identify
     def start_identify(self, seconds: int) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.channel import ChannelServer
 from clusters.media_playback import PLAYING
@@ -56,7 +57,7 @@ class KeypadInputServer(ClusterServer):
     revision = 1
     default_features = (int(KeypadFeature.kNavigationKeyCodes) | int(KeypadFeature.kLocationKeys)
                         | int(KeypadFeature.kNumberKeys))
-    defaults: dict[str, Any] = {}
+    defaults = {}
 
     def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
         args = dict(args or {})
@@ -96,7 +97,7 @@ class KeypadInputServer(ClusterServer):
                                                           "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0})
         if key in (int(Key.kMute), int(Key.kMuteFunction)):
             level = self.endpoint.find("LevelControl") if self.endpoint else None
-            minimum = level.read("MinLevel") if level is not None and level.has_attribute("MinLevel") else 0
+            minimum = served_or_absent(level, "MinLevel") if level is not None else 0
             return self._forward("LevelControl", "MoveToLevel", {"level": minimum, "transitionTime": 0,
                                                                  "optionsMask": 0, "optionsOverride": 0})
         if key in (int(Key.kChannelUp), int(Key.kChannelDown)):

@@ -73,7 +73,7 @@ class LaundryWasherControlsServer(ClusterServer):
             values.update(NumberOfRinses=1, SupportedRinses=[0, 1, 2, 3])
         return values
 
-    def validate_write(self, name: str, value: Any) -> Any:
+    def validate_write(self, name: str, value: object) -> Any:
         if name == "SpinSpeedCurrent" and isinstance(value, str) and self.has_attribute("SpinSpeeds"):
             # SimuHome also takes the speed's name; Matter's value is its index in SpinSpeeds.
             labels = [_normal(s) for s in self.read("SpinSpeeds")]
@@ -97,7 +97,7 @@ class LaundryWasherControlsServer(ClusterServer):
         if self.endpoint.find("LaundryWasherMode") is not None:
             self.endpoint.watch("LaundryWasherMode", "CurrentMode", self._on_mode_change)
 
-    def _on_mode_change(self, old: Any, new: Any) -> None:
+    def _on_mode_change(self, old: object, new: object) -> None:
         mode_server = self.endpoint.find("LaundryWasherMode") if self.endpoint is not None else None
         label = mode_server.label(new) if mode_server is not None and hasattr(mode_server, "label") else None
         if label is not None:
@@ -133,7 +133,7 @@ class LaundryDryerControlsServer(ClusterServer):
         if supported_levels is not None:
             self.restore("SupportedDrynessLevels", list(supported_levels))
 
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         if name == "SelectedDrynessLevel" and value is not None and value not in self.read("SupportedDrynessLevels"):
             raise ClusterError(Status.CONSTRAINT_ERROR,
                                f"LaundryDryerControls.SelectedDrynessLevel={value} is not a supported dryness level",

@@ -13,6 +13,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
 from clusters.status import ClusterError, Status
@@ -116,11 +117,11 @@ class LevelControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- state helpers
     @property
     def min_level(self) -> int:
-        return int(self.read("MinLevel"))
+        return served_or_absent(self, "MinLevel")
 
     @property
     def max_level(self) -> int:
-        return int(self.read("MaxLevel"))
+        return served_or_absent(self, "MaxLevel")
 
     def clamp(self, level: float) -> int:
         return int(min(self.max_level, max(self.min_level, level)))
@@ -128,7 +129,8 @@ class LevelControlServer(ClusterServer):
     def live_level(self) -> int | None:
         """The level right now, between stored updates too (rounded towards the start of a move)."""
         if self._ramp is None or self.runtime is None:
-            return self.read("CurrentLevel")
+            level: int | None = self.read("CurrentLevel")
+            return level
         ramp = self._ramp
         value = ramp.at(self.runtime.now())
         return int(math.floor(value + 1e-9) if ramp.target >= ramp.start else math.ceil(value - 1e-9))
@@ -153,7 +155,10 @@ class LevelControlServer(ClusterServer):
     def _drive_on_off(self, on: bool) -> None:
         if not self._coupled():
             return
-        sibling = self.endpoint.find("OnOff")  # type: ignore[union-attr]
+        # _coupled(): the endpoint exists and has an OnOff sibling.
+        assert self.endpoint is not None
+        sibling = self.endpoint.find("OnOff")
+        assert sibling is not None
         if bool(sibling.read("OnOff")) == on:
             return
         self._driving_on_off = True
@@ -346,7 +351,7 @@ class LevelControlServer(ClusterServer):
                                allowed={"min": self.min_level, "max": self.max_level, "null": True})
 
     # ----------------------------------------------------------------------------- On/Off coupling
-    def _on_switched(self, old: Any, new: Any) -> None:
+    def _on_switched(self, old: object, new: object) -> None:
         if self._driving_on_off or bool(old) == bool(new):
             return
         if new:

@@ -103,7 +103,7 @@ class ConcentrationSensor(NumericSensor):
         super().__init__(**kwargs)
 
     def initial_values(self) -> dict[str, Any]:
-        values = {"MeasurementMedium": MEDIUM_AIR}
+        values: dict[str, Any] = {"MeasurementMedium": MEDIUM_AIR}
         if self.has_feature(ConcentrationFeature.kNumericMeasurement):
             for name in ("MeasuredValue", "MinMeasuredValue", "MaxMeasuredValue", "Uncertainty", "MeasurementUnit"):
                 values[name] = self.defaults[name]

@@ -6,7 +6,7 @@ The TV's power dependency (commands refused while off) is handled at the device 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import chip.clusters.Objects as Objects
 
@@ -81,7 +81,8 @@ class MediaPlaybackServer(ClusterServer):
     # ----------------------------------------------------------------------------- public API
     @property
     def state(self) -> int:
-        return self.read("CurrentState")
+        state: int = self.read("CurrentState")
+        return state
 
     @property
     def speed(self) -> float:
@@ -155,7 +156,7 @@ class MediaPlaybackServer(ClusterServer):
     def _now(self) -> float:
         return self.runtime.now() if self.runtime is not None else 0.0
 
-    def _refuse(self, what: str, why: str, allowed: list[str]) -> None:
+    def _refuse(self, what: str, why: str, allowed: list[str]) -> NoReturn:
         message = f"MediaPlayback.{what}: {why} (CurrentState={self.state})"
         raise ClusterError(Status.INVALID_IN_STATE, message, allowed={"commands": allowed},
                            response={"status": int(PlaybackStatus.kInvalidStateForCommand), "data": message})

@@ -75,7 +75,7 @@ class MicrowaveOvenControlServer(ClusterServer):
     def _sibling(self, name: str) -> Any:
         return self.endpoint.find(name) if self.endpoint is not None else None
 
-    def _refuse_unless(self, ok: bool, status: Status, message: str, allowed: Any = None, code: str | None = None
+    def _refuse_unless(self, ok: bool, status: Status, message: str, allowed: object = None, code: str | None = None
                        ) -> None:
         if not ok:
             raise ClusterError(status, f"MicrowaveOvenControl: {message}", allowed=allowed, code=code)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import chip.clusters.Objects as Objects
 
@@ -152,7 +152,7 @@ class ChangeableModeServer(ModeServer):
     def after_change(self, old: int, new: int) -> None:
         """Hook: side effects of a mode change."""
 
-    def refuse(self, status_code: int, status: Status, message: str, *, code: str) -> None:
+    def refuse(self, status_code: int, status: Status, message: str, *, code: str) -> NoReturn:
         raise ClusterError(status, message, allowed={"modes": self.modes_summary()}, code=code,
                            response={"status": status_code, "statusText": message[:64]})
 

@@ -65,7 +65,7 @@ class OccupancySensingServer(ClusterServer):
         return values
 
     # ----------------------------------------------------------------------------- writes
-    def check_write(self, name: str, value: Any) -> None:
+    def check_write(self, name: str, value: object) -> None:
         if name in HOLD_TIME_NAMES:
             limits = self.read("HoldTimeLimits")
             low, high = limits["holdTimeMin"], limits["holdTimeMax"]
@@ -74,7 +74,7 @@ class OccupancySensingServer(ClusterServer):
                                    f"OccupancySensing.{name}={value} is outside HoldTimeLimits {low}..{high}",
                                    allowed={"min": low, "max": high})
 
-    def apply_write(self, name: str, value: Any) -> None:
+    def apply_write(self, name: str, value: object) -> None:
         if name in HOLD_TIME_NAMES:
             # The per-technology delays are older names of HoldTime: they always agree.
             self.set("HoldTime", value)

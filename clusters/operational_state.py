@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import chip.clusters.Objects as Objects
 
@@ -229,7 +229,7 @@ class CycleServer(ClusterServer):
         """Commands that would change something in the current state (for error hints)."""
         return []
 
-    def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> None:
+    def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> NoReturn:
         state = STATE_NAMES.get(self.state, str(self.state))
         raise ClusterError(
             Status.INVALID_IN_STATE, f"{self.cluster_name}: {reason} (OperationalState is {state})",
@@ -252,12 +252,12 @@ class CycleServer(ClusterServer):
             self.endpoint.watch("OnOff", "OnOff", self._on_power_change)
         self._resync()
 
-    def _on_power_change(self, old: Any, new: Any) -> None:
+    def _on_power_change(self, old: object, new: object) -> None:
         # Dead front: switching the appliance off ends the cycle.
         if not new and self.in_cycle:
             self.stop_cycle()
 
-    def restore(self, name: str, value: Any) -> None:
+    def restore(self, name: str, value: object) -> None:
         watched = name in ("OperationalState", "CountdownTime", "CurrentPhase")
         if watched and self.in_cycle:
             # A stored value overrides the cycle under way: keep its remaining time, drop its timers.

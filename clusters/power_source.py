@@ -81,6 +81,6 @@ class PowerSourceServer(ClusterServer):
         self.set("BatChargeLevel", int(level))
         self.set("BatReplacementNeeded", level == ChargeLevel.kCritical)
 
-    def set_status(self, status: int) -> None:
+    def set_status(self, status: int | str) -> None:
         """Supply appears / fails (scenario): Active, Standby, Unavailable …"""
         self.restore("Status", status)

@@ -14,13 +14,16 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import chip.clusters.Objects as Objects
 
 from clusters.base import ClusterServer, command
 from clusters.requester import LOCAL_FABRIC, current_requester
 from clusters.status import ClusterError, Status
+
+if TYPE_CHECKING:
+    from clusters.groups import GroupsServer
 
 Feature = Objects.ScenesManagement.Bitmaps.Feature
 COPY_ALL = int(Objects.ScenesManagement.Bitmaps.CopyModeBitmap.kCopyAllScenes)
@@ -75,7 +78,8 @@ class ScenesManagementServer(ClusterServer):
         return {s.cluster_id: s for s in self.endpoint.clusters.values() if s.scene_attributes and s is not self}
 
     def _capacity_per_fabric(self) -> int:
-        return max(1, (self.read("SceneTableSize") - 1) // 2 + 1)  # half the table (§1.4.8.2), at least one
+        size: int = self.read("SceneTableSize")
+        return max(1, (size - 1) // 2 + 1)  # half the table (§1.4.8.2), at least one
 
     def _scene_info(self) -> list[dict[str, Any]]:
         out = []
@@ -93,7 +97,7 @@ class ScenesManagementServer(ClusterServer):
         for listener in list(self.on_scenes):
             listener(self)
 
-    def _scene_attribute_changed(self, old: Any, new: Any) -> None:
+    def _scene_attribute_changed(self, old: object, new: object) -> None:
         if self.runtime is not None and self.runtime.now() <= self._recall_until:
             return
         invalidated = [state for state in self._fabrics.values() if state.valid]
@@ -138,7 +142,7 @@ class ScenesManagementServer(ClusterServer):
         fabric = current_requester().fabric_index
         if group_id == GLOBAL_GROUP:
             return fabric
-        groups = self.endpoint.find("Groups") if self.endpoint is not None else None
+        groups = cast("GroupsServer | None", self.endpoint.find("Groups") if self.endpoint is not None else None)
         if groups is None or not groups.is_member(fabric, group_id):
             raise self._refuse(Status.INVALID_COMMAND, f"this endpoint is not in group 0x{group_id:04x}", reply)
         return fabric

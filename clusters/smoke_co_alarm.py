@@ -96,7 +96,7 @@ class SmokeCoAlarmServer(ClusterServer):
         elif name == "ExpressedState" and value == NORMAL:
             self.emit_event("AllClear", {})
 
-    def restore(self, name: str, value: Any) -> None:
+    def restore(self, name: str, value: object) -> None:
         super().restore(name, value)
         if name in _CONDITIONS:
             self._express()
@@ -141,7 +141,7 @@ class SmokeCoAlarmServer(ClusterServer):
         self._express()
 
     # ----------------------------------------------------------------------------- helpers
-    def _set_condition(self, name: str, value: Any) -> None:
+    def _set_condition(self, name: str, value: object) -> None:
         if not self.has_attribute(name):
             raise ClusterError(Status.UNSUPPORTED_ATTRIBUTE, f"SmokeCoAlarm has no {name} with these features",
                                allowed=self.attribute_names())

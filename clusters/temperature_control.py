@@ -31,8 +31,10 @@ class TemperatureControlServer(ClusterServer):
 
     def __init__(self, *, min_temperature: int | None = None, max_temperature: int | None = None,
                  setpoint: int | None = None, step: int | None = None, levels: Sequence[str] | None = None,
-                 selected_level: int | None = None, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+                 selected_level: int | None = None, level_temperatures: Sequence[int] | None = None,
+                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+        # The temperature (centi-°C) each level stands for, where the device has one (a cook surface's Low/High).
+        self.level_temperatures = None if level_temperatures is None else tuple(level_temperatures)
         if features is None:  # infer the features from the options given
             numeric = any(v is not None for v in (min_temperature, max_temperature, setpoint, step))
             features = (TEMPERATURE_NUMBER if numeric or levels is None else 0) | (
@@ -51,6 +53,15 @@ class TemperatureControlServer(ClusterServer):
                 self.restore("TemperatureSetpoint", setpoint)
             if low >= high:
                 raise ValueError(f"TemperatureControl: MinTemperature {low} must be below MaxTemperature {high}")
+
+    def target_temperature(self) -> int | None:
+        """The temperature (centi-°C) the device aims at: its setpoint, or its selected level's temperature."""
+        if self.has_feature(TEMPERATURE_NUMBER):
+            return int(self.read("TemperatureSetpoint"))
+        level = self.read("SelectedTemperatureLevel") if self.has_feature(TEMPERATURE_LEVEL) else None
+        if self.level_temperatures is None or level is None or not 0 <= level < len(self.level_temperatures):
+            return None
+        return self.level_temperatures[level]
 
     def initial_values(self) -> dict[str, Any]:
         names: list[str] = []

@@ -11,6 +11,7 @@ from typing import Any
 
 import chip.clusters.Objects as Objects
 
+from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.status import ClusterError, Status
 from clusters.values import Constraint
@@ -117,8 +118,8 @@ class ThermostatServer(ClusterServer):
         return sorted(out)
 
     def _range(self, name: str) -> tuple[int, int]:
-        low, high = LIMITS[name]
-        return self.read(low), self.read(high)
+        low, high = LIMITS[name]  # a limit the thermostat does not serve is the specification's default
+        return served_or_absent(self, low), served_or_absent(self, high)
 
     def check_write(self, name: str, value: Any) -> None:
         if name in LIMITS:
@@ -166,21 +167,26 @@ class ThermostatServer(ClusterServer):
                                allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling),
                                                         (BOTH, heating and cooling)) if ok])
         delta = amount * 10  # Amount is in 0.1 °C
-        heat = self.read("OccupiedHeatingSetpoint") if heating else None
-        cool = self.read("OccupiedCoolingSetpoint") if cooling else None
+        heat: int | None = self.read("OccupiedHeatingSetpoint") if heating else None
+        cool: int | None = self.read("OccupiedCoolingSetpoint") if cooling else None
+        # The asserts state what `needs` above and deadband() guarantee, for the type checker.
         if mode in (HEAT, BOTH):
+            assert heat is not None
             heat = self._clamp("OccupiedHeatingSetpoint", heat + delta)
         if mode in (COOL, BOTH):
+            assert cool is not None
             cool = self._clamp("OccupiedCoolingSetpoint", cool + delta)
         band = self.deadband()
-        if band is not None and cool - heat < band:
-            # Matter: the other setpoint is pushed along, within its own limits
-            if mode == HEAT:
-                cool = self._clamp("OccupiedCoolingSetpoint", heat + band)
-                heat = min(heat, cool - band)
-            else:
-                heat = self._clamp("OccupiedHeatingSetpoint", cool - band)
-                cool = max(cool, heat + band)
+        if band is not None:
+            assert heat is not None and cool is not None  # a deadband needs both the Heating and Cooling features
+            if cool - heat < band:
+                # Matter: the other setpoint is pushed along, within its own limits
+                if mode == HEAT:
+                    cool = self._clamp("OccupiedCoolingSetpoint", heat + band)
+                    heat = min(heat, cool - band)
+                else:
+                    heat = self._clamp("OccupiedHeatingSetpoint", cool - band)
+                    cool = max(cool, heat + band)
         if heat is not None:
             self.set("OccupiedHeatingSetpoint", heat)
         if cool is not None:

@@ -49,7 +49,7 @@ class Constraint:
                                allowed={"min": self.minimum, "max": self.maximum})
 
 
-def enum_members(enum_type: type) -> dict[str, int]:
+def enum_members(enum_type: type[Any]) -> dict[str, int]:
     """Valid members of a chip enum, without the kUnknownEnumValue sentinel, names without 'k'."""
     return {
         (name[1:] if name.startswith("k") and name[1:2].isupper() else name): int(member)
@@ -58,7 +58,7 @@ def enum_members(enum_type: type) -> dict[str, int]:
     }
 
 
-def _integral(value: Any, what: str, status: Status) -> int:
+def _integral(value: object, what: str, status: Status) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ClusterError(status, f"{what} must be an integer, got {type(value).__name__} {value!r}")
     if isinstance(value, float):
@@ -68,7 +68,7 @@ def _integral(value: Any, what: str, status: Status) -> int:
     return value
 
 
-def coerce(value: Any, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
+def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.INVALID_DATA_TYPE) -> Any:
     """Return ``value`` normalised to ``info``'s type, or raise ``ClusterError(status)``.
 
     ``status`` is the Matter status for a wrong *type* (INVALID_DATA_TYPE for writes, INVALID_COMMAND

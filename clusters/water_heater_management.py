@@ -65,7 +65,7 @@ class WaterHeaterManagementServer(ClusterServer):
     # ----------------------------------------------------------------------------- public API
     @property
     def boost_active(self) -> bool:
-        return self.read("BoostState") == ACTIVE
+        return bool(self.read("BoostState") == ACTIVE)
 
     def set_tank_percentage(self, percent: float) -> None:
         """Physics / scenario: the tank's hot-water fraction changed (ends a running ramp)."""

@@ -181,7 +181,7 @@ class WindowCoveringServer(ClusterServer):
             self._halt_all()
         self.set("SafetyStatus", bits)
 
-    def restore(self, name: str, value: Any) -> None:
+    def restore(self, name: str, value: object) -> None:
         axes = {"CurrentPositionLiftPercent100ths": self._lift, "CurrentPositionTiltPercent100ths": self._tilt}
         axis = axes.get(name)
         if axis is None or name not in self._sources:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from datetime import date, datetime, time, timedelta
 
+DEFAULT_LATITUDE_DEG = 37.57  # Seoul, SimuHome's home: where the sun is unless a home says otherwise
 KNOT_S = 900  # 15 minutes: the curve's segments, and how often light sensors report a changed sky
 _YEAR_DAYS = 365.0
 _TILT_RAD = math.radians(23.44)

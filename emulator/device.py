@@ -11,7 +11,9 @@ from clusters import ClusterError, ClusterServer, Endpoint, server_class
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
+from emulator.clock import VirtualClock
 from emulator.errors import HomeError
+from emulator.role_behaviour import RoleBehaviour, attach_role_behaviour
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
 
@@ -25,6 +27,7 @@ class Device:
         self.endpoints: dict[int, Endpoint] = {}
         self._sinks: list[ChangeSink] = []
         self.view = DeviceView(self)  # what the fabric hands out
+        self.behaviour: list[RoleBehaviour] = []  # what its roles start once attached (emulator/role_behaviour.py)
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
         basic = server_class("BasicInformation")(values={
@@ -52,6 +55,8 @@ class Device:
     def attach(self, runtime: Runtime) -> None:
         for endpoint in self.endpoints.values():
             endpoint.attach(runtime)
+        if isinstance(runtime, VirtualClock):
+            self.behaviour = attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime)
 
     def add_sink(self, sink: ChangeSink) -> None:
         self._sinks.append(sink)

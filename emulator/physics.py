@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from clusters.temperature_control import TemperatureControlServer
 from emulator.clock import TICK_S, Timer, VirtualClock
-from emulator.daylight import KNOT_S, SunCurve, knot_start
+from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, SunCurve, knot_start
 from emulator.physics_model import (
     Process,
     Segment,
@@ -66,7 +67,7 @@ class PhysicsParams(BaseModel):
     # "constant": a room's daylight never changes (SimuHome); "sun": it follows the sun over the day and the year
     # at latitude_deg (emulator/daylight.py), a room's illuminance being its daylight at solar noon.
     daylight: Literal["constant", "sun"] = "constant"
-    latitude_deg: float = Field(default=37.57, ge=-90, le=90)
+    latitude_deg: float = Field(default=DEFAULT_LATITUDE_DEG, ge=-90, le=90)
     # "none": rooms drift toward their own baseline only (SimuHome); "daily": they also exchange heat with an
     # outdoor temperature that swings daily around outdoor_mean (coolest ~03:00, warmest ~15:00), held constant
     # over each 15-minute knot so every stretch stays closed-form.
@@ -403,7 +404,8 @@ class PhysicsEngine:
                 self._restart_compartment(device, ep, self.compartment_value(device, ep))
 
     def _restart_compartment(self, device: Device, ep: int, x0: float | None) -> None:
-        setpoint = device.value(ep, "TemperatureControl", "TemperatureSetpoint")
+        control = device.find(ep, "TemperatureControl")
+        setpoint = control.target_temperature() if isinstance(control, TemperatureControlServer) else None
         if setpoint is None:
             setpoint = device.value(ep, "Thermostat", "OccupiedHeatingSetpoint")
         active = _is_on(device, ep)

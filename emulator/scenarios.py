@@ -1,12 +1,22 @@
-"""Ready-made activity for demos and benchmarks: a busy day in a home, through the public API only."""
+"""Ready-made activity for demos and benchmarks: a busy day in a home, through the public API only; and the acts
+of the world that no Matter command performs — a button pressed, a vehicle plugged in, water where a detector
+sees it — each on one device, refused with a HomeError (state unchanged) when the device cannot do it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from clusters import ClusterError, ClusterServer
+from clusters.boolean_state import BooleanStateServer
+from clusters.energy_evse import EnergyEvseServer
+from clusters.switch import SwitchServer
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.workflows import WorkflowStep
+
+ServerT = TypeVar("ServerT", bound=ClusterServer)
+# Device types whose BooleanState reports water (StateValue true = water present).
+WATER_DETECTORS = ("water_leak_detector", "water_freeze_detector", "rain_sensor")
 
 # (device type, [(kind, endpoint, cluster, name, args-or-value)]) — what "a busy day" does to each type.
 _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
@@ -44,3 +54,51 @@ def start_typical_day(fabric: EmulatedHome) -> list[dict[str, Any]]:
                 continue  # e.g. already running: a busy day tolerates it
             done.append({"device_id": device.device_id, "kind": kind, "path": f"{endpoint}.{cluster}.{name}"})
     return done
+
+
+def press_button(home: EmulatedHome, device_id: str, presses: int = 1, *, long: bool = False,
+                 hold_s: float = 2.0) -> float:
+    """Press a button (a Generic Switch) ``presses`` times, or hold it ``hold_s`` seconds; its Switch events
+    follow in virtual time. Returns the seconds the sequence lasts."""
+    switch = _world_server(home, device_id, "Switch", SwitchServer, "a button (generic_switch)")
+    try:
+        return switch.press(presses, long=long, hold_s=hold_s)
+    except ClusterError as error:
+        raise HomeError.from_cluster(error, f"press_button {device_id!r}") from None
+
+
+def plug_in_vehicle(home: EmulatedHome, device_id: str, demand_kWh: float = 20.0) -> int:
+    """A vehicle wanting ``demand_kWh`` plugs into an EV charger; returns the new session's SessionID."""
+    evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
+    try:
+        return evse.plug_in(demand_kWh * 1_000_000)
+    except ClusterError as error:
+        raise HomeError.from_cluster(error, f"plug_in_vehicle {device_id!r}") from None
+
+
+def unplug_vehicle(home: EmulatedHome, device_id: str) -> None:
+    evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
+    try:
+        evse.unplug()
+    except ClusterError as error:
+        raise HomeError.from_cluster(error, f"unplug_vehicle {device_id!r}") from None
+
+
+def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:
+    """Water appears at (or leaves) a leak detector, freeze detector or rain sensor."""
+    device = home.device(device_id)
+    if device.device_type not in WATER_DETECTORS:
+        raise HomeError("WRONG_DEVICE_TYPE", f"sense_water: {device_id!r} is a {device.device_type}, not a water "
+                        "detector", allowed=list(WATER_DETECTORS))
+    detector = _world_server(home, device_id, "BooleanState", BooleanStateServer, "a water detector")
+    detector.set_state(present)
+
+
+def _world_server(home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str) -> ServerT:
+    device = home.device(device_id)
+    for endpoint in sorted(device.endpoints):
+        server = device.find(endpoint, cluster)
+        if isinstance(server, kind):
+            return server
+    raise HomeError("WRONG_DEVICE_TYPE", f"{device_id!r} is a {device.device_type}, not {what}",
+                    allowed={"cluster": cluster})

@@ -1,7 +1,10 @@
 """Fast-forward benchmark: 24 h of virtual time on the complex (135 devices) and stress (1,000) homes.
 
-Prints wall seconds and simulated seconds per wall second for each home, measured in one run.
-Target: complex 24 h in < 1 s on a 2-core machine. Usage: python perf/fast_forward.py [--json]
+Prints wall seconds and simulated seconds per wall second for each home, measured in one run; and, in the same
+run, the complex home again with one device of every catalogue type it lacks added (the device library of issue 22:
+solar, battery, EV charger, valve, pump, buttons …), each set going (a vehicle charging, the battery charging, the
+valve open, the pump on, a button pressed). Target: complex 24 h in < 1 s on a 2-core machine; the library's home
+within 2× the plain one. Usage: python perf/fast_forward.py [--json]
 """
 
 from __future__ import annotations
@@ -13,22 +16,50 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
+from emulator.home_config import DeviceConfig
 from emulator.home_generation.generator import generate_home
-from emulator.scenarios import start_typical_day
+from emulator.scenarios import plug_in_vehicle, press_button, start_typical_day
 
 DAY = 24 * 3600
 
 
-def measure(tier: str, seed: int = 7) -> dict[str, float | int | str]:
+def add_device_library(fabric: EmulatedHome) -> int:
+    """One device of every catalogue type the home lacks, over its rooms in turn, each set going. Returns how many."""
+    present = {d.device_type for d in fabric.devices()}
+    rooms = [r.room_id for r in fabric.rooms()]
+    missing = sorted(set(CATALOGUE) - present)
+    for index, type_name in enumerate(missing):
+        fabric.add_device(DeviceConfig(id=f"lib_{type_name}", type=type_name, room=rooms[index % len(rooms)]))
+    for device_id, endpoint, cluster, command, args in (
+            ("lib_evse", 1, "EnergyEvse", "EnableCharging", {"ChargingEnabledUntil": None,
+                                                             "MinimumChargeCurrent": 6000,
+                                                             "MaximumChargeCurrent": 16000}),
+            ("lib_battery_storage", 1, "DeviceEnergyManagement", "PowerAdjustRequest",
+             {"Power": 3_000_000, "Duration": 7200, "Cause": 0}),
+            ("lib_water_valve", 1, "ValveConfigurationAndControl", "Open", {"OpenDuration": 1800}),
+            ("lib_pump", 1, "OnOff", "On", {})):
+        if device_id in {d.device_id for d in fabric.devices()}:
+            fabric.invoke(device_id, endpoint, cluster, command, args)
+    if "lib_evse" in {d.device_id for d in fabric.devices()}:
+        plug_in_vehicle(fabric, "lib_evse", demand_kWh=30)
+    if "lib_generic_switch" in {d.device_id for d in fabric.devices()}:
+        press_button(fabric, "lib_generic_switch", 2)
+    return len(missing)
+
+
+def measure(tier: str, seed: int = 7, *, library: bool = False) -> dict[str, float | int | str]:
     started = time.perf_counter()
     fabric = EmulatedHome(generate_home(tier, seed))
+    added = add_device_library(fabric) if library else 0
     build_s = time.perf_counter() - started
     actions = start_typical_day(fabric)
     started = time.perf_counter()
     events = fabric.advance(DAY)
     wall = time.perf_counter() - started
-    return {"tier": tier, "devices": len(fabric.devices()), "rooms": len(fabric.rooms()), "actions": len(actions),
+    return {"tier": tier + ("+library" if library else ""), "library_devices": added,
+            "devices": len(fabric.devices()), "rooms": len(fabric.rooms()), "actions": len(actions),
             "build_s": round(build_s, 3), "wall_s": round(wall, 4), "events": events,
             "segments": fabric.physics.segment_count, "sim_s_per_wall_s": round(DAY / wall)}
 
@@ -65,7 +96,7 @@ def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> di
 
 
 def main() -> None:
-    results = [measure("complex"), measure("stress")]
+    results = [measure("complex"), measure("complex", library=True), measure("stress")]
     ratio = side_by_side()
     if "--json" in sys.argv:
         print(json.dumps({"fast_forward": results, "closed_form_vs_tick_stepping": ratio}, indent=2))

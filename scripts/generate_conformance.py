@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -69,14 +70,15 @@ def install_model(directory: Path) -> Path:
     return directory
 
 
-def evaluate(model_dir: Path, request: dict) -> dict:
+def evaluate(model_dir: Path, request: dict[str, Any]) -> dict[str, Any]:
     script = model_dir / EVALUATOR.name  # ESM resolves packages next to the script, not via NODE_PATH
     shutil.copyfile(EVALUATOR, script)
     done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True,
                           check=False)
     if done.returncode != 0:
         raise SystemExit(f"generate_conformance: the model evaluator failed:\n{done.stderr}")
-    return json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
 
 
 def main() -> int:

@@ -18,6 +18,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -27,7 +28,7 @@ HOME = FIXTURES / "matter_interview_home.json"
 DUMP = FIXTURES / "matter_interview_node.json"
 
 
-async def capture(work: Path) -> dict:
+async def capture(work: Path) -> dict[str, Any]:
     from tests.matter_bridge.live_env import LiveBridge, live_skip_reason, manual_code
 
     reason = live_skip_reason()

@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_INVENTORY = ROOT.parent / "shared" / "reference" / "simuhome-attribute-shapes.md"
@@ -31,9 +32,10 @@ def _number(text: str) -> int | float:
     return float(text) if any(c in text for c in ".eE") else int(text)
 
 
-def parse_inventory(text: str) -> dict:
-    table: dict = {"source": "simuhome-attribute-shapes.md", "key_counts": {}, "room_state": {}, "device_types": {}}
-    section: dict | None = None
+def parse_inventory(text: str) -> dict[str, Any]:
+    table: dict[str, Any] = {"source": "simuhome-attribute-shapes.md", "key_counts": {}, "room_state": {},
+                             "device_types": {}}
+    section: dict[str, Any] | None = None
     for line in text.splitlines():
         counts = _COUNTS.match(line.strip())
         if counts:
@@ -45,7 +47,7 @@ def parse_inventory(text: str) -> dict:
             if header["name"] == ROOM_STATE:
                 section = table["room_state"]
             else:
-                entry = {"devices": int(header["devices"]), "attributes": {}}
+                entry: dict[str, Any] = {"devices": int(header["devices"]), "attributes": {}}
                 table["device_types"][header["name"]] = entry
                 section = entry["attributes"]
             continue
@@ -56,7 +58,7 @@ def parse_inventory(text: str) -> dict:
         shapes = {m["shape"]: int(m["count"]) if m["count"] else n for m in _SHAPE.finditer(row["shapes"])}
         if not shapes or sum(shapes.values()) != n:
             raise ValueError(f"cannot read the shapes of {row['path']!r}: {row['shapes']!r} (n={n})")
-        item: dict = {"shapes": shapes, "n": n}
+        item: dict[str, Any] = {"shapes": shapes, "n": n}
         if row["range"].strip():
             low, high = row["range"].strip().split("..")
             item["min"], item["max"] = _number(low), _number(high)

@@ -134,7 +134,7 @@ class HomeEnv:
         raise KeyError(path)
 
     # ------------------------------------------------------------------------------ services
-    def _service(self, device_id: Any, locator: Any) -> tuple[Service, Port] | CallResult:
+    def _service(self, device_id: object, locator: object) -> tuple[Service, Port] | CallResult:
         if not isinstance(device_id, str) or device_id not in self.device_ids():
             return CallResult(False, "UNKNOWN_DEVICE", f"no device {device_id!r}")
         product = PRODUCTS[self.fabric.device(device_id).device_type]
@@ -158,7 +158,7 @@ class HomeEnv:
         service, port = found
         return dict(service.offered(port)) if service.offered else {}
 
-    def plan(self, device_id: Any, locator: Any, arguments: Any) -> list[WorkflowStep] | CallResult:
+    def plan(self, device_id: object, locator: object, arguments: object) -> list[WorkflowStep] | CallResult:
         """The cluster steps a call would run, or the refusal (nothing is changed either way)."""
         found = self._service(device_id, locator)
         if isinstance(found, CallResult):

@@ -40,11 +40,13 @@ class Param:
                 out[key] = list(value) if isinstance(value, tuple) else value
         return out
 
-    def problem(self, value: Any) -> tuple[str, str] | None:
+    def problem(self, value: object) -> tuple[str, str] | None:
         """(code, sentence) when ``value`` breaks this schema, else None."""
         if value is None:
             return "NONE_VALUE", f"{self.name} is None; give a {self.type}"
-        wanted = {"int": int, "float": (int, float), "bool": bool, "str": str, "enum": str}[self.type]
+        kinds: dict[str, type[Any] | tuple[type[Any], ...]] = {"int": int, "float": (int, float), "bool": bool,
+                                                               "str": str, "enum": str}
+        wanted = kinds[self.type]
         if (isinstance(value, bool) and self.type != "bool") or not isinstance(value, wanted) or (
                 isinstance(value, float) and not math.isfinite(value)):
             return "WRONG_TYPE", f"{self.name}={value!r} is a {type(value).__name__}, expected {self.type}"
@@ -69,7 +71,7 @@ class Port:
     def invoke(self, cluster: str, command: str, args: Mapping[str, Any] | None = None) -> WorkflowStep:
         return WorkflowStep("invoke", self.device_id, self.endpoint, cluster, command, dict(args or {}))
 
-    def write(self, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+    def write(self, cluster: str, attribute: str, value: object) -> WorkflowStep:
         return WorkflowStep("write", self.device_id, self.endpoint, cluster, attribute, value=value)
 
 
@@ -225,7 +227,7 @@ POSITION = Param("position", "int", "How far open (0 closed, 100 fully open).", 
 
 
 def _cover_position(p: Port) -> int:
-    target = p.read("WindowCovering", "TargetPositionLiftPercent100ths")
+    target: int | None = p.read("WindowCovering", "TargetPositionLiftPercent100ths")
     if target is None:
         target = p.read("WindowCovering", "CurrentPositionLiftPercent100ths") or 0
     return 100 - round(target / 100)
@@ -330,7 +332,7 @@ BOOST_DURATION_S = 3600  # start_heating's boost: the tank reaches the target qu
 WATER_HEATER_LIMITS = (30, 80)  # °C: the catalogue's heat_limits (Min/MaxHeatSetpointLimit), checked by a test
 
 
-def _by_value(table: Mapping[str, int], value: Any, default: str) -> str:
+def _by_value(table: Mapping[str, int], value: object, default: str) -> str:
     return next((k for k, v in table.items() if v == value), default)
 
 

@@ -81,6 +81,7 @@ def to_spec(env: HomeEnv, rule: SmhAutomation) -> AutomationSpec:
         if isinstance(steps, CallResult):
             raise RuleError(steps.code, f"action {index}: {steps.message}")
         actions += [ActionStep.from_workflow_step(step).model_dump() for step in steps]
+    # A rule without time_cron has its state trigger (validated by the rule model): the ignore.
     data = {"name": rule.name or "rule",
             "trigger": {"kind": "time", "cron": trigger.time_cron} if trigger.time_cron is not None else
             {"kind": "state", "condition": _condition(env, trigger.state)},  # type: ignore[arg-type]

@@ -71,7 +71,7 @@ class SmhToolBox(ToolSet):
     def schemas(self, style: str = "openai") -> list[dict[str, Any]]:
         return [self.tools[name].schema("openai" if style == "openai" else "mcp") for name in self.names()]
 
-    def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
+    def call(self, name: str, arguments: object = None) -> dict[str, Any]:
         if len(self.log) >= self.budget:
             self.exhausted = True
             envelope = fail("BUDGET_EXCEEDED", f"the interaction budget of {self.budget} tool calls is spent")
@@ -80,7 +80,7 @@ class SmhToolBox(ToolSet):
         self.log.append({"tool": name, "arguments": arguments, "code": (envelope["error"] or {}).get("type", "OK")})
         return envelope
 
-    def _call(self, name: str, arguments: Any) -> dict[str, Any]:
+    def _call(self, name: str, arguments: object) -> dict[str, Any]:
         if name not in self.names():
             return fail("UNKNOWN_TOOL", f"no tool {name!r}; tools: {self.names()}")
         try:
@@ -90,7 +90,8 @@ class SmhToolBox(ToolSet):
             code = "MISSING_PARAMETERS" if first["type"] == "missing" else "INVALID_PARAMETERS"
             where = ".".join(str(p) for p in first["loc"])
             return fail(code, f"{name}: {where}: {first['msg']}")
-        return getattr(self, self.tools[name].method)(args)
+        envelope: dict[str, Any] = getattr(self, self.tools[name].method)(args)
+        return envelope
 
     def _select(self, args: QueryArgs) -> list[str]:
         out = []

@@ -1,4 +1,9 @@
-"""qt1 — state inquiry: room conditions and read-only device attributes (infeasible: the device is gone)."""
+"""qt1 — state inquiry: room conditions and read-only device attributes (infeasible: the device is gone).
+
+Only what the home answers is asked: a room variable its ``room_state`` gives for that room (the emulated home
+reads every room itself, as SimuHome's get_room_states does; a live Matter home only the variables a measurement
+cluster in the room serves, and nothing for a room without one).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from benchmark.generation.episode_layout import (
 from benchmark.generation.grammar import device_ref, finish, join, pick, room_name
 from benchmark.generation.homes import build_home, home_config
 from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
+from emulator.home_api import HomeAPI
 from emulator.home_generation.seeds import sub_seed
 from emulator.simuhome.paths import simuhome_path
 
@@ -62,6 +69,15 @@ def display_value(variable: str, value: float) -> float:
     return round(value / 100, 2) if variable in ("temperature", "humidity") else round(value, 2)
 
 
+def answerable_variables(home: HomeAPI, room_id: str) -> tuple[str, ...]:
+    """The room variables ``home`` answers for ``room_id`` (in ROOM_STATES order); none when it refuses."""
+    try:
+        state = home.room_state(room_id)
+    except HomeError:
+        return ()
+    return tuple(variable for variable in ROOM_STATES if state.get(variable) is not None)
+
+
 def askable(fabric: EmulatedHome, device_id: str) -> list[str]:
     """Question paths that exist on the device and are read-only (so their value is the agent's to read)."""
     device = fabric.device(device_id)
@@ -103,11 +119,17 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
         actions.append(room_devices_action(device.room_id))
         clauses.append(pick(rng, DEVICE_QUESTIONS[path], {"dev": ref, "room": room_name(device.room_id)}))
         mentions.add(rooms=[room_name(device.room_id)], devices=[ref])
-    state_rooms = rng.sample(rooms, n_state) if n_state else []
-    if n_state and targets and rng.random() < 0.5:
+    answerable = {room_id: answerable_variables(fabric, room_id) for room_id in rooms}
+    sensed_rooms = [room_id for room_id in rooms if answerable[room_id]]
+    if len(sensed_rooms) < n_state:
+        raise GenerationFailed(f"the home answers room states for {len(sensed_rooms)} room(s), {n_state} asked")
+    state_rooms = rng.sample(sensed_rooms, n_state) if n_state else []
+    if n_state and targets and rng.random() < 0.5 and answerable[probe.device(targets[0][0]).room_id]:
         state_rooms[0] = probe.device(targets[0][0]).room_id  # ask about the device's own room
     variables = rng.sample(ROOM_STATES, n_state)
     for room_id, variable in zip(state_rooms, variables, strict=True):
+        if variable not in answerable[room_id]:
+            raise GenerationFailed(f"the home does not answer the {variable} of {room_id}")
         value = fabric.room_state(room_id)[variable]
         goals.append({"variant": "room_state", "room_id": room_id, "room_state": variable,
                       "current_value": display_value(variable, value), "unit": UNITS[variable]})

@@ -2,7 +2,8 @@
 EmulatedHome steps that achieve it (used to verify every goal by simulation, and as the oracle's witness).
 
 Assert paths and values are in SimuHome's spelling (``1.RVCRunMode.CurrentMode``), steps in ours.
-A template never proposes a value the device is already at, and values stay inside the device limits.
+A template never proposes a value the device is already at, and values stay inside the device limits: the ones it
+serves, else the Matter specification's values for absent ones (``clusters.absent_attributes``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchmark.generation.episode_layout import GenerationFailed
+from clusters.absent_attributes import device_rule
 from clusters.cycle_programs import DISHWASHER_PROGRAM, LAUNDRY_DRYER_PROGRAM, LAUNDRY_WASHER_PROGRAM, RVC_PROGRAM
 from emulator.home_api import HomeAPI
 from emulator.simuhome.paths import our_path, simuhome_path
@@ -100,7 +103,16 @@ def _fan_percent(attrs: Mapping[str, Any], rng: random.Random, on: bool) -> Vari
 
 def _pick(rng: random.Random, values: range | list[int], avoid: Any) -> int:
     choices = [v for v in values if v != avoid]
+    if not choices:  # the device's limits leave no value to ask for: another home is drawn
+        raise GenerationFailed(f"no value other than {avoid!r} inside the device's limits")
     return rng.choice(choices)
+
+
+def _inside(values: range, attrs: Mapping[str, Any], endpoint: int, cluster: str, low: str,
+            high: str) -> list[int]:
+    """The candidate ``values`` inside the device's ``low``..``high`` rule attributes (served or absent)."""
+    bottom, top = device_rule(attrs, endpoint, cluster, low), device_rule(attrs, endpoint, cluster, high)
+    return [v for v in values if (bottom is None or v >= bottom) and (top is None or v <= top)]
 
 
 def _mode_label(attrs: Mapping[str, Any], cluster: str, mode: int) -> str:
@@ -126,7 +138,8 @@ def _on_off_light(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]
 def _dimmable(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     on = bool(attrs.get("1.OnOff.OnOff"))
     current = attrs.get("1.LevelControl.CurrentLevel") if on else None
-    level = _pick(rng, range(30, 255, 10), current)
+    levels = _inside(range(30, 255, 10), attrs, 1, "LevelControl", "MinLevel", "MaxLevel")
+    level = _pick(rng, levels, current)
     out = [Variant("on_level", {"level": level},
                    (_power(True), _assert("1.LevelControl.CurrentLevel", level, "integer",
                                           f"brightness level {level} of 254")),
@@ -149,7 +162,8 @@ def _air_conditioner(attrs: Mapping[str, Any], rng: random.Random) -> list[Varia
     heat = attrs.get("1.Thermostat.OccupiedHeatingSetpoint") or 2000
     cool_now = attrs.get("1.Thermostat.OccupiedCoolingSetpoint")
     mode = attrs.get("1.Thermostat.SystemMode")
-    cool = _pick(rng, [v for v in range(1800, 2701, 50) if v >= heat + 50], cool_now if mode == 3 and on else None)
+    cools = _inside(range(1800, 2701, 50), attrs, 1, "Thermostat", "MinCoolSetpointLimit", "MaxCoolSetpointLimit")
+    cool = _pick(rng, [v for v in cools if v >= heat + 50], cool_now if mode == 3 and on else None)
     fan = _fan_percent(attrs, rng, on)  # drawn after the setpoint: the same seed gives the same episode
     out = [
         Variant("cool_to", {"celsius": cool / 100},
@@ -169,7 +183,8 @@ def _heat_pump(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     cool = attrs.get("4.Thermostat.OccupiedCoolingSetpoint") or 2600
     mode = attrs.get("4.Thermostat.SystemMode")
     heat_now = attrs.get("4.Thermostat.OccupiedHeatingSetpoint") if mode == 4 else None
-    heat = _pick(rng, [v for v in range(1800, 2501, 50) if v <= cool - 50], heat_now)
+    heats = _inside(range(1800, 2501, 50), attrs, 4, "Thermostat", "MinHeatSetpointLimit", "MaxHeatSetpointLimit")
+    heat = _pick(rng, [v for v in heats if v <= cool - 50], heat_now)
     out = [Variant("heat_to", {"celsius": heat / 100},
                    (_assert("4.Thermostat.SystemMode", 4, "enum", "heat mode"),
                     _assert("4.Thermostat.OccupiedHeatingSetpoint", heat, "temperature_c_centi",
@@ -184,7 +199,8 @@ def _heat_pump(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
 
 def _tv(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     on = bool(attrs.get("1.OnOff.OnOff"))
-    volume = _pick(rng, range(10, 61, 5), attrs.get("1.LevelControl.CurrentLevel") if on else None)
+    volumes = _inside(range(10, 61, 5), attrs, 1, "LevelControl", "MinLevel", "MaxLevel")
+    volume = _pick(rng, volumes, attrs.get("1.LevelControl.CurrentLevel") if on else None)
     out = [Variant("volume", {"level": volume},
                    (_power(True), _assert("1.LevelControl.CurrentLevel", volume, "integer", f"volume {volume}")),
                    (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": volume})))]

@@ -5,6 +5,9 @@ Shared by the oracle agent (which runs the steps through the agent tools) and th
 (which applies them to a copy of the home), so neither imports the other. Steps are ``WorkflowStep``s with
 chip cluster names; every device rule planned around is read from the device's own attributes (setpoint
 limits, the deadband, MaxLevel, the RVC's Idle / Cleaning modes by their mode tags), never from constants.
+Only attributes the device serves count (its AttributeList, global attribute 0xFFFB, where the state has one);
+an optional rule attribute it leaves out is what the Matter specification takes it as
+(``clusters.absent_attributes``), never the value it is being planned toward.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import values_equal
+from clusters.absent_attributes import device_rule, served
 from emulator.simuhome.values import SIMUHOME_CLUSTER_TO_CHIP, our_key
 from emulator.workflows import WorkflowStep
 
@@ -57,7 +61,12 @@ class DevicePlan:
         return self.state.get(f"{endpoint}.{cluster}.{attribute}", default)
 
     def has(self, endpoint: int, cluster: str, attribute: str) -> bool:
-        return f"{endpoint}.{cluster}.{attribute}" in self.state
+        """Whether the device serves the attribute (read, and in its AttributeList where the state has one)."""
+        return served(self.state, endpoint, cluster, attribute)
+
+    def rule(self, endpoint: int, cluster: str, attribute: str) -> int | None:
+        """A device rule: the served value, else the specification's value for an absent one."""
+        return device_rule(self.state, endpoint, cluster, attribute)
 
     def plan(self, asserts: list[Any]) -> list[WorkflowStep]:
         wanted: dict[tuple[int, str, str], Any] = {}
@@ -103,17 +112,15 @@ class DevicePlan:
 
     def thermostat_limits(self, endpoint: int) -> tuple[tuple[int, int], tuple[int, int], int]:
         """The device's own rules: heating and cooling setpoint ranges (Min/Max*SetpointLimit, else the
-        Abs* limits) and the deadband (MinSetpointDeadBand in 0.1 °C, present on AutoMode thermostats)."""
-        def limit(name: str, absolute: str, default: int | None) -> int | None:
-            return self.get(endpoint, "Thermostat", name, self.get(endpoint, "Thermostat", absolute, default))
+        Abs* limits, else the specification's defaults) and the deadband (MinSetpointDeadBand in 0.1 °C, served
+        by AutoMode thermostats; none served, none enforced)."""
+        def limit(name: str) -> int:
+            return self.rule(endpoint, "Thermostat", name) or 0  # every setpoint limit has a spec default
 
-        heat_now = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
-        cool_now = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
-        heat = (limit("MinHeatSetpointLimit", "AbsMinHeatSetpointLimit", heat_now),
-                limit("MaxHeatSetpointLimit", "AbsMaxHeatSetpointLimit", heat_now))
-        cool = (limit("MinCoolSetpointLimit", "AbsMinCoolSetpointLimit", cool_now),
-                limit("MaxCoolSetpointLimit", "AbsMaxCoolSetpointLimit", cool_now))
-        band = self.get(endpoint, "Thermostat", "MinSetpointDeadBand")
+        heat = (limit("MinHeatSetpointLimit"), limit("MaxHeatSetpointLimit"))
+        cool = (limit("MinCoolSetpointLimit"), limit("MaxCoolSetpointLimit"))
+        band = self.get(endpoint, "Thermostat", "MinSetpointDeadBand") \
+            if self.has(endpoint, "Thermostat", "MinSetpointDeadBand") else None
         return heat, cool, int(band) * 10 if band is not None else 0
 
     def setpoint_steps(self, endpoint: int, heat: int | None, cool: int | None) -> list[WorkflowStep]:
@@ -124,10 +131,12 @@ class DevicePlan:
         cool = cool if self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint") else None  # or heating-only one
         current_heat = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
         current_cool = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
-        if heat is not None and heat_low is not None and heat_high is not None:
-            heat = max(heat_low, min(heat, heat_high, cool_high - band if cool_high is not None else heat))
-        if cool is not None and cool_low is not None and cool_high is not None:
-            cool = min(cool_high, max(cool, cool_low, heat_low + band if heat_low is not None else cool))
+        cooling, heating = self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint"), \
+            self.has(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
+        if heat is not None:
+            heat = max(heat_low, min(heat, heat_high, cool_high - band if cooling else heat))
+        if cool is not None:
+            cool = min(cool_high, max(cool, cool_low, heat_low + band if heating else cool))
         if heat is not None and cool is not None and cool < heat + band:
             cool = heat + band  # asked for both but closer than the deadband: the heating setpoint wins
         if heat is not None and cool is None and current_cool is not None and heat > current_cool - band:
@@ -252,7 +261,7 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
         if not up:
             return power(False)
         steps = power(True)
-        top = plan.get(endpoint, "LevelControl", "MaxLevel", 254)  # 254 is Matter's default MaxLevel
+        top = plan.rule(endpoint, "LevelControl", "MaxLevel")
         if plan.has(endpoint, "LevelControl", "CurrentLevel") and plan.get(endpoint, "LevelControl",
                                                                             "CurrentLevel") != top:
             steps.append(command(d, endpoint, "LevelControl", "MoveToLevel", {"Level": top}))

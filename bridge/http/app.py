@@ -45,7 +45,7 @@ def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, toke
     """
     hub = EventHub(fabric)
     history = EnvironmentHistory(fabric, hub.publish, interval_s=history_interval_s, capacity=history_capacity)
-    guard_options = {"allowed_origins": list(allowed_origins), "max_body_bytes": max_body_bytes}
+    origins = list(allowed_origins)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -64,7 +64,7 @@ def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, toke
                               "runs under `homefabric http` and `serve`). Events: WebSocket /ws/events.")
     app.state.ctx = ApiContext(fabric, pacer, hub, history)
     install_error_handlers(app)
-    errors = {status: {"model": ErrorBody, "description": text} for status, text in (
+    errors: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody, "description": text} for status, text in (
         (400, "refused: invalid value (the fabric's code, message and allowed values)"), (404, "not found"),
         (409, "refused in the current state"), (422, "invalid request: every field named"))}
     for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router, events_ws.router,
@@ -74,8 +74,9 @@ def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, toke
     served = HotRoutes(app, fabric)  # read/invoke without FastAPI's per-request routing (same answers)
     if token:
         _document_bearer(app)
-        return _Guarded(OriginGuard(BearerTokenGuard(served, token), **guard_options), app)
-    return _Guarded(OriginGuard(served, **guard_options), app)
+        return _Guarded(OriginGuard(BearerTokenGuard(served, token), allowed_origins=origins,
+                                    max_body_bytes=max_body_bytes), app)
+    return _Guarded(OriginGuard(served, allowed_origins=origins, max_body_bytes=max_body_bytes), app)
 
 
 class _Guarded:
@@ -121,4 +122,4 @@ def _document_bearer(app: FastAPI) -> None:
             app.openapi_schema = schema
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the schema

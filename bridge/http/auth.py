@@ -33,7 +33,8 @@ class BearerTokenGuard:
         return path in self._public or path.startswith(self._prefixes)
 
     def _supplied(self, scope: Scope) -> str | None:
-        for name, value in scope.get("headers", []):
+        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+        for name, value in headers:
             if name == b"authorization":
                 scheme, _, credentials = value.decode("latin-1").partition(" ")
                 if scheme.lower() == "bearer":

@@ -139,7 +139,8 @@ def _plain_args(scope: Scope, body: bytes) -> dict[str, Any] | None:
 
 
 def _content_type(scope: Scope) -> str:
-    for name, value in scope.get("headers", ()):
+    headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+    for name, value in headers:
         if name == b"content-type":
             return value.decode("latin-1").split(";", 1)[0].strip().lower()
     return ""

@@ -16,7 +16,8 @@ workflow_router = APIRouter(prefix="/api/workflows", tags=["workflows"])
 
 
 def ctx(request: Request) -> ApiContext:
-    return request.app.state.ctx
+    context: ApiContext = request.app.state.ctx
+    return context
 
 
 def _pacer(context: ApiContext) -> Any:

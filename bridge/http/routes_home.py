@@ -32,7 +32,8 @@ CommandPath = Annotated[str, Path(pattern=NAME_PATTERN, max_length=MAX_NAME_LENG
 
 
 def ctx(request: Request) -> ApiContext:
-    return request.app.state.ctx
+    context: ApiContext = request.app.state.ctx
+    return context
 
 
 @router.get("/home", response_model=HomeOut, summary="The whole home for a dashboard: rooms, devices, live state")

@@ -16,7 +16,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import aiomqtt
@@ -24,7 +24,7 @@ import aiomqtt
 from bridge.mqtt.commands import CommandError, plan
 from bridge.mqtt.discovery import device_config
 from bridge.mqtt.entities import Entity, entities_for
-from bridge.mqtt.state import entity_state
+from bridge.mqtt.state import entity_state, event_payload
 from bridge.mqtt.topics import CommandRoute, Topics, topic_segment
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -67,6 +67,8 @@ class MqttBridge:
         self._task: asyncio.Task[None] | None = None
         self._unsubscribe: Any = None
         self._handoff = LoopHandoff()
+        self._events_out: list[tuple[str, str]] = []  # (state topic, payload) of event entities, not retained
+        self._event_stops: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------------------ lifecycle
     async def __aenter__(self) -> MqttBridge:
@@ -91,6 +93,9 @@ class MqttBridge:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        for stop_listening in self._event_stops:
+            stop_listening()
+        self._event_stops.clear()
         client = self._client
         if client is not None:  # a clean goodbye: the will is only for unclean ones
             with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
@@ -118,11 +123,23 @@ class MqttBridge:
             return False
         self._entities[device_id] = entities_for(device)
         self._by_segment[topic_segment(device_id)] = device_id
+        for entity in self._entities[device_id]:
+            server = device.find(entity.endpoint, entity.cluster or "") if entity.kind == "event" else None
+            if server is not None:
+                topic = self.topics.state(device_id, entity.key)
+                self._event_stops.append(server.add_event_listener(
+                    lambda _server, name, fields, _priority, topic=topic: self._handoff.call(
+                        self._queue_event, topic, json.dumps(event_payload(name, fields), sort_keys=True))))
         return True
 
     def _on_event(self, event: AttributeEvent) -> None:
         # Called inside the fabric's lock, possibly from another thread: only note the device.
         self._handoff.call(self._mark, event.device_id)
+
+    def _queue_event(self, topic: str, payload: str) -> None:
+        if self.connected:  # an event is of its moment: none are kept for a broker that is away
+            self._events_out.append((topic, payload))
+            self._wake.set()
 
     def _mark(self, device_id: str) -> None:
         self._dirty.add(device_id)
@@ -179,7 +196,7 @@ class MqttBridge:
         """Availability, every discovery config and every state, retained."""
         await client.publish(self.topics.availability, ONLINE, qos=1, retain=True)
         configs = []
-        for device_id in list(self._entities):
+        for device_id in [d for d, entities in self._entities.items() if entities]:  # HA needs ≥ 1 component
             try:
                 device = self.fabric.device(device_id)
             except HomeError:  # removed from the home since
@@ -213,7 +230,7 @@ class MqttBridge:
                 await asyncio.sleep(self.coalesce_s)  # let a burst of attribute changes settle
             self._wake.clear()
             dirty, self._dirty = self._dirty, set()
-            fresh = [d for d in dirty if d not in self._entities and self._add_device(d)]
+            fresh = [d for d in dirty if d not in self._entities and self._add_device(d) and self._entities[d]]
             if fresh:  # a device added to the home after we started
                 await self._publish_many(client, [
                     (self.topics.discovery(d), json.dumps(device_config(
@@ -226,6 +243,9 @@ class MqttBridge:
                 for topic, _ in messages:  # not sent: make sure the next announcement sends them
                     self._published.pop(topic, None)
                 raise
+            events, self._events_out = self._events_out, []
+            for topic, payload in events:  # in order, one message per event
+                await client.publish(topic, payload, qos=1, retain=False)
 
     # ------------------------------------------------------------------------------ receiving
     async def _receive(self, client: aiomqtt.Client) -> None:

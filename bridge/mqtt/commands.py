@@ -44,7 +44,7 @@ MAX_PAYLOAD = 4096
 class CommandError(Exception):
     """A command payload that cannot be carried out as given (nothing was changed)."""
 
-    def __init__(self, code: str, message: str, *, field: str | None = None, allowed: Any = None,
+    def __init__(self, code: str, message: str, *, field: str | None = None, allowed: object = None,
                  errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.code = code
@@ -121,6 +121,10 @@ class CoverPayload(_Strict):
     value: Literal["OPEN", "CLOSE", "STOP"]
 
 
+class ValvePayload(_Strict):
+    value: Literal["OPEN", "CLOSE"]
+
+
 class LockPayload(_Strict):
     action: Literal["LOCK", "UNLOCK"]
     code: str | None = Field(None, pattern=r"^\d{4,8}$")
@@ -134,7 +138,7 @@ _LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": 
                   "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}", "transition": "seconds >= 0"}
 
 
-def _parse(model: type[BaseModel], data: Any, allowed: Any) -> Any:
+def _parse(model: type[BaseModel], data: object, allowed: object) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as error:
@@ -146,11 +150,11 @@ def _parse(model: type[BaseModel], data: Any, allowed: Any) -> Any:
                            field=first["field"], allowed=allowed, errors=problems) from None
 
 
-def _plain(text: str, model: type[BaseModel], allowed: Any) -> Any:
+def _plain(text: str, model: type[BaseModel], allowed: object) -> Any:
     return _parse(model, {"value": text.strip()}, allowed)
 
 
-def _json_object(text: str, allowed: Any) -> dict[str, Any]:
+def _json_object(text: str, allowed: object) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
@@ -173,14 +177,14 @@ def _invoke(entity: Entity, cluster: str, command: str, **args: Any) -> Workflow
     return WorkflowStep.invoke(entity.device_id, entity.endpoint, cluster, command, args)
 
 
-def _write(entity: Entity, cluster: str, attribute: str, value: Any) -> WorkflowStep:
+def _write(entity: Entity, cluster: str, attribute: str, value: object) -> WorkflowStep:
     return WorkflowStep.write(entity.device_id, entity.endpoint, cluster, attribute, value)
 
 
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
     "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
+    "select": (None,), "valve": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
     "water_heater": ("mode", "temperature"),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
@@ -194,7 +198,7 @@ ACCEPTS: dict[tuple[str, str | None], Any] = {
     ("number", None): "a number within the entity's min..max",
     ("vacuum", None): ["start", "pause", "stop", "return_to_base"],
     ("water_heater", "mode"): ["off", "electric"], ("water_heater", "temperature"): "°C",
-    ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("cover", None): ["OPEN", "CLOSE", "STOP"], ("valve", None): ["OPEN", "CLOSE"],
     ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
     ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
     ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
@@ -351,6 +355,11 @@ def _plan_cover(fabric: EmulatedHome, entity: Entity, field_name: str | None, te
                     liftPercent100thsValue=ha_to_matter_position(position))]
 
 
+def _plan_valve(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
+    word = _plain(text, ValvePayload, ["OPEN", "CLOSE"]).value
+    return [_invoke(entity, "ValveConfigurationAndControl", "Open" if word == "OPEN" else "Close")]
+
+
 def _plan_lock(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     allowed = ["LOCK", "UNLOCK", '{"action": "LOCK"|"UNLOCK", "code": "<4-8 digits>"}']
     stripped = text.strip()
@@ -414,7 +423,8 @@ RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode mode tags
 
 def _rvc_mode(fabric: EmulatedHome, entity: Entity, tag: int) -> int:
     modes = fabric.read(entity.device_id, entity.endpoint, "RvcRunMode", "SupportedModes")
-    return next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    mode: int = next(m["mode"] for m in modes if any(t["value"] == tag for t in m["modeTags"]))
+    return mode
 
 
 def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
@@ -432,5 +442,6 @@ def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
 
 
 _PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
-             "cover": _plan_cover, "lock": _plan_lock, "button": _plan_button, "select": _plan_select,
+             "cover": _plan_cover, "valve": _plan_valve, "lock": _plan_lock, "button": _plan_button,
+             "select": _plan_select,
              "number": _plan_number, "vacuum": _plan_vacuum, "water_heater": _plan_water_heater}

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from bridge.mqtt.entities import Entity
 from bridge.mqtt.state import AIR_QUALITY_NAMES, fan_modes, ha_modes, mireds_to_kelvin
 from bridge.mqtt.topics import Topics
 from emulator.device import DeviceView
 from emulator.emulated_home import EmulatedHome
+
+if TYPE_CHECKING:
+    from clusters.thermostat import ThermostatServer
 
 ORIGIN_NAME = "homefabric"
 TEMP_STEP = 0.5
@@ -102,7 +105,7 @@ def _light(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     return config
 
 
-def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int, int]:
+def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int | None, int | None]:
     """The light's physical range in kelvin (the warmest end has the most mireds)."""
     warmest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMaxMireds")
     coolest = _read(fabric, entity, "ColorControl", "ColorTempPhysicalMinMireds")
@@ -134,7 +137,7 @@ def temperature_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, flo
 
 def climate_modes(fabric: EmulatedHome, entity: Entity) -> list[str]:
     device = fabric.device(entity.device_id)
-    thermostat = device.cluster(entity.endpoint, "Thermostat")
+    thermostat = cast("ThermostatServer", device.cluster(entity.endpoint, "Thermostat"))
     return ha_modes(thermostat.allowed_system_modes(), power=bool(entity.options["power"]))
 
 
@@ -197,6 +200,13 @@ def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     return config
 
 
+def _valve(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    return {"command_topic": topics.command(entity.device_id, entity.key),
+            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
+            "device_class": "water", "reports_position": False, "payload_open": "OPEN", "payload_close": "CLOSE",
+            "state_open": "open", "state_opening": "opening", "state_closed": "closed", "state_closing": "closing"}
+
+
 def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
@@ -228,6 +238,8 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
     "current": ("current", "A", "measurement", 2),
     "energy": ("energy", "kWh", "total_increasing", 3),
     "battery": ("battery", "%", "measurement", 0),
+    "pressure": ("pressure", "kPa", "measurement", 0),
+    "volume_flow_rate": ("volume_flow_rate", "m³/h", "measurement", 1),
     "countdown": ("duration", "s", "measurement", 0),
     "air_quality": ("enum", None, None, None),
     "operational_state": ("enum", None, None, None),
@@ -260,6 +272,12 @@ def _sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     return {"state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
             "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
+
+
+def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
+    # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
+    return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
+            "event_types": list(entity.options["event_types"])}
 
 
 def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -340,6 +358,7 @@ def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
             "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
 
 
-_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "lock": _lock, "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "button": _button, "select": _select,
+_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
+             "switch": _switch,
+             "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
              "number": _number, "vacuum": _vacuum, "water_heater": _water_heater}

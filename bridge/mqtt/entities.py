@@ -3,9 +3,10 @@
 A device is a composition of cluster behaviours, so the entities are too: an endpoint of a light
 device type with OnOff (+ LevelControl, ColorControl) is a light; FanControl a fan; Thermostat a
 climate (taking the endpoint's OnOff as its power and FanControl as its fan modes); WindowCovering a
-cover; DoorLock a lock; a leftover OnOff a switch; measurement clusters sensors; BooleanState,
-OccupancySensing and SmokeCoAlarm binary sensors; the operational-state clusters sensors of state,
-phase and countdown plus buttons; mode clusters with ChangeToMode selects.
+cover; ValveConfigurationAndControl a valve; DoorLock a lock; a leftover OnOff a switch; measurement
+clusters sensors; BooleanState, OccupancySensing and SmokeCoAlarm binary sensors; Switch (a button) an
+event; the operational-state clusters sensors of state, phase and countdown plus buttons; mode clusters
+with ChangeToMode selects.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
 UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
 CONTACT_SENSOR = 0x0015
 WATER_LEAK_DETECTOR = 0x0043
+RAIN_SENSOR = 0x0044
+WATER_FREEZE_DETECTOR = 0x0041
 WATER_HEATER = 0x050F
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
@@ -50,6 +53,8 @@ MEASUREMENT_SENSORS: dict[str, tuple[str, str]] = {
     "Pm10ConcentrationMeasurement": ("pm10", "MeasuredValue"),
     "Pm25ConcentrationMeasurement": ("pm25", "MeasuredValue"),
     "AirQuality": ("air_quality", "AirQuality"),
+    "PressureMeasurement": ("pressure", "MeasuredValue"),
+    "FlowMeasurement": ("volume_flow_rate", "MeasuredValue"),
 }
 
 
@@ -115,6 +120,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         features = clusters["WindowCovering"].feature_map
         add("cover", "cover", None, "WindowCovering", lift=features & COVER_LIFT_AWARE == COVER_LIFT_AWARE,
             tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
+    if "ValveConfigurationAndControl" in clusters:
+        add("valve", "valve", None, "ValveConfigurationAndControl")
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
     setpoint = clusters.get("TemperatureControl")
@@ -142,15 +149,25 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
         add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",
             attribute="CumulativeEnergyImported")
+    if energy is not None and energy.has_attribute("CumulativeEnergyExported"):  # solar, a battery's discharge
+        add("sensor", "energy_exported", "Energy exported", "ElectricalEnergyMeasurement", sensor="energy",
+            attribute="CumulativeEnergyExported")
     source = clusters.get("PowerSource")
     if source is not None and source.has_attribute("BatPercentRemaining"):
         add("sensor", "battery", "Battery", "PowerSource", sensor="battery", attribute="BatPercentRemaining")
 
+    switch = clusters.get("Switch")
+    if switch is not None:  # a button: its presses are Home Assistant events, e.g. "multi_press_complete"
+        add("event", "button", "Button", "Switch", event_types=[snake(e) for e in switch.supported_events()])
     if "OccupancySensing" in clusters:
         add("binary_sensor", "occupancy", "Occupancy", "OccupancySensing", sensor="occupancy")
     if "BooleanState" in clusters:
         if WATER_LEAK_DETECTOR in types:
             add("binary_sensor", "leak", "Leak", "BooleanState", sensor="moisture")
+        elif RAIN_SENSOR in types:
+            add("binary_sensor", "rain", "Rain", "BooleanState", sensor="moisture")
+        elif WATER_FREEZE_DETECTOR in types:
+            add("binary_sensor", "freeze", "Freeze", "BooleanState", sensor="cold")
         else:  # contact sensors (and any other BooleanState): StateValue true = in contact = closed
             add("binary_sensor", "contact", "Contact", "BooleanState", sensor="opening")
     alarm = clusters.get("SmokeCoAlarm")
@@ -182,7 +199,8 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
 
 
 _SENSOR_NAMES = {"temperature": "Temperature", "humidity": "Humidity", "illuminance": "Illuminance",
-                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality"}
+                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality", "pressure": "Pressure",
+                 "volume_flow_rate": "Flow"}
 _BUTTON_NAMES = {"Start": "Start", "Pause": "Pause", "Resume": "Resume", "Stop": "Stop", "GoHome": "Go home"}
 
 

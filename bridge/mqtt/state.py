@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bridge.mqtt.entities import Entity, cycle_state_name
+from bridge.mqtt.entities import Entity, cycle_state_name, snake
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 
@@ -88,7 +88,7 @@ def fan_modes(fan_mode_sequence: int | None) -> list[str]:
     return [*modes, "auto"] if fan_mode_sequence in FAN_SEQUENCES_WITH_AUTO else modes
 
 
-def on_off(value: Any) -> str | None:
+def on_off(value: object) -> str | None:
     return None if value is None else ("ON" if value else "OFF")
 
 
@@ -167,6 +167,15 @@ def cover_state(read: Read, entity: Entity) -> dict[str, Any]:
     return state
 
 
+def valve_state(read: Read, entity: Entity) -> dict[str, Any]:
+    """Home Assistant's valve states: open / opening / closed / closing (TargetState while on the way)."""
+    current, target = read("ValveConfigurationAndControl", "CurrentState"), read("ValveConfigurationAndControl",
+                                                                                 "TargetState")
+    if current == 2:  # Transitioning
+        return {"state": "opening" if target == 1 else "closing"}
+    return {"state": {0: "closed", 1: "open"}.get(current)}
+
+
 def lock_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": LOCK_STATE_NAMES.get(read("DoorLock", "LockState"))}
 
@@ -196,6 +205,8 @@ def sensor_value(read: Read, entity: Entity) -> Any:
         return None if energy is None else round(energy / 1_000_000, 3)  # mWh → kWh
     if kind == "battery":
         return None if raw is None else round(raw / 2)  # BatPercentRemaining is in half percent
+    if kind == "volume_flow_rate":
+        return None if raw is None else round(raw / 10, 1)  # 0.1 m³/h → m³/h
     if kind == "operational_state":
         return None if raw is None else cycle_state_name(raw)
     if kind == "phase":
@@ -212,7 +223,7 @@ def binary_value(read: Read, entity: Entity) -> str | None:
     if kind == "opening":  # StateValue true = contact = closed; Home Assistant's "opening" is ON when open
         value = read("BooleanState", "StateValue")
         return None if value is None else on_off(not value)
-    if kind == "moisture":
+    if kind in ("moisture", "cold"):
         return on_off(read("BooleanState", "StateValue"))
     attribute = "SmokeState" if kind == "smoke" else "COState"
     level = read("SmokeCoAlarm", attribute)
@@ -249,6 +260,11 @@ def vacuum_state(read: Read, entity: Entity) -> dict[str, Any]:
     return {"state": VACUUM_ACTIVITY.get(read("RvcOperationalState", "OperationalState"), "error")}
 
 
+def event_payload(event: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """One Matter event of an event entity as Home Assistant's event payload (fields in snake case)."""
+    return {"event_type": snake(event), **{snake(name): value for name, value in sorted(fields.items())}}
+
+
 def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
     """The entity's JSON state now, or None for entities without state (buttons)."""
     read = reader(fabric, entity)
@@ -263,6 +279,6 @@ def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
 
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
     "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
-    "switch": switch_state, "select": select_state, "number": number_state, "vacuum": vacuum_state,
-    "water_heater": water_heater_state,
+    "switch": switch_state, "valve": valve_state, "select": select_state, "number": number_state,
+    "vacuum": vacuum_state, "water_heater": water_heater_state,
 }

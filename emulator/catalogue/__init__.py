@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from emulator.catalogue import appliances, climate, lighting, media, security, sensors
+from emulator.catalogue import appliances, climate, controls, energy, lighting, media, security, sensors, water
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, EndpointSpec, PowerDependency
 
-_FAMILIES = (lighting, climate, appliances, media, security, sensors)
+_FAMILIES = (lighting, climate, appliances, media, security, sensors, water, controls, energy)
 
 CATALOGUE: dict[str, DeviceTypeSpec] = {}
 for _family in _FAMILIES:

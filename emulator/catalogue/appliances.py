@@ -10,7 +10,10 @@ from clusters.cycle_programs import (
     MICROWAVE_PROGRAM,
 )
 from emulator.catalogue.build import (
+    COOK_SURFACE,
+    COOKTOP,
     DISHWASHER,
+    EXTRACTOR_HOOD,
     LAUNDRY_DRYER,
     LAUNDRY_WASHER,
     MICROWAVE_OVEN,
@@ -22,6 +25,9 @@ from emulator.catalogue.build import (
     endpoint,
 )
 from emulator.catalogue.spec import DeviceTypeSpec
+
+COOK_SURFACE_LEVELS = ("Low", "Medium", "High")
+COOK_SURFACE_TEMPERATURES = (9000, 15000, 22000)  # centi-°C a surface approaches at each level
 
 
 def _cabinet(name: str, label: str, setpoint: int, low: int, high: int, tag: str) -> DeviceTypeSpec:
@@ -101,5 +107,42 @@ DEVICE_TYPES = (
         endpoints=(endpoint(1, MICROWAVE_OVEN, cluster("Identify", IdentifyType=0),
                             cluster("OperationalState", options={"program": MICROWAVE_PROGRAM}),
                             cluster("MicrowaveOvenMode"), cluster("MicrowaveOvenControl", "PowerAsNumber")),),
+    ),
+    DeviceTypeSpec(
+        name="wine_cooler", label="Wine cooler",
+        description="A temperature-controlled cabinet: SetTemperature(500..1800 centi-°C); the cabinet temperature "
+                    "approaches the setpoint.",
+        vendor_name="homefabric", product_name="Wine Cooler", product_id=0x8022,
+        endpoints=(endpoint(1, TEMPERATURE_CONTROLLED_CABINET,
+                            cluster("RefrigeratorAndTemperatureControlledCabinetMode"),
+                            cluster("TemperatureControl", options={"min_temperature": 500, "max_temperature": 1800,
+                                                                   "setpoint": 1200}),
+                            cluster("TemperatureMeasurement", MinMeasuredValue=-27315, MaxMeasuredValue=32766)),),
+        roles=(("compartment", 1),),
+    ),
+    DeviceTypeSpec(
+        name="cooktop", label="Cooktop",
+        description="An induction hob with two cook surfaces (endpoints 2 and 3). Matter lets a controller only switch "
+                    "it off (OffOnly): a surface is switched on at the hob; while on, its temperature approaches its "
+                    "level's (Low 90 °C, Medium 150 °C, High 220 °C).",
+        vendor_name="homefabric", product_name="Induction Cooktop", product_id=0x8023,
+        endpoints=(
+            endpoint(1, COOKTOP, cluster("Identify", IdentifyType=0), cluster("OnOff", "OffOnly")),
+            *(endpoint(surface, COOK_SURFACE, cluster("OnOff", "OffOnly"),
+                       cluster("TemperatureControl", "TemperatureLevel", options={
+                           "levels": COOK_SURFACE_LEVELS, "selected_level": 1,
+                           "level_temperatures": COOK_SURFACE_TEMPERATURES}),
+                       cluster("TemperatureMeasurement", MinMeasuredValue=0, MaxMeasuredValue=30000))
+              for surface in (2, 3)),
+        ),
+        roles=(("compartment", 2), ("compartment", 3)),
+    ),
+    DeviceTypeSpec(
+        name="extractor_hood", label="Extractor hood",
+        description="A cooker hood: its fan has Off/Low/Medium/High (FanMode) or a percentage.",
+        vendor_name="homefabric", product_name="Extractor Hood", product_id=0x8024,
+        endpoints=(endpoint(1, EXTRACTOR_HOOD, cluster("Identify", IdentifyType=0),
+                            cluster("FanControl", "Step", FanModeSequence=0, FanMode=0, PercentSetting=0,
+                                    PercentCurrent=0)),),
     ),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from emulator.catalogue.build import (
     COLOR_TEMPERATURE_LIGHT,
     DIMMABLE_LIGHT,
+    DIMMABLE_PLUG_IN_UNIT,
     ELECTRICAL_SENSOR,
     EXTENDED_COLOR_LIGHT,
     FAN,
@@ -84,5 +85,12 @@ DEVICE_TYPES = (
         # An open relay passes no current: 0 W while off; while on, the load is whatever is plugged in (unknown).
         power_draw=PowerDraw(meter_endpoint=2, mode=(1, "OnOff", "OnOff"), off_values=frozenset({False}),
                              running_mW=None, standby_mW=0),
+    ),
+    DeviceTypeSpec(
+        name="dimmable_plug_in_unit", label="Dimmable plug",
+        description="A dimming outlet for a table or floor lamp: level 1–254 (+500 × level/254 lux while on).",
+        vendor_name="homefabric", product_name="Dimmer Plug", product_id=0x8005,
+        endpoints=(endpoint(1, DIMMABLE_PLUG_IN_UNIT, *_DIMMABLE_EP1, _level()),),
+        roles=(("light", 1),),
     ),
 )

@@ -26,6 +26,20 @@ DEVICE_TYPES = (
         ),
     ),
     DeviceTypeSpec(
+        name="temperature_sensor", label="Temperature sensor",
+        description="The room temperature (0.01 °C).",
+        vendor_name="homefabric", product_name="Temperature Sensor", product_id=0x8054,
+        endpoints=(endpoint(1, TEMPERATURE_SENSOR, cluster("Identify", IdentifyType=0),
+                            cluster("TemperatureMeasurement", MinMeasuredValue=-4000, MaxMeasuredValue=8500)),),
+    ),
+    DeviceTypeSpec(
+        name="humidity_sensor", label="Humidity sensor",
+        description="The room's relative humidity (0.01 %).",
+        vendor_name="homefabric", product_name="Humidity Sensor", product_id=0x8055,
+        endpoints=(endpoint(1, HUMIDITY_SENSOR, cluster("Identify", IdentifyType=0),
+                            cluster("RelativeHumidityMeasurement", MinMeasuredValue=0, MaxMeasuredValue=10000)),),
+    ),
+    DeviceTypeSpec(
         name="occupancy_sensor", label="Occupancy sensor",
         description="Presence in the room (passive infrared).",
         vendor_name="homefabric", product_name="Motion Sensor", product_id=0x8051,

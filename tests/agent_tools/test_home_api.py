@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -21,7 +23,7 @@ PROTOCOL_METHODS = sorted(name for name, member in vars(HomeAPI).items()
                           if callable(member) and not name.startswith("_"))
 
 
-def _call_shape(function: object) -> list[tuple[str, inspect._ParameterKind, bool]]:
+def _call_shape(function: Callable[..., Any]) -> list[tuple[str, inspect._ParameterKind, bool]]:
     parameters = list(inspect.signature(function).parameters.values())[1:]  # not self
     return [(p.name, p.kind, p.default is inspect.Parameter.empty) for p in parameters]
 

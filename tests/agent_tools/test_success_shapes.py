@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from agent_tools import ADMIN_TOOLS, PAPER13_TOOLS, SIMUHOME_TOOLS, ToolBox
 from emulator.emulated_home import EmulatedHome
@@ -12,7 +13,7 @@ from tests.agent_tools.conftest import command, device_of, write
 OK = {"code": 200, "message": "OK"}
 
 
-def _ok(envelope: dict) -> object:
+def _ok(envelope: dict) -> Any:
     assert set(envelope) == {"status", "data", "error"}
     assert envelope["status"] == OK, envelope
     assert envelope["error"] is None

@@ -72,7 +72,7 @@ def test_a_subclass_keeps_its_base_tools_and_adds_its_own():
     assert list(Base.tools) == ["a"] and list(More.tools) == ["a", "b"]
     assert More.tools["b"].mutates_state and not More.tools["a"].mutates_state
     with pytest.raises(TypeError):
-        More.tools["c"] = More.tools["a"]  # type: ignore[index]  # the registry is read-only after creation
+        More.tools["c"] = More.tools["a"]  # the registry is read-only after creation
 
 
 def test_the_mutating_tools_are_declared_once():

@@ -23,8 +23,10 @@ def mount(clock: VirtualClock) -> Callable[..., Endpoint]:
 
     def _mount(*servers: ClusterServer, device_types: tuple[tuple[int, int], ...] = ()) -> Endpoint:
         endpoint = Endpoint(1, device_types, servers)
-        endpoint.changes: list[tuple[float, str, str, Any, Any]] = []  # type: ignore[misc]
-        endpoint.add_sink(lambda ep, cl, at, old, new: endpoint.changes.append((clock.now(), cl, at, old, new)))
+        # A test-only record on the endpoint (the ignores: Endpoint declares no such attribute).
+        changes: list[tuple[float, str, str, Any, Any]] = []
+        endpoint.changes = changes  # type: ignore[attr-defined]
+        endpoint.add_sink(lambda ep, cl, at, old, new: changes.append((clock.now(), cl, at, old, new)))
         endpoint.attach(clock)
         return endpoint
 

@@ -25,7 +25,8 @@ def test_run_http_serves_a_home_file_with_a_token(tmp_path: Path) -> None:
         path = tmp_path / "home.json"
         home().save(str(path))
         port = _free_port()
-        ready, stop, lines = asyncio.Event(), asyncio.Event(), []
+        lines: list[str] = []
+        ready, stop = asyncio.Event(), asyncio.Event()
         task = asyncio.create_task(run_http(path, host="127.0.0.1", port=port, speed=30, token="t0k",
                                             runs_dir=tmp_path / "runs", echo=lines.append, ready=ready, stop=stop))
         await asyncio.wait_for(ready.wait(), 20)

@@ -89,13 +89,13 @@ def assemble(reports: list[im.ReportData]) -> Assembled:
                 continue
             key = (item.path.endpoint, item.path.cluster, item.path.attribute)
             assert item.data_version is not None
-            out.versions[key[:2]] = item.data_version  # type: ignore[index]
+            out.versions[key[:2]] = item.data_version
             if item.path.list_append:
-                out.values[key].append(item.data)  # type: ignore[index]
+                out.values[key].append(item.data)
             else:
                 if key in out.values:
                     out.replaced += 1
-                out.values[key] = list(item.data) if isinstance(item.data, list) else item.data  # type: ignore[index]
+                out.values[key] = list(item.data) if isinstance(item.data, list) else item.data
         for event in report.event_reports:
             if isinstance(event, im.EventData):
                 out.events.append(event)

@@ -24,6 +24,7 @@ from tests.matter_bridge.live_env import CONTROLLER_IF, ROOT
 MATTER_JS_DIR = ROOT / "tests" / "matter_js"
 SCRIPT = MATTER_JS_DIR / "controller.mjs"
 PREFIX = b"@@hf "
+LINE_LIMIT = 16 * 1024 * 1024  # one answer is one line: a wildcard read of a big node is megabytes
 
 
 class MatterJsError(RuntimeError):
@@ -49,7 +50,7 @@ class MatterJsController:
         self._proc = await asyncio.create_subprocess_exec(
             "ip", "netns", "exec", self.namespace, shutil.which("node") or "node", str(SCRIPT), str(self.storage),
             CONTROLLER_IF, cwd=MATTER_JS_DIR, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=self._log, start_new_session=True)
+            stderr=self._log, start_new_session=True, limit=LINE_LIMIT)
         self._reader = asyncio.create_task(self._read())
         try:
             await self.wait_event(lambda e: e.get("event") == "ready", 60)

@@ -66,15 +66,15 @@ async def _test_revoke_without_a_window_answers_failure_window_not_open(tmp_path
 async def _test_busy_and_pake_parameter_error(tmp_path: Path) -> None:
     node, client = _client(tmp_path)
     opened = await client.invoke(0, ADMIN_COMMISSIONING.id, OPEN_BASIC_WINDOW, {0: uint(180)}, timed=True)
-    assert opened.status == Status.SUCCESS and opened.cluster_status is None  # type: ignore[union-attr]
+    assert opened.status == Status.SUCCESS and opened.cluster_status is None
     assert node.window.is_open
     busy = await client.invoke(0, ADMIN_COMMISSIONING.id, OPEN_BASIC_WINDOW, {0: uint(180)}, timed=True)
-    assert (busy.status, busy.cluster_status) == (Status.FAILURE, int(StatusCode.kBusy))  # type: ignore[union-attr]
+    assert (busy.status, busy.cluster_status) == (Status.FAILURE, int(StatusCode.kBusy))
     revoked = await client.invoke(0, ADMIN_COMMISSIONING.id, REVOKE, {}, timed=True)
-    assert revoked.status == Status.SUCCESS and not node.window.is_open  # type: ignore[union-attr]
+    assert revoked.status == Status.SUCCESS and not node.window.is_open
     bad_verifier = {0: uint(180), 1: b"\x01" * 10, 2: uint(3840), 3: uint(1000), 4: b"s" * 16}
     pake = await client.invoke(0, ADMIN_COMMISSIONING.id, OPEN_WINDOW, bad_verifier, timed=True)
-    assert (pake.status, pake.cluster_status) == (  # type: ignore[union-attr]
+    assert (pake.status, pake.cluster_status) == (
         Status.FAILURE, int(StatusCode.kPAKEParameterError))
     assert not node.window.is_open
 

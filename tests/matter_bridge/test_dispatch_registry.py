@@ -57,7 +57,7 @@ def test_the_session_manager_and_the_handshake_server_claim_their_messages() -> 
 
 def test_im_messages_are_registered_by_opcode_once() -> None:
     assert {int(op) for op in im.MESSAGES} == {int(op) for op in im.Opcode}
-    assert all(cls.opcode == op for op, cls in im.MESSAGES.items())
+    assert all(cls.opcode == op for op, cls in im.MESSAGES.items())  # type: ignore[attr-defined]  # set by @message
     with pytest.raises(TypeError, match="TIMED_REQUEST is taken by TimedRequest"):
         @im.message(im.Opcode.TIMED_REQUEST, "AnotherTimedRequest")
         class Another(TLVRecord):

@@ -122,15 +122,15 @@ async def test_in_band_failures_are_successful_responses_with_the_error_payload(
 async def test_refusals_map_to_im_statuses() -> None:
     home, node, client = _setup()
     lamp = _ep(node, "lamp")
-    assert (await client.invoke(999, ON_OFF, 1)).status == Status.UNSUPPORTED_ENDPOINT  # type: ignore[union-attr]
-    assert (await client.invoke(lamp, 0x0300, 1)).status == Status.UNSUPPORTED_CLUSTER  # type: ignore[union-attr]
-    assert (await client.invoke(lamp, ON_OFF, 0x77)).status == Status.UNSUPPORTED_COMMAND  # type: ignore[union-attr]
+    assert (await client.invoke(999, ON_OFF, 1)).status == Status.UNSUPPORTED_ENDPOINT
+    assert (await client.invoke(lamp, 0x0300, 1)).status == Status.UNSUPPORTED_CLUSTER
+    assert (await client.invoke(lamp, ON_OFF, 0x77)).status == Status.UNSUPPORTED_COMMAND
     bad_fields = await client.invoke(lamp, LEVEL, 0, {0: "high", 2: uint(0), 3: uint(0)})
-    assert bad_fields.status == Status.INVALID_COMMAND  # type: ignore[union-attr]
+    assert bad_fields.status == Status.INVALID_COMMAND
     missing = await client.invoke(lamp, LEVEL, 0, {})
-    assert missing.status == Status.INVALID_COMMAND  # type: ignore[union-attr]
+    assert missing.status == Status.INVALID_COMMAND
     not_struct = await client.invoke(lamp, ON_OFF, 1, [uint(1)])
-    assert not_struct.status == Status.INVALID_COMMAND  # type: ignore[union-attr]
+    assert not_struct.status == Status.INVALID_COMMAND
     statuses = await client.write([
         im.AttributeData(P(lamp, ON_OFF, 0), True),  # read-only
         im.AttributeData(P(lamp, ON_OFF, 0x7777), True),
@@ -147,7 +147,7 @@ async def test_refusals_map_to_im_statuses() -> None:
 async def test_acl_denies_operate_everywhere() -> None:
     home, node, client = _setup(ViewOnly())
     lamp, thermo = _ep(node, "lamp"), _ep(node, "thermo")
-    assert (await client.invoke(lamp, ON_OFF, 1)).status == Status.UNSUPPORTED_ACCESS  # type: ignore[union-attr]
+    assert (await client.invoke(lamp, ON_OFF, 1)).status == Status.UNSUPPORTED_ACCESS
     statuses = await client.write([im.AttributeData(P(thermo, THERMOSTAT, 0x12), 2150)])
     assert statuses[0].status == Status.UNSUPPORTED_ACCESS
     assert home.read("lamp", 1, "OnOff", "OnOff") is False
@@ -159,7 +159,7 @@ async def test_timed_invoke_required_and_honoured() -> None:
     home, node, client = _setup()
     lock = _ep(node, "lock")
     untimed = await client.invoke(lock, LOCK, 0, {})
-    assert untimed.status == Status.NEEDS_TIMED_INTERACTION  # type: ignore[union-attr]
+    assert untimed.status == Status.NEEDS_TIMED_INTERACTION
     timed = await client.invoke(lock, LOCK, 0, {}, timed=True)
     assert timed == im.CommandStatus(im.CommandPath(lock, LOCK, 0), Status.SUCCESS)
     assert home.read("lock", 1, "DoorLock", "LockState") == 1  # Locked

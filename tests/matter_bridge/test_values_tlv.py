@@ -11,7 +11,7 @@ from chip.tlv import TLVReader
 
 from bridge.matter.codec import tlv
 from bridge.matter.codec.values_tlv import decode_fields, decode_value, encode_fields, encode_value
-from clusters import SERVER_CLASSES, ClusterError, Status
+from clusters import SERVER_CLASSES, ClusterError, ClusterServer, Status
 from clusters.chip_model import cluster_model, unwrap
 from emulator.home_generation.device_types import ALL_DEVICE_TYPES
 from tests.emulator.helpers import fabric
@@ -39,7 +39,7 @@ def _round_trip(value: object, info: object) -> object:
     return decode_value(tlv.decode(data), info)  # type: ignore[arg-type]
 
 
-def _all_servers() -> list[tuple[str, object]]:
+def _all_servers() -> list[tuple[str, ClusterServer]]:
     servers = []
     seen = set()
     home = fabric([(f"d_{t}", t, "room") for t in ALL_DEVICE_TYPES])

@@ -130,7 +130,9 @@ def test_issued_chains_validate_and_parse_as_x509(with_icac: bool) -> None:
     # cryptography verifies our DER signature independently.
     parent = x509.load_der_x509_certificate(certs.to_der(certs.decode_tlv(icac or rcac)))
     child = x509.load_der_x509_certificate(certs.to_der(certs.decode_tlv(noc)))
-    parent.public_key().verify(child.signature, child.tbs_certificate_bytes, ec.ECDSA(hashes.SHA256()))
+    parent_key = parent.public_key()
+    assert isinstance(parent_key, ec.EllipticCurvePublicKey)
+    parent_key.verify(child.signature, child.tbs_certificate_bytes, ec.ECDSA(hashes.SHA256()))
     assert child.extensions.get_extension_for_class(x509.KeyUsage).value.digital_signature
 
 

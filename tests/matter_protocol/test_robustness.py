@@ -52,7 +52,7 @@ def test_decoders_raise_only_their_own_errors(seed: int) -> None:
             (certs.decode_tlv, (CertificateError,)),
             (certs.from_der, (CertificateError,)),
         ):
-            with contextlib.suppress(errors):
+            with contextlib.suppress(*errors):
                 decode(data)
         responder = PaseResponder(w0=w0, L=big_l, salt=v.PASE_SET01_SALT, iterations=1000, local_session_id=1)
         with contextlib.suppress(PaseError):

@@ -9,12 +9,14 @@ TOPIC = {"type": "string", "minLength": 1, "pattern": r"^[^#+]+$"}  # no wildcar
 TEMPLATE = {"type": "string", "pattern": r"^\{\{ value_json\.[a-z_]+ \}\}$"}
 
 SENSOR_DEVICE_CLASSES = ["temperature", "humidity", "illuminance", "pm10", "pm25", "power", "energy", "battery",
-                         "duration", "enum", "aqi", "voltage", "current"]
+                         "duration", "enum", "aqi", "voltage", "current", "pressure", "volume_flow_rate"]
 SENSOR_UNITS = {"temperature": {"°C", "°F", "K"}, "humidity": {"%"}, "illuminance": {"lx"},
                 "pm10": {"µg/m³"}, "pm25": {"µg/m³"}, "power": {"W", "kW"}, "energy": {"Wh", "kWh"},
                 "battery": {"%"}, "duration": {"s", "min", "h", "d"}, "voltage": {"V", "mV"},
-                "current": {"A", "mA"}}
-BINARY_SENSOR_CLASSES = ["occupancy", "opening", "door", "window", "moisture", "smoke", "carbon_monoxide", "motion"]
+                "current": {"A", "mA"}, "pressure": {"Pa", "hPa", "kPa", "bar", "cbar", "mbar", "mmHg", "inHg", "psi"},
+                "volume_flow_rate": {"m³/h", "ft³/min", "L/min", "gal/min", "mL/s"}}
+BINARY_SENSOR_CLASSES = ["occupancy", "opening", "door", "window", "moisture", "smoke", "carbon_monoxide", "motion",
+                         "cold"]
 COVER_CLASSES = ["awning", "blind", "curtain", "damper", "door", "garage", "gate", "shade", "shutter", "window"]
 HVAC_MODES = ["auto", "off", "cool", "heat", "dry", "fan_only", "heat_cool"]
 COLOR_MODES = ["onoff", "brightness", "color_temp", "hs", "xy", "rgb", "rgbw", "rgbww", "white"]
@@ -23,8 +25,8 @@ COMMON = {
     "type": "object",
     "required": ["p", "unique_id"],
     "properties": {
-        "p": {"enum": ["light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch", "button",
-                       "select", "number", "vacuum", "water_heater"]},
+        "p": {"enum": ["light", "fan", "climate", "cover", "valve", "event", "lock", "sensor", "binary_sensor",
+                       "switch", "button", "select", "number", "vacuum", "water_heater"]},
         "unique_id": {"type": "string", "pattern": r"^[A-Za-z0-9_-]+$"},
         "name": {"type": ["string", "null"]},
         "default_entity_id": {"type": "string", "pattern": r"^[a-z_]+\.[a-z0-9_]+$"},
@@ -108,6 +110,22 @@ PLATFORMS: dict[str, dict[str, Any]] = {
             "value_template": TEMPLATE, "position_topic": TOPIC, "position_template": TEMPLATE,
             "set_position_topic": TOPIC, "position_open": {"const": 100}, "position_closed": {"const": 0},
             "tilt_command_topic": TOPIC, "tilt_status_topic": TOPIC,
+        },
+    },
+    "event": {  # https://www.home-assistant.io/integrations/event.mqtt/
+        "required": ["state_topic", "event_types"],
+        "properties": {"state_topic": TOPIC, "device_class": {"enum": ["button", "doorbell", "motion"]},
+                       "event_types": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                       "items": {"type": "string", "pattern": r"^[a-z_]+$"}}},
+    },
+    "valve": {  # https://www.home-assistant.io/integrations/valve.mqtt/
+        "required": ["command_topic"],
+        "properties": {
+            "device_class": {"enum": ["water", "gas"]}, "command_topic": TOPIC, "state_topic": TOPIC,
+            "value_template": TEMPLATE, "reports_position": {"const": False},
+            "payload_open": {"type": "string"}, "payload_close": {"type": "string"},
+            "state_open": {"const": "open"}, "state_opening": {"const": "opening"},
+            "state_closed": {"const": "closed"}, "state_closing": {"const": "closing"},
         },
     },
     "lock": {

@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 
 from bridge.mqtt import MqttBridge
+from bridge.mqtt.entities import entities_for
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric as make_fabric
@@ -48,6 +49,9 @@ def command_topic(device: str, entity: str, field: str | None = None) -> str:
 
 def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(broker: Mosquitto) -> None:
     fabric = make_fabric([(name, name, "room") for name in CATALOGUE])
+    # Controllers (light switches, remotes …) serve no state or command Home Assistant could show: not announced.
+    announced = [d.device_id for d in fabric.devices() if entities_for(d)]
+    assert len(CATALOGUE) - len(announced) == 6
 
     async def scenario() -> None:
         async with bridge_for(fabric, broker, origin_url="https://example.invalid/homefabric") as bridge:
@@ -55,7 +59,7 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
             # A client arriving later gets everything from the broker's retained store.
             async with Recorder(broker.port, "homeassistant/#", f"{ROOT}/#") as rec:
                 configs = await rec.wait_for(lambda m: m.topic.startswith("homeassistant/device/"),
-                                             count=len(CATALOGUE))
+                                             count=len(announced))
                 await rec.wait_for(on_topic(f"{ROOT}/status"))
                 assert rec.matching(on_topic(f"{ROOT}/status"))[-1].payload == b"online"
                 await asyncio.sleep(0.3)
@@ -81,7 +85,7 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
                     assert topic in states, f"{key}: no state on {topic}"
                     assert field in states[topic], f"{key}: {option} reads {field!r}, state has {states[topic]}"
         assert platforms == {"light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch",
-                             "button", "select", "number", "vacuum", "water_heater"}
+                             "button", "select", "number", "vacuum", "water_heater", "valve", "event"}
 
     run(scenario())
 
@@ -128,6 +132,30 @@ def test_fabric_change_arrives_on_the_state_topic(broker: Mosquitto) -> None:
             async with Recorder(broker.port, state_topic("light", "light_1")) as late:
                 retained = await late.wait_for(on_topic(state_topic("light", "light_1")))
                 assert retained[0].retain and retained[0].json()["state"] == "ON"
+
+    run(scenario())
+
+
+def test_button_presses_arrive_as_home_assistant_events(broker: Mosquitto) -> None:
+    from emulator.scenarios import press_button
+
+    fabric = make_fabric([("button", "generic_switch", "hall")])
+
+    async def scenario() -> None:
+        async with bridge_for(fabric, broker) as bridge, Recorder(broker.port, f"{ROOT}/#") as rec:
+            await bridge.wait_connected()
+            mark = rec.mark()
+            press_button(fabric, "button", 2)
+            fabric.advance(2)
+            got = await rec.wait_for(on_topic(state_topic("button", "button_1"),
+                                              lambda e: e["event_type"] == "multi_press_complete"), since=mark)
+            events = [m.json() for m in rec.matching(on_topic(state_topic("button", "button_1")), mark)]
+            assert [e["event_type"] for e in events] == ["initial_press", "short_release", "initial_press",
+                                                         "multi_press_ongoing", "short_release",
+                                                         "multi_press_complete"]
+            assert events[-1] == {"event_type": "multi_press_complete", "previous_position": 1,
+                                  "total_number_of_presses_counted": 2}
+            assert not any(m.retain for m in got)  # events are of their moment: nothing retained
 
     run(scenario())
 

@@ -159,3 +159,56 @@ def test_dryer_dryness_is_a_number_entity_that_changes_the_fabric() -> None:
         else:
             raise AssertionError(f"dryness {bad!r} accepted")
     assert fabric.read("dryer", 1, "LaundryDryerControls", "SelectedDrynessLevel") == 3
+
+
+def test_new_device_library_types_validate_and_map_to_their_home_assistant_platforms() -> None:
+    from bridge.mqtt.state import entity_state
+    from emulator.scenarios import sense_water
+    from tests.emulator.helpers import fabric as make_fabric
+
+    kinds = {"water_valve": "valve", "pump": "switch", "pressure_sensor": "sensor", "flow_sensor": "sensor",
+             "rain_sensor": "binary_sensor", "water_freeze_detector": "binary_sensor", "mode_select": "select",
+             "solar_power": "sensor", "battery_storage": "sensor", "evse": "sensor", "extractor_hood": "fan",
+             "dimmable_plug_in_unit": "number", "cooktop": "switch", "wine_cooler": "number"}
+    fabric = make_fabric([(name, name, "room") for name in kinds])
+    platforms = {name: {c["p"] for c in discovery(fabric, name)["cmps"].values()} for name in kinds}
+    assert all(kind in platforms[name] for name, kind in kinds.items()), platforms
+    components = {name: discovery(fabric, name)["cmps"] for name in ("pressure_sensor", "flow_sensor", "solar_power",
+                                                                      "rain_sensor", "water_freeze_detector")}
+    assert components["pressure_sensor"]["pressure_1"]["unit_of_measurement"] == "kPa"
+    assert components["flow_sensor"]["volume_flow_rate_1"]["device_class"] == "volume_flow_rate"
+    assert components["solar_power"]["energy_exported_1"]["state_class"] == "total_increasing"
+    assert "energy_1" not in components["solar_power"]  # a generator imports nothing
+    assert components["rain_sensor"]["rain_1"]["device_class"] == "moisture"
+    assert components["water_freeze_detector"]["freeze_1"]["device_class"] == "cold"
+    assert entity_state(fabric, _entity(fabric, "pressure_sensor", "pressure_1")) == {"value": 300}
+    sense_water(fabric, "water_freeze_detector", True)
+    assert entity_state(fabric, _entity(fabric, "water_freeze_detector", "freeze_1")) == {"state": "ON"}
+
+
+def test_a_water_valve_is_a_valve_entity_that_opens_and_closes() -> None:
+    from bridge.mqtt.commands import CommandError, execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("main", "water_valve", "utility")])
+    config = discovery(fabric, "main")["cmps"]["valve_1"]
+    assert (config["device_class"], config["reports_position"]) == ("water", False)
+    valve = _entity(fabric, "main", "valve_1")
+    flow = _entity(fabric, "main", "volume_flow_rate_2")
+    assert entity_state(fabric, valve) == {"state": "closed"}
+    execute(fabric, plan(fabric, valve, None, b"OPEN"))
+    assert entity_state(fabric, valve) == {"state": "opening"}
+    assert entity_state(fabric, flow) == {"value": 1.2}
+    fabric.advance(3)
+    assert entity_state(fabric, valve) == {"state": "open"}
+    execute(fabric, plan(fabric, valve, None, b"CLOSE"))
+    assert entity_state(fabric, valve) == {"state": "closing"}
+    fabric.advance(3)
+    assert entity_state(fabric, valve) == {"state": "closed"} and entity_state(fabric, flow) == {"value": 0.0}
+    try:
+        plan(fabric, valve, None, b"STOP")
+    except CommandError as error:
+        assert error.allowed == ["OPEN", "CLOSE"]
+    else:
+        raise AssertionError("STOP accepted by a valve")

@@ -163,6 +163,9 @@ def test_a_failed_write_during_addnoc_leaves_no_fabric_in_memory(tmp_path: Path)
     asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
+# Unmeasured by coverage (pytest-cov's marker): its tracer slows the receiver enough that loopback UDP drops
+# most of the burst (833 of 3,000 counted under `make test`'s --cov, on a loaded machine), not the node.
+@pytest.mark.no_cover
 def test_a_flood_of_refused_datagrams_writes_a_bounded_log_and_counts_everything(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     flood = 3000

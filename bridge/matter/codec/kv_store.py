@@ -15,9 +15,9 @@ from emulator.files import write_atomically
 
 
 class KeyValueStore(Protocol):
-    def get(self, key: str, default: Any = None) -> Any: ...
+    def get(self, key: str, default: object = None) -> Any: ...
 
-    def set(self, key: str, value: Any) -> None: ...
+    def set(self, key: str, value: object) -> None: ...
 
 
 class MemoryStore:
@@ -26,10 +26,10 @@ class MemoryStore:
     def __init__(self, data: dict[str, Any] | None = None) -> None:
         self.data: dict[str, Any] = dict(data or {})
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self.data.get(key, default)
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self.data[key] = json.loads(json.dumps(value))  # store a copy, as a file would
 
 
@@ -44,10 +44,10 @@ class JsonFileStore:
             if isinstance(loaded, dict):
                 self._data = loaded
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self._data.get(key, default)
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self._data[key] = json.loads(json.dumps(value))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(self.path, json.dumps(self._data, sort_keys=True))

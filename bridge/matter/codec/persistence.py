@@ -61,7 +61,7 @@ class StateStore:
             raise ValueError(f"invalid state document name {name!r}")
         return self.directory / f"{name}.json"
 
-    def load(self, name: str, default: Any = None) -> Any:
+    def load(self, name: str, default: object = None) -> Any:
         path = self._path(name)
         try:
             return json.loads(path.read_text(encoding="utf-8"))
@@ -70,7 +70,7 @@ class StateStore:
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise CorruptStateError(path, str(error)) from None
 
-    def save(self, name: str, value: Any) -> None:
+    def save(self, name: str, value: object) -> None:
         self.write_bytes(self._path(name).name, json.dumps(value, indent=1, sort_keys=True).encode())
 
     def write_bytes(self, filename: str, data: bytes) -> None:
@@ -80,10 +80,10 @@ class StateStore:
             write_bytes_atomically(target, data)
 
     # KeyValueStore protocol (bridge.matter.codec.kv_store): the bridge keeps its endpoint map here.
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return self.load(key, default)
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: object) -> None:
         self.save(key, value)
 
     def delete(self, name: str) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from chip.tlv import TLVList, TLVReader, TLVWriter, float32, uint
 
@@ -48,7 +48,7 @@ class TLVError(ValueError):
     """The bytes are not a well-formed TLV element, or a field has the wrong type."""
 
 
-def unsigned(value: Any) -> Any:
+def unsigned(value: object) -> Any:
     """Return ``value`` with every non-negative ``int`` (not bool) turned into ``uint``, recursively.
 
     Protocol structures (secure channel, certificates) only carry unsigned integers; this spares
@@ -67,7 +67,7 @@ def unsigned(value: Any) -> Any:
     return value
 
 
-def encode(value: Any, *, ints_unsigned: bool = True) -> bytes:
+def encode(value: object, *, ints_unsigned: bool = True) -> bytes:
     """Encode ``value`` as one anonymous top-level TLV element.
 
     dict -> structure (members in ascending tag order, as the spec requires), list -> array,
@@ -170,9 +170,15 @@ def _skip_value(data: bytes, pos: int, elem_type: int) -> int:
 
 
 # ----------------------------------------------------------------------------- typed field access
+# Each accessor returns None only when optional=True (a required member that is absent raises TLVError); the
+# overloads say so to the type checker.
 
 
-def field_struct(container: Any, tag: int, *, optional: bool = False) -> dict[Any, Any] | None:
+@overload
+def field_struct(container: object, tag: int, *, optional: Literal[False] = False) -> dict[Any, Any]: ...
+@overload
+def field_struct(container: object, tag: int, *, optional: bool) -> dict[Any, Any] | None: ...
+def field_struct(container: object, tag: int, *, optional: bool = False) -> dict[Any, Any] | None:
     """Member ``tag`` of a decoded structure, required to be a structure."""
     value = _member(container, tag, optional)
     if value is None:
@@ -182,8 +188,17 @@ def field_struct(container: Any, tag: int, *, optional: bool = False) -> dict[An
     return value
 
 
+@overload
 def field_bytes(
-    container: Any, tag: int, *, length: int | None = None, max_length: int | None = None, optional: bool = False
+    container: object, tag: int, *, length: int | None = None, max_length: int | None = None,
+    optional: Literal[False] = False,
+) -> bytes: ...
+@overload
+def field_bytes(
+    container: object, tag: int, *, length: int | None = None, max_length: int | None = None, optional: bool
+) -> bytes | None: ...
+def field_bytes(
+    container: object, tag: int, *, length: int | None = None, max_length: int | None = None, optional: bool = False
 ) -> bytes | None:
     """Member ``tag`` as an octet string, optionally of an exact or maximal length."""
     value = _member(container, tag, optional)
@@ -198,7 +213,13 @@ def field_bytes(
     return value
 
 
-def field_uint(container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: bool = False) -> int | None:
+@overload
+def field_uint(
+    container: object, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: Literal[False] = False
+) -> int: ...
+@overload
+def field_uint(container: object, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: bool) -> int | None: ...
+def field_uint(container: object, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, optional: bool = False) -> int | None:
     """Member ``tag`` as an unsigned integer no larger than ``maximum``."""
     value = _member(container, tag, optional)
     if value is None:
@@ -210,7 +231,11 @@ def field_uint(container: Any, tag: int, *, maximum: int = 0xFFFFFFFFFFFFFFFF, o
     return int(value)
 
 
-def field_bool(container: Any, tag: int, *, optional: bool = False) -> bool | None:
+@overload
+def field_bool(container: object, tag: int, *, optional: Literal[False] = False) -> bool: ...
+@overload
+def field_bool(container: object, tag: int, *, optional: bool) -> bool | None: ...
+def field_bool(container: object, tag: int, *, optional: bool = False) -> bool | None:
     """Member ``tag`` as a boolean."""
     value = _member(container, tag, optional)
     if value is None:
@@ -220,7 +245,7 @@ def field_bool(container: Any, tag: int, *, optional: bool = False) -> bool | No
     return value
 
 
-def _member(container: Any, tag: int, optional: bool) -> Any:
+def _member(container: object, tag: int, optional: bool) -> Any:
     if not isinstance(container, dict):
         raise TLVError("expected a structure")
     value = container.get(tag)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar, dataclass_transform
 
 from chip.tlv import TLVList
 
@@ -52,7 +52,7 @@ class UInt:
     def encode(self, value: Any, tag: int | None) -> bytes:
         return encode_uint(int(value), tag)
 
-    def decode(self, value: Any, what: str) -> int:
+    def decode(self, value: object, what: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.maximum:
             raise SchemaError(f"{what} must be an unsigned integer <= {self.maximum}")
         return int(value)
@@ -85,10 +85,10 @@ OCTETS = Octets()
 
 
 class Bool:
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         return encode_bool(bool(value), tag)
 
-    def decode(self, value: Any, what: str) -> bool:
+    def decode(self, value: object, what: str) -> bool:
         if not isinstance(value, bool):
             raise SchemaError(f"{what} must be a boolean")
         return value
@@ -100,11 +100,11 @@ BOOL = Bool()
 class Element:
     """Any one TLV element, kept as decoded (dict/list/TLVList/scalars); a RawTLV is embedded as is."""
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         encoded = value.data if isinstance(value, RawTLV) else tlv.encode(value, ints_unsigned=False)
         return encoded if tag is None else retag(encoded, tag)
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         return value
 
 
@@ -117,12 +117,12 @@ class Record:
     def __init__(self, cls: type) -> None:
         self.cls = cls
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         if isinstance(value, RawTLV):
             return ELEMENT.encode(value, tag)
         return encode_record(value, tag)
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         return decode_record(self.cls, value)
 
 
@@ -154,7 +154,7 @@ class OneOf:
         self.name = name
         self.choices = choices
 
-    def encode(self, value: Any, tag: int | None) -> bytes:
+    def encode(self, value: object, tag: int | None) -> bytes:
         if isinstance(value, RawTLV):
             return ELEMENT.encode(value, tag)
         for choice_tag, cls in self.choices:
@@ -162,7 +162,7 @@ class OneOf:
                 return container(STRUCT, tag, [encode_record(value, choice_tag)])
         raise TypeError(f"{self.name} holds {', '.join(c.__name__ for _, c in self.choices)}, not {value!r}")
 
-    def decode(self, value: Any, what: str) -> Any:
+    def decode(self, value: object, what: str) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{self.name} must be a structure")
         for choice_tag, cls in self.choices:
@@ -197,8 +197,8 @@ class FieldSpec:
 NO_VALUE = object()
 
 
-def tag(number: int, codec: Any, *, required: bool = False, omit: Omit = "none", default: Any = None,
-        absent: Any = NO_VALUE, null_sets: str | None = None, presence: str | None = None,
+def tag(number: int, codec: object, *, required: bool = False, omit: Omit = "none", default: object = None,
+        absent: object = NO_VALUE, null_sets: str | None = None, presence: str | None = None,
         within: Group | None = None, hidden: bool = False) -> Any:
     """A record field with its TLV context tag and codec.
 
@@ -215,6 +215,9 @@ def tag(number: int, codec: Any, *, required: bool = False, omit: Omit = "none",
 REQUIRED = dataclasses.MISSING
 
 
+# dataclass_transform: the type checker sees every record's dataclass constructor (which @record makes). It reads
+# a tag() without default= as a required argument, so every optional member spells its default out.
+@dataclass_transform(frozen_default=True, field_specifiers=(tag, dataclasses.field))
 class TLVRecord:
     """Base of declarative records: subclasses are frozen dataclasses with :func:`tag` fields."""
 
@@ -226,7 +229,7 @@ class TLVRecord:
     @classmethod
     def _build_table(cls) -> None:
         specs = []
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]  # a dataclass once @record ran
             if "tlv" in f.metadata:
                 number, codec, required, omit, null_sets, presence, within, absent = f.metadata["tlv"]
                 specs.append(FieldSpec(f.name, number, codec, required, omit, null_sets, presence, within, absent))
@@ -239,9 +242,9 @@ class TLVRecord:
         cls.tlv_fields = tuple(specs)
 
 
-def _check_table(cls: type, specs: list[FieldSpec]) -> None:
+def _check_table(cls: type[TLVRecord], specs: list[FieldSpec]) -> None:
     """No tag twice in one container; flag fields exist."""
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]  # a dataclass once @record ran
     seen: dict[Group | None, set[int]] = {None: set()}
     for spec in specs:
         if spec.within is not None and spec.within not in seen:
@@ -257,20 +260,23 @@ def _check_table(cls: type, specs: list[FieldSpec]) -> None:
                 raise TypeError(f"{cls.__name__}.{spec.name}: no field {flag!r}")
 
 
-def record(name: str, kind: int = STRUCT, trailer: bytes = b"") -> Callable[[type], type]:
+_R = TypeVar("_R", bound=TLVRecord)
+
+
+def record(name: str, kind: int = STRUCT, trailer: bytes = b"") -> Callable[[type[_R]], type[_R]]:
     """Class decorator: a frozen dataclass record named ``name`` whose field table is checked now."""
 
-    def wrap(cls: type) -> type:
+    def wrap(cls: type[_R]) -> type[_R]:
         cls = dataclasses.dataclass(frozen=True)(cls)
-        cls.tlv_name, cls.tlv_kind, cls.tlv_trailer = name, kind, trailer  # type: ignore[attr-defined]
-        cls._build_table()  # type: ignore[attr-defined]
+        cls.tlv_name, cls.tlv_kind, cls.tlv_trailer = name, kind, trailer
+        cls._build_table()
         return cls
 
     return wrap
 
 
 # ============================================================================ encode / decode
-def _omitted(spec: FieldSpec, value: Any, item: Any) -> bool:
+def _omitted(spec: FieldSpec, value: object, item: object) -> bool:
     if spec.presence is not None and getattr(item, spec.presence):
         return False
     if spec.omit == "none":
@@ -280,13 +286,14 @@ def _omitted(spec: FieldSpec, value: Any, item: Any) -> bool:
     return False
 
 
-def _member(spec: FieldSpec, item: Any) -> bytes:
+def _member(spec: FieldSpec, item: object) -> bytes:
     value = getattr(item, spec.name)
     if spec.null_sets is not None and getattr(item, spec.null_sets):
         return encode_null(spec.tag)
     if _omitted(spec, value, item):
         return b""
-    return spec.codec.encode(value, spec.tag)
+    encoded: bytes = spec.codec.encode(value, spec.tag)
+    return encoded
 
 
 def encode_record(item: Any, tag: int | None = None) -> bytes:
@@ -307,7 +314,7 @@ def encode_record(item: Any, tag: int | None = None) -> bytes:
     return container(type(item).tlv_kind, tag, members)
 
 
-def _members(value: Any, kind: int, what: str) -> dict[Any, Any]:
+def _members(value: object, kind: int, what: str) -> dict[Any, Any]:
     """A decoded container as tag → value: a structure, or (for list records) a TLV list with unique tags."""
     if isinstance(value, dict):
         return value
@@ -321,21 +328,22 @@ def _members(value: Any, kind: int, what: str) -> dict[Any, Any]:
     raise SchemaError(f"{what} must be a {'TLV list' if kind == LIST else 'structure'}")
 
 
-def decode_record(cls: type, value: Any) -> Any:
+def decode_record(cls: type[_R], value: object) -> _R:
     """A decoded TLV element (from :func:`bridge.matter.codec.tlv.decode`) as record ``cls``."""
-    name = cls.tlv_name  # type: ignore[attr-defined]
-    members = _members(value, cls.tlv_kind, name)  # type: ignore[attr-defined]
+    name = cls.tlv_name
+    members = _members(value, cls.tlv_kind, name)
     groups: dict[Group, dict[Any, Any]] = {}
     kwargs: dict[str, Any] = {}
-    for spec in cls.tlv_fields:  # type: ignore[attr-defined]
+    for spec in cls.tlv_fields:
         source = members
         if spec.within is not None:
-            source = groups.get(spec.within)  # type: ignore[assignment]
-            if source is None:
+            grouped = groups.get(spec.within)
+            if grouped is None:
                 if spec.within.tag not in members:
                     raise SchemaError(f"{name}: missing {spec.within.name} (field {spec.within.tag})")
-                source = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind,
-                                                        spec.within.name)
+                grouped = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind,
+                                                         spec.within.name)
+            source = grouped
         what = f"{spec.within.name if spec.within else name} field {spec.tag}"
         if spec.presence is not None:
             kwargs[spec.presence] = spec.tag in source

@@ -103,7 +103,7 @@ def encoder(info: TypeInfo) -> Encoder:
     if not info.nullable:
         return base_encoder
 
-    def nullable(value: Any, tag: int | None) -> bytes:
+    def nullable(value: object, tag: int | None) -> bytes:
         return head(_NULL, tag) if value is None else base_encoder(value, tag)
 
     return nullable
@@ -154,7 +154,7 @@ def _base_encoder(info: TypeInfo) -> Encoder:
     raise TypeError(f"no TLV encoding for {info.describe()}")
 
 
-def encode_value(value: Any, info: TypeInfo, tag: int | None = None) -> bytes:
+def encode_value(value: object, info: TypeInfo, tag: int | None = None) -> bytes:
     """TLV bytes of one JSON-style value of type ``info`` (anonymous unless ``tag`` is given)."""
     return encoder(info)(value, tag)
 
@@ -180,7 +180,7 @@ def encode_fields(fields: Any, values: dict[str, Any] | None, tag: int | None = 
 FABRIC_INDEX_TAG = 0xFE
 
 
-def decode_value(obj: Any, info: TypeInfo, what: str = "value", *,
+def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
                  status: Status = Status.INVALID_DATA_TYPE, fabric_index: int | None = None) -> Any:
     """The JSON-style value of a decoded TLV object, checked against ``info``; ClusterError(status) if not.
 

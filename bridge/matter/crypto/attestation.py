@@ -219,7 +219,7 @@ def certification_declaration(vendor_id: int, product_ids: list[int], *, version
     )
 
 
-def _create(vendor_id: int, product_id: int) -> dict[str, str]:
+def _create(vendor_id: int, product_id: int) -> dict[str, str | int]:
     paa = test_paa_certificate()
     paa_key = test_paa_key()
     pai_key = ec.generate_private_key(ec.SECP256R1())

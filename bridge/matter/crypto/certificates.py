@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from bridge.matter.codec import der, tlv
 from bridge.matter.codec.der import DerError
@@ -174,11 +174,11 @@ class MatterCertificate:
 
     @property
     def subject_key_id(self) -> bytes | None:
-        return self._extension(Extensions.SUBJECT_KEY_ID)
+        return cast(bytes | None, self._extension(Extensions.SUBJECT_KEY_ID))
 
     @property
     def authority_key_id(self) -> bytes | None:
-        return self._extension(Extensions.AUTHORITY_KEY_ID)
+        return cast(bytes | None, self._extension(Extensions.AUTHORITY_KEY_ID))
 
     def subject_value(self, tag: int) -> Any:
         return _dn_value(self.subject, tag)
@@ -188,11 +188,11 @@ class MatterCertificate:
 
     @property
     def node_id(self) -> int | None:
-        return self.subject_value(DNAttribute.NODE_ID)
+        return cast(int | None, self.subject_value(DNAttribute.NODE_ID))
 
     @property
     def fabric_id(self) -> int | None:
-        return self.subject_value(DNAttribute.FABRIC_ID)
+        return cast(int | None, self.subject_value(DNAttribute.FABRIC_ID))
 
     @property
     def cats(self) -> list[int]:
@@ -231,7 +231,7 @@ def decode_tlv(data: bytes) -> MatterCertificate:
     return result
 
 
-def _dn_from_tlv(value: Any) -> DN:
+def _dn_from_tlv(value: object) -> DN:
     if not isinstance(value, TLVList):
         raise CertificateError("a distinguished name must be a TLV list")
     dn: DN = []
@@ -249,7 +249,7 @@ def _dn_from_tlv(value: Any) -> DN:
     return dn
 
 
-def _extensions_from_tlv(value: Any) -> list[tuple[int, Any]]:
+def _extensions_from_tlv(value: object) -> list[tuple[int, Any]]:
     if not isinstance(value, TLVList):
         raise CertificateError("extensions must be a TLV list")
     out: list[tuple[int, Any]] = []
@@ -403,7 +403,7 @@ def _flags_from_bit_string(content: bytes) -> int:
 
 def _extension_to_der(tag: int, value: Any) -> bytes:
     if tag == Extensions.FUTURE_EXTENSION:
-        return value  # already a complete DER Extension
+        return cast(bytes, value)  # already a complete DER Extension
     critical = der.element(der.BOOLEAN, b"\xff")
     if tag == Extensions.BASIC_CONSTRAINTS:
         inner = b""

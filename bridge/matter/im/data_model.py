@@ -47,7 +47,7 @@ class DataModel(Protocol):
     def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any:
         ...
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any) -> None:
+    def write(self, endpoint: int, cluster_id: int, attribute: str, value: object) -> None:
         ...
 
     def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any]) -> dict[str, Any] | None:

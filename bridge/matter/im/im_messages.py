@@ -78,13 +78,15 @@ class IMDecodeError(ValueError):
 # ============================================================================ paths and IBs
 @record("AttributePathIB", LIST)
 class AttributePath(TLVRecord):
-    endpoint: int | None = tag(2, U16)
-    cluster: int | None = tag(3, U32)
-    attribute: int | None = tag(4, U32)
-    node: int | None = tag(1, U64)
-    list_index: int | None = tag(5, U16, null_sets="list_append")  # a concrete index (unsupported by Matter 1.x)
+    endpoint: int | None = tag(2, U16, default=None)
+    cluster: int | None = tag(3, U32, default=None)
+    attribute: int | None = tag(4, U32, default=None)
+    node: int | None = tag(1, U64, default=None)
+    # a concrete index (unsupported by Matter 1.x)
+    list_index: int | None = tag(5, U16, null_sets="list_append", default=None)
     list_append: bool = False  # ListIndex present and null: "append this item"
-    enable_tag_compression: bool | None = tag(0, BOOL, hidden=True)  # checked, never written, not acted on
+    # checked, never written, not acted on
+    enable_tag_compression: bool | None = tag(0, BOOL, hidden=True, default=None)
 
     @property
     def is_wildcard(self) -> bool:
@@ -93,10 +95,10 @@ class AttributePath(TLVRecord):
 
 @record("EventPathIB", LIST)
 class EventPath(TLVRecord):
-    endpoint: int | None = tag(1, U16)
-    cluster: int | None = tag(2, U32)
-    event: int | None = tag(3, U32)
-    node: int | None = tag(0, U64)
+    endpoint: int | None = tag(1, U16, default=None)
+    cluster: int | None = tag(2, U32, default=None)
+    event: int | None = tag(3, U32, default=None)
+    node: int | None = tag(0, U64, default=None)
     urgent: bool = tag(4, BOOL, omit="falsy", default=False)
 
     @property
@@ -125,7 +127,7 @@ class DataVersionFilter(TLVRecord):
 @record("EventFilterIB")
 class EventFilter(TLVRecord):
     event_min: int = tag(1, U64, required=True, default=REQUIRED)
-    node: int | None = tag(0, U64)
+    node: int | None = tag(0, U64, default=None)
 
 
 @record("AttributeDataIB")
@@ -134,14 +136,14 @@ class AttributeData(TLVRecord):
 
     path: AttributePath = tag(1, Record(AttributePath), required=True, default=REQUIRED)
     data: Any = tag(2, ELEMENT, required=True, default=REQUIRED, omit="never")
-    data_version: int | None = tag(0, U32)
+    data_version: int | None = tag(0, U32, default=None)
 
 
 @record("AttributeStatusIB")
 class AttributeStatus(TLVRecord):
     path: AttributePath = tag(0, Record(AttributePath), required=True, default=REQUIRED)
     status: int = tag(0, U8, required=True, default=REQUIRED, within=_STATUS)
-    cluster_status: int | None = tag(1, U8, within=_STATUS)
+    cluster_status: int | None = tag(1, U8, within=_STATUS, default=None)
 
 
 @record("EventDataIB")
@@ -150,30 +152,30 @@ class EventData(TLVRecord):
     event_number: int = tag(1, U64, required=True, default=REQUIRED)
     priority: int = tag(2, U8, required=True, default=REQUIRED)
     data: Any = tag(7, ELEMENT, omit="never", default=REQUIRED, absent=None)
-    epoch_timestamp_ms: int | None = tag(3, U64)
-    system_timestamp_ms: int | None = tag(4, U64)
+    epoch_timestamp_ms: int | None = tag(3, U64, default=None)
+    system_timestamp_ms: int | None = tag(4, U64, default=None)
 
 
 @record("EventStatusIB")
 class EventStatus(TLVRecord):
     path: EventPath = tag(0, Record(EventPath), required=True, default=REQUIRED)
     status: int = tag(0, U8, required=True, default=REQUIRED, within=_STATUS)
-    cluster_status: int | None = tag(1, U8, within=_STATUS)
+    cluster_status: int | None = tag(1, U8, within=_STATUS, default=None)
 
 
 @record("CommandDataIB")
 class CommandData(TLVRecord):
     path: CommandPath = tag(0, Record(CommandPath), required=True, default=REQUIRED)
     fields: Any = tag(1, ELEMENT, default=REQUIRED, absent=None)  # decoded TLV structure, RawTLV or None
-    ref: int | None = tag(2, U16)
+    ref: int | None = tag(2, U16, default=None)
 
 
 @record("CommandStatusIB")
 class CommandStatus(TLVRecord):
     path: CommandPath = tag(0, Record(CommandPath), required=True, default=REQUIRED)
     status: int = tag(0, U8, required=True, default=REQUIRED, within=_STATUS)
-    cluster_status: int | None = tag(1, U8, within=_STATUS)
-    ref: int | None = tag(2, U16)
+    cluster_status: int | None = tag(1, U8, within=_STATUS, default=None)
+    ref: int | None = tag(2, U16, default=None)
 
 
 # Report IBs: a structure holding one of two IBs (the decoder tries the tags in this order).
@@ -183,8 +185,8 @@ INVOKE_RESPONSE_IB = OneOf("InvokeResponseIB", (0, CommandData), (1, CommandStat
 
 
 # ============================================================================ messages
-MESSAGES: dict[Opcode, type] = {}  # opcode → message class, filled as the classes are created
-_M = TypeVar("_M")
+MESSAGES: dict[int, type[TLVRecord]] = {}  # opcode → message class, filled as the classes are created
+_M = TypeVar("_M", bound=TLVRecord)
 
 
 def message(opcode: Opcode, name: str) -> Callable[[type[_M]], type[_M]]:
@@ -194,9 +196,9 @@ def message(opcode: Opcode, name: str) -> Callable[[type[_M]], type[_M]]:
         if opcode in MESSAGES:
             raise TypeError(f"IM opcode {opcode.name} is taken by {MESSAGES[opcode].__name__}")
         made = record(name, trailer=_REVISION)(cls)
-        made.opcode = opcode  # type: ignore[attr-defined]
+        made.opcode = opcode  # type: ignore[attr-defined]  # set here, on message records only
         MESSAGES[opcode] = made
-        return made  # type: ignore[return-value]
+        return made
 
     return wrap
 
@@ -241,7 +243,7 @@ class SubscribeResponse(TLVRecord):
 
 @message(Opcode.REPORT_DATA, "ReportData")
 class ReportData(TLVRecord):
-    subscription_id: int | None = tag(0, U32)
+    subscription_id: int | None = tag(0, U32, default=None)
     # Encoding also takes the IBs pre-encoded, as one RawTLV (the chunker's).
     attribute_reports: tuple[AttributeData | AttributeStatus | RawTLV, ...] | RawTLV = tag(
         1, ArrayOf(ATTRIBUTE_REPORT_IB), omit="falsy", default=(), presence="has_attribute_reports")
@@ -293,12 +295,12 @@ REPORT_OVERHEAD = 1 + 6 + 3 + 3 + 2 + 2 + 3 + 1
 
 
 # ============================================================================ encode / decode
-def encode(item: Any, tag: int | None = None) -> bytes:
+def encode(item: object, tag: int | None = None) -> bytes:
     """A message (anonymous) or an IB (with context ``tag``) as TLV bytes."""
     return encode_record(item, tag)
 
 
-_T = TypeVar("_T")
+_T = TypeVar("_T", bound=TLVRecord)
 
 
 def decode(cls: type[_T], payload: bytes) -> _T:
@@ -307,10 +309,10 @@ def decode(cls: type[_T], payload: bytes) -> _T:
         value = tlv.decode(payload)
     except tlv.TLVError as exc:
         raise IMDecodeError(f"malformed TLV: {exc}") from None
-    if not isinstance(value, dict) and cls.tlv_kind != LIST:  # type: ignore[attr-defined]
+    if not isinstance(value, dict) and cls.tlv_kind != LIST:
         raise IMDecodeError("an IM message must be a TLV structure")
     try:
-        return decode_record(cls, value)  # type: ignore[no-any-return]
+        return decode_record(cls, value)
     except SchemaError as exc:
         raise IMDecodeError(str(exc)) from None
 
@@ -325,7 +327,7 @@ class Decoded:
 
 def decode_any(opcode: int, payload: bytes) -> Decoded:
     """Decode any IM message by opcode (IMDecodeError for unknown opcodes or bad payloads)."""
-    cls = MESSAGES.get(opcode)  # type: ignore[call-overload]
+    cls = MESSAGES.get(opcode)
     if cls is None:
         raise IMDecodeError(f"unknown IM opcode 0x{opcode:02x}")
     return Decoded(opcode, decode(cls, payload))

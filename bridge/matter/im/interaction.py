@@ -59,7 +59,7 @@ GRANTED_MAX_INTERVAL_S = 3
 
 
 @functools.cache
-def _value_encoders(server_class: type, name: str) -> tuple[Any, Any]:
+def _value_encoders(server_class: type[ClusterServer], name: str) -> tuple[Any, Any]:
     """(element encoder for a list attribute else None, value encoder): looked up once per attribute."""
     info = server_class.class_model().attributes[name].type
     return (encoder(info.element) if info.is_list else None), encoder(info)
@@ -75,7 +75,7 @@ def _needs_timed_invoke(server: ClusterServer, name: str) -> bool:
     return bool(getattr(cmd, "must_use_timed_invoke", False))
 
 
-def fabric_filter(value: Any, fabric_index: int | None) -> Any:
+def fabric_filter(value: object, fabric_index: int | None) -> Any:
     """Entries of a fabric-scoped list that belong to the accessing fabric (spec §7.13.5)."""
     if not isinstance(value, list) or not value or not isinstance(value[0], dict) or "fabricIndex" not in value[0]:
         return value
@@ -261,7 +261,7 @@ class InteractionModel:
         success = Status.SUCCESS
         for path in paths:
             cluster_key: tuple[int, int] | None = None
-            version = 0
+            version: int | None = 0
             for endpoint, cluster_id, attr_id, status, server, name, concrete in resolver.attributes(path, "read"):
                 if (endpoint, cluster_id) != cluster_key:  # wildcards walk a cluster's attributes in a row
                     cluster_key, skipped = (endpoint, cluster_id), (endpoint, cluster_id) in skip
@@ -280,6 +280,7 @@ class InteractionModel:
                     continue
                 if concrete or version is None:  # a concrete path reads its version now, as it always did
                     version = node.data_version(endpoint, cluster_id)
+                # version is set now (mypy does not narrow through the `or` above: the ignore).
                 item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,  # type: ignore[arg-type]
                                               fabric_filtered)
                 if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
@@ -300,7 +301,7 @@ class InteractionModel:
             value = self.node.read(endpoint, cluster_id, name)
             if fabric_filtered:
                 value = fabric_filter(value, ctx.fabric_index)
-            element, whole = _value_encoders(type(server), name)
+            element, whole = _value_encoders(type(server), name)  # type: ignore[arg-type]  # mypy checks a class object's __hash__ as the instances' (python/mypy#11470)
             if element is not None and value is not None:
                 return ListReport(version, endpoint, cluster_id, attr_id, [element(v, None) for v in value])
             return attribute_data_report(version, endpoint, cluster_id, attr_id, whole(value, 2))
@@ -367,9 +368,9 @@ class InteractionModel:
             if not self._is_success(reply):
                 log.info("report chunk not acknowledged (%r); abandoning the report", reply and reply[0])
                 return False
-            if last:
+            if upcoming is None:  # the last chunk
                 return True
-            current = upcoming  # type: ignore[assignment]
+            current = upcoming
 
     # ============================================================================ Read
     @_request_handler(im.Opcode.READ_REQUEST)
@@ -495,7 +496,7 @@ class InteractionModel:
                  sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
         return True
 
-    def drop_session(self, session: Any) -> None:
+    def drop_session(self, session: object) -> None:
         """The runtime calls this when a session dies: its subscriptions end now."""
         for sub in list(self._subscriptions.values()):
             if sub.session is session:

@@ -29,14 +29,14 @@ _ATTRIBUTE_PRIVILEGE = {"read": read_privilege, "write": write_privilege}
 
 
 @functools.cache
-def _attribute_names_by_id(server_class: type) -> dict[int, str]:
-    model = server_class._model  # type: ignore[attr-defined]
+def _attribute_names_by_id(server_class: type[ClusterServer]) -> dict[int, str]:
+    model = server_class._model
     return {a.attribute_id: name for name, a in model.attributes.items()}
 
 
 def attribute_name(server: ClusterServer, attribute_id: int) -> str | None:
     """The supported attribute with this id on this server, else None."""
-    name = _attribute_names_by_id(type(server)).get(attribute_id)
+    name = _attribute_names_by_id(type(server)).get(attribute_id)  # type: ignore[arg-type]  # mypy checks a class object's __hash__ as the instances' (python/mypy#11470)
     return name if name is not None and server.has_attribute(name) else None
 
 
@@ -172,6 +172,7 @@ class PathResolver:
                 path.endpoint):
             return None if path.is_wildcard else Status.UNSUPPORTED_CLUSTER
         # Concrete paths need View here; the events themselves are filtered by event_privilege when queried.
+        # (A path that is not a wildcard has its endpoint and cluster: the ignore.)
         if not path.is_wildcard and not self.access.allowed(path.endpoint, path.cluster, "view"):  # type: ignore[arg-type]
             return Status.UNSUPPORTED_ACCESS
         return None

@@ -151,7 +151,8 @@ class MatterAdvertiser:
             for adapter in ifaddr.get_adapters():
                 if adapter.nice_name in self.interfaces:
                     choice += [ip.ip for ip in adapter.ips if not isinstance(ip.ip, tuple)]
-                    choice += [adapter.index] if any(isinstance(ip.ip, tuple) for ip in adapter.ips) else []
+                    # ifaddr types the index int | None; an adapter with IPv6 addresses always has one.
+                    choice += [adapter.index] if any(isinstance(ip.ip, tuple) for ip in adapter.ips) else []  # type: ignore[list-item]
         self._zc = AsyncZeroconf(interfaces=choice, ip_version=IPVersion.All)
         if not isinstance(self._zc.zeroconf.registry.types, dict):
             raise RuntimeError("python-zeroconf registry layout changed: cannot publish DNS-SD subtypes")

@@ -23,7 +23,7 @@ from bridge.matter.session.mrp import LOCAL_PARAMETERS
 from bridge.matter.session.pase import PaseError, PaseResponder
 from bridge.matter.session.resumption_store import ResumptionStore
 from bridge.matter.session.secure_channel import Opcode, StatusReport, StatusReportError
-from bridge.matter.session.sessions import SecureSession, SecureSessionKeys, SessionManager
+from bridge.matter.session.sessions import Address, SecureSession, SecureSessionKeys, SessionManager
 
 __all__ = ["HandshakeServer", "PaseVerifier"]
 
@@ -214,7 +214,7 @@ class HandshakeServer:
         return session
 
     # ------------------------------------------------------------------------------ initiating
-    async def connect_case(self, address: tuple, fabric_index: int, fabric: CaseFabric, peer_node_id: int, *,
+    async def connect_case(self, address: Address, fabric_index: int, fabric: CaseFabric, peer_node_id: int, *,
                            timeout_s: float = 10) -> SecureSession:
         """CASE with us as the initiator (to resume a subscription after a restart): resumed in one round trip
         when both sides still hold the peer's resumption record, a full Sigma1/2/3 otherwise."""
@@ -247,7 +247,7 @@ class HandshakeServer:
             unsecured.close()
         return session
 
-    def _install_initiated(self, address: tuple, fabric_index: int, result: CaseResult) -> SecureSession:
+    def _install_initiated(self, address: Address, fabric_index: int, result: CaseResult) -> SecureSession:
         session = SecureSession(
             self.manager, address, kind="case", local_session_id=result.local_session_id,
             peer_session_id=result.peer_session_id,

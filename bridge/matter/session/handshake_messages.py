@@ -78,7 +78,7 @@ class PbkdfParamRequest(TLVRecord):
     initiator_session_id: int = tag(2, U16, required=True, default=REQUIRED)
     passcode_id: int = tag(3, U16, required=True, default=REQUIRED)
     has_pbkdf_parameters: bool = tag(4, BOOL, required=True, default=REQUIRED)
-    session_parameters: SessionParameters | None = tag(5, PARAMETERS)
+    session_parameters: SessionParameters | None = tag(5, PARAMETERS, default=None)
 
 
 @record("PBKDF parameters")
@@ -92,8 +92,9 @@ class PbkdfParamResponse(TLVRecord):
     initiator_random: bytes = tag(1, RANDOM, required=True, default=REQUIRED)
     responder_random: bytes = tag(2, RANDOM, required=True, default=REQUIRED)
     responder_session_id: int = tag(3, U16, required=True, default=REQUIRED)
-    pbkdf_parameters: PbkdfParameters | None = tag(4, Record(PbkdfParameters))  # left out when the request had them
-    session_parameters: SessionParameters | None = tag(5, PARAMETERS)
+    # left out when the request had them
+    pbkdf_parameters: PbkdfParameters | None = tag(4, Record(PbkdfParameters), default=None)
+    session_parameters: SessionParameters | None = tag(5, PARAMETERS, default=None)
 
 
 @record("Pake1")
@@ -119,9 +120,9 @@ class Sigma1(TLVRecord):
     initiator_session_id: int = tag(2, U16, required=True, default=REQUIRED)
     destination_id: bytes = tag(3, Octets(32), required=True, default=REQUIRED)
     ephemeral_public_key: bytes = tag(4, PUBLIC_KEY, required=True, default=REQUIRED)
-    session_parameters: SessionParameters | None = tag(5, PARAMETERS)
-    resumption_id: bytes | None = tag(6, RESUMPTION_ID)
-    resume_mic: bytes | None = tag(7, MIC)
+    session_parameters: SessionParameters | None = tag(5, PARAMETERS, default=None)
+    resumption_id: bytes | None = tag(6, RESUMPTION_ID, default=None)
+    resume_mic: bytes | None = tag(7, MIC, default=None)
 
 
 @record("Sigma2")
@@ -130,7 +131,7 @@ class Sigma2(TLVRecord):
     responder_session_id: int = tag(2, U16, required=True, default=REQUIRED)
     ephemeral_public_key: bytes = tag(3, PUBLIC_KEY, required=True, default=REQUIRED)
     encrypted: bytes = tag(4, OCTETS, required=True, default=REQUIRED)  # TBEData2 under S2K
-    session_parameters: SessionParameters | None = tag(5, PARAMETERS)
+    session_parameters: SessionParameters | None = tag(5, PARAMETERS, default=None)
 
 
 @record("Sigma2_Resume")
@@ -138,7 +139,7 @@ class Sigma2Resume(TLVRecord):
     resumption_id: bytes = tag(1, RESUMPTION_ID, required=True, default=REQUIRED)
     resume_mic: bytes = tag(2, MIC, required=True, default=REQUIRED)
     responder_session_id: int = tag(3, U16, required=True, default=REQUIRED)
-    session_parameters: SessionParameters | None = tag(4, PARAMETERS)
+    session_parameters: SessionParameters | None = tag(4, PARAMETERS, default=None)
 
 
 @record("Sigma3")
@@ -163,4 +164,4 @@ class SealedData(TLVRecord):
     noc: bytes = tag(1, CERTIFICATE, required=True, default=REQUIRED)
     icac: bytes | None = tag(2, CERTIFICATE, default=REQUIRED, absent=None)
     signature: bytes = tag(3, Octets(64), required=True, default=REQUIRED)
-    resumption_id: bytes | None = tag(4, RESUMPTION_ID)
+    resumption_id: bytes | None = tag(4, RESUMPTION_ID, default=None)

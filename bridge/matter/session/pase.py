@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from bridge.matter.crypto.crypto import hkdf_sha256, sha256
 from bridge.matter.crypto.spake2p import Spake2pError, Spake2pProver, Spake2pVerifier, compute_w0_w1
@@ -166,7 +167,7 @@ class PaseResponder:
                                                            self.local_session_id, pbkdf, self.local_parameters))
         self._request = bytes(payload)
         context = pake_context(self._request, response_bytes)
-        kwargs = {} if self.spake_y is None else {"y": self.spake_y}
+        kwargs: dict[str, Any] = {} if self.spake_y is None else {"y": self.spake_y}
         self._verifier = Spake2pVerifier(w0=self.w0, L=self.L, context=context, **kwargs)
         self.state = _State.EXPECT_PAKE1
         return response_bytes
@@ -244,7 +245,7 @@ class PaseInitiator:
         self._peer_session_id = response.responder_session_id
         self._peer_parameters = response.session_parameters or SessionParameters()
         w0, w1 = compute_w0_w1(self.passcode, response.pbkdf_parameters.salt, response.pbkdf_parameters.iterations)
-        kwargs = {} if self.spake_x is None else {"x": self.spake_x}
+        kwargs: dict[str, Any] = {} if self.spake_x is None else {"x": self.spake_x}
         self._prover = Spake2pProver(w0=w0, w1=w1, context=pake_context(self._request, bytes(payload)), **kwargs)
         self.state = _State.EXPECT_PAKE2
         return encode_message(Pake1(self._prover.start()))

@@ -119,10 +119,10 @@ class SessionParameters(TLVRecord):
     Unknown members are ignored on decode so newer peers stay compatible.
     """
 
-    idle_interval_ms: int | None = tag(1, U32)  # SII
-    active_interval_ms: int | None = tag(2, U32)  # SAI
-    active_threshold_ms: int | None = tag(3, U16)  # SAT
-    data_model_revision: int | None = tag(4, U16)
-    interaction_model_revision: int | None = tag(5, U16)
-    specification_version: int | None = tag(6, U32)
-    max_paths_per_invoke: int | None = tag(7, U16)
+    idle_interval_ms: int | None = tag(1, U32, default=None)  # SII
+    active_interval_ms: int | None = tag(2, U32, default=None)  # SAI
+    active_threshold_ms: int | None = tag(3, U16, default=None)  # SAT
+    data_model_revision: int | None = tag(4, U16, default=None)
+    interaction_model_revision: int | None = tag(5, U16, default=None)
+    specification_version: int | None = tag(6, U32, default=None)
+    max_paths_per_invoke: int | None = tag(7, U16, default=None)

@@ -39,7 +39,7 @@ from bridge.matter.codec.message import (
 from bridge.matter.crypto.crypto import CryptoError
 from bridge.matter.session.channel import KeyedExchange
 from bridge.matter.session.context import RequestContext, SessionKind, current_request
-from bridge.matter.session.dispatch import ProtocolDispatch
+from bridge.matter.session.dispatch import ProtocolDispatch, SessionSide
 from bridge.matter.session.exchange import Exchange
 from bridge.matter.session.exchange_api import ExchangeClosed
 from bridge.matter.session.message_security import decrypt_message, encrypt_message
@@ -376,7 +376,7 @@ class SessionManager:
         ephemeral.flush_ack()
 
     def _dispatch(self, session: Session, exchange: Exchange, protocol: ProtocolHeader, payload: bytes) -> None:
-        side = "secure" if isinstance(session, SecureSession) else "unsecured"
+        side: SessionSide = "secure" if isinstance(session, SecureSession) else "unsecured"
         route = self.routes.route(protocol.protocol_id, protocol.opcode, side)
         if route is None or route.inline:  # nothing is answered on this exchange: ack it and let it go
             exchange.flush_ack()
@@ -385,6 +385,7 @@ class SessionManager:
             if route is not None:
                 route.handler(exchange, protocol.opcode, payload)
             return
+        # A route registered without inline=True holds an ExchangeHandler (ProtocolDispatch.register): the ignore.
         self._spawn(self._run_handler(route.handler, session, exchange, protocol.opcode, payload))  # type: ignore[arg-type]
 
     def _refuse_unsecured_im(self, exchange: Exchange, opcode: int, payload: bytes) -> None:

@@ -49,7 +49,8 @@ class UdpTransport:
         transport = self._v6 or self._v4
         if transport is None:
             raise RuntimeError("transport not started")
-        return transport.get_extra_info("sockname")[1]
+        port: int = transport.get_extra_info("sockname")[1]
+        return port
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()

@@ -13,7 +13,8 @@ import chip.clusters.Objects as Objects
 from bridge.matter.node.commissioning import WindowKind
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.handshake import PaseVerifier
-from bridge.matter.session.pase import MAX_ITERATIONS, MAX_SALT, MIN_ITERATIONS, MIN_SALT
+from bridge.matter.session.handshake_messages import MAX_ITERATIONS, MAX_SALT
+from bridge.matter.session.pase import MIN_ITERATIONS, MIN_SALT
 from clusters.base import ClusterServer, command
 from clusters.status import ClusterError, Status
 

@@ -95,7 +95,12 @@ class GeneralCommissioningServer(ClusterServer):
             # Only the PASE sessions of this commissioning: a window may already be open again (multi-admin)
             # and the next commissioner's fresh PASE session must survive the delayed cleanup.
             finished = sessions.sessions(kind="pase")
-            self.services.after_response(lambda: [session.close() for session in finished])
+
+            def close_finished() -> None:
+                for session in finished:
+                    session.close()
+
+            self.services.after_response(close_finished)
         for listener in list(self.services.on_commissioning_complete):
             listener(ctx.fabric_index)
         log.info("event=commissioning_complete fabric=%d node=0x%016X", ctx.fabric_index, ctx.subject_node_id or 0)
