@@ -30,6 +30,20 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def _is_voice_run(run_dir: Path) -> bool:
+    # The voice suite's runner loads the speech stack (numpy, scipy: ~90 MiB): only when a resume asks.
+    from benchmark.suites.voice.voice_runner import is_voice_run
+
+    return is_voice_run(run_dir)
+
+
+def _stored_conditions(out: Path) -> tuple[dict[str, Any], list[str]] | None:
+    # Only a resume reads them; the module loads the voice report (and the speech stack with it).
+    from benchmark.suites.voice.condition_runs import stored_conditions
+
+    return stored_conditions(out)
+
+
 # --- episodes --------------------------------------------------------------------------------------------------
 
 @episodes_app.command("import")
@@ -183,10 +197,8 @@ def bench_run(
     --matter-server, brought to each episode's initial state — JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    from benchmark.suites.voice.voice_runner import is_voice_run
-
     if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
-                            and is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
+                            and _is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
         from benchmark.suites.voice import voice_cli
 
         return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
@@ -196,9 +208,7 @@ def bench_run(
     if as_json:  # only the voice suite prints its report here; the others print it with `bench report --json`
         _fail("--json is for --suite voice; for this suite run without it, then `homefabric bench report OUT "
               "--json`")
-    from benchmark.suites.voice.condition_runs import stored_conditions
-
-    several = stored_conditions(out) if resume and spec_file is None and out is not None else None
+    several = _stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
     from benchmark.suites.smh import cli as smh_cli
 

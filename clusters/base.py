@@ -145,6 +145,25 @@ def command(name: str, *, aliases: Mapping[str, str] | None = None,
     return mark
 
 
+# Shared stand-ins for a server's sources and event listeners until it gets its first (most never do): never
+# mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
+_NONE_YET: dict[str, Callable[[], Any]] = {}
+_NONE_YET_LIST: list[Any] = []
+# (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
+_ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
+_SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
+
+
+def _own_copy(values: dict[str, Any]) -> dict[str, Any]:
+    """A server's own copy of its initial values: a compact clone of the dict whose mutable values (lists,
+    structs) are deep copies, immutable ones shared."""
+    own = dict(values)
+    for name, value in values.items():
+        if not isinstance(value, _SHARED_VALUES):
+            own[name] = copy.deepcopy(value)
+    return own
+
+
 class ClusterServer:
     """Server side of one Matter cluster on one endpoint."""
 
@@ -162,6 +181,7 @@ class ClusterServer:
     # carries each (valueUnsigned8, valueUnsigned16, …); such a server implements apply_scene.
     scene_attributes: ClassVar[dict[str, str]] = {}
     _command_specs: ClassVar[dict[str, CommandSpec]]
+    _commands_by_id: ClassVar[tuple[str, ...]]  # the declared commands in command-id order
     _model: ClassVar[ClusterModel]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -199,6 +219,7 @@ class ClusterServer:
                 names[alias] = label
             specs[cmd_name] = CommandSpec(cmd, attr, cons, defaults, names)
         cls._command_specs = specs
+        cls._commands_by_id = tuple(sorted(specs, key=lambda n: specs[n].model.command_id))
         unknown_scene = sorted(set(cls.scene_attributes) - set(model.attributes))
         if unknown_scene:
             raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no scene attribute(s) {unknown_scene}")
@@ -209,10 +230,10 @@ class ClusterServer:
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
-        self._values: dict[str, Any] = copy.deepcopy(self.initial_values())
-        self._sources: dict[str, Callable[[], Any]] = {}
-        self._listeners: list[ChangeListener] = []
-        self._event_listeners: list[EventListener] = []
+        self._values: dict[str, Any] = _own_copy(self.initial_values())
+        self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
+        self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
+        self._event_listeners: list[EventListener] = _NONE_YET_LIST
         self.endpoint: HostingEndpoint | None = None
         self.runtime: Runtime | None = None
         for name, value in (values or {}).items():
@@ -250,17 +271,26 @@ class ClusterServer:
 
     def attribute_names(self) -> list[str]:
         """Supported attributes, spec order, globals last."""
-        own = [a for a in self._model.attributes if a in self._values or a in self._sources]
-        return [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [
-            a for a in GLOBAL_ATTRIBUTE_IDS if a in self._model.attributes
-        ]
+        return list(self._attribute_layout()[0])
+
+    def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
+        """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
+        of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
+        key = (type(self), tuple(self._values), tuple(self._sources))
+        layout = _ATTRIBUTE_LAYOUTS.get(key)
+        if layout is None:
+            attributes = self._model.attributes
+            own = [a for a in attributes if a in self._values or a in self._sources]
+            names = tuple([a for a in own if a not in GLOBAL_ATTRIBUTE_IDS]
+                          + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes])
+            layout = _ATTRIBUTE_LAYOUTS[key] = (names, sorted(attributes[a].attribute_id for a in names))
+        return layout
 
     def has_attribute(self, name: str) -> bool:
         return name in GLOBAL_ATTRIBUTE_IDS or name in self._values or name in self._sources
 
     def command_names(self) -> list[str]:
-        names = [n for n in self._command_specs if self.accepts(n)]
-        return sorted(names, key=lambda n: self._command_specs[n].model.command_id)
+        return [n for n in self._commands_by_id if self.accepts(n)]
 
     def command_spec(self, name: str) -> CommandSpec:
         spec = self._command_specs.get(name)
@@ -295,12 +325,14 @@ class ClusterServer:
         """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
 
     def add_listener(self, listener: ChangeListener) -> None:
-        self._listeners.append(listener)
+        self._listeners = (*self._listeners, listener)
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
         if name not in self._model.attributes:
             raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
+        if self._sources is _NONE_YET:
+            self._sources = {}
         self._sources[name] = source
         self._values.pop(name, None)
 
@@ -321,7 +353,7 @@ class ClusterServer:
         if name == "ClusterRevision":
             return self.revision
         if name == "AttributeList":
-            return sorted(self._model.attributes[a].attribute_id for a in self.attribute_names())
+            return list(self._attribute_layout()[1])
         if name == "AcceptedCommandList":
             return sorted(self._command_specs[n].model.command_id for n in self.command_names())
         if name == "GeneratedCommandList":
@@ -415,6 +447,8 @@ class ClusterServer:
 
     def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
         """Be told of every event this server emits; returns a function that stops it."""
+        if self._event_listeners is _NONE_YET_LIST:
+            self._event_listeners = []
         self._event_listeners.append(listener)
 
         def remove() -> None:

@@ -31,30 +31,32 @@ GLOBAL_LIST_ATTRIBUTES = frozenset(name for name in GLOBAL_ATTRIBUTE_IDS if name
 
 @dataclass(frozen=True)
 class TypeInfo:
+    # is_list … is_bitmap and element are computed once per instance (coercion asks them for every value it
+    # checks); a frozen dataclass keeps them in its __dict__, outside the fields that make equality and hash.
     """A chip field type, unwrapped: the base type plus the optional / nullable qualities."""
 
     base: typing.Any
     optional: bool
     nullable: bool
 
-    @property
+    @functools.cached_property
     def is_list(self) -> bool:
         return typing.get_origin(self.base) in (list, typing.List)  # noqa: UP006
 
-    @property
+    @functools.cached_property
     def element(self) -> TypeInfo:
         (arg,) = typing.get_args(self.base)
         return unwrap(arg)
 
-    @property
+    @functools.cached_property
     def is_struct(self) -> bool:
         return isinstance(self.base, type) and dataclasses.is_dataclass(self.base)
 
-    @property
+    @functools.cached_property
     def is_enum(self) -> bool:
         return isinstance(self.base, type) and issubclass(self.base, Objects.MatterIntEnum)
 
-    @property
+    @functools.cached_property
     def is_bitmap(self) -> bool:
         return isinstance(self.base, type) and issubclass(self.base, Objects.IntFlag)
 

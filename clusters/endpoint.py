@@ -25,8 +25,9 @@ class Endpoint:
         self.parts: list[int] = []
         self._watchers: dict[tuple[str, str], list[Callable[[Any, Any], None]]] = {}
         self._sinks: list[EndpointListener] = []
+        on_change = self._on_change  # one bound method for every server of the endpoint
         for server in self.clusters.values():
-            server.add_listener(self._on_change)
+            server.add_listener(on_change)
 
     def attach(self, runtime: Runtime | None) -> None:
         for server in self.clusters.values():

@@ -21,6 +21,8 @@ from emulator.physics_terms import covering_factor, lights_lux, room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from emulator.device import Device
 
 VARIABLES = ("temperature", "humidity", "pm10")
@@ -64,6 +66,7 @@ class PhysicsEngine:
         self._reported: dict[str, dict[Any, float]] = {}
         self._sensed: dict[str, list[tuple[int, str]]] = {}  # room → (id(server), variable) of its room sensors
         self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
+        self._sky_at: tuple[tuple[int, datetime] | None, float] = (None, 1.0)  # (tick, base time) → sky then
         self._sky_timer: Timer | None = None
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
@@ -102,8 +105,14 @@ class PhysicsEngine:
 
     # ------------------------------------------------------------------------------ the sky
     def sky(self) -> float:
-        """Daylight now relative to a room's noon daylight (always 1 with constant daylight)."""
-        return 1.0 if self.sun is None else self.sun.relative(self.clock.now_datetime)
+        """Daylight now relative to a room's noon daylight (always 1 with constant daylight); computed once per
+        tick (every room's illuminance at one instant reads the same sky)."""
+        if self.sun is None:
+            return 1.0
+        instant = (self.clock.tick, self.clock.base_time)
+        if self._sky_at[0] != instant:
+            self._sky_at = (instant, self.sun.relative(self.clock.now_datetime))
+        return self._sky_at[1]
 
     def _noon_daylight(self, daylight_now: float, room: RoomPhysics) -> float:
         """A room's noon daylight from its daylight now; at night or dusk (too little sky to scale by), the

@@ -29,10 +29,12 @@ import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:  # httpx (~18 MiB with ssl) loads with the first model call: an oracle run never needs it
+    import httpx
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -79,6 +81,8 @@ class LLMRequestError(LLMError):
 
 def check_base_url(value: str) -> str:
     """An OpenAI-compatible base URL (``http(s)://host[:port]/…``), or a one-line ValueError saying why not."""
+    import httpx
+
     text = str(value).strip()
     try:
         url = httpx.URL(text)
@@ -195,6 +199,8 @@ class LLMClient:
     # --- HTTP plumbing -----------------------------------------------------------------------------
 
     def _new_http(self) -> httpx.AsyncClient:
+        import httpx
+
         headers = {"Content-Type": "application/json", **self.headers}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -275,6 +281,8 @@ class LLMClient:
     async def _attempt(self, http: httpx.AsyncClient,
                        body: dict[str, Any]) -> tuple[LLMResponse | str, float | None, int | None]:
         """One HTTP request: a response, or (why it is worth retrying, Retry-After seconds, status)."""
+        import httpx
+
         try:
             reply = await http.post(self.url, json=body)
         except httpx.ReadTimeout:
@@ -298,6 +306,8 @@ class LLMClient:
 
     async def endpoint_alive(self, timeout_s: float = 5.0) -> bool:
         """Whether the server answers at all (any HTTP status for ``GET {base_url}/models``)."""
+        import httpx
+
         headers = {**self.headers, **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})}
         try:
             async with httpx.AsyncClient(timeout=httpx.Timeout(min(timeout_s, self.timeout_s)), headers=headers,

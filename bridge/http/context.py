@@ -21,7 +21,7 @@ class ApiContext:
     fast_forward: FastForward = field(init=False)
 
     def __post_init__(self) -> None:
-        self.fast_forward = FastForward(self.fabric, self.hub.publish)
+        self.fast_forward = FastForward(self.fabric, self.hub, self.history)
 
     def clock(self) -> dict[str, Any]:
         pacer = self.pacer

@@ -1,14 +1,19 @@
 """The event hub behind ``/ws/events``: fabric attribute events, rule firings and room-state samples, fanned
 out to WebSocket clients with a bounded queue each (a slow client loses its oldest messages, and is told how
-many)."""
+many).
+
+While the hub is coalescing (a fast-forward runs), a message that stands for a state — an attribute's event, the
+room-state sample, the fast-forward progress — replaces that state's older message still waiting in a client's
+queue (the newest goes last), and each client is sent at most every ``COALESCE_INTERVAL_S``: a client sees every
+attribute's newest value, not each of a week's intermediate ones. Messages are encoded once, when first sent."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
@@ -19,6 +24,7 @@ from emulator.loop_handoff import LoopHandoff
 
 DEFAULT_QUEUE = 1000
 MAX_QUEUE = 10_000
+COALESCE_INTERVAL_S = 0.1  # wall time between two sends to a client while coalescing (a Matter min interval)
 
 
 def encode(message: dict[str, Any]) -> str:
@@ -26,31 +32,67 @@ def encode(message: dict[str, Any]) -> str:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+class Outgoing:
+    """One published message, shared by every client's queue and built and encoded once, when first sent (a
+    message coalesced away is never built)."""
+
+    __slots__ = ("_text", "key", "message")
+
+    def __init__(self, message: dict[str, Any] | Callable[[], dict[str, Any]], key: Hashable | None) -> None:
+        self.message = message
+        self.key = key  # the state it stands for (coalescing replaces an older one), None: never replaced
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            message = self.message
+            self._text = encode(message if isinstance(message, dict) else message())
+        return self._text
+
+
+def state_key(message: dict[str, Any]) -> Hashable | None:
+    """The state a message stands for, or None for one that must never be replaced (clock, automation…)."""
+    kind = message.get("type")
+    if kind == "attribute":
+        return ("attribute", message["device_id"], message["endpoint"], message["cluster"], message["attribute"])
+    if kind in ("room_state", "fast_forward"):
+        return (kind,)
+    return None
+
+
 class ClientQueue:
-    """One client's outbox: at most ``limit`` encoded messages; when full the oldest is dropped."""
+    """One client's outbox: at most ``limit`` messages; when full the oldest is dropped. While ``coalescing``,
+    a message with a state key replaces that state's waiting message instead of queueing behind it."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._items: deque[str] = deque()
+        self._items: dict[Hashable, Outgoing | str] = {}  # in arrival order
+        self._serial = itertools.count()
         self._ready = asyncio.Event()
+        self.coalescing = False
         self.dropped = 0  # since the client was last told
         self.dropped_total = 0
+        self.coalesced_total = 0  # messages replaced by a newer one of the same state
 
-    def put(self, text: str) -> None:
-        if len(self._items) >= self.limit:
-            self._items.popleft()
+    def put(self, item: Outgoing | str) -> None:
+        key = item.key if self.coalescing and isinstance(item, Outgoing) and item.key is not None else None
+        if key is not None and self._items.pop(key, None) is not None:
+            self.coalesced_total += 1
+        elif len(self._items) >= self.limit:
+            del self._items[next(iter(self._items))]
             self.dropped += 1
             self.dropped_total += 1
-        self._items.append(text)
+        self._items[key if key is not None else ("serial", next(self._serial))] = item
         self._ready.set()
 
     async def take(self) -> tuple[list[str], int]:
-        """Wait for messages; return them all and the number dropped since the last take."""
+        """Wait for messages; return them all (encoded) and the number dropped since the last take."""
         await self._ready.wait()
-        items, self._items = list(self._items), deque()
+        items, self._items = list(self._items.values()), {}
         dropped, self.dropped = self.dropped, 0
         self._ready.clear()
-        return items, dropped
+        return [item if isinstance(item, str) else item.text for item in items], dropped
 
 
 class EventHub:
@@ -62,6 +104,7 @@ class EventHub:
         self._unsubscribe: Callable[[], None] | None = None
         self._handoff = LoopHandoff()
         self.published = 0
+        self._coalescing = 0  # nesting depth of coalescing()
 
     def start(self) -> None:
         self._handoff.bind()
@@ -80,22 +123,40 @@ class EventHub:
         return len(self._clients)
 
     def _on_attribute(self, event: AttributeEvent) -> None:
-        self.publish({"type": "attribute", **event.to_dict()})
+        if self._clients:
+            key = ("attribute", event.device_id, event.endpoint, event.cluster, event.attribute)
+            self._handoff.call(self._fan_out, Outgoing(lambda: {"type": "attribute", **event.to_dict()}, key))
 
     def publish(self, message: dict[str, Any]) -> None:
         """Safe from any thread: the fabric may be driven from a worker thread, queues live on the loop."""
         if not self._clients:
             return
-        self._handoff.call(self._fan_out, encode(message))
+        self._handoff.call(self._fan_out, Outgoing(message, state_key(message)))
 
-    def _fan_out(self, text: str) -> None:
+    def _fan_out(self, item: Outgoing) -> None:
         self.published += 1
         for client in list(self._clients):
-            client.put(text)
+            client.put(item)
+
+    @contextlib.contextmanager
+    def coalescing(self) -> Iterator[None]:
+        """Coalesce every client's waiting state messages until the block ends (then each client drains what is
+        waiting, newest states last, and is sent message by message again)."""
+        self._handoff.call(self._set_coalescing, 1)
+        try:
+            yield
+        finally:
+            self._handoff.call(self._set_coalescing, -1)
+
+    def _set_coalescing(self, change: int) -> None:
+        self._coalescing += change
+        for client in self._clients:
+            client.coalescing = self._coalescing > 0
 
     @contextlib.contextmanager
     def client(self, limit: int) -> Iterator[ClientQueue]:
         queue = ClientQueue(limit)
+        queue.coalescing = self._coalescing > 0
         self._clients.add(queue)
         try:
             yield queue
@@ -114,6 +175,8 @@ async def pump(websocket: WebSocket, queue: ClientQueue) -> None:
                                                   "total": queue.dropped_total}))
             for text in items:
                 await websocket.send_text(text)
+            if queue.coalescing:  # let the states settle: a client is sent at most every COALESCE_INTERVAL_S
+                await asyncio.sleep(COALESCE_INTERVAL_S)
 
     async def receive() -> None:
         while True:

