@@ -17,9 +17,19 @@ if TYPE_CHECKING:
     from agent_tools.envelope import compat_error, fail, from_fabric_error, http_status, is_ok, ok
     from agent_tools.toolbox import ADMIN_TOOLS, PAPER13_TOOLS, SIMUHOME_TOOLS, TOOL_PROFILES, ToolBox
 
-_HOMES = {"compat_error": "envelope", "fail": "envelope", "from_fabric_error": "envelope", "http_status": "envelope",
-          "is_ok": "envelope", "ok": "envelope", "ADMIN_TOOLS": "toolbox", "PAPER13_TOOLS": "toolbox",
-          "SIMUHOME_TOOLS": "toolbox", "TOOL_PROFILES": "toolbox", "ToolBox": "toolbox"}
+_HOMES = {
+    "compat_error": "envelope",
+    "fail": "envelope",
+    "from_fabric_error": "envelope",
+    "http_status": "envelope",
+    "is_ok": "envelope",
+    "ok": "envelope",
+    "ADMIN_TOOLS": "toolbox",
+    "PAPER13_TOOLS": "toolbox",
+    "SIMUHOME_TOOLS": "toolbox",
+    "TOOL_PROFILES": "toolbox",
+    "ToolBox": "toolbox",
+}
 
 __all__ = [
     "ADMIN_TOOLS",

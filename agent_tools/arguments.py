@@ -27,22 +27,38 @@ def _endpoint_number(value: object) -> Any:
     return value
 
 
-EndpointId = Annotated[int, Field(
-    ge=0, le=65534, description='Matter endpoint number, e.g. 1 (heat-pump thermostat: 4; humidity sensors of '
-                                '(de)humidifiers: 2; device identity: 0). A numeric string such as "1" is accepted.'),
-    BeforeValidator(_endpoint_number)]
-DeviceId = Annotated[StrictStr, Field(min_length=1, description='Exact device id as listed by get_room_devices, '
-                                                                'e.g. "living_room_air_conditioner_1".')]
+EndpointId = Annotated[
+    int,
+    Field(
+        ge=0,
+        le=65534,
+        description="Matter endpoint number, e.g. 1 (heat-pump thermostat: 4; humidity sensors of "
+        '(de)humidifiers: 2; device identity: 0). A numeric string such as "1" is accepted.',
+    ),
+    BeforeValidator(_endpoint_number),
+]
+DeviceId = Annotated[
+    StrictStr,
+    Field(
+        min_length=1, description='Exact device id as listed by get_room_devices, e.g. "living_room_air_conditioner_1".'
+    ),
+]
 RoomId = Annotated[StrictStr, Field(min_length=1, description='Room id as listed by get_rooms, e.g. "living_room".')]
-ClusterId = Annotated[StrictStr, Field(min_length=1, description='Cluster name, e.g. "OnOff", "FanControl", '
-                                                                 '"Thermostat", "OperationalState".')]
-AttributeId = Annotated[StrictStr, Field(min_length=1, description='Attribute name, e.g. "OnOff", '
-                                                                   '"PercentSetting", "OccupiedCoolingSetpoint".')]
-VirtualTime = Annotated[StrictStr, Field(pattern=TIME_PATTERN, description='Virtual home time '
-                                                                           '"YYYY-MM-DD HH:MM:SS", e.g. '
-                                                                           '"2025-08-23 14:30:00".')]
-WorkflowId = Annotated[StrictStr, Field(min_length=1, description='Workflow id returned by schedule_workflow, '
-                                                                  'e.g. "wf-0001".')]
+ClusterId = Annotated[
+    StrictStr,
+    Field(min_length=1, description='Cluster name, e.g. "OnOff", "FanControl", "Thermostat", "OperationalState".'),
+]
+AttributeId = Annotated[
+    StrictStr,
+    Field(min_length=1, description='Attribute name, e.g. "OnOff", "PercentSetting", "OccupiedCoolingSetpoint".'),
+]
+VirtualTime = Annotated[
+    StrictStr,
+    Field(pattern=TIME_PATTERN, description='Virtual home time "YYYY-MM-DD HH:MM:SS", e.g. "2025-08-23 14:30:00".'),
+]
+WorkflowId = Annotated[
+    StrictStr, Field(min_length=1, description='Workflow id returned by schedule_workflow, e.g. "wf-0001".')
+]
 
 
 class ToolArgs(BaseModel):
@@ -72,12 +88,18 @@ class ExecuteCommandArgs(ToolArgs):
     device_id: DeviceId
     endpoint_id: EndpointId
     cluster_id: ClusterId
-    command_id: Annotated[StrictStr, Field(min_length=1, description='Command name, e.g. "On", "Off", '
-                                                                     '"MoveToLevel", "Step", "ChangeToMode", "Start".')]
-    args: dict[str, Any] = Field(description='Command arguments as an object ({} when the command has none), e.g. '
-                                             '{"Level": 127} for MoveToLevel or {"NewMode": 1} for ChangeToMode. '
-                                             'Names as listed by get_device_structure (PascalCase, lowerCamel, '
-                                             'snake_case and the listed aliases are accepted).')
+    command_id: Annotated[
+        StrictStr,
+        Field(
+            min_length=1, description='Command name, e.g. "On", "Off", "MoveToLevel", "Step", "ChangeToMode", "Start".'
+        ),
+    ]
+    args: dict[str, Any] = Field(
+        description="Command arguments as an object ({} when the command has none), e.g. "
+        '{"Level": 127} for MoveToLevel or {"NewMode": 1} for ChangeToMode. '
+        "Names as listed by get_device_structure (PascalCase, lowerCamel, "
+        "snake_case and the listed aliases are accepted)."
+    )
 
 
 class WriteAttributeArgs(ToolArgs):
@@ -85,28 +107,38 @@ class WriteAttributeArgs(ToolArgs):
     endpoint_id: EndpointId
     cluster_id: ClusterId
     attribute_id: AttributeId
-    value: Any = Field(description="New value (JSON). Units are the attribute's: temperatures in 0.01 °C "
-                                   "(2400 = 24.00 °C), humidity in 0.01 %, percentages 0..100, window-covering "
-                                   "positions in 0.01 % closed (0 open … 10000 closed), enums as integers.")
+    value: Any = Field(
+        description="New value (JSON). Units are the attribute's: temperatures in 0.01 °C "
+        "(2400 = 24.00 °C), humidity in 0.01 %, percentages 0..100, window-covering "
+        "positions in 0.01 % closed (0 open … 10000 closed), enums as integers."
+    )
 
 
 class ClusterDocArgs(ToolArgs):
-    query: Annotated[StrictStr, Field(min_length=1, max_length=MAX_DOC_QUERY_CHARS,
-                                      description='What to look up, in words, e.g. "fan speed percent" or '
-                                                  '"dishwasher start".')]
+    query: Annotated[
+        StrictStr,
+        Field(
+            min_length=1,
+            max_length=MAX_DOC_QUERY_CHARS,
+            description='What to look up, in words, e.g. "fan speed percent" or "dishwasher start".',
+        ),
+    ]
     top_k: Annotated[StrictInt, Field(ge=1, le=20, description="How many documentation chunks to return (1..20).")]
 
 
 class ControlRulesArgs(ToolArgs):
     state: Literal["temperature", "humidity", "air_quality", "illuminance"] = Field(
-        description="Room variable to control (air_quality is the room's pm10).")
+        description="Room variable to control (air_quality is the room's pm10)."
+    )
 
 
 class WorkflowStepArgs(ToolArgs):
     tool: Literal["execute_command", "write_attribute"] = Field(description="Which action tool the step runs.")
-    args: dict[str, Any] = Field(description="The full arguments of that tool, device_id included, e.g. "
-                                             '{"device_id": "kitchen_fan_1", "endpoint_id": 1, "cluster_id": '
-                                             '"OnOff", "command_id": "On", "args": {}}.')
+    args: dict[str, Any] = Field(
+        description="The full arguments of that tool, device_id included, e.g. "
+        '{"device_id": "kitchen_fan_1", "endpoint_id": 1, "cluster_id": '
+        '"OnOff", "command_id": "On", "args": {}}.'
+    )
 
 
 class ScheduleWorkflowArgs(ToolArgs):
@@ -121,11 +153,14 @@ class WorkflowArgs(ToolArgs):
 
 class WorkflowListArgs(ToolArgs):
     status: Literal["pending", "running", "completed", "failed", "cancelled"] | None = Field(
-        default=None, description="Only workflows with this status.")
-    from_time: VirtualTime | None = Field(default=None, description='Only workflows starting at or after this '
-                                                                    'time, "YYYY-MM-DD HH:MM:SS".')
-    to_time: VirtualTime | None = Field(default=None, description='Only workflows starting at or before this '
-                                                                  'time, "YYYY-MM-DD HH:MM:SS".')
+        default=None, description="Only workflows with this status."
+    )
+    from_time: VirtualTime | None = Field(
+        default=None, description='Only workflows starting at or after this time, "YYYY-MM-DD HH:MM:SS".'
+    )
+    to_time: VirtualTime | None = Field(
+        default=None, description='Only workflows starting at or before this time, "YYYY-MM-DD HH:MM:SS".'
+    )
 
 
 class FinishArgs(ToolArgs):
@@ -139,5 +174,8 @@ class AddDeviceArgs(ToolArgs):
 
 
 class TickIntervalArgs(ToolArgs):
-    tick_interval: float = Field(gt=0, description="Seconds per tick; this emulator's event-driven clock has "
-                                                   "a fixed 0.1 s tick, so only 0.1 is accepted.")
+    tick_interval: float = Field(
+        gt=0,
+        description="Seconds per tick; this emulator's event-driven clock has "
+        "a fixed 0.1 s tick, so only 0.1 is accepted.",
+    )

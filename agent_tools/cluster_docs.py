@@ -99,9 +99,11 @@ def _power_notes(cluster: str) -> list[str]:
                 parts.append(f"every command{but}")
             if writes:
                 parts.append(f"writes to {', '.join(writes)}")
-            text = (f"{' and '.join(parts)}{where} need the device on ({rule.power_endpoint}.OnOff.OnOff true, "
-                    "switch it on with OnOff.On); while it is off they are refused with DEPENDENCY_VIOLATION "
-                    "(power dependency).")
+            text = (
+                f"{' and '.join(parts)}{where} need the device on ({rule.power_endpoint}.OnOff.OnOff true, "
+                "switch it on with OnOff.On); while it is off they are refused with DEPENDENCY_VIOLATION "
+                "(power dependency)."
+            )
             by_rule.setdefault(text, []).append(type_name)
     return [f"Power dependency on {', '.join(types)}: {text}" for text, types in by_rule.items()]
 
@@ -153,12 +155,16 @@ def cluster_chunks(name: str) -> list[Chunk]:
     if name == "OnOff":
         dead = _dead_front_types()
         if dead:
-            overview.append(f"Dead front (appliances: {', '.join(dead)}): while OnOff is off the appliance is "
-                            "inert; OperationalState Start/Resume are refused with DEPENDENCY_VIOLATION, so "
-                            "switch it on with OnOff.On first. Switching off stops a running cycle.")
+            overview.append(
+                f"Dead front (appliances: {', '.join(dead)}): while OnOff is off the appliance is "
+                "inert; OperationalState Start/Resume are refused with DEPENDENCY_VIOLATION, so "
+                "switch it on with OnOff.On first. Switching off stops a running cycle."
+            )
     if name in ("OperationalState", "RvcOperationalState", "OvenCavityOperationalState"):
-        overview.append("get_attribute on CurrentPhase returns the phase name (PhaseList[CurrentPhase]), as "
-                        "SimuHome does; get_all_attributes shows the index. CountdownTime is in seconds.")
+        overview.append(
+            "get_attribute on CurrentPhase returns the phase name (PhaseList[CurrentPhase]), as "
+            "SimuHome does; get_all_attributes shows the index. CountdownTime is in seconds."
+        )
     chunks = [Chunk(title, "\n".join(overview))]
 
     attributes = []
@@ -194,7 +200,7 @@ def cluster_chunks(name: str) -> list[Chunk]:
                 text += f", also accepted as {', '.join(arg['aliases'])}"
             args.append(text)
         usage = "; ".join(args) if args else "no arguments (args {})"
-        commands.append(f"- {name}.{command} (command_id \"{command}\"): {usage}")
+        commands.append(f'- {name}.{command} (command_id "{command}"): {usage}')
     if commands:
         chunks += [Chunk(title, c) for c in _split(f"## {title} commands (execute_command)", commands)]
     return chunks
@@ -213,12 +219,16 @@ def device_chunk(spec: DeviceTypeSpec) -> Chunk:
         scope = ", ".join(sorted(rule.clusters))
         but = f" (except {', '.join(sorted(rule.except_commands))})" if rule.except_commands else ""
         writes = f" and writes to {', '.join(sorted(rule.writes))}" if rule.writes else ""
-        lines.append(f"Power dependency: commands of {scope}{but}{writes} need {rule.power_endpoint}.OnOff.OnOff "
-                     "on (OnOff.On first), else DEPENDENCY_VIOLATION.")
+        lines.append(
+            f"Power dependency: commands of {scope}{but}{writes} need {rule.power_endpoint}.OnOff.OnOff "
+            "on (OnOff.On first), else DEPENDENCY_VIOLATION."
+        )
     if spec.name in _dead_front_types():
-        lines.append("Dead front: switch it on (execute_command OnOff.On) before OperationalState Start; a Start "
-                     "while off is refused (DEPENDENCY_VIOLATION). Mode and option changes are refused while the "
-                     "cycle is running (INVALID_STATE).")
+        lines.append(
+            "Dead front: switch it on (execute_command OnOff.On) before OperationalState Start; a Start "
+            "while off is refused (DEPENDENCY_VIOLATION). Mode and option changes are refused while the "
+            "cycle is running (INVALID_STATE)."
+        )
     for role, endpoint_id in spec.roles:
         lines.append(f"Physics role {role} (endpoint {endpoint_id}): {_ROLE_EFFECTS.get(role, role)}.")
     return Chunk(title, "\n".join(lines))
@@ -236,10 +246,41 @@ def all_chunks() -> tuple[Chunk, ...]:
 
 
 # ---------------------------------------------------------------------------------- search
-_STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "in", "is", "it",
-    "me", "my", "of", "or", "the", "this", "to", "what", "when", "which", "with", "you", "your",
-})
+_STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "of",
+        "or",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "which",
+        "with",
+        "you",
+        "your",
+    }
+)
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
@@ -255,7 +296,7 @@ def tokenize(text: str) -> list[str]:
     tokens: list[str] = []
     for word in _WORD.findall(text):
         parts = _CAMEL.findall(word)
-        for token in ([word] if len(parts) <= 1 else [word, *parts]):
+        for token in [word] if len(parts) <= 1 else [word, *parts]:
             token = token.lower()
             if token not in _STOP_WORDS:
                 tokens.append(_stem(token))

@@ -29,19 +29,31 @@ REFERENCE = {name: float(DEFAULT_ROOM_STATE[name]) for name in ("temperature", "
 
 
 def _command(ep: int, cluster: str, command: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"type": "execute_command", "endpoint_id": ep, "cluster_id": cluster, "command_id": command,
-            "args": args or {}}
+    return {
+        "type": "execute_command",
+        "endpoint_id": ep,
+        "cluster_id": cluster,
+        "command_id": command,
+        "args": args or {},
+    }
 
 
 def _write(ep: int, cluster: str, attribute: str, value: object) -> dict[str, Any]:
-    return {"type": "write_attribute", "endpoint_id": ep, "cluster_id": cluster, "attribute_id": attribute,
-            "value": value}
+    return {
+        "type": "write_attribute",
+        "endpoint_id": ep,
+        "cluster_id": cluster,
+        "attribute_id": attribute,
+        "value": value,
+    }
 
 
 def _fan_speed(ep: int) -> list[dict[str, Any]]:
-    return [_write(ep, "FanControl", "PercentSetting", "1..100 (non-zero; effect scales with it)"),
-            _write(ep, "FanControl", "FanMode", "1 Low, 2 Medium or 3 High"),
-            _command(ep, "FanControl", "Step", {"Direction": 0})]
+    return [
+        _write(ep, "FanControl", "PercentSetting", "1..100 (non-zero; effect scales with it)"),
+        _write(ep, "FanControl", "FanMode", "1 Low, 2 Medium or 3 High"),
+        _command(ep, "FanControl", "Step", {"Direction": 0}),
+    ]
 
 
 def _celsius(centi: float) -> str:
@@ -53,68 +65,108 @@ def _hvac(device_type: str, role: str, ep: int, p: PhysicsParams) -> list[dict[s
     power = [_command(ep, "OnOff", "On")] if role == "ac" else []
     offset = p.hvac_rate_c_per_s / p.temperature_drift_per_s  # °C at full output, cap-limited equilibrium
     rate_h = p.hvac_rate_c_per_s * 3600
-    fan_text = (" × the fan fraction (PercentCurrent/100); at 0 % it has no effect" if has_fan
-                else " (no fan: always full output)")
+    fan_text = (
+        " × the fan fraction (PercentCurrent/100); at 0 % it has no effect"
+        if has_fan
+        else " (no fan: always full output)"
+    )
     drift_min = 1 / p.temperature_drift_per_s / 60
     no_power = "" if role == "ac" else " It has no On/Off: SystemMode 0 (Off) stops it."
     where = f" Its thermostat is on endpoint {ep}." if ep != 1 else ""
-    common = (f"Moves the room at up to {p.hvac_rate_c_per_s} °C/s ({rate_h:.1f} °C/h){fan_text}, stops pushing at "
-              f"its setpoint, and the room drifts back toward its baseline (time constant ≈ {drift_min:.0f} min). "
-              f"At full output the room settles about {offset:.1f} °C from its baseline (e.g. baseline "
-              f"{_celsius(REFERENCE['temperature'])}: {_celsius(REFERENCE['temperature'] - offset * 100)} cooling) "
-              f"unless the setpoint is reached first. Setpoints are in 0.01 °C (2400 = 24.00 °C).{no_power}{where}")
+    common = (
+        f"Moves the room at up to {p.hvac_rate_c_per_s} °C/s ({rate_h:.1f} °C/h){fan_text}, stops pushing at "
+        f"its setpoint, and the room drifts back toward its baseline (time constant ≈ {drift_min:.0f} min). "
+        f"At full output the room settles about {offset:.1f} °C from its baseline (e.g. baseline "
+        f"{_celsius(REFERENCE['temperature'])}: {_celsius(REFERENCE['temperature'] - offset * 100)} cooling) "
+        f"unless the setpoint is reached first. Setpoints are in 0.01 °C (2400 = 24.00 °C).{no_power}{where}"
+    )
     optional = _fan_speed(ep) if has_fan else []
-    cool = {"device_type": device_type, "direction": "decrease",
-            "actions": {"required": [*power, _write(ep, "Thermostat", "SystemMode", 3),
-                                     _write(ep, "Thermostat", "OccupiedCoolingSetpoint",
-                                            "< current room temperature")], "optional": optional},
-            "note": f"Cooling: SystemMode 3 (Cool) with OccupiedCoolingSetpoint below the room temperature. {common}"}
-    heat = {"device_type": device_type, "direction": "increase",
-            "actions": {"required": [*power, _write(ep, "Thermostat", "SystemMode", 4),
-                                     _write(ep, "Thermostat", "OccupiedHeatingSetpoint",
-                                            "> current room temperature")], "optional": optional},
-            "note": f"Heating: SystemMode 4 (Heat) with OccupiedHeatingSetpoint above the room temperature. {common}"}
+    cool = {
+        "device_type": device_type,
+        "direction": "decrease",
+        "actions": {
+            "required": [
+                *power,
+                _write(ep, "Thermostat", "SystemMode", 3),
+                _write(ep, "Thermostat", "OccupiedCoolingSetpoint", "< current room temperature"),
+            ],
+            "optional": optional,
+        },
+        "note": f"Cooling: SystemMode 3 (Cool) with OccupiedCoolingSetpoint below the room temperature. {common}",
+    }
+    heat = {
+        "device_type": device_type,
+        "direction": "increase",
+        "actions": {
+            "required": [
+                *power,
+                _write(ep, "Thermostat", "SystemMode", 4),
+                _write(ep, "Thermostat", "OccupiedHeatingSetpoint", "> current room temperature"),
+            ],
+            "optional": optional,
+        },
+        "note": f"Heating: SystemMode 4 (Heat) with OccupiedHeatingSetpoint above the room temperature. {common}",
+    }
     return [cool, heat]
 
 
 def _fan(device_type: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
     settle = p.fan_rate_c_per_s / p.temperature_drift_per_s
     floor = p.fan_floor_below_baseline / 100
-    return [{"device_type": device_type, "direction": "decrease",
-             "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
-             "note": f"A fan only cools, at up to {p.fan_rate_c_per_s} °C/s × the fan fraction, never below "
-                     f"{floor:.1f} °C under the room's baseline; at full speed the room settles about "
-                     f"{min(settle, floor):.1f} °C below its baseline. Fan at 0 % has no effect. It cannot heat."}]
+    return [
+        {
+            "device_type": device_type,
+            "direction": "decrease",
+            "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
+            "note": f"A fan only cools, at up to {p.fan_rate_c_per_s} °C/s × the fan fraction, never below "
+            f"{floor:.1f} °C under the room's baseline; at full speed the room settles about "
+            f"{min(settle, floor):.1f} °C below its baseline. Fan at 0 % has no effect. It cannot heat.",
+        }
+    ]
 
 
 def _humidity(device_type: str, role: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
     k, d, base = p.humidity_rate_per_s, p.humidity_drift_per_s, REFERENCE["humidity"]
     if role == "humidifier":
         settle = (k + d * base) / (k / 9000 + d)
-        effect = (f"raises humidity by up to {k} (0.01 %)/s × fan fraction × efficiency, efficiency = "
-                  "max(0.1, (9000 − H)/9000), stopping at 90.00 %")
+        effect = (
+            f"raises humidity by up to {k} (0.01 %)/s × fan fraction × efficiency, efficiency = "
+            "max(0.1, (9000 − H)/9000), stopping at 90.00 %"
+        )
         direction = "increase"
     else:
         settle = (d * base + k * 1000 / 9000) / (d + k / 9000)
-        effect = (f"lowers humidity by up to {k} (0.01 %)/s × fan fraction × efficiency, efficiency = "
-                  "max(0.1, (H − 1000)/9000), stopping at 10.00 %")
+        effect = (
+            f"lowers humidity by up to {k} (0.01 %)/s × fan fraction × efficiency, efficiency = "
+            "max(0.1, (H − 1000)/9000), stopping at 10.00 %"
+        )
         direction = "decrease"
-    return [{"device_type": device_type, "direction": direction,
-             "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
-             "note": f"Power on with a non-zero fan speed: it {effect}. The room drifts back "
-                     f"{d * 100:.0f} % of the gap to its baseline per second, so at full fan a room with baseline "
-                     f"{base / 100:.2f} % settles near {settle / 100:.2f} %. Humidity is in 0.01 % (5000 = 50 %)."}]
+    return [
+        {
+            "device_type": device_type,
+            "direction": direction,
+            "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
+            "note": f"Power on with a non-zero fan speed: it {effect}. The room drifts back "
+            f"{d * 100:.0f} % of the gap to its baseline per second, so at full fan a room with baseline "
+            f"{base / 100:.2f} % settles near {settle / 100:.2f} %. Humidity is in 0.01 % (5000 = 50 %).",
+        }
+    ]
 
 
 def _purifier(device_type: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
     q, d, base = p.purifier_rate_per_s, p.pm10_drift_per_s, REFERENCE["pm10"]
     settle = d * base / (d + q / base)
-    return [{"device_type": device_type, "direction": "decrease",
-             "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
-             "note": f"Power on with a non-zero fan speed: PM10 falls by {q} µg/m³/s × (fan fraction)^0.8 × the "
-                     f"pollution ratio (current/baseline, capped); the room drifts back {d * 100:.0f} % of the gap "
-                     f"per second, so at full fan a room with baseline {base:.0f} µg/m³ settles near "
-                     f"{settle:.1f} µg/m³ within about a minute. It cannot raise PM10."}]
+    return [
+        {
+            "device_type": device_type,
+            "direction": "decrease",
+            "actions": {"required": [_command(ep, "OnOff", "On")], "optional": _fan_speed(ep)},
+            "note": f"Power on with a non-zero fan speed: PM10 falls by {q} µg/m³/s × (fan fraction)^0.8 × the "
+            f"pollution ratio (current/baseline, capped); the room drifts back {d * 100:.0f} % of the gap "
+            f"per second, so at full fan a room with baseline {base:.0f} µg/m³ settles near "
+            f"{settle:.1f} µg/m³ within about a minute. It cannot raise PM10.",
+        }
+    ]
 
 
 def _light(device_type: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
@@ -123,38 +175,64 @@ def _light(device_type: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
     if dimmable:
         level = _command(ep, "LevelControl", "MoveToLevel", {"Level": "1..254"})
         return [
-            {"device_type": device_type, "direction": "increase",
-             "actions": {"required": [_command(ep, "OnOff", "On")], "optional": [level]},
-             "note": f"Adds {p.light_lux:.0f} lux × CurrentLevel/254 while on (instantly; no drift). Raise the "
-                     "level (MoveToLevel, 1..254) for more light."},
-            {"device_type": device_type, "direction": "decrease",
-             "actions": {"required": [], "optional": [_command(ep, "OnOff", "Off"), level]},
-             "note": "Switch it off (removes its whole contribution) or lower its level."},
+            {
+                "device_type": device_type,
+                "direction": "increase",
+                "actions": {"required": [_command(ep, "OnOff", "On")], "optional": [level]},
+                "note": f"Adds {p.light_lux:.0f} lux × CurrentLevel/254 while on (instantly; no drift). Raise the "
+                "level (MoveToLevel, 1..254) for more light.",
+            },
+            {
+                "device_type": device_type,
+                "direction": "decrease",
+                "actions": {"required": [], "optional": [_command(ep, "OnOff", "Off"), level]},
+                "note": "Switch it off (removes its whole contribution) or lower its level.",
+            },
         ]
     return [
-        {"device_type": device_type, "direction": "increase",
-         "actions": {"required": [_command(ep, "OnOff", "On")], "optional": []},
-         "note": f"Adds {p.light_lux:.0f} lux while on (instantly)."},
-        {"device_type": device_type, "direction": "decrease",
-         "actions": {"required": [_command(ep, "OnOff", "Off")], "optional": []},
-         "note": f"Switching it off removes its {p.light_lux:.0f} lux."},
+        {
+            "device_type": device_type,
+            "direction": "increase",
+            "actions": {"required": [_command(ep, "OnOff", "On")], "optional": []},
+            "note": f"Adds {p.light_lux:.0f} lux while on (instantly).",
+        },
+        {
+            "device_type": device_type,
+            "direction": "decrease",
+            "actions": {"required": [_command(ep, "OnOff", "Off")], "optional": []},
+            "note": f"Switching it off removes its {p.light_lux:.0f} lux.",
+        },
     ]
 
 
 def _covering(device_type: str, ep: int, p: PhysicsParams) -> list[dict[str, Any]]:
     share = p.covering_blocks_daylight * 100
     return [
-        {"device_type": device_type, "direction": "decrease",
-         "actions": {"required": [], "optional": [_command(ep, "WindowCovering", "DownOrClose"),
-                                                  _command(ep, "WindowCovering", "GoToLiftPercentage",
-                                                           {"LiftPercent100thsValue": "0..10000"})]},
-         "note": f"Closing blocks daylight: fully closed (10000) blocks {share:.0f} % of the room's daylight, "
-                 "averaged over the room's coverings; lights are not affected. Motion takes a few seconds."},
-        {"device_type": device_type, "direction": "increase",
-         "actions": {"required": [], "optional": [_command(ep, "WindowCovering", "UpOrOpen"),
-                                                  _command(ep, "WindowCovering", "GoToLiftPercentage",
-                                                           {"LiftPercent100thsValue": "0..10000"})]},
-         "note": "Opening (0 = fully open) lets the daylight back in."},
+        {
+            "device_type": device_type,
+            "direction": "decrease",
+            "actions": {
+                "required": [],
+                "optional": [
+                    _command(ep, "WindowCovering", "DownOrClose"),
+                    _command(ep, "WindowCovering", "GoToLiftPercentage", {"LiftPercent100thsValue": "0..10000"}),
+                ],
+            },
+            "note": f"Closing blocks daylight: fully closed (10000) blocks {share:.0f} % of the room's daylight, "
+            "averaged over the room's coverings; lights are not affected. Motion takes a few seconds.",
+        },
+        {
+            "device_type": device_type,
+            "direction": "increase",
+            "actions": {
+                "required": [],
+                "optional": [
+                    _command(ep, "WindowCovering", "UpOrOpen"),
+                    _command(ep, "WindowCovering", "GoToLiftPercentage", {"LiftPercent100thsValue": "0..10000"}),
+                ],
+            },
+            "note": "Opening (0 = fully open) lets the daylight back in.",
+        },
     ]
 
 

@@ -19,12 +19,28 @@ SIMUHOME_API_BASE = "http://127.0.0.1:8000/api"
 
 # Facts §1.4, plus the codes only we have (WORKFLOW_NOT_FOUND falls under the *_NOT_FOUND rule).
 _STATUS_BY_CODE: dict[str, int] = {
-    **dict.fromkeys((
-        "COMMAND_EXECUTION_ERROR", "COMMAND_INVALID_ARGS", "ATTRIBUTE_WRITE_ERROR", "ATTRIBUTE_INVALID_VALUE",
-        "INVALID_ARGUMENT", "CONSTRAINT_ERROR", "UNSUPPORTED_MODE", "INVALID_IN_MODE", "UNSUPPORTED_COMMAND",
-        "READ_ONLY", "VALIDATION_ERROR", "DEPENDENCY_VIOLATION", "HTTP_ERROR", "UNKNOWN_DEVICE_TYPE",
-        "UNKNOWN_TOOL", "INVALID_PARAMETERS", "MISSING_PARAMETERS",
-    ), 400),
+    **dict.fromkeys(
+        (
+            "COMMAND_EXECUTION_ERROR",
+            "COMMAND_INVALID_ARGS",
+            "ATTRIBUTE_WRITE_ERROR",
+            "ATTRIBUTE_INVALID_VALUE",
+            "INVALID_ARGUMENT",
+            "CONSTRAINT_ERROR",
+            "UNSUPPORTED_MODE",
+            "INVALID_IN_MODE",
+            "UNSUPPORTED_COMMAND",
+            "READ_ONLY",
+            "VALIDATION_ERROR",
+            "DEPENDENCY_VIOLATION",
+            "HTTP_ERROR",
+            "UNKNOWN_DEVICE_TYPE",
+            "UNKNOWN_TOOL",
+            "INVALID_PARAMETERS",
+            "MISSING_PARAMETERS",
+        ),
+        400,
+    ),
     **dict.fromkeys(("INVALID_STATE", "DEVICE_ALREADY_EXISTS", "BUSY"), 409),
     "TIMEOUT_ERROR": 408,
     "CONNECTION_ERROR": 503,
@@ -50,8 +66,11 @@ def ok(data: object) -> dict[str, Any]:
 def fail(code: str, detail: str, *, message: str | None = None, status: int | None = None) -> dict[str, Any]:
     """An error envelope; ``message`` defaults to the code (SimuHome's tool-layer validation uses
     ``VALIDATION_ERROR`` as message and MISSING_PARAMETERS / INVALID_PARAMETERS as type)."""
-    return {"status": {"code": status if status is not None else http_status(code), "message": message or code},
-            "data": None, "error": {"type": code, "detail": detail}}
+    return {
+        "status": {"code": status if status is not None else http_status(code), "message": message or code},
+        "data": None,
+        "error": {"type": code, "detail": detail},
+    }
 
 
 def _plain(value: object) -> str:

@@ -29,8 +29,9 @@ def check_text(text: str) -> None:
     if len(text) > MAX_ARGUMENT_CHARS:
         raise LimitExceeded(f"arguments are {len(text)} characters long; the limit is {MAX_ARGUMENT_CHARS}")
     if nesting_exceeds(text, MAX_ARGUMENT_DEPTH):
-        raise LimitExceeded(f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep "
-                            f"(the limit is {MAX_ARGUMENT_DEPTH})")
+        raise LimitExceeded(
+            f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep (the limit is {MAX_ARGUMENT_DEPTH})"
+        )
 
 
 def check_value(value: object) -> None:
@@ -42,20 +43,22 @@ def check_value(value: object) -> None:
         item, depth = stack.pop()
         nodes += 1
         if nodes > MAX_ARGUMENT_NODES:
-            raise LimitExceeded(f"arguments hold more than {MAX_ARGUMENT_NODES} values (the limit is "
-                                f"{MAX_ARGUMENT_NODES})")
+            raise LimitExceeded(
+                f"arguments hold more than {MAX_ARGUMENT_NODES} values (the limit is {MAX_ARGUMENT_NODES})"
+            )
         if isinstance(item, dict | list | tuple):
             if depth > MAX_ARGUMENT_DEPTH:
-                raise LimitExceeded(f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep "
-                                    f"(the limit is {MAX_ARGUMENT_DEPTH})")
+                raise LimitExceeded(
+                    f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep "
+                    f"(the limit is {MAX_ARGUMENT_DEPTH})"
+                )
             if id(item) in seen:
                 raise LimitExceeded("arguments refer to themselves (a cycle); send plain JSON data")
             seen.add(id(item))
             children = list(item.keys()) + list(item.values()) if isinstance(item, dict) else list(item)
             stack.extend((child, depth + 1) for child in children)
         elif isinstance(item, str) and len(item) > MAX_ARGUMENT_CHARS:
-            raise LimitExceeded(f"an argument string is {len(item)} characters long; the limit is "
-                                f"{MAX_ARGUMENT_CHARS}")
+            raise LimitExceeded(f"an argument string is {len(item)} characters long; the limit is {MAX_ARGUMENT_CHARS}")
 
 
 def cap_text(text: str, limit: int = MAX_DETAIL_CHARS) -> str:

@@ -29,9 +29,11 @@ from agent_tools.json_text import value_nesting_exceeds
 from agent_tools.limits import MAX_ARGUMENT_DEPTH
 
 SERVER_NAME = "homefabric"
-INSTRUCTIONS = ("Smart-home agent tools (SimuHome-compatible). Every tool returns an envelope "
-                "{status:{code,message}, data, error:{type,detail}|null}; a refused call names the offending "
-                "value and what is allowed. Start with get_rooms and get_room_devices.")
+INSTRUCTIONS = (
+    "Smart-home agent tools (SimuHome-compatible). Every tool returns an envelope "
+    "{status:{code,message}, data, error:{type,detail}|null}; a refused call names the offending "
+    "value and what is allowed. Start with get_rooms and get_room_devices."
+)
 MCP_PATH = "/mcp"
 
 
@@ -48,12 +50,16 @@ def envelope_text(envelope: dict[str, Any]) -> str:
 def call_result(envelope: dict[str, Any]) -> types.CallToolResult:
     """The envelope as an MCP tool result: JSON text + structured content, ``isError`` for refusals."""
     structured = json.loads(envelope_text(envelope))  # JSON-clean (tuples, enums, …) like the text
-    return types.CallToolResult(content=[types.TextContent(type="text", text=envelope_text(envelope))],
-                                structured_content=structured, is_error=envelope.get("error") is not None)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=envelope_text(envelope))],
+        structured_content=structured,
+        is_error=envelope.get("error") is not None,
+    )
 
 
-def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: str = INSTRUCTIONS,
-                 offload: bool = False) -> Server[Any]:
+def build_server(
+    tools: ToolProvider, *, name: str = SERVER_NAME, instructions: str = INSTRUCTIONS, offload: bool = False
+) -> Server[Any]:
     """An MCP server over ``tools``.
 
     ``offload=True`` runs each call in a worker thread (one at a time): for backends whose ``call`` blocks
@@ -73,14 +79,21 @@ def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: 
             except BaseException:
                 await anyio.sleep_forever()  # whoever started the loading reports its error and stops the server
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-                         ) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         await ready()
-        return types.ListToolsResult(tools=[
-            types.Tool(name=s["name"], description=s["description"], input_schema=s["inputSchema"],
-                       annotations=types.ToolAnnotations.model_validate(s["annotations"]) if "annotations" in s
-                       else None)
-            for s in schemas().values()])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=s["name"],
+                    description=s["description"],
+                    input_schema=s["inputSchema"],
+                    annotations=types.ToolAnnotations.model_validate(s["annotations"]) if "annotations" in s else None,
+                )
+                for s in schemas().values()
+            ]
+        )
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         await ready()
@@ -96,8 +109,13 @@ def build_server(tools: ToolProvider, *, name: str = SERVER_NAME, instructions: 
         tool = schemas().get(name)
         return tool["inputSchema"] if tool is not None else None
 
-    return Server(name, instructions=instructions, on_list_tools=list_tools, on_call_tool=call_tool,
-                  get_tool_input_schema=input_schema)
+    return Server(
+        name,
+        instructions=instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=input_schema,
+    )
 
 
 class DeferredTools:
@@ -156,8 +174,7 @@ async def serve_stdio(server: Server[Any], *, answer_before_eof: bool = False) -
 
     unanswered = _Unanswered(wait_at_eof=answer_before_eof)
     stdout = _CountingWriter(anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8")), unanswered)
-    stdin = _ScreenedLines(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), unanswered,
-                           stdout)
+    stdin = _ScreenedLines(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"), unanswered, stdout)
     with contextlib.redirect_stdout(sys.stderr):  # stray prints must not reach the wire
         async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
@@ -177,37 +194,52 @@ def screen_line(line: str) -> tuple[Any, dict[str, Any] | None]:
 
     No reply: the line goes on to the SDK. A reply: the line stops here and the reply is written instead."""
     if len(line) > MAX_LINE_CHARS:
-        return None, _error_reply(None, INVALID_REQUEST, f"message is longer than {MAX_LINE_CHARS} characters "
-                                                         f"(the limit is {MAX_LINE_CHARS})")
+        return None, _error_reply(
+            None, INVALID_REQUEST, f"message is longer than {MAX_LINE_CHARS} characters (the limit is {MAX_LINE_CHARS})"
+        )
     try:
         message = json.loads(line)
     except RecursionError:
-        return None, _error_reply(None, PARSE_ERROR, f"Parse error: nested more than {MAX_MESSAGE_DEPTH} levels "
-                                                     f"deep (the limit is {MAX_MESSAGE_DEPTH})")
+        return None, _error_reply(
+            None,
+            PARSE_ERROR,
+            f"Parse error: nested more than {MAX_MESSAGE_DEPTH} levels deep (the limit is {MAX_MESSAGE_DEPTH})",
+        )
     except ValueError as error:
         return None, _error_reply(None, PARSE_ERROR, f"Parse error: not JSON ({error})")
     if isinstance(message, list):
-        return None, _error_reply(None, INVALID_REQUEST, "Invalid Request: batches are not supported; "
-                                                         "send one JSON-RPC message per line")
+        return None, _error_reply(
+            None, INVALID_REQUEST, "Invalid Request: batches are not supported; send one JSON-RPC message per line"
+        )
     if not isinstance(message, dict):
         return None, _error_reply(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
     request_id = message.get("id")
     if "id" in message and (type(request_id) not in (str, int)):
-        return None, _error_reply(None, INVALID_REQUEST, f"Invalid Request: id must be a string or an integer, "
-                                                         f"got {type(request_id).__name__}")
+        return None, _error_reply(
+            None,
+            INVALID_REQUEST,
+            f"Invalid Request: id must be a string or an integer, got {type(request_id).__name__}",
+        )
     method = message.get("method")
     if message.get("jsonrpc") != "2.0":
         return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
     if method is None and not ("id" in message and ("result" in message or "error" in message)):
-        return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: no "method" (a request or '
-                                                               'notification) and no "result"/"error" (a response)')
+        return None, _error_reply(
+            request_id,
+            INVALID_REQUEST,
+            'Invalid Request: no "method" (a request or notification) and no "result"/"error" (a response)',
+        )
     if method is not None and not isinstance(method, str):
         return None, _error_reply(request_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string')
     if value_nesting_exceeds(message, MAX_MESSAGE_DEPTH):
         code = INVALID_PARAMS if method is not None else INVALID_REQUEST
-        return None, _error_reply(request_id, code, f"Invalid params: nested more than {MAX_MESSAGE_DEPTH} levels "
-                                                    f"deep (the limit is {MAX_MESSAGE_DEPTH}; tool arguments: "
-                                                    f"{MAX_ARGUMENT_DEPTH})")
+        return None, _error_reply(
+            request_id,
+            code,
+            f"Invalid params: nested more than {MAX_MESSAGE_DEPTH} levels "
+            f"deep (the limit is {MAX_MESSAGE_DEPTH}; tool arguments: "
+            f"{MAX_ARGUMENT_DEPTH})",
+        )
     try:
         types.jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValueError as error:
@@ -304,8 +336,16 @@ class McpHttpService:
     ``port=0`` picks a free port; ``.url`` is the endpoint once started.
     """
 
-    def __init__(self, server: Server[Any], host: str = "127.0.0.1", port: int = 8765, *,
-                 json_response: bool = True, stateless: bool = True, startup_timeout_s: float = 15) -> None:
+    def __init__(
+        self,
+        server: Server[Any],
+        host: str = "127.0.0.1",
+        port: int = 8765,
+        *,
+        json_response: bool = True,
+        stateless: bool = True,
+        startup_timeout_s: float = 15,
+    ) -> None:
         self.server, self.host, self.port = server, host, port
         self._json, self._stateless, self._timeout = json_response, stateless, startup_timeout_s
         self._uvicorn: Any = None
@@ -319,8 +359,9 @@ class McpHttpService:
     async def __aenter__(self) -> McpHttpService:
         import uvicorn
 
-        app = self.server.streamable_http_app(streamable_http_path=MCP_PATH, json_response=self._json,
-                                              stateless_http=self._stateless, host=self.host)
+        app = self.server.streamable_http_app(
+            streamable_http_path=MCP_PATH, json_response=self._json, stateless_http=self._stateless, host=self.host
+        )
         config = uvicorn.Config(app, host=self.host, port=self.port, log_level="warning", lifespan="on")
         self._uvicorn = uvicorn.Server(config)
         self._task = asyncio.create_task(self._uvicorn.serve())
@@ -331,8 +372,7 @@ class McpHttpService:
                 raise RuntimeError(f"the MCP HTTP server on {self.host}:{self.port} stopped during startup")
             if asyncio.get_running_loop().time() > deadline:
                 await self.__aexit__(None, None, None)
-                raise TimeoutError(f"the MCP HTTP server on {self.host}:{self.port} did not start in "
-                                   f"{self._timeout} s")
+                raise TimeoutError(f"the MCP HTTP server on {self.host}:{self.port} did not start in {self._timeout} s")
             await asyncio.sleep(0.02)
         if self.port == 0:
             sockets = [s for server in self._uvicorn.servers for s in server.sockets]

@@ -28,8 +28,7 @@ if set(OWN_TOOLBOXES) & set(TOOL_PROFILES):  # checked at import: a name means o
 PROFILES: tuple[str, ...] = (*TOOL_PROFILES, *OWN_TOOLBOXES)
 
 
-def make_toolbox(fabric: Any, profile: str, *, admin: bool = False, realtime: bool = False,
-                 **options: Any) -> Any:
+def make_toolbox(fabric: Any, profile: str, *, admin: bool = False, realtime: bool = False, **options: Any) -> Any:
     """The toolbox of ``profile`` over ``fabric``; ValueError names an unknown profile and the known ones."""
     if profile in OWN_TOOLBOXES:
         return OWN_TOOLBOXES[profile](fabric, admin=admin, realtime=realtime, **options)

@@ -52,14 +52,25 @@ class ToolSpec:
         return self.route.format_map(_Blank(arguments))
 
 
-def tool(name: str, model: type[BaseModel], description: str, *, mutates_state: bool | None = None,
-         route: str = "") -> Callable[[Method], Method]:
+def tool(
+    name: str, model: type[BaseModel], description: str, *, mutates_state: bool | None = None, route: str = ""
+) -> Callable[[Method], Method]:
     """Declare the decorated method as the agent tool ``name`` (checked by :class:`ToolSet`)."""
 
     def mark(method: Method) -> Method:
         # mutates_state=None is refused when the ToolSet class is created (_problems): the ignore.
-        setattr(method, _MARK, ToolSpec(name, model, description, mutates_state, method.__name__,  # type: ignore[arg-type]
-                                        route))
+        setattr(
+            method,
+            _MARK,
+            ToolSpec(
+                name,
+                model,
+                description,
+                mutates_state,
+                method.__name__,  # type: ignore[arg-type]
+                route,
+            ),
+        )
         return method
 
     return mark
@@ -96,8 +107,10 @@ class ToolSet:
             if problems:
                 raise TypeError(f"{cls.__name__}.{attribute}: tool {spec.name!r}: {'; '.join(problems)}")
             if spec.name in mine:
-                raise TypeError(f"{cls.__name__}: tool {spec.name!r} is declared twice ({mine[spec.name]} and "
-                                f"{attribute}); each tool name belongs to one method")
+                raise TypeError(
+                    f"{cls.__name__}: tool {spec.name!r} is declared twice ({mine[spec.name]} and "
+                    f"{attribute}); each tool name belongs to one method"
+                )
             mine[spec.name] = attribute
             found[spec.name] = replace(spec, method=attribute)
         unknown = sorted(set(offered) - set(found))

@@ -58,8 +58,10 @@ def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def openai_tool(name: str, description: str, model: type[BaseModel]) -> dict[str, Any]:
-    return {"type": "function", "function": {"name": name, "description": description,
-                                             "parameters": parameters_schema(model)}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters_schema(model)},
+    }
 
 
 def mcp_tool(name: str, description: str, model: type[BaseModel], *, read_only: bool | None = None) -> dict[str, Any]:

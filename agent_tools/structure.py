@@ -54,11 +54,18 @@ def device_structure(fabric: HomeAPI, device_id: str) -> dict[str, Any]:
         for name, cluster in endpoint["clusters"].items():
             clusters[name] = {
                 "cluster_id": name,
-                "attributes": {a: _attribute(e) for a, e in cluster["attributes"].items()
-                               if a not in GLOBAL_LIST_ATTRIBUTES},
-                "commands": [{"name": c, "arguments": _arguments(name, c, spec["arguments"])}
-                             for c, spec in cluster["commands"].items()],
+                "attributes": {
+                    a: _attribute(e) for a, e in cluster["attributes"].items() if a not in GLOBAL_LIST_ATTRIBUTES
+                },
+                "commands": [
+                    {"name": c, "arguments": _arguments(name, c, spec["arguments"])}
+                    for c, spec in cluster["commands"].items()
+                ],
             }
         endpoints[ep] = {"clusters": clusters}
-    return {"device_id": described["device_id"], "device_type": described["device_type"],
-            "room_id": described["room_id"], "endpoints": endpoints}
+    return {
+        "device_id": described["device_id"],
+        "device_type": described["device_type"],
+        "room_id": described["room_id"],
+        "endpoints": endpoints,
+    }

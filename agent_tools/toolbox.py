@@ -45,27 +45,51 @@ _PHASED_CLUSTERS = frozenset({"OperationalState", "RvcOperationalState", "OvenCa
 _PATH_ERRORS = frozenset({"ENDPOINT_NOT_FOUND", "CLUSTER_NOT_FOUND", "ATTRIBUTE_NOT_FOUND"})
 
 SIMUHOME_TOOLS: tuple[str, ...] = (
-    "get_rooms", "get_room_devices", "get_room_states", "get_device_structure", "get_all_attributes",
-    "get_attribute", "execute_command", "write_attribute", "get_cluster_doc", "get_environment_control_rules",
-    "get_current_time", "schedule_workflow", "get_workflow_status", "cancel_workflow", "get_workflow_list",
+    "get_rooms",
+    "get_room_devices",
+    "get_room_states",
+    "get_device_structure",
+    "get_all_attributes",
+    "get_attribute",
+    "execute_command",
+    "write_attribute",
+    "get_cluster_doc",
+    "get_environment_control_rules",
+    "get_current_time",
+    "schedule_workflow",
+    "get_workflow_status",
+    "cancel_workflow",
+    "get_workflow_list",
     "finish",
 )
 PAPER13_TOOLS: tuple[str, ...] = tuple(
-    t for t in SIMUHOME_TOOLS if t not in ("get_all_attributes", "get_workflow_list", "cancel_workflow"))
+    t for t in SIMUHOME_TOOLS if t not in ("get_all_attributes", "get_workflow_list", "cancel_workflow")
+)
 """SimuHome's paper speaks of 13 tools; which 13 is not recorded in its code. This is the *inferred* set
 (facts §1.1): the 16 agent tools minus get_all_attributes, get_workflow_list and cancel_workflow."""
 ADMIN_TOOLS: tuple[str, ...] = ("get_home_state", "add_device", "remove_device", "set_tick_interval")
 # SimuHome's 16 tools plus persistent automations (SMH-Bench's task category 4) and the home's energy.
 SIMUHOME_EXT_TOOLS: tuple[str, ...] = SIMUHOME_TOOLS[:-1] + auto.AUTOMATION_TOOL_NAMES + ("get_home_energy", "finish")
-TOOL_PROFILES: dict[str, tuple[str, ...]] = {"simuhome": SIMUHOME_TOOLS, "paper13": PAPER13_TOOLS,
-                                             "simuhome_ext": SIMUHOME_EXT_TOOLS}
+TOOL_PROFILES: dict[str, tuple[str, ...]] = {
+    "simuhome": SIMUHOME_TOOLS,
+    "paper13": PAPER13_TOOLS,
+    "simuhome_ext": SIMUHOME_EXT_TOOLS,
+}
 
 
 class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
     """The agent tools bound to one fabric (one episode)."""
 
-    def __init__(self, fabric: HomeAPI, *, profile: str = "simuhome", admin: bool = False, call_cost_s: float = 0.0,
-                 realtime: bool = False, compat_transport: bool = False) -> None:
+    def __init__(
+        self,
+        fabric: HomeAPI,
+        *,
+        profile: str = "simuhome",
+        admin: bool = False,
+        call_cost_s: float = 0.0,
+        realtime: bool = False,
+        compat_transport: bool = False,
+    ) -> None:
         if profile not in TOOL_PROFILES:
             raise ValueError(f"unknown tool profile {profile!r}; known: {sorted(TOOL_PROFILES)}")
         if not isinstance(call_cost_s, int | float) or not math.isfinite(call_cost_s) or call_cost_s < 0:
@@ -119,9 +143,15 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         if envelope.get("error") is None:
             data, left_out = cap_observation(envelope.get("data"))
             if left_out:
-                envelope = {**envelope, "data": data, "left_out": {
-                    "count": left_out, "reason": f"the observation was over {MAX_OBSERVATION_CHARS} characters; "
-                                                 "ask for less (one device, one room, a status filter)"}}
+                envelope = {
+                    **envelope,
+                    "data": data,
+                    "left_out": {
+                        "count": left_out,
+                        "reason": f"the observation was over {MAX_OBSERVATION_CHARS} characters; "
+                        "ask for less (one device, one room, a status filter)",
+                    },
+                }
         self._log(name, params, envelope, virtual_time)
         if self.call_cost_s:
             self.fabric.advance(self.call_cost_s)
@@ -148,48 +178,80 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
 
     def _log(self, name: object, params: object, envelope: dict[str, Any], virtual_time: str) -> None:
         error = envelope.get("error")
-        self.invocations.append({
-            "tool": name, "params": params, "ok": error is None, "status_code": envelope["status"]["code"],
-            "error_type": error["type"] if error else None, "virtual_time": virtual_time,
-        })
+        self.invocations.append(
+            {
+                "tool": name,
+                "params": params,
+                "ok": error is None,
+                "status_code": envelope["status"]["code"],
+                "error_type": error["type"] if error else None,
+                "virtual_time": virtual_time,
+            }
+        )
 
     # ------------------------------------------------------------------------------ rooms
-    @tool("get_rooms", a.NoArgs, "List the home's rooms: {rooms:[{room_id, display_name}]}, sorted by room_id.",
-          mutates_state=False, route="/rooms")
+    @tool(
+        "get_rooms",
+        a.NoArgs,
+        "List the home's rooms: {rooms:[{room_id, display_name}]}, sorted by room_id.",
+        mutates_state=False,
+        route="/rooms",
+    )
     def _tool_get_rooms(self, args: a.NoArgs) -> dict[str, Any]:
         return {"rooms": [{"room_id": r.room_id, "display_name": r.name} for r in self.fabric.rooms()]}
 
-    @tool("get_room_devices", a.RoomArgs, "Devices in a room: a map device_id → {device_type}.",
-          mutates_state=False, route="/rooms/{room_id}/devices")
+    @tool(
+        "get_room_devices",
+        a.RoomArgs,
+        "Devices in a room: a map device_id → {device_type}.",
+        mutates_state=False,
+        route="/rooms/{room_id}/devices",
+    )
     def _tool_get_room_devices(self, args: a.RoomArgs) -> dict[str, Any]:
         return {d.device_id: {"device_type": d.device_type} for d in self.fabric.devices(args.room_id)}
 
-    @tool("get_room_states", a.RoomArgs,
-          "A room's environment now: temperature (0.01 °C, 2512 = 25.12 °C), humidity (0.01 %, 4800 = 48 %), "
-          "illuminance (lux) and pm10 (µg/m³).",
-          mutates_state=False, route="/rooms/{room_id}/states")
+    @tool(
+        "get_room_states",
+        a.RoomArgs,
+        "A room's environment now: temperature (0.01 °C, 2512 = 25.12 °C), humidity (0.01 %, 4800 = 48 %), "
+        "illuminance (lux) and pm10 (µg/m³).",
+        mutates_state=False,
+        route="/rooms/{room_id}/states",
+    )
     def _tool_get_room_states(self, args: a.RoomArgs) -> dict[str, Any]:
         state = self.fabric.room_state(args.room_id)
         return {key: state[key] for key in ("temperature", "pm10", "illuminance", "humidity")}
 
     # ------------------------------------------------------------------------------ devices
-    @tool("get_device_structure", a.DeviceArgs,
-          "A device's endpoints → clusters → attributes (value, type, readonly, enum names and values, ranges) "
-          "and commands with their argument names, types, defaults and ranges.",
-          mutates_state=False, route="/devices/{device_id}/structure")
+    @tool(
+        "get_device_structure",
+        a.DeviceArgs,
+        "A device's endpoints → clusters → attributes (value, type, readonly, enum names and values, ranges) "
+        "and commands with their argument names, types, defaults and ranges.",
+        mutates_state=False,
+        route="/devices/{device_id}/structure",
+    )
     def _tool_get_device_structure(self, args: a.DeviceArgs) -> dict[str, Any]:
         return device_structure(self.fabric, args.device_id)
 
-    @tool("get_all_attributes", a.DeviceArgs,
-          'Every attribute of a device as a flat map "<endpoint>.<Cluster>.<Attribute>" → value.',
-          mutates_state=False, route="/devices/{device_id}/attributes")
+    @tool(
+        "get_all_attributes",
+        a.DeviceArgs,
+        'Every attribute of a device as a flat map "<endpoint>.<Cluster>.<Attribute>" → value.',
+        mutates_state=False,
+        route="/devices/{device_id}/attributes",
+    )
     def _tool_get_all_attributes(self, args: a.DeviceArgs) -> dict[str, Any]:
         return self.fabric.read_all(args.device_id)
 
-    @tool("get_attribute", a.GetAttributeArgs,
-          "Read one attribute value. OperationalState CurrentPhase is returned as the phase name. An unknown "
-          "endpoint, cluster or attribute is an error naming what exists.",
-          mutates_state=False, route="/devices/{device_id}/attributes/{endpoint_id}/{cluster_id}/{attribute_id}")
+    @tool(
+        "get_attribute",
+        a.GetAttributeArgs,
+        "Read one attribute value. OperationalState CurrentPhase is returned as the phase name. An unknown "
+        "endpoint, cluster or attribute is an error naming what exists.",
+        mutates_state=False,
+        route="/devices/{device_id}/attributes/{endpoint_id}/{cluster_id}/{attribute_id}",
+    )
     def _tool_get_attribute(self, args: a.GetAttributeArgs) -> Any:
         cluster = chip_cluster_name(args.cluster_id)
         try:
@@ -204,50 +266,76 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
                 return phases[value]
         return value
 
-    @tool("execute_command", a.ExecuteCommandArgs,
-          "Invoke a device command (e.g. OnOff On, LevelControl MoveToLevel, FanControl Step, OperationalState "
-          "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
-          mutates_state=True, route="/devices/{device_id}/commands")
+    @tool(
+        "execute_command",
+        a.ExecuteCommandArgs,
+        "Invoke a device command (e.g. OnOff On, LevelControl MoveToLevel, FanControl Step, OperationalState "
+        "Start). Errors say why (device off, value out of range, invalid in state) and what is allowed.",
+        mutates_state=True,
+        route="/devices/{device_id}/commands",
+    )
     def _tool_execute_command(self, args: a.ExecuteCommandArgs) -> dict[str, Any]:
-        return self.fabric.invoke(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
-                                  args.command_id, args.args).to_dict()
+        return self.fabric.invoke(
+            args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id), args.command_id, args.args
+        ).to_dict()
 
-    @tool("write_attribute", a.WriteAttributeArgs,
-          "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
-          "SystemMode). Returns old_value and new_value.",
-          mutates_state=True, route="/devices/{device_id}/attributes/write")
+    @tool(
+        "write_attribute",
+        a.WriteAttributeArgs,
+        "Write a writable attribute (e.g. FanControl PercentSetting, Thermostat OccupiedCoolingSetpoint, "
+        "SystemMode). Returns old_value and new_value.",
+        mutates_state=True,
+        route="/devices/{device_id}/attributes/write",
+    )
     def _tool_write_attribute(self, args: a.WriteAttributeArgs) -> dict[str, Any]:
-        return self.fabric.write(args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id),
-                                 args.attribute_id, args.value).to_dict()
+        return self.fabric.write(
+            args.device_id, args.endpoint_id, chip_cluster_name(args.cluster_id), args.attribute_id, args.value
+        ).to_dict()
 
     # ------------------------------------------------------------------------------ knowledge
-    @tool("get_cluster_doc", a.ClusterDocArgs,
-          "Search the documentation of the clusters and device types this home implements (attributes, "
-          "commands, arguments, ranges, device rules). Returns {text}: the best top_k chunks.",
-          mutates_state=False, route="/cluster_doc")
+    @tool(
+        "get_cluster_doc",
+        a.ClusterDocArgs,
+        "Search the documentation of the clusters and device types this home implements (attributes, "
+        "commands, arguments, ranges, device rules). Returns {text}: the best top_k chunks.",
+        mutates_state=False,
+        route="/cluster_doc",
+    )
     def _tool_get_cluster_doc(self, args: a.ClusterDocArgs) -> dict[str, Any]:
         return {"text": search_text(args.query, args.top_k)}
 
-    @tool("get_environment_control_rules", a.ControlRulesArgs,
-          "Which device types change a room's temperature, humidity, air_quality (pm10) or illuminance, the "
-          "actions that make them act, and their rates and limits. control_rules is a JSON string.",
-          mutates_state=False, route="/environment/control_rules/{state}")
+    @tool(
+        "get_environment_control_rules",
+        a.ControlRulesArgs,
+        "Which device types change a room's temperature, humidity, air_quality (pm10) or illuminance, the "
+        "actions that make them act, and their rates and limits. control_rules is a JSON string.",
+        mutates_state=False,
+        route="/environment/control_rules/{state}",
+    )
     def _tool_get_environment_control_rules(self, args: a.ControlRulesArgs) -> dict[str, Any]:
         physics = getattr(self.fabric, "physics", None)  # a Matter backend has no physics model: the defaults
         return control_rules_payload(args.state, physics.params if physics is not None else None)
 
-    @tool("get_current_time", a.NoArgs, 'The home\'s virtual time now: {now: "YYYY-MM-DD HH:MM:SS"}.',
-          mutates_state=False, route="/time")
+    @tool(
+        "get_current_time",
+        a.NoArgs,
+        'The home\'s virtual time now: {now: "YYYY-MM-DD HH:MM:SS"}.',
+        mutates_state=False,
+        route="/time",
+    )
     def _tool_get_current_time(self, args: a.NoArgs) -> dict[str, Any]:
         return {"now": self.fabric.now_text()}
 
-    @tool("get_home_energy", a.NoArgs,
-          "The home's electricity, every metered device added up (emulator/home_power.py): {active_power_mW (> 0 "
-          "drawn from the grid, < 0 fed back: solar panels and a discharging battery count negative), "
-          "consumption_mW, production_mW, imported_mWh, exported_mWh, net_energy_mWh, unknown_power (devices "
-          "whose draw is unknown, counted as 0), meters: [{device_id, device_type, endpoint, active_power_mW, "
-          "imported_mWh, exported_mWh, as_of_s}]}; each meter's energy is as it last counted it (as_of_s).",
-          mutates_state=False)
+    @tool(
+        "get_home_energy",
+        a.NoArgs,
+        "The home's electricity, every metered device added up (emulator/home_power.py): {active_power_mW (> 0 "
+        "drawn from the grid, < 0 fed back: solar panels and a discharging battery count negative), "
+        "consumption_mW, production_mW, imported_mWh, exported_mWh, net_energy_mWh, unknown_power (devices "
+        "whose draw is unknown, counted as 0), meters: [{device_id, device_type, endpoint, active_power_mW, "
+        "imported_mWh, exported_mWh, as_of_s}]}; each meter's energy is as it last counted it (as_of_s).",
+        mutates_state=False,
+    )
     def _tool_get_home_energy(self, args: a.NoArgs) -> dict[str, Any]:
         return home_power(self.fabric).as_dict()
 
@@ -258,41 +346,78 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             where = f"steps[{index}] ({step.tool})"
             if step.tool == "execute_command":
                 command = parse_model(a.ExecuteCommandArgs, step.args, where=where)
-                out.append(WorkflowStep("invoke", command.device_id, command.endpoint_id,
-                                        chip_cluster_name(command.cluster_id), command.command_id, dict(command.args)))
+                out.append(
+                    WorkflowStep(
+                        "invoke",
+                        command.device_id,
+                        command.endpoint_id,
+                        chip_cluster_name(command.cluster_id),
+                        command.command_id,
+                        dict(command.args),
+                    )
+                )
             else:
                 write = parse_model(a.WriteAttributeArgs, step.args, where=where)
-                out.append(WorkflowStep("write", write.device_id, write.endpoint_id,
-                                        chip_cluster_name(write.cluster_id), write.attribute_id, value=write.value))
+                out.append(
+                    WorkflowStep(
+                        "write",
+                        write.device_id,
+                        write.endpoint_id,
+                        chip_cluster_name(write.cluster_id),
+                        write.attribute_id,
+                        value=write.value,
+                    )
+                )
         return out
 
-    @tool("schedule_workflow", a.ScheduleWorkflowArgs,
-          "Run execute_command / write_attribute steps at a future virtual time. Every step is checked now; a "
-          "step can still fail when it runs if the device is then in the wrong state (see get_workflow_status).",
-          mutates_state=True, route="/schedule/workflow")
+    @tool(
+        "schedule_workflow",
+        a.ScheduleWorkflowArgs,
+        "Run execute_command / write_attribute steps at a future virtual time. Every step is checked now; a "
+        "step can still fail when it runs if the device is then in the wrong state (see get_workflow_status).",
+        mutates_state=True,
+        route="/schedule/workflow",
+    )
     def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs) -> dict[str, Any]:
         try:
             start = datetime.strptime(args.start_time, TIME_FORMAT)
         except ValueError:
-            raise HomeError("VALIDATION_ERROR", f"start_time {args.start_time!r} is not a valid time; expected "
-                              "'YYYY-MM-DD HH:MM:SS'") from None
+            raise HomeError(
+                "VALIDATION_ERROR",
+                f"start_time {args.start_time!r} is not a valid time; expected 'YYYY-MM-DD HH:MM:SS'",
+            ) from None
         if start <= self.fabric.now():
-            raise HomeError("VALIDATION_ERROR", f"start_time {args.start_time} is not in the future "
-                              f"(now {self.fabric.now_text()}); use a later time")
+            raise HomeError(
+                "VALIDATION_ERROR",
+                f"start_time {args.start_time} is not in the future (now {self.fabric.now_text()}); use a later time",
+            )
         steps = self._steps(args.steps)
         workflow = self.fabric.schedule(args.start_time, steps, args.description or "")
-        return {"workflow_id": workflow.workflow_id, "start_time": workflow.start_time, "status": workflow.status,
-                "total_steps": len(workflow.steps)}
+        return {
+            "workflow_id": workflow.workflow_id,
+            "start_time": workflow.start_time,
+            "status": workflow.status,
+            "total_steps": len(workflow.steps),
+        }
 
-    @tool("get_workflow_status", a.WorkflowArgs,
-          "Status of a scheduled workflow: pending, running, completed, failed (with the failing step and "
-          "cause) or cancelled.",
-          mutates_state=False, route="/schedule/workflow/{workflow_id}/status")
+    @tool(
+        "get_workflow_status",
+        a.WorkflowArgs,
+        "Status of a scheduled workflow: pending, running, completed, failed (with the failing step and "
+        "cause) or cancelled.",
+        mutates_state=False,
+        route="/schedule/workflow/{workflow_id}/status",
+    )
     def _tool_get_workflow_status(self, args: a.WorkflowArgs) -> dict[str, Any]:
         return self.fabric.workflow(args.workflow_id).to_dict()
 
-    @tool("cancel_workflow", a.WorkflowArgs, "Cancel a pending workflow.",
-          mutates_state=True, route="/schedule/workflow/{workflow_id}/cancel")
+    @tool(
+        "cancel_workflow",
+        a.WorkflowArgs,
+        "Cancel a pending workflow.",
+        mutates_state=True,
+        route="/schedule/workflow/{workflow_id}/cancel",
+    )
     def _tool_cancel_workflow(self, args: a.WorkflowArgs) -> dict[str, Any]:
         already = self.fabric.workflow(args.workflow_id).status == "cancelled"
         workflow = self.fabric.cancel(args.workflow_id)
@@ -301,16 +426,21 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             out["message"] = "Already cancelled"
         return out
 
-    @tool("get_workflow_list", a.WorkflowListArgs,
-          "List scheduled workflows, optionally filtered by status and start-time window.",
-          mutates_state=False, route="/schedule/workflows")
+    @tool(
+        "get_workflow_list",
+        a.WorkflowListArgs,
+        "List scheduled workflows, optionally filtered by status and start-time window.",
+        mutates_state=False,
+        route="/schedule/workflows",
+    )
     def _tool_get_workflow_list(self, args: a.WorkflowListArgs) -> list[dict[str, Any]]:
         if args.from_time and args.to_time and args.from_time > args.to_time:
             raise HomeError("VALIDATION_ERROR", f"from_time {args.from_time} is after to_time {args.to_time}")
         out = []
         for workflow in self.fabric.workflows(args.status):
-            if (args.from_time and workflow.start_time < args.from_time) or \
-                    (args.to_time and workflow.start_time > args.to_time):
+            if (args.from_time and workflow.start_time < args.from_time) or (
+                args.to_time and workflow.start_time > args.to_time
+            ):
                 continue
             entry = workflow.to_dict()
             entry.pop("error")
@@ -318,43 +448,71 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         return out
 
     # ------------------------------------------------------------------------------ automations
-    @tool("create_automation", auto.CreateAutomationArgs, auto.DESCRIPTIONS["create_automation"],
-          mutates_state=True, route="/automations")
+    @tool(
+        "create_automation",
+        auto.CreateAutomationArgs,
+        auto.DESCRIPTIONS["create_automation"],
+        mutates_state=True,
+        route="/automations",
+    )
     def _tool_create_automation(self, args: auto.CreateAutomationArgs) -> dict[str, Any]:
         return auto.create_automation(self.fabric, args, self._steps(args.actions), chip_cluster_name)
 
-    @tool("list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"],
-          mutates_state=False, route="/automations")
+    @tool(
+        "list_automations", a.NoArgs, auto.DESCRIPTIONS["list_automations"], mutates_state=False, route="/automations"
+    )
     def _tool_list_automations(self, args: a.NoArgs) -> list[dict[str, Any]]:
         return auto.list_automations(self.fabric)
 
-    @tool("delete_automation", auto.DeleteAutomationArgs, auto.DESCRIPTIONS["delete_automation"],
-          mutates_state=True, route="/automations/{automation_id}")
+    @tool(
+        "delete_automation",
+        auto.DeleteAutomationArgs,
+        auto.DESCRIPTIONS["delete_automation"],
+        mutates_state=True,
+        route="/automations/{automation_id}",
+    )
     def _tool_delete_automation(self, args: auto.DeleteAutomationArgs) -> dict[str, Any]:
         return auto.delete_automation(self.fabric, args)
 
-    @tool("finish", a.FinishArgs, "End the task with the final answer to the user.",
-          mutates_state=False)
+    @tool("finish", a.FinishArgs, "End the task with the final answer to the user.", mutates_state=False)
     def _tool_finish(self, args: a.FinishArgs) -> dict[str, Any]:
         self.final_answer = args.answer
         return {"answer": args.answer}
 
     # ------------------------------------------------------------------------------ admin
-    @tool("get_home_state", a.NoArgs, "(admin) The whole home: time, rooms with states and device attributes.",
-          mutates_state=False, route="/home/state")
+    @tool(
+        "get_home_state",
+        a.NoArgs,
+        "(admin) The whole home: time, rooms with states and device attributes.",
+        mutates_state=False,
+        route="/home/state",
+    )
     def _tool_get_home_state(self, args: a.NoArgs) -> dict[str, Any]:
         """SimuHome's home snapshot shape (facts §1.5)."""
         snapshot = self.fabric.snapshot()
         rooms: dict[str, Any] = {}
         for room_id, room in snapshot["rooms"].items():
-            devices = [{"device_id": d, "device_type": v["device_type"], "attributes": v["attributes"]}
-                       for d, v in snapshot["devices"].items() if v["room_id"] == room_id]
+            devices = [
+                {"device_id": d, "device_type": v["device_type"], "attributes": v["attributes"]}
+                for d, v in snapshot["devices"].items()
+                if v["room_id"] == room_id
+            ]
             rooms[room_id] = {"state": room["state"], "devices": devices}
-        return {"tick_interval": TICK_S, "current_tick": snapshot["tick"], "current_time": snapshot["time"],
-                "base_time": snapshot["base_time"], "rooms": rooms}
+        return {
+            "tick_interval": TICK_S,
+            "current_tick": snapshot["tick"],
+            "current_time": snapshot["time"],
+            "base_time": snapshot["base_time"],
+            "rooms": rooms,
+        }
 
-    @tool("add_device", a.AddDeviceArgs, "(admin) Add a catalogue device to an existing room.",
-          mutates_state=True, route="/devices/add")
+    @tool(
+        "add_device",
+        a.AddDeviceArgs,
+        "(admin) Add a catalogue device to an existing room.",
+        mutates_state=True,
+        route="/devices/add",
+    )
     def _tool_add_device(self, args: a.AddDeviceArgs) -> dict[str, Any]:
         try:
             config = DeviceConfig(id=args.device_id, type=args.device_type, room=args.room_id)
@@ -364,22 +522,36 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         device = self.fabric.add_device(config)
         return {"room_id": device.room_id, "device_id": device.device_id}
 
-    @tool("remove_device", a.DeviceArgs, "(admin) Remove a device from the home.",
-          mutates_state=True, route="/devices/{device_id}")
+    @tool(
+        "remove_device",
+        a.DeviceArgs,
+        "(admin) Remove a device from the home.",
+        mutates_state=True,
+        route="/devices/{device_id}",
+    )
     def _tool_remove_device(self, args: a.DeviceArgs) -> dict[str, Any]:
         self.fabric.remove_device(args.device_id)
         return {"device_id": args.device_id}
 
-    @tool("set_tick_interval", a.TickIntervalArgs,
-          "(admin) SimuHome's tick-interval setting; this emulator's clock is event-driven at a fixed 0.1 s "
-          "tick, so only 0.1 is accepted.",
-          mutates_state=False, route="/simulation/tick_interval")
+    @tool(
+        "set_tick_interval",
+        a.TickIntervalArgs,
+        "(admin) SimuHome's tick-interval setting; this emulator's clock is event-driven at a fixed 0.1 s "
+        "tick, so only 0.1 is accepted.",
+        mutates_state=False,
+        route="/simulation/tick_interval",
+    )
     def _tool_set_tick_interval(self, args: a.TickIntervalArgs) -> dict[str, Any]:
         if not math.isclose(args.tick_interval, TICK_S, rel_tol=0, abs_tol=1e-9):
             raise HomeError(
                 "VALIDATION_ERROR",
                 f"tick_interval {args.tick_interval} cannot be set: this emulator's clock is event-driven with a "
                 f"fixed {TICK_S} s tick (virtual time moves only when advanced, so the interval would not "
-                "change speed anyway)", allowed=[TICK_S])
-        return {"tick_interval": TICK_S, "device_count": len(list(self.fabric.devices())),
-                "aggregator_count": 4 * len(list(self.fabric.rooms()))}
+                "change speed anyway)",
+                allowed=[TICK_S],
+            )
+        return {
+            "tick_interval": TICK_S,
+            "device_count": len(list(self.fabric.devices())),
+            "aggregator_count": 4 * len(list(self.fabric.rooms())),
+        }

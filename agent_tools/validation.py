@@ -48,8 +48,10 @@ def decode_arguments(raw: object) -> dict[str, Any]:
         try:
             raw = json.loads(text)
         except json.JSONDecodeError as error:
-            raise invalid(f"arguments are not valid JSON: {error.msg} at line {error.lineno} column {error.colno} "
-                          f"(expected a JSON object such as {{\"room_id\": \"kitchen\"}})") from None
+            raise invalid(
+                f"arguments are not valid JSON: {error.msg} at line {error.lineno} column {error.colno} "
+                f'(expected a JSON object such as {{"room_id": "kitchen"}})'
+            ) from None
     if not isinstance(raw, dict):
         raise invalid(f"arguments must be a JSON object of named arguments, got {type(raw).__name__}")
     return raw
@@ -97,11 +99,20 @@ def argument_error(model: type[BaseModel], error: ValidationError, *, where: str
     allowed = list(model.model_fields)
     required = [n for n, f in model.model_fields.items() if f.is_required()]
     if missing:
-        return ArgumentError(fail("MISSING_PARAMETERS", cap_text(
-            f"{prefix}Missing required arguments: {', '.join(cap_list(missing))}. "
-            f"Required: {', '.join(required) or '(none)'}"),
-                                  message="VALIDATION_ERROR", status=400))
+        return ArgumentError(
+            fail(
+                "MISSING_PARAMETERS",
+                cap_text(
+                    f"{prefix}Missing required arguments: {', '.join(cap_list(missing))}. "
+                    f"Required: {', '.join(required) or '(none)'}"
+                ),
+                message="VALIDATION_ERROR",
+                status=400,
+            )
+        )
     if extra:
-        return invalid(f"{prefix}Unexpected arguments: {', '.join(cap_list(extra))}. Allowed arguments: "
-                       f"{', '.join(allowed) or '(none)'}")
+        return invalid(
+            f"{prefix}Unexpected arguments: {', '.join(cap_list(extra))}. Allowed arguments: "
+            f"{', '.join(allowed) or '(none)'}"
+        )
     return invalid(prefix + "; ".join(cap_list(wrong)))

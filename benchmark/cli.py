@@ -46,6 +46,7 @@ def _stored_conditions(out: Path) -> tuple[dict[str, Any], list[str]] | None:
 
 # --- episodes --------------------------------------------------------------------------------------------------
 
+
 @episodes_app.command("import")
 def episodes_import(
     directory: Annotated[Path, typer.Argument(help="A directory of episode files (or one file).")],
@@ -83,10 +84,22 @@ def episodes_import(
     not_runnable = sorted({p.file for p in problems})
     shown = display_name(directory)
     if as_json:
-        print(json.dumps({"files": files, "runnable": runnable, "not_runnable": len(not_runnable),
-                          "episodes": runnable, "by_kind": counts, "normalisations": normalisations,
-                          "written": written, "problems": [p.to_dict() for p in problems]},
-                         indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "files": files,
+                    "runnable": runnable,
+                    "not_runnable": len(not_runnable),
+                    "episodes": runnable,
+                    "by_kind": counts,
+                    "normalisations": normalisations,
+                    "written": written,
+                    "problems": [p.to_dict() for p in problems],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         table = Table(title=f"{shown}: {runnable} of {files} runnable")
         table.add_column("kind")
@@ -94,11 +107,16 @@ def episodes_import(
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
         console.print(table)
-        console.print(f"files {files}, runnable {runnable}, problems {len(problems)} "
-                      f"(in {len(not_runnable)} files)", highlight=False)
+        console.print(
+            f"files {files}, runnable {runnable}, problems {len(problems)} (in {len(not_runnable)} files)",
+            highlight=False,
+        )
         if normalisations:
-            console.print("SimuHome value shapes normalised (attribute values): " + ", ".join(
-                f"{name} {count}" for name, count in normalisations.items()), highlight=False)
+            console.print(
+                "SimuHome value shapes normalised (attribute values): "
+                + ", ".join(f"{name} {count}" for name, count in normalisations.items()),
+                highlight=False,
+            )
         if out is not None:
             console.print(f"wrote {written} normalised episode files to {out}")
         if problems:
@@ -110,6 +128,7 @@ def episodes_import(
 
 
 # --- bench run ---------------------------------------------------------------------------------------------------
+
 
 def _spec_from_flags(spec_path: Path | None, overrides: dict[str, Any], base: dict[str, Any] | None = None) -> Any:
     from benchmark.runs.spec import SpecError, load_spec, parse_spec
@@ -157,91 +176,188 @@ def bench_run(
     kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any run is an infrastructure error "
-                                                          "(by default only when every run is).")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help="Exit 1 if any run is an infrastructure error (by default only when every run is)."
+        ),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Resume even without the run's manifest.")] = False,
-    timeout: Annotated[float | None, typer.Option(
-        "--timeout", help="Seconds to wait for one model reply (agent.model.timeout_s).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(
-        "--max-tokens", help="Token cap of one model reply (agent.model.max_tokens).")] = None,
-    mode: Annotated[str | None, typer.Option(
-        "--mode", help="react: native, text or auto (agent.options.mode).")] = None,
-    tool_choice: Annotated[str | None, typer.Option(
-        "--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice).")] = None,
+    timeout: Annotated[
+        float | None, typer.Option("--timeout", help="Seconds to wait for one model reply (agent.model.timeout_s).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Token cap of one model reply (agent.model.max_tokens).")
+    ] = None,
+    mode: Annotated[
+        str | None, typer.Option("--mode", help="react: native, text or auto (agent.options.mode).")
+    ] = None,
+    tool_choice: Annotated[
+        str | None,
+        typer.Option("--tool-choice", help="react native mode: auto, required or omit (agent.options.tool_choice)."),
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed sent to the model.")] = None,
     temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature.")] = None,
-    suite: Annotated[str, typer.Option("--suite", help="simuhome, smh (SMH-Bench) or voice (spoken dialogues).")]
-    = "simuhome",
+    suite: Annotated[
+        str, typer.Option("--suite", help="simuhome, smh (SMH-Bench) or voice (spoken dialogues).")
+    ] = "simuhome",
     setting: Annotated[str | None, typer.Option("--setting", help="smh: dr, eia or dr,eia (default eia).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", help="smh EIA: tool-call budget (default 10).")] = None,
-    input_way: Annotated[str | None, typer.Option("--input", help="text, asr (the recogniser's transcript of "
-                                                  "the spoken turn) or audio (input_audio parts).")] = None,
-    asr: Annotated[str | None, typer.Option("--asr", help="Recogniser for --input asr: whisper-tiny.en or a "
-                                            "CTranslate2 Whisper model directory.")] = None,
-    condition: Annotated[list[str] | None, typer.Option("--condition", help="Acoustic condition of the spoken "
-                                                        "turns, e.g. clean-dry, 10db-reverb; voice suite: repeat it "
-                                                        "or give grid for several in one run.")] = None,
-    voices: Annotated[str, typer.Option("--voices", help="Voice pool of the spoken turns: all or a comma list of "
-                                                         "voice ids.")] = "all",
+    input_way: Annotated[
+        str | None,
+        typer.Option(
+            "--input", help="text, asr (the recogniser's transcript of the spoken turn) or audio (input_audio parts)."
+        ),
+    ] = None,
+    asr: Annotated[
+        str | None,
+        typer.Option(
+            "--asr", help="Recogniser for --input asr: whisper-tiny.en or a CTranslate2 Whisper model directory."
+        ),
+    ] = None,
+    condition: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--condition",
+            help="Acoustic condition of the spoken "
+            "turns, e.g. clean-dry, 10db-reverb; voice suite: repeat it "
+            "or give grid for several in one run.",
+        ),
+    ] = None,
+    voices: Annotated[
+        str, typer.Option("--voices", help="Voice pool of the spoken turns: all or a comma list of voice ids.")
+    ] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="voice suite, --dry-run: print JSON.")] = False,
-    matter_server: Annotated[str | None, typer.Option(
-        "--matter-server", help="Run on the live Matter home of this python-matter-server (ws://HOST:5580/ws) "
-                                "instead of the emulated one (backend.matter_server).")] = None,
-    mapping: Annotated[str | None, typer.Option(
-        "--mapping", help="With --matter-server: a mapping file (homefabric matter map).")] = None,
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="With a live home: list which episodes are runnable on it and why the rest are not; "
-                          "changes nothing.")] = False,
+    matter_server: Annotated[
+        str | None,
+        typer.Option(
+            "--matter-server",
+            help="Run on the live Matter home of this python-matter-server (ws://HOST:5580/ws) "
+            "instead of the emulated one (backend.matter_server).",
+        ),
+    ] = None,
+    mapping: Annotated[
+        str | None, typer.Option("--mapping", help="With --matter-server: a mapping file (homefabric matter map).")
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="With a live home: list which episodes are runnable on it and why the rest are not; changes nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial) — or the live Matter home of
     --matter-server, brought to each episode's initial state — JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
-    if suite == "voice" or (suite == "simuhome" and resume and out is not None and spec_file is None
-                            and _is_voice_run(out)):  # `--resume --out DIR` alone: the suite DIR holds
+    if suite == "voice" or (
+        suite == "simuhome" and resume and out is not None and spec_file is None and _is_voice_run(out)
+    ):  # `--resume --out DIR` alone: the suite DIR holds
         from benchmark.suites.voice import voice_cli
 
-        return voice_cli.run(Path(episodes) if episodes else None, agent, out, input_way=input_way,
-                             conditions=condition, asr=asr, seed=seed, voices=voices, noise="room", trials=trials,
-                             limit=limit, base_url=base_url, model=model, api_key_env=api_key_env, as_json=as_json,
-                             resume=resume, force=force, concurrency=concurrency, quiet=quiet)
+        return voice_cli.run(
+            Path(episodes) if episodes else None,
+            agent,
+            out,
+            input_way=input_way,
+            conditions=condition,
+            asr=asr,
+            seed=seed,
+            voices=voices,
+            noise="room",
+            trials=trials,
+            limit=limit,
+            base_url=base_url,
+            model=model,
+            api_key_env=api_key_env,
+            as_json=as_json,
+            resume=resume,
+            force=force,
+            concurrency=concurrency,
+            quiet=quiet,
+        )
     if as_json:  # only the voice suite prints its report here; the others print it with `bench report --json`
-        _fail("--json is for --suite voice; for this suite run without it, then `homefabric bench report OUT "
-              "--json`")
+        _fail("--json is for --suite voice; for this suite run without it, then `homefabric bench report OUT --json`")
     several = _stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
     from benchmark.suites.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
-        return smh_cli.run_spec(_spec_from_flags(spec_file, smh_cli.overrides(
-            agent=agent, episodes=episodes, out=out, setting=setting, kinds=kinds, budget=budget, **{
-                "agent.max_steps": max_steps, "agent.model.model": model, "agent.model.base_url": base_url,
-                "agent.model.api_key_env": api_key_env, "agent.model.timeout_s": timeout,
-                "agent.model.max_tokens": max_tokens, "agent.model.seed": seed, "agent.model.temperature": temperature,
-                "judge.kind": judge, "judge.model.model": judge_model, "judge.model.base_url": judge_base_url,
-                "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
-                "episodes.limit": limit, "trials": trials, "concurrency": concurrency}),
-            base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None),
-            resume=resume, quiet=quiet, force=force)
+        return smh_cli.run_spec(
+            _spec_from_flags(
+                spec_file,
+                smh_cli.overrides(
+                    agent=agent,
+                    episodes=episodes,
+                    out=out,
+                    setting=setting,
+                    kinds=kinds,
+                    budget=budget,
+                    **{
+                        "agent.max_steps": max_steps,
+                        "agent.model.model": model,
+                        "agent.model.base_url": base_url,
+                        "agent.model.api_key_env": api_key_env,
+                        "agent.model.timeout_s": timeout,
+                        "agent.model.max_tokens": max_tokens,
+                        "agent.model.seed": seed,
+                        "agent.model.temperature": temperature,
+                        "judge.kind": judge,
+                        "judge.model.model": judge_model,
+                        "judge.model.base_url": judge_base_url,
+                        "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
+                        "episodes.limit": limit,
+                        "trials": trials,
+                        "concurrency": concurrency,
+                    },
+                ),
+                base=smh_cli.stored_spec(out) if resume and spec_file is None and out else None,
+            ),
+            resume=resume,
+            quiet=quiet,
+            force=force,
+        )
     from benchmark.reports.report import write_report
     from benchmark.runs.runner import select_episodes
 
-    stored = several[0] if several else (
-        _stored_spec(out) if resume and spec_file is None and out is not None else None)
-    spec = _spec_from_flags(spec_file, {
-        "agent.name": agent, "agent.max_steps": max_steps, "agent.model.model": model,
-        "agent.model.base_url": base_url, "agent.model.api_key_env": api_key_env, "agent.replay_from": replay_from,
-        "judge.model.model": judge_model, "judge.model.base_url": judge_base_url,
-        "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
-        "episodes.path": episodes, "episodes.kinds": kinds.split(",") if kinds else None, "episodes.limit": limit,
-        "trials": trials, "concurrency": concurrency, "judge.kind": judge,
-        "out": str(out) if out else None,
-        "agent.model.timeout_s": timeout, "agent.model.max_tokens": max_tokens, "agent.model.seed": seed,
-        "agent.model.temperature": temperature, "agent.options.mode": mode, "agent.options.tool_choice": tool_choice,
-        "speech.input": input_way, "speech.asr": asr, "speech.condition": conditions[0].id if conditions else None,
-        "speech.voices": voices if voices != "all" else None,
-        "backend.matter_server": matter_server, "backend.mapping": mapping,
-    }, base=stored)
+    stored = (
+        several[0] if several else (_stored_spec(out) if resume and spec_file is None and out is not None else None)
+    )
+    spec = _spec_from_flags(
+        spec_file,
+        {
+            "agent.name": agent,
+            "agent.max_steps": max_steps,
+            "agent.model.model": model,
+            "agent.model.base_url": base_url,
+            "agent.model.api_key_env": api_key_env,
+            "agent.replay_from": replay_from,
+            "judge.model.model": judge_model,
+            "judge.model.base_url": judge_base_url,
+            "judge.model.api_key_env": api_key_env if (judge_model or judge_base_url) else None,
+            "episodes.path": episodes,
+            "episodes.kinds": kinds.split(",") if kinds else None,
+            "episodes.limit": limit,
+            "trials": trials,
+            "concurrency": concurrency,
+            "judge.kind": judge,
+            "out": str(out) if out else None,
+            "agent.model.timeout_s": timeout,
+            "agent.model.max_tokens": max_tokens,
+            "agent.model.seed": seed,
+            "agent.model.temperature": temperature,
+            "agent.options.mode": mode,
+            "agent.options.tool_choice": tool_choice,
+            "speech.input": input_way,
+            "speech.asr": asr,
+            "speech.condition": conditions[0].id if conditions else None,
+            "speech.voices": voices if voices != "all" else None,
+            "backend.matter_server": matter_server,
+            "backend.mapping": mapping,
+        },
+        base=stored,
+    )
     if dry_run:
         return _dry_run(spec, as_json)
     if not spec.out:
@@ -258,8 +374,9 @@ def bench_run(
             _fail("several --condition values need --input asr or audio and one model")
         from benchmark.suites.voice.condition_runs import run_conditions
 
-        summaries, text = run_conditions(spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume,
-                                                                                quiet, force))
+        summaries, text = run_conditions(
+            spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume, quiet, force)
+        )
     elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
         from benchmark.reports.multi_model import MODELS_FILE, write_models_file, write_multi_report
         from benchmark.runs.spec import per_model
@@ -278,8 +395,11 @@ def bench_run(
     infra = sum(summary.statuses.get("infra_error", 0) for summary in summaries)
     if ran and infra == ran:
         where = " and ".join(str(summary.out / "records.jsonl") for summary in summaries)
-        _fail(f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
-              f"see the error column of {where}", 1)
+        _fail(
+            f"all {infra} episode run(s) were infrastructure errors (model endpoint, home, harness); "
+            f"see the error column of {where}",
+            1,
+        )
     if strict and infra:
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
 
@@ -304,15 +424,23 @@ def _dry_run(spec: Any, as_json: bool) -> None:
         live.close()
     runnable = sum(1 for row in rows if row["runnable"])
     if as_json:
-        print(json.dumps({"runnable": runnable, "not_runnable": len(rows) - runnable, "episodes": rows},
-                         indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"runnable": runnable, "not_runnable": len(rows) - runnable, "episodes": rows},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     table = Table(title=f"{runnable} of {len(rows)} episodes runnable on {spec.backend.matter_server}")
     for column in ("episode", "runnable", "to set first / why not"):
         table.add_column(column)
     for row in rows:
-        detail = row["reason"] if not row["runnable"] else (
-            ", ".join(f"{a['device_id']} {a['path']}={a['value']!r}" for a in row["actions"]) or "-")
+        detail = (
+            row["reason"]
+            if not row["runnable"]
+            else (", ".join(f"{a['device_id']} {a['path']}={a['value']!r}" for a in row["actions"]) or "-")
+        )
         table.add_row(row["episode_id"], "yes" if row["runnable"] else "no", detail)
     console.print(table)
 
@@ -333,8 +461,9 @@ def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, q
     from benchmark.runs.store import RunError, RunFileError
 
     try:
-        summary = asyncio.run(Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(
-            selected, skipped))
+        summary = asyncio.run(
+            Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(selected, skipped)
+        )
     except (RunError, RunFileError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
@@ -343,8 +472,9 @@ def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, q
         err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
     for dropped in summary.dropped:
         where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
-        err_console.print(f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}",
-                          highlight=False)
+        err_console.print(
+            f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}", highlight=False
+        )
     console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
     return summary
 
@@ -367,8 +497,9 @@ def _selection_detail(spec: Any, skipped: list[Any]) -> str:
         shown = "; ".join(str(p) for p in skipped[:3])
         more = f" (and {len(skipped) - 3} more)" if len(skipped) > 3 else ""
         return f": {shown}{more}"
-    filters = [f"{name}={value}" for name, value in (("kinds", spec.episodes.kinds), ("ids", spec.episodes.ids))
-               if value]
+    filters = [
+        f"{name}={value}" for name, value in (("kinds", spec.episodes.kinds), ("ids", spec.episodes.ids)) if value
+    ]
     return f": no episode matches {', '.join(filters)}" if filters else ": the directory holds no episode files"
 
 
@@ -438,8 +569,9 @@ def bench_compare(
 @bench_app.command("evaluate")
 def bench_evaluate(
     run_dir: Annotated[Path, typer.Argument(help="A run directory to re-score.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Where the re-scored run goes (default: "
-                                                           "RUN/evaluated).")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where the re-scored run goes (default: RUN/evaluated).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Re-score a run's stored trajectories with the current evaluator: each recorded tool call is replayed on a
@@ -457,8 +589,11 @@ def bench_evaluate(
         _fail(problem)
     original, _ = read_records(run_dir / "records.jsonl")
     trials = max((int(r.get("trial", 0)) + 1 for r in original), default=1)
-    spec = _spec_from_flags(None, {"agent": {"name": "replay", "replay_from": str(run_dir)}, "out": str(target),
-                                   "trials": trials}, base=stored)
+    spec = _spec_from_flags(
+        None,
+        {"agent": {"name": "replay", "replay_from": str(run_dir)}, "out": str(target), "trials": trials},
+        base=stored,
+    )
     selected, skipped = select_episodes(spec)
     if not selected:
         _fail(f"no episodes of {run_dir} found under {spec.episodes.path}" + _selection_detail(spec, skipped))
@@ -468,9 +603,16 @@ def bench_evaluate(
         _fail(str(error))
     rescored, _ = read_records(target / "records.jsonl")
     before = {(r["episode_id"], int(r.get("trial", 0))): r.get("status") for r in original}
-    changed = [(r["episode_id"], int(r.get("trial", 0)), before.get((r["episode_id"], int(r.get("trial", 0)))),
-                r.get("status")) for r in rescored
-               if before.get((r["episode_id"], int(r.get("trial", 0)))) not in (None, r.get("status"))]
+    changed = [
+        (
+            r["episode_id"],
+            int(r.get("trial", 0)),
+            before.get((r["episode_id"], int(r.get("trial", 0)))),
+            r.get("status"),
+        )
+        for r in rescored
+        if before.get((r["episode_id"], int(r.get("trial", 0)))) not in (None, r.get("status"))
+    ]
     _, text = write_report(summary.out)
     typer.echo(text)
     typer.echo(f"re-scored {len(rescored)} run(s) into {target}; {len(changed)} verdict(s) changed")
@@ -479,6 +621,7 @@ def bench_evaluate(
 
 
 # --- episodes generate (every suite) ------------------------------------------------------------------------
+
 
 def generate_command(
     out: Annotated[Path, typer.Option("--out", help="Directory to write the episode files to.")],
@@ -489,29 +632,57 @@ def generate_command(
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Paraphrase model name.")] = None,
     api_key_env: Annotated[str, typer.Option("--api-key-env", help="Env var holding the API key.")] = "OPENAI_API_KEY",
-    typo_rate: Annotated[float, typer.Option("--typo-rate", help="Chance of a typo (swapped or dropped letter) per "
-                                             "word outside device/room/value slots, as typed requests have; 0 "
-                                             "turns typos off.")] = 0.02,
+    typo_rate: Annotated[
+        float,
+        typer.Option(
+            "--typo-rate",
+            help="Chance of a typo (swapped or dropped letter) per "
+            "word outside device/room/value slots, as typed requests have; 0 "
+            "turns typos off.",
+        ),
+    ] = 0.02,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
-    allow_template_fallback: Annotated[bool, typer.Option(
-        "--allow-template-fallback",
-        help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.")] = False,
-    suite: Annotated[str, typer.Option("--suite", help="simuhome (12 kinds), smh (SMH-Bench, 22 "
-                                                         "subcategories) or voice (spoken dialogues).")]
-    = "simuhome",
-    per_subcategory: Annotated[str | None, typer.Option("--per-subcategory", help="smh: simple,medium,complex "
-                                                        "instances per subcategory (default 25,15,10).")] = None,
-    home: Annotated[Path | None, typer.Option("--home", help="Generate every episode on this home file (e.g. the "
-                                              "twin of a live Matter home: homefabric home twin) instead of "
-                                              "generated homes.")] = None,
-    executor: Annotated[str, typer.Option("--executor", help="simuhome: local (this process) or ray (units of "
-                                          "episodes as Ray tasks; the same files).")] = "local",
-    address: Annotated[str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a "
-                                                "local one.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="ray without --address: CPUs of the local "
-                                                "cluster.")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")]
-    = False,
+    allow_template_fallback: Annotated[
+        bool,
+        typer.Option(
+            "--allow-template-fallback",
+            help="Keep template queries where paraphrasing failed (endpoint down, errors) instead of failing.",
+        ),
+    ] = False,
+    suite: Annotated[
+        str,
+        typer.Option(
+            "--suite", help="simuhome (12 kinds), smh (SMH-Bench, 22 subcategories) or voice (spoken dialogues)."
+        ),
+    ] = "simuhome",
+    per_subcategory: Annotated[
+        str | None,
+        typer.Option(
+            "--per-subcategory", help="smh: simple,medium,complex instances per subcategory (default 25,15,10)."
+        ),
+    ] = None,
+    home: Annotated[
+        Path | None,
+        typer.Option(
+            "--home",
+            help="Generate every episode on this home file (e.g. the "
+            "twin of a live Matter home: homefabric home twin) instead of "
+            "generated homes.",
+        ),
+    ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor", help="simuhome: local (this process) or ray (units of episodes as Ray tasks; the same files)."
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")] = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
@@ -522,13 +693,24 @@ def generate_command(
         raise typer.Exit(2)
     if executor != "local" or resume or address is not None or workers is not None:
         if suite != "simuhome" or paraphrase or home is not None:
-            typer.echo("error: --executor ray/--resume generate simuhome episodes without --paraphrase "
-                       "or --home", err=True)
+            typer.echo(
+                "error: --executor ray/--resume generate simuhome episodes without --paraphrase or --home", err=True
+            )
             raise typer.Exit(2)
         from benchmark.training.episode_cli import generate_with_executor
 
-        return generate_with_executor(out, qt, per_type, seed, typo_rate, executor=executor, address=address,
-                                      workers=workers, resume=resume, progress=progress)
+        return generate_with_executor(
+            out,
+            qt,
+            per_type,
+            seed,
+            typo_rate,
+            executor=executor,
+            address=address,
+            workers=workers,
+            resume=resume,
+            progress=progress,
+        )
     if suite == "voice":  # spatial, temporal and clarify dialogues; --qt picks task types
         from benchmark.suites.voice import voice_cli
 
@@ -536,8 +718,9 @@ def generate_command(
     if suite == "smh":
         from benchmark.suites.smh import cli as smh_cli
 
-        return smh_cli.generate(out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model,
-                                api_key_env=api_key_env)
+        return smh_cli.generate(
+            out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model, api_key_env=api_key_env
+        )
     from benchmark.generation.generate import GeneratorInputError, generate_episodes, parse_kinds, write_episodes
     from emulator.output_paths import output_dir_problem
 
@@ -569,9 +752,15 @@ def generate_command(
         from benchmark.generation.paraphrase_run import ParaphraseFailed, paraphrase_or_fail
 
         try:
-            summary = asyncio.run(paraphrase_or_fail(episodes, base_url=base_url, model=model,
-                                                     api_key=os.environ.get(api_key_env),
-                                                     allow_template_fallback=allow_template_fallback))
+            summary = asyncio.run(
+                paraphrase_or_fail(
+                    episodes,
+                    base_url=base_url,
+                    model=model,
+                    api_key=os.environ.get(api_key_env),
+                    allow_template_fallback=allow_template_fallback,
+                )
+            )
         except ParaphraseFailed as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(error.exit_code) from None
@@ -589,7 +778,13 @@ def _progress_bar(enabled: bool, total: int) -> Iterator[Callable[[Any], None]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("generating episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+    with Progress(
+        TextColumn("generating episodes"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task("episodes", total=total)
         yield lambda _episode: bar.advance(task)

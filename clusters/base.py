@@ -76,8 +76,7 @@ class CommandSpec:
     def field(self, label: str) -> FieldModel:
         return next(f for f in self.model.fields if f.label == label)
 
-    def normalise(self, args: Mapping[str, Any] | None, where: str, *,
-                  fill_optional: bool = True) -> dict[str, Any]:
+    def normalise(self, args: Mapping[str, Any] | None, where: str, *, fill_optional: bool = True) -> dict[str, Any]:
         """The arguments keyed by chip label: every accepted spelling mapped (each field at most once),
         defaults filled in, types coerced and constraints checked; HomeError INVALID_COMMAND /
         CONSTRAINT_ERROR otherwise. ``fill_optional``: an absent optional field without a default is
@@ -86,8 +85,9 @@ class CommandSpec:
         for key, value in (args or {}).items():
             label = self.names.get(key)
             if label is None:
-                raise HomeError.refused(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
-                                        allowed=self.describe_args())
+                raise HomeError.refused(
+                    Status.INVALID_COMMAND, f"{where} has no argument {key!r}", allowed=self.describe_args()
+                )
             if label in given:
                 raise HomeError.refused(Status.INVALID_COMMAND, f"{where}: argument {key!r} given twice")
             given[label] = value
@@ -112,8 +112,11 @@ class CommandSpec:
     def describe_args(self) -> list[dict[str, Any]]:
         out = []
         for f in self.model.fields:
-            entry: dict[str, Any] = {"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(),
-                                     "required": f.label not in self.defaults and not f.type.optional}
+            entry: dict[str, Any] = {
+                "name": f.label[:1].upper() + f.label[1:],
+                "type": f.type.describe(),
+                "required": f.label not in self.defaults and not f.type.optional,
+            }
             if f.label in self.defaults:
                 entry["default"] = self.defaults[f.label]
             if f.label in self.constraints:
@@ -128,8 +131,9 @@ class CommandSpec:
 _Handler = TypeVar("_Handler", bound=Callable[..., Any])
 
 
-def command(name: str, *, aliases: Mapping[str, str] | None = None,
-            constraints: Mapping[str, Constraint] | None = None) -> Callable[[_Handler], _Handler]:
+def command(
+    name: str, *, aliases: Mapping[str, str] | None = None, constraints: Mapping[str, Constraint] | None = None
+) -> Callable[[_Handler], _Handler]:
     """Mark a method as the handler of the official command ``name``.
 
     The handler's keyword parameters are the chip field labels (lowerCamel); their defaults make a
@@ -281,8 +285,9 @@ class ClusterServer:
         if layout is None:
             attributes = self._model.attributes
             own = [a for a in attributes if a in self._values or a in self._sources]
-            names = tuple([a for a in own if a not in GLOBAL_ATTRIBUTE_IDS]
-                          + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes])
+            names = tuple(
+                [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes]
+            )
             layout = _ATTRIBUTE_LAYOUTS[key] = (names, sorted(attributes[a].attribute_id for a in names))
         return layout
 
@@ -375,8 +380,11 @@ class ClusterServer:
         model = self._attribute_model(name)
         if not self.is_writable(name):
             writable = [a for a in self.attribute_names() if self.is_writable(a)]
-            raise HomeError.refused(Status.UNSUPPORTED_WRITE, f"{self.cluster_name}.{name} is read-only",
-                                    allowed={"writable_attributes": writable})
+            raise HomeError.refused(
+                Status.UNSUPPORTED_WRITE,
+                f"{self.cluster_name}.{name} is read-only",
+                allowed={"writable_attributes": writable},
+            )
         normalised = coerce(value, model.type, f"{self.cluster_name}.{name}")
         constraint = self.constraints.get(name)
         if constraint is not None:
@@ -405,8 +413,11 @@ class ClusterServer:
         """Load a stored value (home file, snapshot): type-checked, ignores writability."""
         model = self._model.attributes.get(name)
         if model is None or name in GLOBAL_ATTRIBUTE_IDS:
-            raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}",
-                                    allowed=self.attribute_names())
+            raise HomeError.refused(
+                Status.UNSUPPORTED_ATTRIBUTE,
+                f"{self.cluster_name} has no attribute {name!r}",
+                allowed=self.attribute_names(),
+            )
         if name in self._sources:
             return  # live values are owned by their source
         if value is None and model.type.optional and not model.type.nullable:

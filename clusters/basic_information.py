@@ -20,12 +20,17 @@ USER_SETTABLE = ("NodeLabel", "Location", "LocalConfigDisabled")  # writable by 
 
 def _check_text(cluster: str, name: str, value: Any) -> None:
     if name == "NodeLabel" and len(value) > MAX_LABEL:
-        raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{cluster}.NodeLabel is {len(value)} characters long",
-                                allowed={"max_length": MAX_LABEL})
+        raise HomeError.refused(
+            Status.CONSTRAINT_ERROR,
+            f"{cluster}.NodeLabel is {len(value)} characters long",
+            allowed={"max_length": MAX_LABEL},
+        )
     if name == "Location" and (len(value) != 2 or not value.isascii() or not value.isalpha()):
-        raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                f"{cluster}.Location={value!r} is not an ISO 3166-1 alpha-2 code",
-                                allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"})
+        raise HomeError.refused(
+            Status.CONSTRAINT_ERROR,
+            f"{cluster}.Location={value!r} is not an ISO 3166-1 alpha-2 code",
+            allowed={"format": "two letters, e.g. 'KR', or 'XX' for unknown"},
+        )
 
 
 def default_unique_id(vendor_id: int, product_id: int, serial_number: str) -> str:
@@ -47,26 +52,61 @@ class BasicInformationServer(ClusterServer):
     revision = 3
     events = ("StartUp",)  # emitted by the node at start-up
     defaults = {
-        "DataModelRevision": DATA_MODEL_REVISION, "VendorName": "HomeFabric", "VendorID": TEST_VENDOR_ID,
-        "ProductName": "", "ProductID": 0x8000, "NodeLabel": "", "Location": "XX", "HardwareVersion": 1,
-        "HardwareVersionString": "1.0", "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0",
-        "SerialNumber": "", "UniqueID": "", "ProductLabel": "", "LocalConfigDisabled": False, "Reachable": True,
+        "DataModelRevision": DATA_MODEL_REVISION,
+        "VendorName": "HomeFabric",
+        "VendorID": TEST_VENDOR_ID,
+        "ProductName": "",
+        "ProductID": 0x8000,
+        "NodeLabel": "",
+        "Location": "XX",
+        "HardwareVersion": 1,
+        "HardwareVersionString": "1.0",
+        "SoftwareVersion": 1,
+        "SoftwareVersionString": "1.0.0",
+        "SerialNumber": "",
+        "UniqueID": "",
+        "ProductLabel": "",
+        "LocalConfigDisabled": False,
+        "Reachable": True,
         "CapabilityMinima": {"caseSessionsPerFabric": 3, "subscriptionsPerFabric": 3},
-        "SpecificationVersion": SPECIFICATION_VERSION, "MaxPathsPerInvoke": 1,
+        "SpecificationVersion": SPECIFICATION_VERSION,
+        "MaxPathsPerInvoke": 1,
     }
 
-    def __init__(self, *, vendor_name: str = "HomeFabric", vendor_id: int = TEST_VENDOR_ID, product_name: str = "",
-                 product_id: int = 0x8000, node_label: str = "", location: str = "XX", hardware_version: int = 1,
-                 hardware_version_string: str = "1.0", software_version: int = 1,
-                 software_version_string: str = "1.0.0", serial_number: str = "", unique_id: str | None = None,
-                 product_label: str | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        vendor_name: str = "HomeFabric",
+        vendor_id: int = TEST_VENDOR_ID,
+        product_name: str = "",
+        product_id: int = 0x8000,
+        node_label: str = "",
+        location: str = "XX",
+        hardware_version: int = 1,
+        hardware_version_string: str = "1.0",
+        software_version: int = 1,
+        software_version_string: str = "1.0.0",
+        serial_number: str = "",
+        unique_id: str | None = None,
+        product_label: str | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__()
-        given = {"VendorName": vendor_name, "VendorID": vendor_id, "ProductName": product_name,
-                 "ProductID": product_id, "NodeLabel": node_label, "Location": location,
-                 "HardwareVersion": hardware_version, "HardwareVersionString": hardware_version_string,
-                 "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
-                 "SerialNumber": serial_number, "ProductLabel": product_label or product_name,
-                 "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number)}
+        given = {
+            "VendorName": vendor_name,
+            "VendorID": vendor_id,
+            "ProductName": product_name,
+            "ProductID": product_id,
+            "NodeLabel": node_label,
+            "Location": location,
+            "HardwareVersion": hardware_version,
+            "HardwareVersionString": hardware_version_string,
+            "SoftwareVersion": software_version,
+            "SoftwareVersionString": software_version_string,
+            "SerialNumber": serial_number,
+            "ProductLabel": product_label or product_name,
+            "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number),
+        }
         for name, value in {**given, **(values or {})}.items():
             self.restore(name, value)
 
@@ -74,11 +114,16 @@ class BasicInformationServer(ClusterServer):
         _check_text(self.cluster_name, name, value)
 
     def restore(self, name: str, value: object) -> None:
-        if name in ("VendorName", "ProductName", "SerialNumber", "UniqueID") and isinstance(value, str) \
-                and len(value) > MAX_NAME:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"BasicInformation.{name} is longer than {MAX_NAME} characters",
-                                    allowed={"max_length": MAX_NAME})
+        if (
+            name in ("VendorName", "ProductName", "SerialNumber", "UniqueID")
+            and isinstance(value, str)
+            and len(value) > MAX_NAME
+        ):
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"BasicInformation.{name} is longer than {MAX_NAME} characters",
+                allowed={"max_length": MAX_NAME},
+            )
         super().restore(name, value)
 
 
@@ -94,20 +139,48 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
     cluster_name = "BridgedDeviceBasicInformation"
     revision = 3
     events = ("StartUp", "ReachableChanged")  # emitted by the bridge at start-up / by set_reachable
-    defaults = {"VendorName": "", "VendorID": TEST_VENDOR_ID, "ProductName": "", "ProductID": 0x8000, "NodeLabel": "",
-                "SoftwareVersion": 1, "SoftwareVersionString": "1.0.0", "SerialNumber": "", "Reachable": True,
-                "UniqueID": ""}
+    defaults = {
+        "VendorName": "",
+        "VendorID": TEST_VENDOR_ID,
+        "ProductName": "",
+        "ProductID": 0x8000,
+        "NodeLabel": "",
+        "SoftwareVersion": 1,
+        "SoftwareVersionString": "1.0.0",
+        "SerialNumber": "",
+        "Reachable": True,
+        "UniqueID": "",
+    }
 
-    def __init__(self, *, vendor_name: str = "HomeFabric", vendor_id: int = TEST_VENDOR_ID, product_name: str = "",
-                 product_id: int = 0x8000, node_label: str = "", serial_number: str = "", unique_id: str = "",
-                 software_version: int = 1, software_version_string: str = "1.0.0", reachable: bool = True,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        vendor_name: str = "HomeFabric",
+        vendor_id: int = TEST_VENDOR_ID,
+        product_name: str = "",
+        product_id: int = 0x8000,
+        node_label: str = "",
+        serial_number: str = "",
+        unique_id: str = "",
+        software_version: int = 1,
+        software_version_string: str = "1.0.0",
+        reachable: bool = True,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
-        given = {"VendorName": vendor_name, "VendorID": vendor_id, "ProductName": product_name,
-                 "ProductID": product_id, "NodeLabel": node_label, "SerialNumber": serial_number,
-                 "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number),
-                 "SoftwareVersion": software_version, "SoftwareVersionString": software_version_string,
-                 "Reachable": reachable}
+        given = {
+            "VendorName": vendor_name,
+            "VendorID": vendor_id,
+            "ProductName": product_name,
+            "ProductID": product_id,
+            "NodeLabel": node_label,
+            "SerialNumber": serial_number,
+            "UniqueID": unique_id or default_unique_id(vendor_id, product_id, serial_number),
+            "SoftwareVersion": software_version,
+            "SoftwareVersionString": software_version_string,
+            "Reachable": reachable,
+        }
         for name, value in {**given, **(values or {})}.items():
             self.restore(name, value)
 

@@ -19,16 +19,30 @@ ChannelFeature = Objects.Channel.Bitmaps.Feature
 
 
 def _channel(major: int, name: str, affiliate: str) -> dict[str, Any]:
-    return {"majorNumber": major, "minorNumber": 0, "name": name, "callSign": name, "affiliateCallSign": affiliate,
-            "identifier": name.lower(), "type": int(Objects.Channel.Enums.ChannelTypeEnum.kTerrestrial)}
+    return {
+        "majorNumber": major,
+        "minorNumber": 0,
+        "name": name,
+        "callSign": name,
+        "affiliateCallSign": affiliate,
+        "identifier": name.lower(),
+        "type": int(Objects.Channel.Enums.ChannelTypeEnum.kTerrestrial),
+    }
 
 
 DEFAULT_CHANNELS: tuple[dict[str, Any], ...] = (
-    _channel(1, "KBS1", "KBS"), _channel(2, "KBS2", "KBS"), _channel(3, "MBC", "MBC"),
-    _channel(4, "SBS", "SBS"), _channel(5, "EBS", "EBS"),
+    _channel(1, "KBS1", "KBS"),
+    _channel(2, "KBS2", "KBS"),
+    _channel(3, "MBC", "MBC"),
+    _channel(4, "SBS", "SBS"),
+    _channel(5, "EBS", "EBS"),
 )
-DEFAULT_LINEUP = {"operatorName": "Terrestrial Broadcast", "lineupName": "Seoul Terrestrial", "postalCode": "04524",
-                  "lineupInfoType": int(Objects.Channel.Enums.LineupInfoTypeEnum.kMso)}
+DEFAULT_LINEUP = {
+    "operatorName": "Terrestrial Broadcast",
+    "lineupName": "Seoul Terrestrial",
+    "postalCode": "04524",
+    "lineupInfoType": int(Objects.Channel.Enums.LineupInfoTypeEnum.kMso),
+}
 # ChangeChannel match priority (SimuHome compatible): first tier with any match wins.
 MATCH_FIELDS = ("identifier", "affiliateCallSign", "callSign", "name")
 
@@ -51,9 +65,15 @@ class ChannelServer(ClusterServer):
     default_features = int(ChannelFeature.kChannelList) | int(ChannelFeature.kLineupInfo)
     defaults = {"ChannelList": [], "Lineup": None, "CurrentChannel": None}
 
-    def __init__(self, *, channels: list[Mapping[str, Any]] | None = None,
-                 lineup: Mapping[str, Any] | None = DEFAULT_LINEUP, current: int = 0, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        channels: list[Mapping[str, Any]] | None = None,
+        lineup: Mapping[str, Any] | None = DEFAULT_LINEUP,
+        current: int = 0,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
         listing = [dict(c) for c in (DEFAULT_CHANNELS if channels is None else channels)]
         self._unlisted_channels = listing  # tuning works even without the ChannelList feature
@@ -122,10 +142,13 @@ class ChannelServer(ClusterServer):
             many = len(found) > 1
             status = ChannelStatus.kMultipleMatches if many else ChannelStatus.kNoMatches
             why = f"matches {len(found)} channels" if many else "matches no channel"
-            raise HomeError.refused(Status.CONSTRAINT_ERROR if many else Status.NOT_FOUND,
-                                    f"Channel.ChangeChannel match {match!r} {why}", allowed=names,
-                                    reason="MULTIPLE_MATCHES" if many else "NO_MATCHES",
-                                    response={"status": int(status), "data": why})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR if many else Status.NOT_FOUND,
+                f"Channel.ChangeChannel match {match!r} {why}",
+                allowed=names,
+                reason="MULTIPLE_MATCHES" if many else "NO_MATCHES",
+                response={"status": int(status), "data": why},
+            )
         self.change_to(found[0])
         return {"status": int(ChannelStatus.kSuccess)}
 
@@ -135,8 +158,12 @@ class ChannelServer(ClusterServer):
             if channel.get("majorNumber") == majorNumber and channel.get("minorNumber") == minorNumber:
                 self.change_to(channel)
                 return
-        raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Channel: no channel {majorNumber}.{minorNumber}",
-                                allowed=[_number(c) for c in self.channels], reason="NO_MATCHES")
+        raise HomeError.refused(
+            Status.CONSTRAINT_ERROR,
+            f"Channel: no channel {majorNumber}.{minorNumber}",
+            allowed=[_number(c) for c in self.channels],
+            reason="NO_MATCHES",
+        )
 
     @command("SkipChannel")
     def skip_channel(self, count: int) -> None:

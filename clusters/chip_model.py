@@ -71,8 +71,15 @@ class TypeInfo:
         elif self.is_struct:
             name = f"struct {self.base.__name__}"
         else:
-            name = {uint: "uint", int: "int", bool: "bool", str: "string", bytes: "bytes",
-                    float32: "float", float: "float"}.get(self.base, getattr(self.base, "__name__", str(self.base)))
+            name = {
+                uint: "uint",
+                int: "int",
+                bool: "bool",
+                str: "string",
+                bytes: "bytes",
+                float32: "float",
+                float: "float",
+            }.get(self.base, getattr(self.base, "__name__", str(self.base)))
         return f"{name} (nullable)" if self.nullable else name
 
 
@@ -144,9 +151,7 @@ def _writable_table() -> dict[int, set[str]]:
 
 
 def _fields(chip_class: type[typing.Any]) -> tuple[FieldModel, ...]:
-    return tuple(
-        FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in chip_class.descriptor.Fields
-    )
+    return tuple(FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in chip_class.descriptor.Fields)
 
 
 @functools.cache
@@ -170,8 +175,9 @@ def cluster_model(name: str) -> ClusterModel:
     cmd_class: type[typing.Any]
     for cmd_name, cmd_class in vars(getattr(chip_class, "Commands", object)).items():
         if isinstance(cmd_class, type) and hasattr(cmd_class, "command_id") and cmd_class.is_client:
-            commands[cmd_name] = CommandModel(cmd_name, cmd_class.command_id, _fields(cmd_class),
-                                              cmd_class.response_type)
+            commands[cmd_name] = CommandModel(
+                cmd_name, cmd_class.command_id, _fields(cmd_class), cmd_class.response_type
+            )
     return ClusterModel(name, chip_class.id, chip_class, attributes, commands)
 
 
@@ -182,6 +188,7 @@ def response_model(cluster: str, response: str) -> CommandModel:
 
 def all_cluster_names() -> list[str]:
     return sorted(
-        n for n, c in vars(Objects).items()
+        n
+        for n, c in vars(Objects).items()
         if isinstance(c, type) and issubclass(c, Objects.Cluster) and c is not Objects.Cluster and hasattr(c, "id")
     )

@@ -37,11 +37,22 @@ XY = Constraint(0, MAX_XY)
 TRANSITION = Constraint(0, 0xFFFE)
 OPTS = {"optionsMask": U8, "optionsOverride": U8}
 FEATURE_OF_COMMAND = {
-    **dict.fromkeys(("MoveToHue", "MoveHue", "StepHue", "MoveToSaturation", "MoveSaturation", "StepSaturation",
-                     "MoveToHueAndSaturation"), Feature.kHueAndSaturation),
+    **dict.fromkeys(
+        (
+            "MoveToHue",
+            "MoveHue",
+            "StepHue",
+            "MoveToSaturation",
+            "MoveSaturation",
+            "StepSaturation",
+            "MoveToHueAndSaturation",
+        ),
+        Feature.kHueAndSaturation,
+    ),
     **dict.fromkeys(("MoveToColor", "MoveColor", "StepColor"), Feature.kXy),
-    **dict.fromkeys(("MoveToColorTemperature", "MoveColorTemperature", "StepColorTemperature"),
-                    Feature.kColorTemperature),
+    **dict.fromkeys(
+        ("MoveToColorTemperature", "MoveColorTemperature", "StepColorTemperature"), Feature.kColorTemperature
+    ),
 }
 
 
@@ -73,17 +84,32 @@ class ColorControlServer(ClusterServer):
     revision = 7
     default_features = int(Feature.kColorTemperature)
     defaults = {
-        "CurrentHue": 0, "CurrentSaturation": 0, "RemainingTime": 0, "CurrentX": 0x616B, "CurrentY": 0x607D,
-        "ColorTemperatureMireds": 250, "ColorMode": MODE_XY, "Options": 0, "NumberOfPrimaries": 0,
-        "EnhancedColorMode": MODE_XY, "ColorCapabilities": 0, "ColorTempPhysicalMinMireds": 153,
-        "ColorTempPhysicalMaxMireds": 500, "CoupleColorTempToLevelMinMireds": 153,
+        "CurrentHue": 0,
+        "CurrentSaturation": 0,
+        "RemainingTime": 0,
+        "CurrentX": 0x616B,
+        "CurrentY": 0x607D,
+        "ColorTemperatureMireds": 250,
+        "ColorMode": MODE_XY,
+        "Options": 0,
+        "NumberOfPrimaries": 0,
+        "EnhancedColorMode": MODE_XY,
+        "ColorCapabilities": 0,
+        "ColorTempPhysicalMinMireds": 153,
+        "ColorTempPhysicalMaxMireds": 500,
+        "CoupleColorTempToLevelMinMireds": 153,
         "StartUpColorTemperatureMireds": None,
     }
     constraints = {"Options": Constraint(0, 1), "StartUpColorTemperatureMireds": Constraint(1, MAX_XY)}
     # Hue travels as EnhancedCurrentHue (CurrentHue << 8), as the SDK does without the EnhancedHue feature.
-    scene_attributes = {"CurrentX": "valueUnsigned16", "CurrentY": "valueUnsigned16",
-                        "EnhancedCurrentHue": "valueUnsigned16", "CurrentSaturation": "valueUnsigned8",
-                        "ColorTemperatureMireds": "valueUnsigned16", "EnhancedColorMode": "valueUnsigned8"}
+    scene_attributes = {
+        "CurrentX": "valueUnsigned16",
+        "CurrentY": "valueUnsigned16",
+        "EnhancedCurrentHue": "valueUnsigned16",
+        "CurrentSaturation": "valueUnsigned8",
+        "ColorTemperatureMireds": "valueUnsigned16",
+        "EnhancedColorMode": "valueUnsigned8",
+    }
 
     def __init__(self, *, physical_min_mireds: int = 153, physical_max_mireds: int = 500, **kwargs: Any) -> None:
         if not 1 <= physical_min_mireds <= physical_max_mireds <= MAX_XY:
@@ -98,8 +124,10 @@ class ColorControlServer(ClusterServer):
         self._timer: TimerHandle | None = None
 
     def initial_values(self) -> dict[str, Any]:
-        values = {k: self.defaults[k] for k in ("RemainingTime", "Options", "NumberOfPrimaries", "ColorMode",
-                                               "EnhancedColorMode")}
+        values = {
+            k: self.defaults[k]
+            for k in ("RemainingTime", "Options", "NumberOfPrimaries", "ColorMode", "EnhancedColorMode")
+        }
         values["ColorCapabilities"] = self.feature_map
         if self.has_feature(Feature.kHueAndSaturation):
             values.update(CurrentHue=0, CurrentSaturation=0)
@@ -113,8 +141,11 @@ class ColorControlServer(ClusterServer):
                 CoupleColorTempToLevelMinMireds=self.physical_min_mireds,
                 StartUpColorTemperatureMireds=None,
             )
-        mode = MODE_XY if self.has_feature(Feature.kXy) else (
-            MODE_HS if self.has_feature(Feature.kHueAndSaturation) else MODE_CT)
+        mode = (
+            MODE_XY
+            if self.has_feature(Feature.kXy)
+            else (MODE_HS if self.has_feature(Feature.kHueAndSaturation) else MODE_CT)
+        )
         values.update(ColorMode=mode, EnhancedColorMode=mode)
         return values
 
@@ -211,23 +242,35 @@ class ColorControlServer(ClusterServer):
     def apply_scene(self, values: Any, transition_s: float) -> None:
         tenths = round(transition_s * 10)
         mode = values.get("EnhancedColorMode", self.read("EnhancedColorMode"))
-        if mode == MODE_CT and values.get("ColorTemperatureMireds") is not None and self.has_feature(
-                Feature.kColorTemperature):
+        if (
+            mode == MODE_CT
+            and values.get("ColorTemperatureMireds") is not None
+            and self.has_feature(Feature.kColorTemperature)
+        ):
             low, high = self.physical_min_mireds, self.physical_max_mireds
             target = min(high, max(low, int(values["ColorTemperatureMireds"])))
             start = self.read("ColorTemperatureMireds")
             self._begin(MODE_CT, {"ColorTemperatureMireds": self._to(start, target, tenths, low, high)})
         elif mode == MODE_XY and self.has_feature(Feature.kXy) and "CurrentX" in values and "CurrentY" in values:
-            self._begin(MODE_XY, {
-                "CurrentX": self._to(self.read("CurrentX"), int(values["CurrentX"]), tenths, 0, MAX_XY),
-                "CurrentY": self._to(self.read("CurrentY"), int(values["CurrentY"]), tenths, 0, MAX_XY)})
+            self._begin(
+                MODE_XY,
+                {
+                    "CurrentX": self._to(self.read("CurrentX"), int(values["CurrentX"]), tenths, 0, MAX_XY),
+                    "CurrentY": self._to(self.read("CurrentY"), int(values["CurrentY"]), tenths, 0, MAX_XY),
+                },
+            )
         elif mode == MODE_HS and self.has_feature(Feature.kHueAndSaturation) and "EnhancedCurrentHue" in values:
             hue = min(MAX_HUE_SAT, int(values["EnhancedCurrentHue"]) >> 8)
             saturation = int(values.get("CurrentSaturation", self.read("CurrentSaturation")))
-            self._begin(MODE_HS, {
-                "CurrentHue": self._hue_to(hue, DIR_SHORTEST, tenths),
-                "CurrentSaturation": self._to(self.read("CurrentSaturation"), min(MAX_HUE_SAT, saturation), tenths,
-                                              0, MAX_HUE_SAT)})
+            self._begin(
+                MODE_HS,
+                {
+                    "CurrentHue": self._hue_to(hue, DIR_SHORTEST, tenths),
+                    "CurrentSaturation": self._to(
+                        self.read("CurrentSaturation"), min(MAX_HUE_SAT, saturation), tenths, 0, MAX_HUE_SAT
+                    ),
+                },
+            )
 
     # ----------------------------------------------------------------------------- checks
     def _suppressed(self, mask: int, override: int) -> bool:
@@ -236,23 +279,24 @@ class ColorControlServer(ClusterServer):
     @staticmethod
     def _nonzero(value: int, what: str) -> None:
         if value == 0:
-            raise HomeError.refused(Status.INVALID_COMMAND, f"ColorControl.{what}=0 has no effect",
-                                    allowed={"min": 1})
+            raise HomeError.refused(Status.INVALID_COMMAND, f"ColorControl.{what}=0 has no effect", allowed={"min": 1})
 
     def _mireds_bounds(self, low: int, high: int) -> tuple[int, int]:
         low = max(self.physical_min_mireds, low) if low else self.physical_min_mireds
         high = min(self.physical_max_mireds, high) if high else self.physical_max_mireds
         if low > high:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"ColorControl colour temperature bounds {low}..{high} are empty",
-                                    allowed={"min": self.physical_min_mireds, "max": self.physical_max_mireds})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"ColorControl colour temperature bounds {low}..{high} are empty",
+                allowed={"min": self.physical_min_mireds, "max": self.physical_max_mireds},
+            )
         return low, high
 
     # ----------------------------------------------------------------------------- colour temperature
-    @command("MoveToColorTemperature",
-             constraints={"colorTemperatureMireds": XY, "transitionTime": TRANSITION, **OPTS})
-    def move_to_color_temperature(self, colorTemperatureMireds: int, transitionTime: int = 0, optionsMask: int = 0,
-                                  optionsOverride: int = 0) -> dict[str, Any] | None:
+    @command("MoveToColorTemperature", constraints={"colorTemperatureMireds": XY, "transitionTime": TRANSITION, **OPTS})
+    def move_to_color_temperature(
+        self, colorTemperatureMireds: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         low, high = self.physical_min_mireds, self.physical_max_mireds
@@ -261,11 +305,19 @@ class ColorControlServer(ClusterServer):
         self._begin(MODE_CT, {"ColorTemperatureMireds": self._to(start, target, transitionTime, low, high)})
         return None
 
-    @command("MoveColorTemperature", constraints={"rate": U16, "colorTemperatureMinimumMireds": XY,
-                                                  "colorTemperatureMaximumMireds": XY, **OPTS})
-    def move_color_temperature(self, moveMode: int, rate: int, colorTemperatureMinimumMireds: int = 0,
-                               colorTemperatureMaximumMireds: int = 0, optionsMask: int = 0,
-                               optionsOverride: int = 0) -> dict[str, Any] | None:
+    @command(
+        "MoveColorTemperature",
+        constraints={"rate": U16, "colorTemperatureMinimumMireds": XY, "colorTemperatureMaximumMireds": XY, **OPTS},
+    )
+    def move_color_temperature(
+        self,
+        moveMode: int,
+        rate: int,
+        colorTemperatureMinimumMireds: int = 0,
+        colorTemperatureMaximumMireds: int = 0,
+        optionsMask: int = 0,
+        optionsOverride: int = 0,
+    ) -> dict[str, Any] | None:
         if moveMode != MOVE_STOP:
             self._nonzero(rate, "MoveColorTemperature.Rate")
         low, high = self._mireds_bounds(colorTemperatureMinimumMireds, colorTemperatureMaximumMireds)
@@ -279,12 +331,26 @@ class ColorControlServer(ClusterServer):
         self._begin(MODE_CT, {"ColorTemperatureMireds": self._at_rate(start, signed, low, high)})
         return None
 
-    @command("StepColorTemperature", constraints={"stepSize": U16, "transitionTime": TRANSITION,
-                                                  "colorTemperatureMinimumMireds": XY,
-                                                  "colorTemperatureMaximumMireds": XY, **OPTS})
-    def step_color_temperature(self, stepMode: int, stepSize: int, transitionTime: int = 0,
-                               colorTemperatureMinimumMireds: int = 0, colorTemperatureMaximumMireds: int = 0,
-                               optionsMask: int = 0, optionsOverride: int = 0) -> dict[str, Any] | None:
+    @command(
+        "StepColorTemperature",
+        constraints={
+            "stepSize": U16,
+            "transitionTime": TRANSITION,
+            "colorTemperatureMinimumMireds": XY,
+            "colorTemperatureMaximumMireds": XY,
+            **OPTS,
+        },
+    )
+    def step_color_temperature(
+        self,
+        stepMode: int,
+        stepSize: int,
+        transitionTime: int = 0,
+        colorTemperatureMinimumMireds: int = 0,
+        colorTemperatureMaximumMireds: int = 0,
+        optionsMask: int = 0,
+        optionsOverride: int = 0,
+    ) -> dict[str, Any] | None:
         self._nonzero(stepSize, "StepColorTemperature.StepSize")
         low, high = self._mireds_bounds(colorTemperatureMinimumMireds, colorTemperatureMaximumMireds)
         if self._suppressed(optionsMask, optionsOverride):
@@ -303,16 +369,23 @@ class ColorControlServer(ClusterServer):
 
     # ----------------------------------------------------------------------------- hue / saturation
     @command("MoveToHue", constraints={"hue": HUE_SAT, "transitionTime": TRANSITION, **OPTS})
-    def move_to_hue(self, hue: int, direction: int = DIR_SHORTEST, transitionTime: int = 0, optionsMask: int = 0,
-                    optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_to_hue(
+        self,
+        hue: int,
+        direction: int = DIR_SHORTEST,
+        transitionTime: int = 0,
+        optionsMask: int = 0,
+        optionsOverride: int = 0,
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         self._begin(MODE_HS, {"CurrentHue": self._hue_to(hue, direction, transitionTime)})
         return None
 
     @command("MoveHue", constraints={"rate": U8, **OPTS})
-    def move_hue(self, moveMode: int, rate: int, optionsMask: int = 0,
-                 optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_hue(
+        self, moveMode: int, rate: int, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if moveMode != MOVE_STOP:
             self._nonzero(rate, "MoveHue.Rate")
         if self._suppressed(optionsMask, optionsOverride):
@@ -326,8 +399,9 @@ class ColorControlServer(ClusterServer):
         return None
 
     @command("StepHue", constraints={"stepSize": U8, "transitionTime": Constraint(0, 0xFF), **OPTS})
-    def step_hue(self, stepMode: int, stepSize: int, transitionTime: int = 0, optionsMask: int = 0,
-                 optionsOverride: int = 0) -> dict[str, Any] | None:
+    def step_hue(
+        self, stepMode: int, stepSize: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         self._nonzero(stepSize, "StepHue.StepSize")
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
@@ -339,8 +413,9 @@ class ColorControlServer(ClusterServer):
         return None
 
     @command("MoveToSaturation", constraints={"saturation": HUE_SAT, "transitionTime": TRANSITION, **OPTS})
-    def move_to_saturation(self, saturation: int, transitionTime: int = 0, optionsMask: int = 0,
-                           optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_to_saturation(
+        self, saturation: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         start = self.read("CurrentSaturation")
@@ -348,8 +423,9 @@ class ColorControlServer(ClusterServer):
         return None
 
     @command("MoveSaturation", constraints={"rate": U8, **OPTS})
-    def move_saturation(self, moveMode: int, rate: int, optionsMask: int = 0,
-                        optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_saturation(
+        self, moveMode: int, rate: int, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if moveMode != MOVE_STOP:
             self._nonzero(rate, "MoveSaturation.Rate")
         if self._suppressed(optionsMask, optionsOverride):
@@ -363,8 +439,9 @@ class ColorControlServer(ClusterServer):
         return None
 
     @command("StepSaturation", constraints={"stepSize": U8, "transitionTime": Constraint(0, 0xFF), **OPTS})
-    def step_saturation(self, stepMode: int, stepSize: int, transitionTime: int = 0, optionsMask: int = 0,
-                        optionsOverride: int = 0) -> dict[str, Any] | None:
+    def step_saturation(
+        self, stepMode: int, stepSize: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         self._nonzero(stepSize, "StepSaturation.StepSize")
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
@@ -373,46 +450,63 @@ class ColorControlServer(ClusterServer):
         self._begin(MODE_HS, {"CurrentSaturation": self._to(start, target, transitionTime, 0, MAX_HUE_SAT)})
         return None
 
-    @command("MoveToHueAndSaturation",
-             constraints={"hue": HUE_SAT, "saturation": HUE_SAT, "transitionTime": TRANSITION, **OPTS})
-    def move_to_hue_and_saturation(self, hue: int, saturation: int, transitionTime: int = 0, optionsMask: int = 0,
-                                   optionsOverride: int = 0) -> dict[str, Any] | None:
+    @command(
+        "MoveToHueAndSaturation",
+        constraints={"hue": HUE_SAT, "saturation": HUE_SAT, "transitionTime": TRANSITION, **OPTS},
+    )
+    def move_to_hue_and_saturation(
+        self, hue: int, saturation: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         start = self.read("CurrentSaturation")
-        self._begin(MODE_HS, {
-            "CurrentHue": self._hue_to(hue, DIR_SHORTEST, transitionTime),
-            "CurrentSaturation": self._to(start, saturation, transitionTime, 0, MAX_HUE_SAT),
-        })
+        self._begin(
+            MODE_HS,
+            {
+                "CurrentHue": self._hue_to(hue, DIR_SHORTEST, transitionTime),
+                "CurrentSaturation": self._to(start, saturation, transitionTime, 0, MAX_HUE_SAT),
+            },
+        )
         return None
 
     # ----------------------------------------------------------------------------- CIE xy
     @command("MoveToColor", constraints={"colorX": XY, "colorY": XY, "transitionTime": TRANSITION, **OPTS})
-    def move_to_color(self, colorX: int, colorY: int, transitionTime: int = 0, optionsMask: int = 0,
-                      optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_to_color(
+        self, colorX: int, colorY: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         x, y = self.read("CurrentX"), self.read("CurrentY")
-        self._begin(MODE_XY, {"CurrentX": self._to(x, colorX, transitionTime, 0, MAX_XY),
-                              "CurrentY": self._to(y, colorY, transitionTime, 0, MAX_XY)})
+        self._begin(
+            MODE_XY,
+            {
+                "CurrentX": self._to(x, colorX, transitionTime, 0, MAX_XY),
+                "CurrentY": self._to(y, colorY, transitionTime, 0, MAX_XY),
+            },
+        )
         return None
 
     @command("MoveColor", constraints={"rateX": I16, "rateY": I16, **OPTS})
-    def move_color(self, rateX: int, rateY: int, optionsMask: int = 0,
-                   optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_color(
+        self, rateX: int, rateY: int, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         if rateX == 0 and rateY == 0:
             self.stop_motion()  # both rates zero: stop moving
             return None
-        moves = {name: self._at_rate(self.read(name), rate, 0, MAX_XY)
-                 for name, rate in (("CurrentX", rateX), ("CurrentY", rateY)) if rate}
+        moves = {
+            name: self._at_rate(self.read(name), rate, 0, MAX_XY)
+            for name, rate in (("CurrentX", rateX), ("CurrentY", rateY))
+            if rate
+        }
         self._begin(MODE_XY, moves)
         return None
 
     @command("StepColor", constraints={"stepX": I16, "stepY": I16, "transitionTime": TRANSITION, **OPTS})
-    def step_color(self, stepX: int, stepY: int, transitionTime: int = 0, optionsMask: int = 0,
-                   optionsOverride: int = 0) -> dict[str, Any] | None:
+    def step_color(
+        self, stepX: int, stepY: int, transitionTime: int = 0, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         moves = {}

@@ -26,8 +26,10 @@ class ContentLauncherServer(ClusterServer):
     cluster_name = "ContentLauncher"
     revision = 2
     default_features = int(Feature.kContentSearch | Feature.kURLPlayback)
-    defaults = {"AcceptHeader": ["application/dash+xml", "application/vnd.apple.mpegurl", "video/mp4"],
-                "SupportedStreamingProtocols": int(Protocols.kDash | Protocols.kHls)}
+    defaults = {
+        "AcceptHeader": ["application/dash+xml", "application/vnd.apple.mpegurl", "video/mp4"],
+        "SupportedStreamingProtocols": int(Protocols.kDash | Protocols.kHls),
+    }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -44,35 +46,47 @@ class ContentLauncherServer(ClusterServer):
         return True
 
     def _start(self, auto_play: bool) -> None:
-        playback = cast(MediaPlaybackServer | None,
-                        self.endpoint.find("MediaPlayback") if self.endpoint is not None else None)
+        playback = cast(
+            MediaPlaybackServer | None, self.endpoint.find("MediaPlayback") if self.endpoint is not None else None
+        )
         if playback is not None:
             playback._move_anchor(0)  # new content starts at its beginning
             playback._go(PLAYING if auto_play else PAUSED, 1.0 if auto_play else 0.0)
 
     @command("LaunchContent")
-    def launch_content(self, search: dict[str, Any], autoPlay: bool, data: str | None = None,
-                       playbackPreferences: dict[str, Any] | None = None,
-                       useCurrentContext: bool | None = None) -> dict[str, Any]:
+    def launch_content(
+        self,
+        search: dict[str, Any],
+        autoPlay: bool,
+        data: str | None = None,
+        playbackPreferences: dict[str, Any] | None = None,
+        useCurrentContext: bool | None = None,
+    ) -> dict[str, Any]:
         parameters = [p for p in search.get("parameterList") or [] if str(p.get("value", "")).strip()]
         if not parameters:
-            raise HomeError.refused(Status.INVALID_COMMAND,
-                                    "ContentLauncher.LaunchContent: the search has no parameter "
-                                    "with a value", allowed={"parameterList": "[{type: ParameterEnum, value: text}]"})
-        self.current = {"search": [{"type": int(p["type"]), "value": p["value"]} for p in parameters],
-                        "data": data}
+            raise HomeError.refused(
+                Status.INVALID_COMMAND,
+                "ContentLauncher.LaunchContent: the search has no parameter with a value",
+                allowed={"parameterList": "[{type: ParameterEnum, value: text}]"},
+            )
+        self.current = {"search": [{"type": int(p["type"]), "value": p["value"]} for p in parameters], "data": data}
         self._start(autoPlay)
         return {"status": int(LauncherStatus.kSuccess), "data": data}
 
     @command("LaunchURL")
-    def launch_url(self, contentURL: str, displayString: str | None = None,
-                   brandingInformation: dict[str, Any] | None = None) -> dict[str, Any]:
+    def launch_url(
+        self, contentURL: str, displayString: str | None = None, brandingInformation: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         url = urlparse(contentURL)
         if url.scheme not in ("http", "https") or not url.netloc:
             message = f"ContentLauncher.LaunchURL: {contentURL!r} is not an http(s) URL"
-            raise HomeError.refused(Status.FAILURE, message, allowed={"scheme": ["http", "https"]},
-                                    reason="URL_NOT_AVAILABLE",
-                                    response={"status": int(LauncherStatus.kURLNotAvailable), "data": message[:100]})
+            raise HomeError.refused(
+                Status.FAILURE,
+                message,
+                allowed={"scheme": ["http", "https"]},
+                reason="URL_NOT_AVAILABLE",
+                response={"status": int(LauncherStatus.kURLNotAvailable), "data": message[:100]},
+            )
         self.current = {"url": contentURL, "display": displayString}
         self._start(True)
         return {"status": int(LauncherStatus.kSuccess)}

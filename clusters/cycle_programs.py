@@ -28,8 +28,15 @@ SEEKING_CHARGER = int(_RvcState.kSeekingCharger)
 CHARGING = int(_RvcState.kCharging)
 DOCKED = int(_RvcState.kDocked)
 
-STATE_NAMES = {STOPPED: "Stopped", RUNNING: "Running", PAUSED: "Paused", ERROR: "Error",
-               SEEKING_CHARGER: "SeekingCharger", CHARGING: "Charging", DOCKED: "Docked"}
+STATE_NAMES = {
+    STOPPED: "Stopped",
+    RUNNING: "Running",
+    PAUSED: "Paused",
+    ERROR: "Error",
+    SEEKING_CHARGER: "SeekingCharger",
+    CHARGING: "Charging",
+    DOCKED: "Docked",
+}
 EPSILON_S = 1e-6  # float slack when comparing cycle offsets (s)
 
 
@@ -140,27 +147,62 @@ class CycleProgram:
 
 # SimuHome's cycles (facts §2.2).
 DISHWASHER_PROGRAM = CycleProgram(
-    phases=(Phase("Pre-wash", share=1 / 9), Phase("Main wash", share=5 / 9), Phase("Rinse", share=2 / 9),
-            Phase("Dry", share=1 / 9)),
-    duration_from=DurationFrom("DishwasherMode", "CurrentMode", table={
-        "Normal": 5400, "Heavy Duty": 7200, "Light Wash": 3600, "Quick Wash": 1800, "Low Energy": 5400,
-        "Silent": 5400}, default=5400),
+    phases=(
+        Phase("Pre-wash", share=1 / 9),
+        Phase("Main wash", share=5 / 9),
+        Phase("Rinse", share=2 / 9),
+        Phase("Dry", share=1 / 9),
+    ),
+    duration_from=DurationFrom(
+        "DishwasherMode",
+        "CurrentMode",
+        table={
+            "Normal": 5400,
+            "Heavy Duty": 7200,
+            "Light Wash": 3600,
+            "Quick Wash": 1800,
+            "Low Energy": 5400,
+            "Silent": 5400,
+        },
+        default=5400,
+    ),
 )
 LAUNDRY_WASHER_PROGRAM = CycleProgram(
-    phases=(Phase("Pre-wash", share=1 / 8), Phase("Main wash", share=4 / 8), Phase("Rinse", share=2 / 8),
-            Phase("Spin", share=1 / 8)),
-    duration_from=DurationFrom("LaundryWasherMode", "CurrentMode", table={
-        "Normal": 3600, "Delicate": 2700, "Heavy": 5400, "Whites": 3600, "Quick Normal": 900,
-        "Heavy Whites": 5400}, default=3600),
+    phases=(
+        Phase("Pre-wash", share=1 / 8),
+        Phase("Main wash", share=4 / 8),
+        Phase("Rinse", share=2 / 8),
+        Phase("Spin", share=1 / 8),
+    ),
+    duration_from=DurationFrom(
+        "LaundryWasherMode",
+        "CurrentMode",
+        table={
+            "Normal": 3600,
+            "Delicate": 2700,
+            "Heavy": 5400,
+            "Whites": 3600,
+            "Quick Normal": 900,
+            "Heavy Whites": 5400,
+        },
+        default=3600,
+    ),
 )
 LAUNDRY_DRYER_PROGRAM = CycleProgram(
     phases=(Phase("Heating", share=0.2), Phase("Drying", share=0.6), Phase("CoolDown", share=0.2)),
-    duration_from=DurationFrom("LaundryDryerControls", "SelectedDrynessLevel",
-                               table={0: 30 * 60, 1: 45 * 60, 2: 60 * 60, 3: 75 * 60}, default=45 * 60),
+    duration_from=DurationFrom(
+        "LaundryDryerControls",
+        "SelectedDrynessLevel",
+        table={0: 30 * 60, 1: 45 * 60, 2: 60 * 60, 3: 75 * 60},
+        default=45 * 60,
+    ),
 )
 RVC_PROGRAM = CycleProgram(
-    phases=(Phase("Cleaning", seconds=1800), Phase("SeekingCharger", seconds=10, state=SEEKING_CHARGER),
-            Phase("Docked", seconds=5, state=DOCKED)),
+    phases=(
+        Phase("Cleaning", seconds=1800),
+        Phase("SeekingCharger", seconds=10, state=SEEKING_CHARGER),
+        Phase("Docked", seconds=5, state=DOCKED),
+    ),
     completion_phase=None,
 )
 MICROWAVE_PROGRAM = CycleProgram(

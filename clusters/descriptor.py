@@ -27,16 +27,24 @@ class DescriptorServer(ClusterServer):
     revision = 2
     defaults = {"DeviceTypeList": [], "ServerList": [], "ClientList": [], "PartsList": [], "TagList": []}
 
-    def __init__(self, *, client_clusters: list[int] | None = None, tags: list[Mapping[str, Any]] | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        client_clusters: list[int] | None = None,
+        tags: list[Mapping[str, Any]] | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         if features is None:
             features = int(Feature.kTagList) if tags else 0
         super().__init__(features=features)
         self.restore("ClientList", client_clusters or [])
         if self.has_feature(Feature.kTagList):
             tag_type = self.model.attributes["TagList"].type
-            self.restore("TagList", coerce([{"mfgCode": None, "label": None, **t} for t in tags or []], tag_type,
-                                           "Descriptor.TagList"))
+            self.restore(
+                "TagList",
+                coerce([{"mfgCode": None, "label": None, **t} for t in tags or []], tag_type, "Descriptor.TagList"),
+            )
         for name, value in (values or {}).items():
             self.restore(name, value)
 

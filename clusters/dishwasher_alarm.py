@@ -27,8 +27,15 @@ class DishwasherAlarmServer(ClusterServer):
     defaults = {"Mask": 0, "Latch": 0, "State": 0, "Supported": ALL_ALARMS}
     events = ("Notify",)  # every change of State (Alarm Base §1.15.7.1)
 
-    def __init__(self, *, supported: int | None = None, mask: int | None = None, latch: int | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        supported: int | None = None,
+        mask: int | None = None,
+        latch: int | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features, values=values)
         if supported is not None:
             self._check_bits(supported, ALL_ALARMS, "Supported", ValueError)
@@ -74,8 +81,9 @@ class DishwasherAlarmServer(ClusterServer):
         old = self._values.get(name)
         super().set(name, value)
         if name == "State" and old is not None and old != value:
-            self.emit_event("Notify", {"active": value & ~old, "inactive": old & ~value, "state": value,
-                                       "mask": self.read("Mask")})
+            self.emit_event(
+                "Notify", {"active": value & ~old, "inactive": old & ~value, "state": value, "mask": self.read("Mask")}
+            )
 
     def set_alarm(self, bits: int, active: bool = True) -> None:
         """A scenario raises or clears alarm conditions; suppressed alarms stay inactive, latched ones

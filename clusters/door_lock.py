@@ -31,12 +31,21 @@ OperationError = Objects.DoorLock.Enums.OperationErrorEnum
 AlarmCode = Objects.DoorLock.Enums.AlarmCodeEnum
 SupportedModes = Objects.DoorLock.Bitmaps.DlSupportedOperatingModes
 
-PIN_ATTRIBUTES = ("NumberOfPINUsersSupported", "MaxPINCodeLength", "MinPINCodeLength", "WrongCodeEntryLimit",
-                  "UserCodeTemporaryDisableTime")
+PIN_ATTRIBUTES = (
+    "NumberOfPINUsersSupported",
+    "MaxPINCodeLength",
+    "MinPINCodeLength",
+    "WrongCodeEntryLimit",
+    "UserCodeTemporaryDisableTime",
+)
 REMOTE_PIN_ATTRIBUTES = ("RequirePINforRemoteOperation",)
 # SupportedOperatingModes uses inverted logic in Matter: a bit set to 1 marks an UNSUPPORTED mode.
-SUPPORTED_MODES = {int(OperatingMode.kNormal), int(OperatingMode.kVacation), int(OperatingMode.kPrivacy),
-                   int(OperatingMode.kNoRemoteLockUnlock)}
+SUPPORTED_MODES = {
+    int(OperatingMode.kNormal),
+    int(OperatingMode.kVacation),
+    int(OperatingMode.kPrivacy),
+    int(OperatingMode.kNoRemoteLockUnlock),
+}
 UNSUPPORTED_MODE_BITS = int(SupportedModes.kPassage)
 # Modes in which remote lock/unlock commands are refused.
 NO_REMOTE_MODES = {int(OperatingMode.kPrivacy), int(OperatingMode.kNoRemoteLockUnlock)}
@@ -55,11 +64,18 @@ class DoorLockServer(ClusterServer):
     events = ("DoorLockAlarm", "LockOperation", "LockOperationError")
     revision = 7
     defaults = {
-        "LockState": int(LockState.kLocked), "LockType": 0, "ActuatorEnabled": True,
-        "OperatingMode": int(OperatingMode.kNormal), "SupportedOperatingModes": UNSUPPORTED_MODE_BITS,
+        "LockState": int(LockState.kLocked),
+        "LockType": 0,
+        "ActuatorEnabled": True,
+        "OperatingMode": int(OperatingMode.kNormal),
+        "SupportedOperatingModes": UNSUPPORTED_MODE_BITS,
         "AutoRelockTime": 0,
-        "NumberOfPINUsersSupported": 1, "MaxPINCodeLength": 8, "MinPINCodeLength": 4, "WrongCodeEntryLimit": 5,
-        "UserCodeTemporaryDisableTime": 60, "RequirePINforRemoteOperation": True,
+        "NumberOfPINUsersSupported": 1,
+        "MaxPINCodeLength": 8,
+        "MinPINCodeLength": 4,
+        "WrongCodeEntryLimit": 5,
+        "UserCodeTemporaryDisableTime": 60,
+        "RequirePINforRemoteOperation": True,
     }
     constraints = {
         "OperatingMode": Constraint(allowed=tuple(sorted(SUPPORTED_MODES))),
@@ -67,8 +83,16 @@ class DoorLockServer(ClusterServer):
         "UserCodeTemporaryDisableTime": Constraint(1, 255),
     }
 
-    def __init__(self, *, pin: str | None = None, auto_relock_s: int = 0, lock_type: int = 0, locked: bool = True,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        pin: str | None = None,
+        auto_relock_s: int = 0,
+        lock_type: int = 0,
+        locked: bool = True,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         if pin is not None and (not pin.isdigit() or not 4 <= len(pin) <= 8):
             raise ValueError("pin must be 4 to 8 digits")
         if features is None:
@@ -142,12 +166,23 @@ class DoorLockServer(ClusterServer):
         try:
             self._check_remote(pin_hex, what)
         except HomeError as error:
-            reason = {"WRONG_PIN": OperationError.kInvalidCredential, "PIN_REQUIRED": OperationError.kInvalidCredential,
-                      "LOCKED_OUT": OperationError.kRestricted, "REMOTE_DISABLED": OperationError.kRestricted}
-            self.emit_event("LockOperationError", {
-                "lockOperationType": int(operation), "operationSource": int(Source.kRemote),
-                "operationError": int(reason.get(error.reason, OperationError.kUnspecified)), "userIndex": None,
-                "fabricIndex": self._fabric(), "sourceNode": None})
+            reason = {
+                "WRONG_PIN": OperationError.kInvalidCredential,
+                "PIN_REQUIRED": OperationError.kInvalidCredential,
+                "LOCKED_OUT": OperationError.kRestricted,
+                "REMOTE_DISABLED": OperationError.kRestricted,
+            }
+            self.emit_event(
+                "LockOperationError",
+                {
+                    "lockOperationType": int(operation),
+                    "operationSource": int(Source.kRemote),
+                    "operationError": int(reason.get(error.reason, OperationError.kUnspecified)),
+                    "userIndex": None,
+                    "fabricIndex": self._fabric(),
+                    "sourceNode": None,
+                },
+            )
             raise
 
     @staticmethod
@@ -156,34 +191,43 @@ class DoorLockServer(ClusterServer):
 
     def _check_remote(self, pin_hex: str | None, what: str) -> None:
         if not self.read("ActuatorEnabled"):
-            raise HomeError.refused(Status.INVALID_IN_STATE, f"DoorLock.{what}: the actuator is disabled",
-                                    reason="ACTUATOR_DISABLED")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE, f"DoorLock.{what}: the actuator is disabled", reason="ACTUATOR_DISABLED"
+            )
         mode = self.read("OperatingMode")
         if mode in NO_REMOTE_MODES:
-            raise HomeError.refused(Status.FAILURE,
-                                    f"DoorLock.{what}: remote operation is disabled in OperatingMode {mode}",
-                                    allowed={"OperatingMode": [int(OperatingMode.kNormal),
-                                                               int(OperatingMode.kVacation)]},
-                                    reason="REMOTE_DISABLED")
+            raise HomeError.refused(
+                Status.FAILURE,
+                f"DoorLock.{what}: remote operation is disabled in OperatingMode {mode}",
+                allowed={"OperatingMode": [int(OperatingMode.kNormal), int(OperatingMode.kVacation)]},
+                reason="REMOTE_DISABLED",
+            )
         if not (self.has_feature(Feature.kPinCredential) and self.pin):
             return  # no credential to check
         required = bool(self._values.get("RequirePINforRemoteOperation", False))
         if pin_hex is None and not required:
             return
         if self._lockout is not None:
-            raise HomeError.refused(Status.FAILURE,
-                                    f"DoorLock.{what}: too many wrong PIN codes, PIN entry disabled for now",
-                                    reason="LOCKED_OUT")
+            raise HomeError.refused(
+                Status.FAILURE,
+                f"DoorLock.{what}: too many wrong PIN codes, PIN entry disabled for now",
+                reason="LOCKED_OUT",
+            )
         if pin_hex is None:
-            raise HomeError.refused(Status.FAILURE, f"DoorLock.{what} needs a PINCode (RequirePINforRemoteOperation)",
-                                    allowed={"PINCode": "the lock's PIN"}, reason="PIN_REQUIRED")
+            raise HomeError.refused(
+                Status.FAILURE,
+                f"DoorLock.{what} needs a PINCode (RequirePINforRemoteOperation)",
+                allowed={"PINCode": "the lock's PIN"},
+                reason="PIN_REQUIRED",
+            )
         if not _pin_matches(pin_hex, self.pin):
             self._wrong_attempts += 1
             if self._wrong_attempts >= self.read("WrongCodeEntryLimit") and self.runtime is not None:
                 self._wrong_attempts = 0
                 self._lockout = self.runtime.call_later(self.read("UserCodeTemporaryDisableTime"), self._end_lockout)
-                self.emit_event("DoorLockAlarm", {"alarmCode": int(AlarmCode.kWrongCodeEntryLimit)},
-                                EventPriority.CRITICAL)
+                self.emit_event(
+                    "DoorLockAlarm", {"alarmCode": int(AlarmCode.kWrongCodeEntryLimit)}, EventPriority.CRITICAL
+                )
             raise HomeError.refused(Status.FAILURE, f"DoorLock.{what}: wrong PINCode", reason="WRONG_PIN")
         self._wrong_attempts = 0
 
@@ -192,10 +236,16 @@ class DoorLockServer(ClusterServer):
 
     def _set_locked(self, locked: bool, source: int) -> None:
         self.set("LockState", int(LockState.kLocked if locked else LockState.kUnlocked))
-        self.emit_event("LockOperation", {
-            "lockOperationType": int(LockOperationType.kLock if locked else LockOperationType.kUnlock),
-            "operationSource": int(source), "userIndex": None,
-            "fabricIndex": self._fabric() if source == Source.kRemote else None, "sourceNode": None})
+        self.emit_event(
+            "LockOperation",
+            {
+                "lockOperationType": int(LockOperationType.kLock if locked else LockOperationType.kUnlock),
+                "operationSource": int(source),
+                "userIndex": None,
+                "fabricIndex": self._fabric() if source == Source.kRemote else None,
+                "sourceNode": None,
+            },
+        )
 
     def _cancel_relock(self) -> None:
         if self._relock is not None:

@@ -28,19 +28,42 @@ Cause = Objects.DeviceEnergyManagement.Enums.CauseEnum
 INT62 = 2**62  # Matter's power/energy ranges are int64 with ±2^62 limits
 
 # Heat pump values from the SimuHome catalogue (constructor keyword arguments).
-HEAT_PUMP_POWER: dict[str, Any] = {"voltage_mV": 230_000, "frequency_mHz": 50_000, "power_factor": 9500,
-                                   "active_power_mW": 3_450_000}
+HEAT_PUMP_POWER: dict[str, Any] = {
+    "voltage_mV": 230_000,
+    "frequency_mHz": 50_000,
+    "power_factor": 9500,
+    "active_power_mW": 3_450_000,
+}
 HEAT_PUMP_STANDBY_MW = 8_000  # controller and crankcase heater at rest (SystemMode Off): a few watts, not kW
-HEAT_PUMP_ENERGY_FEATURES = int(EnergyFeature.kImportedEnergy | EnergyFeature.kCumulativeEnergy
-                                | EnergyFeature.kPeriodicEnergy)
-HEAT_PUMP_ESA: dict[str, Any] = {"esa_type": 1, "can_generate": False, "esa_state": 0,
-                                 "abs_min_power_mW": 1_000_000, "abs_max_power_mW": 8_000_000, "power_adjustments": []}
+HEAT_PUMP_ENERGY_FEATURES = int(
+    EnergyFeature.kImportedEnergy | EnergyFeature.kCumulativeEnergy | EnergyFeature.kPeriodicEnergy
+)
+HEAT_PUMP_ESA: dict[str, Any] = {
+    "esa_type": 1,
+    "can_generate": False,
+    "esa_state": 0,
+    "abs_min_power_mW": 1_000_000,
+    "abs_max_power_mW": 8_000_000,
+    "power_adjustments": [],
+}
 
 
 def _accuracy(measurement_type: int, low: int, high: int) -> dict[str, Any]:
-    return {"measurementType": measurement_type, "measured": True, "minMeasuredValue": low, "maxMeasuredValue": high,
-            "accuracyRanges": [{"rangeMin": low, "rangeMax": high,  # ±0.5 % over the whole range
-                                "percentMax": 50, "percentMin": 50, "percentTypical": 50}]}
+    return {
+        "measurementType": measurement_type,
+        "measured": True,
+        "minMeasuredValue": low,
+        "maxMeasuredValue": high,
+        "accuracyRanges": [
+            {
+                "rangeMin": low,
+                "rangeMax": high,  # ±0.5 % over the whole range
+                "percentMax": 50,
+                "percentMin": 50,
+                "percentTypical": 50,
+            }
+        ],
+    }
 
 
 # ================================================================================= power
@@ -72,12 +95,23 @@ class ElectricalPowerMeasurementServer(ClusterServer):
     default_features = int(PowerFeature.kAlternatingCurrent)
     defaults = {"PowerMode": 2, "NumberOfMeasurementTypes": 0, "Accuracy": [], **dict.fromkeys(_MEASURED)}
 
-    def __init__(self, *, voltage_mV: int | None = None, frequency_mHz: int | None = None,
-                 power_factor: int | None = None, active_power_mW: int | None = None, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        voltage_mV: int | None = None,
+        frequency_mHz: int | None = None,
+        power_factor: int | None = None,
+        active_power_mW: int | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
-        for name, value in (("Voltage", voltage_mV), ("RMSVoltage", voltage_mV), ("Frequency", frequency_mHz),
-                            ("PowerFactor", power_factor)):
+        for name, value in (
+            ("Voltage", voltage_mV),
+            ("RMSVoltage", voltage_mV),
+            ("Frequency", frequency_mHz),
+            ("PowerFactor", power_factor),
+        ):
             if name in self._values:
                 self._values[name] = value
         if active_power_mW is not None:
@@ -90,8 +124,12 @@ class ElectricalPowerMeasurementServer(ClusterServer):
         measured = [a for a in _MEASURED if ac or a in DC_ATTRIBUTES]
         mode = 2 if ac else 1 if self.has_feature(PowerFeature.kDirectCurrent) else 0
         accuracy = [_accuracy(int(_MEASURED[a][0]), _MEASURED[a][1], _MEASURED[a][2]) for a in measured]
-        return {"PowerMode": mode, "NumberOfMeasurementTypes": len(accuracy), "Accuracy": accuracy,
-                **dict.fromkeys(measured)}
+        return {
+            "PowerMode": mode,
+            "NumberOfMeasurementTypes": len(accuracy),
+            "Accuracy": accuracy,
+            **dict.fromkeys(measured),
+        }
 
     @property
     def active_power_mW(self) -> int | None:
@@ -128,12 +166,22 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
     events = ("CumulativeEnergyMeasured", "PeriodicEnergyMeasured")
 
     def supported_events(self) -> tuple[str, ...]:
-        return tuple(e for e in self.events if self.has_feature(
-            EnergyFeature.kCumulativeEnergy if e.startswith("Cumulative") else EnergyFeature.kPeriodicEnergy))
+        return tuple(
+            e
+            for e in self.events
+            if self.has_feature(
+                EnergyFeature.kCumulativeEnergy if e.startswith("Cumulative") else EnergyFeature.kPeriodicEnergy
+            )
+        )
+
     default_features = int(EnergyFeature.kImportedEnergy | EnergyFeature.kCumulativeEnergy)
-    defaults = {"Accuracy": _accuracy(int(MeasurementType.kElectricalEnergy), 0, INT62),
-                "CumulativeEnergyImported": None, "CumulativeEnergyExported": None,
-                "PeriodicEnergyImported": None, "PeriodicEnergyExported": None}
+    defaults = {
+        "Accuracy": _accuracy(int(MeasurementType.kElectricalEnergy), 0, INT62),
+        "CumulativeEnergyImported": None,
+        "CumulativeEnergyExported": None,
+        "PeriodicEnergyImported": None,
+        "PeriodicEnergyExported": None,
+    }
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         super().__init__(features=features, values=values)
@@ -186,13 +234,15 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
             cumulative = f"CumulativeEnergy{direction}"
             if cumulative in self._values:
                 previous = (self._values[cumulative] or {}).get("energy", 0)
-                self.set(cumulative, {"energy": round(previous + amount), "startSystime": 0,
-                                      "endSystime": _systime(now)})
+                self.set(
+                    cumulative, {"energy": round(previous + amount), "startSystime": 0, "endSystime": _systime(now)}
+                )
                 measured["CumulativeEnergy"][f"energy{direction}"] = self._values[cumulative]
             periodic = f"PeriodicEnergy{direction}"
             if periodic in self._values:
-                self.set(periodic, {"energy": round(amount), "startSystime": _systime(start),
-                                    "endSystime": _systime(now)})
+                self.set(
+                    periodic, {"energy": round(amount), "startSystime": _systime(start), "endSystime": _systime(now)}
+                )
                 measured["PeriodicEnergy"][f"energy{direction}"] = self._values[periodic]
         for kind, fields in measured.items():  # one event per measurement (§2.12.7), as the attributes change
             if fields:
@@ -254,14 +304,30 @@ class DeviceEnergyManagementServer(ClusterServer):
 
     def supported_events(self) -> tuple[str, ...]:
         return self.events if self.has_feature(DemFeature.kPowerAdjustment) else ()
-    default_features = int(DemFeature.kPowerAdjustment)
-    defaults = {"ESAType": 255, "ESACanGenerate": False, "ESAState": int(ESAState.kOnline), "AbsMinPower": 0,
-                "AbsMaxPower": 0, "PowerAdjustmentCapability": None, "OptOutState": 0}
 
-    def __init__(self, *, esa_type: int | str = 255, can_generate: bool = False, esa_state: int = int(ESAState.kOnline),
-                 abs_min_power_mW: int = 0, abs_max_power_mW: int = 0,
-                 power_adjustments: Sequence[Mapping[str, Any]] | None = None, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    default_features = int(DemFeature.kPowerAdjustment)
+    defaults = {
+        "ESAType": 255,
+        "ESACanGenerate": False,
+        "ESAState": int(ESAState.kOnline),
+        "AbsMinPower": 0,
+        "AbsMaxPower": 0,
+        "PowerAdjustmentCapability": None,
+        "OptOutState": 0,
+    }
+
+    def __init__(
+        self,
+        *,
+        esa_type: int | str = 255,
+        can_generate: bool = False,
+        esa_state: int = int(ESAState.kOnline),
+        abs_min_power_mW: int = 0,
+        abs_max_power_mW: int = 0,
+        power_adjustments: Sequence[Mapping[str, Any]] | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
         if abs_max_power_mW < abs_min_power_mW:
             raise ValueError("abs_max_power_mW must not be below abs_min_power_mW")
@@ -271,9 +337,14 @@ class DeviceEnergyManagementServer(ClusterServer):
         self.restore("AbsMinPower", abs_min_power_mW)
         self.restore("AbsMaxPower", abs_max_power_mW)
         if "PowerAdjustmentCapability" in self._values:
-            capability = None if power_adjustments is None else {
-                "powerAdjustCapability": [dict(p) for p in power_adjustments],
-                "cause": int(AdjustReason.kNoAdjustment)}
+            capability = (
+                None
+                if power_adjustments is None
+                else {
+                    "powerAdjustCapability": [dict(p) for p in power_adjustments],
+                    "cause": int(AdjustReason.kNoAdjustment),
+                }
+            )
             self.restore("PowerAdjustmentCapability", capability)
         self._adjustment: tuple[int, TimerHandle | None] | None = None  # (requested power, end timer)
         self._state_before = int(ESAState.kOnline)
@@ -300,22 +371,28 @@ class DeviceEnergyManagementServer(ClusterServer):
     def power_adjust_request(self, power: int, duration: int, cause: int) -> None:
         state = self.read("ESAState")
         if state in (int(ESAState.kOffline), int(ESAState.kFault)):
-            raise HomeError.refused(Status.INVALID_IN_STATE,
-                                    f"DeviceEnergyManagement: ESA not online (ESAState={state})",
-                                    reason="ESA_NOT_ONLINE")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE,
+                f"DeviceEnergyManagement: ESA not online (ESAState={state})",
+                reason="ESA_NOT_ONLINE",
+            )
         opt_out = self.read("OptOutState")
         if opt_out == 3 or opt_out == cause + 1:  # LocalOptOut blocks local causes, GridOptOut grid ones
-            raise HomeError.refused(Status.FAILURE,
-                                    f"DeviceEnergyManagement: the user opted out (OptOutState={opt_out})",
-                                    reason="OPTED_OUT")
+            raise HomeError.refused(
+                Status.FAILURE,
+                f"DeviceEnergyManagement: the user opted out (OptOutState={opt_out})",
+                reason="OPTED_OUT",
+            )
         capability = self.read("PowerAdjustmentCapability") or {}
         ranges = capability.get("powerAdjustCapability") or []
-        if not any(r["minPower"] <= power <= r["maxPower"] and r["minDuration"] <= duration <= r["maxDuration"]
-                   for r in ranges):
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"DeviceEnergyManagement: {power} mW for {duration} s is outside the adjustable "
-                                    "ranges",
-                                    allowed={"ranges": ranges})
+        if not any(
+            r["minPower"] <= power <= r["maxPower"] and r["minDuration"] <= duration <= r["maxDuration"] for r in ranges
+        ):
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"DeviceEnergyManagement: {power} mW for {duration} s is outside the adjustable ranges",
+                allowed={"ranges": ranges},
+            )
         if self._adjustment is None:
             self._state_before = state
             self._adjust_started = self._now_s()
@@ -330,8 +407,9 @@ class DeviceEnergyManagementServer(ClusterServer):
     @command("CancelPowerAdjustRequest")
     def cancel_power_adjust_request(self) -> None:
         if self._adjustment is None:
-            raise HomeError.refused(Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active",
-                                    reason="NO_ADJUSTMENT")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active", reason="NO_ADJUSTMENT"
+            )
         self._end_adjustment(Cause.kCancelled)
 
     def _now_s(self) -> float:
@@ -345,12 +423,16 @@ class DeviceEnergyManagementServer(ClusterServer):
         self._stop_timer()
         if self._adjustment is not None:
             seconds = max(0.0, self._now_s() - self._adjust_started)
-            self.emit_event("PowerAdjustEnd", {"cause": int(cause), "duration": round(seconds),
-                                               "energyUse": round(self._adjustment[0] * seconds / 3600)})  # mWh
+            self.emit_event(
+                "PowerAdjustEnd",
+                {
+                    "cause": int(cause),
+                    "duration": round(seconds),
+                    "energyUse": round(self._adjustment[0] * seconds / 3600),
+                },
+            )  # mWh
         self._adjustment = None
         capability = self.read("PowerAdjustmentCapability")
         if capability is not None:
             self.set("PowerAdjustmentCapability", {**capability, "cause": int(AdjustReason.kNoAdjustment)})
         self.set("ESAState", self._state_before)
-
-

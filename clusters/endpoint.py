@@ -13,8 +13,9 @@ EndpointListener = Callable[[int, str, str, Any, Any], None]
 
 
 class Endpoint:
-    def __init__(self, endpoint_id: int, device_types: Iterable[tuple[int, int]],
-                 clusters: Iterable[ClusterServer]) -> None:
+    def __init__(
+        self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
+    ) -> None:
         self.endpoint_id = endpoint_id
         self.device_types = list(device_types)  # (device type id, revision)
         self.clusters: dict[str, ClusterServer] = {}
@@ -36,8 +37,11 @@ class Endpoint:
     def cluster(self, name: str) -> ClusterServer:
         server = self.clusters.get(name)
         if server is None:
-            raise HomeError.refused(Status.UNSUPPORTED_CLUSTER, f"endpoint {self.endpoint_id} has no cluster {name!r}",
-                                    allowed=sorted(self.clusters))
+            raise HomeError.refused(
+                Status.UNSUPPORTED_CLUSTER,
+                f"endpoint {self.endpoint_id} has no cluster {name!r}",
+                allowed=sorted(self.clusters),
+            )
         return server
 
     def find(self, name: str) -> ClusterServer | None:

@@ -39,8 +39,11 @@ MIN_CHARGE_CURRENT_MA = 6_000  # IEC 61851: a charger may not offer less than 6 
 DEFAULT_VOLTAGE_MV = 230_000
 DEFAULT_DEMAND_MWH = 20_000_000  # what a plugged-in vehicle wants unless told: 20 kWh
 
-EVSE_MODES = [mode_option("Manual", 0, _EvseTag.kManual), mode_option("Time of Use", 1, _EvseTag.kTimeOfUse),
-              mode_option("Solar Charging", 2, _EvseTag.kSolarCharging)]
+EVSE_MODES = [
+    mode_option("Manual", 0, _EvseTag.kManual),
+    mode_option("Time of Use", 1, _EvseTag.kTimeOfUse),
+    mode_option("Solar Charging", 2, _EvseTag.kSolarCharging),
+]
 
 
 class EnergyEvseServer(ClusterServer):
@@ -48,14 +51,23 @@ class EnergyEvseServer(ClusterServer):
 
     cluster_name = "EnergyEvse"
     revision = 2
-    defaults = {"State": int(State.kNotPluggedIn), "SupplyState": int(SupplyState.kDisabled), "FaultState": 0,
-                "ChargingEnabledUntil": 0, "CircuitCapacity": 32_000, "MinimumChargeCurrent": MIN_CHARGE_CURRENT_MA,
-                "MaximumChargeCurrent": 0, "UserMaximumChargeCurrent": 32_000, "SessionID": None}
+    defaults = {
+        "State": int(State.kNotPluggedIn),
+        "SupplyState": int(SupplyState.kDisabled),
+        "FaultState": 0,
+        "ChargingEnabledUntil": 0,
+        "CircuitCapacity": 32_000,
+        "MinimumChargeCurrent": MIN_CHARGE_CURRENT_MA,
+        "MaximumChargeCurrent": 0,
+        "UserMaximumChargeCurrent": 32_000,
+        "SessionID": None,
+    }
     constraints = {"UserMaximumChargeCurrent": Constraint(minimum=0)}
     events = ("EVConnected", "EVNotDetected", "EnergyTransferStarted", "EnergyTransferStopped", "Fault")
 
-    def __init__(self, *, circuit_capacity_mA: int = 32_000, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, *, circuit_capacity_mA: int = 32_000, features: int | None = None, values: Mapping[str, Any] | None = None
+    ) -> None:
         self._plugged_at: float | None = None  # session start (runtime seconds) while a vehicle is plugged in
         self._ended_duration: int | None = None  # the last session's duration, readable after it ended
         self._banked_mWh = 0.0  # session energy up to the start of the current transfer
@@ -92,8 +104,9 @@ class EnergyEvseServer(ClusterServer):
     def plug_in(self, demand_mWh: float = DEFAULT_DEMAND_MWH) -> int:
         """A vehicle plugs in wanting ``demand_mWh``; a new session begins. Returns its SessionID."""
         if self.plugged_in:
-            raise HomeError.refused(Status.INVALID_IN_STATE, "EnergyEvse: a vehicle is already plugged in",
-                                    reason="ALREADY_PLUGGED_IN")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE, "EnergyEvse: a vehicle is already plugged in", reason="ALREADY_PLUGGED_IN"
+            )
         if demand_mWh < 0:
             raise HomeError.refused(Status.CONSTRAINT_ERROR, f"EnergyEvse: demand_mWh={demand_mWh} must be >= 0")
         session = 0 if self.read("SessionID") is None else (self.read("SessionID") + 1) % 2**32
@@ -109,15 +122,23 @@ class EnergyEvseServer(ClusterServer):
     def unplug(self) -> None:
         """The vehicle leaves: any transfer stops (EVStopped) and the session ends."""
         if not self.plugged_in:
-            raise HomeError.refused(Status.INVALID_IN_STATE, "EnergyEvse: no vehicle is plugged in",
-                                    reason="NOT_PLUGGED_IN")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE, "EnergyEvse: no vehicle is plugged in", reason="NOT_PLUGGED_IN"
+            )
         self._stop_transfer(StopReason.kEVStopped)
         state = self.read("State")
         duration, energy = self._session_duration(), self._session_energy()
         self._plugged_at, self._ended_duration = None, duration
         self.set("State", int(State.kNotPluggedIn))
-        self.emit_event("EVNotDetected", {"sessionID": self.read("SessionID"), "state": state,
-                                          "sessionDuration": duration, "sessionEnergyCharged": energy})
+        self.emit_event(
+            "EVNotDetected",
+            {
+                "sessionID": self.read("SessionID"),
+                "state": state,
+                "sessionDuration": duration,
+                "sessionEnergyCharged": energy,
+            },
+        )
         self._report_session()
 
     # ----------------------------------------------------------------------------- commands
@@ -129,15 +150,23 @@ class EnergyEvseServer(ClusterServer):
         self.set("MaximumChargeCurrent", 0)
         self._follow(StopReason.kEVSEStopped)
 
-    @command("EnableCharging", constraints={"minimumChargeCurrent": Constraint(minimum=MIN_CHARGE_CURRENT_MA),
-                                            "maximumChargeCurrent": Constraint(minimum=MIN_CHARGE_CURRENT_MA)})
-    def enable_charging(self, chargingEnabledUntil: int | None, minimumChargeCurrent: int,
-                        maximumChargeCurrent: int) -> None:
+    @command(
+        "EnableCharging",
+        constraints={
+            "minimumChargeCurrent": Constraint(minimum=MIN_CHARGE_CURRENT_MA),
+            "maximumChargeCurrent": Constraint(minimum=MIN_CHARGE_CURRENT_MA),
+        },
+    )
+    def enable_charging(
+        self, chargingEnabledUntil: int | None, minimumChargeCurrent: int, maximumChargeCurrent: int
+    ) -> None:
         if maximumChargeCurrent < minimumChargeCurrent:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"EnergyEvse.EnableCharging: MaximumChargeCurrent={maximumChargeCurrent} is below "
-                                    f"MinimumChargeCurrent={minimumChargeCurrent}",
-                                    allowed={"min": minimumChargeCurrent})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"EnergyEvse.EnableCharging: MaximumChargeCurrent={maximumChargeCurrent} is below "
+                f"MinimumChargeCurrent={minimumChargeCurrent}",
+                allowed={"min": minimumChargeCurrent},
+            )
         cap = min(self.read("CircuitCapacity"), self.read("UserMaximumChargeCurrent"))
         self.set("SupplyState", int(SupplyState.kChargingEnabled))
         self.set("ChargingEnabledUntil", chargingEnabledUntil)
@@ -167,8 +196,12 @@ class EnergyEvseServer(ClusterServer):
         current = self.read("MaximumChargeCurrent")
         if self._power_limit_mW is not None:
             current = min(current, self._power_limit_mW * 1000 // self._voltage_mV())
-        if (not self.plugged_in or self.read("SupplyState") != int(SupplyState.kChargingEnabled)
-                or self._demand_left() <= 0 or current < MIN_CHARGE_CURRENT_MA):
+        if (
+            not self.plugged_in
+            or self.read("SupplyState") != int(SupplyState.kChargingEnabled)
+            or self._demand_left() <= 0
+            or current < MIN_CHARGE_CURRENT_MA
+        ):
             return 0
         return round(self._voltage_mV() * current / 1000)
 
@@ -186,8 +219,14 @@ class EnergyEvseServer(ClusterServer):
         self._schedule_full()
         if starting:
             self.set("State", int(State.kPluggedInCharging))
-            self.emit_event("EnergyTransferStarted", {"sessionID": self.read("SessionID"), "state": self.read("State"),
-                                                      "maximumCurrent": self.read("MaximumChargeCurrent")})
+            self.emit_event(
+                "EnergyTransferStarted",
+                {
+                    "sessionID": self.read("SessionID"),
+                    "state": self.read("State"),
+                    "maximumCurrent": self.read("MaximumChargeCurrent"),
+                },
+            )
         self._meter(power)
         self._report_session()
 
@@ -203,9 +242,15 @@ class EnergyEvseServer(ClusterServer):
             self._full_timer.cancel()
             self._full_timer = None
         self.set("State", int(State.kPluggedInDemand if self._demand_left() > 0 else State.kPluggedInNoDemand))
-        self.emit_event("EnergyTransferStopped", {"sessionID": self.read("SessionID"), "state": self.read("State"),
-                                                  "reason": int(reason),
-                                                  "energyTransferred": round(self._banked_mWh - before)})
+        self.emit_event(
+            "EnergyTransferStopped",
+            {
+                "sessionID": self.read("SessionID"),
+                "state": self.read("State"),
+                "reason": int(reason),
+                "energyTransferred": round(self._banked_mWh - before),
+            },
+        )
         self._meter(0)
         self._report_session()
 
@@ -254,8 +299,10 @@ class EnergyEvseServer(ClusterServer):
         return round(self._banked_mWh + min(power * (self.now() - start) / 3600, self._demand_mWh))
 
     def _report_session(self) -> None:
-        for name, compute in (("SessionDuration", self._session_duration),
-                              ("SessionEnergyCharged", self._session_energy)):
+        for name, compute in (
+            ("SessionDuration", self._session_duration),
+            ("SessionEnergyCharged", self._session_energy),
+        ):
             new = compute()
             old = self._reported.get(name)
             self._reported[name] = new

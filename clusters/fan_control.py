@@ -18,8 +18,10 @@ from clusters.values import Constraint
 
 Feature = Objects.FanControl.Bitmaps.Feature
 FanMode = Objects.FanControl.Enums.FanModeEnum
-OFF, LOW, MEDIUM, HIGH, ON, AUTO, SMART = (int(m) for m in (FanMode.kOff, FanMode.kLow, FanMode.kMedium,
-                                                             FanMode.kHigh, FanMode.kOn, FanMode.kAuto, FanMode.kSmart))
+OFF, LOW, MEDIUM, HIGH, ON, AUTO, SMART = (
+    int(m)
+    for m in (FanMode.kOff, FanMode.kLow, FanMode.kMedium, FanMode.kHigh, FanMode.kOn, FanMode.kAuto, FanMode.kSmart)
+)
 MODE_PERCENT = {OFF: 0, LOW: 33, MEDIUM: 66, HIGH: 100}
 SEQUENCES_WITH_AUTO = (2, 3, 4)  # FanModeSequenceEnum: OffLowMedHighAuto, OffLowHighAuto, OffHighAuto
 INCREASE = 0  # StepDirectionEnum kIncrease
@@ -45,13 +47,26 @@ class FanControlServer(ClusterServer):
     revision = 4
     default_features = int(Feature.kStep)
     defaults = {
-        "FanMode": OFF, "FanModeSequence": 0, "PercentSetting": 0, "PercentCurrent": 0,
-        "SpeedMax": 10, "SpeedSetting": 0, "SpeedCurrent": 0,
-        "RockSupport": 0b111, "RockSetting": 0, "WindSupport": 0b11, "WindSetting": 0, "AirflowDirection": 0,
+        "FanMode": OFF,
+        "FanModeSequence": 0,
+        "PercentSetting": 0,
+        "PercentCurrent": 0,
+        "SpeedMax": 10,
+        "SpeedSetting": 0,
+        "SpeedCurrent": 0,
+        "RockSupport": 0b111,
+        "RockSetting": 0,
+        "WindSupport": 0b11,
+        "WindSetting": 0,
+        "AirflowDirection": 0,
     }
     constraints = {
-        "PercentSetting": Constraint(0, 100), "PercentCurrent": Constraint(0, 100), "SpeedMax": Constraint(1, 100),
-        "SpeedSetting": Constraint(0, 100), "RockSetting": Constraint(0, 0b111), "WindSetting": Constraint(0, 0b11),
+        "PercentSetting": Constraint(0, 100),
+        "PercentCurrent": Constraint(0, 100),
+        "SpeedMax": Constraint(1, 100),
+        "SpeedSetting": Constraint(0, 100),
+        "RockSetting": Constraint(0, 0b111),
+        "WindSetting": Constraint(0, 0b11),
     }
 
     def initial_values(self) -> dict[str, Any]:
@@ -75,18 +90,25 @@ class FanControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- writes
     def check_write(self, name: str, value: object) -> None:
         if name == "FanMode" and value == AUTO and not self._has_auto():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
-                                    allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART])
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"FanControl.FanMode=Auto is not in FanModeSequence {self.read('FanModeSequence')}",
+                allowed=[OFF, LOW, MEDIUM, HIGH, ON, SMART],
+            )
         top = served_or_absent(self, "SpeedMax")
         if name == "SpeedSetting" and isinstance(value, int) and value > top:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
-                                    allowed={"min": 0, "max": top})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"FanControl.SpeedSetting={value} is above SpeedMax {top}",
+                allowed={"min": 0, "max": top},
+            )
         for setting, support in (("RockSetting", "RockSupport"), ("WindSetting", "WindSupport")):
             if name == setting and value & ~self.read(support):
-                raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                        f"FanControl.{setting}={value:#x} sets bits outside {support} "
-                                        f"{self.read(support):#x}", allowed={"mask": self.read(support)})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    f"FanControl.{setting}={value:#x} sets bits outside {support} {self.read(support):#x}",
+                    allowed={"mask": self.read(support)},
+                )
 
     def apply_write(self, name: str, value: Any) -> None:
         if name == "FanMode":

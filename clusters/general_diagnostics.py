@@ -25,15 +25,27 @@ ENABLE_KEY_BYTES = 16
 class GeneralDiagnosticsServer(ClusterServer):
     cluster_name = "GeneralDiagnostics"
     revision = 2
-    defaults = {"NetworkInterfaces": [], "RebootCount": 0, "UpTime": 0, "BootReason": int(BootReason.kUnspecified),
-                "TestEventTriggersEnabled": False}
+    defaults = {
+        "NetworkInterfaces": [],
+        "RebootCount": 0,
+        "UpTime": 0,
+        "BootReason": int(BootReason.kUnspecified),
+        "TestEventTriggersEnabled": False,
+    }
     events = ("BootReason",)
 
-    def __init__(self, *, reboot_count: int = 0, boot_reason: int = int(BootReason.kUnspecified),
-                 uptime_s: Callable[[], float] | None = None,
-                 network_interfaces: Callable[[], list[dict[str, Any]]] | None = None,
-                 posix_time_ms: Callable[[], int | None] | None = None, test_enable_key: bytes | None = None,
-                 test_event_triggers: Mapping[int, Callable[[], None]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        reboot_count: int = 0,
+        boot_reason: int = int(BootReason.kUnspecified),
+        uptime_s: Callable[[], float] | None = None,
+        network_interfaces: Callable[[], list[dict[str, Any]]] | None = None,
+        posix_time_ms: Callable[[], int | None] | None = None,
+        test_enable_key: bytes | None = None,
+        test_event_triggers: Mapping[int, Callable[[], None]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.restore("RebootCount", reboot_count)
         self.restore("BootReason", boot_reason)
@@ -56,13 +68,19 @@ class GeneralDiagnosticsServer(ClusterServer):
     def test_event_trigger(self, enableKey: str, eventTrigger: int) -> None:
         key = bytes.fromhex(enableKey)
         if self._enable_key is None or len(key) != ENABLE_KEY_BYTES or not hmac.compare_digest(key, self._enable_key):
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, "GeneralDiagnostics.TestEventTrigger: wrong EnableKey"
-                                    if self._enable_key else
-                                    "GeneralDiagnostics.TestEventTrigger: test events are disabled")
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                "GeneralDiagnostics.TestEventTrigger: wrong EnableKey"
+                if self._enable_key
+                else "GeneralDiagnostics.TestEventTrigger: test events are disabled",
+            )
         trigger = self._triggers.get(int(eventTrigger))
         if trigger is None:
-            raise HomeError.refused(Status.INVALID_COMMAND, f"unknown EventTrigger 0x{int(eventTrigger):016x}",
-                                    allowed=[f"0x{t:016x}" for t in sorted(self._triggers)])
+            raise HomeError.refused(
+                Status.INVALID_COMMAND,
+                f"unknown EventTrigger 0x{int(eventTrigger):016x}",
+                allowed=[f"0x{t:016x}" for t in sorted(self._triggers)],
+            )
         trigger()
 
     @command("TimeSnapshot")

@@ -74,12 +74,14 @@ class GroupsServer(ClusterServer):
         if len(name) > MAX_NAME:
             raise self._refuse(Status.CONSTRAINT_ERROR, f"Groups: GroupName is at most {MAX_NAME} characters", reply)
         if not requester.may_use_group(group_id):
-            raise self._refuse(Status.UNSUPPORTED_ACCESS,
-                               f"Groups: no group key is mapped to group 0x{group_id:04x} (GroupKeyMap)", reply)
+            raise self._refuse(
+                Status.UNSUPPORTED_ACCESS,
+                f"Groups: no group key is mapped to group 0x{group_id:04x} (GroupKeyMap)",
+                reply,
+            )
         mine = self._groups.setdefault(requester.fabric_index, {})
         if group_id not in mine and len(mine) >= self.capacity:
-            raise self._refuse(Status.RESOURCE_EXHAUSTED, f"Groups: at most {self.capacity} groups per fabric",
-                               reply)
+            raise self._refuse(Status.RESOURCE_EXHAUSTED, f"Groups: at most {self.capacity} groups per fabric", reply)
         mine[group_id] = name if self.has_feature(Feature.kGroupNames) else ""
         self._changed()
 

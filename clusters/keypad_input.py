@@ -26,16 +26,64 @@ def _keys(*names: str) -> frozenset[int]:
     return frozenset(int(getattr(Key, f"k{n}")) for n in names)
 
 
-POWER_KEYS = {int(Key.kPower): "Toggle", int(Key.kPowerToggleFunction): "Toggle", int(Key.kPowerOnFunction): "On",
-              int(Key.kPowerOffFunction): "Off"}
-BASE_KEYS = _keys("Enter", "Clear", "VolumeUp", "VolumeDown", "Mute", "MuteFunction", "Play", "PlayFunction",
-                  "Pause", "PausePlayFunction", "Stop", "StopFunction", "Rewind", "FastForward", "ChannelUp",
-                  "ChannelDown", "PreviousChannel") | frozenset(POWER_KEYS)
-NAVIGATION_KEYS = _keys("Select", "Up", "Down", "Left", "Right", "RightUp", "RightDown", "LeftUp", "LeftDown",
-                        "ContentsMenu", "FavoriteMenu", "Exit", "MediaTopMenu", "MediaContextSensitiveMenu")
+POWER_KEYS = {
+    int(Key.kPower): "Toggle",
+    int(Key.kPowerToggleFunction): "Toggle",
+    int(Key.kPowerOnFunction): "On",
+    int(Key.kPowerOffFunction): "Off",
+}
+BASE_KEYS = _keys(
+    "Enter",
+    "Clear",
+    "VolumeUp",
+    "VolumeDown",
+    "Mute",
+    "MuteFunction",
+    "Play",
+    "PlayFunction",
+    "Pause",
+    "PausePlayFunction",
+    "Stop",
+    "StopFunction",
+    "Rewind",
+    "FastForward",
+    "ChannelUp",
+    "ChannelDown",
+    "PreviousChannel",
+) | frozenset(POWER_KEYS)
+NAVIGATION_KEYS = _keys(
+    "Select",
+    "Up",
+    "Down",
+    "Left",
+    "Right",
+    "RightUp",
+    "RightDown",
+    "LeftUp",
+    "LeftDown",
+    "ContentsMenu",
+    "FavoriteMenu",
+    "Exit",
+    "MediaTopMenu",
+    "MediaContextSensitiveMenu",
+)
 LOCATION_KEYS = _keys("RootMenu", "SetupMenu")
-NUMBER_KEYS = _keys("Number0OrNumber10", "Numbers1", "Numbers2", "Numbers3", "Numbers4", "Numbers5", "Numbers6",
-                    "Numbers7", "Numbers8", "Numbers9", "Number11", "Number12", "NumberEntryMode", "Dot")
+NUMBER_KEYS = _keys(
+    "Number0OrNumber10",
+    "Numbers1",
+    "Numbers2",
+    "Numbers3",
+    "Numbers4",
+    "Numbers5",
+    "Numbers6",
+    "Numbers7",
+    "Numbers8",
+    "Numbers9",
+    "Number11",
+    "Number12",
+    "NumberEntryMode",
+    "Dot",
+)
 VOLUME_STEP = 10
 _KEY_NAMES = {name.replace("_", "").lower(): value for name, value in enum_members(Key).items()}
 _KEY_NAMES.update({f"number{d}": int(getattr(Key, f"kNumbers{d}")) for d in range(1, 10)})
@@ -55,8 +103,9 @@ class KeypadInputServer(ClusterServer):
 
     cluster_name = "KeypadInput"
     revision = 1
-    default_features = (int(KeypadFeature.kNavigationKeyCodes) | int(KeypadFeature.kLocationKeys)
-                        | int(KeypadFeature.kNumberKeys))
+    default_features = (
+        int(KeypadFeature.kNavigationKeyCodes) | int(KeypadFeature.kLocationKeys) | int(KeypadFeature.kNumberKeys)
+    )
     defaults = {}
 
     def validate_invoke(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -93,13 +142,25 @@ class KeypadInputServer(ClusterServer):
     def _act(self, key: int) -> dict[str, Any]:
         if key in (int(Key.kVolumeUp), int(Key.kVolumeDown)):
             step_mode = 0 if key == int(Key.kVolumeUp) else 1
-            return self._forward("LevelControl", "Step", {"stepMode": step_mode, "stepSize": VOLUME_STEP,
-                                                          "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0})
+            return self._forward(
+                "LevelControl",
+                "Step",
+                {
+                    "stepMode": step_mode,
+                    "stepSize": VOLUME_STEP,
+                    "transitionTime": 0,
+                    "optionsMask": 0,
+                    "optionsOverride": 0,
+                },
+            )
         if key in (int(Key.kMute), int(Key.kMuteFunction)):
             level = self.endpoint.find("LevelControl") if self.endpoint else None
             minimum = served_or_absent(level, "MinLevel") if level is not None else 0
-            return self._forward("LevelControl", "MoveToLevel", {"level": minimum, "transitionTime": 0,
-                                                                 "optionsMask": 0, "optionsOverride": 0})
+            return self._forward(
+                "LevelControl",
+                "MoveToLevel",
+                {"level": minimum, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0},
+            )
         if key in (int(Key.kChannelUp), int(Key.kChannelDown)):
             return self._forward("Channel", "SkipChannel", {"count": 1 if key == int(Key.kChannelUp) else -1})
         if key == int(Key.kPreviousChannel):
@@ -107,9 +168,15 @@ class KeypadInputServer(ClusterServer):
             if not isinstance(channel, ChannelServer) or not channel.previous_channel():
                 return {"status": int(KeyStatus.kInvalidKeyInCurrentState)}
             return {"status": int(KeyStatus.kSuccess)}
-        media = {int(Key.kPlay): "Play", int(Key.kPlayFunction): "Play", int(Key.kPause): "Pause",
-                 int(Key.kStop): "Stop", int(Key.kStopFunction): "Stop", int(Key.kRewind): "Rewind",
-                 int(Key.kFastForward): "FastForward"}
+        media = {
+            int(Key.kPlay): "Play",
+            int(Key.kPlayFunction): "Play",
+            int(Key.kPause): "Pause",
+            int(Key.kStop): "Stop",
+            int(Key.kStopFunction): "Stop",
+            int(Key.kRewind): "Rewind",
+            int(Key.kFastForward): "FastForward",
+        }
         if key == int(Key.kPausePlayFunction):
             playback = self.endpoint.find("MediaPlayback") if self.endpoint else None
             playing = playback is not None and playback.read("CurrentState") == PLAYING

@@ -42,9 +42,12 @@ WASHER_OPTIONS_BY_MODE: dict[str, WasherOptions] = {
 def refuse_while_running(server: ClusterServer, name: str) -> None:
     operational = server.endpoint.find("OperationalState") if server.endpoint is not None else None
     if operational is not None and operational.read("OperationalState") == RUNNING:
-        raise HomeError.refused(Status.INVALID_IN_STATE,
-                                f"{server.cluster_name}.{name} cannot change while the cycle is running",
-                                allowed={"first": "OperationalState.Pause or OperationalState.Stop"}, reason="RUNNING")
+        raise HomeError.refused(
+            Status.INVALID_IN_STATE,
+            f"{server.cluster_name}.{name} cannot change while the cycle is running",
+            allowed={"first": "OperationalState.Pause or OperationalState.Stop"},
+            reason="RUNNING",
+        )
 
 
 def _normal(text: str) -> str:
@@ -57,9 +60,14 @@ class LaundryWasherControlsServer(ClusterServer):
     default_features = SPIN | RINSE
     defaults = {"SpinSpeeds": SPIN_SPEEDS, "SpinSpeedCurrent": 1, "NumberOfRinses": 1, "SupportedRinses": [0, 1, 2, 3]}
 
-    def __init__(self, *, spin_speeds: Sequence[str] | None = None,
-                 options_by_mode: Mapping[str, WasherOptions] | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        spin_speeds: Sequence[str] | None = None,
+        options_by_mode: Mapping[str, WasherOptions] | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         self.options_by_mode = dict(WASHER_OPTIONS_BY_MODE if options_by_mode is None else options_by_mode)
         super().__init__(features=features, values=values)
         if spin_speeds is not None and self.has_feature(SPIN):
@@ -83,13 +91,17 @@ class LaundryWasherControlsServer(ClusterServer):
 
     def check_write(self, name: str, value: Any) -> None:
         if name == "SpinSpeedCurrent" and value is not None and value >= len(self.read("SpinSpeeds")):
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"LaundryWasherControls.SpinSpeedCurrent={value} is not an index into SpinSpeeds",
-                                    allowed={i: s for i, s in enumerate(self.read("SpinSpeeds"))})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"LaundryWasherControls.SpinSpeedCurrent={value} is not an index into SpinSpeeds",
+                allowed={i: s for i, s in enumerate(self.read("SpinSpeeds"))},
+            )
         if name == "NumberOfRinses" and value not in self.read("SupportedRinses"):
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"LaundryWasherControls.NumberOfRinses={value} is not in SupportedRinses",
-                                    allowed=self.read("SupportedRinses"))
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"LaundryWasherControls.NumberOfRinses={value} is not in SupportedRinses",
+                allowed=self.read("SupportedRinses"),
+            )
         refuse_while_running(self, name)
 
     def on_attach(self) -> None:
@@ -127,16 +139,22 @@ class LaundryDryerControlsServer(ClusterServer):
     revision = 1
     defaults = {"SupportedDrynessLevels": [0, 1, 2, 3], "SelectedDrynessLevel": 1}
 
-    def __init__(self, *, supported_levels: Sequence[int] | None = None, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        supported_levels: Sequence[int] | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features, values=values)
         if supported_levels is not None:
             self.restore("SupportedDrynessLevels", list(supported_levels))
 
     def check_write(self, name: str, value: object) -> None:
         if name == "SelectedDrynessLevel" and value is not None and value not in self.read("SupportedDrynessLevels"):
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"LaundryDryerControls.SelectedDrynessLevel={value} is not a supported "
-                                    "dryness level",
-                                    allowed=self.read("SupportedDrynessLevels"))
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"LaundryDryerControls.SelectedDrynessLevel={value} is not a supported dryness level",
+                allowed=self.read("SupportedDrynessLevels"),
+            )
         refuse_while_running(self, name)

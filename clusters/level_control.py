@@ -72,16 +72,30 @@ class LevelControlServer(ClusterServer):
     revision = 6
     default_features = int(Feature.kOnOff | Feature.kLighting)
     defaults = {
-        "CurrentLevel": None, "RemainingTime": 0, "MinLevel": 0, "MaxLevel": 254,
-        "CurrentFrequency": 0, "MinFrequency": 0, "MaxFrequency": 0,
-        "Options": 0, "OnOffTransitionTime": 0, "OnLevel": None, "OnTransitionTime": None,
-        "OffTransitionTime": None, "DefaultMoveRate": None, "StartUpCurrentLevel": None,
+        "CurrentLevel": None,
+        "RemainingTime": 0,
+        "MinLevel": 0,
+        "MaxLevel": 254,
+        "CurrentFrequency": 0,
+        "MinFrequency": 0,
+        "MaxFrequency": 0,
+        "Options": 0,
+        "OnOffTransitionTime": 0,
+        "OnLevel": None,
+        "OnTransitionTime": None,
+        "OffTransitionTime": None,
+        "DefaultMoveRate": None,
+        "StartUpCurrentLevel": None,
     }
     scene_attributes = {"CurrentLevel": "valueUnsigned8"}
     constraints = {
-        "Options": Constraint(0, 3), "OnOffTransitionTime": Constraint(0, 0xFFFF), "OnLevel": LEVEL,
-        "OnTransitionTime": TRANSITION_TIME, "OffTransitionTime": TRANSITION_TIME,
-        "DefaultMoveRate": Constraint(1, 254), "StartUpCurrentLevel": LEVEL,
+        "Options": Constraint(0, 3),
+        "OnOffTransitionTime": Constraint(0, 0xFFFF),
+        "OnLevel": LEVEL,
+        "OnTransitionTime": TRANSITION_TIME,
+        "OffTransitionTime": TRANSITION_TIME,
+        "DefaultMoveRate": Constraint(1, 254),
+        "StartUpCurrentLevel": LEVEL,
     }
 
     def __init__(self, *, couple_on_off: bool = True, **kwargs: Any) -> None:
@@ -258,8 +272,9 @@ class LevelControlServer(ClusterServer):
         if rate is None:
             rate = FALLBACK_MOVE_RATE
         if rate == 0:
-            raise HomeError.refused(Status.INVALID_COMMAND, "LevelControl.Move.Rate=0 would never move",
-                                    allowed={"min": 1, "max": 254})
+            raise HomeError.refused(
+                Status.INVALID_COMMAND, "LevelControl.Move.Rate=0 would never move", allowed={"min": 1, "max": 254}
+            )
         return rate
 
     def _move(self, move_mode: int, rate: int, with_on_off: bool) -> None:
@@ -272,8 +287,9 @@ class LevelControlServer(ClusterServer):
     @staticmethod
     def _check_step(step_size: int) -> None:
         if step_size == 0:
-            raise HomeError.refused(Status.INVALID_COMMAND, "LevelControl.Step.StepSize=0 would not move",
-                                    allowed={"min": 1, "max": 254})
+            raise HomeError.refused(
+                Status.INVALID_COMMAND, "LevelControl.Step.StepSize=0 would not move", allowed={"min": 1, "max": 254}
+            )
 
     def _step(self, step_mode: int, step_size: int, transition_time: int | None, with_on_off: bool) -> None:
         start = self._start_level()
@@ -284,16 +300,18 @@ class LevelControlServer(ClusterServer):
 
     # ----------------------------------------------------------------------------- commands
     @command("MoveToLevel", constraints={"level": LEVEL, "transitionTime": TRANSITION_TIME, **OPTION_ARGS})
-    def move_to_level(self, level: int, transitionTime: int | None = None, optionsMask: int = 0,
-                      optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move_to_level(
+        self, level: int, transitionTime: int | None = None, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
         self._move_to(level, transitionTime, with_on_off=False)
         return None
 
     @command("Move", constraints={"rate": Constraint(0, 254), **OPTION_ARGS})
-    def move(self, moveMode: int, rate: int | None = None, optionsMask: int = 0,
-             optionsOverride: int = 0) -> dict[str, Any] | None:
+    def move(
+        self, moveMode: int, rate: int | None = None, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> dict[str, Any] | None:
         rate = self._move_rate(rate)  # argument errors come before the Options check
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
@@ -301,8 +319,14 @@ class LevelControlServer(ClusterServer):
         return None
 
     @command("Step", constraints={"stepSize": Constraint(0, 254), "transitionTime": TRANSITION_TIME, **OPTION_ARGS})
-    def step(self, stepMode: int, stepSize: int, transitionTime: int | None = None, optionsMask: int = 0,
-             optionsOverride: int = 0) -> dict[str, Any] | None:
+    def step(
+        self,
+        stepMode: int,
+        stepSize: int,
+        transitionTime: int | None = None,
+        optionsMask: int = 0,
+        optionsOverride: int = 0,
+    ) -> dict[str, Any] | None:
         self._check_step(stepSize)
         if self._suppressed(optionsMask, optionsOverride):
             return SUPPRESSED
@@ -317,19 +341,28 @@ class LevelControlServer(ClusterServer):
         return None
 
     @command("MoveToLevelWithOnOff", constraints={"level": LEVEL, "transitionTime": TRANSITION_TIME, **OPTION_ARGS})
-    def move_to_level_with_on_off(self, level: int, transitionTime: int | None = None, optionsMask: int = 0,
-                                  optionsOverride: int = 0) -> None:
+    def move_to_level_with_on_off(
+        self, level: int, transitionTime: int | None = None, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> None:
         self._move_to(level, transitionTime, with_on_off=True)
 
     @command("MoveWithOnOff", constraints={"rate": Constraint(0, 254), **OPTION_ARGS})
-    def move_with_on_off(self, moveMode: int, rate: int | None = None, optionsMask: int = 0,
-                         optionsOverride: int = 0) -> None:
+    def move_with_on_off(
+        self, moveMode: int, rate: int | None = None, optionsMask: int = 0, optionsOverride: int = 0
+    ) -> None:
         self._move(moveMode, self._move_rate(rate), with_on_off=True)
 
-    @command("StepWithOnOff",
-             constraints={"stepSize": Constraint(0, 254), "transitionTime": TRANSITION_TIME, **OPTION_ARGS})
-    def step_with_on_off(self, stepMode: int, stepSize: int, transitionTime: int | None = None,
-                         optionsMask: int = 0, optionsOverride: int = 0) -> None:
+    @command(
+        "StepWithOnOff", constraints={"stepSize": Constraint(0, 254), "transitionTime": TRANSITION_TIME, **OPTION_ARGS}
+    )
+    def step_with_on_off(
+        self,
+        stepMode: int,
+        stepSize: int,
+        transitionTime: int | None = None,
+        optionsMask: int = 0,
+        optionsOverride: int = 0,
+    ) -> None:
         self._check_step(stepSize)
         self._step(stepMode, stepSize, transitionTime, with_on_off=True)
 
@@ -345,10 +378,11 @@ class LevelControlServer(ClusterServer):
     # ----------------------------------------------------------------------------- writes
     def check_write(self, name: str, value: Any) -> None:
         if name == "OnLevel" and value is not None and not self.min_level <= value <= self.max_level:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"LevelControl.OnLevel={value} is outside MinLevel..MaxLevel "
-                                    f"{self.min_level}..{self.max_level}",
-                                    allowed={"min": self.min_level, "max": self.max_level, "null": True})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"LevelControl.OnLevel={value} is outside MinLevel..MaxLevel {self.min_level}..{self.max_level}",
+                allowed={"min": self.min_level, "max": self.max_level, "null": True},
+            )
 
     # ----------------------------------------------------------------------------- On/Off coupling
     def _on_switched(self, old: object, new: object) -> None:

@@ -87,13 +87,24 @@ class IlluminanceMeasurementServer(NumericSensor):
 class ConcentrationSensor(NumericSensor):
     """Concentration Measurement clusters (features NumericMeasurement, LevelIndication, …)."""
 
-    default_features = int(ConcentrationFeature.kNumericMeasurement | ConcentrationFeature.kLevelIndication
-                           | ConcentrationFeature.kMediumLevel | ConcentrationFeature.kCriticalLevel)
+    default_features = int(
+        ConcentrationFeature.kNumericMeasurement
+        | ConcentrationFeature.kLevelIndication
+        | ConcentrationFeature.kMediumLevel
+        | ConcentrationFeature.kCriticalLevel
+    )
     defaults = {
-        "MeasuredValue": None, "MinMeasuredValue": 0.0, "MaxMeasuredValue": 1000.0, "Uncertainty": 0.0,
-        "MeasurementUnit": UNIT_UGM3, "MeasurementMedium": MEDIUM_AIR, "LevelValue": int(LevelValue.kUnknown),
-        "PeakMeasuredValue": None, "PeakMeasuredValueWindow": 3600,
-        "AverageMeasuredValue": None, "AverageMeasuredValueWindow": 3600,
+        "MeasuredValue": None,
+        "MinMeasuredValue": 0.0,
+        "MaxMeasuredValue": 1000.0,
+        "Uncertainty": 0.0,
+        "MeasurementUnit": UNIT_UGM3,
+        "MeasurementMedium": MEDIUM_AIR,
+        "LevelValue": int(LevelValue.kUnknown),
+        "PeakMeasuredValue": None,
+        "PeakMeasuredValueWindow": 3600,
+        "AverageMeasuredValue": None,
+        "AverageMeasuredValueWindow": 3600,
     }
     default_thresholds: tuple[float, float, float] = (0.0, 0.0, 0.0)
 

@@ -18,8 +18,12 @@ PlaybackState = Objects.MediaPlayback.Enums.PlaybackStateEnum
 PlaybackStatus = Objects.MediaPlayback.Enums.StatusEnum
 PlaybackFeature = Objects.MediaPlayback.Bitmaps.Feature
 
-PLAYING, PAUSED, NOT_PLAYING, BUFFERING = (int(PlaybackState.kPlaying), int(PlaybackState.kPaused),
-                                           int(PlaybackState.kNotPlaying), int(PlaybackState.kBuffering))
+PLAYING, PAUSED, NOT_PLAYING, BUFFERING = (
+    int(PlaybackState.kPlaying),
+    int(PlaybackState.kPaused),
+    int(PlaybackState.kNotPlaying),
+    int(PlaybackState.kBuffering),
+)
 MAX_SPEED = 64.0
 
 
@@ -37,20 +41,33 @@ class MediaPlaybackServer(ClusterServer):
     cluster_name = "MediaPlayback"
     revision = 2
     default_features = int(PlaybackFeature.kVariableSpeed)
-    defaults = {"CurrentState": NOT_PLAYING, "StartTime": 0, "Duration": None, "SampledPosition": None,
-                "PlaybackSpeed": 0.0, "SeekRangeEnd": None, "SeekRangeStart": None}
+    defaults = {
+        "CurrentState": NOT_PLAYING,
+        "StartTime": 0,
+        "Duration": None,
+        "SampledPosition": None,
+        "PlaybackSpeed": 0.0,
+        "SeekRangeEnd": None,
+        "SeekRangeStart": None,
+    }
     constraints = {"CurrentState": Constraint(allowed=(PLAYING, PAUSED, NOT_PLAYING, BUFFERING))}
 
-    def __init__(self, *, duration_ms: int | None = None, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, *, duration_ms: int | None = None, features: int | None = None, values: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(features=features)
         self.duration_ms = duration_ms
         self._speed = 0.0
         self._anchor_position_ms = 0.0  # position at _anchor_time, then moving at _speed
         self._anchor_time = 0.0
         if self._seekable():
-            self._values.update({"Duration": duration_ms, "SeekRangeStart": 0 if duration_ms is not None else None,
-                                 "SeekRangeEnd": duration_ms})
+            self._values.update(
+                {
+                    "Duration": duration_ms,
+                    "SeekRangeStart": 0 if duration_ms is not None else None,
+                    "SeekRangeEnd": duration_ms,
+                }
+            )
             self.bind_source("SampledPosition", self._sampled_position)
             self.bind_source("PlaybackSpeed", lambda: float(self._speed))
         for name, value in (values or {}).items():
@@ -61,8 +78,9 @@ class MediaPlaybackServer(ClusterServer):
 
     def initial_values(self) -> dict[str, Any]:
         if self._seekable():
-            return {k: self.defaults[k] for k in ("CurrentState", "StartTime", "Duration", "SeekRangeEnd",
-                                                  "SeekRangeStart")}
+            return {
+                k: self.defaults[k] for k in ("CurrentState", "StartTime", "Duration", "SeekRangeEnd", "SeekRangeStart")
+            }
         return {"CurrentState": NOT_PLAYING}
 
     def accepts(self, command_name: str) -> bool:
@@ -147,10 +165,13 @@ class MediaPlaybackServer(ClusterServer):
     @command("Seek")
     def seek(self, position: int) -> dict[str, Any]:
         if self.duration_ms is not None and position > self.duration_ms:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"MediaPlayback.Seek position {position} ms is past the end",
-                                    allowed={"min": 0, "max": self.duration_ms}, reason="SEEK_OUT_OF_RANGE",
-                                    response={"status": int(PlaybackStatus.kSeekOutOfRange)})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"MediaPlayback.Seek position {position} ms is past the end",
+                allowed={"min": 0, "max": self.duration_ms},
+                reason="SEEK_OUT_OF_RANGE",
+                response={"status": int(PlaybackStatus.kSeekOutOfRange)},
+            )
         return self._jump(position, "Seek")
 
     # ----------------------------------------------------------------------------- helpers
@@ -159,8 +180,12 @@ class MediaPlaybackServer(ClusterServer):
 
     def _refuse(self, what: str, why: str, allowed: list[str]) -> NoReturn:
         message = f"MediaPlayback.{what}: {why} (CurrentState={self.state})"
-        raise HomeError.refused(Status.INVALID_IN_STATE, message, allowed={"commands": allowed},
-                                response={"status": int(PlaybackStatus.kInvalidStateForCommand), "data": message})
+        raise HomeError.refused(
+            Status.INVALID_IN_STATE,
+            message,
+            allowed={"commands": allowed},
+            response={"status": int(PlaybackStatus.kInvalidStateForCommand), "data": message},
+        )
 
     def _trick_play(self, what: str, sign: float) -> dict[str, Any]:
         if self.state == NOT_PLAYING:
@@ -168,9 +193,13 @@ class MediaPlaybackServer(ClusterServer):
         same_direction = self._speed * sign > 1.0 if sign > 0 else self._speed * sign > 0
         magnitude = abs(self._speed) * 2 if same_direction else 2.0
         if magnitude > MAX_SPEED:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"MediaPlayback.{what}: speed {magnitude}x is too fast",
-                                    allowed={"max_speed": MAX_SPEED}, reason="SPEED_OUT_OF_RANGE",
-                                    response={"status": int(PlaybackStatus.kSpeedOutOfRange)})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"MediaPlayback.{what}: speed {magnitude}x is too fast",
+                allowed={"max_speed": MAX_SPEED},
+                reason="SPEED_OUT_OF_RANGE",
+                response={"status": int(PlaybackStatus.kSpeedOutOfRange)},
+            )
         return self._go(PLAYING, sign * magnitude)
 
     def _jump(self, position: int, what: str) -> dict[str, Any]:

@@ -33,11 +33,22 @@ class ModeSelectServer(ClusterServer):
 
     cluster_name = "ModeSelect"
     revision = 2
-    defaults = {"Description": "Mode", "StandardNamespace": None, "SupportedModes": DEFAULT_MODES, "CurrentMode": 0,
-                "OnMode": None}
+    defaults = {
+        "Description": "Mode",
+        "StandardNamespace": None,
+        "SupportedModes": DEFAULT_MODES,
+        "CurrentMode": 0,
+        "OnMode": None,
+    }
 
-    def __init__(self, *, description: str | None = None, supported_modes: Sequence[Mapping[str, Any]] | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        description: str | None = None,
+        supported_modes: Sequence[Mapping[str, Any]] | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features, values=values)
         if description is not None:
             self.restore("Description", description)
@@ -60,14 +71,19 @@ class ModeSelectServer(ClusterServer):
 
     def check_write(self, name: str, value: Any) -> None:
         if name in ("OnMode", "StartUpMode") and value is not None and value not in self.mode_numbers():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"ModeSelect.{name}={value} is not a supported mode",
-                                    allowed=self._modes())
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR, f"ModeSelect.{name}={value} is not a supported mode", allowed=self._modes()
+            )
 
     @command("ChangeToMode")
     def change_to_mode(self, newMode: int) -> None:
         if newMode not in self.mode_numbers():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"ModeSelect has no mode {newMode}", allowed=self._modes(),
-                                    reason="UNSUPPORTED_MODE")
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"ModeSelect has no mode {newMode}",
+                allowed=self._modes(),
+                reason="UNSUPPORTED_MODE",
+            )
         self.set("CurrentMode", newMode)
 
     def _modes(self) -> list[dict[str, Any]]:

@@ -30,44 +30,58 @@ def mode_option(label: str, mode: int, *tags: int) -> dict[str, Any]:
 
 _Dish = Objects.DishwasherMode.Enums.ModeTag
 DISHWASHER_MODES = [
-    mode_option("Normal", 0, _Dish.kNormal), mode_option("Heavy Duty", 1, _Dish.kHeavy),
-    mode_option("Light Wash", 2, _Dish.kLight), mode_option("Quick Wash", 3, _Dish.kQuick),
-    mode_option("Low Energy", 4, _Dish.kLowEnergy), mode_option("Silent", 5, _Dish.kQuiet),
+    mode_option("Normal", 0, _Dish.kNormal),
+    mode_option("Heavy Duty", 1, _Dish.kHeavy),
+    mode_option("Light Wash", 2, _Dish.kLight),
+    mode_option("Quick Wash", 3, _Dish.kQuick),
+    mode_option("Low Energy", 4, _Dish.kLowEnergy),
+    mode_option("Silent", 5, _Dish.kQuiet),
 ]
 _Wash = Objects.LaundryWasherMode.Enums.ModeTag
 LAUNDRY_WASHER_MODES = [
-    mode_option("Normal", 0, _Wash.kNormal), mode_option("Delicate", 1, _Wash.kDelicate),
-    mode_option("Heavy", 2, _Wash.kHeavy), mode_option("Whites", 3, _Wash.kWhites),
+    mode_option("Normal", 0, _Wash.kNormal),
+    mode_option("Delicate", 1, _Wash.kDelicate),
+    mode_option("Heavy", 2, _Wash.kHeavy),
+    mode_option("Whites", 3, _Wash.kWhites),
     mode_option("Quick Normal", 4, _Wash.kQuick, _Wash.kNormal),
     mode_option("Heavy Whites", 5, _Wash.kHeavy, _Wash.kWhites),
 ]
 RVC_RUN_MODES = [
-    mode_option("Idle", 1, _RvcRunTag.kIdle), mode_option("Vacuum", 2, _RvcRunTag.kCleaning),
+    mode_option("Idle", 1, _RvcRunTag.kIdle),
+    mode_option("Vacuum", 2, _RvcRunTag.kCleaning),
     mode_option("Mapping", 3, _RvcRunTag.kMapping),
 ]
 _Clean = Objects.RvcCleanMode.Enums.ModeTag
 RVC_CLEAN_MODES = [
-    mode_option("Vacuum", 1, _Clean.kVacuum), mode_option("Deep Clean", 2, _Clean.kDeepClean, _Clean.kVacuum),
+    mode_option("Vacuum", 1, _Clean.kVacuum),
+    mode_option("Deep Clean", 2, _Clean.kDeepClean, _Clean.kVacuum),
     mode_option("Mop", 3, _Clean.kMop),
 ]
 _Rtcc = Objects.RefrigeratorAndTemperatureControlledCabinetMode.Enums.ModeTag
 # SimuHome's mode numbers (0x4000 / 0x4001 exceed Matter's uint8 Mode; kept for compatibility).
 RTCC_MODES = [
     # SimuHome numbers these 0, 4, 0x4000, 0x4001, but ModeOptionStruct.mode is a uint8 on the wire.
-    mode_option("Normal", 0, _Rtcc.kAuto), mode_option("Energy Save", 1, _Rtcc.kLowEnergy),
-    mode_option("Rapid Cool", 2, _Rtcc.kRapidCool), mode_option("Rapid Freeze", 3, _Rtcc.kRapidFreeze),
+    mode_option("Normal", 0, _Rtcc.kAuto),
+    mode_option("Energy Save", 1, _Rtcc.kLowEnergy),
+    mode_option("Rapid Cool", 2, _Rtcc.kRapidCool),
+    mode_option("Rapid Freeze", 3, _Rtcc.kRapidFreeze),
 ]
 _Heater = Objects.WaterHeaterMode.Enums.ModeTag
 WATER_HEATER_MODES = [
-    mode_option("Off", 0, _Heater.kOff), mode_option("Manual", 1, _Heater.kManual),
+    mode_option("Off", 0, _Heater.kOff),
+    mode_option("Manual", 1, _Heater.kManual),
     mode_option("Timed", 2, _Heater.kTimed),
 ]
 _Oven = Objects.OvenMode.Enums.ModeTag
 OVEN_MODES = [
-    mode_option("Bake", 0, _Oven.kBake), mode_option("Convection", 1, _Oven.kConvection),
-    mode_option("Grill", 2, _Oven.kGrill), mode_option("Roast", 3, _Oven.kRoast),
-    mode_option("Clean", 4, _Oven.kClean), mode_option("Convection Bake", 5, _Oven.kConvectionBake),
-    mode_option("Convection Roast", 6, _Oven.kConvectionRoast), mode_option("Warming", 7, _Oven.kWarming),
+    mode_option("Bake", 0, _Oven.kBake),
+    mode_option("Convection", 1, _Oven.kConvection),
+    mode_option("Grill", 2, _Oven.kGrill),
+    mode_option("Roast", 3, _Oven.kRoast),
+    mode_option("Clean", 4, _Oven.kClean),
+    mode_option("Convection Bake", 5, _Oven.kConvectionBake),
+    mode_option("Convection Roast", 6, _Oven.kConvectionRoast),
+    mode_option("Warming", 7, _Oven.kWarming),
     mode_option("Proofing", 8, _Oven.kProofing),
 ]
 _Micro = Objects.MicrowaveOvenMode.Enums.ModeTag
@@ -81,8 +95,14 @@ def _mode_defaults(modes: list[dict[str, Any]]) -> dict[str, Any]:
 class ModeServer(ClusterServer):
     """Shared behaviour of the Mode Base clusters (no cluster of its own)."""
 
-    def __init__(self, *, supported_modes: Sequence[Mapping[str, Any]] | None = None, current_mode: int | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        supported_modes: Sequence[Mapping[str, Any]] | None = None,
+        current_mode: int | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features, values=values)
         if supported_modes is not None:
             self.restore("SupportedModes", [dict(m) for m in supported_modes])
@@ -130,8 +150,12 @@ class ChangeableModeServer(ModeServer):
     def change_to_mode(self, newMode: int) -> dict[str, Any]:
         option = self.option(newMode)
         if option is None:
-            self.refuse(UNSUPPORTED_MODE, Status.CONSTRAINT_ERROR,
-                        f"{self.cluster_name} has no mode {newMode}", code="UNSUPPORTED_MODE")
+            self.refuse(
+                UNSUPPORTED_MODE,
+                Status.CONSTRAINT_ERROR,
+                f"{self.cluster_name} has no mode {newMode}",
+                code="UNSUPPORTED_MODE",
+            )
         current = self.read("CurrentMode")
         if newMode != current:
             self.check_change(current, newMode)
@@ -145,16 +169,24 @@ class ChangeableModeServer(ModeServer):
             return
         sibling = self.endpoint.find(self.blocking_cluster)
         if sibling is not None and sibling.read("OperationalState") == RUNNING:
-            self.refuse(INVALID_IN_MODE, Status.INVALID_IN_STATE,
-                        f"{self.cluster_name} cannot change mode while the cycle is running (stop or pause it first)",
-                        code="INVALID_IN_MODE")
+            self.refuse(
+                INVALID_IN_MODE,
+                Status.INVALID_IN_STATE,
+                f"{self.cluster_name} cannot change mode while the cycle is running (stop or pause it first)",
+                code="INVALID_IN_MODE",
+            )
 
     def after_change(self, old: int, new: int) -> None:
         """Hook: side effects of a mode change."""
 
     def refuse(self, status_code: int, status: Status, message: str, *, code: str) -> NoReturn:
-        raise HomeError.refused(status, message, allowed={"modes": self.modes_summary()}, reason=code,
-                                response={"status": status_code, "statusText": message[:64]})
+        raise HomeError.refused(
+            status,
+            message,
+            allowed={"modes": self.modes_summary()},
+            reason=code,
+            response={"status": status_code, "statusText": message[:64]},
+        )
 
 
 # --------------------------------------------------------------------------------- the clusters
@@ -223,13 +255,21 @@ class RvcRunModeServer(ChangeableModeServer):
         if self.is_idle(new):
             return
         if not self.is_idle(current) and not self.has_feature(self._DIRECT_MODE_CHANGE):
-            self.refuse(INVALID_IN_MODE, Status.INVALID_IN_STATE,
-                        "RvcRunMode: switch to an Idle mode before another non-idle mode", code="INVALID_IN_MODE")
+            self.refuse(
+                INVALID_IN_MODE,
+                Status.INVALID_IN_STATE,
+                "RvcRunMode: switch to an Idle mode before another non-idle mode",
+                code="INVALID_IN_MODE",
+            )
         operational = self._operational()
         if operational is not None and operational.state in (PAUSED, SEEKING_CHARGER, ERROR):
             state = STATE_NAMES.get(operational.state, str(operational.state))
-            self.refuse(INVALID_IN_MODE, Status.INVALID_IN_STATE,
-                        f"RvcRunMode cannot start a run while the robot is {state}", code="INVALID_IN_MODE")
+            self.refuse(
+                INVALID_IN_MODE,
+                Status.INVALID_IN_STATE,
+                f"RvcRunMode cannot start a run while the robot is {state}",
+                code="INVALID_IN_MODE",
+            )
 
     def after_change(self, old: int, new: int) -> None:
         operational = self._operational()
@@ -263,5 +303,9 @@ class RvcCleanModeServer(ChangeableModeServer):
     def check_change(self, current: int, new: int) -> None:
         run_mode = self.endpoint.find("RvcRunMode") if self.endpoint is not None else None
         if isinstance(run_mode, RvcRunModeServer) and not run_mode.is_idle():
-            self.refuse(CLEANING_IN_PROGRESS, Status.INVALID_IN_STATE,
-                        "RvcCleanMode can change only while RvcRunMode is Idle", code="CLEANING_IN_PROGRESS")
+            self.refuse(
+                CLEANING_IN_PROGRESS,
+                Status.INVALID_IN_STATE,
+                "RvcCleanMode can change only while RvcRunMode is Idle",
+                code="CLEANING_IN_PROGRESS",
+            )

@@ -30,8 +30,11 @@ class OccupancySensingServer(ClusterServer):
     revision = 4
     default_features = int(Feature.kPassiveInfrared)
     defaults = {
-        "Occupancy": 0, "OccupancySensorType": int(SensorType.kPir), "OccupancySensorTypeBitmap": int(TypeBitmap.kPir),
-        "HoldTime": 10, "HoldTimeLimits": {"holdTimeMin": 1, "holdTimeMax": 300, "holdTimeDefault": 10},
+        "Occupancy": 0,
+        "OccupancySensorType": int(SensorType.kPir),
+        "OccupancySensorTypeBitmap": int(TypeBitmap.kPir),
+        "HoldTime": 10,
+        "HoldTimeLimits": {"holdTimeMin": 1, "holdTimeMax": 300, "holdTimeDefault": 10},
         **{f"{p}OccupiedToUnoccupiedDelay": 10 for p in TIMING.values()},
         **{f"{p}UnoccupiedToOccupiedDelay": 0 for p in TIMING.values()},
         **{f"{p}UnoccupiedToOccupiedThreshold": 1 for p in TIMING.values()},
@@ -59,9 +62,11 @@ class OccupancySensingServer(ClusterServer):
             values["OccupancySensorType"] = int(SensorType.kUltrasonic)
         elif contact and not pir:
             values["OccupancySensorType"] = int(SensorType.kPhysicalContact)
-        values["OccupancySensorTypeBitmap"] = ((int(TypeBitmap.kPir) if pir else 0)
-                                               | (int(TypeBitmap.kUltrasonic) if ultrasonic else 0)
-                                               | (int(TypeBitmap.kPhysicalContact) if contact else 0))
+        values["OccupancySensorTypeBitmap"] = (
+            (int(TypeBitmap.kPir) if pir else 0)
+            | (int(TypeBitmap.kUltrasonic) if ultrasonic else 0)
+            | (int(TypeBitmap.kPhysicalContact) if contact else 0)
+        )
         return values
 
     # ----------------------------------------------------------------------------- writes
@@ -70,9 +75,11 @@ class OccupancySensingServer(ClusterServer):
             limits = self.read("HoldTimeLimits")
             low, high = limits["holdTimeMin"], limits["holdTimeMax"]
             if not low <= value <= high:
-                raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                        f"OccupancySensing.{name}={value} is outside HoldTimeLimits {low}..{high}",
-                                        allowed={"min": low, "max": high})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    f"OccupancySensing.{name}={value} is outside HoldTimeLimits {low}..{high}",
+                    allowed={"min": low, "max": high},
+                )
 
     def apply_write(self, name: str, value: object) -> None:
         if name in HOLD_TIME_NAMES:

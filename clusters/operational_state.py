@@ -54,11 +54,22 @@ class CycleServer(ClusterServer):
     base_states: ClassVar[tuple[int, ...]] = (STOPPED, RUNNING, PAUSED, ERROR)
     # OperationalError when an error state is entered; OperationCompletion when a cycle ends (§1.14.7).
     events = ("OperationalError", "OperationCompletion")
-    defaults = {"PhaseList": None, "CurrentPhase": None, "CountdownTime": None, "OperationalStateList": [],
-                "OperationalState": STOPPED, "OperationalError": {"errorStateID": NO_ERROR}}
+    defaults = {
+        "PhaseList": None,
+        "CurrentPhase": None,
+        "CountdownTime": None,
+        "OperationalStateList": [],
+        "OperationalState": STOPPED,
+        "OperationalError": {"errorStateID": NO_ERROR},
+    }
 
-    def __init__(self, program: CycleProgram | None = None, *, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        program: CycleProgram | None = None,
+        *,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         self.program = program or self.default_program()
         self._active: CycleProgram | None = None  # the program of the cycle under way
         self._ends: list[float] = []
@@ -145,8 +156,15 @@ class CycleServer(ClusterServer):
             self._refuse(UNABLE_TO_START_OR_RESUME, "the cycle duration is unknown", code="NO_DURATION")
         self._begin(program, program.phase_ends(share_total), from_phase)
 
-    def _begin(self, program: CycleProgram, ends: list[float], from_phase: int, *,
-               elapsed: float | None = None, running: bool = True) -> None:
+    def _begin(
+        self,
+        program: CycleProgram,
+        ends: list[float],
+        from_phase: int,
+        *,
+        elapsed: float | None = None,
+        running: bool = True,
+    ) -> None:
         self._cancel_timer()
         self._idle_countdown = None
         self._active, self._ends = program, ends
@@ -198,8 +216,9 @@ class CycleServer(ClusterServer):
             self.emit_event("OperationalError", {"errorState": value}, EventPriority.CRITICAL)
 
     def _report_completion(self) -> None:
-        self.emit_event("OperationCompletion", {"completionErrorCode": NO_ERROR,
-                                                "totalOperationalTime": int(self._elapsed_now())})
+        self.emit_event(
+            "OperationCompletion", {"completionErrorCode": NO_ERROR, "totalOperationalTime": int(self._elapsed_now())}
+        )
 
     def stop_cycle(self) -> None:
         if self.in_cycle:
@@ -232,18 +251,28 @@ class CycleServer(ClusterServer):
     def _refuse(self, error_state_id: int, reason: str, *, code: str | None = None) -> NoReturn:
         state = STATE_NAMES.get(self.state, str(self.state))
         raise HomeError.refused(
-            Status.INVALID_IN_STATE, f"{self.cluster_name}: {reason} (OperationalState is {state})",
+            Status.INVALID_IN_STATE,
+            f"{self.cluster_name}: {reason} (OperationalState is {state})",
             allowed={"operational_state": state, "commands_valid_now": self.commands_valid_now()},
-            reason=code or ("UNABLE_TO_START_OR_RESUME" if error_state_id == UNABLE_TO_START_OR_RESUME
-                          else "COMMAND_INVALID_IN_STATE"),
-            response=command_response(error_state_id))
+            reason=code
+            or (
+                "UNABLE_TO_START_OR_RESUME"
+                if error_state_id == UNABLE_TO_START_OR_RESUME
+                else "COMMAND_INVALID_IN_STATE"
+            ),
+            response=command_response(error_state_id),
+        )
 
     def _require_power(self, what: str) -> None:
         on_off = self.endpoint.find("OnOff") if self.endpoint is not None else None
         if on_off is not None and not on_off.read("OnOff"):
             raise HomeError.refused(
-                Status.INVALID_IN_STATE, f"{self.cluster_name}.{what} refused: the appliance is off (dead front)",
-                allowed={"first": "OnOff.On"}, reason="POWER_OFF", response=command_response(UNABLE_TO_START_OR_RESUME))
+                Status.INVALID_IN_STATE,
+                f"{self.cluster_name}.{what} refused: the appliance is off (dead front)",
+                allowed={"first": "OnOff.On"},
+                reason="POWER_OFF",
+                response=command_response(UNABLE_TO_START_OR_RESUME),
+            )
 
     # ----------------------------------------------------------------------- binding and restore
     def on_attach(self) -> None:
@@ -377,8 +406,12 @@ class RvcOperationalStateServer(CycleServer):
 
     def commands_valid_now(self) -> list[str]:
         state = self.state
-        valid = {RUNNING: ["Pause", "GoHome"], SEEKING_CHARGER: ["Pause"], PAUSED: ["Resume", "GoHome"],
-                 STOPPED: ["GoHome"]}
+        valid = {
+            RUNNING: ["Pause", "GoHome"],
+            SEEKING_CHARGER: ["Pause"],
+            PAUSED: ["Resume", "GoHome"],
+            STOPPED: ["GoHome"],
+        }
         return valid.get(state, [])
 
     def start_activity(self, activity: str | None = None) -> None:

@@ -13,13 +13,33 @@ Feature = Objects.PowerSource.Bitmaps.Feature
 SourceStatus = Objects.PowerSource.Enums.PowerSourceStatusEnum
 ChargeLevel = Objects.PowerSource.Enums.BatChargeLevelEnum
 
-WIRED = ("WiredAssessedInputVoltage", "WiredAssessedInputFrequency", "WiredCurrentType", "WiredNominalVoltage",
-         "WiredMaximumCurrent", "WiredPresent", "ActiveWiredFaults")
-BATTERY = ("BatVoltage", "BatPercentRemaining", "BatTimeRemaining", "BatChargeLevel", "BatReplacementNeeded",
-           "BatReplaceability", "BatPresent", "ActiveBatFaults")
+WIRED = (
+    "WiredAssessedInputVoltage",
+    "WiredAssessedInputFrequency",
+    "WiredCurrentType",
+    "WiredNominalVoltage",
+    "WiredMaximumCurrent",
+    "WiredPresent",
+    "ActiveWiredFaults",
+)
+BATTERY = (
+    "BatVoltage",
+    "BatPercentRemaining",
+    "BatTimeRemaining",
+    "BatChargeLevel",
+    "BatReplacementNeeded",
+    "BatReplaceability",
+    "BatPresent",
+    "ActiveBatFaults",
+)
 REPLACEABLE = ("BatReplacementDescription", "BatCommonDesignation", "BatQuantity")
-RECHARGEABLE = ("BatChargeState", "BatFunctionalWhileCharging", "BatTimeToFullCharge", "BatChargingCurrent",
-                "ActiveBatChargeFaults")
+RECHARGEABLE = (
+    "BatChargeState",
+    "BatFunctionalWhileCharging",
+    "BatTimeToFullCharge",
+    "BatChargingCurrent",
+    "ActiveBatChargeFaults",
+)
 WARNING_PERCENT, CRITICAL_PERCENT = 20, 5
 
 
@@ -34,19 +54,46 @@ class PowerSourceServer(ClusterServer):
     revision = 3
     default_features = int(Feature.kWired)
     defaults = {
-        "Status": int(SourceStatus.kActive), "Order": 0, "Description": "Mains", "EndpointList": [],
-        "WiredAssessedInputVoltage": None, "WiredAssessedInputFrequency": None, "WiredCurrentType": 0,
-        "WiredNominalVoltage": 230_000, "WiredMaximumCurrent": 16_000, "WiredPresent": True, "ActiveWiredFaults": [],
-        "BatVoltage": None, "BatPercentRemaining": 200, "BatTimeRemaining": None, "BatChargeLevel": 0,
-        "BatReplacementNeeded": False, "BatReplaceability": 2, "BatPresent": True, "ActiveBatFaults": [],
-        "BatReplacementDescription": "AA battery", "BatCommonDesignation": 2, "BatQuantity": 2,
-        "BatChargeState": 0, "BatFunctionalWhileCharging": True, "BatTimeToFullCharge": None,
-        "BatChargingCurrent": None, "ActiveBatChargeFaults": [],
+        "Status": int(SourceStatus.kActive),
+        "Order": 0,
+        "Description": "Mains",
+        "EndpointList": [],
+        "WiredAssessedInputVoltage": None,
+        "WiredAssessedInputFrequency": None,
+        "WiredCurrentType": 0,
+        "WiredNominalVoltage": 230_000,
+        "WiredMaximumCurrent": 16_000,
+        "WiredPresent": True,
+        "ActiveWiredFaults": [],
+        "BatVoltage": None,
+        "BatPercentRemaining": 200,
+        "BatTimeRemaining": None,
+        "BatChargeLevel": 0,
+        "BatReplacementNeeded": False,
+        "BatReplaceability": 2,
+        "BatPresent": True,
+        "ActiveBatFaults": [],
+        "BatReplacementDescription": "AA battery",
+        "BatCommonDesignation": 2,
+        "BatQuantity": 2,
+        "BatChargeState": 0,
+        "BatFunctionalWhileCharging": True,
+        "BatTimeToFullCharge": None,
+        "BatChargingCurrent": None,
+        "ActiveBatChargeFaults": [],
     }
 
-    def __init__(self, *, description: str | None = None, order: int = 0, status: int | str = "Active",
-                 endpoints: list[int] | None = None, battery_percent: float | None = None,
-                 features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        description: str | None = None,
+        order: int = 0,
+        status: int | str = "Active",
+        endpoints: list[int] | None = None,
+        battery_percent: float | None = None,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
         battery_only = self.has_feature(Feature.kBattery) and not self.has_feature(Feature.kWired)
         self.restore("Description", description or ("Battery" if battery_only else "Mains"))
@@ -75,8 +122,11 @@ class PowerSourceServer(ClusterServer):
         if not self.has_feature(Feature.kBattery):
             raise ValueError("PowerSource has no Battery feature")
         percent = max(0.0, min(100.0, float(percent)))
-        level = ChargeLevel.kCritical if percent <= CRITICAL_PERCENT else (
-            ChargeLevel.kWarning if percent <= WARNING_PERCENT else ChargeLevel.kOk)
+        level = (
+            ChargeLevel.kCritical
+            if percent <= CRITICAL_PERCENT
+            else (ChargeLevel.kWarning if percent <= WARNING_PERCENT else ChargeLevel.kOk)
+        )
         self.set("BatPercentRemaining", round(percent * 2))
         self.set("BatChargeLevel", int(level))
         self.set("BatReplacementNeeded", level == ChargeLevel.kCritical)

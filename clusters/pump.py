@@ -36,14 +36,28 @@ class PumpConfigurationAndControlServer(ClusterServer):
     cluster_name = "PumpConfigurationAndControl"
     revision = 4
     default_features = int(Feature.kConstantSpeed)
-    defaults = {"MaxPressure": 4000, "MaxSpeed": 3000, "MaxFlow": 30, "MinConstSpeed": 1000, "MaxConstSpeed": 3000,
-                "PumpStatus": 0, "EffectiveOperationMode": NORMAL, "EffectiveControlMode": CONSTANT_SPEED,
-                "Capacity": 0, "Speed": 0, "OperationMode": NORMAL, "ControlMode": CONSTANT_SPEED}
-    constraints = {"OperationMode": Constraint(allowed=(NORMAL, MINIMUM, MAXIMUM)),
-                   "ControlMode": Constraint(allowed=(CONSTANT_SPEED,))}
+    defaults = {
+        "MaxPressure": 4000,
+        "MaxSpeed": 3000,
+        "MaxFlow": 30,
+        "MinConstSpeed": 1000,
+        "MaxConstSpeed": 3000,
+        "PumpStatus": 0,
+        "EffectiveOperationMode": NORMAL,
+        "EffectiveControlMode": CONSTANT_SPEED,
+        "Capacity": 0,
+        "Speed": 0,
+        "OperationMode": NORMAL,
+        "ControlMode": CONSTANT_SPEED,
+    }
+    constraints = {
+        "OperationMode": Constraint(allowed=(NORMAL, MINIMUM, MAXIMUM)),
+        "ControlMode": Constraint(allowed=(CONSTANT_SPEED,)),
+    }
 
-    def __init__(self, *, normal_speed: int = 2000, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, *, normal_speed: int = 2000, features: int | None = None, values: Mapping[str, Any] | None = None
+    ) -> None:
         self.normal_speed = normal_speed
         super().__init__(features=features, values=values)
 

@@ -11,7 +11,8 @@ from clusters.base import ClusterServer
 # Framework modules; every other module of the package holds cluster servers.
 _FRAMEWORK = {"base", "chip_model", "endpoint", "registry", "runtime", "status", "values"}
 _MODULES = tuple(
-    f"clusters.{info.name}" for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)
+    f"clusters.{info.name}"
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)
     if info.name not in _FRAMEWORK and not info.name.startswith("_")
 )
 
@@ -21,8 +22,13 @@ def _collect() -> dict[str, type[ClusterServer]]:
     for module_name in _MODULES:
         module = importlib.import_module(module_name)
         for value in vars(module).values():
-            if (isinstance(value, type) and issubclass(value, ClusterServer) and value is not ClusterServer
-                    and value.__module__ == module_name and "cluster_name" in value.__dict__):
+            if (
+                isinstance(value, type)
+                and issubclass(value, ClusterServer)
+                and value is not ClusterServer
+                and value.__module__ == module_name
+                and "cluster_name" in value.__dict__
+            ):
                 if value.cluster_name in found:
                     raise TypeError(f"two servers for {value.cluster_name}: {found[value.cluster_name]} and {value}")
                 found[value.cluster_name] = value

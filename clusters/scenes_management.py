@@ -33,8 +33,16 @@ MAX_SCENE_ID = 0xFE
 MAX_TRANSITION_MS = 60_000_000
 MAX_NAME = 16
 DEFAULT_TABLE_SIZE = 16
-VALUE_FIELDS = ("valueUnsigned8", "valueSigned8", "valueUnsigned16", "valueSigned16", "valueUnsigned32",
-                "valueSigned32", "valueUnsigned64", "valueSigned64")
+VALUE_FIELDS = (
+    "valueUnsigned8",
+    "valueSigned8",
+    "valueUnsigned16",
+    "valueSigned16",
+    "valueUnsigned32",
+    "valueSigned32",
+    "valueUnsigned64",
+    "valueSigned64",
+)
 
 
 @dataclass
@@ -86,10 +94,16 @@ class ScenesManagementServer(ClusterServer):
         for fabric, state in sorted(self._fabrics.items()):
             if fabric == LOCAL_FABRIC:
                 continue  # not a Matter fabric: nothing to report on the wire
-            out.append({"sceneCount": len(state.scenes), "currentScene": state.current[1],
-                        "currentGroup": state.current[0], "sceneValid": state.valid,
-                        "remainingCapacity": max(0, self._capacity_per_fabric() - len(state.scenes)),
-                        "fabricIndex": fabric})
+            out.append(
+                {
+                    "sceneCount": len(state.scenes),
+                    "currentScene": state.current[1],
+                    "currentGroup": state.current[0],
+                    "sceneValid": state.valid,
+                    "remainingCapacity": max(0, self._capacity_per_fabric() - len(state.scenes)),
+                    "fabricIndex": fabric,
+                }
+            )
         return out
 
     def _changed(self) -> None:
@@ -121,9 +135,20 @@ class ScenesManagementServer(ClusterServer):
 
     def export_scenes(self) -> dict[str, Any]:
         """JSON-style copy of every fabric's scenes (for persistence)."""
-        return {str(f): [{"group": g, "scene": s, "name": sc.name, "transition_ms": sc.transition_ms,
-                          "values": copy.deepcopy(sc.values)} for (g, s), sc in sorted(state.scenes.items())]
-                for f, state in self._fabrics.items() if state.scenes}
+        return {
+            str(f): [
+                {
+                    "group": g,
+                    "scene": s,
+                    "name": sc.name,
+                    "transition_ms": sc.transition_ms,
+                    "values": copy.deepcopy(sc.values),
+                }
+                for (g, s), sc in sorted(state.scenes.items())
+            ]
+            for f, state in self._fabrics.items()
+            if state.scenes
+        }
 
     def import_scenes(self, saved: Mapping[str, Any]) -> None:
         self._fabrics = {}
@@ -131,7 +156,8 @@ class ScenesManagementServer(ClusterServer):
             state = self._fabrics.setdefault(int(fabric), FabricScenes())
             for entry in scenes:
                 state.scenes[(int(entry["group"]), int(entry["scene"]))] = Scene(
-                    str(entry["name"]), int(entry["transition_ms"]), copy.deepcopy(dict(entry["values"])))
+                    str(entry["name"]), int(entry["transition_ms"]), copy.deepcopy(dict(entry["values"]))
+                )
 
     # ----------------------------------------------------------------------------- checks
     @staticmethod
@@ -153,15 +179,17 @@ class ScenesManagementServer(ClusterServer):
 
     def _room_for(self, state: FabricScenes, key: tuple[int, int], reply: dict[str, Any]) -> None:
         if key not in state.scenes and len(state.scenes) >= self._capacity_per_fabric():
-            raise self._refuse(Status.RESOURCE_EXHAUSTED, f"at most {self._capacity_per_fabric()} scenes per fabric",
-                               reply)
+            raise self._refuse(
+                Status.RESOURCE_EXHAUSTED, f"at most {self._capacity_per_fabric()} scenes per fabric", reply
+            )
 
     def _state(self, fabric: int) -> FabricScenes:
         return self._fabrics.setdefault(fabric, FabricScenes())
 
     # ----------------------------------------------------------------------------- value sets
-    def _values_from_field_sets(self, field_sets: list[dict[str, Any]], reply: dict[str, Any]
-                                ) -> dict[str, dict[str, Any]]:
+    def _values_from_field_sets(
+        self, field_sets: list[dict[str, Any]], reply: dict[str, Any]
+    ) -> dict[str, dict[str, Any]]:
         clusters = self._scene_clusters()
         out: dict[str, dict[str, Any]] = {}
         for field_set in field_sets:
@@ -174,9 +202,12 @@ class ScenesManagementServer(ClusterServer):
                 name = names.get(int(pair["attributeID"]))
                 given = [pair.get(f) for f in VALUE_FIELDS if pair.get(f) is not None]
                 if name is None or len(given) != 1:
-                    raise self._refuse(Status.INVALID_COMMAND,
-                                       f"{server.cluster_name} attribute 0x{int(pair['attributeID']):04x} is not a "
-                                       "scene attribute or has no single value", reply)
+                    raise self._refuse(
+                        Status.INVALID_COMMAND,
+                        f"{server.cluster_name} attribute 0x{int(pair['attributeID']):04x} is not a "
+                        "scene attribute or has no single value",
+                        reply,
+                    )
                 values[name] = bool(given[0]) if name == "OnOff" else int(given[0])
             out[server.cluster_name] = values
         return out
@@ -191,15 +222,20 @@ class ScenesManagementServer(ClusterServer):
             for name, value in values.items():
                 if value is None:
                     continue
-                pairs.append({"attributeID": server.model.attributes[name].attribute_id,
-                              server.scene_attributes[name]: int(value)})
+                pairs.append(
+                    {
+                        "attributeID": server.model.attributes[name].attribute_id,
+                        server.scene_attributes[name]: int(value),
+                    }
+                )
             out.append({"clusterID": server.cluster_id, "attributeValueList": pairs})
         return out
 
     # ----------------------------------------------------------------------------- commands
     @command("AddScene")
-    def add_scene(self, groupID: int, sceneID: int, transitionTime: int, sceneName: str,
-                  extensionFieldSets: list[dict[str, Any]]) -> dict[str, Any]:
+    def add_scene(
+        self, groupID: int, sceneID: int, transitionTime: int, sceneName: str, extensionFieldSets: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         reply = {"groupID": groupID, "sceneID": sceneID}
         fabric = self._check_group(groupID, reply)
         self._check_scene_id(sceneID, reply)
@@ -225,8 +261,13 @@ class ScenesManagementServer(ClusterServer):
         scene = self._state(fabric).scenes.get((groupID, sceneID))
         if scene is None:
             raise self._refuse(Status.NOT_FOUND, f"no scene {sceneID} in group 0x{groupID:04x}", reply)
-        return {"status": int(Status.SUCCESS), **reply, "transitionTime": scene.transition_ms,
-                "sceneName": scene.name, "extensionFieldSets": self._field_sets(scene)}
+        return {
+            "status": int(Status.SUCCESS),
+            **reply,
+            "transitionTime": scene.transition_ms,
+            "sceneName": scene.name,
+            "extensionFieldSets": self._field_sets(scene),
+        }
 
     @command("RemoveScene")
     def remove_scene(self, groupID: int, sceneID: int) -> dict[str, Any]:
@@ -301,8 +342,14 @@ class ScenesManagementServer(ClusterServer):
         return {"status": int(Status.SUCCESS), "capacity": capacity, "groupID": groupID, "sceneList": scenes}
 
     @command("CopyScene")
-    def copy_scene(self, mode: int, groupIdentifierFrom: int, sceneIdentifierFrom: int, groupIdentifierTo: int,
-                   sceneIdentifierTo: int) -> dict[str, Any]:
+    def copy_scene(
+        self,
+        mode: int,
+        groupIdentifierFrom: int,
+        sceneIdentifierFrom: int,
+        groupIdentifierTo: int,
+        sceneIdentifierTo: int,
+    ) -> dict[str, Any]:
         reply = {"groupIdentifierFrom": groupIdentifierFrom, "sceneIdentifierFrom": sceneIdentifierFrom}
         fabric = self._check_group(groupIdentifierFrom, reply)
         self._check_group(groupIdentifierTo, reply)
@@ -314,8 +361,9 @@ class ScenesManagementServer(ClusterServer):
             self._check_scene_id(sceneIdentifierTo, reply)
             scene = state.scenes.get((groupIdentifierFrom, sceneIdentifierFrom))
             if scene is None:
-                raise self._refuse(Status.NOT_FOUND, f"no scene {sceneIdentifierFrom} in group "
-                                   f"0x{groupIdentifierFrom:04x}", reply)
+                raise self._refuse(
+                    Status.NOT_FOUND, f"no scene {sceneIdentifierFrom} in group 0x{groupIdentifierFrom:04x}", reply
+                )
             sources = {sceneIdentifierTo: scene}
         new = [(groupIdentifierTo, s) for s in sources if (groupIdentifierTo, s) not in state.scenes]
         if len(state.scenes) + len(new) > self._capacity_per_fabric():

@@ -28,8 +28,13 @@ _PRIORITY: tuple[tuple[str, int], ...] = (
     ("BatteryAlert", int(Expressed.kBatteryAlert)),
 )
 _CONDITIONS = {name for name, _ in _PRIORITY}
-_ALARMING = {int(Expressed.kSmokeAlarm), int(Expressed.kInterconnectSmoke), int(Expressed.kCOAlarm),
-             int(Expressed.kInterconnectCO), int(Expressed.kTesting)}
+_ALARMING = {
+    int(Expressed.kSmokeAlarm),
+    int(Expressed.kInterconnectSmoke),
+    int(Expressed.kCOAlarm),
+    int(Expressed.kInterconnectCO),
+    int(Expressed.kTesting),
+}
 
 
 class SmokeCoAlarmServer(ClusterServer):
@@ -45,10 +50,20 @@ class SmokeCoAlarmServer(ClusterServer):
     cluster_name = "SmokeCoAlarm"
     revision = 1
     default_features = int(Feature.kSmokeAlarm) | int(Feature.kCoAlarm)
-    defaults = {"ExpressedState": NORMAL, "SmokeState": 0, "COState": 0, "BatteryAlert": 0, "DeviceMuted": 0,
-                "TestInProgress": False, "HardwareFaultAlert": False, "EndOfServiceAlert": 0,
-                "InterconnectSmokeAlarm": 0, "InterconnectCOAlarm": 0, "ContaminationState": 0,
-                "SmokeSensitivityLevel": 1}
+    defaults = {
+        "ExpressedState": NORMAL,
+        "SmokeState": 0,
+        "COState": 0,
+        "BatteryAlert": 0,
+        "DeviceMuted": 0,
+        "TestInProgress": False,
+        "HardwareFaultAlert": False,
+        "EndOfServiceAlert": 0,
+        "InterconnectSmokeAlarm": 0,
+        "InterconnectCOAlarm": 0,
+        "ContaminationState": 0,
+        "SmokeSensitivityLevel": 1,
+    }
     # condition attribute → (event raised when it leaves its normal value, carries the level, priority)
     _RAISES: ClassVar[dict[str, tuple[str, bool, EventPriority]]] = {
         "SmokeState": ("SmokeAlarm", True, EventPriority.CRITICAL),
@@ -59,21 +74,44 @@ class SmokeCoAlarmServer(ClusterServer):
         "HardwareFaultAlert": ("HardwareFault", False, EventPriority.INFO),
         "EndOfServiceAlert": ("EndOfService", False, EventPriority.INFO),
     }
-    events = ("SmokeAlarm", "COAlarm", "LowBattery", "HardwareFault", "EndOfService", "SelfTestComplete",
-              "InterconnectSmokeAlarm", "InterconnectCOAlarm", "AllClear")
+    events = (
+        "SmokeAlarm",
+        "COAlarm",
+        "LowBattery",
+        "HardwareFault",
+        "EndOfService",
+        "SelfTestComplete",
+        "InterconnectSmokeAlarm",
+        "InterconnectCOAlarm",
+        "AllClear",
+    )
 
-    def __init__(self, *, self_test_s: float = 5.0, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, *, self_test_s: float = 5.0, features: int | None = None, values: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(features=features, values=values)
         self.self_test_s = self_test_s
         self._test_timer: TimerHandle | None = None
 
     def initial_values(self) -> dict[str, Any]:
-        out = {k: self.defaults[k] for k in ("ExpressedState", "BatteryAlert", "DeviceMuted", "TestInProgress",
-                                             "HardwareFaultAlert", "EndOfServiceAlert")}
+        out = {
+            k: self.defaults[k]
+            for k in (
+                "ExpressedState",
+                "BatteryAlert",
+                "DeviceMuted",
+                "TestInProgress",
+                "HardwareFaultAlert",
+                "EndOfServiceAlert",
+            )
+        }
         if self.has_feature(Feature.kSmokeAlarm):
-            out.update({k: self.defaults[k] for k in ("SmokeState", "InterconnectSmokeAlarm", "ContaminationState",
-                                                      "SmokeSensitivityLevel")})
+            out.update(
+                {
+                    k: self.defaults[k]
+                    for k in ("SmokeState", "InterconnectSmokeAlarm", "ContaminationState", "SmokeSensitivityLevel")
+                }
+            )
         if self.has_feature(Feature.kCoAlarm):
             out.update(COState=0, InterconnectCOAlarm=0)
         return out
@@ -128,8 +166,9 @@ class SmokeCoAlarmServer(ClusterServer):
     def self_test_request(self) -> None:
         state = self.read("ExpressedState")
         if state in _ALARMING:
-            raise HomeError.refused(Status.BUSY, f"SmokeCoAlarm cannot self-test now (ExpressedState={state})",
-                                    reason="ALARM_ACTIVE")
+            raise HomeError.refused(
+                Status.BUSY, f"SmokeCoAlarm cannot self-test now (ExpressedState={state})", reason="ALARM_ACTIVE"
+            )
         self.set("TestInProgress", True)
         self._express()
         if self.runtime is not None:
@@ -143,10 +182,12 @@ class SmokeCoAlarmServer(ClusterServer):
     # ----------------------------------------------------------------------------- helpers
     def _set_condition(self, name: str, value: object) -> None:
         if not self.has_attribute(name):
-            raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"SmokeCoAlarm has no {name} with these features",
-                                    allowed=self.attribute_names())
-        value = coerce(value, self.model.attributes[name].type, f"SmokeCoAlarm.{name}",
-                       status=Status.CONSTRAINT_ERROR)
+            raise HomeError.refused(
+                Status.UNSUPPORTED_ATTRIBUTE,
+                f"SmokeCoAlarm has no {name} with these features",
+                allowed=self.attribute_names(),
+            )
+        value = coerce(value, self.model.attributes[name].type, f"SmokeCoAlarm.{name}", status=Status.CONSTRAINT_ERROR)
         self.set(name, value)
         self._express()
 

@@ -90,9 +90,18 @@ class HomeError(Exception):
     StatusIB ClusterStatus); build such errors with :meth:`cluster_specific`.
     """
 
-    def __init__(self, code: str, message: str, *, status: Status | None = None, allowed: Any = None,
-                 response: dict[str, Any] | None = None, cluster_status: int | None = None,
-                 reason: str | None = None, path: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: Status | None = None,
+        allowed: Any = None,
+        response: dict[str, Any] | None = None,
+        cluster_status: int | None = None,
+        reason: str | None = None,
+        path: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.detail = message
@@ -104,12 +113,27 @@ class HomeError(Exception):
         self.path = path
 
     @classmethod
-    def refused(cls, status: Status, message: str, *, allowed: Any = None, reason: str | None = None,
-                response: dict[str, Any] | None = None, cluster_status: int | None = None) -> HomeError:
+    def refused(
+        cls,
+        status: Status,
+        message: str,
+        *,
+        allowed: Any = None,
+        reason: str | None = None,
+        response: dict[str, Any] | None = None,
+        cluster_status: int | None = None,
+    ) -> HomeError:
         """A cluster's refusal: the Matter status (and finer reason) it answers with; the code follows."""
         code = _CODE_BY_REASON.get(reason or "") or _CODE_BY_STATUS.get(status, status.name)
-        return cls(code, message, status=status, allowed=allowed, response=response, cluster_status=cluster_status,
-                   reason=reason)
+        return cls(
+            code,
+            message,
+            status=status,
+            allowed=allowed,
+            response=response,
+            cluster_status=cluster_status,
+            reason=reason,
+        )
 
     @classmethod
     def cluster_specific(cls, status_code: IntEnum, message: str, *, allowed: Any = None) -> HomeError:

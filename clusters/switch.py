@@ -21,8 +21,12 @@ from clusters.base import ClusterServer
 from clusters.status import HomeError, Status
 
 Feature = Objects.Switch.Bitmaps.Feature
-MOMENTARY_FEATURES = int(Feature.kMomentarySwitch | Feature.kMomentarySwitchRelease
-                         | Feature.kMomentarySwitchLongPress | Feature.kMomentarySwitchMultiPress)
+MOMENTARY_FEATURES = int(
+    Feature.kMomentarySwitch
+    | Feature.kMomentarySwitchRelease
+    | Feature.kMomentarySwitchLongPress
+    | Feature.kMomentarySwitchMultiPress
+)
 PRESS_HOLD_S = 0.2
 PRESS_GAP_S = 0.3
 MULTI_PRESS_WINDOW_S = 0.5
@@ -73,21 +77,33 @@ class SwitchServer(ClusterServer):
             raise HomeError.refused(Status.INVALID_IN_STATE, "Switch: only a momentary switch can be pressed")
         now = self.runtime.now()
         if self._busy_until is not None and now < self._busy_until:
-            raise HomeError.refused(Status.BUSY, f"Switch: a press sequence is still going on "
-                                            f"(for {self._busy_until - now:.1f} s)", reason="SWITCH_BUSY")
+            raise HomeError.refused(
+                Status.BUSY,
+                f"Switch: a press sequence is still going on (for {self._busy_until - now:.1f} s)",
+                reason="SWITCH_BUSY",
+            )
         most = self.read("MultiPressMax") if self.has_attribute("MultiPressMax") else 1
         if long:
             if presses != 1 or not self.has_feature(Feature.kMomentarySwitchLongPress):
-                raise HomeError.refused(Status.CONSTRAINT_ERROR, "Switch: a long press is one press, on a switch with "
-                                        "the MomentarySwitchLongPress feature", allowed={"presses": 1})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    "Switch: a long press is one press, on a switch with the MomentarySwitchLongPress feature",
+                    allowed={"presses": 1},
+                )
             if not LONG_PRESS_S <= hold_s <= 60:
-                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Switch: hold_s={hold_s} is out of range",
-                                        allowed={"min": LONG_PRESS_S, "max": 60})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    f"Switch: hold_s={hold_s} is out of range",
+                    allowed={"min": LONG_PRESS_S, "max": 60},
+                )
             plan = self._long_plan(hold_s)
         else:
             if not 1 <= presses <= most:
-                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"Switch: presses={presses} is out of range 1..{most}",
-                                        allowed={"min": 1, "max": most})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    f"Switch: presses={presses} is out of range 1..{most}",
+                    allowed={"min": 1, "max": most},
+                )
             plan = self._short_plan(presses)
         for delay, step in plan:
             self.runtime.call_later(delay, step)
@@ -104,16 +120,24 @@ class SwitchServer(ClusterServer):
             plan.append((down + PRESS_HOLD_S, self._short_up))
         end = plan[-1][0] + MULTI_PRESS_WINDOW_S
         if self.has_feature(Feature.kMomentarySwitchMultiPress):
-            plan.append((end, lambda: self._emit("MultiPressComplete", {
-                "previousPosition": PRESSED, "totalNumberOfPressesCounted": presses})))
+            plan.append(
+                (
+                    end,
+                    lambda: self._emit(
+                        "MultiPressComplete", {"previousPosition": PRESSED, "totalNumberOfPressesCounted": presses}
+                    ),
+                )
+            )
         else:
             plan.append((end, lambda: None))
         return plan
 
     def _long_plan(self, hold_s: float) -> list[tuple[float, Callable[[], None]]]:
-        return [(0.0, lambda: self._down(1)),
-                (LONG_PRESS_S, lambda: self._emit("LongPress", {"newPosition": PRESSED})),
-                (hold_s, self._long_up)]
+        return [
+            (0.0, lambda: self._down(1)),
+            (LONG_PRESS_S, lambda: self._emit("LongPress", {"newPosition": PRESSED})),
+            (hold_s, self._long_up),
+        ]
 
     def _down(self, count: int) -> None:
         self.set("CurrentPosition", PRESSED)

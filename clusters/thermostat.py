@@ -26,10 +26,20 @@ HEATING_MODES = (int(SystemMode.kHeat), int(SystemMode.kEmergencyHeat))
 COOLING_MODES = (int(SystemMode.kCool), int(SystemMode.kPrecooling))
 ALL_MODES = tuple(int(m) for m in SystemMode if m != SystemMode.kUnknownEnumValue)
 
-HEATING_ATTRIBUTES = ("AbsMinHeatSetpointLimit", "AbsMaxHeatSetpointLimit", "OccupiedHeatingSetpoint",
-                      "MinHeatSetpointLimit", "MaxHeatSetpointLimit")
-COOLING_ATTRIBUTES = ("AbsMinCoolSetpointLimit", "AbsMaxCoolSetpointLimit", "OccupiedCoolingSetpoint",
-                      "MinCoolSetpointLimit", "MaxCoolSetpointLimit")
+HEATING_ATTRIBUTES = (
+    "AbsMinHeatSetpointLimit",
+    "AbsMaxHeatSetpointLimit",
+    "OccupiedHeatingSetpoint",
+    "MinHeatSetpointLimit",
+    "MaxHeatSetpointLimit",
+)
+COOLING_ATTRIBUTES = (
+    "AbsMinCoolSetpointLimit",
+    "AbsMaxCoolSetpointLimit",
+    "OccupiedCoolingSetpoint",
+    "MinCoolSetpointLimit",
+    "MaxCoolSetpointLimit",
+)
 # setpoint → (its lower limit attribute, its upper limit attribute)
 LIMITS = {
     "OccupiedHeatingSetpoint": ("MinHeatSetpointLimit", "MaxHeatSetpointLimit"),
@@ -40,6 +50,7 @@ LIMITS = {
     "MaxCoolSetpointLimit": ("MinCoolSetpointLimit", "AbsMaxCoolSetpointLimit"),
 }
 
+
 # The specification's values for absent setpoint limits (Matter 1.3 §4.3.9: AbsMin/AbsMax*SetpointLimit default
 # 700/3000 heat, 1600/3200 cool, 0.01 °C); an absent Min/Max*SetpointLimit is its Abs* limit.
 class ThermostatServer(ClusterServer):
@@ -47,17 +58,33 @@ class ThermostatServer(ClusterServer):
     revision = 7
     default_features = int(Feature.kHeating | Feature.kCooling)
     defaults = {
-        "LocalTemperature": 2500, "OccupiedCoolingSetpoint": 2600, "OccupiedHeatingSetpoint": 2000,
-        "AbsMinHeatSetpointLimit": 700, "AbsMaxHeatSetpointLimit": 3000, "AbsMinCoolSetpointLimit": 1600,
-        "AbsMaxCoolSetpointLimit": 3200, "MinHeatSetpointLimit": 700, "MaxHeatSetpointLimit": 3000,
-        "MinCoolSetpointLimit": 1600, "MaxCoolSetpointLimit": 3200, "MinSetpointDeadBand": 25,
-        "ControlSequenceOfOperation": int(Sequence.kCoolingAndHeating), "SystemMode": int(SystemMode.kOff),
+        "LocalTemperature": 2500,
+        "OccupiedCoolingSetpoint": 2600,
+        "OccupiedHeatingSetpoint": 2000,
+        "AbsMinHeatSetpointLimit": 700,
+        "AbsMaxHeatSetpointLimit": 3000,
+        "AbsMinCoolSetpointLimit": 1600,
+        "AbsMaxCoolSetpointLimit": 3200,
+        "MinHeatSetpointLimit": 700,
+        "MaxHeatSetpointLimit": 3000,
+        "MinCoolSetpointLimit": 1600,
+        "MaxCoolSetpointLimit": 3200,
+        "MinSetpointDeadBand": 25,
+        "ControlSequenceOfOperation": int(Sequence.kCoolingAndHeating),
+        "SystemMode": int(SystemMode.kOff),
     }
     constraints = {"MinSetpointDeadBand": Constraint(0, 127)}
 
-    def __init__(self, *, heat_limits: tuple[int, int] = (700, 3000), cool_limits: tuple[int, int] = (1600, 3200),
-                 deadband_centi: int | None = None, enforce_deadband: bool | None = None,
-                 system_modes: Iterable[int] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        heat_limits: tuple[int, int] = (700, 3000),
+        cool_limits: tuple[int, int] = (1600, 3200),
+        deadband_centi: int | None = None,
+        enforce_deadband: bool | None = None,
+        system_modes: Iterable[int] | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.heat_limits = heat_limits
         self.cool_limits = cool_limits
         self.deadband_centi = deadband_centi
@@ -69,10 +96,16 @@ class ThermostatServer(ClusterServer):
 
     def initial_values(self) -> dict[str, Any]:
         values = dict(self.defaults)
-        values.update(AbsMinHeatSetpointLimit=self.heat_limits[0], MinHeatSetpointLimit=self.heat_limits[0],
-                      AbsMaxHeatSetpointLimit=self.heat_limits[1], MaxHeatSetpointLimit=self.heat_limits[1],
-                      AbsMinCoolSetpointLimit=self.cool_limits[0], MinCoolSetpointLimit=self.cool_limits[0],
-                      AbsMaxCoolSetpointLimit=self.cool_limits[1], MaxCoolSetpointLimit=self.cool_limits[1])
+        values.update(
+            AbsMinHeatSetpointLimit=self.heat_limits[0],
+            MinHeatSetpointLimit=self.heat_limits[0],
+            AbsMaxHeatSetpointLimit=self.heat_limits[1],
+            MaxHeatSetpointLimit=self.heat_limits[1],
+            AbsMinCoolSetpointLimit=self.cool_limits[0],
+            MinCoolSetpointLimit=self.cool_limits[0],
+            AbsMaxCoolSetpointLimit=self.cool_limits[1],
+            MaxCoolSetpointLimit=self.cool_limits[1],
+        )
         heating, cooling = self.has_feature(Feature.kHeating), self.has_feature(Feature.kCooling)
         if not heating:
             for name in HEATING_ATTRIBUTES:
@@ -126,20 +159,25 @@ class ThermostatServer(ClusterServer):
         if name in LIMITS:
             low, high = self._range(name)
             if not low <= value <= high:
-                raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                        f"Thermostat.{name}={value} is outside {low}..{high} (0.01 °C)",
-                                        allowed={"min": low, "max": high})
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR,
+                    f"Thermostat.{name}={value} is outside {low}..{high} (0.01 °C)",
+                    allowed={"min": low, "max": high},
+                )
             self._check_deadband(name, value)
         elif name == "SystemMode" and value not in self.allowed_system_modes():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"Thermostat.SystemMode={value} is not allowed with ControlSequenceOfOperation "
-                                    f"{self.read('ControlSequenceOfOperation')} and features {self.feature_map:#x}",
-                                    allowed=self.allowed_system_modes())
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"Thermostat.SystemMode={value} is not allowed with ControlSequenceOfOperation "
+                f"{self.read('ControlSequenceOfOperation')} and features {self.feature_map:#x}",
+                allowed=self.allowed_system_modes(),
+            )
         elif name == "ControlSequenceOfOperation" and value not in self.allowed_sequences():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"Thermostat.ControlSequenceOfOperation={value} needs a feature this "
-                                    "thermostat lacks",
-                                    allowed=self.allowed_sequences())
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"Thermostat.ControlSequenceOfOperation={value} needs a feature this thermostat lacks",
+                allowed=self.allowed_sequences(),
+            )
 
     def _check_deadband(self, name: str, value: int) -> None:
         band = self.deadband()
@@ -147,16 +185,22 @@ class ThermostatServer(ClusterServer):
             return
         if name == "OccupiedHeatingSetpoint" and value > self.read("OccupiedCoolingSetpoint") - band:
             limit = self.read("OccupiedCoolingSetpoint") - band
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"Thermostat.OccupiedHeatingSetpoint={value} must stay {band} below the cooling "
-                                    f"setpoint {self.read('OccupiedCoolingSetpoint')} (at most {limit})",
-                                    allowed={"max": limit}, reason="DEADBAND")
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"Thermostat.OccupiedHeatingSetpoint={value} must stay {band} below the cooling "
+                f"setpoint {self.read('OccupiedCoolingSetpoint')} (at most {limit})",
+                allowed={"max": limit},
+                reason="DEADBAND",
+            )
         if name == "OccupiedCoolingSetpoint" and value < self.read("OccupiedHeatingSetpoint") + band:
             limit = self.read("OccupiedHeatingSetpoint") + band
-            raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                    f"Thermostat.OccupiedCoolingSetpoint={value} must stay {band} above the heating "
-                                    f"setpoint {self.read('OccupiedHeatingSetpoint')} (at least {limit})",
-                                    allowed={"min": limit}, reason="DEADBAND")
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"Thermostat.OccupiedCoolingSetpoint={value} must stay {band} above the heating "
+                f"setpoint {self.read('OccupiedHeatingSetpoint')} (at least {limit})",
+                allowed={"min": limit},
+                reason="DEADBAND",
+            )
 
     # ----------------------------------------------------------------------------- commands
     @command("SetpointRaiseLower", constraints={"amount": Constraint(-128, 127)})
@@ -164,10 +208,11 @@ class ThermostatServer(ClusterServer):
         heating, cooling = self.has_feature(Feature.kHeating), self.has_feature(Feature.kCooling)
         needs = {HEAT: heating, COOL: cooling, BOTH: heating and cooling}[mode]
         if not needs:
-            raise HomeError.refused(Status.INVALID_COMMAND,
-                                    f"Thermostat.SetpointRaiseLower.Mode={mode} needs a setpoint this thermostat lacks",
-                                    allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling),
-                                                        (BOTH, heating and cooling)) if ok])
+            raise HomeError.refused(
+                Status.INVALID_COMMAND,
+                f"Thermostat.SetpointRaiseLower.Mode={mode} needs a setpoint this thermostat lacks",
+                allowed=[m for m, ok in ((HEAT, heating), (COOL, cooling), (BOTH, heating and cooling)) if ok],
+            )
         delta = amount * 10  # Amount is in 0.1 °C
         heat: int | None = self.read("OccupiedHeatingSetpoint") if heating else None
         cool: int | None = self.read("OccupiedCoolingSetpoint") if cooling else None

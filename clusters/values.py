@@ -40,13 +40,17 @@ class Constraint:
         if value is None:
             return
         if self.allowed is not None and value not in self.allowed:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not allowed",
-                                    allowed=list(self.allowed))
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR, f"{what}={value!r} is not allowed", allowed=list(self.allowed)
+            )
         bad_low = self.minimum is not None and value < self.minimum
         bad_high = self.maximum is not None and value > self.maximum
         if bad_low or bad_high:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is out of range {self.describe()}",
-                                    allowed={"min": self.minimum, "max": self.maximum})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"{what}={value!r} is out of range {self.describe()}",
+                allowed={"min": self.minimum, "max": self.maximum},
+            )
 
 
 def enum_members(enum_type: type[Any]) -> dict[str, int]:
@@ -90,13 +94,15 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
             key = value[1:] if value.startswith("k") and value[1:2].isupper() else value
             lookup = {k.lower(): v for k, v in members.items()}
             if key.lower() not in lookup:
-                raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value",
-                                        allowed=members)
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value", allowed=members
+                )
             return lookup[key.lower()]
         number = _integral(value, what, status)
         if number not in members.values():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value",
-                                    allowed=members)
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value", allowed=members
+            )
         return number
     if info.is_bitmap:
         number = _integral(value, what, status)
@@ -104,8 +110,11 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
         for member in base.__members__.values():
             mask |= int(member)
         if number < 0 or number & ~mask:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}={number:#x} sets bits outside {base.__name__}",
-                                    allowed={name: int(m) for name, m in base.__members__.items()})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"{what}={number:#x} sets bits outside {base.__name__}",
+                allowed={name: int(m) for name, m in base.__members__.items()},
+            )
         return number
     if info.is_struct:
         if not isinstance(value, dict):

@@ -34,13 +34,24 @@ class ValveConfigurationAndControlServer(ClusterServer):
 
     cluster_name = "ValveConfigurationAndControl"
     revision = 1
-    defaults = {"OpenDuration": None, "DefaultOpenDuration": None, "CurrentState": CLOSED, "TargetState": None,
-                "ValveFault": 0}
+    defaults = {
+        "OpenDuration": None,
+        "DefaultOpenDuration": None,
+        "CurrentState": CLOSED,
+        "TargetState": None,
+        "ValveFault": 0,
+    }
     constraints = {"DefaultOpenDuration": Constraint(minimum=1)}
     events = ("ValveStateChanged",)
 
-    def __init__(self, *, travel_s: float = 3.0, open_flow: int = 12, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        travel_s: float = 3.0,
+        open_flow: int = 12,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         self.travel_s = travel_s
         self.open_flow = open_flow
         self._ends_at: float | None = None  # runtime time the current open ends by itself
@@ -73,8 +84,11 @@ class ValveConfigurationAndControlServer(ClusterServer):
     @command("Open", constraints={"openDuration": Constraint(minimum=1)})
     def open(self, openDuration: int | None = None, targetLevel: int | None = None) -> None:
         if targetLevel is not None:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, "ValveConfigurationAndControl.Open: TargetLevel needs the "
-                                    "Level feature, which this valve lacks", allowed={"TargetLevel": None})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                "ValveConfigurationAndControl.Open: TargetLevel needs the Level feature, which this valve lacks",
+                allowed={"TargetLevel": None},
+            )
         duration = openDuration if openDuration is not None else self.read("DefaultOpenDuration")
         self._cancel(close=True)
         self.set("OpenDuration", duration)

@@ -32,13 +32,25 @@ class WaterHeaterManagementServer(ClusterServer):
     revision = 2
     events = ("BoostStarted", "BoostEnded")
     default_features = int(Feature.kEnergyManagement) | int(Feature.kTankPercent)
-    defaults = {"HeaterTypes": int(HeatSource.kImmersionElement1), "HeatDemand": 0, "TankVolume": 200,
-                "EstimatedHeatRequired": 0, "TankPercentage": 50, "BoostState": INACTIVE}
+    defaults = {
+        "HeaterTypes": int(HeatSource.kImmersionElement1),
+        "HeatDemand": 0,
+        "TankVolume": 200,
+        "EstimatedHeatRequired": 0,
+        "TankPercentage": 50,
+        "BoostState": INACTIVE,
+    }
     constraints = {"TankPercentage": Constraint(0, 100)}
 
-    def __init__(self, *, heater_types: int = int(HeatSource.kImmersionElement1), tank_volume_l: int = 200,
-                 tank_percentage: int = 50, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        heater_types: int = int(HeatSource.kImmersionElement1),
+        tank_volume_l: int = 200,
+        tank_percentage: int = 50,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
         self._values["HeaterTypes"] = heater_types
         if "TankVolume" in self._values:
@@ -88,17 +100,25 @@ class WaterHeaterManagementServer(ClusterServer):
         reheat = boostInfo.get("targetReheat")
         what = "WaterHeaterManagement.Boost.BoostInfo"
         if duration < 1:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}.duration must be at least 1 s",
-                                    allowed={"min": 1, "max": 0xFFFFFFFF})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR, f"{what}.duration must be at least 1 s", allowed={"min": 1, "max": 0xFFFFFFFF}
+            )
         if (target is not None or reheat is not None) and not self._tank_percent():
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}: targetPercentage/targetReheat need TankPercent",
-                                    allowed={"fields": ["duration", "oneShot", "emergencyBoost", "temporarySetpoint"]})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"{what}: targetPercentage/targetReheat need TankPercent",
+                allowed={"fields": ["duration", "oneShot", "emergencyBoost", "temporarySetpoint"]},
+            )
         if target is not None and target > 100:
-            raise HomeError.refused(Status.CONSTRAINT_ERROR, f"{what}.targetPercentage={target} is over 100",
-                                    allowed={"min": 0, "max": 100})
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR, f"{what}.targetPercentage={target} is over 100", allowed={"min": 0, "max": 100}
+            )
         if reheat is not None and (target is None or reheat > target):
-            raise HomeError.refused(Status.INVALID_COMMAND, f"{what}.targetReheat needs a targetPercentage ≥ it",
-                                    allowed={"targetReheat": "0..targetPercentage"})
+            raise HomeError.refused(
+                Status.INVALID_COMMAND,
+                f"{what}.targetReheat needs a targetPercentage ≥ it",
+                allowed={"targetReheat": "0..targetPercentage"},
+            )
         if boostInfo.get("oneShot") and reheat is not None:
             raise HomeError.refused(Status.INVALID_COMMAND, f"{what}: oneShot and targetReheat exclude each other")
         if not self.boost_active:

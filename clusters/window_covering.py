@@ -90,26 +90,42 @@ class WindowCoveringServer(ClusterServer):
     revision = 5
     default_features = int(Feature.kLift) | int(Feature.kPositionAwareLift)
     defaults = {
-        "Type": 0, "ConfigStatus": int(ConfigStatus.kOperational), "OperationalStatus": 0, "EndProductType": 0,
-        "Mode": 0, "SafetyStatus": 0,
-        "NumberOfActuationsLift": 0, "TargetPositionLiftPercent100ths": FULLY_OPEN,
-        "NumberOfActuationsTilt": 0, "TargetPositionTiltPercent100ths": FULLY_OPEN,
+        "Type": 0,
+        "ConfigStatus": int(ConfigStatus.kOperational),
+        "OperationalStatus": 0,
+        "EndProductType": 0,
+        "Mode": 0,
+        "SafetyStatus": 0,
+        "NumberOfActuationsLift": 0,
+        "TargetPositionLiftPercent100ths": FULLY_OPEN,
+        "NumberOfActuationsTilt": 0,
+        "TargetPositionTiltPercent100ths": FULLY_OPEN,
     }
     constraints = {
         "TargetPositionLiftPercent100ths": Constraint(FULLY_OPEN, FULLY_CLOSED),
         "TargetPositionTiltPercent100ths": Constraint(FULLY_OPEN, FULLY_CLOSED),
     }
 
-    def __init__(self, *, covering_type: int | str = "RollerShade", end_product_type: int | str | None = None,
-                 full_travel_s: float = 30.0, tilt_travel_s: float = 3.0, features: int | None = None,
-                 values: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        covering_type: int | str = "RollerShade",
+        end_product_type: int | str | None = None,
+        full_travel_s: float = 30.0,
+        tilt_travel_s: float = 3.0,
+        features: int | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(features=features)
         if full_travel_s <= 0 or tilt_travel_s <= 0:
             raise ValueError("travel times must be positive")
         model = self.model.attributes
         kind = coerce(covering_type, model["Type"].type, "WindowCovering.Type", status=Status.CONSTRAINT_ERROR)
-        product = (_END_PRODUCT_FOR_TYPE.get(kind, int(EndProduct.kRollerShade)) if end_product_type is None
-                   else coerce(end_product_type, model["EndProductType"].type, "WindowCovering.EndProductType"))
+        product = (
+            _END_PRODUCT_FOR_TYPE.get(kind, int(EndProduct.kRollerShade))
+            if end_product_type is None
+            else coerce(end_product_type, model["EndProductType"].type, "WindowCovering.EndProductType")
+        )
         self._values["Type"] = kind
         self._values["EndProductType"] = product
         self._values["ConfigStatus"] = self._config_status(0)
@@ -134,8 +150,10 @@ class WindowCoveringServer(ClusterServer):
         return self.has_feature(Feature.kTilt) and self.has_feature(Feature.kPositionAwareTilt)
 
     def initial_values(self) -> dict[str, Any]:
-        out = {k: self.defaults[k] for k in ("Type", "ConfigStatus", "OperationalStatus", "EndProductType", "Mode",
-                                             "SafetyStatus")}
+        out = {
+            k: self.defaults[k]
+            for k in ("Type", "ConfigStatus", "OperationalStatus", "EndProductType", "Mode", "SafetyStatus")
+        }
         if self.has_feature(Feature.kLift):
             out["NumberOfActuationsLift"] = 0
         if self._lift_aware():
@@ -154,8 +172,11 @@ class WindowCoveringServer(ClusterServer):
         return True
 
     def _config_status(self, mode: int) -> int:
-        bits = 0 if mode & (int(ModeBits.kMaintenanceMode) | int(ModeBits.kCalibrationMode)) else int(
-            ConfigStatus.kOperational)
+        bits = (
+            0
+            if mode & (int(ModeBits.kMaintenanceMode) | int(ModeBits.kCalibrationMode))
+            else int(ConfigStatus.kOperational)
+        )
         if self._lift_aware():
             bits |= int(ConfigStatus.kLiftPositionAware)
         if self._tilt_aware():
@@ -219,14 +240,20 @@ class WindowCoveringServer(ClusterServer):
         self._check_can_move()
         self._halt_all()
 
-    @command("GoToLiftPercentage", aliases={"lift_percent_100ths": "liftPercent100thsValue"},
-             constraints={"liftPercent100thsValue": Constraint(FULLY_OPEN, FULLY_CLOSED)})
+    @command(
+        "GoToLiftPercentage",
+        aliases={"lift_percent_100ths": "liftPercent100thsValue"},
+        constraints={"liftPercent100thsValue": Constraint(FULLY_OPEN, FULLY_CLOSED)},
+    )
     def go_to_lift_percentage(self, liftPercent100thsValue: int) -> None:
         self._check_can_move()
         self._start_moves(liftPercent100thsValue, None)
 
-    @command("GoToTiltPercentage", aliases={"tilt_percent_100ths": "tiltPercent100thsValue"},
-             constraints={"tiltPercent100thsValue": Constraint(FULLY_OPEN, FULLY_CLOSED)})
+    @command(
+        "GoToTiltPercentage",
+        aliases={"tilt_percent_100ths": "tiltPercent100thsValue"},
+        constraints={"tiltPercent100thsValue": Constraint(FULLY_OPEN, FULLY_CLOSED)},
+    )
     def go_to_tilt_percentage(self, tiltPercent100thsValue: int) -> None:
         self._check_can_move()
         self._start_moves(None, tiltPercent100thsValue)
@@ -235,12 +262,20 @@ class WindowCoveringServer(ClusterServer):
     def _check_can_move(self) -> None:
         safety = self.read("SafetyStatus")
         if safety:
-            raise HomeError.refused(Status.INVALID_IN_STATE, f"WindowCovering cannot move: SafetyStatus={safety:#x}",
-                                    allowed={"SafetyStatus": 0}, reason="SAFETY_STATUS")
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE,
+                f"WindowCovering cannot move: SafetyStatus={safety:#x}",
+                allowed={"SafetyStatus": 0},
+                reason="SAFETY_STATUS",
+            )
         mode = self.read("Mode")
         if mode & (int(ModeBits.kMaintenanceMode) | int(ModeBits.kCalibrationMode)):
-            raise HomeError.refused(Status.BUSY, f"WindowCovering is in maintenance/calibration (Mode={mode:#x})",
-                                    allowed={"Mode": "without MaintenanceMode/CalibrationMode bits"}, reason="MODE")
+            raise HomeError.refused(
+                Status.BUSY,
+                f"WindowCovering is in maintenance/calibration (Mode={mode:#x})",
+                allowed={"Mode": "without MaintenanceMode/CalibrationMode bits"},
+                reason="MODE",
+            )
 
     def _now(self) -> float:
         return self.runtime.now() if self.runtime is not None else 0.0
@@ -306,4 +341,3 @@ class WindowCoveringServer(ClusterServer):
 
 def _percent(position: int | None) -> int | None:
     return None if position is None else position // 100
-

@@ -26,11 +26,24 @@ def build_rows() -> list[dict[str, Any]]:
     """The rows from the live catalogue (the slow path; also what the cache must equal)."""
     from emulator.catalogue import CATALOGUE
 
-    return [{"name": name, "label": spec.label, "origin": spec.origin, "device_type_id": spec.primary_device_type,
-             "endpoints": [{"endpoint": e.endpoint_id, "device_types": [t for t, _ in e.device_types],
-                            "clusters": [c.cluster for c in e.clusters]} for e in spec.endpoints],
-             "description": spec.description}
-            for name, spec in sorted(CATALOGUE.items())]
+    return [
+        {
+            "name": name,
+            "label": spec.label,
+            "origin": spec.origin,
+            "device_type_id": spec.primary_device_type,
+            "endpoints": [
+                {
+                    "endpoint": e.endpoint_id,
+                    "device_types": [t for t, _ in e.device_types],
+                    "clusters": [c.cluster for c in e.clusters],
+                }
+                for e in spec.endpoints
+            ],
+            "description": spec.description,
+        }
+        for name, spec in sorted(CATALOGUE.items())
+    ]
 
 
 def source_key() -> str:

@@ -26,8 +26,9 @@ def sun_sine(when: datetime, latitude_deg: float) -> float:
     hours = when.hour + when.minute / 60 + when.second / 3600 + when.microsecond / 3.6e9
     hour_angle = math.radians(15.0 * (hours - 12.0))
     latitude = math.radians(latitude_deg)
-    value = (math.sin(latitude) * math.sin(declination)
-             + math.cos(latitude) * math.cos(declination) * math.cos(hour_angle))
+    value = math.sin(latitude) * math.sin(declination) + math.cos(latitude) * math.cos(declination) * math.cos(
+        hour_angle
+    )
     return max(0.0, value)
 
 

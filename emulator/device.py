@@ -34,20 +34,26 @@ class Device:
         self.behaviour: list[RoleBehaviour] = []  # what its roles start once attached (emulator/role_behaviour.py)
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
-        basic = server_class("BasicInformation")(values={
-            "VendorName": spec.vendor_name, "VendorID": spec.vendor_id,
-            "ProductName": spec.product_name, "ProductID": spec.product_id,
-            "NodeLabel": initial_node_label(device_id, name), "SerialNumber": device_id[:32],
-            # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
-            "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
-        })
+        basic = server_class("BasicInformation")(
+            values={
+                "VendorName": spec.vendor_name,
+                "VendorID": spec.vendor_id,
+                "ProductName": spec.product_name,
+                "ProductID": spec.product_id,
+                "NodeLabel": initial_node_label(device_id, name),
+                "SerialNumber": device_id[:32],
+                # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
+                "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
+            }
+        )
         self.endpoints[0] = Endpoint(0, [ROOT_NODE], [basic, ClusterSpec("Descriptor").build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
                 servers.insert(0, ClusterSpec("Descriptor").build())
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
-                endpoint_spec.endpoint_id, endpoint_spec.device_types, servers)
+                endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
+            )
         self.endpoints[0].parts = sorted(e for e in self.endpoints if e != 0)
         for endpoint in self.endpoints.values():
             endpoint.add_sink(self._forward)
@@ -77,8 +83,11 @@ class Device:
     def endpoint(self, endpoint_id: int) -> Endpoint:
         endpoint = self.endpoints.get(endpoint_id) if isinstance(endpoint_id, int) else None
         if endpoint is None:
-            raise HomeError("ENDPOINT_NOT_FOUND", f"device {self.device_id!r} has no endpoint {endpoint_id!r}",
-                              allowed=sorted(self.endpoints))
+            raise HomeError(
+                "ENDPOINT_NOT_FOUND",
+                f"device {self.device_id!r} has no endpoint {endpoint_id!r}",
+                allowed=sorted(self.endpoints),
+            )
         return endpoint
 
     def cluster(self, endpoint_id: int, cluster: str) -> ClusterServer:
@@ -86,9 +95,12 @@ class Device:
         try:
             return endpoint.cluster(cluster)
         except HomeError as error:
-            raise HomeError("CLUSTER_NOT_FOUND",
-                              f"device {self.device_id!r} endpoint {endpoint_id} has no cluster {cluster!r}",
-                              status=error.status, allowed=error.allowed) from None
+            raise HomeError(
+                "CLUSTER_NOT_FOUND",
+                f"device {self.device_id!r} endpoint {endpoint_id} has no cluster {cluster!r}",
+                status=error.status,
+                allowed=error.allowed,
+            ) from None
 
     def find(self, endpoint_id: int, cluster: str) -> ClusterServer | None:
         endpoint = self.endpoints.get(endpoint_id)
@@ -102,12 +114,17 @@ class Device:
         return server.read(attribute)
 
     def paths(self) -> list[tuple[int, str, str]]:
-        return [(ep_id, name, attr) for ep_id, ep in sorted(self.endpoints.items())
-                for name, server in ep.clusters.items() for attr in server.attribute_names()]
+        return [
+            (ep_id, name, attr)
+            for ep_id, ep in sorted(self.endpoints.items())
+            for name, server in ep.clusters.items()
+            for attr in server.attribute_names()
+        ]
 
     # ------------------------------------------------------------------------------ device rules
-    def check_power(self, endpoint_id: int, cluster: str, *, command: str | None = None,
-                    attribute: str | None = None) -> None:
+    def check_power(
+        self, endpoint_id: int, cluster: str, *, command: str | None = None, attribute: str | None = None
+    ) -> None:
         """Raise DEPENDENCY_VIOLATION when a power-dependent operation is asked while off."""
         for rule in self.spec.power_rules:
             if rule.endpoints is not None and endpoint_id not in rule.endpoints:

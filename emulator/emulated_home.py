@@ -70,8 +70,9 @@ def _forward(owner: str, method: Callable[Concatenate[Any, P], T]) -> Callable[C
 
 
 class EmulatedHome:
-    def __init__(self, config: HomeConfig, *, physics: PhysicsParams | None = None,
-                 sensor_report_interval_s: float = 10.0) -> None:
+    def __init__(
+        self, config: HomeConfig, *, physics: PhysicsParams | None = None, sensor_report_interval_s: float = 10.0
+    ) -> None:
         self._lock = threading.RLock()
         self.name = config.name
         self.seed = config.seed
@@ -83,18 +84,21 @@ class EmulatedHome:
         self._devices = HomeDevices()
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
         self._handoff = PhysicsHandoff(self.physics)
-        self._reports = EventReports(self.clock, self.physics, self._devices.rooms, self._lock,
-                                     sensor_report_interval_s)
+        self._reports = EventReports(
+            self.clock, self.physics, self._devices.rooms, self._lock, sensor_report_interval_s
+        )
         self.bus = self._reports.bus
         self._rules = HomeRules(self, self._validate_step, self._check_condition)
         self._automations = self._rules.engine
         self._workflows = WorkflowBook(self._timeline, self._validate_step, self.apply)
-        self._snapshots = HomeSnapshots(self.clock, self._devices, self.physics, self._workflows, self._rules,
-                                        self.room_state)
+        self._snapshots = HomeSnapshots(
+            self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state
+        )
         for room in config.rooms:
             self._devices.add_room(room)
-            self.physics.add_room(room.id, room.environment.model_dump(),
-                                  (room.baseline or room.environment).model_dump())
+            self.physics.add_room(
+                room.id, room.environment.model_dump(), (room.baseline or room.environment).model_dump()
+            )
         for device in config.devices:
             self._place(device)
         for room_id in self._devices.rooms:
@@ -116,8 +120,9 @@ class EmulatedHome:
         device.add_sink(self._on_device_change)
         return device
 
-    def _on_device_change(self, device: Device, endpoint: int, cluster: str, attribute: str,
-                          old: Any, new: Any) -> None:
+    def _on_device_change(
+        self, device: Device, endpoint: int, cluster: str, attribute: str, old: Any, new: Any
+    ) -> None:
         self._handoff.device_changed(device, endpoint, cluster, attribute)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
@@ -212,13 +217,16 @@ class EmulatedHome:
                 raise error.at(f"{device_id} {endpoint}.{cluster}.{attribute}") from None
             return WriteResult(device_id, endpoint, cluster, attribute, old, new)
 
-    def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
-               args: Mapping[str, Any] | None = None) -> InvokeResult:
+    def invoke(
+        self, device_id: str, endpoint: int, cluster: str, command: str, args: Mapping[str, Any] | None = None
+    ) -> InvokeResult:
         with self._lock:
             device, server = self._devices.server(device_id, endpoint, cluster)
             if args is not None and not isinstance(args, Mapping):
-                raise HomeError("COMMAND_INVALID_ARGS", f"arguments of {cluster}.{command} must be an object, "
-                                f"got {type(args).__name__}")
+                raise HomeError(
+                    "COMMAND_INVALID_ARGS",
+                    f"arguments of {cluster}.{command} must be an object, got {type(args).__name__}",
+                )
             try:
                 normalised = server.validate_invoke(command, args)
             except HomeError as error:
@@ -325,8 +333,9 @@ class EmulatedHome:
         write_atomically(path, dump_home(self.to_config()))
 
     @_locked
-    def subscribe(self, listener: Listener, *, sample_interval_s: float | LeftOut | None = LEFT_OUT
-                  ) -> Callable[[], None]:
+    def subscribe(
+        self, listener: Listener, *, sample_interval_s: float | LeftOut | None = LEFT_OUT
+    ) -> Callable[[], None]:
         """Receive every attribute change. Sensor readings are reported at every segment boundary of the room
         physics (a device changed, a trajectory left its piece) and, while a room is still moving, sampled
         every ``sample_interval_s`` virtual seconds (default ``sensor_report_interval_s``; None: boundaries

@@ -28,8 +28,14 @@ class EventReports:
     Sensor readings are reported at every segment boundary of the room physics and, while a room is still
     moving, at the next reportable change (computed in closed form), bounded by the subscribers' cadence."""
 
-    def __init__(self, clock: VirtualClock, physics: PhysicsEngine, rooms: Container[str], lock: threading.RLock,
-                 sensor_report_interval_s: float) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        physics: PhysicsEngine,
+        rooms: Container[str],
+        lock: threading.RLock,
+        sensor_report_interval_s: float,
+    ) -> None:
         self.clock = clock
         self.physics = physics
         self.bus = EventBus()
@@ -49,15 +55,24 @@ class EventReports:
 
     def publish_change(self, device_id: str, endpoint: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
         tick = self.clock.tick
-        self.bus.publish(AttributeEvent(device_id, endpoint, cluster, attribute, old, new, tick,
-                                        self.clock.time_text(tick, tenths=True)))
+        self.bus.publish(
+            AttributeEvent(
+                device_id, endpoint, cluster, attribute, old, new, tick, self.clock.time_text(tick, tenths=True)
+            )
+        )
 
     def subscribe(self, listener: Listener, sample_interval_s: float | LeftOut | None) -> Callable[[], None]:
         interval = self.sensor_report_interval_s if isinstance(sample_interval_s, LeftOut) else sample_interval_s
-        if interval is not None and (not isinstance(interval, int | float) or isinstance(interval, bool)
-                                     or not math.isfinite(interval) or interval < MIN_SAMPLE_INTERVAL_S):
-            raise HomeError("INVALID_ARGUMENT", f"sample_interval_s must be None or a number >= "
-                            f"{MIN_SAMPLE_INTERVAL_S}, got {interval!r}")
+        if interval is not None and (
+            not isinstance(interval, int | float)
+            or isinstance(interval, bool)
+            or not math.isfinite(interval)
+            or interval < MIN_SAMPLE_INTERVAL_S
+        ):
+            raise HomeError(
+                "INVALID_ARGUMENT",
+                f"sample_interval_s must be None or a number >= {MIN_SAMPLE_INTERVAL_S}, got {interval!r}",
+            )
         unsubscribe_bus = self.bus.subscribe(listener)
         self._subscriptions += 1
         key = self._subscriptions

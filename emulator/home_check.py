@@ -30,8 +30,7 @@ def attribute_problems(config: HomeConfig) -> list[AttributeProblem]:
         try:
             spec = device_type_spec(device_config.type)
         except KeyError:
-            problems.append(AttributeProblem(device_config.id, None,
-                                             f"unknown device type {device_config.type!r}"))
+            problems.append(AttributeProblem(device_config.id, None, f"unknown device type {device_config.type!r}"))
             continue
         device = Device(device_config.id, spec, device_config.room, device_config.name)
         for path, value in device_config.attributes.items():

@@ -51,6 +51,7 @@ class HomeConfigError(ValueError):
 
 # --- field types ---------------------------------------------------------------------------------
 
+
 def _check_id(value: str) -> str:
     if not ID_PATTERN.fullmatch(value):
         raise ValueError(f"{value!r} is not a valid id (allowed characters: letters, digits, '_' and '-')")
@@ -60,8 +61,10 @@ def _check_id(value: str) -> str:
 def _check_attribute_path(value: str) -> str:
     match = ATTRIBUTE_PATH_PATTERN.fullmatch(value)
     if match is None or int(match.group(1)) > MAX_ENDPOINT:
-        raise ValueError(f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>' "
-                         "(integer endpoint 0..65534, PascalCase names, e.g. '1.OnOff.OnOff')")
+        raise ValueError(
+            f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>' "
+            "(integer endpoint 0..65534, PascalCase names, e.g. '1.OnOff.OnOff')"
+        )
     return value
 
 
@@ -113,6 +116,7 @@ def parse_attribute_path(path: str) -> tuple[int, str, str]:
 
 
 # --- models --------------------------------------------------------------------------------------
+
 
 class EnvironmentState(BaseModel):
     """A room's physical state in SimuHome's units: centi-°C, centi-%, lux, µg/m³."""
@@ -237,8 +241,9 @@ def _reference_problems(rooms: list[RoomConfig], devices: list[DeviceConfig]) ->
     device_index: dict[str, int] = {}
     for i, device in enumerate(devices):
         if device.id in device_index:
-            problems.append((f"devices[{i}].id",
-                             f"duplicate device id {device.id!r} (first at devices[{device_index[device.id]}])"))
+            problems.append(
+                (f"devices[{i}].id", f"duplicate device id {device.id!r} (first at devices[{device_index[device.id]}])")
+            )
         else:
             device_index[device.id] = i
         if device.room not in room_index:
@@ -254,8 +259,9 @@ def _automation_problems(config: HomeConfig) -> list[tuple[str, str]]:
     seen: dict[str, int] = {}
     for i, rule in enumerate(config.automations):
         if rule.id in seen:
-            problems.append((f"automations[{i}].id", f"duplicate automation id {rule.id!r} "
-                                                     f"(first at automations[{seen[rule.id]}])"))
+            problems.append(
+                (f"automations[{i}].id", f"duplicate automation id {rule.id!r} (first at automations[{seen[rule.id]}])")
+            )
         seen.setdefault(rule.id, i)
         conditions = [("trigger.condition", rule.trigger.condition)] if rule.trigger.kind == "state" else []
         conditions += [(f"conditions[{j}]", c) for j, c in enumerate(rule.conditions)]
@@ -281,13 +287,14 @@ def _cycle_problems(rooms: list[RoomConfig], room_index: dict[str, int]) -> list
             chain.append(current)
             current = parent_of[current]
         if current is not None and current in chain and current not in reported:
-            cycle = [*chain[chain.index(current):], current]
+            cycle = [*chain[chain.index(current) :], current]
             reported.update(cycle)
             problems.append((f"rooms[{room_index[current]}].parent", "parent cycle " + " -> ".join(cycle)))
     return problems
 
 
 # --- errors with JSON paths ----------------------------------------------------------------------
+
 
 def json_path(loc: Iterable[int | str]) -> str:
     """Pydantic ``loc`` → ``rooms[3].environment.humidity`` (dict keys that are not names in ["..."])."""
@@ -331,12 +338,14 @@ def validate_home(data: Any, source: str = "<home>") -> HomeConfig:
 
 # --- text and files ------------------------------------------------------------------------------
 
+
 def loads_home(text: str, source: str = "<string>") -> HomeConfig:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise HomeConfigError(source, [("", f"invalid JSON at line {error.lineno} column {error.colno}: "
-                                            f"{error.msg}")]) from None
+        raise HomeConfigError(
+            source, [("", f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}")]
+        ) from None
     return validate_home(data, source)
 
 
@@ -362,8 +371,9 @@ def _loads_yaml_home(text: str, source: str) -> HomeConfig:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise HomeConfigError(source, [("", f"invalid YAML{where}: {getattr(error, 'problem', None) or error}")]
-                              ) from None
+        raise HomeConfigError(
+            source, [("", f"invalid YAML{where}: {getattr(error, 'problem', None) or error}")]
+        ) from None
     return validate_home(data, source)
 
 

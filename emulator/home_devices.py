@@ -29,11 +29,14 @@ class Room:
 
 
 def parse_path(path: str) -> tuple[int, str, str]:
-    """"1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
+    """ "1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) != PATH_PARTS or not parts[0].lstrip("-").isdigit():
-        raise HomeError("INVALID_ARGUMENT", f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
-                        allowed="e.g. '1.OnOff.OnOff'")
+        raise HomeError(
+            "INVALID_ARGUMENT",
+            f"attribute path {path!r} is not '<endpoint>.<Cluster>.<Attribute>'",
+            allowed="e.g. '1.OnOff.OnOff'",
+        )
     return int(parts[0]), parts[1], parts[2]
 
 
@@ -135,18 +138,28 @@ class HomeDevices:
         endpoints: dict[str, Any] = {}
         for ep_id, endpoint in sorted(device.endpoints.items()):
             clusters = {name: _describe_cluster(server) for name, server in endpoint.clusters.items()}
-            endpoints[str(ep_id)] = {"device_types": [{"device_type": d, "revision": r} for d, r in
-                                                      endpoint.device_types], "clusters": clusters}
-        return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
-                "name": device.name, "endpoints": endpoints}
+            endpoints[str(ep_id)] = {
+                "device_types": [{"device_type": d, "revision": r} for d, r in endpoint.device_types],
+                "clusters": clusters,
+            }
+        return {
+            "device_id": device.device_id,
+            "device_type": device.device_type,
+            "room_id": device.room_id,
+            "name": device.name,
+            "endpoints": endpoints,
+        }
 
 
 def _describe_cluster(server: ClusterServer) -> dict[str, Any]:
     attributes: dict[str, Any] = {}
     for name in server.attribute_names():
         model = server.model.attributes[name]
-        entry: dict[str, Any] = {"value": server.read(name), "type": model.type.describe(),
-                                 "writable": server.is_writable(name)}
+        entry: dict[str, Any] = {
+            "value": server.read(name),
+            "type": model.type.describe(),
+            "writable": server.is_writable(name),
+        }
         if model.type.is_enum:
             entry["enum_values"] = enum_members(model.type.base)
         constraint = server.constraints.get(name)
@@ -168,8 +181,11 @@ def persistent_attributes(device: Device, physics_sensors: set[tuple[int, str]])
         if cluster == "Descriptor" or (cluster == "BasicInformation" and attribute not in USER_SETTABLE):
             continue
         if cluster == "BasicInformation":  # kept only once a controller changed it (home files stay as they were)
-            initial = initial_node_label(device.device_id, device.name) if attribute == "NodeLabel" \
+            initial = (
+                initial_node_label(device.device_id, device.name)
+                if attribute == "NodeLabel"
                 else server.defaults[attribute]
+            )
             if server.read(attribute) == initial:
                 continue
         out[f"{ep}.{cluster}.{attribute}"] = server.read(attribute)

@@ -38,9 +38,15 @@ class MeterReading:
     as_of_s: float | None  # when the meter last counted its energy (its endSystime), virtual seconds
 
     def as_dict(self) -> dict[str, Any]:
-        return {"device_id": self.device_id, "device_type": self.device_type, "endpoint": self.endpoint,
-                "active_power_mW": self.active_power_mW, "imported_mWh": self.imported_mWh,
-                "exported_mWh": self.exported_mWh, "as_of_s": self.as_of_s}
+        return {
+            "device_id": self.device_id,
+            "device_type": self.device_type,
+            "endpoint": self.endpoint,
+            "active_power_mW": self.active_power_mW,
+            "imported_mWh": self.imported_mWh,
+            "exported_mWh": self.exported_mWh,
+            "as_of_s": self.as_of_s,
+        }
 
 
 @dataclass(frozen=True)
@@ -84,10 +90,16 @@ class HomePower:
         return HomePower(tuple(m for m in self.meters if m.device_type == device_type))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"active_power_mW": self.active_power_mW, "consumption_mW": self.consumption_mW,
-                "production_mW": self.production_mW, "imported_mWh": self.imported_mWh,
-                "exported_mWh": self.exported_mWh, "net_energy_mWh": self.net_energy_mWh,
-                "unknown_power": list(self.unknown_power), "meters": [m.as_dict() for m in self.meters]}
+        return {
+            "active_power_mW": self.active_power_mW,
+            "consumption_mW": self.consumption_mW,
+            "production_mW": self.production_mW,
+            "imported_mWh": self.imported_mWh,
+            "exported_mWh": self.exported_mWh,
+            "net_energy_mWh": self.net_energy_mWh,
+            "unknown_power": list(self.unknown_power),
+            "meters": [m.as_dict() for m in self.meters],
+        }
 
 
 def home_power(home: HomeAPI) -> HomePower:
@@ -107,10 +119,14 @@ def _reading(device_id: str, device_type: str, endpoint: int, values: Mapping[st
     exported = values.get(f"{endpoint}.{ENERGY}.CumulativeEnergyExported")
     counted = [m["endSystime"] for m in (imported, exported) if isinstance(m, Mapping) and m.get("endSystime")]
     return MeterReading(
-        device_id=device_id, device_type=device_type, endpoint=endpoint,
+        device_id=device_id,
+        device_type=device_type,
+        endpoint=endpoint,
         active_power_mW=power if isinstance(power, int) else None,
-        imported_mWh=_energy(imported), exported_mWh=_energy(exported),
-        as_of_s=max(counted) / 1_000_000 if counted else None)
+        imported_mWh=_energy(imported),
+        exported_mWh=_energy(exported),
+        as_of_s=max(counted) / 1_000_000 if counted else None,
+    )
 
 
 def _energy(measurement: Any) -> int | None:

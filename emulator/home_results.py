@@ -18,8 +18,14 @@ class WriteResult:
     new_value: Any
 
     def to_dict(self) -> dict[str, Any]:
-        return {"device_id": self.device_id, "endpoint": self.endpoint, "cluster": self.cluster,
-                "attribute": self.attribute, "old_value": self.old_value, "new_value": self.new_value}
+        return {
+            "device_id": self.device_id,
+            "endpoint": self.endpoint,
+            "cluster": self.cluster,
+            "attribute": self.attribute,
+            "old_value": self.old_value,
+            "new_value": self.new_value,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +39,13 @@ class InvokeResult:
     response: Any
 
     def to_dict(self) -> dict[str, Any]:
-        return {"device_id": self.device_id, "endpoint": self.endpoint, "cluster": self.cluster,
-                "command": self.command, "response": self.response}
+        return {
+            "device_id": self.device_id,
+            "endpoint": self.endpoint,
+            "cluster": self.cluster,
+            "command": self.command,
+            "response": self.response,
+        }
 
 
 StepResult = WriteResult | InvokeResult  # what ``apply`` returns for a write or an invoke step

@@ -16,8 +16,15 @@ from emulator.workflow_book import WorkflowBook
 class HomeSnapshots:
     """Reads the other owners into plain data (no state of its own)."""
 
-    def __init__(self, clock: VirtualClock, devices: HomeDevices, physics: PhysicsEngine, workflows: WorkflowBook,
-                 rules: HomeRules, room_state: Callable[..., dict[str, float]]) -> None:
+    def __init__(
+        self,
+        clock: VirtualClock,
+        devices: HomeDevices,
+        physics: PhysicsEngine,
+        workflows: WorkflowBook,
+        rules: HomeRules,
+        room_state: Callable[..., dict[str, float]],
+    ) -> None:
         self._clock = clock
         self._devices = devices
         self._physics = physics
@@ -29,11 +36,18 @@ class HomeSnapshots:
         """The whole home now, as plain JSON data (deterministic key order)."""
         devices = self._devices
         return {
-            "time": self._clock.now_text(), "tick": self._clock.tick,
+            "time": self._clock.now_text(),
+            "tick": self._clock.tick,
             "base_time": self._clock.base_time.strftime(TIME_FORMAT),
             "rooms": {r.room_id: {"state": self._room_state(r.room_id)} for r in devices.sorted_rooms()},
-            "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
-                                      "attributes": devices.read_all(d.device_id)} for d in devices.sorted_devices()},
+            "devices": {
+                d.device_id: {
+                    "device_type": d.device_type,
+                    "room_id": d.room_id,
+                    "attributes": devices.read_all(d.device_id),
+                }
+                for d in devices.sorted_devices()
+            },
         }
 
     @staticmethod
@@ -45,19 +59,26 @@ class HomeSnapshots:
             new = after["rooms"].get(room_id, {}).get("state", {})
             for key in sorted(set(old) | set(new)):
                 if old.get(key) != new.get(key):
-                    changes.append({"kind": "room", "room_id": room_id, "variable": key,
-                                    "old": old.get(key), "new": new.get(key)})
+                    changes.append(
+                        {"kind": "room", "room_id": room_id, "variable": key, "old": old.get(key), "new": new.get(key)}
+                    )
         for device_id in sorted(set(before["devices"]) | set(after["devices"])):
             old_d, new_d = before["devices"].get(device_id), after["devices"].get(device_id)
             if old_d is None or new_d is None:
-                changes.append({"kind": "device_added" if old_d is None else "device_removed",
-                                "device_id": device_id})
+                changes.append({"kind": "device_added" if old_d is None else "device_removed", "device_id": device_id})
                 continue
             old_a, new_a = old_d["attributes"], new_d["attributes"]
             for path in sorted(set(old_a) | set(new_a)):
                 if old_a.get(path) != new_a.get(path) or type(old_a.get(path)) is not type(new_a.get(path)):
-                    changes.append({"kind": "attribute", "device_id": device_id, "path": path,
-                                    "old": old_a.get(path), "new": new_a.get(path)})
+                    changes.append(
+                        {
+                            "kind": "attribute",
+                            "device_id": device_id,
+                            "path": path,
+                            "old": old_a.get(path),
+                            "new": new_a.get(path),
+                        }
+                    )
         return changes
 
     def to_config(self, name: str, seed: int | None, tier: str | None, extensions: dict[str, Any]) -> HomeConfig:
@@ -66,15 +87,36 @@ class HomeSnapshots:
         for room in self._devices.rooms.values():
             physics_room = self._physics.rooms[room.room_id]
             state = self._room_state(room.room_id, exact=True)  # rounding would move int sensor readings
-            rooms.append(RoomConfig(
-                id=room.room_id, name=room.name, type=room.type, floor=room.floor, parent=room.parent,
-                environment=EnvironmentState(**state),
-                baseline=EnvironmentState(**{**physics_room.baseline}),
-            ))
+            rooms.append(
+                RoomConfig(
+                    id=room.room_id,
+                    name=room.name,
+                    type=room.type,
+                    floor=room.floor,
+                    parent=room.parent,
+                    environment=EnvironmentState(**state),
+                    baseline=EnvironmentState(**{**physics_room.baseline}),
+                )
+            )
         live = self._physics.sensor_keys()
-        devices = [DeviceConfig(id=d.device_id, type=d.device_type, room=d.room_id, name=d.name,
-                                attributes=persistent_attributes(d, live)) for d in self._devices.devices.values()]
-        return HomeConfig(name=name, seed=seed, tier=tier, base_time=self._clock.now_text(), rooms=rooms,
-                          devices=devices, extensions=extensions,
-                          automations=[rule.model_copy(deep=True) for rule in self._rules.listed()],
-                          workflows=self._workflows.configs())
+        devices = [
+            DeviceConfig(
+                id=d.device_id,
+                type=d.device_type,
+                room=d.room_id,
+                name=d.name,
+                attributes=persistent_attributes(d, live),
+            )
+            for d in self._devices.devices.values()
+        ]
+        return HomeConfig(
+            name=name,
+            seed=seed,
+            tier=tier,
+            base_time=self._clock.now_text(),
+            rooms=rooms,
+            devices=devices,
+            extensions=extensions,
+            automations=[rule.model_copy(deep=True) for rule in self._rules.listed()],
+            workflows=self._workflows.configs(),
+        )

@@ -24,8 +24,14 @@ class RealtimePacer:
     ``max_step_s`` of wall time, whichever is first; speed can change while running.
     """
 
-    def __init__(self, home: EmulatedHome, speed: float = 1.0, *, max_step_s: float = 0.5,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        home: EmulatedHome,
+        speed: float = 1.0,
+        *,
+        max_step_s: float = 0.5,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         if speed <= 0:
             raise ValueError(f"speed must be > 0, got {speed!r}")
         self.home = home

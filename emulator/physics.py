@@ -32,10 +32,20 @@ SETTLED_WITHIN = {"temperature": 0.05, "humidity": 0.05, "pm10": 0.0005}
 AT_REST_FRACTION = 1e-6
 ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 # Attribute changes of these clusters can change a room's rates (sensor readings cannot).
-DRIVING_CLUSTERS = frozenset({
-    "OnOff", "LevelControl", "FanControl", "Thermostat", "WindowCovering", "TemperatureControl",
-    "OperationalState", "OvenCavityOperationalState", "WaterHeaterManagement", "WaterHeaterMode",
-})
+DRIVING_CLUSTERS = frozenset(
+    {
+        "OnOff",
+        "LevelControl",
+        "FanControl",
+        "Thermostat",
+        "WindowCovering",
+        "TemperatureControl",
+        "OperationalState",
+        "OvenCavityOperationalState",
+        "WaterHeaterManagement",
+        "WaterHeaterMode",
+    }
+)
 SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
 
 
@@ -50,8 +60,9 @@ class RoomPhysics:
 
 
 class PhysicsEngine:
-    def __init__(self, clock: VirtualClock, params: PhysicsParams,
-                 devices_in: Callable[[str], Iterable[Device]]) -> None:
+    def __init__(
+        self, clock: VirtualClock, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]
+    ) -> None:
         self.clock = clock
         self.params = params
         self.devices_in = devices_in
@@ -240,7 +251,8 @@ class PhysicsEngine:
         room.timers[variable] = None
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
-                start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}")
+                start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
+            )
         if self.segment_listener is not None:
             self.segment_listener(room.room_id, variable)
 
@@ -256,8 +268,13 @@ class PhysicsEngine:
         return self._process(self.rooms[room_id], variable)
 
     def _process(self, room: RoomPhysics, variable: str) -> Process:
-        return room_process(self.params, self.devices_in(room.room_id), room.baseline[variable], variable,
-                            self.outdoor_temperature() if variable == "temperature" else None)
+        return room_process(
+            self.params,
+            self.devices_in(room.room_id),
+            room.baseline[variable],
+            variable,
+            self.outdoor_temperature() if variable == "temperature" else None,
+        )
 
     def _lights(self, room_id: str) -> float:
         return lights_lux(self.params, self.devices_in(room_id))
@@ -267,8 +284,16 @@ class PhysicsEngine:
 
     # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
-    def bind_sensor(self, room_id: str, server: Any, attribute: str, compute: Callable[[], Any], *,
-                    compartment: bool = False, variable: str | None = None) -> None:
+    def bind_sensor(
+        self,
+        room_id: str,
+        server: Any,
+        attribute: str,
+        compute: Callable[[], Any],
+        *,
+        compartment: bool = False,
+        variable: str | None = None,
+    ) -> None:
         server.bind_source(attribute, compute)
         if compartment:
             self._compartment_sensors.add((id(server), attribute))
@@ -284,8 +309,12 @@ class PhysicsEngine:
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""
-        return {(id(server), attribute) for sensors in self._sensors.values() for server, attribute, _ in sensors
-                if (id(server), attribute) not in self._compartment_sensors}
+        return {
+            (id(server), attribute)
+            for sensors in self._sensors.values()
+            for server, attribute, _ in sensors
+            if (id(server), attribute) not in self._compartment_sensors
+        }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
         self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]

@@ -49,16 +49,27 @@ class PhysicsHandoff:
                 if ep_id in compartments and name in ("TemperatureMeasurement", "Thermostat"):
                     attribute = "MeasuredValue" if name == "TemperatureMeasurement" else "LocalTemperature"
                     physics.compartments.start(device, ep_id, stored.get(f"{ep_id}.{name}.{attribute}"))
-                    physics.bind_sensor(room_id, server, attribute, functools.partial(
-                        _int_reading, lambda d=device, e=ep_id: physics.compartments.value(d, e), server, attribute),
-                        compartment=True)
+                    physics.bind_sensor(
+                        room_id,
+                        server,
+                        attribute,
+                        functools.partial(
+                            _int_reading, lambda d=device, e=ep_id: physics.compartments.value(d, e), server, attribute
+                        ),
+                        compartment=True,
+                    )
                     continue
                 binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
                 if binding is not None and server.has_attribute(_sensor_attribute(name)):
                     variable, convert = binding
                     attribute = _sensor_attribute(name)
-                    physics.bind_sensor(room_id, server, attribute, functools.partial(
-                        convert, lambda r=room_id, v=variable: physics.value(r, v), server), variable=variable)
+                    physics.bind_sensor(
+                        room_id,
+                        server,
+                        attribute,
+                        functools.partial(convert, lambda r=room_id, v=variable: physics.value(r, v), server),
+                        variable=variable,
+                    )
 
     def unbind(self, device: Device) -> None:
         servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}

@@ -59,8 +59,9 @@ def is_on(device: Device, endpoint: int) -> bool:
     return bool(device.value(endpoint, "OnOff", "OnOff", default=True))
 
 
-def room_process(p: PhysicsParams, devices: Iterable[Device], baseline: float, variable: str,
-                 outdoor: float | None) -> Process:
+def room_process(
+    p: PhysicsParams, devices: Iterable[Device], baseline: float, variable: str, outdoor: float | None
+) -> Process:
     """A room variable's dynamics: the drift toward its baseline plus the terms of the devices acting on it."""
     terms: list[Term] = []
     for device in devices:
@@ -77,8 +78,8 @@ def room_process(p: PhysicsParams, devices: Iterable[Device], baseline: float, v
         return Process(tuple(terms), p.humidity_drift_per_s * TICK_S, baseline, 0.0, 10000.0)
     return Process(tuple(terms), p.pm10_drift_per_s * TICK_S, baseline, 0.0)
 
-def device_term(p: PhysicsParams, device: Device, role: str, ep: int, variable: str,
-                baseline: float) -> Term | None:
+
+def device_term(p: PhysicsParams, device: Device, role: str, ep: int, variable: str, baseline: float) -> Term | None:
     """What one device endpoint in ``role`` does to ``variable`` now (None: nothing)."""
     if variable == "temperature" and role in ("ac", "heat_pump", "thermostat"):
         if role == "ac" and not is_on(device, ep):
@@ -137,11 +138,14 @@ def lights_lux(p: PhysicsParams, devices: Iterable[Device]) -> float:
                     total += p.light_lux
     return total
 
+
 def covering_factor(p: PhysicsParams, devices: Iterable[Device]) -> float:
     """The share of daylight the room's coverings let in."""
     closed = [
         (device.value(ep, "WindowCovering", "CurrentPositionLiftPercent100ths") or 0) / 10000
-        for device in devices for role, ep in device.spec.roles if role == "covering"
+        for device in devices
+        for role, ep in device.spec.roles
+        if role == "covering"
     ]
     if not closed or p.covering_blocks_daylight <= 0:
         return 1.0

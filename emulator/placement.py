@@ -61,8 +61,9 @@ def with_user(extensions: Mapping[str, Any], user: UserPosition) -> dict[str, An
     return {**extensions, PLACEMENT_KEY: placement.model_dump(mode="json", exclude_none=True)}
 
 
-def placement_problems(extensions: Mapping[str, Any], room_ids: Iterable[str],
-                       device_ids: Iterable[str]) -> list[tuple[str, str]]:
+def placement_problems(
+    extensions: Mapping[str, Any], room_ids: Iterable[str], device_ids: Iterable[str]
+) -> list[tuple[str, str]]:
     """(JSON path, message) for a malformed block, an unknown device or an unknown user room."""
     base = f"extensions.{PLACEMENT_KEY}"
     if PLACEMENT_KEY not in extensions:
@@ -72,9 +73,13 @@ def placement_problems(extensions: Mapping[str, Any], room_ids: Iterable[str],
     except ValidationError as error:
         return [(".".join([base, *(str(p) for p in e["loc"])]), e["msg"]) for e in error.errors()]
     known_devices, known_rooms = set(device_ids), set(room_ids)
-    problems = [(f"{base}.devices.{device_id}", f"unknown device {device_id!r}")
-                for device_id in placement.devices if device_id not in known_devices]
+    problems = [
+        (f"{base}.devices.{device_id}", f"unknown device {device_id!r}")
+        for device_id in placement.devices
+        if device_id not in known_devices
+    ]
     if placement.user is not None and placement.user.room not in known_rooms:
-        problems.append((f"{base}.user.room", f"unknown room {placement.user.room!r}; allowed: "
-                                              f"{', '.join(sorted(known_rooms))}"))
+        problems.append(
+            (f"{base}.user.room", f"unknown room {placement.user.room!r}; allowed: {', '.join(sorted(known_rooms))}")
+        )
     return problems

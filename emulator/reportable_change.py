@@ -30,8 +30,9 @@ ILLUMINANCE_FACTOR = 10 ** (ILLUMINANCE_REPORTABLE_CHANGE / 10000)  # the same a
 AIR_QUALITY_EDGES: tuple[float, ...] = (30.0, 50.0, 80.0, 150.0, 250.0)
 
 
-def segment_crossing(segment: Segment, start: int, now: int, reported: float, change: float,
-                     edges: Iterable[float] = ()) -> int | None:
+def segment_crossing(
+    segment: Segment, start: int, now: int, reported: float, change: float, edges: Iterable[float] = ()
+) -> int | None:
     """The first tick ≥ ``now`` at which the trajectory (begun at tick ``start``) lies more than ``change`` from
     ``reported`` or has crossed one of ``edges``; None when that does not happen before the segment ends (its
     boundary reports anyway) or ever."""

@@ -64,8 +64,13 @@ class SolarArray:
 class HomeBattery:
     """State of charge from the power a Device Energy Management adjustment asks for."""
 
-    def __init__(self, source: PowerSourceServer, meter: ElectricalPowerMeasurementServer,
-                 esa: DeviceEnergyManagementServer, clock: VirtualClock) -> None:
+    def __init__(
+        self,
+        source: PowerSourceServer,
+        meter: ElectricalPowerMeasurementServer,
+        esa: DeviceEnergyManagementServer,
+        clock: VirtualClock,
+    ) -> None:
         self.source, self.meter, self.esa, self.clock = source, meter, esa, clock
         self._stored_mWh = BATTERY_CAPACITY_MWH * source.read("BatPercentRemaining") / 200
         self._since = clock.now()
@@ -142,8 +147,9 @@ class ValveFlowMeter:
 
     def __init__(self, valve: ValveConfigurationAndControlServer, meter: FlowMeasurementServer) -> None:
         self.valve, self.meter = valve, meter
-        valve.add_listener(lambda server, name, old, new: self.follow() if name in ("CurrentState", "TargetState")
-                           else None)
+        valve.add_listener(
+            lambda server, name, old, new: self.follow() if name in ("CurrentState", "TargetState") else None
+        )
         self.follow()
 
     def follow(self) -> None:
@@ -164,8 +170,13 @@ class ChargerEnergyManager:
 RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter | ChargerEnergyManager
 
 
-def attach_role_behaviour(type_name: str, roles: Sequence[tuple[str, int]], endpoints: Mapping[int, Endpoint],
-                          clock: VirtualClock, latitude_deg: float = DEFAULT_LATITUDE_DEG) -> list[RoleBehaviour]:
+def attach_role_behaviour(
+    type_name: str,
+    roles: Sequence[tuple[str, int]],
+    endpoints: Mapping[int, Endpoint],
+    clock: VirtualClock,
+    latitude_deg: float = DEFAULT_LATITUDE_DEG,
+) -> list[RoleBehaviour]:
     """Start what a device's roles ask for (none for most devices), on its attached endpoints."""
     started: list[RoleBehaviour] = []
 
@@ -178,20 +189,33 @@ def attach_role_behaviour(type_name: str, roles: Sequence[tuple[str, int]], endp
 
     by_role = dict(roles)
     if "valve" in by_role and "flow_meter" in by_role:
-        started.append(ValveFlowMeter(
-            _server(by_role["valve"], "ValveConfigurationAndControl", ValveConfigurationAndControlServer),
-            _server(by_role["flow_meter"], "FlowMeasurement", FlowMeasurementServer)))
+        started.append(
+            ValveFlowMeter(
+                _server(by_role["valve"], "ValveConfigurationAndControl", ValveConfigurationAndControlServer),
+                _server(by_role["flow_meter"], "FlowMeasurement", FlowMeasurementServer),
+            )
+        )
     for role, ep in roles:
         if role == "solar":
-            started.append(SolarArray(_server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer),
-                                      clock, latitude_deg))
+            started.append(
+                SolarArray(
+                    _server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer), clock, latitude_deg
+                )
+            )
         elif role == "evse":
-            started.append(ChargerEnergyManager(
-                _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
-                _server(ep, "EnergyEvse", EnergyEvseServer)))
+            started.append(
+                ChargerEnergyManager(
+                    _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
+                    _server(ep, "EnergyEvse", EnergyEvseServer),
+                )
+            )
         elif role == "battery":
-            started.append(HomeBattery(_server(ep, "PowerSource", PowerSourceServer),
-                                       _server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer),
-                                       _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer), clock))
+            started.append(
+                HomeBattery(
+                    _server(ep, "PowerSource", PowerSourceServer),
+                    _server(ep, "ElectricalPowerMeasurement", ElectricalPowerMeasurementServer),
+                    _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
+                    clock,
+                )
+            )
     return started
-

@@ -20,11 +20,16 @@ WATER_DETECTORS = ("water_leak_detector", "water_freeze_detector", "rain_sensor"
 
 # (device type, [(kind, endpoint, cluster, name, args-or-value)]) — what "a busy day" does to each type.
 _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
-    "air_conditioner": [("invoke", 1, "OnOff", "On", {}), ("write", 1, "Thermostat", "SystemMode", 3),
-                        ("write", 1, "Thermostat", "OccupiedCoolingSetpoint", 2300),
-                        ("write", 1, "FanControl", "PercentSetting", 60)],
-    "heat_pump": [("write", 4, "Thermostat", "SystemMode", 4),
-                  ("write", 4, "Thermostat", "OccupiedHeatingSetpoint", 2100)],
+    "air_conditioner": [
+        ("invoke", 1, "OnOff", "On", {}),
+        ("write", 1, "Thermostat", "SystemMode", 3),
+        ("write", 1, "Thermostat", "OccupiedCoolingSetpoint", 2300),
+        ("write", 1, "FanControl", "PercentSetting", 60),
+    ],
+    "heat_pump": [
+        ("write", 4, "Thermostat", "SystemMode", 4),
+        ("write", 4, "Thermostat", "OccupiedHeatingSetpoint", 2100),
+    ],
     "air_purifier": [("invoke", 1, "OnOff", "On", {}), ("write", 1, "FanControl", "PercentSetting", 50)],
     "fan": [("invoke", 1, "OnOff", "On", {}), ("write", 1, "FanControl", "PercentSetting", 40)],
     "dehumidifier": [("invoke", 1, "OnOff", "On", {}), ("write", 1, "FanControl", "PercentSetting", 70)],
@@ -35,8 +40,9 @@ _ACTIONS: dict[str, list[tuple[str, int, str, str, Any]]] = {
     "laundry_washer": [("invoke", 1, "OnOff", "On", {}), ("invoke", 1, "OperationalState", "Start", {})],
     "laundry_dryer": [("invoke", 1, "OnOff", "On", {}), ("invoke", 1, "OperationalState", "Start", {})],
     "rvc": [("invoke", 1, "RvcRunMode", "ChangeToMode", {"NewMode": 2})],
-    "window_covering_controller": [("invoke", 1, "WindowCovering", "GoToLiftPercentage",
-                                    {"LiftPercent100thsValue": 5000})],
+    "window_covering_controller": [
+        ("invoke", 1, "WindowCovering", "GoToLiftPercentage", {"LiftPercent100thsValue": 5000})
+    ],
     "refrigerator": [("invoke", 1, "TemperatureControl", "SetTemperature", {"TargetTemperature": 400})],
 }
 
@@ -46,8 +52,11 @@ def start_typical_day(home: EmulatedHome) -> list[dict[str, Any]]:
     done: list[dict[str, Any]] = []
     for device in home.devices():
         for kind, endpoint, cluster, name, payload in _ACTIONS.get(device.device_type, []):
-            step = (WorkflowStep.invoke(device.device_id, endpoint, cluster, name, payload) if kind == "invoke" else
-                    WorkflowStep.write(device.device_id, endpoint, cluster, name, payload))
+            step = (
+                WorkflowStep.invoke(device.device_id, endpoint, cluster, name, payload)
+                if kind == "invoke"
+                else WorkflowStep.write(device.device_id, endpoint, cluster, name, payload)
+            )
             try:
                 home.apply(step)
             except HomeError:
@@ -56,8 +65,9 @@ def start_typical_day(home: EmulatedHome) -> list[dict[str, Any]]:
     return done
 
 
-def press_button(home: EmulatedHome, device_id: str, presses: int = 1, *, long: bool = False,
-                 hold_s: float = 2.0) -> float:
+def press_button(
+    home: EmulatedHome, device_id: str, presses: int = 1, *, long: bool = False, hold_s: float = 2.0
+) -> float:
     """Press a button (a Generic Switch) ``presses`` times, or hold it ``hold_s`` seconds; its Switch events
     follow in virtual time. Returns the seconds the sequence lasts."""
     switch = _world_server(home, device_id, "Switch", SwitchServer, "a button (generic_switch)")
@@ -88,8 +98,11 @@ def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:
     """Water appears at (or leaves) a leak detector, freeze detector or rain sensor."""
     device = home.device(device_id)
     if device.device_type not in WATER_DETECTORS:
-        raise HomeError("WRONG_DEVICE_TYPE", f"sense_water: {device_id!r} is a {device.device_type}, not a water "
-                        "detector", allowed=list(WATER_DETECTORS))
+        raise HomeError(
+            "WRONG_DEVICE_TYPE",
+            f"sense_water: {device_id!r} is a {device.device_type}, not a water detector",
+            allowed=list(WATER_DETECTORS),
+        )
     detector = _world_server(home, device_id, "BooleanState", BooleanStateServer, "a water detector")
     detector.set_state(present)
 
@@ -100,5 +113,6 @@ def _world_server(home: EmulatedHome, device_id: str, cluster: str, kind: type[S
         server = device.find(endpoint, cluster)
         if isinstance(server, kind):
             return server
-    raise HomeError("WRONG_DEVICE_TYPE", f"{device_id!r} is a {device.device_type}, not {what}",
-                    allowed={"cluster": cluster})
+    raise HomeError(
+        "WRONG_DEVICE_TYPE", f"{device_id!r} is a {device.device_type}, not {what}", allowed={"cluster": cluster}
+    )

@@ -20,8 +20,12 @@ class Timeline:
 
     def advance(self, seconds: float) -> int:
         """Move virtual time forward; every timer due on the way runs. Returns events run."""
-        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not math.isfinite(seconds) \
-                or seconds < 0:
+        if (
+            not isinstance(seconds, int | float)
+            or isinstance(seconds, bool)
+            or not math.isfinite(seconds)
+            or seconds < 0
+        ):
             raise HomeError("INVALID_ARGUMENT", f"seconds must be a finite number >= 0, got {seconds!r}")
         return self.clock.advance_to(self.clock.tick + seconds_to_ticks(seconds))
 

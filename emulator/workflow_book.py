@@ -16,8 +16,9 @@ from emulator.workflows import STATUSES, Workflow, WorkflowStep
 class WorkflowBook:
     """Owns the workflows: numbering, scheduling (every step checked now), running, cancelling, restoring."""
 
-    def __init__(self, timeline: Timeline, validate: Callable[[WorkflowStep], None],
-                 apply: Callable[[WorkflowStep], StepResult]) -> None:
+    def __init__(
+        self, timeline: Timeline, validate: Callable[[WorkflowStep], None], apply: Callable[[WorkflowStep], StepResult]
+    ) -> None:
         self._timeline = timeline
         self._validate = validate
         self._apply = apply
@@ -32,8 +33,9 @@ class WorkflowBook:
         clock = self._timeline.clock
         tick = self._timeline.to_tick(start)
         if tick <= clock.tick:
-            raise HomeError("VALIDATION_ERROR", f"start time {clock.time_text(tick)} is not in the future "
-                            f"(now {clock.now_text()})")
+            raise HomeError(
+                "VALIDATION_ERROR", f"start time {clock.time_text(tick)} is not in the future (now {clock.now_text()})"
+            )
         for index, step in enumerate(steps):
             try:
                 self._validate(step)
@@ -64,13 +66,23 @@ class WorkflowBook:
         steps = tuple(replace(s, args=dict(s.args)) for s in config.steps)  # a step's args are not shared
         clock = self._timeline.clock
         tick = self._timeline.to_tick(config.start_time)
-        workflow = Workflow(config.id, config.description, tick, config.start_time, steps, config.status,
-                            config.current_step, config.error, list(config.results))
+        workflow = Workflow(
+            config.id,
+            config.description,
+            tick,
+            config.start_time,
+            steps,
+            config.status,
+            config.current_step,
+            config.error,
+            list(config.results),
+        )
         if workflow.status == "running":  # saved mid-way: it starts again from its first step
             workflow.status, workflow.current_step, workflow.results = "pending", 0, []
         if workflow.status == "pending":
-            workflow.timer = clock.call_at_tick(max(tick, clock.tick), lambda: self._run(workflow),
-                                                workflow.workflow_id)
+            workflow.timer = clock.call_at_tick(
+                max(tick, clock.tick), lambda: self._run(workflow), workflow.workflow_id
+            )
         self.workflows[workflow.workflow_id] = workflow
         number = config.id.rsplit("-", 1)[-1]
         if number.isdigit():
@@ -94,13 +106,24 @@ class WorkflowBook:
             if workflow.timer is not None:
                 workflow.timer.cancel()
         elif workflow.status != "cancelled":
-            raise HomeError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
-                            allowed={"cancellable_status": "pending"})
+            raise HomeError(
+                "INVALID_STATE",
+                f"workflow {workflow_id} is {workflow.status} and cannot be cancelled",
+                allowed={"cancellable_status": "pending"},
+            )
         return workflow
 
     def configs(self) -> list[WorkflowConfig]:
-        return [WorkflowConfig(
-            id=w.workflow_id, description=w.description, start_time=w.start_time, status=w.status,
-            current_step=w.current_step, error=w.error, results=list(w.results),
-            steps=[replace(s, args=dict(s.args)) for s in w.steps])
-            for w in self.workflows.values()]
+        return [
+            WorkflowConfig(
+                id=w.workflow_id,
+                description=w.description,
+                start_time=w.start_time,
+                status=w.status,
+                current_step=w.current_step,
+                error=w.error,
+                results=list(w.results),
+                steps=[replace(s, args=dict(s.args)) for s in w.steps],
+            )
+            for w in self.workflows.values()
+        ]

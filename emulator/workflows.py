@@ -35,8 +35,9 @@ class WorkflowStep:
     value: Any = None  # attribute value
 
     @classmethod
-    def invoke(cls, device_id: str, endpoint: int, cluster: str, command: str,
-               args: dict[str, Any] | None = None) -> WorkflowStep:
+    def invoke(
+        cls, device_id: str, endpoint: int, cluster: str, command: str, args: dict[str, Any] | None = None
+    ) -> WorkflowStep:
         return cls("invoke", device_id, endpoint, cluster, command, dict(args or {}))
 
     @classmethod
@@ -49,8 +50,12 @@ class WorkflowStep:
         return f"invoke {target}({self.args})" if self.kind == "invoke" else f"write {target} = {self.value!r}"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "device_id": self.device_id, "endpoint": self.endpoint,
-                               "cluster": self.cluster}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "device_id": self.device_id,
+            "endpoint": self.endpoint,
+            "cluster": self.cluster,
+        }
         if self.kind == "invoke":
             out |= {"command": self.name, "args": self.args}
         else:
@@ -73,9 +78,14 @@ class Workflow:
 
     def to_dict(self, *, with_steps: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "workflow_id": self.workflow_id, "description": self.description, "start_time": self.start_time,
-            "start_tick": self.start_tick, "status": self.status, "current_step": self.current_step,
-            "total_steps": len(self.steps), "error": self.error,
+            "workflow_id": self.workflow_id,
+            "description": self.description,
+            "start_time": self.start_time,
+            "start_tick": self.start_tick,
+            "status": self.status,
+            "current_step": self.current_step,
+            "total_steps": len(self.steps),
+            "error": self.error,
         }
         if with_steps:
             out["steps"] = [s.to_dict() for s in self.steps]

@@ -31,8 +31,9 @@ def load_rules(path: Path) -> list[AutomationRule]:
     except ValidationError as error:
         first = error.errors()[0]
         where = json_path(first["loc"])
-        raise AutomationStoreError(f"{path}: invalid rules file: {where + ': ' if where else ''}{first['msg']}"
-                                   ) from None
+        raise AutomationStoreError(
+            f"{path}: invalid rules file: {where + ': ' if where else ''}{first['msg']}"
+        ) from None
 
 
 def dump_rules(rules: list[AutomationRule]) -> str:

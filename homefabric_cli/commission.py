@@ -35,10 +35,12 @@ DEFAULT_PASSCODE, DEFAULT_DISCRIMINATOR = 20202021, 3840  # homefabric serve's d
 # Exit codes (scripts can tell the failures apart).
 EXIT_BAD_INPUT, EXIT_UNREACHABLE, EXIT_FAILED, EXIT_COMMISSIONED_ELSEWHERE = 2, 3, 4, 5
 # Matter commissions over IPv6 found by mDNS: loopback alone (lo has no link-local address, no multicast) fails.
-NETWORK_HINT = (" Matter needs IPv6 and mDNS between matter-server and the emulator on one interface that is not "
-                "loopback-only: check `ip -6 addr` shows an fe80:: address there, that IPv6 is not disabled "
-                "(sysctl net.ipv6.conf.all.disable_ipv6=0), and start the emulator with `serve --interface IFACE` "
-                "on it (or run both in docker compose).")
+NETWORK_HINT = (
+    " Matter needs IPv6 and mDNS between matter-server and the emulator on one interface that is not "
+    "loopback-only: check `ip -6 addr` shows an fe80:: address there, that IPv6 is not disabled "
+    "(sysctl net.ipv6.conf.all.disable_ipv6=0), and start the emulator with `serve --interface IFACE` "
+    "on it (or run both in docker compose)."
+)
 
 
 class CommissionError(Exception):
@@ -88,8 +90,9 @@ def resolve_code(code: str | None, state_dir: Path | None, passcode: int, discri
         try:
             return PairingCode(PairingFile.model_validate_json(path.read_text()).manual_code, str(path))
         except (OSError, ValidationError) as error:
-            raise CommissionError(f"{path}: not a pairing file with a valid 'manual_code': {error}",
-                                  EXIT_BAD_INPUT) from error
+            raise CommissionError(
+                f"{path}: not a pairing file with a valid 'manual_code': {error}", EXIT_BAD_INPUT
+            ) from error
     from bridge.matter.node.node import DEFAULT_PRODUCT_ID, DEFAULT_VENDOR_ID
     from bridge.matter.node.setup_payload import SetupPayload
 
@@ -167,10 +170,16 @@ def bridged_devices(node: dict[str, Any]) -> list[BridgedDevice]:
         own = [t for t in types if t != BRIDGED_NODE[0]]
         labels = attributes.get(path(endpoint, Clusters.FixedLabel.Attributes.LabelList)) or []
         room = next((entry["1"] for entry in labels if entry.get("0") == "room"), None)
-        devices.append(BridgedDevice(
-            endpoint=endpoint, label=attributes.get(path(endpoint, bridged.NodeLabel)), room=room,
-            device_types=own, device_type_names=[device_type_name(t) for t in own],
-            parts=list(attributes.get(path(endpoint, descriptor.PartsList)) or [])))
+        devices.append(
+            BridgedDevice(
+                endpoint=endpoint,
+                label=attributes.get(path(endpoint, bridged.NodeLabel)),
+                room=room,
+                device_types=own,
+                device_type_names=[device_type_name(t) for t in own],
+                parts=list(attributes.get(path(endpoint, descriptor.PartsList)) or []),
+            )
+        )
     return devices
 
 
@@ -193,8 +202,9 @@ async def connect(url: str, connect_timeout_s: float) -> AsyncIterator[MatterSer
     try:
         await client.connect(retry_for_s=connect_timeout_s)
     except MatterServerError as error:
-        raise CommissionError(f"{error.details} (is it running? `docker compose ps`, or `scripts/up matter-server`)",
-                              EXIT_UNREACHABLE) from error
+        raise CommissionError(
+            f"{error.details} (is it running? `docker compose ps`, or `scripts/up matter-server`)", EXIT_UNREACHABLE
+        ) from error
     try:
         yield client
     finally:
@@ -210,12 +220,15 @@ async def call(client: MatterServerClient, command: str, timeout_s: float, **arg
     except MatterServerTimeout:
         raise
     except MatterServerError as error:
-        raise CommissionError(f"matter-server answered {command} with {error.error_name} (error "
-                              f"{error.error_code}): {error.details}", EXIT_FAILED) from error
+        raise CommissionError(
+            f"matter-server answered {command} with {error.error_name} (error {error.error_code}): {error.details}",
+            EXIT_FAILED,
+        ) from error
 
 
-async def commission_home(url: str, pairing: PairingCode, state_dir: Path | None, *, timeout_s: float,
-                          connect_timeout_s: float) -> Outcome:
+async def commission_home(
+    url: str, pairing: PairingCode, state_dir: Path | None, *, timeout_s: float, connect_timeout_s: float
+) -> Outcome:
     started = time.monotonic()
     async with connect(url, connect_timeout_s) as client:
         fabrics = fabrics_in_state(state_dir)
@@ -228,27 +241,31 @@ async def commission_home(url: str, pairing: PairingCode, state_dir: Path | None
                 raise CommissionError(
                     f"the emulator ({state_dir}) is already commissioned into this matter-server's fabric as node "
                     f"{node_id}, but the server does not have that node: {error}. Remove the emulator's state "
-                    "directory to commission it afresh.", EXIT_COMMISSIONED_ELSEWHERE) from error
+                    "directory to commission it afresh.",
+                    EXIT_COMMISSIONED_ELSEWHERE,
+                ) from error
             return Outcome(node_id, True, time.monotonic() - started, pairing.source, bridged_devices(node))
         if fabrics:
             raise CommissionError(
                 f"the emulator ({state_dir}) is already commissioned into {len(fabrics)} other fabric(s), so its "
                 "commissioning window is closed; open one from that controller (multi-admin), or start the "
-                "emulator with a fresh --state-dir", EXIT_COMMISSIONED_ELSEWHERE)
+                "emulator with a fresh --state-dir",
+                EXIT_COMMISSIONED_ELSEWHERE,
+            )
         try:
             node = await call(client, "commission_with_code", timeout_s, code=pairing.code, network_only=True)
         except TimeoutError as error:
             raise CommissionError(
                 f"commissioning did not finish within {timeout_s:g} s (is the emulator running on this network, "
                 "with mDNS reaching the matter-server? is it already commissioned? pass --state-dir to check)",
-                EXIT_FAILED) from error
+                EXIT_FAILED,
+            ) from error
         except CommissionError as error:
             hint = "" if state_dir else " If the emulator is already commissioned, pass --state-dir to see where."
             if "NodeCommissionFailed" in str(error):
                 hint += NETWORK_HINT
             raise CommissionError(f"{error}.{hint}", error.exit_code) from error
-        return Outcome(int(node["node_id"]), False, time.monotonic() - started, pairing.source,
-                       bridged_devices(node))
+        return Outcome(int(node["node_id"]), False, time.monotonic() - started, pairing.source, bridged_devices(node))
 
 
 # ---------------------------------------------------------------------------------- the command
@@ -258,15 +275,26 @@ def _default_state_dir() -> Path | None:
 
 
 def commission_command(
-    matter_server: Annotated[str, typer.Option("--matter-server", envvar="MATTER_SERVER_URL",
-                                               help="matter-server websocket URL.")] = DEFAULT_URL,
-    code: Annotated[str | None, typer.Option(help="Manual pairing code or MT: QR payload (default: from the "
-                                                  "state dir, else computed from passcode/discriminator).")] = None,
-    state_dir: Annotated[Path | None, typer.Option("--state-dir", help="The emulator's state dir (pairing.json, "
-                                                   "fabrics); default $HOMEFABRIC_DATA/state.")] = None,
+    matter_server: Annotated[
+        str, typer.Option("--matter-server", envvar="MATTER_SERVER_URL", help="matter-server websocket URL.")
+    ] = DEFAULT_URL,
+    code: Annotated[
+        str | None,
+        typer.Option(
+            help="Manual pairing code or MT: QR payload (default: from the "
+            "state dir, else computed from passcode/discriminator)."
+        ),
+    ] = None,
+    state_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--state-dir", help="The emulator's state dir (pairing.json, fabrics); default $HOMEFABRIC_DATA/state."
+        ),
+    ] = None,
     passcode: Annotated[int, typer.Option(help="Setup PIN the emulator was started with.")] = DEFAULT_PASSCODE,
-    discriminator: Annotated[int, typer.Option(help="Discriminator the emulator was started with.")]
-    = DEFAULT_DISCRIMINATOR,
+    discriminator: Annotated[
+        int, typer.Option(help="Discriminator the emulator was started with.")
+    ] = DEFAULT_DISCRIMINATOR,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for commissioning.")] = 180.0,
     connect_timeout: Annotated[float, typer.Option(help="Seconds to keep trying to reach matter-server.")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -282,8 +310,9 @@ def commission_command(
         pairing = resolve_code(code, state, passcode, discriminator)
         if not as_json:
             errors.print(f"pairing code {pairing.code} ({pairing.source}); asking {matter_server} to commission…")
-        outcome = asyncio.run(commission_home(matter_server, pairing, state, timeout_s=timeout,
-                                              connect_timeout_s=connect_timeout))
+        outcome = asyncio.run(
+            commission_home(matter_server, pairing, state, timeout_s=timeout, connect_timeout_s=connect_timeout)
+        )
     except CommissionError as error:
         errors.print(f"[bold red]error:[/] {error}")
         raise typer.Exit(error.exit_code) from None
@@ -291,16 +320,17 @@ def commission_command(
         print(json.dumps({**asdict(outcome), "seconds": round(outcome.seconds, 2)}, indent=2))
         return
     verb = "already commissioned as" if outcome.already_commissioned else "commissioned"
-    console.print(f"{verb} node {outcome.node_id} in {outcome.seconds:.1f} s: "
-                  f"{len(outcome.devices)} bridged devices")
+    console.print(f"{verb} node {outcome.node_id} in {outcome.seconds:.1f} s: {len(outcome.devices)} bridged devices")
     table = Table()
     for column in ("endpoint", "device", "room", "device types", "parts"):
         table.add_column(column)
     for device in outcome.devices:
-        types = ", ".join(f"{name} (0x{t:04X})" for t, name in zip(device.device_types, device.device_type_names,
-                                                                    strict=True))
-        table.add_row(str(device.endpoint), device.label or "", device.room or "", types,
-                      ", ".join(map(str, device.parts)))
+        types = ", ".join(
+            f"{name} (0x{t:04X})" for t, name in zip(device.device_types, device.device_type_names, strict=True)
+        )
+        table.add_row(
+            str(device.endpoint), device.label or "", device.room or "", types, ", ".join(map(str, device.parts))
+        )
     console.print(table)
 
 

@@ -20,8 +20,15 @@ def run_demo(out: Path, *, per_type: int, seed: int, concurrency: int, echo: Any
     reports: dict[str, dict[str, Any]] = {}
     for agent in ("oracle", "null"):
         run_dir = out / "runs" / agent
-        spec = parse_spec({"episodes": {"path": str(episodes_dir)}, "agent": {"name": agent},
-                           "judge": {"kind": "rules"}, "concurrency": concurrency, "out": str(run_dir)})
+        spec = parse_spec(
+            {
+                "episodes": {"path": str(episodes_dir)},
+                "agent": {"name": agent},
+                "judge": {"kind": "rules"},
+                "concurrency": concurrency,
+                "out": str(run_dir),
+            }
+        )
         asyncio.run(Runner(spec, run_dir, resume=run_dir.exists(), progress=True).run())
         report, text = write_report(run_dir)
         echo(f"\n=== {agent} agent ({run_dir}) ===\n{text}")

@@ -17,8 +17,7 @@ def parse_duration(text: str) -> float:
     except ValueError:
         parts = _PART.findall(cleaned)
         if not parts or "".join(n + u for n, u in parts) != cleaned:
-            raise ValueError(f"cannot read duration {text!r}: use e.g. 24h, 90m, 1h30m, 45s, 2d or seconds"
-                             ) from None
+            raise ValueError(f"cannot read duration {text!r}: use e.g. 24h, 90m, 1h30m, 45s, 2d or seconds") from None
         seconds = sum(float(number) * _UNITS[unit] for number, unit in parts)
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError(f"duration {text!r} must be a positive span of time, e.g. 24h, 90m or 45s")

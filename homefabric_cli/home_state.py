@@ -47,9 +47,11 @@ def load_served_home(home_path: Path, state_dir: Path, *, fresh: bool) -> tuple[
         except HomeConfigError as error:
             first = str(error).splitlines()[0] if error.problems else str(error)
             reason = error.problems[0][1] if error.problems else first
-            raise StateFileError(f"{saved}: the saved home cannot be loaded ({reason[:200]}); start with --fresh to "
-                                 f"start again from {home_path} (the saved state is then replaced), or restore "
-                                 "the file from a backup") from None
+            raise StateFileError(
+                f"{saved}: the saved home cannot be loaded ({reason[:200]}); start with --fresh to "
+                f"start again from {home_path} (the saved state is then replaced), or restore "
+                "the file from a backup"
+            ) from None
     return EmulatedHome.from_file(str(home_path)), f"from {home_path}"
 
 
@@ -121,8 +123,14 @@ class ChangeJournal:
 class HomeSaver:
     """``async with HomeSaver(fabric, state_dir):`` keeps ``home.json`` up to date while serving."""
 
-    def __init__(self, fabric: EmulatedHome, state_dir: Path, *, debounce_s: float = SAVE_DEBOUNCE_S,
-                 clock_save_s: float = CLOCK_SAVE_S) -> None:
+    def __init__(
+        self,
+        fabric: EmulatedHome,
+        state_dir: Path,
+        *,
+        debounce_s: float = SAVE_DEBOUNCE_S,
+        clock_save_s: float = CLOCK_SAVE_S,
+    ) -> None:
         self.fabric = fabric
         self.path = state_dir / HOME_STATE_FILE
         self.debounce_s = debounce_s

@@ -18,9 +18,19 @@ import typer
 from homefabric_cli.options import RunsDir, Speed, Token, public_bind_warning
 
 
-async def run_http(home_path: Path, *, host: str, port: int, speed: float, token: str | None,
-                   runs_dir: Path | None, echo: Any = print, ready: asyncio.Event | None = None,
-                   stop: asyncio.Event | None = None, **access: Any) -> None:
+async def run_http(
+    home_path: Path,
+    *,
+    host: str,
+    port: int,
+    speed: float,
+    token: str | None,
+    runs_dir: Path | None,
+    echo: Any = print,
+    ready: asyncio.Event | None = None,
+    stop: asyncio.Event | None = None,
+    **access: Any,
+) -> None:
     """``access``: the API's ``episodes_root``, ``model_endpoints``, ``model_key_envs``, ``allowed_origins``."""
     from emulator.emulated_home import EmulatedHome
     from emulator.pacing import RealtimePacer
@@ -32,11 +42,15 @@ async def run_http(home_path: Path, *, host: str, port: int, speed: float, token
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
-    async with RealtimePacer(fabric, speed=speed) as pacer, \
-            home_http_api(fabric, host, port, pacer=pacer, token=token, runs_dir=runs_dir, **access) as api:
+    async with (
+        RealtimePacer(fabric, speed=speed) as pacer,
+        home_http_api(fabric, host, port, pacer=pacer, token=token, runs_dir=runs_dir, **access) as api,
+    ):
         fragment = "#token=<your token>" if token else ""
-        echo(f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms, virtual time "
-             f"×{speed:g} from {fabric.now_text()}")
+        echo(
+            f"serving {fabric.name}: {len(fabric.devices())} devices in {len(fabric.rooms())} rooms, virtual time "
+            f"×{speed:g} from {fabric.now_text()}"
+        )
         echo(f"dashboard {api.url}/{fragment}   API docs {api.url}/docs   OpenAPI {api.url}/openapi.json")
         if ready is not None:
             ready.set()
@@ -45,14 +59,18 @@ async def run_http(home_path: Path, *, host: str, port: int, speed: float, token
 
 EPISODES_ROOT = typer.Option(help="Clients may load episode files under this directory (default: none).")
 ALLOW_MODEL_ENDPOINT = typer.Option(help="A model base URL agent runs may call (repeatable; default: none).")
-MODEL_KEY_ENV = typer.Option(help="An environment variable agent runs may send as the model's API key "
-                                  "(repeatable; default: none).")
-ALLOW_ORIGIN = typer.Option(help="Another web origin, http[s]://host[:port], whose pages may use the API "
-                                 "(repeatable; default: only the API's own).")
+MODEL_KEY_ENV = typer.Option(
+    help="An environment variable agent runs may send as the model's API key (repeatable; default: none)."
+)
+ALLOW_ORIGIN = typer.Option(
+    help="Another web origin, http[s]://host[:port], whose pages may use the API "
+    "(repeatable; default: only the API's own)."
+)
 
 
-def access_options(episodes_root: Path | None, endpoints: list[str] | None, key_envs: list[str] | None,
-                   origins: list[str] | None) -> dict[str, Any]:
+def access_options(
+    episodes_root: Path | None, endpoints: list[str] | None, key_envs: list[str] | None, origins: list[str] | None
+) -> dict[str, Any]:
     """The API's access options from the command line; a bad origin is a one-line error (exit 2)."""
     import os
 
@@ -70,8 +88,12 @@ def access_options(episodes_root: Path | None, endpoints: list[str] | None, key_
     for name in key_envs or ():
         if name not in os.environ:
             typer.echo(f"warning: --model-key-env {name} is not set in this environment", err=True)
-    return {"episodes_root": episodes_root, "model_endpoints": list(endpoints or ()),
-            "model_key_envs": list(key_envs or ()), "allowed_origins": list(origins or ())}
+    return {
+        "episodes_root": episodes_root,
+        "model_endpoints": list(endpoints or ()),
+        "model_key_envs": list(key_envs or ()),
+        "allowed_origins": list(origins or ()),
+    }
 
 
 def http_command(
@@ -94,8 +116,9 @@ def http_command(
     if warning := public_bind_warning(host, token):
         typer.echo(warning, err=True)
     try:
-        asyncio.run(run_http(home, host=host, port=port, speed=speed, token=token, runs_dir=runs_dir,
-                             echo=typer.echo, **access))
+        asyncio.run(
+            run_http(home, host=host, port=port, speed=speed, token=token, runs_dir=runs_dir, echo=typer.echo, **access)
+        )
     except HomeConfigError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None

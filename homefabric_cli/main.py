@@ -30,8 +30,12 @@ from homefabric_cli.terminal import HELP_OPTIONS, output_console, runnable_comma
 if TYPE_CHECKING:  # the fabric is imported when a command needs it (startup time)
     from emulator.emulated_home import EmulatedHome
 
-app = typer.Typer(help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
-                  no_args_is_help=True, pretty_exceptions_enable=False, context_settings=HELP_OPTIONS)
+app = typer.Typer(
+    help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings=HELP_OPTIONS,
+)
 devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
@@ -50,9 +54,14 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
     """homefabric: a Matter-faithful smart-home emulator and agent benchmark."""
+
+
 app.add_typer(home_app, name="home")
 app.add_typer(sim_app, name="sim")
 
@@ -171,9 +180,11 @@ def home_generate(
 
 
 @home_app.command("show")
-def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = False,
-              view: Annotated[str, typer.Option("--format", help="table | smh (the SMH-Bench HomeEnv view, JSON)")]
-              = "table") -> None:
+def home_show(
+    path: Path,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    view: Annotated[str, typer.Option("--format", help="table | smh (the SMH-Bench HomeEnv view, JSON)")] = "table",
+) -> None:
     """Show a home: rooms, their environment and devices."""
     if view not in ("table", "smh"):
         _fail(f"--format {view!r} is not known; allowed: table, smh")
@@ -186,15 +197,24 @@ def home_show(path: Path, as_json: Annotated[bool, typer.Option("--json")] = Fal
     if as_json:
         print(json.dumps(fabric.snapshot(), indent=2))
         return
-    table = Table(title=f"{fabric.name}: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices "
-                        f"at {fabric.now_text()}")
+    table = Table(
+        title=f"{fabric.name}: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices at {fabric.now_text()}"
+    )
     for column in ("room", "floor", "parent", "°C", "% RH", "lux", "PM10", "devices"):
         table.add_column(column)
     for room in fabric.rooms():
         state = fabric.room_state(room.room_id)
         devices = ", ".join(d.device_id for d in fabric.devices(room.room_id))
-        table.add_row(room.room_id, str(room.floor), room.parent or "", f"{state['temperature'] / 100:.2f}",
-                      f"{state['humidity'] / 100:.2f}", f"{state['illuminance']:.0f}", f"{state['pm10']:.1f}", devices)
+        table.add_row(
+            room.room_id,
+            str(room.floor),
+            room.parent or "",
+            f"{state['temperature'] / 100:.2f}",
+            f"{state['humidity'] / 100:.2f}",
+            f"{state['illuminance']:.0f}",
+            f"{state['pm10']:.1f}",
+            devices,
+        )
     console.print(table)
 
 
@@ -205,8 +225,14 @@ def simulate(fabric: EmulatedHome, seconds: float, *, progress: bool) -> dict[st
     started = time.perf_counter()
     events = 0
     if progress:
-        with Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
-                      TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        with Progress(
+            TextColumn("simulating"),
+            BarColumn(),
+            TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+        ) as bar:
             task = bar.add_task("sim", total=seconds)
             done = 0.0
             while done < seconds:
@@ -217,8 +243,12 @@ def simulate(fabric: EmulatedHome, seconds: float, *, progress: bool) -> dict[st
     else:
         events = fabric.advance(seconds)
     wall = time.perf_counter() - started
-    return {"simulated_s": seconds, "wall_s": round(wall, 4), "events": events,
-            "speedup": round(seconds / wall, 1) if wall > 0 else None}
+    return {
+        "simulated_s": seconds,
+        "wall_s": round(wall, 4),
+        "events": events,
+        "speedup": round(seconds / wall, 1) if wall > 0 else None,
+    }
 
 
 @sim_app.command("run")
@@ -236,8 +266,10 @@ def sim_run(
         print(json.dumps({"home": fabric.name, "time": fabric.now_text(), **figures, "rooms": rooms}, indent=2))
         return
     _print_rooms(fabric, rooms)
-    console.print(f"simulated {seconds:.0f} s in {figures['wall_s']:.3f} s wall "
-                  f"({figures['speedup']}× real time, {figures['events']} events)")
+    console.print(
+        f"simulated {seconds:.0f} s in {figures['wall_s']:.3f} s wall "
+        f"({figures['speedup']}× real time, {figures['events']} events)"
+    )
 
 
 def _print_rooms(fabric: EmulatedHome, rooms: dict[str, dict[str, float]]) -> None:
@@ -245,14 +277,18 @@ def _print_rooms(fabric: EmulatedHome, rooms: dict[str, dict[str, float]]) -> No
     for column in ("room", "°C", "% RH", "lux", "PM10"):
         table.add_column(column)
     for room_id, state in rooms.items():
-        table.add_row(room_id, f"{state['temperature'] / 100:.2f}", f"{state['humidity'] / 100:.2f}",
-                      f"{state['illuminance']:.0f}", f"{state['pm10']:.1f}")
+        table.add_row(
+            room_id,
+            f"{state['temperature'] / 100:.2f}",
+            f"{state['humidity'] / 100:.2f}",
+            f"{state['illuminance']:.0f}",
+            f"{state['pm10']:.1f}",
+        )
     console.print(table)
 
 
 @sim_app.command("demo")
-def sim_demo(seed: Annotated[int, typer.Option()] = 7,
-             duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
+def sim_demo(seed: Annotated[int, typer.Option()] = 7, duration: Annotated[str, typer.Option("--for")] = "24h") -> None:
     """Generate a complex home, run appliances and climate for a day, print a summary."""
     seconds = _duration(duration)  # before any work
     from emulator.emulated_home import EmulatedHome
@@ -260,28 +296,40 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7,
     from emulator.scenarios import start_typical_day
 
     fabric = EmulatedHome(generate_home("complex", seed))
-    console.print(f"[bold]{fabric.name}[/]: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices, "
-                  f"{len({d.device_type for d in fabric.devices()})} device types, start {fabric.now_text()}")
+    console.print(
+        f"[bold]{fabric.name}[/]: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices, "
+        f"{len({d.device_type for d in fabric.devices()})} device types, start {fabric.now_text()}"
+    )
     before = fabric.snapshot()
     actions = start_typical_day(fabric)
     console.print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
     figures = simulate(fabric, seconds, progress=True)
     changes = EmulatedHome.diff(before, fabric.snapshot())
     _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
-    console.print(f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
-                  f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)")
+    console.print(
+        f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
+        f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)"
+    )
 
 
 @app.command("serve")
 def serve(
     home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1, JSON or YAML).")],
-    state_dir: Annotated[Path, typer.Option("--state-dir", help="Fabrics, keys, counters, endpoint map (one serve "
-                                                                 "at a time: serve.lock names its PID).")],
+    state_dir: Annotated[
+        Path,
+        typer.Option(
+            "--state-dir", help="Fabrics, keys, counters, endpoint map (one serve at a time: serve.lock names its PID)."
+        ),
+    ],
     speed: Speed = 1.0,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Matter UDP port (0 picks a free one).")] = 5540,
     discriminator: Annotated[int, typer.Option(help="12-bit commissioning discriminator.")] = 3840,
-    passcode: Annotated[int, typer.Option(help="Setup PIN code (1..99999998, not a trivial one such as 11111111 "
-                                               "or 12345678: Matter Core §5.1.7.1).")] = 20202021,
+    passcode: Annotated[
+        int,
+        typer.Option(
+            help="Setup PIN code (1..99999998, not a trivial one such as 11111111 or 12345678: Matter Core §5.1.7.1)."
+        ),
+    ] = 20202021,
     interface: Annotated[list[str] | None, typer.Option(help="Network interface(s) for mDNS.")] = None,
     mqtt: Annotated[str | None, typer.Option(help="Also serve on this MQTT broker, HOST:PORT.")] = None,
     mqtt_base: MqttBase = DEFAULT_MQTT_BASE,
@@ -295,10 +343,18 @@ def serve(
     model_key_env: Annotated[list[str] | None, http_cmd.MODEL_KEY_ENV] = None,
     allow_origin: Annotated[list[str] | None, http_cmd.ALLOW_ORIGIN] = None,
     fresh: Annotated[bool, typer.Option(help="Start from HOME, not from the home saved in --state-dir.")] = False,
-    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning or error (stderr; Matter "
-                                                               "events as event=NAME key=value).")] = "info",
-    control_socket: Annotated[Path | None, typer.Option("--control-socket", hidden=True, help="Unauthenticated "
-                                                        "JSON control socket (mode 0600), for tests.")] = None,
+    log_level: Annotated[
+        str,
+        typer.Option(
+            "--log-level", help="debug, info, warning or error (stderr; Matter events as event=NAME key=value)."
+        ),
+    ] = "info",
+    control_socket: Annotated[
+        Path | None,
+        typer.Option(
+            "--control-socket", hidden=True, help="Unauthenticated JSON control socket (mode 0600), for tests."
+        ),
+    ] = None,
 ) -> None:
     """Serve the home as a Matter bridge (every device a bridged endpoint) in real-time pacing, and
     optionally on MQTT (Home Assistant discovery) and HTTP (API + dashboard), all on one fabric."""
@@ -317,8 +373,10 @@ def serve(
     if not 0 <= discriminator <= 0xFFF:
         _fail(f"--discriminator must be 0..4095, got {discriminator}")
     if not is_valid_passcode(passcode):
-        _fail(f"--passcode {passcode:08d} is not allowed: Matter Core §5.1.7.1 needs 1..99999998 and forbids "
-              "00000000, 11111111, …, 99999999, 12345678 and 87654321")
+        _fail(
+            f"--passcode {passcode:08d} is not allowed: Matter Core §5.1.7.1 needs 1..99999998 and forbids "
+            "00000000, 11111111, …, 99999999, 12345678 and 87654321"
+        )
     if problem := topic_base_problem(mqtt_base):
         _fail(problem)
     try:
@@ -347,17 +405,33 @@ def serve(
         _fail(str(error))
     problem = udp_port_problem(port, "--port (Matter UDP)")
     if http_address is not None:
-        problem = problem or host_problem(http_address[0], "--http") \
-            or tcp_port_problem(*http_address, "--http")
+        problem = problem or host_problem(http_address[0], "--http") or tcp_port_problem(*http_address, "--http")
     if problem:
         _fail(problem)
     configure_logging(log_level)
     try:
-        asyncio.run(run_serve(home, state_dir, speed=speed, port=port, discriminator=discriminator,
-                              passcode=passcode, interfaces=interface or None, echo=console.print, mqtt=broker,
-                              mqtt_base=mqtt_base, http=http_address, http_token=http_token,
-                              http_access=http_access, fresh=fresh, home_id=home_id,
-                              discovery_prefix=discovery_prefix, runs_dir=runs_dir, control=control_socket))
+        asyncio.run(
+            run_serve(
+                home,
+                state_dir,
+                speed=speed,
+                port=port,
+                discriminator=discriminator,
+                passcode=passcode,
+                interfaces=interface or None,
+                echo=console.print,
+                mqtt=broker,
+                mqtt_base=mqtt_base,
+                http=http_address,
+                http_token=http_token,
+                http_access=http_access,
+                fresh=fresh,
+                home_id=home_id,
+                discovery_prefix=discovery_prefix,
+                runs_dir=runs_dir,
+                control=control_socket,
+            )
+        )
     except (StateFileError, CorruptStateError, StateDirInUse) as error:
         _fail(str(error))
     except OSError as error:  # a port taken between the check and the bind, an unreadable state dir, …
@@ -381,9 +455,11 @@ def demo(
         return "n/a" if value is None else f"{value:.0%}"
 
     command = runnable_command()  # `homefabric` is on PATH only in an activated venv
-    console.print(f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
-                  f"{oracle['episodes']} episodes — `{command} bench report {out / 'runs' / 'oracle'}` "
-                  f"shows it again; `{command} sim demo` runs a day in the complex home.")
+    console.print(
+        f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
+        f"{oracle['episodes']} episodes — `{command} bench report {out / 'runs' / 'oracle'}` "
+        f"shows it again; `{command} sim demo` runs a day in the complex home."
+    )
 
 
 def main() -> None:

@@ -52,8 +52,13 @@ def _tools(fabric: Any, blocking: bool, profile: str, admin: bool, realtime: boo
 
     try:
         # smh: SMH-Bench's tools over the HomeEnv view, with no interaction budget when served
-        return make_toolbox(fabric, profile, admin=admin, realtime=realtime and not blocking,
-                            **({"budget": sys.maxsize} if profile == "smh" else {}))
+        return make_toolbox(
+            fabric,
+            profile,
+            admin=admin,
+            realtime=realtime and not blocking,
+            **({"budget": sys.maxsize} if profile == "smh" else {}),
+        )
     except ValueError as error:
         raise _ToolsError(str(error)) from None
 
@@ -83,18 +88,32 @@ def _serve_stdio_while_loading(server: Any, deferred: Any, serve_stdio: Any) -> 
 
 def mcp_command(
     home: Annotated[Path | None, typer.Argument(help="Home config (JSON) to serve in process.")] = None,
-    transport: Annotated[str, typer.Option(help="stdio (desktop hosts, subprocess clients) or http "
-                                                "(streamable HTTP at /mcp).")] = "stdio",
+    transport: Annotated[
+        str, typer.Option(help="stdio (desktop hosts, subprocess clients) or http (streamable HTTP at /mcp).")
+    ] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP bind address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port.")] = 8765,
     profile: Annotated[str, typer.Option(help="Tool profile: simuhome, paper13, simuhome_ext, smh.")] = "simuhome",
     admin: Annotated[bool, typer.Option(help="Also offer the admin tools (in-process homes only).")] = False,
-    realtime: Annotated[bool, typer.Option(help="Advance virtual time with the wall clock between calls "
-                                                "(in-process homes; otherwise time moves only when asked).")] = False,
-    matter_server: Annotated[str | None, typer.Option(
-        help="Drive commissioned Matter nodes through this python-matter-server, e.g. ws://127.0.0.1:5580/ws.")] = None,
-    mapping: Annotated[Path | None, typer.Option(help="Mapping file (node/endpoint → device id, room, type) for "
-                                                      "--matter-server; default: the nodes' labels.")] = None,
+    realtime: Annotated[
+        bool,
+        typer.Option(
+            help="Advance virtual time with the wall clock between calls "
+            "(in-process homes; otherwise time moves only when asked)."
+        ),
+    ] = False,
+    matter_server: Annotated[
+        str | None,
+        typer.Option(
+            help="Drive commissioned Matter nodes through this python-matter-server, e.g. ws://127.0.0.1:5580/ws."
+        ),
+    ] = None,
+    mapping: Annotated[
+        Path | None,
+        typer.Option(
+            help="Mapping file (node/endpoint → device id, room, type) for --matter-server; default: the nodes' labels."
+        ),
+    ] = None,
 ) -> None:
     """Serve the agent tools over MCP: same schemas and envelope as function calling."""
     from agent_tools.mcp_server import DeferredTools, McpHttpService, build_server, serve_stdio

@@ -25,9 +25,8 @@ from homefabric_cli.options import (
 )
 
 
-def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, min_port: int = 1
-                 ) -> tuple[str, int]:
-    """"HOST:PORT" (or "HOST", port 1883; "[v6addr]:PORT") → (host, port); ValueError naming what is wrong.
+def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, min_port: int = 1) -> tuple[str, int]:
+    """ "HOST:PORT" (or "HOST", port 1883; "[v6addr]:PORT") → (host, port); ValueError naming what is wrong.
 
     A listen address (`serve --http`) passes ``min_port=0``: port 0 picks a free one."""
     text = text.strip()
@@ -36,7 +35,7 @@ def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, m
         close = text.find("]")
         if close < 0:
             raise ValueError(f"{what} {text!r}: missing ']' after an IPv6 address")
-        host, rest = text[1:close], text[close + 1:]
+        host, rest = text[1:close], text[close + 1 :]
         if rest:
             if not rest.startswith(":"):
                 raise ValueError(f"{what} {text!r}: expected ':PORT' after ']'")
@@ -50,8 +49,18 @@ def parse_broker(text: str, *, what: str = "broker", default_port: int = 1883, m
     return host, int(port_text)
 
 
-async def run_mqtt(home_path: Path, host: str, port: int, *, speed: float, base: str, home_id: str | None,
-                   discovery_prefix: str, echo: Any, stop: asyncio.Event | None = None) -> None:
+async def run_mqtt(
+    home_path: Path,
+    host: str,
+    port: int,
+    *,
+    speed: float,
+    base: str,
+    home_id: str | None,
+    discovery_prefix: str,
+    echo: Any,
+    stop: asyncio.Event | None = None,
+) -> None:
     from bridge.mqtt import MqttBridge
     from emulator.emulated_home import EmulatedHome
     from emulator.pacing import RealtimePacer
@@ -63,11 +72,15 @@ async def run_mqtt(home_path: Path, host: str, port: int, *, speed: float, base:
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread (tests)
             loop.add_signal_handler(sig, stop.set)
     home = home_id or fabric.name
-    async with RealtimePacer(fabric, speed=speed), \
-            MqttBridge(fabric, host, port, home_id=home, base=base, discovery_prefix=discovery_prefix) as bridge:
-        echo(f"serving {fabric.name}: {len(fabric.devices())} devices on MQTT {host}:{port} under "
-             f"{bridge.topics.root}/ (discovery under {discovery_prefix}/), virtual time ×{speed:g} from "
-             f"{fabric.now_text()}; Ctrl-C stops")
+    async with (
+        RealtimePacer(fabric, speed=speed),
+        MqttBridge(fabric, host, port, home_id=home, base=base, discovery_prefix=discovery_prefix) as bridge,
+    ):
+        echo(
+            f"serving {fabric.name}: {len(fabric.devices())} devices on MQTT {host}:{port} under "
+            f"{bridge.topics.root}/ (discovery under {discovery_prefix}/), virtual time ×{speed:g} from "
+            f"{fabric.now_text()}; Ctrl-C stops"
+        )
         await stop.wait()
 
 
@@ -95,8 +108,18 @@ def mqtt_command(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
     try:
-        asyncio.run(run_mqtt(home, host, port, speed=speed, base=base, home_id=home_id,
-                             discovery_prefix=discovery_prefix, echo=typer.echo))
+        asyncio.run(
+            run_mqtt(
+                home,
+                host,
+                port,
+                speed=speed,
+                base=base,
+                home_id=home_id,
+                discovery_prefix=discovery_prefix,
+                echo=typer.echo,
+            )
+        )
     except (OSError, aiomqtt_errors()) as error:
         typer.echo(f"error: MQTT broker {host}:{port}: {error}", err=True)
         raise typer.Exit(1) from None

@@ -11,16 +11,27 @@ from typing import Annotated
 
 import typer
 
-Speed = Annotated[float, typer.Option("--speed", min=0.001,
-                                      help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")]
+Speed = Annotated[
+    float, typer.Option("--speed", min=0.001, help="Virtual seconds per wall second (1 = real time, 60 = a minute/s).")
+]
 MqttBase = Annotated[str, typer.Option("--mqtt-base", "--base", help="MQTT topic root: <base>/<home>/<device>/…")]
-HomeId = Annotated[str | None, typer.Option("--home-id", help="MQTT topic level of the home (default: from its "
-                                                              "name).")]
+HomeId = Annotated[str | None, typer.Option("--home-id", help="MQTT topic level of the home (default: from its name).")]
 DiscoveryPrefix = Annotated[str, typer.Option("--discovery-prefix", help="Home Assistant MQTT discovery prefix.")]
-Token = Annotated[str | None, typer.Option("--token", "--http-token", envvar="HOMEFABRIC_HTTP_TOKEN",
-                                           help="Bearer token the HTTP API and its WebSockets require.")]
-RunsDir = Annotated[Path | None, typer.Option("--runs-dir", help="Where agent runs started over HTTP are written and "
-                                                                 "read (default: a temporary directory).")]
+Token = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        "--http-token",
+        envvar="HOMEFABRIC_HTTP_TOKEN",
+        help="Bearer token the HTTP API and its WebSockets require.",
+    ),
+]
+RunsDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--runs-dir", help="Where agent runs started over HTTP are written and read (default: a temporary directory)."
+    ),
+]
 
 DEFAULT_MQTT_BASE = "homefabric"
 DEFAULT_DISCOVERY_PREFIX = "homeassistant"
@@ -38,4 +49,3 @@ def public_bind_warning(host: str, token: str | None) -> str | None:
     if host in LOOPBACK_HOSTS or host.startswith("127.") or token:
         return None
     return f"warning: listening on {host} without a token: anyone who can reach it controls the home (give --token)"
-

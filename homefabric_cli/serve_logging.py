@@ -23,8 +23,9 @@ def configure_logging(level: str) -> None:
     if level not in LOG_LEVELS:
         raise ValueError(f"log level {level!r} is not one of {', '.join(LOG_LEVELS)}")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s.%(msecs)03d %(levelname)s %(name)s: %(message)s",
-                                           "%Y-%m-%dT%H:%M:%S"))
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s.%(msecs)03d %(levelname)s %(name)s: %(message)s", "%Y-%m-%dT%H:%M:%S")
+    )
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -34,19 +34,24 @@ def hold_state_dir(state_dir: Path) -> Iterator[Path]:
     except OSError as error:
         if error.errno != errno.ELOOP:
             raise
-        raise StateDirInUse(f"{path} is a symbolic link; serve will not write through it — remove it "
-                            "(serve makes its own lock file)") from None
+        raise StateDirInUse(
+            f"{path} is a symbolic link; serve will not write through it — remove it (serve makes its own lock file)"
+        ) from None
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
-            raise StateDirInUse(f"{path} is not a plain file of its own (a hard link or a special file); "
-                                "remove it (serve makes its own lock file)")
+            raise StateDirInUse(
+                f"{path} is not a plain file of its own (a hard link or a special file); "
+                "remove it (serve makes its own lock file)"
+            )
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
-            raise StateDirInUse(f"--state-dir {state_dir} is in use by another homefabric serve (PID {holder}); "
-                                "stop it or choose another --state-dir") from None
+            raise StateDirInUse(
+                f"--state-dir {state_dir} is in use by another homefabric serve (PID {holder}); "
+                "stop it or choose another --state-dir"
+            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
         yield path

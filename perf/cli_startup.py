@@ -21,8 +21,14 @@ import time
 from pathlib import Path
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "homefabric"
-COMMANDS = (("--help",), ("--version",), ("devices", "types"), ("devices", "types", "--json"), ("bench", "--help"),
-            ("serve", "--help"))
+COMMANDS = (
+    ("--help",),
+    ("--version",),
+    ("devices", "types"),
+    ("devices", "types", "--json"),
+    ("bench", "--help"),
+    ("serve", "--help"),
+)
 TARGET_CPU_S = 0.5
 
 
@@ -30,8 +36,9 @@ def run_once(argv: tuple[str, ...]) -> tuple[float, float]:
     """(cpu_s, wall_s) of one run; the CPU figure is this child's rusage, not the machine's load."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    result = subprocess.run([str(CONSOLE_SCRIPT), *argv], capture_output=True,
-                            env={**os.environ, "COLUMNS": "120"}, check=False)
+    result = subprocess.run(
+        [str(CONSOLE_SCRIPT), *argv], capture_output=True, env={**os.environ, "COLUMNS": "120"}, check=False
+    )
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
@@ -45,15 +52,30 @@ def measure(runs: int) -> dict[str, object]:
         run_once(argv)  # warm-up: page cache, bytecode, the catalogue index
         samples = [run_once(argv) for _ in range(runs)]
         cpu = statistics.median(s[0] for s in samples)
-        figures[" ".join(argv)] = {"cpu_s": round(cpu, 3), "wall_s": round(statistics.median(s[1] for s in samples), 3),
-                                   "under_target": cpu < TARGET_CPU_S}
-    return {"console_script": str(CONSOLE_SCRIPT), "runs": runs, "target_cpu_s": TARGET_CPU_S, "commands": figures,
-            "mcp_initialize": measure_mcp(runs)}
+        figures[" ".join(argv)] = {
+            "cpu_s": round(cpu, 3),
+            "wall_s": round(statistics.median(s[1] for s in samples), 3),
+            "under_target": cpu < TARGET_CPU_S,
+        }
+    return {
+        "console_script": str(CONSOLE_SCRIPT),
+        "runs": runs,
+        "target_cpu_s": TARGET_CPU_S,
+        "commands": figures,
+        "mcp_initialize": measure_mcp(runs),
+    }
 
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                         "clientInfo": {"name": "cli_startup", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-03-26",
+        "capabilities": {},
+        "clientInfo": {"name": "cli_startup", "version": "1"},
+    },
+}
 
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
@@ -64,8 +86,12 @@ def mcp_once(home: Path) -> tuple[float, float, float]:
     """(cpu_s, wall_s) from spawning `homefabric mcp HOME` to its initialize reply; CPU of the whole child."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    child = subprocess.Popen([str(CONSOLE_SCRIPT), "mcp", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [str(CONSOLE_SCRIPT), "mcp", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     assert child.stdin is not None and child.stdout is not None
     child.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
     child.stdin.flush()
@@ -89,9 +115,11 @@ def measure_mcp(runs: int) -> dict[str, float]:
         subprocess.run([str(CONSOLE_SCRIPT), "home", "generate", "--out", str(home)], capture_output=True, check=True)
         mcp_once(home)  # warm-up
         samples = [mcp_once(home) for _ in range(runs)]
-    return {"cpu_s_until_exit": round(statistics.median(s[0] for s in samples), 3),
-            "wall_s_to_initialize": round(statistics.median(s[1] for s in samples), 3),
-            "wall_s_to_tools_list": round(statistics.median(s[2] for s in samples), 3)}
+    return {
+        "cpu_s_until_exit": round(statistics.median(s[0] for s in samples), 3),
+        "wall_s_to_initialize": round(statistics.median(s[1] for s in samples), 3),
+        "wall_s_to_tools_list": round(statistics.median(s[2] for s in samples), 3),
+    }
 
 
 def main() -> None:
@@ -100,8 +128,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--mcp-only", action="store_true", help="only the `homefabric mcp` figures")
-    parser.add_argument("--console", type=Path, default=CONSOLE_SCRIPT,
-                        help="the console script to time (e.g. another checkout's, for a before/after)")
+    parser.add_argument(
+        "--console",
+        type=Path,
+        default=CONSOLE_SCRIPT,
+        help="the console script to time (e.g. another checkout's, for a before/after)",
+    )
     args = parser.parse_args()
     CONSOLE_SCRIPT = args.console
     if args.mcp_only:
@@ -114,9 +146,11 @@ def main() -> None:
     for command, figure in report["commands"].items():  # type: ignore[union-attr]
         print(f"homefabric {command:28} {figure['cpu_s']:.3f} s CPU  {figure['wall_s']:.3f} s wall")
     mcp = report["mcp_initialize"]
-    print(f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "  # type: ignore[index]
-          f"tools/list {mcp['wall_s_to_tools_list']:.3f} s wall  "  # type: ignore[index]
-          f"{mcp['cpu_s_until_exit']:.3f} s CPU in all")  # type: ignore[index]
+    print(
+        f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "  # type: ignore[index]
+        f"tools/list {mcp['wall_s_to_tools_list']:.3f} s wall  "  # type: ignore[index]
+        f"{mcp['cpu_s_until_exit']:.3f} s CPU in all"
+    )  # type: ignore[index]
 
 
 if __name__ == "__main__":

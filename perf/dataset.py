@@ -40,8 +40,10 @@ def tree_digest(root: Path) -> str:
 
 def form_bytes(root: Path, examples: int) -> dict[str, float]:
     forms = {"hf_arrow": "hf", "parquet": "parquet", "chat_jsonl": "chat", "units_jsonl": "units"}
-    return {name: round(sum(p.stat().st_size for p in (root / folder).rglob("*") if p.is_file()) / examples, 1)
-            for name, folder in forms.items()}
+    return {
+        name: round(sum(p.stat().st_size for p in (root / folder).rglob("*") if p.is_file()) / examples, 1)
+        for name, folder in forms.items()
+    }
 
 
 def timed_build(spec: DatasetSpec, executor: Executor, scratch: Path, label: str) -> tuple[float, Path]:
@@ -72,19 +74,33 @@ def dataset_figures(spec: DatasetSpec, workers: list[int]) -> dict[str, Any]:
         audio = audio_seconds(local_out)
         reference = tree_digest(local_out)
         result: dict[str, Any] = {
-            "suite": spec.suite, "examples": examples, "units": len(spec.units()), "audio_s": round(audio, 1),
-            "local": {"wall_s": round(wall, 2), "examples_per_s": round(examples / wall, 2),
-                      "audio_s_per_s": round(audio / wall, 2) if audio else None},
-            "bytes_per_example": form_bytes(local_out, examples), "ray": []}
+            "suite": spec.suite,
+            "examples": examples,
+            "units": len(spec.units()),
+            "audio_s": round(audio, 1),
+            "local": {
+                "wall_s": round(wall, 2),
+                "examples_per_s": round(examples / wall, 2),
+                "audio_s_per_s": round(audio / wall, 2) if audio else None,
+            },
+            "bytes_per_example": form_bytes(local_out, examples),
+            "ray": [],
+        }
         for count in workers:
             started = time.perf_counter()
             executor = make_executor("ray", workers=count)
             startup = time.perf_counter() - started
             wall, out = timed_build(spec, executor, scratch, f"ray{count}")
-            result["ray"].append({"workers": count, "cluster_start_s": round(startup, 2), "wall_s": round(wall, 2),
-                                  "examples_per_s": round(examples / wall, 2),
-                                  "audio_s_per_s": round(audio / wall, 2) if audio else None,
-                                  "byte_identical_to_local": tree_digest(out) == reference})
+            result["ray"].append(
+                {
+                    "workers": count,
+                    "cluster_start_s": round(startup, 2),
+                    "wall_s": round(wall, 2),
+                    "examples_per_s": round(examples / wall, 2),
+                    "audio_s_per_s": round(audio / wall, 2) if audio else None,
+                    "byte_identical_to_local": tree_digest(out) == reference,
+                }
+            )
     return result
 
 
@@ -110,9 +126,14 @@ def rl_figures(episodes: int, seed: int) -> dict[str, Any]:
             steps += 1
             rewards += float(reward)
             done = terminated or truncated
-    return {"episodes": episodes, "steps": steps, "steps_per_s": round(steps / step_s, 1),
-            "resets_per_s": round(episodes / reset_s, 2), "mean_reward": round(rewards / episodes, 3),
-            "steps_per_episode": round(steps / episodes, 2)}
+    return {
+        "episodes": episodes,
+        "steps": steps,
+        "steps_per_s": round(steps / step_s, 1),
+        "resets_per_s": round(episodes / reset_s, 2),
+        "mean_reward": round(rewards / episodes, 3),
+        "steps_per_episode": round(steps / episodes, 2),
+    }
 
 
 def main() -> None:
@@ -128,18 +149,30 @@ def main() -> None:
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # throwaway local clusters: no token written to ~/.ray
     workers = [int(part) for part in args.workers.split(",") if part.strip()]
     data = dataset_figures(DatasetSpec(per_type=args.per_type, seed=args.seed, unit_size=1), workers)
-    voice = (dataset_figures(DatasetSpec(suite="voice", per_type=args.voice_per_type, seed=args.seed, unit_size=1,
-                                         conditions="clean-dry,10db-reverb"), workers)
-             if args.voice_per_type else None)
+    voice = (
+        dataset_figures(
+            DatasetSpec(
+                suite="voice",
+                per_type=args.voice_per_type,
+                seed=args.seed,
+                unit_size=1,
+                conditions="clean-dry,10db-reverb",
+            ),
+            workers,
+        )
+        if args.voice_per_type
+        else None
+    )
     rl = rl_figures(args.episodes, args.seed)
     if args.json:
-        print(json.dumps({"machine_cpus": os.cpu_count(), "dataset": data, "voice_dataset": voice, "rl": rl},
-                         indent=2))
+        print(json.dumps({"machine_cpus": os.cpu_count(), "dataset": data, "voice_dataset": voice, "rl": rl}, indent=2))
         return
     print(f"dataset: {data['examples']} examples; local {data['local']['examples_per_s']} ex/s")
     for row in data["ray"]:
-        print(f"  ray {row['workers']} workers: {row['examples_per_s']} ex/s (identical: "
-              f"{row['byte_identical_to_local']})")
+        print(
+            f"  ray {row['workers']} workers: {row['examples_per_s']} ex/s (identical: "
+            f"{row['byte_identical_to_local']})"
+        )
     print(f"  bytes per example: {data['bytes_per_example']}")
     print(f"rl: {rl['steps_per_s']} steps/s, {rl['resets_per_s']} resets/s, mean reward {rl['mean_reward']}")
 

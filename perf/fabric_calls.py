@@ -30,8 +30,11 @@ def timed(call, samples: int = SAMPLES) -> dict[str, float]:  # type: ignore[no-
         started = time.perf_counter_ns()
         call(i)
         durations.append((time.perf_counter_ns() - started) / 1000)
-    return {"p50_us": round(percentile(durations, 0.5), 2), "p95_us": round(percentile(durations, 0.95), 2),
-            "mean_us": round(statistics.fmean(durations), 2)}
+    return {
+        "p50_us": round(percentile(durations, 0.5), 2),
+        "p95_us": round(percentile(durations, 0.95), 2),
+        "mean_us": round(statistics.fmean(durations), 2),
+    }
 
 
 def main() -> None:

@@ -73,8 +73,12 @@ def bare_week() -> dict[str, Any]:
     fabric.subscribe(events.append)
     began, began_cpu = time.perf_counter(), time.process_time()
     ran = fabric.advance(WEEK_S)
-    return {"cpu_s": round(time.process_time() - began_cpu, 3), "wall_s": round(time.perf_counter() - began, 3),
-            "timer_events": ran, "attribute_events": len(events)}
+    return {
+        "cpu_s": round(time.process_time() - began_cpu, 3),
+        "wall_s": round(time.perf_counter() - began, 3),
+        "timer_events": ran,
+        "attribute_events": len(events),
+    }
 
 
 def _free_port() -> int:
@@ -142,8 +146,15 @@ async def _matter_subscription(fabric: Any) -> AsyncIterator[_AckingSession]:
 
     model = InteractionModel(BridgeNode(fabric), AllowAll())
     session = _AckingSession()
-    request = im.encode(im.SubscribeRequest(False, attributes=(im.AttributePath(),), min_interval_floor=0,
-                                            max_interval_ceiling=60, fabric_filtered=False))
+    request = im.encode(
+        im.SubscribeRequest(
+            False,
+            attributes=(im.AttributePath(),),
+            min_interval_floor=0,
+            max_interval_ceiling=60,
+            fabric_filtered=False,
+        )
+    )
     await model.handle_exchange(session.open_exchange(), im.Opcode.SUBSCRIBE_REQUEST, request)
     if len(model.subscriptions) != 1:
         raise RuntimeError("the Matter subscription was not established")
@@ -156,8 +167,9 @@ async def _matter_subscription(fabric: Any) -> AsyncIterator[_AckingSession]:
 
 
 async def _ws_subscriber(url: str) -> asyncio.subprocess.Process:
-    client = await asyncio.create_subprocess_exec(sys.executable, "-c", WS_CLIENT, url, stdin=subprocess.PIPE,
-                                                  stdout=subprocess.PIPE)
+    client = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", WS_CLIENT, url, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert client.stdout is not None
     line = await asyncio.wait_for(client.stdout.readline(), 20)
     if line.strip() != b"ready":
@@ -173,9 +185,12 @@ async def faces_week(broker_port: int) -> dict[str, Any]:
     from emulator.pacing import RealtimePacer
 
     fabric = _complex_home()
-    async with RealtimePacer(fabric, 1.0) as pacer, _matter_subscription(fabric) as matter, \
-            MqttBridge(fabric, "127.0.0.1", broker_port, home_id="faces-week") as mqtt, \
-            HttpApi(fabric, port=0, pacer=pacer) as api:
+    async with (
+        RealtimePacer(fabric, 1.0) as pacer,
+        _matter_subscription(fabric) as matter,
+        MqttBridge(fabric, "127.0.0.1", broker_port, home_id="faces-week") as mqtt,
+        HttpApi(fabric, port=0, pacer=pacer) as api,
+    ):
         await mqtt.wait_connected()
         client = await _ws_subscriber(api.ws_url + "/ws/events?queue=10000")
         published: list[int] = []
@@ -198,9 +213,15 @@ async def faces_week(broker_port: int) -> dict[str, Any]:
         client.stdin.close()
         ws_counts = json.loads((await asyncio.wait_for(client.stdout.readline(), 20)).decode() or "{}")
         await client.wait()
-    return {"cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "timer_events": response.json()["events_run"],
-            "ws_messages": ws_counts, "matter_reports": matter.reports, "mqtt_publish_batches": len(published),
-            "mqtt_states_published": sum(published)}
+    return {
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(wall, 3),
+        "timer_events": response.json()["events_run"],
+        "ws_messages": ws_counts,
+        "matter_reports": matter.reports,
+        "mqtt_publish_batches": len(published),
+        "mqtt_states_published": sum(published),
+    }
 
 
 def main() -> int:
@@ -218,15 +239,23 @@ def main() -> int:
             faces.append(asyncio.run(faces_week(broker_port)))
     best_bare = min(bare, key=lambda r: r["cpu_s"])
     best_faces = min(faces, key=lambda r: r["cpu_s"])
-    result = {"home": "/".join(map(str, HOME)), "virtual_s": WEEK_S,
-              "bare": best_bare, "faces": best_faces,
-              "bare_cpu_s_all": [r["cpu_s"] for r in bare], "faces_cpu_s_all": [r["cpu_s"] for r in faces],
-              "ratio": round(best_faces["cpu_s"] / best_bare["cpu_s"], 2), "target_ratio": 2.0}
+    result = {
+        "home": "/".join(map(str, HOME)),
+        "virtual_s": WEEK_S,
+        "bare": best_bare,
+        "faces": best_faces,
+        "bare_cpu_s_all": [r["cpu_s"] for r in bare],
+        "faces_cpu_s_all": [r["cpu_s"] for r in faces],
+        "ratio": round(best_faces["cpu_s"] / best_bare["cpu_s"], 2),
+        "target_ratio": 2.0,
+    }
     if options.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"a week of {result['home']}: bare engine {best_bare['cpu_s']} CPU-s, through serve's faces "
-              f"{best_faces['cpu_s']} CPU-s = {result['ratio']}x (target <= 2x)")
+        print(
+            f"a week of {result['home']}: bare engine {best_bare['cpu_s']} CPU-s, through serve's faces "
+            f"{best_faces['cpu_s']} CPU-s = {result['ratio']}x (target <= 2x)"
+        )
     return 0 if result["ratio"] <= result["target_ratio"] else 1
 
 

@@ -44,13 +44,23 @@ def set_going(fabric: EmulatedHome) -> None:
     for device in fabric.devices():
         first.setdefault(device.device_type, device.device_id)
     for type_name, endpoint, cluster, command, args in (
-            ("evse", 1, "EnergyEvse", "EnableCharging", {"ChargingEnabledUntil": None,
-                                                             "MinimumChargeCurrent": 6000,
-                                                             "MaximumChargeCurrent": 16000}),
-            ("battery_storage", 1, "DeviceEnergyManagement", "PowerAdjustRequest",
-             {"Power": 3_000_000, "Duration": 7200, "Cause": 0}),
-            ("water_valve", 1, "ValveConfigurationAndControl", "Open", {"OpenDuration": 1800}),
-            ("pump", 1, "OnOff", "On", {})):
+        (
+            "evse",
+            1,
+            "EnergyEvse",
+            "EnableCharging",
+            {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000},
+        ),
+        (
+            "battery_storage",
+            1,
+            "DeviceEnergyManagement",
+            "PowerAdjustRequest",
+            {"Power": 3_000_000, "Duration": 7200, "Cause": 0},
+        ),
+        ("water_valve", 1, "ValveConfigurationAndControl", "Open", {"OpenDuration": 1800}),
+        ("pump", 1, "OnOff", "On", {}),
+    ):
         if type_name in first:
             fabric.invoke(first[type_name], endpoint, cluster, command, args)
     if "evse" in first:
@@ -78,10 +88,18 @@ def measure(tier: str, seed: int = 7, *, library: bool = False, systems: bool = 
     events = fabric.advance(DAY)
     wall = time.perf_counter() - started
     label = tier + ("+library" if library else "") + ("" if systems else "-rooms")
-    return {"tier": label, "library_devices": added,
-            "devices": len(fabric.devices()), "rooms": len(fabric.rooms()), "actions": len(actions),
-            "build_s": round(build_s, 3), "wall_s": round(wall, 4), "events": events,
-            "segments": fabric.physics.segment_count, "sim_s_per_wall_s": round(DAY / wall)}
+    return {
+        "tier": label,
+        "library_devices": added,
+        "devices": len(fabric.devices()),
+        "rooms": len(fabric.rooms()),
+        "actions": len(actions),
+        "build_s": round(build_s, 3),
+        "wall_s": round(wall, 4),
+        "events": events,
+        "segments": fabric.physics.segment_count,
+        "sim_s_per_wall_s": round(DAY / wall),
+    }
 
 
 def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> dict[str, float | int | str]:
@@ -110,25 +128,38 @@ def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> di
         values = {key: processes[key].step(x) for key, x in values.items()}
     stepped_wall = time.perf_counter() - started
     worst = max(abs(closed.room_state(r, exact=True)[v] - values[(r, v)]) for r, v in values)
-    return {"tier": tier, "virtual_s": seconds, "closed_form_wall_s": round(closed_wall, 5),
-            "tick_stepping_wall_s": round(stepped_wall, 3), "speedup": round(stepped_wall / closed_wall),
-            "max_abs_difference": worst}
+    return {
+        "tier": tier,
+        "virtual_s": seconds,
+        "closed_form_wall_s": round(closed_wall, 5),
+        "tick_stepping_wall_s": round(stepped_wall, 3),
+        "speedup": round(stepped_wall / closed_wall),
+        "max_abs_difference": worst,
+    }
 
 
 def main() -> None:
-    results = [measure("complex", systems=False), measure("complex"), measure("complex", library=True),
-               measure("stress")]
+    results = [
+        measure("complex", systems=False),
+        measure("complex"),
+        measure("complex", library=True),
+        measure("stress"),
+    ]
     ratio = side_by_side()
     if "--json" in sys.argv:
         print(json.dumps({"fast_forward": results, "closed_form_vs_tick_stepping": ratio}, indent=2))
         return
-    print(f"side by side, {ratio['tier']} home, {ratio['virtual_s']} s of virtual time: closed form "
-          f"{ratio['closed_form_wall_s']} s vs tick stepping {ratio['tick_stepping_wall_s']} s wall = "
-          f"{ratio['speedup']}x faster; largest difference {ratio['max_abs_difference']:.2e}")
+    print(
+        f"side by side, {ratio['tier']} home, {ratio['virtual_s']} s of virtual time: closed form "
+        f"{ratio['closed_form_wall_s']} s vs tick stepping {ratio['tick_stepping_wall_s']} s wall = "
+        f"{ratio['speedup']}x faster; largest difference {ratio['max_abs_difference']:.2e}"
+    )
     for r in results:
-        print(f"{r['tier']:16s} {r['devices']:5d} devices {r['rooms']:4d} rooms  24 h in {r['wall_s']:.3f} s wall "
-              f"= {r['sim_s_per_wall_s']:,} simulated s per wall s  ({r['events']} events, {r['segments']} physics "
-              f"segments, {r['actions']} start actions, home built in {r['build_s']:.2f} s)")
+        print(
+            f"{r['tier']:16s} {r['devices']:5d} devices {r['rooms']:4d} rooms  24 h in {r['wall_s']:.3f} s wall "
+            f"= {r['sim_s_per_wall_s']:,} simulated s per wall s  ({r['events']} events, {r['segments']} physics "
+            f"segments, {r['actions']} start actions, home built in {r['build_s']:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -113,8 +113,14 @@ def main() -> int:
         name = episode_file_name(data).removesuffix(".json")
         episodes.append(parse_episode(data, name, episode_id=name, check_home=False))
     with tempfile.TemporaryDirectory() as out:
-        spec = parse_spec({"episodes": {"path": out}, "agent": {"name": "oracle"}, "judge": {"kind": "rules"},
-                           "concurrency": options.concurrency})
+        spec = parse_spec(
+            {
+                "episodes": {"path": out},
+                "agent": {"name": "oracle"},
+                "judge": {"kind": "rules"},
+                "concurrency": options.concurrency,
+            }
+        )
         clock = PhaseClock()
         with phases_timed(clock):
             started, started_cpu = time.perf_counter(), time.process_time()
@@ -124,9 +130,12 @@ def main() -> int:
     phases = {phase: round(cpu, 3) for phase, cpu in clock.cpu.items()}
     phases["rest"] = round(run_cpu - sum(clock.cpu.values()), 3)
     result = {
-        "episodes": len(episodes), "generation_s": round(generation_s, 2), "run_wall_s": round(run_s, 2),
+        "episodes": len(episodes),
+        "generation_s": round(generation_s, 2),
+        "run_wall_s": round(run_s, 2),
         "episodes_per_s": round(len(episodes) / run_s, 1) if run_s else None,
-        "run_cpu_s": round(run_cpu, 2), "episodes_per_cpu_s": round(len(episodes) / run_cpu, 1) if run_cpu else None,
+        "run_cpu_s": round(run_cpu, 2),
+        "episodes_per_cpu_s": round(len(episodes) / run_cpu, 1) if run_cpu else None,
         "cpu_s_per_episode": round(run_cpu / len(episodes), 4) if episodes else None,
         "phases_cpu_s": phases,
         "oracle_success_rate": report["overall"]["success_rate"],
@@ -138,11 +147,15 @@ def main() -> int:
         print(json.dumps(result, indent=2))
     else:
         print(f"generated {result['episodes']} episodes in {result['generation_s']} s")
-        print(f"oracle + rules judge: {result['run_wall_s']} s wall, {result['episodes_per_s']} episodes/s; "
-              f"{result['run_cpu_s']} CPU-s, {result['episodes_per_cpu_s']} episodes per CPU-second")
+        print(
+            f"oracle + rules judge: {result['run_wall_s']} s wall, {result['episodes_per_s']} episodes/s; "
+            f"{result['run_cpu_s']} CPU-s, {result['episodes_per_cpu_s']} episodes per CPU-second"
+        )
         print("CPU by phase: " + ", ".join(f"{phase} {cpu} s" for phase, cpu in phases.items()))
-        print(f"oracle success: {result['oracle_success_rate']}  (state-changing feasible: "
-              f"{result['state_changing_feasible_success_rate']})")
+        print(
+            f"oracle success: {result['oracle_success_rate']}  (state-changing feasible: "
+            f"{result['state_changing_feasible_success_rate']})"
+        )
         for kind, rate in result["by_kind"].items():
             print(f"  {kind:18s} {rate}")
     return 0

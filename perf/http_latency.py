@@ -50,8 +50,12 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summary(durations_ms: list[float]) -> dict[str, float]:
-    return {"n": len(durations_ms), "p50_ms": round(percentile(durations_ms, 0.5), 3),
-            "p95_ms": round(percentile(durations_ms, 0.95), 3), "mean_ms": round(statistics.fmean(durations_ms), 3)}
+    return {
+        "n": len(durations_ms),
+        "p50_ms": round(percentile(durations_ms, 0.5), 3),
+        "p95_ms": round(percentile(durations_ms, 0.95), 3),
+        "mean_ms": round(statistics.fmean(durations_ms), 3),
+    }
 
 
 class ServerThread:
@@ -121,8 +125,11 @@ async def measure(url: str, light: str, requests: int, server_cpu: Any = None) -
                         break
                 deliveries.append((time.perf_counter() - started) * 1000)
     # CPU of client and server together per request: unlike wall time, not inflated by other processes' load
-    return {"read": {**summary(reads), **_cpu(read_cpu)}, "invoke": {**summary(invokes), **_cpu(invoke_cpu)},
-            "ws_event": summary(deliveries)}
+    return {
+        "read": {**summary(reads), **_cpu(read_cpu)},
+        "invoke": {**summary(invokes), **_cpu(invoke_cpu)},
+        "ws_event": summary(deliveries),
+    }
 
 
 def _cpu(figures: tuple[float, float]) -> dict[str, float]:
@@ -173,8 +180,10 @@ def measure_separate_process(requests: int) -> dict[str, Any]:
         host, port = url.removeprefix("http://").rsplit(":", 1)
         client = http.client.HTTPConnection(host, int(port), timeout=10)
         results = {}
-        for name, method, path in (("read", "GET", f"/api/devices/{light}/attributes/1/OnOff/OnOff"),
-                                   ("invoke", "POST", f"/api/devices/{light}/commands/1/OnOff/Toggle")):
+        for name, method, path in (
+            ("read", "GET", f"/api/devices/{light}/attributes/1/OnOff/OnOff"),
+            ("invoke", "POST", f"/api/devices/{light}/commands/1/OnOff/Toggle"),
+        ):
             for _ in range(20):  # warm-up
                 client.request(method, path)
                 client.getresponse().read()
@@ -187,9 +196,15 @@ def measure_separate_process(requests: int) -> dict[str, Any]:
                 durations.append((time.perf_counter() - started) * 1000)
                 if response.status != 200:
                     raise RuntimeError(f"{method} {path}: HTTP {response.status}")
-            results[name] = {**summary(durations), **_cpu(((time.process_time() - cpu) * 1000 / requests,
-                                                           (_process_cpu_seconds(process.pid) - server) * 1000
-                                                           / requests))}
+            results[name] = {
+                **summary(durations),
+                **_cpu(
+                    (
+                        (time.process_time() - cpu) * 1000 / requests,
+                        (_process_cpu_seconds(process.pid) - server) * 1000 / requests,
+                    )
+                ),
+            }
         client.close()
         return {**results, "client": "http.client keep-alive"}
     finally:
@@ -219,8 +234,11 @@ def main() -> None:
     print(f"HTTP API latency ({requests} requests each, 127.0.0.1, {len(fabric.devices())}-device home)")
     for name, label in (("read", "GET attribute"), ("invoke", "POST command"), ("ws_event", "invoke → WS event")):
         r = results[name]
-        cpu = (f"   CPU {r['cpu_ms_per_request']:.3f} ms/request ({r['server_cpu_ms_per_request']:.3f} server)"
-               if "cpu_ms_per_request" in r else "")
+        cpu = (
+            f"   CPU {r['cpu_ms_per_request']:.3f} ms/request ({r['server_cpu_ms_per_request']:.3f} server)"
+            if "cpu_ms_per_request" in r
+            else ""
+        )
         print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms{cpu}")
         if name in results["in_process"]:
             local = results["in_process"][name]
@@ -229,8 +247,10 @@ def main() -> None:
     print(f"  server in its own process, {separate['client']}:")
     for name, label in (("read", "GET attribute"), ("invoke", "POST command")):
         r = separate[name]
-        print(f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms"
-              f"   CPU {r['cpu_ms_per_request']:.3f} ms/request client, {r['server_cpu_ms_per_request']:.3f} server")
+        print(
+            f"  {label:<18} p50 {r['p50_ms']:.3f} ms   p95 {r['p95_ms']:.3f} ms   mean {r['mean_ms']:.3f} ms"
+            f"   CPU {r['cpu_ms_per_request']:.3f} ms/request client, {r['server_cpu_ms_per_request']:.3f} server"
+        )
 
 
 if __name__ == "__main__":

@@ -68,8 +68,7 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 async def _commission(bridge: LiveBridge, timeout_s: float) -> tuple[int, float]:
     started = time.monotonic()
-    node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                    timeout_s=timeout_s)
+    node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True, timeout_s=timeout_s)
     return node["node_id"], time.monotonic() - started
 
 
@@ -85,8 +84,10 @@ async def small_home(work: Path, reads: int, log: Any) -> dict[str, Any]:
             started = time.perf_counter()
             await bridge.matter.call("read_attribute", node_id=node_id, attribute_path=path, timeout_s=30)
             latencies.append((time.perf_counter() - started) * 1000)
-        log(f"small home: {reads} reads of {path}: p50 {statistics.median(latencies):.2f} ms, "
-            f"p95 {_percentile(latencies, 0.95):.2f} ms")
+        log(
+            f"small home: {reads} reads of {path}: p50 {statistics.median(latencies):.2f} ms, "
+            f"p95 {_percentile(latencies, 0.95):.2f} ms"
+        )
         deliveries = []
         for _ in range(SUBSCRIPTION_SAMPLES):
             await asyncio.sleep(1.5)
@@ -96,15 +97,24 @@ async def small_home(work: Path, reads: int, log: Any) -> dict[str, Any]:
             await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
 
             def toggled(event: dict[str, Any], expected: bool = not state) -> bool:
-                return (event["event"] == "attribute_updated" and event["data"][0] == node_id
-                        and event["data"][1] == path and event["data"][2] is expected)
+                return (
+                    event["event"] == "attribute_updated"
+                    and event["data"][0] == node_id
+                    and event["data"][1] == path
+                    and event["data"][2] is expected
+                )
+
             event = await bridge.matter.wait_event(toggled, 15, since)
             deliveries.append((event["received"] - started) * 1000)
-        log(f"small home: subscription delivery median {statistics.median(deliveries):.1f} ms "
-            f"(p95 {_percentile(deliveries, 0.95):.1f} ms, {SUBSCRIPTION_SAMPLES} toggles)")
+        log(
+            f"small home: subscription delivery median {statistics.median(deliveries):.1f} ms "
+            f"(p95 {_percentile(deliveries, 0.95):.1f} ms, {SUBSCRIPTION_SAMPLES} toggles)"
+        )
         restart_s, after_up_s = await _restart_to_first_report(bridge, node_id, path)
-        log(f"small home: kill -9 and restart of serve -> first report over the subscription in {restart_s:.2f} s "
-            f"({after_up_s:.2f} s of it after serve was up again)")
+        log(
+            f"small home: kill -9 and restart of serve -> first report over the subscription in {restart_s:.2f} s "
+            f"({after_up_s:.2f} s of it after serve was up again)"
+        )
         return {
             "restart_to_first_report_s": round(restart_s, 3),
             "restart_first_report_after_up_s": round(after_up_s, 3),
@@ -131,8 +141,13 @@ async def _restart_to_first_report(bridge: LiveBridge, node_id: int, path: str) 
     await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
 
     def reported(event: dict[str, Any]) -> bool:
-        return (event["event"] == "attribute_updated" and event["data"][0] == node_id and event["data"][1] == path
-                and event["data"][2] is (not state))
+        return (
+            event["event"] == "attribute_updated"
+            and event["data"][0] == node_id
+            and event["data"][1] == path
+            and event["data"][2] is (not state)
+        )
+
     event = await bridge.matter.wait_event(reported, 180, since)
     return event["received"] - started, event["received"] - up
 
@@ -154,22 +169,28 @@ async def big_home(tier: str, work: Path, rounds: int, log: Any) -> dict[str, An
         for _ in range(rounds):
             cpu, controller = _cpu_s(serve_pid), _cpu_s(controller_pid)
             started = time.monotonic()
-            values = await bridge.matter.call("read_attribute", node_id=node_id, attribute_path="*/*/*",
-                                              timeout_s=600)
+            values = await bridge.matter.call("read_attribute", node_id=node_id, attribute_path="*/*/*", timeout_s=600)
             times.append(time.monotonic() - started)
             device_cpu.append(_cpu_s(serve_pid) - cpu)
             controller_cpu.append(_cpu_s(controller_pid) - controller)
             attributes = len(values)
         endpoints = len({p.split("/")[0] for p in values})
-        log(f"{tier} home: wildcard read of {attributes} attributes on {endpoints} endpoints: best "
+        log(
+            f"{tier} home: wildcard read of {attributes} attributes on {endpoints} endpoints: best "
             f"{min(times):.2f} s, all {', '.join(f'{t:.2f}' for t in times)} s; emulator CPU per read "
-            f"{min(device_cpu):.2f} s, controller CPU {min(controller_cpu):.2f} s, load {load_before} -> {_load()}")
-        return {"devices": len(config.devices), "endpoints": endpoints, "attributes": attributes,
-                "wildcard_read_s": round(min(times), 3), "rounds_s": [round(t, 3) for t in times],
-                "emulator_cpu_s": round(min(device_cpu), 3),
-                "controller_cpu_s": round(min(controller_cpu), 3),
-                "load": {"before": load_before, "after": _load()},
-                "commission_s": round(commission_s, 3)}
+            f"{min(device_cpu):.2f} s, controller CPU {min(controller_cpu):.2f} s, load {load_before} -> {_load()}"
+        )
+        return {
+            "devices": len(config.devices),
+            "endpoints": endpoints,
+            "attributes": attributes,
+            "wildcard_read_s": round(min(times), 3),
+            "rounds_s": [round(t, 3) for t in times],
+            "emulator_cpu_s": round(min(device_cpu), 3),
+            "controller_cpu_s": round(min(controller_cpu), 3),
+            "load": {"before": load_before, "after": _load()},
+            "commission_s": round(commission_s, 3),
+        }
 
 
 async def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
@@ -180,8 +201,17 @@ async def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
         for tier in [t for t in args.homes.split(",") if t]:
             wildcard[tier] = await big_home(tier, work, args.rounds, log)
         return {
-            **{k: small[k] for k in ("commission_s", "read_p50_ms", "read_p95_ms", "subscription_latency_ms",
-                                     "restart_to_first_report_s", "restart_first_report_after_up_s")},
+            **{
+                k: small[k]
+                for k in (
+                    "commission_s",
+                    "read_p50_ms",
+                    "read_p95_ms",
+                    "subscription_latency_ms",
+                    "restart_to_first_report_s",
+                    "restart_first_report_after_up_s",
+                )
+            },
             "wildcard_read_s": {tier: figures["wildcard_read_s"] for tier, figures in wildcard.items()},
             "emulator_cpu_s": {tier: figures["emulator_cpu_s"] for tier, figures in wildcard.items()},
             "controller_cpu_s": {tier: figures["controller_cpu_s"] for tier, figures in wildcard.items()},
@@ -189,16 +219,16 @@ async def run(args: argparse.Namespace, log: Any) -> dict[str, Any]:
             "details": {"small": small, **wildcard},
             "timed": {
                 "commission_s": "commission_with_code(manual, network_only=True) of the 7-device home, incl. "
-                                "matter-server's interview",
+                "matter-server's interview",
                 "read_ms": "read_attribute of one attribute (OnOff) over the established CASE session",
                 "wildcard_read_s": "read_attribute '*/*/*' (one CHIP Read of every attribute, fabricFiltered=false)"
-                                   ", best of rounds",
+                ", best of rounds",
                 "subscription_latency_ms": "OnOff toggled inside the fabric until matter-server's attribute_updated "
-                                           "event, median",
+                "event, median",
                 "restart_to_first_report_s": "kill -9 + restart of serve until a change inside the restarted home "
-                                             "arrives over matter-server's subscription",
+                "arrives over matter-server's subscription",
                 "restart_first_report_after_up_s": "the part of restart_to_first_report_s after serve was up again "
-                                                   "(the rest is process start-up)",
+                "(the rest is process start-up)",
                 "emulator_cpu_s": "serve's CPU seconds per wildcard read (best round)",
                 "controller_cpu_s": "matter-server's (CHIP SDK's) CPU seconds per wildcard read (best round)",
                 "load": "1-minute load average at the end (per home: before and after)",
@@ -214,8 +244,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object (progress goes to stderr)")
     parser.add_argument("--reads", type=int, default=100, help="single-attribute reads (≥ 50)")
     parser.add_argument("--rounds", type=int, default=3, help="wildcard reads per big home")
-    parser.add_argument("--homes", default="complex,stress",
-                        help="big homes for the wildcard read; 'complex' skips the 1,000-device stress tier")
+    parser.add_argument(
+        "--homes",
+        default="complex,stress",
+        help="big homes for the wildcard read; 'complex' skips the 1,000-device stress tier",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     args = parser.parse_args()
     if reason := live_skip_reason():

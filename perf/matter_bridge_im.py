@@ -65,9 +65,15 @@ async def wildcard_read(tier: str) -> dict[str, float]:
         best = min(best, time.perf_counter() - started)
         best_cpu = min(best_cpu, time.process_time() - started_cpu)  # device CPU: steadier than wall time
     await model.close()
-    return {"devices": len(home.devices()), "endpoints": len(node.endpoints()), "attributes": attributes,
-            "wildcard_read_s": round(best, 3), "wildcard_read_cpu_s": round(best_cpu, 4), "chunks": exchange.chunks,
-            "bytes": exchange.bytes}
+    return {
+        "devices": len(home.devices()),
+        "endpoints": len(node.endpoints()),
+        "attributes": attributes,
+        "wildcard_read_s": round(best, 3),
+        "wildcard_read_cpu_s": round(best_cpu, 4),
+        "chunks": exchange.chunks,
+        "bytes": exchange.bytes,
+    }
 
 
 async def invoke_toggle(tier: str = "complex") -> dict[str, float]:
@@ -88,23 +94,37 @@ async def invoke_toggle(tier: str = "complex") -> dict[str, float]:
     await model.close()
     assert exchange.chunks == 1, "one InvokeResponse per request"
     durations.sort()
-    return {"invoke_p50_us": round(durations[len(durations) // 2], 1),
-            "invoke_mean_us": round(sum(durations) / len(durations), 1), "invoke_cpu_us": round(cpu / INVOKES * 1e6, 1)}
+    return {
+        "invoke_p50_us": round(durations[len(durations) // 2], 1),
+        "invoke_mean_us": round(sum(durations) / len(durations), 1),
+        "invoke_cpu_us": round(cpu / INVOKES * 1e6, 1),
+    }
 
 
 def main() -> None:
     results = {tier: asyncio.run(wildcard_read(tier)) for tier in ("complex", "stress")}
     invoke = asyncio.run(invoke_toggle())
     if "--json" in sys.argv:
-        print(json.dumps({"wildcard_read_s": {t: r["wildcard_read_s"] for t, r in results.items()},
-                          "wildcard_read_cpu_s": {t: r["wildcard_read_cpu_s"] for t, r in results.items()},
-                          "invoke_complex": invoke, "details": results}))
+        print(
+            json.dumps(
+                {
+                    "wildcard_read_s": {t: r["wildcard_read_s"] for t, r in results.items()},
+                    "wildcard_read_cpu_s": {t: r["wildcard_read_cpu_s"] for t, r in results.items()},
+                    "invoke_complex": invoke,
+                    "details": results,
+                }
+            )
+        )
         return
-    print(f"invoke OnOff.Toggle (complex home): p50 {invoke['invoke_p50_us']} µs, mean {invoke['invoke_mean_us']} µs, "
-          f"CPU {invoke['invoke_cpu_us']} µs per request")
+    print(
+        f"invoke OnOff.Toggle (complex home): p50 {invoke['invoke_p50_us']} µs, mean {invoke['invoke_mean_us']} µs, "
+        f"CPU {invoke['invoke_cpu_us']} µs per request"
+    )
     for tier, r in results.items():
-        print(f"{tier:8s} {r['devices']:5d} devices {r['endpoints']:5d} endpoints {r['attributes']:6d} attributes: "
-              f"wildcard read {r['wildcard_read_s']:.3f} s in {r['chunks']} chunks ({r['bytes'] / 1e6:.2f} MB)")
+        print(
+            f"{tier:8s} {r['devices']:5d} devices {r['endpoints']:5d} endpoints {r['attributes']:6d} attributes: "
+            f"wildcard read {r['wildcard_read_s']:.3f} s in {r['chunks']} chunks ({r['bytes'] / 1e6:.2f} MB)"
+        )
 
 
 if __name__ == "__main__":

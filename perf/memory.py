@@ -50,6 +50,7 @@ def _rss_mib(pid: int | str = "self") -> float:
 
 # --- MiB per extra home (runs in a child process: --homes-of TIER) -------------------------------------------
 
+
 def homes_of(tier: str, count: int) -> dict[str, Any]:
     import gc
 
@@ -64,15 +65,22 @@ def homes_of(tier: str, count: int) -> dict[str, Any]:
     gc.collect()
     after = _rss_mib()
     devices = sum(len(home.devices()) for home in homes) / len(homes)
-    return {"tier": tier, "extra_homes": len(homes), "devices_per_home": round(devices, 1),
-            "rss_before_mib": round(before, 1), "rss_after_mib": round(after, 1),
-            "mib_per_home": round((after - before) / len(homes), 4),
-            "kib_per_device": round((after - before) * 1024 / len(homes) / devices, 2), "first": first.name}
+    return {
+        "tier": tier,
+        "extra_homes": len(homes),
+        "devices_per_home": round(devices, 1),
+        "rss_before_mib": round(before, 1),
+        "rss_after_mib": round(after, 1),
+        "mib_per_home": round((after - before) / len(homes), 4),
+        "kib_per_device": round((after - before) * 1024 / len(homes) / devices, 2),
+        "first": first.name,
+    }
 
 
 def _child_json(args: list[str]) -> dict[str, Any]:
-    result = subprocess.run([PYTHON, __file__, *args, "--checkout", str(ROOT)], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [PYTHON, __file__, *args, "--checkout", str(ROOT)], capture_output=True, text=True, check=False
+    )
     if result.returncode != 0:
         raise RuntimeError(f"perf/memory.py {' '.join(args)} failed: {result.stderr[-800:]}")
     answer: dict[str, Any] = json.loads(result.stdout)
@@ -80,6 +88,7 @@ def _child_json(args: list[str]) -> dict[str, Any]:
 
 
 # --- commands ------------------------------------------------------------------------------------------------
+
 
 def _free_port(kind: int = socket.SOCK_STREAM) -> int:
     with socket.socket(socket.AF_INET, kind) as sock:
@@ -98,8 +107,14 @@ def _wait_or_kill(process: subprocess.Popen[str], timeout: float = 10.0) -> None
 
 def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> float:
     """Start a server, wait for a stdout line containing ``ready``, let it settle, read its RSS, stop it."""
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                               env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"})
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"},
+    )
     lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()], daemon=True)
     reader.start()
@@ -124,13 +139,26 @@ def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> fl
 
 
 def _mcp_rss(home: Path) -> float:
-    process = subprocess.Popen([str(CONSOLE), "mcp", str(home)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    process = subprocess.Popen(
+        [str(CONSOLE), "mcp", str(home)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
     assert process.stdin is not None and process.stdout is not None
     try:
-        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                      "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                                 "clientInfo": {"name": "bench-memory", "version": "1"}}}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "bench-memory", "version": "1"},
+            },
+        }
         process.stdin.write(json.dumps(initialize) + "\n")
         process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n")
@@ -207,10 +235,27 @@ def _bench_run(workdir: Path) -> dict[str, Any]:
     episodes = workdir / "episodes"
     write_episodes(generate_episodes(["qt1"], 1, 7), episodes)
     out = workdir / "probe.json"
-    result = subprocess.run([PYTHON, "-c", BENCH_RUN_PROBE, "bench", "run", "--agent", "oracle",
-                             "--episodes", str(episodes), "--out", str(workdir / "run"), "--quiet"],
-                            cwd=ROOT, env={**os.environ, "BENCH_MEMORY_OUT": str(out)}, capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(
+        [
+            PYTHON,
+            "-c",
+            BENCH_RUN_PROBE,
+            "bench",
+            "run",
+            "--agent",
+            "oracle",
+            "--episodes",
+            str(episodes),
+            "--out",
+            str(workdir / "run"),
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "BENCH_MEMORY_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if result.returncode != 0 or not out.exists():
         raise RuntimeError(f"homefabric bench run failed ({result.returncode}): {result.stderr[-800:]}")
     seen: dict[str, Any] = json.loads(out.read_text())
@@ -226,18 +271,27 @@ def commands() -> dict[str, Any]:
         workdir = Path(tmp)
         home = workdir / "home.json"
         home.write_text(dump_home(generate_home("simuhome", 1)))
-        floor = subprocess.run([PYTHON, "-c", CLI_IMPORT_PROBE], cwd=ROOT, check=True, capture_output=True,
-                               text=True)
+        floor = subprocess.run([PYTHON, "-c", CLI_IMPORT_PROBE], cwd=ROOT, check=True, capture_output=True, text=True)
         figures["cli_import"] = json.loads(floor.stdout)
         figures["bench run"] = _bench_run(workdir)
         serve = [str(CONSOLE), "serve", str(home), "--port", str(_free_port(socket.SOCK_DGRAM))]
-        figures["serve"] = {"rss_mib": round(_rss_when_ready(
-            [*serve, "--state-dir", str(workdir / "state1")], "serving "), 1)}
-        figures["serve --http"] = {"rss_mib": round(_rss_when_ready(
-            [*serve, "--state-dir", str(workdir / "state2"), "--http", f"127.0.0.1:{_free_port()}"],
-            "HTTP API and dashboard"), 1)}
-        figures["http"] = {"rss_mib": round(_rss_when_ready(
-            [str(CONSOLE), "http", str(home), "--port", str(_free_port())], "dashboard"), 1)}
+        figures["serve"] = {
+            "rss_mib": round(_rss_when_ready([*serve, "--state-dir", str(workdir / "state1")], "serving "), 1)
+        }
+        figures["serve --http"] = {
+            "rss_mib": round(
+                _rss_when_ready(
+                    [*serve, "--state-dir", str(workdir / "state2"), "--http", f"127.0.0.1:{_free_port()}"],
+                    "HTTP API and dashboard",
+                ),
+                1,
+            )
+        }
+        figures["http"] = {
+            "rss_mib": round(
+                _rss_when_ready([str(CONSOLE), "http", str(home), "--port", str(_free_port())], "dashboard"), 1
+            )
+        }
         figures["mcp"] = {"rss_mib": round(_mcp_rss(home), 1)}
     return figures
 
@@ -256,15 +310,18 @@ def main() -> int:
         return 0
     results: dict[str, Any] = {"checkout": str(ROOT), "homes": {}, "commands": {}}
     for tier, fraction in TIERS.items():
-        results["homes"][tier] = _child_json(["--homes-of", tier, "--homes", str(max(2, round(options.homes
-                                                                                              * fraction)))])
+        results["homes"][tier] = _child_json(
+            ["--homes-of", tier, "--homes", str(max(2, round(options.homes * fraction)))]
+        )
     results["commands"] = commands()
     if options.json:
         print(json.dumps(results, indent=2))
     else:
         for tier, figures in results["homes"].items():
-            print(f"{tier:9s} {figures['devices_per_home']:7.1f} devices: {figures['mib_per_home']:.3f} MiB per "
-                  f"extra home ({figures['kib_per_device']:.1f} KiB per device)")
+            print(
+                f"{tier:9s} {figures['devices_per_home']:7.1f} devices: {figures['mib_per_home']:.3f} MiB per "
+                f"extra home ({figures['kib_per_device']:.1f} KiB per device)"
+            )
         for command, figures in results["commands"].items():
             print(f"{command:14s} {figures}")
     return 0

@@ -38,8 +38,13 @@ def summary(latencies_s: list[float]) -> dict[str, float]:
     def pick(q: float) -> float:
         return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
 
-    return {"samples": len(ordered), "p50_ms": pick(0.5), "p95_ms": pick(0.95), "max_ms": round(ordered[-1], 3),
-            "mean_ms": round(statistics.fmean(ordered), 3)}
+    return {
+        "samples": len(ordered),
+        "p50_ms": pick(0.5),
+        "p95_ms": pick(0.95),
+        "max_ms": round(ordered[-1], 3),
+        "mean_ms": round(statistics.fmean(ordered), 3),
+    }
 
 
 async def measure(samples: int, coalesce_s: float, speed: float) -> dict[str, Any]:
@@ -51,8 +56,10 @@ async def measure(samples: int, coalesce_s: float, speed: float) -> dict[str, An
         broker = Mosquitto(Path(tmp))
         broker.start()
         try:
-            async with RealtimePacer(fabric, speed=speed), \
-                    MqttBridge(fabric, "127.0.0.1", broker.port, home_id=HOME, coalesce_s=coalesce_s) as bridge:
+            async with (
+                RealtimePacer(fabric, speed=speed),
+                MqttBridge(fabric, "127.0.0.1", broker.port, home_id=HOME, coalesce_s=coalesce_s) as bridge,
+            ):
                 await bridge.wait_connected(timeout=30)
                 async with Recorder(broker.port, state) as rec:
                     await rec.wait_for(on_topic(state), timeout=10)
@@ -86,8 +93,13 @@ async def measure(samples: int, coalesce_s: float, speed: float) -> dict[str, An
                         unsubscribe()
         finally:
             broker.kill()
-    return {"home": f"medium-7 ({len(fabric.devices())} devices)", "coalesce_ms": coalesce_s * 1000, "speed": speed,
-            "fabric_to_mqtt": summary(to_mqtt), "mqtt_to_fabric": summary(to_fabric)}
+    return {
+        "home": f"medium-7 ({len(fabric.devices())} devices)",
+        "coalesce_ms": coalesce_s * 1000,
+        "speed": speed,
+        "fabric_to_mqtt": summary(to_mqtt),
+        "mqtt_to_fabric": summary(to_fabric),
+    }
 
 
 def main() -> None:
@@ -104,11 +116,15 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(f"MQTT bridge latency, {results['home']}, coalescing {results['coalesce_ms']:g} ms, speed ×{args.speed:g}")
-    for name, label in (("fabric_to_mqtt", "fabric change → MQTT state message"),
-                        ("mqtt_to_fabric", "MQTT command → fabric change")):
+    for name, label in (
+        ("fabric_to_mqtt", "fabric change → MQTT state message"),
+        ("mqtt_to_fabric", "MQTT command → fabric change"),
+    ):
         r = results[name]
-        print(f"  {label:36s} p50 {r['p50_ms']:7.2f} ms   p95 {r['p95_ms']:7.2f} ms   "
-              f"max {r['max_ms']:7.2f} ms   ({r['samples']} samples)")
+        print(
+            f"  {label:36s} p50 {r['p50_ms']:7.2f} ms   p95 {r['p95_ms']:7.2f} ms   "
+            f"max {r['max_ms']:7.2f} ms   ({r['samples']} samples)"
+        )
 
 
 if __name__ == "__main__":

@@ -68,12 +68,16 @@ def _percentile(values: list[float], q: float) -> float:
 
 # --- API latency during a maximal fast-forward ---------------------------------------------------------------
 
+
 async def fast_forward_probe() -> dict[str, Any]:
     import websockets
 
     fabric = EmulatedHome(generate_home("complex", 7))
-    async with RealtimePacer(fabric, 1.0) as pacer, HttpApi(fabric, port=0, pacer=pacer) as api, \
-            websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
+    async with (
+        RealtimePacer(fabric, 1.0) as pacer,
+        HttpApi(fabric, port=0, pacer=pacer) as api,
+        websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws,
+    ):
         latencies: list[float] = []
         done = threading.Event()
 
@@ -108,20 +112,32 @@ async def fast_forward_probe() -> dict[str, Any]:
                 ws_closed = str(closed)
                 break
             progress += message.get("type") == "fast_forward"
-    return {"home": "complex/7", "virtual_s": WEEK_S, "fast_forward_wall_s": round(wall, 3),
-            "events_run": response.json()["events_run"], "progress_events": progress,
-            "requests_during": len(during), "p50_ms": round(_percentile(during, 0.5), 2),
-            "p99_ms": round(_percentile(during, 0.99), 2), "max_ms": round(max(during, default=0.0), 2),
-            "ws_closed": ws_closed, "target_p99_ms": 200}
+    return {
+        "home": "complex/7",
+        "virtual_s": WEEK_S,
+        "fast_forward_wall_s": round(wall, 3),
+        "events_run": response.json()["events_run"],
+        "progress_events": progress,
+        "requests_during": len(during),
+        "p50_ms": round(_percentile(during, 0.5), 2),
+        "p99_ms": round(_percentile(during, 0.99), 2),
+        "max_ms": round(max(during, default=0.0), 2),
+        "ws_closed": ws_closed,
+        "target_p99_ms": 200,
+    }
 
 
 # --- a week with a subscriber --------------------------------------------------------------------------------
 
+
 def _complex_home(*, days_and_nights: bool) -> EmulatedHome:
     config = generate_home("complex", 7)
     if not days_and_nights:
-        config.extensions["physics"] = {**config.extensions.get("physics", {}), "daylight": "constant",
-                                        "outdoor": "none"}
+        config.extensions["physics"] = {
+            **config.extensions.get("physics", {}),
+            "daylight": "constant",
+            "outdoor": "none",
+        }
     return EmulatedHome(config)
 
 
@@ -132,12 +148,19 @@ def advance_week_probe(*, days_and_nights: bool = False) -> dict[str, Any]:
     began = time.perf_counter()
     ran = fabric.advance(WEEK_S)
     wall = time.perf_counter() - began
-    return {"home": "complex/7", "days_and_nights": days_and_nights, "virtual_s": WEEK_S,
-            "wall_s": round(wall, 4), "timer_events": ran,
-            "attribute_events": len(events), "target_s": 1.0}
+    return {
+        "home": "complex/7",
+        "days_and_nights": days_and_nights,
+        "virtual_s": WEEK_S,
+        "wall_s": round(wall, 4),
+        "timer_events": ran,
+        "attribute_events": len(events),
+        "target_s": 1.0,
+    }
 
 
 # --- a datagram flood ----------------------------------------------------------------------------------------
+
 
 def _flood_datagrams(count: int) -> list[bytes]:
     from bridge.matter.codec import tlv
@@ -149,8 +172,12 @@ def _flood_datagrams(count: int) -> list[bytes]:
         kind = index % 3
         if kind == 0:  # an IM request on an unsecured session: refused, acked
             header = MessageHeader(session_id=0, message_counter=index + 1, source_node_id=0x1234)
-            proto = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE, opcode=0x02,
-                                   exchange_id=index & 0xFFFF, protocol_id=1)
+            proto = ProtocolHeader(
+                exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE,
+                opcode=0x02,
+                exchange_id=index & 0xFFFF,
+                protocol_id=1,
+            )
             out.append(header.encode() + proto.encode() + tlv.encode({}))
         elif kind == 1:  # shorter than a message header
             out.append(rng.randbytes(rng.randrange(1, 8)))
@@ -201,10 +228,17 @@ async def flood_probe(count: int) -> dict[str, Any]:
             logger.removeHandler(handler)
             handler.close()
     received = sum(counts.values())
-    return {"datagrams_sent": count, "refusals_counted": counts, "wall_s": round(wall, 2),
-            "log_bytes": log_bytes, "log_bytes_per_datagram": round(log_bytes / count, 4),
-            "rss_growth_kb": rss_after - rss_before, "received_fraction": round(received / count, 3),
-            "target_log_bytes": 10_000, "target_rss_growth_kb": 5 * 1024}
+    return {
+        "datagrams_sent": count,
+        "refusals_counted": counts,
+        "wall_s": round(wall, 2),
+        "log_bytes": log_bytes,
+        "log_bytes_per_datagram": round(log_bytes / count, 4),
+        "rss_growth_kb": rss_after - rss_before,
+        "received_fraction": round(received / count, 3),
+        "target_log_bytes": 10_000,
+        "target_rss_growth_kb": 5 * 1024,
+    }
 
 
 # --- rules: creation rate and memory ----------------------------------------------------------------------------
@@ -242,11 +276,16 @@ print(json.dumps({"rules": count, "created_per_s": round((count - 1) / created_s
 async def _rules_over_http(count: int) -> dict[str, Any]:
     fabric = EmulatedHome(generate_home("complex", 7))
     light = next(d.device_id for d in fabric.devices() if d.find(1, "OnOff") is not None)
-    rule = {"name": "every second", "trigger": {"kind": "time", "cron": "* * * * * ?"},
-            "actions": [{"kind": "invoke", "device_id": light, "endpoint": 1, "cluster": "OnOff",
-                         "command": "Toggle"}]}
-    async with RealtimePacer(fabric, 1.0) as pacer, HttpApi(fabric, port=0, pacer=pacer) as api, \
-            httpx.AsyncClient(base_url=api.url, timeout=60) as client:
+    rule = {
+        "name": "every second",
+        "trigger": {"kind": "time", "cron": "* * * * * ?"},
+        "actions": [{"kind": "invoke", "device_id": light, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+    }
+    async with (
+        RealtimePacer(fabric, 1.0) as pacer,
+        HttpApi(fabric, port=0, pacer=pacer) as api,
+        httpx.AsyncClient(base_url=api.url, timeout=60) as client,
+    ):
         began = time.perf_counter()
         for _ in range(count):
             (await client.post("/api/automations", json=rule)).raise_for_status()
@@ -258,13 +297,23 @@ def rules_probe(count: int) -> dict[str, Any]:
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
-    child = subprocess.run([sys.executable, "-c", _RULES_CHILD, str(count)], capture_output=True, text=True,
-                           cwd=root, timeout=600, check=True)
-    return {"in_process": json.loads(child.stdout), "over_http_with_pacer": asyncio.run(_rules_over_http(200)),
-            "target_rss_kb_per_1000_rules": 1024}
+    child = subprocess.run(
+        [sys.executable, "-c", _RULES_CHILD, str(count)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=600,
+        check=True,
+    )
+    return {
+        "in_process": json.loads(child.stdout),
+        "over_http_with_pacer": asyncio.run(_rules_over_http(200)),
+        "target_rss_kb_per_1000_rules": 1024,
+    }
 
 
 # --- kill -9 of serve right after an acknowledged change ------------------------------------------------------
+
 
 def _homefabric() -> str:
     return str(Path(sys.executable).parent / "homefabric")
@@ -277,8 +326,11 @@ def _start_serve(home: Path, state: Path, log: Any) -> tuple[Any, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([_homefabric(), "serve", str(home), "--state-dir", str(state), "--port", "0",
-                                "--http", f"127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [_homefabric(), "serve", str(home), "--state-dir", str(state), "--port", "0", "--http", f"127.0.0.1:{port}"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -301,12 +353,17 @@ def kill_9_probe(kills: int) -> dict[str, Any]:
     lost: list[int] = []
     with tempfile.TemporaryDirectory() as work:
         home, state = Path(work) / "home.json", Path(work) / "state"
-        subprocess.run([_homefabric(), "home", "generate", "--tier", "simple", "--seed", "2", "--out", str(home)],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [_homefabric(), "home", "generate", "--tier", "simple", "--seed", "2", "--out", str(home)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         with open(Path(work) / "serve.log", "w") as log:
             process, url = _start_serve(home, state, log)
-            light = next(d["device_id"] for d in httpx.get(url + "/api/devices").json()
-                         if "1.OnOff.OnOff" in d["state"])
+            light = next(
+                d["device_id"] for d in httpx.get(url + "/api/devices").json() if "1.OnOff.OnOff" in d["state"]
+            )
             expected: dict[str, Any] | None = None
             for round_ in range(kills + 1):
                 attributes = f"{url}/api/devices/{light}/attributes"
@@ -316,10 +373,12 @@ def kill_9_probe(kills: int) -> dict[str, Any]:
                         lost.append(round_ - 1)
                 if round_ == kills:
                     break
-                httpx.put(f"{attributes}/0/BasicInformation/NodeLabel", json={"value": f"soak {round_}"},
-                          timeout=10).raise_for_status()
-                httpx.post(f"{url}/api/devices/{light}/commands/1/OnOff/Toggle", json={"args": {}},
-                           timeout=10).raise_for_status()
+                httpx.put(
+                    f"{attributes}/0/BasicInformation/NodeLabel", json={"value": f"soak {round_}"}, timeout=10
+                ).raise_for_status()
+                httpx.post(
+                    f"{url}/api/devices/{light}/commands/1/OnOff/Toggle", json={"args": {}}, timeout=10
+                ).raise_for_status()
                 on = httpx.get(f"{attributes}/1/OnOff/OnOff", timeout=10).json()["value"]
                 expected = {"0.BasicInformation.NodeLabel": f"soak {round_}", "1.OnOff.OnOff": on}
                 time.sleep(rng.uniform(0.0, 0.8))
@@ -329,11 +388,17 @@ def kill_9_probe(kills: int) -> dict[str, Any]:
             process.send_signal(signal.SIGINT)
             process.wait(60)
         leftovers = sorted(p.name for p in state.glob(".*") if p.is_file())
-    return {"kills": kills, "acknowledged_changes_lost": len(lost), "lost_rounds": lost,
-            "temp_files_left": leftovers, "target_lost": 0}
+    return {
+        "kills": kills,
+        "acknowledged_changes_lost": len(lost),
+        "lost_rounds": lost,
+        "temp_files_left": leftovers,
+        "target_lost": 0,
+    }
 
 
 # --- episodes import throughput -------------------------------------------------------------------------------
+
 
 def episodes_import_probe(files: int, limit_s: float = 600) -> dict[str, Any]:
     import shutil
@@ -341,8 +406,24 @@ def episodes_import_probe(files: int, limit_s: float = 600) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as work:
         pool = Path(work) / "pool"
-        subprocess.run([_homefabric(), "episodes", "generate", "--qt", "all", "--per-type", "1", "--seed", "1",
-                        "--out", str(pool)], check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [
+                _homefabric(),
+                "episodes",
+                "generate",
+                "--qt",
+                "all",
+                "--per-type",
+                "1",
+                "--seed",
+                "1",
+                "--out",
+                str(pool),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
         sources = sorted(pool.glob("*.json"))
         folder = Path(work) / "episodes"
         folder.mkdir()
@@ -351,13 +432,22 @@ def episodes_import_probe(files: int, limit_s: float = 600) -> dict[str, Any]:
             shutil.copy(source, folder / f"{index:05d}_{source.name}")
         began = time.perf_counter()
         try:
-            result = subprocess.run([_homefabric(), "episodes", "import", str(folder), "--json"],
-                                    capture_output=True, text=True, timeout=limit_s)
+            result = subprocess.run(
+                [_homefabric(), "episodes", "import", str(folder), "--json"],
+                capture_output=True,
+                text=True,
+                timeout=limit_s,
+            )
         except subprocess.TimeoutExpired:
             return {"files": files, "finished": False, "limit_s": limit_s}
         wall = time.perf_counter() - began
-    return {"files": files, "finished": True, "exit_code": result.returncode, "wall_s": round(wall, 1),
-            "files_per_s": round(files / wall, 1)}
+    return {
+        "files": files,
+        "finished": True,
+        "exit_code": result.returncode,
+        "wall_s": round(wall, 1),
+        "files_per_s": round(files / wall, 1),
+    }
 
 
 def main() -> int:
@@ -390,8 +480,9 @@ def main() -> int:
         "rules_rss_under_1_mb_per_1000": ("rules", lambda r: r["in_process"]["rss_kb_per_1000_rules"] <= 1024),
         "kill_9_nothing_lost": ("kill_9", lambda r: r["acknowledged_changes_lost"] == 0),
     }
-    results["targets_met"] = {name: check(results[probe]) for name, (probe, check) in checks.items()
-                              if probe in results}
+    results["targets_met"] = {
+        name: check(results[probe]) for name, (probe, check) in checks.items() if probe in results
+    }
     if options.json:
         print(json.dumps(results, indent=2))
     else:

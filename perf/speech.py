@@ -70,12 +70,16 @@ def voice_suite(per_type: int, seed: int, conditions: str, asr: str) -> dict[str
         records = run_all(VoiceOracleAgent(), Hearing(input="asr", condition=condition, asr=asr, seed=seed))
         wers = [t["heard"]["asr"]["wer"] for r in records for t in r["turns"]]
         spoken[condition.id] = {"turns_heard": len(wers), "mean_turn_wer": round(sum(wers) / len(wers), 4)}
-    return {"episodes": len(episodes), "generation_wall_s": round(generation_wall, 3),
-            "episodes_per_wall_s": round(len(episodes) / generation_wall, 1),
-            "oracle_text_success": oracle["overall"]["success"], "null_text_success": null["overall"]["success"],
-            "null_act_accuracy": null["overall"]["act_accuracy"],
-            "oracle_text_episodes_per_wall_s": round(len(episodes) / text_wall, 1),
-            "asr_wer_per_condition": spoken}
+    return {
+        "episodes": len(episodes),
+        "generation_wall_s": round(generation_wall, 3),
+        "episodes_per_wall_s": round(len(episodes) / generation_wall, 1),
+        "oracle_text_success": oracle["overall"]["success"],
+        "null_text_success": null["overall"]["success"],
+        "null_act_accuracy": null["overall"]["act_accuracy"],
+        "oracle_text_episodes_per_wall_s": round(len(episodes) / text_wall, 1),
+        "asr_wer_per_condition": spoken,
+    }
 
 
 def main() -> None:
@@ -98,8 +102,10 @@ def main() -> None:
 
     speakers = [choose_speaker(args.seed, e.episode_id) for e in episodes]
     started = time.perf_counter()
-    clean = [np.asarray(speech(user_turns(e)[0], voice.id, rate))
-             for e, (voice, rate) in zip(episodes, speakers, strict=True)]
+    clean = [
+        np.asarray(speech(user_turns(e)[0], voice.id, rate))
+        for e, (voice, rate) in zip(episodes, speakers, strict=True)
+    ]
     render_wall = time.perf_counter() - started
     audio_s = sum(a.size for a in clean) / SAMPLE_RATE
 
@@ -112,9 +118,14 @@ def main() -> None:
         for episode, (voice, _rate), audio in zip(episodes, speakers, clean, strict=True):
             text = user_turns(episode)[0]
             surroundings = surroundings_for(episode, args.seed, voice)
-            mixed = apply_condition(audio, condition, "room", surroundings,
-                                    numpy_rng("condition", args.seed, episode.episode_id, 0, condition.id),
-                                    numpy_rng("room", args.seed, episode.episode_id, 0))
+            mixed = apply_condition(
+                audio,
+                condition,
+                "room",
+                surroundings,
+                numpy_rng("condition", args.seed, episode.episode_id, 0, condition.id),
+                numpy_rng("room", args.seed, episode.episode_id, 0),
+            )
             heard = decode_wav(encode_wav(mixed))
             t0 = time.perf_counter()
             hypothesis = model.transcribe(heard).text
@@ -123,21 +134,35 @@ def main() -> None:
             n = len(normalise(text).split())
             errors += word_error_rate(text, hypothesis) * n
             words += n
-        per_condition[condition.id] = {"wer": round(errors / words, 4), "asr_rtf": round(asr_wall / heard_s, 4),
-                                       "audio_s": round(heard_s, 1)}
-    result = {"turns": len(episodes), "asr": args.asr, "cpu_count": os.cpu_count(), "seed": args.seed,
-              "render_audio_s": round(audio_s, 1), "render_wall_s": round(render_wall, 2),
-              "render_audio_s_per_wall_s": round(audio_s / render_wall, 1),
-              "asr_rtf": round(sum(c["asr_rtf"] * c["audio_s"] for c in per_condition.values())
-                               / sum(c["audio_s"] for c in per_condition.values()), 4),
-              "conditions": per_condition}
+        per_condition[condition.id] = {
+            "wer": round(errors / words, 4),
+            "asr_rtf": round(asr_wall / heard_s, 4),
+            "audio_s": round(heard_s, 1),
+        }
+    result = {
+        "turns": len(episodes),
+        "asr": args.asr,
+        "cpu_count": os.cpu_count(),
+        "seed": args.seed,
+        "render_audio_s": round(audio_s, 1),
+        "render_wall_s": round(render_wall, 2),
+        "render_audio_s_per_wall_s": round(audio_s / render_wall, 1),
+        "asr_rtf": round(
+            sum(c["asr_rtf"] * c["audio_s"] for c in per_condition.values())
+            / sum(c["audio_s"] for c in per_condition.values()),
+            4,
+        ),
+        "conditions": per_condition,
+    }
     if args.part == "all":
         result["voice_suite"] = voice_suite(args.voice_per_type, args.seed, args.voice_conditions, args.asr)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
-        print(f"{result['turns']} turns, {audio_s:.0f} s of audio rendered at {result['render_audio_s_per_wall_s']}x "
-              f"real time; ASR ({args.asr}) real-time factor {result['asr_rtf']}")
+        print(
+            f"{result['turns']} turns, {audio_s:.0f} s of audio rendered at {result['render_audio_s_per_wall_s']}x "
+            f"real time; ASR ({args.asr}) real-time factor {result['asr_rtf']}"
+        )
         for name, figures in per_condition.items():
             print(f"  {name:14} WER {figures['wer']:.3f}  RTF {figures['asr_rtf']:.3f}")
         if "voice_suite" in result:

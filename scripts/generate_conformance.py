@@ -41,12 +41,21 @@ def served_shapes() -> tuple[list[int], list[tuple[int, int]]]:
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
 
-    config = HomeConfig.model_validate({
-        "name": "conformance", "base_time": "2025-08-23 09:00:00",
-        "rooms": [{"id": "room", "name": "room", "type": "room", "environment": {
-            "temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
-        "devices": [{"id": name, "type": name, "room": "room"} for name in sorted(CATALOGUE)],
-    })
+    config = HomeConfig.model_validate(
+        {
+            "name": "conformance",
+            "base_time": "2025-08-23 09:00:00",
+            "rooms": [
+                {
+                    "id": "room",
+                    "name": "room",
+                    "type": "room",
+                    "environment": {"temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20},
+                }
+            ],
+            "devices": [{"id": name, "type": name, "room": "room"} for name in sorted(CATALOGUE)],
+        }
+    )
     fabric = EmulatedHome(config)
     with tempfile.TemporaryDirectory() as state:
         node = MatterNode(lambda roots: BridgeNode(fabric, roots), state, mdns=False)
@@ -65,16 +74,17 @@ def install_model(directory: Path) -> Path:
         npm = shutil.which("npm")
         if npm is None:
             raise SystemExit("generate_conformance: npm not found (apt install npm); it installs @matter/model")
-        subprocess.run([npm, "install", "--silent", "--no-save", "--prefix", str(directory),
-                        f"{MODEL_PACKAGE}@{MODEL_VERSION}"], check=True)
+        subprocess.run(
+            [npm, "install", "--silent", "--no-save", "--prefix", str(directory), f"{MODEL_PACKAGE}@{MODEL_VERSION}"],
+            check=True,
+        )
     return directory
 
 
 def evaluate(model_dir: Path, request: dict[str, Any]) -> dict[str, Any]:
     script = model_dir / EVALUATOR.name  # ESM resolves packages next to the script, not via NODE_PATH
     shutil.copyfile(EVALUATOR, script)
-    done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(["node", str(script)], input=json.dumps(request), capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"generate_conformance: the model evaluator failed:\n{done.stderr}")
     result: dict[str, Any] = json.loads(done.stdout)
@@ -95,8 +105,10 @@ def main() -> int:
     tmp = TABLE.with_suffix(".tmp")
     tmp.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     tmp.replace(TABLE)
-    print(f"wrote {TABLE.relative_to(ROOT)}: {len(table['device_types'])} device types, "
-          f"{len(table['clusters'])} (cluster, feature map) pairs")
+    print(
+        f"wrote {TABLE.relative_to(ROOT)}: {len(table['device_types'])} device types, "
+        f"{len(table['clusters'])} (cluster, feature map) pairs"
+    )
     return 0
 
 

@@ -35,12 +35,14 @@ async def capture(work: Path) -> dict[str, Any]:
     if reason:
         raise SystemExit(f"matter_interview_dump: cannot run the live setup here: {reason}")
     async with LiveBridge(HOME, work, speed=1, namespace_prefix="hfdump") as bridge:
-        node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                        timeout_s=150)
+        node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True, timeout_s=150)
         dump = await bridge.matter.call("get_node", node_id=node["node_id"], timeout_s=60)
         layout = await bridge.control("endpoints")
-    return {"source": "python-matter-server get_node after commission_with_code (scripts/matter_interview_dump.py)",
-            "emulator_endpoints": layout, "node": dump}
+    return {
+        "source": "python-matter-server get_node after commission_with_code (scripts/matter_interview_dump.py)",
+        "emulator_endpoints": layout,
+        "node": dump,
+    }
 
 
 def main() -> int:
@@ -50,8 +52,11 @@ def main() -> int:
     tmp.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     tmp.replace(DUMP)  # atomic: a failed capture leaves the old fixture
     attributes = result["node"]["attributes"]
-    print(json.dumps({"written": str(DUMP.relative_to(ROOT)), "attributes": len(attributes),
-                      "bytes": DUMP.stat().st_size}))
+    print(
+        json.dumps(
+            {"written": str(DUMP.relative_to(ROOT)), "attributes": len(attributes), "bytes": DUMP.stat().st_size}
+        )
+    )
     return 0
 
 

@@ -23,18 +23,34 @@ def inventory_episodes() -> list[dict[str, Any]]:
     episodes = []
     for seed, home in enumerate(inventory_homes(), start=1):
         room_id = next(iter(home["rooms"]))
-        episodes.append({
-            "meta": {"seed": seed, "query_type": "qt1", "case": "feasible", "num_rooms": len(home["rooms"]),
-                     "num_devices": sum(len(room["devices"]) for room in home["rooms"].values()),
-                     "num_target_device_attributes": 0, "num_target_room_states": 1},
-            "query": f"how warm is the {room_id.replace('_', ' ')} right now",
-            "user_location": room_id,
-            "eval": {"required_actions": [{"tool": "get_room_states", "params": {"room_id": room_id}}],
-                     "goals": [{"variant": "room_state", "room_id": room_id, "room_state": "temperature",
-                                "current_value": round(home["rooms"][room_id]["state"]["temperature"] / 100, 2),
-                                "unit": "°C"}]},
-            "initial_home_config": home,
-        })
+        episodes.append(
+            {
+                "meta": {
+                    "seed": seed,
+                    "query_type": "qt1",
+                    "case": "feasible",
+                    "num_rooms": len(home["rooms"]),
+                    "num_devices": sum(len(room["devices"]) for room in home["rooms"].values()),
+                    "num_target_device_attributes": 0,
+                    "num_target_room_states": 1,
+                },
+                "query": f"how warm is the {room_id.replace('_', ' ')} right now",
+                "user_location": room_id,
+                "eval": {
+                    "required_actions": [{"tool": "get_room_states", "params": {"room_id": room_id}}],
+                    "goals": [
+                        {
+                            "variant": "room_state",
+                            "room_id": room_id,
+                            "room_state": "temperature",
+                            "current_value": round(home["rooms"][room_id]["state"]["temperature"] / 100, 2),
+                            "unit": "°C",
+                        }
+                    ],
+                },
+                "initial_home_config": home,
+            }
+        )
     return episodes
 
 

@@ -33,8 +33,12 @@ def _number(text: str) -> int | float:
 
 
 def parse_inventory(text: str) -> dict[str, Any]:
-    table: dict[str, Any] = {"source": "simuhome-attribute-shapes.md", "key_counts": {}, "room_state": {},
-                             "device_types": {}}
+    table: dict[str, Any] = {
+        "source": "simuhome-attribute-shapes.md",
+        "key_counts": {},
+        "room_state": {},
+        "device_types": {},
+    }
     section: dict[str, Any] | None = None
     for line in text.splitlines():
         counts = _COUNTS.match(line.strip())

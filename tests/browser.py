@@ -26,8 +26,16 @@ if TYPE_CHECKING:
 # No sandbox: the tests run as root in a container. No GPU: there is none. No QUIC, background networking,
 # component updates, sync or first-run set-up: nothing but loopback is reachable, and a page load must not
 # wait on what tries to go further.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 LAUNCH_TIMEOUT_MS = 30_000
 
 
@@ -35,8 +43,9 @@ class Chromium:
     """``async with chromium.page(...) as page``: one page in a freshly launched browser, closed on exit."""
 
     @contextlib.asynccontextmanager
-    async def page(self, *, viewport: ViewportSize | None = None, timeout_ms: float = 10_000,
-                   errors: list[str] | None = None) -> AsyncIterator[Page]:
+    async def page(
+        self, *, viewport: ViewportSize | None = None, timeout_ms: float = 10_000, errors: list[str] | None = None
+    ) -> AsyncIterator[Page]:
         """``viewport`` None: Playwright's default (1280×720); ``errors`` collects the page's uncaught errors."""
         # Imported here, not at the top: a missing playwright is the requirement check's to report.
         from playwright.async_api import async_playwright
@@ -45,8 +54,12 @@ class Chromium:
         with tempfile.TemporaryDirectory(prefix="hf-chromium-") as profile:
             async with async_playwright() as playwright:
                 context = await playwright.chromium.launch_persistent_context(
-                    profile, executable_path=str(CHROMIUM), args=list(FLAGS), timeout=LAUNCH_TIMEOUT_MS,
-                    viewport=viewport)
+                    profile,
+                    executable_path=str(CHROMIUM),
+                    args=list(FLAGS),
+                    timeout=LAUNCH_TIMEOUT_MS,
+                    viewport=viewport,
+                )
                 try:
                     page = context.pages[0] if context.pages else await context.new_page()
                     page.set_default_timeout(timeout_ms)

@@ -19,8 +19,13 @@ EPISODES = Path(__file__).parent / "benchmark" / "episodes"
 
 
 def homefabric(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([HOMEFABRIC, *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "COLUMNS": "80", **(env or {})})
+    return subprocess.run(
+        [HOMEFABRIC, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "COLUMNS": "80", **(env or {})},
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess, *needles: str) -> str:
@@ -45,6 +50,7 @@ def home_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # --- home and sim -----------------------------------------------------------------------------------------
 
+
 def test_home_generate_into_a_missing_directory(tmp_path: Path) -> None:
     result = homefabric("home", "generate", "--tier", "simple", "--out", str(tmp_path / "missing" / "h.json"))
     one_line_error(result, "missing", "does not exist")
@@ -63,6 +69,7 @@ def test_sim_run_refuses_a_zero_or_negative_number_of_seconds(home_file: Path) -
 
 # --- episodes ---------------------------------------------------------------------------------------------
 
+
 def test_episodes_import_of_an_empty_directory(tmp_path: Path) -> None:
     one_line_error(homefabric("episodes", "import", str(tmp_path)), "no episode files")
 
@@ -77,10 +84,12 @@ def test_episodes_generate_into_a_file_fails_before_generating(tmp_path: Path) -
 
 # --- bench run --------------------------------------------------------------------------------------------
 
+
 def test_bench_run_with_a_typo_in_the_episodes_path(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(tmp_path / "epsiodes"),
-                        "--out", str(out), "--quiet")
+    result = homefabric(
+        "bench", "run", "--agent", "oracle", "--episodes", str(tmp_path / "epsiodes"), "--out", str(out), "--quiet"
+    )
     one_line_error(result, "no episodes selected", "no such file or directory")
     assert not out.exists()  # no empty run directory left behind
 
@@ -90,8 +99,19 @@ def test_bench_run_with_kinds_that_match_nothing(tmp_path: Path) -> None:
     only_qt1.mkdir()
     (only_qt1 / "qt1_feasible_seed_1.json").write_bytes((EPISODES / "qt1_feasible_seed_1.json").read_bytes())
     out = tmp_path / "run"
-    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(only_qt1), "--kinds", "qt3_feasible",
-                        "--out", str(out), "--quiet")
+    result = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(only_qt1),
+        "--kinds",
+        "qt3_feasible",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     one_line_error(result, "no episode matches", "qt3_feasible")
     assert not out.exists()
 
@@ -106,13 +126,26 @@ def test_bench_run_out_is_a_file(tmp_path: Path) -> None:
 
 def _failing_endpoint_spec(tmp_path: Path, base_url: str) -> Path:
     spec = tmp_path / "spec.yaml"
-    spec.write_text(yaml.safe_dump({
-        "schema": "homefabric-bench-spec/1", "episodes": {"path": str(EPISODES), "limit": 2},
-        # No preflight: it would refuse this endpoint before the run (exit 2); these tests are about an
-        # endpoint that fails during the run.
-        "agent": {"name": "react", "model": {"base_url": base_url, "model": "standin-model",
-                                             "api_key_env": "HF_TEST_KEY", "max_retries": 0},
-                  "options": {"preflight": False}}}))
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "homefabric-bench-spec/1",
+                "episodes": {"path": str(EPISODES), "limit": 2},
+                # No preflight: it would refuse this endpoint before the run (exit 2); these tests are about an
+                # endpoint that fails during the run.
+                "agent": {
+                    "name": "react",
+                    "model": {
+                        "base_url": base_url,
+                        "model": "standin-model",
+                        "api_key_env": "HF_TEST_KEY",
+                        "max_retries": 0,
+                    },
+                    "options": {"preflight": False},
+                },
+            }
+        )
+    )
     return spec
 
 
@@ -121,8 +154,9 @@ def test_every_run_an_infrastructure_error_exits_non_zero(tmp_path: Path) -> Non
     # infrastructure error, not the agent's failure.
     with OpenAIStandin([http_error(500)] * 4).in_thread() as server:
         spec = _failing_endpoint_spec(tmp_path, server.base_url)
-        result = homefabric("bench", "run", str(spec), "--out", str(tmp_path / "run"), "--quiet",
-                            env={"HF_TEST_KEY": "k"})
+        result = homefabric(
+            "bench", "run", str(spec), "--out", str(tmp_path / "run"), "--quiet", env={"HF_TEST_KEY": "k"}
+        )
     one_line_error(result, "infrastructure errors")
     assert result.returncode == 1
     assert (tmp_path / "run" / "records.jsonl").read_text().count('"status":"infra_error"') == 2
@@ -135,14 +169,25 @@ def test_strict_fails_when_any_run_is_an_infrastructure_error(tmp_path: Path) ->
         with OpenAIStandin([http_error(500), finish("I could not find that.")]).in_thread() as server:
             spec = _failing_endpoint_spec(tmp_path, server.base_url)
             out = tmp_path / f"run{len(flags)}"
-            outcomes[flags] = homefabric("bench", "run", str(spec), "--out", str(out), "--quiet", "--concurrency", "1",
-                                         *flags, env={"HF_TEST_KEY": "k"})
+            outcomes[flags] = homefabric(
+                "bench",
+                "run",
+                str(spec),
+                "--out",
+                str(out),
+                "--quiet",
+                "--concurrency",
+                "1",
+                *flags,
+                env={"HF_TEST_KEY": "k"},
+            )
         assert (out / "records.jsonl").read_text().count('"status":"infra_error"') == 1
     assert outcomes[()].returncode == 0, outcomes[()].stderr
     one_line_error(outcomes[("--strict",)], "1 of 2", "--strict")
 
 
 # --- servers ----------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("suite", ["simuhome", "smh", "voice"])
 def test_an_output_directory_the_system_refuses_is_one_line(suite: str) -> None:
@@ -165,8 +210,9 @@ def test_mqtt_reads_the_yaml_its_help_promises_and_names_problems(tmp_path: Path
 
 
 def test_serve_with_a_bogus_http_host(tmp_path: Path, home_file: Path) -> None:
-    result = homefabric("serve", str(home_file), "--state-dir", str(tmp_path / "state"), "--port", "0",
-                        "--http", "bogus")
+    result = homefabric(
+        "serve", str(home_file), "--state-dir", str(tmp_path / "state"), "--port", "0", "--http", "bogus"
+    )
     one_line_error(result, "--http", "bogus")
     assert not (tmp_path / "state").exists()
 
@@ -176,8 +222,16 @@ def test_serve_with_the_http_port_in_use(tmp_path: Path, home_file: Path) -> Non
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        result = homefabric("serve", str(home_file), "--state-dir", str(tmp_path / "state"), "--port", "0",
-                            "--http", f"127.0.0.1:{port}")
+        result = homefabric(
+            "serve",
+            str(home_file),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--port",
+            "0",
+            "--http",
+            f"127.0.0.1:{port}",
+        )
     one_line_error(result, "--http", f"port {port} is already in use")
     assert not (tmp_path / "state").exists()
 

@@ -19,11 +19,17 @@ HEAVY = "chip.clusters.Objects"
 
 def imported_modules(*args: str, cache: Path) -> tuple[subprocess.CompletedProcess, set[str]]:
     """Run the console script under -X importtime; the modules it imported."""
-    result = subprocess.run([sys.executable, "-X", "importtime", HOMEFABRIC, *args], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "HOMEFABRIC_CACHE_DIR": str(cache), "COLUMNS": "120"})
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", HOMEFABRIC, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOMEFABRIC_CACHE_DIR": str(cache), "COLUMNS": "120"},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
-    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
-               if line.startswith("import time:")}
+    modules = {
+        line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
+    }
     return result, modules
 
 
@@ -66,13 +72,27 @@ def test_a_stale_or_corrupt_index_is_rebuilt(tmp_path: Path, monkeypatch: pytest
 
 
 def _mcp(home: Path) -> subprocess.CompletedProcess:
-    requests = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                 "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                            "clientInfo": {"name": "t", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    return subprocess.run([HOMEFABRIC, "mcp", str(home)], input="".join(json.dumps(r) + "\n" for r in requests),
-                          capture_output=True, text=True, timeout=120)
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    return subprocess.run(
+        [HOMEFABRIC, "mcp", str(home)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_mcp_loads_the_home_behind_initialize_and_a_bad_home_is_a_one_line_error(tmp_path: Path) -> None:

@@ -37,10 +37,18 @@ def test_every_check_answers_and_ci_is_read_from_the_environment(monkeypatch: py
 
 
 def _run_without_mosquitto(ci: str) -> subprocess.CompletedProcess[str]:
-    script = (f"mount -t tmpfs homefabric-no-sbin /usr/sbin && exec {sys.executable} -m pytest -p no:cacheprovider "
-              f"-rfs {MQTT_TEST}")
-    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT, env={**os.environ, "CI": ci})
+    script = (
+        f"mount -t tmpfs homefabric-no-sbin /usr/sbin && exec {sys.executable} -m pytest -p no:cacheprovider "
+        f"-rfs {MQTT_TEST}"
+    )
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "CI": ci},
+    )
 
 
 @pytest.mark.requires("root", "mosquitto")

@@ -26,8 +26,12 @@ def home_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _start_serve(home_file: Path, state_dir: Path, *args: str) -> subprocess.Popen:
     log = open(state_dir.parent / f"{state_dir.name}.log", "w")  # noqa: SIM115 (closed with the process)
-    process = subprocess.Popen([HOMEFABRIC, "serve", str(home_file), "--state-dir", str(state_dir), "--port", "0",
-                                *args], stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "COLUMNS": "200"})
+    process = subprocess.Popen(
+        [HOMEFABRIC, "serve", str(home_file), "--state-dir", str(state_dir), "--port", "0", *args],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     deadline = time.monotonic() + 60
     while not (state_dir / "pairing.json").exists():
         assert process.poll() is None, (state_dir.parent / f"{state_dir.name}.log").read_text()
@@ -45,8 +49,7 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def test_a_second_serve_on_the_same_state_dir_is_refused_and_changes_nothing(tmp_path: Path,
-                                                                             home_file: Path) -> None:
+def test_a_second_serve_on_the_same_state_dir_is_refused_and_changes_nothing(tmp_path: Path, home_file: Path) -> None:
     state = tmp_path / "state"
     first = _start_serve(home_file, state)
     try:
@@ -63,11 +66,11 @@ def test_a_second_serve_on_the_same_state_dir_is_refused_and_changes_nothing(tmp
     _stop(again)
 
 
-@pytest.mark.parametrize("passcode", ["00000000", "11111111", "99999999", "12345678", "87654321", "0",
-                                      "99999999999"])
+@pytest.mark.parametrize("passcode", ["00000000", "11111111", "99999999", "12345678", "87654321", "0", "99999999999"])
 def test_the_spec_forbidden_passcodes_are_refused(tmp_path: Path, home_file: Path, passcode: str) -> None:
-    result = homefabric("serve", str(home_file), "--state-dir", str(tmp_path / "s"), "--port", "0",
-                        "--passcode", passcode)
+    result = homefabric(
+        "serve", str(home_file), "--state-dir", str(tmp_path / "s"), "--port", "0", "--passcode", passcode
+    )
     one_line_error(result, "--passcode", "5.1.7.1")
     assert not (tmp_path / "s").exists()
 
@@ -82,8 +85,9 @@ def test_a_public_http_bind_without_a_token_is_warned_about(tmp_path: Path, home
     assert "warning" not in quiet.stderr
 
 
-def test_serve_takes_the_runs_dir_home_id_and_discovery_prefix_of_mqtt_and_http(tmp_path: Path, home_file: Path,
-                                                                                broker: Mosquitto) -> None:
+def test_serve_takes_the_runs_dir_home_id_and_discovery_prefix_of_mqtt_and_http(
+    tmp_path: Path, home_file: Path, broker: Mosquitto
+) -> None:
     import socket
 
     with socket.socket() as probe:
@@ -92,18 +96,36 @@ def test_serve_takes_the_runs_dir_home_id_and_discovery_prefix_of_mqtt_and_http(
     runs = tmp_path / "runs"
     (runs / "earlier").mkdir(parents=True)
     (runs / "earlier" / "records.jsonl").write_text("")  # a run stored before: listed only from --runs-dir
-    serve = _start_serve(home_file, tmp_path / "state", "--mqtt", f"127.0.0.1:{broker.port}", "--mqtt-base", "hf",
-                         "--home-id", "flat", "--discovery-prefix", "ha", "--http", f"127.0.0.1:{http_port}",
-                         "--token", "t0k", "--runs-dir", str(runs))
+    serve = _start_serve(
+        home_file,
+        tmp_path / "state",
+        "--mqtt",
+        f"127.0.0.1:{broker.port}",
+        "--mqtt-base",
+        "hf",
+        "--home-id",
+        "flat",
+        "--discovery-prefix",
+        "ha",
+        "--http",
+        f"127.0.0.1:{http_port}",
+        "--token",
+        "t0k",
+        "--runs-dir",
+        str(runs),
+    )
     try:
+
         async def discovery() -> None:
             async with Recorder(broker.port, "ha/#") as rec:
                 # Discovery under --discovery-prefix, device ids from --mqtt-base and --home-id.
                 seen = await rec.wait_for(lambda m: m.topic.startswith("ha/device/hf_flat_"), timeout=20)
                 assert seen[0].json()["cmps"]
+
         asyncio.run(discovery())
-        response = httpx.get(f"http://127.0.0.1:{http_port}/api/runs", headers={"Authorization": "Bearer t0k"},
-                             timeout=10)
+        response = httpx.get(
+            f"http://127.0.0.1:{http_port}/api/runs", headers={"Authorization": "Bearer t0k"}, timeout=10
+        )
         assert response.status_code == 200 and "earlier" in [r["run_id"] for r in response.json()]
     finally:
         _stop(serve)

@@ -14,8 +14,9 @@ from homefabric_cli.serve_logging import configure_logging
 
 def test_an_unknown_log_level_is_refused_before_anything_starts(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    result = CliRunner().invoke(app, ["serve", str(tmp_path / "home.json"), "--state-dir", str(state),
-                                      "--log-level", "loud"])
+    result = CliRunner().invoke(
+        app, ["serve", str(tmp_path / "home.json"), "--state-dir", str(state), "--log-level", "loud"]
+    )
     assert result.exit_code == 2
     assert "--log-level must be one of debug, info, warning, error, got 'loud'" in result.output
     assert "Traceback" not in result.output and not state.exists()

@@ -23,8 +23,13 @@ from agent_tools.matter_backend.ws_client import (
 
 
 class MatterServerConnection:
-    def __init__(self, url: str, *, connect_context: Callable[[], AbstractContextManager[Any]] | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_context: Callable[[], AbstractContextManager[Any]] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         self.url = url
         self.timeout_s = timeout_s
         self._client = MatterServerClient(url, connect_context=connect_context, timeout_s=timeout_s)

@@ -58,8 +58,11 @@ TIMED_REQUEST_MS = 10_000  # the window of a timed invoke (commands the specific
 ROOM_SENSORS: dict[str, tuple[str, str, Any]] = {
     "temperature": ("TemperatureMeasurement", "MeasuredValue", float),
     "humidity": ("RelativeHumidityMeasurement", "MeasuredValue", float),
-    "illuminance": ("IlluminanceMeasurement", "MeasuredValue",
-                    lambda v: 0.0 if v == 0 else round(10 ** ((v - 1) / 10000), 2)),  # Matter's log encoding
+    "illuminance": (
+        "IlluminanceMeasurement",
+        "MeasuredValue",
+        lambda v: 0.0 if v == 0 else round(10 ** ((v - 1) / 10000), 2),
+    ),  # Matter's log encoding
     "pm10": ("Pm10ConcentrationMeasurement", "MeasuredValue", float),
 }
 
@@ -134,10 +137,20 @@ class MatterHome:
                 rooms[room.room_id] = {"state": self.room_state(room.room_id)}
             except HomeError:
                 rooms[room.room_id] = {"state": dict.fromkeys(ROOM_SENSORS)}
-        return {"time": self.now_text(), "tick": int((time.monotonic() - self._opened) * 10),
-                "base_time": self.now_text(), "rooms": rooms,
-                "devices": {d.device_id: {"device_type": d.device_type, "room_id": d.room_id,
-                                          "attributes": self.read_all(d.device_id)} for d in self.devices()}}
+        return {
+            "time": self.now_text(),
+            "tick": int((time.monotonic() - self._opened) * 10),
+            "base_time": self.now_text(),
+            "rooms": rooms,
+            "devices": {
+                d.device_id: {
+                    "device_type": d.device_type,
+                    "room_id": d.room_id,
+                    "attributes": self.read_all(d.device_id),
+                }
+                for d in self.devices()
+            },
+        }
 
     def add_device(self, config: DeviceConfig) -> MatterDevice:
         raise self._not_supported("adding a device (commission it to python-matter-server instead)")
@@ -147,8 +160,11 @@ class MatterHome:
 
     @staticmethod
     def _not_supported(what: str) -> HomeError:
-        return HomeError("NOT_SUPPORTED", f"the Matter-controller backend cannot do {what}; it is an admin tool "
-                           "of the emulated home (homefabric's EmulatedHome)")
+        return HomeError(
+            "NOT_SUPPORTED",
+            f"the Matter-controller backend cannot do {what}; it is an admin tool "
+            "of the emulated home (homefabric's EmulatedHome)",
+        )
 
     # ------------------------------------------------------------------------------ time and workflows
     def now(self) -> datetime:
@@ -194,8 +210,11 @@ class MatterHome:
         device = self.device(device_id)
         number = device.matter_endpoint(endpoint)
         if number is None:
-            raise HomeError("ENDPOINT_NOT_FOUND", f"device {device_id!r} has no endpoint {endpoint}",
-                              allowed=sorted(device.endpoints))
+            raise HomeError(
+                "ENDPOINT_NOT_FOUND",
+                f"device {device_id!r} has no endpoint {endpoint}",
+                allowed=sorted(device.endpoints),
+            )
         return device, number
 
     @staticmethod
@@ -209,8 +228,11 @@ class MatterHome:
     def _attribute(model: ClusterModel, cluster: str, attribute: str) -> Any:
         entry = model.attribute(attribute)
         if entry is None:
-            raise HomeError("ATTRIBUTE_NOT_FOUND", f"cluster {cluster} has no attribute {attribute!r}",
-                              allowed=sorted(model.attributes))
+            raise HomeError(
+                "ATTRIBUTE_NOT_FOUND",
+                f"cluster {cluster} has no attribute {attribute!r}",
+                allowed=sorted(model.attributes),
+            )
         return entry
 
     @staticmethod
@@ -218,8 +240,9 @@ class MatterHome:
         name = step if isinstance(step, str) else step.name
         command = model.commands.get(name)
         if command is None:
-            raise HomeError("COMMAND_NOT_FOUND", f"cluster {model.name} has no command {name!r}",
-                              allowed=sorted(model.commands))
+            raise HomeError(
+                "COMMAND_NOT_FOUND", f"cluster {model.name} has no command {name!r}", allowed=sorted(model.commands)
+            )
         return command
 
     def _where(self, device_id: str, endpoint: int, cluster: str, name: str) -> str:
@@ -234,8 +257,11 @@ class MatterHome:
         return sorted(names.get(int(i), f"0x{int(i):04x}") for i in ids)
 
     def _missing_cluster(self, device: MatterDevice, endpoint: int, number: int, cluster: str) -> HomeError:
-        return HomeError("CLUSTER_NOT_FOUND", f"device {device.device_id!r} endpoint {endpoint} has no cluster "
-                           f"{cluster!r}", allowed=self._server_clusters(device, number))
+        return HomeError(
+            "CLUSTER_NOT_FOUND",
+            f"device {device.device_id!r} endpoint {endpoint} has no cluster {cluster!r}",
+            allowed=self._server_clusters(device, number),
+        )
 
     # ------------------------------------------------------------------------------ Matter calls
     def _matter(self, command: str, where: str, **args: Any) -> Any:
@@ -269,13 +295,18 @@ class MatterHome:
             return attribute_value(cluster, attribute, values[path])
         # A status in place of the value (or no value): an error, never the value.
         where = self._where(device_id, endpoint, cluster, attribute)
-        if status in (Status.UNSUPPORTED_CLUSTER, Status.UNSUPPORTED_ATTRIBUTE) \
-                and cluster not in self._server_clusters(device, number):
+        if status in (
+            Status.UNSUPPORTED_CLUSTER,
+            Status.UNSUPPORTED_ATTRIBUTE,
+        ) and cluster not in self._server_clusters(device, number):
             raise self._missing_cluster(device, endpoint, number, cluster)
         if status == Status.UNSUPPORTED_ATTRIBUTE:
-            raise HomeError("ATTRIBUTE_NOT_FOUND", f"device {device_id!r} endpoint {endpoint} {cluster} does not "
-                              f"support attribute {attribute!r} (UnsupportedAttribute, 0x86)",
-                              status=Status.UNSUPPORTED_ATTRIBUTE)
+            raise HomeError(
+                "ATTRIBUTE_NOT_FOUND",
+                f"device {device_id!r} endpoint {endpoint} {cluster} does not "
+                f"support attribute {attribute!r} (UnsupportedAttribute, 0x86)",
+                status=Status.UNSUPPORTED_ATTRIBUTE,
+            )
         raise error_from_status(status, where, str(values.get(path, {}).get("Reason") or ""))
 
     def read_path(self, device_id: str, path: str) -> Any:
@@ -338,8 +369,12 @@ class MatterHome:
                         commands[name] = {"arguments": self._arguments(cluster, model.commands[name])}
                 described[cluster] = {"attributes": attributes, "commands": commands}
             endpoints[str(endpoint)] = {"clusters": described}
-        return {"device_id": device.device_id, "device_type": device.device_type, "room_id": device.room_id,
-                "endpoints": endpoints}
+        return {
+            "device_id": device.device_id,
+            "device_type": device.device_type,
+            "room_id": device.room_id,
+            "endpoints": endpoints,
+        }
 
     @staticmethod
     def _arguments(cluster: str, command: Any) -> list[dict[str, Any]]:
@@ -347,8 +382,10 @@ class MatterHome:
         spec = server_class.declared_command(command.name) if server_class is not None else None
         if spec is not None:
             return spec.describe_args()
-        return [{"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(), "required": not f.type.optional}
-                for f in command.fields]
+        return [
+            {"name": f.label[:1].upper() + f.label[1:], "type": f.type.describe(), "required": not f.type.optional}
+            for f in command.fields
+        ]
 
     def room_state(self, room_id: str, *, exact: bool = False) -> dict[str, Any]:
         """Temperature, humidity, illuminance and pm10 from the room's measurement clusters (first found)."""
@@ -361,9 +398,13 @@ class MatterHome:
                     if state[variable] is None and isinstance(value, int | float) and math.isfinite(value):
                         state[variable] = convert(value)
         if all(v is None for v in state.values()):
-            raise HomeError("NOT_SUPPORTED", f"room {room_id!r} has no device with a temperature, humidity, "
-                              "illuminance or PM10 measurement cluster, so its environment cannot be read over "
-                              "Matter", allowed=[c for c, _, _ in ROOM_SENSORS.values()])
+            raise HomeError(
+                "NOT_SUPPORTED",
+                f"room {room_id!r} has no device with a temperature, humidity, "
+                "illuminance or PM10 measurement cluster, so its environment cannot be read over "
+                "Matter",
+                allowed=[c for c, _, _ in ROOM_SENSORS.values()],
+            )
         return state
 
     # ------------------------------------------------------------------------------ writes and commands
@@ -375,8 +416,13 @@ class MatterHome:
         old = self.read(device_id, endpoint, cluster, attribute)
         if not entry.writable:
             raise HomeError("READ_ONLY", f"{where} is read-only")
-        result = self._matter("write_attribute", where, node_id=device.node_id,
-                              attribute_path=f"{number}/{model.cluster_id}/{entry.attribute_id}", value=value)
+        result = self._matter(
+            "write_attribute",
+            where,
+            node_id=device.node_id,
+            attribute_path=f"{number}/{model.cluster_id}/{entry.attribute_id}",
+            value=value,
+        )
         for item in result if isinstance(result, list) else []:
             status = item.get("Status", 0) if isinstance(item, dict) else 0
             if status:
@@ -384,16 +430,25 @@ class MatterHome:
         new = self.read(device_id, endpoint, cluster, attribute)
         return WriteResult(device_id, endpoint, cluster, attribute, old, new)
 
-    def invoke(self, device_id: str, endpoint: int, cluster: str, command: str,
-               args: Mapping[str, Any] | None = None) -> InvokeResult:
+    def invoke(
+        self, device_id: str, endpoint: int, cluster: str, command: str, args: Mapping[str, Any] | None = None
+    ) -> InvokeResult:
         device, number = self._target(device_id, endpoint)
         model = self._cluster_model(cluster)
         spec = self._command(model, command)
         where = self._where(device_id, endpoint, cluster, command)
         payload = command_payload(cluster, spec, dict(args or {}))
         timed = {"timed_request_timeout_ms": TIMED_REQUEST_MS} if needs_timed_invoke(cluster, command) else {}
-        response = self._matter("device_command", where, node_id=device.node_id, endpoint_id=number,
-                                cluster_id=model.cluster_id, command_name=command, payload=payload, **timed)
+        response = self._matter(
+            "device_command",
+            where,
+            node_id=device.node_id,
+            endpoint_id=number,
+            cluster_id=model.cluster_id,
+            command_name=command,
+            payload=payload,
+            **timed,
+        )
         failure = response_failure(spec.response, response, where)
         if failure is not None:
             raise failure

@@ -46,7 +46,8 @@ class DeviceEntry(BaseModel):
     room_id: Identifier | None = None
     device_type: Identifier | None = None
     endpoints: dict[int, Annotated[int, Field(ge=0, le=0xFFFE)]] | None = Field(
-        default=None, description="device endpoint → Matter endpoint")
+        default=None, description="device endpoint → Matter endpoint"
+    )
 
     @model_validator(mode="after")
     def _named(self) -> DeviceEntry:

@@ -59,6 +59,7 @@ def command_names_by_id(cluster: str) -> dict[int, str]:
 
 # --- values -------------------------------------------------------------------------------------------------
 
+
 def from_wire(value: Any, info: TypeInfo) -> Any:
     """matter-server's JSON (structs keyed by tag) → the tools' JSON (structs keyed by label)."""
     if value is None:
@@ -94,6 +95,7 @@ def needs_timed_invoke(cluster: str, command: str) -> bool:
 
 # --- command payloads ---------------------------------------------------------------------------------------
 
+
 def _normal(key: str) -> str:
     return re.sub(r"[_\s]", "", key).casefold()
 
@@ -119,13 +121,17 @@ def _plain_payload(command: CommandModel, where: str, args: dict[str, Any]) -> d
     for key, value in args.items():
         field = by_name.get(_normal(key))
         if field is None:
-            raise HomeError.refused(Status.INVALID_COMMAND, f"{where} has no argument {key!r}",
-                                    allowed=[f.label for f in command.fields])
+            raise HomeError.refused(
+                Status.INVALID_COMMAND, f"{where} has no argument {key!r}", allowed=[f.label for f in command.fields]
+            )
         out[field.label] = coerce(value, field.type, f"{where}.{field.label}", status=Status.INVALID_COMMAND)
     missing = [f.label for f in command.fields if f.label not in out and not f.type.optional]
     if missing:
-        raise HomeError.refused(Status.INVALID_COMMAND, f"{where}: missing arguments {', '.join(missing)}",
-                                allowed=[f.label for f in command.fields])
+        raise HomeError.refused(
+            Status.INVALID_COMMAND,
+            f"{where}: missing arguments {', '.join(missing)}",
+            allowed=[f.label for f in command.fields],
+        )
     return out
 
 

@@ -46,8 +46,7 @@ class HostScheduler:
         with self._lock:
             workflow = self._workflows.get(workflow_id)
             if workflow is None:
-                raise HomeError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}",
-                                  allowed=sorted(self._workflows))
+                raise HomeError("WORKFLOW_NOT_FOUND", f"no workflow {workflow_id!r}", allowed=sorted(self._workflows))
             return workflow
 
     def workflows(self, status: str | None = None) -> list[Workflow]:
@@ -58,8 +57,10 @@ class HostScheduler:
         workflow = self.workflow(workflow_id)
         with self._lock:
             if workflow.status in ("running", "completed", "failed"):
-                raise HomeError("INVALID_STATE", f"workflow {workflow_id} is {workflow.status}; only a pending "
-                                  "workflow can be cancelled")
+                raise HomeError(
+                    "INVALID_STATE",
+                    f"workflow {workflow_id} is {workflow.status}; only a pending workflow can be cancelled",
+                )
             workflow.status = "cancelled"
             self._wake.notify_all()
         return workflow

@@ -26,9 +26,20 @@ DEFAULT_TIMEOUT_S = 30.0
 RETRY_INTERVAL_S = 0.3
 # matter_server.common.errors: error_code → name (that package is not installed in the emulator image;
 # tests/agent_tools/test_ws_client.py checks this copy against it).
-SERVER_ERRORS = {0: "UnknownError", 1: "NodeCommissionFailed", 2: "NodeInterviewFailed", 3: "NodeNotReady",
-                 4: "NodeNotResolving", 5: "NodeNotExists", 6: "VersionMismatch", 7: "SDKStackError",
-                 8: "InvalidArguments", 9: "InvalidCommand", 10: "UpdateCheckError", 11: "UpdateError"}
+SERVER_ERRORS = {
+    0: "UnknownError",
+    1: "NodeCommissionFailed",
+    2: "NodeInterviewFailed",
+    3: "NodeNotReady",
+    4: "NodeNotResolving",
+    5: "NodeNotExists",
+    6: "VersionMismatch",
+    7: "SDKStackError",
+    8: "InvalidArguments",
+    9: "InvalidCommand",
+    10: "UpdateCheckError",
+    11: "UpdateError",
+}
 
 
 class MatterServerError(RuntimeError):
@@ -51,8 +62,13 @@ class MatterServerTimeout(MatterServerError, TimeoutError):
 class MatterServerClient:
     """``async with MatterServerClient(url) as client: await client.call("get_nodes")``."""
 
-    def __init__(self, url: str, *, connect_context: Callable[[], AbstractContextManager[Any]] | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        connect_context: Callable[[], AbstractContextManager[Any]] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         self.url = url
         self.timeout_s = timeout_s
         self.server_info: dict[str, Any] = {}
@@ -94,8 +110,9 @@ class MatterServerClient:
             self.server_info = await self._ws.receive_json(timeout=timeout_s)
         except (OSError, aiohttp.ClientError, TimeoutError, ValueError) as error:
             await self.close()
-            raise MatterServerError("connect", f"cannot reach matter-server at {self.url}: "
-                                               f"{type(error).__name__}: {error}") from None
+            raise MatterServerError(
+                "connect", f"cannot reach matter-server at {self.url}: {type(error).__name__}: {error}"
+            ) from None
         self._reader = asyncio.create_task(self._read())
         return self.server_info
 

@@ -19,8 +19,19 @@ from emulator.errors import HomeError
 from emulator.workflows import WorkflowStep
 
 # Codes of a refused call; each maps to an AV (DR) / TV (EIA) subtype in the taxonomy.
-CALL_ERRORS = ("UNKNOWN_DEVICE", "UNKNOWN_SERVICE", "UNKNOWN_ARGUMENT", "MISSING_ARGUMENT", "NONE_VALUE",
-               "WRONG_TYPE", "OUT_OF_RANGE", "BAD_PRECISION", "NOT_AN_OPTION", "DEVICE_REFUSED", "BAD_CALL")
+CALL_ERRORS = (
+    "UNKNOWN_DEVICE",
+    "UNKNOWN_SERVICE",
+    "UNKNOWN_ARGUMENT",
+    "MISSING_ARGUMENT",
+    "NONE_VALUE",
+    "WRONG_TYPE",
+    "OUT_OF_RANGE",
+    "BAD_PRECISION",
+    "NOT_AN_OPTION",
+    "DEVICE_REFUSED",
+    "BAD_CALL",
+)
 
 
 @dataclass
@@ -58,16 +69,24 @@ class HomeEnv:
         return [d.device_id for d in self.fabric.devices() if d.device_type in PRODUCTS]
 
     def rooms(self) -> list[dict[str, Any]]:
-        return [{"id": r.room_id, "type": r.type, "name": r.name, "floor": r.floor, "parent": r.parent}
-                for r in self.fabric.rooms()]
+        return [
+            {"id": r.room_id, "type": r.type, "name": r.name, "floor": r.floor, "parent": r.parent}
+            for r in self.fabric.rooms()
+        ]
 
     def userdata(self, device_id: str) -> dict[str, Any]:
         device = self.fabric.device(device_id)
         product = PRODUCTS[device.device_type]
         room = self.fabric.room(device.room_id)
         tags = sorted({product.category, product.subcategory, room.type, *product.tags})
-        return {"did": device_id, "spid": spid(device.device_type), "category": product.category,
-                "subcategory": product.subcategory, "tags": tags, "room": device.room_id}
+        return {
+            "did": device_id,
+            "spid": spid(device.device_type),
+            "category": product.category,
+            "subcategory": product.subcategory,
+            "tags": tags,
+            "room": device.room_id,
+        }
 
     def device_name(self, device_id: str) -> str:
         device = self.fabric.device(device_id)
@@ -76,8 +95,13 @@ class HomeEnv:
     def export_device(self, device_id: str, *, values: bool = True) -> dict[str, Any]:
         device = self.fabric.device(device_id)
         product = PRODUCTS[device.device_type]
-        out: dict[str, Any] = {"name": self.device_name(device_id), "description": product.description,
-                               "attributes": [], "services": [], "components": []}
+        out: dict[str, Any] = {
+            "name": self.device_name(device_id),
+            "description": product.description,
+            "attributes": [],
+            "services": [],
+            "components": [],
+        }
         for component, endpoint, function in product.parts:
             port = Port(self.fabric, device_id, endpoint)
             attributes = [_attribute_view(a, port, values) for a in function.attributes]
@@ -85,20 +109,26 @@ class HomeEnv:
             if component is None:
                 out["attributes"], out["services"] = attributes, services
             else:
-                out["components"].append({"name": component, "endpoint": endpoint, "attributes": attributes,
-                                          "services": services})
+                out["components"].append(
+                    {"name": component, "endpoint": endpoint, "attributes": attributes, "services": services}
+                )
         out["userdata"] = self.userdata(device_id)
         return out
 
     def export(self, *, values: bool = True) -> dict[str, Any]:
         unmapped = [d.device_id for d in self.fabric.devices() if d.device_type not in PRODUCTS]
-        return {"rooms": self.rooms(), "devices": [self.export_device(d, values=values) for d in self.device_ids()],
-                "unmapped_devices": unmapped}  # device types without an SMH product (not visible to agents)
+        return {
+            "rooms": self.rooms(),
+            "devices": [self.export_device(d, values=values) for d in self.device_ids()],
+            "unmapped_devices": unmapped,
+        }  # device types without an SMH product (not visible to agents)
 
     def index(self) -> list[dict[str, Any]]:
         """The partial observation of EIA: one line per device, no states or schemas."""
-        return [{"did": d, "name": self.device_name(d), **{k: v for k, v in self.userdata(d).items() if k != "did"}}
-                for d in self.device_ids()]
+        return [
+            {"did": d, "name": self.device_name(d), **{k: v for k, v in self.userdata(d).items() if k != "did"}}
+            for d in self.device_ids()
+        ]
 
     # ------------------------------------------------------------------------------ state
     def _attributes(self, device_id: str) -> list[tuple[str, Attribute, Port]]:
@@ -108,8 +138,9 @@ class HomeEnv:
         out = []
         for component, endpoint, function in product.parts:
             port = Port(self.fabric, device_id, endpoint)
-            out += [(f"{component}.{a.param.name}" if component else a.param.name, a, port)
-                    for a in function.attributes]
+            out += [
+                (f"{component}.{a.param.name}" if component else a.param.name, a, port) for a in function.attributes
+            ]
         return out
 
     def device_state(self, device_id: str) -> dict[str, Any]:
@@ -139,8 +170,9 @@ class HomeEnv:
             return CallResult(False, "UNKNOWN_DEVICE", f"no device {device_id!r}")
         product = PRODUCTS[self.fabric.device(device_id).device_type]
         if not isinstance(locator, str):
-            return CallResult(False, "WRONG_TYPE", f"locator must be text like 'turn_on' or 'light.turn_on', "
-                                                   f"got {locator!r}")
+            return CallResult(
+                False, "WRONG_TYPE", f"locator must be text like 'turn_on' or 'light.turn_on', got {locator!r}"
+            )
         component, _, name = locator.rpartition(".")
         known = []
         for part, endpoint, function in product.parts:
@@ -170,8 +202,9 @@ class HomeEnv:
         names = {p.name for p in service.arguments}
         unknown = sorted(set(arguments) - names)
         if unknown:
-            return CallResult(False, "UNKNOWN_ARGUMENT", f"{locator} has no argument {unknown[0]!r}; "
-                                                         f"allowed: {sorted(names)}")
+            return CallResult(
+                False, "UNKNOWN_ARGUMENT", f"{locator} has no argument {unknown[0]!r}; allowed: {sorted(names)}"
+            )
         for param in service.arguments:
             if param.name not in arguments:
                 return CallResult(False, "MISSING_ARGUMENT", f"{locator} needs {param.name} ({param.type})")
@@ -180,8 +213,12 @@ class HomeEnv:
                 return CallResult(False, *problem)
         for name, offered in (service.offered(port) if service.offered else {}).items():
             if arguments[name] not in offered:
-                return CallResult(False, "DEVICE_REFUSED", f"{device_id} refused {locator}: {name}={arguments[name]!r}"
-                                  f" is not offered in its current state; offered now: {list(offered)}")
+                return CallResult(
+                    False,
+                    "DEVICE_REFUSED",
+                    f"{device_id} refused {locator}: {name}={arguments[name]!r}"
+                    f" is not offered in its current state; offered now: {list(offered)}",
+                )
         return service.steps(port, dict(arguments))
 
     def call(self, device_id: Any, locator: Any, arguments: Any = None) -> CallResult:
@@ -196,8 +233,14 @@ class HomeEnv:
             except HomeError as error:  # services are single-step, so a refusal leaves the state as it was
                 return CallResult(False, "DEVICE_REFUSED", f"{device_id} refused {locator}: {error.message}")
         after = self.device_state(device_id)
-        return CallResult(True, changes=[{"did": device_id, "attribute": k, "old": before[k], "new": after[k]}
-                                         for k in after if before.get(k) != after[k]])
+        return CallResult(
+            True,
+            changes=[
+                {"did": device_id, "attribute": k, "old": before[k], "new": after[k]}
+                for k in after
+                if before.get(k) != after[k]
+            ],
+        )
 
 
 def _attribute_view(attribute: Attribute, port: Port, values: bool) -> dict[str, Any]:

@@ -66,8 +66,12 @@ def _condition(env: HomeEnv, condition: SmhCondition) -> dict[str, Any]:
         raise RuleError("BAD_RULE", f"{condition.attribute} is {attribute.param.type}: compare with == or !=")
     target, encode = attribute.condition
     path, _, at = target.partition("@")
-    return {"device_id": condition.did, "path": f"{int(at) if at else endpoint}.{path}", "op": condition.op,
-            "value": encode(condition.value)}
+    return {
+        "device_id": condition.did,
+        "path": f"{int(at) if at else endpoint}.{path}",
+        "op": condition.op,
+        "value": encode(condition.value),
+    }
 
 
 def to_spec(env: HomeEnv, rule: SmhAutomation) -> AutomationSpec:
@@ -82,10 +86,14 @@ def to_spec(env: HomeEnv, rule: SmhAutomation) -> AutomationSpec:
             raise RuleError(steps.code, f"action {index}: {steps.message}")
         actions += [ActionStep.from_workflow_step(step).model_dump() for step in steps]
     # A rule without time_cron has its state trigger (validated by the rule model): the ignore.
-    data = {"name": rule.name or "rule",
-            "trigger": {"kind": "time", "cron": trigger.time_cron} if trigger.time_cron is not None else
-            {"kind": "state", "condition": _condition(env, trigger.state)},  # type: ignore[arg-type]
-            "conditions": [_condition(env, c) for c in rule.conditions], "actions": actions}
+    data = {
+        "name": rule.name or "rule",
+        "trigger": {"kind": "time", "cron": trigger.time_cron}
+        if trigger.time_cron is not None
+        else {"kind": "state", "condition": _condition(env, trigger.state)},  # type: ignore[arg-type]
+        "conditions": [_condition(env, c) for c in rule.conditions],
+        "actions": actions,
+    }
     try:
         return AutomationSpec.model_validate(data)
     except ValidationError as error:

@@ -28,10 +28,13 @@ class _Args(BaseModel):
 
 
 class QueryArgs(_Args):
-    what: Literal["candidates", "specs", "status"] = Field(description=(
-        "candidates: devices matching the filters (did, name, room, category, subcategory, tags); specs: the "
-        "full schema of the matching devices (attributes with type/range/options/unit, services with typed "
-        "arguments, component paths); status: current attribute values of the matching devices."))
+    what: Literal["candidates", "specs", "status"] = Field(
+        description=(
+            "candidates: devices matching the filters (did, name, room, category, subcategory, tags); specs: the "
+            "full schema of the matching devices (attributes with type/range/options/unit, services with typed "
+            "arguments, component paths); status: current attribute values of the matching devices."
+        )
+    )
     did: StrictStr | None = Field(default=None, description="One device id.")
     room: StrictStr | None = Field(default=None, description="A room id.")
     category: StrictStr | None = Field(default=None, description="e.g. light, ac, cover, media, sensor, fan_light.")
@@ -41,8 +44,10 @@ class QueryArgs(_Args):
 
 class ControlArgs(_Args):
     did: StrictStr = Field(description="Device id.")
-    locator: StrictStr = Field(description='Service path: "turn_on", or "component.service" for multi-function '
-                                           'devices, e.g. "light.set_brightness", "player.play".')
+    locator: StrictStr = Field(
+        description='Service path: "turn_on", or "component.service" for multi-function '
+        'devices, e.g. "light.set_brightness", "player.play".'
+    )
     arguments: dict[str, Any] = Field(default_factory=dict, description="The service's arguments by name.")
 
 
@@ -55,8 +60,7 @@ class SmhToolBox(ToolSet):
 
     profile = "smh"
 
-    def __init__(self, env: HomeEnv, *, budget: int = DEFAULT_BUDGET,
-                 user: Callable[[str], str] | None = None) -> None:
+    def __init__(self, env: HomeEnv, *, budget: int = DEFAULT_BUDGET, user: Callable[[str], str] | None = None) -> None:
         self.env = env
         self.budget = budget
         self.user = user
@@ -110,8 +114,12 @@ class SmhToolBox(ToolSet):
             out.append(did)
         return out
 
-    @tool("query_device", QueryArgs, "Look devices up: candidates (an index), specs (schemas and locators) or status "
-          "(values).", mutates_state=False)
+    @tool(
+        "query_device",
+        QueryArgs,
+        "Look devices up: candidates (an index), specs (schemas and locators) or status (values).",
+        mutates_state=False,
+    )
     def _query_device(self, args: QueryArgs) -> dict[str, Any]:
         chosen = self._select(args)
         if args.did is not None and not chosen:
@@ -122,16 +130,24 @@ class SmhToolBox(ToolSet):
             return ok([self.env.export_device(d, values=False) for d in chosen])
         return ok({d: self.env.device_state(d) for d in chosen})
 
-    @tool("control_device", ControlArgs,
-          "Run one service on a device now (validated first; a refused call changes nothing).", mutates_state=True)
+    @tool(
+        "control_device",
+        ControlArgs,
+        "Run one service on a device now (validated first; a refused call changes nothing).",
+        mutates_state=True,
+    )
     def _control_device(self, args: ControlArgs) -> dict[str, Any]:
         result = self.env.call(args.did, args.locator, args.arguments)
         return ok(result.as_dict()) if result.ok else fail(result.code, result.message)
 
-    @tool("create_automation", SmhAutomation,
-          "Create a persistent rule. trigger: {time_cron: Quartz 'sec min hour dom month dow year'} or {state: {did, "
-          "attribute, op, value}}; conditions: [{did, attribute, op, value}] all true at firing; actions: [{did, "
-          "locator, arguments}].", mutates_state=True)
+    @tool(
+        "create_automation",
+        SmhAutomation,
+        "Create a persistent rule. trigger: {time_cron: Quartz 'sec min hour dom month dow year'} or {state: {did, "
+        "attribute, op, value}}; conditions: [{did, attribute, op, value}] all true at firing; actions: [{did, "
+        "locator, arguments}].",
+        mutates_state=True,
+    )
     def _create_automation(self, rule: SmhAutomation) -> dict[str, Any]:
         try:
             spec = to_spec(self.env, rule)
@@ -143,8 +159,12 @@ class SmhToolBox(ToolSet):
         self.automations.append(rule.model_dump(mode="json"))
         return ok({"automation_id": created.id, "kind": created.kind()})
 
-    @tool("ask_user", AskArgs, "Ask the user one clarifying question when the request cannot be carried out as "
-          "stated.", mutates_state=False)
+    @tool(
+        "ask_user",
+        AskArgs,
+        "Ask the user one clarifying question when the request cannot be carried out as stated.",
+        mutates_state=False,
+    )
     def _ask_user(self, args: AskArgs) -> dict[str, Any]:
         reply = self.user(args.question) if self.user is not None else ""
         self.questions.append({"question": args.question, "reply": reply})

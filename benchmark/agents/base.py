@@ -41,8 +41,12 @@ class TokenUsage:
         self.calls += 1
 
     def to_dict(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.prompt_tokens + self.completion_tokens, "calls": self.calls}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "calls": self.calls,
+        }
 
 
 @dataclass
@@ -58,8 +62,15 @@ class AgentStep:
     raw: Any = None  # the raw model output for this turn, when there is one
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "thought": self.thought, "tool": self.tool, "arguments": self.arguments,
-                "observation": self.observation, "virtual_time": self.virtual_time, "raw": self.raw}
+        return {
+            "index": self.index,
+            "thought": self.thought,
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "observation": self.observation,
+            "virtual_time": self.virtual_time,
+            "raw": self.raw,
+        }
 
 
 @dataclass
@@ -77,9 +88,15 @@ class AgentOutcome:
     transcript: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        result = {"final_answer": self.final_answer, "end_reason": self.end_reason, "error": self.error,
-                  "failure": self.failure, "mode": self.mode,
-                  "tokens": self.tokens.to_dict(), "steps": [s.to_dict() for s in self.steps]}
+        result = {
+            "final_answer": self.final_answer,
+            "end_reason": self.end_reason,
+            "error": self.error,
+            "failure": self.failure,
+            "mode": self.mode,
+            "tokens": self.tokens.to_dict(),
+            "steps": [s.to_dict() for s in self.steps],
+        }
         if self.transcript is not None:  # absent, not null, for agents without one: their records stay as they were
             result["transcript"] = self.transcript
         return result
@@ -99,10 +116,13 @@ def transcript(messages: list[dict[str, Any]], schemas: list[dict[str, Any]]) ->
     """The full conversation of an episode: the system prompt, every message after it (in order, as sent
     or received) and which tools were offered (names and the schema hash)."""
     system = [m.get("content") for m in messages[:1] if m.get("role") == "system"]
-    return {"schema": TRANSCRIPT_SCHEMA, "system_prompt": system[0] if system else None,
-            "messages": [dict(m) for m in messages[len(system):]],
-            "tool_names": [(s.get("function") or s).get("name") for s in schemas],
-            "tool_schema_sha256": tool_schema_sha256(schemas)}
+    return {
+        "schema": TRANSCRIPT_SCHEMA,
+        "system_prompt": system[0] if system else None,
+        "messages": [dict(m) for m in messages[len(system) :]],
+        "tool_names": [(s.get("function") or s).get("name") for s in schemas],
+        "tool_schema_sha256": tool_schema_sha256(schemas),
+    }
 
 
 class ToolCaller(Protocol):
@@ -140,5 +160,7 @@ class AgentBase:
         if not isinstance(name, str) or not name:
             raise TypeError(f"{cls.__name__}: an agent declares its name, a non-empty string (got {name!r})")
         if not isinstance(privileged, bool):
-            raise TypeError(f"{cls.__name__}: an agent declares needs_episode = True (privileged: it is handed the "
-                            f"episode with its ground truth) or False (got {privileged!r})")
+            raise TypeError(
+                f"{cls.__name__}: an agent declares needs_episode = True (privileged: it is handed the "
+                f"episode with its ground truth) or False (got {privileged!r})"
+            )

@@ -23,21 +23,31 @@ class ReactOptions(BaseModel):
     mode: Literal["native", "text", "auto"] = Field(
         default="native",
         description="native: tools through the function-calling interface; text: one JSON object per turn "
-                    "(text-ReAct); auto: native if the preflight's probe comes back with a tool call, else text")
+        "(text-ReAct); auto: native if the preflight's probe comes back with a tool call, else text",
+    )
     tool_choice: Literal["auto", "required", "omit"] | None = Field(
-        default="auto", description="the tool_choice sent in native mode; omit (or null): leave the field out")
+        default="auto", description="the tool_choice sent in native mode; omit (or null): leave the field out"
+    )
     max_consecutive_failures: int = Field(
-        default=3, ge=1, description="unusable replies in a row (bad JSON, unknown tool, cut off) that end the run")
+        default=3, ge=1, description="unusable replies in a row (bad JSON, unknown tool, cut off) that end the run"
+    )
     plain_answer_finishes: bool = Field(
-        default=True, description="native mode: a reply in prose without a tool call is the final answer")
+        default=True, description="native mode: a reply in prose without a tool call is the final answer"
+    )
     text_response_format: dict[str, Any] | None = Field(
-        default=None, description='text mode: a response_format to send, e.g. {"type": "json_object"}')
+        default=None, description='text mode: a response_format to send, e.g. {"type": "json_object"}'
+    )
     preflight: bool = Field(
-        default=True, description="probe the endpoint (and, for native/auto, tool calling) once before the run")
+        default=True, description="probe the endpoint (and, for native/auto, tool calling) once before the run"
+    )
 
 
-AGENT_OPTIONS: dict[str, type[BaseModel]] = {"react": ReactOptions, "oracle": NoOptions, "null": NoOptions,
-                                             "replay": NoOptions}
+AGENT_OPTIONS: dict[str, type[BaseModel]] = {
+    "react": ReactOptions,
+    "oracle": NoOptions,
+    "null": NoOptions,
+    "replay": NoOptions,
+}
 
 
 def option_names(agent: str) -> list[str]:

@@ -88,12 +88,18 @@ class OracleAgent(AgentBase):
                     sentences.append(missing_device(goal.device_id, goal.device_type, goal.room_id))
                     continue
                 endpoint, cluster, attribute, rest = split_path(goal.attribute)
-                value = session.data("get_attribute", {"device_id": goal.device_id, "endpoint_id": endpoint,
-                                                       "cluster_id": cluster, "attribute_id": attribute})
+                value = session.data(
+                    "get_attribute",
+                    {
+                        "device_id": goal.device_id,
+                        "endpoint_id": endpoint,
+                        "cluster_id": cluster,
+                        "attribute_id": attribute,
+                    },
+                )
                 for key in rest:
                     value = value.get(key, value.get(our_key(key))) if isinstance(value, dict) else None
-                sentences.append(f"{goal.device_id} in the {spoken(goal.room_id)} reports {attribute} = "
-                                 f"{say(value)}.")
+                sentences.append(f"{goal.device_id} in the {spoken(goal.room_id)} reports {attribute} = {say(value)}.")
         return " ".join(sentences)
 
     # infeasible kinds ------------------------------------------------------------------------------------
@@ -122,33 +128,48 @@ class OracleAgent(AgentBase):
             if goal.feasibility is True and family != "nonexistence":
                 sentences.append(self._drive_room(goal, session, devices))
                 continue
-            movers = sorted(d for d, info in devices.items()
-                            if _roles(info.get("device_type", "")) & ROLES_BY_VARIABLE[goal.room_state])
+            movers = sorted(
+                d
+                for d, info in devices.items()
+                if _roles(info.get("device_type", "")) & ROLES_BY_VARIABLE[goal.room_state]
+            )
             verb = "raise" if goal.direction == "increase" else "lower"
             if family == "nonexistence" or not movers:
                 kind = (goal.device_type or "suitable device").replace("_", " ")
                 present = ", ".join(sorted(devices)) or "no devices"
-                sentences.append(f"I cannot {verb} the {goal.room_state} in the {room}: there is no {kind} or any "
-                                 f"other device there that can do it (the room has {present}).")
+                sentences.append(
+                    f"I cannot {verb} the {goal.room_state} in the {room}: there is no {kind} or any "
+                    f"other device there that can do it (the room has {present})."
+                )
             else:
-                sentences.append(f"I cannot {verb} the {goal.room_state} in the {room} any further: the devices "
-                                 f"that control it ({', '.join(movers)}) are already at their limit, so nothing "
-                                 f"more can be done.")
+                sentences.append(
+                    f"I cannot {verb} the {goal.room_state} in the {room} any further: the devices "
+                    f"that control it ({', '.join(movers)}) are already at their limit, so nothing "
+                    f"more can be done."
+                )
         return " ".join(sentences)
 
     def _qt4_infeasible(self, episode: Episode, session: OracleSession) -> str:
         for goal in episode.goals:
             if isinstance(goal, ScheduleGoal) and goal.anchor.device_id:
-                session.data("get_attribute", {"device_id": goal.anchor.device_id, "endpoint_id": 1,
-                                               "cluster_id": "OperationalState", "attribute_id": "CountdownTime"},
-                             "How long until the appliance finishes?")
+                session.data(
+                    "get_attribute",
+                    {
+                        "device_id": goal.anchor.device_id,
+                        "endpoint_id": 1,
+                        "cluster_id": "OperationalState",
+                        "attribute_id": "CountdownTime",
+                    },
+                    "How long until the appliance finishes?",
+                )
         now = session.data("get_current_time", {}) or {}
         facts = episode.temporal_conflict.model_dump() if episode.temporal_conflict is not None else {}
         kind = facts.get("type") or "timing"
         parts = [f"I did not schedule anything because the timing in your request conflicts ({kind})."]
         if facts.get("expected_time") and facts.get("conflict_time"):
-            parts.append(f"The relative timing means {facts['expected_time']}, but you also said "
-                         f"{facts['conflict_time']}.")
+            parts.append(
+                f"The relative timing means {facts['expected_time']}, but you also said {facts['conflict_time']}."
+            )
         elif facts.get("anchor_end_time"):
             parts.append(f"The appliance finishes at {facts['anchor_end_time']}, which does not fit the request.")
         if now.get("now"):
@@ -166,8 +187,11 @@ class OracleAgent(AgentBase):
 
     def _drive_room(self, goal: DirectionGoal, session: OracleSession, devices: dict[str, Any]) -> str:
         state = "air_quality" if goal.room_state == "pm10" else goal.room_state
-        session.data("get_environment_control_rules", {"state": state},
-                     f"Which devices can {goal.direction} the {goal.room_state}?")
+        session.data(
+            "get_environment_control_rules",
+            {"state": state},
+            f"Which devices can {goal.direction} the {goal.room_state}?",
+        )
         acted: list[str] = []
         problems: list[str] = []
         for device_id in sorted(devices):
@@ -218,9 +242,16 @@ class OracleAgent(AgentBase):
         goals = sorted((g for g in episode.goals if isinstance(g, ScheduleGoal)), key=lambda g: g.when.at_tick)
         for anchor in sorted({(g.anchor.device_id, g.anchor.device_type or "") for g in goals if g.anchor.device_id}):
             if anchor:
-                session.data("get_attribute", {"device_id": anchor[0], "endpoint_id": 1,
-                                               "cluster_id": _anchor_cluster(anchor[1]),
-                                               "attribute_id": "CountdownTime"}, "When does the appliance finish?")
+                session.data(
+                    "get_attribute",
+                    {
+                        "device_id": anchor[0],
+                        "endpoint_id": 1,
+                        "cluster_id": _anchor_cluster(anchor[1]),
+                        "attribute_id": "CountdownTime",
+                    },
+                    "When does the appliance finish?",
+                )
         plans: dict[str, DevicePlan] = {}
         scheduled, immediate, problems = [], [], []
         for goal in goals:
@@ -245,9 +276,11 @@ class OracleAgent(AgentBase):
             if start_tick > high:
                 start_tick = math.floor(high / TICKS_PER_SECOND) * TICKS_PER_SECOND
             start = (base + timedelta(seconds=start_tick / TICKS_PER_SECOND)).strftime(TIME_FORMAT)
-            envelope = session.call("schedule_workflow", {"start_time": start, "steps": [tool_call(s) for s in steps],
-                                                          "description": f"goal at {start}"},
-                                    f"Schedule {len(steps)} step(s) for {start}.")
+            envelope = session.call(
+                "schedule_workflow",
+                {"start_time": start, "steps": [tool_call(s) for s in steps], "description": f"goal at {start}"},
+                f"Schedule {len(steps)} step(s) for {start}.",
+            )
             if envelope.get("error") is not None:
                 problems.append(f"scheduling at {start}: {envelope['error'].get('detail')}")
             else:
@@ -269,5 +302,3 @@ def _anchor_cluster(device_type: str | None) -> str:
 def _roles(device_type: str) -> set[str]:
     spec = CATALOGUE.get(device_type)
     return {role for role, _ in spec.roles} if spec is not None else set()
-
-

@@ -19,8 +19,10 @@ def display(variable: str, value: float) -> str:
 
 def missing_device(device_id: str, device_type: str | None, room_id: str) -> str:
     kind = (device_type or "device").replace("_", " ")
-    return (f"There is no {kind} {device_id} in the {spoken(room_id)}: that device does not exist there, "
-            f"so I cannot answer about it or operate it.")
+    return (
+        f"There is no {kind} {device_id} in the {spoken(room_id)}: that device does not exist there, "
+        f"so I cannot answer about it or operate it."
+    )
 
 
 def say(value: Any) -> str:

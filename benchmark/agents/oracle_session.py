@@ -30,8 +30,10 @@ class OracleSession:
 
     def devices_in(self, room_id: str) -> dict[str, Any]:
         if room_id not in self.room_devices:
-            self.room_devices[room_id] = self.data("get_room_devices", {"room_id": room_id},
-                                                   f"Which devices are in the {spoken(room_id)}?") or {}
+            self.room_devices[room_id] = (
+                self.data("get_room_devices", {"room_id": room_id}, f"Which devices are in the {spoken(room_id)}?")
+                or {}
+            )
         return self.room_devices[room_id]
 
     def state_of(self, device_id: str) -> dict[str, Any] | None:
@@ -56,12 +58,26 @@ def tool_call(step: WorkflowStep) -> dict[str, Any]:
     """The agent tool doing ``step``: ``{"tool": "execute_command"|"write_attribute", "args": {...}}`` (also the
     shape of a ``schedule_workflow`` step)."""
     if step.kind == "invoke":
-        return {"tool": "execute_command", "args": {"device_id": step.device_id, "endpoint_id": step.endpoint,
-                                                    "cluster_id": step.cluster, "command_id": step.name,
-                                                    "args": dict(step.args)}}
-    return {"tool": "write_attribute", "args": {"device_id": step.device_id, "endpoint_id": step.endpoint,
-                                                "cluster_id": step.cluster, "attribute_id": step.name,
-                                                "value": step.value}}
+        return {
+            "tool": "execute_command",
+            "args": {
+                "device_id": step.device_id,
+                "endpoint_id": step.endpoint,
+                "cluster_id": step.cluster,
+                "command_id": step.name,
+                "args": dict(step.args),
+            },
+        }
+    return {
+        "tool": "write_attribute",
+        "args": {
+            "device_id": step.device_id,
+            "endpoint_id": step.endpoint,
+            "cluster_id": step.cluster,
+            "attribute_id": step.name,
+            "value": step.value,
+        },
+    }
 
 
 def describe_step(step: WorkflowStep) -> str:

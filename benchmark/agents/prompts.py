@@ -73,8 +73,7 @@ task with "action": "finish" and "action_input": {{"answer": "{answer_placeholde
 ANSWER_PLACEHOLDER = "<your answer for the user>"
 PLACEHOLDER = re.compile(r"<[^<>\n]{3,80}>")
 
-NATIVE_NUDGE = ("Continue by calling one of the tools. When you are done, call finish with your answer "
-                "for the user.")
+NATIVE_NUDGE = "Continue by calling one of the tools. When you are done, call finish with your answer for the user."
 
 
 def system_prompt(mode: str, schemas: Sequence[Mapping[str, Any]]) -> str:
@@ -128,12 +127,17 @@ def _type_name(spec: Mapping[str, Any]) -> str:
 
 
 def task_message(task: AgentTask) -> str:
-    lines = [f"User request: {task.query}",
-             f"User's location: {task.user_location}",
-             f"Current time: {task.current_time}"]
+    lines = [
+        f"User request: {task.query}",
+        f"User's location: {task.user_location}",
+        f"Current time: {task.current_time}",
+    ]
     if task.memory:
-        lines += ["", "What you remember about this household:",
-                  *(f"- {key}: {_compact(value)}" for key, value in task.memory.items())]
+        lines += [
+            "",
+            "What you remember about this household:",
+            *(f"- {key}: {_compact(value)}" for key, value in task.memory.items()),
+        ]
     earlier = [entry for entry in task.dialogue_history if not _is_chat_message(entry)]
     if earlier:
         lines += ["", "Earlier in this conversation:", *(f"- {_compact(entry)}" for entry in earlier)]
@@ -142,14 +146,19 @@ def task_message(task: AgentTask) -> str:
 
 def history_messages(task: AgentTask) -> list[dict[str, Any]]:
     """Prior turns that are already chat messages (user/assistant text) go in as messages, in order."""
-    return [{"role": entry["role"], "content": entry["content"]}
-            for entry in task.dialogue_history if _is_chat_message(entry)]
+    return [
+        {"role": entry["role"], "content": entry["content"]}
+        for entry in task.dialogue_history
+        if _is_chat_message(entry)
+    ]
 
 
 def first_messages(task: AgentTask, mode: str, schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    return [{"role": "system", "content": system_prompt(mode, schemas)},
-            *history_messages(task),
-            {"role": "user", "content": user_content(task)}]
+    return [
+        {"role": "system", "content": system_prompt(mode, schemas)},
+        *history_messages(task),
+        {"role": "user", "content": user_content(task)},
+    ]
 
 
 def user_content(task: AgentTask) -> str | list[dict[str, Any]]:
@@ -167,8 +176,10 @@ def text_observation(envelope: Any) -> str:
 
 
 def text_correction(problem: str) -> str:
-    return ("Observation: your reply could not be used: " + problem + ". Reply with exactly one JSON object "
-            '{"thought": "...", "action": "<tool name>", "action_input": {...}}.')
+    return (
+        "Observation: your reply could not be used: " + problem + ". Reply with exactly one JSON object "
+        '{"thought": "...", "action": "<tool name>", "action_input": {...}}.'
+    )
 
 
 def _is_chat_message(entry: Mapping[str, Any]) -> bool:
@@ -197,7 +208,11 @@ def cut_off_problem(completion_tokens: int) -> str:
 
 def cut_off_correction(mode: str, problem: str) -> str:
     if mode == "native":
-        return (f"Your last reply could not be used: {problem}. Keep replies short: call one tool at a time, "
-                f"and when you are done call finish with a short answer.")
-    return (f"Observation: your reply could not be used: {problem}. Reply with exactly one short JSON object "
-            '{"thought": "...", "action": "<tool name>", "action_input": {...}}.')
+        return (
+            f"Your last reply could not be used: {problem}. Keep replies short: call one tool at a time, "
+            f"and when you are done call finish with a short answer."
+        )
+    return (
+        f"Observation: your reply could not be used: {problem}. Reply with exactly one short JSON object "
+        '{"thought": "...", "action": "<tool name>", "action_input": {...}}.'
+    )

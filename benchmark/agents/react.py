@@ -67,8 +67,11 @@ REACT_JSON_SCHEMA: dict[str, Any] = {
         "name": "react_step",
         "schema": {
             "type": "object",
-            "properties": {"thought": {"type": "string"}, "action": {"type": "string"},
-                           "action_input": {"type": "object"}},
+            "properties": {
+                "thought": {"type": "string"},
+                "action": {"type": "string"},
+                "action_input": {"type": "object"},
+            },
             "required": ["thought", "action", "action_input"],
         },
     },
@@ -78,22 +81,37 @@ REACT_JSON_SCHEMA: dict[str, Any] = {
 class ChatClient(Protocol):
     """What the agent needs from :class:`benchmark.llm.client.LLMClient` (tests may pass a fake)."""
 
-    async def complete(self, messages: Any, tools: Any = None, tool_choice: Any = None, *,
-                       temperature: float | None = None,
-                       response_format: Mapping[str, Any] | None = None) -> LLMResponse: ...
+    async def complete(
+        self,
+        messages: Any,
+        tools: Any = None,
+        tool_choice: Any = None,
+        *,
+        temperature: float | None = None,
+        response_format: Mapping[str, Any] | None = None,
+    ) -> LLMResponse: ...
 
 
 # --- text-mode replies -----------------------------------------------------------------------------
+
 
 class ReplyFormatError(ValueError):
     """A text-mode reply the agent cannot use; the message is shown to the model."""
 
 
 _KEY_ALIASES = {
-    "thought": "thought", "thoughts": "thought", "reasoning": "thought",
-    "action": "action", "tool": "action", "tool_name": "action",
-    "action_input": "action_input", "actioninput": "action_input", "input": "action_input",
-    "arguments": "action_input", "args": "action_input", "parameters": "action_input",
+    "thought": "thought",
+    "thoughts": "thought",
+    "reasoning": "thought",
+    "action": "action",
+    "tool": "action",
+    "tool_name": "action",
+    "action_input": "action_input",
+    "actioninput": "action_input",
+    "input": "action_input",
+    "arguments": "action_input",
+    "args": "action_input",
+    "parameters": "action_input",
 }
 
 
@@ -117,8 +135,11 @@ class ReactReply(BaseModel):
             if canonical and canonical not in out:
                 out[canonical] = value
         if "action" not in out and ("answer" in data or "final_answer" in data):
-            out = {"thought": out.get("thought"), "action": FINISH,
-                   "action_input": {"answer": data.get("answer", data.get("final_answer"))}}
+            out = {
+                "thought": out.get("thought"),
+                "action": FINISH,
+                "action_input": {"answer": data.get("answer", data.get("final_answer"))},
+            }
         if isinstance(out.get("action"), str) and out["action"].strip().lower() == FINISH:
             out["action"] = FINISH
             raw = out.get("action_input")
@@ -165,7 +186,7 @@ def first_json_object(text: str) -> dict[str, Any] | None:
         if end is None:
             return None
         try:
-            value = json.loads(text[start:end + 1])
+            value = json.loads(text[start : end + 1])
         except ValueError:
             value = None
         if isinstance(value, dict):
@@ -208,6 +229,7 @@ def _pydantic_message(error: Mapping[str, Any]) -> str:
 
 # --- the agent -------------------------------------------------------------------------------------
 
+
 @dataclass
 class _Episode:
     """Mutable state of one run."""
@@ -225,9 +247,16 @@ class _Episode:
     finished: bool = False
 
     def outcome(self, end_reason: EndReason, error: str | None = None, failure: str | None = None) -> AgentOutcome:
-        return AgentOutcome(final_answer=self.answer if end_reason == "finished" else None, steps=self.steps,
-                            end_reason=end_reason, tokens=self.tokens, error=error, failure=failure,
-                            mode=self.mode, transcript=transcript(self.messages, self.schemas))
+        return AgentOutcome(
+            final_answer=self.answer if end_reason == "finished" else None,
+            steps=self.steps,
+            end_reason=end_reason,
+            tokens=self.tokens,
+            error=error,
+            failure=failure,
+            mode=self.mode,
+            transcript=transcript(self.messages, self.schemas),
+        )
 
     def fail(self, *, truncated: bool = False) -> None:
         self.failures += 1
@@ -240,10 +269,19 @@ class ReactAgent(AgentBase):
     name = "react"
     needs_episode = False
 
-    def __init__(self, client: ChatClient, *, max_steps: int = 20, mode: RequestedMode = "native",
-                 temperature: float = 0.0, max_consecutive_failures: int = 3, plain_answer_finishes: bool = True,
-                 tool_choice: str | None = "auto", text_response_format: Mapping[str, Any] | None = None,
-                 preflight: bool = True) -> None:
+    def __init__(
+        self,
+        client: ChatClient,
+        *,
+        max_steps: int = 20,
+        mode: RequestedMode = "native",
+        temperature: float = 0.0,
+        max_consecutive_failures: int = 3,
+        plain_answer_finishes: bool = True,
+        tool_choice: str | None = "auto",
+        text_response_format: Mapping[str, Any] | None = None,
+        preflight: bool = True,
+    ) -> None:
         if mode not in ("native", "text", "auto"):
             raise ValueError(f"mode must be 'native', 'text' or 'auto', not {mode!r}")
         if max_steps < 1 or max_consecutive_failures < 1:
@@ -270,23 +308,30 @@ class ReactAgent(AgentBase):
         endpoint = await check_endpoint(self.client)
         result["endpoint"] = endpoint
         if self.requested_mode != "text":
-            probe = await check_tool_calling(self.client, tool_choice=self.tool_choice,
-                                             prompt_tokens_without_tools=endpoint["prompt_tokens"])
+            probe = await check_tool_calling(
+                self.client, tool_choice=self.tool_choice, prompt_tokens_without_tools=endpoint["prompt_tokens"]
+            )
             result["tool_calling"] = probe.to_dict()
             if not probe.works and self.requested_mode == "auto":
                 self.mode = "text"
                 result["warning"] = f"native tool calling does not work ({probe.explain()}); using text-ReAct"
             elif not probe.works:
-                result["warning"] = (f"native tool calling looks broken: {probe.explain()}; episodes will likely end "
-                                     f"on turn 1 (use --mode auto or --mode text)")
+                result["warning"] = (
+                    f"native tool calling looks broken: {probe.explain()}; episodes will likely end "
+                    f"on turn 1 (use --mode auto or --mode text)"
+                )
         result["mode"] = self.mode
         return result
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
         schemas = tools.schemas()
-        episode = _Episode(tools=tools, known_tools=frozenset(tools.names()),
-                           messages=prompts.first_messages(task, self.mode, schemas), schemas=schemas,
-                           mode=self.mode)
+        episode = _Episode(
+            tools=tools,
+            known_tools=frozenset(tools.names()),
+            messages=prompts.first_messages(task, self.mode, schemas),
+            schemas=schemas,
+            mode=self.mode,
+        )
         for turn in range(self.max_steps):
             try:
                 response = await self._ask(episode, schemas)
@@ -313,10 +358,14 @@ class ReactAgent(AgentBase):
                 return episode.outcome("finished")
             if episode.failures >= self.max_consecutive_failures:
                 if episode.truncations >= episode.failures:
-                    return episode.outcome("aborted", f"runaway_output: {episode.failures} replies in a row cut off "
-                                                      f"at the token limit", "runaway_output")
-                return episode.outcome("aborted", f"{episode.failures} unusable model outputs in a row",
-                                       "unusable_output")
+                    return episode.outcome(
+                        "aborted",
+                        f"runaway_output: {episode.failures} replies in a row cut off at the token limit",
+                        "runaway_output",
+                    )
+                return episode.outcome(
+                    "aborted", f"{episode.failures} unusable model outputs in a row", "unusable_output"
+                )
         return episode.outcome("max_steps", f"no finish within {self.max_steps} model turns")
 
     # --- a reply cut off at the token limit ---
@@ -328,30 +377,46 @@ class ReactAgent(AgentBase):
             return first_json_object(response.content or "") is not None
         return bool(response.tool_calls) and all(
             not call.arguments_json.strip() or _object_or_none(call.arguments_json) is not None
-            for call in response.tool_calls)
+            for call in response.tool_calls
+        )
 
     def _cut_off_turn(self, episode: _Episode, response: LLMResponse, turn: int) -> None:
         """Nothing of a cut-off reply is used (its JSON is incomplete; an inner object is not the reply);
         the model is told, and the step records it."""
         completion = response.usage.get("completion_tokens", 0)
-        raw: dict[str, Any] = {"llm_turn": turn, "content": response.content, "usage": dict(response.usage),
-                               "finish_reason": LENGTH, "truncated": True}
+        raw: dict[str, Any] = {
+            "llm_turn": turn,
+            "content": response.content,
+            "usage": dict(response.usage),
+            "finish_reason": LENGTH,
+            "truncated": True,
+        }
         if response.tool_calls:
             raw["tool_calls"] = [call.to_message() for call in response.tool_calls]
         episode.fail(truncated=True)
         problem = prompts.cut_off_problem(completion)
-        episode.steps.append(AgentStep(index=len(episode.steps), thought=None, tool=None, arguments=None,
-                                       observation={"error": f"unusable reply: {problem}"}, raw=raw))
+        episode.steps.append(
+            AgentStep(
+                index=len(episode.steps),
+                thought=None,
+                tool=None,
+                arguments=None,
+                observation={"error": f"unusable reply: {problem}"},
+                raw=raw,
+            )
+        )
         shown = (response.content or "")[:ECHO_LIMIT] + ("…" if len(response.content or "") > ECHO_LIMIT else "")
         episode.messages.append({"role": "assistant", "content": shown or "(cut off)"})
         episode.messages.append({"role": "user", "content": prompts.cut_off_correction(self.mode, problem)})
 
     async def _ask(self, episode: _Episode, schemas: list[dict[str, Any]]) -> LLMResponse:
         if self.mode == "native":
-            return await self.client.complete(episode.messages, tools=schemas, tool_choice=self.tool_choice,
-                                              temperature=self.temperature)
-        return await self.client.complete(episode.messages, temperature=self.temperature,
-                                          response_format=self.text_response_format)
+            return await self.client.complete(
+                episode.messages, tools=schemas, tool_choice=self.tool_choice, temperature=self.temperature
+            )
+        return await self.client.complete(
+            episode.messages, temperature=self.temperature, response_format=self.text_response_format
+        )
 
     # --- native function calling ---
 
@@ -360,20 +425,31 @@ class ReactAgent(AgentBase):
         if not response.tool_calls:
             self._plain_reply(episode, response, turn, usage)
             return
-        episode.messages.append({"role": "assistant", "content": response.content,
-                                 "tool_calls": [call.to_message() for call in response.tool_calls]})
+        episode.messages.append(
+            {
+                "role": "assistant",
+                "content": response.content,
+                "tool_calls": [call.to_message() for call in response.tool_calls],
+            }
+        )
         for position, call in enumerate(response.tool_calls):
-            raw = {"llm_turn": turn, "tool_call": call.to_message(), "content": response.content,
-                   "usage": usage if position == 0 else None}
-            envelope, _ = self._execute(episode, call.name, call.arguments_json, raw,
-                                        thought=response.content if position == 0 else None)
+            raw = {
+                "llm_turn": turn,
+                "tool_call": call.to_message(),
+                "content": response.content,
+                "usage": usage if position == 0 else None,
+            }
+            envelope, _ = self._execute(
+                episode, call.name, call.arguments_json, raw, thought=response.content if position == 0 else None
+            )
             if episode.finished:
-                skipped = [c.to_message() for c in response.tool_calls[position + 1:]]
+                skipped = [c.to_message() for c in response.tool_calls[position + 1 :]]
                 if skipped:  # nothing after finish runs; keep them visible in the trajectory
                     raw["skipped_after_finish"] = skipped
                 return
-            episode.messages.append({"role": "tool", "tool_call_id": call.id,
-                                     "content": prompts.observation_text(envelope)})
+            episode.messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": prompts.observation_text(envelope)}
+            )
 
     def _plain_reply(self, episode: _Episode, response: LLMResponse, turn: int, usage: dict[str, int]) -> None:
         content = (response.content or "").strip()
@@ -386,8 +462,16 @@ class ReactAgent(AgentBase):
                 return
         else:
             episode.fail()
-            episode.steps.append(AgentStep(index=len(episode.steps), thought=response.content, tool=None,
-                                           arguments=None, observation={"error": prompts.NATIVE_NUDGE}, raw=raw))
+            episode.steps.append(
+                AgentStep(
+                    index=len(episode.steps),
+                    thought=response.content,
+                    tool=None,
+                    arguments=None,
+                    observation={"error": prompts.NATIVE_NUDGE},
+                    raw=raw,
+                )
+            )
         if response.content:
             episode.messages.append({"role": "assistant", "content": response.content})
         episode.messages.append({"role": "user", "content": prompts.NATIVE_NUDGE})
@@ -409,18 +493,28 @@ class ReactAgent(AgentBase):
             episode.fail()
             correction = prompts.text_correction(str(exc))
             episode.messages.append({"role": "user", "content": correction})
-            episode.steps.append(AgentStep(index=len(episode.steps), thought=None, tool=None, arguments=None,
-                                           observation={"error": f"unusable reply: {exc}"}, raw=raw))
+            episode.steps.append(
+                AgentStep(
+                    index=len(episode.steps),
+                    thought=None,
+                    tool=None,
+                    arguments=None,
+                    observation={"error": f"unusable reply: {exc}"},
+                    raw=raw,
+                )
+            )
             return
-        envelope, _ = self._execute(episode, reply.action, json.dumps(reply.action_input, ensure_ascii=False), raw,
-                                    thought=reply.thought)
+        envelope, _ = self._execute(
+            episode, reply.action, json.dumps(reply.action_input, ensure_ascii=False), raw, thought=reply.thought
+        )
         if not episode.finished:
             episode.messages.append({"role": "user", "content": prompts.text_observation(envelope)})
 
     # --- running one tool call ---
 
-    def _execute(self, episode: _Episode, name: str, arguments_json: str, raw: dict[str, Any], *,
-                 thought: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def _execute(
+        self, episode: _Episode, name: str, arguments_json: str, raw: dict[str, Any], *, thought: str | None
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """Run one call through the toolbox and record the step; updates failures and finish state."""
         is_finish = name.strip().lower() == FINISH
         tool = FINISH if is_finish else name
@@ -431,8 +525,10 @@ class ReactAgent(AgentBase):
         if placeholder is not None:
             # The reply format's example copied back is no answer; the toolbox never sees it (it would
             # become the episode's final answer there).
-            envelope = _refusal(f"the answer {placeholder!r} is the reply format's placeholder, not an answer; "
-                                f"call finish with your actual answer for the user")
+            envelope = _refusal(
+                f"the answer {placeholder!r} is the reply format's placeholder, not an answer; "
+                f"call finish with your actual answer for the user"
+            )
         else:
             envelope = _safe_call(episode.tools, tool, text)
         usable = arguments is not None and (is_finish or tool in episode.known_tools) and placeholder is None
@@ -446,9 +542,17 @@ class ReactAgent(AgentBase):
             episode.failures = episode.truncations = 0
         else:
             episode.fail()
-        episode.steps.append(AgentStep(index=len(episode.steps), thought=thought, tool=tool, arguments=arguments,
-                                       observation=envelope, virtual_time=_virtual_time(episode.tools, before),
-                                       raw=raw))
+        episode.steps.append(
+            AgentStep(
+                index=len(episode.steps),
+                thought=thought,
+                tool=tool,
+                arguments=arguments,
+                observation=envelope,
+                virtual_time=_virtual_time(episode.tools, before),
+                raw=raw,
+            )
+        )
         return envelope, arguments
 
 
@@ -465,15 +569,24 @@ def _safe_call(tools: ToolCaller, name: str, arguments: str) -> dict[str, Any]:
     try:
         envelope = tools.call(name, arguments)
     except Exception as exc:
-        return {"status": {"code": 500, "message": "INTERNAL_ERROR"}, "data": None,
-                "error": {"type": "INTERNAL_ERROR", "detail": f"{type(exc).__name__}: {exc}"}}
-    return envelope if isinstance(envelope, dict) else {"status": {"code": 200, "message": "OK"}, "data": envelope,
-                                                        "error": None}
+        return {
+            "status": {"code": 500, "message": "INTERNAL_ERROR"},
+            "data": None,
+            "error": {"type": "INTERNAL_ERROR", "detail": f"{type(exc).__name__}: {exc}"},
+        }
+    return (
+        envelope
+        if isinstance(envelope, dict)
+        else {"status": {"code": 200, "message": "OK"}, "data": envelope, "error": None}
+    )
 
 
 def _refusal(detail: str) -> dict[str, Any]:
-    return {"status": {"code": 400, "message": "VALIDATION_ERROR"}, "data": None,
-            "error": {"type": "INVALID_PARAMETERS", "detail": detail}}
+    return {
+        "status": {"code": 400, "message": "VALIDATION_ERROR"},
+        "data": None,
+        "error": {"type": "INVALID_PARAMETERS", "detail": detail},
+    }
 
 
 def _ok(envelope: Mapping[str, Any]) -> bool:

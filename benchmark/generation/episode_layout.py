@@ -34,15 +34,25 @@ class Mentions:
     words: list[str] = field(default_factory=list)
 
     def add(self, *, rooms: Any = (), devices: Any = (), numbers: Any = (), times: Any = (), words: Any = ()) -> None:
-        for target, values in ((self.rooms, rooms), (self.devices, devices), (self.numbers, numbers),
-                               (self.times, times), (self.words, words)):
+        for target, values in (
+            (self.rooms, rooms),
+            (self.devices, devices),
+            (self.numbers, numbers),
+            (self.times, times),
+            (self.words, words),
+        ):
             for value in values:
                 if value not in target:
                     target.append(value)
 
     def to_dict(self) -> dict[str, list[str]]:
-        return {"rooms": self.rooms, "devices": self.devices, "numbers": self.numbers, "times": self.times,
-                "words": self.words}
+        return {
+            "rooms": self.rooms,
+            "devices": self.devices,
+            "numbers": self.numbers,
+            "times": self.times,
+            "words": self.words,
+        }
 
 
 @dataclass
@@ -99,8 +109,14 @@ def ticks_to_minutes(ticks: int) -> int:
 def lay_out(draft: Draft, *, qt: str, case: str, episode_seed: int, base_seed: int, attempt: int) -> dict[str, Any]:
     """SimuHome's episode layout (facts §5) plus our versioned extension block."""
     home = draft.initial_home_config
-    meta = {"seed": episode_seed, "query_type": qt, "case": case, "num_rooms": len(home["rooms"]),
-            "num_devices": sum(len(room["devices"]) for room in home["rooms"].values()), **draft.meta}
+    meta = {
+        "seed": episode_seed,
+        "query_type": qt,
+        "case": case,
+        "num_rooms": len(home["rooms"]),
+        "num_devices": sum(len(room["devices"]) for room in home["rooms"].values()),
+        **draft.meta,
+    }
     episode: dict[str, Any] = {
         "meta": meta,
         "query": draft.query,
@@ -111,9 +127,16 @@ def lay_out(draft: Draft, *, qt: str, case: str, episode_seed: int, base_seed: i
     if draft.temporal_conflict is not None:
         episode["temporal_conflict"] = draft.temporal_conflict
     episode["homefabric"] = {
-        "format": EPISODE_FORMAT, "generator": "homefabric", "seed": episode_seed, "kind": f"{qt}_{case}",
-        "base_seed": base_seed, "attempt": attempt, "template_query": draft.query,
-        "mentions": draft.mentions.to_dict(), "solution": draft.solution, "verification": draft.verification,
+        "format": EPISODE_FORMAT,
+        "generator": "homefabric",
+        "seed": episode_seed,
+        "kind": f"{qt}_{case}",
+        "base_seed": base_seed,
+        "attempt": attempt,
+        "template_query": draft.query,
+        "mentions": draft.mentions.to_dict(),
+        "solution": draft.solution,
+        "verification": draft.verification,
     }
 
     if TYPO_RATE.get() != DEFAULT_TYPO_RATE:  # recorded only when not the default (older sets stay identical)

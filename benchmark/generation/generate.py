@@ -29,8 +29,14 @@ Builder = Callable[..., Draft]
 @functools.cache
 def builders() -> dict[str, Builder]:
     """The episode builder of each query type (imported on first use: they load the whole device model)."""
-    return {"qt1": qt1.build, "qt2": qt2.build, "qt3": qt3.build, "qt4-1": relative.build,
-            "qt4-2": after_anchor.build, "qt4-3": coordination.build}
+    return {
+        "qt1": qt1.build,
+        "qt2": qt2.build,
+        "qt3": qt3.build,
+        "qt4-1": relative.build,
+        "qt4-2": after_anchor.build,
+        "qt4-3": coordination.build,
+    }
 
 
 class GeneratorInputError(ValueError):
@@ -38,7 +44,7 @@ class GeneratorInputError(ValueError):
 
 
 def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
-    """"all", query types ("qt1", "qt4-2") or kinds ("qt3_feasible") → [(qt, case)] in canonical order."""
+    """ "all", query types ("qt1", "qt4-2") or kinds ("qt3_feasible") → [(qt, case)] in canonical order."""
     items = [qts] if isinstance(qts, str) else list(qts)
     names = [part.strip() for item in items for part in item.split(",") if part.strip()]
     wanted: set[tuple[str, str]] = set()
@@ -51,8 +57,9 @@ def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
             qt, case = name.rsplit("_", 1)
             wanted.add((qt, case))
         else:
-            raise GeneratorInputError(f"unknown query type {name!r}; use all, {', '.join(QUERY_TYPES)} "
-                                      f"or a kind such as qt3_feasible")
+            raise GeneratorInputError(
+                f"unknown query type {name!r}; use all, {', '.join(QUERY_TYPES)} or a kind such as qt3_feasible"
+            )
     if not wanted:
         raise GeneratorInputError("no query type given")
     return [(qt, case) for qt in QUERY_TYPES for case in CASES if (qt, case) in wanted]
@@ -73,13 +80,25 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
         except GenerationFailed as error:
             failures.append(str(error))
             continue
-        return lay_out(draft, qt=qt, case=case, episode_seed=seed,
-                       base_seed=base_seed if base_seed is not None else seed // 1000, attempt=attempt)
+        return lay_out(
+            draft,
+            qt=qt,
+            case=case,
+            episode_seed=seed,
+            base_seed=base_seed if base_seed is not None else seed // 1000,
+            attempt=attempt,
+        )
     raise RuntimeError(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
 
 
-def generate_episodes(qts: list[str] | str, per_type: int, seed: int, *, typo_rate: float | None = None,
-                      on_episode: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def generate_episodes(
+    qts: list[str] | str,
+    per_type: int,
+    seed: int,
+    *,
+    typo_rate: float | None = None,
+    on_episode: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """``per_type`` episodes of each (qt, case) asked for, in canonical order. ``typo_rate`` (None: the default
     0.02; 0: none) is the chance of a typo per word outside slot values; ``on_episode`` sees each as it is made."""
     if not 1 <= per_type <= MAX_PER_TYPE:

@@ -16,11 +16,22 @@ PROTECT_OPEN, PROTECT_CLOSE = "\x01", "\x02"
 
 # Device references as a user says them: "<label> <n>", n = the device id's suffix (first label is canonical).
 DEVICE_LABELS: dict[str, tuple[str, ...]] = {
-    "on_off_light": ("light",), "dimmable_light": ("dimmer", "dimmable light"), "air_conditioner": ("AC",),
-    "air_purifier": ("air purifier", "purifier"), "fan": ("fan",), "humidifier": ("humidifier",),
-    "dehumidifier": ("dehumidifier",), "heat_pump": ("heat pump",), "tv": ("TV",),
-    "window_covering_controller": ("blinds",), "dishwasher": ("dishwasher",), "laundry_washer": ("washer",),
-    "laundry_dryer": ("dryer",), "rvc": ("robot vacuum",), "freezer": ("freezer",), "refrigerator": ("fridge",),
+    "on_off_light": ("light",),
+    "dimmable_light": ("dimmer", "dimmable light"),
+    "air_conditioner": ("AC",),
+    "air_purifier": ("air purifier", "purifier"),
+    "fan": ("fan",),
+    "humidifier": ("humidifier",),
+    "dehumidifier": ("dehumidifier",),
+    "heat_pump": ("heat pump",),
+    "tv": ("TV",),
+    "window_covering_controller": ("blinds",),
+    "dishwasher": ("dishwasher",),
+    "laundry_washer": ("washer",),
+    "laundry_dryer": ("dryer",),
+    "rvc": ("robot vacuum",),
+    "freezer": ("freezer",),
+    "refrigerator": ("fridge",),
 }
 
 
@@ -91,7 +102,7 @@ def expand(template: str, rng: random.Random, slots: Mapping[str, Any] | None = 
         char = template[index]
         if char in "([":
             end = _matching(template, index)
-            inner = template[index + 1:end]
+            inner = template[index + 1 : end]
             if char == "(":
                 out.append(expand(rng.choice(_split_top(inner)), rng, slots))
             elif rng.random() < 0.5:
@@ -99,7 +110,7 @@ def expand(template: str, rng: random.Random, slots: Mapping[str, Any] | None = 
             index = end + 1
         elif char == "{":
             end = template.index("}", index)
-            value = slots[template[index + 1:end]]
+            value = slots[template[index + 1 : end]]
             out.append(f"{PROTECT_OPEN}{value}{PROTECT_CLOSE}")
             index = end + 1
         else:
@@ -130,8 +141,8 @@ def _typo(word: str, rng: random.Random) -> str:
         return word
     i = rng.randrange(1, len(word) - 2)
     if rng.random() < 0.5:
-        return word[:i] + word[i + 1] + word[i] + word[i + 2:]  # swap two letters
-    return word[:i] + word[i + 1:]  # drop one
+        return word[:i] + word[i + 1] + word[i] + word[i + 2 :]  # swap two letters
+    return word[:i] + word[i + 1 :]  # drop one
 
 
 def _outside_slots(text: str, transform: Any) -> str:
@@ -156,9 +167,12 @@ def finish(text: str, rng: random.Random, *, noise: float = 1.0, typo_rate: floa
     if rng.random() < 0.2 * noise:
         text = text.rstrip(".?!") + rng.choice(TAILS)
     if typo_rate > 0:
-        text = _outside_slots(text, lambda part: re.sub(
-            r"[A-Za-z]+", lambda m: _typo(m.group(0), rng) if rng.random() < typo_rate * noise else m.group(0),
-            part))
+        text = _outside_slots(
+            text,
+            lambda part: re.sub(
+                r"[A-Za-z]+", lambda m: _typo(m.group(0), rng) if rng.random() < typo_rate * noise else m.group(0), part
+            ),
+        )
     casual = rng.random() < 0.3 * noise
     text = text.replace(PROTECT_OPEN, "").replace(PROTECT_CLOSE, "")
     if casual:

@@ -51,8 +51,12 @@ def pinned_home(config: HomeConfig) -> Iterator[None]:
 
 # --- a twin of a live Matter home: ask only what the live home can answer ------------------------------------
 # Room variable → the measurement cluster a live home's room state is read from (MatterHome.room_state).
-ROOM_SENSOR_CLUSTERS = {"temperature": "TemperatureMeasurement", "humidity": "RelativeHumidityMeasurement",
-                        "illuminance": "IlluminanceMeasurement", "pm10": "Pm10ConcentrationMeasurement"}
+ROOM_SENSOR_CLUSTERS = {
+    "temperature": "TemperatureMeasurement",
+    "humidity": "RelativeHumidityMeasurement",
+    "illuminance": "IlluminanceMeasurement",
+    "pm10": "Pm10ConcentrationMeasurement",
+}
 
 
 def twin_only(config: HomeConfig) -> dict[str, set[str]] | None:
@@ -61,8 +65,10 @@ def twin_only(config: HomeConfig) -> dict[str, set[str]] | None:
     report = config.extensions.get(TWIN_KEY)
     if not isinstance(report, Mapping):
         return None
-    return {device_id: set(entry.get("twin_only", [])) | {f"{c}.*" for c in entry.get("absent_clusters", [])}
-            for device_id, entry in report.get("devices", {}).items()}
+    return {
+        device_id: set(entry.get("twin_only", [])) | {f"{c}.*" for c in entry.get("absent_clusters", [])}
+        for device_id, entry in report.get("devices", {}).items()
+    }
 
 
 def sensed_rooms(fabric: EmulatedHome) -> dict[str, set[str]]:
@@ -106,8 +112,16 @@ def random_action(fabric: EmulatedHome, device_id: str, rng: random.Random) -> N
     kind = device.device_type
     attrs = fabric.read_all(device_id)
     on = attrs.get("1.OnOff.OnOff")
-    if kind in ("on_off_light", "dimmable_light", "tv", "fan", "air_purifier", "humidifier", "dehumidifier",
-                "air_conditioner") and (not on or rng.random() < 0.3):
+    if kind in (
+        "on_off_light",
+        "dimmable_light",
+        "tv",
+        "fan",
+        "air_purifier",
+        "humidifier",
+        "dehumidifier",
+        "air_conditioner",
+    ) and (not on or rng.random() < 0.3):
         _try(lambda: fabric.invoke(device_id, 1, "OnOff", "Off" if on else "On", {}))
         return
     if kind == "dimmable_light":
@@ -122,16 +136,30 @@ def random_action(fabric: EmulatedHome, device_id: str, rng: random.Random) -> N
     elif kind == "tv":
         _try(lambda: fabric.invoke(device_id, 1, "Channel", "SkipChannel", {"count": rng.choice((1, -1))}))
     elif kind == "window_covering_controller":
-        _try(lambda: fabric.invoke(device_id, 1, "WindowCovering", "GoToLiftPercentage",
-                                   {"lift_percent_100ths": rng.randrange(0, 10001, 500)}))
+        _try(
+            lambda: fabric.invoke(
+                device_id,
+                1,
+                "WindowCovering",
+                "GoToLiftPercentage",
+                {"lift_percent_100ths": rng.randrange(0, 10001, 500)},
+            )
+        )
     elif kind in APPLIANCE_TYPES and rng.random() < 0.35:
         start_appliance(fabric, device_id, rng)
     elif kind == "rvc" and rng.random() < 0.3:
         _try(lambda: fabric.invoke(device_id, 1, "RvcRunMode", "ChangeToMode", {"new_mode": 2}))
     elif kind in ("refrigerator", "freezer"):
         low, high = (100, 700) if kind == "refrigerator" else (-2300, -1500)
-        _try(lambda: fabric.invoke(device_id, 1, "TemperatureControl", "SetTemperature",
-                                   {"target_temperature": rng.randrange(low, high + 1, 100)}))
+        _try(
+            lambda: fabric.invoke(
+                device_id,
+                1,
+                "TemperatureControl",
+                "SetTemperature",
+                {"target_temperature": rng.randrange(low, high + 1, 100)},
+            )
+        )
 
 
 def start_appliance(fabric: EmulatedHome, device_id: str, rng: random.Random) -> bool:
@@ -148,8 +176,9 @@ def start_appliance(fabric: EmulatedHome, device_id: str, rng: random.Random) ->
     return fabric.read(device_id, 1, "OperationalState", "OperationalState") == 1
 
 
-def augment(fabric: EmulatedHome, rng: random.Random, *, exclude: Iterable[str] = (), rounds: int = 2,
-            share: float = 0.35) -> None:
+def augment(
+    fabric: EmulatedHome, rng: random.Random, *, exclude: Iterable[str] = (), rounds: int = 2, share: float = 0.35
+) -> None:
     """A few seeded actions, then a short fast-forward so the room physics reacts (SimuHome's augmentation,
     but through the EmulatedHome API)."""
     excluded = set(exclude)
@@ -221,11 +250,19 @@ def simuhome_attributes(device_type: str, state: dict[str, Any]) -> dict[str, An
 
 def fabric_state(fabric: EmulatedHome) -> dict[str, Any]:
     """The fabric now, in our home format, restricted to what SimuHome's devices carry."""
-    rooms = [{"id": r.room_id, "name": r.name, "type": r.type,
-              "environment": fabric.room_state(r.room_id, exact=True)} for r in fabric.rooms()]
-    devices = [{"id": d.device_id, "type": d.device_type, "room": d.room_id,
-                "attributes": simuhome_attributes(d.device_type, fabric.read_all(d.device_id))}
-               for d in fabric.devices()]
+    rooms = [
+        {"id": r.room_id, "name": r.name, "type": r.type, "environment": fabric.room_state(r.room_id, exact=True)}
+        for r in fabric.rooms()
+    ]
+    devices = [
+        {
+            "id": d.device_id,
+            "type": d.device_type,
+            "room": d.room_id,
+            "attributes": simuhome_attributes(d.device_type, fabric.read_all(d.device_id)),
+        }
+        for d in fabric.devices()
+    ]
     return {"name": "episode", "base_time": fabric.now_text(), "rooms": rooms, "devices": devices}
 
 

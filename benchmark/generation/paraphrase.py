@@ -19,7 +19,8 @@ SYSTEM_PROMPT = (
     "You rewrite requests that a person says to a smart-home assistant. Reword the user's sentence so it "
     "sounds natural and spoken, keeping its meaning exactly. Keep every room name, every device name with "
     "its number (for example 'fan 2'), every number and every clock time exactly as written. Do not add "
-    "requests, devices, reasons or times. Answer with the rewritten sentence only, on one line.")
+    "requests, devices, reasons or times. Answer with the rewritten sentence only, on one line."
+)
 MAX_LENGTH_FACTOR = 3.0
 
 
@@ -76,8 +77,9 @@ def paraphrase_messages(query: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": query}]
 
 
-async def paraphrase_episodes(episodes: list[dict[str, Any]], *, base_url: str, model: str, api_key: str | None,
-                              client: Any = None) -> dict[str, int]:
+async def paraphrase_episodes(
+    episodes: list[dict[str, Any]], *, base_url: str, model: str, api_key: str | None, client: Any = None
+) -> dict[str, int]:
     """Paraphrase each episode's query in place (accepted only if the check passes); counts by outcome:
     ``accepted``, ``rejected`` (kept as templates) and, among the rejected, ``failed`` (the request itself
     failed; the error is in the episode's ``homefabric.paraphrase.error``)."""

@@ -19,8 +19,15 @@ class ParaphraseFailed(Exception):
         self.exit_code = exit_code
 
 
-async def paraphrase_or_fail(episodes: list[dict[str, Any]], *, base_url: str, model: str, api_key: str | None,
-                             allow_template_fallback: bool, client: Any = None) -> str:
+async def paraphrase_or_fail(
+    episodes: list[dict[str, Any]],
+    *,
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    allow_template_fallback: bool,
+    client: Any = None,
+) -> str:
     """Paraphrase in place; the summary line, or :class:`ParaphraseFailed`."""
     fallback = " (rerun with --allow-template-fallback to keep template queries instead)"
     if client is None:
@@ -37,11 +44,19 @@ async def paraphrase_or_fail(episodes: list[dict[str, Any]], *, base_url: str, m
     finally:
         await client.aclose()
     stats = await paraphrase_episodes(episodes, base_url=base_url, model=model, api_key=api_key, client=client)
-    line = (f"paraphrased: {stats['accepted']} accepted, {stats['rejected']} kept as templates "
-            f"({stats['failed']} of them because the request failed)")
+    line = (
+        f"paraphrased: {stats['accepted']} accepted, {stats['rejected']} kept as templates "
+        f"({stats['failed']} of them because the request failed)"
+    )
     if stats["failed"] and not allow_template_fallback:
-        first = next(e["homefabric"]["paraphrase"]["error"] for e in episodes
-                     if "error" in e.get("homefabric", {}).get("paraphrase", {}))
-        raise ParaphraseFailed(f"{stats['failed']} of {len(episodes)} paraphrase requests failed (first: "
-                               f"{' '.join(first.split())}); nothing written{fallback}", 1)
+        first = next(
+            e["homefabric"]["paraphrase"]["error"]
+            for e in episodes
+            if "error" in e.get("homefabric", {}).get("paraphrase", {})
+        )
+        raise ParaphraseFailed(
+            f"{stats['failed']} of {len(episodes)} paraphrase requests failed (first: "
+            f"{' '.join(first.split())}); nothing written{fallback}",
+            1,
+        )
     return line

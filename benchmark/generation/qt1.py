@@ -32,35 +32,65 @@ ROOM_STATES = ("temperature", "humidity", "illuminance", "pm10")
 UNITS = {"temperature": "°C", "humidity": "%", "illuminance": "lux", "pm10": "µg/m³"}
 
 ROOM_QUESTIONS: dict[str, tuple[str, ...]] = {
-    "temperature": ("what's the temperature in the {room}", "how (warm|hot|cold) is it in the {room}[ right now]",
-                    "how many degrees is it in the {room}", "what is the {room} temperature at"),
-    "humidity": ("how humid is the {room}", "what's the humidity (like |)in the {room}",
-                 "is the air in the {room} (humid|dry)? what's the humidity"),
-    "illuminance": ("how bright is it in the {room}", "what's the light level in the {room}",
-                    "how many lux (are there|is it) in the {room}"),
-    "pm10": ("how's the air quality in the {room}", "what's the (dust|PM10|fine dust) level in the {room}",
-             "is the air in the {room} dusty? what's the PM10"),
+    "temperature": (
+        "what's the temperature in the {room}",
+        "how (warm|hot|cold) is it in the {room}[ right now]",
+        "how many degrees is it in the {room}",
+        "what is the {room} temperature at",
+    ),
+    "humidity": (
+        "how humid is the {room}",
+        "what's the humidity (like |)in the {room}",
+        "is the air in the {room} (humid|dry)? what's the humidity",
+    ),
+    "illuminance": (
+        "how bright is it in the {room}",
+        "what's the light level in the {room}",
+        "how many lux (are there|is it) in the {room}",
+    ),
+    "pm10": (
+        "how's the air quality in the {room}",
+        "what's the (dust|PM10|fine dust) level in the {room}",
+        "is the air in the {room} dusty? what's the PM10",
+    ),
 }
 # Read-only attributes worth asking about: our path → question templates ({dev}, {room}).
 DEVICE_QUESTIONS: dict[str, tuple[str, ...]] = {
-    "0.BasicInformation.VendorName": ("who makes {dev} in the {room}", "what brand is {dev} in the {room}",
-                                      "which (company|manufacturer) made {dev} in the {room}"),
-    "0.BasicInformation.ProductName": ("what model is {dev} in the {room}",
-                                       "what's the product name of {dev} in the {room}"),
+    "0.BasicInformation.VendorName": (
+        "who makes {dev} in the {room}",
+        "what brand is {dev} in the {room}",
+        "which (company|manufacturer) made {dev} in the {room}",
+    ),
+    "0.BasicInformation.ProductName": (
+        "what model is {dev} in the {room}",
+        "what's the product name of {dev} in the {room}",
+    ),
     "1.OnOff.OnOff": ("is {dev} in the {room} (on|switched on)", "did I leave {dev} in the {room} on"),
-    "1.FanControl.PercentCurrent": ("how fast is {dev} in the {room} (running|going)",
-                                    "what speed is {dev} in the {room} (at|running at)"),
+    "1.FanControl.PercentCurrent": (
+        "how fast is {dev} in the {room} (running|going)",
+        "what speed is {dev} in the {room} (at|running at)",
+    ),
     "1.LevelControl.CurrentLevel": ("how bright is {dev} in the {room} set", "what level is {dev} in the {room} at"),
-    "1.OperationalState.OperationalState": ("is {dev} in the {room} (running|still going)",
-                                            "what's {dev} in the {room} doing right now"),
-    "1.RvcOperationalState.OperationalState": ("what's {dev} in the {room} doing",
-                                               "is {dev} in the {room} (cleaning|running) right now"),
-    "1.TemperatureControl.TemperatureSetpoint": ("what temperature is {dev} in the {room} set to",
-                                                 "what's the setpoint of {dev} in the {room}"),
-    "1.WindowCovering.CurrentPositionLiftPercent100ths": ("how far (closed|down) are {dev} in the {room}",
-                                                          "what position are {dev} in the {room} at"),
-    "1.MediaPlayback.CurrentState": ("is anything playing on {dev} in the {room}",
-                                     "what's the playback state of {dev} in the {room}"),
+    "1.OperationalState.OperationalState": (
+        "is {dev} in the {room} (running|still going)",
+        "what's {dev} in the {room} doing right now",
+    ),
+    "1.RvcOperationalState.OperationalState": (
+        "what's {dev} in the {room} doing",
+        "is {dev} in the {room} (cleaning|running) right now",
+    ),
+    "1.TemperatureControl.TemperatureSetpoint": (
+        "what temperature is {dev} in the {room} set to",
+        "what's the setpoint of {dev} in the {room}",
+    ),
+    "1.WindowCovering.CurrentPositionLiftPercent100ths": (
+        "how far (closed|down) are {dev} in the {room}",
+        "what position are {dev} in the {room} at",
+    ),
+    "1.MediaPlayback.CurrentState": (
+        "is anything playing on {dev} in the {room}",
+        "what's the playback state of {dev} in the {room}",
+    ),
 }
 
 
@@ -104,8 +134,12 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     config = home_config(sub_seed(seed, "home"))
     probe = EmulatedHome(config)
     hidden = twin_only(config)  # a live home's twin: never ask what only the twin serves
-    candidates = [(d.device_id, p) for d in probe.devices() for p in askable(probe, d.device_id)
-                  if hidden is None or not {p, p.rsplit(".", 1)[0] + ".*"} & hidden.get(d.device_id, set())]
+    candidates = [
+        (d.device_id, p)
+        for d in probe.devices()
+        for p in askable(probe, d.device_id)
+        if hidden is None or not {p, p.rsplit(".", 1)[0] + ".*"} & hidden.get(d.device_id, set())
+    ]
     targets = rng.sample(candidates, n_attr) if n_attr else []
     removed = [device_id for device_id, _ in targets] if case == "infeasible" else []
     _, home = build_home(seed, config=config, remove=lambda f: removed)
@@ -118,8 +152,13 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     for device_id, path in targets:
         device = probe.device(device_id)
         ref = device_ref(device_id, device.device_type, rng)
-        goal = {"variant": "device_attribute", "room_id": device.room_id, "device_id": device_id,
-                "device_type": device.device_type, "attribute": simuhome_path(path)}
+        goal = {
+            "variant": "device_attribute",
+            "room_id": device.room_id,
+            "device_id": device_id,
+            "device_type": device.device_type,
+            "attribute": simuhome_path(path),
+        }
         if case == "feasible":
             goal["current_value"] = fabric.read_path(device_id, path)  # SimuHome stores none (bug 23)
         elif device_id in {d.device_id for d in fabric.devices()}:
@@ -148,13 +187,26 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
         if variable not in answerable[room_id]:
             raise GenerationFailed(f"the home does not answer the {variable} of {room_id}")
         value = fabric.room_state(room_id)[variable]
-        goals.append({"variant": "room_state", "room_id": room_id, "room_state": variable,
-                      "current_value": display_value(variable, value), "unit": UNITS[variable]})
+        goals.append(
+            {
+                "variant": "room_state",
+                "room_id": room_id,
+                "room_state": variable,
+                "current_value": display_value(variable, value),
+                "unit": UNITS[variable],
+            }
+        )
         actions.append(room_states_action(room_id))
         clauses.append(pick(rng, ROOM_QUESTIONS[variable], {"room": room_name(room_id)}))
         mentions.add(rooms=[room_name(room_id)])
     query = finish(join(clauses, rng) + "?", rng)
     user_location = rng.choice(rooms)
-    return Draft(query=query, user_location=user_location, goals=goals, required_actions=dedupe_actions(actions),
-                 initial_home_config=home.initial_home_config, mentions=mentions,
-                 meta={"num_target_device_attributes": n_attr, "num_target_room_states": n_state})
+    return Draft(
+        query=query,
+        user_location=user_location,
+        goals=goals,
+        required_actions=dedupe_actions(actions),
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"num_target_device_attributes": n_attr, "num_target_room_states": n_state},
+    )

@@ -26,33 +26,55 @@ from emulator.home_generation.seeds import sub_seed
 HORIZON_S = EvalSettings().qt2_horizon_s
 THRESHOLD = EvalSettings().qt2_thresholds  # internal units
 SATURATION_EPS = 1e-6
-DIRECTIONS = (("temperature", "decrease"), ("temperature", "increase"), ("humidity", "decrease"),
-              ("humidity", "increase"), ("illuminance", "decrease"), ("illuminance", "increase"),
-              ("pm10", "decrease"))
+DIRECTIONS = (
+    ("temperature", "decrease"),
+    ("temperature", "increase"),
+    ("humidity", "decrease"),
+    ("humidity", "increase"),
+    ("illuminance", "decrease"),
+    ("illuminance", "increase"),
+    ("pm10", "decrease"),
+)
 # Devices that can act on a variable (either way); nonexistence removes all of them from the room.
-ACTORS = {"temperature": ("air_conditioner", "heat_pump", "fan"), "humidity": ("humidifier", "dehumidifier"),
-          "illuminance": ("on_off_light", "dimmable_light", "window_covering_controller"),
-          "pm10": ("air_purifier",)}
+ACTORS = {
+    "temperature": ("air_conditioner", "heat_pump", "fan"),
+    "humidity": ("humidifier", "dehumidifier"),
+    "illuminance": ("on_off_light", "dimmable_light", "window_covering_controller"),
+    "pm10": ("air_purifier",),
+}
 # Devices that push in the asked direction (needed for a saturation case: they exist but are maxed out).
-PUSHERS = {("temperature", "decrease"): ("air_conditioner", "heat_pump", "fan"),
-           ("temperature", "increase"): ("air_conditioner", "heat_pump"),
-           ("humidity", "decrease"): ("dehumidifier",), ("humidity", "increase"): ("humidifier",),
-           ("illuminance", "decrease"): ("on_off_light", "dimmable_light", "window_covering_controller"),
-           ("illuminance", "increase"): ("on_off_light", "dimmable_light", "window_covering_controller"),
-           ("pm10", "decrease"): ("air_purifier",)}
+PUSHERS = {
+    ("temperature", "decrease"): ("air_conditioner", "heat_pump", "fan"),
+    ("temperature", "increase"): ("air_conditioner", "heat_pump"),
+    ("humidity", "decrease"): ("dehumidifier",),
+    ("humidity", "increase"): ("humidifier",),
+    ("illuminance", "decrease"): ("on_off_light", "dimmable_light", "window_covering_controller"),
+    ("illuminance", "increase"): ("on_off_light", "dimmable_light", "window_covering_controller"),
+    ("pm10", "decrease"): ("air_purifier",),
+}
 # The device type a nonexistence goal names when the room never had one.
-NAMED_TYPE = {("temperature", "decrease"): "air_conditioner", ("temperature", "increase"): "heat_pump",
-              ("humidity", "decrease"): "dehumidifier", ("humidity", "increase"): "humidifier",
-              ("illuminance", "decrease"): "on_off_light", ("illuminance", "increase"): "on_off_light",
-              ("pm10", "decrease"): "air_purifier"}
+NAMED_TYPE = {
+    ("temperature", "decrease"): "air_conditioner",
+    ("temperature", "increase"): "heat_pump",
+    ("humidity", "decrease"): "dehumidifier",
+    ("humidity", "increase"): "humidifier",
+    ("illuminance", "decrease"): "on_off_light",
+    ("illuminance", "increase"): "on_off_light",
+    ("pm10", "decrease"): "air_purifier",
+}
 
 
 def _plausible(variable: str, direction: str, value: float) -> bool:
     """Would someone complain about this? (internal units)"""
-    bounds = {("temperature", "decrease"): value > 2400, ("temperature", "increase"): value < 2600,
-              ("humidity", "decrease"): value > 4500, ("humidity", "increase"): value < 5500,
-              ("illuminance", "decrease"): value > 300, ("illuminance", "increase"): value < 600,
-              ("pm10", "decrease"): value > 15}
+    bounds = {
+        ("temperature", "decrease"): value > 2400,
+        ("temperature", "increase"): value < 2600,
+        ("humidity", "decrease"): value > 4500,
+        ("humidity", "increase"): value < 5500,
+        ("illuminance", "decrease"): value > 300,
+        ("illuminance", "increase"): value < 600,
+        ("pm10", "decrease"): value > 15,
+    }
     return bounds[(variable, direction)]
 
 
@@ -61,25 +83,44 @@ COMPLAINTS: dict[tuple[str, str], tuple[str, ...]] = {
         "it's (like a sauna|boiling|way too hot|so stuffy and hot) in the {room}",
         "I'm (sweating|melting|dying of heat) in the {room}",
         "the {room} is (roasting|baking|sweltering) (today|right now)",
-        "(ugh|man), the {room} feels like an oven", "I can't cool down at all in the {room}"),
+        "(ugh|man), the {room} feels like an oven",
+        "I can't cool down at all in the {room}",
+    ),
     ("temperature", "increase"): (
-        "I'm (freezing|shivering) in the {room}", "the {room} is (way too|really|so) (cold|chilly)",
-        "my hands are (ice cold|numb) in the {room}", "(brr|ugh), it's (frosty|icy) in the {room}"),
+        "I'm (freezing|shivering) in the {room}",
+        "the {room} is (way too|really|so) (cold|chilly)",
+        "my hands are (ice cold|numb) in the {room}",
+        "(brr|ugh), it's (frosty|icy) in the {room}",
+    ),
     ("humidity", "decrease"): (
-        "the {room} feels (sticky|muggy|damp|clammy)", "everything in the {room} feels damp",
-        "the air in the {room} is so (muggy|heavy|sticky)", "it's like a swamp in the {room}"),
+        "the {room} feels (sticky|muggy|damp|clammy)",
+        "everything in the {room} feels damp",
+        "the air in the {room} is so (muggy|heavy|sticky)",
+        "it's like a swamp in the {room}",
+    ),
     ("humidity", "increase"): (
-        "the air in the {room} is (so|really|too) dry", "my skin feels (so|really|super) dry in the {room}",
-        "my throat gets scratchy in the {room}, the air is (parched|so dry)"),
+        "the air in the {room} is (so|really|too) dry",
+        "my skin feels (so|really|super) dry in the {room}",
+        "my throat gets scratchy in the {room}, the air is (parched|so dry)",
+    ),
     ("illuminance", "decrease"): (
-        "the {room} is (way too|so|painfully) bright", "the glare in the {room} is (killing me|hurting my eyes)",
-        "it's (blinding|way too bright) in the {room}", "I have to squint in the {room}, it's so bright"),
+        "the {room} is (way too|so|painfully) bright",
+        "the glare in the {room} is (killing me|hurting my eyes)",
+        "it's (blinding|way too bright) in the {room}",
+        "I have to squint in the {room}, it's so bright",
+    ),
     ("illuminance", "increase"): (
-        "it's (so|really|way too) (dark|dim|gloomy) in the {room}", "I can barely (read|see) anything in the {room}",
-        "the {room} is (so|really) dim", "it's like a cave in the {room}"),
+        "it's (so|really|way too) (dark|dim|gloomy) in the {room}",
+        "I can barely (read|see) anything in the {room}",
+        "the {room} is (so|really) dim",
+        "it's like a cave in the {room}",
+    ),
     ("pm10", "decrease"): (
-        "the air in the {room} (feels|seems) (dusty|stale|gross)", "I keep sneezing in the {room}",
-        "the {room} smells (dusty|musty)", "(ugh|hmm), there's so much dust in the air in the {room}"),
+        "the air in the {room} (feels|seems) (dusty|stale|gross)",
+        "I keep sneezing in the {room}",
+        "the {room} smells (dusty|musty)",
+        "(ugh|hmm), there's so much dust in the air in the {room}",
+    ),
 }
 
 
@@ -89,18 +130,28 @@ def push_steps(device_type: str, variable: str, direction: str) -> list[Step]:
     if variable == "temperature":
         if device_type == "air_conditioner":
             if down:
-                return [ON, Step("write", 1, "Thermostat", "SystemMode", value=3),
-                        Step("write", 1, "Thermostat", "OccupiedCoolingSetpoint", value=1600),
-                        Step("write", 1, "FanControl", "PercentSetting", value=100)]
-            return [ON, Step("write", 1, "Thermostat", "SystemMode", value=4),
-                    Step("write", 1, "Thermostat", "OccupiedHeatingSetpoint", value=3000),
-                    Step("write", 1, "FanControl", "PercentSetting", value=100)]
+                return [
+                    ON,
+                    Step("write", 1, "Thermostat", "SystemMode", value=3),
+                    Step("write", 1, "Thermostat", "OccupiedCoolingSetpoint", value=1600),
+                    Step("write", 1, "FanControl", "PercentSetting", value=100),
+                ]
+            return [
+                ON,
+                Step("write", 1, "Thermostat", "SystemMode", value=4),
+                Step("write", 1, "Thermostat", "OccupiedHeatingSetpoint", value=3000),
+                Step("write", 1, "FanControl", "PercentSetting", value=100),
+            ]
         if device_type == "heat_pump":
             if down:
-                return [Step("write", 4, "Thermostat", "SystemMode", value=3),
-                        Step("write", 4, "Thermostat", "OccupiedCoolingSetpoint", value=1600)]
-            return [Step("write", 4, "Thermostat", "SystemMode", value=4),
-                    Step("write", 4, "Thermostat", "OccupiedHeatingSetpoint", value=3000)]
+                return [
+                    Step("write", 4, "Thermostat", "SystemMode", value=3),
+                    Step("write", 4, "Thermostat", "OccupiedCoolingSetpoint", value=1600),
+                ]
+            return [
+                Step("write", 4, "Thermostat", "SystemMode", value=4),
+                Step("write", 4, "Thermostat", "OccupiedHeatingSetpoint", value=3000),
+            ]
         if device_type == "fan":
             return [ON, Step("write", 1, "FanControl", "PercentSetting", value=100)] if down else [OFF]
     if variable == "humidity" and device_type in ("humidifier", "dehumidifier"):
@@ -112,8 +163,9 @@ def push_steps(device_type: str, variable: str, direction: str) -> list[Step]:
         if device_type == "dimmable_light":
             return [OFF] if down else [ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": 254})]
         if device_type == "window_covering_controller":
-            return [Step("invoke", 1, "WindowCovering", "GoToLiftPercentage",
-                         {"lift_percent_100ths": 10000 if down else 0})]
+            return [
+                Step("invoke", 1, "WindowCovering", "GoToLiftPercentage", {"lift_percent_100ths": 10000 if down else 0})
+            ]
     if variable == "pm10" and device_type == "air_purifier" and down:
         return [ON, Step("write", 1, "FanControl", "PercentSetting", value=100)]
     return []
@@ -158,8 +210,9 @@ def _types_in(fabric: EmulatedHome, room_id: str) -> set[str]:
     return {d.device_type for d in fabric.devices(room_id)}
 
 
-def _feasible_goals(home: EpisodeHome, rng: random.Random, count: int, *, avoid: Iterable[tuple[str, str]] = ()
-                    ) -> list[tuple[str, str, str, float]]:
+def _feasible_goals(
+    home: EpisodeHome, rng: random.Random, count: int, *, avoid: Iterable[tuple[str, str]] = ()
+) -> list[tuple[str, str, str, float]]:
     fabric = home.fabric()
     baseline = _baseline(home)
     avoided = set(avoid)
@@ -188,8 +241,10 @@ def _feasible_goals(home: EpisodeHome, rng: random.Random, count: int, *, avoid:
 
 
 def _query(goals: list[tuple[str, str, str]], rng: random.Random) -> str:
-    clauses = [pick(rng, COMPLAINTS[(variable, direction)], {"room": room_name(room_id)})
-               for room_id, variable, direction in goals]
+    clauses = [
+        pick(rng, COMPLAINTS[(variable, direction)], {"room": room_name(room_id)})
+        for room_id, variable, direction in goals
+    ]
     return finish(join(clauses, rng), rng)
 
 
@@ -217,18 +272,28 @@ def _feasible(seed: int, rng: random.Random) -> Draft:
     goals = [{"room_id": r, "room_state": v, "direction": d, "feasibility": True} for r, v, d, _ in chosen]
     mentions = Mentions()
     mentions.add(rooms=[room_name(r) for r, _, _, _ in chosen])
-    return Draft(query=_query([(r, v, d) for r, v, d, _ in chosen], rng), user_location=chosen[0][0], goals=goals,
-                 required_actions=dedupe_actions([room_devices_action(r) for r, _, _, _ in chosen]),
-                 initial_home_config=home.initial_home_config, mentions=mentions,
-                 meta={"num_target_metrics": len(goals), "feasibility": True}, solution=calls,
-                 verification={"horizon_s": HORIZON_S, "moved": moved})
+    return Draft(
+        query=_query([(r, v, d) for r, v, d, _ in chosen], rng),
+        user_location=chosen[0][0],
+        goals=goals,
+        required_actions=dedupe_actions([room_devices_action(r) for r, _, _, _ in chosen]),
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"num_target_metrics": len(goals), "feasibility": True},
+        solution=calls,
+        verification={"horizon_s": HORIZON_S, "moved": moved},
+    )
 
 
 def _saturation(seed: int, rng: random.Random) -> Draft:
     config = home_config(sub_seed(seed, "home"))
     probe = EmulatedHome(config)
-    options = [(room.room_id, variable, direction) for room in probe.rooms() for variable, direction in DIRECTIONS
-               if _types_in(probe, room.room_id) & set(PUSHERS[(variable, direction)])]
+    options = [
+        (room.room_id, variable, direction)
+        for room in probe.rooms()
+        for variable, direction in DIRECTIONS
+        if _types_in(probe, room.room_id) & set(PUSHERS[(variable, direction)])
+    ]
     room_id, variable, direction = rng.choice(options)
     actors = [d.device_id for d in probe.devices(room_id) if d.device_type in ACTORS[variable]]
 
@@ -240,8 +305,9 @@ def _saturation(seed: int, rng: random.Random) -> Draft:
     moved = effect(home, baseline, room_id, variable, direction)
     if abs(moved) > SATURATION_EPS:
         raise GenerationFailed("not saturated")
-    goals: list[dict[str, Any]] = [{"room_id": room_id, "room_state": variable, "direction": direction,
-                                    "feasibility": False}]
+    goals: list[dict[str, Any]] = [
+        {"room_id": room_id, "room_state": variable, "direction": direction, "feasibility": False}
+    ]
     targets = [(room_id, variable, direction)]
     if rng.random() < 0.3:
         try:
@@ -253,12 +319,16 @@ def _saturation(seed: int, rng: random.Random) -> Draft:
             targets.append(extra[:3])
     mentions = Mentions()
     mentions.add(rooms=[room_name(t[0]) for t in targets])
-    return Draft(query=_query(targets, rng), user_location=room_id, goals=goals,
-                 required_actions=dedupe_actions([room_devices_action(t[0]) for t in targets]),
-                 initial_home_config=home.initial_home_config, mentions=mentions,
-                 meta={"num_target_metrics": len(goals), "feasibility": False,
-                       "infeasible_family": "contextual_saturation"},
-                 verification={"horizon_s": HORIZON_S, "saturated_effect": moved})
+    return Draft(
+        query=_query(targets, rng),
+        user_location=room_id,
+        goals=goals,
+        required_actions=dedupe_actions([room_devices_action(t[0]) for t in targets]),
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"num_target_metrics": len(goals), "feasibility": False, "infeasible_family": "contextual_saturation"},
+        verification={"horizon_s": HORIZON_S, "saturated_effect": moved},
+    )
 
 
 def _nonexistence(seed: int, rng: random.Random) -> Draft:
@@ -281,11 +351,24 @@ def _nonexistence(seed: int, rng: random.Random) -> Draft:
     moved = effect(home, _baseline(home), room_id, variable, direction)
     if abs(moved) > SATURATION_EPS:
         raise GenerationFailed("something in the room still moves the variable")
-    goals = [{"room_id": room_id, "device_id": device_id, "device_type": device_type, "room_state": variable,
-              "direction": direction}]
+    goals = [
+        {
+            "room_id": room_id,
+            "device_id": device_id,
+            "device_type": device_type,
+            "room_state": variable,
+            "direction": direction,
+        }
+    ]
     mentions = Mentions()
     mentions.add(rooms=[room_name(room_id)])
-    return Draft(query=_query([(room_id, variable, direction)], rng), user_location=room_id, goals=goals,
-                 required_actions=[room_devices_action(room_id)], initial_home_config=home.initial_home_config,
-                 mentions=mentions, meta={"num_target_metrics": 1, "infeasible_family": "nonexistence"},
-                 verification={"horizon_s": HORIZON_S, "removed": sorted(d.id for d in doomed)})
+    return Draft(
+        query=_query([(room_id, variable, direction)], rng),
+        user_location=room_id,
+        goals=goals,
+        required_actions=[room_devices_action(room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"num_target_metrics": 1, "infeasible_family": "nonexistence"},
+        verification={"horizon_s": HORIZON_S, "removed": sorted(d.id for d in doomed)},
+    )

@@ -28,8 +28,12 @@ from emulator.home_generation.seeds import sub_seed
 
 
 def target_goal(device: Any, variant: Variant) -> dict[str, Any]:
-    return {"room_id": device.room_id, "device_id": device.device_id, "device_type": device.device_type,
-            "asserts": [dict(a) for a in variant.asserts]}
+    return {
+        "room_id": device.room_id,
+        "device_id": device.device_id,
+        "device_type": device.device_type,
+        "asserts": [dict(a) for a in variant.asserts],
+    }
 
 
 def phrase(device: Any, variant: Variant, rng: random.Random, mentions: Mentions) -> str:
@@ -80,10 +84,16 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     mentions = Mentions()
     clauses = [phrase(device, variant, rng, mentions) for device, variant in picks]
     goals = [target_goal(device, variant) for device, variant in picks]
-    return Draft(query=finish(join(clauses, rng), rng), user_location=rng.choice(sorted(home.initial_home_config[
-        "rooms"])), goals=goals, required_actions=dedupe_actions([room_devices_action(d.room_id) for d, _ in picks]),
-        initial_home_config=home.initial_home_config, mentions=mentions, meta={"devices_count": count},
-        solution=solution)
+    return Draft(
+        query=finish(join(clauses, rng), rng),
+        user_location=rng.choice(sorted(home.initial_home_config["rooms"])),
+        goals=goals,
+        required_actions=dedupe_actions([room_devices_action(d.room_id) for d, _ in picks]),
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"devices_count": count},
+        solution=solution,
+    )
 
 
 def _verify(fabric: EmulatedHome, picks: list[tuple[Any, Variant]]) -> list[dict[str, Any]]:

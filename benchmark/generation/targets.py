@@ -21,8 +21,20 @@ from emulator.simuhome.paths import our_path, simuhome_path
 from emulator.simuhome.values import simuhome_cluster_name
 from emulator.workflows import WorkflowStep
 
-NON_OPERATIONAL_TYPES = ("on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier",
-                         "dehumidifier", "heat_pump", "tv", "window_covering_controller", "refrigerator", "freezer")
+NON_OPERATIONAL_TYPES = (
+    "on_off_light",
+    "dimmable_light",
+    "air_conditioner",
+    "air_purifier",
+    "fan",
+    "humidifier",
+    "dehumidifier",
+    "heat_pump",
+    "tv",
+    "window_covering_controller",
+    "refrigerator",
+    "freezer",
+)
 CYCLE_TYPES = ("dishwasher", "laundry_washer", "laundry_dryer", "rvc")
 FAN_TYPES = ("air_purifier", "fan", "humidifier", "dehumidifier")
 DRYNESS_LABELS = {0: "Low", 1: "Normal", 2: "Extra", 3: "Max"}
@@ -41,19 +53,40 @@ class Step:
     value: Any = None
 
     def workflow_step(self, device_id: str) -> WorkflowStep:
-        return WorkflowStep(kind=self.kind, device_id=device_id, endpoint=self.endpoint, cluster=self.cluster,
-                            name=self.name, args=dict(self.args), value=self.value)
+        return WorkflowStep(
+            kind=self.kind,
+            device_id=device_id,
+            endpoint=self.endpoint,
+            cluster=self.cluster,
+            name=self.name,
+            args=dict(self.args),
+            value=self.value,
+        )
 
     def tool_call(self, device_id: str) -> dict[str, Any]:
         """The SimuHome tool call doing this step (cluster ids in SimuHome's spelling)."""
         cluster = simuhome_cluster_name(self.cluster)
         if self.kind == "invoke":
-            return {"tool": "execute_command", "params": {"device_id": device_id, "endpoint_id": self.endpoint,
-                                                         "cluster_id": cluster, "command_id": self.name,
-                                                         "args": dict(self.args)}}
-        return {"tool": "write_attribute", "params": {"device_id": device_id, "endpoint_id": self.endpoint,
-                                                     "cluster_id": cluster, "attribute_id": self.name,
-                                                     "value": self.value}}
+            return {
+                "tool": "execute_command",
+                "params": {
+                    "device_id": device_id,
+                    "endpoint_id": self.endpoint,
+                    "cluster_id": cluster,
+                    "command_id": self.name,
+                    "args": dict(self.args),
+                },
+            }
+        return {
+            "tool": "write_attribute",
+            "params": {
+                "device_id": device_id,
+                "endpoint_id": self.endpoint,
+                "cluster_id": cluster,
+                "attribute_id": self.name,
+                "value": self.value,
+            },
+        }
 
     def apply(self, fabric: HomeAPI, device_id: str) -> None:
         fabric.apply(self.workflow_step(device_id))
@@ -96,9 +129,12 @@ def _power_on() -> Variant:
 def _fan_percent(attrs: Mapping[str, Any], rng: random.Random, on: bool) -> Variant:
     """Switch on at a fan speed other than the one set now (30–80 %)."""
     percent = _pick(rng, range(30, 81, 10), attrs.get("1.FanControl.PercentSetting") if on else None)
-    return Variant("on_percent", {"percent": percent},
-                   (_power(True), _assert("1.FanControl.PercentSetting", percent, "percent", f"fan {percent}%")),
-                   (ON, Step("write", 1, "FanControl", "PercentSetting", value=percent)))
+    return Variant(
+        "on_percent",
+        {"percent": percent},
+        (_power(True), _assert("1.FanControl.PercentSetting", percent, "percent", f"fan {percent}%")),
+        (ON, Step("write", 1, "FanControl", "PercentSetting", value=percent)),
+    )
 
 
 def _pick(rng: random.Random, values: range | list[int], avoid: Any) -> int:
@@ -108,8 +144,7 @@ def _pick(rng: random.Random, values: range | list[int], avoid: Any) -> int:
     return rng.choice(choices)
 
 
-def _inside(values: range, attrs: Mapping[str, Any], endpoint: int, cluster: str, low: str,
-            high: str) -> list[int]:
+def _inside(values: range, attrs: Mapping[str, Any], endpoint: int, cluster: str, low: str, high: str) -> list[int]:
     """The candidate ``values`` inside the device's ``low``..``high`` rule attributes (served or absent)."""
     bottom, top = device_rule(attrs, endpoint, cluster, low), device_rule(attrs, endpoint, cluster, high)
     return [v for v in values if (bottom is None or v >= bottom) and (top is None or v <= top)]
@@ -140,10 +175,17 @@ def _dimmable(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     current = attrs.get("1.LevelControl.CurrentLevel") if on else None
     levels = _inside(range(30, 255, 10), attrs, 1, "LevelControl", "MinLevel", "MaxLevel")
     level = _pick(rng, levels, current)
-    out = [Variant("on_level", {"level": level},
-                   (_power(True), _assert("1.LevelControl.CurrentLevel", level, "integer",
-                                          f"brightness level {level} of 254")),
-                   (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": level})))]
+    out = [
+        Variant(
+            "on_level",
+            {"level": level},
+            (
+                _power(True),
+                _assert("1.LevelControl.CurrentLevel", level, "integer", f"brightness level {level} of 254"),
+            ),
+            (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": level})),
+        )
+    ]
     if on:
         out.append(_power_off())
     return out
@@ -166,12 +208,25 @@ def _air_conditioner(attrs: Mapping[str, Any], rng: random.Random) -> list[Varia
     cool = _pick(rng, [v for v in cools if v >= heat + 50], cool_now if mode == 3 and on else None)
     fan = _fan_percent(attrs, rng, on)  # drawn after the setpoint: the same seed gives the same episode
     out = [
-        Variant("cool_to", {"celsius": cool / 100},
-                (_power(True), _assert("1.Thermostat.SystemMode", 3, "enum", "cool mode"),
-                 _assert("1.Thermostat.OccupiedCoolingSetpoint", cool, "temperature_c_centi",
-                         f"cooling setpoint {cool / 100:g} °C")),
-                (ON, Step("write", 1, "Thermostat", "SystemMode", value=3),
-                 Step("write", 1, "Thermostat", "OccupiedCoolingSetpoint", value=cool))),
+        Variant(
+            "cool_to",
+            {"celsius": cool / 100},
+            (
+                _power(True),
+                _assert("1.Thermostat.SystemMode", 3, "enum", "cool mode"),
+                _assert(
+                    "1.Thermostat.OccupiedCoolingSetpoint",
+                    cool,
+                    "temperature_c_centi",
+                    f"cooling setpoint {cool / 100:g} °C",
+                ),
+            ),
+            (
+                ON,
+                Step("write", 1, "Thermostat", "SystemMode", value=3),
+                Step("write", 1, "Thermostat", "OccupiedCoolingSetpoint", value=cool),
+            ),
+        ),
         fan,
     ]
     if on:
@@ -185,15 +240,34 @@ def _heat_pump(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     heat_now = attrs.get("4.Thermostat.OccupiedHeatingSetpoint") if mode == 4 else None
     heats = _inside(range(1800, 2501, 50), attrs, 4, "Thermostat", "MinHeatSetpointLimit", "MaxHeatSetpointLimit")
     heat = _pick(rng, [v for v in heats if v <= cool - 50], heat_now)
-    out = [Variant("heat_to", {"celsius": heat / 100},
-                   (_assert("4.Thermostat.SystemMode", 4, "enum", "heat mode"),
-                    _assert("4.Thermostat.OccupiedHeatingSetpoint", heat, "temperature_c_centi",
-                            f"heating setpoint {heat / 100:g} °C")),
-                   (Step("write", 4, "Thermostat", "SystemMode", value=4),
-                    Step("write", 4, "Thermostat", "OccupiedHeatingSetpoint", value=heat)))]
+    out = [
+        Variant(
+            "heat_to",
+            {"celsius": heat / 100},
+            (
+                _assert("4.Thermostat.SystemMode", 4, "enum", "heat mode"),
+                _assert(
+                    "4.Thermostat.OccupiedHeatingSetpoint",
+                    heat,
+                    "temperature_c_centi",
+                    f"heating setpoint {heat / 100:g} °C",
+                ),
+            ),
+            (
+                Step("write", 4, "Thermostat", "SystemMode", value=4),
+                Step("write", 4, "Thermostat", "OccupiedHeatingSetpoint", value=heat),
+            ),
+        )
+    ]
     if mode != 0:
-        out.append(Variant("mode_off", {}, (_assert("4.Thermostat.SystemMode", 0, "enum", "system off"),),
-                           (Step("write", 4, "Thermostat", "SystemMode", value=0),)))
+        out.append(
+            Variant(
+                "mode_off",
+                {},
+                (_assert("4.Thermostat.SystemMode", 0, "enum", "system off"),),
+                (Step("write", 4, "Thermostat", "SystemMode", value=0),),
+            )
+        )
     return out
 
 
@@ -201,9 +275,14 @@ def _tv(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     on = bool(attrs.get("1.OnOff.OnOff"))
     volumes = _inside(range(10, 61, 5), attrs, 1, "LevelControl", "MinLevel", "MaxLevel")
     volume = _pick(rng, volumes, attrs.get("1.LevelControl.CurrentLevel") if on else None)
-    out = [Variant("volume", {"level": volume},
-                   (_power(True), _assert("1.LevelControl.CurrentLevel", volume, "integer", f"volume {volume}")),
-                   (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": volume})))]
+    out = [
+        Variant(
+            "volume",
+            {"level": volume},
+            (_power(True), _assert("1.LevelControl.CurrentLevel", volume, "integer", f"volume {volume}")),
+            (ON, Step("invoke", 1, "LevelControl", "MoveToLevel", {"Level": volume})),
+        )
+    ]
     out.append(_power_off() if on else _power_on())
     return out
 
@@ -214,39 +293,59 @@ def _covering(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
     out = []
     for value, intent in ((0, "open"), (10000, "close")):
         if target != value:
-            out.append(Variant(intent, {}, (_assert(path, value, "position_percent100ths",
-                                                    "fully open" if value == 0 else "fully closed"),),
-                               (Step("invoke", 1, "WindowCovering", "GoToLiftPercentage",
-                                     {"lift_percent_100ths": value}),)))
+            out.append(
+                Variant(
+                    intent,
+                    {},
+                    (_assert(path, value, "position_percent100ths", "fully open" if value == 0 else "fully closed"),),
+                    (Step("invoke", 1, "WindowCovering", "GoToLiftPercentage", {"lift_percent_100ths": value}),),
+                )
+            )
     position = _pick(rng, range(1000, 9001, 1000), target)
-    out.append(Variant("position", {"percent_closed": position // 100},
-                       (_assert(path, position, "position_percent100ths", f"{position // 100}% closed"),),
-                       (Step("invoke", 1, "WindowCovering", "GoToLiftPercentage",
-                             {"lift_percent_100ths": position}),)))
+    out.append(
+        Variant(
+            "position",
+            {"percent_closed": position // 100},
+            (_assert(path, position, "position_percent100ths", f"{position // 100}% closed"),),
+            (Step("invoke", 1, "WindowCovering", "GoToLiftPercentage", {"lift_percent_100ths": position}),),
+        )
+    )
     return out
 
 
 def _cabinet(low: int, high: int) -> Any:
     def build(attrs: Mapping[str, Any], rng: random.Random) -> list[Variant]:
         setpoint = _pick(rng, range(low, high + 1, 100), attrs.get("1.TemperatureControl.TemperatureSetpoint"))
-        return [Variant("cabinet_temp", {"celsius": setpoint / 100},
-                        (_assert("1.TemperatureControl.TemperatureSetpoint", setpoint, "temperature_c_centi",
-                                 f"setpoint {setpoint / 100:g} °C"),),
-                        (Step("invoke", 1, "TemperatureControl", "SetTemperature",
-                              {"target_temperature": setpoint}),))]
+        return [
+            Variant(
+                "cabinet_temp",
+                {"celsius": setpoint / 100},
+                (
+                    _assert(
+                        "1.TemperatureControl.TemperatureSetpoint",
+                        setpoint,
+                        "temperature_c_centi",
+                        f"setpoint {setpoint / 100:g} °C",
+                    ),
+                ),
+                (Step("invoke", 1, "TemperatureControl", "SetTemperature", {"target_temperature": setpoint}),),
+            )
+        ]
 
     return build
 
 
 def state_assert(device_type: str, state: int, description: str) -> dict[str, Any]:
-    return _assert(OPERATIONAL_STATE_PATH.get(device_type, "1.OperationalState.OperationalState"), state, "enum",
-                   description)
+    return _assert(
+        OPERATIONAL_STATE_PATH.get(device_type, "1.OperationalState.OperationalState"), state, "enum", description
+    )
 
 
 def program_choices(device_type: str) -> list[int | None]:
     """Programs a start request may name: dishwasher/washer modes, dryer dryness levels (None: no choice)."""
     return {"dishwasher": list(range(6)), "laundry_washer": list(range(6)), "laundry_dryer": list(range(4))}.get(
-        device_type, [None])
+        device_type, [None]
+    )
 
 
 def cycle_seconds(device_type: str, attrs: Mapping[str, Any], program: int | None) -> float:
@@ -265,13 +364,22 @@ def cycle_seconds(device_type: str, attrs: Mapping[str, Any], program: int | Non
     return cycle.phase_ends(float(share_total))[-1]
 
 
-def program_variant(device_type: str, attrs: Mapping[str, Any], rng: random.Random,
-                    *, with_program: bool = True, program: int | None = None) -> Variant:
+def program_variant(
+    device_type: str,
+    attrs: Mapping[str, Any],
+    rng: random.Random,
+    *,
+    with_program: bool = True,
+    program: int | None = None,
+) -> Variant:
     """Start a stopped appliance (power on, choose its program, Start) or an idle robot vacuum."""
     if device_type == "rvc":
-        return Variant("rvc_start", {}, (_assert("1.RvcRunMode.CurrentMode", 2, "enum", "vacuum run mode"),
-                                         state_assert("rvc", 1, "running")),
-                       (Step("invoke", 1, "RvcRunMode", "ChangeToMode", {"new_mode": 2}),))
+        return Variant(
+            "rvc_start",
+            {},
+            (_assert("1.RvcRunMode.CurrentMode", 2, "enum", "vacuum run mode"), state_assert("rvc", 1, "running")),
+            (Step("invoke", 1, "RvcRunMode", "ChangeToMode", {"new_mode": 2}),),
+        )
     asserts = [_power(True), state_assert(device_type, 1, "running")]
     steps = [ON]
     params: dict[str, Any] = {}
@@ -284,8 +392,9 @@ def program_variant(device_type: str, attrs: Mapping[str, Any], rng: random.Rand
     elif with_program and device_type == "laundry_dryer":
         level = program if program is not None else rng.randrange(4)
         params = {"dryness": DRYNESS_LABELS[level]}
-        asserts.append(_assert("1.LaundryDryerControls.SelectedDrynessLevel", level, "enum",
-                               f"dryness {DRYNESS_LABELS[level]}"))
+        asserts.append(
+            _assert("1.LaundryDryerControls.SelectedDrynessLevel", level, "enum", f"dryness {DRYNESS_LABELS[level]}")
+        )
         steps.append(Step("write", 1, "LaundryDryerControls", "SelectedDrynessLevel", value=level))
     steps.append(Step("invoke", 1, "OperationalState", "Start"))
     return Variant("start_program" if params else "start", params, tuple(asserts), tuple(steps))
@@ -298,15 +407,30 @@ def _cycle(device_type: str) -> Any:
         state = attrs.get(f"1.{cluster}.OperationalState")
         prefix = "rvc_" if device_type == "rvc" else ""
         if state == 1:
-            out = [Variant(prefix + "pause", {}, (state_assert(device_type, 2, "paused"),),
-                           (Step("invoke", 1, cluster, "Pause"),))]
+            out = [
+                Variant(
+                    prefix + "pause",
+                    {},
+                    (state_assert(device_type, 2, "paused"),),
+                    (Step("invoke", 1, cluster, "Pause"),),
+                )
+            ]
             if device_type != "rvc":
-                out.append(Variant("stop", {}, (state_assert(device_type, 0, "stopped"),),
-                                   (Step("invoke", 1, cluster, "Stop"),)))
+                out.append(
+                    Variant(
+                        "stop", {}, (state_assert(device_type, 0, "stopped"),), (Step("invoke", 1, cluster, "Stop"),)
+                    )
+                )
             return out
         if state == 2:
-            return [Variant(prefix + "resume", {}, (state_assert(device_type, 1, "running"),),
-                            (Step("invoke", 1, cluster, "Resume"),))]
+            return [
+                Variant(
+                    prefix + "resume",
+                    {},
+                    (state_assert(device_type, 1, "running"),),
+                    (Step("invoke", 1, cluster, "Resume"),),
+                )
+            ]
         if state == 0:
             return [program_variant(device_type, attrs, rng)]
         return []
@@ -315,10 +439,16 @@ def _cycle(device_type: str) -> Any:
 
 
 _BUILDERS: dict[str, Any] = {
-    "on_off_light": _on_off_light, "dimmable_light": _dimmable, "air_conditioner": _air_conditioner,
-    "heat_pump": _heat_pump, "tv": _tv, "window_covering_controller": _covering,
-    "refrigerator": _cabinet(100, 600), "freezer": _cabinet(-2300, -1600),
-    **{t: _fan_like for t in FAN_TYPES}, **{t: _cycle(t) for t in CYCLE_TYPES},
+    "on_off_light": _on_off_light,
+    "dimmable_light": _dimmable,
+    "air_conditioner": _air_conditioner,
+    "heat_pump": _heat_pump,
+    "tv": _tv,
+    "window_covering_controller": _covering,
+    "refrigerator": _cabinet(100, 600),
+    "freezer": _cabinet(-2300, -1600),
+    **{t: _fan_like for t in FAN_TYPES},
+    **{t: _cycle(t) for t in CYCLE_TYPES},
 }
 
 

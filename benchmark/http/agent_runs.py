@@ -30,14 +30,23 @@ RUN_ID = re.compile(r"[A-Za-z0-9_\-.]{1,100}")
 def record_summary(index: int, record: dict[str, Any]) -> dict[str, Any]:
     outcome = record.get("outcome") or {}
     verdict = record.get("verdict") or {}
-    return {"index": index, "episode_id": record.get("episode_id"), "trial": record.get("trial"),
-            "kind": record.get("kind"), "agent": record.get("agent"), "status": record.get("status"),
-            "query": record.get("query"), "final_answer": record.get("final_answer"),
-            "steps": len(outcome.get("steps") or []), "passed": verdict.get("passed"),
-            "score": verdict.get("score")}
+    return {
+        "index": index,
+        "episode_id": record.get("episode_id"),
+        "trial": record.get("trial"),
+        "kind": record.get("kind"),
+        "agent": record.get("agent"),
+        "status": record.get("status"),
+        "query": record.get("query"),
+        "final_answer": record.get("final_answer"),
+        "steps": len(outcome.get("steps") or []),
+        "passed": verdict.get("passed"),
+        "score": verdict.get("score"),
+    }
 
 
 # --- streaming the trajectory while the agent works ---------------------------------------------------------
+
 
 class _StreamingTools:
     """The episode's tools, reporting each call (arguments, observation, state diff) as it happens."""
@@ -54,9 +63,19 @@ class _StreamingTools:
         envelope = self._tools.call(name, arguments)
         diff = EmulatedHome.diff(before, fabric.snapshot()) if fabric is not None and before is not None else []
         invocation = (getattr(self._tools, "invocations", None) or [{}])[-1]
-        self._emit({"type": "step", "episode_id": self._task.episode_id, "trial": self._task.extras.get("trial", 0),
-                    "index": self._index, "tool": name, "arguments": arguments, "observation": envelope,
-                    "virtual_time": invocation.get("virtual_time"), "state_diff": diff})
+        self._emit(
+            {
+                "type": "step",
+                "episode_id": self._task.episode_id,
+                "trial": self._task.extras.get("trial", 0),
+                "index": self._index,
+                "tool": name,
+                "arguments": arguments,
+                "observation": envelope,
+                "virtual_time": invocation.get("virtual_time"),
+                "state_diff": diff,
+            }
+        )
         self._index += 1
         return envelope
 
@@ -80,12 +99,21 @@ class StreamingAgent:
         self._emit = emit
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
-        self._emit({"type": "episode_started", "episode_id": task.episode_id, "trial": task.extras.get("trial", 0),
-                    "query": task.query, "user_location": task.user_location, "current_time": task.current_time})
+        self._emit(
+            {
+                "type": "episode_started",
+                "episode_id": task.episode_id,
+                "trial": task.extras.get("trial", 0),
+                "query": task.query,
+                "user_location": task.user_location,
+                "current_time": task.current_time,
+            }
+        )
         return await self.inner.run(task, _StreamingTools(tools, task, self._emit))
 
 
 # --- runs ----------------------------------------------------------------------------------------------------
+
 
 @dataclass
 class LiveRun:
@@ -112,8 +140,15 @@ class LiveRun:
             await asyncio.wait_for(self._changed.wait(), timeout)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "live": True, "status": self.status, "records": self.records,
-                "statuses": dict(self.statuses), "error": self.error, "events": len(self.events)}
+        return {
+            "run_id": self.run_id,
+            "live": True,
+            "status": self.status,
+            "records": self.records,
+            "statuses": dict(self.statuses),
+            "error": self.error,
+            "events": len(self.events),
+        }
 
 
 def _endpoint(url: str) -> str:
@@ -125,8 +160,14 @@ class RunManager:
     operator allowed on the command line (``--allow-model-endpoint``, ``--model-key-env``): a client must
     not be able to send a server secret to a URL of its choosing. Replays read records under the runs dir."""
 
-    def __init__(self, library: EpisodeLibrary, runs_dir: Path, *, model_endpoints: list[str] | tuple[str, ...] = (),
-                 model_key_envs: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        library: EpisodeLibrary,
+        runs_dir: Path,
+        *,
+        model_endpoints: list[str] | tuple[str, ...] = (),
+        model_key_envs: list[str] | tuple[str, ...] = (),
+    ) -> None:
         self.library = library
         self.runs_dir = runs_dir
         self.runs_root = Root(runs_dir, "--runs-dir", "run records")
@@ -141,13 +182,21 @@ class RunManager:
 
     def _check_model(self, base_url: str, api_key_env: str | None) -> None:
         if _endpoint(base_url) not in self.model_endpoints:
-            raise ApiError("MODEL_ENDPOINT_NOT_ALLOWED", "agent.base_url is not an endpoint the operator allowed: "
-                           "start the API with --allow-model-endpoint URL (repeatable) to allow one",
-                           allowed=self.model_endpoints, status=403)
+            raise ApiError(
+                "MODEL_ENDPOINT_NOT_ALLOWED",
+                "agent.base_url is not an endpoint the operator allowed: "
+                "start the API with --allow-model-endpoint URL (repeatable) to allow one",
+                allowed=self.model_endpoints,
+                status=403,
+            )
         if api_key_env is not None and api_key_env not in self.model_key_envs:
-            raise ApiError("KEY_ENV_NOT_ALLOWED", "agent.api_key_env is not a variable the operator allowed: start "
-                           "the API with --model-key-env NAME (repeatable) to allow one",
-                           allowed=self.model_key_envs, status=403)
+            raise ApiError(
+                "KEY_ENV_NOT_ALLOWED",
+                "agent.api_key_env is not a variable the operator allowed: start "
+                "the API with --model-key-env NAME (repeatable) to allow one",
+                allowed=self.model_key_envs,
+                status=403,
+            )
 
     def _replay_source(self, requested: str | None) -> str:
         path = self.runs_root.confine(requested or "")
@@ -155,11 +204,13 @@ class RunManager:
         try:
             read_regular(file, MAX_RECORDS_BYTES)  # regular, bounded: checked before the agent reads it
         except FileNotFoundError:
-            raise ApiError("PATH_NOT_FOUND", f"no records {self.runs_root.relative(file)!r} under the runs "
-                                             "directory") from None
+            raise ApiError(
+                "PATH_NOT_FOUND", f"no records {self.runs_root.relative(file)!r} under the runs directory"
+            ) from None
         except (OSError, ValueError) as error:
-            raise ApiError("INVALID_ARGUMENT", f"records {self.runs_root.relative(file)!r} cannot be replayed: "
-                                               f"{str(error)[:200]}") from None
+            raise ApiError(
+                "INVALID_ARGUMENT", f"records {self.runs_root.relative(file)!r} cannot be replayed: {str(error)[:200]}"
+            ) from None
         return str(file)
 
     async def start(self, body: StartRunBody) -> LiveRun:
@@ -175,12 +226,20 @@ class RunManager:
             agent_spec["replay_from"] = await asyncio.to_thread(self._replay_source, agent.replay_from)
         source = episodes[0].source or "<api>"
         try:
-            spec = parse_spec({"episodes": {"path": str(source)}, "agent": agent_spec, "trials": body.trials,
-                               "concurrency": body.concurrency, "episode_timeout_s": body.episode_timeout_s},
-                              "<api run>")
+            spec = parse_spec(
+                {
+                    "episodes": {"path": str(source)},
+                    "agent": agent_spec,
+                    "trials": body.trials,
+                    "concurrency": body.concurrency,
+                    "episode_timeout_s": body.episode_timeout_s,
+                },
+                "<api run>",
+            )
         except SpecError as error:
-            raise ApiError("VALIDATION_ERROR", str(error), allowed=[{"field": p, "message": m}
-                                                                    for p, m in error.problems]) from None
+            raise ApiError(
+                "VALIDATION_ERROR", str(error), allowed=[{"field": p, "message": m} for p, m in error.problems]
+            ) from None
         try:
             inner = await asyncio.to_thread(make_agent, spec)
         except (OSError, ValueError) as error:
@@ -193,13 +252,27 @@ class RunManager:
             nonlocal record_index
             run.records += 1
             run.statuses[record["status"]] = run.statuses.get(record["status"], 0) + 1
-            run.emit({"type": "record", **record_summary(record_index, record), "verdict": record.get("verdict"),
-                      "state_diff": record.get("state_diff"), "error": record.get("error")})
+            run.emit(
+                {
+                    "type": "record",
+                    **record_summary(record_index, record),
+                    "verdict": record.get("verdict"),
+                    "state_diff": record.get("state_diff"),
+                    "error": record.get("error"),
+                }
+            )
             record_index += 1
 
         runner = Runner(spec, run.out, progress=False, agent=StreamingAgent(inner, run.emit), on_record=on_record)
-        run.emit({"type": "run_started", "run_id": run_id, "agent": agent.name, "episodes": body.episode_ids,
-                  "trials": body.trials})
+        run.emit(
+            {
+                "type": "run_started",
+                "run_id": run_id,
+                "agent": agent.name,
+                "episodes": body.episode_ids,
+                "trials": body.trials,
+            }
+        )
         run.task = asyncio.create_task(self._drive(run, runner, episodes), name=f"http-run-{run_id}")
         self.live[run_id] = run
         return run
@@ -214,14 +287,16 @@ class RunManager:
         except Exception as error:  # reported to the client; the API keeps serving
             run.status, run.error = "failed", f"{type(error).__name__}: {error}"
         finally:
-            run.emit({"type": "run_finished", "status": run.status, "statuses": dict(run.statuses),
-                      "error": run.error})
+            run.emit({"type": "run_finished", "status": run.status, "statuses": dict(run.statuses), "error": run.error})
 
     # --- reading runs ------------------------------------------------------------------------------------
     def _dir(self, run_id: str) -> Path:
         if not RUN_ID.fullmatch(run_id) or run_id in (".", ".."):
-            raise ApiError("INVALID_ARGUMENT", f"run id {run_id!r} is not a run directory name",
-                           allowed="letters, digits, '_', '-', '.'")
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                f"run id {run_id!r} is not a run directory name",
+                allowed="letters, digits, '_', '-', '.'",
+            )
         return self.runs_dir / run_id
 
     def list(self) -> list[dict[str, Any]]:
@@ -233,8 +308,15 @@ class RunManager:
                     statuses: dict[str, int] = {}
                     for record in records:
                         statuses[record.get("status", "?")] = statuses.get(record.get("status", "?"), 0) + 1
-                    out[path.name] = {"run_id": path.name, "live": False, "status": "stored",
-                                      "records": len(records), "statuses": statuses, "error": None, "events": 0}
+                    out[path.name] = {
+                        "run_id": path.name,
+                        "live": False,
+                        "status": "stored",
+                        "records": len(records),
+                        "statuses": statuses,
+                        "error": None,
+                        "events": 0,
+                    }
         return sorted(out.values(), key=lambda r: r["run_id"])
 
     def get(self, run_id: str) -> dict[str, Any]:
@@ -242,8 +324,11 @@ class RunManager:
             if run["run_id"] == run_id:
                 return run
         self._dir(run_id)
-        raise ApiError("RUN_NOT_FOUND", f"no run {run_id!r} (live or under the runs directory)",
-                       allowed=[r["run_id"] for r in self.list()][:50])
+        raise ApiError(
+            "RUN_NOT_FOUND",
+            f"no run {run_id!r} (live or under the runs directory)",
+            allowed=[r["run_id"] for r in self.list()][:50],
+        )
 
     def live_run(self, run_id: str) -> LiveRun:
         run = self.live.get(run_id)
@@ -261,8 +346,11 @@ class RunManager:
     def record(self, run_id: str, index: int) -> dict[str, Any]:
         records = self.records(run_id)
         if not 0 <= index < len(records):
-            raise ApiError("RECORD_NOT_FOUND", f"run {run_id} has no record {index}",
-                           allowed=f"0..{len(records) - 1}" if records else "none yet")
+            raise ApiError(
+                "RECORD_NOT_FOUND",
+                f"run {run_id} has no record {index}",
+                allowed=f"0..{len(records) - 1}" if records else "none yet",
+            )
         return records[index]
 
     async def close(self) -> None:

@@ -36,11 +36,18 @@ class Root:
     def confine(self, requested: str) -> Path:
         """The resolved path of ``requested`` under this root, or an ApiError that names the rule."""
         if self.path is None:
-            raise ApiError("NOT_ENABLED", f"reading {self.what} from the server is off: start the API with "
-                                          f"{self.flag} DIR to allow files under DIR", status=403)
+            raise ApiError(
+                "NOT_ENABLED",
+                f"reading {self.what} from the server is off: start the API with "
+                f"{self.flag} DIR to allow files under DIR",
+                status=403,
+            )
         if not isinstance(requested, str) or not requested or len(requested) > MAX_PATH_CHARS or "\0" in requested:
-            raise ApiError("INVALID_ARGUMENT", f"a path must be 1..{MAX_PATH_CHARS} characters without NUL",
-                           allowed=f"a path under the {self.flag} directory")
+            raise ApiError(
+                "INVALID_ARGUMENT",
+                f"a path must be 1..{MAX_PATH_CHARS} characters without NUL",
+                allowed=f"a path under the {self.flag} directory",
+            )
         root = self.path.resolve()
         candidate = Path(requested)
         try:
@@ -48,8 +55,11 @@ class Root:
         except (OSError, RuntimeError, ValueError):
             raise ApiError("INVALID_ARGUMENT", f"path {requested[:200]!r} cannot be resolved") from None
         if not resolved.is_relative_to(root):
-            raise ApiError("PATH_OUTSIDE_ROOT", f"{requested[:200]!r} is not under the {self.flag} directory: "
-                                                f"only {self.what} there can be read", status=403)
+            raise ApiError(
+                "PATH_OUTSIDE_ROOT",
+                f"{requested[:200]!r} is not under the {self.flag} directory: only {self.what} there can be read",
+                status=403,
+            )
         return resolved
 
     def relative(self, path: Path) -> str:
@@ -76,8 +86,11 @@ def regular_files(root: Root, path: Path, *, suffix: str) -> list[Path]:
     if stat.S_ISREG(info.st_mode):
         return [path]
     if not stat.S_ISDIR(info.st_mode):
-        raise ApiError("NOT_A_REGULAR_FILE", f"{shown!r} is neither a regular file nor a directory",
-                       allowed="a regular file or a directory of them")
+        raise ApiError(
+            "NOT_A_REGULAR_FILE",
+            f"{shown!r} is neither a regular file nor a directory",
+            allowed="a regular file or a directory of them",
+        )
     found: list[Path] = []
     pending = [(path, 0)]
     while pending:
@@ -95,8 +108,11 @@ def regular_files(root: Root, path: Path, *, suffix: str) -> list[Path]:
             elif entry.is_file(follow_symlinks=False) and entry.name.endswith(suffix):
                 found.append(Path(entry.path))
                 if len(found) > MAX_FILES:
-                    raise ApiError("TOO_MANY_FILES", f"{shown!r} holds more than {MAX_FILES} {suffix} files; "
-                                                     "name a smaller directory", allowed=f"at most {MAX_FILES}")
+                    raise ApiError(
+                        "TOO_MANY_FILES",
+                        f"{shown!r} holds more than {MAX_FILES} {suffix} files; name a smaller directory",
+                        allowed=f"at most {MAX_FILES}",
+                    )
     return sorted(found)
 
 

@@ -15,8 +15,13 @@ MAX_EPISODES = 5000
 
 
 def episode_summary(episode: Episode) -> dict[str, Any]:
-    return {"episode_id": episode.episode_id, "kind": episode.kind, "query": episode.query,
-            "user_location": episode.user_location, "source": episode.source}
+    return {
+        "episode_id": episode.episode_id,
+        "kind": episode.kind,
+        "query": episode.query,
+        "user_location": episode.user_location,
+        "source": episode.source,
+    }
 
 
 class EpisodeLibrary:
@@ -51,8 +56,13 @@ class EpisodeLibrary:
                 problems.extend(error.problems)
                 continue
             if episode.episode_id in seen:
-                problems.append(EpisodeProblem(shown, "", f"duplicate episode id {episode.episode_id!r} "
-                                                          f"(also {seen[episode.episode_id]}); skipped"))
+                problems.append(
+                    EpisodeProblem(
+                        shown,
+                        "",
+                        f"duplicate episode id {episode.episode_id!r} (also {seen[episode.episode_id]}); skipped",
+                    )
+                )
                 continue
             seen[episode.episode_id] = shown
             episodes.append(episode)

@@ -14,8 +14,12 @@ class _Body(BaseModel):
 
 
 class LoadEpisodesBody(_Body):
-    path: StrictStr = Field(min_length=1, max_length=1024, description="a directory (or one file) of episode JSON "
-                            "under the server's --episodes-root (relative to it, or absolute inside it)")
+    path: StrictStr = Field(
+        min_length=1,
+        max_length=1024,
+        description="a directory (or one file) of episode JSON "
+        "under the server's --episodes-root (relative to it, or absolute inside it)",
+    )
 
 
 class EpisodeSummary(BaseModel):
@@ -38,14 +42,21 @@ class LoadEpisodesOut(BaseModel):
 
 class RunAgentBody(_Body):
     name: Literal["oracle", "null", "replay", "react"]
-    base_url: StrictStr | None = Field(default=None, max_length=2048, description="react: OpenAI-compatible base "
-                                       "URL (…/v1), one the operator allowed with --allow-model-endpoint")
+    base_url: StrictStr | None = Field(
+        default=None,
+        max_length=2048,
+        description="react: OpenAI-compatible base URL (…/v1), one the operator allowed with --allow-model-endpoint",
+    )
     model: StrictStr | None = Field(default=None, max_length=200, description="react: the model name")
-    api_key_env: StrictStr | None = Field(default=None, max_length=200, description="react: environment variable "
-                                          "holding the key, one the operator allowed with --model-key-env")
+    api_key_env: StrictStr | None = Field(
+        default=None,
+        max_length=200,
+        description="react: environment variable holding the key, one the operator allowed with --model-key-env",
+    )
     max_steps: int = Field(default=20, ge=1, le=200)
-    replay_from: StrictStr | None = Field(default=None, max_length=1024,
-                                         description="replay: a run directory or records.jsonl under the runs dir")
+    replay_from: StrictStr | None = Field(
+        default=None, max_length=1024, description="replay: a run directory or records.jsonl under the runs dir"
+    )
 
 
 class StartRunBody(_Body):

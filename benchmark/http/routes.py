@@ -44,13 +44,22 @@ class EpisodeApi:
     API-key variables a react run may use.
     """
 
-    def __init__(self, *, runs_dir: str | FilePath | None = None, episodes_root: str | FilePath | None = None,
-                 model_endpoints: Iterable[str] = (), model_key_envs: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        runs_dir: str | FilePath | None = None,
+        episodes_root: str | FilePath | None = None,
+        model_endpoints: Iterable[str] = (),
+        model_key_envs: Iterable[str] = (),
+    ) -> None:
         self.library = EpisodeLibrary(FilePath(episodes_root) if episodes_root is not None else None)
         self._temporary = runs_dir is None
-        self.runs = RunManager(self.library, FilePath(runs_dir) if runs_dir is not None
-                               else FilePath(tempfile.mkdtemp(prefix="hf-runs-")),
-                               model_endpoints=list(model_endpoints), model_key_envs=list(model_key_envs))
+        self.runs = RunManager(
+            self.library,
+            FilePath(runs_dir) if runs_dir is not None else FilePath(tempfile.mkdtemp(prefix="hf-runs-")),
+            model_endpoints=list(model_endpoints),
+            model_key_envs=list(model_key_envs),
+        )
         self.routers = [_api_router(self), _socket_router(self)]
 
     @contextlib.asynccontextmanager
@@ -71,36 +80,50 @@ def _api_router(api: EpisodeApi) -> APIRouter:
     async def list_episodes() -> list[dict[str, Any]]:
         return [episode_summary(e) for _, e in sorted(library.episodes.items())]
 
-    @router.get("/episode-library", response_model=EpisodeLibraryOut,
-                summary="Where episodes may be loaded from (the dashboard prefills it) and how many are held")
+    @router.get(
+        "/episode-library",
+        response_model=EpisodeLibraryOut,
+        summary="Where episodes may be loaded from (the dashboard prefills it) and how many are held",
+    )
     async def episode_library() -> dict[str, Any]:
         root = library.root.path
         return {"root": str(root) if root is not None else None, "episodes": len(library.episodes)}
 
-    @router.post("/episodes/load", response_model=LoadEpisodesOut,
-                 summary="Load every episode of a directory (or one file) under the server's --episodes-root")
+    @router.post(
+        "/episodes/load",
+        response_model=LoadEpisodesOut,
+        summary="Load every episode of a directory (or one file) under the server's --episodes-root",
+    )
     async def load_episodes(body: LoadEpisodesBody) -> dict[str, Any]:
         loaded, problems = await library.load(body.path)
         return {"loaded": loaded, "problems": problems}
 
-    @router.post("/episodes", response_model=EpisodeSummary, status_code=201,
-                 summary="Upload one episode (SimuHome's episode JSON, validated with every problem named)")
-    async def upload_episode(episode: Annotated[dict[str, Any], Body(description="the episode JSON")],
-                             episode_id: Annotated[str | None, Query(pattern=ID_PATTERN, max_length=200)] = None
-                             ) -> dict[str, Any]:
+    @router.post(
+        "/episodes",
+        response_model=EpisodeSummary,
+        status_code=201,
+        summary="Upload one episode (SimuHome's episode JSON, validated with every problem named)",
+    )
+    async def upload_episode(
+        episode: Annotated[dict[str, Any], Body(description="the episode JSON")],
+        episode_id: Annotated[str | None, Query(pattern=ID_PATTERN, max_length=200)] = None,
+    ) -> dict[str, Any]:
         return episode_summary(library.add(episode, episode_id))
 
     @router.get("/episodes/{episode_id}", summary="One episode as JSON")
     async def get_episode(episode_id: EpisodeIdPath) -> dict[str, Any]:
         return library.get(episode_id).to_json_dict()
 
-    @router.post("/runs", response_model=RunOut, status_code=202,
-                 summary="Run an agent over episodes in the background, each on a fresh fabric")
+    @router.post(
+        "/runs",
+        response_model=RunOut,
+        status_code=202,
+        summary="Run an agent over episodes in the background, each on a fresh fabric",
+    )
     async def start_run(body: StartRunBody) -> dict[str, Any]:
         return (await runs.start(body)).to_dict()
 
-    @router.get("/runs", response_model=list[RunOut],
-                summary="Live runs and the runs stored under the runs directory")
+    @router.get("/runs", response_model=list[RunOut], summary="Live runs and the runs stored under the runs directory")
     async def list_runs() -> list[dict[str, Any]]:
         return runs.list()
 
@@ -112,18 +135,20 @@ def _api_router(api: EpisodeApi) -> APIRouter:
     async def list_records(run_id: RunIdPath) -> list[dict[str, Any]]:
         return [record_summary(i, r) for i, r in enumerate(runs.records(run_id))]
 
-    @router.get("/runs/{run_id}/records/{index}",
-                summary="One full record: trajectory, observations, state diff, verdict")
+    @router.get(
+        "/runs/{run_id}/records/{index}", summary="One full record: trajectory, observations, state diff, verdict"
+    )
     async def get_record(run_id: RunIdPath, index: Annotated[int, Path(ge=0)]) -> dict[str, Any]:
         return runs.record(run_id, index)
 
     @router.get("/runs/{run_id}/events", summary="A live run's events after a sequence number (long poll)")
-    async def run_events(run_id: RunIdPath, after: Annotated[int, Query(ge=-1)] = -1,
-                         wait_s: Annotated[float, Query(ge=0, le=30)] = 0) -> dict[str, Any]:
+    async def run_events(
+        run_id: RunIdPath, after: Annotated[int, Query(ge=-1)] = -1, wait_s: Annotated[float, Query(ge=0, le=30)] = 0
+    ) -> dict[str, Any]:
         run = runs.live_run(run_id)
         if wait_s:
             await run.wait_for_more(after + 1, wait_s)
-        events = run.events[after + 1: after + 1 + MAX_EVENTS_PAGE]
+        events = run.events[after + 1 : after + 1 + MAX_EVENTS_PAGE]
         return {"run": run.to_dict(), "events": events}
 
     return router
@@ -140,8 +165,16 @@ def _socket_router(api: EpisodeApi) -> APIRouter:
         with until_client_leaves():
             run = runs.live.get(run_id)
             if run is None:
-                await websocket.send_text(encode({"type": "error", "code": "RUN_NOT_FOUND", "message":
-                                                  f"no live run {run_id!r}", "allowed": sorted(runs.live)}))
+                await websocket.send_text(
+                    encode(
+                        {
+                            "type": "error",
+                            "code": "RUN_NOT_FOUND",
+                            "message": f"no live run {run_id!r}",
+                            "allowed": sorted(runs.live),
+                        }
+                    )
+                )
                 await websocket.close(code=1008)
                 return
             sent = 0

@@ -89,8 +89,7 @@ def check_base_url(value: str) -> str:
     except (httpx.InvalidURL, TypeError) as exc:
         raise ValueError(f"base URL {text!r} is not a URL ({exc}); expected e.g. http://127.0.0.1:8000/v1") from None
     if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError(f"base URL {text!r} is not an http(s) URL with a host; "
-                         f"expected e.g. http://127.0.0.1:8000/v1")
+        raise ValueError(f"base URL {text!r} is not an http(s) URL with a host; expected e.g. http://127.0.0.1:8000/v1")
     if text.rstrip("/").endswith("/chat/completions"):
         raise ValueError(f"base URL {text!r} should stop before /chat/completions (e.g. http://127.0.0.1:8000/v1)")
     return text.rstrip("/")
@@ -151,12 +150,26 @@ class LLMClient:
     so tests do not wait.
     """
 
-    def __init__(self, base_url: str, api_key: str | None = None, model: str = "", *, temperature: float = 0.0,
-                 timeout_s: float = 60.0, max_retries: int = 5, seed: int | None = None,
-                 max_tokens: int | None = None, headers: Mapping[str, str] | None = None,
-                 extra_body: Mapping[str, Any] | None = None, backoff_base_s: float = 1.0,
-                 backoff_max_s: float = 30.0, retry_after_max_s: float = 120.0, retry_seed: int = 0,
-                 sleep: Sleep = asyncio.sleep, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        model: str = "",
+        *,
+        temperature: float = 0.0,
+        timeout_s: float = 60.0,
+        max_retries: int = 5,
+        seed: int | None = None,
+        max_tokens: int | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+        retry_after_max_s: float = 120.0,
+        retry_seed: int = 0,
+        sleep: Sleep = asyncio.sleep,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
         if not base_url:
             raise ValueError("base_url is required (e.g. http://127.0.0.1:8000/v1)")
         self.base_url = check_base_url(base_url)
@@ -180,17 +193,26 @@ class LLMClient:
         self.sleeps: list[float] = []  # every backoff slept, in order (reported and tested)
 
     @classmethod
-    def from_spec(cls, spec: LLMEndpointSpec, *, environ: Mapping[str, str] | None = None,
-                  **kwargs: Any) -> LLMClient:
+    def from_spec(cls, spec: LLMEndpointSpec, *, environ: Mapping[str, str] | None = None, **kwargs: Any) -> LLMClient:
         environ = os.environ if environ is None else environ
         api_key = None
         if spec.api_key_env:
             api_key = environ.get(spec.api_key_env)
             if not api_key:
                 raise ValueError(f"environment variable {spec.api_key_env!r} (api_key_env) is not set")
-        return cls(spec.base_url, api_key, spec.model, temperature=spec.temperature, timeout_s=spec.timeout_s,
-                   max_retries=spec.max_retries, seed=spec.seed, max_tokens=spec.max_tokens, headers=spec.headers,
-                   extra_body=spec.extra_body, **kwargs)
+        return cls(
+            spec.base_url,
+            api_key,
+            spec.model,
+            temperature=spec.temperature,
+            timeout_s=spec.timeout_s,
+            max_retries=spec.max_retries,
+            seed=spec.seed,
+            max_tokens=spec.max_tokens,
+            headers=spec.headers,
+            extra_body=spec.extra_body,
+            **kwargs,
+        )
 
     @property
     def url(self) -> str:
@@ -224,10 +246,16 @@ class LLMClient:
         self._http = None
         self._http_loop = None
 
-    def request_body(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None,
-                     tool_choice: str | Mapping[str, Any] | None = None, *, temperature: float | None = None,
-                     response_format: Mapping[str, Any] | None = None,
-                     max_tokens: int | None = None) -> dict[str, Any]:
+    def request_body(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
+        *,
+        temperature: float | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [dict(message) for message in messages],
@@ -247,13 +275,24 @@ class LLMClient:
         body.update(self.extra_body)
         return body
 
-    async def complete(self, messages: Sequence[Mapping[str, Any]],
-                       tools: Sequence[Mapping[str, Any]] | None = None,
-                       tool_choice: str | Mapping[str, Any] | None = None, *, temperature: float | None = None,
-                       response_format: Mapping[str, Any] | None = None,
-                       max_tokens: int | None = None) -> LLMResponse:
-        body = self.request_body(messages, tools, tool_choice, temperature=temperature,
-                                 response_format=response_format, max_tokens=max_tokens)
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
+        *,
+        temperature: float | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> LLMResponse:
+        body = self.request_body(
+            messages,
+            tools,
+            tool_choice,
+            temperature=temperature,
+            response_format=response_format,
+            max_tokens=max_tokens,
+        )
         pooled = self._http is not None and self._http_loop is asyncio.get_running_loop()
         http = self._http if pooled and self._http is not None else self._new_http()
         try:
@@ -269,17 +308,20 @@ class LLMClient:
                         f"no reply within {self.timeout_s:g} s although {self.base_url} was up: the model kept "
                         f"generating (runaway output; cap a turn with max_tokens, or raise the timeout if the "
                         f"server is merely slow or busy)",
-                        attempts=attempts)
+                        attempts=attempts,
+                    )
                 if attempts > self.max_retries:
-                    raise LLMInfraError(f"{result} (gave up after {attempts} attempts)", attempts=attempts,
-                                        status=status)
+                    raise LLMInfraError(
+                        f"{result} (gave up after {attempts} attempts)", attempts=attempts, status=status
+                    )
                 await self._backoff(attempts, retry_after)
         finally:
             if not pooled:
                 await http.aclose()
 
-    async def _attempt(self, http: httpx.AsyncClient,
-                       body: dict[str, Any]) -> tuple[LLMResponse | str, float | None, int | None]:
+    async def _attempt(
+        self, http: httpx.AsyncClient, body: dict[str, Any]
+    ) -> tuple[LLMResponse | str, float | None, int | None]:
         """One HTTP request: a response, or (why it is worth retrying, Retry-After seconds, status)."""
         import httpx
 
@@ -295,8 +337,9 @@ class LLMClient:
         if status in RETRYABLE_STATUS or status >= 500:
             return f"HTTP {status}: {_snippet(reply.text)}", _retry_after_seconds(reply.headers), status
         if status >= 400:
-            raise LLMRequestError(f"HTTP {status} from {self.url}: {_snippet(reply.text)}", status=status,
-                                  body=reply.text)
+            raise LLMRequestError(
+                f"HTTP {status} from {self.url}: {_snippet(reply.text)}", status=status, body=reply.text
+            )
         try:
             payload = reply.json()
             return parse_completion(payload), None, status
@@ -310,8 +353,9 @@ class LLMClient:
 
         headers = {**self.headers, **({"Authorization": f"Bearer {self.api_key}"} if self.api_key else {})}
         try:
-            async with httpx.AsyncClient(timeout=httpx.Timeout(min(timeout_s, self.timeout_s)), headers=headers,
-                                         transport=self._transport) as http:
+            async with httpx.AsyncClient(
+                timeout=httpx.Timeout(min(timeout_s, self.timeout_s)), headers=headers, transport=self._transport
+            ) as http:
                 await http.get(f"{self.base_url}/models")
         except httpx.HTTPError:
             return False
@@ -329,6 +373,7 @@ class LLMClient:
 
 # --- response parsing ------------------------------------------------------------------------------
 
+
 def parse_completion(payload: Any) -> LLMResponse:
     """The first choice of a chat-completions body; tolerant of the variations servers produce."""
     if not isinstance(payload, dict):
@@ -338,18 +383,28 @@ def parse_completion(payload: Any) -> LLMResponse:
     calls: list[ToolCall] = []
     for index, call in enumerate(message.get("tool_calls") or []):
         function = call.get("function") or {}
-        calls.append(ToolCall(id=str(call.get("id") or f"call_{index}"), name=str(function.get("name") or ""),
-                              arguments_json=_arguments_text(function.get("arguments"))))
+        calls.append(
+            ToolCall(
+                id=str(call.get("id") or f"call_{index}"),
+                name=str(function.get("name") or ""),
+                arguments_json=_arguments_text(function.get("arguments")),
+            )
+        )
     legacy = message.get("function_call")  # the pre-"tools" format some servers still emit
     if not calls and isinstance(legacy, dict):
-        calls.append(ToolCall(id="call_0", name=str(legacy.get("name") or ""),
-                              arguments_json=_arguments_text(legacy.get("arguments"))))
+        calls.append(
+            ToolCall(
+                id="call_0", name=str(legacy.get("name") or ""), arguments_json=_arguments_text(legacy.get("arguments"))
+            )
+        )
     usage = payload.get("usage") or {}
     return LLMResponse(
         content=_content_text(message.get("content")),
         tool_calls=calls,
-        usage={"prompt_tokens": _count(usage.get("prompt_tokens")),
-               "completion_tokens": _count(usage.get("completion_tokens"))},
+        usage={
+            "prompt_tokens": _count(usage.get("prompt_tokens")),
+            "completion_tokens": _count(usage.get("completion_tokens")),
+        },
         raw=payload,
         finish_reason=choice.get("finish_reason"),
     )

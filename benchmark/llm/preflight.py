@@ -24,8 +24,11 @@ PROBE_TOOL: dict[str, Any] = {
     "function": {
         "name": PROBE_TOOL_NAME,
         "description": "Look up the stored value of a key.",
-        "parameters": {"type": "object", "properties": {"key": {"type": "string", "description": "the key"}},
-                       "required": ["key"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"key": {"type": "string", "description": "the key"}},
+            "required": ["key"],
+        },
     },
 }
 PROBE_MESSAGES: list[dict[str, str]] = [
@@ -56,9 +59,11 @@ class ToolProbe:
 
     def explain(self) -> str:
         if self.verdict == "tools_dropped":
-            return (f"the server ignores `tools`: the probe prompt is {self.prompt_tokens_with_tools} tokens with "
-                    f"them and {self.prompt_tokens_without_tools} without (its chat template does not render "
-                    f"tools)")
+            return (
+                f"the server ignores `tools`: the probe prompt is {self.prompt_tokens_with_tools} tokens with "
+                f"them and {self.prompt_tokens_without_tools} without (its chat template does not render "
+                f"tools)"
+            )
         if self.verdict == "tools_refused":
             return f"the server refused a request with tools: {self.reply}"
         if self.verdict == "no_tool_call":
@@ -85,23 +90,26 @@ async def check_endpoint(client: LLMClient, role: str = "agent") -> dict[str, An
         with _few_retries(client):
             response = await client.complete(PROBE_MESSAGES, max_tokens=1)
     except LLMError as error:
-        raise PreflightError(f"the {role} model endpoint {client.base_url} (model {client.model!r}) cannot be "
-                             f"used: {_one_line(error)}") from None
-    return {"base_url": client.base_url, "model": client.model,
-            "prompt_tokens": response.usage.get("prompt_tokens", 0)}
+        raise PreflightError(
+            f"the {role} model endpoint {client.base_url} (model {client.model!r}) cannot be used: {_one_line(error)}"
+        ) from None
+    return {"base_url": client.base_url, "model": client.model, "prompt_tokens": response.usage.get("prompt_tokens", 0)}
 
 
-async def check_tool_calling(client: LLMClient, *, tool_choice: str | None,
-                             prompt_tokens_without_tools: int) -> ToolProbe:
+async def check_tool_calling(
+    client: LLMClient, *, tool_choice: str | None, prompt_tokens_without_tools: int
+) -> ToolProbe:
     try:
         with _few_retries(client):
-            response = await client.complete(PROBE_MESSAGES, tools=[PROBE_TOOL], tool_choice=tool_choice,
-                                             max_tokens=PROBE_MAX_TOKENS)
+            response = await client.complete(
+                PROBE_MESSAGES, tools=[PROBE_TOOL], tool_choice=tool_choice, max_tokens=PROBE_MAX_TOKENS
+            )
     except LLMRequestError as error:  # e.g. llama-server without --jinja: "tools param requires --jinja flag"
         return ToolProbe("tools_refused", prompt_tokens_without_tools, 0, None, _one_line(error)[:300])
     except LLMError as error:
-        raise PreflightError(f"the agent model endpoint {client.base_url} did not answer a request with tools: "
-                             f"{_one_line(error)}") from None
+        raise PreflightError(
+            f"the agent model endpoint {client.base_url} did not answer a request with tools: {_one_line(error)}"
+        ) from None
     with_tools = response.usage.get("prompt_tokens", 0)
     called = any(call.name == PROBE_TOOL_NAME for call in response.tool_calls)
     verdict: ToolVerdict
@@ -111,8 +119,9 @@ async def check_tool_calling(client: LLMClient, *, tool_choice: str | None,
         verdict = "tools_dropped"
     else:
         verdict = "no_tool_call"
-    return ToolProbe(verdict, prompt_tokens_without_tools, with_tools, response.finish_reason,
-                     (response.content or "")[:200] or None)
+    return ToolProbe(
+        verdict, prompt_tokens_without_tools, with_tools, response.finish_reason, (response.content or "")[:200] or None
+    )
 
 
 def _one_line(error: BaseException) -> str:

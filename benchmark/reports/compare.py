@@ -24,14 +24,37 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
         cells = {}
         for name, report in zip(names, reports, strict=True):
             summary = report["overall"] if kind == "overall" else report["by_kind"].get(kind)
-            cells[name] = None if summary is None else {
-                key: summary.get(key) for key in ("evaluated", "success_rate", "success_ci95", "success_trial_std",
-                                                  "pass_hat_k", "tokens_mean", "infra_errors")}
+            cells[name] = (
+                None
+                if summary is None
+                else {
+                    key: summary.get(key)
+                    for key in (
+                        "evaluated",
+                        "success_rate",
+                        "success_ci95",
+                        "success_trial_std",
+                        "pass_hat_k",
+                        "tokens_mean",
+                        "infra_errors",
+                    )
+                }
+            )
         rows.append({"kind": kind, "runs": cells})
-    return {"schema": "homefabric-run-comparison/1", "runs": [
-        {"name": name, "run_dir": str(path), "agent": report.get("agent"), "spec_sha256": report.get("spec_sha256"),
-         "trials": report.get("trials")} for name, path, report in zip(names, run_dirs, reports, strict=True)],
-        "rows": rows}
+    return {
+        "schema": "homefabric-run-comparison/1",
+        "runs": [
+            {
+                "name": name,
+                "run_dir": str(path),
+                "agent": report.get("agent"),
+                "spec_sha256": report.get("spec_sha256"),
+                "trials": report.get("trials"),
+            }
+            for name, path, report in zip(names, run_dirs, reports, strict=True)
+        ],
+        "rows": rows,
+    }
 
 
 def _labels(reports: list[dict[str, Any]], run_dirs: list[Path]) -> list[str]:
@@ -41,8 +64,7 @@ def _labels(reports: list[dict[str, Any]], run_dirs: list[Path]) -> list[str]:
 
 
 def render_comparison(comparison: dict[str, Any]) -> str:
-    console = Console(record=True, width=60 + 34 * len(comparison["runs"]), force_terminal=False,
-                      file=io.StringIO())
+    console = Console(record=True, width=60 + 34 * len(comparison["runs"]), force_terminal=False, file=io.StringIO())
     table = Table(title="success by kind (95% bootstrap CI, n evaluated runs)")
     table.add_column("kind")
     for run in comparison["runs"]:
@@ -51,8 +73,11 @@ def render_comparison(comparison: dict[str, Any]) -> str:
         cells = []
         for run in comparison["runs"]:
             cell = row["runs"][run["name"]]
-            cells.append("–" if cell is None else
-                         f"{_percent(cell['success_rate'])} [{ci_text(cell['success_ci95'])}] n={cell['evaluated']}")
+            cells.append(
+                "–"
+                if cell is None
+                else f"{_percent(cell['success_rate'])} [{ci_text(cell['success_ci95'])}] n={cell['evaluated']}"
+            )
         table.add_row(row["kind"], *cells)
     console.print(table)
     return console.export_text()
@@ -70,14 +95,20 @@ def write_comparison_plot(comparison: dict[str, Any], path: Path) -> Path:
     for index, run in enumerate(runs):
         cells = [row["runs"][run["name"]] for row in rows]
         rates = [100 * ((cell or {}).get("success_rate") or 0.0) for cell in cells]
-        intervals = [[100 * x for x in (cell or {}).get("success_ci95") or [rate / 100, rate / 100]]
-                     for rate, cell in zip(rates, cells, strict=True)]
-        errors = [[rate - low for rate, (low, _) in zip(rates, intervals, strict=True)],
-                  [high - rate for rate, (_, high) in zip(rates, intervals, strict=True)]]
+        intervals = [
+            [100 * x for x in (cell or {}).get("success_ci95") or [rate / 100, rate / 100]]
+            for rate, cell in zip(rates, cells, strict=True)
+        ]
+        errors = [
+            [rate - low for rate, (low, _) in zip(rates, intervals, strict=True)],
+            [high - rate for rate, (_, high) in zip(rates, intervals, strict=True)],
+        ]
         positions = [i + (index - (len(runs) - 1) / 2) * width for i in range(len(rows))]
         bars = axis.bar(positions, rates, width, yerr=errors, capsize=2, label=f"{run['name']} ({run['agent']})")
-        labels = ["–" if not cell or not cell.get("evaluated") else f"{rate:.0f}\nn={cell['evaluated']}"
-                  for rate, cell in zip(rates, cells, strict=True)]
+        labels = [
+            "–" if not cell or not cell.get("evaluated") else f"{rate:.0f}\nn={cell['evaluated']}"
+            for rate, cell in zip(rates, cells, strict=True)
+        ]
         axis.bar_label(bars, labels=labels, fontsize=6, padding=1)
     axis.set_xticks(range(len(rows)), [row["kind"] for row in rows], rotation=45, ha="right")
     axis.set_ylabel("success rate (%)")

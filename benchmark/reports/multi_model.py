@@ -23,8 +23,12 @@ def is_multi_model(run_dir: Path) -> bool:
 
 def write_models_file(out: Path, spec: Any, labels: list[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    body = {"schema": MODELS_SCHEMA, "spec": spec.model_dump(mode="json", by_alias=True), "spec_sha256": spec.sha256(),
-            "models": [{"label": label, "run_dir": label} for label in labels]}
+    body = {
+        "schema": MODELS_SCHEMA,
+        "spec": spec.model_dump(mode="json", by_alias=True),
+        "spec_sha256": spec.sha256(),
+        "models": [{"label": label, "run_dir": label} for label in labels],
+    }
     write_atomically(out / MODELS_FILE, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -36,8 +40,13 @@ def read_models_file(run_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise ValueError(f"{path}: cannot read the multi-model index ({error})") from None
     models = body.get("models") if isinstance(body, dict) else None
-    if body.get("schema") != MODELS_SCHEMA or not isinstance(models, list) or not all(
-            isinstance(m, dict) and isinstance(m.get("run_dir"), str) and "/" not in m["run_dir"] for m in models):
+    if (
+        body.get("schema") != MODELS_SCHEMA
+        or not isinstance(models, list)
+        or not all(
+            isinstance(m, dict) and isinstance(m.get("run_dir"), str) and "/" not in m["run_dir"] for m in models
+        )
+    ):
         raise ValueError(f"{path}: not a {MODELS_SCHEMA} index")
     return body
 
@@ -61,12 +70,18 @@ def write_multi_report(run_dir: Path, *, plots: bool = True, force: bool = False
     sections, reports = [], []
     for entry in index["models"]:
         report, text = write_report(run_dir / entry["run_dir"], plots=plots, force=force)
-        reports.append({"label": entry["label"], "run_dir": entry["run_dir"], "model": report.get("model"),
-                        "report": report})
+        reports.append(
+            {"label": entry["label"], "run_dir": entry["run_dir"], "model": report.get("model"), "report": report}
+        )
         sections.append(f"=== model {entry['label']} ({report.get('model')}) ===\n{text}")
     comparison = compare_runs([run_dir / entry["run_dir"] for entry in index["models"]])
-    combined = {"schema": "homefabric-multi-model-report/1", "run_dir": str(run_dir),
-                "spec_sha256": index.get("spec_sha256"), "comparison": comparison, "models": reports}
+    combined = {
+        "schema": "homefabric-multi-model-report/1",
+        "run_dir": str(run_dir),
+        "spec_sha256": index.get("spec_sha256"),
+        "comparison": comparison,
+        "models": reports,
+    }
     text = render_comparison(comparison) + "\n" + "\n".join(sections)
     write_atomically(run_dir / "report.json", json.dumps(combined, indent=2, ensure_ascii=False) + "\n")
     write_atomically(run_dir / "report.txt", text)

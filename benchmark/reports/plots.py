@@ -45,13 +45,22 @@ def success_figure(report: dict[str, Any]) -> Any:
         if rate is None:  # nothing evaluated: say so, do not draw a 0
             # a pale hatched column across the whole range: "nothing measured here", unlike any bar height
             axis.bar(x, 100, color="#f4f4f4", edgecolor="#cccccc", hatch="//", linewidth=0)
-            axis.text(x, 50, f"{NO_DATA}\n({row['infra_errors']} infra)", ha="center", va="center", fontsize=8,
-                      color="#444444", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+            axis.text(
+                x,
+                50,
+                f"{NO_DATA}\n({row['infra_errors']} infra)",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="#444444",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
+            )
             continue
         low, high = row.get("success_ci95") or [rate, rate]  # the 95 % bootstrap interval as an error bar
         axis.bar(x, 100 * rate, color="#4c72b0", yerr=[[100 * (rate - low)], [100 * (high - rate)]], capsize=3)
-        axis.text(x, 100 * rate + 1.5, f"{100 * rate:.0f} %\nn={row['evaluated']}", ha="center", va="bottom",
-                  fontsize=8)
+        axis.text(
+            x, 100 * rate + 1.5, f"{100 * rate:.0f} %\nn={row['evaluated']}", ha="center", va="bottom", fontsize=8
+        )
     axis.axhline(0, color="#333333", linewidth=0.8)  # the baseline a 0 % bar sits on
     axis.set_xticks(range(len(kinds)), kinds, rotation=45, ha="right")
     axis.set_xlim(-0.6, len(kinds) - 0.4)
@@ -65,11 +74,18 @@ def success_figure(report: dict[str, Any]) -> Any:
 
 def token_rows(records: list[dict[str, Any]]) -> list[tuple[str, int]]:
     """(label, agent tokens) of each evaluated run, sorted; the trial is named only when there are several."""
-    evaluated = sorted((r for r in records if r.get("status") in ("passed", "failed")),
-                       key=lambda r: (r["episode_id"], int(r.get("trial", 0))))
+    evaluated = sorted(
+        (r for r in records if r.get("status") in ("passed", "failed")),
+        key=lambda r: (r["episode_id"], int(r.get("trial", 0))),
+    )
     several = any(int(r.get("trial", 0)) > 0 for r in evaluated)
-    return [(f"{r['episode_id']} #{r.get('trial', 0)}" if several else r["episode_id"],
-             int(((r.get("tokens") or {}).get("agent") or {}).get("total_tokens", 0))) for r in evaluated]
+    return [
+        (
+            f"{r['episode_id']} #{r.get('trial', 0)}" if several else r["episode_id"],
+            int(((r.get("tokens") or {}).get("agent") or {}).get("total_tokens", 0)),
+        )
+        for r in evaluated
+    ]
 
 
 def tokens_figure(report: dict[str, Any], records: list[dict[str, Any]]) -> Any | None:
@@ -93,8 +109,10 @@ def write_plots(report: dict[str, Any], records: list[dict[str, Any]], run_dir: 
     plt = _pyplot()
     run = Path(run_dir)
     written = []
-    figures = [(SUCCESS_PNG, success_figure(report) if report["by_kind"] else None),
-               (TOKENS_PNG, tokens_figure(report, records))]
+    figures = [
+        (SUCCESS_PNG, success_figure(report) if report["by_kind"] else None),
+        (TOKENS_PNG, tokens_figure(report, records)),
+    ]
     for name, figure in figures:
         if figure is None:
             continue

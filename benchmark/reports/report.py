@@ -49,8 +49,9 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0  # fixed: the same records always give the same interval
 
 
-def bootstrap_ci(per_episode: list[tuple[int, int]], *, level: float = 0.95,
-                 resamples: int = BOOTSTRAP_RESAMPLES) -> list[float] | None:
+def bootstrap_ci(
+    per_episode: list[tuple[int, int]], *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES
+) -> list[float] | None:
     """Percentile bootstrap CI of the success rate, resampling episodes (each with all its trials, so trials
     of one episode are not mistaken for independent evidence). ``per_episode``: (passed, evaluated) each."""
     episodes = [item for item in per_episode if item[1]]
@@ -75,8 +76,10 @@ def trial_rates(evaluated: list[dict[str, Any]]) -> dict[str, Any]:
     for record in evaluated:
         by_trial[int(record.get("trial", 0))].append(record["status"] == "passed")
     rates = [round(sum(v) / len(v), 4) for _, v in sorted(by_trial.items())]
-    return {"success_by_trial": rates,
-            "success_trial_std": round(statistics.stdev(rates), 4) if len(rates) > 1 else None}
+    return {
+        "success_by_trial": rates,
+        "success_trial_std": round(statistics.stdev(rates), 4) if len(rates) > 1 else None,
+    }
 
 
 def _rate(numerator: int, denominator: int) -> float | None:
@@ -94,8 +97,9 @@ def wall_time_s(record: dict[str, Any], timings: Mapping[tuple[str, int], float]
     return timings.get(key, record.get("wall_time_s") or 0.0)
 
 
-def summarise(records: list[dict[str, Any]], trials: int,
-              timings: Mapping[tuple[str, int], float] | None = None) -> dict[str, Any]:
+def summarise(
+    records: list[dict[str, Any]], trials: int, timings: Mapping[tuple[str, int], float] | None = None
+) -> dict[str, Any]:
     evaluated = [r for r in records if r.get("status") in ("passed", "failed")]
     passed = sum(r["status"] == "passed" for r in evaluated)
     step_limited = [r for r in evaluated if _end_reason(r) == "max_steps"]
@@ -119,14 +123,21 @@ def summarise(records: list[dict[str, Any]], trials: int,
     steps = [len((r.get("outcome") or {}).get("steps") or []) for r in evaluated]
     per_episode = [(sum(t), len(t)) for t in by_episode.values()]
     return {
-        "episodes": len({r["episode_id"] for r in records}), "records": len(records), "evaluated": len(evaluated),
-        "passed": passed, "success_rate": _rate(passed, len(evaluated)),
-        "success_ci95": bootstrap_ci(per_episode), **trial_rates(evaluated),
-        "success_rate_simuhome": _rate(passed, simuhome_denominator), "step_limit_runs": len(step_limited),
+        "episodes": len({r["episode_id"] for r in records}),
+        "records": len(records),
+        "evaluated": len(evaluated),
+        "passed": passed,
+        "success_rate": _rate(passed, len(evaluated)),
+        "success_ci95": bootstrap_ci(per_episode),
+        **trial_rates(evaluated),
+        "success_rate_simuhome": _rate(passed, simuhome_denominator),
+        "step_limit_runs": len(step_limited),
         "pass_hat_k": pass_k,
         "infra_errors": sum(r.get("status") == "infra_error" for r in records),
-        "tokens_total": sum(tokens), "tokens_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
-        "irrelevant_change_runs": sum(1 for n in irrelevant if n), "irrelevant_changes_total": sum(irrelevant),
+        "tokens_total": sum(tokens),
+        "tokens_mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
+        "irrelevant_change_runs": sum(1 for n in irrelevant if n),
+        "irrelevant_changes_total": sum(irrelevant),
         "error_types": dict(sorted(errors.items())),
         "steps_mean": round(statistics.fmean(steps), 2) if steps else 0.0,
         "virtual_duration_mean_s": round(statistics.fmean(virtual), 1) if virtual else 0.0,
@@ -159,26 +170,43 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
     by_query_type: dict[str, Any] = {}
     for qt in sorted({r.get("query_type") for r in records if r.get("query_type")}):
         by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials, timings)
-    infra = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
-             for r in records if r.get("status") == "infra_error"]
-    not_runnable = [{"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
-                    for r in records if r.get("status") == NOT_RUNNABLE]
+    infra = [
+        {"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
+        for r in records
+        if r.get("status") == "infra_error"
+    ]
+    not_runnable = [
+        {"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}
+        for r in records
+        if r.get("status") == NOT_RUNNABLE
+    ]
     state_changing = [r for r in records if r.get("case") == "feasible" and r.get("query_type") != "qt1"]
-    return RunReport.model_validate({
-        "schema": "homefabric-run-report/1", "run_dir": str(run), "run_id": manifest.get("run_id"),
-        "agent": (manifest.get("spec") or {}).get("agent", {}).get("name"),
-        "model": ((manifest.get("spec") or {}).get("agent", {}).get("model") or {}).get("model"),
-        "judge": (manifest.get("spec") or {}).get("judge", {}).get("kind"),
-        "spec_sha256": manifest.get("spec_sha256"), "git_commit": manifest.get("git_commit"), "trials": trials,
-        "overall": summarise(records, trials, timings),
-        "state_changing_feasible": summarise(state_changing, trials, timings) if state_changing else None,
-        "by_kind": by_kind, "by_query_type": by_query_type, "infra_errors": infra,
-        "episode_problems": manifest.get("episode_problems", []), "torn_lines": torn,
-        "line_problems": [p.to_dict() for p in read.problems], "dropped_records": membership.dropped,
-        "timing_problems": [p.to_dict() for p in timed.problems],
-        "manifest_checked": loaded is not None, "transcripts": transcript_summary(records),
-        **({"not_runnable": not_runnable} if not_runnable else {}),
-    }).to_dict()
+    return RunReport.model_validate(
+        {
+            "schema": "homefabric-run-report/1",
+            "run_dir": str(run),
+            "run_id": manifest.get("run_id"),
+            "agent": (manifest.get("spec") or {}).get("agent", {}).get("name"),
+            "model": ((manifest.get("spec") or {}).get("agent", {}).get("model") or {}).get("model"),
+            "judge": (manifest.get("spec") or {}).get("judge", {}).get("kind"),
+            "spec_sha256": manifest.get("spec_sha256"),
+            "git_commit": manifest.get("git_commit"),
+            "trials": trials,
+            "overall": summarise(records, trials, timings),
+            "state_changing_feasible": summarise(state_changing, trials, timings) if state_changing else None,
+            "by_kind": by_kind,
+            "by_query_type": by_query_type,
+            "infra_errors": infra,
+            "episode_problems": manifest.get("episode_problems", []),
+            "torn_lines": torn,
+            "line_problems": [p.to_dict() for p in read.problems],
+            "dropped_records": membership.dropped,
+            "timing_problems": [p.to_dict() for p in timed.problems],
+            "manifest_checked": loaded is not None,
+            "transcripts": transcript_summary(records),
+            **({"not_runnable": not_runnable} if not_runnable else {}),
+        }
+    ).to_dict()
 
 
 def transcript_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -201,24 +229,50 @@ def ci_text(interval: list[float] | None) -> str:
 def render_tables(report: dict[str, Any]) -> str:
     console = Console(record=True, width=170, force_terminal=False, file=io.StringIO())
     table = Table(title=f"run {report.get('run_id')} — agent {report.get('agent')}, judge {report.get('judge')}")
-    for column in ("kind", "episodes", "evaluated", "passed", "success", "95% CI", "σ trials", "SimuHome-style",
-                   "pass^k", "infra", "tokens/run", "irrelevant runs"):
+    for column in (
+        "kind",
+        "episodes",
+        "evaluated",
+        "passed",
+        "success",
+        "95% CI",
+        "σ trials",
+        "SimuHome-style",
+        "pass^k",
+        "infra",
+        "tokens/run",
+        "irrelevant runs",
+    ):
         table.add_column(column, justify="left" if column == "kind" else "right")
     rows = [*report["by_kind"].items(), ("overall", report["overall"])]
     for name, row in rows:
         pass_k = " ".join(f"{k}:{_percent(v)}" for k, v in row["pass_hat_k"].items() if v is not None)
-        table.add_row(name, str(row["episodes"]), str(row["evaluated"]), str(row["passed"]),
-                      _percent(row["success_rate"]), ci_text(row.get("success_ci95")),
-                      _percent(row.get("success_trial_std")), _percent(row["success_rate_simuhome"]), pass_k,
-                      str(row["infra_errors"]), f"{row['tokens_mean']:.0f}", str(row["irrelevant_change_runs"]))
+        table.add_row(
+            name,
+            str(row["episodes"]),
+            str(row["evaluated"]),
+            str(row["passed"]),
+            _percent(row["success_rate"]),
+            ci_text(row.get("success_ci95")),
+            _percent(row.get("success_trial_std")),
+            _percent(row["success_rate_simuhome"]),
+            pass_k,
+            str(row["infra_errors"]),
+            f"{row['tokens_mean']:.0f}",
+            str(row["irrelevant_change_runs"]),
+        )
     console.print(table)
-    console.print("95% CI: percentile bootstrap over episodes (2,000 resamples, seed 0); σ trials: the standard "
-                  "deviation of the success rate between trial indices (– with one trial).")
+    console.print(
+        "95% CI: percentile bootstrap over episodes (2,000 resamples, seed 0); σ trials: the standard "
+        "deviation of the success rate between trial indices (– with one trial)."
+    )
     if report.get("episode_problems"):
         problems = report["episode_problems"]
         files = len({problem.get("file") for problem in problems})
-        console.print(f"skipped episode files: {files} ({len(problems)} problem(s); not run — fix them and run "
-                      "again in a new --out)")
+        console.print(
+            f"skipped episode files: {files} ({len(problems)} problem(s); not run — fix them and run "
+            "again in a new --out)"
+        )
         for problem in problems[:20]:
             where = f" {problem.get('json_path')}" if problem.get("json_path") else ""
             console.print(f"  {problem.get('file')}{where}: {problem.get('message')}", markup=False, highlight=False)
@@ -233,20 +287,24 @@ def render_tables(report: dict[str, Any]) -> str:
     transcripts = report.get("transcripts") or {}
     if transcripts.get("records"):
         hashes = ", ".join(h[:12] for h in transcripts.get("tool_schema_sha256", []))
-        console.print(f"full transcripts: {transcripts['records']} of {transcripts['of']} records; "
-                      f"tool schema sha256: {hashes}")
+        console.print(
+            f"full transcripts: {transcripts['records']} of {transcripts['of']} records; tool schema sha256: {hashes}"
+        )
     if not report.get("manifest_checked", True):
         console.print("no manifest (--force): records were not checked against the run's episodes and spec")
     left_out = [f"line {p['line']}: {p['message']}" for p in report.get("line_problems", [])] + [
         f"line {d['line']} ({d['episode_id']} trial {d['trial']}): {d['reason']}"
-        for d in report.get("dropped_records", [])]
+        for d in report.get("dropped_records", [])
+    ]
     if left_out:
         console.print(f"records left out: {len(left_out)}")
         for item in left_out[:20]:
             console.print(f"  {item}")
     if report.get("timing_problems"):
-        console.print(f"{TIMINGS} lines left out of the wall time: "
-                      + "; ".join(f"line {p['line']}: {p['message']}" for p in report["timing_problems"][:5]))
+        console.print(
+            f"{TIMINGS} lines left out of the wall time: "
+            + "; ".join(f"line {p['line']}: {p['message']}" for p in report["timing_problems"][:5])
+        )
     if report.get("not_runnable"):
         console.print(f"not runnable on this home (excluded): {len(report['not_runnable'])}")
         for item in report["not_runnable"][:20]:

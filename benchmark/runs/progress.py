@@ -21,12 +21,20 @@ class RunProgress:
         # kept: the status of each run kept from before
         self._tally = Counter(kept)
         # redirect_stdout off: what the run prints to stdout stays there, even on a terminal
-        self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[tally]}"), TimeElapsedColumn(),
-                                  console=Console(stderr=True), transient=False, disable=not enabled,
-                                  redirect_stdout=False)
-        self._bar: TaskID = self._progress.add_task(label, total=total, completed=self._tally.total(),
-                                                    tally=self._text())
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[tally]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+            disable=not enabled,
+            redirect_stdout=False,
+        )
+        self._bar: TaskID = self._progress.add_task(
+            label, total=total, completed=self._tally.total(), tally=self._text()
+        )
 
     def _text(self) -> str:
         return " ".join(f"{status} {count}" for status, count in sorted(self._tally.items()))
@@ -40,6 +48,7 @@ class RunProgress:
         self._progress.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self._progress.stop()

@@ -24,6 +24,7 @@ RECORD_SCHEMA = "homefabric-run-record/2"  # /2: no wall_time_s (it is in timing
 
 # --- the run record -----------------------------------------------------------------------------------------
 
+
 class TokenCounts(RecordModel):
     prompt_tokens: int
     completion_tokens: int
@@ -205,6 +206,7 @@ class RunReport(RecordModel):
 
 
 # --- the run manifest (manifest.json) -----------------------------------------------------------------------
+
 
 class RunManifest(RecordModel):
     """``manifest.json``: what a run is (its spec and episodes) and where it came from. Only ``episodes`` is

@@ -65,6 +65,7 @@ from emulator.files import append_line, open_for_append, write_atomically
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
+
 def make_agent(spec: RunSpec) -> Agent:
     agent = spec.agent
     if agent.name == "oracle":
@@ -88,6 +89,7 @@ def make_judge(spec: RunSpec) -> Judge:
 
 # --- episodes ----------------------------------------------------------------------------------------------
 
+
 def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]:
     episodes, problems = load_episodes(spec.episodes.path)
     selection = spec.episodes
@@ -98,25 +100,40 @@ def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]
         episodes = [e for e in episodes if e.episode_id in wanted]
     episodes.sort(key=lambda e: e.episode_id)
     if selection.limit:
-        episodes = episodes[:selection.limit]
+        episodes = episodes[: selection.limit]
     return episodes, problems
 
 
 # --- one episode -------------------------------------------------------------------------------------------
 
+
 def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    return {"start": before["time"], "end": after["time"], "start_tick": before["tick"], "end_tick": after["tick"],
-            "duration_s": (after["tick"] - before["tick"]) / 10}
+    return {
+        "start": before["time"],
+        "end": after["time"],
+        "start_tick": before["tick"],
+        "end_tick": after["tick"],
+        "duration_s": (after["tick"] - before["tick"]) / 10,
+    }
 
 
-async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec,
-                      live: LiveHome | None = None) -> RunRecord:
+async def run_episode(
+    episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec, live: LiveHome | None = None
+) -> RunRecord:
     """Run one (episode, trial) on a fresh fabric — or on the live Matter home ``live``, brought to the
     episode's initial state first — and return its record (never raises for agent problems)."""
-    record: dict[str, Any] = {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "kind": episode.kind,
-                              "query_type": episode.query_type, "case": episode.case, "trial": trial,
-                              "seed": episode.meta.seed, "agent": agent.name, "query": episode.query,
-                              "episode_sha256": episode_sha256(episode)}
+    record: dict[str, Any] = {
+        "schema": RECORD_SCHEMA,
+        "episode_id": episode.episode_id,
+        "kind": episode.kind,
+        "query_type": episode.query_type,
+        "case": episode.case,
+        "trial": trial,
+        "seed": episode.meta.seed,
+        "agent": agent.name,
+        "query": episode.query,
+        "episode_sha256": episode_sha256(episode),
+    }
     fabric: EmulatedHome | MatterHome
     try:
         if live is None:
@@ -127,10 +144,15 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
                 return RunRecord.model_validate({**record, "status": NOT_RUNNABLE, "error": preparation.reason()})
             fabric = live.home
     except Exception as error:  # a home the loader accepted but the fabric refuses: not the agent's fault
-        return RunRecord.model_validate({**record, "status": "infra_error",
-                                         "error": f"home: {type(error).__name__}: {error}"})
-    toolbox = ToolBox(fabric, profile=spec.tools.profile, call_cost_s=spec.tools.call_cost_s,
-                      compat_transport=spec.tools.compat_transport)
+        return RunRecord.model_validate(
+            {**record, "status": "infra_error", "error": f"home: {type(error).__name__}: {error}"}
+        )
+    toolbox = ToolBox(
+        fabric,
+        profile=spec.tools.profile,
+        call_cost_s=spec.tools.call_cost_s,
+        compat_transport=spec.tools.compat_transport,
+    )
     before = fabric.snapshot()
     baseline = StaticBaseline(before) if live is not None else None
     extras: dict[str, Any] = {"trial": trial}
@@ -145,25 +167,47 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
         spoken = await asyncio.to_thread(spoken_input, episode, spec.speech)
         query, record["speech"] = spoken.query, spoken.record
         extras.update(spoken.extras)
-    task = AgentTask(query=query, user_location=episode.user_location, current_time=fabric.now_text(),
-                     episode_id=episode.episode_id, extras=extras)
+    task = AgentTask(
+        query=query,
+        user_location=episode.user_location,
+        current_time=fabric.now_text(),
+        episode_id=episode.episode_id,
+        extras=extras,
+    )
     try:
         outcome = await asyncio.wait_for(agent.run(task, toolbox), spec.episode_timeout_s)
     except TimeoutError:
-        outcome = AgentOutcome(toolbox.final_answer, [], "aborted",
-                               error=f"episode wall-clock limit {spec.episode_timeout_s} s reached")
+        outcome = AgentOutcome(
+            toolbox.final_answer, [], "aborted", error=f"episode wall-clock limit {spec.episode_timeout_s} s reached"
+        )
     except Exception as error:  # an agent bug ends its episode, not the run
         outcome = AgentOutcome(toolbox.final_answer, [], "aborted", error=f"{type(error).__name__}: {error}")
     after = fabric.snapshot()
     answer = outcome.final_answer if outcome.final_answer is not None else toolbox.final_answer
-    record.update({"final_answer": answer, "outcome": outcome.to_dict(), "invocations": toolbox.invocations,
-                   "state_diff": EmulatedHome.diff(before, after), "virtual": _virtual_span(before, after)})
+    record.update(
+        {
+            "final_answer": answer,
+            "outcome": outcome.to_dict(),
+            "invocations": toolbox.invocations,
+            "state_diff": EmulatedHome.diff(before, after),
+            "virtual": _virtual_span(before, after),
+        }
+    )
     if outcome.end_reason == "infra_error":
         record.update({"status": "infra_error", "error": outcome.error, "verdict": None})
     else:
-        data = EvaluationInput(episode, fabric, before, after, toolbox.invocations, answer,
-                               [s.to_dict() for s in outcome.steps], outcome.end_reason, failure=outcome.failure,
-                               baseline=baseline)
+        data = EvaluationInput(
+            episode,
+            fabric,
+            before,
+            after,
+            toolbox.invocations,
+            answer,
+            [s.to_dict() for s in outcome.steps],
+            outcome.end_reason,
+            failure=outcome.failure,
+            baseline=baseline,
+        )
         verdict = await evaluate_episode(data, judge, spec.evaluation)
         status = "infra_error" if verdict.infra_error else ("passed" if verdict.passed else "failed")
         record.update({"status": status, "error": verdict.infra_error or outcome.error, "verdict": verdict})
@@ -173,6 +217,7 @@ async def run_episode(episode: Episode, trial: int, agent: Agent, judge: Judge, 
 
 
 # --- the run directory ---------------------------------------------------------------------------------------
+
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Usable records of a records file, and whether any line was not one (``runs.store`` names each)."""
@@ -212,10 +257,19 @@ async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
 
 
 class Runner:
-    def __init__(self, spec: RunSpec, out: str | os.PathLike[str], *, resume: bool = False,
-                 progress: bool = True, agent: Agent | None = None, judge: Judge | None = None,
-                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False,
-                 live: LiveHome | None = None) -> None:
+    def __init__(
+        self,
+        spec: RunSpec,
+        out: str | os.PathLike[str],
+        *,
+        resume: bool = False,
+        progress: bool = True,
+        agent: Agent | None = None,
+        judge: Judge | None = None,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        force: bool = False,
+        live: LiveHome | None = None,
+    ) -> None:
         # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
         self.spec = spec
         self.out = Path(out)
@@ -235,25 +289,39 @@ class Runner:
     def records_path(self) -> Path:
         return self.out / RECORDS
 
-    def _manifest(self, episodes: list[Episode], problems: list[EpisodeProblem],
-                  preflight: dict[str, Any] | None = None) -> dict[str, Any]:
-        return RunManifest.model_validate({
-            "schema": "homefabric-run-manifest/1", "run_id": self.spec.run_id or self.out.name,
-            "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-            "git_commit": git_commit(), "package_version": package_version(),
-            "episodes": [e.episode_id for e in episodes], "trials": self.spec.trials,
-            "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
-            "episode_problems": [p.to_dict() for p in problems], "agent_preflight": preflight}).to_dict()
+    def _manifest(
+        self, episodes: list[Episode], problems: list[EpisodeProblem], preflight: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return RunManifest.model_validate(
+            {
+                "schema": "homefabric-run-manifest/1",
+                "run_id": self.spec.run_id or self.out.name,
+                "spec": self.spec.model_dump(mode="json", by_alias=True),
+                "spec_sha256": self.spec.sha256(),
+                "git_commit": git_commit(),
+                "package_version": package_version(),
+                "episodes": [e.episode_id for e in episodes],
+                "trials": self.spec.trials,
+                "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
+                "episode_problems": [p.to_dict() for p in problems],
+                "agent_preflight": preflight,
+            }
+        ).to_dict()
 
-    def _prepare(self, episodes: list[Episode], problems: list[EpisodeProblem],
-                 preflight: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        prepared = prepare_run_directory(self.out, self._manifest(episodes, problems, preflight), resume=self.resume,
-                                         force=self.force, line=record_line)
+    def _prepare(
+        self, episodes: list[Episode], problems: list[EpisodeProblem], preflight: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
+        prepared = prepare_run_directory(
+            self.out,
+            self._manifest(episodes, problems, preflight),
+            resume=self.resume,
+            force=self.force,
+            line=record_line,
+        )
         self.dropped = prepared.dropped
         return prepared.kept
 
-    async def run(self, episodes: list[Episode] | None = None,
-                  problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
+    async def run(self, episodes: list[Episode] | None = None, problems: Iterable[EpisodeProblem] = ()) -> RunSummary:
         if episodes is None:
             episodes, problems = select_episodes(self.spec)
         problems = list(problems)
@@ -283,8 +351,14 @@ class Runner:
             raise RunError(f"the live home: {error}") from None
         return live
 
-    async def _run_selected(self, episodes: list[Episode], problems: list[EpisodeProblem],
-                            preflight: dict[str, Any] | None, agent: Agent, judge: Judge) -> RunSummary:
+    async def _run_selected(
+        self,
+        episodes: list[Episode],
+        problems: list[EpisodeProblem],
+        preflight: dict[str, Any] | None,
+        agent: Agent,
+        judge: Judge,
+    ) -> RunSummary:
         kept = self._prepare(episodes, problems, preflight)
         if not self.resume:  # a fresh run: no timings of an earlier one (resume keeps those of the kept records)
             (self.out / TIMINGS).unlink(missing_ok=True)
@@ -304,19 +378,34 @@ class Runner:
         self._write_in_run_order(order, done, fresh)
         return RunSummary(self.out, len(todo), len(kept), problems, statuses, self.dropped)
 
-    def _write_in_run_order(self, order: list[tuple[str, int]], done: dict[tuple[str, int], dict[str, Any]],
-                            fresh: dict[tuple[str, int], RunRecord]) -> None:
+    def _write_in_run_order(
+        self,
+        order: list[tuple[str, int]],
+        done: dict[tuple[str, int], dict[str, Any]],
+        fresh: dict[tuple[str, int], RunRecord],
+    ) -> None:
         """Rewrite both files in the run's order (episode, trial), whatever order the records finished in:
         with no wall time in a record, this makes ``records.jsonl`` the same bytes for the same actions."""
         lines = {**{key: record_line(r) for key, r in done.items()}, **{key: r.line() for key, r in fresh.items()}}
         write_atomically(self.records_path, "".join(lines[key] for key in order if key in lines))
         timings = read_timings_file(self.out / TIMINGS).wall_time_s
-        write_atomically(self.out / TIMINGS, "".join(
-            RunTiming(episode_id=key[0], trial=key[1], wall_time_s=timings[key]).line()
-            for key in order if key in lines and key in timings))
+        write_atomically(
+            self.out / TIMINGS,
+            "".join(
+                RunTiming(episode_id=key[0], trial=key[1], wall_time_s=timings[key]).line()
+                for key in order
+                if key in lines and key in timings
+            ),
+        )
 
-    async def _run_all(self, todo: list[tuple[Episode, int]], agent: Agent, judge: Judge,
-                       statuses: dict[str, int], fresh: dict[tuple[str, int], RunRecord]) -> None:
+    async def _run_all(
+        self,
+        todo: list[tuple[Episode, int]],
+        agent: Agent,
+        judge: Judge,
+        statuses: dict[str, int],
+        fresh: dict[tuple[str, int], RunRecord],
+    ) -> None:
         semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
         progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
 
@@ -327,15 +416,24 @@ class Runner:
                     record = await run_episode(episode, trial, agent, judge, self.spec, self.live)
                 except Exception as error:  # a bug of ours in one episode must not end the run
                     record = RunRecord(
-                        schema_=RECORD_SCHEMA, episode_id=episode.episode_id, kind=episode.kind,
-                        query_type=episode.query_type, case=episode.case, trial=trial, seed=episode.meta.seed,
-                        agent=agent.name, episode_sha256=episode_sha256(episode), status="infra_error",
-                        error=f"harness: {type(error).__name__}: {error}")
+                        schema_=RECORD_SCHEMA,
+                        episode_id=episode.episode_id,
+                        kind=episode.kind,
+                        query_type=episode.query_type,
+                        case=episode.case,
+                        trial=trial,
+                        seed=episode.meta.seed,
+                        agent=agent.name,
+                        episode_sha256=episode_sha256(episode),
+                        status="infra_error",
+                        error=f"harness: {type(error).__name__}: {error}",
+                    )
                 wall_time_s = round(time.perf_counter() - started, 4)
             assert self._fd is not None and self._timings_fd is not None
             append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
-            append_line(self._timings_fd, RunTiming(episode_id=episode.episode_id, trial=trial,
-                                                    wall_time_s=wall_time_s).line())
+            append_line(
+                self._timings_fd, RunTiming(episode_id=episode.episode_id, trial=trial, wall_time_s=wall_time_s).line()
+            )
             fresh[(episode.episode_id, trial)] = record
             status = record.status or "infra_error"
             statuses[status] = statuses.get(status, 0) + 1

@@ -70,8 +70,9 @@ class EpisodeSelection(_Strict):
 class AgentSpec(_Strict):
     name: Literal["oracle", "null", "replay", "react"]
     model: LLMEndpointSpec | None = None
-    models: list[LLMEndpointSpec] | None = Field(default=None, min_length=2,
-                                                 description="several models, one run each (react; instead of model)")
+    models: list[LLMEndpointSpec] | None = Field(
+        default=None, min_length=2, description="several models, one run each (react; instead of model)"
+    )
     max_steps: int = Field(default=20, ge=1)
     replay_from: str | None = Field(default=None, description="run directory or records.jsonl (replay agent)")
     options: dict[str, Any] = Field(default_factory=dict, description="agent-specific settings")
@@ -119,8 +120,10 @@ class ToolsSpec(_Strict):
 class BackendSpec(_Strict):
     """A live Matter home instead of the emulated one (``benchmark.runs.live_home``)."""
 
-    matter_server: str = Field(pattern=r"^(ws|wss|http|https)://\S+$",
-                               description="python-matter-server's websocket, e.g. ws://127.0.0.1:5580/ws")
+    matter_server: str = Field(
+        pattern=r"^(ws|wss|http|https)://\S+$",
+        description="python-matter-server's websocket, e.g. ws://127.0.0.1:5580/ws",
+    )
     mapping: str | None = Field(default=None, description="a mapping file (`homefabric matter map`)")
 
 
@@ -146,8 +149,10 @@ class RunSpec(_Strict):
         if self.suite == "smh":
             self.smh = self.smh or SmhSpec()
             if self.agent.name not in SMH_AGENTS or self.episodes.kinds or self.agent.models:
-                raise ValueError(f"suite smh: agent.name one of {list(SMH_AGENTS)}, one model, and "
-                                 "smh.subcategories instead of episodes.kinds")
+                raise ValueError(
+                    f"suite smh: agent.name one of {list(SMH_AGENTS)}, one model, and "
+                    "smh.subcategories instead of episodes.kinds"
+                )
         elif self.smh is not None:
             raise ValueError("an smh: section needs suite: smh")
         if self.backend is not None and self.suite != "simuhome":

@@ -163,24 +163,32 @@ def load_manifest(run_dir: str | Path, *, force: bool = False, name: str = MANIF
     except FileNotFoundError:
         if force:
             return None
-        raise RunFileError(f"{path}: the run has no manifest, so which episodes and spec it belongs to is unknown; "
-                           "restore it, or pass --force to go on without those checks") from None
+        raise RunFileError(
+            f"{path}: the run has no manifest, so which episodes and spec it belongs to is unknown; "
+            "restore it, or pass --force to go on without those checks"
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunFileError(f"{path}: corrupt manifest ({str(error)[:120]}); restore it from a backup, or start the "
-                           "run again in a new --out directory") from None
+        raise RunFileError(
+            f"{path}: corrupt manifest ({str(error)[:120]}); restore it from a backup, or start the "
+            "run again in a new --out directory"
+        ) from None
     except OSError as error:
         raise RunFileError(f"{path}: cannot be read ({error.strerror or error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("episodes"), list):
-        raise RunFileError(f"{path}: not a run manifest (no episodes list); restore it from a backup, or start the "
-                           "run again in a new --out directory")
+        raise RunFileError(
+            f"{path}: not a run manifest (no episodes list); restore it from a backup, or start the "
+            "run again in a new --out directory"
+        )
     try:
         RunManifest.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         fields = ", ".join(f.alias or n for n, f in RunManifest.model_fields.items())
-        raise RunFileError(f"{path}: {where}: {first['msg']} (a run manifest has {fields}); restore it from a "
-                           "backup, or start the run again in a new --out directory") from None
+        raise RunFileError(
+            f"{path}: {where}: {first['msg']} (a run manifest has {fields}); restore it from a "
+            "backup, or start the run again in a new --out directory"
+        ) from None
     return data
 
 
@@ -190,9 +198,15 @@ class Membership:
     dropped: list[dict[str, Any]]  # {line, episode_id, trial, reason}
 
 
-def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], manifest: dict[str, Any] | None,
-                      *, hashes: dict[str, str] | None = None, recorded: dict[str, str] | None = None,
-                      shape: RecordShape = RUN_RECORD) -> Membership:
+def belonging_records(
+    records: Iterable[dict[str, Any]],
+    lines: Iterable[int],
+    manifest: dict[str, Any] | None,
+    *,
+    hashes: dict[str, str] | None = None,
+    recorded: dict[str, str] | None = None,
+    shape: RecordShape = RUN_RECORD,
+) -> Membership:
     """Records of the manifest's episodes and trials, with the episode content the manifest names.
 
     ``hashes`` (episode id → sha256) overrides the manifest's (resume: the episodes as they are now). A record
@@ -218,8 +232,7 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
         elif isinstance(trials, int) and trial >= trials:
             reason = f"trial {trial} is outside the run's {trials} trial(s)"
         elif isinstance(conditions, list) and record.get(shape.condition) not in conditions:
-            reason = (f"its {shape.condition} {record.get(shape.condition)!r} is not one of the run's "
-                      f"{shape.condition}s")
+            reason = f"its {shape.condition} {record.get(shape.condition)!r} is not one of the run's {shape.condition}s"
         elif episode_id in known and was not in (None, known[episode_id]):
             reason = "its episode changed since it was recorded (content hash differs)"
         if reason is None:
@@ -231,10 +244,12 @@ def belonging_records(records: Iterable[dict[str, Any]], lines: Iterable[int], m
 
 # --- starting or resuming a run ------------------------------------------------------------------------------
 
+
 def git_commit() -> str | None:
     try:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                                cwd=Path(__file__).resolve().parent)
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).resolve().parent
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return result.stdout.strip() or None if result.returncode == 0 else None
@@ -264,9 +279,16 @@ class Prepared:
     torn: bool = False  # the records file ended in a line cut off mid-write (it runs again)
 
 
-def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, force: bool,
-                          line: Callable[[dict[str, Any]], str], manifest_name: str = MANIFEST,
-                          shape: RecordShape = RUN_RECORD) -> Prepared:
+def prepare_run_directory(
+    out: Path,
+    manifest: dict[str, Any],
+    *,
+    resume: bool,
+    force: bool,
+    line: Callable[[dict[str, Any]], str],
+    manifest_name: str = MANIFEST,
+    shape: RecordShape = RUN_RECORD,
+) -> Prepared:
     """Make ``out`` ready for the run ``manifest`` describes: refuse an existing run without ``resume`` and a
     changed spec with it, write the manifest (as ``manifest_name``), and rewrite the records file without what
     runs again.
@@ -284,18 +306,25 @@ def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, 
     old = None
     if resume and (existing.records or existing.problems or manifest_path.exists()):
         old = load_manifest(out, force=force, name=manifest_name)  # RunFileError names the file and the fix
-        changed = spec_differences({**((old or {}).get("spec") or {}), "out": None},
-                                   {**manifest["spec"], "out": None})
+        changed = spec_differences({**((old or {}).get("spec") or {}), "out": None}, {**manifest["spec"], "out": None})
         if old is not None and old.get("spec_sha256") != manifest["spec_sha256"] and changed:
             # (a manifest from before `out` left the hash: the same spec under another hash resumes too)
-            raise RunError(f"{manifest_path}: the run was started with a different spec (differs in "
-                           f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
-                           "alone, which reads it from the manifest) or use a new --out")
+            raise RunError(
+                f"{manifest_path}: the run was started with a different spec (differs in "
+                f"{', '.join(changed) or 'its hash'}); resume with the same spec (or --resume --out "
+                "alone, which reads it from the manifest) or use a new --out"
+            )
     dropped = [{"line": p.line, "reason": p.message} for p in existing.problems]
     # Only records of this run's episodes, as the episodes are now: a deleted, changed or foreign
     # episode's record is dropped (and named), and the changed ones run again.
-    membership = belonging_records(existing.records, existing.lines, manifest, hashes=manifest["episode_sha256"],
-                                   recorded=(old or {}).get("episode_sha256"), shape=shape)
+    membership = belonging_records(
+        existing.records,
+        existing.lines,
+        manifest,
+        hashes=manifest["episode_sha256"],
+        recorded=(old or {}).get("episode_sha256"),
+        shape=shape,
+    )
     dropped += membership.dropped
     write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     lines = {id(record): number for record, number in zip(existing.records, existing.lines, strict=True)}
@@ -306,8 +335,14 @@ def prepare_run_directory(out: Path, manifest: dict[str, Any], *, resume: bool, 
             continue  # not the agent's doing: it runs again
         key = shape.key(record)
         if key in seen:
-            dropped.append({"line": lines[id(record)], "episode_id": key[0], "trial": key[2],
-                            "reason": "a second record of the same run (each runs once; the first is kept)"})
+            dropped.append(
+                {
+                    "line": lines[id(record)],
+                    "episode_id": key[0],
+                    "trial": key[2],
+                    "reason": "a second record of the same run (each runs once; the first is kept)",
+                }
+            )
             continue
         seen.add(key)
         kept.append(record)

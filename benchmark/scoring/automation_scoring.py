@@ -37,28 +37,62 @@ def tool_arguments(spec: AutomationSpec) -> dict[str, Any]:
         if condition.room_id is not None:
             return {**out, "room_id": condition.room_id, "variable": condition.variable}
         endpoint, cluster, attribute = condition.path.split(".")
-        return {**out, "device_id": condition.device_id, "endpoint_id": int(endpoint), "cluster_id": cluster,
-                "attribute_id": attribute}
+        return {
+            **out,
+            "device_id": condition.device_id,
+            "endpoint_id": int(endpoint),
+            "cluster_id": cluster,
+            "attribute_id": attribute,
+        }
 
-    trigger = ({"type": "time", "cron": spec.trigger.cron} if spec.trigger.kind == "time"
-               else {"type": "state", "condition": comparison(spec.trigger.condition)})
+    trigger = (
+        {"type": "time", "cron": spec.trigger.cron}
+        if spec.trigger.kind == "time"
+        else {"type": "state", "condition": comparison(spec.trigger.condition)}
+    )
     actions = []
     for action in spec.actions:
         if action.kind == "invoke":
-            actions.append({"tool": "execute_command", "args": {
-                "device_id": action.device_id, "endpoint_id": action.endpoint, "cluster_id": action.cluster,
-                "command_id": action.command, "args": dict(action.args)}})
+            actions.append(
+                {
+                    "tool": "execute_command",
+                    "args": {
+                        "device_id": action.device_id,
+                        "endpoint_id": action.endpoint,
+                        "cluster_id": action.cluster,
+                        "command_id": action.command,
+                        "args": dict(action.args),
+                    },
+                }
+            )
         else:
-            actions.append({"tool": "write_attribute", "args": {
-                "device_id": action.device_id, "endpoint_id": action.endpoint, "cluster_id": action.cluster,
-                "attribute_id": action.attribute, "value": action.value}})
-    return {"name": spec.name, "trigger": trigger, "conditions": [comparison(c) for c in spec.conditions],
-            "actions": actions}
+            actions.append(
+                {
+                    "tool": "write_attribute",
+                    "args": {
+                        "device_id": action.device_id,
+                        "endpoint_id": action.endpoint,
+                        "cluster_id": action.cluster,
+                        "attribute_id": action.attribute,
+                        "value": action.value,
+                    },
+                }
+            )
+    return {
+        "name": spec.name,
+        "trigger": trigger,
+        "conditions": [comparison(c) for c in spec.conditions],
+        "actions": actions,
+    }
 
 
 def _devices(fabric: EmulatedHome) -> dict[tuple[str, str], Any]:
-    return {(d, p): v for d, device in fabric.snapshot()["devices"].items()
-            for p, v in device["attributes"].items() if p.split(".")[-1] not in SENSOR_ATTRIBUTES}
+    return {
+        (d, p): v
+        for d, device in fabric.snapshot()["devices"].items()
+        for p, v in device["attributes"].items()
+        if p.split(".")[-1] not in SENSOR_ATTRIBUTES
+    }
 
 
 def _with_rule(live: EmulatedHome, rule: AutomationSpec) -> EmulatedHome:
@@ -86,8 +120,10 @@ def simulate(live: EmulatedHome, gold: AutomationSpec, created: AutomationSpec, 
     differing = sorted(k for k in set(state_gold) | set(state_created) if state_gold.get(k) != state_created.get(k))
     if differing or fired_gold != fired_created:
         shown = ", ".join(f"{d} {p}" for d, p in differing[:5])
-        return False, (f"after {seconds:g} s: gold fired {fired_gold}×, created {fired_created}×"
-                       + (f"; states differ at {shown}" if shown else ""))
+        return False, (
+            f"after {seconds:g} s: gold fired {fired_gold}×, created {fired_created}×"
+            + (f"; states differ at {shown}" if shown else "")
+        )
     return True, f"after {seconds:g} s both fired {fired_gold}× and left the same device states"
 
 
@@ -106,15 +142,25 @@ def score_automations(
     created = live.automations()
     results, used = [], set()
     for gold in golds:
-        best: dict[str, Any] = {"gold": gold.name, "matched": None, "equivalence": None, "simulation": None,
-                                "passed": False}
+        best: dict[str, Any] = {
+            "gold": gold.name,
+            "matched": None,
+            "equivalence": None,
+            "simulation": None,
+            "passed": False,
+        }
         for rule in created:
             if rule.id in used:
                 continue
             verdict = compare_automations(gold, rule, start)
             simulated, why = simulate(live, gold, rule, replay_s) if verdict.equivalent else (False, "not run")
-            candidate = {"gold": gold.name, "matched": rule.id, "equivalence": verdict.model_dump(),
-                         "simulation": why, "passed": verdict.equivalent and simulated}
+            candidate = {
+                "gold": gold.name,
+                "matched": rule.id,
+                "equivalence": verdict.model_dump(),
+                "simulation": why,
+                "passed": verdict.equivalent and simulated,
+            }
             if candidate["passed"] or best["matched"] is None:
                 best = candidate
             if candidate["passed"]:

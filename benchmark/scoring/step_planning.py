@@ -50,6 +50,7 @@ def chip_path(path: str) -> str:
 
 # --- planning the steps that make asserts true ------------------------------------------------------------
 
+
 class DevicePlan:
     """Steps for one device from its current attributes (chip paths) and the wanted values, in a valid order."""
 
@@ -115,13 +116,17 @@ class DevicePlan:
         """The device's own rules: heating and cooling setpoint ranges (Min/Max*SetpointLimit, else the
         Abs* limits, else the specification's defaults) and the deadband (MinSetpointDeadBand in 0.1 °C, served
         by AutoMode thermostats; none served, none enforced)."""
+
         def limit(name: str) -> int:
             return self.rule(endpoint, "Thermostat", name) or 0  # every setpoint limit has a spec default
 
         heat = (limit("MinHeatSetpointLimit"), limit("MaxHeatSetpointLimit"))
         cool = (limit("MinCoolSetpointLimit"), limit("MaxCoolSetpointLimit"))
-        band = self.get(endpoint, "Thermostat", "MinSetpointDeadBand") \
-            if self.has(endpoint, "Thermostat", "MinSetpointDeadBand") else None
+        band = (
+            self.get(endpoint, "Thermostat", "MinSetpointDeadBand")
+            if self.has(endpoint, "Thermostat", "MinSetpointDeadBand")
+            else None
+        )
         return heat, cool, int(band) * 10 if band is not None else 0
 
     def setpoint_steps(self, endpoint: int, heat: int | None, cool: int | None) -> list[WorkflowStep]:
@@ -132,8 +137,10 @@ class DevicePlan:
         cool = cool if self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint") else None  # or heating-only one
         current_heat = self.get(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
         current_cool = self.get(endpoint, "Thermostat", "OccupiedCoolingSetpoint")
-        cooling, heating = self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint"), \
-            self.has(endpoint, "Thermostat", "OccupiedHeatingSetpoint")
+        cooling, heating = (
+            self.has(endpoint, "Thermostat", "OccupiedCoolingSetpoint"),
+            self.has(endpoint, "Thermostat", "OccupiedHeatingSetpoint"),
+        )
         if heat is not None:
             heat = max(heat_low, min(heat, heat_high, cool_high - band if cooling else heat))
         if cool is not None:
@@ -146,9 +153,11 @@ class DevicePlan:
             heat = cool - band
         order: list[tuple[str, int]] = []
         if heat is not None and cool is not None:
-            order = ([("OccupiedHeatingSetpoint", heat), ("OccupiedCoolingSetpoint", cool)]
-                     if current_cool is None or heat <= current_cool - band else
-                     [("OccupiedCoolingSetpoint", cool), ("OccupiedHeatingSetpoint", heat)])
+            order = (
+                [("OccupiedHeatingSetpoint", heat), ("OccupiedCoolingSetpoint", cool)]
+                if current_cool is None or heat <= current_cool - band
+                else [("OccupiedCoolingSetpoint", cool), ("OccupiedHeatingSetpoint", heat)]
+            )
         elif heat is not None:
             order = [("OccupiedHeatingSetpoint", heat)]
         elif cool is not None:
@@ -175,10 +184,19 @@ class DevicePlan:
         if cluster == "ColorControl" and attribute == "ColorTemperatureMireds":  # read-only: set by a command
             low = self.get(endpoint, cluster, "ColorTempPhysicalMinMireds", COLOR_TEMP_PHYSICAL_LIMITS[0])
             high = self.get(endpoint, cluster, "ColorTempPhysicalMaxMireds", COLOR_TEMP_PHYSICAL_LIMITS[1])
-            return [command(d, endpoint, cluster, "MoveToColorTemperature",
-                            {"ColorTemperatureMireds": max(low, min(high, value)), "TransitionTime": 0})]
-        if cluster == "WindowCovering" and attribute in ("TargetPositionLiftPercent100ths",
-                                                         "CurrentPositionLiftPercent100ths"):
+            return [
+                command(
+                    d,
+                    endpoint,
+                    cluster,
+                    "MoveToColorTemperature",
+                    {"ColorTemperatureMireds": max(low, min(high, value)), "TransitionTime": 0},
+                )
+            ]
+        if cluster == "WindowCovering" and attribute in (
+            "TargetPositionLiftPercent100ths",
+            "CurrentPositionLiftPercent100ths",
+        ):
             return [command(d, endpoint, cluster, "GoToLiftPercentage", {"lift_percent_100ths": value})]
         if cluster == "TemperatureControl" and attribute == "TemperatureSetpoint":
             return [command(d, endpoint, cluster, "SetTemperature", {"target_temperature": value})]
@@ -193,15 +211,26 @@ class DevicePlan:
         if cluster == "RvcOperationalState" and attribute == "OperationalState":
             current = self.get(endpoint, cluster, attribute)
             if value == RUNNING:
-                return [command(d, endpoint, cluster, "Resume")] if current == PAUSED else \
-                    [command(d, endpoint, "RvcRunMode", "ChangeToMode",
-                             {"new_mode": self.rvc_mode(endpoint, RVC_CLEANING_TAG)})]
+                return (
+                    [command(d, endpoint, cluster, "Resume")]
+                    if current == PAUSED
+                    else [
+                        command(
+                            d,
+                            endpoint,
+                            "RvcRunMode",
+                            "ChangeToMode",
+                            {"new_mode": self.rvc_mode(endpoint, RVC_CLEANING_TAG)},
+                        )
+                    ]
+                )
             if value == PAUSED:
                 return [command(d, endpoint, cluster, "Pause")]
             if value in (64, 65, 66):
                 return [command(d, endpoint, cluster, "GoHome")]
-            return [command(d, endpoint, "RvcRunMode", "ChangeToMode",
-                            {"new_mode": self.rvc_mode(endpoint, RVC_IDLE_TAG)})]
+            return [
+                command(d, endpoint, "RvcRunMode", "ChangeToMode", {"new_mode": self.rvc_mode(endpoint, RVC_IDLE_TAG)})
+            ]
         if cluster == "MediaPlayback" and attribute == "CurrentState":
             name = {0: "Play", 1: "Pause", 2: "Stop"}.get(value)
             return [command(d, endpoint, cluster, name)] if name else []
@@ -209,8 +238,15 @@ class DevicePlan:
             sub = value["__fields__"] if isinstance(value, dict) and "__fields__" in value else value
             sub = {our_key(k): v for k, v in (sub or {}).items()}
             if "majorNumber" in sub:
-                return [command(d, endpoint, cluster, "ChangeChannelByNumber",
-                                {"major_number": sub["majorNumber"], "minor_number": sub.get("minorNumber", 0)})]
+                return [
+                    command(
+                        d,
+                        endpoint,
+                        cluster,
+                        "ChangeChannelByNumber",
+                        {"major_number": sub["majorNumber"], "minor_number": sub.get("minorNumber", 0)},
+                    )
+                ]
             for key in ("identifier", "callSign", "name", "affiliateCallSign"):
                 if key in sub:
                     return [command(d, endpoint, cluster, "ChangeChannel", {"match": str(sub[key])})]
@@ -219,6 +255,7 @@ class DevicePlan:
 
 
 # --- qt2: real control actions per physics role ------------------------------------------------------------
+
 
 def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, direction: str) -> list[WorkflowStep]:
     """The strongest action of one actuator toward ``direction`` (and opposing actuators switched off)."""
@@ -236,8 +273,10 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
         return [command(d, switch, "OnOff", "On" if state else "Off")]
 
     def fan_full() -> list[WorkflowStep]:
-        if not plan.has(endpoint, "FanControl", "PercentSetting") or plan.get(endpoint, "FanControl",
-                                                                              "PercentSetting") == 100:
+        if (
+            not plan.has(endpoint, "FanControl", "PercentSetting")
+            or plan.get(endpoint, "FanControl", "PercentSetting") == 100
+        ):
             return []
         return [write(d, endpoint, "FanControl", "PercentSetting", 100)]
 
@@ -268,8 +307,10 @@ def control_steps(plan: DevicePlan, role: str, endpoint: int, variable: str, dir
             return power(False)
         steps = power(True)
         top = plan.rule(endpoint, "LevelControl", "MaxLevel")
-        if plan.has(endpoint, "LevelControl", "CurrentLevel") and plan.get(endpoint, "LevelControl",
-                                                                            "CurrentLevel") != top:
+        if (
+            plan.has(endpoint, "LevelControl", "CurrentLevel")
+            and plan.get(endpoint, "LevelControl", "CurrentLevel") != top
+        ):
             steps.append(command(d, endpoint, "LevelControl", "MoveToLevel", {"Level": top}))
         return steps
     if variable == "illuminance" and role == "covering":

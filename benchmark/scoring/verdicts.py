@@ -22,6 +22,7 @@ class RecordModel(BaseModel):
 
 # --- judges -------------------------------------------------------------------------------------------------
 
+
 class JudgeVote(RecordModel):
     """One vote of an LLM judge: pass / fail / unreadable / error, with the reply or the error."""
 
@@ -49,6 +50,7 @@ class JudgeRecord(RecordModel):
 
 
 # --- the verdict --------------------------------------------------------------------------------------------
+
 
 class RequiredActionResult(RecordModel):
     """A required ``{tool, params}``: called (a call with that tool and a params superset) and succeeded."""

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-dataset_app = typer.Typer(help="Training datasets (splits, Parquet, chat JSONL) from the benchmark's suites.",
-                          no_args_is_help=True)
+dataset_app = typer.Typer(
+    help="Training datasets (splits, Parquet, chat JSONL) from the benchmark's suites.", no_args_is_help=True
+)
 
 
 def _fail(message: str) -> None:
@@ -19,24 +20,38 @@ def _fail(message: str) -> None:
 
 @dataset_app.command("build")
 def build_command(
-    spec_file: Annotated[Path | None, typer.Argument(help="A dataset spec (YAML); or give --suite/--per-type/--seed.",
-                                                     show_default=False)] = None,
+    spec_file: Annotated[
+        Path | None,
+        typer.Argument(help="A dataset spec (YAML); or give --suite/--per-type/--seed.", show_default=False),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="The directory to write the dataset to.")] = None,
     suite: Annotated[str | None, typer.Option("--suite", help="simuhome, smh or voice.")] = None,
     per_type: Annotated[int | None, typer.Option("--per-type", help="Examples per kind (before the split).")] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Dataset seed; episode n of a kind gets seed·1000 + n.")]
-    = None,
-    kinds: Annotated[str | None, typer.Option("--kinds", help="simuhome: all, query types (qt1,qt4-2) or "
-                                               "kinds; smh: all or subcategories; voice: all or task types.")] = None,
-    conditions: Annotated[str | None, typer.Option("--conditions", help="voice: acoustic conditions, e.g. "
-                                                   "clean-dry,10db-reverb (one example each).")] = None,
-    unit_size: Annotated[int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")]
-    = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Dataset seed; episode n of a kind gets seed·1000 + n.")
+    ] = None,
+    kinds: Annotated[
+        str | None,
+        typer.Option(
+            "--kinds",
+            help="simuhome: all, query types (qt1,qt4-2) or "
+            "kinds; smh: all or subcategories; voice: all or task types.",
+        ),
+    ] = None,
+    conditions: Annotated[
+        str | None,
+        typer.Option("--conditions", help="voice: acoustic conditions, e.g. clean-dry,10db-reverb (one example each)."),
+    ] = None,
+    unit_size: Annotated[
+        int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")
+    ] = None,
     executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
-    address: Annotated[str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: "
-                                                "a local one.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="ray without --address: CPUs of the local "
-                                                "cluster.")] = None,
+    address: Annotated[
+        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a killed build in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
 ) -> None:
@@ -54,8 +69,14 @@ def build_command(
         return
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
-    short = {"suite": suite, "per_type": per_type, "seed": seed, "kinds": kinds, "unit_size": unit_size,
-             "conditions": conditions}
+    short = {
+        "suite": suite,
+        "per_type": per_type,
+        "seed": seed,
+        "kinds": kinds,
+        "unit_size": unit_size,
+        "conditions": conditions,
+    }
     try:
         if spec_file is not None:
             if any(value is not None for value in short.values()):
@@ -70,12 +91,16 @@ def build_command(
         return
     started = time.perf_counter()
     try:
-        with opened_executor(executor, address=address, workers=workers) as runner, \
-                UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar:
+        with (
+            opened_executor(executor, address=address, workers=workers) as runner,
+            UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar,
+        ):
             summary = build_dataset(spec, out, runner, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except (DatasetBuildError, ExecutorError, SplitLeak, UnitFailed) as error:
         _fail(str(error))
         return
     sizes = ", ".join(f"{split} {count}" for split, count in summary.sizes.items())
-    typer.echo(f"wrote {sum(summary.sizes.values())} examples ({sizes}) to {out}: {summary.units_run} units run, "
-               f"{summary.units_kept} kept, in {time.perf_counter() - started:.1f} s (wall time)")
+    typer.echo(
+        f"wrote {sum(summary.sizes.values())} examples ({sizes}) to {out}: {summary.units_run} units run, "
+        f"{summary.units_kept} kept, in {time.perf_counter() - started:.1f} s (wall time)"
+    )

@@ -56,13 +56,21 @@ def pinned_keys(spec: DatasetSpec) -> dict[str, str]:
 def provenance(spec: DatasetSpec) -> dict[str, Any]:
     from benchmark.runs.store import package_version
 
-    return {"dataset_seed": spec.seed, "spec_sha256": spec.sha256(), "homefabric_version": package_version() or "",
-            "generator": GENERATOR}
+    return {
+        "dataset_seed": spec.seed,
+        "spec_sha256": spec.sha256(),
+        "homefabric_version": package_version() or "",
+        "generator": GENERATOR,
+    }
 
 
 def _build_state(spec: DatasetSpec) -> str:
-    return json.dumps({"schema": BUILD_SCHEMA, "spec": spec.to_dict(), "spec_sha256": spec.sha256()},
-                      indent=2, sort_keys=True) + "\n"
+    return (
+        json.dumps(
+            {"schema": BUILD_SCHEMA, "spec": spec.to_dict(), "spec_sha256": spec.sha256()}, indent=2, sort_keys=True
+        )
+        + "\n"
+    )
 
 
 def prepare(out: Path, spec: DatasetSpec, *, resume: bool) -> set[int]:
@@ -76,8 +84,9 @@ def prepare(out: Path, spec: DatasetSpec, *, resume: bool) -> set[int]:
         except (OSError, ValueError, AttributeError):
             earlier = None
         if earlier != spec.sha256():
-            raise DatasetBuildError(f"--resume: {out} was built from another spec (sha256 {earlier}); give the "
-                                    f"same spec or a new --out")
+            raise DatasetBuildError(
+                f"--resume: {out} was built from another spec (sha256 {earlier}); give the same spec or a new --out"
+            )
         for torn in (out / "units").glob(".unit-*.tmp"):  # a unit being written when the build was killed
             torn.unlink()
         return {unit.number for unit in spec.units() if (out / "units" / unit.file_name).is_file()}
@@ -96,9 +105,15 @@ def read_units(out: Path, units: list[WorkUnit]) -> list[TrainingExample]:
     return examples
 
 
-def build_dataset(spec: DatasetSpec, out: Path, executor: Executor, *, resume: bool = False,
-                  on_unit: Callable[[WorkUnit], None] | None = None,
-                  on_kept: Callable[[int], None] | None = None) -> BuildSummary:
+def build_dataset(
+    spec: DatasetSpec,
+    out: Path,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    on_unit: Callable[[WorkUnit], None] | None = None,
+    on_kept: Callable[[int], None] | None = None,
+) -> BuildSummary:
     from benchmark.training.dataset_files import write_dataset
     from benchmark.training.splits import assign_splits, check_no_leakage
 

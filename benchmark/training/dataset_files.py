@@ -30,33 +30,76 @@ def features(suite: str) -> Any:
     text = datasets.Value("string")
     turn: dict[str, Any] = {"role": text, "text": text}
     if suite == "voice":  # every user turn's audio (the library's Audio feature: WAV bytes), condition and voice
-        turn.update({"condition": text, "voice": text, "audio": datasets.Audio(),
-                     "duration_s": datasets.Value("float64")})
-    return datasets.Features({
-        "id": text, "split": text, "suite": text, "kind": text, "episode_seed": datasets.Value("int64"),
-        "home": text, "home_sha256": text, "user_location": text, "current_time": text,
-        "turns": datasets.List(turn),
-        "gold_tool_calls": datasets.List({"index": datasets.Value("int64"), "turn": datasets.Value("int64"),
-                                          "tool": text, "arguments": text, "result": text, "thought": text}),
-        "final_state_checks": text, "oracle_passed": datasets.Value("bool"),
-        "templates": datasets.List(text), "template_sha256": text, "messages": text, "tools": text,
-        "provenance": {"dataset_seed": datasets.Value("int64"), "spec_sha256": text, "homefabric_version": text,
-                       "generator": text},
-    })
+        turn.update(
+            {"condition": text, "voice": text, "audio": datasets.Audio(), "duration_s": datasets.Value("float64")}
+        )
+    return datasets.Features(
+        {
+            "id": text,
+            "split": text,
+            "suite": text,
+            "kind": text,
+            "episode_seed": datasets.Value("int64"),
+            "home": text,
+            "home_sha256": text,
+            "user_location": text,
+            "current_time": text,
+            "turns": datasets.List(turn),
+            "gold_tool_calls": datasets.List(
+                {
+                    "index": datasets.Value("int64"),
+                    "turn": datasets.Value("int64"),
+                    "tool": text,
+                    "arguments": text,
+                    "result": text,
+                    "thought": text,
+                }
+            ),
+            "final_state_checks": text,
+            "oracle_passed": datasets.Value("bool"),
+            "templates": datasets.List(text),
+            "template_sha256": text,
+            "messages": text,
+            "tools": text,
+            "provenance": {
+                "dataset_seed": datasets.Value("int64"),
+                "spec_sha256": text,
+                "homefabric_version": text,
+                "generator": text,
+            },
+        }
+    )
 
 
 def row(example: TrainingExample, split: str, provenance: dict[str, Any]) -> dict[str, Any]:
     return {
-        "id": example.example_id, "split": split, "suite": example.suite, "kind": example.kind,
-        "episode_seed": example.episode_seed, "home": canonical_json(example.home), "home_sha256": example.home_sha256,
-        "user_location": example.user_location, "current_time": example.current_time,
+        "id": example.example_id,
+        "split": split,
+        "suite": example.suite,
+        "kind": example.kind,
+        "episode_seed": example.episode_seed,
+        "home": canonical_json(example.home),
+        "home_sha256": example.home_sha256,
+        "user_location": example.user_location,
+        "current_time": example.current_time,
         "turns": [_turn(turn) for turn in example.turns],
-        "gold_tool_calls": [{"index": c.index, "turn": c.turn, "tool": c.tool, "arguments": canonical_json(c.arguments),
-                             "result": canonical_json(c.result), "thought": c.thought}
-                            for c in example.gold_tool_calls],
-        "final_state_checks": canonical_json(example.final_state_checks), "oracle_passed": example.oracle_passed,
-        "templates": example.templates, "template_sha256": example.template_key,
-        "messages": canonical_json(example.messages), "tools": canonical_json(example.tools),
+        "gold_tool_calls": [
+            {
+                "index": c.index,
+                "turn": c.turn,
+                "tool": c.tool,
+                "arguments": canonical_json(c.arguments),
+                "result": canonical_json(c.result),
+                "thought": c.thought,
+            }
+            for c in example.gold_tool_calls
+        ],
+        "final_state_checks": canonical_json(example.final_state_checks),
+        "oracle_passed": example.oracle_passed,
+        "templates": example.templates,
+        "template_sha256": example.template_key,
+        "messages": canonical_json(example.messages),
+        "tools": canonical_json(example.tools),
         "provenance": provenance,
     }
 
@@ -69,12 +112,24 @@ def _turn(turn: dict[str, Any]) -> dict[str, Any]:
 
 
 def chat_line(example: TrainingExample) -> str:
-    return json.dumps({"messages": example.messages, "tools": example.tools}, ensure_ascii=False,
-                      separators=(",", ":"), allow_nan=False) + "\n"
+    return (
+        json.dumps(
+            {"messages": example.messages, "tools": example.tools},
+            ensure_ascii=False,
+            separators=(",", ":"),
+            allow_nan=False,
+        )
+        + "\n"
+    )
 
 
-def write_dataset(out: Path, spec: DatasetSpec, examples: Sequence[TrainingExample], split_of: dict[str, str],
-                  provenance: dict[str, Any]) -> dict[str, int]:
+def write_dataset(
+    out: Path,
+    spec: DatasetSpec,
+    examples: Sequence[TrainingExample],
+    split_of: dict[str, str],
+    provenance: dict[str, Any],
+) -> dict[str, int]:
     """Write the hf/, parquet/ and chat/ forms and the card; returns the number of examples per split."""
     import datasets
     import pyarrow
@@ -110,9 +165,11 @@ def _conditions(by_split: dict[str, list[TrainingExample]]) -> str:
     conditions = sorted({t["condition"] for t in spoken})
     voices = {split: sorted({v for e in chosen for v in e.voices}) for split, chosen in by_split.items()}
     seconds = sum(float(t["duration_s"]) for t in spoken)
-    return (f"Spoken: {len(spoken)} user turns, {seconds:.0f} s of 16 kHz mono WAV audio (the `Audio` feature), "
-            f"rendered in the conditions {', '.join(conditions)} (one example per episode and condition). Voices by "
-            f"split (never shared): " + "; ".join(f"{s}: {', '.join(v) or 'none'}" for s, v in voices.items()) + ".")
+    return (
+        f"Spoken: {len(spoken)} user turns, {seconds:.0f} s of 16 kHz mono WAV audio (the `Audio` feature), "
+        f"rendered in the conditions {', '.join(conditions)} (one example per episode and condition). Voices by "
+        f"split (never shared): " + "; ".join(f"{s}: {', '.join(v) or 'none'}" for s, v in voices.items()) + "."
+    )
 
 
 def dataset_card(spec: DatasetSpec, by_split: dict[str, list[TrainingExample]], provenance: dict[str, Any]) -> str:
@@ -123,10 +180,23 @@ def dataset_card(spec: DatasetSpec, by_split: dict[str, list[TrainingExample]], 
     table.append("| **all** | " + " | ".join(str(len(by_split[s])) for s in SPLITS) + " |")
     calls = [len(e.gold_tool_calls) for chosen in by_split.values() for e in chosen]
     passed = sum(e.oracle_passed for chosen in by_split.values() for e in chosen)
-    front = ["---", "license: other", "license_name: homefabric-generated",
-             "task_categories:", "- text-generation", "tags:", "- tool-use", "- smart-home", "- matter",
-             "configs:", "- config_name: default", "  data_files:",
-             *(f"  - split: {s}\n    path: parquet/{s}.parquet" for s in SPLITS if by_split[s]), "---", ""]
+    front = [
+        "---",
+        "license: other",
+        "license_name: homefabric-generated",
+        "task_categories:",
+        "- text-generation",
+        "tags:",
+        "- tool-use",
+        "- smart-home",
+        "- matter",
+        "configs:",
+        "- config_name: default",
+        "  data_files:",
+        *(f"  - split: {s}\n    path: parquet/{s}.parquet" for s in SPLITS if by_split[s]),
+        "---",
+        "",
+    ]
     body = f"""# homefabric {spec.suite} training set (seed {spec.seed})
 
 Generated by `homefabric dataset build` from the homefabric emulator's {spec.suite} suite: each example is a

@@ -42,8 +42,14 @@ def ascii_json(value: Any) -> str:
 class SmartHomeEnv(gymnasium.Env[str, str]):
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, kinds: str = "all", max_steps: int = DEFAULT_MAX_STEPS, profile: str = "simuhome",
-                 base_seed: int = 1, render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        kinds: str = "all",
+        max_steps: int = DEFAULT_MAX_STEPS,
+        profile: str = "simuhome",
+        base_seed: int = 1,
+        render_mode: str | None = None,
+    ) -> None:
         from benchmark.generation.generate import parse_kinds
 
         if max_steps < 1:
@@ -87,8 +93,12 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         self._fabric = fresh_fabric(self.episode.initial_home_config)
         self._toolbox = ToolBox(self._fabric, profile=self.profile)
         self._before = self._fabric.snapshot()
-        task = AgentTask(query=self.episode.query, user_location=self.episode.user_location,
-                         current_time=self._fabric.now_text(), episode_id=self.episode.episode_id)
+        task = AgentTask(
+            query=self.episode.query,
+            user_location=self.episode.user_location,
+            current_time=self._fabric.now_text(),
+            episode_id=self.episode.episode_id,
+        )
         self._tools = profile_schemas(self.profile)
         self._messages = first_messages(task, "native", self._tools)
         self._steps = []
@@ -124,8 +134,9 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return "\n".join(f"{m['role']}: {m.get('content') or ''} {ascii_json(m.get('tool_calls') or [])}"
-                         for m in self._messages[1:])
+        return "\n".join(
+            f"{m['role']}: {m.get('content') or ''} {ascii_json(m.get('tool_calls') or [])}" for m in self._messages[1:]
+        )
 
     # --- inside ---------------------------------------------------------------------------------------------
     def _generate(self, kind: str | None) -> dict[str, Any]:
@@ -158,8 +169,9 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         from benchmark.agents.base import AgentStep
 
         envelope: dict[str, Any] = self._toolbox.call(name, arguments)
-        self._steps.append(AgentStep(len(self._steps), thought, name, arguments, envelope,
-                                     virtual_time=self._fabric.now_text()))
+        self._steps.append(
+            AgentStep(len(self._steps), thought, name, arguments, envelope, virtual_time=self._fabric.now_text())
+        )
         return envelope
 
     def _verdict(self, end_reason: str) -> Any:
@@ -167,8 +179,16 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         from benchmark.scoring.judges.rules import RulesJudge
 
         after = self._fabric.snapshot()
-        data = EvaluationInput(self.episode, self._fabric, self._before, after, self._toolbox.invocations,
-                               self._toolbox.final_answer, [s.to_dict() for s in self._steps], end_reason)
+        data = EvaluationInput(
+            self.episode,
+            self._fabric,
+            self._before,
+            after,
+            self._toolbox.invocations,
+            self._toolbox.final_answer,
+            [s.to_dict() for s in self._steps],
+            end_reason,
+        )
         return asyncio.run(evaluate_episode(data, RulesJudge()))
 
     def _observation(self) -> str:

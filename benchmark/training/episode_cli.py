@@ -13,8 +13,19 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
-def generate_with_executor(out: Path, qt: str, per_type: int, seed: int, typo_rate: float, *, executor: str,
-                           address: str | None, workers: int | None, resume: bool, progress: bool) -> None:
+def generate_with_executor(
+    out: Path,
+    qt: str,
+    per_type: int,
+    seed: int,
+    typo_rate: float,
+    *,
+    executor: str,
+    address: str | None,
+    workers: int | None,
+    resume: bool,
+    progress: bool,
+) -> None:
     from benchmark.generation.generate import MAX_PER_TYPE, GeneratorInputError, parse_kinds
     from benchmark.training.episode_units import EpisodeRun, generate_on
     from benchmark.training.executor_choice import opened_executor
@@ -36,12 +47,16 @@ def generate_with_executor(out: Path, qt: str, per_type: int, seed: int, typo_ra
     run = EpisodeRun(kinds, per_type, seed, typo_rate)
     started = time.perf_counter()
     try:
-        with opened_executor(executor, address=address, workers=workers) as runner, \
-                UnitProgress(len(run.units()), runner.workers, runner.name, enabled=progress,
-                             label="generating episode units") as bar:
+        with (
+            opened_executor(executor, address=address, workers=workers) as runner,
+            UnitProgress(
+                len(run.units()), runner.workers, runner.name, enabled=progress, label="generating episode units"
+            ) as bar,
+        ):
             written, kept = generate_on(runner, run, out, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except ExecutorError as error:
         _fail(str(error))
         return
-    typer.echo(f"wrote {written} episodes to {out} ({kept} units kept) in {time.perf_counter() - started:.1f} s "
-               f"(wall time)")
+    typer.echo(
+        f"wrote {written} episodes to {out} ({kept} units kept) in {time.perf_counter() - started:.1f} s (wall time)"
+    )

@@ -49,17 +49,25 @@ def generate_unit(shared: dict[str, Any], unit: WorkUnit) -> str:
     qt, case = unit.kind.rsplit("_", 1)
     token = TYPO_RATE.set(shared["typo_rate"]) if shared["typo_rate"] is not None else None
     try:
-        episodes = [generate_episode(qt, case, episode_seed(shared["seed"], index), base_seed=shared["seed"])
-                    for index in range(unit.first, unit.first + unit.count)]
+        episodes = [
+            generate_episode(qt, case, episode_seed(shared["seed"], index), base_seed=shared["seed"])
+            for index in range(unit.first, unit.first + unit.count)
+        ]
     finally:
         if token is not None:
             TYPO_RATE.reset(token)
     return json.dumps([[episode_file_name(e), dumps_episode(e)] for e in episodes], ensure_ascii=False)
 
 
-def generate_on(executor: Executor, run: EpisodeRun, out: Path, *, resume: bool,
-                on_unit: Callable[[WorkUnit], None] | None = None, on_kept: Callable[[int], None] | None = None
-                ) -> tuple[int, int]:
+def generate_on(
+    executor: Executor,
+    run: EpisodeRun,
+    out: Path,
+    *,
+    resume: bool,
+    on_unit: Callable[[WorkUnit], None] | None = None,
+    on_kept: Callable[[int], None] | None = None,
+) -> tuple[int, int]:
     """Generate the run's episodes into ``out``; (episodes written, units kept from before)."""
     from emulator.files import write_atomically
 

@@ -74,8 +74,16 @@ class RecordingTools:
 
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         envelope: dict[str, Any] = self.tools.call(name, arguments)
-        self.calls.append(GoldToolCall(index=len(self.calls), turn=self.turn, tool=name,
-                                       arguments=dict(arguments or {}), result=envelope, thought=None))
+        self.calls.append(
+            GoldToolCall(
+                index=len(self.calls),
+                turn=self.turn,
+                tool=name,
+                arguments=dict(arguments or {}),
+                result=envelope,
+                thought=None,
+            )
+        )
         return envelope
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -96,8 +104,13 @@ def chat_messages(system_and_user: list[dict[str, Any]], calls: list[GoldToolCal
     for call in calls:
         call_id = f"call_{call.index}"
         function = {"name": call.tool, "arguments": canonical_json(call.arguments)}
-        messages.append({"role": "assistant", "content": call.thought,
-                         "tool_calls": [{"id": call_id, "type": "function", "function": function}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": call.thought,
+                "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+            }
+        )
         if call.tool != "finish":
             messages.append({"role": "tool", "tool_call_id": call_id, "content": observation_text(call.result)})
     return messages
@@ -125,23 +138,44 @@ def simuhome_example(spec: DatasetSpec, kind: str, index: int) -> TrainingExampl
     finally:
         PICKED_TEMPLATES.reset(token)
     episode = parse_episode(raw, check_home=False)
-    run_spec = RunSpec.model_validate({"episodes": {"path": "."}, "agent": {"name": "oracle"},
-                                       "tools": {"profile": spec.profile}})
+    run_spec = RunSpec.model_validate(
+        {"episodes": {"path": "."}, "agent": {"name": "oracle"}, "tools": {"profile": spec.profile}}
+    )
     record = asyncio.run(run_episode(episode, 0, OracleAgent(), RulesJudge(), run_spec)).to_dict()
     steps = record["outcome"]["steps"]
-    calls = [GoldToolCall(index=step["index"], turn=0, tool=step["tool"], arguments=step["arguments"] or {},
-                          result=step["observation"], thought=step["thought"]) for step in steps]
+    calls = [
+        GoldToolCall(
+            index=step["index"],
+            turn=0,
+            tool=step["tool"],
+            arguments=step["arguments"] or {},
+            result=step["observation"],
+            thought=step["thought"],
+        )
+        for step in steps
+    ]
     start_time = steps[0]["virtual_time"] if steps and steps[0].get("virtual_time") else episode.base_time
     schemas = profile_schemas(spec.profile)
-    task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=start_time,
-                     episode_id=episode.episode_id)
+    task = AgentTask(
+        query=episode.query, user_location=episode.user_location, current_time=start_time, episode_id=episode.episode_id
+    )
     answer = record.get("final_answer") or ""
     return TrainingExample(
-        example_id=f"simuhome/{episode.episode_id}", suite="simuhome", kind=kind, episode_seed=seed,
-        home=episode.initial_home_config, user_location=episode.user_location, current_time=start_time,
+        example_id=f"simuhome/{episode.episode_id}",
+        suite="simuhome",
+        kind=kind,
+        episode_seed=seed,
+        home=episode.initial_home_config,
+        user_location=episode.user_location,
+        current_time=start_time,
         turns=[{"role": "user", "text": episode.query}, {"role": "assistant", "text": answer}],
-        gold_tool_calls=calls, final_state_checks=raw["eval"], oracle_passed=record["status"] == "passed",
-        templates=picked, messages=chat_messages(first_messages(task, "native", schemas), calls), tools=schemas)
+        gold_tool_calls=calls,
+        final_state_checks=raw["eval"],
+        oracle_passed=record["status"] == "passed",
+        templates=picked,
+        messages=chat_messages(first_messages(task, "native", schemas), calls),
+        tools=schemas,
+    )
 
 
 def profile_schemas(profile: str) -> list[dict[str, Any]]:

@@ -39,8 +39,11 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
         from benchmark.training.voice_examples import voice_examples
 
         try:
-            examples = [example for index in range(unit.first, unit.first + unit.count)
-                        for example in voice_examples(spec.seed, unit.kind, index, spec.conditions, spec.splits)]
+            examples = [
+                example
+                for index in range(unit.first, unit.first + unit.count)
+                for example in voice_examples(spec.seed, unit.kind, index, spec.conditions, spec.splits)
+            ]
         except TTSError as error:
             raise UnitFailed(f"unit {unit.number} ({unit.kind}): {error}") from None
     else:

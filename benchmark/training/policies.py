@@ -41,14 +41,29 @@ def oracle_actions(env: SmartHomeEnv) -> list[str]:
     from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 
     fabric = fresh_fabric(env.episode.initial_home_config)
-    task = AgentTask(query=env.episode.query, user_location=env.episode.user_location,
-                     current_time=fabric.now_text(), episode_id=env.episode.episode_id,
-                     extras={"episode": env.episode})
+    task = AgentTask(
+        query=env.episode.query,
+        user_location=env.episode.user_location,
+        current_time=fabric.now_text(),
+        episode_id=env.episode.episode_id,
+        extras={"episode": env.episode},
+    )
     outcome = asyncio.run(OracleAgent().run(task, ToolBox(fabric, profile=env.profile)))
-    return [ascii_json({"content": step.thought, "tool_calls": [{
-        "id": f"call_{step.index}", "type": "function",
-        "function": {"name": step.tool, "arguments": json.dumps(step.arguments or {}, sort_keys=True)}}]})
-        for step in outcome.steps]
+    return [
+        ascii_json(
+            {
+                "content": step.thought,
+                "tool_calls": [
+                    {
+                        "id": f"call_{step.index}",
+                        "type": "function",
+                        "function": {"name": step.tool, "arguments": json.dumps(step.arguments or {}, sort_keys=True)},
+                    }
+                ],
+            }
+        )
+        for step in outcome.steps
+    ]
 
 
 def null_action(_observation: str) -> str:
@@ -67,8 +82,13 @@ def text_policy(fn: Callable[[list[dict[str, Any]], list[dict[str, Any]]], str])
     return act
 
 
-def rollout(env: gymnasium.Env[str, str], policy: Callable[[str], str], *, seed: int | None = None,
-            options: dict[str, Any] | None = None) -> tuple[float, int]:
+def rollout(
+    env: gymnasium.Env[str, str],
+    policy: Callable[[str], str],
+    *,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+) -> tuple[float, int]:
     """One episode with ``policy``: (total reward, steps)."""
     observation, _info = env.reset(seed=seed, options=options)
     total, steps = 0.0, 0
@@ -78,4 +98,3 @@ def rollout(env: gymnasium.Env[str, str], policy: Callable[[str], str], *, seed:
         steps += 1
         if terminated or truncated:
             return total, steps
-

@@ -28,8 +28,10 @@ def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=timeout_s).close()
     except OSError as error:
-        raise ExecutorError(f"no Ray cluster answers at {address} ({error.strerror or error}); start one with "
-                            f"`ray start --head --port {port}` or give its address") from None
+        raise ExecutorError(
+            f"no Ray cluster answers at {address} ({error.strerror or error}); start one with "
+            f"`ray start --head --port {port}` or give its address"
+        ) from None
 
 
 class RayExecutor:
@@ -47,8 +49,9 @@ class RayExecutor:
             if address is not None:
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
             else:
-                ray.init(num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR,
-                         log_to_driver=False)
+                ray.init(
+                    num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
+                )
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"at {address}" if address is not None else "locally"
             raise ExecutorError(f"cannot start or reach a Ray cluster {where}: {str(error).splitlines()[0]}") from None
@@ -72,8 +75,10 @@ class RayExecutor:
                 text: str = self._ray.get(future)
             except self._ray.exceptions.RayError as error:
                 cause = getattr(error, "cause", None) or error  # a task's own exception, when it raised one
-                raise ExecutorError(f"unit {unit.number} ({unit.kind} {unit.first}..{unit.first + unit.count - 1}) "
-                                    f"failed on the cluster: {str(cause).splitlines()[0]}") from None
+                raise ExecutorError(
+                    f"unit {unit.number} ({unit.kind} {unit.first}..{unit.first + unit.count - 1}) "
+                    f"failed on the cluster: {str(cause).splitlines()[0]}"
+                ) from None
             yield unit, text
 
     def close(self) -> None:

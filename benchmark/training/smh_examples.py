@@ -82,15 +82,29 @@ def smh_unit(seed: int, subcategory: str, tier: str, first: int, count: int) -> 
             calls = oracle.recorder.calls
             home = json.loads(dump_home(loaded.config(instance.home)))
             turns = [{"role": turn.role, "text": turn.text} for turn in instance.dialogue_history]
-            turns += [{"role": "user", "text": instance.user_query},
-                      {"role": "assistant", "text": outcome.prediction.response or ""}]
-            examples.append(TrainingExample(
-                example_id=f"smh/{instance.id}", suite="smh", kind=f"{subcategory}/{tier}",
-                episode_seed=seed, home=home, user_location=instance.entrance_device,
-                current_time=instance.current_time, turns=turns, gold_tool_calls=calls,
-                final_state_checks=instance.goal.model_dump(mode="json"),
-                oracle_passed=outcome.verdict.overall_pass, templates=picked,
-                messages=[*chat_messages(oracle.messages, calls),
-                          {"role": "assistant", "content": outcome.prediction.response or ""}],
-                tools=oracle.recorder.schemas()))
+            turns += [
+                {"role": "user", "text": instance.user_query},
+                {"role": "assistant", "text": outcome.prediction.response or ""},
+            ]
+            examples.append(
+                TrainingExample(
+                    example_id=f"smh/{instance.id}",
+                    suite="smh",
+                    kind=f"{subcategory}/{tier}",
+                    episode_seed=seed,
+                    home=home,
+                    user_location=instance.entrance_device,
+                    current_time=instance.current_time,
+                    turns=turns,
+                    gold_tool_calls=calls,
+                    final_state_checks=instance.goal.model_dump(mode="json"),
+                    oracle_passed=outcome.verdict.overall_pass,
+                    templates=picked,
+                    messages=[
+                        *chat_messages(oracle.messages, calls),
+                        {"role": "assistant", "content": outcome.prediction.response or ""},
+                    ],
+                    tools=oracle.recorder.schemas(),
+                )
+            )
     return examples

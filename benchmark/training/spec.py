@@ -80,8 +80,10 @@ class DatasetSpec(BaseModel):
             names = [part.strip() for part in self.kinds.split(",") if part.strip()]
             unknown = [name for name in names if name != "all" and name not in SUBCATEGORIES]
             if unknown or not names:
-                raise ValueError(f"unknown SMH subcategory {', '.join(unknown) or '(none)'}; use all or some of "
-                                 f"{', '.join(SUBCATEGORIES)}")
+                raise ValueError(
+                    f"unknown SMH subcategory {', '.join(unknown) or '(none)'}; use all or some of "
+                    f"{', '.join(SUBCATEGORIES)}"
+                )
             chosen = SUBCATEGORIES if "all" in names else tuple(s for s in SUBCATEGORIES if s in names)
             return [f"{sub}/{tier}" for sub in chosen for tier in TIERS]
         if self.suite == "voice":

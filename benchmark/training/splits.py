@@ -53,8 +53,9 @@ def _share_point(seed: int, key: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def assign_splits(examples: Sequence[LeakKeys], shares: Mapping[str, float], seed: int,
-                  pinned: Mapping[str, str] | None = None) -> dict[str, str]:
+def assign_splits(
+    examples: Sequence[LeakKeys], shares: Mapping[str, float], seed: int, pinned: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """example id → split, by the rule above. ``pinned``: keys whose split is fixed (the voices of a spoken set):
     a group holding one takes its split; a group holding two of different splits is a :class:`SplitLeak`."""
     groups = _Groups()
@@ -95,6 +96,8 @@ def check_no_leakage(examples: Iterable[LeakKeys], split_of: Mapping[str, str]) 
         for key in example.keys:
             if key in seen and seen[key][0] != split:
                 other_split, other_id = seen[key]
-                raise SplitLeak(f"{key} is in {other_split} ({other_id}) and in {split} ({example.example_id}); "
-                                f"a home, template or voice belongs to one split only")
+                raise SplitLeak(
+                    f"{key} is in {other_split} ({other_id}) and in {split} ({example.example_id}); "
+                    f"a home, template or voice belongs to one split only"
+                )
             seen.setdefault(key, (split, example.example_id))

@@ -52,8 +52,9 @@ def voice_split(seed: int) -> dict[str, str]:
     from benchmark.suites.voice.voices import VOICES
 
     ordered = sorted(VOICES, key=lambda voice: _point("homefabric-voice-split/1", seed, voice))
-    return {voice: "test" if rank == 0 else "validation" if rank == 1 else "train"
-            for rank, voice in enumerate(ordered)}
+    return {
+        voice: "test" if rank == 0 else "validation" if rank == 1 else "train" for rank, voice in enumerate(ordered)
+    }
 
 
 def planned_split(seed: int, home_key: str, shares: dict[str, float]) -> str:
@@ -65,8 +66,9 @@ def planned_split(seed: int, home_key: str, shares: dict[str, float]) -> str:
     return SPLITS[-1]
 
 
-def voice_examples(seed: int, task_type: str, index: int, conditions: str,
-                   shares: dict[str, float]) -> list[TrainingExample]:
+def voice_examples(
+    seed: int, task_type: str, index: int, conditions: str, shares: dict[str, float]
+) -> list[TrainingExample]:
     from benchmark.agents.prompts import first_messages
     from benchmark.suites.voice.conditions import parse_conditions
     from benchmark.suites.voice.voice_generate import generate_voice_episode
@@ -93,18 +95,49 @@ def voice_examples(seed: int, task_type: str, index: int, conditions: str,
         rendered = render_voice_episode(episode, seed=seed, conditions=[condition], pool=pool)
         turns: list[dict[str, Any]] = []
         for (meta, wav), task, said in zip(rendered, oracle.tasks, record["turns"], strict=True):
-            turns.append({"role": "user", "text": task.query, "condition": meta.condition, "voice": meta.voice,
-                          "audio": {"path": f"{episode.episode_id}_{meta.turn}_{meta.condition}.wav",
-                                    "base64": base64.b64encode(wav).decode("ascii")},
-                          "duration_s": meta.duration_s})
-            turns.append({"role": "assistant", "text": said["answer"], "condition": None, "voice": None,
-                          "audio": None, "duration_s": None})
-        examples.append(TrainingExample(
-            example_id=f"voice/{episode.episode_id}/{condition.id}", suite="voice", kind=task_type,
-            episode_seed=episode.seed, home=home, user_location=episode.turns[0].position.room,
-            current_time=oracle.tasks[0].current_time, turns=turns, gold_tool_calls=list(oracle.calls),
-            final_state_checks={"checks": [c.model_dump(mode="json") for c in episode.checks],
-                                "preserve": [c.model_dump(mode="json") for c in episode.preserve]},
-            oracle_passed=bool(record["passed"]), templates=[], messages=messages, tools=schemas,
-            voices=sorted({t["voice"] for t in turns if t["voice"]})))
+            turns.append(
+                {
+                    "role": "user",
+                    "text": task.query,
+                    "condition": meta.condition,
+                    "voice": meta.voice,
+                    "audio": {
+                        "path": f"{episode.episode_id}_{meta.turn}_{meta.condition}.wav",
+                        "base64": base64.b64encode(wav).decode("ascii"),
+                    },
+                    "duration_s": meta.duration_s,
+                }
+            )
+            turns.append(
+                {
+                    "role": "assistant",
+                    "text": said["answer"],
+                    "condition": None,
+                    "voice": None,
+                    "audio": None,
+                    "duration_s": None,
+                }
+            )
+        examples.append(
+            TrainingExample(
+                example_id=f"voice/{episode.episode_id}/{condition.id}",
+                suite="voice",
+                kind=task_type,
+                episode_seed=episode.seed,
+                home=home,
+                user_location=episode.turns[0].position.room,
+                current_time=oracle.tasks[0].current_time,
+                turns=turns,
+                gold_tool_calls=list(oracle.calls),
+                final_state_checks={
+                    "checks": [c.model_dump(mode="json") for c in episode.checks],
+                    "preserve": [c.model_dump(mode="json") for c in episode.preserve],
+                },
+                oracle_passed=bool(record["passed"]),
+                templates=[],
+                messages=messages,
+                tools=schemas,
+                voices=sorted({t["voice"] for t in turns if t["voice"]}),
+            )
+        )
     return examples

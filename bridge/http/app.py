@@ -29,10 +29,17 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1"
 
 
-def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, token: str | None = None,
-               history_interval_s: float = DEFAULT_INTERVAL_S, history_capacity: int = DEFAULT_CAPACITY,
-               allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-               routers: Iterable[APIRouter] = ()) -> Any:
+def create_app(
+    fabric: EmulatedHome,
+    *,
+    pacer: RealtimePacer | None = None,
+    token: str | None = None,
+    history_interval_s: float = DEFAULT_INTERVAL_S,
+    history_capacity: int = DEFAULT_CAPACITY,
+    allowed_origins: Iterable[str] = (),
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    routers: Iterable[APIRouter] = (),
+) -> Any:
     """The ASGI app: the FastAPI app behind the origin guard (and the token guard when ``token`` is given).
 
     ``allowed_origins`` are other web origins (``http://host:port``) whose pages may use the API besides its
@@ -57,25 +64,44 @@ def create_app(fabric: EmulatedHome, *, pacer: RealtimePacer | None = None, toke
             history.stop()
             hub.stop()
 
-    app = FastAPI(title="homefabric home API", version=API_VERSION, lifespan=lifespan,
-                  docs_url=None, redoc_url=None, openapi_url="/openapi.json",
-                  description="Rooms, devices, attributes, commands, the virtual clock and workflows of one "
-                              "emulated home (and whatever the composition mounts beside it: episodes and agent "
-                              "runs under `homefabric http` and `serve`). Events: WebSocket /ws/events.")
+    app = FastAPI(
+        title="homefabric home API",
+        version=API_VERSION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/openapi.json",
+        description="Rooms, devices, attributes, commands, the virtual clock and workflows of one "
+        "emulated home (and whatever the composition mounts beside it: episodes and agent "
+        "runs under `homefabric http` and `serve`). Events: WebSocket /ws/events.",
+    )
     app.state.ctx = ApiContext(fabric, pacer, hub, history)
     install_error_handlers(app)
-    errors: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody, "description": text} for status, text in (
-        (400, "refused: invalid value (the fabric's code, message and allowed values)"), (404, "not found"),
-        (409, "refused in the current state"), (422, "invalid request: every field named"))}
-    for router in (routes_home.router, routes_clock.clock_router, routes_clock.workflow_router, events_ws.router,
-                   routes_automations.router, *routers):
+    errors: dict[int | str, dict[str, Any]] = {
+        status: {"model": ErrorBody, "description": text}
+        for status, text in (
+            (400, "refused: invalid value (the fabric's code, message and allowed values)"),
+            (404, "not found"),
+            (409, "refused in the current state"),
+            (422, "invalid request: every field named"),
+        )
+    }
+    for router in (
+        routes_home.router,
+        routes_clock.clock_router,
+        routes_clock.workflow_router,
+        events_ws.router,
+        routes_automations.router,
+        *routers,
+    ):
         app.include_router(router, responses=errors if router.routes and not _only_sockets(router) else None)
     _mount_dashboard(app)
     served = HotRoutes(app, fabric)  # read/invoke without FastAPI's per-request routing (same answers)
     if token:
         _document_bearer(app)
-        return _Guarded(OriginGuard(BearerTokenGuard(served, token), allowed_origins=origins,
-                                    max_body_bytes=max_body_bytes), app)
+        return _Guarded(
+            OriginGuard(BearerTokenGuard(served, token), allowed_origins=origins, max_body_bytes=max_body_bytes), app
+        )
     return _Guarded(OriginGuard(served, allowed_origins=origins, max_body_bytes=max_body_bytes), app)
 
 
@@ -114,10 +140,8 @@ def _mount_dashboard(app: FastAPI) -> None:
 def _document_bearer(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(title=app.title, version=app.version, description=app.description,
-                                 routes=app.routes)
-            schema.setdefault("components", {})["securitySchemes"] = {
-                "bearer": {"type": "http", "scheme": "bearer"}}
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema.setdefault("components", {})["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
             schema["security"] = [{"bearer": []}]
             app.openapi_schema = schema
         return app.openapi_schema

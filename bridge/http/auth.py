@@ -20,8 +20,14 @@ PUBLIC_PREFIXES = ("/static/",)
 
 
 class BearerTokenGuard:
-    def __init__(self, app: ASGIApp, token: str, *, public_paths: Iterable[str] = PUBLIC_PATHS,
-                 public_prefixes: tuple[str, ...] = PUBLIC_PREFIXES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        token: str,
+        *,
+        public_paths: Iterable[str] = PUBLIC_PATHS,
+        public_prefixes: tuple[str, ...] = PUBLIC_PREFIXES,
+    ) -> None:
         if not token:
             raise ValueError("the API token must not be empty")
         self.app = app
@@ -59,10 +65,20 @@ class BearerTokenGuard:
 
 
 async def _unauthorized(send: Send, why: str) -> None:
-    body: dict[str, Any] = {"code": "UNAUTHORIZED",
-                            "message": f"{why}: send the header 'Authorization: Bearer <token>'"}
+    body: dict[str, Any] = {
+        "code": "UNAUTHORIZED",
+        "message": f"{why}: send the header 'Authorization: Bearer <token>'",
+    }
     data = json.dumps(body).encode("utf-8")
-    await send({"type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                            (b"www-authenticate", b'Bearer realm="homefabric"')]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                (b"www-authenticate", b'Bearer realm="homefabric"'),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": data})

@@ -25,9 +25,13 @@ class ApiContext:
 
     def clock(self) -> dict[str, Any]:
         pacer = self.pacer
-        return {"time": self.fabric.now_text(), "tick": self.fabric.tick, "paced": pacer is not None,
-                "running": bool(pacer is not None and pacer.running),
-                "speed": pacer.speed if pacer is not None else None}
+        return {
+            "time": self.fabric.now_text(),
+            "tick": self.fabric.tick,
+            "paced": pacer is not None,
+            "running": bool(pacer is not None and pacer.running),
+            "speed": pacer.speed if pacer is not None else None,
+        }
 
     def clock_changed(self) -> dict[str, Any]:
         state = self.clock()

@@ -13,19 +13,43 @@ from emulator.emulated_home import EmulatedHome, Room
 SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "OnOff": ("OnOff",),
     "LevelControl": ("CurrentLevel", "MinLevel", "MaxLevel"),
-    "ColorControl": ("ColorTemperatureMireds", "ColorTempPhysicalMinMireds", "ColorTempPhysicalMaxMireds",
-                     "CurrentHue", "CurrentSaturation", "ColorMode"),
-    "Thermostat": ("SystemMode", "LocalTemperature", "OccupiedHeatingSetpoint", "OccupiedCoolingSetpoint",
-                   "MinHeatSetpointLimit", "MaxHeatSetpointLimit", "MinCoolSetpointLimit", "MaxCoolSetpointLimit"),
+    "ColorControl": (
+        "ColorTemperatureMireds",
+        "ColorTempPhysicalMinMireds",
+        "ColorTempPhysicalMaxMireds",
+        "CurrentHue",
+        "CurrentSaturation",
+        "ColorMode",
+    ),
+    "Thermostat": (
+        "SystemMode",
+        "LocalTemperature",
+        "OccupiedHeatingSetpoint",
+        "OccupiedCoolingSetpoint",
+        "MinHeatSetpointLimit",
+        "MaxHeatSetpointLimit",
+        "MinCoolSetpointLimit",
+        "MaxCoolSetpointLimit",
+    ),
     "FanControl": ("FanMode", "PercentSetting", "PercentCurrent"),
     "WindowCovering": ("CurrentPositionLiftPercent100ths", "TargetPositionLiftPercent100ths"),
     "OperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),
     "OvenCavityOperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),
     "RvcOperationalState": ("OperationalState", "AcceptedCommandList"),
     # appliance modes the dashboard offers (wash programme, oven mode, RVC run/clean mode …)
-    **dict.fromkeys(("LaundryWasherMode", "DishwasherMode", "OvenMode", "RvcRunMode", "RvcCleanMode",
-                     "RefrigeratorAndTemperatureControlledCabinetMode", "MicrowaveOvenMode", "WaterHeaterMode"),
-                    ("SupportedModes", "CurrentMode")),
+    **dict.fromkeys(
+        (
+            "LaundryWasherMode",
+            "DishwasherMode",
+            "OvenMode",
+            "RvcRunMode",
+            "RvcCleanMode",
+            "RefrigeratorAndTemperatureControlledCabinetMode",
+            "MicrowaveOvenMode",
+            "WaterHeaterMode",
+        ),
+        ("SupportedModes", "CurrentMode"),
+    ),
     "DoorLock": ("LockState",),
     "TemperatureControl": ("TemperatureSetpoint", "MinTemperature", "MaxTemperature", "Step"),
     "TemperatureMeasurement": ("MeasuredValue",),
@@ -62,20 +86,38 @@ def display_name(device: DeviceView) -> str:
 
 def device_view(fabric: EmulatedHome, device: DeviceView) -> dict[str, Any]:
     state = {f"{ep}.{cl}.{at}": fabric.read(device.device_id, ep, cl, at) for ep, cl, at in shown_paths(device)}
-    return {"device_id": device.device_id, "name": display_name(device), "label": device.spec.label,
-            "device_type": device.device_type, "room_id": device.room_id, "roles": list(device.spec.roles),
-            "state": state}
+    return {
+        "device_id": device.device_id,
+        "name": display_name(device),
+        "label": device.spec.label,
+        "device_type": device.device_type,
+        "room_id": device.room_id,
+        "roles": list(device.spec.roles),
+        "state": state,
+    }
 
 
 def room_view(fabric: EmulatedHome, room: Room) -> dict[str, Any]:
-    return {"room_id": room.room_id, "name": room.name, "type": room.type, "floor": room.floor,
-            "parent": room.parent, "state": fabric.room_state(room.room_id),
-            "device_ids": [d.device_id for d in fabric.devices(room.room_id)]}
+    return {
+        "room_id": room.room_id,
+        "name": room.name,
+        "type": room.type,
+        "floor": room.floor,
+        "parent": room.parent,
+        "state": fabric.room_state(room.room_id),
+        "device_ids": [d.device_id for d in fabric.devices(room.room_id)],
+    }
 
 
 def home_view(fabric: EmulatedHome) -> dict[str, Any]:
     rooms = fabric.rooms()
-    return {"name": fabric.name, "tier": fabric.tier, "seed": fabric.seed, "time": fabric.now_text(),
-            "tick": fabric.tick, "floors": sorted({r.floor for r in rooms}),
-            "rooms": [room_view(fabric, r) for r in rooms],
-            "devices": [device_view(fabric, d) for d in fabric.devices()]}
+    return {
+        "name": fabric.name,
+        "tier": fabric.tier,
+        "seed": fabric.seed,
+        "time": fabric.now_text(),
+        "tick": fabric.tick,
+        "floors": sorted({r.floor for r in rooms}),
+        "rooms": [room_view(fabric, r) for r in rooms],
+        "devices": [device_view(fabric, d) for d in fabric.devices()],
+    }

@@ -14,8 +14,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from emulator.errors import HomeError
 
 # Refusals that depend on the current state rather than on the request itself.
-_CONFLICT_CODES = frozenset({"INVALID_STATE", "DEPENDENCY_VIOLATION", "DEVICE_ALREADY_EXISTS",
-                             "COMMAND_EXECUTION_ERROR", "NO_PACER", "RUN_EXISTS"})
+_CONFLICT_CODES = frozenset(
+    {
+        "INVALID_STATE",
+        "DEPENDENCY_VIOLATION",
+        "DEVICE_ALREADY_EXISTS",
+        "COMMAND_EXECUTION_ERROR",
+        "NO_PACER",
+        "RUN_EXISTS",
+    }
+)
 
 
 def fabric_status(code: str) -> int:
@@ -56,8 +64,11 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
     problems = []
     for item in errors:
         message = item.get("msg", "invalid")
-        if item.get("type") not in ("missing", "extra_forbidden") and "input" in item \
-                and not isinstance(item["input"], dict | list):
+        if (
+            item.get("type") not in ("missing", "extra_forbidden")
+            and "input" in item
+            and not isinstance(item["input"], dict | list)
+        ):
             shown = repr(item["input"])
             message += f" (got {shown[:80] + '…' if len(shown) > 80 else shown})"
         problems.append({"field": _field(item.get("loc", ())), "message": message, "type": item.get("type", "")})
@@ -66,8 +77,10 @@ def validation_body(errors: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def internal_error_body(error: Exception) -> dict[str, Any]:
-    return {"code": "INTERNAL_ERROR", "message": f"the server failed ({type(error).__name__}); "
-                                                 "the server log has the details"}
+    return {
+        "code": "INTERNAL_ERROR",
+        "message": f"the server failed ({type(error).__name__}); the server log has the details",
+    }
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -91,5 +104,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
         code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(error.status_code, "HTTP_ERROR")
-        return JSONResponse({"code": code, "message": str(error.detail)}, status_code=error.status_code,
-                            headers=getattr(error, "headers", None))
+        return JSONResponse(
+            {"code": code, "message": str(error.detail)},
+            status_code=error.status_code,
+            headers=getattr(error, "headers", None),
+        )

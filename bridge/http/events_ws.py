@@ -110,7 +110,8 @@ class EventHub:
         self._handoff.bind()
         self._unsubscribe = self.fabric.subscribe(self._on_attribute)
         self._unsubscribe_rules = self.fabric.subscribe_automations(
-            lambda event: self.publish({"type": "automation", **event.to_dict()}))
+            lambda event: self.publish({"type": "automation", **event.to_dict()})
+        )
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
@@ -171,8 +172,7 @@ async def pump(websocket: WebSocket, queue: ClientQueue) -> None:
         while True:
             items, dropped = await queue.take()
             if dropped:
-                await websocket.send_text(encode({"type": "dropped", "count": dropped,
-                                                  "total": queue.dropped_total}))
+                await websocket.send_text(encode({"type": "dropped", "count": dropped, "total": queue.dropped_total}))
             for text in items:
                 await websocket.send_text(text)
             if queue.coalescing:  # let the states settle: a client is sent at most every COALESCE_INTERVAL_S
@@ -214,16 +214,19 @@ router = APIRouter()
 
 
 @router.websocket("/ws/events")
-async def events_socket(websocket: WebSocket,
-                        queue: int = Query(DEFAULT_QUEUE, ge=1, le=MAX_QUEUE,
-                                           description="this client's queue length (oldest dropped when full)"),
-                        ) -> None:
+async def events_socket(
+    websocket: WebSocket,
+    queue: int = Query(
+        DEFAULT_QUEUE, ge=1, le=MAX_QUEUE, description="this client's queue length (oldest dropped when full)"
+    ),
+) -> None:
     """EmulatedHome events as JSON text frames: ``hello``, ``attribute`` (an AttributeEvent), ``room_state`` samples,
     ``clock`` changes, and ``dropped`` {count, total} when this client fell behind. With a token set, pass it
     as ``?token=`` (browsers cannot set headers on a WebSocket)."""
     ctx = websocket.app.state.ctx
     await websocket.accept()
     with ctx.hub.client(queue) as outbox, until_client_leaves():
-        await websocket.send_text(encode({"type": "hello", "time": ctx.fabric.now_text(), "tick": ctx.fabric.tick,
-                                          "queue_limit": queue}))
+        await websocket.send_text(
+            encode({"type": "hello", "time": ctx.fabric.now_text(), "tick": ctx.fabric.tick, "queue_limit": queue})
+        )
         await pump(websocket, outbox)

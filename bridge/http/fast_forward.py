@@ -42,8 +42,11 @@ class FastForward:
 
     async def run(self, seconds: float) -> int:
         if self.running:
-            raise ApiError("FAST_FORWARD_RUNNING", "a fast-forward is already running; wait for its end (the event "
-                                                   "stream reports its progress)", status=409)
+            raise ApiError(
+                "FAST_FORWARD_RUNNING",
+                "a fast-forward is already running; wait for its end (the event stream reports its progress)",
+                status=409,
+            )
         self.running = True
         try:
             target = self.fabric.tick + seconds_to_ticks(seconds)
@@ -75,6 +78,12 @@ class FastForward:
 
     def _progress(self, start: int, target: int, ran: int, *, done: bool) -> dict[str, Any]:
         tick = self.fabric.tick
-        return {"type": "fast_forward", "done": done, "virtual_s": (tick - start) / TICKS_PER_SECOND,
-                "total_s": (target - start) / TICKS_PER_SECOND, "events_run": ran, "time": self.fabric.now_text(),
-                "tick": tick}
+        return {
+            "type": "fast_forward",
+            "done": done,
+            "virtual_s": (tick - start) / TICKS_PER_SECOND,
+            "total_s": (target - start) / TICKS_PER_SECOND,
+            "events_run": ran,
+            "time": self.fabric.now_text(),
+            "tick": tick,
+        }

@@ -21,8 +21,14 @@ DEFAULT_CAPACITY = 2880  # one virtual day at 30 s
 
 
 class EnvironmentHistory:
-    def __init__(self, fabric: EmulatedHome, publish: Any = None, *, interval_s: float = DEFAULT_INTERVAL_S,
-                 capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(
+        self,
+        fabric: EmulatedHome,
+        publish: Any = None,
+        *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        capacity: int = DEFAULT_CAPACITY,
+    ) -> None:
         if interval_s <= 0 or capacity < 1:
             raise ValueError("interval_s must be > 0 and capacity >= 1")
         self.fabric = fabric
@@ -42,8 +48,11 @@ class EnvironmentHistory:
     def sample(self) -> dict[str, Any]:
         """Record every room's state now (and schedule the next sample one interval later)."""
         fabric = self.fabric
-        entry = {"tick": fabric.tick, "time": fabric.now_text(),
-                 "rooms": {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()}}
+        entry = {
+            "tick": fabric.tick,
+            "time": fabric.now_text(),
+            "rooms": {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()},
+        }
         if not self.samples or self.samples[-1]["tick"] != entry["tick"]:
             self.samples.append(entry)
         if self.publish is not None:

@@ -38,8 +38,10 @@ from emulator.errors import HomeError
 _ID = ID_PATTERN.strip("^$")
 _NAME = NAME_PATTERN.strip("^$")
 # the routes' own path constraints (bridge/http/models.py, as routes_home.py applies them)
-_PATH = re.compile(rf"/api/devices/(?P<device>{_ID})/(?P<kind>attributes|commands)/(?P<endpoint>0|[1-9][0-9]{{0,4}})"
-                   rf"/(?P<cluster>{_NAME})/(?P<name>{_NAME})")
+_PATH = re.compile(
+    rf"/api/devices/(?P<device>{_ID})/(?P<kind>attributes|commands)/(?P<endpoint>0|[1-9][0-9]{{0,4}})"
+    rf"/(?P<cluster>{_NAME})/(?P<name>{_NAME})"
+)
 _METHOD = {"attributes": "GET", "commands": "POST"}
 
 
@@ -61,8 +63,14 @@ class HotRoutes:
         if args is None:  # FastAPI parses it and names what is wrong (or sees the client gone)
             await self.app(scope, replay, send)
             return
-        await self._answer(scope, receive, send, lambda: self.fabric.invoke(
-            match["device"], int(match["endpoint"]), match["cluster"], match["name"], args).to_dict())
+        await self._answer(
+            scope,
+            receive,
+            send,
+            lambda: self.fabric.invoke(
+                match["device"], int(match["endpoint"]), match["cluster"], match["name"], args
+            ).to_dict(),
+        )
 
     async def _read(self, match: re.Match[str], scope: Scope, receive: Receive, send: Send) -> None:
         device, endpoint, cluster, attribute = match["device"], int(match["endpoint"]), match["cluster"], match["name"]
@@ -70,8 +78,15 @@ class HotRoutes:
         def read() -> dict[str, Any]:
             fabric = self.fabric
             value = fabric.read(device, endpoint, cluster, attribute)
-            return {"device_id": device, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
-                    "value": value, "time": fabric.now_text(), "tick": fabric.tick}
+            return {
+                "device_id": device,
+                "endpoint": endpoint,
+                "cluster": cluster,
+                "attribute": attribute,
+                "value": value,
+                "time": fabric.now_text(),
+                "tick": fabric.tick,
+            }
 
         await self._answer(scope, receive, send, read)
 
@@ -101,8 +116,12 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
 
 
 def _within_limits(match: re.Match[str]) -> bool:
-    return (len(match["device"]) <= MAX_ID_LENGTH and len(match["cluster"]) <= MAX_NAME_LENGTH
-            and len(match["name"]) <= MAX_NAME_LENGTH and int(match["endpoint"]) <= MAX_ENDPOINT)
+    return (
+        len(match["device"]) <= MAX_ID_LENGTH
+        and len(match["cluster"]) <= MAX_NAME_LENGTH
+        and len(match["name"]) <= MAX_NAME_LENGTH
+        and int(match["endpoint"]) <= MAX_ENDPOINT
+    )
 
 
 async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:

@@ -26,6 +26,7 @@ class _Body(BaseModel):
 
 # --- errors ------------------------------------------------------------------------------------------------
 
+
 class FieldProblem(BaseModel):
     field: str = Field(description='where, e.g. "body.speed" or "path.endpoint"')
     message: str
@@ -42,14 +43,16 @@ class ErrorBody(BaseModel):
 
 # --- home --------------------------------------------------------------------------------------------------
 
+
 class RoomOut(BaseModel):
     room_id: str
     name: str
     type: str
     floor: int
     parent: str | None
-    state: dict[str, float] = Field(description="temperature (0.01 °C), humidity (0.01 %), illuminance (lux), "
-                                                "pm10 (µg/m³)")
+    state: dict[str, float] = Field(
+        description="temperature (0.01 °C), humidity (0.01 %), illuminance (lux), pm10 (µg/m³)"
+    )
     device_ids: list[str]
 
 
@@ -84,6 +87,7 @@ class InvokeBody(_Body):
 
 # --- clock -------------------------------------------------------------------------------------------------
 
+
 class ClockOut(BaseModel):
     time: str
     tick: int
@@ -106,6 +110,7 @@ class FastForwardOut(BaseModel):
 
 
 # --- workflows ---------------------------------------------------------------------------------------------
+
 
 class InvokeStep(_Body):
     kind: Literal["invoke"]

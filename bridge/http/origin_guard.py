@@ -36,8 +36,15 @@ _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 def normalise_origin(origin: str) -> str:
     """``scheme://host[:port]`` in lower case, the default port left out; ValueError for anything else."""
     parts = urlsplit(origin.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
-            or parts.query or parts.fragment or parts.username or parts.password:
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+        or parts.password
+    ):
         raise ValueError(f"origin {origin!r} is not 'http[s]://host[:port]'")
     port = parts.port
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
@@ -48,7 +55,7 @@ def _host_name(host_header: str) -> str:
     """The name part of a Host header ("[::1]:8080" → "::1", "Example.org:80" → "example.org")."""
     host = host_header.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
@@ -61,12 +68,14 @@ def _is_ip(name: str) -> bool:
 
 
 class OriginGuard:
-    def __init__(self, app: ASGIApp, *, allowed_origins: Iterable[str] = (),
-                 max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self, app: ASGIApp, *, allowed_origins: Iterable[str] = (), max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    ) -> None:
         self.app = app
         self.allowed_origins = frozenset(normalise_origin(o) for o in allowed_origins)
-        self.allowed_hosts = frozenset({"localhost"} | {
-            (urlsplit(o).hostname or "").lower() for o in self.allowed_origins})
+        self.allowed_hosts = frozenset(
+            {"localhost"} | {(urlsplit(o).hostname or "").lower() for o in self.allowed_origins}
+        )
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -87,23 +96,38 @@ class OriginGuard:
         host = headers.get("host", "")
         name = _host_name(host)
         if not name or not (_is_ip(name) or name in self.allowed_hosts):
-            return 421, "HOST_NOT_ALLOWED", (
-                f"Host {host!r} is not this API's: use an IP address or localhost, or start the API with "
-                "--allow-origin http://NAME:PORT for a host name (this refuses DNS-rebinding pages)")
+            return (
+                421,
+                "HOST_NOT_ALLOWED",
+                (
+                    f"Host {host!r} is not this API's: use an IP address or localhost, or start the API with "
+                    "--allow-origin http://NAME:PORT for a host name (this refuses DNS-rebinding pages)"
+                ),
+            )
         origin = headers.get("origin")
         if origin is not None and not self._origin_ok(origin, scope, host):
-            return 403, "ORIGIN_NOT_ALLOWED", (
-                f"requests from origin {origin[:200]!r} are refused: only this API's own origin and origins "
-                "allowed with --allow-origin may use it")
+            return (
+                403,
+                "ORIGIN_NOT_ALLOWED",
+                (
+                    f"requests from origin {origin[:200]!r} are refused: only this API's own origin and origins "
+                    "allowed with --allow-origin may use it"
+                ),
+            )
         if scope["type"] == "http" and scope["method"] == "POST":
             content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
             has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
             is_json = content_type == "application/json" or content_type.endswith("+json")
             if (content_type or has_body) and not is_json:
-                return 415, "UNSUPPORTED_MEDIA_TYPE", (
-                    f"Content-Type {content_type or '(none)'!r} is refused on a state-changing request: send "
-                    "'Content-Type: application/json' (forms and text/plain bodies are how other sites forge "
-                    "requests)")
+                return (
+                    415,
+                    "UNSUPPORTED_MEDIA_TYPE",
+                    (
+                        f"Content-Type {content_type or '(none)'!r} is refused on a state-changing request: send "
+                        "'Content-Type: application/json' (forms and text/plain bodies are how other sites forge "
+                        "requests)"
+                    ),
+                )
         return None
 
     def _origin_ok(self, origin: str, scope: Scope, host: str) -> bool:
@@ -123,8 +147,14 @@ class OriginGuard:
         limit = self.max_body_bytes
         declared = headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
-            await _refuse(scope, receive, send, 413, "REQUEST_TOO_LARGE",
-                          f"the request body is {declared} bytes; the limit is {limit}")
+            await _refuse(
+                scope,
+                receive,
+                send,
+                413,
+                "REQUEST_TOO_LARGE",
+                f"the request body is {declared} bytes; the limit is {limit}",
+            )
             return
         chunks: list[bytes] = []
         size = 0
@@ -136,8 +166,14 @@ class OriginGuard:
             size += len(chunk)
             if size > limit:
                 await _drain(receive, more=message.get("more_body", False), budget=_DRAIN_FACTOR * limit)
-                await _refuse(scope, receive, send, 413, "REQUEST_TOO_LARGE",
-                              f"the request body is over {limit} bytes (the limit)")
+                await _refuse(
+                    scope,
+                    receive,
+                    send,
+                    413,
+                    "REQUEST_TOO_LARGE",
+                    f"the request body is over {limit} bytes (the limit)",
+                )
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -173,7 +209,15 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code:
         return
     body: dict[str, Any] = {"code": code, "message": message}
     data = json.dumps(body).encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                            (b"connection", b"close")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": data})

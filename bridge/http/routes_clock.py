@@ -22,8 +22,11 @@ def ctx(request: Request) -> ApiContext:
 
 def _pacer(context: ApiContext) -> Any:
     if context.pacer is None:
-        raise ApiError("NO_PACER", "this API was started without a real-time pacer: virtual time only moves by "
-                                   "fast-forward", allowed=["POST /api/clock/fast-forward"])
+        raise ApiError(
+            "NO_PACER",
+            "this API was started without a real-time pacer: virtual time only moves by fast-forward",
+            allowed=["POST /api/clock/fast-forward"],
+        )
     return context.pacer
 
 
@@ -53,10 +56,13 @@ async def set_speed(request: Request, body: SpeedBody) -> dict[str, Any]:
     return context.clock_changed()
 
 
-@clock_router.post("/fast-forward", response_model=FastForwardOut,
-                   summary="Advance virtual time now by a duration; every timer on the way runs",
-                   description="Runs in short slices: the API answers other requests meanwhile, and /ws/events "
-                               "streams `fast_forward` progress events. One fast-forward at a time (409 otherwise).")
+@clock_router.post(
+    "/fast-forward",
+    response_model=FastForwardOut,
+    summary="Advance virtual time now by a duration; every timer on the way runs",
+    description="Runs in short slices: the API answers other requests meanwhile, and /ws/events "
+    "streams `fast_forward` progress events. One fast-forward at a time (409 otherwise).",
+)
 async def fast_forward(request: Request, body: FastForwardBody) -> dict[str, Any]:
     context = ctx(request)
     pacer = context.pacer
@@ -70,9 +76,11 @@ async def fast_forward(request: Request, body: FastForwardBody) -> dict[str, Any
 
 # --- workflows -----------------------------------------------------------------------------------------------
 
+
 @workflow_router.get("", summary="Workflows, optionally of one status")
-async def list_workflows(request: Request, status: Annotated[str | None, Query(
-        description=f"one of {', '.join(STATUSES)}")] = None) -> list[dict[str, Any]]:
+async def list_workflows(
+    request: Request, status: Annotated[str | None, Query(description=f"one of {', '.join(STATUSES)}")] = None
+) -> list[dict[str, Any]]:
     return [w.to_dict() for w in ctx(request).fabric.workflows(status)]
 
 
@@ -83,10 +91,12 @@ async def get_workflow(request: Request, workflow_id: Annotated[str, Path(max_le
 
 @workflow_router.post("", status_code=201, summary="Schedule steps at a future virtual time (validated now)")
 async def schedule_workflow(request: Request, body: ScheduleBody) -> dict[str, Any]:
-    steps = [WorkflowStep("invoke", s.device_id, s.endpoint, s.cluster, s.command, args=dict(s.args))
-             if isinstance(s, InvokeStep) else
-             WorkflowStep("write", s.device_id, s.endpoint, s.cluster, s.attribute, value=s.value)
-             for s in body.steps]
+    steps = [
+        WorkflowStep("invoke", s.device_id, s.endpoint, s.cluster, s.command, args=dict(s.args))
+        if isinstance(s, InvokeStep)
+        else WorkflowStep("write", s.device_id, s.endpoint, s.cluster, s.attribute, value=s.value)
+        for s in body.steps
+    ]
     workflow = ctx(request).fabric.schedule(body.start_time, steps, body.description)
     return workflow.to_dict(with_steps=True)
 

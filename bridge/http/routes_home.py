@@ -53,15 +53,19 @@ async def get_room(request: Request, room_id: RoomIdPath) -> dict[str, Any]:
     return room_view(fabric, fabric.room(room_id))
 
 
-@router.get("/rooms/{room_id}/state", response_model=dict[str, float],
-            summary="A room's temperature (0.01 °C), humidity (0.01 %), illuminance (lux), pm10 (µg/m³)")
+@router.get(
+    "/rooms/{room_id}/state",
+    response_model=dict[str, float],
+    summary="A room's temperature (0.01 °C), humidity (0.01 %), illuminance (lux), pm10 (µg/m³)",
+)
 async def get_room_state(request: Request, room_id: RoomIdPath) -> dict[str, float]:
     return ctx(request).fabric.room_state(room_id)
 
 
 @router.get("/devices", response_model=list[DeviceOut], summary="Devices (optionally of one room)")
-async def list_devices(request: Request, room_id: Annotated[str | None, Query(pattern=ID_PATTERN)] = None
-                 ) -> list[dict[str, Any]]:
+async def list_devices(
+    request: Request, room_id: Annotated[str | None, Query(pattern=ID_PATTERN)] = None
+) -> list[dict[str, Any]]:
     fabric = ctx(request).fabric
     return [device_view(fabric, d) for d in fabric.devices(room_id)]
 
@@ -72,8 +76,10 @@ async def get_device(request: Request, device_id: DeviceIdPath) -> dict[str, Any
     return device_view(fabric, fabric.device(device_id))
 
 
-@router.get("/devices/{device_id}/structure", summary="Endpoints → clusters → attributes (value, type, writable) "
-                                                       "and commands with their arguments")
+@router.get(
+    "/devices/{device_id}/structure",
+    summary="Endpoints → clusters → attributes (value, type, writable) and commands with their arguments",
+)
 async def get_structure(request: Request, device_id: DeviceIdPath) -> dict[str, Any]:
     return ctx(request).fabric.describe_device(device_id)
 
@@ -84,25 +90,49 @@ async def get_attributes(request: Request, device_id: DeviceIdPath) -> dict[str,
 
 
 @router.get("/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}", summary="Read one attribute")
-async def read_attribute(request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath,
-                   attribute: AttributePath) -> dict[str, Any]:
+async def read_attribute(
+    request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath, attribute: AttributePath
+) -> dict[str, Any]:
     fabric = ctx(request).fabric
     value = fabric.read(device_id, endpoint, cluster, attribute)
-    return {"device_id": device_id, "endpoint": endpoint, "cluster": cluster, "attribute": attribute,
-            "value": value, "time": fabric.now_text(), "tick": fabric.tick}
+    return {
+        "device_id": device_id,
+        "endpoint": endpoint,
+        "cluster": cluster,
+        "attribute": attribute,
+        "value": value,
+        "time": fabric.now_text(),
+        "tick": fabric.tick,
+    }
 
 
-@router.put("/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}",
-            summary="Write one attribute (validated by the cluster: type, range, writability, power)")
-async def write_attribute(request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath,
-                    attribute: AttributePath, body: WriteBody) -> dict[str, Any]:
+@router.put(
+    "/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}",
+    summary="Write one attribute (validated by the cluster: type, range, writability, power)",
+)
+async def write_attribute(
+    request: Request,
+    device_id: DeviceIdPath,
+    endpoint: EndpointPath,
+    cluster: ClusterPath,
+    attribute: AttributePath,
+    body: WriteBody,
+) -> dict[str, Any]:
     return ctx(request).fabric.write(device_id, endpoint, cluster, attribute, body.value).to_dict()
 
 
-@router.post("/devices/{device_id}/commands/{endpoint}/{cluster}/{command}",
-             summary="Invoke a cluster command (arguments validated by the cluster)")
-async def invoke_command(request: Request, device_id: DeviceIdPath, endpoint: EndpointPath, cluster: ClusterPath,
-                   command: CommandPath, body: InvokeBody | None = None) -> dict[str, Any]:
+@router.post(
+    "/devices/{device_id}/commands/{endpoint}/{cluster}/{command}",
+    summary="Invoke a cluster command (arguments validated by the cluster)",
+)
+async def invoke_command(
+    request: Request,
+    device_id: DeviceIdPath,
+    endpoint: EndpointPath,
+    cluster: ClusterPath,
+    command: CommandPath,
+    body: InvokeBody | None = None,
+) -> dict[str, Any]:
     args = body.args if body is not None else {}
     return ctx(request).fabric.invoke(device_id, endpoint, cluster, command, args).to_dict()
 
@@ -113,10 +143,16 @@ async def get_snapshot(request: Request) -> dict[str, Any]:
 
 
 @router.get("/history", summary="Room environment samples over virtual time (a bounded ring buffer)")
-async def get_history(request: Request, room_id: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
-                since_tick: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+async def get_history(
+    request: Request,
+    room_id: Annotated[str | None, Query(pattern=ID_PATTERN)] = None,
+    since_tick: Annotated[int | None, Query(ge=0)] = None,
+) -> dict[str, Any]:
     context = ctx(request)
     if room_id is not None:
         context.fabric.room(room_id)  # 404 naming the rooms
-    return {"interval_s": context.history.interval_s, "capacity": context.history.samples.maxlen,
-            "samples": context.history.query(room_id, since_tick)}
+    return {
+        "interval_s": context.history.interval_s,
+        "capacity": context.history.samples.maxlen,
+        "samples": context.history.query(room_id, since_tick),
+    }

@@ -34,8 +34,16 @@ class HttpApi:
     (``routers`` mounts more routes, e.g. the benchmark's episodes and runs).
     """
 
-    def __init__(self, fabric: EmulatedHome, host: str = "127.0.0.1", port: int = 8080, *,
-                 pacer: RealtimePacer | None = None, token: str | None = None, **app_options: Any) -> None:
+    def __init__(
+        self,
+        fabric: EmulatedHome,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        *,
+        pacer: RealtimePacer | None = None,
+        token: str | None = None,
+        **app_options: Any,
+    ) -> None:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be 0..65535, got {port}")
         self.fabric = fabric
@@ -56,9 +64,17 @@ class HttpApi:
 
     async def __aenter__(self) -> HttpApi:
         # uvicorn binds the port itself (sockets handed over from outside lose TCP_NODELAY: +40 ms a request).
-        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning", access_log=False,
-                                lifespan="on", ws="websockets-sansio", ws_max_size=1 << 20,
-                                timeout_graceful_shutdown=2)
+        config = uvicorn.Config(
+            self.app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+            ws="websockets-sansio",
+            ws_max_size=1 << 20,
+            timeout_graceful_shutdown=2,
+        )
         self._server = _EmbeddedServer(config)
         self._probe_port()
         self._task = asyncio.create_task(self._serve(), name="homefabric-http")
@@ -67,8 +83,10 @@ class HttpApi:
             if self._task.done() or asyncio.get_running_loop().time() > deadline:
                 failed = self._task.done()
                 await self._stop()
-                raise OSError(f"the HTTP API could not listen on {self.url}"
-                              + (" (address in use or not available)" if failed else " (timed out)"))
+                raise OSError(
+                    f"the HTTP API could not listen on {self.url}"
+                    + (" (address in use or not available)" if failed else " (timed out)")
+                )
             await asyncio.sleep(0.01)
         self.port = self._server.servers[0].sockets[0].getsockname()[1]  # the real one when port 0 was asked
         return self

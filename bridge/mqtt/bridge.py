@@ -39,10 +39,22 @@ PUBLISH_BATCH = 8  # concurrent QoS 1 publishes while (re)announcing (aiomqtt wa
 
 
 class MqttBridge:
-    def __init__(self, fabric: EmulatedHome, host: str, port: int = 1883, *, home_id: str, base: str = "homefabric",
-                 discovery_prefix: str = "homeassistant", client_id: str | None = None, coalesce_s: float = 0.005,
-                 reconnect_min_s: float = 0.5, reconnect_max_s: float = 30.0, keepalive_s: int = 30,
-                 origin_url: str | None = None) -> None:
+    def __init__(
+        self,
+        fabric: EmulatedHome,
+        host: str,
+        port: int = 1883,
+        *,
+        home_id: str,
+        base: str = "homefabric",
+        discovery_prefix: str = "homeassistant",
+        client_id: str | None = None,
+        coalesce_s: float = 0.005,
+        reconnect_min_s: float = 0.5,
+        reconnect_max_s: float = 30.0,
+        keepalive_s: int = 30,
+        origin_url: str | None = None,
+    ) -> None:
         if reconnect_min_s <= 0 or reconnect_max_s < reconnect_min_s:
             raise ValueError("need 0 < reconnect_min_s <= reconnect_max_s")
         self.fabric = fabric
@@ -127,9 +139,13 @@ class MqttBridge:
             server = device.find(entity.endpoint, entity.cluster or "") if entity.kind == "event" else None
             if server is not None:
                 topic = self.topics.state(device_id, entity.key)
-                self._event_stops.append(server.add_event_listener(
-                    lambda _server, name, fields, _priority, topic=topic: self._handoff.call(
-                        self._queue_event, topic, json.dumps(event_payload(name, fields), sort_keys=True))))
+                self._event_stops.append(
+                    server.add_event_listener(
+                        lambda _server, name, fields, _priority, topic=topic: self._handoff.call(
+                            self._queue_event, topic, json.dumps(event_payload(name, fields), sort_keys=True)
+                        )
+                    )
+                )
         return True
 
     def _on_event(self, event: AttributeEvent) -> None:
@@ -151,8 +167,15 @@ class MqttBridge:
         while True:
             try:
                 will = aiomqtt.Will(self.topics.availability, OFFLINE, qos=1, retain=True)
-                async with aiomqtt.Client(self.host, self.port, identifier=self.client_id, will=will,
-                                          keepalive=self.keepalive_s, clean_session=True, timeout=10) as client:
+                async with aiomqtt.Client(
+                    self.host,
+                    self.port,
+                    identifier=self.client_id,
+                    will=will,
+                    keepalive=self.keepalive_s,
+                    clean_session=True,
+                    timeout=10,
+                ) as client:
                     delay = self.reconnect_min_s
                     await self._session(client)
             except aiomqtt.MqttError as error:
@@ -201,8 +224,9 @@ class MqttBridge:
                 device = self.fabric.device(device_id)
             except HomeError:  # removed from the home since
                 continue
-            config = device_config(self.fabric, device, self._entities[device_id], self.topics,
-                                   origin_url=self.origin_url)
+            config = device_config(
+                self.fabric, device, self._entities[device_id], self.topics, origin_url=self.origin_url
+            )
             configs.append((self.topics.discovery(device_id), json.dumps(config, ensure_ascii=False)))
         await self._publish_many(client, configs)
         self._published.clear()  # the broker may have forgotten: send every state again
@@ -232,10 +256,25 @@ class MqttBridge:
             dirty, self._dirty = self._dirty, set()
             fresh = [d for d in dirty if d not in self._entities and self._add_device(d) and self._entities[d]]
             if fresh:  # a device added to the home after we started
-                await self._publish_many(client, [
-                    (self.topics.discovery(d), json.dumps(device_config(
-                        self.fabric, self.fabric.device(d), self._entities[d], self.topics,
-                        origin_url=self.origin_url), ensure_ascii=False)) for d in fresh])
+                await self._publish_many(
+                    client,
+                    [
+                        (
+                            self.topics.discovery(d),
+                            json.dumps(
+                                device_config(
+                                    self.fabric,
+                                    self.fabric.device(d),
+                                    self._entities[d],
+                                    self.topics,
+                                    origin_url=self.origin_url,
+                                ),
+                                ensure_ascii=False,
+                            ),
+                        )
+                        for d in fresh
+                    ],
+                )
             messages = self._changed_states(sorted(dirty))
             try:
                 await self._publish_many(client, messages)
@@ -269,12 +308,16 @@ class MqttBridge:
         applied: list[WorkflowStep] = []
         try:
             if device_id is None:
-                raise CommandError("DEVICE_NOT_FOUND", f"no device {route.device_id!r} in home {self.topics.home!r}",
-                                   field="topic")
+                raise CommandError(
+                    "DEVICE_NOT_FOUND", f"no device {route.device_id!r} in home {self.topics.home!r}", field="topic"
+                )
             if entity is None:
-                raise CommandError("ENTITY_NOT_FOUND", f"device {device_id!r} has no entity {route.entity_key!r}",
-                                   field="topic", allowed=[e.key for e in self._entities.get(device_id, ())
-                                                           if e.kind not in STATE_ONLY_KINDS])
+                raise CommandError(
+                    "ENTITY_NOT_FOUND",
+                    f"device {device_id!r} has no entity {route.entity_key!r}",
+                    field="topic",
+                    allowed=[e.key for e in self._entities.get(device_id, ()) if e.kind not in STATE_ONLY_KINDS],
+                )
             for step in plan(self.fabric, entity, route.field, payload):
                 self.fabric.apply(step)
                 applied.append(step)
@@ -283,22 +326,41 @@ class MqttBridge:
             return
         except Exception as error:  # a bug must not end the bridge; say so where the sender looks
             log.exception("MQTT command on %s failed", topic)
-            await self._answer_error(client, topic, route, device_id, payload,
-                                     CommandError("INTERNAL_ERROR", f"{type(error).__name__}: {error}"), applied)
+            await self._answer_error(
+                client,
+                topic,
+                route,
+                device_id,
+                payload,
+                CommandError("INTERNAL_ERROR", f"{type(error).__name__}: {error}"),
+                applied,
+            )
             return
         self._mark(device_id)
         log.debug("command %s handled in %.1f ms", topic, (time.perf_counter() - started) * 1000)
 
-    async def _answer_error(self, client: aiomqtt.Client, topic: str, route: CommandRoute, device_id: str | None,
-                            payload: bytes, error: CommandError | HomeError, applied: list[WorkflowStep]) -> None:
+    async def _answer_error(
+        self,
+        client: aiomqtt.Client,
+        topic: str,
+        route: CommandRoute,
+        device_id: str | None,
+        payload: bytes,
+        error: CommandError | HomeError,
+        applied: list[WorkflowStep],
+    ) -> None:
         details = error.to_dict()
         body: dict[str, Any] = {
             # Home Assistant reads this topic as the device's "Command refused" event entity: event_type picks
             # the event, the other keys are its attributes (message first, for the logbook and the device page).
-            "event_type": REFUSED_EVENT, "message": details.get("message", str(error)),
-            "topic": topic, "payload": payload[:512].decode("utf-8", errors="replace"),
-            "device_id": device_id or route.device_id, "entity": route.entity_key,
-            "error": details, "changed": bool(applied),
+            "event_type": REFUSED_EVENT,
+            "message": details.get("message", str(error)),
+            "topic": topic,
+            "payload": payload[:512].decode("utf-8", errors="replace"),
+            "device_id": device_id or route.device_id,
+            "entity": route.entity_key,
+            "error": details,
+            "changed": bool(applied),
         }
         if applied:  # only when a later step of a multi-step command was refused
             body["applied"] = [op.describe() for op in applied]

@@ -44,8 +44,15 @@ MAX_PAYLOAD = 4096
 class CommandError(Exception):
     """A command payload that cannot be carried out as given (nothing was changed)."""
 
-    def __init__(self, code: str, message: str, *, field: str | None = None, allowed: object = None,
-                 errors: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        allowed: object = None,
+        errors: list[dict[str, Any]] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -134,20 +141,35 @@ class PressPayload(_Strict):
     value: Literal["PRESS"]
 
 
-_LIGHT_ALLOWED = {"state": ["ON", "OFF"], "brightness": "0..255", "color_temp": "kelvin",
-                  "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}", "transition": "seconds >= 0"}
+_LIGHT_ALLOWED = {
+    "state": ["ON", "OFF"],
+    "brightness": "0..255",
+    "color_temp": "kelvin",
+    "color": "{h: 0..360, s: 0..100} or {x: 0..1, y: 0..1}",
+    "transition": "seconds >= 0",
+}
 
 
 def _parse(model: type[BaseModel], data: object, allowed: object) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        problems = [{"field": ".".join(str(p) for p in e["loc"]) or None, "message": e["msg"],
-                     "input": e.get("input") if isinstance(e.get("input"), str | int | float | bool) else None}
-                    for e in error.errors(include_url=False)]
+        problems = [
+            {
+                "field": ".".join(str(p) for p in e["loc"]) or None,
+                "message": e["msg"],
+                "input": e.get("input") if isinstance(e.get("input"), str | int | float | bool) else None,
+            }
+            for e in error.errors(include_url=False)
+        ]
         first = problems[0]
-        raise CommandError("INVALID_PAYLOAD", f"{first['field'] or 'payload'}: {first['message']}",
-                           field=first["field"], allowed=allowed, errors=problems) from None
+        raise CommandError(
+            "INVALID_PAYLOAD",
+            f"{first['field'] or 'payload'}: {first['message']}",
+            field=first["field"],
+            allowed=allowed,
+            errors=problems,
+        ) from None
 
 
 def _plain(text: str, model: type[BaseModel], allowed: object) -> Any:
@@ -158,18 +180,24 @@ def _json_object(text: str, allowed: object) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise CommandError("INVALID_JSON", f"payload is not JSON: {error.msg} at {error.pos}",
-                           allowed=allowed) from None
+        raise CommandError(
+            "INVALID_JSON", f"payload is not JSON: {error.msg} at {error.pos}", allowed=allowed
+        ) from None
     if not isinstance(data, dict):
-        raise CommandError("INVALID_PAYLOAD", f"payload must be a JSON object, got {type(data).__name__}",
-                           allowed=allowed)
+        raise CommandError(
+            "INVALID_PAYLOAD", f"payload must be a JSON object, got {type(data).__name__}", allowed=allowed
+        )
     return data
 
 
 def _choice(value: str, options: list[str], field_name: str) -> str:
     if value not in options:
-        raise CommandError("INVALID_PAYLOAD", f"{field_name} {value!r} is not one of this device's options",
-                           field=field_name, allowed=options)
+        raise CommandError(
+            "INVALID_PAYLOAD",
+            f"{field_name} {value!r} is not one of this device's options",
+            field=field_name,
+            allowed=options,
+        )
     return value
 
 
@@ -183,8 +211,16 @@ def _write(entity: Entity, cluster: str, attribute: str, value: object) -> Workf
 
 # ---------------------------------------------------------------------------------- per kind
 FIELDS: dict[str, tuple[str | None, ...]] = {
-    "light": (None,), "fan": (None, "percentage"), "switch": (None,), "lock": (None,), "button": (None,),
-    "select": (None,), "valve": (None,), "cover": (None, "position", "tilt"), "number": (None,), "vacuum": (None,),
+    "light": (None,),
+    "fan": (None, "percentage"),
+    "switch": (None,),
+    "lock": (None,),
+    "button": (None,),
+    "select": (None,),
+    "valve": (None,),
+    "cover": (None, "position", "tilt"),
+    "number": (None,),
+    "vacuum": (None,),
     "water_heater": ("mode", "temperature"),
     "climate": ("mode", "temperature", "temperature_low", "temperature_high", "fan_mode"),
 }
@@ -192,16 +228,26 @@ FIELDS: dict[str, tuple[str | None, ...]] = {
 
 # What each command topic takes, for answers to payloads that are not even text.
 ACCEPTS: dict[tuple[str, str | None], Any] = {
-    ("light", None): _LIGHT_ALLOWED, ("fan", None): ["ON", "OFF"], ("fan", "percentage"): "0..100",
-    ("switch", None): ["ON", "OFF"], ("lock", None): ["LOCK", "UNLOCK"], ("button", None): ["PRESS"],
+    ("light", None): _LIGHT_ALLOWED,
+    ("fan", None): ["ON", "OFF"],
+    ("fan", "percentage"): "0..100",
+    ("switch", None): ["ON", "OFF"],
+    ("lock", None): ["LOCK", "UNLOCK"],
+    ("button", None): ["PRESS"],
     ("select", None): "one of the select's options",
     ("number", None): "a number within the entity's min..max",
     ("vacuum", None): ["start", "pause", "stop", "return_to_base"],
-    ("water_heater", "mode"): ["off", "electric"], ("water_heater", "temperature"): "°C",
-    ("cover", None): ["OPEN", "CLOSE", "STOP"], ("valve", None): ["OPEN", "CLOSE"],
-    ("cover", "position"): "0..100 (100 = open)", ("cover", "tilt"): "0..100 (100 = open)",
-    ("climate", "mode"): "one of the climate's modes", ("climate", "fan_mode"): "one of the climate's fan modes",
-    ("climate", "temperature"): "°C", ("climate", "temperature_low"): "°C", ("climate", "temperature_high"): "°C",
+    ("water_heater", "mode"): ["off", "electric"],
+    ("water_heater", "temperature"): "°C",
+    ("cover", None): ["OPEN", "CLOSE", "STOP"],
+    ("valve", None): ["OPEN", "CLOSE"],
+    ("cover", "position"): "0..100 (100 = open)",
+    ("cover", "tilt"): "0..100 (100 = open)",
+    ("climate", "mode"): "one of the climate's modes",
+    ("climate", "fan_mode"): "one of the climate's fan modes",
+    ("climate", "temperature"): "°C",
+    ("climate", "temperature_low"): "°C",
+    ("climate", "temperature_high"): "°C",
 }
 
 
@@ -210,12 +256,17 @@ def plan(fabric: EmulatedHome, entity: Entity, field_name: str | None, payload: 
     fields = FIELDS.get(entity.kind, ())
     if field_name not in fields or (entity.kind == "cover" and field_name == "tilt" and not entity.options["tilt"]):
         allowed = ["set" if f is None else f"set/{f}" for f in fields]
-        raise CommandError("UNKNOWN_COMMAND", f"{entity.kind} {entity.key!r} takes no command "
-                           f"{'set' if field_name is None else 'set/' + field_name}", field="topic", allowed=allowed)
+        raise CommandError(
+            "UNKNOWN_COMMAND",
+            f"{entity.kind} {entity.key!r} takes no command {'set' if field_name is None else 'set/' + field_name}",
+            field="topic",
+            allowed=allowed,
+        )
     accepted = ACCEPTS[(entity.kind, field_name)]
     if len(payload) > MAX_PAYLOAD:
-        raise CommandError("INVALID_PAYLOAD", f"payload of {len(payload)} bytes is over {MAX_PAYLOAD}",
-                           allowed=accepted)
+        raise CommandError(
+            "INVALID_PAYLOAD", f"payload of {len(payload)} bytes is over {MAX_PAYLOAD}", allowed=accepted
+        )
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError:
@@ -233,35 +284,74 @@ def _plan_light(fabric: EmulatedHome, entity: Entity, field_name: str | None, te
     ops: list[WorkflowStep] = []
     if command.color_temp is not None:
         if not options["color_temp"]:
-            raise CommandError("INVALID_PAYLOAD", "this light has no colour temperature", field="color_temp",
-                               allowed=_light_fields(options))
+            raise CommandError(
+                "INVALID_PAYLOAD",
+                "this light has no colour temperature",
+                field="color_temp",
+                allowed=_light_fields(options),
+            )
         coolest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMinMireds")
         warmest = fabric.read(entity.device_id, entity.endpoint, "ColorControl", "ColorTempPhysicalMaxMireds")
         mireds = kelvin_to_mireds(command.color_temp)
         if not coolest <= mireds <= warmest:
             low, high = mireds_to_kelvin(warmest), mireds_to_kelvin(coolest)
-            raise CommandError("INVALID_PAYLOAD", f"color_temp {command.color_temp} K is outside {low}..{high} K",
-                               field="color_temp", allowed={"min": low, "max": high})
-        ops.append(_invoke(entity, "ColorControl", "MoveToColorTemperature", colorTemperatureMireds=mireds,
-                           transitionTime=tenths or 0, **EXECUTE_IF_OFF))
+            raise CommandError(
+                "INVALID_PAYLOAD",
+                f"color_temp {command.color_temp} K is outside {low}..{high} K",
+                field="color_temp",
+                allowed={"min": low, "max": high},
+            )
+        ops.append(
+            _invoke(
+                entity,
+                "ColorControl",
+                "MoveToColorTemperature",
+                colorTemperatureMireds=mireds,
+                transitionTime=tenths or 0,
+                **EXECUTE_IF_OFF,
+            )
+        )
     if isinstance(command.color, HsColor):
         if not options["hs"]:
-            raise CommandError("INVALID_PAYLOAD", "this light has no hue/saturation colour", field="color",
-                               allowed=_light_fields(options))
+            raise CommandError(
+                "INVALID_PAYLOAD",
+                "this light has no hue/saturation colour",
+                field="color",
+                allowed=_light_fields(options),
+            )
         hue, saturation = min(254, round(command.color.h * 254 / 360)), round(command.color.s * 254 / 100)
-        ops.append(_invoke(entity, "ColorControl", "MoveToHueAndSaturation", hue=hue, saturation=saturation,
-                           transitionTime=tenths or 0, **EXECUTE_IF_OFF))
+        ops.append(
+            _invoke(
+                entity,
+                "ColorControl",
+                "MoveToHueAndSaturation",
+                hue=hue,
+                saturation=saturation,
+                transitionTime=tenths or 0,
+                **EXECUTE_IF_OFF,
+            )
+        )
     elif isinstance(command.color, XyColor):
         if not options["xy"]:
-            raise CommandError("INVALID_PAYLOAD", "this light has no xy colour", field="color",
-                               allowed=_light_fields(options))
-        ops.append(_invoke(entity, "ColorControl", "MoveToColor", colorX=min(0xFEFF, round(command.color.x * 65536)),
-                           colorY=min(0xFEFF, round(command.color.y * 65536)), transitionTime=tenths or 0,
-                           **EXECUTE_IF_OFF))
+            raise CommandError(
+                "INVALID_PAYLOAD", "this light has no xy colour", field="color", allowed=_light_fields(options)
+            )
+        ops.append(
+            _invoke(
+                entity,
+                "ColorControl",
+                "MoveToColor",
+                colorX=min(0xFEFF, round(command.color.x * 65536)),
+                colorY=min(0xFEFF, round(command.color.y * 65536)),
+                transitionTime=tenths or 0,
+                **EXECUTE_IF_OFF,
+            )
+        )
     if command.brightness is not None:
         if not options["brightness"]:
-            raise CommandError("INVALID_PAYLOAD", "this light is not dimmable", field="brightness",
-                               allowed=_light_fields(options))
+            raise CommandError(
+                "INVALID_PAYLOAD", "this light is not dimmable", field="brightness", allowed=_light_fields(options)
+            )
         level = brightness_to_level(command.brightness)
         ops.append(_invoke(entity, "LevelControl", "MoveToLevelWithOnOff", level=level, **timing))
     else:
@@ -329,14 +419,22 @@ def _plan_climate(fabric: EmulatedHome, entity: Entity, field_name: str | None, 
     allowed = {"min": low, "max": high, "unit": "°C"}
     celsius = _plain(text, TemperaturePayload, allowed).value
     if not low <= celsius <= high or not math.isfinite(celsius):
-        raise CommandError("INVALID_PAYLOAD", f"{field_name} {celsius} °C is outside {low}..{high} °C",
-                           field=field_name, allowed=allowed)
+        raise CommandError(
+            "INVALID_PAYLOAD",
+            f"{field_name} {celsius} °C is outside {low}..{high} °C",
+            field=field_name,
+            allowed=allowed,
+        )
     if field_name == "temperature":
         system_mode = fabric.read(entity.device_id, entity.endpoint, "Thermostat", "SystemMode")
         setpoint = target_setpoint(system_mode, options["heating"], options["cooling"])
     elif not options["auto"]:
-        raise CommandError("UNKNOWN_COMMAND", f"{field_name} needs a thermostat with an auto mode", field="topic",
-                           allowed=["set/temperature"])
+        raise CommandError(
+            "UNKNOWN_COMMAND",
+            f"{field_name} needs a thermostat with an auto mode",
+            field="topic",
+            allowed=["set/temperature"],
+        )
     else:
         setpoint = "OccupiedHeatingSetpoint" if field_name == "temperature_low" else "OccupiedCoolingSetpoint"
     return [_write(entity, "Thermostat", setpoint, round(celsius * 100))]
@@ -349,10 +447,14 @@ def _plan_cover(fabric: EmulatedHome, entity: Entity, field_name: str | None, te
         return [_invoke(entity, "WindowCovering", command)]
     position = _plain(text, PercentagePayload, "0..100 (100 = open)").value
     if field_name == "tilt":
-        return [_invoke(entity, "WindowCovering", "GoToTiltPercentage",
-                        tiltPercent100thsValue=ha_to_matter_position(position))]
-    return [_invoke(entity, "WindowCovering", "GoToLiftPercentage",
-                    liftPercent100thsValue=ha_to_matter_position(position))]
+        return [
+            _invoke(
+                entity, "WindowCovering", "GoToTiltPercentage", tiltPercent100thsValue=ha_to_matter_position(position)
+            )
+        ]
+    return [
+        _invoke(entity, "WindowCovering", "GoToLiftPercentage", liftPercent100thsValue=ha_to_matter_position(position))
+    ]
 
 
 def _plan_valve(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
@@ -393,15 +495,28 @@ def _plan_number(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
     value = _plain(text, NumberPayload, allowed).value
     shown = f" {unit}" if unit else ""
     if not low <= value <= high or (entity.options["number"] == "dryness" and value != int(value)):
-        raise CommandError("INVALID_PAYLOAD", f"{entity.name} {value:g}{shown} is outside {low:g}..{high:g}{shown}"
-                           + (" (whole levels)" if entity.options["number"] == "dryness" else ""),
-                           field="value", allowed=allowed)
+        raise CommandError(
+            "INVALID_PAYLOAD",
+            f"{entity.name} {value:g}{shown} is outside {low:g}..{high:g}{shown}"
+            + (" (whole levels)" if entity.options["number"] == "dryness" else ""),
+            field="value",
+            allowed=allowed,
+        )
     if entity.options["number"] == "dryness":
         return [_write(entity, "LaundryDryerControls", "SelectedDrynessLevel", int(value))]
     if entity.options["number"] == "temperature":
         return [_invoke(entity, "TemperatureControl", "SetTemperature", targetTemperature=round(value * 100))]
-    return [_invoke(entity, "LevelControl", "MoveToLevel", level=round(value * 254 / 100), transitionTime=0,
-                    optionsMask=0, optionsOverride=0)]
+    return [
+        _invoke(
+            entity,
+            "LevelControl",
+            "MoveToLevel",
+            level=round(value * 254 / 100),
+            transitionTime=0,
+            optionsMask=0,
+            optionsOverride=0,
+        )
+    ]
 
 
 def _plan_water_heater(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
@@ -413,8 +528,12 @@ def _plan_water_heater(fabric: EmulatedHome, entity: Entity, field_name: str | N
     allowed = {"min": low, "max": high, "unit": "°C"}
     celsius = _plain(text, TemperaturePayload, allowed).value
     if not low <= celsius <= high:
-        raise CommandError("INVALID_PAYLOAD", f"temperature {celsius:g} °C is outside {low:g}..{high:g} °C",
-                           field="temperature", allowed=allowed)
+        raise CommandError(
+            "INVALID_PAYLOAD",
+            f"temperature {celsius:g} °C is outside {low:g}..{high:g} °C",
+            field="temperature",
+            allowed=allowed,
+        )
     return [_write(entity, "Thermostat", "OccupiedHeatingSetpoint", round(celsius * 100))]
 
 
@@ -441,7 +560,17 @@ def _plan_vacuum(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
     return [_invoke(entity, "RvcRunMode", "ChangeToMode", newMode=_rvc_mode(fabric, entity, tag))]
 
 
-_PLANNERS = {"light": _plan_light, "fan": _plan_fan, "switch": _plan_switch, "climate": _plan_climate,
-             "cover": _plan_cover, "valve": _plan_valve, "lock": _plan_lock, "button": _plan_button,
-             "select": _plan_select,
-             "number": _plan_number, "vacuum": _plan_vacuum, "water_heater": _plan_water_heater}
+_PLANNERS = {
+    "light": _plan_light,
+    "fan": _plan_fan,
+    "switch": _plan_switch,
+    "climate": _plan_climate,
+    "cover": _plan_cover,
+    "valve": _plan_valve,
+    "lock": _plan_lock,
+    "button": _plan_button,
+    "select": _plan_select,
+    "number": _plan_number,
+    "vacuum": _plan_vacuum,
+    "water_heater": _plan_water_heater,
+}

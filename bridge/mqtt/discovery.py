@@ -37,18 +37,27 @@ def origin(url: str | None = None) -> dict[str, Any]:
     return out
 
 
-def device_config(fabric: EmulatedHome, device: DeviceView, entities: list[Entity], topics: Topics, *,
-                  origin_url: str | None = None) -> dict[str, Any]:
+def device_config(
+    fabric: EmulatedHome, device: DeviceView, entities: list[Entity], topics: Topics, *, origin_url: str | None = None
+) -> dict[str, Any]:
     """The retained payload of <discovery>/device/<id>/config for one device."""
     spec = device.spec
     ha_id = topics.ha_device_id(device.device_id)
     room = fabric.room(device.room_id)
     return {
-        "dev": {"ids": [ha_id], "name": friendly_name(device, room.name), "mf": spec.vendor_name,
-                "mdl": spec.product_name, "mdl_id": spec.name, "sw": software_version(), "sa": room.name},
+        "dev": {
+            "ids": [ha_id],
+            "name": friendly_name(device, room.name),
+            "mf": spec.vendor_name,
+            "mdl": spec.product_name,
+            "mdl_id": spec.name,
+            "sw": software_version(),
+            "sa": room.name,
+        },
         "o": origin(origin_url),
-        "availability": [{"topic": topics.availability, "payload_available": "online",
-                          "payload_not_available": "offline"}],
+        "availability": [
+            {"topic": topics.availability, "payload_available": "online", "payload_not_available": "offline"}
+        ],
         "qos": 1,
         "cmps": {entity.key: component_config(fabric, entity, topics) for entity in entities},
     }
@@ -67,7 +76,9 @@ def friendly_name(device: DeviceView, room_name: str) -> str:
 def component_config(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     ha_id = topics.ha_device_id(entity.device_id)
     config: dict[str, Any] = {
-        "p": entity.platform, "name": entity.name, "unique_id": f"{ha_id}_{entity.key}",
+        "p": entity.platform,
+        "name": entity.name,
+        "unique_id": f"{ha_id}_{entity.key}",
         "default_entity_id": f"{entity.platform}.{_entity_object_id(ha_id, entity.key)}",
     }
     config.update(_BUILDERS[entity.kind](fabric, entity, topics))
@@ -94,9 +105,12 @@ def _light(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     if not modes:
         modes = ["brightness"] if options["brightness"] else ["onoff"]
     config: dict[str, Any] = {
-        "schema": "json", "state_topic": topics.state(entity.device_id, entity.key),
+        "schema": "json",
+        "state_topic": topics.state(entity.device_id, entity.key),
         "command_topic": topics.command(entity.device_id, entity.key),
-        "brightness": bool(options["brightness"]), "brightness_scale": 255, "supported_color_modes": modes,
+        "brightness": bool(options["brightness"]),
+        "brightness_scale": 255,
+        "supported_color_modes": modes,
     }
     if options["color_temp"]:
         # Home Assistant's current convention: colour temperature in kelvin (mireds are deprecated since 2024.12).
@@ -115,11 +129,16 @@ def kelvin_limits(fabric: EmulatedHome, entity: Entity) -> tuple[int | None, int
 def _fan(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     state = topics.state(entity.device_id, entity.key)
     return {
-        "command_topic": topics.command(entity.device_id, entity.key), "state_topic": state,
-        "state_value_template": _template("state"), "payload_on": "ON", "payload_off": "OFF",
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": state,
+        "state_value_template": _template("state"),
+        "payload_on": "ON",
+        "payload_off": "OFF",
         "percentage_command_topic": topics.command(entity.device_id, entity.key, "percentage"),
-        "percentage_state_topic": state, "percentage_value_template": _template("percentage"),
-        "speed_range_min": 1, "speed_range_max": 100,
+        "percentage_state_topic": state,
+        "percentage_value_template": _template("percentage"),
+        "speed_range_min": 1,
+        "speed_range_max": 100,
     }
 
 
@@ -155,30 +174,57 @@ def _climate(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, 
 
     config: dict[str, Any] = {
         "modes": climate_modes(fabric, entity),
-        "mode_command_topic": command("mode"), "mode_state_topic": state, "mode_state_template": _template("mode"),
-        "temperature_command_topic": command("temperature"), "temperature_state_topic": state,
+        "mode_command_topic": command("mode"),
+        "mode_state_topic": state,
+        "mode_state_template": _template("mode"),
+        "temperature_command_topic": command("temperature"),
+        "temperature_state_topic": state,
         "temperature_state_template": _template("temperature"),
-        "current_temperature_topic": state, "current_temperature_template": _template("current_temperature"),
-        "min_temp": low, "max_temp": high, "temp_step": TEMP_STEP, "precision": 0.1, "temperature_unit": "C",
+        "current_temperature_topic": state,
+        "current_temperature_template": _template("current_temperature"),
+        "min_temp": low,
+        "max_temp": high,
+        "temp_step": TEMP_STEP,
+        "precision": 0.1,
+        "temperature_unit": "C",
     }
     if options["auto"]:
-        config.update({
-            "temperature_low_command_topic": command("temperature_low"), "temperature_low_state_topic": state,
-            "temperature_low_state_template": _template("target_temp_low"),
-            "temperature_high_command_topic": command("temperature_high"), "temperature_high_state_topic": state,
-            "temperature_high_state_template": _template("target_temp_high"),
-        })
+        config.update(
+            {
+                "temperature_low_command_topic": command("temperature_low"),
+                "temperature_low_state_topic": state,
+                "temperature_low_state_template": _template("target_temp_low"),
+                "temperature_high_command_topic": command("temperature_high"),
+                "temperature_high_state_topic": state,
+                "temperature_high_state_template": _template("target_temp_high"),
+            }
+        )
     if options["fan"]:
-        config.update({"fan_modes": climate_fan_modes(fabric, entity), "fan_mode_command_topic": command("fan_mode"),
-                       "fan_mode_state_topic": state, "fan_mode_state_template": _template("fan_mode")})
+        config.update(
+            {
+                "fan_modes": climate_fan_modes(fabric, entity),
+                "fan_mode_command_topic": command("fan_mode"),
+                "fan_mode_state_topic": state,
+                "fan_mode_state_template": _template("fan_mode"),
+            }
+        )
     if options["humidity"]:
         config.update({"current_humidity_topic": state, "current_humidity_template": _template("current_humidity")})
     return config
 
 
 # WindowCovering.Type → Home Assistant cover device class
-_COVER_CLASSES = {0: "shade", 1: "shade", 2: "shade", 3: "shade", 4: "curtain", 5: "awning", 6: "shutter",
-                  7: "blind", 8: "blind"}
+_COVER_CLASSES = {
+    0: "shade",
+    1: "shade",
+    2: "shade",
+    3: "shade",
+    4: "curtain",
+    5: "awning",
+    6: "shutter",
+    7: "blind",
+    8: "blind",
+}
 
 
 def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -186,32 +232,62 @@ def _cover(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, An
     config: dict[str, Any] = {
         "device_class": _COVER_CLASSES.get(_read(fabric, entity, "WindowCovering", "Type"), "shade"),
         "command_topic": topics.command(entity.device_id, entity.key),
-        "payload_open": "OPEN", "payload_close": "CLOSE", "payload_stop": "STOP",
-        "state_topic": state, "value_template": _template("state"), "state_open": "open", "state_opening": "opening",
-        "state_closed": "closed", "state_closing": "closing", "state_stopped": "stopped",
-        "position_topic": state, "position_template": _template("position"),
+        "payload_open": "OPEN",
+        "payload_close": "CLOSE",
+        "payload_stop": "STOP",
+        "state_topic": state,
+        "value_template": _template("state"),
+        "state_open": "open",
+        "state_opening": "opening",
+        "state_closed": "closed",
+        "state_closing": "closing",
+        "state_stopped": "stopped",
+        "position_topic": state,
+        "position_template": _template("position"),
         "set_position_topic": topics.command(entity.device_id, entity.key, "position"),
-        "position_open": 100, "position_closed": 0,
+        "position_open": 100,
+        "position_closed": 0,
     }
     if entity.options["tilt"]:
-        config.update({"tilt_command_topic": topics.command(entity.device_id, entity.key, "tilt"),
-                       "tilt_status_topic": state, "tilt_status_template": _template("tilt"),
-                       "tilt_min": 0, "tilt_max": 100, "tilt_opened_value": 100, "tilt_closed_value": 0})
+        config.update(
+            {
+                "tilt_command_topic": topics.command(entity.device_id, entity.key, "tilt"),
+                "tilt_status_topic": state,
+                "tilt_status_template": _template("tilt"),
+                "tilt_min": 0,
+                "tilt_max": 100,
+                "tilt_opened_value": 100,
+                "tilt_closed_value": 0,
+            }
+        )
     return config
 
 
 def _valve(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
-    return {"command_topic": topics.command(entity.device_id, entity.key),
-            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
-            "device_class": "water", "reports_position": False, "payload_open": "OPEN", "payload_close": "CLOSE",
-            "state_open": "open", "state_opening": "opening", "state_closed": "closed", "state_closing": "closing"}
+    return {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("state"),
+        "device_class": "water",
+        "reports_position": False,
+        "payload_open": "OPEN",
+        "payload_close": "CLOSE",
+        "state_open": "open",
+        "state_opening": "opening",
+        "state_closed": "closed",
+        "state_closing": "closing",
+    }
 
 
 def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
-        "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
-        "payload_lock": "LOCK", "payload_unlock": "UNLOCK", "state_locked": "LOCKED", "state_unlocked": "UNLOCKED",
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("state"),
+        "payload_lock": "LOCK",
+        "payload_unlock": "UNLOCK",
+        "state_locked": "LOCKED",
+        "state_unlocked": "UNLOCKED",
         "state_jammed": "JAMMED",
     }
     if entity.options["pin"]:
@@ -221,9 +297,15 @@ def _lock(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any
 
 
 def _switch(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
-    return {"command_topic": topics.command(entity.device_id, entity.key),
-            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
-            "payload_on": "ON", "payload_off": "OFF", "state_on": "ON", "state_off": "OFF"}
+    return {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("state"),
+        "payload_on": "ON",
+        "payload_off": "OFF",
+        "state_on": "ON",
+        "state_off": "OFF",
+    }
 
 
 # sensor kind → (device_class, unit, state_class, display precision)
@@ -250,8 +332,10 @@ SENSOR_CLASSES: dict[str, tuple[str | None, str | None, str | None, int | None]]
 def _sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     kind = entity.options["sensor"]
     device_class, unit, state_class, precision = SENSOR_CLASSES[kind]
-    config: dict[str, Any] = {"state_topic": topics.state(entity.device_id, entity.key),
-                              "value_template": _template("value")}
+    config: dict[str, Any] = {
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("value"),
+    }
     if device_class:
         config["device_class"] = device_class
     if unit:
@@ -270,21 +354,33 @@ def _sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 
 
 def _binary_sensor(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
-    return {"state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("state"),
-            "device_class": entity.options["sensor"], "payload_on": "ON", "payload_off": "OFF"}
+    return {
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("state"),
+        "device_class": entity.options["sensor"],
+        "payload_on": "ON",
+        "payload_off": "OFF",
+    }
 
 
 def _refused_event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     # https://www.home-assistant.io/integrations/event.mqtt/ — the (non-retained) error topic's JSON carries
     # "event_type"; its other keys (message, error, topic …) become the event's attributes.
-    return {"state_topic": topics.error(entity.device_id), "event_types": [REFUSED_EVENT],
-            "entity_category": "diagnostic", "icon": "mdi:alert-circle-outline"}
+    return {
+        "state_topic": topics.error(entity.device_id),
+        "event_types": [REFUSED_EVENT],
+        "entity_category": "diagnostic",
+        "icon": "mdi:alert-circle-outline",
+    }
 
 
 def _event(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     # Each message on the state topic (not retained) is one event: {"event_type": "initial_press", …fields}.
-    return {"state_topic": topics.state(entity.device_id, entity.key), "device_class": "button",
-            "event_types": list(entity.options["event_types"])}
+    return {
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "device_class": "button",
+        "event_types": list(entity.options["event_types"]),
+    }
 
 
 def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -296,9 +392,12 @@ def select_options(fabric: EmulatedHome, entity: Entity) -> list[str]:
 
 
 def _select(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
-    return {"command_topic": topics.command(entity.device_id, entity.key),
-            "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("option"),
-            "options": select_options(fabric, entity)}
+    return {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("option"),
+        "options": select_options(fabric, entity),
+    }
 
 
 def number_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, float, float]:
@@ -319,8 +418,12 @@ def _number(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
     low, high, step = number_limits(fabric, entity)
     config: dict[str, Any] = {
         "command_topic": topics.command(entity.device_id, entity.key),
-        "state_topic": topics.state(entity.device_id, entity.key), "value_template": _template("value"),
-        "min": low, "max": high, "step": step, "mode": "box" if entity.options["number"] == "temperature" else "slider",
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "value_template": _template("value"),
+        "min": low,
+        "max": high,
+        "step": step,
+        "mode": "box" if entity.options["number"] == "temperature" else "slider",
     }
     if entity.options["number"] == "temperature":
         config.update({"device_class": "temperature", "unit_of_measurement": "°C"})
@@ -336,8 +439,10 @@ WATER_HEATER_MODES = {"off": 0, "electric": 4}
 
 
 def water_heater_limits(fabric: EmulatedHome, entity: Entity) -> tuple[float, float]:
-    return (_read(fabric, entity, "Thermostat", "MinHeatSetpointLimit") / 100,
-            _read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit") / 100)
+    return (
+        _read(fabric, entity, "Thermostat", "MinHeatSetpointLimit") / 100,
+        _read(fabric, entity, "Thermostat", "MaxHeatSetpointLimit") / 100,
+    )
 
 
 def _water_heater(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
@@ -347,25 +452,56 @@ def _water_heater(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[
     def command(field: str) -> str:
         return topics.command(entity.device_id, entity.key, field)
 
-    return {"modes": list(WATER_HEATER_MODES), "mode_command_topic": command("mode"), "mode_state_topic": state,
-            "mode_state_template": _template("mode"), "temperature_command_topic": command("temperature"),
-            "temperature_state_topic": state, "temperature_state_template": _template("temperature"),
-            "current_temperature_topic": state, "current_temperature_template": _template("current_temperature"),
-            "min_temp": low, "max_temp": high, "precision": 0.5, "temperature_unit": "C"}
+    return {
+        "modes": list(WATER_HEATER_MODES),
+        "mode_command_topic": command("mode"),
+        "mode_state_topic": state,
+        "mode_state_template": _template("mode"),
+        "temperature_command_topic": command("temperature"),
+        "temperature_state_topic": state,
+        "temperature_state_template": _template("temperature"),
+        "current_temperature_topic": state,
+        "current_temperature_template": _template("current_temperature"),
+        "min_temp": low,
+        "max_temp": high,
+        "precision": 0.5,
+        "temperature_unit": "C",
+    }
 
 
-VACUUM_PAYLOADS = {"payload_start": "start", "payload_pause": "pause", "payload_stop": "stop",
-                   "payload_return_to_base": "return_to_base"}
+VACUUM_PAYLOADS = {
+    "payload_start": "start",
+    "payload_pause": "pause",
+    "payload_stop": "stop",
+    "payload_return_to_base": "return_to_base",
+}
 
 
 def _vacuum(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, Any]:
     # Home Assistant's (state-schema) MQTT vacuum: a JSON state {"state": "cleaning" …} and word commands.
-    return {"command_topic": topics.command(entity.device_id, entity.key),
-            "state_topic": topics.state(entity.device_id, entity.key),
-            "supported_features": ["start", "pause", "stop", "return_home", "status"], **VACUUM_PAYLOADS}
+    return {
+        "command_topic": topics.command(entity.device_id, entity.key),
+        "state_topic": topics.state(entity.device_id, entity.key),
+        "supported_features": ["start", "pause", "stop", "return_home", "status"],
+        **VACUUM_PAYLOADS,
+    }
 
 
-_BUILDERS = {"light": _light, "fan": _fan, "climate": _climate, "cover": _cover, "valve": _valve, "lock": _lock,
-             "switch": _switch,
-             "sensor": _sensor, "binary_sensor": _binary_sensor, "event": _event, "button": _button, "select": _select,
-             "number": _number, "vacuum": _vacuum, "water_heater": _water_heater, "refusal": _refused_event}
+_BUILDERS = {
+    "light": _light,
+    "fan": _fan,
+    "climate": _climate,
+    "cover": _cover,
+    "valve": _valve,
+    "lock": _lock,
+    "switch": _switch,
+    "sensor": _sensor,
+    "binary_sensor": _binary_sensor,
+    "event": _event,
+    "button": _button,
+    "select": _select,
+    "number": _number,
+    "vacuum": _vacuum,
+    "water_heater": _water_heater,
+    "refusal": _refused_event,
+}

@@ -104,8 +104,9 @@ def entities_for(device: DeviceView) -> list[Entity]:
     return out
 
 
-def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServer], types: set[int], *,
-                       metered: bool = False) -> list[Entity]:
+def _endpoint_entities(
+    device_id: str, ep: int, clusters: dict[str, ClusterServer], types: set[int], *, metered: bool = False
+) -> list[Entity]:
     out: list[Entity] = []
     used_on_off = False
 
@@ -115,25 +116,48 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     if "OnOff" in clusters and types & LIGHT_DEVICE_TYPES:
         color = clusters.get("ColorControl")
         color_map = color.feature_map if color is not None else 0
-        add("light", "light", None, "OnOff", brightness="LevelControl" in clusters,
-            color_temp=bool(color_map & COLOR_CT), hs=bool(color_map & COLOR_HS), xy=bool(color_map & COLOR_XY))
+        add(
+            "light",
+            "light",
+            None,
+            "OnOff",
+            brightness="LevelControl" in clusters,
+            color_temp=bool(color_map & COLOR_CT),
+            hs=bool(color_map & COLOR_HS),
+            xy=bool(color_map & COLOR_XY),
+        )
         used_on_off = True
     if "Thermostat" in clusters and WATER_HEATER in types:
         add("water_heater", "water_heater", None, "Thermostat")  # Home Assistant has a platform for these
     elif "Thermostat" in clusters:
         thermostat = clusters["Thermostat"]
         features = thermostat.feature_map
-        add("climate", "climate", None, "Thermostat", power="OnOff" in clusters, fan="FanControl" in clusters,
-            heating=bool(features & THERMOSTAT_HEAT), cooling=bool(features & THERMOSTAT_COOL),
-            auto=bool(features & THERMOSTAT_AUTO), humidity="RelativeHumidityMeasurement" in clusters)
+        add(
+            "climate",
+            "climate",
+            None,
+            "Thermostat",
+            power="OnOff" in clusters,
+            fan="FanControl" in clusters,
+            heating=bool(features & THERMOSTAT_HEAT),
+            cooling=bool(features & THERMOSTAT_COOL),
+            auto=bool(features & THERMOSTAT_AUTO),
+            humidity="RelativeHumidityMeasurement" in clusters,
+        )
         used_on_off = used_on_off or "OnOff" in clusters
     elif "FanControl" in clusters:
         add("fan", "fan", None, "FanControl", power="OnOff" in clusters)
         used_on_off = used_on_off or "OnOff" in clusters
     if "WindowCovering" in clusters:
         features = clusters["WindowCovering"].feature_map
-        add("cover", "cover", None, "WindowCovering", lift=features & COVER_LIFT_AWARE == COVER_LIFT_AWARE,
-            tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE)
+        add(
+            "cover",
+            "cover",
+            None,
+            "WindowCovering",
+            lift=features & COVER_LIFT_AWARE == COVER_LIFT_AWARE,
+            tilt=features & COVER_TILT_AWARE == COVER_TILT_AWARE,
+        )
     if "ValveConfigurationAndControl" in clusters:
         add("valve", "valve", None, "ValveConfigurationAndControl")
     if "DoorLock" in clusters:
@@ -156,8 +180,7 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     # A meter whose power nothing ever sets (no value now, no power-draw rule of the device type) would only ever
     # be "unknown" in Home Assistant: left out, with the energy integrated from it (Home Assistant's rule: an
     # entity that can have no state is not created).
-    if power is not None and power.has_attribute("ActivePower") and power.read("ActivePower") is None \
-            and not metered:
+    if power is not None and power.has_attribute("ActivePower") and power.read("ActivePower") is None and not metered:
         power = None
         clusters = {name: server for name, server in clusters.items() if name != "ElectricalEnergyMeasurement"}
     if power is not None and power.has_attribute("ActivePower"):
@@ -168,11 +191,23 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
                 add("sensor", sensor, name, "ElectricalPowerMeasurement", sensor=sensor, attribute=attribute)
     energy = clusters.get("ElectricalEnergyMeasurement")
     if energy is not None and energy.has_attribute("CumulativeEnergyImported"):
-        add("sensor", "energy", "Energy", "ElectricalEnergyMeasurement", sensor="energy",
-            attribute="CumulativeEnergyImported")
+        add(
+            "sensor",
+            "energy",
+            "Energy",
+            "ElectricalEnergyMeasurement",
+            sensor="energy",
+            attribute="CumulativeEnergyImported",
+        )
     if energy is not None and energy.has_attribute("CumulativeEnergyExported"):  # solar, a battery's discharge
-        add("sensor", "energy_exported", "Energy exported", "ElectricalEnergyMeasurement", sensor="energy",
-            attribute="CumulativeEnergyExported")
+        add(
+            "sensor",
+            "energy_exported",
+            "Energy exported",
+            "ElectricalEnergyMeasurement",
+            sensor="energy",
+            attribute="CumulativeEnergyExported",
+        )
     source = clusters.get("PowerSource")
     if source is not None and source.has_attribute("BatPercentRemaining"):
         add("sensor", "battery", "Battery", "PowerSource", sensor="battery", attribute="BatPercentRemaining")
@@ -205,8 +240,15 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
         if cycle is None:
             continue
         states = [cycle_state_name(s["operationalStateID"]) for s in cycle.read("OperationalStateList")]
-        add("sensor", "operational_state", "Operational state", cluster_name, sensor="operational_state",
-            attribute="OperationalState", states=states)
+        add(
+            "sensor",
+            "operational_state",
+            "Operational state",
+            cluster_name,
+            sensor="operational_state",
+            attribute="OperationalState",
+            states=states,
+        )
         if cycle.read("PhaseList"):  # Matter: a null PhaseList means the device has no phases
             add("sensor", "phase", "Phase", cluster_name, sensor="phase", attribute="CurrentPhase")
         add("sensor", "countdown", "Time remaining", cluster_name, sensor="countdown", attribute="CountdownTime")
@@ -220,9 +262,16 @@ def _endpoint_entities(device_id: str, ep: int, clusters: dict[str, ClusterServe
     return out
 
 
-_SENSOR_NAMES = {"temperature": "Temperature", "humidity": "Humidity", "illuminance": "Illuminance",
-                 "pm10": "PM10", "pm25": "PM2.5", "air_quality": "Air quality", "pressure": "Pressure",
-                 "volume_flow_rate": "Flow"}
+_SENSOR_NAMES = {
+    "temperature": "Temperature",
+    "humidity": "Humidity",
+    "illuminance": "Illuminance",
+    "pm10": "PM10",
+    "pm25": "PM2.5",
+    "air_quality": "Air quality",
+    "pressure": "Pressure",
+    "volume_flow_rate": "Flow",
+}
 _BUTTON_NAMES = {"Start": "Start", "Pause": "Pause", "Resume": "Resume", "Stop": "Stop", "GoHome": "Go home"}
 
 

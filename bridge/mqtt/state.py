@@ -118,11 +118,15 @@ def light_state(read: Read, entity: Entity) -> dict[str, Any]:
         if options["color_temp"]:
             state["color_temp"] = mireds_to_kelvin(read("ColorControl", "ColorTemperatureMireds"))
         if mode == "hs":
-            state["color"] = {"h": round(read("ColorControl", "CurrentHue") * 360 / 254, 1),
-                              "s": round(read("ColorControl", "CurrentSaturation") * 100 / 254, 1)}
+            state["color"] = {
+                "h": round(read("ColorControl", "CurrentHue") * 360 / 254, 1),
+                "s": round(read("ColorControl", "CurrentSaturation") * 100 / 254, 1),
+            }
         elif mode == "xy":
-            state["color"] = {"x": round(read("ColorControl", "CurrentX") / 65536, 4),
-                              "y": round(read("ColorControl", "CurrentY") / 65536, 4)}
+            state["color"] = {
+                "x": round(read("ColorControl", "CurrentX") / 65536, 4),
+                "y": round(read("ColorControl", "CurrentY") / 65536, 4),
+            }
     else:
         state["color_mode"] = "brightness" if options["brightness"] else "onoff"
     return {k: v for k, v in state.items() if v is not None}  # e.g. no CurrentLevel before the first dimming
@@ -172,8 +176,10 @@ def cover_state(read: Read, entity: Entity) -> dict[str, Any]:
 
 def valve_state(read: Read, entity: Entity) -> dict[str, Any]:
     """Home Assistant's valve states: open / opening / closed / closing (TargetState while on the way)."""
-    current, target = read("ValveConfigurationAndControl", "CurrentState"), read("ValveConfigurationAndControl",
-                                                                                 "TargetState")
+    current, target = (
+        read("ValveConfigurationAndControl", "CurrentState"),
+        read("ValveConfigurationAndControl", "TargetState"),
+    )
     if current == 2:  # Transitioning
         return {"state": "opening" if target == 1 else "closing"}
     return {"state": {0: "closed", 1: "open"}.get(current)}
@@ -259,9 +265,11 @@ def number_state(read: Read, entity: Entity) -> dict[str, Any]:
 
 
 def water_heater_state(read: Read, entity: Entity) -> dict[str, Any]:
-    return {"mode": "off" if read("Thermostat", "SystemMode") == 0 else "electric",
-            "temperature": centi(read("Thermostat", "OccupiedHeatingSetpoint")),
-            "current_temperature": centi(read("Thermostat", "LocalTemperature"))}
+    return {
+        "mode": "off" if read("Thermostat", "SystemMode") == 0 else "electric",
+        "temperature": centi(read("Thermostat", "OccupiedHeatingSetpoint")),
+        "current_temperature": centi(read("Thermostat", "LocalTemperature")),
+    }
 
 
 # RvcOperationalState → Home Assistant's vacuum activity
@@ -308,7 +316,15 @@ def entity_state(fabric: EmulatedHome, entity: Entity) -> dict[str, Any] | None:
 
 
 _STATE_FUNCTIONS: dict[str, Callable[[Read, Entity], dict[str, Any]]] = {
-    "light": light_state, "fan": fan_state, "climate": climate_state, "cover": cover_state, "lock": lock_state,
-    "switch": switch_state, "valve": valve_state, "select": select_state, "number": number_state,
-    "vacuum": vacuum_state, "water_heater": water_heater_state,
+    "light": light_state,
+    "fan": fan_state,
+    "climate": climate_state,
+    "cover": cover_state,
+    "lock": lock_state,
+    "switch": switch_state,
+    "valve": valve_state,
+    "select": select_state,
+    "number": number_state,
+    "vacuum": vacuum_state,
+    "water_heater": water_heater_state,
 }

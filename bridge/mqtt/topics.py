@@ -1,13 +1,13 @@
 """The MQTT topic layout of one home.
 
-    <base>/<home>/status                        bridge availability: "online" / "offline" (retained, last will)
-    <base>/<home>/error                         errors for topics naming no known device
-    <base>/<home>/<device>/<entity>/state       the entity's state as JSON (retained)
-    <base>/<home>/<device>/<entity>/set         commands (ON/OFF, JSON light payloads, OPEN, LOCK, PRESS …)
-    <base>/<home>/<device>/<entity>/set/<field> one-field commands (percentage, mode, temperature, position …)
-    <base>/<home>/<device>/error                answers to refused or malformed commands (JSON, not retained)
-    <discovery>/device/<ha id>/config           Home Assistant device-based discovery (retained)
-    <discovery>/status                          Home Assistant's birth message: "online" → re-announce
+<base>/<home>/status                        bridge availability: "online" / "offline" (retained, last will)
+<base>/<home>/error                         errors for topics naming no known device
+<base>/<home>/<device>/<entity>/state       the entity's state as JSON (retained)
+<base>/<home>/<device>/<entity>/set         commands (ON/OFF, JSON light payloads, OPEN, LOCK, PRESS …)
+<base>/<home>/<device>/<entity>/set/<field> one-field commands (percentage, mode, temperature, position …)
+<base>/<home>/<device>/error                answers to refused or malformed commands (JSON, not retained)
+<discovery>/device/<ha id>/config           Home Assistant device-based discovery (retained)
+<discovery>/status                          Home Assistant's birth message: "online" → re-announce
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class Topics:
         prefix = self.root + "/"
         if not topic.startswith(prefix):
             return None
-        parts = topic[len(prefix):].split("/")
+        parts = topic[len(prefix) :].split("/")
         if len(parts) == 3 and parts[2] == "set":
             return CommandRoute(parts[0], parts[1], None)
         if len(parts) == 4 and parts[2] == "set":

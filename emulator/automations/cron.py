@@ -27,8 +27,15 @@ MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", 
 WEEKDAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")  # Quartz: 1 = SUN … 7 = SAT
 FIRST_YEAR, LAST_YEAR = 1970, 2099
 FIELD_NAMES = ("seconds", "minutes", "hours", "day-of-month", "month", "day-of-week", "year")
-_BOUNDS = {"seconds": (0, 59), "minutes": (0, 59), "hours": (0, 23), "day-of-month": (1, 31), "month": (1, 12),
-           "day-of-week": (1, 7), "year": (FIRST_YEAR, LAST_YEAR)}
+_BOUNDS = {
+    "seconds": (0, 59),
+    "minutes": (0, 59),
+    "hours": (0, 23),
+    "day-of-month": (1, 31),
+    "month": (1, 12),
+    "day-of-week": (1, 7),
+    "year": (FIRST_YEAR, LAST_YEAR),
+}
 _NAMES = {"month": MONTHS, "day-of-week": WEEKDAYS}
 
 
@@ -71,8 +78,13 @@ class CronSchedule:
         return _dow_matches(self.day_of_week, year, month, day)
 
     def matches(self, when: datetime) -> bool:
-        return (when.microsecond == 0 and when.second in self.seconds and when.minute in self.minutes
-                and when.hour in self.hours and self.matches_day(when.year, when.month, when.day))
+        return (
+            when.microsecond == 0
+            and when.second in self.seconds
+            and when.minute in self.minutes
+            and when.hour in self.hours
+            and self.matches_day(when.year, when.month, when.day)
+        )
 
     def next_after(self, after: datetime) -> datetime | None:
         """The first firing instant strictly after ``after`` (None: the schedule has ended, e.g. a past year)."""
@@ -111,10 +123,10 @@ class CronSchedule:
     def _first_time_from(self, earliest: tuple[int, int, int]) -> tuple[int, int, int] | None:
         """The first (hour, minute, second) of the schedule at or after ``earliest`` on one day, else None."""
         hour, minute, second = earliest
-        for h in self.hours[bisect.bisect_left(self.hours, hour):]:
+        for h in self.hours[bisect.bisect_left(self.hours, hour) :]:
             if h > hour:
                 return h, self.minutes[0], self.seconds[0]
-            for m in self.minutes[bisect.bisect_left(self.minutes, minute):]:
+            for m in self.minutes[bisect.bisect_left(self.minutes, minute) :]:
                 if m > minute:
                     return h, m, self.seconds[0]
                 index = bisect.bisect_left(self.seconds, second)
@@ -189,15 +201,19 @@ MAX_EXPRESSION_CHARS = 200
 def _parse(expression: str) -> CronSchedule:
     fields = expression.split()
     if len(fields) not in (6, 7):
-        raise CronError(f"cron {expression!r} has {len(fields)} fields; Quartz needs 6 or 7: "
-                        "'sec min hour day-of-month month day-of-week [year]', e.g. '0 30 7 ? * MON-FRI *'")
+        raise CronError(
+            f"cron {expression!r} has {len(fields)} fields; Quartz needs 6 or 7: "
+            "'sec min hour day-of-month month day-of-week [year]', e.g. '0 30 7 ? * MON-FRI *'"
+        )
     if len(fields) == 6:
         fields.append("*")
     fields = [f.upper() for f in fields]
     sec, minute, hour, dom, month, dow, year = fields
     if (dom == "?") == (dow == "?"):
-        raise CronError(f"cron {expression!r}: exactly one of day-of-month ({dom}) and day-of-week ({dow}) must be "
-                        "'?' (Quartz cannot combine them), e.g. '0 0 8 ? * MON' or '0 0 8 1 * ?'")
+        raise CronError(
+            f"cron {expression!r}: exactly one of day-of-month ({dom}) and day-of-week ({dow}) must be "
+            "'?' (Quartz cannot combine them), e.g. '0 0 8 ? * MON' or '0 0 8 1 * ?'"
+        )
     schedule = CronSchedule(
         expression=" ".join(fields),
         seconds=tuple(sorted(_values("seconds", sec))),
@@ -209,8 +225,10 @@ def _parse(expression: str) -> CronSchedule:
         years=frozenset(_values("year", year)),
     )
     if schedule.next_after(datetime(FIRST_YEAR, 1, 1) - timedelta(seconds=1)) is None:
-        raise CronError(f"cron {expression!r} never fires (no day of {FIRST_YEAR}-{LAST_YEAR} matches its "
-                        "day-of-month, month, day-of-week and year), e.g. 31 in a month of 30 days or fewer")
+        raise CronError(
+            f"cron {expression!r} never fires (no day of {FIRST_YEAR}-{LAST_YEAR} matches its "
+            "day-of-month, month, day-of-week and year), e.g. 31 in a month of 30 days or fewer"
+        )
     return schedule
 
 

@@ -76,8 +76,9 @@ class CrossingPlanner:
         timer = room.timers.get(watch.variable or "") if room is not None else None
         return timer.due if timer is not None and not timer.cancelled else None
 
-    def next_flip(self, condition: StateCondition, watch: Watch, current: bool,
-                  hint: int | None = None) -> tuple[int, bool] | None:
+    def next_flip(
+        self, condition: StateCondition, watch: Watch, current: bool, hint: int | None = None
+    ) -> tuple[int, bool] | None:
         """(tick, is-a-real-flip) of the first tick the comparison changes, or a re-plan tick at the horizon.
 
         ``hint``: the flip planned before the segment restarted; when a device change did not alter this
@@ -91,8 +92,10 @@ class CrossingPlanner:
             return None
         candidates = []
         for op in _MONOTONE_PARTS[condition.op]:
+
             def part(tick: int, op: str = op) -> bool:
                 return compare(self._value_at(condition, tick), op, condition.value)
+
             start = part(now)
             if hint is not None and now < hint <= horizon and part(hint) != start and part(hint - 1) == start:
                 candidates.append(hint)
@@ -123,5 +126,4 @@ class CrossingPlanner:
         segment = entry[1]
         if segment.stepwise:
             return None
-        return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower,
-                segment.process.upper)
+        return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower, segment.process.upper)

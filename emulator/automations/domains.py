@@ -21,8 +21,12 @@ if TYPE_CHECKING:
 
 INF = math.inf
 # EnvironmentState's limits (home_config): centi-°C, centi-%, lux, µg/m³.
-ROOM_VARIABLE_LIMITS = {"temperature": (-5000.0, 8000.0), "humidity": (0.0, 10000.0), "illuminance": (0.0, INF),
-                        "pm10": (0.0, INF)}
+ROOM_VARIABLE_LIMITS = {
+    "temperature": (-5000.0, 8000.0),
+    "humidity": (0.0, 10000.0),
+    "illuminance": (0.0, INF),
+    "pm10": (0.0, INF),
+}
 # An interval: (low, low_closed, high, high_closed).
 Interval = tuple[float, bool, float, bool]
 
@@ -111,9 +115,12 @@ def whole(domain: Domain) -> Any:
 
 def _intervals(op: str, v: float) -> list[Interval]:
     return {
-        ">": [(v, False, INF, False)], ">=": [(v, True, INF, False)],
-        "<": [(-INF, False, v, False)], "<=": [(-INF, False, v, True)],
-        "==": [(v, True, v, True)], "!=": [(-INF, False, v, False), (v, False, INF, False)],
+        ">": [(v, False, INF, False)],
+        ">=": [(v, True, INF, False)],
+        "<": [(-INF, False, v, False)],
+        "<=": [(-INF, False, v, True)],
+        "==": [(v, True, v, True)],
+        "!=": [(-INF, False, v, False), (v, False, INF, False)],
     }[op]
 
 
@@ -127,10 +134,24 @@ def _canonical(domain: Domain, intervals: list[Interval]) -> tuple[Interval, ...
         if (high, high_closed) > (domain.high, d_high_closed):
             high, high_closed = domain.high, d_high_closed
         if domain.kind == "integer":
-            low = float(math.floor(low) + 1 if not low_closed and not math.isinf(low) and low == math.floor(low)
-                        else math.ceil(low)) if not math.isinf(low) else low
-            high = float(math.ceil(high) - 1 if not high_closed and not math.isinf(high) and high == math.ceil(high)
-                         else math.floor(high)) if not math.isinf(high) else high
+            low = (
+                float(
+                    math.floor(low) + 1
+                    if not low_closed and not math.isinf(low) and low == math.floor(low)
+                    else math.ceil(low)
+                )
+                if not math.isinf(low)
+                else low
+            )
+            high = (
+                float(
+                    math.ceil(high) - 1
+                    if not high_closed and not math.isinf(high) and high == math.ceil(high)
+                    else math.floor(high)
+                )
+                if not math.isinf(high)
+                else high
+            )
             low_closed, high_closed = not math.isinf(low), not math.isinf(high)
         if low > high or (low == high and not (low_closed and high_closed)):
             continue
@@ -140,8 +161,11 @@ def _canonical(domain: Domain, intervals: list[Interval]) -> tuple[Interval, ...
     for item in clipped:
         if merged:
             last = merged[-1]
-            touching = item[0] < last[2] or (item[0] == last[2] and (item[1] or last[3])) or (
-                domain.kind == "integer" and item[0] == last[2] + 1)
+            touching = (
+                item[0] < last[2]
+                or (item[0] == last[2] and (item[1] or last[3]))
+                or (domain.kind == "integer" and item[0] == last[2] + 1)
+            )
             if touching:
                 if (item[2], item[3]) > (last[2], last[3]):
                     merged[-1] = (last[0], last[1], item[2], item[3])
@@ -153,8 +177,10 @@ def _canonical(domain: Domain, intervals: list[Interval]) -> tuple[Interval, ...
 def contains(domain: Domain, truth: Any, x: Any) -> bool:
     if domain.kind == "finite":
         return x in truth
-    return any((low < x or (low == x and low_closed)) and (x < high or (x == high and high_closed))
-               for low, low_closed, high, high_closed in truth)
+    return any(
+        (low < x or (low == x and low_closed)) and (x < high or (x == high and high_closed))
+        for low, low_closed, high, high_closed in truth
+    )
 
 
 def witness(domain: Domain, a: Any, b: Any) -> Any:
@@ -162,8 +188,10 @@ def witness(domain: Domain, a: Any, b: Any) -> Any:
     if domain.kind == "finite":
         diff = sorted(a ^ b, key=repr)
         return diff[0] if diff else None
-    ends = sorted({p for interval in (*a, *b) for p in (interval[0], interval[2]) if not math.isinf(p)}
-                  | {p for p in (domain.low, domain.high) if not math.isinf(p)})
+    ends = sorted(
+        {p for interval in (*a, *b) for p in (interval[0], interval[2]) if not math.isinf(p)}
+        | {p for p in (domain.low, domain.high) if not math.isinf(p)}
+    )
     probes: list[float] = []
     for i, point in enumerate(ends):
         probes.append(point)
@@ -174,7 +202,7 @@ def witness(domain: Domain, a: Any, b: Any) -> Any:
     for x in probes:
         candidates = [float(math.floor(x)), float(math.ceil(x))] if domain.kind == "integer" else [x]
         for c in candidates:
-            inside = (domain.low <= c <= domain.high)
+            inside = domain.low <= c <= domain.high
             if inside and contains(domain, a, c) != contains(domain, b, c):
                 return int(c) if domain.kind == "integer" else c
     return None

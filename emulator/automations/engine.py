@@ -89,8 +89,12 @@ class AutomationEngine:
         self._order += 1
         self.rules[rule.id] = rule
         steps = rule.steps()
-        runtime = _Runtime(order=self._order, steps=steps, actions=[step.to_dict() for step in steps],
-                           trigger_text=rule.trigger.describe())
+        runtime = _Runtime(
+            order=self._order,
+            steps=steps,
+            actions=[step.to_dict() for step in steps],
+            trigger_text=rule.trigger.describe(),
+        )
         self._runtime[rule.id] = runtime
         if rule.trigger.kind == "time":
             runtime.schedule = parse_cron(rule.trigger.cron)
@@ -250,8 +254,11 @@ class AutomationEngine:
             watch = runtime.watch
             if watch is None or watch.variable not in (variable, "illuminance"):
                 continue
-            if watch.variable == variable and runtime.dynamics is not None and runtime.dynamics == \
-                    self.crossings.dynamics(watch):
+            if (
+                watch.variable == variable
+                and runtime.dynamics is not None
+                and runtime.dynamics == self.crossings.dynamics(watch)
+            ):
                 continue
             self._recheck(rule_id)
 
@@ -287,14 +294,21 @@ class AutomationEngine:
             runtime.loop_cuts += 1
             if runtime.loop_cuts == 1 or runtime.window_count == self.loop_limit:
                 runtime.window_count += 1  # report a cut once per second
-                self._publish(rule, "loop_cut", actions, [], {
-                    "code": "LOOP_GUARD", "message": f"rule {rule.id} fired {self.loop_limit} times in one virtual "
-                    f"second; further firings in this second are cut"})
+                self._publish(
+                    rule,
+                    "loop_cut",
+                    actions,
+                    [],
+                    {
+                        "code": "LOOP_GUARD",
+                        "message": f"rule {rule.id} fired {self.loop_limit} times in one virtual "
+                        f"second; further firings in this second are cut",
+                    },
+                )
             return
         failed = [c.describe() for c in rule.conditions if not self.crossings.holds(c)]
         if failed:
-            self._publish(rule, "skipped", actions, [], {"code": "CONDITIONS_NOT_MET",
-                                                         "message": "; ".join(failed)})
+            self._publish(rule, "skipped", actions, [], {"code": "CONDITIONS_NOT_MET", "message": "; ".join(failed)})
             return
         runtime.window_count += 1
         results: list[Any] = []
@@ -317,11 +331,27 @@ class AutomationEngine:
             self._time_cache = (tick, self.clock.time_text(tick, tenths=True))
         return self._time_cache[1]
 
-    def _publish(self, rule: AutomationRule, kind: str, actions: list[dict[str, Any]], results: list[Any],
-                 error: dict[str, Any] | None, time_text: str | None = None) -> None:
+    def _publish(
+        self,
+        rule: AutomationRule,
+        kind: str,
+        actions: list[dict[str, Any]],
+        results: list[Any],
+        error: dict[str, Any] | None,
+        time_text: str | None = None,
+    ) -> None:
         tick = self.clock.tick
-        event = AutomationEvent(rule.id, rule.name, kind, self._runtime[rule.id].trigger_text, list(actions), results,
-                                error, tick, time_text or self._time_at(tick))
+        event = AutomationEvent(
+            rule.id,
+            rule.name,
+            kind,
+            self._runtime[rule.id].trigger_text,
+            list(actions),
+            results,
+            error,
+            tick,
+            time_text or self._time_at(tick),
+        )
         self.history.append(event)
         self.host.publish_automation(event)
 

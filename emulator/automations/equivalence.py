@@ -36,8 +36,9 @@ class AutomationVerdict(BaseModel):
     trigger_equivalent: bool
     conditions_equivalent: bool
     actions_equivalent: bool
-    methods: dict[str, str] = Field(description="How each part was decided: cron-days, interval, finite-set, "
-                                                "replay, final-state, kind.")
+    methods: dict[str, str] = Field(
+        description="How each part was decided: cron-days, interval, finite-set, replay, final-state, kind."
+    )
     reasons: list[str] = Field(description="Why a part differs (empty when equivalent).")
 
 
@@ -73,8 +74,9 @@ def cron_difference(gold: str, predicted: str, start: datetime, horizon: timedel
     return None
 
 
-def _first_only(day: date, times_a: list[tuple[int, int, int]], times_b: list[tuple[int, int, int]],
-                start: datetime, end: datetime) -> str | None:
+def _first_only(
+    day: date, times_a: list[tuple[int, int, int]], times_b: list[tuple[int, int, int]], start: datetime, end: datetime
+) -> str | None:
     def window(times: list[tuple[int, int, int]]) -> set[datetime]:
         return {t for t in (datetime(day.year, day.month, day.day, *hms) for hms in times) if start < t <= end}
 
@@ -111,8 +113,10 @@ def state_difference(gold: StateCondition, predicted: StateCondition, home: Emul
     if a != b:
         x = witness(domain, a, b)
         holds = "gold" if x is not None and gold.holds(x) else "predicted"
-        return method, (f"{gold.source}: '{gold.op} {gold.value!r}' and '{predicted.op} {predicted.value!r}' differ "
-                        f"at {x!r} (only the {holds} comparison holds; domain {domain.describe()})")
+        return method, (
+            f"{gold.source}: '{gold.op} {gold.value!r}' and '{predicted.op} {predicted.value!r}' differ "
+            f"at {x!r} (only the {holds} comparison holds; domain {domain.describe()})"
+        )
     if gold.for_s != predicted.for_s:
         return method, f"hold times differ: {gold.for_s:g} s vs {predicted.for_s:g} s"
     return method, None
@@ -125,26 +129,37 @@ def replay_firings(home: EmulatedHome, condition: StateCondition, seconds: float
     copy.subscribe_automations(lambda event: ticks.append(event.tick) if event.kind == "fired" else None)
     # Never run (a replay rule records its firing and runs nothing), so its one step is a placeholder.
     placeholder = ActionStep(kind="write", device_id="-", endpoint=0, cluster="-", attribute="-")
-    copy.add_replay_rule(AutomationRule(name="replay", trigger=StateTrigger(condition=condition), actions=[placeholder],
-                                        id="replay", created_at=copy.now_text()))
+    copy.add_replay_rule(
+        AutomationRule(
+            name="replay",
+            trigger=StateTrigger(condition=condition),
+            actions=[placeholder],
+            id="replay",
+            created_at=copy.now_text(),
+        )
+    )
     copy.advance(seconds)
     return ticks
 
 
-def replay_difference(gold: StateCondition, predicted: StateCondition, home: EmulatedHome,
-                      seconds: float) -> str | None:
+def replay_difference(
+    gold: StateCondition, predicted: StateCondition, home: EmulatedHome, seconds: float
+) -> str | None:
     a, b = replay_firings(home, gold, seconds), replay_firings(home, predicted, seconds)
     if a == b:
         return None
     only = sorted(set(a) ^ set(b))
     first = only[0] if only else min(len(a), len(b))
-    return (f"replayed {seconds:g} s: gold fires {len(a)}×, predicted {len(b)}×; first difference at "
-            f"{home.now() + timedelta(seconds=first / TICKS_PER_SECOND):%Y-%m-%d %H:%M:%S}")
+    return (
+        f"replayed {seconds:g} s: gold fires {len(a)}×, predicted {len(b)}×; first difference at "
+        f"{home.now() + timedelta(seconds=first / TICKS_PER_SECOND):%Y-%m-%d %H:%M:%S}"
+    )
 
 
 # ---------------------------------------------------------------------------------- conditions
-def conditions_difference(gold: Iterable[StateCondition], predicted: Iterable[StateCondition],
-                          home: EmulatedHome) -> str | None:
+def conditions_difference(
+    gold: Iterable[StateCondition], predicted: Iterable[StateCondition], home: EmulatedHome
+) -> str | None:
     gold, predicted = list(gold), list(predicted)
     keys = {(c.device_id, c.path, c.room_id, c.variable) for c in (*gold, *predicted)}
     for key in sorted(keys, key=repr):
@@ -170,8 +185,12 @@ def conditions_difference(gold: Iterable[StateCondition], predicted: Iterable[St
 
 # ---------------------------------------------------------------------------------- actions
 def _device_state(snapshot: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
-    return {(device_id, path): value for device_id, device in snapshot["devices"].items()
-            for path, value in device["attributes"].items() if path.split(".")[-1] not in SENSOR_ATTRIBUTES}
+    return {
+        (device_id, path): value
+        for device_id, device in snapshot["devices"].items()
+        for path, value in device["attributes"].items()
+        if path.split(".")[-1] not in SENSOR_ATTRIBUTES
+    }
 
 
 def run_actions(home: EmulatedHome, spec: AutomationSpec) -> tuple[dict[tuple[str, str], Any], list[str]]:
@@ -206,9 +225,14 @@ def _spec(rule: AutomationSpec | Mapping[str, Any]) -> AutomationSpec:
     return AutomationSpec.model_validate(data)
 
 
-def compare_automations(gold: AutomationSpec | Mapping[str, Any], predicted: AutomationSpec | Mapping[str, Any],
-                        home: EmulatedHome, *, horizon: timedelta = DEFAULT_HORIZON,
-                        replay_s: float = DEFAULT_REPLAY_S) -> AutomationVerdict:
+def compare_automations(
+    gold: AutomationSpec | Mapping[str, Any],
+    predicted: AutomationSpec | Mapping[str, Any],
+    home: EmulatedHome,
+    *,
+    horizon: timedelta = DEFAULT_HORIZON,
+    replay_s: float = DEFAULT_REPLAY_S,
+) -> AutomationVerdict:
     """Decide whether ``predicted`` is the same rule as ``gold`` in ``home`` (which is left untouched)."""
     gold, predicted = _spec(gold), _spec(predicted)
     reasons: list[str] = []
@@ -239,5 +263,10 @@ def compare_automations(gold: AutomationSpec | Mapping[str, Any], predicted: Aut
     if action_reason is not None:
         reasons.append(f"actions: {action_reason}")
     return AutomationVerdict(
-        equivalent=not reasons, trigger_equivalent=trigger_ok, conditions_equivalent=condition_reason is None,
-        actions_equivalent=action_reason is None, methods=methods, reasons=reasons)
+        equivalent=not reasons,
+        trigger_equivalent=trigger_ok,
+        conditions_equivalent=condition_reason is None,
+        actions_equivalent=action_reason is None,
+        methods=methods,
+        reasons=reasons,
+    )

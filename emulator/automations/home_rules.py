@@ -20,8 +20,12 @@ class HomeRules:
     """Owns the rule set (through its engine): adding with every device, attribute, room and step checked,
     replacing, enabling, and what the tools and the dashboard show of a rule."""
 
-    def __init__(self, host: RuleHost, validate_step: Callable[[WorkflowStep], None],
-                 check_condition: Callable[[StateCondition], None]) -> None:
+    def __init__(
+        self,
+        host: RuleHost,
+        validate_step: Callable[[WorkflowStep], None],
+        check_condition: Callable[[StateCondition], None],
+    ) -> None:
         self.engine = AutomationEngine(host)
         self._host = host
         self._validate_step = validate_step
@@ -32,8 +36,9 @@ class HomeRules:
         try:
             spec = spec if isinstance(spec, AutomationSpec) else AutomationSpec.model_validate(spec)
         except ValidationError as error:
-            problems = "; ".join(f"{path}: {message}" if path else message
-                                 for path, message in validation_problems(error))
+            problems = "; ".join(
+                f"{path}: {message}" if path else message for path, message in validation_problems(error)
+            )
             raise HomeError("VALIDATION_ERROR", f"invalid automation: {problems}") from None
         trigger_conditions = [("trigger.condition", spec.trigger.condition)] if spec.trigger.kind == "state" else []
         for where, condition in trigger_conditions + [(f"conditions[{i}]", c) for i, c in enumerate(spec.conditions)]:
@@ -56,12 +61,17 @@ class HomeRules:
     def _check_rule_can_run(self, spec: AutomationSpec) -> None:
         """A new rule is refused when the home already holds MAX_RULES, or when its schedule has no firing left."""
         if len(self.engine.rules) >= MAX_RULES:
-            raise HomeError("VALIDATION_ERROR", f"this home already has {MAX_RULES} automations, the limit; "
-                                                "remove one before adding another")
+            raise HomeError(
+                "VALIDATION_ERROR",
+                f"this home already has {MAX_RULES} automations, the limit; remove one before adding another",
+            )
         clock = self._host.clock
         if spec.trigger.kind == "time" and parse_cron(spec.trigger.cron).next_after(clock.now_datetime) is None:
-            raise HomeError("VALIDATION_ERROR", f"trigger.cron {spec.trigger.cron!r} never fires after now "
-                                                f"({clock.now_text()}); give a schedule with a firing still to come")
+            raise HomeError(
+                "VALIDATION_ERROR",
+                f"trigger.cron {spec.trigger.cron!r} never fires after now "
+                f"({clock.now_text()}); give a schedule with a firing still to come",
+            )
 
     def add_replay_rule(self, rule: AutomationRule) -> None:
         """Add a stored rule to a throwaway copy of a home to watch its trigger: from now on every rule of this
@@ -117,8 +127,12 @@ class HomeRules:
     def status(self, rule_id: str) -> dict[str, Any]:
         """The rule as JSON plus its kind, next firing and loop cuts (what the tools and the dashboard show)."""
         rule = self.rule(rule_id)
-        return {**rule.model_dump(mode="json"), "kind": rule.kind(), "next_firing": self.next_firing(rule_id),
-                "loop_cuts": self.engine.loop_cuts(rule_id)}
+        return {
+            **rule.model_dump(mode="json"),
+            "kind": rule.kind(),
+            "next_firing": self.next_firing(rule_id),
+            "loop_cuts": self.engine.loop_cuts(rule_id),
+        }
 
     def history(self) -> list[dict[str, Any]]:
         """The latest firings, skips and loop cuts (oldest first, at most 200)."""

@@ -54,8 +54,10 @@ def _check_time(value: str) -> str:
 
 def _check_path(value: str) -> str:
     if not _PATH.fullmatch(value):
-        raise ValueError(f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>', "
-                         "e.g. '1.RelativeHumidityMeasurement.MeasuredValue'")
+        raise ValueError(
+            f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>', "
+            "e.g. '1.RelativeHumidityMeasurement.MeasuredValue'"
+        )
     return value
 
 
@@ -80,19 +82,23 @@ class StateCondition(BaseModel):
     path: AttributePath | None = Field(default=None, description="'<endpoint>.<Cluster>.<Attribute>'.")
     room_id: StrictStr | None = Field(default=None, description="Room whose environment variable is compared.")
     variable: Literal["temperature", "humidity", "illuminance", "pm10"] | None = Field(
-        default=None, description="Room variable in SimuHome units: centi-°C, centi-%, lux, µg/m³.")
+        default=None, description="Room variable in SimuHome units: centi-°C, centi-%, lux, µg/m³."
+    )
     op: Operator
     value: ConditionValue
     for_s: Annotated[float, Field(ge=0, le=MAX_HOLD_S)] = Field(
-        default=0.0, description="The comparison must hold this many seconds before the trigger fires.")
+        default=0.0, description="The comparison must hold this many seconds before the trigger fires."
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> StateCondition:
         device = self.device_id is not None or self.path is not None
         room = self.room_id is not None or self.variable is not None
         if device == room:
-            raise ValueError("a condition compares either a device attribute (device_id + path) or a room "
-                             "variable (room_id + variable), not both and not neither")
+            raise ValueError(
+                "a condition compares either a device attribute (device_id + path) or a room "
+                "variable (room_id + variable), not both and not neither"
+            )
         if device and (self.device_id is None or self.path is None):
             raise ValueError("a device condition needs both device_id and path")
         if room and (self.room_id is None or self.variable is None):
@@ -134,8 +140,10 @@ class TimeTrigger(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["time"] = "time"
-    cron: CronText = Field(description="Quartz cron 'sec min hour day-of-month month day-of-week [year]', e.g. "
-                                       "'0 30 7 ? * MON-FRI *'; a one-off: '0 0 22 27 6 ? 2024'.")
+    cron: CronText = Field(
+        description="Quartz cron 'sec min hour day-of-month month day-of-week [year]', e.g. "
+        "'0 30 7 ? * MON-FRI *'; a one-off: '0 0 22 27 6 ? 2024'."
+    )
 
     def describe(self) -> str:
         return f"cron {self.cron}"
@@ -178,10 +186,12 @@ class ActionStep(BaseModel):
 
     def to_workflow_step(self) -> WorkflowStep:
         if self.kind == "invoke":
-            return WorkflowStep("invoke", self.device_id, self.endpoint, self.cluster, self.command or "",
-                                dict(self.args))
-        return WorkflowStep("write", self.device_id, self.endpoint, self.cluster, self.attribute or "",
-                            value=self.value)
+            return WorkflowStep(
+                "invoke", self.device_id, self.endpoint, self.cluster, self.command or "", dict(self.args)
+            )
+        return WorkflowStep(
+            "write", self.device_id, self.endpoint, self.cluster, self.attribute or "", value=self.value
+        )
 
     @classmethod
     def from_workflow_step(cls, step: WorkflowStep) -> ActionStep:
@@ -195,8 +205,9 @@ class AutomationSpec(BaseModel):
 
     name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
     trigger: Trigger
-    conditions: list[StateCondition] = Field(default_factory=list, max_length=16,
-                                             description="All must hold at the firing instant.")
+    conditions: list[StateCondition] = Field(
+        default_factory=list, max_length=16, description="All must hold at the firing instant."
+    )
     actions: list[ActionStep] = Field(min_length=1, max_length=64)
     enabled: StrictBool = True
 

@@ -24,5 +24,12 @@ def device_type_spec(name: str) -> DeviceTypeSpec:
         raise KeyError(f"unknown device type {name!r}; known: {sorted(CATALOGUE)}") from None
 
 
-__all__ = ["CATALOGUE", "SIMUHOME_TYPES", "ClusterSpec", "DeviceTypeSpec", "EndpointSpec", "PowerDependency",
-           "device_type_spec"]
+__all__ = [
+    "CATALOGUE",
+    "SIMUHOME_TYPES",
+    "ClusterSpec",
+    "DeviceTypeSpec",
+    "EndpointSpec",
+    "PowerDependency",
+    "device_type_spec",
+]

@@ -81,7 +81,11 @@ def cluster(name: str, *features: str, options: dict[str, Any] | None = None, **
     return ClusterSpec(name, feature(name, *features) if features else None, values, options or {})
 
 
-def endpoint(endpoint_id: int, device_types: list[tuple[int, int]] | tuple[int, int], *clusters: ClusterSpec,
-             compat: tuple[str, ...] = ()) -> EndpointSpec:
+def endpoint(
+    endpoint_id: int,
+    device_types: list[tuple[int, int]] | tuple[int, int],
+    *clusters: ClusterSpec,
+    compat: tuple[str, ...] = (),
+) -> EndpointSpec:
     types = (device_types,) if isinstance(device_types, tuple) else tuple(device_types)
     return EndpointSpec(endpoint_id, types, tuple(clusters), frozenset(compat))

@@ -71,6 +71,7 @@ def _room_environments(room_ids: list[str], ranges: EnvironmentRanges, seed: int
 
 # --- devices -------------------------------------------------------------------------------------
 
+
 def _device_counts(rooms: list[RoomSlot], params: GeneratorParams, seed: int) -> dict[str, int]:
     per_room = params.devices_per_room
     required = {r.id: len(required_types(r.type, params.device_catalogue, params.required_devices)) for r in rooms}
@@ -86,8 +87,10 @@ def _device_counts(rooms: list[RoomSlot], params: GeneratorParams, seed: int) ->
     rng = random.Random(sub_seed(seed, "device-count"))
     least, most = max(params.total_devices.min, sum(low.values())), min(params.total_devices.max, sum(high.values()))
     if least > most:
-        raise GeneratorError(f"cannot place {params.total_devices.min}..{params.total_devices.max} devices in "
-                             f"{len(rooms)} rooms holding {sum(low.values())}..{sum(high.values())} devices")
+        raise GeneratorError(
+            f"cannot place {params.total_devices.min}..{params.total_devices.max} devices in "
+            f"{len(rooms)} rooms holding {sum(low.values())}..{sum(high.values())} devices"
+        )
     total = rng.randint(least, most)
     counts = dict(low)
     open_rooms = [r.id for r in rooms if counts[r.id] < high[r.id]]
@@ -103,15 +106,27 @@ def _room_device_types(room: RoomSlot, count: int, params: GeneratorParams, seed
     rng = random.Random(sub_seed(seed, "devices", room.id))
     placed = list(required_types(room.type, params.device_catalogue, params.required_devices))[:count]
     taken = Counter(placed)
-    pool = [t for t in candidate_types(room.type, params.device_catalogue)
-            for _ in range(params.max_per_type - taken[t])]
+    pool = [
+        t for t in candidate_types(room.type, params.device_catalogue) for _ in range(params.max_per_type - taken[t])
+    ]
     return placed + rng.sample(pool, count - len(placed))
 
 
 _ON_PROBABILITY = {
-    "on_off_light": 0.4, "dimmable_light": 0.4, "color_temperature_light": 0.4, "extended_color_light": 0.4,
-    "fan_light": 0.4, "smart_plug": 0.5, "smart_speaker": 0.3, "smart_screen": 0.3, "tv": 0.3, "fan": 0.4,
-    "air_purifier": 0.5, "humidifier": 0.4, "dehumidifier": 0.4, "air_conditioner": 0.5,
+    "on_off_light": 0.4,
+    "dimmable_light": 0.4,
+    "color_temperature_light": 0.4,
+    "extended_color_light": 0.4,
+    "fan_light": 0.4,
+    "smart_plug": 0.5,
+    "smart_speaker": 0.3,
+    "smart_screen": 0.3,
+    "tv": 0.3,
+    "fan": 0.4,
+    "air_purifier": 0.5,
+    "humidifier": 0.4,
+    "dehumidifier": 0.4,
+    "air_conditioner": 0.5,
 }
 _LEVEL_LIGHTS = {"dimmable_light", "color_temperature_light", "extended_color_light"}
 _FAN_CONTROL = {"fan", "air_purifier", "humidifier", "dehumidifier", "air_conditioner"}
@@ -147,6 +162,7 @@ def initial_attributes(device_type: str, rng: random.Random) -> dict[str, Any]:
 
 # --- the generator -------------------------------------------------------------------------------
 
+
 def _base_time(params: GeneratorParams, rng: random.Random) -> str:
     moment = time(rng.randint(params.base_hours.min, params.base_hours.max), rng.randint(0, 59), rng.randint(0, 59))
     return datetime.combine(date.fromisoformat(params.base_date), moment).strftime(TIME_FORMAT)
@@ -165,14 +181,25 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
     device_data: list[dict[str, Any]] = []
     system_ids: list[str] = []  # added by home_systems, on top of the rooms' own draw
     for room in rooms:
-        room_data.append({"id": room.id, "name": room_display_name(room.id), "type": room.type, "floor": room.floor,
-                          "parent": room.parent if params.nesting else None, "environment": environments[room.id]})
+        room_data.append(
+            {
+                "id": room.id,
+                "name": room_display_name(room.id),
+                "type": room.type,
+                "floor": room.floor,
+                "parent": room.parent if params.nesting else None,
+                "environment": environments[room.id],
+            }
+        )
         numbers: Counter[str] = Counter()
         for index, device_type in enumerate(drawn[room.id] + systems[room.id]):
             numbers[device_type] += 1
             device_id = f"{room.id}_{device_type}_{numbers[device_type]}"
-            attributes = (initial_attributes(device_type, random.Random(sub_seed(seed, "state", device_id)))
-                          if params.initial_state else {})
+            attributes = (
+                initial_attributes(device_type, random.Random(sub_seed(seed, "state", device_id)))
+                if params.initial_state
+                else {}
+            )
             device_data.append({"id": device_id, "type": device_type, "room": room.id, "attributes": attributes})
             if index >= len(drawn[room.id]):
                 system_ids.append(device_id)
@@ -180,15 +207,29 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
     generator: dict[str, Any] = {"params": params.model_dump(mode="json")}
     if system_ids:  # only houses have them: the other layouts' homes keep their bytes
         generator["home_systems"] = system_ids
-    return validate_home({
-        "name": f"{label}-{seed}", "seed": seed, "tier": tier, "base_time": base_time, "rooms": room_data,
-        "devices": device_data, "extensions": {
-            "generator": generator,
-            # Our homes have days and nights: daylight follows the sun (emulator/daylight.py) and rooms exchange
-            # heat with a daily outdoor swing (late-August defaults: 24 °C ± 5 °C).
-            "physics": {"daylight": "sun", "latitude_deg": params.latitude_deg, "outdoor": "daily",
-                        "outdoor_mean": 2400.0, "outdoor_amplitude": 500.0}},
-    }, f"<generated {label} home, seed {seed}>")
+    return validate_home(
+        {
+            "name": f"{label}-{seed}",
+            "seed": seed,
+            "tier": tier,
+            "base_time": base_time,
+            "rooms": room_data,
+            "devices": device_data,
+            "extensions": {
+                "generator": generator,
+                # Our homes have days and nights: daylight follows the sun (emulator/daylight.py) and rooms exchange
+                # heat with a daily outdoor swing (late-August defaults: 24 °C ± 5 °C).
+                "physics": {
+                    "daylight": "sun",
+                    "latitude_deg": params.latitude_deg,
+                    "outdoor": "daily",
+                    "outdoor_mean": 2400.0,
+                    "outdoor_amplitude": 500.0,
+                },
+            },
+        },
+        f"<generated {label} home, seed {seed}>",
+    )
 
 
 def generate_home(tier: str, seed: int, **overrides: Any) -> HomeConfig:

@@ -30,8 +30,9 @@ DOOR_DEVICES = frozenset({"door_lock"})
 DOOR_BUTTON = "generic_switch"
 
 
-def home_systems(layout: Layout, catalogue: str, rooms: Sequence[RoomSlot],
-                 placed: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+def home_systems(
+    layout: Layout, catalogue: str, rooms: Sequence[RoomSlot], placed: Mapping[str, Sequence[str]]
+) -> dict[str, list[str]]:
     """Room id → the system device types to add there (in placing order), given each room's ``placed`` types."""
     extra: dict[str, list[str]] = {room.id: [] for room in rooms}
     if layout not in SYSTEM_LAYOUTS or catalogue != "extended":

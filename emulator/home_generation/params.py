@@ -50,8 +50,12 @@ class CountRange(ValueRange):
 
 
 # SimuHome's spec bounds (facts §7.1); every range must lie inside them.
-ENVIRONMENT_BOUNDS = {"temperature_c": (18, 36), "humidity_pct": (15, 85), "illuminance_lux": (10, 3000),
-                      "pm10_ugm3": (5, 120)}
+ENVIRONMENT_BOUNDS = {
+    "temperature_c": (18, 36),
+    "humidity_pct": (15, 85),
+    "illuminance_lux": (10, 3000),
+    "pm10_ugm3": (5, 120),
+}
 
 
 class EnvironmentRanges(BaseModel):
@@ -111,19 +115,38 @@ TIERS: dict[str, GeneratorParams] = {
     # SimuHome's benchmark recipe: 5 rooms, 4–7 devices each, its 16 types.
     "simuhome": GeneratorParams(),
     # SMH-Bench "simple": a small apartment, ~5.5 rooms, ≤ 8 devices.
-    "simple": GeneratorParams(layout="apartment", device_catalogue="extended", room_count=CountRange(min=5, max=6),
-                              devices_per_room=CountRange(min=0, max=3), total_devices=CountRange(min=5, max=8),
-                              required_devices="none"),
+    "simple": GeneratorParams(
+        layout="apartment",
+        device_catalogue="extended",
+        room_count=CountRange(min=5, max=6),
+        devices_per_room=CountRange(min=0, max=3),
+        total_devices=CountRange(min=5, max=8),
+        required_devices="none",
+    ),
     # SMH-Bench "medium": a multi-room house, ~10.5 rooms, ~35 devices.
-    "medium": GeneratorParams(layout="house", device_catalogue="extended", room_count=CountRange(min=10, max=11),
-                              devices_per_room=CountRange(min=1, max=8), total_devices=CountRange(min=33, max=37)),
+    "medium": GeneratorParams(
+        layout="house",
+        device_catalogue="extended",
+        room_count=CountRange(min=10, max=11),
+        devices_per_room=CountRange(min=1, max=8),
+        total_devices=CountRange(min=33, max=37),
+    ),
     # SMH-Bench "complex": one dense hierarchical home, 31 nested rooms over 4 floors, 135 devices.
-    "complex": GeneratorParams(layout="mansion", device_catalogue="extended", room_count=CountRange(min=31, max=31),
-                               devices_per_room=CountRange(min=1, max=9), total_devices=CountRange(min=135, max=135)),
+    "complex": GeneratorParams(
+        layout="mansion",
+        device_catalogue="extended",
+        room_count=CountRange(min=31, max=31),
+        devices_per_room=CountRange(min=1, max=9),
+        total_devices=CountRange(min=135, max=135),
+    ),
     # Load testing: a 12-floor building of flats, 120 rooms, 1,000 devices.
-    "stress": GeneratorParams(layout="tower", device_catalogue="extended", room_count=CountRange(min=120, max=120),
-                              devices_per_room=CountRange(min=2, max=14),
-                              total_devices=CountRange(min=1000, max=1000)),
+    "stress": GeneratorParams(
+        layout="tower",
+        device_catalogue="extended",
+        room_count=CountRange(min=120, max=120),
+        devices_per_room=CountRange(min=2, max=14),
+        total_devices=CountRange(min=1000, max=1000),
+    ),
 }
 
 

@@ -46,10 +46,16 @@ def summarize_home(config: HomeConfig) -> HomeSummary:
     for floor in sorted(set(floor_of.values())):
         floors[floor] = FloorSummary(
             rooms=sum(1 for f in floor_of.values() if f == floor),
-            devices=sum(1 for d in config.devices if floor_of[d.room] == floor))
+            devices=sum(1 for d in config.devices if floor_of[d.room] == floor),
+        )
     return HomeSummary(
-        name=config.name, tier=config.tier, seed=config.seed, rooms=len(config.rooms), devices=len(config.devices),
-        device_types=len(by_type), nested_rooms=sum(1 for room in config.rooms if room.parent is not None),
+        name=config.name,
+        tier=config.tier,
+        seed=config.seed,
+        rooms=len(config.rooms),
+        devices=len(config.devices),
+        device_types=len(by_type),
+        nested_rooms=sum(1 for room in config.rooms if room.parent is not None),
         devices_by_type=dict(sorted(by_type.items(), key=lambda item: (-item[1], item[0]))),
         rooms_by_type=dict(sorted(room_types.items(), key=lambda item: (-item[1], item[0]))),
         floors=floors,

@@ -26,8 +26,12 @@ from emulator.simuhome.spelling import to_simuhome_value
 from emulator.simuhome.values import conform, export_value, is_number
 
 
-def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None, *,
-                only_original_attributes: bool = False) -> dict:
+def to_simuhome(
+    config_or_state: HomeConfig | Mapping[str, Any],
+    origin: SimuHomeOrigin | None = None,
+    *,
+    only_original_attributes: bool = False,
+) -> dict:
     """Our home (a HomeConfig or data in our format) → a SimuHome config dict usable as the reset body.
 
     With the ``origin`` of an import, whatever is unchanged is written exactly as it was loaded.
@@ -36,16 +40,22 @@ def to_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHom
     devices lack. Floors, parents, names and our extensions have no SimuHome equivalent and are dropped.
     """
     config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
-    origin = origin or SimuHomeOrigin(top_level={"tick_interval": TICK_S},
-                                      key_order=["tick_interval", "base_time", "rooms"],
-                                      room_order=[], rooms={}, devices={})
+    origin = origin or SimuHomeOrigin(
+        top_level={"tick_interval": TICK_S},
+        key_order=["tick_interval", "base_time", "rooms"],
+        room_order=[],
+        rooms={},
+        devices={},
+    )
     by_room: dict[str, list[DeviceConfig]] = {room.id: [] for room in config.rooms}
     for device in config.devices:
         by_room[device.room].append(device)
     known = {room.id: room for room in config.rooms}
     room_ids = [r for r in origin.room_order if r in known] + [r for r in known if r not in origin.rooms]
-    rooms_out = {room_id: _export_room(known[room_id], by_room[room_id], origin, only_original_attributes)
-                 for room_id in room_ids}
+    rooms_out = {
+        room_id: _export_room(known[room_id], by_room[room_id], origin, only_original_attributes)
+        for room_id in room_ids
+    }
 
     return _in_order({**origin.top_level, "base_time": config.base_time, "rooms": rooms_out}, origin.key_order)
 
@@ -74,19 +84,25 @@ class SimuHomeExport:
         if not self.skipped:
             return ""
         types = sorted({d.device_type for d in self.skipped})
-        return (f"left out {len(self.skipped)} device(s) of {len(types)} type(s) SimuHome does not know: "
-                f"{', '.join(types)}")
+        return (
+            f"left out {len(self.skipped)} device(s) of {len(types)} type(s) SimuHome does not know: {', '.join(types)}"
+        )
 
 
-def export_for_simuhome(config_or_state: HomeConfig | Mapping[str, Any], origin: SimuHomeOrigin | None = None, *,
-                        only_original_attributes: bool = False) -> SimuHomeExport:
+def export_for_simuhome(
+    config_or_state: HomeConfig | Mapping[str, Any],
+    origin: SimuHomeOrigin | None = None,
+    *,
+    only_original_attributes: bool = False,
+) -> SimuHomeExport:
     """Like :func:`to_simuhome`, for SimuHome itself: devices of a type SimuHome's factory lacks (our catalogue's
     solar panels, chargers, valves, buttons, …) are left out, each listed in ``skipped``; the rooms stay."""
     config = config_or_state if isinstance(config_or_state, HomeConfig) else validate_home(config_or_state)
     kept = [d for d in config.devices if d.type in SIMUHOME_KNOWN_TYPES]
     skipped = tuple(SkippedDevice(d.id, d.type, d.room) for d in config.devices if d.type not in SIMUHOME_KNOWN_TYPES)
-    exported = to_simuhome(config.model_copy(update={"devices": kept}), origin,
-                           only_original_attributes=only_original_attributes)
+    exported = to_simuhome(
+        config.model_copy(update={"devices": kept}), origin, only_original_attributes=only_original_attributes
+    )
     return SimuHomeExport(exported, skipped)
 
 
@@ -96,16 +112,16 @@ def _in_order(fields: dict[str, Any], key_order: list[str]) -> dict[str, Any]:
     return {key: fields[key] for key in order}
 
 
-def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHomeOrigin,
-                 only_original_attributes: bool) -> dict[str, Any]:
+def _export_room(
+    room: RoomConfig, devices: list[DeviceConfig], origin: SimuHomeOrigin, only_original_attributes: bool
+) -> dict[str, Any]:
     room_origin = origin.rooms.get(room.id)
     environment = room.environment.model_dump()
     state: dict[str, Any] | None
     if room_origin is not None and room_origin.state is not None:
         original = room_origin.state
         known = {**DEFAULT_ROOM_STATE, **{k: v for k, v in original.items() if k in environment}}
-        state = dict(original) if equivalent(known, environment) else \
-            {**original, **simuhome_room_state(environment)}
+        state = dict(original) if equivalent(known, environment) else {**original, **simuhome_room_state(environment)}
     elif room_origin is not None and equivalent(environment, DEFAULT_ROOM_STATE):
         state = None  # the original room had no state and still sits at SimuHome's defaults
     else:
@@ -113,8 +129,9 @@ def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHome
     out: dict[str, Any] = {}
     if state is not None:
         out["state"] = state
-    exported_devices = [_export_device(device, origin.devices.get(device.id), only_original_attributes)
-                        for device in devices]
+    exported_devices = [
+        _export_device(device, origin.devices.get(device.id), only_original_attributes) for device in devices
+    ]
     if exported_devices or room_origin is None or "devices" in room_origin.key_order:
         out["devices"] = exported_devices
     if room_origin is None:
@@ -122,8 +139,9 @@ def _export_room(room: RoomConfig, devices: list[DeviceConfig], origin: SimuHome
     return _in_order({**out, **room_origin.extra}, room_origin.key_order)
 
 
-def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | None,
-                   only_original_attributes: bool) -> dict[str, Any]:
+def _export_device(
+    device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | None, only_original_attributes: bool
+) -> dict[str, Any]:
     if device_origin is not None and device_origin.device_type != device.type:
         device_origin = None  # another device under the same id: nothing original applies
     attributes: dict[str, Any] = {}
@@ -135,9 +153,11 @@ def _export_device(device: DeviceConfig, device_origin: SimuHomeDeviceOrigin | N
                 attributes[path] = original  # not loaded, or not part of this state: keep as it was
             else:
                 current = device.attributes[ours]
-                attributes[path] = (original if equivalent(imported_value(path, original, device_origin.attributes),
-                                                           current)
-                                    else _export_value(device, ours, current, original))
+                attributes[path] = (
+                    original
+                    if equivalent(imported_value(path, original, device_origin.attributes), current)
+                    else _export_value(device, ours, current, original)
+                )
                 written.add(ours)
     for path, value in device.attributes.items():
         if path not in written and not (only_original_attributes and device_origin is not None):
@@ -159,8 +179,9 @@ def _export_value(device: DeviceConfig, ours: str, value: Any, original: Any = N
 def simuhome_room_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """Room state values in SimuHome's shapes (floats)."""
     shapes = room_state_shapes()
-    return {name: conform(value, shapes[name].parsed()[0]) if name in shapes else value
-            for name, value in state.items()}
+    return {
+        name: conform(value, shapes[name].parsed()[0]) if name in shapes else value for name, value in state.items()
+    }
 
 
 def equivalent(a: Any, b: Any) -> bool:

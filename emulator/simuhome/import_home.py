@@ -20,8 +20,9 @@ from emulator.simuhome.paths import our_path
 from emulator.simuhome.values import DESCRIPTOR_STRUCTURE, UnreadableValue, import_value
 
 
-def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
-                  source: str = "<simuhome>") -> tuple[HomeConfig, SimuHomeOrigin]:
+def from_simuhome(
+    data: Mapping[str, Any], *, name: str = "simuhome-home", source: str = "<simuhome>"
+) -> tuple[HomeConfig, SimuHomeOrigin]:
     """SimuHome config (or a whole episode holding ``initial_home_config``) → our HomeConfig + its origin."""
     if "initial_home_config" in data and "rooms" not in data:
         data = data["initial_home_config"]
@@ -34,40 +35,70 @@ def from_simuhome(data: Mapping[str, Any], *, name: str = "simuhome-home",
     raw_rooms: Mapping[str, Any] = data.get("rooms") or {}
     for room_id, room in parsed.rooms.items():
         raw_room = raw_rooms[room_id]
-        state = dict(DEFAULT_ROOM_STATE) if room.state is None else room.state.model_dump(
-            include=set(DEFAULT_ROOM_STATE))
-        rooms.append({"id": room_id, "name": room_display_name(room_id), "type": room_id, "floor": 0,
-                      "environment": state, "baseline": state})
+        state = (
+            dict(DEFAULT_ROOM_STATE) if room.state is None else room.state.model_dump(include=set(DEFAULT_ROOM_STATE))
+        )
+        rooms.append(
+            {
+                "id": room_id,
+                "name": room_display_name(room_id),
+                "type": room_id,
+                "floor": 0,
+                "environment": state,
+                "baseline": state,
+            }
+        )
         room_origins[room_id] = SimuHomeRoomOrigin(
             state=dict(raw_room["state"]) if raw_room.get("state") is not None else None,
-            extra=dict(room.model_extra or {}), key_order=list(raw_room))
+            extra=dict(room.model_extra or {}),
+            key_order=list(raw_room),
+        )
         raw_devices = raw_room.get("devices") or []
         for index, (device, raw_device) in enumerate(zip(room.devices, raw_devices, strict=True)):
             attributes, not_loaded, normalised = _import_attributes(
-                device.attributes, f"rooms.{room_id}.devices[{index}].attributes", unreadable)
-            devices.append({"id": device.device_id, "type": device.device_type, "room": room_id,
-                            "attributes": attributes})
+                device.attributes, f"rooms.{room_id}.devices[{index}].attributes", unreadable
+            )
+            devices.append(
+                {"id": device.device_id, "type": device.device_type, "room": room_id, "attributes": attributes}
+            )
             device_origins[device.device_id] = SimuHomeDeviceOrigin(
-                device_type=device.device_type, attributes=dict(device.attributes),
-                not_loaded=not_loaded, normalised=normalised, extra=dict(device.model_extra or {}),
-                key_order=list(raw_device))
+                device_type=device.device_type,
+                attributes=dict(device.attributes),
+                not_loaded=not_loaded,
+                normalised=normalised,
+                extra=dict(device.model_extra or {}),
+                key_order=list(raw_device),
+            )
     if unreadable:
         raise HomeConfigError(source, unreadable)
     # SimuHome's physics: window coverings do not change a room's light (its qt2 "saturation"
     # episodes assume that), metered power is constant; everything else follows our default rates, which are
     # SimuHome's.
-    config = validate_home({"name": name, "tier": "simuhome", "base_time": parsed.base_time,
-                            "rooms": rooms, "devices": devices,
-                            "extensions": {"physics": {"covering_blocks_daylight": 0.0,
-                                                       "power_follows_mode": False}}}, source)
+    config = validate_home(
+        {
+            "name": name,
+            "tier": "simuhome",
+            "base_time": parsed.base_time,
+            "rooms": rooms,
+            "devices": devices,
+            "extensions": {"physics": {"covering_blocks_daylight": 0.0, "power_follows_mode": False}},
+        },
+        source,
+    )
     top_level = {key: value for key, value in data.items() if key != "rooms"}
-    origin = SimuHomeOrigin(top_level=top_level, key_order=list(data), room_order=list(parsed.rooms),
-                            rooms=room_origins, devices=device_origins)
+    origin = SimuHomeOrigin(
+        top_level=top_level,
+        key_order=list(data),
+        room_order=list(parsed.rooms),
+        rooms=room_origins,
+        devices=device_origins,
+    )
     return config, origin
 
 
-def _import_attributes(raw: dict[str, Any], where: str, unreadable: list[tuple[str, str]]
-                       ) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
+def _import_attributes(
+    raw: dict[str, Any], where: str, unreadable: list[tuple[str, str]]
+) -> tuple[dict[str, Any], list[str], dict[str, list[str]]]:
     """One device's SimuHome attributes → (our attributes, paths not loaded, normalisations per path)."""
     attributes: dict[str, Any] = {}
     not_loaded: list[str] = []

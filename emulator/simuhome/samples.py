@@ -23,28 +23,52 @@ BASE_TIME = "2025-08-23 14:00:00"
 ROOM_STATE = {"temperature": 2650.0, "humidity": 5200.0, "illuminance": 420.5, "pm10": 38.25}
 
 # (label, Matter mode tags): the mode-specific tags 0x4000.. and the common ones (Quick 1, Quiet 2, LowEnergy 4).
-_DISHWASHER_MODES = (("Normal", 0x4000), ("Heavy Duty", 0x4001), ("Light Wash", 0x4002), ("Quick Wash", 1),
-                     ("Low Energy", 4), ("Silent", 2))
-_WASHER_MODES = (("Normal", 0x4000), ("Delicate", 0x4001), ("Heavy", 0x4002), ("Whites", 0x4003),
-                 ("Quick Normal", 1), ("Heavy Whites", 0x4002))
+_DISHWASHER_MODES = (
+    ("Normal", 0x4000),
+    ("Heavy Duty", 0x4001),
+    ("Light Wash", 0x4002),
+    ("Quick Wash", 1),
+    ("Low Energy", 4),
+    ("Silent", 2),
+)
+_WASHER_MODES = (
+    ("Normal", 0x4000),
+    ("Delicate", 0x4001),
+    ("Heavy", 0x4002),
+    ("Whites", 0x4003),
+    ("Quick Normal", 1),
+    ("Heavy Whites", 0x4002),
+)
 # SimuHome's documented contents (facts §2.2) for lists and structs whose entries must be coherent.
 _CONTENT: dict[tuple[str, str], Any] = {
     ("dishwasher", "1.OperationalState.PhaseList"): ["Pre-wash", "Main wash", "Rinse", "Dry", "Complete"],
     ("laundry_washer", "1.OperationalState.PhaseList"): ["Pre-wash", "Main wash", "Rinse", "Spin", "Complete"],
     ("laundry_dryer", "1.OperationalState.PhaseList"): ["Heating", "Drying", "CoolDown", "Complete"],
     ("rvc", "1.RVCOperationalState.PhaseList"): ["Cleaning", "SeekingCharger", "Docked"],
-    ("dishwasher", "1.DishwasherMode.SupportedModes"): [(label, i, [tag])
-                                                        for i, (label, tag) in enumerate(_DISHWASHER_MODES)],
-    ("laundry_washer", "1.LaundryWasherMode.SupportedModes"): [(label, i, [tag])
-                                                              for i, (label, tag) in enumerate(_WASHER_MODES)],
+    ("dishwasher", "1.DishwasherMode.SupportedModes"): [
+        (label, i, [tag]) for i, (label, tag) in enumerate(_DISHWASHER_MODES)
+    ],
+    ("laundry_washer", "1.LaundryWasherMode.SupportedModes"): [
+        (label, i, [tag]) for i, (label, tag) in enumerate(_WASHER_MODES)
+    ],
     ("rvc", "1.RVCRunMode.SupportedModes"): [("Idle", 1, [0x4000]), ("Vacuum", 2, [0x4001]), ("Mapping", 3, [0x4002])],
-    ("rvc", "1.RVCCleanMode.SupportedModes"): [("Vacuum", 1, [0x4001]), ("Deep Clean", 2, [0x4002]),
-                                               ("Mop", 3, [0x4003])],
-    ("freezer", "1.RTCCMode.SupportedModes"): [("Normal", 0, [0]), ("Energy Save", 4, [4]),
-                                              ("Rapid Cool", 0x4000, [0x4000]), ("Rapid Freeze", 0x4001, [0x4001])],
-    ("refrigerator", "1.RTCCMode.SupportedModes"): [("Normal", 0, [0]), ("Energy Save", 4, [4]),
-                                                   ("Rapid Cool", 0x4000, [0x4000]),
-                                                   ("Rapid Freeze", 0x4001, [0x4001])],
+    ("rvc", "1.RVCCleanMode.SupportedModes"): [
+        ("Vacuum", 1, [0x4001]),
+        ("Deep Clean", 2, [0x4002]),
+        ("Mop", 3, [0x4003]),
+    ],
+    ("freezer", "1.RTCCMode.SupportedModes"): [
+        ("Normal", 0, [0]),
+        ("Energy Save", 4, [4]),
+        ("Rapid Cool", 0x4000, [0x4000]),
+        ("Rapid Freeze", 0x4001, [0x4001]),
+    ],
+    ("refrigerator", "1.RTCCMode.SupportedModes"): [
+        ("Normal", 0, [0]),
+        ("Energy Save", 4, [4]),
+        ("Rapid Cool", 0x4000, [0x4000]),
+        ("Rapid Freeze", 0x4001, [0x4001]),
+    ],
     ("rvc", "1.RVCOperationalState.OperationalStateList"): [0, 1, 2, 3, 0x40, 0x41, 0x42],
     ("laundry_dryer", "1.LaundryDryerControls.SupportedDrynessLevels"): [0, 1, 2, 3],
     ("heat_pump", "1.Descriptor.TagList"): ["Grid"],
@@ -61,8 +85,15 @@ _OPERATIONAL_STATES = [0, 1, 2, 3]
 
 
 def _channel(shape: Shape, major: int, name: str) -> dict[str, Any]:
-    known = {"MajorNumber": major, "MinorNumber": 0, "Name": name, "CallSign": name, "AffiliateCallSign": name,
-             "Identifier": name.lower(), "Type": 2}
+    known = {
+        "MajorNumber": major,
+        "MinorNumber": 0,
+        "Name": name,
+        "CallSign": name,
+        "AffiliateCallSign": name,
+        "Identifier": name.lower(),
+        "Type": 2,
+    }
     return {key: known[key] if key in known else filler(sub, 0) for key, sub in shape.fields}
 
 
@@ -169,15 +200,20 @@ def variants(device_type: str) -> list[dict[str, Any]]:
 
 
 def device(device_type: str, attributes: dict[str, Any], room_id: str, number: int = 1) -> dict[str, Any]:
-    return {"device_id": f"{room_id}_{device_type}_{number}", "device_type": device_type,
-            "attributes": copy.deepcopy(attributes)}
+    return {
+        "device_id": f"{room_id}_{device_type}_{number}",
+        "device_type": device_type,
+        "attributes": copy.deepcopy(attributes),
+    }
 
 
-def home(devices: list[dict[str, Any]], room_id: str = "living_room", *, base_time: str = BASE_TIME
-         ) -> dict[str, Any]:
+def home(devices: list[dict[str, Any]], room_id: str = "living_room", *, base_time: str = BASE_TIME) -> dict[str, Any]:
     """A SimuHome reset body (``initial_home_config``) with one room holding ``devices``."""
-    return {"tick_interval": 0.1, "base_time": base_time,
-            "rooms": {room_id: {"state": dict(ROOM_STATE), "devices": devices}}}
+    return {
+        "tick_interval": 0.1,
+        "base_time": base_time,
+        "rooms": {room_id: {"state": dict(ROOM_STATE), "devices": devices}},
+    }
 
 
 def shape_cases() -> list[tuple[str, str, str, dict[str, Any]]]:
@@ -212,8 +248,12 @@ def inventory_homes() -> list[dict[str, Any]]:
         rooms: dict[str, dict[str, Any]] = {}
         for position, (room_id, types) in enumerate(PLACEMENT.items()):
             state = {**ROOM_STATE, "temperature": ROOM_STATE["temperature"] + 25.0 * position}
-            rooms[room_id] = {"state": state, "devices": [
-                device(device_type, by_type[device_type][index % len(by_type[device_type])], room_id)
-                for device_type in types]}
+            rooms[room_id] = {
+                "state": state,
+                "devices": [
+                    device(device_type, by_type[device_type][index % len(by_type[device_type])], room_id)
+                    for device_type in types
+                ],
+            }
         homes.append({"tick_interval": 0.1, "base_time": BASE_TIME, "rooms": rooms})
     return homes

@@ -38,6 +38,7 @@ def shape_of(value: Any) -> str:
 
 # --- parsed shapes ---------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Shape:
     """A parsed shape: ``kind`` is a scalar name, ``list`` (``item`` None when empty) or ``struct``."""
@@ -89,11 +90,12 @@ def _parse(text: str) -> tuple[Shape, str]:
         return Shape("struct", fields=tuple(fields)), rest[1:]
     for scalar in SCALARS:
         if text.startswith(scalar):
-            return Shape(scalar), text[len(scalar):]
+            return Shape(scalar), text[len(scalar) :]
     raise ValueError(f"unknown shape at {text!r}")
 
 
 # --- the table ---------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PathShapes:
@@ -125,15 +127,18 @@ def shape_table() -> dict[str, dict[str, PathShapes]]:
     """device type → path → PathShapes, for every device type of the inventory."""
     out: dict[str, dict[str, PathShapes]] = {}
     for device_type, entry in _load()["device_types"].items():
-        out[device_type] = {path: PathShapes(device_type, path, dict(item["shapes"]), item["n"], item.get("min"),
-                                             item.get("max"))
-                            for path, item in entry["attributes"].items()}
+        out[device_type] = {
+            path: PathShapes(device_type, path, dict(item["shapes"]), item["n"], item.get("min"), item.get("max"))
+            for path, item in entry["attributes"].items()
+        }
     return out
 
 
 def room_state_shapes() -> dict[str, PathShapes]:
-    return {name: PathShapes("(room state)", name, dict(item["shapes"]), item["n"])
-            for name, item in _load()["room_state"].items()}
+    return {
+        name: PathShapes("(room state)", name, dict(item["shapes"]), item["n"])
+        for name, item in _load()["room_state"].items()
+    }
 
 
 def path_shapes(device_type: str, path: str) -> PathShapes | None:
@@ -152,18 +157,27 @@ def shape_disagreements(home: dict[str, Any]) -> list[str]:
     for room_id, room in (home.get("rooms") or {}).items():
         for name, value in (room.get("state") or {}).items():
             if name in room_shapes and shape_of(value) not in room_shapes[name].shapes:
-                problems.append(f"rooms.{room_id}.state.{name}: {shape_of(value)} (inventory: "
-                                f"{', '.join(room_shapes[name].shapes)})")
+                problems.append(
+                    f"rooms.{room_id}.state.{name}: {shape_of(value)} (inventory: "
+                    f"{', '.join(room_shapes[name].shapes)})"
+                )
         for index, device in enumerate(room.get("devices") or []):
             for path, value in (device.get("attributes") or {}).items():
                 entry = path_shapes(device.get("device_type", ""), path)
                 if entry is not None and shape_of(value) not in entry.shapes:
-                    problems.append(f"rooms.{room_id}.devices[{index}] ({device.get('device_type')}) {path}: "
-                                    f"{shape_of(value)} (inventory: {' ; '.join(entry.shapes)})")
+                    problems.append(
+                        f"rooms.{room_id}.devices[{index}] ({device.get('device_type')}) {path}: "
+                        f"{shape_of(value)} (inventory: {' ; '.join(entry.shapes)})"
+                    )
     return problems
 
 
 def shared_paths(home: dict[str, Any]) -> int:
     """How many (device, path) values of ``home`` the inventory has a shape for."""
-    return sum(1 for room in (home.get("rooms") or {}).values() for device in room.get("devices") or []
-               for path in device.get("attributes") or {} if path_shapes(device.get("device_type", ""), path))
+    return sum(
+        1
+        for room in (home.get("rooms") or {}).values()
+        for device in room.get("devices") or []
+        for path in device.get("attributes") or {}
+        if path_shapes(device.get("device_type", ""), path)
+    )

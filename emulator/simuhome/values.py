@@ -36,8 +36,16 @@ from typing import Any
 
 from emulator.simuhome.shapes import Shape, path_shapes
 
-NORMALISATIONS = ("struct-field-spelling", "mode-tag-ints", "null-optional-field", "null-optional-attribute",
-                  "tag-names", "spin-speed-ids", "text-truncated", "descriptor-structure-kept")
+NORMALISATIONS = (
+    "struct-field-spelling",
+    "mode-tag-ints",
+    "null-optional-field",
+    "null-optional-attribute",
+    "tag-names",
+    "spin-speed-ids",
+    "text-truncated",
+    "descriptor-structure-kept",
+)
 # SimuHome cluster ids that differ from the chip.clusters.Objects class names we use.
 SIMUHOME_CLUSTER_TO_CHIP = {
     "RVCRunMode": "RvcRunMode",
@@ -56,6 +64,7 @@ def chip_cluster_name(name: str) -> str:
 def simuhome_cluster_name(name: str) -> str:
     """chip's cluster name → SimuHome's spelling where it differs; any other name is returned as is."""
     return CHIP_CLUSTER_TO_SIMUHOME.get(name, name)
+
 
 SPIN_SPEED_LABELS = ("Low", "Medium", "High", "Extra High")  # SimuHome's speed ids 0..3 (facts §2.2)
 DESCRIPTOR_STRUCTURE = frozenset({"DeviceTypeList", "ServerList", "ClientList", "PartsList"})
@@ -99,7 +108,7 @@ def our_key(key: str) -> str:
     run = match.group(0)
     if len(run) > 1 and len(key) > len(run) and key[len(run)].islower():
         run = run[:-1]
-    return run.lower() + key[len(run):]
+    return run.lower() + key[len(run) :]
 
 
 def is_number(value: Any) -> bool:
@@ -126,6 +135,7 @@ def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
 
 
 # --- import ----------------------------------------------------------------------------------------
+
 
 def _chip_type(cluster: str, attribute: str) -> Any:
     from clusters.chip_model import cluster_model
@@ -173,13 +183,13 @@ def _spin_label(speed: Any, where: str) -> str:
     if isinstance(speed, str):
         return speed
     if isinstance(speed, bool) or not isinstance(speed, int) or not 0 <= speed < len(SPIN_SPEED_LABELS):
-        raise UnreadableValue(where, f"spin speed {speed!r} is not one of SimuHome's speed ids 0..3 "
-                                     f"({', '.join(SPIN_SPEED_LABELS)})")
+        raise UnreadableValue(
+            where, f"spin speed {speed!r} is not one of SimuHome's speed ids 0..3 ({', '.join(SPIN_SPEED_LABELS)})"
+        )
     return SPIN_SPEED_LABELS[speed]
 
 
-def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, Any],
-                 applied: set[str]) -> Any:
+def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, Any], applied: set[str]) -> Any:
     """One SimuHome value (``cluster`` in chip's spelling) → the Matter value the home restores.
 
     ``device`` is the device's whole raw SimuHome attribute map (some values depend on a sibling);
@@ -221,11 +231,13 @@ def _spin_index(current: Any, device: Mapping[str, Any], applied: set[str]) -> A
         return speeds.index(current)
     if isinstance(current, int) and not isinstance(current, bool) and 0 <= current < len(speeds):
         return current  # SimuHome also accepts an index into SpinSpeeds
-    raise UnreadableValue("", f"spin speed {current!r} is neither a speed id in SpinSpeeds {speeds} nor an index "
-                              f"into it")
+    raise UnreadableValue(
+        "", f"spin speed {current!r} is neither a speed id in SpinSpeeds {speeds} nor an index into it"
+    )
 
 
 # --- export ------------------------------------------------------------------------------------------
+
 
 def _simuhome_spin_id(label: Any) -> Any:
     if isinstance(label, str):
@@ -262,12 +274,15 @@ def export_value(device_type: str, simuhome_path: str, value: Any, ours: Mapping
     elif attribute == "SpinSpeedCurrent" and is_number(value):
         speeds = ours.get(f"{endpoint}.LaundryWasherControls.SpinSpeeds")
         spin_entry = path_shapes(device_type, f"{endpoint}.LaundryWasherControls.SpinSpeeds")
-        if isinstance(speeds, list) and spin_entry is not None and 0 <= value < len(speeds) and any(
-                _item_kind(s) == "int" for s in spin_entry.parsed()):
+        if (
+            isinstance(speeds, list)
+            and spin_entry is not None
+            and 0 <= value < len(speeds)
+            and any(_item_kind(s) == "int" for s in spin_entry.parsed())
+        ):
             value = _simuhome_spin_id(speeds[int(value)])
     if value is not None and [s.kind for s in shapes] == ["null"]:
-        info = _chip_type(chip_cluster_name(simuhome_path.split(".")[1]),
-                          attribute)
+        info = _chip_type(chip_cluster_name(simuhome_path.split(".")[1]), attribute)
         if info is not None and info.optional and not info.nullable:
             return True, None  # SimuHome's device does not implement it (e.g. a humidity sensor's Tolerance)
     return True, conform(value, _pick(shapes, value))

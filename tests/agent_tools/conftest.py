@@ -33,10 +33,20 @@ def device_of(fabric: EmulatedHome, device_type: str) -> str:
 
 
 def command(device_id: str, cluster: str, name: str, args: dict | None = None, endpoint: int = 1) -> dict:
-    return {"device_id": device_id, "endpoint_id": endpoint, "cluster_id": cluster, "command_id": name,
-            "args": args or {}}
+    return {
+        "device_id": device_id,
+        "endpoint_id": endpoint,
+        "cluster_id": cluster,
+        "command_id": name,
+        "args": args or {},
+    }
 
 
 def write(device_id: str, cluster: str, attribute: str, value: object, endpoint: int = 1) -> dict:
-    return {"device_id": device_id, "endpoint_id": endpoint, "cluster_id": cluster, "attribute_id": attribute,
-            "value": value}
+    return {
+        "device_id": device_id,
+        "endpoint_id": endpoint,
+        "cluster_id": cluster,
+        "attribute_id": attribute,
+        "value": value,
+    }

@@ -20,8 +20,9 @@ from emulator.home_results import InvokeResult, WriteResult
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric
 
-PROTOCOL_METHODS = sorted(name for name, member in vars(HomeAPI).items()
-                          if callable(member) and not name.startswith("_"))
+PROTOCOL_METHODS = sorted(
+    name for name, member in vars(HomeAPI).items() if callable(member) and not name.startswith("_")
+)
 
 
 def _call_shape(function: Callable[..., Any]) -> list[tuple[str, inspect._ParameterKind, bool]]:
@@ -30,9 +31,26 @@ def _call_shape(function: Callable[..., Any]) -> list[tuple[str, inspect._Parame
 
 
 def test_the_protocol_lists_what_the_tools_use() -> None:
-    assert {"rooms", "room", "room_state", "devices", "device", "describe_device", "read", "read_all", "write",
-            "invoke", "apply", "now", "now_text", "advance", "schedule", "workflow", "workflows",
-            "cancel"} <= set(PROTOCOL_METHODS)
+    assert {
+        "rooms",
+        "room",
+        "room_state",
+        "devices",
+        "device",
+        "describe_device",
+        "read",
+        "read_all",
+        "write",
+        "invoke",
+        "apply",
+        "now",
+        "now_text",
+        "advance",
+        "schedule",
+        "workflow",
+        "workflows",
+        "cancel",
+    } <= set(PROTOCOL_METHODS)
 
 
 @pytest.mark.parametrize("home_class", [EmulatedHome, MatterHome])
@@ -40,8 +58,9 @@ def test_the_protocol_lists_what_the_tools_use() -> None:
 def test_both_homes_implement_every_member_with_the_protocols_call_shape(home_class: type, method: str) -> None:
     implementation = getattr(home_class, method, None)
     assert callable(implementation), f"{home_class.__name__} lacks {method}"
-    assert _call_shape(implementation) == _call_shape(getattr(HomeAPI, method)), \
+    assert _call_shape(implementation) == _call_shape(getattr(HomeAPI, method)), (
         f"{home_class.__name__}.{method} is called differently from HomeAPI.{method}"
+    )
 
 
 def test_instances_of_both_homes_are_home_apis_and_only_the_fabric_hosts_automations() -> None:
@@ -61,8 +80,13 @@ def test_apply_runs_a_step_as_invoke_or_write_and_a_refused_step_changes_nothing
     home = fabric([("lamp", "dimmable_light", "living_room")])
     invoked = home.apply(WorkflowStep.invoke("lamp", 1, "OnOff", "On"))
     assert isinstance(invoked, InvokeResult) and invoked.command == "On"
-    assert invoked.to_dict() == {"device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "On",
-                                 "response": None}
+    assert invoked.to_dict() == {
+        "device_id": "lamp",
+        "endpoint": 1,
+        "cluster": "OnOff",
+        "command": "On",
+        "response": None,
+    }
     assert home.read("lamp", 1, "OnOff", "OnOff") is True
     result = home.apply(WorkflowStep.write("lamp", 1, "LevelControl", "OnLevel", 100))
     assert isinstance(result, WriteResult) and (result.attribute, result.new_value) == ("OnLevel", 100)

@@ -12,9 +12,11 @@ from agent_tools.json_text import matching_brace, nesting_exceeds
 
 # Strings full of what a naive scanner would take for structure: brackets, quotes, backslashes.
 TRICKY = st.text(alphabet='{}[]"\\ab:,', max_size=8)
-VALUES = st.recursive(st.none() | st.booleans() | st.integers() | TRICKY,
-                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
-                      max_leaves=20)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | TRICKY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3),
+    max_leaves=20,
+)
 
 
 def depth(value: Any) -> int:

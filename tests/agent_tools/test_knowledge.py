@@ -13,8 +13,14 @@ from emulator.physics import PhysicsParams
 
 
 def test_tokenize_splits_camel_case() -> None:
-    assert tokenize("PercentSetting of the FanControl") == ["percentsetting", "percent", "setting", "fancontrol",
-                                                            "fan", "control"]
+    assert tokenize("PercentSetting of the FanControl") == [
+        "percentsetting",
+        "percent",
+        "setting",
+        "fancontrol",
+        "fan",
+        "control",
+    ]
 
 
 def test_docs_cover_every_cluster_and_device_type() -> None:
@@ -72,16 +78,23 @@ def test_control_rules_list_only_acting_device_types() -> None:
 
 
 def test_air_conditioner_rule_actions_and_equilibrium() -> None:
-    cool = next(r for r in control_rules("temperature") if r["device_type"] == "air_conditioner"
-                and r["direction"] == "decrease")
-    required = [(a["cluster_id"], a.get("command_id") or a.get("attribute_id"), a.get("value"))
-                for a in cool["actions"]["required"]]
+    cool = next(
+        r
+        for r in control_rules("temperature")
+        if r["device_type"] == "air_conditioner" and r["direction"] == "decrease"
+    )
+    required = [
+        (a["cluster_id"], a.get("command_id") or a.get("attribute_id"), a.get("value"))
+        for a in cool["actions"]["required"]
+    ]
     assert required[:2] == [("OnOff", "On", None), ("Thermostat", "SystemMode", 3)]
-    assert ("FanControl", "PercentSetting") in {(a["cluster_id"], a.get("attribute_id"))
-                                                for a in cool["actions"]["optional"]}
+    assert ("FanControl", "PercentSetting") in {
+        (a["cluster_id"], a.get("attribute_id")) for a in cool["actions"]["optional"]
+    }
     assert "2.5 °C" in cool["note"] and "22.50 °C" in cool["note"]
-    heat_pump = next(r for r in control_rules("temperature") if r["device_type"] == "heat_pump"
-                     and r["direction"] == "increase")
+    heat_pump = next(
+        r for r in control_rules("temperature") if r["device_type"] == "heat_pump" and r["direction"] == "increase"
+    )
     assert all(a["endpoint_id"] == 4 for a in heat_pump["actions"]["required"])
     assert not any(a["cluster_id"] == "OnOff" for a in heat_pump["actions"]["required"])
 
@@ -91,7 +104,8 @@ def test_rules_follow_physics_params() -> None:
     ac = next(r for r in faster if r["device_type"] == "air_conditioner")
     assert "5.0 °C" in ac["note"]
     assert "window_covering_controller" not in {
-        r["device_type"] for r in control_rules("illuminance", PhysicsParams(covering_blocks_daylight=0))}
+        r["device_type"] for r in control_rules("illuminance", PhysicsParams(covering_blocks_daylight=0))
+    }
 
 
 @pytest.mark.parametrize("state", ["temperature", "humidity", "air_quality", "illuminance"])
@@ -122,6 +136,14 @@ def test_outputs_do_not_depend_on_hash_seed() -> None:
         "       t.call('get_device_structure', {'device_id': 'kitchen_dishwasher_1'}), t.schemas()]\n"
         "print(hashlib.sha256(json.dumps(out).encode()).hexdigest())\n"
     )
-    digests = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     assert len(digests) == 1

@@ -61,9 +61,12 @@ def test_the_interview_is_of_the_home_our_bridge_serves(bridged: Interview) -> N
         for device_ep, number in entry["endpoints"].items():
             assert node.endpoint_of(device_id, int(device_ep)) == number
     bridged_endpoints = {number for entry in bridged.layout.values() for number in entry["endpoints"].values()}
-    served = {f"{ep}/{cluster}/{server.model.attribute(name).attribute_id}"
-              for ep in bridged_endpoints for cluster, server in node.clusters(ep).items()
-              for name in server.attribute_names()}
+    served = {
+        f"{ep}/{cluster}/{server.model.attribute(name).attribute_id}"
+        for ep in bridged_endpoints
+        for cluster, server in node.clusters(ep).items()
+        for name in server.attribute_names()
+    }
     stored = {key for key in bridged.node["attributes"] if int(key.split("/")[0]) in bridged_endpoints}
     assert stored == served  # the controller read every attribute of every bridged endpoint, and nothing else
     assert bridged.node["is_bridge"] and bridged.node["available"]
@@ -80,26 +83,40 @@ def test_labels_give_devices_rooms_types_and_simuhome_endpoints(bridged: Intervi
     assert (pump.room_id, pump.device_type, pump.bridged) == ("living_room", "heat_pump", True)
     assert pump.endpoints == {ep: node.endpoint_of("heat_pump", ep) for ep in (1, 2, 3, 4)}
     assert devices["lamp"].endpoints == {1: node.endpoint_of("lamp", 1)}
-    assert [(r.room_id, r.name) for r in rooms_for(list(devices.values()))] == \
-        [("living_room", "Living Room")]
+    assert [(r.room_id, r.name) for r in rooms_for(list(devices.values()))] == [("living_room", "Living Room")]
 
 
 def test_a_mapping_is_authoritative(bridged: Interview, tmp_path: Path) -> None:
     node, data = bridged, bridged.node
     path = tmp_path / "mapping.json"
-    path.write_text(json.dumps({"rooms": [{"room_id": "lounge", "display_name": "Lounge"}], "devices": [
-        {"node_id": node.node_id, "endpoint": node.endpoint_of("heat_pump", 1), "device_id": "hp", "room_id": "lounge",
-         "device_type": "heat_pump"}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "rooms": [{"room_id": "lounge", "display_name": "Lounge"}],
+                "devices": [
+                    {
+                        "node_id": node.node_id,
+                        "endpoint": node.endpoint_of("heat_pump", 1),
+                        "device_id": "hp",
+                        "room_id": "lounge",
+                        "device_type": "heat_pump",
+                    }
+                ],
+            }
+        )
+    )
     devices = from_mapping(load_mapping(path), [data])
     assert [d.device_id for d in devices] == ["hp"]
     assert devices[0].endpoints == {ep: node.endpoint_of("heat_pump", ep) for ep in (1, 2, 3, 4)}
-    path.write_text(json.dumps({"devices": [{"node_id": 0, "endpoint": 2, "device_id": "x", "room_id": "r",
-                                             "device_type": "fan"}]}))
+    path.write_text(
+        json.dumps({"devices": [{"node_id": 0, "endpoint": 2, "device_id": "x", "room_id": "r", "device_type": "fan"}]})
+    )
     with pytest.raises(MappingError, match=r"devices\.0\.node_id"):
         load_mapping(path)
     with pytest.raises(ValueError, match="used twice"):
-        HomeMapping.model_validate({"devices": [{"node_id": 1, "endpoint": 2, "device_id": "x", "room_id": "r",
-                                                 "device_type": "fan"}] * 2})
+        HomeMapping.model_validate(
+            {"devices": [{"node_id": 1, "endpoint": 2, "device_id": "x", "room_id": "r", "device_type": "fan"}] * 2}
+        )
 
 
 def test_values_and_command_payloads(bridged: Interview) -> None:

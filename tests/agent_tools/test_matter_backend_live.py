@@ -43,8 +43,10 @@ def shared_home() -> Any:
     data["rooms"] = [r for r in data["rooms"] if r["id"] in keep]
     data["devices"] = [d for d in data["devices"] if d["room"] in keep]
     for room in keep:
-        data["devices"] += [{"id": f"{room}_air_quality_sensor_1", "type": "air_quality_sensor", "room": room},
-                            {"id": f"{room}_light_sensor_1", "type": "light_sensor", "room": room}]
+        data["devices"] += [
+            {"id": f"{room}_air_quality_sensor_1", "type": "air_quality_sensor", "room": room},
+            {"id": f"{room}_light_sensor_1", "type": "light_sensor", "room": room},
+        ]
     return HomeConfig.model_validate(data)
 
 
@@ -56,8 +58,11 @@ def shared_episodes() -> list[Any]:
 
     home = shared_home()
     pinned = lambda seed: home.model_copy(deep=True)  # noqa: E731
-    with mock.patch.object(qt1, "home_config", pinned), mock.patch.object(qt3, "home_config", pinned), \
-            mock.patch.object(homes, "augment", lambda *args, **kwargs: None):
+    with (
+        mock.patch.object(qt1, "home_config", pinned),
+        mock.patch.object(qt3, "home_config", pinned),
+        mock.patch.object(homes, "augment", lambda *args, **kwargs: None),
+    ):
         raw = [generate_episode("qt1", "feasible", 5000 + i) for i in range(QT1_COUNT)]
         candidates = [generate_episode("qt3", "feasible", 6000 + i) for i in range(QT3_CANDIDATES)]
     used: set[str] = set()
@@ -102,31 +107,51 @@ async def served_snapshot(control: Any, initial: dict[str, Any]) -> dict[str, An
     for device_id, device in snapshot["devices"].items():
         for path in list(device["attributes"]):
             endpoint, cluster, attribute = path.split(".")
-            device["attributes"][path] = await control("read", device=device_id, endpoint=int(endpoint),
-                                                       cluster=cluster, attribute=attribute)
+            device["attributes"][path] = await control(
+                "read", device=device_id, endpoint=int(endpoint), cluster=cluster, attribute=attribute
+            )
     for room_id, room in snapshot["rooms"].items():
         room["state"] = await control("room_state", room=room_id)
     return snapshot
 
 
-async def run_and_score(episode: Any, tools: Any, fabric: Any, before: dict[str, Any], current_time: str,
-                        after_of: Any) -> dict[str, Any]:
+async def run_and_score(
+    episode: Any, tools: Any, fabric: Any, before: dict[str, Any], current_time: str, after_of: Any
+) -> dict[str, Any]:
     from benchmark.agents.base import AgentTask
     from benchmark.agents.oracle import OracleAgent
     from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
     from benchmark.scoring.judges.rules import RulesJudge
 
-    task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=current_time,
-                     episode_id=episode.episode_id, extras={"episode": episode})
+    task = AgentTask(
+        query=episode.query,
+        user_location=episode.user_location,
+        current_time=current_time,
+        episode_id=episode.episode_id,
+        extras={"episode": episode},
+    )
     outcome = await OracleAgent().run(task, tools)
     after = await after_of()
     view = fabric(after) if callable(fabric) else fabric
-    data = EvaluationInput(episode, view, before, after, tools.invocations, outcome.final_answer,
-                           [s.to_dict() for s in outcome.steps], outcome.end_reason)
+    data = EvaluationInput(
+        episode,
+        view,
+        before,
+        after,
+        tools.invocations,
+        outcome.final_answer,
+        [s.to_dict() for s in outcome.steps],
+        outcome.end_reason,
+    )
     verdict = await evaluate_episode(data, RulesJudge())
-    return {"passed": verdict.passed, "method": verdict.method, "answer": outcome.final_answer,
-            "checks": [c.get("ok") for c in verdict.checks],
-            "tools": [i["tool"] for i in tools.invocations], "errors": [i for i in tools.invocations if not i["ok"]]}
+    return {
+        "passed": verdict.passed,
+        "method": verdict.method,
+        "answer": outcome.final_answer,
+        "checks": [c.get("ok") for c in verdict.checks],
+        "tools": [i["tool"] for i in tools.invocations],
+        "errors": [i for i in tools.invocations if not i["ok"]],
+    }
 
 
 async def in_process(episode: Any) -> dict[str, Any]:
@@ -146,12 +171,22 @@ def mapping_for(layout: dict[str, Any], home: Any, node_id: int) -> Any:
     from agent_tools.matter_backend import HomeMapping
 
     devices = {d.id: d for d in home.devices}
-    return HomeMapping.model_validate({
-        "rooms": [{"room_id": r.id, "display_name": r.name} for r in home.rooms],
-        "devices": [{"node_id": node_id, "endpoint": entry["endpoints"][min(entry["endpoints"], key=int)],
-                     "device_id": device_id, "room_id": devices[device_id].room,
-                     "device_type": devices[device_id].type, "endpoints": entry["endpoints"]}
-                    for device_id, entry in layout.items()]})
+    return HomeMapping.model_validate(
+        {
+            "rooms": [{"room_id": r.id, "display_name": r.name} for r in home.rooms],
+            "devices": [
+                {
+                    "node_id": node_id,
+                    "endpoint": entry["endpoints"][min(entry["endpoints"], key=int)],
+                    "device_id": device_id,
+                    "room_id": devices[device_id].room,
+                    "device_type": devices[device_id].type,
+                    "endpoints": entry["endpoints"],
+                }
+                for device_id, entry in layout.items()
+            ],
+        }
+    )
 
 
 def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
@@ -180,14 +215,18 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
         async def scenario() -> None:
             nonlocal matter_home
             started = time.monotonic()
-            node = await bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                            timeout_s=150)
+            node = await bridge.matter.call(
+                "commission_with_code", code=manual_code(), network_only=True, timeout_s=150
+            )
             live.timings["commission_s"] = time.monotonic() - started
             layout = await bridge.control("endpoints")
             url = f"http://127.0.0.1:{bridge.ws_port}/ws"
             matter_home = await asyncio.to_thread(
-                MatterHome.connect, url, mapping=mapping_for(layout, config, node["node_id"]),
-                connect_context=lambda: inside_namespace(bridge.namespace))
+                MatterHome.connect,
+                url,
+                mapping=mapping_for(layout, config, node["node_id"]),
+                connect_context=lambda: inside_namespace(bridge.namespace),
+            )
             # Without a mapping, discovery finds the same devices (our bridge's SerialNumber is the device id, up
             # to 32 characters; the device id discovery gives is the opaque UniqueID), rooms and types.
             by_labels = {d.serial_number: d for d in discover([node])}
@@ -205,8 +244,13 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
                     return await served_snapshot(bridge.control, initial.snapshot())
 
                 results[episode.episode_id] = await run_and_score(
-                    episode, tools, lambda snap, initial=initial: ServedView(initial, snap), before,
-                    matter_home.now_text(), after)
+                    episode,
+                    tools,
+                    lambda snap, initial=initial: ServedView(initial, snap),
+                    before,
+                    matter_home.now_text(),
+                    after,
+                )
 
         try:
             live.run(scenario(), 420)
@@ -214,9 +258,16 @@ def test_oracle_verdicts_over_matter_equal_the_in_process_run() -> None:
             if matter_home is not None:  # before the bridge stops
                 matter_home.close()
 
-    summary = {e.episode_id: {"kind": e.kind, "in_process": expected[e.episode_id]["passed"],
-                              "matter": results[e.episode_id]["passed"], "calls": len(results[e.episode_id]["tools"]),
-                              "answer": results[e.episode_id]["answer"]} for e in episodes}
+    summary = {
+        e.episode_id: {
+            "kind": e.kind,
+            "in_process": expected[e.episode_id]["passed"],
+            "matter": results[e.episode_id]["passed"],
+            "calls": len(results[e.episode_id]["tools"]),
+            "answer": results[e.episode_id]["answer"],
+        }
+        for e in episodes
+    }
     print(json.dumps(summary, indent=1))
     assert all(expected[e]["passed"] for e in expected), expected  # the oracle solves every episode in process
     for episode_id, want in expected.items():

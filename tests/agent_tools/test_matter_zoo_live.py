@@ -491,7 +491,16 @@ def test_bench_run_on_the_live_zoo_gives_the_verdicts_of_its_twin(home: MatterHo
     dry = {row["episode_id"]: row for row in json.loads(planned.stdout)["episodes"]}
     for out, agent in ((live_oracle, "oracle"), (live_null, "null")):
         done = homefabric_in_zoo(
-            zoo, "bench", "run", "--agent", agent, "--episodes", str(episodes), "--out", str(out), "--quiet",
+            zoo,
+            "bench",
+            "run",
+            "--agent",
+            agent,
+            "--episodes",
+            str(episodes),
+            "--out",
+            str(out),
+            "--quiet",
             timeout_s=600,
         )
         assert done.returncode == 0, done.stderr

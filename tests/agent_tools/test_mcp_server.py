@@ -42,8 +42,12 @@ def test_lists_the_toolbox_tools_with_the_same_schemas(tools: ToolBox) -> None:
         # The tool's one mutates_state declaration, as MCP's read-only hint.
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is not tools.tools[tool.name].mutates_state
-    assert {t.name for t in listed if not t.annotations.read_only_hint} == {"execute_command", "write_attribute",
-                                                                            "schedule_workflow", "cancel_workflow"}
+    assert {t.name for t in listed if not t.annotations.read_only_hint} == {
+        "execute_command",
+        "write_attribute",
+        "schedule_workflow",
+        "cancel_workflow",
+    }
 
 
 def test_call_changes_the_fabric_and_returns_the_envelope(fabric: EmulatedHome, tools: ToolBox) -> None:
@@ -71,12 +75,26 @@ def test_bad_arguments_give_a_structured_error_and_change_nothing(fabric: Emulat
         async with Client(build_server(tools)) as client:
             return [
                 await client.call_tool("execute_command", {"device_id": fan, "endpoint_id": 1}),  # missing args
-                await client.call_tool("write_attribute", {"device_id": fan, "endpoint_id": "one",
-                                                           "cluster_id": "FanControl", "attribute_id":
-                                                           "PercentSetting", "value": 50}),
-                await client.call_tool("write_attribute", {"device_id": fan, "endpoint_id": 1, "cluster_id":
-                                                           "FanControl", "attribute_id": "PercentSetting",
-                                                           "value": 500}),
+                await client.call_tool(
+                    "write_attribute",
+                    {
+                        "device_id": fan,
+                        "endpoint_id": "one",
+                        "cluster_id": "FanControl",
+                        "attribute_id": "PercentSetting",
+                        "value": 50,
+                    },
+                ),
+                await client.call_tool(
+                    "write_attribute",
+                    {
+                        "device_id": fan,
+                        "endpoint_id": 1,
+                        "cluster_id": "FanControl",
+                        "attribute_id": "PercentSetting",
+                        "value": 500,
+                    },
+                ),
                 await client.call_tool("no_such_tool", {}),
             ]
 
@@ -134,7 +152,9 @@ def test_importing_the_mcp_server_does_not_load_the_cluster_model() -> None:
     import subprocess
     import sys
 
-    probe = ("import sys, agent_tools.mcp_server; "
-             "print('chip.clusters.Objects' in sys.modules, 'emulator.emulated_home' in sys.modules)")
+    probe = (
+        "import sys, agent_tools.mcp_server; "
+        "print('chip.clusters.Objects' in sys.modules, 'emulator.emulated_home' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["False", "False"]

@@ -20,13 +20,21 @@ GOOD: dict[str, dict[str, Any]] = {
     "get_all_attributes": {"device_id": "kitchen_fan_1"},
     "get_attribute": {"device_id": "d", "endpoint_id": 1, "cluster_id": "OnOff", "attribute_id": "OnOff"},
     "execute_command": command("d", "LevelControl", "MoveToLevel", {"Level": 100}),
-    "write_attribute": {"device_id": "d", "endpoint_id": 1, "cluster_id": "FanControl",
-                        "attribute_id": "PercentSetting", "value": 40},
+    "write_attribute": {
+        "device_id": "d",
+        "endpoint_id": 1,
+        "cluster_id": "FanControl",
+        "attribute_id": "PercentSetting",
+        "value": 40,
+    },
     "get_cluster_doc": {"query": "fan speed", "top_k": 3},
     "get_environment_control_rules": {"state": "air_quality"},
     "get_current_time": {},
-    "schedule_workflow": {"start_time": "2025-08-23 18:00:00", "description": "x",
-                          "steps": [{"tool": "execute_command", "args": command("d", "OnOff", "On")}]},
+    "schedule_workflow": {
+        "start_time": "2025-08-23 18:00:00",
+        "description": "x",
+        "steps": [{"tool": "execute_command", "args": command("d", "OnOff", "On")}],
+    },
     "get_workflow_status": {"workflow_id": "wf-0001"},
     "cancel_workflow": {"workflow_id": "wf-0001"},
     "get_workflow_list": {"status": "pending", "from_time": "2025-08-23 10:00:00"},
@@ -79,11 +87,14 @@ def test_units_and_formats_are_described(admin_tools: ToolBox) -> None:
     parameters = _parameters(admin_tools)
     assert "0.01 °C" in parameters["write_attribute"]["properties"]["value"]["description"]
     assert "YYYY-MM-DD HH:MM:SS" in parameters["schedule_workflow"]["properties"]["start_time"]["description"]
-    assert "living_room_air_conditioner_1" in parameters["get_device_structure"]["properties"]["device_id"][
-        "description"]
+    assert (
+        "living_room_air_conditioner_1" in parameters["get_device_structure"]["properties"]["device_id"]["description"]
+    )
     step = parameters["schedule_workflow"]["properties"]["steps"]["items"]
-    assert step["additionalProperties"] is False and step["properties"]["tool"]["enum"] == ["execute_command",
-                                                                                            "write_attribute"]
+    assert step["additionalProperties"] is False and step["properties"]["tool"]["enum"] == [
+        "execute_command",
+        "write_attribute",
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(GOOD))
@@ -111,8 +122,10 @@ def test_mcp_style_uses_the_same_schemas(admin_tools: ToolBox) -> None:
 
 
 def test_numeric_string_endpoint_is_accepted(tools: ToolBox) -> None:
-    envelope = tools.call("get_attribute", {"device_id": "study_room_fan_1", "endpoint_id": "1",
-                                            "cluster_id": "OnOff", "attribute_id": "OnOff"})
+    envelope = tools.call(
+        "get_attribute",
+        {"device_id": "study_room_fan_1", "endpoint_id": "1", "cluster_id": "OnOff", "attribute_id": "OnOff"},
+    )
     assert envelope["error"] is None and envelope["data"] is False
     assert tools.invocations[-1]["params"]["endpoint_id"] == "1"  # logged as the agent sent it
 

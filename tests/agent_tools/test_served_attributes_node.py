@@ -62,9 +62,7 @@ def _node_without_limits() -> tuple[dict[str, Any], int]:
 def live_home() -> tuple[MatterHome, str, int]:
     node, number = _node_without_limits()
     devices = discover([node])
-    home = MatterHome(
-        cast(MatterServerConnection, RecordedController(node)), devices, rooms_for(devices)
-    )
+    home = MatterHome(cast(MatterServerConnection, RecordedController(node)), devices, rooms_for(devices))
     device = next(d for d in devices if number in d.endpoints.values())
     endpoint = next(ep for ep, n in device.endpoints.items() if n == number)
     return home, device.device_id, endpoint

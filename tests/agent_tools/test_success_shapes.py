@@ -89,7 +89,8 @@ def test_simuhome_cluster_spelling_accepted(tools: ToolBox, fabric: EmulatedHome
     freezer = device_of(fabric, "freezer")
     read = {"device_id": freezer, "endpoint_id": 1, "cluster_id": "RTCCMode", "attribute_id": "CurrentMode"}
     assert _ok(tools.call("get_attribute", read)) == fabric.read(
-        freezer, 1, "RefrigeratorAndTemperatureControlledCabinetMode", "CurrentMode")
+        freezer, 1, "RefrigeratorAndTemperatureControlledCabinetMode", "CurrentMode"
+    )
 
 
 def test_knowledge_tools(tools: ToolBox) -> None:
@@ -105,20 +106,37 @@ def test_knowledge_tools(tools: ToolBox) -> None:
 def test_workflow_tools(tools: ToolBox, fabric: EmulatedHome) -> None:
     light = device_of(fabric, "on_off_light")
     start = "2025-08-23 23:00:00"
-    scheduled = _ok(tools.call("schedule_workflow", {"start_time": start, "description": "evening light",
-                                                     "steps": [{"tool": "execute_command",
-                                                                "args": command(light, "OnOff", "On")}]}))
+    scheduled = _ok(
+        tools.call(
+            "schedule_workflow",
+            {
+                "start_time": start,
+                "description": "evening light",
+                "steps": [{"tool": "execute_command", "args": command(light, "OnOff", "On")}],
+            },
+        )
+    )
     assert scheduled["workflow_id"] == "wf-0001" and scheduled["status"] == "pending"
     status = _ok(tools.call("get_workflow_status", {"workflow_id": "wf-0001"}))
-    assert {k: status[k] for k in ("workflow_id", "description", "start_time", "status", "current_step",
-                                   "total_steps", "error")} == {
-        "workflow_id": "wf-0001", "description": "evening light", "start_time": start, "status": "pending",
-        "current_step": 0, "total_steps": 1, "error": None}
+    assert {
+        k: status[k]
+        for k in ("workflow_id", "description", "start_time", "status", "current_step", "total_steps", "error")
+    } == {
+        "workflow_id": "wf-0001",
+        "description": "evening light",
+        "start_time": start,
+        "status": "pending",
+        "current_step": 0,
+        "total_steps": 1,
+        "error": None,
+    }
     listed = _ok(tools.call("get_workflow_list", {"status": "pending"}))
     assert [w["workflow_id"] for w in listed] == ["wf-0001"]
     assert _ok(tools.call("get_workflow_list", {"to_time": "2025-08-23 22:00:00"})) == []
-    assert _ok(tools.call("cancel_workflow", {"workflow_id": "wf-0001"})) == {"workflow_id": "wf-0001",
-                                                                             "status": "cancelled"}
+    assert _ok(tools.call("cancel_workflow", {"workflow_id": "wf-0001"})) == {
+        "workflow_id": "wf-0001",
+        "status": "cancelled",
+    }
     again = _ok(tools.call("cancel_workflow", {"workflow_id": "wf-0001"}))
     assert again["message"] == "Already cancelled"
 
@@ -132,10 +150,12 @@ def test_admin_tools(fabric: EmulatedHome) -> None:
     tools = ToolBox(fabric, admin=True)
     state = _ok(tools.call("get_home_state"))
     assert state["tick_interval"] == 0.1 and state["current_tick"] == 0
-    assert {d["device_id"] for d in state["rooms"]["kitchen"]["devices"]} == {d.device_id for d in
-                                                                              fabric.devices("kitchen")}
-    assert _ok(tools.call("add_device", {"room_id": "kitchen", "device_type": "fan", "device_id": "kitchen_fan_9"})) \
-        == {"room_id": "kitchen", "device_id": "kitchen_fan_9"}
+    assert {d["device_id"] for d in state["rooms"]["kitchen"]["devices"]} == {
+        d.device_id for d in fabric.devices("kitchen")
+    }
+    assert _ok(
+        tools.call("add_device", {"room_id": "kitchen", "device_type": "fan", "device_id": "kitchen_fan_9"})
+    ) == {"room_id": "kitchen", "device_id": "kitchen_fan_9"}
     assert fabric.device("kitchen_fan_9").device_type == "fan"
     assert _ok(tools.call("remove_device", {"device_id": "kitchen_fan_9"})) == {"device_id": "kitchen_fan_9"}
     assert _ok(tools.call("set_tick_interval", {"tick_interval": 0.1}))["tick_interval"] == 0.1
@@ -155,7 +175,12 @@ def test_invocations_log(tools: ToolBox) -> None:
     log = tools.invocations
     assert [r["tool"] for r in log] == ["get_rooms", "get_room_devices", "get_room_devices", "no_such_tool"]
     assert log[1]["params"] == {"room_id": "kitchen"} and log[1]["ok"] is True and log[1]["status_code"] == 200
-    assert log[2] | {"virtual_time": None} == {"tool": "get_room_devices", "params": {"room": "kitchen"}, "ok": False,
-                                                "status_code": 400, "error_type": "MISSING_PARAMETERS",
-                                                "virtual_time": None}
+    assert log[2] | {"virtual_time": None} == {
+        "tool": "get_room_devices",
+        "params": {"room": "kitchen"},
+        "ok": False,
+        "status_code": 400,
+        "error_type": "MISSING_PARAMETERS",
+        "virtual_time": None,
+    }
     assert log[3]["error_type"] == "UNKNOWN_TOOL" and log[0]["virtual_time"] == tools.fabric.now_text()

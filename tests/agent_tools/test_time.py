@@ -28,8 +28,11 @@ def test_call_cost_advances_time_after_each_call(fabric: EmulatedHome) -> None:
     tools.call("get_room_devices", {})  # a refused call still costs the turn
     assert fabric.tick == 50
     assert tools.call("get_current_time")["data"]["now"] == "2025-08-23 12:37:39"
-    assert [r["virtual_time"] for r in tools.invocations] == ["2025-08-23 12:37:34", "2025-08-23 12:37:36",
-                                                             "2025-08-23 12:37:39"]
+    assert [r["virtual_time"] for r in tools.invocations] == [
+        "2025-08-23 12:37:34",
+        "2025-08-23 12:37:36",
+        "2025-08-23 12:37:39",
+    ]
 
 
 def test_negative_call_cost_is_rejected(fabric: EmulatedHome) -> None:
@@ -47,9 +50,11 @@ def test_realtime_advances_by_wall_clock(fabric: EmulatedHome) -> None:
 
 
 def test_scheduled_workflow_runs_when_the_clock_is_advanced(tools: ToolBox, fabric: EmulatedHome) -> None:
-    steps = [{"tool": "execute_command", "args": command(FAN, "OnOff", "On")},
-             {"tool": "write_attribute", "args": write(FAN, "FanControl", "PercentSetting", 60)},
-             {"tool": "execute_command", "args": command(LIGHT, "OnOff", "On")}]
+    steps = [
+        {"tool": "execute_command", "args": command(FAN, "OnOff", "On")},
+        {"tool": "write_attribute", "args": write(FAN, "FanControl", "PercentSetting", 60)},
+        {"tool": "execute_command", "args": command(LIGHT, "OnOff", "On")},
+    ]
     envelope = tools.call("schedule_workflow", {"start_time": "2025-08-23 12:47:34", "steps": steps})
     assert envelope["error"] is None
     fabric.advance(599)

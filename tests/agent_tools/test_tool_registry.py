@@ -23,21 +23,25 @@ class Args(BaseModel):
 
 def test_a_tool_without_description_schema_or_mutates_state_is_refused_at_class_creation():
     with pytest.raises(TypeError, match=r"NoWords._tool_a: tool 'a': it has no description"):
+
         class NoWords(ToolSet):
             @tool("a", Args, "  ", mutates_state=False)
             def _tool_a(self, args: Args) -> None: ...
 
     with pytest.raises(TypeError, match=r"NoSchema._tool_a: tool 'a': its arguments .* are not a pydantic model"):
+
         class NoSchema(ToolSet):
             @tool("a", dict, "Does a.", mutates_state=False)  # type: ignore[arg-type]
             def _tool_a(self, args: Args) -> None: ...
 
     with pytest.raises(TypeError, match=r"Undeclared._tool_a: tool 'a': it does not declare mutates_state"):
+
         class Undeclared(ToolSet):
             @tool("a", Args, "Does a.")
             def _tool_a(self, args: Args) -> None: ...
 
     with pytest.raises(TypeError, match=r"BadName._tool_a: tool 'a b': name 'a b' is not"):
+
         class BadName(ToolSet):
             @tool("a b", Args, "Does a.", mutates_state=False)
             def _tool_a(self, args: Args) -> None: ...
@@ -45,6 +49,7 @@ def test_a_tool_without_description_schema_or_mutates_state_is_refused_at_class_
 
 def test_duplicate_names_and_offered_names_without_a_method_are_refused():
     with pytest.raises(TypeError, match=r"Twice: tool 'a' is declared twice \(_first and _second\)"):
+
         class Twice(ToolSet):
             @tool("a", Args, "Does a.", mutates_state=False)
             def _first(self, args: Args) -> None: ...
@@ -53,6 +58,7 @@ def test_duplicate_names_and_offered_names_without_a_method_are_refused():
             def _second(self, args: Args) -> None: ...
 
     with pytest.raises(TypeError, match=r"Short: offered tool\(s\) \['b'\] have no @tool method; tools: \['a'\]"):
+
         class Short(ToolSet, offered=("a", "b")):
             @tool("a", Args, "Does a.", mutates_state=False)
             def _tool_a(self, args: Args) -> None: ...
@@ -77,28 +83,49 @@ def test_a_subclass_keeps_its_base_tools_and_adds_its_own():
 
 def test_the_mutating_tools_are_declared_once():
     assert sorted(n for n, t in ToolBox.tools.items() if t.mutates_state) == [
-        "add_device", "cancel_workflow", "create_automation", "delete_automation", "execute_command",
-        "remove_device", "schedule_workflow", "write_attribute"]
-    assert sorted(n for n, t in SmhToolBox.tools.items() if t.mutates_state) == ["control_device",
-                                                                                  "create_automation"]
+        "add_device",
+        "cancel_workflow",
+        "create_automation",
+        "delete_automation",
+        "execute_command",
+        "remove_device",
+        "schedule_workflow",
+        "write_attribute",
+    ]
+    assert sorted(n for n, t in SmhToolBox.tools.items() if t.mutates_state) == ["control_device", "create_automation"]
 
 
 def _world(fabric: EmulatedHome) -> str:
     """Everything a tool could change: the home, its workflows and its automation rules."""
-    return json.dumps({"home": fabric.snapshot(), "workflows": [w.to_dict(with_steps=True) for w in fabric.workflows()],
-                       "automations": [fabric.automation_status(r.id) for r in fabric.automations()]},
-                      sort_keys=True, default=str)
+    return json.dumps(
+        {
+            "home": fabric.snapshot(),
+            "workflows": [w.to_dict(with_steps=True) for w in fabric.workflows()],
+            "automations": [fabric.automation_status(r.id) for r in fabric.automations()],
+        },
+        sort_keys=True,
+        default=str,
+    )
 
 
 LIGHT, FAN, ROOM = "study_room_on_off_light_1", "study_room_fan_1", "study_room"
 STEP = {"tool": "execute_command", "args": command(LIGHT, "OnOff", "On")}
 READ_ONLY_CALLS: dict[str, dict[str, Any]] = {
-    "get_rooms": {}, "get_room_devices": {"room_id": ROOM}, "get_room_states": {"room_id": ROOM},
-    "get_device_structure": {"device_id": FAN}, "get_all_attributes": {"device_id": FAN},
+    "get_rooms": {},
+    "get_room_devices": {"room_id": ROOM},
+    "get_room_states": {"room_id": ROOM},
+    "get_device_structure": {"device_id": FAN},
+    "get_all_attributes": {"device_id": FAN},
     "get_attribute": {"device_id": FAN, "endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "FanMode"},
-    "get_cluster_doc": {"query": "fan speed", "top_k": 2}, "get_environment_control_rules": {"state": "temperature"},
-    "get_current_time": {}, "get_workflow_status": {"workflow_id": "wf-0001"}, "get_workflow_list": {},
-    "get_home_energy": {}, "list_automations": {}, "finish": {"answer": "done"}, "get_home_state": {},
+    "get_cluster_doc": {"query": "fan speed", "top_k": 2},
+    "get_environment_control_rules": {"state": "temperature"},
+    "get_current_time": {},
+    "get_workflow_status": {"workflow_id": "wf-0001"},
+    "get_workflow_list": {},
+    "get_home_energy": {},
+    "list_automations": {},
+    "finish": {"answer": "done"},
+    "get_home_state": {},
     "set_tick_interval": {"tick_interval": 0.1},
 }
 MUTATING_CALLS: list[tuple[str, dict[str, Any]]] = [  # in order: later calls use what earlier ones made
@@ -107,8 +134,7 @@ MUTATING_CALLS: list[tuple[str, dict[str, Any]]] = [  # in order: later calls us
     ("write_attribute", write(FAN, "FanControl", "PercentSetting", 40)),
     ("schedule_workflow", {"start_time": "2099-01-01 00:00:00", "steps": [STEP]}),
     ("cancel_workflow", {"workflow_id": "wf-0001"}),
-    ("create_automation", {"name": "night", "trigger": {"type": "time", "cron": "0 0 22 ? * * *"},
-                           "actions": [STEP]}),
+    ("create_automation", {"name": "night", "trigger": {"type": "time", "cron": "0 0 22 ? * * *"}, "actions": [STEP]}),
     ("delete_automation", {"automation_id": "auto-0001"}),
     ("add_device", {"room_id": ROOM, "device_type": "fan", "device_id": "study_room_fan_9"}),
     ("remove_device", {"device_id": "study_room_fan_9"}),

@@ -117,7 +117,7 @@ def test_no_package_cycle() -> None:
         state[node] = 1
         for successor in sorted(graph[node]):
             if state.get(successor) == 1:
-                cycles.append([*path[path.index(successor):], successor])
+                cycles.append([*path[path.index(successor) :], successor])
             elif successor not in state:
                 visit(successor, [*path, successor])
         state[node] = 2
@@ -201,9 +201,16 @@ def file_graph() -> dict[str, frozenset[str]]:
 def with_package_inits(graph: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
     """The graph plus what Python runs first: importing a.b.c runs a/__init__ and a/b/__init__ (a module's own
     packages excepted, they are already running when it is imported)."""
-    return {module: targets | {package for target in targets for package in _packages_above(target)
-                               if package in graph and not module.startswith(package + ".")}
-            for module, targets in graph.items()}
+    return {
+        module: targets
+        | {
+            package
+            for target in targets
+            for package in _packages_above(target)
+            if package in graph and not module.startswith(package + ".")
+        }
+        for module, targets in graph.items()
+    }
 
 
 def _packages_above(module: str) -> Iterator[str]:
@@ -253,8 +260,9 @@ def unknown_file_cycles(graph: dict[str, frozenset[str]]) -> list[str]:
 
 def test_no_file_cycle() -> None:
     bad = unknown_file_cycles(with_package_inits(file_graph()))
-    assert not bad, "files that import one another (every import counts, in functions and TYPE_CHECKING):\n" + \
-        "\n".join(bad)
+    assert not bad, (
+        "files that import one another (every import counts, in functions and TYPE_CHECKING):\n" + "\n".join(bad)
+    )
 
 
 def test_the_file_cycle_checker_fails_on_a_planted_cycle() -> None:
@@ -298,7 +306,7 @@ BENCHMARK_HOME_SURFACE: dict[str, str] = {
     "emulator.output_paths": "an --out path checked before work starts",
     "clusters.cycle_programs": "appliance cycle programs, so generated goals name real durations",
     "clusters.absent_attributes": "the Matter spec's values for attributes a device does not serve, so plans and "
-                                  "goals keep a device's rules as the emulator's own checks do",
+    "goals keep a device's rules as the emulator's own checks do",
 }
 
 # The benchmark's rooms, low to high: a room imports only rooms of a lower rank (never a sibling).
@@ -336,8 +344,10 @@ def benchmark_room(module: str) -> str | None:
 def surface_violations(graph: dict[str, frozenset[str]]) -> list[str]:
     return sorted(
         f"{module} imports {target}"
-        for module, targets in graph.items() if module.split(".")[0] == "benchmark"
-        for target in targets if target.split(".")[0] in ("emulator", "clusters")
+        for module, targets in graph.items()
+        if module.split(".")[0] == "benchmark"
+        for target in targets
+        if target.split(".")[0] in ("emulator", "clusters")
         and not any(target == allowed or target.startswith(allowed + ".") for allowed in BENCHMARK_HOME_SURFACE)
     )
 
@@ -348,10 +358,17 @@ def rank_violations(graph: dict[str, frozenset[str]]) -> list[str]:
         source = benchmark_room(module)
         for target in targets:
             destination = benchmark_room(target)
-            if (source and destination and source != destination and (module, target) not in KNOWN_BENCHMARK_EDGES
-                    and BENCHMARK_RANK[destination] >= BENCHMARK_RANK[source]):
-                bad.append(f"{module} ({source}, rank {BENCHMARK_RANK[source]}) imports {target} "
-                           f"({destination}, rank {BENCHMARK_RANK[destination]})")
+            if (
+                source
+                and destination
+                and source != destination
+                and (module, target) not in KNOWN_BENCHMARK_EDGES
+                and BENCHMARK_RANK[destination] >= BENCHMARK_RANK[source]
+            ):
+                bad.append(
+                    f"{module} ({source}, rank {BENCHMARK_RANK[source]}) imports {target} "
+                    f"({destination}, rank {BENCHMARK_RANK[destination]})"
+                )
     return sorted(bad)
 
 
@@ -368,9 +385,13 @@ def test_the_surface_checker_fails_on_a_planted_internal_import() -> None:
 
 
 def test_every_benchmark_module_sits_in_a_ranked_room() -> None:
-    loose = [m for m, _, _ in _modules() if m not in ("benchmark", "benchmark.suites")
-             and benchmark_room(m) not in BENCHMARK_RANK
-             and m.startswith("benchmark.")]
+    loose = [
+        m
+        for m, _, _ in _modules()
+        if m not in ("benchmark", "benchmark.suites")
+        and benchmark_room(m) not in BENCHMARK_RANK
+        and m.startswith("benchmark.")
+    ]
     assert not loose, f"benchmark modules outside the rooms of BENCHMARK_RANK: {loose}"
 
 
@@ -384,8 +405,9 @@ def test_benchmark_rooms_import_only_lower_ranks() -> None:
 def test_the_rank_checker_fails_on_a_planted_upward_import() -> None:
     graph = dict(file_graph())
     graph["benchmark.scoring.verdicts"] = graph["benchmark.scoring.verdicts"] | {"benchmark.runs.records"}
-    assert rank_violations(graph) == ["benchmark.scoring.verdicts (scoring, rank 1) imports benchmark.runs.records "
-                                      "(runs, rank 3)"]
+    assert rank_violations(graph) == [
+        "benchmark.scoring.verdicts (scoring, rank 1) imports benchmark.runs.records (runs, rank 3)"
+    ]
 
 
 def _reaches(graph: dict[str, frozenset[str]], start: str, goal_prefix: str) -> bool:
@@ -406,8 +428,9 @@ def test_evaluators_never_reach_the_judges() -> None:
     graph = file_graph()
     assert "benchmark.scoring.evaluators.judging" in graph["benchmark.scoring.judges.rules"]  # the allowed edge
     evaluators = [m for m in graph if m.startswith("benchmark.scoring.evaluators")]
-    assert not [m for m in evaluators if _reaches(graph, m, "benchmark.scoring.judges")], \
+    assert not [m for m in evaluators if _reaches(graph, m, "benchmark.scoring.judges")], (
         "benchmark.scoring.evaluators imports benchmark.scoring.judges (directly or through another file)"
+    )
 
 
 def test_the_file_cycle_checker_sees_a_cycle_through_a_package_init() -> None:
@@ -415,7 +438,17 @@ def test_the_file_cycle_checker_sees_a_cycle_through_a_package_init() -> None:
     # whose import runs evaluators/__init__ first: a cycle no single import statement shows.
     graph = dict(file_graph())
     graph["benchmark.scoring.evaluators"] = graph["benchmark.scoring.evaluators"] | {
-        "benchmark.scoring.evaluators.checks"}
+        "benchmark.scoring.evaluators.checks"
+    }
     assert not unknown_file_cycles(graph)
-    assert unknown_file_cycles(with_package_inits(graph)) == [" <-> ".join(sorted({
-        "benchmark.scoring.evaluators", "benchmark.scoring.evaluators.checks", "benchmark.scoring.step_planning"}))]
+    assert unknown_file_cycles(with_package_inits(graph)) == [
+        " <-> ".join(
+            sorted(
+                {
+                    "benchmark.scoring.evaluators",
+                    "benchmark.scoring.evaluators.checks",
+                    "benchmark.scoring.step_planning",
+                }
+            )
+        )
+    ]

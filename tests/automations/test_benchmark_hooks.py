@@ -28,17 +28,31 @@ def _episode(golds: list[dict[str, Any]]) -> Episode:
 
 
 def _weekday_light(minute: int = 45) -> dict[str, Any]:
-    return {"name": "kitchen light on weekday mornings",
-            "trigger": {"kind": "time", "cron": f"0 {minute} 6 ? * MON-FRI *"},
-            "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "On"}]}
+    return {
+        "name": "kitchen light on weekday mornings",
+        "trigger": {"kind": "time", "cron": f"0 {minute} 6 ? * MON-FRI *"},
+        "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "On"}],
+    }
 
 
 def _cool_room_light() -> dict[str, Any]:
     start = fresh_fabric(build_all()[NAME]["initial_home_config"]).room_state("living_room")["temperature"]
-    return {"name": "light when the living room has cooled", "trigger": {"kind": "state", "condition": {
-        "room_id": "living_room", "variable": "temperature", "op": "<", "value": start - 20}},
-        "actions": [{"kind": "invoke", "device_id": "living_room_on_off_light_1", "endpoint": 1, "cluster": "OnOff",
-                     "command": "On"}]}
+    return {
+        "name": "light when the living room has cooled",
+        "trigger": {
+            "kind": "state",
+            "condition": {"room_id": "living_room", "variable": "temperature", "op": "<", "value": start - 20},
+        },
+        "actions": [
+            {
+                "kind": "invoke",
+                "device_id": "living_room_on_off_light_1",
+                "endpoint": 1,
+                "cluster": "OnOff",
+                "command": "On",
+            }
+        ],
+    }
 
 
 def _run(episode: Episode, agent_calls: list[tuple[str, dict[str, Any]]] | None = None) -> dict[str, Any]:
@@ -46,8 +60,13 @@ def _run(episode: Episode, agent_calls: list[tuple[str, dict[str, Any]]] | None 
     tools = ToolBox(fabric, profile="simuhome_ext")
     before = fabric.snapshot()
     if agent_calls is None:
-        task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=fabric.now_text(),
-                         episode_id=episode.episode_id, extras={"episode": episode})
+        task = AgentTask(
+            query=episode.query,
+            user_location=episode.user_location,
+            current_time=fabric.now_text(),
+            episode_id=episode.episode_id,
+            extras={"episode": episode},
+        )
         answer = asyncio.run(OracleAgent().run(task, tools)).final_answer
     else:
         for name, arguments in agent_calls:
@@ -79,8 +98,11 @@ def test_a_near_miss_rule_fails_with_the_reason() -> None:
     assert oracle_verdict["passed"]
     # The same qt3 actions as the oracle, then a rule one minute late.
     oracle_calls = [(i["tool"], i["params"]) for i in _oracle_invocations(episode) if i["tool"] != "create_automation"]
-    late = tool_arguments(parse_episode({**episode.to_json_dict(), "homefabric": {
-        "automations": [_weekday_light(46)]}}, NAME).homefabric.automations[0])
+    late = tool_arguments(
+        parse_episode(
+            {**episode.to_json_dict(), "homefabric": {"automations": [_weekday_light(46)]}}, NAME
+        ).homefabric.automations[0]
+    )
     verdict = _run(episode, [*oracle_calls, ("create_automation", late)])
     assert not verdict["passed"] and verdict["error_type"] == "Automation Judging Failure"
     reason = verdict["automations"]["rules"][0]["equivalence"]["reasons"][0]
@@ -92,7 +114,12 @@ def test_a_near_miss_rule_fails_with_the_reason() -> None:
 def _oracle_invocations(episode: Episode) -> list[dict[str, Any]]:
     fabric = fresh_fabric(episode.initial_home_config)
     tools = ToolBox(fabric, profile="simuhome_ext")
-    task = AgentTask(query=episode.query, user_location=episode.user_location, current_time=fabric.now_text(),
-                     episode_id=episode.episode_id, extras={"episode": episode})
+    task = AgentTask(
+        query=episode.query,
+        user_location=episode.user_location,
+        current_time=fabric.now_text(),
+        episode_id=episode.episode_id,
+        extras={"episode": episode},
+    )
     asyncio.run(OracleAgent().run(task, tools))
     return [i for i in tools.invocations if i["ok"] and i["tool"] != "finish"]

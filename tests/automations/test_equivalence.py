@@ -18,19 +18,31 @@ HUMIDITY = {"device_id": "hum", "path": "2.RelativeHumidityMeasurement.MeasuredV
 
 @pytest.fixture(scope="module")
 def home() -> EmulatedHome:
-    f = fabric([("hum", "humidifier", "bath"), ("fan", "fan", "bath"), ("lamp", "dimmable_light", "hall"),
-                ("ac", "air_conditioner", "hall"), ("motion", "occupancy_sensor", "hall")],
-               rooms={"bath": {"humidity": 5000}, "hall": {}})
+    f = fabric(
+        [
+            ("hum", "humidifier", "bath"),
+            ("fan", "fan", "bath"),
+            ("lamp", "dimmable_light", "hall"),
+            ("ac", "air_conditioner", "hall"),
+            ("motion", "occupancy_sensor", "hall"),
+        ],
+        rooms={"bath": {"humidity": 5000}, "hall": {}},
+    )
     f.invoke("hum", 1, "OnOff", "On")
     f.write("hum", 1, "FanControl", "PercentSetting", 100)
     return f
 
 
-def _rule(trigger: dict[str, Any], actions: list[dict[str, Any]] | None = None,
-          conditions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    return {"name": "r", "trigger": trigger, "conditions": conditions or [],
-            "actions": actions or [{"kind": "invoke", "device_id": "fan", "endpoint": 1, "cluster": "OnOff",
-                                    "command": "On"}]}
+def _rule(
+    trigger: dict[str, Any], actions: list[dict[str, Any]] | None = None, conditions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    return {
+        "name": "r",
+        "trigger": trigger,
+        "conditions": conditions or [],
+        "actions": actions
+        or [{"kind": "invoke", "device_id": "fan", "endpoint": 1, "cluster": "OnOff", "command": "On"}],
+    }
 
 
 def _cron(expression: str) -> dict[str, Any]:
@@ -41,26 +53,32 @@ def _state(op: str, value: Any, **source: Any) -> dict[str, Any]:
     return {"kind": "state", "condition": {**(source or HUMIDITY), "op": op, "value": value}}
 
 
-@pytest.mark.parametrize(("gold", "predicted"), [
-    ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON,TUE,WED,THU,FRI *"),
-    ("0 30 7 ? * MON-FRI *", "0 30 7 ? * 2-6"),
-    ("0 0 23 * * ? *", "0 0 23 ? * SUN-SAT"),
-    ("0 0/15 * * * ?", "0 0,15,30,45 0-23 * * ?"),
-    ("0 0 12 1/5 * ?", "0 0 12 1,6,11,16,21,26,31 * ?"),
-    ("0 0 22 27 6 ? 2026", "0 0 22 27 JUN ? 2026"),
-])
+@pytest.mark.parametrize(
+    ("gold", "predicted"),
+    [
+        ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON,TUE,WED,THU,FRI *"),
+        ("0 30 7 ? * MON-FRI *", "0 30 7 ? * 2-6"),
+        ("0 0 23 * * ? *", "0 0 23 ? * SUN-SAT"),
+        ("0 0/15 * * * ?", "0 0,15,30,45 0-23 * * ?"),
+        ("0 0 12 1/5 * ?", "0 0 12 1,6,11,16,21,26,31 * ?"),
+        ("0 0 22 27 6 ? 2026", "0 0 22 27 JUN ? 2026"),
+    ],
+)
 def test_rewritten_cron_triggers_are_equivalent(gold: str, predicted: str) -> None:
     assert cron_difference(gold, predicted, START) is None
 
 
-@pytest.mark.parametrize(("gold", "predicted", "first"), [
-    ("0 30 7 ? * MON-FRI *", "0 31 7 ? * MON-FRI *", "2025-08-25 07:30:00 (Mon)"),  # different minute
-    ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON-SAT *", "2025-08-23 07:30:00"),  # not: 07:30 today has passed
-    ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON-THU *", "2025-08-29 07:30:00 (Fri)"),
-    ("0 0 9 ? * 1#1", "0 0 9 1-7 * ?", "2025-09-01 09:00:00 (Mon)"),
-    ("0 15 10 L * ?", "0 15 10 30 * ?", "2025-08-30 10:15:00 (Sat)"),
-    ("0 0 12 29 2 ? *", "0 0 12 1 3 ? *", "2026-03-01 12:00:00 (Sun)"),
-])
+@pytest.mark.parametrize(
+    ("gold", "predicted", "first"),
+    [
+        ("0 30 7 ? * MON-FRI *", "0 31 7 ? * MON-FRI *", "2025-08-25 07:30:00 (Mon)"),  # different minute
+        ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON-SAT *", "2025-08-23 07:30:00"),  # not: 07:30 today has passed
+        ("0 30 7 ? * MON-FRI *", "0 30 7 ? * MON-THU *", "2025-08-29 07:30:00 (Fri)"),
+        ("0 0 9 ? * 1#1", "0 0 9 1-7 * ?", "2025-09-01 09:00:00 (Mon)"),
+        ("0 15 10 L * ?", "0 15 10 30 * ?", "2025-08-30 10:15:00 (Sat)"),
+        ("0 0 12 29 2 ? *", "0 0 12 1 3 ? *", "2026-03-01 12:00:00 (Sun)"),
+    ],
+)
 def test_near_miss_crons_differ_at_the_first_instant(gold: str, predicted: str, first: str) -> None:
     difference = cron_difference(gold, predicted, START)
     if first.startswith("2025-08-23"):  # MON-SAT vs MON-FRI: the first Saturday in the window decides
@@ -116,8 +134,9 @@ def test_different_quantities_are_replayed(home: EmulatedHome) -> None:
     verdict = compare_automations(sensor, room, home, replay_s=7200)
     assert verdict.methods["trigger"] == "replay" and verdict.equivalent, verdict.reasons
     # (> 5101 would fire at the same tick: the trajectory passes 5101 between ticks; > 5101.5 does not.)
-    near = compare_automations(sensor, _rule(_state(">", 5101.5, room_id="bath", variable="humidity")), home,
-                               replay_s=7200)
+    near = compare_automations(
+        sensor, _rule(_state(">", 5101.5, room_id="bath", variable="humidity")), home, replay_s=7200
+    )
     assert not near.equivalent and "first difference" in near.reasons[0]
 
 
@@ -129,14 +148,20 @@ def test_conditions_and_actions(home: EmulatedHome) -> None:
     missing = compare_automations(_rule(night, conditions=nobody), _rule(night), home)
     assert not missing.equivalent and not missing.conditions_equivalent and missing.trigger_equivalent
 
-    level = {"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "LevelControl",
-             "command": "MoveToLevelWithOnOff", "args": {"level": 100, "transitionTime": 0, "optionsMask": 0,
-                                                         "optionsOverride": 0}}
+    level = {
+        "kind": "invoke",
+        "device_id": "lamp",
+        "endpoint": 1,
+        "cluster": "LevelControl",
+        "command": "MoveToLevelWithOnOff",
+        "args": {"level": 100, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0},
+    }
     toggle = {"kind": "invoke", "device_id": "fan", "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}
     # The fan is off: Toggle ends where On ends.
     assert compare_automations(_rule(night), _rule(night, actions=[toggle]), home).equivalent
-    other = compare_automations(_rule(night, actions=[level]), _rule(night, actions=[{**level, "args": {
-        **level["args"], "level": 101}}]), home)
+    other = compare_automations(
+        _rule(night, actions=[level]), _rule(night, actions=[{**level, "args": {**level["args"], "level": 101}}]), home
+    )
     assert not other.equivalent and "lamp 1.LevelControl.CurrentLevel: 100 vs 101" in other.reasons[0]
     before = home.snapshot()
     compare_automations(_rule(night), _rule(_cron("0 0 22 * * ? *")), home)

@@ -39,8 +39,10 @@ def _expression(rng: random.Random) -> str:
     if rng.random() < 0.5:
         dom, dow = rng.choice((_field(rng, 1, 31), "L", "L-3", "15W", "LW")), "?"
     else:
-        dom, dow = "?", rng.choice((_field(rng, 1, 7, ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")), "6L",
-                                    "2#2", "1#5"))
+        dom, dow = (
+            "?",
+            rng.choice((_field(rng, 1, 7, ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")), "6L", "2#2", "1#5")),
+        )
     return f"{second} {minute} {hour} {dom} {month} {dow} *"
 
 

@@ -14,8 +14,11 @@ from emulator.automations.cron import parse_cron
 from tests.browser import Chromium
 from tests.http.live_api import LIGHT, home, running_api
 
-RULE = {"name": "light every 5 s", "trigger": {"kind": "time", "cron": "0/5 * * * * ?"},
-        "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}]}
+RULE = {
+    "name": "light every 5 s",
+    "trigger": {"kind": "time", "cron": "0/5 * * * * ?"},
+    "actions": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+}
 
 
 def _run(coro: Any, timeout_s: float = 60) -> Any:
@@ -43,11 +46,13 @@ def test_rules_over_http() -> None:
             assert fabric.automation("auto-0001").enabled is False
             assert (await client.post("/api/automations/auto-0001/enable")).json()["enabled"] is True
 
-            bad = await client.post("/api/automations", json={**RULE, "trigger": {"kind": "time",
-                                                                                  "cron": "0 0 8 * * * *"}})
+            bad = await client.post(
+                "/api/automations", json={**RULE, "trigger": {"kind": "time", "cron": "0 0 8 * * * *"}}
+            )
             assert bad.status_code == 422 and "exactly one of day-of-month" in bad.text
-            unknown = await client.post("/api/automations", json={**RULE, "actions": [
-                {**RULE["actions"][0], "device_id": "nope"}]})
+            unknown = await client.post(
+                "/api/automations", json={**RULE, "actions": [{**RULE["actions"][0], "device_id": "nope"}]}
+            )
             assert unknown.status_code == 404 and unknown.json()["code"] == "DEVICE_NOT_FOUND"
             async with websockets.connect(api.ws_url + "/ws/events", open_timeout=5) as ws:
                 assert '"hello"' in await asyncio.wait_for(ws.recv(), 5)
@@ -70,9 +75,17 @@ def test_automations_panel_in_chromium(chromium: Chromium) -> None:
     async def scenario() -> None:
         fabric = home()
         cron = fabric.add_automation(RULE)
-        humid = fabric.add_automation({"name": "bath humid", "trigger": {"kind": "state", "condition": {
-            "room_id": "bathroom", "variable": "humidity", "op": ">", "value": 9000}},
-            "actions": [RULE["actions"][0]], "enabled": False})
+        humid = fabric.add_automation(
+            {
+                "name": "bath humid",
+                "trigger": {
+                    "kind": "state",
+                    "condition": {"room_id": "bathroom", "variable": "humidity", "op": ">", "value": 9000},
+                },
+                "actions": [RULE["actions"][0]],
+                "enabled": False,
+            }
+        )
         errors: list[str] = []
         async with running_api(fabric, speed=20) as api, chromium.page(timeout_ms=15_000, errors=errors) as page:
             await page.goto(api.url + "/")
@@ -83,7 +96,8 @@ def test_automations_panel_in_chromium(chromium: Chromium) -> None:
             assert "cron 0/5 * * * * ? *" in await row.locator(".trigger").inner_text()
             assert await row.locator(".next-firing").inner_text() != "–"
             await page.wait_for_function(  # it fires while the page is open (×20 pacing)
-                f"document.querySelector('#automation-{cron.id} .last-fired').textContent !== 'never'")
+                f"document.querySelector('#automation-{cron.id} .last-fired').textContent !== 'never'"
+            )
             assert await page.locator(f"#automation-{humid.id}.disabled").count() == 1
             await page.locator(f"#automation-{humid.id} button.automation-toggle").click()
             await page.wait_for_selector(f"#automation-{humid.id}.enabled")

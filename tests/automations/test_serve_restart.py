@@ -14,8 +14,11 @@ from emulator.home_config import dump_home
 from tests.emulator.helpers import home
 from tests.matter_bridge.live_env import HOMEFABRIC, NODE_IF, ControlClient, Proc, network_namespace
 
-RULE = {"name": "evening lamp", "trigger": {"kind": "time", "cron": "0/2 * * * * ?"},
-        "actions": [{"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}]}
+RULE = {
+    "name": "evening lamp",
+    "trigger": {"kind": "time", "cron": "0/2 * * * * ?"},
+    "actions": [{"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}],
+}
 
 
 @pytest.mark.requires("root", "ip-netns", "homefabric")
@@ -25,9 +28,28 @@ def test_rules_survive_a_kill_9_of_serve(tmp_path: Path) -> None:
     state_dir, control_path = tmp_path / "state", tmp_path / "control.sock"
 
     async def start(namespace: str, log: str) -> tuple[Proc, ControlClient]:
-        proc = Proc(["ip", "netns", "exec", namespace, str(HOMEFABRIC), "serve", str(path), "--state-dir",
-                     str(state_dir), "--speed", "10", "--interface", NODE_IF, "--port", "5540",
-                     "--control-socket", str(control_path)], tmp_path / log)
+        proc = Proc(
+            [
+                "ip",
+                "netns",
+                "exec",
+                namespace,
+                str(HOMEFABRIC),
+                "serve",
+                str(path),
+                "--state-dir",
+                str(state_dir),
+                "--speed",
+                "10",
+                "--interface",
+                NODE_IF,
+                "--port",
+                "5540",
+                "--control-socket",
+                str(control_path),
+            ],
+            tmp_path / log,
+        )
         control = ControlClient(control_path)
         try:
             await control.connect(timeout_s=60)

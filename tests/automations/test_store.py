@@ -10,8 +10,11 @@ from homefabric_cli.automation_store import STORE_NAME, AutomationStoreError, ke
 from tests.emulator.helpers import fabric
 from tests.test_cli_exit_codes import homefabric, one_line_error
 
-RULE = {"name": "morning", "trigger": {"kind": "time", "cron": "0 0 7 * * ?"},
-        "actions": [{"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "On"}]}
+RULE = {
+    "name": "morning",
+    "trigger": {"kind": "time", "cron": "0 0 7 * * ?"},
+    "actions": [{"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "On"}],
+}
 
 
 def test_rules_are_saved_on_every_change_and_replace_the_home_files(tmp_path: Path) -> None:
@@ -28,8 +31,7 @@ def test_rules_are_saved_on_every_change_and_replace_the_home_files(tmp_path: Pa
     second = fabric([("lamp", "on_off_light", "hall")])
     second.add_automation({**RULE, "name": "from the home file"})
     keep_automations(second, tmp_path)  # the state dir's rules win
-    assert [(r.id, r.name, r.enabled, r.fire_count) for r in second.automations()] == [
-        (rule.id, "morning", False, 1)]
+    assert [(r.id, r.name, r.enabled, r.fire_count) for r in second.automations()] == [(rule.id, "morning", False, 1)]
 
     third = fabric([("lamp", "on_off_light", "hall")])
     fresh_rule = third.add_automation({**RULE, "name": "fresh"})

@@ -18,18 +18,37 @@ from tests.emulator.helpers import fabric
 
 @pytest.fixture
 def tools() -> ToolBox:
-    return ToolBox(fabric([("fan", "fan", "bath"), ("hum", "humidifier", "bath"), ("tv", "on_off_light", "living")],
-                          rooms={"bath": {"humidity": 5000}, "living": {}}), profile="simuhome_ext")
+    return ToolBox(
+        fabric(
+            [("fan", "fan", "bath"), ("hum", "humidifier", "bath"), ("tv", "on_off_light", "living")],
+            rooms={"bath": {"humidity": 5000}, "living": {}},
+        ),
+        profile="simuhome_ext",
+    )
 
 
 def _step(device: str, command: str) -> dict[str, Any]:
-    return {"tool": "execute_command", "args": {"device_id": device, "endpoint_id": 1, "cluster_id": "OnOff",
-                                                "command_id": command, "args": {}}}
+    return {
+        "tool": "execute_command",
+        "args": {"device_id": device, "endpoint_id": 1, "cluster_id": "OnOff", "command_id": command, "args": {}},
+    }
 
 
-HUMID = {"name": "bath fan when humid", "trigger": {"type": "state", "condition": {
-    "device_id": "hum", "endpoint_id": 2, "cluster_id": "RelativeHumidityMeasurement", "attribute_id": "MeasuredValue",
-    "operator": ">", "value": 5100}}, "actions": [_step("fan", "On")]}
+HUMID = {
+    "name": "bath fan when humid",
+    "trigger": {
+        "type": "state",
+        "condition": {
+            "device_id": "hum",
+            "endpoint_id": 2,
+            "cluster_id": "RelativeHumidityMeasurement",
+            "attribute_id": "MeasuredValue",
+            "operator": ">",
+            "value": 5100,
+        },
+    },
+    "actions": [_step("fan", "On")],
+}
 
 
 def test_profile_offers_simuhome_tools_plus_automations(tools: ToolBox) -> None:
@@ -40,45 +59,91 @@ def test_profile_offers_simuhome_tools_plus_automations(tools: ToolBox) -> None:
 
 
 def test_create_list_delete_and_the_rule_runs(tools: ToolBox) -> None:
-    tools.call("execute_command", {"device_id": "hum", "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On",
-                                   "args": {}})
-    tools.call("write_attribute", {"device_id": "hum", "endpoint_id": 1, "cluster_id": "FanControl",
-                                   "attribute_id": "PercentSetting", "value": 100})
+    tools.call(
+        "execute_command", {"device_id": "hum", "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}}
+    )
+    tools.call(
+        "write_attribute",
+        {
+            "device_id": "hum",
+            "endpoint_id": 1,
+            "cluster_id": "FanControl",
+            "attribute_id": "PercentSetting",
+            "value": 100,
+        },
+    )
     created = tools.call("create_automation", HUMID)
     assert created["error"] is None, created
     rule = created["data"]
     assert rule["automation_id"] == "auto-0001" and rule["kind"] == "state"
     assert rule["trigger"]["condition"]["path"] == "2.RelativeHumidityMeasurement.MeasuredValue"
-    night = tools.call("create_automation", {
-        "name": "tv off at night", "trigger": {"type": "time", "cron": "0 0 23 * * ? *"},
-        "conditions": [{"device_id": "tv", "endpoint_id": 1, "cluster_id": "OnOff", "attribute_id": "OnOff",
-                        "operator": "==", "value": True}], "actions": [_step("tv", "Off")]})["data"]
+    night = tools.call(
+        "create_automation",
+        {
+            "name": "tv off at night",
+            "trigger": {"type": "time", "cron": "0 0 23 * * ? *"},
+            "conditions": [
+                {
+                    "device_id": "tv",
+                    "endpoint_id": 1,
+                    "cluster_id": "OnOff",
+                    "attribute_id": "OnOff",
+                    "operator": "==",
+                    "value": True,
+                }
+            ],
+            "actions": [_step("tv", "Off")],
+        },
+    )["data"]
     assert night["kind"] == "time_and_state" and night["next_firing"] == "2025-08-23 23:00:00.0"
     tools.fabric.advance(3600)
     assert tools.fabric.read("fan", 1, "OnOff", "OnOff") is True
     listed = tools.call("list_automations", {})["data"]
     assert [r["automation_id"] for r in listed] == ["auto-0001", "auto-0002"] and listed[0]["fire_count"] == 1
     assert tools.call("delete_automation", {"automation_id": "auto-0001"})["data"] == {
-        "automation_id": "auto-0001", "deleted": True}
+        "automation_id": "auto-0001",
+        "deleted": True,
+    }
     assert [r["automation_id"] for r in tools.call("list_automations", {})["data"]] == ["auto-0002"]
 
 
-@pytest.mark.parametrize(("arguments", "code", "fragment"), [
-    ({**HUMID, "trigger": {"type": "time", "cron": "0 30 7 * * MON-FRI *"}}, "INVALID_PARAMETERS",
-     "exactly one of day-of-month"),
-    ({**HUMID, "trigger": {"type": "time"}}, "INVALID_PARAMETERS", "a time trigger has cron"),
-    ({**HUMID, "trigger": {"type": "state", "condition": {"room_id": "bath", "operator": ">", "value": 1}}},
-     "INVALID_PARAMETERS", "room_id and variable"),
-    ({**HUMID, "trigger": {"type": "state", "condition": {"room_id": "attic", "variable": "humidity",
-                                                          "operator": ">", "value": 1}}},
-     "ROOM_NOT_FOUND", '["bath", "living"]'),
-    ({**HUMID, "actions": [_step("fan", "Explode")]}, "COMMAND_NOT_FOUND", "actions[0]"),
-    ({**HUMID, "trigger": {"type": "state", "condition": {**HUMID["trigger"]["condition"], "operator": "=~"}}},
-     "INVALID_PARAMETERS", "'>', '>=', '<', '<=', '==' or '!='"),
-    ({"name": "x", "trigger": HUMID["trigger"]}, "MISSING_PARAMETERS", "actions"),
-])
-def test_bad_automations_are_refused_with_the_cause(tools: ToolBox, arguments: dict[str, Any], code: str,
-                                                    fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "code", "fragment"),
+    [
+        (
+            {**HUMID, "trigger": {"type": "time", "cron": "0 30 7 * * MON-FRI *"}},
+            "INVALID_PARAMETERS",
+            "exactly one of day-of-month",
+        ),
+        ({**HUMID, "trigger": {"type": "time"}}, "INVALID_PARAMETERS", "a time trigger has cron"),
+        (
+            {**HUMID, "trigger": {"type": "state", "condition": {"room_id": "bath", "operator": ">", "value": 1}}},
+            "INVALID_PARAMETERS",
+            "room_id and variable",
+        ),
+        (
+            {
+                **HUMID,
+                "trigger": {
+                    "type": "state",
+                    "condition": {"room_id": "attic", "variable": "humidity", "operator": ">", "value": 1},
+                },
+            },
+            "ROOM_NOT_FOUND",
+            '["bath", "living"]',
+        ),
+        ({**HUMID, "actions": [_step("fan", "Explode")]}, "COMMAND_NOT_FOUND", "actions[0]"),
+        (
+            {**HUMID, "trigger": {"type": "state", "condition": {**HUMID["trigger"]["condition"], "operator": "=~"}}},
+            "INVALID_PARAMETERS",
+            "'>', '>=', '<', '<=', '==' or '!='",
+        ),
+        ({"name": "x", "trigger": HUMID["trigger"]}, "MISSING_PARAMETERS", "actions"),
+    ],
+)
+def test_bad_automations_are_refused_with_the_cause(
+    tools: ToolBox, arguments: dict[str, Any], code: str, fragment: str
+) -> None:
     refused = tools.call("create_automation", arguments)
     assert refused["error"] is not None and refused["error"]["type"] == code, refused
     assert fragment in refused["error"]["detail"]

@@ -21,15 +21,18 @@ from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 def test_an_agent_that_does_not_declare_its_privilege_is_refused_at_class_creation():
     with pytest.raises(TypeError, match=r"Quiet: an agent declares needs_episode = True .* or False"):
+
         class Quiet(AgentBase):
             name = "quiet"
 
     with pytest.raises(TypeError, match=r"Vague: an agent declares needs_episode .* \(got 'yes'\)"):
+
         class Vague(AgentBase):
             name = "vague"
             needs_episode = "yes"
 
     with pytest.raises(TypeError, match="Nameless: an agent declares its name"):
+
         class Nameless(AgentBase):
             needs_episode = False
 

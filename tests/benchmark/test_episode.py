@@ -83,8 +83,9 @@ def test_malformed_files_are_reported_by_name_and_path_and_skipped(tmp_path: Pat
     episodes, problems = load_episodes(tmp_path)
     assert [e.episode_id for e in episodes] == ["qt3_feasible_seed_7"]
     where = {(Path(p.file).name, p.json_path) for p in problems}
-    assert ("qt3_feasible_seed_99.json", "eval.goals[1].target.asserts[0].attribute") in where or \
-        any(f == "qt3_feasible_seed_99.json" and "asserts[0].attribute" in j for f, j in where)
+    assert ("qt3_feasible_seed_99.json", "eval.goals[1].target.asserts[0].attribute") in where or any(
+        f == "qt3_feasible_seed_99.json" and "asserts[0].attribute" in j for f, j in where
+    )
     assert any(f == "qt4-1_feasible_seed_98.json" and j.endswith("when.at_tick") for f, j in where)
     assert any(f == "broken.json" and j == "" for f, j in where)
     assert any(f == "qt1_feasible_seed_97.json" and j.startswith("initial_home_config") for f, j in where)

@@ -28,8 +28,9 @@ def _cli() -> typer.Typer:
 def _write(directory: Path, episodes: list[dict]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for episode in episodes:
-        (directory / f"qt1_feasible_seed_{episode['meta']['seed']}.json").write_text(json.dumps(episode),
-                                                                                     encoding="utf-8")
+        (directory / f"qt1_feasible_seed_{episode['meta']['seed']}.json").write_text(
+            json.dumps(episode), encoding="utf-8"
+        )
 
 
 def _import(directory: Path) -> tuple[int, dict]:
@@ -43,7 +44,11 @@ def test_inventory_homes_import_as_runnable_with_their_normalisations_counted(tm
     code, summary = _import(tmp_path)
     assert code == 0
     assert (summary["files"], summary["runnable"], summary["not_runnable"], summary["problems"]) == (
-        len(episodes), len(episodes), 0, [])
+        len(episodes),
+        len(episodes),
+        0,
+        [],
+    )
     counts = summary["normalisations"]
     assert set(counts) <= set(NORMALISATIONS)
     # Each inventory home holds one heat pump (4 tag lists, two Accuracy structs with null Fixed* fields, a null
@@ -65,9 +70,11 @@ def test_a_home_the_fabric_refuses_is_not_runnable_and_named_by_json_path(tmp_pa
     assert code == 1
     assert (summary["files"], summary["runnable"], summary["not_runnable"]) == (2, 1, 1)
     where = {(Path(p["file"]).name, p["json_path"]) for p in summary["problems"]}
-    base = 'initial_home_config.rooms.living_room.devices[5].attributes'
-    assert where == {("qt1_feasible_seed_2.json", f'{base}["1.Thermostat.SystemMode"]'),
-                     ("qt1_feasible_seed_2.json", f'{base}["1.FanControl.PercentSetting"]')}
+    base = "initial_home_config.rooms.living_room.devices[5].attributes"
+    assert where == {
+        ("qt1_feasible_seed_2.json", f'{base}["1.Thermostat.SystemMode"]'),
+        ("qt1_feasible_seed_2.json", f'{base}["1.FanControl.PercentSetting"]'),
+    }
 
 
 def test_a_value_without_matter_meaning_is_a_problem_not_a_silent_drop(tmp_path: Path):
@@ -78,7 +85,8 @@ def test_a_value_without_matter_meaning_is_a_problem_not_a_silent_drop(tmp_path:
     code, summary = _import(tmp_path)
     assert code == 1 and summary["runnable"] == 0
     assert [p["json_path"] for p in summary["problems"]] == [
-        'initial_home_config.rooms.bathroom.devices[3].attributes["1.LaundryWasherControls.SpinSpeeds"][1]']
+        'initial_home_config.rooms.bathroom.devices[3].attributes["1.LaundryWasherControls.SpinSpeeds"][1]'
+    ]
 
 
 def test_an_empty_directory_is_an_error(tmp_path: Path):

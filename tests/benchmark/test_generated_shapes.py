@@ -8,14 +8,19 @@ from benchmark.generation.generate import generate_episodes
 from emulator.simuhome.shapes import shape_disagreements, shape_table, shared_paths
 
 NOT_WRITTEN = {("heat_pump", f"{endpoint}.Descriptor.TagList") for endpoint in (1, 2, 3, 4)} | {
-    ("freezer", "1.Descriptor.TagList"), ("refrigerator", "1.Descriptor.TagList")}
+    ("freezer", "1.Descriptor.TagList"),
+    ("refrigerator", "1.Descriptor.TagList"),
+}
 
 
 def test_generated_homes_agree_with_the_inventory_on_every_shared_path():
     episodes = generate_episodes("all", 2, 5)
     assert len(episodes) == 24
-    disagreements = [f"{e['meta']['query_type']}_{e['meta']['case']}_seed_{e['meta']['seed']}: {problem}"
-                     for e in episodes for problem in shape_disagreements(e["initial_home_config"])]
+    disagreements = [
+        f"{e['meta']['query_type']}_{e['meta']['case']}_seed_{e['meta']['seed']}: {problem}"
+        for e in episodes
+        for problem in shape_disagreements(e["initial_home_config"])
+    ]
     assert disagreements == []
     assert sum(shared_paths(e["initial_home_config"]) for e in episodes) > 8000
     types_seen: set[str] = set()

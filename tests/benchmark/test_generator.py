@@ -60,8 +60,9 @@ def test_all_twelve_kinds_in_simuhome_layout(episodes):
             assert set(room["state"]) == {"temperature", "humidity", "illuminance", "pm10"}
             for device in room["devices"]:
                 assert set(device) == {"device_id", "device_type", "attributes"}
-        assert ("temporal_conflict" in episode) == (meta["query_type"].startswith("qt4")
-                                                    and meta["case"] == "infeasible")
+        assert ("temporal_conflict" in episode) == (
+            meta["query_type"].startswith("qt4") and meta["case"] == "infeasible"
+        )
         for action in episode["eval"]["required_actions"]:
             assert action["tool"] in ("get_room_states", "get_room_devices")
             assert set(action["params"]) == {"room_id"}
@@ -107,8 +108,13 @@ def test_episode_home_loads_back_identically():
     for device in generating.devices():
         expected = generating.read_all(device.device_id)
         actual = reloaded.read_all(device.device_id)
-        exported = {our_path(p): v for room in home.initial_home_config["rooms"].values() for d in room["devices"]
-                    if d["device_id"] == device.device_id for p, v in d["attributes"].items()}
+        exported = {
+            our_path(p): v
+            for room in home.initial_home_config["rooms"].values()
+            for d in room["devices"]
+            if d["device_id"] == device.device_id
+            for p, v in d["attributes"].items()
+        }
         for path in set(exported) & set(expected):  # (SimuHome's constants for paths we lack are not ours)
             if exported[path] is None and path not in actual:
                 continue  # SimuHome's null for an attribute its device lacks (a humidity sensor's Tolerance)
@@ -205,8 +211,10 @@ def _moved(episode: dict[str, Any], goal: dict[str, Any], *, act: bool) -> float
         drive(fabric, goal["room_id"], goal["room_state"], goal["direction"])
     fabric.advance(HORIZON_S)
     baseline.advance(HORIZON_S)
-    delta = (fabric.room_state(goal["room_id"], exact=True)[goal["room_state"]]
-             - baseline.room_state(goal["room_id"], exact=True)[goal["room_state"]])
+    delta = (
+        fabric.room_state(goal["room_id"], exact=True)[goal["room_state"]]
+        - baseline.room_state(goal["room_id"], exact=True)[goal["room_state"]]
+    )
     return delta if goal["direction"] == "increase" else -delta
 
 
@@ -219,8 +227,10 @@ def test_qt2_feasible_goals_are_achievable(episodes):
         baseline.advance(HORIZON_S)
         for goal in episode["eval"]["goals"]:
             assert goal["feasibility"] is True
-            delta = (fabric.room_state(goal["room_id"], exact=True)[goal["room_state"]]
-                     - baseline.room_state(goal["room_id"], exact=True)[goal["room_state"]])
+            delta = (
+                fabric.room_state(goal["room_id"], exact=True)[goal["room_state"]]
+                - baseline.room_state(goal["room_id"], exact=True)[goal["room_state"]]
+            )
             signed = delta if goal["direction"] == "increase" else -delta
             assert signed >= THRESHOLD[goal["room_state"]], (episode["query"], goal, delta)
 
@@ -255,17 +265,34 @@ def _schedule_solution(fabric: EmulatedHome, solution: list[dict[str, Any]]) -> 
             args = step["args"]
             cluster = our_path(f"{args['endpoint_id']}.{args['cluster_id']}.X").split(".")[1]
             if step["tool"] == "execute_command":
-                steps.append(WorkflowStep(kind="invoke", device_id=args["device_id"], endpoint=args["endpoint_id"],
-                                          cluster=cluster, name=args["command_id"], args=args["args"]))
+                steps.append(
+                    WorkflowStep(
+                        kind="invoke",
+                        device_id=args["device_id"],
+                        endpoint=args["endpoint_id"],
+                        cluster=cluster,
+                        name=args["command_id"],
+                        args=args["args"],
+                    )
+                )
             else:
-                steps.append(WorkflowStep(kind="write", device_id=args["device_id"], endpoint=args["endpoint_id"],
-                                          cluster=cluster, name=args["attribute_id"], value=args["value"]))
+                steps.append(
+                    WorkflowStep(
+                        kind="write",
+                        device_id=args["device_id"],
+                        endpoint=args["endpoint_id"],
+                        cluster=cluster,
+                        name=args["attribute_id"],
+                        value=args["value"],
+                    )
+                )
         fabric.schedule(call["params"]["start_time"], steps)
 
 
 def _goal_holds(fabric: EmulatedHome, goal: dict[str, Any]) -> bool:
-    return all(_same(_read(fabric, t["device_id"], a["attribute"]), a["value"])
-               for t in goal["targets"] for a in t["asserts"])
+    return all(
+        _same(_read(fabric, t["device_id"], a["attribute"]), a["value"]) for t in goal["targets"] for a in t["asserts"]
+    )
 
 
 def _window_results(episode: dict[str, Any], *, act: bool) -> list[bool]:
@@ -309,7 +336,8 @@ def test_qt4_anchor_reference_is_the_countdown(episodes):
             countdown = fabric.read(anchor, 1, "OperationalState", "CountdownTime")
             end = countdown * 10
             ends = {g["when"]["reference_tick"] for g in episode["eval"]["goals"]} | {
-                episode.get("homefabric", {}).get("verification", {}).get("anchor_end_tick", end)}
+                episode.get("homefabric", {}).get("verification", {}).get("anchor_end_tick", end)
+            }
             assert end in ends
             fabric.run_until(end - 1)
             assert fabric.read(anchor, 1, "OperationalState", "OperationalState") == 1
@@ -344,7 +372,10 @@ def test_cli_writes_files(tmp_path: Path):
     result = CliRunner().invoke(app, ["--qt", "qt1", "--per-type", "2", "--seed", "2", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "qt1_feasible_seed_2001.json", "qt1_feasible_seed_2002.json",
-        "qt1_infeasible_seed_2001.json", "qt1_infeasible_seed_2002.json"]
+        "qt1_feasible_seed_2001.json",
+        "qt1_feasible_seed_2002.json",
+        "qt1_infeasible_seed_2001.json",
+        "qt1_infeasible_seed_2002.json",
+    ]
     bad = CliRunner().invoke(app, ["--qt", "qt7", "--out", str(tmp_path)])
     assert bad.exit_code == 2

@@ -33,8 +33,15 @@ def _request(answer: str) -> JudgeRequest:
     fabric = fresh_fabric(episode.initial_home_config)
     tools = ToolBox(fabric)
     observation = tools.call("get_room_devices", {"room_id": "utility_room"})
-    steps = [{"index": 0, "thought": "look", "tool": "get_room_devices", "arguments": {"room_id": "utility_room"},
-              "observation": observation}]
+    steps = [
+        {
+            "index": 0,
+            "thought": "look",
+            "tool": "get_room_devices",
+            "arguments": {"room_id": "utility_room"},
+            "observation": observation,
+        }
+    ]
     snapshot = fabric.snapshot()
     return JudgeRequest(episode, answer, steps, tools.invocations, snapshot, fabric, [])
 
@@ -43,14 +50,21 @@ def _judge(server: OpenAIStandin, retries: int = 0) -> LLMJudge:
     async def no_sleep(_: float) -> None:
         return None
 
-    return LLMJudge([LLMClient(server.base_url, None, "judge", seed=seed, max_retries=retries, sleep=no_sleep)
-                     for seed in (42, 43, 44)])
+    return LLMJudge(
+        [
+            LLMClient(server.base_url, None, "judge", seed=seed, max_retries=retries, sleep=no_sleep)
+            for seed in (42, 43, 44)
+        ]
+    )
 
 
 def test_majority_of_three_votes_over_http():
     async def scenario() -> tuple[JudgeRecord, list]:
-        script = [text('{"verdict": "pass", "reason": "says it is missing"}'), text("Verdict: FAIL"),
-                  text("```json\n{\"verdict\": \"pass\"}\n```")]
+        script = [
+            text('{"verdict": "pass", "reason": "says it is missing"}'),
+            text("Verdict: FAIL"),
+            text('```json\n{"verdict": "pass"}\n```'),
+        ]
         async with OpenAIStandin(script) as server:
             result = await _judge(server).judge(_request("There is no dryer 2 in the utility room."))
             return result, server.chat_requests

@@ -21,8 +21,16 @@ from benchmark.llm.client import (
 from tests.support.openai_standin import OpenAIStandin, delay, hang, http_error, text, tool_calls
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "lights?"}]
-TOOLS = [{"type": "function", "function": {"name": "get_rooms", "description": "List rooms.",
-                                           "parameters": {"type": "object", "properties": {}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_rooms",
+            "description": "List rooms.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    }
+]
 
 
 class FakeSleep:
@@ -39,14 +47,23 @@ def client_for(server: OpenAIStandin, sleep: FakeSleep, **kwargs: Any) -> LLMCli
 
 def test_success_returns_tool_calls_usage_and_forwards_sampling_settings() -> None:
     async def scenario() -> None:
-        async with OpenAIStandin([tool_calls([("get_rooms", {}), ("get_room_states", '{"room_id": "kitchen"}')],
-                                             content="checking", usage=(120, 7))]) as server:
+        async with OpenAIStandin(
+            [
+                tool_calls(
+                    [("get_rooms", {}), ("get_room_states", '{"room_id": "kitchen"}')],
+                    content="checking",
+                    usage=(120, 7),
+                )
+            ]
+        ) as server:
             sleep = FakeSleep()
             async with client_for(server, sleep, temperature=0.3, seed=42) as client:
                 response = await client.complete(MESSAGES, tools=TOOLS, tool_choice="auto")
             assert response.content == "checking"
             assert [(c.name, c.arguments_json) for c in response.tool_calls] == [
-                ("get_rooms", "{}"), ("get_room_states", '{"room_id": "kitchen"}')]
+                ("get_rooms", "{}"),
+                ("get_room_states", '{"room_id": "kitchen"}'),
+            ]
             assert response.tool_calls[0].id != response.tool_calls[1].id
             assert response.usage == {"prompt_tokens": 120, "completion_tokens": 7}
             assert response.finish_reason == "tool_calls"
@@ -96,8 +113,9 @@ def test_5xx_exhausting_retries_raises_infra_error_with_seeded_exponential_backo
     async def scenario(retry_seed: int) -> list[float]:
         async with OpenAIStandin([http_error(500)] * 3 + [http_error(503)] * 2) as server:
             sleep = FakeSleep()
-            async with client_for(server, sleep, max_retries=4, backoff_base_s=1.0, backoff_max_s=5.0,
-                                  retry_seed=retry_seed) as client:
+            async with client_for(
+                server, sleep, max_retries=4, backoff_base_s=1.0, backoff_max_s=5.0, retry_seed=retry_seed
+            ) as client:
                 with pytest.raises(LLMInfraError) as caught:
                     await client.complete(MESSAGES)
             assert caught.value.attempts == 5 and caught.value.status == 503
@@ -115,8 +133,9 @@ def test_5xx_exhausting_retries_raises_infra_error_with_seeded_exponential_backo
 
 def test_other_4xx_is_a_request_error_and_is_not_retried() -> None:
     async def scenario() -> None:
-        async with OpenAIStandin([http_error(400, message="maximum context length is 8192 tokens"),
-                                  text("never")]) as server:
+        async with OpenAIStandin(
+            [http_error(400, message="maximum context length is 8192 tokens"), text("never")]
+        ) as server:
             sleep = FakeSleep()
             async with client_for(server, sleep) as client:
                 with pytest.raises(LLMRequestError) as caught:
@@ -165,8 +184,9 @@ def test_a_model_generating_past_the_timeout_on_a_live_server_is_runaway_and_not
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize("url", ["notaurl", "127.0.0.1:8000/v1", "ftp://host/v1", "http://",
-                                 "http://127.0.0.1:8000/v1/chat/completions"])
+@pytest.mark.parametrize(
+    "url", ["notaurl", "127.0.0.1:8000/v1", "ftp://host/v1", "http://", "http://127.0.0.1:8000/v1/chat/completions"]
+)
 def test_a_base_url_that_is_not_an_http_url_is_refused_at_once(url: str) -> None:
     with pytest.raises(ValueError, match="base URL"):
         LLMClient(url, None, "m")
@@ -189,9 +209,23 @@ def test_connection_refused_is_an_infra_error() -> None:
 
 
 def test_unreadable_200_bodies_are_retried_and_object_arguments_are_serialised() -> None:
-    bodies = [b"<html>proxy starting</html>",
-              json.dumps({"choices": [{"message": {"content": None, "tool_calls": [
-                  {"function": {"name": "get_room_states", "arguments": {"room_id": "kitchen"}}}]}}]}).encode()]
+    bodies = [
+        b"<html>proxy starting</html>",
+        json.dumps(
+            {
+                "choices": [
+                    {
+                        "message": {
+                            "content": None,
+                            "tool_calls": [
+                                {"function": {"name": "get_room_states", "arguments": {"room_id": "kitchen"}}}
+                            ],
+                        }
+                    }
+                ]
+            }
+        ).encode(),
+    ]
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -200,8 +234,9 @@ def test_unreadable_200_bodies_are_retried_and_object_arguments_are_serialised()
 
     async def scenario() -> None:
         sleep = FakeSleep()
-        async with LLMClient("http://llm.invalid/v1/", None, "m", sleep=sleep,
-                             transport=httpx.MockTransport(handler)) as client:
+        async with LLMClient(
+            "http://llm.invalid/v1/", None, "m", sleep=sleep, transport=httpx.MockTransport(handler)
+        ) as client:
             response = await client.complete(MESSAGES)
         assert response.attempts == 2 and len(sleep.calls) == 1
         [call] = response.tool_calls
@@ -213,9 +248,18 @@ def test_unreadable_200_bodies_are_retried_and_object_arguments_are_serialised()
 
 
 def test_parse_completion_accepts_content_parts_and_legacy_function_call() -> None:
-    response = parse_completion({"choices": [{"message": {
-        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-        "function_call": {"name": "finish", "arguments": '{"answer": "x"}'}}}]})
+    response = parse_completion(
+        {
+            "choices": [
+                {
+                    "message": {
+                        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                        "function_call": {"name": "finish", "arguments": '{"answer": "x"}'},
+                    }
+                }
+            ]
+        }
+    )
     assert response.content == "ab"
     assert [(c.name, c.arguments_json) for c in response.tool_calls] == [("finish", '{"answer": "x"}')]
     with pytest.raises(KeyError):
@@ -223,11 +267,23 @@ def test_parse_completion_accepts_content_parts_and_legacy_function_call() -> No
 
 
 def test_from_spec_reads_the_key_from_the_named_environment_variable() -> None:
-    spec = LLMEndpointSpec(base_url="http://127.0.0.1:9/v1", model="qwen", api_key_env="MY_KEY", seed=3,
-                           temperature=0.2, max_retries=1, headers={"X-Title": "homefabric"})
+    spec = LLMEndpointSpec(
+        base_url="http://127.0.0.1:9/v1",
+        model="qwen",
+        api_key_env="MY_KEY",
+        seed=3,
+        temperature=0.2,
+        max_retries=1,
+        headers={"X-Title": "homefabric"},
+    )
     client = LLMClient.from_spec(spec, environ={"MY_KEY": "secret"})
     assert (client.api_key, client.model, client.seed, client.temperature, client.max_retries) == (
-        "secret", "qwen", 3, 0.2, 1)
+        "secret",
+        "qwen",
+        3,
+        0.2,
+        1,
+    )
     assert client.request_body(MESSAGES)["seed"] == 3
     with pytest.raises(ValueError, match="MY_KEY"):
         LLMClient.from_spec(spec, environ={})

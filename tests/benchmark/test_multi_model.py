@@ -21,21 +21,37 @@ EPISODE = EPISODE_DIR / "qt1_feasible_seed_1.json"
 
 def _spec(tmp_path: Path, base_url: str) -> Path:
     spec = tmp_path / "spec.yaml"
-    spec.write_text(yaml.safe_dump({
-        "episodes": {"path": str(EPISODE)}, "concurrency": 1,
-        "agent": {"name": "react", "options": {"mode": "native"},
-                  "models": [{"base_url": base_url, "model": "alpha"}, {"base_url": base_url, "model": "beta/2"}]},
-    }), encoding="utf-8")
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "episodes": {"path": str(EPISODE)},
+                "concurrency": 1,
+                "agent": {
+                    "name": "react",
+                    "options": {"mode": "native"},
+                    "models": [{"base_url": base_url, "model": "alpha"}, {"base_url": base_url, "model": "beta/2"}],
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     return spec
 
 
 def test_two_models_in_one_spec_give_one_run_with_a_section_per_model(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    script = [*preflight_turns(), finish("Two rooms."), *preflight_turns(), finish("Three rooms."),
-              *preflight_turns(), *preflight_turns()]  # the last two: the resume's preflights
+    script = [
+        *preflight_turns(),
+        finish("Two rooms."),
+        *preflight_turns(),
+        finish("Three rooms."),
+        *preflight_turns(),
+        *preflight_turns(),
+    ]  # the last two: the resume's preflights
     with OpenAIStandin(script).in_thread() as server:
-        result = CliRunner().invoke(_cli(), ["bench", "run", str(_spec(tmp_path, server.base_url)), "--out", str(out),
-                                             "--quiet"])
+        result = CliRunner().invoke(
+            _cli(), ["bench", "run", str(_spec(tmp_path, server.base_url)), "--out", str(out), "--quiet"]
+        )
         assert result.exit_code == 0, result.output
         assert [r.body["model"] for r in server.chat_requests] == ["alpha"] * 3 + ["beta/2"] * 3
         resumed = CliRunner().invoke(_cli(), ["bench", "run", "--resume", "--out", str(out), "--quiet"])
@@ -66,16 +82,19 @@ def test_a_new_run_into_a_multi_model_directory_is_refused(tmp_path: Path) -> No
     out = tmp_path / "run"
     out.mkdir()
     (out / "models.json").write_text("{}")
-    result = CliRunner().invoke(_cli(), ["bench", "run", str(_spec(tmp_path, "http://127.0.0.1:9/v1")), "--out",
-                                         str(out), "--quiet"])
+    result = CliRunner().invoke(
+        _cli(), ["bench", "run", str(_spec(tmp_path, "http://127.0.0.1:9/v1")), "--out", str(out), "--quiet"]
+    )
     assert result.exit_code == 2 and "already holds a multi-model run" in result.output
 
 
 def test_model_and_models_together_or_for_other_agents_are_spec_errors() -> None:
     endpoint = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
-    for agent, message in (({"name": "react", "model": endpoint, "models": [endpoint, endpoint]}, "not both"),
-                           ({"name": "oracle", "models": [endpoint, endpoint]}, "uses no model"),
-                           ({"name": "react", "models": [endpoint]}, "at least 2")):
+    for agent, message in (
+        ({"name": "react", "model": endpoint, "models": [endpoint, endpoint]}, "not both"),
+        ({"name": "oracle", "models": [endpoint, endpoint]}, "uses no model"),
+        ({"name": "react", "models": [endpoint]}, "at least 2"),
+    ):
         try:
             parse_spec({"episodes": {"path": "x"}, "agent": agent})
         except SpecError as error:

@@ -32,10 +32,12 @@ def chat(messages: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str
 
 def test_plays_the_script_in_order_and_records_each_request() -> None:
     async def scenario() -> None:
-        script = [tool_call("get_attribute", '{"device_id": "lamp", ', call_id="c1"),  # malformed JSON, verbatim
-                  tool_call("teleport", {"where": "mars"}),
-                  http_error(429, retry_after=2),
-                  text("plain words")]
+        script = [
+            tool_call("get_attribute", '{"device_id": "lamp", ', call_id="c1"),  # malformed JSON, verbatim
+            tool_call("teleport", {"where": "mars"}),
+            http_error(429, retry_after=2),
+            text("plain words"),
+        ]
         async with OpenAIStandin(script) as server, httpx.AsyncClient(base_url=server.base_url) as http:
             first = (await http.post("/chat/completions", json=chat(temperature=0.1, seed=5))).json()
             second = (await http.post("/chat/completions", json=chat())).json()
@@ -43,8 +45,11 @@ def test_plays_the_script_in_order_and_records_each_request() -> None:
             last = (await http.post("/chat/completions", json=chat())).json()
             exhausted = await http.post("/chat/completions", json=chat())
         call = first["choices"][0]["message"]["tool_calls"][0]
-        assert call == {"id": "c1", "type": "function",
-                        "function": {"name": "get_attribute", "arguments": '{"device_id": "lamp", '}}
+        assert call == {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_attribute", "arguments": '{"device_id": "lamp", '},
+        }
         assert first["choices"][0]["finish_reason"] == "tool_calls"
         assert first["usage"]["prompt_tokens"] > 0 and first["usage"]["completion_tokens"] > 0
         assert second["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "teleport"
@@ -75,10 +80,15 @@ def test_both_routes_and_models_listing_unknown_routes_are_404() -> None:
 
 
 def test_strict_mode_refuses_what_a_real_server_refuses_without_consuming_a_turn() -> None:
-    unanswered = [*USER, {"role": "assistant", "content": None,
-                          "tool_calls": [{"id": "x", "type": "function",
-                                          "function": {"name": "get_rooms", "arguments": "{}"}}]},
-                  {"role": "user", "content": "and?"}]
+    unanswered = [
+        *USER,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "x", "type": "function", "function": {"name": "get_rooms", "arguments": "{}"}}],
+        },
+        {"role": "user", "content": "and?"},
+    ]
 
     async def scenario() -> None:
         async with OpenAIStandin([text("fine")]) as server, httpx.AsyncClient(base_url=server.base_url) as http:
@@ -93,8 +103,7 @@ def test_strict_mode_refuses_what_a_real_server_refuses_without_consuming_a_turn
     asyncio.run(scenario())
     answered = [*unanswered[:2], {"role": "tool", "tool_call_id": "x", "content": "{}"}, unanswered[2]]
     assert conversation_problem(answered) is None
-    assert "answers no pending" in conversation_problem([*USER, {"role": "tool", "tool_call_id": "y",
-                                                                  "content": "{}"}])
+    assert "answers no pending" in conversation_problem([*USER, {"role": "tool", "tool_call_id": "y", "content": "{}"}])
 
 
 def test_delay_turns_outlast_a_client_timeout_and_stop_does_not_hang() -> None:
@@ -125,8 +134,10 @@ def test_dynamic_turns_see_the_request() -> None:
 
 
 def test_oracle_script_and_react_builders() -> None:
-    native = oracle_script([{"tool": "get_room_devices", "params": {"room_id": "kitchen"}},
-                            ("execute_command", {"device_id": "lamp"})], answer="All set.")
+    native = oracle_script(
+        [{"tool": "get_room_devices", "params": {"room_id": "kitchen"}}, ("execute_command", {"device_id": "lamp"})],
+        answer="All set.",
+    )
     assert [t.calls[0].name for t in native] == ["get_room_devices", "execute_command", "finish"]
     assert json.loads(native[-1].calls[0].arguments) == {"answer": "All set."}
     textual = oracle_script([("get_rooms", {})], mode="text")
@@ -149,10 +160,12 @@ def test_max_tokens_cuts_a_reply_off_and_a_runaway_fills_the_cap() -> None:
     from tests.support.openai_standin import cut_off, runaway
 
     async def scenario() -> list[dict[str, Any]]:
-        script = [text("x" * 100), runaway("la "), runaway(), cut_off("{\"action\": ")]
+        script = [text("x" * 100), runaway("la "), runaway(), cut_off('{"action": ')]
         async with OpenAIStandin(script, token_cap=64) as server, httpx.AsyncClient(base_url=server.base_url) as http:
-            return [(await http.post("/chat/completions", json=chat(**extra))).json()
-                    for extra in ({"max_tokens": 10}, {"max_tokens": 5}, {}, {})]
+            return [
+                (await http.post("/chat/completions", json=chat(**extra))).json()
+                for extra in ({"max_tokens": 10}, {"max_tokens": 5}, {}, {})
+            ]
 
     capped, runaway_5, runaway_cap, cut = asyncio.run(scenario())
     assert capped["choices"][0]["message"]["content"] == "x" * 40
@@ -167,8 +180,10 @@ def test_tools_count_in_prompt_tokens_unless_the_template_drops_them() -> None:
     tools = [{"type": "function", "function": {"name": "get_rooms", "parameters": {"type": "object"}}}]
 
     async def prompt_tokens(drop: bool) -> tuple[int, int]:
-        async with OpenAIStandin([text("a"), text("b")], drop_tools=drop) as server, \
-                httpx.AsyncClient(base_url=server.base_url) as http:
+        async with (
+            OpenAIStandin([text("a"), text("b")], drop_tools=drop) as server,
+            httpx.AsyncClient(base_url=server.base_url) as http,
+        ):
             without = (await http.post("/chat/completions", json=chat())).json()["usage"]["prompt_tokens"]
             with_tools = (await http.post("/chat/completions", json=chat(tools=tools))).json()["usage"]["prompt_tokens"]
             return without, with_tools
@@ -200,8 +215,10 @@ def test_a_hang_stalls_every_route_while_a_delay_leaves_the_server_answering() -
 def test_echo_placeholder_copies_the_answer_slot_of_the_system_prompt() -> None:
     from tests.support.openai_standin import echo_placeholder
 
-    system = {"role": "system",
-              "content": 'Reply format: {"thought": "<why>", "action_input": {"answer": "<the reply>"}}'}
+    system = {
+        "role": "system",
+        "content": 'Reply format: {"thought": "<why>", "action_input": {"answer": "<the reply>"}}',
+    }
 
     async def scenario() -> dict[str, Any]:
         async with OpenAIStandin([echo_placeholder()]) as server, httpx.AsyncClient(base_url=server.base_url) as http:

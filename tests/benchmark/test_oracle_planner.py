@@ -24,10 +24,21 @@ TYPES = sorted(CATALOGUE)
 
 
 def _one_device(device_type: str, attributes: dict[str, Any] | None = None) -> tuple[EmulatedHome, ToolBox]:
-    config = validate_home({"name": "planner", "base_time": "2025-08-23 14:00:00", "rooms": [
-        {"id": "room", "name": "Room", "type": "living_room",
-         "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 40}}],
-        "devices": [{"id": "d", "type": device_type, "room": "room", "attributes": attributes or {}}]})
+    config = validate_home(
+        {
+            "name": "planner",
+            "base_time": "2025-08-23 14:00:00",
+            "rooms": [
+                {
+                    "id": "room",
+                    "name": "Room",
+                    "type": "living_room",
+                    "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 40},
+                }
+            ],
+            "devices": [{"id": "d", "type": device_type, "room": "room", "attributes": attributes or {}}],
+        }
+    )
     fabric = EmulatedHome(config)
     return fabric, ToolBox(fabric)
 
@@ -62,31 +73,38 @@ def test_control_steps_are_accepted_in_both_directions(device_type: str):
                 for start_on in (False, True):
                     fabric, tools = _one_device(device_type)
                     if start_on and fabric.device("d").find(1, "OnOff") is not None:
-                        tools.call("execute_command", {"device_id": "d", "endpoint_id": 1, "cluster_id": "OnOff",
-                                                       "command_id": "On", "args": {}})
+                        tools.call(
+                            "execute_command",
+                            {"device_id": "d", "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}},
+                        )
                     steps = control_steps(_plan(tools, device_type), role, endpoint, variable, direction)
                     assert _run(tools, steps) == [], (role, variable, direction, start_on)
 
 
-THERMOSTATS = [t for t in TYPES if any(ep.clusters and any(c.cluster == "Thermostat" for c in ep.clusters)
-                                       for ep in CATALOGUE[t].endpoints)]
+THERMOSTATS = [
+    t
+    for t in TYPES
+    if any(ep.clusters and any(c.cluster == "Thermostat" for c in ep.clusters) for ep in CATALOGUE[t].endpoints)
+]
 
 
 @pytest.mark.parametrize("device_type", THERMOSTATS)
 def test_setpoints_at_the_device_limits_respect_its_deadband(device_type: str):
-    endpoint = next(ep.endpoint_id for ep in CATALOGUE[device_type].endpoints
-                    if any(c.cluster == "Thermostat" for c in ep.clusters))
+    endpoint = next(
+        ep.endpoint_id for ep in CATALOGUE[device_type].endpoints if any(c.cluster == "Thermostat" for c in ep.clusters)
+    )
     for heat, cool in ((10_000, None), (None, -10_000), (10_000, -10_000), (-10_000, 10_000)):
         fabric, tools = _one_device(device_type)
-        tools.call("execute_command", {"device_id": "d", "endpoint_id": 1, "cluster_id": "OnOff",
-                                       "command_id": "On", "args": {}})
+        tools.call(
+            "execute_command",
+            {"device_id": "d", "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}},
+        )
         plan = _plan(tools, device_type)
         steps = plan.setpoint_steps(endpoint, heat, cool)
         assert _run(tools, steps) == [], (heat, cool)
         _, _, band = plan.thermostat_limits(endpoint)
         server = fabric.device("d").cluster(endpoint, "Thermostat")
-        if band and server.has_attribute("OccupiedHeatingSetpoint") and server.has_attribute(
-                "OccupiedCoolingSetpoint"):
+        if band and server.has_attribute("OccupiedHeatingSetpoint") and server.has_attribute("OccupiedCoolingSetpoint"):
             assert server.read("OccupiedCoolingSetpoint") - server.read("OccupiedHeatingSetpoint") >= band
 
 
@@ -107,8 +125,16 @@ def test_goal_templates_are_planned_with_accepted_steps(device_type: str):
         assert _run(tools, steps) == [], variant.intent
 
 
-LIMITS = ("AbsMinHeatSetpointLimit", "AbsMaxHeatSetpointLimit", "AbsMinCoolSetpointLimit", "AbsMaxCoolSetpointLimit",
-          "MinHeatSetpointLimit", "MaxHeatSetpointLimit", "MinCoolSetpointLimit", "MaxCoolSetpointLimit")
+LIMITS = (
+    "AbsMinHeatSetpointLimit",
+    "AbsMaxHeatSetpointLimit",
+    "AbsMinCoolSetpointLimit",
+    "AbsMaxCoolSetpointLimit",
+    "MinHeatSetpointLimit",
+    "MaxHeatSetpointLimit",
+    "MinCoolSetpointLimit",
+    "MaxCoolSetpointLimit",
+)
 
 
 def test_a_thermostat_without_limit_attributes_is_planned_within_the_specifications_limits() -> None:
@@ -128,7 +154,10 @@ def test_a_colour_temperature_is_planned_as_a_command_within_the_physical_limits
     _, tools = _one_device("extended_color_light")
     plan = _plan(tools, "extended_color_light")
     high = plan.get(1, "ColorControl", "ColorTempPhysicalMaxMireds")
-    [step] = [s for s in plan.plan([Assert(attribute="1.ColorControl.ColorTemperatureMireds", value=high + 100)])
-              if s.cluster == "ColorControl"]
+    [step] = [
+        s
+        for s in plan.plan([Assert(attribute="1.ColorControl.ColorTemperatureMireds", value=high + 100)])
+        if s.cluster == "ColorControl"
+    ]
     assert (step.kind, step.name, step.args["ColorTemperatureMireds"]) == ("invoke", "MoveToColorTemperature", high)
     assert _run(tools, [step]) == []

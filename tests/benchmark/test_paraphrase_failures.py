@@ -17,8 +17,24 @@ def generate(out: Path, base_url: str, *extra: str) -> Any:
     app = typer.Typer()
     app.command()(generate_command)
     app.command("unused")(lambda: None)  # two commands: typer keeps `generate` as a sub-command name-free
-    return CliRunner().invoke(app, ["generate-command", "--out", str(out), "--qt", "qt1", "--per-type", "1",
-                                    "--paraphrase", "--base-url", base_url, "--model", "m", *extra])
+    return CliRunner().invoke(
+        app,
+        [
+            "generate-command",
+            "--out",
+            str(out),
+            "--qt",
+            "qt1",
+            "--per-type",
+            "1",
+            "--paraphrase",
+            "--base-url",
+            base_url,
+            "--model",
+            "m",
+            *extra,
+        ],
+    )
 
 
 def dead_url() -> str:

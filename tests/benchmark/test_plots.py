@@ -60,8 +60,13 @@ def test_the_tokens_plot_names_episodes_and_has_integer_ticks(tmp_path: Path) ->
         script = [tool_call("finish", {"answer": "Done."}, usage=(1, 1 + n)) for n in range(3)]
         async with OpenAIStandin(script) as server:
             agent = ReactAgent(LLMClient(server.base_url, None, "tiny-model"), preflight=False)
-            spec = spec_for("react", episodes={"kinds": ["qt1_feasible", "qt1_infeasible"]}, run_id="react-run",
-                            concurrency=1, agent={"model": {"base_url": server.base_url, "model": "tiny-model"}})
+            spec = spec_for(
+                "react",
+                episodes={"kinds": ["qt1_feasible", "qt1_infeasible"]},
+                run_id="react-run",
+                concurrency=1,
+                agent={"model": {"base_url": server.base_url, "model": "tiny-model"}},
+            )
             await Runner(spec, out, progress=False, agent=agent).run()
 
     asyncio.run(scenario())

@@ -57,8 +57,9 @@ CUT = '{"thought": "Switch on the light.", "action": "execute_command", "action_
 
 
 def test_a_cut_off_text_reply_is_reported_as_truncation_and_the_model_is_told() -> None:
-    run = run_agent([cut_off(CUT), react("execute_command", TURN_ON[1]), react("finish", {"answer": "On."})],
-                    mode="text")
+    run = run_agent(
+        [cut_off(CUT), react("execute_command", TURN_ON[1]), react("finish", {"answer": "On."})], mode="text"
+    )
     assert run.outcome.final_answer == "On." and light_is_on(run.fabric)
     first = run.outcome.steps[0]
     assert first.tool is None and first.raw["truncated"] and first.raw["finish_reason"] == "length"
@@ -72,15 +73,17 @@ def test_an_inner_object_of_a_cut_off_reply_is_never_taken_for_the_reply() -> No
     cut = '{"thought": "done", "action": "finish", "action_input": {"answer": "The light is'
     with pytest.raises(ReplyFormatError, match="never closed"):
         parse_react_reply(cut + ' {"action_input": {}}')
-    run = run_agent([cut_off(cut + ' {"action": "finish", "action_input": {}}'), react("finish", {"answer": "On."})],
-                    mode="text")
+    run = run_agent(
+        [cut_off(cut + ' {"action": "finish", "action_input": {}}'), react("finish", {"answer": "On."})], mode="text"
+    )
     assert run.outcome.final_answer == "On." and run.outcome.steps[0].tool is None
 
 
 def test_a_whole_reply_followed_by_rambling_to_the_cap_is_used_and_marked() -> None:
     whole = json.dumps({"thought": "t", "action": "execute_command", "action_input": TURN_ON[1]})
-    run = run_agent([cut_off(whole + "\nObservation: the light is on. Now I will"), react("finish", {"answer": "On."})],
-                    mode="text")
+    run = run_agent(
+        [cut_off(whole + "\nObservation: the light is on. Now I will"), react("finish", {"answer": "On."})], mode="text"
+    )
     assert light_is_on(run.fabric) and run.outcome.final_answer == "On."
     assert run.outcome.steps[0].tool == "execute_command" and run.outcome.steps[0].raw["finish_reason"] == "length"
 
@@ -96,17 +99,20 @@ def test_a_cut_off_native_reply_is_not_a_final_answer() -> None:
 
 def test_max_tokens_reaches_the_server_and_a_longer_reply_is_cut_there() -> None:
     long_answer = "The living room light is on now, as you asked, at full brightness. " * 3
-    run = run_agent([react("finish", {"answer": long_answer}), react("finish", {"answer": "On."})], mode="text",
-                    client_options={"max_tokens": 30})
+    run = run_agent(
+        [react("finish", {"answer": long_answer}), react("finish", {"answer": "On."})],
+        mode="text",
+        client_options={"max_tokens": 30},
+    )
     assert run.request(0)["max_tokens"] == 30
     assert run.outcome.steps[0].raw["truncated"] and run.outcome.final_answer == "On."
 
 
 # --- 5. the reply-format placeholder copied back --------------------------------------------------------------
 
+
 def test_the_placeholder_copied_back_is_refused_in_text_mode() -> None:
-    run = run_agent([echo_placeholder(), react("finish", {"answer": "There is one light; it is off."})],
-                    mode="text")
+    run = run_agent([echo_placeholder(), react("finish", {"answer": "There is one light; it is off."})], mode="text")
     first = run.outcome.steps[0]
     assert first.arguments == {"answer": "<your answer for the user>"}
     assert first.observation["status"]["code"] == 400 and "placeholder" in first.observation["error"]["detail"]
@@ -127,8 +133,10 @@ def test_a_placeholder_plain_reply_in_native_mode_is_refused() -> None:
 
 # --- 2. tools dropped by the chat template: preflight -----------------------------------------------------------
 
-def preflight(script: list[Any], mode: str = "native", **server: Any) -> tuple[dict[str, Any], ReactAgent,
-                                                                                  OpenAIStandin]:
+
+def preflight(
+    script: list[Any], mode: str = "native", **server: Any
+) -> tuple[dict[str, Any], ReactAgent, OpenAIStandin]:
     async def scenario() -> tuple[dict[str, Any], ReactAgent, OpenAIStandin]:
         async with OpenAIStandin(script, **server) as standin:
             agent = ReactAgent(LLMClient(standin.base_url, None, "standin", max_retries=0), mode=mode)  # type: ignore[arg-type]

@@ -19,8 +19,9 @@ EPISODE = EPISODE_DIR / "qt1_feasible_seed_1.json"
 
 
 def bench_run(out: Path, *args: str) -> Any:
-    return CliRunner().invoke(_cli(), ["bench", "run", "--episodes", str(EPISODE), "--out", str(out), "--quiet",
-                                       "--concurrency", "1", *args])
+    return CliRunner().invoke(
+        _cli(), ["bench", "run", "--episodes", str(EPISODE), "--out", str(out), "--quiet", "--concurrency", "1", *args]
+    )
 
 
 def react_run(server: OpenAIStandin, out: Path, *args: str) -> Any:
@@ -78,15 +79,19 @@ def test_native_mode_warns_when_the_template_drops_tools(tmp_path: Path) -> None
 
 def test_a_typo_in_agent_options_is_a_spec_error_before_anything_is_written(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
-    spec.write_text("agent: {name: react, model: {base_url: 'http://127.0.0.1:9/v1', model: m}, "
-                    "options: {mdoe: text}}\nepisodes: {path: x}\n", encoding="utf-8")
+    spec.write_text(
+        "agent: {name: react, model: {base_url: 'http://127.0.0.1:9/v1', model: m}, "
+        "options: {mdoe: text}}\nepisodes: {path: x}\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "run"
     result = CliRunner().invoke(_cli(), ["bench", "run", str(spec), "--out", str(out), "--quiet"])
     assert result.exit_code == 2
     assert "unknown option 'mdoe' for the react agent (allowed: mode, tool_choice" in result.output
     assert "Traceback" not in result.output and not out.exists()
-    bad_value = bench_run(out, "--agent", "react", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
-                          "--mode", "xml")
+    bad_value = bench_run(
+        out, "--agent", "react", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--mode", "xml"
+    )
     assert bad_value.exit_code == 2 and "option 'mode'" in bad_value.output and not out.exists()
 
 
@@ -104,15 +109,30 @@ def test_a_dead_endpoint_is_one_error_before_the_run_starts(tmp_path: Path) -> N
     result = bench_run(out, "--agent", "react", "--base-url", url, "--model", "m")
     assert result.exit_code == 2
     assert f"the agent model endpoint {url} (model 'm') cannot be used: connection error" in " ".join(
-        result.output.split())
+        result.output.split()
+    )
     assert not out.exists()
 
 
 def test_the_model_flags_reach_the_request_and_the_manifest(tmp_path: Path) -> None:
     out = tmp_path / "run"
     with serve([text("ok"), react("finish", {"answer": "Two rooms."})]) as server:
-        result = react_run(server, out, "--timeout", "7.5", "--max-tokens", "99", "--seed", "3",
-                           "--temperature", "0.5", "--mode", "text", "--tool-choice", "required")
+        result = react_run(
+            server,
+            out,
+            "--timeout",
+            "7.5",
+            "--max-tokens",
+            "99",
+            "--seed",
+            "3",
+            "--temperature",
+            "0.5",
+            "--mode",
+            "text",
+            "--tool-choice",
+            "required",
+        )
         assert result.exit_code == 0, result.output
         body = server.chat_requests[-1].body
     assert (body["max_tokens"], body["seed"], body["temperature"]) == (99, 3, 0.5)

@@ -27,11 +27,40 @@ MODEL = os.environ.get("HOMEFABRIC_REAL_LLM_MODEL", "smollm2")
 
 
 def run(out: Path, mode: str) -> list[dict]:
-    result = CliRunner().invoke(_cli(), [
-        "bench", "run", "--agent", "react", "--base-url", str(URL), "--model", MODEL, "--mode", mode,
-        "--episodes", str(EPISODE_DIR), "--kinds", "qt1_feasible,qt3_feasible", "--limit", "3",
-        "--max-steps", "6", "--max-tokens", "256", "--timeout", "180", "--seed", "0", "--concurrency", "1",
-        "--quiet", "--out", str(out)])
+    result = CliRunner().invoke(
+        _cli(),
+        [
+            "bench",
+            "run",
+            "--agent",
+            "react",
+            "--base-url",
+            str(URL),
+            "--model",
+            MODEL,
+            "--mode",
+            mode,
+            "--episodes",
+            str(EPISODE_DIR),
+            "--kinds",
+            "qt1_feasible,qt3_feasible",
+            "--limit",
+            "3",
+            "--max-steps",
+            "6",
+            "--max-tokens",
+            "256",
+            "--timeout",
+            "180",
+            "--seed",
+            "0",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     return read_records(out / "records.jsonl")[0]
 

@@ -55,8 +55,7 @@ def _as_schema_2(line: str) -> str:
 
 
 def _run(out: Path, agent: str, ids: list[str], *, resume: bool = False, force: bool = False) -> None:
-    spec = parse_spec({"episodes": {"path": str(EPISODE_DIR), "ids": ids}, "agent": {"name": agent},
-                       "concurrency": 1})
+    spec = parse_spec({"episodes": {"path": str(EPISODE_DIR), "ids": ids}, "agent": {"name": agent}, "concurrency": 1})
     asyncio.run(Runner(spec, out, resume=resume, force=force, progress=False).run())
 
 

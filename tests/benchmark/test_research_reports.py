@@ -31,8 +31,11 @@ def test_bootstrap_ci_resamples_episodes_and_is_deterministic() -> None:
 
 
 def test_trial_rates_show_how_much_one_run_varies() -> None:
-    records = [{"status": s, "trial": t} for t, statuses in enumerate((["passed"] * 4, ["passed", "failed"] * 2))
-               for s in statuses]
+    records = [
+        {"status": s, "trial": t}
+        for t, statuses in enumerate((["passed"] * 4, ["passed", "failed"] * 2))
+        for s in statuses
+    ]
     assert trial_rates(records) == {"success_by_trial": [1.0, 0.5], "success_trial_std": 0.3536}
 
 
@@ -45,8 +48,19 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
     for agent in ("oracle", "null"):
         out[agent] = root / agent
-        result = homefabric("bench", "run", "--agent", agent, "--episodes", str(episodes), "--trials", "2",
-                            "--out", str(out[agent]), "--quiet")
+        result = homefabric(
+            "bench",
+            "run",
+            "--agent",
+            agent,
+            "--episodes",
+            str(episodes),
+            "--trials",
+            "2",
+            "--out",
+            str(out[agent]),
+            "--quiet",
+        )
         assert result.returncode == 0, result.stderr
         out[f"{agent}_stdout"] = result.stdout  # type: ignore[assignment]
     return out
@@ -64,8 +78,9 @@ def test_reports_carry_intervals_trial_spread_and_skipped_files(runs: dict[str, 
 
 def test_resume_with_only_the_run_directory(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "5",
-                       "--out", str(run), "--quiet")
+    first = homefabric(
+        "bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "5", "--out", str(run), "--quiet"
+    )
     assert first.returncode == 0, first.stderr
     lines = (run / "records.jsonl").read_text().splitlines(keepends=True)
     (run / "records.jsonl").write_text("".join(lines[:-3]))  # as if killed three runs before the end
@@ -112,8 +127,9 @@ def test_typo_injection_is_switchable_and_recorded() -> None:
 
 def test_bench_evaluate_rescores_stored_trajectories(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "4",
-                       "--out", str(run), "--quiet")
+    first = homefabric(
+        "bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "4", "--out", str(run), "--quiet"
+    )
     assert first.returncode == 0, first.stderr
     records = [json.loads(line) for line in (run / "records.jsonl").read_text().splitlines()]
     records[1]["status"] = "failed"  # as an older, buggier evaluator had judged it
@@ -129,8 +145,9 @@ def test_bench_evaluate_rescores_stored_trajectories(tmp_path: Path) -> None:
 
 def test_a_moved_run_directory_resumes_into_the_same_records(tmp_path: Path) -> None:
     run = tmp_path / "first" / "run"
-    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "5",
-                       "--out", str(run), "--quiet")
+    first = homefabric(
+        "bench", "run", "--agent", "oracle", "--episodes", str(EPISODES), "--limit", "5", "--out", str(run), "--quiet"
+    )
     assert first.returncode == 0, first.stderr
     complete = (run / "records.jsonl").read_bytes()
     lines = complete.splitlines(keepends=True)

@@ -26,8 +26,14 @@ STATE_CHANGING = ["qt2_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-2_feasi
 
 
 def spec_for(agent_name: str, **extra) -> object:
-    return parse_spec({"episodes": {"path": str(EPISODE_DIR), **extra.pop("episodes", {})},
-                       "agent": {"name": agent_name, **extra.pop("agent", {})}, "concurrency": 3, **extra})
+    return parse_spec(
+        {
+            "episodes": {"path": str(EPISODE_DIR), **extra.pop("episodes", {})},
+            "agent": {"name": agent_name, **extra.pop("agent", {})},
+            "concurrency": 3,
+            **extra,
+        }
+    )
 
 
 def run(spec, out: Path, *, resume: bool = False) -> list[dict]:
@@ -66,11 +72,16 @@ DETERMINISM_KINDS = ["qt1_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-3_fe
 def _deterministic_report(out: Path) -> dict:
     """The report but for the run's name and place, its spec hash (concurrency is part of the spec) and how long
     it took on the wall clock."""
+
     def strip(value):
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items()
-                    if k not in ("run_dir", "run_id", "spec_sha256", "wall_time_total_s")}
+            return {
+                k: strip(v)
+                for k, v in value.items()
+                if k not in ("run_dir", "run_id", "spec_sha256", "wall_time_total_s")
+            }
         return [strip(v) for v in value] if isinstance(value, list) else value
+
     return strip(build_report(out))
 
 
@@ -90,8 +101,15 @@ def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
     for concurrency in (1, 4):
         outs[concurrency], finished[concurrency] = tmp_path / f"c{concurrency}", []
         spec = spec_for("oracle", trials=2, concurrency=concurrency, episodes={"kinds": DETERMINISM_KINDS})
-        asyncio.run(Runner(spec, outs[concurrency], progress=False, agent=_DawdlingOracle(),
-                           on_record=lambda r, c=concurrency: finished[c].append((r["episode_id"], r["trial"]))).run())
+        asyncio.run(
+            Runner(
+                spec,
+                outs[concurrency],
+                progress=False,
+                agent=_DawdlingOracle(),
+                on_record=lambda r, c=concurrency: finished[c].append((r["episode_id"], r["trial"])),
+            ).run()
+        )
         records = read_records(outs[concurrency] / "records.jsonl")[0]
         assert len(records) == 14 and all("wall_time_s" not in r for r in records)
         # in the run's order (episodes by id, then trials), whatever order they finished in
@@ -103,8 +121,7 @@ def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
 
 def test_wall_times_are_kept_apart_and_reach_the_report(tmp_path: Path):
     out = tmp_path / "run"
-    records = run(spec_for("null", trials=2, concurrency=4, episodes={"kinds": ["qt1_feasible", "qt3_feasible"]}),
-                  out)
+    records = run(spec_for("null", trials=2, concurrency=4, episodes={"kinds": ["qt1_feasible", "qt3_feasible"]}), out)
     timings = [json.loads(line) for line in (out / TIMINGS).read_text(encoding="utf-8").splitlines()]
     assert [(t["episode_id"], t["trial"]) for t in timings] == [(r["episode_id"], r["trial"]) for r in records]
     assert all(t["wall_time_s"] > 0 for t in timings)
@@ -114,8 +131,9 @@ def test_wall_times_are_kept_apart_and_reach_the_report(tmp_path: Path):
     assert report["by_kind"]["qt3_feasible"]["wall_time_total_s"] == round(sum(qt3), 3)
     # a damaged timings line costs that timing only, and is named
     lines = (out / TIMINGS).read_text(encoding="utf-8").splitlines(keepends=True)
-    (out / TIMINGS).write_text('{"episode_id": "x", "trial": 0, "wall_time_s": "slow"}\n' + "".join(lines[1:]),
-                               encoding="utf-8")
+    (out / TIMINGS).write_text(
+        '{"episode_id": "x", "trial": 0, "wall_time_s": "slow"}\n' + "".join(lines[1:]), encoding="utf-8"
+    )
     damaged = build_report(out)
     assert damaged["timing_problems"][0]["line"] == 1 and "wall_time_s" in damaged["timing_problems"][0]["message"]
     assert damaged["overall"]["wall_time_total_s"] == round(sum(t["wall_time_s"] for t in timings[1:]), 3)
@@ -183,8 +201,14 @@ def test_resume_refuses_a_changed_spec(tmp_path: Path):
 
 def test_replay_agent_reproduces_a_recorded_run(tmp_path: Path):
     run(spec_for("oracle", episodes={"kinds": ["qt3_feasible", "qt4-3_feasible"]}), tmp_path / "oracle")
-    replayed = run(spec_for("replay", agent={"replay_from": str(tmp_path / "oracle")},
-                            episodes={"kinds": ["qt3_feasible", "qt4-3_feasible"]}), tmp_path / "replay")
+    replayed = run(
+        spec_for(
+            "replay",
+            agent={"replay_from": str(tmp_path / "oracle")},
+            episodes={"kinds": ["qt3_feasible", "qt4-3_feasible"]},
+        ),
+        tmp_path / "replay",
+    )
     assert len(replayed) == 5 and all(r["status"] == "passed" for r in replayed)
 
 
@@ -215,9 +239,24 @@ def _cli() -> typer.Typer:
 def test_cli_run_and_report_json(tmp_path: Path):
     out = tmp_path / "run"
     cli = CliRunner()
-    result = cli.invoke(_cli(), ["bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR),
-                                 "--out", str(out), "--kinds", "qt3_feasible,qt1_infeasible", "--trials", "2",
-                                 "--quiet"])
+    result = cli.invoke(
+        _cli(),
+        [
+            "bench",
+            "run",
+            "--agent",
+            "oracle",
+            "--episodes",
+            str(EPISODE_DIR),
+            "--out",
+            str(out),
+            "--kinds",
+            "qt3_feasible,qt1_infeasible",
+            "--trials",
+            "2",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     result = cli.invoke(_cli(), ["bench", "report", str(out), "--json", "--no-plots"])
     assert result.exit_code == 0, result.output
@@ -241,6 +280,8 @@ def test_cli_import_reports_problems_and_writes_normalised_copies(tmp_path: Path
     assert result.exit_code == 1
     summary = json.loads(result.output)
     assert summary["episodes"] == 8 and summary["written"] == 8 and summary["by_kind"]["qt4-3_feasible"] == 3
-    assert any(p["file"].endswith("qt3_feasible_seed_5.json") and p["json_path"] == "meta.query_type"
-               for p in summary["problems"])
+    assert any(
+        p["file"].endswith("qt3_feasible_seed_5.json") and p["json_path"] == "meta.query_type"
+        for p in summary["problems"]
+    )
     assert len(list((tmp_path / "out").glob("*.json"))) == 8

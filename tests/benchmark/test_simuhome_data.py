@@ -26,8 +26,11 @@ from benchmark.runs.spec import parse_spec
 DATA = os.environ.get("HOMEFABRIC_SIMUHOME_DATA")
 
 
-@pytest.mark.skipif(not DATA, reason="set HOMEFABRIC_SIMUHOME_DATA to a local copy of SimuHome's data/benchmark "
-                                     "episodes to run this (their licence keeps them out of the repository)")
+@pytest.mark.skipif(
+    not DATA,
+    reason="set HOMEFABRIC_SIMUHOME_DATA to a local copy of SimuHome's data/benchmark "
+    "episodes to run this (their licence keeps them out of the repository)",
+)
 def test_simuhome_data_imports_runnable_and_the_oracle_solves_every_episode(tmp_path: Path):
     directory = Path(str(DATA))
     assert directory.is_dir(), f"HOMEFABRIC_SIMUHOME_DATA={DATA} is not a directory"
@@ -38,12 +41,19 @@ def test_simuhome_data_imports_runnable_and_the_oracle_solves_every_episode(tmp_
     assert summary["problems"] == [] and result.exit_code == 0
     assert summary["runnable"] == summary["files"] > 0
 
-    spec = parse_spec({"episodes": {"path": str(directory)}, "agent": {"name": "oracle"},
-                       "judge": {"kind": "rules"}, "concurrency": 4})
+    spec = parse_spec(
+        {
+            "episodes": {"path": str(directory)},
+            "agent": {"name": "oracle"},
+            "judge": {"kind": "rules"},
+            "concurrency": 4,
+        }
+    )
     asyncio.run(Runner(spec, tmp_path / "run", progress=False).run())
     records, _ = read_records(tmp_path / "run" / "records.jsonl")
     assert len(records) == summary["runnable"]
-    failed = sorted(f"{r['episode_id']}: {r['status']} {r.get('error') or ''}".strip()
-                    for r in records if r["status"] != "passed")
+    failed = sorted(
+        f"{r['episode_id']}: {r['status']} {r.get('error') or ''}".strip() for r in records if r["status"] != "passed"
+    )
     by_kind = Counter(r["kind"] for r in records if r["status"] != "passed")
     assert failed == [], f"not solved per kind {dict(by_kind)}:\n" + "\n".join(failed[:50])

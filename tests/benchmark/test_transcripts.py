@@ -26,7 +26,7 @@ def test_a_react_record_holds_the_conversation_the_model_saw(tmp_path: Path) -> 
     sent = last["messages"]
     assert sent[0]["role"] == "system" and transcript["system_prompt"] == sent[0]["content"]
     # every message the model was sent, in order, then its final reply (the finish call)
-    assert transcript["messages"][:len(sent) - 1] == sent[1:]
+    assert transcript["messages"][: len(sent) - 1] == sent[1:]
     assert [m["role"] for m in transcript["messages"]] == ["user", "assistant", "tool", "assistant"]
     assert transcript["messages"][-1]["tool_calls"][0]["function"]["name"] == "finish"
     assert transcript["tool_schema_sha256"] == tool_schema_sha256(last["tools"])

@@ -120,8 +120,13 @@ def test_execute_if_off(mount):
         (lambda s: s.invoke("StepSaturation", {"StepMode": 1, "StepSize": 0}), Status.INVALID_COMMAND),
         (lambda s: s.invoke("MoveColorTemperature", {"MoveMode": 1, "Rate": 0}), Status.INVALID_COMMAND),
         (lambda s: s.invoke("StepColorTemperature", {"StepMode": 0, "StepSize": 5}), Status.CONSTRAINT_ERROR),
-        (lambda s: s.invoke("MoveColorTemperature", {"MoveMode": 1, "Rate": 5, "ColorTemperatureMinimumMireds": 450,
-                                                     "ColorTemperatureMaximumMireds": 300}), Status.CONSTRAINT_ERROR),
+        (
+            lambda s: s.invoke(
+                "MoveColorTemperature",
+                {"MoveMode": 1, "Rate": 5, "ColorTemperatureMinimumMireds": 450, "ColorTemperatureMaximumMireds": 300},
+            ),
+            Status.CONSTRAINT_ERROR,
+        ),
         (lambda s: s.invoke("MoveToColor", {"ColorX": 0xFF00, "ColorY": 0}), Status.CONSTRAINT_ERROR),
         (lambda s: s.write("Options", 2), Status.CONSTRAINT_ERROR),
         (lambda s: s.write("ColorTemperatureMireds", 300), Status.UNSUPPORTED_WRITE),

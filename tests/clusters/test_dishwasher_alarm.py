@@ -8,8 +8,14 @@ def test_defaults_match_simuhome(mount):
     alarm = DishwasherAlarmServer()
     mount(alarm)
     assert (alarm.read("Mask"), alarm.read("Latch"), alarm.read("State"), alarm.read("Supported")) == (0, 0, 0, 0x3F)
-    assert ALARM_BITS == {"InflowError": 1, "DrainError": 2, "DoorError": 4, "TempTooLow": 8, "TempTooHigh": 16,
-                          "WaterLevelError": 32}
+    assert ALARM_BITS == {
+        "InflowError": 1,
+        "DrainError": 2,
+        "DoorError": 4,
+        "TempTooLow": 8,
+        "TempTooHigh": 16,
+        "WaterLevelError": 32,
+    }
     assert alarm.read("FeatureMap") == 1
 
 
@@ -76,5 +82,7 @@ def test_notify_events(mount):
     alarm.invoke("ModifyEnabledAlarms", {"mask": 0x07})
     alarm.set_alarm(ALARM_BITS["DrainError"])
     alarm.invoke("Reset", {"alarms": ALARM_BITS["DrainError"]})
-    assert events == [("Notify", {"active": 2, "inactive": 0, "state": 2, "mask": 7}),
-                      ("Notify", {"active": 0, "inactive": 2, "state": 0, "mask": 7})]
+    assert events == [
+        ("Notify", {"active": 2, "inactive": 0, "state": 2, "mask": 7}),
+        ("Notify", {"active": 0, "inactive": 2, "state": 0, "mask": 7}),
+    ]

@@ -108,8 +108,10 @@ def test_unlock_with_timeout_and_lock_cancels_relock(mount, clock):
         (lambda s: s.write("LockState", 2), Status.UNSUPPORTED_WRITE),
         (lambda s: s.invoke("UnlockWithTimeout", {"timeout": 0}), Status.CONSTRAINT_ERROR),
         (lambda s: s.invoke("UnboltDoor"), Status.UNSUPPORTED_COMMAND),
-        (lambda s: s.restore("ActuatorEnabled", False) or s.invoke("UnlockDoor", {"PINCode": "1234"}),
-         Status.INVALID_IN_STATE),
+        (
+            lambda s: s.restore("ActuatorEnabled", False) or s.invoke("UnlockDoor", {"PINCode": "1234"}),
+            Status.INVALID_IN_STATE,
+        ),
     ],
 )
 def test_refusals(mount, call, status):
@@ -131,8 +133,10 @@ def test_lock_events(mount, clock):
     assert lock.read("EventList") == [0, 2, 3]  # DoorLockAlarm, LockOperation, LockOperationError
     with acting_as(Requester(2)):
         lock.invoke("UnlockDoor", {"PINCode": "1234"})
-    assert events[-1] == ("LockOperation", {"lockOperationType": 1, "operationSource": 7, "userIndex": None,
-                                            "fabricIndex": 2, "sourceNode": None})
+    assert events[-1] == (
+        "LockOperation",
+        {"lockOperationType": 1, "operationSource": 7, "userIndex": None, "fabricIndex": 2, "sourceNode": None},
+    )
     clock.advance_to(50)  # auto relock
     assert events[-1][0] == "LockOperation" and events[-1][1]["operationSource"] == 4  # Auto
     lock.write("WrongCodeEntryLimit", 2)

@@ -47,10 +47,16 @@ def test_energy_integrates_sibling_power(mount, clock):
     assert energy.read("CumulativeEnergyImported")["energy"] == 1_000_000  # 1 kWh in mWh
     clock.advance_to(54_000)  # half an hour at 2 kW
     energy.flush()
-    assert energy.read("CumulativeEnergyImported") == {"energy": 2_000_000, "startSystime": 0,
-                                                        "endSystime": 5_400_000_000}
-    assert energy.read("PeriodicEnergyImported") == {"energy": 1_000_000, "startSystime": 3_600_000_000,
-                                                      "endSystime": 5_400_000_000}
+    assert energy.read("CumulativeEnergyImported") == {
+        "energy": 2_000_000,
+        "startSystime": 0,
+        "endSystime": 5_400_000_000,
+    }
+    assert energy.read("PeriodicEnergyImported") == {
+        "energy": 1_000_000,
+        "startSystime": 3_600_000_000,
+        "endSystime": 5_400_000_000,
+    }
     assert clock.pending() == 0  # no ticking timers
 
 
@@ -118,13 +124,21 @@ def test_power_adjustment_lasts_its_duration(mount, clock):
 @pytest.mark.parametrize(
     ("call", "status"),
     [
-        (lambda s: s.invoke("PowerAdjustRequest", {"power": 5_000_000, "duration": 60, "cause": 0}),
-         Status.CONSTRAINT_ERROR),
-        (lambda s: s.invoke("PowerAdjustRequest", {"power": 2_000_000, "duration": 5, "cause": 0}),
-         Status.CONSTRAINT_ERROR),
-        (lambda s: s.restore("OptOutState", 2) or s.invoke("PowerAdjustRequest",
-                                                            {"power": 2_000_000, "duration": 60, "cause": 1}),
-         Status.FAILURE),
+        (
+            lambda s: s.invoke("PowerAdjustRequest", {"power": 5_000_000, "duration": 60, "cause": 0}),
+            Status.CONSTRAINT_ERROR,
+        ),
+        (
+            lambda s: s.invoke("PowerAdjustRequest", {"power": 2_000_000, "duration": 5, "cause": 0}),
+            Status.CONSTRAINT_ERROR,
+        ),
+        (
+            lambda s: (
+                s.restore("OptOutState", 2)
+                or s.invoke("PowerAdjustRequest", {"power": 2_000_000, "duration": 60, "cause": 1})
+            ),
+            Status.FAILURE,
+        ),
         (lambda s: s.invoke("CancelPowerAdjustRequest"), Status.INVALID_IN_STATE),
         (lambda s: s.invoke("PauseRequest", {"duration": 5, "cause": 0}), Status.UNSUPPORTED_COMMAND),
         (lambda s: s.write("ESAState", 3), Status.UNSUPPORTED_WRITE),
@@ -154,10 +168,15 @@ def test_energy_measured_events(mount, clock):
     clock.advance_to(36_000)
     power.set_power(2_000_000)
     assert events == [
-        ("CumulativeEnergyMeasured", {"energyImported": {"energy": 1_000_000, "startSystime": 0,
-                                                         "endSystime": 3_600_000_000}}),
-        ("PeriodicEnergyMeasured", {"energyImported": {"energy": 1_000_000, "startSystime": 0,
-                                                       "endSystime": 3_600_000_000}})]
+        (
+            "CumulativeEnergyMeasured",
+            {"energyImported": {"energy": 1_000_000, "startSystime": 0, "endSystime": 3_600_000_000}},
+        ),
+        (
+            "PeriodicEnergyMeasured",
+            {"energyImported": {"energy": 1_000_000, "startSystime": 0, "endSystime": 3_600_000_000}},
+        ),
+    ]
     assert ElectricalEnergyMeasurementServer(features=1 | 4).read("EventList") == [0]  # cumulative only
 
 
@@ -170,5 +189,9 @@ def test_power_adjust_events(mount, clock):
     esa.invoke("PowerAdjustRequest", {"power": 1_000_000, "duration": 600, "cause": 0})
     clock.advance_to(900)
     esa.invoke("CancelPowerAdjustRequest")
-    assert events == [("PowerAdjustStart", {}), ("PowerAdjustEnd", {"cause": 0, "duration": 60, "energyUse": 33333}),
-                      ("PowerAdjustStart", {}), ("PowerAdjustEnd", {"cause": 4, "duration": 30, "energyUse": 8333})]
+    assert events == [
+        ("PowerAdjustStart", {}),
+        ("PowerAdjustEnd", {"cause": 0, "duration": 60, "energyUse": 33333}),
+        ("PowerAdjustStart", {}),
+        ("PowerAdjustEnd", {"cause": 4, "duration": 30, "energyUse": 8333}),
+    ]

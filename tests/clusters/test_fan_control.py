@@ -21,8 +21,9 @@ def test_percent_setting_sets_mode_by_band(mount, percent, mode):
     assert state(server) == (mode, percent, percent)
 
 
-@pytest.mark.parametrize(("mode", "expected"), [(0, (0, 0)), (1, (1, 33)), (2, (2, 66)), (3, (3, 100)),
-                                                (4, (3, 100)), (6, (3, 100))])
+@pytest.mark.parametrize(
+    ("mode", "expected"), [(0, (0, 0)), (1, (1, 33)), (2, (2, 66)), (3, (3, 100)), (4, (3, 100)), (6, (3, 100))]
+)
 def test_fan_mode_write_sets_percent(mount, mode, expected):
     server = fan(mount, values={"PercentSetting": 50, "PercentCurrent": 50, "FanMode": 2})
     server.write("FanMode", mode)
@@ -99,8 +100,11 @@ def test_rocking_wind_and_airflow(mount):
     ],
 )
 def test_refusals_leave_state_unchanged(mount, call, status):
-    server = fan(mount, features=1 | 4 | 8 | 16, values={"FanModeSequence": 1, "SpeedMax": 3, "RockSupport": 3,
-                                                        "WindSupport": 2, "PercentSetting": 33})
+    server = fan(
+        mount,
+        features=1 | 4 | 8 | 16,
+        values={"FanModeSequence": 1, "SpeedMax": 3, "RockSupport": 3, "WindSupport": 2, "PercentSetting": 33},
+    )
     before = server.read_all()
     with pytest.raises(HomeError) as err:
         call(server)

@@ -13,9 +13,13 @@ KEY = bytes(range(1, 17))
 
 def _server(**kwargs: object) -> tuple[GeneralDiagnosticsServer, list[tuple[str, dict, int]]]:
     now = [12.7]
-    server = GeneralDiagnosticsServer(reboot_count=4, boot_reason=int(BootReason.kPowerOnReboot),
-                                      uptime_s=lambda: now[0], posix_time_ms=lambda: 1_700_000_000_000,
-                                      **kwargs)  # type: ignore[arg-type]
+    server = GeneralDiagnosticsServer(
+        reboot_count=4,
+        boot_reason=int(BootReason.kPowerOnReboot),
+        uptime_s=lambda: now[0],
+        posix_time_ms=lambda: 1_700_000_000_000,
+        **kwargs,
+    )  # type: ignore[arg-type]
     events: list[tuple[str, dict, int]] = []
     server.add_event_listener(lambda s, name, fields, priority: events.append((name, fields, int(priority))))
     server.now_s = now  # type: ignore[attr-defined]
@@ -46,8 +50,11 @@ def test_test_event_trigger_needs_the_enable_key() -> None:
     fired: list[int] = []
     enabled, _ = _server(test_enable_key=KEY, test_event_triggers={7: lambda: fired.append(7)})
     assert enabled.read("TestEventTriggersEnabled") is True
-    for key, trigger, status in [(bytes(16), 7, Status.CONSTRAINT_ERROR), (KEY[:8], 7, Status.CONSTRAINT_ERROR),
-                                 (KEY, 8, Status.INVALID_COMMAND)]:
+    for key, trigger, status in [
+        (bytes(16), 7, Status.CONSTRAINT_ERROR),
+        (KEY[:8], 7, Status.CONSTRAINT_ERROR),
+        (KEY, 8, Status.INVALID_COMMAND),
+    ]:
         with pytest.raises(HomeError) as err:
             enabled.invoke("TestEventTrigger", {"enableKey": key.hex(), "eventTrigger": trigger})
         assert err.value.status == status

@@ -9,8 +9,11 @@ from clusters.power_source import PowerSourceServer
 
 # ----------------------------------------------------------------------------------- PowerSource
 def test_heat_pump_wired_power_source():
-    source = PowerSourceServer(description="AC Grid Connection", status="Standby",
-                               values={"WiredNominalVoltage": 220_000, "WiredAssessedInputVoltage": 220_000})
+    source = PowerSourceServer(
+        description="AC Grid Connection",
+        status="Standby",
+        values={"WiredNominalVoltage": 220_000, "WiredAssessedInputVoltage": 220_000},
+    )
     assert source.read("Status") == 2 and source.read("Order") == 0
     assert source.read("Description") == "AC Grid Connection" and source.read("WiredPresent") is True
     assert source.read("WiredNominalVoltage") == 220_000 and source.read("FeatureMap") == 1
@@ -43,16 +46,20 @@ def test_power_source_is_read_only():
 
 # ----------------------------------------------------------------------------------- BasicInformation
 def test_basic_information_identity():
-    info = BasicInformationServer(vendor_name="Heat Pump", product_name="Heat Pump", product_id=0x0309,
-                                  serial_number="HP-0001")
+    info = BasicInformationServer(
+        vendor_name="Heat Pump", product_name="Heat Pump", product_id=0x0309, serial_number="HP-0001"
+    )
     assert info.read("VendorName") == "Heat Pump" and info.read("ProductID") == 777
     assert info.read("VendorID") == 0xFFF1 and info.read("SerialNumber") == "HP-0001"
     assert info.read("UniqueID") not in ("HP-0001", "") and len(info.read("UniqueID")) == 32  # Core §11.1.5.18
     assert info.read("DataModelRevision") == 17 and info.read("SpecificationVersion") == 0x01030000
     assert info.read("CapabilityMinima") == {"caseSessionsPerFabric": 3, "subscriptionsPerFabric": 3}
     assert info.read("MaxPathsPerInvoke") == 1 and info.read("ClusterRevision") == 3
-    assert BasicInformationServer(product_id=4).read("UniqueID") == BasicInformationServer(product_id=4).read(
-        "UniqueID") != BasicInformationServer(product_id=5).read("UniqueID")
+    assert (
+        BasicInformationServer(product_id=4).read("UniqueID")
+        == BasicInformationServer(product_id=4).read("UniqueID")
+        != BasicInformationServer(product_id=5).read("UniqueID")
+    )
 
 
 def test_basic_information_writes(mount):
@@ -62,10 +69,12 @@ def test_basic_information_writes(mount):
     info.write("Location", "KR")
     assert info.read("NodeLabel") == "Living room lamp" and info.read("Location") == "KR"
     before = info.read_all()
-    for name, value, status in [("NodeLabel", "x" * 33, Status.CONSTRAINT_ERROR),
-                                ("Location", "KOR", Status.CONSTRAINT_ERROR),
-                                ("NodeLabel", 5, Status.INVALID_DATA_TYPE),
-                                ("VendorName", "Other", Status.UNSUPPORTED_WRITE)]:
+    for name, value, status in [
+        ("NodeLabel", "x" * 33, Status.CONSTRAINT_ERROR),
+        ("Location", "KOR", Status.CONSTRAINT_ERROR),
+        ("NodeLabel", 5, Status.INVALID_DATA_TYPE),
+        ("VendorName", "Other", Status.UNSUPPORTED_WRITE),
+    ]:
         with pytest.raises(HomeError) as err:
             info.write(name, value)
         assert err.value.status == status

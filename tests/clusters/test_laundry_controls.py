@@ -54,8 +54,11 @@ def test_rinses_outside_supported_list_refused(mount):
 
 
 def test_washer_controls_refused_while_running(mount):
-    power, op, controls = OnOffServer(values={"OnOff": True}), OperationalStateServer(LAUNDRY_WASHER_PROGRAM), \
-        LaundryWasherControlsServer()
+    power, op, controls = (
+        OnOffServer(values={"OnOff": True}),
+        OperationalStateServer(LAUNDRY_WASHER_PROGRAM),
+        LaundryWasherControlsServer(),
+    )
     mount(power, op, controls, LaundryWasherModeServer())
     op.invoke("Start")
     for name, value in (("SpinSpeedCurrent", 0), ("NumberOfRinses", 2)):
@@ -71,8 +74,9 @@ def test_washer_controls_refused_while_running(mount):
 def test_features_and_custom_options(mount):
     rinse_only = LaundryWasherControlsServer(features=RINSE)
     assert not rinse_only.has_attribute("SpinSpeeds") and rinse_only.has_attribute("NumberOfRinses")
-    custom = LaundryWasherControlsServer(spin_speeds=["Off", "400", "800"],
-                                         options_by_mode={"Normal": WasherOptions(("400", "800"), (1,))})
+    custom = LaundryWasherControlsServer(
+        spin_speeds=["Off", "400", "800"], options_by_mode={"Normal": WasherOptions(("400", "800"), (1,))}
+    )
     washer = LaundryWasherModeServer(current_mode=1)
     mount(custom, washer)
     custom.write("SpinSpeedCurrent", 2)
@@ -84,8 +88,11 @@ def test_features_and_custom_options(mount):
 
 
 def test_dryer_controls(mount):
-    power, op, dryer = OnOffServer(values={"OnOff": True}), OperationalStateServer(LAUNDRY_DRYER_PROGRAM), \
-        LaundryDryerControlsServer()
+    power, op, dryer = (
+        OnOffServer(values={"OnOff": True}),
+        OperationalStateServer(LAUNDRY_DRYER_PROGRAM),
+        LaundryDryerControlsServer(),
+    )
     mount(power, op, dryer)
     assert dryer.read("SupportedDrynessLevels") == [0, 1, 2, 3] and dryer.read("SelectedDrynessLevel") == 1
     dryer.write("SelectedDrynessLevel", "Max")
@@ -98,8 +105,9 @@ def test_dryer_controls(mount):
     assert err.value.status == Status.INVALID_IN_STATE and dryer.read("SelectedDrynessLevel") is None
 
 
-@pytest.mark.parametrize(("value", "status"), [(2, Status.CONSTRAINT_ERROR), (9, Status.CONSTRAINT_ERROR),
-                                               ("dry", Status.CONSTRAINT_ERROR)])
+@pytest.mark.parametrize(
+    ("value", "status"), [(2, Status.CONSTRAINT_ERROR), (9, Status.CONSTRAINT_ERROR), ("dry", Status.CONSTRAINT_ERROR)]
+)
 def test_dryer_refusals(mount, value, status):
     dryer = LaundryDryerControlsServer(supported_levels=[0, 1])
     mount(dryer)

@@ -59,8 +59,14 @@ def test_playback_state_machine(mount):
 
 @pytest.mark.parametrize(
     ("state", "cmd"),
-    [(PLAYING, "Play"), (NOT_PLAYING, "Pause"), (PAUSED, "Pause"), (NOT_PLAYING, "Stop"),
-     (NOT_PLAYING, "Rewind"), (NOT_PLAYING, "FastForward")],
+    [
+        (PLAYING, "Play"),
+        (NOT_PLAYING, "Pause"),
+        (PAUSED, "Pause"),
+        (NOT_PLAYING, "Stop"),
+        (NOT_PLAYING, "Rewind"),
+        (NOT_PLAYING, "FastForward"),
+    ],
 )
 def test_invalid_state_answers_in_band(mount, state, cmd):
     media = MediaPlaybackServer(values={"CurrentState": state})
@@ -116,8 +122,9 @@ def test_default_channels_and_change_channel(mount):
     assert ep.changes[-1][2] == "CurrentChannel"
 
 
-@pytest.mark.parametrize(("match", "status", "inband"), [("KBS", Status.CONSTRAINT_ERROR, 1),
-                                                          ("CNN", Status.NOT_FOUND, 2)])
+@pytest.mark.parametrize(
+    ("match", "status", "inband"), [("KBS", Status.CONSTRAINT_ERROR, 1), ("CNN", Status.NOT_FOUND, 2)]
+)
 def test_change_channel_ambiguous_or_unknown(mount, match, status, inband):
     tv = ChannelServer()
     mount(tv)
@@ -152,8 +159,13 @@ def test_custom_channel_list(mount):
 
 # ----------------------------------------------------------------------------------- KeypadInput
 def _tv(mount, on: bool = True):
-    power, volume, channel, media, keypad = (OnOffServer(), VolumeStub(), ChannelServer(), MediaPlaybackServer(),
-                                             KeypadInputServer())
+    power, volume, channel, media, keypad = (
+        OnOffServer(),
+        VolumeStub(),
+        ChannelServer(),
+        MediaPlaybackServer(),
+        KeypadInputServer(),
+    )
     mount(power, volume, channel, media, keypad)
     if on:
         power.invoke("On")

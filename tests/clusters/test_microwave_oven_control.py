@@ -23,8 +23,12 @@ def oven(mount):
 def test_defaults(oven):
     control, _, op = oven
     assert control.read_all()["CookTime"] == 30 and control.read("MaxCookTime") == 3600
-    assert (control.read("PowerSetting"), control.read("MinPower"), control.read("MaxPower"),
-            control.read("PowerStep")) == (100, 10, 100, 10)
+    assert (
+        control.read("PowerSetting"),
+        control.read("MinPower"),
+        control.read("MaxPower"),
+        control.read("PowerStep"),
+    ) == (100, 10, 100, 10)
     assert op.read("PhaseList") == ["Cooking"]
 
 
@@ -115,8 +119,10 @@ def test_watts_feature(mount):
     assert control.read("SelectedWattIndex") == 1 and control.read("WattRating") == 1000
     control.invoke("SetCookingParameters", {"WattSettingIndex": 2, "CookTime": 10})
     assert control.read("SelectedWattIndex") == 2
-    for args, status in (({"WattSettingIndex": 3}, Status.CONSTRAINT_ERROR),
-                         ({"PowerSetting": 50}, Status.INVALID_COMMAND)):
+    for args, status in (
+        ({"WattSettingIndex": 3}, Status.CONSTRAINT_ERROR),
+        ({"PowerSetting": 50}, Status.INVALID_COMMAND),
+    ):
         with pytest.raises(HomeError) as err:
             control.invoke("SetCookingParameters", args)
         assert err.value.status == status

@@ -32,17 +32,24 @@ def labels(server):
 
 def test_default_supported_modes_and_tags():
     dish = DishwasherModeServer()
-    assert labels(dish) == {0: "Normal", 1: "Heavy Duty", 2: "Light Wash", 3: "Quick Wash", 4: "Low Energy",
-                            5: "Silent"}
+    assert labels(dish) == {
+        0: "Normal",
+        1: "Heavy Duty",
+        2: "Light Wash",
+        3: "Quick Wash",
+        4: "Low Energy",
+        5: "Silent",
+    }
     assert dish.read("SupportedModes")[1] == {"label": "Heavy Duty", "mode": 1, "modeTags": [{"value": 0x4001}]}
     washer = LaundryWasherModeServer()
-    assert labels(washer) == {0: "Normal", 1: "Delicate", 2: "Heavy", 3: "Whites", 4: "Quick Normal",
-                              5: "Heavy Whites"}
+    assert labels(washer) == {0: "Normal", 1: "Delicate", 2: "Heavy", 3: "Whites", 4: "Quick Normal", 5: "Heavy Whites"}
     run = RvcRunModeServer()
     tag = Objects.RvcRunMode.Enums.ModeTag
     assert [(m["mode"], m["label"], m["modeTags"]) for m in run.read("SupportedModes")] == [
-        (1, "Idle", [{"value": tag.kIdle}]), (2, "Vacuum", [{"value": tag.kCleaning}]),
-        (3, "Mapping", [{"value": tag.kMapping}])]
+        (1, "Idle", [{"value": tag.kIdle}]),
+        (2, "Vacuum", [{"value": tag.kCleaning}]),
+        (3, "Mapping", [{"value": tag.kMapping}]),
+    ]
     assert run.read("CurrentMode") == 1
     assert labels(RvcCleanModeServer()) == {1: "Vacuum", 2: "Deep Clean", 3: "Mop"}
     rtcc = RefrigeratorAndTemperatureControlledCabinetModeServer()
@@ -74,8 +81,16 @@ def test_change_to_mode_response_and_aliases(mount):
     assert err.value.status == Status.INVALID_COMMAND
 
 
-@pytest.mark.parametrize("server_class", [DishwasherModeServer, RefrigeratorAndTemperatureControlledCabinetModeServer,
-                                          RvcRunModeServer, RvcCleanModeServer, WaterHeaterModeServer])
+@pytest.mark.parametrize(
+    "server_class",
+    [
+        DishwasherModeServer,
+        RefrigeratorAndTemperatureControlledCabinetModeServer,
+        RvcRunModeServer,
+        RvcCleanModeServer,
+        WaterHeaterModeServer,
+    ],
+)
 def test_unknown_mode_is_unsupported(mount, server_class):
     server = server_class()
     mount(server)
@@ -96,8 +111,11 @@ def test_current_mode_is_read_only(mount):
 
 
 def test_mode_change_refused_while_running(mount):
-    power, op, dish = OnOffServer(values={"OnOff": True}), OperationalStateServer(DISHWASHER_PROGRAM), \
-        DishwasherModeServer()
+    power, op, dish = (
+        OnOffServer(values={"OnOff": True}),
+        OperationalStateServer(DISHWASHER_PROGRAM),
+        DishwasherModeServer(),
+    )
     mount(power, op, dish)
     op.invoke("Start")
     with pytest.raises(HomeError) as err:
@@ -127,14 +145,19 @@ def test_microwave_oven_mode_has_no_command(mount):
 
 
 def test_custom_supported_modes():
-    server = WaterHeaterModeServer(supported_modes=[{"Label": "Eco", "Mode": 7, "ModeTags": [{"Value": 4}]},
-                                                    {"label": "Boost", "mode": 9, "modeTags": []}])
+    server = WaterHeaterModeServer(
+        supported_modes=[
+            {"Label": "Eco", "Mode": 7, "ModeTags": [{"Value": 4}]},
+            {"label": "Boost", "mode": 9, "modeTags": []},
+        ]
+    )
     assert server.read("CurrentMode") == 7 and server.label(9) == "Boost"
     assert server.read("SupportedModes")[0] == {"label": "Eco", "mode": 7, "modeTags": [{"value": 4}]}
     assert DishwasherModeServer(current_mode=3).read("CurrentMode") == 3
     with pytest.raises(ValueError):
-        WaterHeaterModeServer(supported_modes=[{"label": "A", "mode": 1, "modeTags": []},
-                                               {"label": "B", "mode": 1, "modeTags": []}])
+        WaterHeaterModeServer(
+            supported_modes=[{"label": "A", "mode": 1, "modeTags": []}, {"label": "B", "mode": 1, "modeTags": []}]
+        )
     with pytest.raises(ValueError):
         DishwasherModeServer(current_mode=42)
 

@@ -196,8 +196,10 @@ def test_dryer_duration_follows_dryness(mount, level, minutes):
 
 
 def test_fixed_program_without_siblings_and_table_by_mode_number(mount):
-    by_number = CycleProgram(phases=(Phase("Wash", share=1.0),),
-                             duration_from=DurationFrom("DishwasherMode", "CurrentMode", table={1: 100}, default=50))
+    by_number = CycleProgram(
+        phases=(Phase("Wash", share=1.0),),
+        duration_from=DurationFrom("DishwasherMode", "CurrentMode", table={1: 100}, default=50),
+    )
     op, mode = OperationalStateServer(by_number), DishwasherModeServer()
     mount(op, mode)  # no OnOff: no dead front
     op.invoke("Start")
@@ -209,8 +211,9 @@ def test_fixed_program_without_siblings_and_table_by_mode_number(mount):
 
 
 def test_unknown_duration_refuses_start(mount):
-    program = CycleProgram(phases=(Phase("Cook", share=1.0),), duration_from=DurationFrom("MicrowaveOvenControl",
-                                                                                          "CookTime"))
+    program = CycleProgram(
+        phases=(Phase("Cook", share=1.0),), duration_from=DurationFrom("MicrowaveOvenControl", "CookTime")
+    )
     op = OperationalStateServer(program)
     mount(op)
     with pytest.raises(HomeError) as err:

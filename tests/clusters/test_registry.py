@@ -19,15 +19,46 @@ ROOT = Path(__file__).resolve().parents[2]
 NEVER_ACCEPTED = {("OvenCavityOperationalState", "Pause"), ("OvenCavityOperationalState", "Resume")}
 
 PROMISED = {
-    "Descriptor", "BasicInformation", "BridgedDeviceBasicInformation", "Identify", "OnOff", "LevelControl",
-    "ColorControl", "FanControl", "Thermostat", "TemperatureMeasurement", "RelativeHumidityMeasurement",
-    "IlluminanceMeasurement", "OccupancySensing", "AirQuality", "Pm10ConcentrationMeasurement",
-    "Pm25ConcentrationMeasurement", "BooleanState", "OperationalState", "DishwasherMode", "LaundryWasherMode",
-    "LaundryWasherControls", "LaundryDryerControls", "RvcRunMode", "RvcCleanMode", "RvcOperationalState",
-    "TemperatureControl", "RefrigeratorAndTemperatureControlledCabinetMode", "WindowCovering", "DoorLock",
-    "MediaPlayback", "Channel", "KeypadInput", "WaterHeaterManagement", "WaterHeaterMode", "OvenMode",
-    "OvenCavityOperationalState", "MicrowaveOvenControl", "ElectricalPowerMeasurement",
-    "ElectricalEnergyMeasurement", "PowerSource",
+    "Descriptor",
+    "BasicInformation",
+    "BridgedDeviceBasicInformation",
+    "Identify",
+    "OnOff",
+    "LevelControl",
+    "ColorControl",
+    "FanControl",
+    "Thermostat",
+    "TemperatureMeasurement",
+    "RelativeHumidityMeasurement",
+    "IlluminanceMeasurement",
+    "OccupancySensing",
+    "AirQuality",
+    "Pm10ConcentrationMeasurement",
+    "Pm25ConcentrationMeasurement",
+    "BooleanState",
+    "OperationalState",
+    "DishwasherMode",
+    "LaundryWasherMode",
+    "LaundryWasherControls",
+    "LaundryDryerControls",
+    "RvcRunMode",
+    "RvcCleanMode",
+    "RvcOperationalState",
+    "TemperatureControl",
+    "RefrigeratorAndTemperatureControlledCabinetMode",
+    "WindowCovering",
+    "DoorLock",
+    "MediaPlayback",
+    "Channel",
+    "KeypadInput",
+    "WaterHeaterManagement",
+    "WaterHeaterMode",
+    "OvenMode",
+    "OvenCavityOperationalState",
+    "MicrowaveOvenControl",
+    "ElectricalPowerMeasurement",
+    "ElectricalEnergyMeasurement",
+    "PowerSource",
 }
 
 
@@ -37,8 +68,10 @@ def test_every_promised_cluster_has_a_server_with_official_ids() -> None:
         chip_cluster = getattr(Objects, name)
         assert server_class().cluster_id == chip_cluster.id
         for attribute in server_class.defaults:
-            assert getattr(chip_cluster.Attributes, attribute).attribute_id == \
-                server_class._model.attributes[attribute].attribute_id
+            assert (
+                getattr(chip_cluster.Attributes, attribute).attribute_id
+                == server_class._model.attributes[attribute].attribute_id
+            )
 
 
 def test_every_command_of_every_server_is_invoked_in_some_test(tmp_path: Path) -> None:
@@ -47,15 +80,34 @@ def test_every_command_of_every_server_is_invoked_in_some_test(tmp_path: Path) -
     out = tmp_path / "invocations.json"
     this = f"{Path(__file__).relative_to(ROOT)}::test_every_command_of_every_server_is_invoked_in_some_test"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/clusters", "tests/emulator", "-q", "-p", "no:cacheprovider",
-         "-p", "tests.clusters.invocation_recorder", "--deselect", this],
-        cwd=ROOT, env={**os.environ, "HOMEFABRIC_INVOCATIONS_OUT": str(out)}, capture_output=True, text=True,
-        check=False)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/clusters",
+            "tests/emulator",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "tests.clusters.invocation_recorder",
+            "--deselect",
+            this,
+        ],
+        cwd=ROOT,
+        env={**os.environ, "HOMEFABRIC_INVOCATIONS_OUT": str(out)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.exists(), f"the recording run wrote nothing:\n{run.stdout[-2000:]}{run.stderr[-2000:]}"
     invoked = {tuple(pair) for pair in json.loads(out.read_text())}
     for name, command in NEVER_ACCEPTED:
         assert not SERVER_CLASSES[name]().accepts(command) and (name, command) not in invoked
-    missing = [f"{name}.{command}" for name, server_class in sorted(SERVER_CLASSES.items())
-               for command in server_class._command_specs
-               if (server_class.cluster_name, command) not in invoked | NEVER_ACCEPTED]
+    missing = [
+        f"{name}.{command}"
+        for name, server_class in sorted(SERVER_CLASSES.items())
+        for command in server_class._command_specs
+        if (server_class.cluster_name, command) not in invoked | NEVER_ACCEPTED
+    ]
     assert not missing, f"commands never invoked by a cluster or emulator test: {missing}"

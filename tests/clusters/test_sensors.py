@@ -101,7 +101,8 @@ def test_occupancy_hold_time(mount, clock):
     mount(sensor)
     assert (sensor.read("OccupancySensorType"), sensor.read("OccupancySensorTypeBitmap")) == (0, 1)
     assert sensor.read("PIROccupiedToUnoccupiedDelay") == 10 and not sensor.has_attribute(
-        "UltrasonicOccupiedToUnoccupiedDelay")
+        "UltrasonicOccupiedToUnoccupiedDelay"
+    )
     sensor.set_occupied(True)
     assert sensor.read("Occupancy") == 1
     clock.advance_to(50)

@@ -79,8 +79,13 @@ def test_alarm_events(mount, clock):
     alarm.set_battery_alert(0)
     alarm.invoke("SelfTestRequest")
     clock.advance_to(100)
-    assert events == [("SmokeAlarm", {"alarmSeverityLevel": 2}, 2), ("AllClear", {}, 1),
-                      ("LowBattery", {"alarmSeverityLevel": 1}, 1), ("AllClear", {}, 1),
-                      ("SelfTestComplete", {}, 1), ("AllClear", {}, 1)]
+    assert events == [
+        ("SmokeAlarm", {"alarmSeverityLevel": 2}, 2),
+        ("AllClear", {}, 1),
+        ("LowBattery", {"alarmSeverityLevel": 1}, 1),
+        ("AllClear", {}, 1),
+        ("SelfTestComplete", {}, 1),
+        ("AllClear", {}, 1),
+    ]
     co_only = SmokeCoAlarmServer(features=2)
     assert "SmokeAlarm" not in co_only.supported_events() and "COAlarm" in co_only.supported_events()

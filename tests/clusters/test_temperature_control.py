@@ -14,7 +14,10 @@ def test_washer_defaults_and_set_temperature_spellings(mount):
     mount(server)
     assert server.read("FeatureMap") == TEMPERATURE_NUMBER
     assert (server.read("TemperatureSetpoint"), server.read("MinTemperature"), server.read("MaxTemperature")) == (
-        2000, 500, 9500)
+        2000,
+        500,
+        9500,
+    )
     assert not server.has_attribute("Step") and not server.has_attribute("SelectedTemperatureLevel")
     assert server.invoke("SetTemperature", {"target_temperature": 4000}) is None
     assert server.read("TemperatureSetpoint") == 4000
@@ -79,8 +82,10 @@ def test_level_feature(mount):
     assert server.read("FeatureMap") == TEMPERATURE_LEVEL and not server.has_attribute("TemperatureSetpoint")
     server.invoke("SetTemperature", {"target_temperature_level": 3})
     assert server.read("SelectedTemperatureLevel") == 3
-    for args, status in (({"TargetTemperatureLevel": 4}, Status.CONSTRAINT_ERROR),
-                         ({"TargetTemperature": 3000}, Status.INVALID_COMMAND)):
+    for args, status in (
+        ({"TargetTemperatureLevel": 4}, Status.CONSTRAINT_ERROR),
+        ({"TargetTemperature": 3000}, Status.INVALID_COMMAND),
+    ):
         with pytest.raises(HomeError) as err:
             server.invoke("SetTemperature", args)
         assert err.value.status == status

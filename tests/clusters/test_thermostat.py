@@ -4,8 +4,12 @@ from clusters import HomeError, Status
 from clusters.thermostat import ThermostatServer
 
 AUTO = 1 | 2 | 32  # Heating | Cooling | AutoMode
-SIMUHOME_AC = {"OccupiedCoolingSetpoint": 2000, "OccupiedHeatingSetpoint": 2800, "ControlSequenceOfOperation": 4,
-               "SystemMode": 0}
+SIMUHOME_AC = {
+    "OccupiedCoolingSetpoint": 2000,
+    "OccupiedHeatingSetpoint": 2800,
+    "ControlSequenceOfOperation": 4,
+    "SystemMode": 0,
+}
 
 
 def thermostat(mount, **kwargs):
@@ -150,15 +154,29 @@ def test_needs_heating_or_cooling():
 
 def test_absent_setpoint_limits_are_the_specifications_defaults(mount):
     # A thermostat serving none of the optional limits (as many real ones): 700..3000 heat, 1600..3200 cool.
-    limits = {name: None for name in ("AbsMinHeatSetpointLimit", "AbsMaxHeatSetpointLimit", "AbsMinCoolSetpointLimit",
-                                      "AbsMaxCoolSetpointLimit", "MinHeatSetpointLimit", "MaxHeatSetpointLimit",
-                                      "MinCoolSetpointLimit", "MaxCoolSetpointLimit")}
+    limits = {
+        name: None
+        for name in (
+            "AbsMinHeatSetpointLimit",
+            "AbsMaxHeatSetpointLimit",
+            "AbsMinCoolSetpointLimit",
+            "AbsMaxCoolSetpointLimit",
+            "MinHeatSetpointLimit",
+            "MaxHeatSetpointLimit",
+            "MinCoolSetpointLimit",
+            "MaxCoolSetpointLimit",
+        )
+    }
     server = thermostat(mount, values=limits)
     assert not any(server.has_attribute(name) for name in limits)
     server.write("OccupiedCoolingSetpoint", 3200)
     server.write("OccupiedHeatingSetpoint", 700)
-    for name, value in (("OccupiedCoolingSetpoint", 3201), ("OccupiedCoolingSetpoint", 1599),
-                        ("OccupiedHeatingSetpoint", 3001), ("OccupiedHeatingSetpoint", 699)):
+    for name, value in (
+        ("OccupiedCoolingSetpoint", 3201),
+        ("OccupiedCoolingSetpoint", 1599),
+        ("OccupiedHeatingSetpoint", 3001),
+        ("OccupiedHeatingSetpoint", 699),
+    ):
         with pytest.raises(HomeError) as error:
             server.write(name, value)
         assert error.value.status is Status.CONSTRAINT_ERROR

@@ -40,8 +40,11 @@ def cluster_problems(where: str, server: ClusterServer) -> list[str]:
     if entry is None:
         return [f"{where} {server.cluster_name} features 0x{int(server.feature_map):x}: not in the table; {REGENERATE}"]
     problems = []
-    for kind, served in (("attributes", server.read("AttributeList")), ("commands", server.read("AcceptedCommandList")),
-                         ("events", server.read("EventList"))):
+    for kind, served in (
+        ("attributes", server.read("AttributeList")),
+        ("commands", server.read("AcceptedCommandList")),
+        ("events", server.read("EventList")),
+    ):
         missing = sorted(name for i, name in _ids(entry[kind]).items() if i not in set(served))
         if missing:
             problems.append(f"{where} {server.cluster_name} lacks mandatory {kind} {missing}")
@@ -64,8 +67,10 @@ def endpoint_problems(where: str, device_type_ids: Iterable[int], servers: Mappi
             features = sorted(f["name"] for f in need["features"] if not server.feature_map & (1 << f["bit"]))
             if features:
                 problems.append(f"{where} ({entry['name']}) {need['name']} lacks required features {features}")
-            for kind, served in (("attributes", server.read("AttributeList")),
-                                 ("commands", server.read("AcceptedCommandList"))):
+            for kind, served in (
+                ("attributes", server.read("AttributeList")),
+                ("commands", server.read("AcceptedCommandList")),
+            ):
                 missing = sorted(name for i, name in _ids(need[kind]).items() if i not in set(served))
                 if missing:
                     problems.append(f"{where} ({entry['name']}) {need['name']} lacks required {kind} {missing}")

@@ -22,8 +22,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> BridgeNode:
 def _problems(served: BridgeNode) -> list[str]:
     problems = []
     for endpoint in served.endpoints():
-        problems += endpoint_problems(f"endpoint {endpoint}", [t for t, _ in served.device_types(endpoint)],
-                                      served.clusters(endpoint))
+        problems += endpoint_problems(
+            f"endpoint {endpoint}", [t for t, _ in served.device_types(endpoint)], served.clusters(endpoint)
+        )
     return problems
 
 

@@ -51,23 +51,37 @@ def test_a_fresh_state_dir_has_no_fabrics(tmp_path: Path) -> None:
 
 
 def test_bridged_endpoints_become_the_device_list() -> None:
-    node = {"node_id": 1, "attributes": {
-        "0/29/0": [{"0": 22, "1": 1}],
-        "1/29/0": [{"0": 14, "1": 1}],
-        "2/29/0": [{"0": 0x13, "1": 1}, {"0": 0x0100, "1": 3}], "2/29/3": [],
-        "2/57/5": "lamp", "2/64/0": [{"0": "room", "1": "kitchen"}],
-        "3/29/0": [{"0": 0x13, "1": 1}, {"0": 0x0302, "1": 2}], "3/29/3": [4], "3/57/5": "sensor",
-        "4/29/0": [{"0": 0x0307, "1": 2}],
-    }}
+    node = {
+        "node_id": 1,
+        "attributes": {
+            "0/29/0": [{"0": 22, "1": 1}],
+            "1/29/0": [{"0": 14, "1": 1}],
+            "2/29/0": [{"0": 0x13, "1": 1}, {"0": 0x0100, "1": 3}],
+            "2/29/3": [],
+            "2/57/5": "lamp",
+            "2/64/0": [{"0": "room", "1": "kitchen"}],
+            "3/29/0": [{"0": 0x13, "1": 1}, {"0": 0x0302, "1": 2}],
+            "3/29/3": [4],
+            "3/57/5": "sensor",
+            "4/29/0": [{"0": 0x0307, "1": 2}],
+        },
+    }
     devices = bridged_devices(node)
     assert [(d.endpoint, d.label, d.room, d.device_types, d.parts) for d in devices] == [
-        (2, "lamp", "kitchen", [0x0100], []), (3, "sensor", None, [0x0302], [4])]
+        (2, "lamp", "kitchen", [0x0100], []),
+        (3, "sensor", None, [0x0302], [4]),
+    ]
     assert devices[0].device_type_names == ["OnOffLight"]
 
 
 def test_an_unreachable_server_is_a_clear_error() -> None:
     url = f"ws://127.0.0.1:{free_port()}/ws"
-    result = subprocess.run([sys.executable, "-m", "homefabric_cli.commission", "--matter-server", url,
-                             "--connect-timeout", "0.5"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "homefabric_cli.commission", "--matter-server", url, "--connect-timeout", "0.5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert result.returncode == EXIT_UNREACHABLE
     assert f"cannot reach matter-server at {url}" in result.stderr

@@ -55,8 +55,13 @@ def _volumes(service: dict[str, Any]) -> dict[str, str]:
 
 def _up_print(service: str, env: dict[str, str]) -> list[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("HOMEFABRIC_", "MATTER_", "MQTT_"))}
-    result = subprocess.run([str(UP), "--print", service], capture_output=True, text=True, timeout=60,
-                            env={**clean, "PATH": f"{VENV_BIN}:{clean.get('PATH', '')}", **env})
+    result = subprocess.run(
+        [str(UP), "--print", service],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, "PATH": f"{VENV_BIN}:{clean.get('PATH', '')}", **env},
+    )
     assert result.returncode == 0, result.stderr
     return shlex.split(result.stdout)
 
@@ -68,14 +73,28 @@ def _flag(argv: list[str], name: str) -> str:
 
 @pytest.mark.requires("docker-compose")
 def test_docker_compose_validates_the_file() -> None:
-    result = subprocess.run(["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True,
-                            timeout=60, cwd=ROOT)
+    result = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
-    both = subprocess.run(["docker-compose", "-f", str(COMPOSE), "-f", str(LOCAL), "config", "-q"], capture_output=True,
-                          text=True, timeout=60, cwd=ROOT)
+    both = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "-f", str(LOCAL), "config", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert both.returncode == 0, both.stderr
-    resolved = yaml.safe_load(subprocess.run(["docker-compose", "-f", str(COMPOSE), "config"], capture_output=True,
-                                             text=True, timeout=60, cwd=ROOT, check=True).stdout)
+    resolved = yaml.safe_load(
+        subprocess.run(
+            ["docker-compose", "-f", str(COMPOSE), "config"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+            check=True,
+        ).stdout
+    )
     assert set(resolved["services"]) == {"emulator", "matter-server", "mqtt"}
 
 
@@ -154,8 +173,13 @@ def test_emulator_runs_scripts_up_with_the_native_flags(services: dict[str, Any]
     assert argv[:3] == ["homefabric", "serve", f"{env['HOMEFABRIC_DATA']}/home.json"]
     assert _flag(argv, "--state-dir") == f"{env['HOMEFABRIC_DATA']}/state"
     assert _flag(argv, "--port") == env["MATTER_PORT"] == "5540"
-    serve_help = subprocess.run([str(VENV_BIN / "homefabric"), "serve", "--help"], capture_output=True, text=True,
-                                timeout=60, env={**os.environ, "COLUMNS": "200"}).stdout
+    serve_help = subprocess.run(
+        [str(VENV_BIN / "homefabric"), "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    ).stdout
     if "--mqtt" in serve_help:  # wired once the MQTT bridge is part of serve
         assert _flag(argv, "--mqtt") == env["HOMEFABRIC_MQTT"] == f"127.0.0.1:{env['MQTT_PORT']}"
     if "--http" in serve_help:
@@ -203,13 +227,16 @@ def test_scripts_up_refuses_unknown_services() -> None:
 
 
 def test_the_docker_scripts_refuse_bad_arguments_in_one_line() -> None:
-    result = subprocess.run([str(ROOT / "scripts" / "docker-base"), "--tag"], capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "docker-base"), "--tag"], capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 2
     assert result.stderr == "docker-base: error: unknown option --tag (the only argument is an image tag)\n"
-    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "restart"], capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "docker-sandbox"), "restart"], capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 2 and "scripts/docker-sandbox start" in result.stderr
-    result = subprocess.run([str(ROOT / "scripts" / "docker-sandbox"), "exec"], capture_output=True, text=True,
-                            timeout=30)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "docker-sandbox"), "exec"], capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 2 and result.stderr == "docker-sandbox: error: exec needs a command\n"

@@ -56,12 +56,20 @@ def _ok(result: subprocess.CompletedProcess[str]) -> str:
 @pytest.fixture(scope="module")
 def env() -> dict[str, str]:
     """The environment of the README's commands: this engine, the local base image, a fixed project name."""
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("HOMEFABRIC_", "MATTER_", "MQTT_", "DOCKER_", "COMPOSE_"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("HOMEFABRIC_", "MATTER_", "MQTT_", "DOCKER_", "COMPOSE_"))
+    }
     started = _ok(_run([str(ROOT / "scripts" / "docker-sandbox"), "start"], clean, 120))
     docker_host = started.strip().splitlines()[-1].removeprefix("DOCKER_HOST=")
-    engine = {**clean, "DOCKER_HOST": docker_host, "COMPOSE_PROJECT_NAME": PROJECT, "COMPOSE_FILE": COMPOSE_FILE,
-              "PATH": f"{VENV_BIN}:{clean.get('PATH', '')}"}
+    engine = {
+        **clean,
+        "DOCKER_HOST": docker_host,
+        "COMPOSE_PROJECT_NAME": PROJECT,
+        "COMPOSE_FILE": COMPOSE_FILE,
+        "PATH": f"{VENV_BIN}:{clean.get('PATH', '')}",
+    }
     base = _ok(_run([str(ROOT / "scripts" / "docker-base")], engine, 900)).strip().splitlines()[-1]
     return {**engine, "HOMEFABRIC_BASE_IMAGE": base}
 
@@ -81,8 +89,17 @@ def _wait_healthy(env: dict[str, str], timeout_s: float) -> None:
         states = {}
         for service in SERVICES:
             container = _ok(_run([*COMPOSE, "ps", "-q", service], env, 60)).strip()
-            states[service] = _ok(_run(["docker", "inspect", "--format", "{{.State.Status}}/{{.State.Health.Status}}",
-                                        container], env, 30)).strip() if container else "absent"
+            states[service] = (
+                _ok(
+                    _run(
+                        ["docker", "inspect", "--format", "{{.State.Status}}/{{.State.Health.Status}}", container],
+                        env,
+                        30,
+                    )
+                ).strip()
+                if container
+                else "absent"
+            )
         if all(state == "running/healthy" for state in states.values()):
             return
         assert time.monotonic() < deadline, f"not healthy within {timeout_s} s: {states}\n{_logs(env)}"
@@ -92,11 +109,23 @@ def _wait_healthy(env: dict[str, str], timeout_s: float) -> None:
 def _commission(env: dict[str, str], *, in_container: bool = False) -> dict[str, Any]:
     """From the host, or inside the emulator's container, which knows its state (and so its fabrics)."""
     if in_container:
-        result = _run([*COMPOSE, "exec", "-T", "emulator", "homefabric", "commission", "--timeout", "150", "--json"],
-                      env, 240)
+        result = _run(
+            [*COMPOSE, "exec", "-T", "emulator", "homefabric", "commission", "--timeout", "150", "--json"], env, 240
+        )
     else:
-        result = _in_namespace([str(VENV_BIN / "homefabric"), "commission", "--matter-server",
-                                f"ws://127.0.0.1:{WS_PORT}/ws", "--timeout", "150", "--json"], env, 240)
+        result = _in_namespace(
+            [
+                str(VENV_BIN / "homefabric"),
+                "commission",
+                "--matter-server",
+                f"ws://127.0.0.1:{WS_PORT}/ws",
+                "--timeout",
+                "150",
+                "--json",
+            ],
+            env,
+            240,
+        )
     assert result.returncode == 0, f"commission exited {result.returncode}: {result.stderr[-3000:]}\n{_logs(env)}"
     return json.loads(result.stdout)
 
@@ -105,8 +134,13 @@ def _home_devices(tmp_path: Path) -> set[str]:
     """The device labels of the home the emulator generates on first start (tier simple, seed 1), generated
     here; a label is the device id cut to NodeLabel's 32 characters."""
     home = tmp_path / "home.json"
-    _ok(_run([str(VENV_BIN / "homefabric"), "home", "generate", "--tier", "simple", "--seed", "1", "--out",
-              str(home)], {**os.environ}, 120))
+    _ok(
+        _run(
+            [str(VENV_BIN / "homefabric"), "home", "generate", "--tier", "simple", "--seed", "1", "--out", str(home)],
+            {**os.environ},
+            120,
+        )
+    )
     return {device["id"][:MAX_LABEL] for device in json.loads(home.read_text())["devices"]}
 
 
@@ -171,7 +205,7 @@ def test_compose_up_commission_mqtt_dashboard_and_restart(env: dict[str, str], t
         probe = _in_namespace([sys.executable, "-c", MQTT_PROBE, str(MQTT_PORT), "30"], env, 60)
         configs = json.loads(_ok(probe))
         assert configs, f"no retained discovery config on the composed broker\n{_logs(env)}"
-        (topic, config), = configs.items()
+        ((topic, config),) = configs.items()
         assert topic.startswith("homeassistant/device/") and config["dev"]["ids"] and config["cmps"], (topic, config)
 
         pages = json.loads(_ok(_in_namespace([sys.executable, "-c", HTTP_PROBE, HTTP, "/", "/api/rooms"], env, 60)))

@@ -55,6 +55,11 @@ def test_start_after_the_engine_was_killed_starts_a_new_one() -> None:
     assert "engine up in namespace" in second.stderr  # a new engine, not "already runs"
     assert Path(f"/proc/{_pid('dockerd')}/comm").read_text().strip() == "dockerd"
     docker_host = second.stdout.strip().splitlines()[-1].removeprefix("DOCKER_HOST=")
-    version = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
-                             text=True, timeout=60, env={**os.environ, "DOCKER_HOST": docker_host})
+    version = subprocess.run(
+        ["docker", "version", "--format", "{{.Server.Version}}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DOCKER_HOST": docker_host},
+    )
     assert version.returncode == 0 and version.stdout.strip(), version.stderr

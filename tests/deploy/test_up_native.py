@@ -47,22 +47,39 @@ pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "mosquitto")
 
 
 def _serve_help() -> str:
-    return subprocess.run([str(VENV_BIN / "homefabric"), "serve", "--help"], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "COLUMNS": "200"}).stdout
+    return subprocess.run(
+        [str(VENV_BIN / "homefabric"), "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    ).stdout
 
 
 def _commission_argv() -> list[str]:
     """`homefabric commission` once the CLI mounts it; the same function through its module until then."""
-    mounted = subprocess.run([str(VENV_BIN / "homefabric"), "commission", "--help"], capture_output=True,
-                             timeout=60).returncode == 0
-    return [str(VENV_BIN / "homefabric"), "commission"] if mounted else [sys.executable, "-m",
-                                                                         "homefabric_cli.commission"]
+    mounted = (
+        subprocess.run(
+            [str(VENV_BIN / "homefabric"), "commission", "--help"], capture_output=True, timeout=60
+        ).returncode
+        == 0
+    )
+    return (
+        [str(VENV_BIN / "homefabric"), "commission"] if mounted else [sys.executable, "-m", "homefabric_cli.commission"]
+    )
 
 
-def _in_namespace(namespace: str, argv: list[str], timeout_s: float, env: dict[str, str] | None = None
-                  ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["ip", "netns", "exec", namespace, *argv], capture_output=True, text=True,
-                          timeout=timeout_s, cwd=ROOT, env={**os.environ, **(env or {})})
+def _in_namespace(
+    namespace: str, argv: list[str], timeout_s: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["ip", "netns", "exec", namespace, *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _wait_for_line(proc: Proc, text: str, timeout_s: float) -> None:
@@ -114,9 +131,15 @@ def test_scripts_up_all_then_commission_sees_every_device() -> None:
         data.mkdir()
         write_small_home(data / "home.json")
         serve_help = _serve_help()
-        env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}", "HOMEFABRIC_DATA": str(data),
-               "HOMEFABRIC_INTERFACE": NODE_IF, "MATTER_SERVER_INTERFACE": CONTROLLER_IF, "HOMEFABRIC_SPEED": "60",
-               "UP_TIMEOUT": "90", "COLUMNS": "200"}
+        env = {
+            "PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}",
+            "HOMEFABRIC_DATA": str(data),
+            "HOMEFABRIC_INTERFACE": NODE_IF,
+            "MATTER_SERVER_INTERFACE": CONTROLLER_IF,
+            "HOMEFABRIC_SPEED": "60",
+            "UP_TIMEOUT": "90",
+            "COLUMNS": "200",
+        }
         timings: dict[str, float] = {}
         with network_namespace("hfu") as namespace:
             started = time.monotonic()
@@ -135,8 +158,16 @@ def test_scripts_up_all_then_commission_sees_every_device() -> None:
 
                 # Commission as a user would, then once more: the second run finds it done.
                 started = time.monotonic()
-                argv = [*_commission_argv(), "--matter-server", f"ws://127.0.0.1:{WS_PORT}/ws",
-                        "--state-dir", str(data / "state"), "--timeout", "150", "--json"]
+                argv = [
+                    *_commission_argv(),
+                    "--matter-server",
+                    f"ws://127.0.0.1:{WS_PORT}/ws",
+                    "--state-dir",
+                    str(data / "state"),
+                    "--timeout",
+                    "150",
+                    "--json",
+                ]
                 first = _in_namespace(namespace, argv, 240)
                 timings["commission_s"] = time.monotonic() - started
                 assert first.returncode == 0, f"{first.stderr[-3000:]}\n{up.tail(12000)}"
@@ -162,8 +193,9 @@ def test_scripts_up_all_then_commission_sees_every_device() -> None:
                     endpoint, cluster, attribute = (int(part) for part in path.split("/"))
                     if (cluster, attribute) == (DESCRIPTOR, 0) and BRIDGED_NODE in {t["0"] for t in value}:
                         seen[attributes[f"{endpoint}/{BRIDGED_BASIC_INFORMATION}/5"]] = {t["0"] for t in value}
-                assert seen == {device_id: {BRIDGED_NODE, device_type}
-                                for device_id, (_, _, device_type) in HOME_DEVICES.items()}
+                assert seen == {
+                    device_id: {BRIDGED_NODE, device_type} for device_id, (_, _, device_type) in HOME_DEVICES.items()
+                }
 
                 if "--mqtt" in serve_help:
                     probe = _in_namespace(namespace, [sys.executable, "-c", MQTT_PROBE, str(MQTT_PORT), "15"], 40)
@@ -181,15 +213,24 @@ def test_scripts_up_all_then_commission_sees_every_device() -> None:
                 # SIGTERM to the script alone: it stops the three processes it started.
                 os.kill(up.popen.pid, signal.SIGTERM)
                 up.popen.wait(30)
-                remaining = subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True,
-                                           timeout=10).stdout.split()
+                remaining = subprocess.run(
+                    ["ip", "netns", "pids", namespace], capture_output=True, text=True, timeout=10
+                ).stdout.split()
                 assert remaining == [], f"left running: {remaining}\n{up.tail(4000)}"
                 assert "up: stopped" in up.tail(4000)
             finally:
                 up.stop()  # the whole process group, whatever happened above
-                for pid in subprocess.run(["ip", "netns", "pids", namespace], capture_output=True, text=True,
-                                          timeout=10).stdout.split():
+                for pid in subprocess.run(
+                    ["ip", "netns", "pids", namespace], capture_output=True, text=True, timeout=10
+                ).stdout.split():
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(int(pid), signal.SIGKILL)
-        print(json.dumps({"timings": {k: round(v, 2) for k, v in timings.items()},
-                          "mqtt_checked": "--mqtt" in serve_help, "http_checked": "--http" in serve_help}))
+        print(
+            json.dumps(
+                {
+                    "timings": {k: round(v, 2) for k, v in timings.items()},
+                    "mqtt_checked": "--mqtt" in serve_help,
+                    "http_checked": "--http" in serve_help,
+                }
+            )
+        )

@@ -8,18 +8,34 @@ from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig
 
 
-def home(devices: list[tuple[str, str, str]], *, rooms: dict[str, dict[str, float]] | None = None,
-         attributes: dict[str, dict[str, Any]] | None = None, extensions: dict[str, Any] | None = None) -> HomeConfig:
+def home(
+    devices: list[tuple[str, str, str]],
+    *,
+    rooms: dict[str, dict[str, float]] | None = None,
+    attributes: dict[str, dict[str, Any]] | None = None,
+    extensions: dict[str, Any] | None = None,
+) -> HomeConfig:
     """devices: (device_id, type, room); rooms: room_id → environment (defaults: a warm, dusty room)."""
     rooms = rooms or {room: {} for _, _, room in devices}
-    return HomeConfig.model_validate({
-        "name": "test home", "base_time": "2025-08-23 09:00:00", "extensions": extensions or {},
-        "rooms": [{"id": room_id, "name": room_id, "type": room_id,
-                   "environment": {"temperature": 2800, "humidity": 5000, "illuminance": 300, "pm10": 60, **env}}
-                  for room_id, env in rooms.items()],
-        "devices": [{"id": d, "type": t, "room": r, "attributes": (attributes or {}).get(d, {})}
-                    for d, t, r in devices],
-    })
+    return HomeConfig.model_validate(
+        {
+            "name": "test home",
+            "base_time": "2025-08-23 09:00:00",
+            "extensions": extensions or {},
+            "rooms": [
+                {
+                    "id": room_id,
+                    "name": room_id,
+                    "type": room_id,
+                    "environment": {"temperature": 2800, "humidity": 5000, "illuminance": 300, "pm10": 60, **env},
+                }
+                for room_id, env in rooms.items()
+            ],
+            "devices": [
+                {"id": d, "type": t, "room": r, "attributes": (attributes or {}).get(d, {})} for d, t, r in devices
+            ],
+        }
+    )
 
 
 def fabric(devices: list[tuple[str, str, str]], **kwargs: Any) -> EmulatedHome:

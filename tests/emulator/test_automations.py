@@ -31,8 +31,10 @@ def _events(f: EmulatedHome) -> list[AutomationEvent]:
 
 
 def _bathroom() -> EmulatedHome:
-    f = fabric([("hum", "humidifier", "bath"), ("deh", "dehumidifier", "bath"), ("lamp", "on_off_light", "hall")],
-               rooms={"bath": {"humidity": 5000}, "hall": {}})
+    f = fabric(
+        [("hum", "humidifier", "bath"), ("deh", "dehumidifier", "bath"), ("lamp", "on_off_light", "hall")],
+        rooms={"bath": {"humidity": 5000}, "hall": {}},
+    )
     f.invoke("hum", 1, "OnOff", "On")
     f.write("hum", 1, "FanControl", "PercentSetting", 100)
     return f
@@ -49,10 +51,26 @@ def _first_tick(f: EmulatedHome, predicate: Any, limit: int) -> int:
 
 def test_humidity_rule_fires_at_the_exact_crossing_tick_once_per_crossing() -> None:
     f = _bathroom()
-    room_rule = f.add_automation({"name": "bath humid", "trigger": {"kind": "state", "condition": {
-        "room_id": "bath", "variable": "humidity", "op": ">", "value": 5100}}, "actions": [_on("lamp")]})
-    sensor_rule = f.add_automation({"name": "sensor humid", "trigger": {"kind": "state", "condition": {
-        "device_id": "hum", "path": HUMIDITY_PATH, "op": ">=", "value": 5150}}, "actions": [_on("lamp")]})
+    room_rule = f.add_automation(
+        {
+            "name": "bath humid",
+            "trigger": {
+                "kind": "state",
+                "condition": {"room_id": "bath", "variable": "humidity", "op": ">", "value": 5100},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
+    sensor_rule = f.add_automation(
+        {
+            "name": "sensor humid",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "hum", "path": HUMIDITY_PATH, "op": ">=", "value": 5150},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
     events = _events(f)
     assert f.next_automation_firing(room_rule.id) is not None  # planned in closed form, before time moves
     f.advance(3600)
@@ -82,11 +100,26 @@ def test_humidity_rule_fires_at_the_exact_crossing_tick_once_per_crossing() -> N
 
 def test_a_comparison_already_true_is_not_a_crossing_and_hold_time_waits() -> None:
     f = _bathroom()
-    f.add_automation({"name": "already", "trigger": {"kind": "state", "condition": {
-        "room_id": "bath", "variable": "humidity", "op": ">", "value": 4000}}, "actions": [_on("lamp")]})
-    held = f.add_automation({"name": "held", "trigger": {"kind": "state", "condition": {
-        "room_id": "bath", "variable": "humidity", "op": ">", "value": 5100, "for_s": 600}},
-        "actions": [_on("lamp")]})
+    f.add_automation(
+        {
+            "name": "already",
+            "trigger": {
+                "kind": "state",
+                "condition": {"room_id": "bath", "variable": "humidity", "op": ">", "value": 4000},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
+    held = f.add_automation(
+        {
+            "name": "held",
+            "trigger": {
+                "kind": "state",
+                "condition": {"room_id": "bath", "variable": "humidity", "op": ">", "value": 5100, "for_s": 600},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
     events = _events(f)
     f.advance(7200)
     assert [e.rule_id for e in events] == [held.id]
@@ -97,8 +130,16 @@ def test_a_comparison_already_true_is_not_a_crossing_and_hold_time_waits() -> No
 
 def test_discrete_attribute_rule_fires_on_change_at_the_next_advance() -> None:
     f = fabric([("sw", "on_off_light", "hall"), ("lamp", "on_off_light", "hall")])
-    rule = f.add_automation({"name": "follow", "trigger": {"kind": "state", "condition": {
-        "device_id": "sw", "path": "1.OnOff.OnOff", "op": "==", "value": True}}, "actions": [_on("lamp")]})
+    rule = f.add_automation(
+        {
+            "name": "follow",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "sw", "path": "1.OnOff.OnOff", "op": "==", "value": True},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
     events = _events(f)
     f.advance(5)
     f.invoke("sw", 1, "OnOff", "On")
@@ -111,17 +152,24 @@ def test_discrete_attribute_rule_fires_on_change_at_the_next_advance() -> None:
 
 def test_time_and_state_rule_fires_only_when_its_condition_holds() -> None:
     f = fabric([("tv", "on_off_light", "living"), ("lamp", "on_off_light", "living")])
-    rule = f.add_automation({"name": "night off", "trigger": {"kind": "time", "cron": "0 0 23 * * ? *"},
-                             "conditions": [{"device_id": "tv", "path": "1.OnOff.OnOff", "op": "==", "value": True}],
-                             "actions": [_off("tv")]})
+    rule = f.add_automation(
+        {
+            "name": "night off",
+            "trigger": {"kind": "time", "cron": "0 0 23 * * ? *"},
+            "conditions": [{"device_id": "tv", "path": "1.OnOff.OnOff", "op": "==", "value": True}],
+            "actions": [_off("tv")],
+        }
+    )
     assert f.automation_status(rule.id)["kind"] == "time_and_state"
     assert f.next_automation_firing(rule.id) == "2025-08-23 23:00:00.0"
     events = _events(f)
     f.run_until("2025-08-24 00:00:00")  # the tv is off at 23:00: skipped
     f.invoke("tv", 1, "OnOff", "On")
     f.run_until("2025-08-25 00:00:00")  # on at 23:00: fired, the tv is off again
-    assert [(e.kind, e.time) for e in events] == [("skipped", "2025-08-23 23:00:00.0"),
-                                                  ("fired", "2025-08-24 23:00:00.0")]
+    assert [(e.kind, e.time) for e in events] == [
+        ("skipped", "2025-08-23 23:00:00.0"),
+        ("fired", "2025-08-24 23:00:00.0"),
+    ]
     assert "1.OnOff.OnOff == True" in events[0].error["message"]
     assert f.read("tv", 1, "OnOff", "OnOff") is False
     assert f.automation(rule.id).last_fired == "2025-08-24 23:00:00"
@@ -129,10 +177,12 @@ def test_time_and_state_rule_fires_only_when_its_condition_holds() -> None:
 
 def test_one_off_cron_with_a_year_fires_once_and_disabled_rules_do_not_fire() -> None:
     f = fabric([("lamp", "on_off_light", "hall")])
-    once = f.add_automation({"name": "tonight", "trigger": {"kind": "time", "cron": "0 0 22 23 8 ? 2025"},
-                             "actions": [_on("lamp")]})
-    daily = f.add_automation({"name": "daily", "trigger": {"kind": "time", "cron": "0 0 10 * * ?"},
-                              "actions": [_off("lamp")]})
+    once = f.add_automation(
+        {"name": "tonight", "trigger": {"kind": "time", "cron": "0 0 22 23 8 ? 2025"}, "actions": [_on("lamp")]}
+    )
+    daily = f.add_automation(
+        {"name": "daily", "trigger": {"kind": "time", "cron": "0 0 10 * * ?"}, "actions": [_off("lamp")]}
+    )
     f.disable_automation(daily.id)
     assert f.next_automation_firing(daily.id) is None
     f.advance(3 * 86400)
@@ -147,13 +197,19 @@ def test_simultaneous_firings_run_in_creation_order() -> None:
     f = fabric([("light", "dimmable_light", "hall")], attributes={"light": {"1.OnOff.OnOff": True}})
 
     def level(value: int) -> dict[str, Any]:
-        return {"kind": "invoke", "device_id": "light", "endpoint": 1, "cluster": "LevelControl",
-                "command": "MoveToLevel", "args": {"level": value, "transitionTime": 0, "optionsMask": 0,
-                                                   "optionsOverride": 0}}
+        return {
+            "kind": "invoke",
+            "device_id": "light",
+            "endpoint": 1,
+            "cluster": "LevelControl",
+            "command": "MoveToLevel",
+            "args": {"level": value, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0},
+        }
 
     first = f.add_automation({"name": "a", "trigger": {"kind": "time", "cron": "0 0 10 * * ?"}, "actions": [level(50)]})
-    second = f.add_automation({"name": "b", "trigger": {"kind": "time", "cron": "0 0 10 ? * *"},
-                               "actions": [level(200)]})
+    second = f.add_automation(
+        {"name": "b", "trigger": {"kind": "time", "cron": "0 0 10 ? * *"}, "actions": [level(200)]}
+    )
     events = _events(f)
     f.run_until("2025-08-23 10:00:00")
     assert [e.rule_id for e in events] == [first.id, second.id]
@@ -162,10 +218,26 @@ def test_simultaneous_firings_run_in_creation_order() -> None:
 
 def test_a_rule_that_retriggers_itself_is_cut_and_reported() -> None:
     f = fabric([("lamp", "on_off_light", "hall")])
-    on = f.add_automation({"name": "on when off", "trigger": {"kind": "state", "condition": {
-        "device_id": "lamp", "path": "1.OnOff.OnOff", "op": "==", "value": False}}, "actions": [_on("lamp")]})
-    off = f.add_automation({"name": "off when on", "trigger": {"kind": "state", "condition": {
-        "device_id": "lamp", "path": "1.OnOff.OnOff", "op": "==", "value": True}}, "actions": [_off("lamp")]})
+    on = f.add_automation(
+        {
+            "name": "on when off",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "lamp", "path": "1.OnOff.OnOff", "op": "==", "value": False},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
+    off = f.add_automation(
+        {
+            "name": "off when on",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "lamp", "path": "1.OnOff.OnOff", "op": "==", "value": True},
+            },
+            "actions": [_off("lamp")],
+        }
+    )
     events = _events(f)
     f.invoke("lamp", 1, "OnOff", "On")
     f.advance(0)  # terminates: the guard cuts the ping-pong
@@ -178,10 +250,19 @@ def test_a_rule_that_retriggers_itself_is_cut_and_reported() -> None:
 
 def test_rules_survive_save_and_load(tmp_path: Path) -> None:
     f = _bathroom()
-    cron = f.add_automation({"name": "weekday", "trigger": {"kind": "time", "cron": "0 30 7 ? * MON-FRI *"},
-                             "actions": [_on("lamp")]})
-    state = f.add_automation({"name": "humid", "trigger": {"kind": "state", "condition": {
-        "room_id": "bath", "variable": "humidity", "op": ">", "value": 5100}}, "actions": [_on("lamp")]})
+    cron = f.add_automation(
+        {"name": "weekday", "trigger": {"kind": "time", "cron": "0 30 7 ? * MON-FRI *"}, "actions": [_on("lamp")]}
+    )
+    state = f.add_automation(
+        {
+            "name": "humid",
+            "trigger": {
+                "kind": "state",
+                "condition": {"room_id": "bath", "variable": "humidity", "op": ">", "value": 5100},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
     f.disable_automation(cron.id)
     path = tmp_path / "home.json"
     f.save(str(path))
@@ -192,8 +273,9 @@ def test_rules_survive_save_and_load(tmp_path: Path) -> None:
     loaded.advance(3600)
     f.advance(3600)
     assert loaded.automation(state.id).last_fired == f.automation(state.id).last_fired is not None
-    new = loaded.add_automation({"name": "new", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"},
-                                 "actions": [_off("lamp")]})
+    new = loaded.add_automation(
+        {"name": "new", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": [_off("lamp")]}
+    )
     assert new.id not in (cron.id, state.id)
 
 
@@ -203,22 +285,54 @@ def test_a_home_without_rules_saves_the_same_bytes_as_before(tmp_path: Path) -> 
     assert '"automations"' not in (tmp_path / "home.json").read_text()
 
 
-@pytest.mark.parametrize(("spec", "code", "fragment"), [
-    ({"name": "x", "trigger": {"kind": "time", "cron": "0 0 25 * * ?"}, "actions": [_on("lamp")]},
-     "VALIDATION_ERROR", "hours value 25 is outside 0-23"),
-    ({"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": [_on("lamb")]},
-     "DEVICE_NOT_FOUND", "actions[0]: no device 'lamb'"),
-    ({"name": "x", "trigger": {"kind": "state", "condition": {"device_id": "lamp", "path": "1.OnOff.Brightness",
-                                                              "op": ">", "value": 3}}, "actions": [_on("lamp")]},
-     "ATTRIBUTE_NOT_FOUND", "trigger.condition"),
-    ({"name": "x", "trigger": {"kind": "state", "condition": {"room_id": "hall", "variable": "noise", "op": ">",
-                                                              "value": 3}}, "actions": [_on("lamp")]},
-     "VALIDATION_ERROR", "variable"),
-    ({"name": "x", "trigger": {"kind": "sunset"}, "actions": [_on("lamp")]}, "VALIDATION_ERROR", "'time', 'state'"),
-    ({"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": []}, "VALIDATION_ERROR", "actions"),
-])
-def test_bad_rules_are_refused_with_the_cause_and_nothing_changes(spec: dict[str, Any], code: str,
-                                                                  fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("spec", "code", "fragment"),
+    [
+        (
+            {"name": "x", "trigger": {"kind": "time", "cron": "0 0 25 * * ?"}, "actions": [_on("lamp")]},
+            "VALIDATION_ERROR",
+            "hours value 25 is outside 0-23",
+        ),
+        (
+            {"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": [_on("lamb")]},
+            "DEVICE_NOT_FOUND",
+            "actions[0]: no device 'lamb'",
+        ),
+        (
+            {
+                "name": "x",
+                "trigger": {
+                    "kind": "state",
+                    "condition": {"device_id": "lamp", "path": "1.OnOff.Brightness", "op": ">", "value": 3},
+                },
+                "actions": [_on("lamp")],
+            },
+            "ATTRIBUTE_NOT_FOUND",
+            "trigger.condition",
+        ),
+        (
+            {
+                "name": "x",
+                "trigger": {
+                    "kind": "state",
+                    "condition": {"room_id": "hall", "variable": "noise", "op": ">", "value": 3},
+                },
+                "actions": [_on("lamp")],
+            },
+            "VALIDATION_ERROR",
+            "variable",
+        ),
+        ({"name": "x", "trigger": {"kind": "sunset"}, "actions": [_on("lamp")]}, "VALIDATION_ERROR", "'time', 'state'"),
+        (
+            {"name": "x", "trigger": {"kind": "time", "cron": "0 0 8 * * ?"}, "actions": []},
+            "VALIDATION_ERROR",
+            "actions",
+        ),
+    ],
+)
+def test_bad_rules_are_refused_with_the_cause_and_nothing_changes(
+    spec: dict[str, Any], code: str, fragment: str
+) -> None:
     f = fabric([("lamp", "on_off_light", "hall")])
     with pytest.raises(HomeError) as refused:
         f.add_automation(spec)
@@ -256,8 +370,9 @@ def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
     from emulator.workflows import WorkflowStep
 
     def home() -> EmulatedHome:
-        f = fabric([("hum", "humidifier", "bath"), ("lamp", "dimmable_light", "bath")],
-                   rooms={"bath": {"humidity": 5000}})
+        f = fabric(
+            [("hum", "humidifier", "bath"), ("lamp", "dimmable_light", "bath")], rooms={"bath": {"humidity": 5000}}
+        )
         f.invoke("hum", 1, "OnOff", "On")
         f.write("hum", 1, "FanControl", "PercentSetting", 100)
         for second in range(7, 1200, 13):
@@ -266,8 +381,16 @@ def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
         return f
 
     f = home()
-    rule = f.add_automation({"name": "humid", "trigger": {"kind": "state", "condition": {
-        "room_id": "bath", "variable": "humidity", "op": ">=", "value": 5120}}, "actions": [_on("lamp")]})
+    rule = f.add_automation(
+        {
+            "name": "humid",
+            "trigger": {
+                "kind": "state",
+                "condition": {"room_id": "bath", "variable": "humidity", "op": ">=", "value": 5120},
+            },
+            "actions": [_on("lamp")],
+        }
+    )
     events = _events(f)
     f.advance(3600)
     stepped = home()

@@ -49,10 +49,22 @@ QUARTZ_EXAMPLES = [
     ("0 0 0 1W * ?", datetime(2024, 5, 31), ["2024-06-03 00:00:00"]),  # 1 Jun 2024 is a Saturday: not May 31
     ("0 0 0 LW * ?", START, ["2024-06-28 00:00:00", "2024-07-31 00:00:00", "2024-08-30 00:00:00"]),
     ("0 /35 * * * ?", START, ["2024-06-27 21:35:00", "2024-06-27 22:00:00"]),  # /35 = 0 and 35
-    ("0 0 9 ? * FRI-MON", START, ["2024-06-28 09:00:00", "2024-06-29 09:00:00", "2024-06-30 09:00:00",
-                                  "2024-07-01 09:00:00", "2024-07-05 09:00:00"]),
-    ("0 0 23-1 * * ?", START, ["2024-06-27 23:00:00", "2024-06-28 00:00:00", "2024-06-28 01:00:00",
-                               "2024-06-28 23:00:00"]),
+    (
+        "0 0 9 ? * FRI-MON",
+        START,
+        [
+            "2024-06-28 09:00:00",
+            "2024-06-29 09:00:00",
+            "2024-06-30 09:00:00",
+            "2024-07-01 09:00:00",
+            "2024-07-05 09:00:00",
+        ],
+    ),
+    (
+        "0 0 23-1 * * ?",
+        START,
+        ["2024-06-27 23:00:00", "2024-06-28 00:00:00", "2024-06-28 01:00:00", "2024-06-28 23:00:00"],
+    ),
     ("0 0 12 ? JAN,JUL 1#1", START, ["2024-07-07 12:00:00", "2025-01-05 12:00:00"]),  # first Sunday
     ("30 45 6 ? * 2,4,6", START, ["2024-06-28 06:45:30", "2024-07-01 06:45:30", "2024-07-03 06:45:30"]),
     ("0 0 12 ? * L", START, ["2024-06-29 12:00:00"]),  # L alone in day-of-week = 7 = Saturday
@@ -61,8 +73,9 @@ QUARTZ_EXAMPLES = [
 
 
 @pytest.mark.parametrize(("expression", "start", "expected"), QUARTZ_EXAMPLES)
-def test_quartz_examples_give_their_documented_firing_times(expression: str, start: datetime,
-                                                            expected: list[str | None]) -> None:
+def test_quartz_examples_give_their_documented_firing_times(
+    expression: str, start: datetime, expected: list[str | None]
+) -> None:
     assert _next(expression, start, len(expected)) == expected
 
 
@@ -74,17 +87,20 @@ def test_firings_lists_the_window_and_matches_agrees() -> None:
     assert not schedule.matches(datetime(2024, 6, 29, 7, 30))  # a Saturday
 
 
-@pytest.mark.parametrize(("expression", "fragment"), [
-    ("0 0 12 * *", "has 5 fields"),
-    ("0 0 12 * * * *", "exactly one of day-of-month"),
-    ("0 0 12 ? * ? *", "exactly one of day-of-month"),
-    ("0 60 12 * * ?", "minutes value 60 is outside 0-59"),
-    ("0 0 12 ? * FUN", "day-of-week value 'FUN' is not a number"),
-    ("0 0 12 ? * 6#7", "must be 1-5"),
-    ("0 0/0 12 * * ?", "must be a positive integer"),
-    ("0 0 12 * * ? 1969", "year value 1969 is outside 1970-2099"),
-    ("0 0 12 L,3 * ?", "cannot be combined"),
-])
+@pytest.mark.parametrize(
+    ("expression", "fragment"),
+    [
+        ("0 0 12 * *", "has 5 fields"),
+        ("0 0 12 * * * *", "exactly one of day-of-month"),
+        ("0 0 12 ? * ? *", "exactly one of day-of-month"),
+        ("0 60 12 * * ?", "minutes value 60 is outside 0-59"),
+        ("0 0 12 ? * FUN", "day-of-week value 'FUN' is not a number"),
+        ("0 0 12 ? * 6#7", "must be 1-5"),
+        ("0 0/0 12 * * ?", "must be a positive integer"),
+        ("0 0 12 * * ? 1969", "year value 1969 is outside 1970-2099"),
+        ("0 0 12 L,3 * ?", "cannot be combined"),
+    ],
+)
 def test_bad_expressions_name_the_field_and_the_allowed_values(expression: str, fragment: str) -> None:
     with pytest.raises(CronError, match=fragment):
         parse_cron(expression)

@@ -38,8 +38,9 @@ def test_a_generated_home_is_dark_at_night_and_bright_at_noon() -> None:
 
 
 def test_window_coverings_dim_the_daylight() -> None:
-    fabric = EmulatedHome(home([("blind", "window_covering_controller", "hall")], extensions=SUN,
-                         rooms={"hall": {"illuminance": 800}}))
+    fabric = EmulatedHome(
+        home([("blind", "window_covering_controller", "hall")], extensions=SUN, rooms={"hall": {"illuminance": 800}})
+    )
     open_lux = lux_at(fabric, "hall", "2025-08-23 12:00:00")
     fabric.invoke("blind", 1, "WindowCovering", "DownOrClose")
     fabric.advance(120)
@@ -48,8 +49,12 @@ def test_window_coverings_dim_the_daylight() -> None:
 
 def test_the_season_and_the_latitude_shape_the_day() -> None:
     def day_length(latitude: float, day: date) -> float:
-        return sum(KNOT_S for k in range(96) if sun_sine(datetime.combine(day, datetime.min.time())
-                                                           .replace(hour=k // 4, minute=15 * (k % 4)), latitude) > 0)
+        return sum(
+            KNOT_S
+            for k in range(96)
+            if sun_sine(datetime.combine(day, datetime.min.time()).replace(hour=k // 4, minute=15 * (k % 4)), latitude)
+            > 0
+        )
 
     assert day_length(60.0, date(2025, 6, 21)) > day_length(60.0, date(2025, 12, 21)) + 8 * 3600
     assert day_length(0.0, date(2025, 6, 21)) == pytest.approx(12 * 3600, abs=3600)
@@ -90,8 +95,15 @@ def test_imported_simuhome_homes_keep_constant_daylight() -> None:
     assert fabric.room_state(room)["illuminance"] == before
 
 
-OUTDOOR = {"physics": {"daylight": "sun", "latitude_deg": 48.0, "outdoor": "daily", "outdoor_mean": 2000,
-                       "outdoor_amplitude": 800}}
+OUTDOOR = {
+    "physics": {
+        "daylight": "sun",
+        "latitude_deg": 48.0,
+        "outdoor": "daily",
+        "outdoor_mean": 2000,
+        "outdoor_amplitude": 800,
+    }
+}
 
 
 def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
@@ -109,8 +121,11 @@ def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
 
 
 def test_the_outdoor_swing_stays_exact_and_costs_events_per_knot_only() -> None:
-    config = home([("sensor", "climate_sensor", "hall"), ("ac", "air_conditioner", "hall")], extensions=OUTDOOR,
-                  rooms={"hall": {"temperature": 2600}})
+    config = home(
+        [("sensor", "climate_sensor", "hall"), ("ac", "air_conditioner", "hall")],
+        extensions=OUTDOOR,
+        rooms={"hall": {"temperature": 2600}},
+    )
     once, stepped = EmulatedHome(config), EmulatedHome(config)
     for fabric in (once, stepped):
         fabric.invoke("ac", 1, "OnOff", "On")

@@ -47,8 +47,13 @@ def test_double_press_is_initial_press_release_ongoing_and_complete_events() -> 
     assert switch.read("CurrentPosition") == 1
     _run(clock, 2)
     assert [(t, name) for t, name, _ in events] == [
-        (0.0, "InitialPress"), (0.2, "ShortRelease"), (0.5, "InitialPress"), (0.5, "MultiPressOngoing"),
-        (0.7, "ShortRelease"), (1.2, "MultiPressComplete")]
+        (0.0, "InitialPress"),
+        (0.2, "ShortRelease"),
+        (0.5, "InitialPress"),
+        (0.5, "MultiPressOngoing"),
+        (0.7, "ShortRelease"),
+        (1.2, "MultiPressComplete"),
+    ]
     assert events[-1][2] == {"previousPosition": 1, "totalNumberOfPressesCounted": 2}
     assert switch.read("CurrentPosition") == 0
 
@@ -79,8 +84,14 @@ def test_switch_refuses_overlapping_or_impossible_presses() -> None:
 def test_switch_event_list_follows_its_features() -> None:
     device, _ = _device("generic_switch")
     switch = device.cluster(1, "Switch")
-    assert set(switch.supported_events()) == {"InitialPress", "LongPress", "ShortRelease", "LongRelease",
-                                              "MultiPressOngoing", "MultiPressComplete"}
+    assert set(switch.supported_events()) == {
+        "InitialPress",
+        "LongPress",
+        "ShortRelease",
+        "LongRelease",
+        "MultiPressOngoing",
+        "MultiPressComplete",
+    }
     assert len(switch.read("EventList")) == 6
 
 
@@ -100,8 +111,10 @@ def test_valve_opens_for_its_duration_then_closes_by_itself_and_the_flow_follows
     assert valve.read("TargetState") == 0 and valve.read("RemainingDuration") is None
     _run(clock, 3)
     assert valve.read("CurrentState") == 0 and meter.read("MeasuredValue") == 0
-    assert [(t, name, f["valveState"]) for t, name, f in events] == [(3.0, "ValveStateChanged", 1),
-                                                                     (63.0, "ValveStateChanged", 0)]
+    assert [(t, name, f["valveState"]) for t, name, f in events] == [
+        (3.0, "ValveStateChanged", 1),
+        (63.0, "ValveStateChanged", 0),
+    ]
 
 
 def test_valve_open_without_duration_uses_default_and_close_stops_it() -> None:
@@ -123,8 +136,9 @@ def test_valve_open_without_duration_uses_default_and_close_stops_it() -> None:
 
 def test_pump_speed_flow_and_pressure_follow_on_off_and_operation_mode() -> None:
     device, _ = _device("pump")
-    pump, flow, pressure = (device.cluster(1, c) for c in ("PumpConfigurationAndControl", "FlowMeasurement",
-                                                           "PressureMeasurement"))
+    pump, flow, pressure = (
+        device.cluster(1, c) for c in ("PumpConfigurationAndControl", "FlowMeasurement", "PressureMeasurement")
+    )
     assert (pump.read("Speed"), pump.read("Capacity"), flow.read("MeasuredValue")) == (0, 0, 0)
     device.cluster(1, "OnOff").invoke("On", {})
     assert pump.read("Speed") == 2000 and pump.read("PumpStatus") & 0x20
@@ -147,8 +161,9 @@ def test_evse_session_charges_until_the_vehicle_is_full() -> None:
     events = _events(evse, clock)
     assert evse.plug_in(demand_mWh=7_360_000) == 0  # 7.36 kWh: two hours at 16 A
     assert evse.read("State") == 2  # PluggedInDemand: nothing flows until charging is enabled
-    evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000,
-                                   "MaximumChargeCurrent": 16000})
+    evse.invoke(
+        "EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000}
+    )
     assert evse.read("State") == 3 and meter.read("ActivePower") == 3_680_000
     _run(clock, 3600)
     assert evse.read("SessionEnergyCharged") == 3_680_000 and evse.read("SessionDuration") == 3600
@@ -158,8 +173,12 @@ def test_evse_session_charges_until_the_vehicle_is_full() -> None:
     energy.flush()
     assert energy.read("CumulativeEnergyImported")["energy"] == 7_360_000
     evse.unplug()
-    assert [name for _, name, _ in events] == ["EVConnected", "EnergyTransferStarted", "EnergyTransferStopped",
-                                               "EVNotDetected"]
+    assert [name for _, name, _ in events] == [
+        "EVConnected",
+        "EnergyTransferStarted",
+        "EnergyTransferStopped",
+        "EVNotDetected",
+    ]
     stopped, gone = events[2][2], events[3][2]
     assert stopped["reason"] == 0 and stopped["energyTransferred"] == 7_360_000  # EVStopped
     assert gone["sessionDuration"] == 7200 and gone["sessionEnergyCharged"] == 7_360_000
@@ -171,11 +190,14 @@ def test_evse_disable_stops_the_transfer_and_limits_are_checked() -> None:
     events = _events(evse, clock)
     evse.plug_in()
     with pytest.raises(HomeError) as error:
-        evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 16000,
-                                       "MaximumChargeCurrent": 8000})
+        evse.invoke(
+            "EnableCharging",
+            {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 16000, "MaximumChargeCurrent": 8000},
+        )
     assert error.value.status == Status.CONSTRAINT_ERROR and evse.read("SupplyState") == 0
-    evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000,
-                                   "MaximumChargeCurrent": 64000})
+    evse.invoke(
+        "EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 64000}
+    )
     assert evse.read("MaximumChargeCurrent") == 32000  # capped by the circuit
     _run(clock, 600)
     evse.invoke("Disable", {})
@@ -213,7 +235,8 @@ def test_battery_follows_the_end_of_a_power_adjustment() -> None:
     esa.invoke("PowerAdjustRequest", {"Power": 2_000_000, "Duration": 600, "Cause": 0})
     _run(clock, 600)
     assert meter.read("ActivePower") == 0 and device.cluster(1, "PowerSource").read("BatPercentRemaining") == round(
-        200 * (5_000_000 + 2_000_000 * 600 / 3600 * 0.95) / BATTERY_CAPACITY_MWH)
+        200 * (5_000_000 + 2_000_000 * 600 / 3600 * 0.95) / BATTERY_CAPACITY_MWH
+    )
 
 
 def test_solar_output_follows_the_sun_and_exports_energy() -> None:
@@ -266,8 +289,14 @@ def test_cook_surface_heats_towards_its_level_while_on() -> None:
 
 # ----------------------------------------------------------------------------------------------- world acts
 def test_world_acts_drive_buttons_chargers_and_water_detectors_and_refuse_the_wrong_device() -> None:
-    home = fabric([("button", "generic_switch", "hall"), ("car", "evse", "garage"),
-                   ("leak", "water_leak_detector", "kitchen"), ("rain", "rain_sensor", "garden")])
+    home = fabric(
+        [
+            ("button", "generic_switch", "hall"),
+            ("car", "evse", "garage"),
+            ("leak", "water_leak_detector", "kitchen"),
+            ("rain", "rain_sensor", "garden"),
+        ]
+    )
     assert press_button(home, "button", 3) == pytest.approx(1.7)
     with pytest.raises(HomeError) as busy:
         press_button(home, "button")
@@ -283,8 +312,11 @@ def test_world_acts_drive_buttons_chargers_and_water_detectors_and_refuse_the_wr
     sense_water(home, "rain", True)
     assert home.read("leak", 1, "BooleanState", "StateValue") is True
     before = home.snapshot()
-    for act in (lambda: sense_water(home, "button", True), lambda: press_button(home, "leak"),
-                lambda: plug_in_vehicle(home, "rain")):
+    for act in (
+        lambda: sense_water(home, "button", True),
+        lambda: press_button(home, "leak"),
+        lambda: plug_in_vehicle(home, "rain"),
+    ):
         with pytest.raises(HomeError) as wrong:
             act()
         assert wrong.value.code == "WRONG_DEVICE_TYPE"
@@ -296,8 +328,13 @@ def test_a_home_saved_mid_session_resumes_the_charger_and_the_valve() -> None:
 
     home = fabric([("car", "evse", "garage"), ("main", "water_valve", "utility")])
     plug_in_vehicle(home, "car", demand_kWh=5)
-    home.invoke("car", 1, "EnergyEvse", "EnableCharging", {"ChargingEnabledUntil": None,
-                                                           "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000})
+    home.invoke(
+        "car",
+        1,
+        "EnergyEvse",
+        "EnableCharging",
+        {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000},
+    )
     home.invoke("main", 1, "ValveConfigurationAndControl", "Open", {"OpenDuration": 600})
     home.advance(1.5)  # the valve is half-way open
     again = EmulatedHome(home.to_config())
@@ -324,19 +361,58 @@ def test_evse_mode_changes_to_its_modes_only() -> None:
 
 
 def test_a_button_press_triggers_an_automation_and_a_leak_closes_the_main_valve() -> None:
-    home = fabric([("button", "generic_switch", "hall"), ("lamp", "on_off_light", "hall"),
-                   ("leak", "water_leak_detector", "kitchen"), ("main", "water_valve", "utility")])
+    home = fabric(
+        [
+            ("button", "generic_switch", "hall"),
+            ("lamp", "on_off_light", "hall"),
+            ("leak", "water_leak_detector", "kitchen"),
+            ("main", "water_valve", "utility"),
+        ]
+    )
     home.invoke("main", 1, "ValveConfigurationAndControl", "Open", {})
-    home.add_automation({"name": "button lamp", "trigger": {"kind": "state", "condition": {
-        "device_id": "button", "path": "1.Switch.CurrentPosition", "op": "==", "value": 1}}, "actions": [
-        {"kind": "invoke", "device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle", "args": {}}]})
-    home.add_automation({"name": "leak shut-off", "trigger": {"kind": "state", "condition": {
-        "device_id": "leak", "path": "1.BooleanState.StateValue", "op": "==", "value": True}}, "actions": [
-        {"kind": "invoke", "device_id": "main", "endpoint": 1, "cluster": "ValveConfigurationAndControl",
-         "command": "Close", "args": {}}]})
+    home.add_automation(
+        {
+            "name": "button lamp",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "button", "path": "1.Switch.CurrentPosition", "op": "==", "value": 1},
+            },
+            "actions": [
+                {
+                    "kind": "invoke",
+                    "device_id": "lamp",
+                    "endpoint": 1,
+                    "cluster": "OnOff",
+                    "command": "Toggle",
+                    "args": {},
+                }
+            ],
+        }
+    )
+    home.add_automation(
+        {
+            "name": "leak shut-off",
+            "trigger": {
+                "kind": "state",
+                "condition": {"device_id": "leak", "path": "1.BooleanState.StateValue", "op": "==", "value": True},
+            },
+            "actions": [
+                {
+                    "kind": "invoke",
+                    "device_id": "main",
+                    "endpoint": 1,
+                    "cluster": "ValveConfigurationAndControl",
+                    "command": "Close",
+                    "args": {},
+                }
+            ],
+        }
+    )
     home.advance(5)
-    assert home.read("lamp", 1, "OnOff", "OnOff") is False and home.read("main", 1, "ValveConfigurationAndControl",
-                                                                        "CurrentState") == 1
+    assert (
+        home.read("lamp", 1, "OnOff", "OnOff") is False
+        and home.read("main", 1, "ValveConfigurationAndControl", "CurrentState") == 1
+    )
     press_button(home, "button")
     home.advance(1)
     assert home.read("lamp", 1, "OnOff", "OnOff") is True  # the press toggled it (once)
@@ -352,8 +428,9 @@ def test_an_energy_managers_power_adjustment_caps_the_charger_while_it_lasts() -
     meter = device.cluster(1, "ElectricalPowerMeasurement")
     events = _events(evse, clock)
     evse.plug_in()
-    evse.invoke("EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000,
-                                   "MaximumChargeCurrent": 32000})
+    evse.invoke(
+        "EnableCharging", {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 32000}
+    )
     assert meter.read("ActivePower") == 7_360_000
     esa.invoke("PowerAdjustRequest", {"Power": 2_300_000, "Duration": 600, "Cause": 0})
     assert meter.read("ActivePower") == 2_300_000 and evse.read("State") == 3  # 10 A, still charging

@@ -16,9 +16,15 @@ from emulator.scenarios import start_typical_day
 from emulator.workflows import WorkflowStep
 from tests.emulator.helpers import fabric
 
-DEVICES = [("ac", "air_conditioner", "living_room"), ("light", "dimmable_light", "living_room"),
-           ("dw", "dishwasher", "kitchen"), ("tv", "tv", "living_room"), ("hp", "heat_pump", "kitchen"),
-           ("blinds", "window_covering_controller", "living_room"), ("fridge", "refrigerator", "kitchen")]
+DEVICES = [
+    ("ac", "air_conditioner", "living_room"),
+    ("light", "dimmable_light", "living_room"),
+    ("dw", "dishwasher", "kitchen"),
+    ("tv", "tv", "living_room"),
+    ("hp", "heat_pump", "kitchen"),
+    ("blinds", "window_covering_controller", "living_room"),
+    ("fridge", "refrigerator", "kitchen"),
+]
 
 
 @pytest.fixture
@@ -35,31 +41,42 @@ def _refused(f: EmulatedHome, call: Any, code: str) -> HomeError:
     return caught.value
 
 
-@pytest.mark.parametrize(("call", "code", "allowed_hint"), [
-    (lambda f: f.invoke("nope", 1, "OnOff", "On"), "DEVICE_NOT_FOUND", None),
-    (lambda f: f.invoke("ac", 7, "OnOff", "On"), "ENDPOINT_NOT_FOUND", 1),
-    (lambda f: f.invoke("ac", 1, "LevelControl", "MoveToLevel", {"Level": 3}), "CLUSTER_NOT_FOUND", "OnOff"),
-    (lambda f: f.invoke("ac", 1, "OnOff", "Dim"), "COMMAND_NOT_FOUND", "Toggle"),
-    (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Lvl": 3}), "COMMAND_INVALID_ARGS", None),
-    (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Level": "high"}), "COMMAND_INVALID_ARGS", None),
-    (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Level": 300}), "CONSTRAINT_ERROR", None),
-    (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", ["Level", 3]), "COMMAND_INVALID_ARGS", None),
-    (lambda f: f.write("ac", 1, "OnOff", "OnOff", True), "READ_ONLY", None),
-    (lambda f: f.write("ac", 1, "FanControl", "PercentSetting", 40), "DEPENDENCY_VIOLATION", None),
-    (lambda f: f.invoke("ac", 1, "Thermostat", "SetpointRaiseLower", {"Mode": 0, "Amount": 5}),
-     "DEPENDENCY_VIOLATION", None),
-    (lambda f: f.write("hp", 4, "Thermostat", "OccupiedHeatingSetpoint", 3500), "CONSTRAINT_ERROR", None),
-    (lambda f: f.write("hp", 4, "Thermostat", "SystemMode", "warm"), "CONSTRAINT_ERROR", None),
-    (lambda f: f.read("ac", 1, "OnOff", "Brightness"), "ATTRIBUTE_NOT_FOUND", "OnOff"),
-    (lambda f: f.read_path("ac", "1.OnOff"), "INVALID_ARGUMENT", None),
-    (lambda f: f.invoke("tv", 1, "Channel", "SkipChannel", {"Count": 1}), "DEPENDENCY_VIOLATION", None),
-    (lambda f: f.invoke("dw", 1, "OperationalState", "Start"), "DEPENDENCY_VIOLATION", None),
-    (lambda f: f.room_state("attic"), "ROOM_NOT_FOUND", "kitchen"),
-    (lambda f: f.advance(-1), "INVALID_ARGUMENT", None),
-    (lambda f: f.set_room_state("kitchen", "noise", 3), "INVALID_ARGUMENT", "pm10"),
-])
-def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(home: EmulatedHome, call: Any, code: str,
-                                                                      allowed_hint: Any) -> None:
+@pytest.mark.parametrize(
+    ("call", "code", "allowed_hint"),
+    [
+        (lambda f: f.invoke("nope", 1, "OnOff", "On"), "DEVICE_NOT_FOUND", None),
+        (lambda f: f.invoke("ac", 7, "OnOff", "On"), "ENDPOINT_NOT_FOUND", 1),
+        (lambda f: f.invoke("ac", 1, "LevelControl", "MoveToLevel", {"Level": 3}), "CLUSTER_NOT_FOUND", "OnOff"),
+        (lambda f: f.invoke("ac", 1, "OnOff", "Dim"), "COMMAND_NOT_FOUND", "Toggle"),
+        (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Lvl": 3}), "COMMAND_INVALID_ARGS", None),
+        (
+            lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Level": "high"}),
+            "COMMAND_INVALID_ARGS",
+            None,
+        ),
+        (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", {"Level": 300}), "CONSTRAINT_ERROR", None),
+        (lambda f: f.invoke("light", 1, "LevelControl", "MoveToLevel", ["Level", 3]), "COMMAND_INVALID_ARGS", None),
+        (lambda f: f.write("ac", 1, "OnOff", "OnOff", True), "READ_ONLY", None),
+        (lambda f: f.write("ac", 1, "FanControl", "PercentSetting", 40), "DEPENDENCY_VIOLATION", None),
+        (
+            lambda f: f.invoke("ac", 1, "Thermostat", "SetpointRaiseLower", {"Mode": 0, "Amount": 5}),
+            "DEPENDENCY_VIOLATION",
+            None,
+        ),
+        (lambda f: f.write("hp", 4, "Thermostat", "OccupiedHeatingSetpoint", 3500), "CONSTRAINT_ERROR", None),
+        (lambda f: f.write("hp", 4, "Thermostat", "SystemMode", "warm"), "CONSTRAINT_ERROR", None),
+        (lambda f: f.read("ac", 1, "OnOff", "Brightness"), "ATTRIBUTE_NOT_FOUND", "OnOff"),
+        (lambda f: f.read_path("ac", "1.OnOff"), "INVALID_ARGUMENT", None),
+        (lambda f: f.invoke("tv", 1, "Channel", "SkipChannel", {"Count": 1}), "DEPENDENCY_VIOLATION", None),
+        (lambda f: f.invoke("dw", 1, "OperationalState", "Start"), "DEPENDENCY_VIOLATION", None),
+        (lambda f: f.room_state("attic"), "ROOM_NOT_FOUND", "kitchen"),
+        (lambda f: f.advance(-1), "INVALID_ARGUMENT", None),
+        (lambda f: f.set_room_state("kitchen", "noise", 3), "INVALID_ARGUMENT", "pm10"),
+    ],
+)
+def test_bad_input_is_refused_with_a_named_cause_and_no_state_change(
+    home: EmulatedHome, call: Any, code: str, allowed_hint: Any
+) -> None:
     error = _refused(home, call, code)
     assert error.message
     if allowed_hint is not None:
@@ -95,7 +112,8 @@ def test_event_bus_reports_changes_with_virtual_time(home: EmulatedHome) -> None
     home.advance(5)
     home.invoke("light", 1, "OnOff", "On")
     assert ("light", 1, "OnOff", "OnOff", False, True, 50) in [
-        (e.device_id, e.endpoint, e.cluster, e.attribute, e.old, e.new, e.tick) for e in events]
+        (e.device_id, e.endpoint, e.cluster, e.attribute, e.old, e.new, e.tick) for e in events
+    ]
     assert events[-1].time.startswith("2025-08-23 09:00:05")
     unsubscribe()
     count = len(events)
@@ -131,8 +149,9 @@ def test_snapshot_diff_names_exactly_what_changed(home: EmulatedHome) -> None:
 
 def test_workflows_are_validated_when_scheduled(home: EmulatedHome) -> None:
     with pytest.raises(HomeError) as bad_arg:
-        home.schedule("2025-08-23 09:10:00", [WorkflowStep("invoke", "light", 1, "LevelControl", "MoveToLevel",
-                                                           {"Level": 999})])
+        home.schedule(
+            "2025-08-23 09:10:00", [WorkflowStep("invoke", "light", 1, "LevelControl", "MoveToLevel", {"Level": 999})]
+        )
     assert bad_arg.value.code == "CONSTRAINT_ERROR" and "step 0" in bad_arg.value.message
     with pytest.raises(HomeError) as past:
         home.schedule("2025-08-23 08:00:00", [WorkflowStep("invoke", "light", 1, "OnOff", "On")])
@@ -145,10 +164,13 @@ def test_workflows_are_validated_when_scheduled(home: EmulatedHome) -> None:
 
 def test_workflows_run_on_time_record_failures_and_cancel(home: EmulatedHome) -> None:
     good = home.schedule("2025-08-23 09:10:00", [WorkflowStep("invoke", "light", 1, "OnOff", "On")], "lights")
-    failing = home.schedule("2025-08-23 09:10:00", [
-        WorkflowStep("invoke", "light", 1, "OnOff", "Off"),
-        WorkflowStep("write", "ac", 1, "FanControl", "PercentSetting", value=50),  # AC is off → refused then
-    ])
+    failing = home.schedule(
+        "2025-08-23 09:10:00",
+        [
+            WorkflowStep("invoke", "light", 1, "OnOff", "Off"),
+            WorkflowStep("write", "ac", 1, "FanControl", "PercentSetting", value=50),  # AC is off → refused then
+        ],
+    )
     cancelled = home.schedule("2025-08-23 09:20:00", [WorkflowStep("invoke", "light", 1, "OnOff", "On")])
     home.cancel(cancelled.workflow_id)
     home.advance(599.9)
@@ -261,8 +283,10 @@ def _count_energy(home: EmulatedHome) -> None:
 def _boot_free(state: Any) -> str:
     """The state as JSON without energy timestamps: they are Matter systime, time since the device booted, and a
     restored home boots at the moment it was saved (the energy counted is compared, to the mWh)."""
+
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
             return {k: (None if k.endswith("Systime") else walk(v)) for k, v in value.items()}
         return [walk(v) for v in value] if isinstance(value, list) else value
+
     return json.dumps(walk(state), sort_keys=True)

@@ -16,8 +16,10 @@ FAN_TYPES = ("fan", "air_purifier", "humidifier", "dehumidifier", "air_condition
 
 
 def fan_state(fabric: EmulatedHome, device_id: str) -> tuple[int, int | None, int]:
-    return tuple(fabric.read(device_id, 1, "FanControl", name)  # type: ignore[return-value]
-                 for name in ("FanMode", "PercentSetting", "PercentCurrent"))
+    return tuple(
+        fabric.read(device_id, 1, "FanControl", name)  # type: ignore[return-value]
+        for name in ("FanMode", "PercentSetting", "PercentCurrent")
+    )
 
 
 def assert_consistent(mode: int, setting: int | None, current: int) -> None:
@@ -42,8 +44,11 @@ def test_a_generated_running_ac_changes_its_room() -> None:
     for seed in range(1, 30):
         fabric = EmulatedHome(generate_home("complex", seed))
         for device in fabric.devices():
-            if (device.device_type == "air_conditioner" and fabric.read(device.device_id, 1, "OnOff", "OnOff")
-                    and fabric.read(device.device_id, 1, "Thermostat", "SystemMode") == 3):
+            if (
+                device.device_type == "air_conditioner"
+                and fabric.read(device.device_id, 1, "OnOff", "OnOff")
+                and fabric.read(device.device_id, 1, "Thermostat", "SystemMode") == 3
+            ):
                 room = device.room_id
                 setpoint = fabric.read(device.device_id, 1, "Thermostat", "OccupiedCoolingSetpoint")
                 if fabric.room_state(room, exact=True)["temperature"] <= setpoint + 100:

@@ -76,15 +76,26 @@ def _home_script(tier: str, seed: int) -> str:
             for cluster, spec in endpoint["clusters"].items():
                 for name, attribute in spec["attributes"].items():
                     if attribute["writable"]:
-                        out.call(f"write {did} {ep}.{cluster}.{name} same", home.write, did, ep, cluster, name,
-                                 attribute["value"])
-                        out.call(f"write {did} {ep}.{cluster}.{name} bad", home.write, did, ep, cluster, name,
-                                 "not a value")
+                        out.call(
+                            f"write {did} {ep}.{cluster}.{name} same",
+                            home.write,
+                            did,
+                            ep,
+                            cluster,
+                            name,
+                            attribute["value"],
+                        )
+                        out.call(
+                            f"write {did} {ep}.{cluster}.{name} bad", home.write, did, ep, cluster, name, "not a value"
+                        )
                 for name, command in spec["commands"].items():
                     if not any(arg.get("required") for arg in command["arguments"]):
                         out.call(f"invoke {did} {ep}.{cluster}.{name}", home.invoke, did, ep, cluster, name, {})
-                        out.call(f"apply {did} {ep}.{cluster}.{name}", home.apply,
-                                 WorkflowStep.invoke(did, ep, cluster, name))
+                        out.call(
+                            f"apply {did} {ep}.{cluster}.{name}",
+                            home.apply,
+                            WorkflowStep.invoke(did, ep, cluster, name),
+                        )
         out.call(f"read {did} missing", home.read, did, 1, "NoSuchCluster", "X")
         out.call(f"invoke {did} missing", home.invoke, did, 1, "OnOff", "NoSuchCommand", {})
         out.call(f"invoke {did} bad args", home.invoke, did, 1, "OnOff", "On", [1])
@@ -94,32 +105,79 @@ def _home_script(tier: str, seed: int) -> str:
     lights = [d.device_id for d in home.devices() if d.device_type in ("on_off_light", "dimmable_light")]
     rooms = [room.room_id for room in home.rooms()]
     steps = [WorkflowStep.invoke(light, 1, "OnOff", "Toggle") for light in lights[:3]]
-    workflow = out.call("schedule", home.schedule, "2025-08-23 12:00:00" if tier == "simuhome" else home.now_text(),
-                        steps, "toggle lights")
+    workflow = out.call(
+        "schedule",
+        home.schedule,
+        "2025-08-23 12:00:00" if tier == "simuhome" else home.now_text(),
+        steps,
+        "toggle lights",
+    )
     later = home.time_text(home.tick + 600)
     workflow = out.call("schedule later", home.schedule, later, steps, "toggle lights later")
     second = out.call("schedule cancel", home.schedule, later, steps[:1], "to cancel")
     if second is not None:
         out.call("cancel", home.cancel, second.workflow_id)
     acs = [d.device_id for d in home.devices() if d.device_type == "air_conditioner"]
-    failing = out.call("schedule failing later", home.schedule, later, [
-        WorkflowStep.invoke(acs[0], 1, "OnOff", "Off"),
-        WorkflowStep.write(acs[0], 1, "FanControl", "PercentSetting", 55)])
+    failing = out.call(
+        "schedule failing later",
+        home.schedule,
+        later,
+        [
+            WorkflowStep.invoke(acs[0], 1, "OnOff", "Off"),
+            WorkflowStep.write(acs[0], 1, "FanControl", "PercentSetting", 55),
+        ],
+    )
     out.call("schedule refused", home.schedule, later, [WorkflowStep.write(lights[0], 1, "OnOff", "OnOff", 3)])
     if lights:
-        out.call("automation time", home.add_automation, {
-            "name": "every hour", "trigger": {"kind": "time", "cron": "0 0 * * * ? *"},
-            "actions": [{"kind": "invoke", "device_id": lights[0], "endpoint": 1, "cluster": "OnOff",
-                         "command": "Toggle"}]})
-        out.call("automation state", home.add_automation, {
-            "name": "warm room", "trigger": {"kind": "state", "condition": {
-                "room_id": rooms[0], "variable": "temperature", "op": "<", "value": 2700, "for_s": 60}},
-            "actions": [{"kind": "invoke", "device_id": lights[-1], "endpoint": 1, "cluster": "OnOff",
-                         "command": "On"}]})
-        out.call("automation refused", home.add_automation, {
-            "name": "bad", "trigger": {"kind": "time", "cron": "0 0 * * * ? *"},
-            "actions": [{"kind": "write", "device_id": lights[0], "endpoint": 1, "cluster": "OnOff",
-                         "attribute": "OnOff", "value": 1}]})
+        out.call(
+            "automation time",
+            home.add_automation,
+            {
+                "name": "every hour",
+                "trigger": {"kind": "time", "cron": "0 0 * * * ? *"},
+                "actions": [
+                    {"kind": "invoke", "device_id": lights[0], "endpoint": 1, "cluster": "OnOff", "command": "Toggle"}
+                ],
+            },
+        )
+        out.call(
+            "automation state",
+            home.add_automation,
+            {
+                "name": "warm room",
+                "trigger": {
+                    "kind": "state",
+                    "condition": {
+                        "room_id": rooms[0],
+                        "variable": "temperature",
+                        "op": "<",
+                        "value": 2700,
+                        "for_s": 60,
+                    },
+                },
+                "actions": [
+                    {"kind": "invoke", "device_id": lights[-1], "endpoint": 1, "cluster": "OnOff", "command": "On"}
+                ],
+            },
+        )
+        out.call(
+            "automation refused",
+            home.add_automation,
+            {
+                "name": "bad",
+                "trigger": {"kind": "time", "cron": "0 0 * * * ? *"},
+                "actions": [
+                    {
+                        "kind": "write",
+                        "device_id": lights[0],
+                        "endpoint": 1,
+                        "cluster": "OnOff",
+                        "attribute": "OnOff",
+                        "value": 1,
+                    }
+                ],
+            },
+        )
     for seconds in (0, 30, 600, 3600, 6 * 3600):
         out.call(f"advance {seconds}", home.advance, seconds)
         out.add(f"room states after {seconds}", {room: home.room_state(room) for room in rooms})
@@ -130,8 +188,14 @@ def _home_script(tier: str, seed: int) -> str:
     out.add("workflows", [w.to_dict() for w in home.workflows()])
     out.add("automations", [home.automation_status(rule.id) for rule in home.automations()])
     out.add("automation history", home.automation_history())
-    out.add("events", {"count": len(events), "sha256": hashlib.sha256(json.dumps(
-        events, default=repr).encode()).hexdigest(), "first": events[:50]})
+    out.add(
+        "events",
+        {
+            "count": len(events),
+            "sha256": hashlib.sha256(json.dumps(events, default=repr).encode()).hexdigest(),
+            "first": events[:50],
+        },
+    )
     last = home.snapshot()
     out.add("snapshot", last)
     out.add("diff", EmulatedHome.diff(first, last))
@@ -148,36 +212,85 @@ def _tool_session() -> str:
     on = {"device_id": light, "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}}
     fan = {"device_id": ac, "endpoint_id": 1, "cluster_id": "FanControl", "attribute_id": "PercentSetting"}
     script: list[tuple[str, dict[str, Any]]] = [
-        ("get_rooms", {}), ("get_room_devices", {"room_id": room}), ("get_room_states", {"room_id": room}),
-        ("get_device_structure", {"device_id": ac}), ("get_all_attributes", {"device_id": ac}),
-        ("get_attribute", {**fan}), ("get_attribute", {**fan, "attribute_id": "Nope"}),
-        ("execute_command", on), ("execute_command", {**on, "command_id": "Nope"}),
+        ("get_rooms", {}),
+        ("get_room_devices", {"room_id": room}),
+        ("get_room_states", {"room_id": room}),
+        ("get_device_structure", {"device_id": ac}),
+        ("get_all_attributes", {"device_id": ac}),
+        ("get_attribute", {**fan}),
+        ("get_attribute", {**fan, "attribute_id": "Nope"}),
+        ("execute_command", on),
+        ("execute_command", {**on, "command_id": "Nope"}),
         ("execute_command", {**on, "device_id": "nobody"}),
         ("write_attribute", {**fan, "value": 40}),
-        ("execute_command", {"device_id": ac, "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On",
-                             "args": {}}),
-        ("write_attribute", {**fan, "value": 40}), ("write_attribute", {**fan, "value": 400}),
+        ("execute_command", {"device_id": ac, "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}}),
+        ("write_attribute", {**fan, "value": 40}),
+        ("write_attribute", {**fan, "value": 400}),
         ("write_attribute", {**fan, "value": "x"}),
-        ("execute_command", {"device_id": ac, "endpoint_id": 1, "cluster_id": "FanControl", "command_id": "Step",
-                             "args": {"Direction": 0}}),
+        (
+            "execute_command",
+            {
+                "device_id": ac,
+                "endpoint_id": 1,
+                "cluster_id": "FanControl",
+                "command_id": "Step",
+                "args": {"Direction": 0},
+            },
+        ),
         ("get_current_time", {}),
-        ("schedule_workflow", {"start_time": "2025-08-23 13:00:00", "steps": [
-            {"tool": "execute_command", "args": {**on, "command_id": "Off"}},
-            {"tool": "write_attribute", "args": {**fan, "value": 70}}], "description": "noon"}),
-        ("schedule_workflow", {"start_time": "2025-08-23 13:00:00", "steps": [
-            {"tool": "write_attribute", "args": {**fan, "value": 700}}]}),
-        ("get_workflow_list", {}), ("get_workflow_status", {"workflow_id": "wf-0001"}),
-        ("create_automation", {"name": "evening", "trigger": {"type": "time", "cron": "0 0 18 * * ? *"},
-                               "actions": [{"tool": "execute_command", "args": on}]}),
-        ("create_automation", {"name": "hot", "trigger": {"type": "state", "condition": {
-            "room_id": room, "variable": "temperature", "operator": ">", "value": 2500}},
-            "actions": [{"tool": "write_attribute", "args": {**fan, "value": 90}}]}),
-        ("list_automations", {}), ("set_tick_interval", {"tick_interval": 1}), ("advance", {"seconds": 3600}),
-        ("get_current_time", {}), ("get_workflow_list", {}),
-        ("get_workflow_status", {"workflow_id": "wf-0001"}), ("cancel_workflow", {"workflow_id": "wf-0001"}),
-        ("list_automations", {}), ("advance", {"seconds": 6 * 3600}), ("list_automations", {}),
-        ("delete_automation", {"automation_id": "auto-0001"}), ("get_home_state", {}),
-        ("remove_device", {"device_id": light}), ("get_room_devices", {"room_id": room}),
+        (
+            "schedule_workflow",
+            {
+                "start_time": "2025-08-23 13:00:00",
+                "steps": [
+                    {"tool": "execute_command", "args": {**on, "command_id": "Off"}},
+                    {"tool": "write_attribute", "args": {**fan, "value": 70}},
+                ],
+                "description": "noon",
+            },
+        ),
+        (
+            "schedule_workflow",
+            {
+                "start_time": "2025-08-23 13:00:00",
+                "steps": [{"tool": "write_attribute", "args": {**fan, "value": 700}}],
+            },
+        ),
+        ("get_workflow_list", {}),
+        ("get_workflow_status", {"workflow_id": "wf-0001"}),
+        (
+            "create_automation",
+            {
+                "name": "evening",
+                "trigger": {"type": "time", "cron": "0 0 18 * * ? *"},
+                "actions": [{"tool": "execute_command", "args": on}],
+            },
+        ),
+        (
+            "create_automation",
+            {
+                "name": "hot",
+                "trigger": {
+                    "type": "state",
+                    "condition": {"room_id": room, "variable": "temperature", "operator": ">", "value": 2500},
+                },
+                "actions": [{"tool": "write_attribute", "args": {**fan, "value": 90}}],
+            },
+        ),
+        ("list_automations", {}),
+        ("set_tick_interval", {"tick_interval": 1}),
+        ("advance", {"seconds": 3600}),
+        ("get_current_time", {}),
+        ("get_workflow_list", {}),
+        ("get_workflow_status", {"workflow_id": "wf-0001"}),
+        ("cancel_workflow", {"workflow_id": "wf-0001"}),
+        ("list_automations", {}),
+        ("advance", {"seconds": 6 * 3600}),
+        ("list_automations", {}),
+        ("delete_automation", {"automation_id": "auto-0001"}),
+        ("get_home_state", {}),
+        ("remove_device", {"device_id": light}),
+        ("get_room_devices", {"room_id": room}),
         ("finish", {"answer": "done"}),
     ]
     lines = []
@@ -189,8 +302,11 @@ def _tool_session() -> str:
     return "\n".join(lines) + "\n"
 
 
-CASES = {"simuhome-3": lambda: _home_script("simuhome", 3), "complex-7": lambda: _home_script("complex", 7),
-         "tools-simuhome-3": _tool_session}
+CASES = {
+    "simuhome-3": lambda: _home_script("simuhome", 3),
+    "complex-7": lambda: _home_script("complex", 7),
+    "tools-simuhome-3": _tool_session,
+}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -204,5 +320,7 @@ def test_golden_bytes(case: str) -> None:
     if text != expected:
         got, want = text.splitlines(), expected.splitlines()
         first = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
-        pytest.fail(f"{case}: line {first} differs\n got: {got[first][:600] if first < len(got) else None}\n"
-                    f"want: {want[first][:600] if first < len(want) else None}")
+        pytest.fail(
+            f"{case}: line {first} differs\n got: {got[first][:600] if first < len(got) else None}\n"
+            f"want: {want[first][:600] if first < len(want) else None}"
+        )

@@ -34,17 +34,38 @@ def home_data() -> dict[str, Any]:
         "base_time": "2025-08-23 10:15:00",
         "rooms": [
             {"id": "living_room", "name": "Living Room", "type": "living_room", "environment": dict(ENV)},
-            {"id": "bedroom", "name": "Bedroom", "type": "bedroom", "floor": 1, "environment": dict(ENV),
-             "baseline": {**ENV, "temperature": 2300}},
-            {"id": "ensuite", "name": "En-suite", "type": "bathroom", "floor": 1, "parent": "bedroom",
-             "environment": dict(ENV)},
+            {
+                "id": "bedroom",
+                "name": "Bedroom",
+                "type": "bedroom",
+                "floor": 1,
+                "environment": dict(ENV),
+                "baseline": {**ENV, "temperature": 2300},
+            },
+            {
+                "id": "ensuite",
+                "name": "En-suite",
+                "type": "bathroom",
+                "floor": 1,
+                "parent": "bedroom",
+                "environment": dict(ENV),
+            },
             {"id": "attic", "name": "Attic", "type": "attic", "floor": 2, "environment": dict(ENV)},
         ],
         "devices": [
-            {"id": "living_room_fan_1", "type": "fan", "room": "living_room",
-             "attributes": {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 40}},
-            {"id": "bedroom_dimmable_light_1", "type": "dimmable_light", "room": "bedroom", "name": "Bed lamp",
-             "attributes": {"1.LevelControl.CurrentLevel": 100, "1.OnOff.OnOff": False}},
+            {
+                "id": "living_room_fan_1",
+                "type": "fan",
+                "room": "living_room",
+                "attributes": {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 40},
+            },
+            {
+                "id": "bedroom_dimmable_light_1",
+                "type": "dimmable_light",
+                "room": "bedroom",
+                "name": "Bed lamp",
+                "attributes": {"1.LevelControl.CurrentLevel": 100, "1.OnOff.OnOff": False},
+            },
             {"id": "ensuite_on_off_light_1", "type": "on_off_light", "room": "ensuite"},
         ],
         "extensions": {"zeta": 1, "alpha": {"b": 2, "a": 1}},
@@ -63,6 +84,7 @@ def paths_of(data: dict[str, Any]) -> list[str]:
 
 
 # --- validation ----------------------------------------------------------------------------------
+
 
 def test_valid_home_loads_with_defaults():
     config = validate_home(home_data())
@@ -95,8 +117,11 @@ def test_environment_numbers_are_strict():
     data["rooms"][0]["environment"]["pm10"] = "30"
     data["rooms"][1]["environment"]["temperature"] = True
     data["rooms"][2]["environment"]["illuminance"] = float("nan")
-    assert set(paths_of(data)) >= {"rooms[0].environment.pm10", "rooms[1].environment.temperature",
-                                   "rooms[2].environment.illuminance"}
+    assert set(paths_of(data)) >= {
+        "rooms[0].environment.pm10",
+        "rooms[1].environment.temperature",
+        "rooms[2].environment.illuminance",
+    }
 
 
 def test_unknown_room_of_a_device():
@@ -136,13 +161,23 @@ def test_id_charset():
     assert "devices[0].id" in paths and "rooms[3].id" in paths
 
 
-@pytest.mark.parametrize("bad", ["OnOff.OnOff", "1.onOff.OnOff", "x.OnOff.OnOff", "1.OnOff.OnOff.Extra",
-                                 "01.OnOff.OnOff", "70000.OnOff.OnOff", "1.On_Off.OnOff"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "OnOff.OnOff",
+        "1.onOff.OnOff",
+        "x.OnOff.OnOff",
+        "1.OnOff.OnOff.Extra",
+        "01.OnOff.OnOff",
+        "70000.OnOff.OnOff",
+        "1.On_Off.OnOff",
+    ],
+)
 def test_attribute_paths_are_checked(bad: str):
     data = home_data()
     data["devices"][1]["attributes"][bad] = 1
     ((path, message),) = problems_of(data)
-    assert path == f'devices[1].attributes[{json.dumps(bad)}] (key)'
+    assert path == f"devices[1].attributes[{json.dumps(bad)}] (key)"
     assert repr(bad) in message
 
 
@@ -191,6 +226,7 @@ def test_load_names_the_file(tmp_path: Path):
 
 # --- deterministic dumps -------------------------------------------------------------------------
 
+
 def test_dump_is_deterministic_and_round_trips():
     config = validate_home(home_data())
     text = dump_home(config)
@@ -216,6 +252,7 @@ def test_dump_ignores_input_key_order():
 
 
 # --- atomic saves --------------------------------------------------------------------------------
+
 
 def test_save_writes_the_file_and_leaves_no_temp_files(tmp_path: Path):
     config = validate_home(home_data())

@@ -41,6 +41,7 @@ def per_room_type_counts(home: HomeConfig) -> dict[str, Counter[str]]:
 
 # --- determinism ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("tier", sorted(TIERS))
 def test_same_seed_same_bytes_other_seed_other_home(tier: str):
     first = dump_home(generate_home(tier, 42))
@@ -50,8 +51,10 @@ def test_same_seed_same_bytes_other_seed_other_home(tier: str):
 
 def test_determinism_does_not_depend_on_hash_randomisation():
     # Another interpreter with another PYTHONHASHSEED must produce the same bytes (no hash() anywhere).
-    code = ("import hashlib; from emulator.home_generation.generator import generate_home; from emulator.home_config "
-            "import dump_home; print(hashlib.sha256(dump_home(generate_home('medium', 9)).encode()).hexdigest())")
+    code = (
+        "import hashlib; from emulator.home_generation.generator import generate_home; from emulator.home_config "
+        "import dump_home; print(hashlib.sha256(dump_home(generate_home('medium', 9)).encode()).hexdigest())"
+    )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == hashlib.sha256(dump_home(generate_home("medium", 9)).encode()).hexdigest()
@@ -70,11 +73,13 @@ def test_changing_one_room_leaves_the_others_devices_alone():
     shared = {room.id for room in five.rooms} & {room.id for room in six.rooms}
     assert {"living_room", "bathroom", "kitchen", "utility_room"} <= shared
     for room_id in ("living_room", "kitchen"):
-        assert [d.model_dump() for d in five.devices_in_room(room_id)] == \
-               [d.model_dump() for d in six.devices_in_room(room_id)]
+        assert [d.model_dump() for d in five.devices_in_room(room_id)] == [
+            d.model_dump() for d in six.devices_in_room(room_id)
+        ]
 
 
 # --- SimuHome's recipe ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(12))
 def test_simuhome_tier_follows_the_recipe(seed: int):
@@ -84,10 +89,12 @@ def test_simuhome_tier_follows_the_recipe(seed: int):
     assert {"living_room", "bathroom", "kitchen", "utility_room"} <= set(room_ids)
     assert set(room_ids) <= set(SIMUHOME_CANDIDATES)
     counts = per_room_type_counts(home)
-    required = {"living_room": {"on_off_light", "window_covering_controller"},
-                "bathroom": {"on_off_light", "air_purifier"},
-                "kitchen": {"on_off_light", "dishwasher", "freezer", "refrigerator"},
-                "utility_room": {"on_off_light", "laundry_washer", "laundry_dryer"}}
+    required = {
+        "living_room": {"on_off_light", "window_covering_controller"},
+        "bathroom": {"on_off_light", "air_purifier"},
+        "kitchen": {"on_off_light", "dishwasher", "freezer", "refrigerator"},
+        "utility_room": {"on_off_light", "laundry_washer", "laundry_dryer"},
+    }
     for room in home.rooms:
         types = counts[room.id]
         assert 4 <= sum(types.values()) <= 7
@@ -127,10 +134,12 @@ def test_rooms_vary_around_a_shared_baseline():
 
 # --- tiers ---------------------------------------------------------------------------------------
 
+
 def _systems(home: HomeConfig) -> list[str]:
     """The ids of the home's systems (solar, battery, charger, valve, leak detectors, door buttons): on top of the
     rooms' own draw, which keeps SMH-Bench's sizes."""
     return list(home.extensions.get("generator", {}).get("home_systems", []))
+
 
 @pytest.mark.parametrize("seed", range(5))
 def test_simple_and_medium_sizes(seed: int):
@@ -153,8 +162,17 @@ def test_complex_tier(seed: int):
     assert home.room("master_closet").type == "walk_in_closet"
     assert home.room("master_balcony").parent == "master_bedroom"
     assert home.room("basement").floor == -1 and home.room("garage").type == "garage"
-    assert {"living_room", "bathroom", "kitchen", "utility_room", "bedroom", "dining_room", "study_room",
-            "kids_room", "office"} <= {room.id for room in home.rooms}  # SimuHome's room ids are all there
+    assert {
+        "living_room",
+        "bathroom",
+        "kitchen",
+        "utility_room",
+        "bedroom",
+        "dining_room",
+        "study_room",
+        "kids_room",
+        "office",
+    } <= {room.id for room in home.rooms}  # SimuHome's room ids are all there
     counts = per_room_type_counts(home)
     assert {"door_lock", "on_off_light"} <= set(counts["entrance"]) and "door_lock" in counts["garage"]
     assert "oven" in counts["kitchen"] and "water_heater" in counts["basement"]
@@ -180,8 +198,15 @@ def test_nesting_can_be_switched_off():
 
 
 def test_overrides_and_their_errors():
-    home = generate_home("simuhome", 3, room_count=6, devices_per_room={"min": 2, "max": 3},
-                         environment={"temperature_c": [18, 20]}, base_date="2026-01-02", base_hours=7)
+    home = generate_home(
+        "simuhome",
+        3,
+        room_count=6,
+        devices_per_room={"min": 2, "max": 3},
+        environment={"temperature_c": [18, 20]},
+        base_date="2026-01-02",
+        base_hours=7,
+    )
     assert len(home.rooms) == 6 and home.base_time.startswith("2026-01-02 07:")
     assert all(1800 <= room.environment.temperature <= 2000 for room in home.rooms)
     # Required devices win over a small per-room maximum (kitchen needs 4).
@@ -211,15 +236,21 @@ def test_generate_from_explicit_params():
 
 
 def test_environment_bounds_match_simuhome_spec():
-    assert ENVIRONMENT_BOUNDS == {"temperature_c": (18, 36), "humidity_pct": (15, 85),
-                                  "illuminance_lux": (10, 3000), "pm10_ugm3": (5, 120)}
+    assert ENVIRONMENT_BOUNDS == {
+        "temperature_c": (18, 36),
+        "humidity_pct": (15, 85),
+        "illuminance_lux": (10, 3000),
+        "pm10_ugm3": (5, 120),
+    }
 
 
 # --- catalogues ----------------------------------------------------------------------------------
 
+
 def test_every_device_type_has_a_room():
-    placeable = set().union(*SIMUHOME_CANDIDATES.values(), *EXTENDED_EXTRA_CANDIDATES.values(),
-                            *NEW_ROOM_CANDIDATES.values())
+    placeable = set().union(
+        *SIMUHOME_CANDIDATES.values(), *EXTENDED_EXTRA_CANDIDATES.values(), *NEW_ROOM_CANDIDATES.values()
+    )
     assert placeable == set(ALL_DEVICE_TYPES)
     assert len(ALL_DEVICE_TYPES) == len(set(ALL_DEVICE_TYPES)) == 37
     assert set(OUR_DEVICE_TYPES).isdisjoint(SIMUHOME_DEVICE_TYPES)
@@ -246,10 +277,17 @@ def test_every_layout_is_consistent():
 # --- initial state -------------------------------------------------------------------------------
 
 ALLOWED_PATHS = {
-    "1.OnOff.OnOff", "1.LevelControl.CurrentLevel", "1.FanControl.PercentSetting", "1.FanControl.FanMode",
-    "1.FanControl.PercentCurrent", "1.Thermostat.SystemMode",
-    "1.Thermostat.OccupiedCoolingSetpoint", "4.Thermostat.SystemMode", "4.Thermostat.OccupiedHeatingSetpoint",
-    "1.WindowCovering.CurrentPositionLiftPercent100ths", "1.WindowCovering.TargetPositionLiftPercent100ths",
+    "1.OnOff.OnOff",
+    "1.LevelControl.CurrentLevel",
+    "1.FanControl.PercentSetting",
+    "1.FanControl.FanMode",
+    "1.FanControl.PercentCurrent",
+    "1.Thermostat.SystemMode",
+    "1.Thermostat.OccupiedCoolingSetpoint",
+    "4.Thermostat.SystemMode",
+    "4.Thermostat.OccupiedHeatingSetpoint",
+    "1.WindowCovering.CurrentPositionLiftPercent100ths",
+    "1.WindowCovering.TargetPositionLiftPercent100ths",
 }
 
 
@@ -304,6 +342,7 @@ def test_initial_attributes_of_an_unknown_type_are_empty():
 
 # --- summary -------------------------------------------------------------------------------------
 
+
 def test_summary_counts():
     home = generate_home("complex", 6)
     summary = summarize_home(home)
@@ -324,6 +363,7 @@ def test_summary_counts():
 
 
 # --- the home's systems --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("tier", "seed"), [("medium", s) for s in range(6)] + [("complex", s) for s in range(3)])
 def test_houses_get_energy_water_and_buttons_where_they_belong(tier: str, seed: int):
@@ -352,4 +392,5 @@ def test_flats_and_simuhome_homes_get_no_systems(tier: str):
     home = generate_home(tier, 2)
     assert "home_systems" not in home.extensions["generator"]
     assert not {"solar_power", "battery_storage", "evse", "water_valve", "generic_switch"} & {
-        d.type for d in home.devices}
+        d.type for d in home.devices
+    }

@@ -23,15 +23,30 @@ def _solar_mW(knot: int) -> int:
 
 
 def _home() -> EmulatedHome:
-    fabric = EmulatedHome(home([("pv", "solar_power", "garage"), ("bat", "battery_storage", "garage"),
-                                ("car", "evse", "garage"), ("hp", "heat_pump", "utility"),
-                                ("plug", "smart_plug", "utility"), ("lamp", "on_off_light", "utility")],
-                               attributes={"hp": {"4.Thermostat.SystemMode": 4}, "plug": {"1.OnOff.OnOff": True}}))
-    fabric.invoke("bat", 1, "DeviceEnergyManagement", "PowerAdjustRequest",
-                  {"Power": BATTERY_MW, "Duration": 3600, "Cause": 0})
+    fabric = EmulatedHome(
+        home(
+            [
+                ("pv", "solar_power", "garage"),
+                ("bat", "battery_storage", "garage"),
+                ("car", "evse", "garage"),
+                ("hp", "heat_pump", "utility"),
+                ("plug", "smart_plug", "utility"),
+                ("lamp", "on_off_light", "utility"),
+            ],
+            attributes={"hp": {"4.Thermostat.SystemMode": 4}, "plug": {"1.OnOff.OnOff": True}},
+        )
+    )
+    fabric.invoke(
+        "bat", 1, "DeviceEnergyManagement", "PowerAdjustRequest", {"Power": BATTERY_MW, "Duration": 3600, "Cause": 0}
+    )
     plug_in_vehicle(fabric, "car", demand_kWh=30)
-    fabric.invoke("car", 1, "EnergyEvse", "EnableCharging",
-                  {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000})
+    fabric.invoke(
+        "car",
+        1,
+        "EnergyEvse",
+        "EnableCharging",
+        {"ChargingEnabledUntil": None, "MinimumChargeCurrent": 6000, "MaximumChargeCurrent": 16000},
+    )
     return fabric
 
 
@@ -60,7 +75,11 @@ def test_net_energy_is_the_integral_of_every_meter_once_each_has_counted() -> No
     assert reading.imported_mWh == BATTERY_MW + CHARGER_MW + HEAT_PUMP_MW  # one hour each: mW → mWh
     assert reading.net_energy_mWh == reading.imported_mWh - reading.exported_mWh
     assert {m.device_id: m.as_of_s for m in reading.meters if m.as_of_s is not None} == {
-        "pv": 3600.0, "bat": 3600.0, "car": 3600.0, "hp": 3600.0}
+        "pv": 3600.0,
+        "bat": 3600.0,
+        "car": 3600.0,
+        "hp": 3600.0,
+    }
     assert reading.of_type("solar_power").exported_mWh == reading.exported_mWh
     listed = [m["device_id"] for m in reading.as_dict()["meters"]]
     assert listed == [d.device_id for d in fabric.devices() if d.device_id in {"pv", "bat", "car", "hp", "plug"}]

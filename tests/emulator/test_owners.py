@@ -16,8 +16,11 @@ MAX_CLASS_LINES = 300
 
 def _classes(path: Path) -> list[tuple[str, int]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(tree)  # type: ignore[operator]
-            if isinstance(node, ast.ClassDef)]
+    return [
+        (node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(tree)  # type: ignore[operator]
+        if isinstance(node, ast.ClassDef)
+    ]
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -33,8 +36,11 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 def test_no_class_in_the_emulator_is_over_300_lines() -> None:
-    sizes = {f"{path.relative_to(EMULATOR.parent)}:{name}": lines
-             for path in sorted(EMULATOR.rglob("*.py")) for name, lines in _classes(path)}
+    sizes = {
+        f"{path.relative_to(EMULATOR.parent)}:{name}": lines
+        for path in sorted(EMULATOR.rglob("*.py"))
+        for name, lines in _classes(path)
+    }
     assert sizes, "no classes found: wrong folder"
     too_big = {where: lines for where, lines in sizes.items() if lines > MAX_CLASS_LINES}
     assert not too_big, f"classes over {MAX_CLASS_LINES} lines (split them into owners): {too_big}"

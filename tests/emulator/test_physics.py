@@ -35,8 +35,9 @@ def test_segments_equal_tick_stepping_on_random_processes(seed: int) -> None:
             terms.append(push_up_below(threshold, rng.uniform(1e-3, 1e-2), rng.uniform(1e-2, 1e-1)))
         else:
             terms.append(constant_term(rng.uniform(-1e-2, 1e-2)))
-    process = Process(tuple(terms), 2e-5, rng.uniform(1800, 3200), lower=rng.choice([-INF, 0.0]),
-                      upper=rng.choice([INF, 2600.0]))
+    process = Process(
+        tuple(terms), 2e-5, rng.uniform(1800, 3200), lower=rng.choice([-INF, 0.0]), upper=rng.choice([INF, 2600.0])
+    )
     x0 = process.clamp(rng.uniform(1500, 3500))
     ticks = rng.randint(1, 50_000)
     stepped = x0
@@ -55,10 +56,18 @@ def test_clamped_humidity_holds_at_the_bound() -> None:
 def test_fabric_physics_equals_tick_stepping_with_device_events() -> None:
     """A room with every kind of climate device, devices changing over two hours: the fabric's
     closed-form values equal a reference that steps the same rule every 0.1 s."""
-    f = fabric([("ac", "air_conditioner", "lab"), ("hp", "heat_pump", "lab"), ("fan", "fan", "lab"),
-                ("hum", "humidifier", "lab"), ("deh", "dehumidifier", "lab"), ("pur", "air_purifier", "lab"),
-                ("light", "dimmable_light", "lab")],
-               rooms={"lab": {"temperature": 2650, "humidity": 3000, "pm10": 140}})
+    f = fabric(
+        [
+            ("ac", "air_conditioner", "lab"),
+            ("hp", "heat_pump", "lab"),
+            ("fan", "fan", "lab"),
+            ("hum", "humidifier", "lab"),
+            ("deh", "dehumidifier", "lab"),
+            ("pur", "air_purifier", "lab"),
+            ("light", "dimmable_light", "lab"),
+        ],
+        rooms={"lab": {"temperature": 2650, "humidity": 3000, "pm10": 140}},
+    )
     f.invoke("ac", 1, "OnOff", "On")
     f.write("ac", 1, "Thermostat", "SystemMode", 3)
     f.write("ac", 1, "Thermostat", "OccupiedCoolingSetpoint", 2600)
@@ -71,25 +80,50 @@ def test_fabric_physics_equals_tick_stepping_with_device_events() -> None:
     def at(minutes: float) -> str:
         return f.clock.datetime_at(int(minutes * 600)).strftime("%Y-%m-%d %H:%M:%S")
 
-    f.schedule(at(10), [WorkflowStep("invoke", "fan", 1, "OnOff", "On"),
-                        WorkflowStep("write", "fan", 1, "FanControl", "PercentSetting", value=100)])
-    f.schedule(at(25), [WorkflowStep("write", "hp", 4, "Thermostat", "SystemMode", value=4),
-                        WorkflowStep("write", "hp", 4, "Thermostat", "OccupiedHeatingSetpoint", value=2900)])
-    f.schedule(at(40), [WorkflowStep("invoke", "hum", 1, "OnOff", "Off"),
-                        WorkflowStep("invoke", "deh", 1, "OnOff", "On"),
-                        WorkflowStep("write", "deh", 1, "FanControl", "PercentSetting", value=60)])
-    f.schedule(at(70), [WorkflowStep("write", "ac", 1, "Thermostat", "SystemMode", value=4),
-                        WorkflowStep("write", "ac", 1, "Thermostat", "OccupiedHeatingSetpoint", value=2700)])
+    f.schedule(
+        at(10),
+        [
+            WorkflowStep("invoke", "fan", 1, "OnOff", "On"),
+            WorkflowStep("write", "fan", 1, "FanControl", "PercentSetting", value=100),
+        ],
+    )
+    f.schedule(
+        at(25),
+        [
+            WorkflowStep("write", "hp", 4, "Thermostat", "SystemMode", value=4),
+            WorkflowStep("write", "hp", 4, "Thermostat", "OccupiedHeatingSetpoint", value=2900),
+        ],
+    )
+    f.schedule(
+        at(40),
+        [
+            WorkflowStep("invoke", "hum", 1, "OnOff", "Off"),
+            WorkflowStep("invoke", "deh", 1, "OnOff", "On"),
+            WorkflowStep("write", "deh", 1, "FanControl", "PercentSetting", value=60),
+        ],
+    )
+    f.schedule(
+        at(70),
+        [
+            WorkflowStep("write", "ac", 1, "Thermostat", "SystemMode", value=4),
+            WorkflowStep("write", "ac", 1, "Thermostat", "OccupiedHeatingSetpoint", value=2700),
+        ],
+    )
     f.schedule(at(90), [WorkflowStep("write", "pur", 1, "FanControl", "PercentSetting", value=100)])
 
     # Reference: an identical fabric driven one tick at a time, integrating with Process.step.
-    reference = fabric([(d.device_id, d.device_type, d.room_id) for d in f.devices()],
-                       rooms={"lab": {"temperature": 2650, "humidity": 3000, "pm10": 140}})
+    reference = fabric(
+        [(d.device_id, d.device_type, d.room_id) for d in f.devices()],
+        rooms={"lab": {"temperature": 2650, "humidity": 3000, "pm10": 140}},
+    )
     for device_id, kind, ep, cluster, name, value in [
-        ("ac", "invoke", 1, "OnOff", "On", None), ("ac", "write", 1, "Thermostat", "SystemMode", 3),
+        ("ac", "invoke", 1, "OnOff", "On", None),
+        ("ac", "write", 1, "Thermostat", "SystemMode", 3),
         ("ac", "write", 1, "Thermostat", "OccupiedCoolingSetpoint", 2600),
-        ("ac", "write", 1, "FanControl", "PercentSetting", 80), ("hum", "invoke", 1, "OnOff", "On", None),
-        ("hum", "write", 1, "FanControl", "PercentSetting", 100), ("pur", "invoke", 1, "OnOff", "On", None),
+        ("ac", "write", 1, "FanControl", "PercentSetting", 80),
+        ("hum", "invoke", 1, "OnOff", "On", None),
+        ("hum", "write", 1, "FanControl", "PercentSetting", 100),
+        ("pur", "invoke", 1, "OnOff", "On", None),
         ("pur", "write", 1, "FanControl", "PercentSetting", 30),
     ]:
         if kind == "invoke":

@@ -36,13 +36,24 @@ def simuhome_config() -> dict[str, Any]:
     fan = rooms["kitchen"]["devices"][3]["attributes"]
     fan["1.fanControl.legacySpeed"] = 3  # not an attribute path we can express
     fan["1.Channel.CurrentChannel.MajorNumber"] = 1
-    rooms["office"] = {"devices": [  # no state: SimuHome's defaults apply
-        {"device_id": "office_on_off_light_1", "device_type": "on_off_light", "attributes": {"1.OnOff.OnOff": True}},
-        {"device_id": "office_fan_1", "device_type": "fan", "attributes": {"1.OnOff.OnOff": False}},
-        {"device_id": "office_fan_2", "device_type": "fan", "attributes": {}}]}
-    return {"tick_interval": home["tick_interval"], "base_time": home["base_time"],
-            "current_tick": 0,  # unknown to the reset body: must survive
-            "x_generator_note": {"augment_rounds": 20}, "rooms": rooms}
+    rooms["office"] = {
+        "devices": [  # no state: SimuHome's defaults apply
+            {
+                "device_id": "office_on_off_light_1",
+                "device_type": "on_off_light",
+                "attributes": {"1.OnOff.OnOff": True},
+            },
+            {"device_id": "office_fan_1", "device_type": "fan", "attributes": {"1.OnOff.OnOff": False}},
+            {"device_id": "office_fan_2", "device_type": "fan", "attributes": {}},
+        ]
+    }
+    return {
+        "tick_interval": home["tick_interval"],
+        "base_time": home["base_time"],
+        "current_tick": 0,  # unknown to the reset body: must survive
+        "x_generator_note": {"augment_rounds": 20},
+        "rooms": rooms,
+    }
 
 
 def device_of(data: dict[str, Any], device_id: str) -> dict[str, Any]:
@@ -63,6 +74,7 @@ def test_fixture_covers_every_benchmark_device_type():
 
 # --- import --------------------------------------------------------------------------------------
 
+
 def test_import_builds_rooms_from_ids_and_states(loaded):
     config, _, data = loaded
     assert [r.id for r in config.rooms] == ["living_room", "bathroom", "kitchen", "utility_room", "office"]
@@ -71,8 +83,12 @@ def test_import_builds_rooms_from_ids_and_states(loaded):
     assert config.room("utility_room").name == "Utility Room"
     assert living.environment.model_dump() == data["rooms"]["living_room"]["state"]
     assert living.baseline == living.environment
-    assert config.room("office").environment.model_dump() == {"temperature": 2500, "humidity": 5000,
-                                                              "illuminance": 1000, "pm10": 35.0}
+    assert config.room("office").environment.model_dump() == {
+        "temperature": 2500,
+        "humidity": 5000,
+        "illuminance": 1000,
+        "pm10": 35.0,
+    }
     assert config.base_time == data["base_time"] and config.tier == "simuhome"
     assert len(config.devices) == 19
     assert config.device("office_fan_2").room == "office"
@@ -81,13 +97,23 @@ def test_import_builds_rooms_from_ids_and_states(loaded):
 def test_import_translates_struct_keys_and_cluster_names(loaded):
     config, origin, _ = loaded
     dishwasher = config.device("kitchen_dishwasher_1").attributes
-    assert dishwasher["1.DishwasherMode.SupportedModes"][1] == {"label": "Heavy Duty", "mode": 1,
-                                                                "modeTags": [{"value": 0x4001}]}
+    assert dishwasher["1.DishwasherMode.SupportedModes"][1] == {
+        "label": "Heavy Duty",
+        "mode": 1,
+        "modeTags": [{"value": 0x4001}],
+    }
     assert dishwasher["1.OperationalState.OperationalStateList"][2] == {"operationalStateID": 2}
     assert dishwasher["1.OperationalState.OperationalError"] == {"errorStateID": 0}
     tv = config.device("living_room_tv_1").attributes
-    assert tv["1.Channel.CurrentChannel"] == {"affiliateCallSign": "KBS1", "callSign": "KBS1", "identifier": "kbs1",
-                                              "majorNumber": 1, "minorNumber": 0, "name": "KBS1", "type": 2}
+    assert tv["1.Channel.CurrentChannel"] == {
+        "affiliateCallSign": "KBS1",
+        "callSign": "KBS1",
+        "identifier": "kbs1",
+        "majorNumber": 1,
+        "minorNumber": 0,
+        "name": "KBS1",
+        "type": 2,
+    }
     assert tv["1.Channel.Lineup"]["lineupInfoType"] == 0
     rvc = config.device("living_room_rvc_1").attributes
     assert "1.RVCRunMode.SupportedModes" not in rvc
@@ -97,14 +123,17 @@ def test_import_translates_struct_keys_and_cluster_names(loaded):
     freezer = config.device("kitchen_freezer_1").attributes
     assert freezer["1.RefrigeratorAndTemperatureControlledCabinetMode.CurrentMode"] == 0
     heat_pump = config.device("utility_room_heat_pump_1").attributes
-    assert heat_pump["3.DeviceEnergyManagement.PowerAdjustmentCapability"] == {"powerAdjustCapability": [],
-                                                                               "cause": 0}
+    assert heat_pump["3.DeviceEnergyManagement.PowerAdjustmentCapability"] == {"powerAdjustCapability": [], "cause": 0}
     # Paths we cannot express are not loaded (they stay in the origin).
     assert set(config.device("kitchen_fan_1").attributes) == {
-        path for path in device_of(simuhome_config(), "kitchen_fan_1")["attributes"] if path.count(".") == 2
-        and not path.startswith("1.fanControl")}
-    assert origin.devices["kitchen_fan_1"].not_loaded == ["1.fanControl.legacySpeed",
-                                                         "1.Channel.CurrentChannel.MajorNumber"]
+        path
+        for path in device_of(simuhome_config(), "kitchen_fan_1")["attributes"]
+        if path.count(".") == 2 and not path.startswith("1.fanControl")
+    }
+    assert origin.devices["kitchen_fan_1"].not_loaded == [
+        "1.fanControl.legacySpeed",
+        "1.Channel.CurrentChannel.MajorNumber",
+    ]
 
 
 def test_import_normalises_simuhome_shapes_to_matter_types(loaded):
@@ -113,7 +142,8 @@ def test_import_normalises_simuhome_shapes_to_matter_types(loaded):
     # TagList names → SemanticTagStruct (a manufacturer tag of the test vendor: "Grid" has no standard tag).
     assert heat_pump["1.Descriptor.TagList"] == [{"mfgCode": 0xFFF1, "namespaceID": 0, "tag": 0, "label": "Grid"}]
     assert config.device("kitchen_freezer_1").attributes["1.Descriptor.TagList"] == [
-        {"mfgCode": None, "namespaceID": 0x41, "tag": 1, "label": "Freezer"}]
+        {"mfgCode": None, "namespaceID": 0x41, "tag": 1, "label": "Freezer"}
+    ]
     # Null optional struct fields are absent fields; EPM's Accuracy is a list, EEM's a single struct.
     energy_range = heat_pump["2.ElectricalEnergyMeasurement.Accuracy"]["accuracyRanges"][0]
     power_range = heat_pump["2.ElectricalPowerMeasurement.Accuracy"][0]["accuracyRanges"][0]
@@ -130,7 +160,9 @@ def test_import_normalises_simuhome_shapes_to_matter_types(loaded):
     assert "1.Descriptor.ServerList" in origin.devices["bathroom_air_purifier_1"].not_loaded
     assert config.device("living_room_dimmable_light_1").attributes["1.LevelControl.CurrentLevel"] == 1
     assert origin.devices["utility_room_heat_pump_1"].normalised["2.ElectricalPowerMeasurement.Accuracy"] == [
-        "null-optional-field", "struct-field-spelling"]
+        "null-optional-field",
+        "struct-field-spelling",
+    ]
     counts = origin.normalisation_counts()
     assert counts["tag-names"] == 6 and counts["spin-speed-ids"] == 2 and counts["null-optional-field"] == 2
     assert counts["descriptor-structure-kept"] == 28 and "text-truncated" not in counts
@@ -158,10 +190,15 @@ def test_values_without_a_matter_meaning_are_problems_with_their_json_path():
     with pytest.raises(HomeConfigError) as caught:
         from_simuhome(data, source="episode.json")
     assert caught.value.problems == [
-        ('rooms.bathroom.devices[3].attributes["1.LaundryWasherControls.SpinSpeeds"][1]',
-         "spin speed 9 is not one of SimuHome's speed ids 0..3 (Low, Medium, High, Extra High)"),
-        ('rooms.kitchen.devices[1].attributes["1.Descriptor.TagList"][0]',
-         "a tag must be a name or a SemanticTagStruct, got 7")]
+        (
+            'rooms.bathroom.devices[3].attributes["1.LaundryWasherControls.SpinSpeeds"][1]',
+            "spin speed 9 is not one of SimuHome's speed ids 0..3 (Low, Medium, High, Extra High)",
+        ),
+        (
+            'rooms.kitchen.devices[1].attributes["1.Descriptor.TagList"][0]',
+            "a tag must be a name or a SemanticTagStruct, got 7",
+        ),
+    ]
 
 
 def test_import_accepts_a_whole_episode():
@@ -190,6 +227,7 @@ def test_out_of_bounds_room_state_is_refused_with_our_path():
 
 
 # --- round trip ----------------------------------------------------------------------------------
+
 
 def test_unchanged_round_trip_is_exact(loaded):
     config, origin, data = loaded
@@ -226,8 +264,14 @@ def test_changed_values_are_written_in_simuhome_shapes(loaded):
     attrs["1.OperationalState.CountdownTime"] = 5300
     attrs["1.DishwasherMode.SupportedModes"] = attrs["1.DishwasherMode.SupportedModes"][:2]
     config.device("living_room_tv_1").attributes["1.Channel.CurrentChannel"] = {
-        "majorNumber": 3, "minorNumber": 0, "name": "MBC", "callSign": "MBC", "affiliateCallSign": "MBC",
-        "identifier": "mbc", "type": 2}
+        "majorNumber": 3,
+        "minorNumber": 0,
+        "name": "MBC",
+        "callSign": "MBC",
+        "affiliateCallSign": "MBC",
+        "identifier": "mbc",
+        "type": 2,
+    }
     rvc = config.device("living_room_rvc_1").attributes
     rvc["1.RvcRunMode.SupportedModes"] = rvc["1.RvcRunMode.SupportedModes"][:1]
     rvc["1.RvcRunMode.CurrentMode"] = 2
@@ -245,24 +289,36 @@ def test_changed_values_are_written_in_simuhome_shapes(loaded):
     assert dishwasher["1.DishwasherMode.CurrentMode"] == 1
     assert dishwasher["1.OperationalState.OperationalError"] == {"error_state_id": 3}
     assert dishwasher["1.OperationalState.CountdownTime"] == 5300
-    assert dishwasher["1.DishwasherMode.SupportedModes"] == [{"ModeTags": [0x4000], "label": "Normal", "mode": 0},
-                                                             {"ModeTags": [0x4001], "label": "Heavy Duty", "mode": 1}]
+    assert dishwasher["1.DishwasherMode.SupportedModes"] == [
+        {"ModeTags": [0x4000], "label": "Normal", "mode": 0},
+        {"ModeTags": [0x4001], "label": "Heavy Duty", "mode": 1},
+    ]
     assert device_of(exported, "living_room_tv_1")["attributes"]["1.Channel.CurrentChannel"] == {
-        "AffiliateCallSign": "MBC", "CallSign": "MBC", "Identifier": "mbc", "MajorNumber": 3, "MinorNumber": 0,
-        "Name": "MBC", "Type": 2}
+        "AffiliateCallSign": "MBC",
+        "CallSign": "MBC",
+        "Identifier": "mbc",
+        "MajorNumber": 3,
+        "MinorNumber": 0,
+        "Name": "MBC",
+        "Type": 2,
+    }
     rvc_out = device_of(exported, "living_room_rvc_1")["attributes"]
     assert rvc_out["1.RVCRunMode.SupportedModes"] == [{"Label": "Idle", "Mode": 1, "ModeTags": [0x4000]}]
     assert rvc_out["1.RVCRunMode.CurrentMode"] == 2
     heat_pump_out = device_of(exported, "utility_room_heat_pump_1")["attributes"]
     assert heat_pump_out["3.DeviceEnergyManagement.PowerAdjustmentCapability"] == {
-        "cause": 1, "power_adjust_capability": []}
+        "cause": 1,
+        "power_adjust_capability": [],
+    }
     assert heat_pump_out["1.Descriptor.TagList"] == ["Mains"]
     accuracy = heat_pump_out["2.ElectricalPowerMeasurement.Accuracy"][0]["AccuracyRanges"][0]
     assert accuracy["PercentMax"] == 50 and accuracy["FixedMax"] is None  # SimuHome's nulls come back
     for path in ("1.DishwasherMode.SupportedModes", "1.OperationalState.OperationalError"):
         assert shape_of(dishwasher[path]) in path_shapes("dishwasher", path).shapes
-    assert shape_of(heat_pump_out["2.ElectricalPowerMeasurement.Accuracy"]) in path_shapes(
-        "heat_pump", "2.ElectricalPowerMeasurement.Accuracy").shapes
+    assert (
+        shape_of(heat_pump_out["2.ElectricalPowerMeasurement.Accuracy"])
+        in path_shapes("heat_pump", "2.ElectricalPowerMeasurement.Accuracy").shapes
+    )
     assert exported["rooms"]["kitchen"]["state"] == {**data["rooms"]["kitchen"]["state"], "pm10": 12.0}
     assert exported["rooms"]["bathroom"]["state"]["co2"] == 640  # unknown state key kept
     assert exported["rooms"]["bathroom"]["state"]["humidity"] == 7000.0
@@ -279,8 +335,11 @@ def test_attributes_we_did_not_load_or_do_not_hold_are_written_back(loaded):
     fan["1.FanControl.PercentSetting"] = 70
     fan["1.FanControl.SpeedMax"] = 10  # new: written too
     out = device_of(to_simuhome(config, origin), "kitchen_fan_1")["attributes"]
-    expected = {**device_of(data, "kitchen_fan_1")["attributes"], "1.FanControl.PercentSetting": 70,
-                "1.FanControl.SpeedMax": 10}
+    expected = {
+        **device_of(data, "kitchen_fan_1")["attributes"],
+        "1.FanControl.PercentSetting": 70,
+        "1.FanControl.SpeedMax": 10,
+    }
     assert out == expected and list(out) == list(expected)
 
 
@@ -296,15 +355,17 @@ def test_a_richer_state_can_be_cut_back_to_simuhome_paths(loaded):
     light = config.device("living_room_on_off_light_1").attributes
     light["1.OnOff.OnOff"] = True
     light["1.Identify.IdentifyTime"] = 0  # our device model has Identify, SimuHome's does not
-    new_device = config.devices[0].model_copy(update={"id": "living_room_on_off_light_2",
-                                                      "attributes": {"1.Identify.IdentifyTime": 0}})
+    new_device = config.devices[0].model_copy(
+        update={"id": "living_room_on_off_light_2", "attributes": {"1.Identify.IdentifyTime": 0}}
+    )
     config.devices.append(new_device)
     exported = to_simuhome(config, origin, only_original_attributes=True)
     living = exported["rooms"]["living_room"]["devices"]
     assert living[0]["attributes"]["1.OnOff.OnOff"] is True and "1.Identify.IdentifyTime" not in living[0]["attributes"]
     assert living[-1]["attributes"] == {"1.Identify.IdentifyTime": 0}  # no origin: written as it is
-    assert "1.Identify.IdentifyTime" in device_of(to_simuhome(config, origin), "living_room_on_off_light_1")[
-        "attributes"]
+    assert (
+        "1.Identify.IdentifyTime" in device_of(to_simuhome(config, origin), "living_room_on_off_light_1")["attributes"]
+    )
 
 
 def test_unknown_fields_are_kept_at_every_level(loaded):
@@ -328,8 +389,9 @@ def test_structural_edits_follow_the_config(loaded):
     assert exported["base_time"] == "2025-08-24 08:00:00"
     office_out = exported["rooms"]["office"]
     assert office_out["state"] == {"temperature": 2500.0, "humidity": 5000.0, "illuminance": 50.0, "pm10": 35.0}
-    assert office_out["devices"] == [{"device_id": "office_on_off_light_1", "device_type": "dimmable_light",
-                                      "attributes": {"1.OnOff.OnOff": True}}]
+    assert office_out["devices"] == [
+        {"device_id": "office_on_off_light_1", "device_type": "dimmable_light", "attributes": {"1.OnOff.OnOff": True}}
+    ]
     assert exported["rooms"]["kitchen"]["devices"][-1]["device_id"] == "office_fan_1"
 
 
@@ -355,24 +417,40 @@ def test_nested_rooms_flatten_on_export():
 
 # --- spelling helpers ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("simuhome", "ours"), [
-    ("operational_state_id", "operationalStateID"), ("error_state_id", "errorStateID"),
-    ("error_state_label", "errorStateLabel"), ("ModeTags", "modeTags"), ("MajorNumber", "majorNumber"),
-    ("AffiliateCallSign", "affiliateCallSign"), ("NamespaceID", "namespaceID"), ("MfgCode", "mfgCode"),
-    ("ESAType", "esaType"), ("power_adjust_capability", "powerAdjustCapability"), ("label", "label"),
-])
+
+@pytest.mark.parametrize(
+    ("simuhome", "ours"),
+    [
+        ("operational_state_id", "operationalStateID"),
+        ("error_state_id", "errorStateID"),
+        ("error_state_label", "errorStateLabel"),
+        ("ModeTags", "modeTags"),
+        ("MajorNumber", "majorNumber"),
+        ("AffiliateCallSign", "affiliateCallSign"),
+        ("NamespaceID", "namespaceID"),
+        ("MfgCode", "mfgCode"),
+        ("ESAType", "esaType"),
+        ("power_adjust_capability", "powerAdjustCapability"),
+        ("label", "label"),
+    ],
+)
 def test_our_key(simuhome: str, ours: str):
     assert our_key(simuhome) == ours
 
 
-@pytest.mark.parametrize(("ours", "cluster", "simuhome"), [
-    ("operationalStateID", "OperationalState", "operational_state_id"),
-    ("errorStateID", "RvcOperationalState", "error_state_id"),
-    ("modeTags", "DishwasherMode", "ModeTags"), ("label", "DishwasherMode", "label"),
-    ("label", "RvcRunMode", "Label"), ("majorNumber", "Channel", "MajorNumber"),
-    ("powerAdjustCapability", "DeviceEnergyManagement", "power_adjust_capability"),
-    ("deviceType", "Descriptor", "DeviceType"),
-])
+@pytest.mark.parametrize(
+    ("ours", "cluster", "simuhome"),
+    [
+        ("operationalStateID", "OperationalState", "operational_state_id"),
+        ("errorStateID", "RvcOperationalState", "error_state_id"),
+        ("modeTags", "DishwasherMode", "ModeTags"),
+        ("label", "DishwasherMode", "label"),
+        ("label", "RvcRunMode", "Label"),
+        ("majorNumber", "Channel", "MajorNumber"),
+        ("powerAdjustCapability", "DeviceEnergyManagement", "power_adjust_capability"),
+        ("deviceType", "Descriptor", "DeviceType"),
+    ],
+)
 def test_simuhome_key(ours: str, cluster: str, simuhome: str):
     assert simuhome_key(ours, cluster) == simuhome
 
@@ -407,8 +485,9 @@ def test_export_for_simuhome_leaves_out_the_types_it_does_not_know_and_says_so()
     assert {"garage_solar_power_1", "garage_evse_1", "basement_water_valve_1"} <= {d.device_id for d in export.skipped}
     assert export.note().startswith(f"left out {len(export.skipped)} device(s)") and "evse" in export.note()
     assert len(export.config["rooms"]) == 31  # rooms stay, even one left empty
-    assert export.config == to_simuhome(home.model_copy(update={"devices": [
-        d for d in home.devices if d.type in SIMUHOME_KNOWN_TYPES]}))
+    assert export.config == to_simuhome(
+        home.model_copy(update={"devices": [d for d in home.devices if d.type in SIMUHOME_KNOWN_TYPES]})
+    )
     simuhome_home = generate_home("simuhome", 2)
     assert export_for_simuhome(simuhome_home).skipped == () and export_for_simuhome(simuhome_home).note() == ""
     assert export_for_simuhome(simuhome_home).config == to_simuhome(simuhome_home)

@@ -18,9 +18,23 @@ def test_simuhome_home_loads_runs_and_round_trips_through_the_fabric() -> None:
     config, origin = from_simuhome(original)
     fabric = EmulatedHome(config)
     assert {d.device_type for d in fabric.devices()} >= {
-        "on_off_light", "dimmable_light", "air_conditioner", "air_purifier", "fan", "humidifier", "dehumidifier",
-        "heat_pump", "tv", "window_covering_controller", "dishwasher", "laundry_washer", "laundry_dryer", "rvc",
-        "freezer", "refrigerator"}
+        "on_off_light",
+        "dimmable_light",
+        "air_conditioner",
+        "air_purifier",
+        "fan",
+        "humidifier",
+        "dehumidifier",
+        "heat_pump",
+        "tv",
+        "window_covering_controller",
+        "dishwasher",
+        "laundry_washer",
+        "laundry_dryer",
+        "rvc",
+        "freezer",
+        "refrigerator",
+    }
     # SimuHome's attribute paths read back with its values (the heat-pump thermostat is on endpoint 4).
     for room_id, room in original["rooms"].items():
         if "state" in room:  # a room without a state gets SimuHome's defaults

@@ -27,8 +27,9 @@ def test_the_cases_cover_every_inventory_shape():
     assert len(listed) == 316
 
 
-@pytest.mark.parametrize(("device_type", "path", "shape", "attributes"), CASES,
-                         ids=[f"{t}-{p}-{s}" for t, p, s, _ in CASES])
+@pytest.mark.parametrize(
+    ("device_type", "path", "shape", "attributes"), CASES, ids=[f"{t}-{p}-{s}" for t, p, s, _ in CASES]
+)
 def test_inventory_shape_loads_runs_and_round_trips(device_type, path, shape, attributes):
     original = home([device(device_type, attributes, "living_room")])
     assert shape_of(original["rooms"]["living_room"]["devices"][0]["attributes"][path]) == shape

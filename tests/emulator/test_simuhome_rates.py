@@ -27,21 +27,46 @@ TICKS_PER_MINUTE = 600
 TEMPERATURE_DRIFT, HUMIDITY_DRIFT, PM10_DRIFT = 0.0002, 0.01, 0.1
 
 
-def _home(device_type: str | None, attributes: dict[str, Any], *, environment: dict[str, float],
-          baseline: dict[str, float] | None = None, extra: list[tuple[str, str, dict[str, Any]]] = ()) -> EmulatedHome:
+def _home(
+    device_type: str | None,
+    attributes: dict[str, Any],
+    *,
+    environment: dict[str, float],
+    baseline: dict[str, float] | None = None,
+    extra: list[tuple[str, str, dict[str, Any]]] = (),
+) -> EmulatedHome:
     state = {"temperature": 2500, "humidity": 5000, "illuminance": 1000, "pm10": 35.0}
-    devices = ([{"id": "dev", "type": device_type, "room": "lab", "attributes": attributes}] if device_type else [])
+    devices = [{"id": "dev", "type": device_type, "room": "lab", "attributes": attributes}] if device_type else []
     devices += [{"id": d, "type": t, "room": "lab", "attributes": a} for d, t, a in extra]
-    return EmulatedHome(HomeConfig.model_validate({
-        "name": "rates", "base_time": "2025-08-23 09:00:00",
-        "rooms": [{"id": "lab", "name": "lab", "type": "lab", "environment": {**state, **environment},
-                   "baseline": {**state, **environment, **(baseline or {})}}],
-        "devices": devices,
-    }))
+    return EmulatedHome(
+        HomeConfig.model_validate(
+            {
+                "name": "rates",
+                "base_time": "2025-08-23 09:00:00",
+                "rooms": [
+                    {
+                        "id": "lab",
+                        "name": "lab",
+                        "type": "lab",
+                        "environment": {**state, **environment},
+                        "baseline": {**state, **environment, **(baseline or {})},
+                    }
+                ],
+                "devices": devices,
+            }
+        )
+    )
 
 
-def _simuhome(x0: float, baseline: float, drift_per_s: float, effect: Callable[[float], float], ticks: int,
-              low: float = -math.inf, high: float = math.inf) -> float:
+def _simuhome(
+    x0: float,
+    baseline: float,
+    drift_per_s: float,
+    effect: Callable[[float], float],
+    ticks: int,
+    low: float = -math.inf,
+    high: float = math.inf,
+) -> float:
     """Facts §4's update, tick by tick: x += Σ effects (per tick); x += (baseline − x)·drift·dt; clamp."""
     x = x0
     for _ in range(ticks):
@@ -57,15 +82,19 @@ def _at(fabric: EmulatedHome, ticks: int, variable: str) -> float:
 
 
 def _ac(mode: int, percent: int | None, *, on: bool = True, cool: int = 2000, heat: int = 1600) -> dict[str, Any]:
-    attributes: dict[str, Any] = {"1.OnOff.OnOff": on, "1.Thermostat.SystemMode": mode,
-                                  "1.Thermostat.OccupiedCoolingSetpoint": cool,
-                                  "1.Thermostat.OccupiedHeatingSetpoint": heat}
+    attributes: dict[str, Any] = {
+        "1.OnOff.OnOff": on,
+        "1.Thermostat.SystemMode": mode,
+        "1.Thermostat.OccupiedCoolingSetpoint": cool,
+        "1.Thermostat.OccupiedHeatingSetpoint": heat,
+    }
     if percent is not None:
         attributes.update({"1.FanControl.PercentSetting": percent, "1.FanControl.PercentCurrent": percent})
     return attributes
 
 
 # --- 4.1 temperature ---------------------------------------------------------------------------------------------
+
 
 def _ac_effect(mode: int, f: float, cool: float, heat: float) -> Callable[[float], float]:
     def effect(t: float) -> float:  # facts §4.1, centi-°C per tick
@@ -74,6 +103,7 @@ def _ac_effect(mode: int, f: float, cool: float, heat: float) -> Callable[[float
         if mode == 4 and t < heat:
             return min(0.0005, (heat - t) / 100) * f * 100 * DT
         return 0.0
+
     return effect
 
 
@@ -103,12 +133,16 @@ def test_ac_heating_rate_is_the_cooling_rate_upward() -> None:
     assert _at(fabric, 24 * 60 * TICKS_PER_MINUTE, "temperature") == pytest.approx(2250, abs=0.1)
 
 
-@pytest.mark.parametrize("attributes", [
-    _ac(3, 100, on=False),  # off: no effect (facts: "only if OnOff true")
-    _ac(3, 0),  # fan 0 % → zero effect
-    _ac(0, 100),  # SystemMode Off
-    _ac(3, 100, cool=3200),  # cooling mode with the room below its setpoint
-], ids=["off", "fan-0", "mode-off", "below-setpoint"])
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        _ac(3, 100, on=False),  # off: no effect (facts: "only if OnOff true")
+        _ac(3, 0),  # fan 0 % → zero effect
+        _ac(0, 100),  # SystemMode Off
+        _ac(3, 100, cool=3200),  # cooling mode with the room below its setpoint
+    ],
+    ids=["off", "fan-0", "mode-off", "below-setpoint"],
+)
 def test_ac_without_effect_leaves_a_room_at_its_baseline(attributes: dict[str, Any]) -> None:
     fabric = _home("air_conditioner", attributes, environment={"temperature": 3000})
     assert _at(fabric, 60 * TICKS_PER_MINUTE, "temperature") == pytest.approx(3000, abs=1e-6)
@@ -171,6 +205,7 @@ def test_temperature_drifts_back_with_an_83_minute_time_constant() -> None:
 
 # --- 4.2 humidity ------------------------------------------------------------------------------------------------
 
+
 def _humidity_effect(kind: str, f: float) -> Callable[[float], float]:
     def effect(h: float) -> float:  # facts §4.2, centi-% per tick
         if kind == "humidifier" and h < 9000:
@@ -178,16 +213,21 @@ def _humidity_effect(kind: str, f: float) -> Callable[[float], float]:
         if kind == "dehumidifier" and h > 1000:
             return -5.0 * f * max(0.1, (h - 1000) / 9000) * DT
         return 0.0
+
     return effect
 
 
-@pytest.mark.parametrize(("kind", "percent", "h0", "first_second"), [
-    ("humidifier", 100, 4500, 2.5),  # efficiency (9000 − 4500)/9000 = 0.5 → 5 × 0.5 centi-%/s
-    ("humidifier", 100, 8500, 0.5),  # efficiency floor 0.1 above 81 %
-    ("humidifier", 100, 9200, 0.0),  # no effect from 90 % up
-    ("dehumidifier", 60, 7000, -2.0),  # 5 × 0.6 × (7000 − 1000)/9000
-    ("dehumidifier", 100, 1400, -0.5),  # efficiency floor 0.1 below 19 %
-], ids=["humidifier", "humidifier-floor", "humidifier-saturated", "dehumidifier", "dehumidifier-floor"])
+@pytest.mark.parametrize(
+    ("kind", "percent", "h0", "first_second"),
+    [
+        ("humidifier", 100, 4500, 2.5),  # efficiency (9000 − 4500)/9000 = 0.5 → 5 × 0.5 centi-%/s
+        ("humidifier", 100, 8500, 0.5),  # efficiency floor 0.1 above 81 %
+        ("humidifier", 100, 9200, 0.0),  # no effect from 90 % up
+        ("dehumidifier", 60, 7000, -2.0),  # 5 × 0.6 × (7000 − 1000)/9000
+        ("dehumidifier", 100, 1400, -0.5),  # efficiency floor 0.1 below 19 %
+    ],
+    ids=["humidifier", "humidifier-floor", "humidifier-saturated", "dehumidifier", "dehumidifier-floor"],
+)
 def test_humidity_rates(kind: str, percent: int, h0: float, first_second: float) -> None:
     attributes = {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": percent, "1.FanControl.PercentCurrent": percent}
     fabric = _home(kind, attributes, environment={"humidity": h0})
@@ -219,18 +259,23 @@ def test_humidity_drifts_back_with_a_100_second_time_constant() -> None:
 
 # --- 4.3 pm10 ----------------------------------------------------------------------------------------------------
 
+
 def _purifier_effect(percent: int, baseline: float) -> Callable[[float], float]:
     def effect(p: float) -> float:  # facts §4.3, µg/m³ per tick
         r = p / baseline
         pf = 0.8 * r if r > 2 else min(2, r)
         return -5.0 * (percent / 100) ** 0.8 * pf * DT
+
     return effect
 
 
-@pytest.mark.parametrize(("p0", "percent", "first_tick"), [
-    (24.0, 50, -5.0 * 0.5 ** 0.8 * DT),  # ratio 1: 2.87 µg/m³ per second at 50 %
-    (72.0, 100, -5.0 * 0.8 * 3 * DT),  # ratio 3 > 2: pollution factor 0.8 × 3
-])
+@pytest.mark.parametrize(
+    ("p0", "percent", "first_tick"),
+    [
+        (24.0, 50, -5.0 * 0.5**0.8 * DT),  # ratio 1: 2.87 µg/m³ per second at 50 %
+        (72.0, 100, -5.0 * 0.8 * 3 * DT),  # ratio 3 > 2: pollution factor 0.8 × 3
+    ],
+)
 def test_purifier_rate(p0: float, percent: int, first_tick: float) -> None:
     attributes = {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": percent, "1.FanControl.PercentCurrent": percent}
     fabric = _home("air_purifier", attributes, environment={"pm10": p0}, baseline={"pm10": 24.0})
@@ -245,12 +290,12 @@ def test_purifier_settles_where_simuhome_would_empty_the_room() -> None:
     # Deliberate difference (emulator/physics.py): SimuHome computes the purifier's effect once, at ratio 1,
     # and keeps it, so a purifier at 50 % takes a 24 µg/m³ room to 0 within a minute (facts §4.3); ours
     # scales the effect with the pollution left and settles where it meets the drift back to the baseline.
-    frozen = _simuhome(24.0, 24.0, PM10_DRIFT, lambda p: -5.0 * 0.5 ** 0.8 * DT, 600, 0.0)
+    frozen = _simuhome(24.0, 24.0, PM10_DRIFT, lambda p: -5.0 * 0.5**0.8 * DT, 600, 0.0)
     assert frozen == 0.0
     attributes = {"1.OnOff.OnOff": True, "1.FanControl.PercentSetting": 50, "1.FanControl.PercentCurrent": 50}
     fabric = _home("air_purifier", attributes, environment={"pm10": 24.0})
     # The fixed point of facts §4.3's tick evaluated every tick: P = P·(1 − q/24)·(1 − a) + a·24, q = 5·0.5^0.8·dt.
-    q, a = 5.0 * 0.5 ** 0.8 * DT, PM10_DRIFT * DT
+    q, a = 5.0 * 0.5**0.8 * DT, PM10_DRIFT * DT
     fixed_point = a * 24.0 / (1 - (1 - q / 24.0) * (1 - a))
     assert _at(fabric, 600, "pm10") == pytest.approx(fixed_point, abs=1e-3)
     assert fixed_point == pytest.approx(11.0, abs=0.05)  # µg/m³, where SimuHome shows 0
@@ -263,12 +308,17 @@ def test_pm10_drifts_back_with_a_10_second_time_constant() -> None:
 
 # --- 4.4 illuminance ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("device_type", "attributes", "added"), [
-    ("on_off_light", {"1.OnOff.OnOff": True}, 500.0),
-    ("dimmable_light", {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 254}, 500.0),
-    ("dimmable_light", {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 127}, 250.0),
-    ("dimmable_light", {"1.OnOff.OnOff": False, "1.LevelControl.CurrentLevel": 254}, 0.0),
-], ids=["on-off", "dimmable-full", "dimmable-half", "dimmable-off"])
+
+@pytest.mark.parametrize(
+    ("device_type", "attributes", "added"),
+    [
+        ("on_off_light", {"1.OnOff.OnOff": True}, 500.0),
+        ("dimmable_light", {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 254}, 500.0),
+        ("dimmable_light", {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 127}, 250.0),
+        ("dimmable_light", {"1.OnOff.OnOff": False, "1.LevelControl.CurrentLevel": 254}, 0.0),
+    ],
+    ids=["on-off", "dimmable-full", "dimmable-half", "dimmable-off"],
+)
 def test_lights_add_500_lux_times_their_level(device_type: str, attributes: dict[str, Any], added: float) -> None:
     fabric = _home(device_type, {**attributes, "1.OnOff.OnOff": False}, environment={"illuminance": 300})
     if attributes["1.OnOff.OnOff"]:

@@ -35,9 +35,14 @@ def test_the_script_reads_paths_shapes_counts_and_ranges():
     rvc = table["device_types"]["rvc"]
     assert rvc["devices"] == 252
     assert rvc["attributes"]["1.RVCOperationalState.CountdownTime"] == {
-        "shapes": {"null": 212, "int": 40}, "n": 252, "min": 10, "max": 1800}
+        "shapes": {"null": 212, "int": 40},
+        "n": 252,
+        "min": 10,
+        "max": 1800,
+    }
     assert rvc["attributes"]["1.RVCRunMode.SupportedModes"]["shapes"] == {
-        "list[{Label: str, Mode: int, ModeTags: list[int]}]": 252}
+        "list[{Label: str, Mode: int, ModeTags: list[int]}]": 252
+    }
 
 
 def test_a_row_whose_counts_do_not_add_up_is_refused():
@@ -63,12 +68,21 @@ def test_every_inventory_shape_parses_back_to_its_text():
                 assert str(parse_shape(text)) == text
 
 
-@pytest.mark.parametrize(("value", "shape"), [
-    (None, "null"), (True, "bool"), (3, "int"), (2.5, "float"), ("Grid", "str"), ([], "list[]"), ([2, 3], "list[int]"),
-    ([{"Revision": 1, "DeviceType": 45}], "list[{DeviceType: int, Revision: int}]"),
-    ({"power_adjust_capability": [], "cause": 0}, "{cause: int, power_adjust_capability: list[]}"),
-    ({"ModeTags": [1], "label": "Normal", "mode": 0}, "{ModeTags: list[int], label: str, mode: int}"),
-])
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        (None, "null"),
+        (True, "bool"),
+        (3, "int"),
+        (2.5, "float"),
+        ("Grid", "str"),
+        ([], "list[]"),
+        ([2, 3], "list[int]"),
+        ([{"Revision": 1, "DeviceType": 45}], "list[{DeviceType: int, Revision: int}]"),
+        ({"power_adjust_capability": [], "cause": 0}, "{cause: int, power_adjust_capability: list[]}"),
+        ({"ModeTags": [1], "label": "Normal", "mode": 0}, "{ModeTags: list[int], label: str, mode: int}"),
+    ],
+)
 def test_shape_of_writes_the_inventory_notation(value, shape):
     assert shape_of(value) == shape
 

@@ -34,11 +34,13 @@ def test_home_rooms_devices_and_attributes() -> None:
             assert fabric.read(LIGHT, 1, "OnOff", "OnOff") is True
             assert (await client.get(f"/api/devices/{LIGHT}")).json()["state"]["1.OnOff.OnOff"] is True
 
-            response = await client.post(f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
-                                         json={"args": {"Level": 40}})
+            response = await client.post(
+                f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel", json={"args": {"Level": 40}}
+            )
             assert response.status_code == 200 and fabric.read(DIMMER, 1, "LevelControl", "CurrentLevel") == 40
-            response = await client.put("/api/devices/bathroom_air_purifier_1/attributes/1/FanControl/PercentSetting",
-                                        json={"value": 60})
+            response = await client.put(
+                "/api/devices/bathroom_air_purifier_1/attributes/1/FanControl/PercentSetting", json={"value": 60}
+            )
             assert response.status_code == 200 and response.json()["new_value"] == 60
             structure = (await client.get(f"/api/devices/{DIMMER}/structure")).json()
             assert "MoveToLevel" in structure["endpoints"]["1"]["clusters"]["LevelControl"]["commands"]
@@ -58,8 +60,9 @@ def test_fabric_errors_keep_their_code_and_allowed_values() -> None:
             assert response.json()["code"] == "DEVICE_NOT_FOUND" and LIGHT in response.json()["allowed"]
             response = await client.get(f"/api/devices/{LIGHT}/attributes/1/OnOff/Brightness")
             assert response.status_code == 404 and response.json()["code"] == "ATTRIBUTE_NOT_FOUND"
-            response = await client.post(f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
-                                         json={"args": {"Level": 999}})
+            response = await client.post(
+                f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel", json={"args": {"Level": 999}}
+            )
             assert response.status_code == 400
             assert response.json()["code"] == "CONSTRAINT_ERROR"
             assert response.json()["allowed"] == {"min": 0, "max": 254}
@@ -107,8 +110,10 @@ def test_token_is_required_everywhere_but_the_static_shell() -> None:
     async def scenario() -> None:
         import websockets
 
-        async with running_api(home(), token="s3cret") as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+        async with (
+            running_api(home(), token="s3cret") as api,
+            httpx.AsyncClient(base_url=api.url, timeout=10) as client,
+        ):
             for path in ("/api/home", "/api/clock", "/openapi.json", "/api/runs"):
                 response = await client.get(path)
                 assert response.status_code == 401, path
@@ -137,10 +142,20 @@ def test_openapi_lists_the_routes_and_docs_work_offline() -> None:
         async with running_api(home()) as api, httpx.AsyncClient(base_url=api.url, timeout=10) as client:
             document = (await client.get("/openapi.json")).json()
             paths = document["paths"]
-            for path in ("/api/rooms", "/api/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}",
-                         "/api/devices/{device_id}/commands/{endpoint}/{cluster}/{command}", "/api/clock/pause",
-                         "/api/clock/fast-forward", "/api/clock/speed", "/api/workflows", "/api/episodes",
-                         "/api/runs", "/api/runs/{run_id}/records/{index}", "/api/history", "/api/snapshot"):
+            for path in (
+                "/api/rooms",
+                "/api/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}",
+                "/api/devices/{device_id}/commands/{endpoint}/{cluster}/{command}",
+                "/api/clock/pause",
+                "/api/clock/fast-forward",
+                "/api/clock/speed",
+                "/api/workflows",
+                "/api/episodes",
+                "/api/runs",
+                "/api/runs/{run_id}/records/{index}",
+                "/api/history",
+                "/api/snapshot",
+            ):
                 assert path in paths, path
             assert "put" in paths["/api/devices/{device_id}/attributes/{endpoint}/{cluster}/{attribute}"]
             assert "ErrorBody" in document["components"]["schemas"]
@@ -161,13 +176,17 @@ def test_the_home_app_serves_the_home_only_and_the_composition_mounts_episodes(t
             assert "/api/rooms" in paths and not any(p.startswith(("/api/episodes", "/api/runs")) for p in paths)
             assert (await client.get("/api/episodes")).status_code == 404
         runs_dir = tmp_path / "runs"
-        async with running_api(home(), runs_dir=runs_dir) as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+        async with (
+            running_api(home(), runs_dir=runs_dir) as api,
+            httpx.AsyncClient(base_url=api.url, timeout=10) as client,
+        ):
             assert (await client.get("/api/episodes")).json() == []
             assert (await client.get("/api/runs")).json() == []
         episodes = EpisodeApi()  # no runs dir: a temporary one, removed by the routers' lifespan
-        async with HttpApi(home(), port=0, routers=episodes.routers) as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+        async with (
+            HttpApi(home(), port=0, routers=episodes.routers) as api,
+            httpx.AsyncClient(base_url=api.url, timeout=10) as client,
+        ):
             assert (await client.get("/api/runs")).json() == []
             assert episodes.runs.runs_dir.is_dir()
         assert not episodes.runs.runs_dir.exists()
@@ -216,11 +235,21 @@ def test_workflows_schedule_run_and_cancel() -> None:
         fabric = home()
         async with running_api(fabric) as api, httpx.AsyncClient(base_url=api.url, timeout=10) as client:
             start = "2025-08-23 12:40:00"
-            body = {"start_time": start, "description": "lights on",
-                    "steps": [{"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff",
-                               "command": "On"},
-                              {"kind": "write", "device_id": "bathroom_air_purifier_1", "endpoint": 1,
-                               "cluster": "FanControl", "attribute": "PercentSetting", "value": 30}]}
+            body = {
+                "start_time": start,
+                "description": "lights on",
+                "steps": [
+                    {"kind": "invoke", "device_id": LIGHT, "endpoint": 1, "cluster": "OnOff", "command": "On"},
+                    {
+                        "kind": "write",
+                        "device_id": "bathroom_air_purifier_1",
+                        "endpoint": 1,
+                        "cluster": "FanControl",
+                        "attribute": "PercentSetting",
+                        "value": 30,
+                    },
+                ],
+            }
             created = await client.post("/api/workflows", json=body)
             assert created.status_code == 201
             workflow_id = created.json()["workflow_id"]
@@ -248,8 +277,10 @@ def test_episodes_load_upload_and_an_oracle_run(tmp_path: Path) -> None:
         runs_dir = tmp_path / "runs"
         served = home()
         before = served.snapshot()
-        async with running_api(served, runs_dir=runs_dir, episodes_root=tmp_path) as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+        async with (
+            running_api(served, runs_dir=runs_dir, episodes_root=tmp_path) as api,
+            httpx.AsyncClient(base_url=api.url, timeout=10) as client,
+        ):
             loaded = (await client.post("/api/episodes/load", json={"path": str(episodes)})).json()
             assert loaded["loaded"] == ids and loaded["problems"] == []
             missing = await client.post("/api/episodes/load", json={"path": str(tmp_path / "nope")})
@@ -280,8 +311,10 @@ def test_episodes_load_upload_and_an_oracle_run(tmp_path: Path) -> None:
         assert (runs_dir / run_id / "records.jsonl").is_file()
         assert served.snapshot() == before  # runs use fresh fabrics, never the served home
 
-        async with running_api(home(), runs_dir=runs_dir) as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=10) as client:
+        async with (
+            running_api(home(), runs_dir=runs_dir) as api,
+            httpx.AsyncClient(base_url=api.url, timeout=10) as client,
+        ):
             stored = (await client.get("/api/runs")).json()
             assert [(r["run_id"], r["status"], r["records"]) for r in stored] == [(run_id, "stored", 2)]
 

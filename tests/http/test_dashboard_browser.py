@@ -21,8 +21,10 @@ def test_dashboard_in_chromium(chromium: Chromium, tmp_path: Path) -> None:
         episodes = tmp_path / "episodes"
         write_some_episodes(episodes)
         errors: list[str] = []
-        async with running_api(fabric, speed=20, runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api, \
-                chromium.page(viewport={"width": 1500, "height": 1300}, errors=errors) as page:
+        async with (
+            running_api(fabric, speed=20, runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api,
+            chromium.page(viewport={"width": 1500, "height": 1300}, errors=errors) as page,
+        ):
             await page.goto(api.url + "/")
             await page.wait_for_selector("body[data-loaded=true]")
             await page.wait_for_selector("#live.ok")  # the events WebSocket is open
@@ -67,8 +69,9 @@ def test_dashboard_in_chromium(chromium: Chromium, tmp_path: Path) -> None:
             before = fabric.tick
             await page.click("button[data-forward='3600']")
             await until(lambda: fabric.tick >= before + 36000)
-            await page.wait_for_function(f"document.getElementById('clock-time').textContent >= "
-                                         f"'{fabric.now_text()[:13]}'")
+            await page.wait_for_function(
+                f"document.getElementById('clock-time').textContent >= '{fabric.now_text()[:13]}'"
+            )
             await page.click("a[data-view-link=charts]")
             await page.wait_for_selector("body[data-current-view=charts]")
             # a few rooms by default (4 charts × 4 rooms); the legend picks more, "all rooms" shows them all

@@ -13,9 +13,14 @@ from tests.browser import Chromium, until
 from tests.emulator.helpers import home as home_config
 from tests.http.live_api import running_api
 
-DEVICES = [("ac", "air_conditioner", "living"), ("heater", "heat_pump", "living"),
-           ("lamp", "extended_color_light", "living"), ("washer", "laundry_washer", "utility"),
-           ("oven", "oven", "kitchen"), ("fridge", "refrigerator", "kitchen")]
+DEVICES = [
+    ("ac", "air_conditioner", "living"),
+    ("heater", "heat_pump", "living"),
+    ("lamp", "extended_color_light", "living"),
+    ("washer", "laundry_washer", "utility"),
+    ("oven", "oven", "kitchen"),
+    ("fridge", "refrigerator", "kitchen"),
+]
 
 
 def test_each_new_control_changes_the_fabric(chromium: Chromium, tmp_path: Path) -> None:
@@ -24,8 +29,10 @@ def test_each_new_control_changes_the_fabric(chromium: Chromium, tmp_path: Path)
         fabric.invoke("ac", 1, "OnOff", "On")
         fabric.invoke("washer", 1, "OnOff", "On")
         errors: list[str] = []
-        async with running_api(fabric, speed=1) as api, \
-                chromium.page(viewport={"width": 1400, "height": 1200}, errors=errors) as page:
+        async with (
+            running_api(fabric, speed=1) as api,
+            chromium.page(viewport={"width": 1400, "height": 1200}, errors=errors) as page,
+        ):
             await page.goto(api.url + "/#home")
             await page.wait_for_selector("body[data-loaded=true]")
             assert await page.locator("[data-view=charts]").is_hidden()
@@ -54,16 +61,16 @@ def test_each_new_control_changes_the_fabric(chromium: Chromium, tmp_path: Path)
             await white.evaluate("(input) => { input.value = 2700; input.dispatchEvent(new Event('change')); }")
             await until(lambda: fabric.read("lamp", 1, "ColorControl", "ColorTemperatureMireds") == 370)
             colour = page.locator("#device-lamp input.colour")
-            await colour.evaluate("(input) => { input.value = '#00ff00'; "
-                                  "input.dispatchEvent(new Event('change')); }")
+            await colour.evaluate("(input) => { input.value = '#00ff00'; input.dispatchEvent(new Event('change')); }")
             await until(lambda: abs(fabric.read("lamp", 1, "ColorControl", "CurrentHue") - 85) <= 1)
 
             # appliance mode, start and stop
             washer_mode = page.locator("#device-washer select.mode")
             options = await washer_mode.locator("option").all_inner_texts()
             await washer_mode.select_option(label=options[1])
-            await until(lambda: fabric.read("washer", 1, "LaundryWasherMode", "CurrentMode") != 0
-                         or options[1] == options[0])
+            await until(
+                lambda: fabric.read("washer", 1, "LaundryWasherMode", "CurrentMode") != 0 or options[1] == options[0]
+            )
             await page.click("#device-washer button.cycle.start")
             await until(lambda: fabric.read("washer", 1, "OperationalState", "OperationalState") == 1)
             await page.click("#device-washer button.cycle.stop:not([disabled])")
@@ -117,8 +124,10 @@ def test_the_record_list_follows_the_run_shown(chromium: Chromium, tmp_path: Pat
     async def scenario() -> None:
         episodes = tmp_path / "episodes"
         ids = write_some_episodes(episodes)
-        async with running_api(home(), runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api, \
-                chromium.page(viewport={"width": 1400, "height": 1000}, timeout_ms=15_000) as page:
+        async with (
+            running_api(home(), runs_dir=tmp_path / "runs", episodes_root=tmp_path) as api,
+            chromium.page(viewport={"width": 1400, "height": 1000}, timeout_ms=15_000) as page,
+        ):
             await page.goto(api.url + "/#episodes")
             await page.wait_for_selector("body[data-loaded=true]")
             await page.fill("#episodes-path", str(episodes))
@@ -127,13 +136,16 @@ def test_the_record_list_follows_the_run_shown(chromium: Chromium, tmp_path: Pat
             for run in range(2):
                 await page.select_option("#episode-select", ids[: run + 1])
                 await page.click("#start-run")
-                await page.wait_for_function("document.querySelector('#run-select').value.startsWith('api-') && "
-                                             "document.querySelector('#record-list').dataset.run === "
-                                             "document.querySelector('#run-select').value")
+                await page.wait_for_function(
+                    "document.querySelector('#run-select').value.startsWith('api-') && "
+                    "document.querySelector('#record-list').dataset.run === "
+                    "document.querySelector('#run-select').value"
+                )
                 run_id = await page.eval_on_selector("#run-select", "s => s.value")
                 # the list shows this run's records (not the previous run's), without choosing it by hand
-                await page.wait_for_function(f"document.querySelectorAll('#record-list button.record').length "
-                                             f"=== {run + 1}")
+                await page.wait_for_function(
+                    f"document.querySelectorAll('#record-list button.record').length === {run + 1}"
+                )
                 assert await page.eval_on_selector("#record-list", "l => l.dataset.run") == run_id
 
     asyncio.run(scenario())

@@ -29,13 +29,15 @@ def test_no_view_shows_null_for_a_home_with_every_device_type(chromium: Chromium
 
     async def scenario() -> None:
         errors: list[str] = []
-        async with running_api(fabric, speed=1) as api, \
-                chromium.page(viewport={"width": 1400, "height": 1200}, errors=errors) as page:
+        async with (
+            running_api(fabric, speed=1) as api,
+            chromium.page(viewport={"width": 1400, "height": 1200}, errors=errors) as page,
+        ):
             for view in ("home", "charts", "episodes"):
                 await page.goto(f"{api.url}/#{view}")
                 await page.wait_for_selector("body[data-loaded=true]")
                 text = await page.evaluate(VISIBLE_TEXT)
-                found = [text[max(0, m.start() - 80):m.end() + 40] for m in MISSING.finditer(text)]
+                found = [text[max(0, m.start() - 80) : m.end() + 40] for m in MISSING.finditer(text)]
                 assert not found, (view, found)
             tiles = await page.locator("[id^=device-d]").count()
             assert tiles == len(names)

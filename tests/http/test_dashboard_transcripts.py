@@ -28,8 +28,10 @@ def test_the_viewer_shows_every_turn_of_a_records_transcript(chromium: Chromium,
 
     async def scenario() -> None:
         errors: list[str] = []
-        async with running_api(home(), runs_dir=runs) as api, \
-                chromium.page(viewport={"width": 1400, "height": 1200}, timeout_ms=15_000, errors=errors) as page:
+        async with (
+            running_api(home(), runs_dir=runs) as api,
+            chromium.page(viewport={"width": 1400, "height": 1200}, timeout_ms=15_000, errors=errors) as page,
+        ):
             await page.goto(api.url + "/#episodes")
             await page.wait_for_selector("body[data-loaded=true]")
             await page.wait_for_selector("#run-select option[value='react-run']", state="attached")

@@ -23,14 +23,20 @@ async def _next(ws: websockets.ClientConnection, kind: str, limit: int = 50) -> 
 def test_attribute_events_and_room_samples_arrive() -> None:
     async def scenario() -> None:
         fabric = home()
-        async with running_api(fabric, history_interval_s=60) as api, \
-                websockets.connect(api.ws_url + "/ws/events", open_timeout=5) as ws:
+        async with (
+            running_api(fabric, history_interval_s=60) as api,
+            websockets.connect(api.ws_url + "/ws/events", open_timeout=5) as ws,
+        ):
             hello = await _next(ws, "hello")
             assert hello["tick"] == fabric.tick
             fabric.invoke(LIGHT, 1, "OnOff", "On")  # a change made directly on the fabric
             event = await _next(ws, "attribute")
-            assert (event["device_id"], event["endpoint"], event["cluster"], event["attribute"]) == \
-                (LIGHT, 1, "OnOff", "OnOff")
+            assert (event["device_id"], event["endpoint"], event["cluster"], event["attribute"]) == (
+                LIGHT,
+                1,
+                "OnOff",
+                "OnOff",
+            )
             assert event["old"] is False and event["new"] is True and event["time"].startswith("2025-")
             fabric.advance(60)
             sample = await _next(ws, "room_state")
@@ -42,8 +48,10 @@ def test_attribute_events_and_room_samples_arrive() -> None:
 def test_slow_client_drops_oldest_and_is_told() -> None:
     async def scenario() -> None:
         fabric = home()
-        async with running_api(fabric) as api, \
-                websockets.connect(api.ws_url + "/ws/events?queue=3", open_timeout=5) as ws:
+        async with (
+            running_api(fabric) as api,
+            websockets.connect(api.ws_url + "/ws/events?queue=3", open_timeout=5) as ws,
+        ):
             await _next(ws, "hello")
             # 40 changes in one go: the hub fans out synchronously and the sender cannot run in between,
             # so this client's queue of 3 must drop the 37 oldest.

@@ -69,8 +69,14 @@ def test_coalescing_queue_keeps_each_states_newest_message_last() -> None:
         queue.coalescing = True
 
         def attribute(value: int) -> Outgoing:
-            message = {"type": "attribute", "device_id": "d", "endpoint": 1, "cluster": "OnOff",
-                       "attribute": "OnOff", "new": value}
+            message = {
+                "type": "attribute",
+                "device_id": "d",
+                "endpoint": 1,
+                "cluster": "OnOff",
+                "attribute": "OnOff",
+                "new": value,
+            }
             return Outgoing(message, state_key(message))
 
         queue.put(attribute(1))
@@ -80,9 +86,9 @@ def test_coalescing_queue_keeps_each_states_newest_message_last() -> None:
         items, dropped = await queue.take()
         assert [json.loads(text) for text in items] == [
             {"type": "clock", "tick": 5},
-            {"type": "attribute", "device_id": "d", "endpoint": 1, "cluster": "OnOff", "attribute": "OnOff",
-             "new": 2},
-            {"type": "clock", "tick": 6}]
+            {"type": "attribute", "device_id": "d", "endpoint": 1, "cluster": "OnOff", "attribute": "OnOff", "new": 2},
+            {"type": "clock", "tick": 6},
+        ]
         assert dropped == 0 and queue.coalesced_total == 1
 
     asyncio.run(scenario())
@@ -104,8 +110,10 @@ def test_a_websocket_client_ends_with_every_attributes_last_value() -> None:
 
         fabric = home()
         fabric.invoke(LIGHT, 1, "OnOff", "On")
-        async with running_api(fabric) as api, \
-                websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
+        async with (
+            running_api(fabric) as api,
+            websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws,
+        ):
             async with httpx.AsyncClient(base_url=api.url, timeout=60) as client:
                 (await client.post("/api/clock/fast-forward", json={"seconds": 2 * 86400})).raise_for_status()
             seen: dict[tuple[Any, ...], Any] = {}
@@ -114,8 +122,9 @@ def test_a_websocket_client_ends_with_every_attributes_last_value() -> None:
                 message = json.loads(await asyncio.wait_for(ws.recv(), 5))
                 if message["type"] == "attribute":
                     attribute_messages += 1
-                    seen[(message["device_id"], message["endpoint"], message["cluster"], message["attribute"])] = \
+                    seen[(message["device_id"], message["endpoint"], message["cluster"], message["attribute"])] = (
                         message["new"]
+                    )
                 if message["type"] == "fast_forward" and message["done"]:
                     break
         assert seen == {key: json.loads(json.dumps(value, default=str)) for key, value in last_events.items()}

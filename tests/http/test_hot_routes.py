@@ -23,14 +23,23 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", f"/api/devices/{LIGHT}/attributes/01/OnOff/OnOff", {}),  # not the fast path's form: FastAPI decides
     ("GET", f"/api/devices/{LIGHT}/attributes/1/onOff/OnOff", {}),  # no such cluster: the fabric names the known ones
     ("POST", f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle", {}),
-    ("POST", f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
-     {"json": {"args": {"Level": 100, "TransitionTime": 0, "OptionsMask": 0, "OptionsOverride": 0}}}),
-    ("POST", f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
-     {"json": {"args": {"Level": 999, "TransitionTime": 0, "OptionsMask": 0, "OptionsOverride": 0}}}),  # refused
+    (
+        "POST",
+        f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
+        {"json": {"args": {"Level": 100, "TransitionTime": 0, "OptionsMask": 0, "OptionsOverride": 0}}},
+    ),
+    (
+        "POST",
+        f"/api/devices/{DIMMER}/commands/1/LevelControl/MoveToLevel",
+        {"json": {"args": {"Level": 999, "TransitionTime": 0, "OptionsMask": 0, "OptionsOverride": 0}}},
+    ),  # refused
     ("POST", f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle", {"json": {"args": [1]}}),  # 422 from FastAPI
     ("POST", f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle", {"json": {"argz": {}}}),  # extra field: 422
-    ("POST", f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle", {"content": b"{not json",
-                                                                "headers": {"content-type": "application/json"}}),
+    (
+        "POST",
+        f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle",
+        {"content": b"{not json", "headers": {"content-type": "application/json"}},
+    ),
     ("POST", f"/api/devices/{LIGHT}/commands/1/OnOff/NoSuchCommand", {}),
     ("PUT", f"/api/devices/{LIGHT}/commands/1/OnOff/Toggle", {}),  # the wrong method: 405 from FastAPI
 ]
@@ -66,5 +75,4 @@ def test_the_fast_path_answers_as_the_fastapi_routes_do(monkeypatch: pytest.Monk
 
 
 def _body(response: httpx.Response) -> Any:
-    return response.json() if response.headers.get("content-type", "").startswith("application/json") \
-        else response.text
+    return response.json() if response.headers.get("content-type", "").startswith("application/json") else response.text

@@ -27,12 +27,24 @@ def test_run_http_serves_a_home_file_with_a_token(tmp_path: Path) -> None:
         port = _free_port()
         lines: list[str] = []
         ready, stop = asyncio.Event(), asyncio.Event()
-        task = asyncio.create_task(run_http(path, host="127.0.0.1", port=port, speed=30, token="t0k",
-                                            runs_dir=tmp_path / "runs", echo=lines.append, ready=ready, stop=stop))
+        task = asyncio.create_task(
+            run_http(
+                path,
+                host="127.0.0.1",
+                port=port,
+                speed=30,
+                token="t0k",
+                runs_dir=tmp_path / "runs",
+                echo=lines.append,
+                ready=ready,
+                stop=stop,
+            )
+        )
         await asyncio.wait_for(ready.wait(), 20)
         try:
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10,
-                                         headers={"Authorization": "Bearer t0k"}) as client:
+            async with httpx.AsyncClient(
+                base_url=f"http://127.0.0.1:{port}", timeout=10, headers={"Authorization": "Bearer t0k"}
+            ) as client:
                 clock = (await client.get("/api/clock")).json()
                 assert clock["paced"] and clock["running"] and clock["speed"] == 30
                 response = await client.post(f"/api/devices/{LIGHT}/commands/1/OnOff/On")

@@ -24,9 +24,19 @@ AFTER_CLOSE = RuntimeError("Unexpected ASGI message 'websocket.send', after send
 
 
 def _scope(path: str) -> dict[str, Any]:
-    return {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": path, "raw_path": path.encode(),
-            "query_string": b"", "root_path": "", "headers": [(b"host", b"127.0.0.1:8080")],
-            "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8080), "subprotocols": []}
+    return {
+        "type": "websocket",
+        "asgi": {"version": "3.0"},
+        "scheme": "ws",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1:8080")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8080),
+        "subprotocols": [],
+    }
 
 
 async def _socket(app: Any, path: str, failure: BaseException, *, sends_before_failure: int = 0) -> list[dict]:

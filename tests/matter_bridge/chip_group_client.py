@@ -20,8 +20,11 @@ from typing import Any
 
 NODE_ID = 0x55
 GROUP, KEY_SET = 0x0101, 0x01A1  # chip's GroupTesting::InitData: group 1 ↔ key set 0x01a1
-EPOCH_KEYS = [(1110000, bytes(range(0xA0, 0xB0))), (1110001, bytes(range(0xB0, 0xC0))),
-              (1110002, bytes(range(0xC0, 0xD0)))]
+EPOCH_KEYS = [
+    (1110000, bytes(range(0xA0, 0xB0))),
+    (1110001, bytes(range(0xB0, 0xC0))),
+    (1110002, bytes(range(0xC0, 0xD0))),
+]
 
 
 async def run(work: Path, paa: Path, code: str, members: list[str], others: list[str]) -> dict[str, Any]:
@@ -48,32 +51,60 @@ async def run(work: Path, paa: Path, code: str, members: list[str], others: list
         ctrl.InitGroupTestingData()  # this controller's own copy of the test group keys
 
         serials = await ctrl.ReadAttribute(NODE_ID, [Clusters.BridgedDeviceBasicInformation.Attributes.SerialNumber])
-        endpoint_of = {v[Clusters.BridgedDeviceBasicInformation][
-            Clusters.BridgedDeviceBasicInformation.Attributes.SerialNumber]: ep for ep, v in serials.items()}
+        endpoint_of = {
+            v[Clusters.BridgedDeviceBasicInformation][
+                Clusters.BridgedDeviceBasicInformation.Attributes.SerialNumber
+            ]: ep
+            for ep, v in serials.items()
+        }
         lights = {name: endpoint_of[name] for name in members + others}
         out["endpoints"] = lights
 
         GKM = Clusters.GroupKeyManagement
         keys = {f"epochKey{i}": key for i, (_, key) in enumerate(EPOCH_KEYS)}
         starts = {f"epochStartTime{i}": start for i, (start, _) in enumerate(EPOCH_KEYS)}
-        await ctrl.SendCommand(NODE_ID, 0, GKM.Commands.KeySetWrite(GKM.Structs.GroupKeySetStruct(
-            groupKeySetID=KEY_SET, groupKeySecurityPolicy=GKM.Enums.GroupKeySecurityPolicyEnum.kTrustFirst,
-            **keys, **starts)))
-        await ctrl.WriteAttribute(NODE_ID, [(0, GKM.Attributes.GroupKeyMap(
-            [GKM.Structs.GroupKeyMapStruct(groupId=GROUP, groupKeySetID=KEY_SET, fabricIndex=1)]))])
+        await ctrl.SendCommand(
+            NODE_ID,
+            0,
+            GKM.Commands.KeySetWrite(
+                GKM.Structs.GroupKeySetStruct(
+                    groupKeySetID=KEY_SET,
+                    groupKeySecurityPolicy=GKM.Enums.GroupKeySecurityPolicyEnum.kTrustFirst,
+                    **keys,
+                    **starts,
+                )
+            ),
+        )
+        await ctrl.WriteAttribute(
+            NODE_ID,
+            [
+                (
+                    0,
+                    GKM.Attributes.GroupKeyMap(
+                        [GKM.Structs.GroupKeyMapStruct(groupId=GROUP, groupKeySetID=KEY_SET, fabricIndex=1)]
+                    ),
+                )
+            ],
+        )
         AC = Clusters.AccessControl
         acl = (await ctrl.ReadAttribute(NODE_ID, [(0, AC.Attributes.Acl)]))[0][AC][AC.Attributes.Acl]
         group_entry = AC.Structs.AccessControlEntryStruct(
             privilege=AC.Enums.AccessControlEntryPrivilegeEnum.kOperate,
-            authMode=AC.Enums.AccessControlEntryAuthModeEnum.kGroup, subjects=[GROUP], targets=NullValue)
+            authMode=AC.Enums.AccessControlEntryAuthModeEnum.kGroup,
+            subjects=[GROUP],
+            targets=NullValue,
+        )
         await ctrl.WriteAttribute(NODE_ID, [(0, AC.Attributes.Acl([*acl, group_entry]))])
         for name in members:
-            response = await ctrl.SendCommand(NODE_ID, lights[name], Clusters.Groups.Commands.AddGroup(
-                groupID=GROUP, groupName="Evening"))
+            response = await ctrl.SendCommand(
+                NODE_ID, lights[name], Clusters.Groups.Commands.AddGroup(groupID=GROUP, groupName="Evening")
+            )
             out.setdefault("add_group", {})[name] = response.status
         table = await ctrl.ReadAttribute(NODE_ID, [(0, GKM.Attributes.GroupTable)])
-        out["group_table"] = [{"group": e.groupId, "endpoints": list(e.endpoints), "name": e.groupName}
-                              for e in table[0][GKM][GKM.Attributes.GroupTable]]
+        out["group_table"] = [
+            {"group": e.groupId, "endpoints": list(e.endpoints), "name": e.groupName}
+            for e in table[0][GKM][GKM.Attributes.GroupTable]
+        ]
 
         async def on_off() -> dict[str, bool]:
             values = {}
@@ -100,25 +131,39 @@ async def run(work: Path, paa: Path, code: str, members: list[str], others: list
         dimmer = next(n for n in members if "dimmer" in n)
         LC, SM = Clusters.LevelControl, Clusters.ScenesManagement
         await ctrl.SendCommand(NODE_ID, lights[dimmer], Clusters.OnOff.Commands.On())
-        await ctrl.SendCommand(NODE_ID, lights[dimmer], LC.Commands.MoveToLevel(
-            level=200, transitionTime=0, optionsMask=0, optionsOverride=0))
+        await ctrl.SendCommand(
+            NODE_ID,
+            lights[dimmer],
+            LC.Commands.MoveToLevel(level=200, transitionTime=0, optionsMask=0, optionsOverride=0),
+        )
         stored = await ctrl.SendCommand(NODE_ID, lights[dimmer], SM.Commands.StoreScene(groupID=GROUP, sceneID=1))
-        await ctrl.SendCommand(NODE_ID, lights[dimmer], LC.Commands.MoveToLevel(
-            level=20, transitionTime=0, optionsMask=0, optionsOverride=0))
+        await ctrl.SendCommand(
+            NODE_ID,
+            lights[dimmer],
+            LC.Commands.MoveToLevel(level=20, transitionTime=0, optionsMask=0, optionsOverride=0),
+        )
         await ctrl.SendCommand(NODE_ID, lights[dimmer], Clusters.OnOff.Commands.Off())
-        await ctrl.SendCommand(NODE_ID, lights[dimmer], SM.Commands.RecallScene(groupID=GROUP, sceneID=1,
-                                                                                 transitionTime=0))
+        await ctrl.SendCommand(
+            NODE_ID, lights[dimmer], SM.Commands.RecallScene(groupID=GROUP, sceneID=1, transitionTime=0)
+        )
         level = await ctrl.ReadAttribute(NODE_ID, [(lights[dimmer], LC.Attributes.CurrentLevel)])
         info = await ctrl.ReadAttribute(NODE_ID, [(lights[dimmer], SM.Attributes.FabricSceneInfo)])
         scene_info = info[lights[dimmer]][SM][SM.Attributes.FabricSceneInfo]
-        out["scene"] = {"store_status": stored.status,
-                        "level": level[lights[dimmer]][LC][LC.Attributes.CurrentLevel],
-                        "on": (await on_off())[dimmer],
-                        "info": [{"count": i.sceneCount, "current": i.currentScene, "group": i.currentGroup,
-                                  "valid": i.sceneValid} for i in scene_info]}
+        out["scene"] = {
+            "store_status": stored.status,
+            "level": level[lights[dimmer]][LC][LC.Attributes.CurrentLevel],
+            "on": (await on_off())[dimmer],
+            "info": [
+                {"count": i.sceneCount, "current": i.currentScene, "group": i.currentGroup, "valid": i.sceneValid}
+                for i in scene_info
+            ],
+        }
         # A group RecallScene: every member recalls its own scene 1 (the plain lamp has none: NOT_FOUND there).
-        await ctrl.SendCommand(NODE_ID, lights[dimmer], LC.Commands.MoveToLevel(
-            level=50, transitionTime=0, optionsMask=0, optionsOverride=0))
+        await ctrl.SendCommand(
+            NODE_ID,
+            lights[dimmer],
+            LC.Commands.MoveToLevel(level=50, transitionTime=0, optionsMask=0, optionsOverride=0),
+        )
         ctrl.SendGroupCommand(GROUP, SM.Commands.RecallScene(groupID=GROUP, sceneID=1, transitionTime=0))
         deadline = time.monotonic() + 10
         while True:
@@ -136,6 +181,7 @@ async def run(work: Path, paa: Path, code: str, members: list[str], others: list
 
 if __name__ == "__main__":
     work_dir, paa_dir, manual = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-    result = asyncio.run(asyncio.wait_for(run(work_dir, paa_dir, manual, sys.argv[4].split(","),
-                                              sys.argv[5].split(",")), 240))
+    result = asyncio.run(
+        asyncio.wait_for(run(work_dir, paa_dir, manual, sys.argv[4].split(","), sys.argv[5].split(",")), 240)
+    )
     print(json.dumps(result, default=str))

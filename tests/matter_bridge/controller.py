@@ -42,14 +42,29 @@ class FabricAuthority:
 
     def noc_for(self, public_key: bytes, node_id: int) -> bytes:
         root_dn = certs.decode_tlv(self.rcac).subject
-        noc = certs.issue(IssueRequest([(DNAttribute.NODE_ID, node_id), (DNAttribute.FABRIC_ID, self.fabric_id)],
-                                       public_key, root_dn, self.root_key, is_ca=False))
+        noc = certs.issue(
+            IssueRequest(
+                [(DNAttribute.NODE_ID, node_id), (DNAttribute.FABRIC_ID, self.fabric_id)],
+                public_key,
+                root_dn,
+                self.root_key,
+                is_ca=False,
+            )
+        )
         return certs.encode_tlv(noc)
 
     def member(self, node_id: int) -> CaseFabric:
         key = generate_private_key()
-        return CaseFabric(self.fabric_id, node_id, public_key_bytes(self.root_key), self.rcac,
-                          self.noc_for(public_key_bytes(key), node_id), None, key, self.ipk)
+        return CaseFabric(
+            self.fabric_id,
+            node_id,
+            public_key_bytes(self.root_key),
+            self.rcac,
+            self.noc_for(public_key_bytes(key), node_id),
+            None,
+            key,
+            self.ipk,
+        )
 
 
 @dataclass
@@ -106,18 +121,35 @@ class FakeController(asyncio.DatagramProtocol):
             return
         proto, pos = ProtocolHeader.decode(payload)
         if proto.needs_ack:
-            self._send(proto.exchange_id, Opcode.STANDALONE_ACK, b"", protocol=0, reliable=False,
-                       ack=header.message_counter, secure=header.session_id != 0)
+            self._send(
+                proto.exchange_id,
+                Opcode.STANDALONE_ACK,
+                b"",
+                protocol=0,
+                reliable=False,
+                ack=header.message_counter,
+                secure=header.session_id != 0,
+            )
         if proto.protocol_id == 0 and proto.opcode == Opcode.STANDALONE_ACK:
             return
         self.inbox.put_nowait((proto, payload[pos:]))
 
-    def _send(self, exchange_id: int, opcode: int, payload: bytes, *, protocol: int, reliable: bool = True,
-              ack: int | None = None, secure: bool = False) -> None:
+    def _send(
+        self,
+        exchange_id: int,
+        opcode: int,
+        payload: bytes,
+        *,
+        protocol: int,
+        reliable: bool = True,
+        ack: int | None = None,
+        secure: bool = False,
+    ) -> None:
         assert self.transport is not None
         flags = ExchangeFlags.INITIATOR | (ExchangeFlags.RELIABLE if reliable else 0)
-        proto = ProtocolHeader(exchange_flags=flags, opcode=opcode, exchange_id=exchange_id, protocol_id=protocol,
-                               ack_counter=ack)
+        proto = ProtocolHeader(
+            exchange_flags=flags, opcode=opcode, exchange_id=exchange_id, protocol_id=protocol, ack_counter=ack
+        )
         if secure:
             assert self.secure is not None
             self.secure.counter += 1
@@ -164,5 +196,6 @@ class FakeController(asyncio.DatagramProtocol):
         self.send(Opcode.CASE_SIGMA3, initiator.handle_sigma2(sigma2), protocol=0, secure=False)
         _, status = await self.receive()
         result = initiator.handle_status_report(status)
-        self.secure = _Secure(local_id, result.peer_session_id, result.keys.i2r_key, result.keys.r2i_key,
-                              fabric.node_id, peer_node_id)
+        self.secure = _Secure(
+            local_id, result.peer_session_id, result.keys.i2r_key, result.keys.r2i_key, fabric.node_id, peer_node_id
+        )

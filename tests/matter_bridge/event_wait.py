@@ -7,9 +7,15 @@ from collections.abc import Callable
 from typing import Any
 
 
-async def wait_event(events: list[dict[str, Any]], added: asyncio.Condition,
-                     predicate: Callable[[dict[str, Any]], bool], timeout_s: float, since: int = 0) -> dict[str, Any]:
+async def wait_event(
+    events: list[dict[str, Any]],
+    added: asyncio.Condition,
+    predicate: Callable[[dict[str, Any]], bool],
+    timeout_s: float,
+    since: int = 0,
+) -> dict[str, Any]:
     """The first event at index ≥ ``since`` matching ``predicate``; ``added`` is notified on every new event."""
+
     async def find() -> dict[str, Any]:
         async with added:
             index = since

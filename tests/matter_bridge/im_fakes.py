@@ -18,14 +18,21 @@ from bridge.matter.session.context import RequestContext
 from clusters import Status
 
 
-def case_context(session: Any = None, *, fabric_index: int = 1, node_id: int = 0x1122, timed: bool = False
-                 ) -> RequestContext:
+def case_context(
+    session: Any = None, *, fabric_index: int = 1, node_id: int = 0x1122, timed: bool = False
+) -> RequestContext:
     return RequestContext("case", fabric_index, node_id, (), None, timed, session)
 
 
 class FakeExchange:
-    def __init__(self, context: RequestContext, replies: list[tuple[int, bytes]] | None = None, *,
-                 ack_reports: bool = True, report_status: int = Status.SUCCESS) -> None:
+    def __init__(
+        self,
+        context: RequestContext,
+        replies: list[tuple[int, bytes]] | None = None,
+        *,
+        ack_reports: bool = True,
+        report_status: int = Status.SUCCESS,
+    ) -> None:
         self.context = context
         self.sent: list[tuple[int, bytes, bool]] = []
         self.replies = deque(replies or [])
@@ -112,14 +119,16 @@ class ImClient:
     def exchange(self, replies: list[tuple[int, bytes]] | None = None) -> FakeExchange:
         return FakeExchange(self.session.context, replies)
 
-    async def request(self, opcode: int, payload: bytes, replies: list[tuple[int, bytes]] | None = None
-                      ) -> FakeExchange:
+    async def request(
+        self, opcode: int, payload: bytes, replies: list[tuple[int, bytes]] | None = None
+    ) -> FakeExchange:
         exchange = self.exchange(replies)
         await self.model.handle_exchange(exchange, opcode, payload)
         return exchange
 
-    async def read(self, attributes: list[im.AttributePath], events: list[im.EventPath] | None = None,
-                   **kwargs: Any) -> tuple[Assembled, FakeExchange]:
+    async def read(
+        self, attributes: list[im.AttributePath], events: list[im.EventPath] | None = None, **kwargs: Any
+    ) -> tuple[Assembled, FakeExchange]:
         req = im.ReadRequest(tuple(attributes), tuple(events or ()), **kwargs)
         exchange = await self.request(im.Opcode.READ_REQUEST, im.encode(req))
         return assemble(exchange.messages(im.Opcode.REPORT_DATA)), exchange
@@ -130,15 +139,19 @@ class ImClient:
         (response,) = exchange.messages(im.Opcode.WRITE_RESPONSE)
         return list(response.statuses)
 
-    async def invoke(self, endpoint: int, cluster: int, command: int, fields: Any = None, *, timed: bool = False
-                     ) -> im.CommandData | im.CommandStatus | int:
+    async def invoke(
+        self, endpoint: int, cluster: int, command: int, fields: Any = None, *, timed: bool = False
+    ) -> im.CommandData | im.CommandStatus | int:
         """The command's response IB, or the status of a StatusResponse."""
-        req = im.InvokeRequest((im.CommandData(im.CommandPath(endpoint, cluster, command),
-                                               fields if fields is not None else {}),), timed_request=timed)
+        req = im.InvokeRequest(
+            (im.CommandData(im.CommandPath(endpoint, cluster, command), fields if fields is not None else {}),),
+            timed_request=timed,
+        )
         payload = im.encode(req)
         if timed:
-            exchange = await self.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)),
-                                          [(im.Opcode.INVOKE_REQUEST, payload)])
+            exchange = await self.request(
+                im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)), [(im.Opcode.INVOKE_REQUEST, payload)]
+            )
         else:
             exchange = await self.request(im.Opcode.INVOKE_REQUEST, payload)
         responses = exchange.messages(im.Opcode.INVOKE_RESPONSE)

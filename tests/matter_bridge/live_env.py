@@ -103,8 +103,14 @@ class Proc:
     def __init__(self, args: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self.args, self.log = args, log
         self._handle = log.open("a")
-        self.popen = subprocess.Popen(args, stdout=self._handle, stderr=subprocess.STDOUT, start_new_session=True,
-                                      cwd=ROOT, env={**os.environ, **(env or {})})
+        self.popen = subprocess.Popen(
+            args,
+            stdout=self._handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+        )
 
     @property
     def alive(self) -> bool:
@@ -153,8 +159,9 @@ class MatterServerClient(WsClient):
             self.events.append(event)
             self._event_added.notify_all()
 
-    async def wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float,
-                         since: int = 0) -> dict[str, Any]:
+    async def wait_event(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float, since: int = 0
+    ) -> dict[str, Any]:
         """The first event at index ≥ ``since`` matching ``predicate``, waiting up to ``timeout_s``."""
         return await wait_event(self.events, self._event_added, predicate, timeout_s, since)
 
@@ -214,15 +221,31 @@ def write_small_home(path: Path) -> Path:
     from emulator.home_config import HomeConfig, dump_home
 
     environment = {"humidity": 5000, "illuminance": 300, "pm10": 20}
-    home = HomeConfig.model_validate({
-        "name": "e2e home", "base_time": "2025-08-23 14:00:00", "extensions": {},
-        "rooms": [{"id": "living_room", "name": "living_room", "type": "living_room",
-                   "environment": {"temperature": 2800, **environment}},
-                  {"id": "kitchen", "name": "kitchen", "type": "kitchen",
-                   "environment": {"temperature": 2400, **environment}}],
-        "devices": [{"id": device_id, "type": kind, "room": room, "attributes": {}}
-                    for device_id, (kind, room, _) in HOME_DEVICES.items()],
-    })
+    home = HomeConfig.model_validate(
+        {
+            "name": "e2e home",
+            "base_time": "2025-08-23 14:00:00",
+            "extensions": {},
+            "rooms": [
+                {
+                    "id": "living_room",
+                    "name": "living_room",
+                    "type": "living_room",
+                    "environment": {"temperature": 2800, **environment},
+                },
+                {
+                    "id": "kitchen",
+                    "name": "kitchen",
+                    "type": "kitchen",
+                    "environment": {"temperature": 2400, **environment},
+                },
+            ],
+            "devices": [
+                {"id": device_id, "type": kind, "room": room, "attributes": {}}
+                for device_id, (kind, room, _) in HOME_DEVICES.items()
+            ],
+        }
+    )
     path.write_text(dump_home(home))
     return path
 
@@ -231,8 +254,9 @@ def write_small_home(path: Path) -> Path:
 class LiveBridge:
     """``homefabric serve`` + matter-server in one namespace, with clients; use ``async with``."""
 
-    def __init__(self, home: Path, work: Path, *, speed: float = 60, namespace_prefix: str = "hfe",
-                 matter_server: bool = True) -> None:
+    def __init__(
+        self, home: Path, work: Path, *, speed: float = 60, namespace_prefix: str = "hfe", matter_server: bool = True
+    ) -> None:
         self.home, self.work, self.speed = home, work, speed
         self.with_matter_server = matter_server  # False: only ``serve`` (another controller stack drives it)
         self.state_dir = work / "state"
@@ -257,11 +281,28 @@ class LiveBridge:
             await self.start_serve()
             if not self.with_matter_server:
                 return self
-            self.server_proc = self._proc("matter-server", [
-                "ip", "netns", "exec", self.namespace, str(MATTER_SERVER),
-                "--storage-path", str(self.work / "storage"), "--paa-root-cert-dir", str(self.paa_dir),
-                "--primary-interface", CONTROLLER_IF, "--listen-address", "127.0.0.1",
-                "--port", str(self.ws_port), "--log-level-sdk", "progress"])
+            self.server_proc = self._proc(
+                "matter-server",
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    self.namespace,
+                    str(MATTER_SERVER),
+                    "--storage-path",
+                    str(self.work / "storage"),
+                    "--paa-root-cert-dir",
+                    str(self.paa_dir),
+                    "--primary-interface",
+                    CONTROLLER_IF,
+                    "--listen-address",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.ws_port),
+                    "--log-level-sdk",
+                    "progress",
+                ],
+            )
             await self.matter.connect(self.namespace, self.ws_port)
         except BaseException:
             await self.__aexit__(None, None, None)
@@ -274,12 +315,31 @@ class LiveBridge:
         return proc
 
     async def start_serve(self) -> None:
-        self.serve_proc = self._proc("serve", [
-            "ip", "netns", "exec", self.namespace, str(HOMEFABRIC), "serve", str(self.home),
-            "--state-dir", str(self.state_dir), "--speed", f"{self.speed:g}", "--interface", NODE_IF,
-            "--passcode", str(PASSCODE), "--discriminator", str(DISCRIMINATOR),
-            "--control-socket", str(self.control_path)],
-            env={"COLUMNS": "200"})
+        self.serve_proc = self._proc(
+            "serve",
+            [
+                "ip",
+                "netns",
+                "exec",
+                self.namespace,
+                str(HOMEFABRIC),
+                "serve",
+                str(self.home),
+                "--state-dir",
+                str(self.state_dir),
+                "--speed",
+                f"{self.speed:g}",
+                "--interface",
+                NODE_IF,
+                "--passcode",
+                str(PASSCODE),
+                "--discriminator",
+                str(DISCRIMINATOR),
+                "--control-socket",
+                str(self.control_path),
+            ],
+            env={"COLUMNS": "200"},
+        )
         await self.control.close()
         with contextlib.suppress(FileNotFoundError):
             self.control_path.unlink()
@@ -325,8 +385,19 @@ async def browse_commissionable(namespace: str, seconds: float = 3) -> list[dict
     browses itself: a python-zeroconf child in the namespace (this module's ``__main__``).
     """
     proc = await asyncio.create_subprocess_exec(
-        "ip", "netns", "exec", namespace, sys.executable, "-m", "tests.matter_bridge.live_env", "browse", str(seconds),
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        "ip",
+        "netns",
+        "exec",
+        namespace,
+        sys.executable,
+        "-m",
+        "tests.matter_bridge.live_env",
+        "browse",
+        str(seconds),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         out, err = await asyncio.wait_for(proc.communicate(), seconds + 20)
     except TimeoutError:
@@ -348,8 +419,10 @@ def _browse_main(seconds: float) -> None:
         def _resolve(self, zc: Zeroconf, type_: str, name: str) -> None:
             info = zc.get_service_info(type_, name, timeout=2000)
             if info is not None:
-                found[name] = {"instance": name, **{k.decode(): (v or b"").decode(errors="replace")
-                                                    for k, v in info.properties.items()}}
+                found[name] = {
+                    "instance": name,
+                    **{k.decode(): (v or b"").decode(errors="replace") for k, v in info.properties.items()},
+                }
 
         def add_service(self, zc: Zeroconf, type_: str, name: str) -> None:
             self._resolve(zc, type_, name)

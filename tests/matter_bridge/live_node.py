@@ -18,12 +18,22 @@ def _data_model(state):  # type: ignore[no-untyped-def]
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig
 
-    home = HomeConfig.model_validate({
-        "name": "live test", "base_time": "2025-08-23 09:00:00", "extensions": {},
-        "rooms": [{"id": "living_room", "name": "living_room", "type": "living_room",
-                   "environment": {"temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
-        "devices": [{"id": "light", "type": "dimmable_light", "room": "living_room", "attributes": {}}],
-    })
+    home = HomeConfig.model_validate(
+        {
+            "name": "live test",
+            "base_time": "2025-08-23 09:00:00",
+            "extensions": {},
+            "rooms": [
+                {
+                    "id": "living_room",
+                    "name": "living_room",
+                    "type": "living_room",
+                    "environment": {"temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20},
+                }
+            ],
+            "devices": [{"id": "light", "type": "dimmable_light", "room": "living_room", "attributes": {}}],
+        }
+    )
     fabric = EmulatedHome(home)
     return lambda root: BridgeNode(fabric, root, store=state)
 
@@ -32,8 +42,7 @@ async def main(state_dir: str, interface: str | None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from bridge.matter.codec.persistence import StateStore
 
-    node = MatterNode(_data_model(StateStore(state_dir)), state_dir,
-                      interfaces=[interface] if interface else None)
+    node = MatterNode(_data_model(StateStore(state_dir)), state_dir, interfaces=[interface] if interface else None)
     await node.start()
     print(node.pairing_text(with_qr=False), flush=True)
     stop = asyncio.Event()

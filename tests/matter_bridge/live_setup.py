@@ -30,13 +30,22 @@ class LiveSetup:
 
     run_timeout_s: float = 120
 
-    def __init__(self, work: Path, *, speed: float, namespace_prefix: str, matter_server: bool = True,
-                 matter_js: bool = False, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        work: Path,
+        *,
+        speed: float,
+        namespace_prefix: str,
+        matter_server: bool = True,
+        matter_js: bool = False,
+        home: Path | None = None,
+    ) -> None:
         self.work = work
         self.loop = asyncio.new_event_loop()
         home = write_small_home(work / "home.json") if home is None else home  # the small home unless given one
-        self.bridge = LiveBridge(home, work, speed=speed, namespace_prefix=namespace_prefix,
-                                 matter_server=matter_server)
+        self.bridge = LiveBridge(
+            home, work, speed=speed, namespace_prefix=namespace_prefix, matter_server=matter_server
+        )
         self.with_matter_js = matter_js
         self.controller: MatterJsController | None = None
         self.node_id: int | None = None
@@ -60,8 +69,9 @@ class LiveSetup:
     async def start(self) -> None:
         await self.bridge.__aenter__()
         if self.with_matter_js:  # in the bridge's namespace, so it can only start after it
-            self.controller = MatterJsController(self.bridge.namespace, self.work / "matter-js",
-                                                 self.work / "matter-js.log")
+            self.controller = MatterJsController(
+                self.bridge.namespace, self.work / "matter-js", self.work / "matter-js.log"
+            )
             await self.controller.__aenter__()
 
     async def stop(self) -> None:
@@ -101,8 +111,9 @@ Setup = TypeVar("Setup", bound=LiveSetup)
 
 
 @contextlib.contextmanager
-def live_setup(make: Callable[[Path], Setup], *, work_prefix: str, report: str,
-               start_timeout_s: float = 120) -> Iterator[Setup]:
+def live_setup(
+    make: Callable[[Path], Setup], *, work_prefix: str, report: str, start_timeout_s: float = 120
+) -> Iterator[Setup]:
     """A started setup in a fresh work directory; on exit everything stopped, the timings printed as JSON under
     ``report``, and the work directory deleted (kept, logs and all, with HF_LIVE_KEEP=1)."""
     with live_work(work_prefix) as work:

@@ -48,9 +48,21 @@ class MatterJsController:
         self.storage.mkdir(parents=True, exist_ok=True)
         self._log = self.log_path.open("ab")
         self._proc = await asyncio.create_subprocess_exec(
-            "ip", "netns", "exec", self.namespace, shutil.which("node") or "node", str(SCRIPT), str(self.storage),
-            CONTROLLER_IF, cwd=MATTER_JS_DIR, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=self._log, start_new_session=True, limit=LINE_LIMIT)
+            "ip",
+            "netns",
+            "exec",
+            self.namespace,
+            shutil.which("node") or "node",
+            str(SCRIPT),
+            str(self.storage),
+            CONTROLLER_IF,
+            cwd=MATTER_JS_DIR,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self._log,
+            start_new_session=True,
+            limit=LINE_LIMIT,
+        )
         self._reader = asyncio.create_task(self._read())
         try:
             await self.wait_event(lambda e: e.get("event") == "ready", 60)
@@ -68,7 +80,7 @@ class MatterJsController:
             if not line.startswith(PREFIX):
                 self._log.write(line)
                 continue
-            message = json.loads(line[len(PREFIX):])
+            message = json.loads(line[len(PREFIX) :])
             future = self._pending.pop(message.get("id", -1), None)
             if future is not None:
                 if not future.done():
@@ -97,8 +109,9 @@ class MatterJsController:
             raise MatterJsError(f"{op}: {answer['error']}")
         return answer["result"]
 
-    async def wait_event(self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float,
-                         since: int = 0) -> dict[str, Any]:
+    async def wait_event(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout_s: float, since: int = 0
+    ) -> dict[str, Any]:
         """The first event at index ≥ ``since`` matching ``predicate``, waiting up to ``timeout_s``."""
         return await wait_event(self.events, self._changed, predicate, timeout_s, since)
 

@@ -24,8 +24,9 @@ DESCRIPTOR, BDBI, FIXED_LABEL, ON_OFF, LEVEL, OPSTATE = 0x1D, 0x39, 0x40, 0x06, 
 
 
 def _home() -> object:
-    return fabric([("lamp", "dimmable_light", "kitchen"), ("pump", "heat_pump", "attic"),
-                   ("washer", "laundry_washer", "kitchen")])
+    return fabric(
+        [("lamp", "dimmable_light", "kitchen"), ("pump", "heat_pump", "attic"), ("washer", "laundry_washer", "kitchen")]
+    )
 
 
 def _types(node: BridgeNode, ep: int) -> list[int]:
@@ -45,8 +46,9 @@ def test_root_aggregator_and_bridged_endpoints() -> None:
     # 1 endpoint for the lamp, 4 for the heat pump, 1 for the washer
     assert len(eps) == 2 + 1 + 4 + 1
     mapping = node.bridged_endpoints()
-    assert sorted(mapping.values()) == sorted([("lamp", 1), ("pump", 1), ("pump", 2), ("pump", 3), ("pump", 4),
-                                               ("washer", 1)])
+    assert sorted(mapping.values()) == sorted(
+        [("lamp", 1), ("pump", 1), ("pump", 2), ("pump", 3), ("pump", 4), ("washer", 1)]
+    )
 
 
 def test_bridged_device_identity_and_room_label() -> None:
@@ -89,8 +91,7 @@ def test_endpoint_numbers_stable_across_restarts_new_devices_new_numbers_gaps_ke
     assert again.bridged_endpoints() == before
     again.close()
     # Lamp removed, a new fan added: the lamp's number is a gap, the fan gets a new number.
-    home = fabric([("pump", "heat_pump", "attic"), ("washer", "laundry_washer", "kitchen"),
-                   ("fan", "fan", "kitchen")])
+    home = fabric([("pump", "heat_pump", "attic"), ("washer", "laundry_washer", "kitchen"), ("fan", "fan", "kitchen")])
     later = BridgeNode(home, store=JsonFileStore(store_path))  # type: ignore[arg-type]
     after = later.bridged_endpoints()
     lamp_number = next(n for n, key in before.items() if key == ("lamp", 1))

@@ -58,8 +58,9 @@ def test_every_served_cluster_with_cluster_statuses_is_tested_on_the_wire(tmp_pa
 async def _test_revoke_without_a_window_answers_failure_window_not_open(tmp_path: Path) -> None:
     node, client = _client(tmp_path)
     reply = await client.invoke(0, ADMIN_COMMISSIONING.id, REVOKE, {}, timed=True)
-    assert reply == im.CommandStatus(im.CommandPath(0, ADMIN_COMMISSIONING.id, REVOKE), Status.FAILURE,
-                                     int(StatusCode.kWindowNotOpen))
+    assert reply == im.CommandStatus(
+        im.CommandPath(0, ADMIN_COMMISSIONING.id, REVOKE), Status.FAILURE, int(StatusCode.kWindowNotOpen)
+    )
     assert not node.window.is_open
 
 
@@ -74,8 +75,7 @@ async def _test_busy_and_pake_parameter_error(tmp_path: Path) -> None:
     assert revoked.status == Status.SUCCESS and not node.window.is_open
     bad_verifier = {0: uint(180), 1: b"\x01" * 10, 2: uint(3840), 3: uint(1000), 4: b"s" * 16}
     pake = await client.invoke(0, ADMIN_COMMISSIONING.id, OPEN_WINDOW, bad_verifier, timed=True)
-    assert (pake.status, pake.cluster_status) == (
-        Status.FAILURE, int(StatusCode.kPAKEParameterError))
+    assert (pake.status, pake.cluster_status) == (Status.FAILURE, int(StatusCode.kPAKEParameterError))
     assert not node.window.is_open
 
 
@@ -93,8 +93,12 @@ def test_cluster_specific_errors_name_their_code(member: Any) -> None:
     error = HomeError.cluster_specific(member, "x")
     assert (error.status, error.cluster_status) == (Status.FAILURE, int(member))
     assert error.to_dict()["cluster_status"] == int(member)
-    assert error.reason == {"kBusy": "BUSY", "kPAKEParameterError": "PAKE_PARAMETER_ERROR",
-                          "kWindowNotOpen": "WINDOW_NOT_OPEN"}[member.name]
+    assert (
+        error.reason
+        == {"kBusy": "BUSY", "kPAKEParameterError": "PAKE_PARAMETER_ERROR", "kWindowNotOpen": "WINDOW_NOT_OPEN"}[
+            member.name
+        ]
+    )
 
 
 def test_revoke_without_a_window_answers_failure_window_not_open(tmp_path: Path) -> None:

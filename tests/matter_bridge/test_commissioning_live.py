@@ -38,21 +38,61 @@ def test_matter_server_commissions_the_node() -> None:
         code = manual_code()
         ws_port = free_port()
         with network_namespace("hfm") as ns:
-            node_cmd = ["ip", "netns", "exec", ns, sys.executable, "-m", "tests.matter_bridge.live_node",
-                        str(work / "state")]
-            server_cmd = ["ip", "netns", "exec", ns, str(MATTER_SERVER), "--storage-path", str(work / "storage"),
-                          "--paa-root-cert-dir", str(paa_dir), "--primary-interface", CONTROLLER_IF,
-                          "--listen-address", "127.0.0.1", "--port", str(ws_port), "--log-level-sdk", "progress"]
+            node_cmd = [
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                sys.executable,
+                "-m",
+                "tests.matter_bridge.live_node",
+                str(work / "state"),
+            ]
+            server_cmd = [
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                str(MATTER_SERVER),
+                "--storage-path",
+                str(work / "storage"),
+                "--paa-root-cert-dir",
+                str(paa_dir),
+                "--primary-interface",
+                CONTROLLER_IF,
+                "--listen-address",
+                "127.0.0.1",
+                "--port",
+                str(ws_port),
+                "--log-level-sdk",
+                "progress",
+            ]
             node, server = Proc(node_cmd, work / "node.log"), Proc(server_cmd, work / "server.log")
             try:
                 time.sleep(2)
                 assert node.alive, node.tail(3000)
                 client = subprocess.run(
-                    ["ip", "netns", "exec", ns, sys.executable, "-m", "tests.matter_bridge.live_client",
-                     str(ws_port), code, "150"], capture_output=True, text=True, timeout=240, cwd=ROOT)
+                    [
+                        "ip",
+                        "netns",
+                        "exec",
+                        ns,
+                        sys.executable,
+                        "-m",
+                        "tests.matter_bridge.live_client",
+                        str(ws_port),
+                        code,
+                        "150",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=240,
+                    cwd=ROOT,
+                )
                 if client.returncode != 0:
-                    raise AssertionError(f"{client.stderr[-3000:]}\n--- node\n{node.tail(6000)}"
-                                         f"\n--- server\n{server.tail(8000)}")
+                    raise AssertionError(
+                        f"{client.stderr[-3000:]}\n--- node\n{node.tail(6000)}\n--- server\n{server.tail(8000)}"
+                    )
                 result = json.loads(client.stdout.strip().splitlines()[-1])
                 assert server.alive
             finally:

@@ -49,8 +49,9 @@ class Live(LiveSetup):
     def commission(self) -> None:
         async def scenario() -> None:
             started = time.monotonic()
-            node = await self.bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                                 timeout_s=120)
+            node = await self.bridge.matter.call(
+                "commission_with_code", code=manual_code(), network_only=True, timeout_s=120
+            )
             self.timings["commission_s"] = time.monotonic() - started
             self.node_id, self.node = node["node_id"], node
             self.layout = await self.bridge.control("endpoints")
@@ -59,18 +60,28 @@ class Live(LiveSetup):
 
     # shorthands over the matter-server API
     async def read(self, *paths: str) -> dict[str, Any]:
-        return await self.bridge.matter.call("read_attribute", node_id=self.node_id, attribute_path=list(paths),
-                                             timeout_s=30)
+        return await self.bridge.matter.call(
+            "read_attribute", node_id=self.node_id, attribute_path=list(paths), timeout_s=30
+        )
 
-    async def command(self, endpoint: int, cluster: int, name: str, payload: dict[str, Any] | None = None,
-                      **extra: Any) -> Any:
-        return await self.bridge.matter.call("device_command", node_id=self.node_id, endpoint_id=endpoint,
-                                             cluster_id=cluster, command_name=name, payload=payload or {},
-                                             timeout_s=30, **extra)
+    async def command(
+        self, endpoint: int, cluster: int, name: str, payload: dict[str, Any] | None = None, **extra: Any
+    ) -> Any:
+        return await self.bridge.matter.call(
+            "device_command",
+            node_id=self.node_id,
+            endpoint_id=endpoint,
+            cluster_id=cluster,
+            command_name=name,
+            payload=payload or {},
+            timeout_s=30,
+            **extra,
+        )
 
     async def write(self, path: str, value: Any) -> Any:
-        return await self.bridge.matter.call("write_attribute", node_id=self.node_id, attribute_path=path,
-                                             value=value, timeout_s=30)
+        return await self.bridge.matter.call(
+            "write_attribute", node_id=self.node_id, attribute_path=path, value=value, timeout_s=30
+        )
 
 
 @pytest.fixture(scope="module")
@@ -137,23 +148,40 @@ def test_reads_match_the_fabric(live: Live) -> None:
 
     async def scenario() -> None:
         lamp, ac, sensor = live.endpoint("lamp"), live.endpoint("ac"), live.endpoint("sensor")
-        paths = [f"{lamp}/6/0", f"{ac}/513/17", f"{ac}/513/18", f"{ac}/513/28", f"{ac}/57/1", f"{ac}/57/3",
-                 f"{sensor}/1026/0", f"{sensor}/1026/1", f"{sensor}/1026/2"]
+        paths = [
+            f"{lamp}/6/0",
+            f"{ac}/513/17",
+            f"{ac}/513/18",
+            f"{ac}/513/28",
+            f"{ac}/57/1",
+            f"{ac}/57/3",
+            f"{sensor}/1026/0",
+            f"{sensor}/1026/1",
+            f"{sensor}/1026/2",
+        ]
         values = await live.read(*paths)
-        assert values[f"{lamp}/6/0"] == await control("read", device="lamp", endpoint=1, cluster="OnOff",
-                                                      attribute="OnOff")
-        for attribute_id, name in ((17, "OccupiedCoolingSetpoint"), (18, "OccupiedHeatingSetpoint"),
-                                   (28, "SystemMode")):
+        assert values[f"{lamp}/6/0"] == await control(
+            "read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff"
+        )
+        for attribute_id, name in (
+            (17, "OccupiedCoolingSetpoint"),
+            (18, "OccupiedHeatingSetpoint"),
+            (28, "SystemMode"),
+        ):
             assert values[f"{ac}/513/{attribute_id}"] == await control(
-                "read", device="ac", endpoint=1, cluster="Thermostat", attribute=name), name
-        assert values[f"{ac}/57/1"] == await control("read", device="ac", endpoint=0, cluster="BasicInformation",
-                                                     attribute="VendorName")
-        assert values[f"{ac}/57/3"] == await control("read", device="ac", endpoint=0, cluster="BasicInformation",
-                                                     attribute="ProductName")
+                "read", device="ac", endpoint=1, cluster="Thermostat", attribute=name
+            ), name
+        assert values[f"{ac}/57/1"] == await control(
+            "read", device="ac", endpoint=0, cluster="BasicInformation", attribute="VendorName"
+        )
+        assert values[f"{ac}/57/3"] == await control(
+            "read", device="ac", endpoint=0, cluster="BasicInformation", attribute="ProductName"
+        )
         # A moving value: plausible, in range, and close to the fabric's own reading.
         measured = values[f"{sensor}/1026/0"]
-        fabric_now = await control("read", device="sensor", endpoint=1, cluster="TemperatureMeasurement",
-                                   attribute="MeasuredValue")
+        fabric_now = await control(
+            "read", device="sensor", endpoint=1, cluster="TemperatureMeasurement", attribute="MeasuredValue"
+        )
         assert values[f"{sensor}/1026/1"] <= measured <= values[f"{sensor}/1026/2"]
         assert abs(measured - fabric_now) <= 300, (measured, fabric_now)
 
@@ -174,8 +202,12 @@ def test_commands_change_the_devices(live: Live) -> None:
         assert (await live.read(f"{lamp}/6/0"))[f"{lamp}/6/0"] is True
         assert await fabric("lamp", "OnOff", "OnOff") is True
         # LevelControl
-        await live.command(dimmer, LEVEL, "MoveToLevelWithOnOff",
-                           {"level": 128, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0})
+        await live.command(
+            dimmer,
+            LEVEL,
+            "MoveToLevelWithOnOff",
+            {"level": 128, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0},
+        )
         values = await live.read(f"{dimmer}/8/0", f"{dimmer}/6/0")
         assert values == {f"{dimmer}/8/0": 128, f"{dimmer}/6/0": True}
         assert await fabric("dimmer", "LevelControl", "CurrentLevel") == 128
@@ -215,6 +247,7 @@ def test_subscription_delivers_changes_made_inside_the_fabric(live: Live) -> Non
                 return False
             event_node, event_path, value = event["data"]
             return event_node == node_id and event_path == path and predicate(value)
+
         return match
 
     async def scenario() -> None:
@@ -230,8 +263,9 @@ def test_subscription_delivers_changes_made_inside_the_fabric(live: Live) -> Non
         # room's sensor and the AC's LocalTemperature report it without anyone asking.
         start_temp = (await live.read(f"{sensor}/1026/0"))[f"{sensor}/1026/0"]
         since = len(matter.events)
-        moved = await matter.wait_event(update(f"{sensor}/1026/0", lambda v: v is not None and v < start_temp),
-                                        30, since)
+        moved = await matter.wait_event(
+            update(f"{sensor}/1026/0", lambda v: v is not None and v < start_temp), 30, since
+        )
         assert moved["data"][2] < start_temp
         await matter.wait_event(update(f"{ac}/513/0"), 30, since)
         node = await matter.call("get_node", node_id=node_id)
@@ -272,8 +306,12 @@ def test_emulator_restart_reconnects_without_recommissioning(live: Live) -> None
         await bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="On" if target else "Off")
 
         def lamp_switched(event: dict[str, Any]) -> bool:
-            return (event["event"] == "attribute_updated" and event["data"][1] == f"{lamp}/6/0"
-                    and bool(event["data"][2]) == target)
+            return (
+                event["event"] == "attribute_updated"
+                and event["data"][1] == f"{lamp}/6/0"
+                and bool(event["data"][2]) == target
+            )
+
         await bridge.matter.wait_event(lamp_switched, 100, since)
         live.timings["resubscribed_s"] = time.monotonic() - started
         # How: the restarted node resumed the CASE session itself (Sigma2_Resume from the CHIP SDK) and
@@ -283,7 +321,7 @@ def test_emulator_restart_reconnects_without_recommissioning(live: Live) -> None
         deadline = time.monotonic() + 15
         while True:
             log = (live.work / "serve.log").read_text()
-            after_restart = log[log.rindex("Matter node up"):]
+            after_restart = log[log.rindex("Matter node up") :]
             if "event=subscription_resum" in after_restart or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.2)
@@ -297,9 +335,10 @@ def test_second_commissioning_window(live: Live) -> None:
     node_id = live.need_node()
 
     async def scenario() -> dict[str, Any]:
-        params = await live.bridge.matter.call("open_commissioning_window", node_id=node_id,
-                                               discriminator=WINDOW_DISCRIMINATOR, timeout_s=60)
-        status = (await live.read("0/60/0", "0/60/1"))
+        params = await live.bridge.matter.call(
+            "open_commissioning_window", node_id=node_id, discriminator=WINDOW_DISCRIMINATOR, timeout_s=60
+        )
+        status = await live.read("0/60/0", "0/60/1")
         advertised = await commissionable(live, WINDOW_DISCRIMINATOR)
         await live.command(0, 0x3C, "RevokeCommissioning", timed_request_timeout_ms=5000)
         closed = (await live.read("0/60/0"))["0/60/0"]

@@ -75,12 +75,12 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
         elif choice < 0.45 and buf:
             buf[min(pos, len(buf) - 1)] = rng.choice([0x00, 0xFF, 0x7F, 0x80, 0x18, 0x15, 0x36, rng.randrange(256)])
         elif choice < 0.6 and buf:
-            del buf[min(pos, len(buf) - 1):min(pos, len(buf) - 1) + rng.randint(1, 4)]
+            del buf[min(pos, len(buf) - 1) : min(pos, len(buf) - 1) + rng.randint(1, 4)]
         elif choice < 0.75:
             buf[pos:pos] = rng.randbytes(rng.randint(1, 8))
         elif choice < 0.85 and buf:
             start = rng.randrange(len(buf))
-            buf[pos:pos] = buf[start:start + rng.randint(1, 16)]  # splice a piece of itself
+            buf[pos:pos] = buf[start : start + rng.randint(1, 16)]  # splice a piece of itself
         elif buf:
             del buf[pos:]  # truncate
     return bytes(buf[:1280])
@@ -88,8 +88,12 @@ def mutate(rng: random.Random, data: bytes) -> bytes:
 
 def unsecured(rng: random.Random, opcode: int, payload: bytes) -> bytes:
     header = MessageHeader(session_id=0, message_counter=rng.randrange(1 << 32), source_node_id=rng.getrandbits(64))
-    proto = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE, opcode=opcode,
-                           exchange_id=rng.randrange(1 << 16), protocol_id=0)
+    proto = ProtocolHeader(
+        exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE,
+        opcode=opcode,
+        exchange_id=rng.randrange(1 << 16),
+        protocol_id=0,
+    )
     return header.encode() + proto.encode() + payload
 
 
@@ -99,10 +103,11 @@ def im_seeds(lamp: int) -> list[tuple[int, bytes]]:
         (im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(0, 0x3E),), fabric_filtered=False))),
         (im.Opcode.SUBSCRIBE_REQUEST, im.encode(im.SubscribeRequest(False, 0, 10, (P(lamp),)))),
         (im.Opcode.WRITE_REQUEST, im.encode(im.WriteRequest((im.AttributeData(P(lamp, 6, 0x4001), 5),)))),
-        (im.Opcode.INVOKE_REQUEST, im.encode(im.InvokeRequest((
-            im.CommandData(im.CommandPath(lamp, 6, 2), {}),)))),
-        (im.Opcode.INVOKE_REQUEST, im.encode(im.InvokeRequest((
-            im.CommandData(im.CommandPath(0, 0x3E, 0x0A), {0: 1}),)))),  # RemoveFabric(1)
+        (im.Opcode.INVOKE_REQUEST, im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, 6, 2), {}),)))),
+        (
+            im.Opcode.INVOKE_REQUEST,
+            im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(0, 0x3E, 0x0A), {0: 1}),))),
+        ),  # RemoveFabric(1)
         (im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(100))),
         (im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(0))),
     ]
@@ -117,8 +122,12 @@ def sealed(controller: FakeController, plaintext: bytes) -> bytes:
 
 
 def im_plaintext(rng: random.Random, opcode: int, payload: bytes) -> bytes:
-    proto = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE, opcode=opcode,
-                           exchange_id=rng.randrange(1 << 16), protocol_id=1)
+    proto = ProtocolHeader(
+        exchange_flags=ExchangeFlags.INITIATOR | ExchangeFlags.RELIABLE,
+        opcode=opcode,
+        exchange_id=rng.randrange(1 << 16),
+        protocol_id=1,
+    )
     if rng.random() < 0.8:
         return proto.encode() + mutate(rng, payload)
     return mutate(rng, proto.encode() + payload)  # the protocol header too
@@ -141,8 +150,13 @@ async def _fuzz() -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     loop_errors: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _loop, context: loop_errors.append(context))
-    home = fabric([("lamp", "dimmable_light", "living_room"), ("thermo", "thermostat", "living_room"),
-                   ("washer", "laundry_washer", "kitchen")])
+    home = fabric(
+        [
+            ("lamp", "dimmable_light", "living_room"),
+            ("thermo", "thermostat", "living_room"),
+            ("washer", "laundry_washer", "kitchen"),
+        ]
+    )
     state = Path(tempfile.mkdtemp(prefix="hf-fuzz-"))
     node = MatterNode(lambda root: BridgeNode(home, root, store=StateStore(state)), state, port=0, mdns=False)
     fuzz_ports: set[int] = set()
@@ -187,8 +201,9 @@ async def _fuzz() -> dict[str, Any]:
             admin.send(opcode, payload, protocol=1, secure=True, new_exchange=True)
             await admin.receive()
         # A second subject on the fabric that may only View (the sealed-plaintext fuzz runs as it).
-        node.table.set_acl_for(index, [*node.table.acl_for(index), {
-            "authMode": 2, "privilege": 1, "subjects": [VIEWER], "targets": None}])
+        node.table.set_acl_for(
+            index, [*node.table.acl_for(index), {"authMode": 2, "privilege": 1, "subjects": [VIEWER], "targets": None}]
+        )
         node.table.save()
         viewer = await FakeController.connect(node.port)
         controllers.append(viewer)
@@ -196,8 +211,10 @@ async def _fuzz() -> dict[str, Any]:
         node.open_commissioning_window(None)  # the PASE responder is live during the fuzz too
 
         before = (home.snapshot(), node.table.snapshot(), (state / "fabrics.json").read_text())
-        handshake_seeds = [(Opcode.PBKDF_PARAM_REQUEST, _payload_of(captured[0])),
-                           (Opcode.CASE_SIGMA1, _payload_of(next(d for d in captured if _opcode_of(d) == 0x30)))]
+        handshake_seeds = [
+            (Opcode.PBKDF_PARAM_REQUEST, _payload_of(captured[0])),
+            (Opcode.CASE_SIGMA1, _payload_of(next(d for d in captured if _opcode_of(d) == 0x30))),
+        ]
         handshake_seeds += [(_opcode_of(d), _payload_of(d)) for d in captured if _opcode_of(d) in (0x22, 0x24, 0x32)]
 
         # --- fuzz ---------------------------------------------------------------------------
@@ -264,8 +281,13 @@ async def _fuzz() -> dict[str, Any]:
         operational = await FakeController.connect(node.port)
         controllers.append(operational)
         await asyncio.wait_for(operational.case(authority.member(ADMIN_NODE), NODE_ID), 10)
-        operational.send(im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(lamp, 6, 0),))),
-                         protocol=1, secure=True, new_exchange=True)
+        operational.send(
+            im.Opcode.READ_REQUEST,
+            im.encode(im.ReadRequest((P(lamp, 6, 0),))),
+            protocol=1,
+            secure=True,
+            new_exchange=True,
+        )
         proto, payload = await operational.receive()
         report = im.decode(im.ReportData, payload)
         assert proto.opcode == im.Opcode.REPORT_DATA and report.attribute_reports[0].data is not None
@@ -273,9 +295,15 @@ async def _fuzz() -> dict[str, Any]:
         assert fuzzed_im >= 1000, fuzzed_im  # sealed mutations really reached the Interaction Model
         assert sent >= DATAGRAMS, f"only {sent} datagrams in {TIME_BUDGET_S} s"
         assert received >= 0.99 * sent, (received, sent)  # the node saw (nearly) all of them (+ CASE re-runs)
-        return {"sent": sent, "received": received, "fuzz_s": round(fuzz_s, 2), "im_transactions": fuzzed_im,
-                "subscriptions_dropped": subscribed, **kinds,
-                "window_closed_by_pase_failures": closed_by_failures}
+        return {
+            "sent": sent,
+            "received": received,
+            "fuzz_s": round(fuzz_s, 2),
+            "im_transactions": fuzzed_im,
+            "subscriptions_dropped": subscribed,
+            **kinds,
+            "window_closed_by_pase_failures": closed_by_failures,
+        }
     finally:
         for controller in controllers:
             controller.close()
@@ -286,7 +314,7 @@ def _decode(datagram: bytes) -> tuple[ProtocolHeader, bytes]:
     header, offset = MessageHeader.decode(datagram)
     assert header.session_id == 0, "handshake seeds are unsecured"
     proto, pos = ProtocolHeader.decode(datagram[offset:])
-    return proto, datagram[offset + pos:]
+    return proto, datagram[offset + pos :]
 
 
 def _opcode_of(datagram: bytes) -> int:

@@ -59,6 +59,7 @@ def test_im_messages_are_registered_by_opcode_once() -> None:
     assert {int(op) for op in im.MESSAGES} == {int(op) for op in im.Opcode}
     assert all(cls.opcode == op for op, cls in im.MESSAGES.items())  # type: ignore[attr-defined]  # set by @message
     with pytest.raises(TypeError, match="TIMED_REQUEST is taken by TimedRequest"):
+
         @im.message(im.Opcode.TIMED_REQUEST, "AnotherTimedRequest")
         class Another(TLVRecord):
             timeout_ms: int = tag(0, U8, required=True)
@@ -66,6 +67,7 @@ def test_im_messages_are_registered_by_opcode_once() -> None:
 
 def test_a_field_table_with_a_repeated_tag_is_refused() -> None:
     with pytest.raises(TypeError, match="tag 1 used twice"):
+
         @record("Broken")
         class Broken(TLVRecord):
             a: int = tag(1, U8)

@@ -45,19 +45,29 @@ def test_group_key_derivation_spec_vectors() -> None:
 
 class Home:
     def __init__(self, tmp_path: Path) -> None:
-        self.home = fabric([("lamp", "dimmable_light", "r"), ("plug", "smart_plug", "r"),
-                            ("hall", "on_off_light", "r")])
+        self.home = fabric(
+            [("lamp", "dimmable_light", "r"), ("plug", "smart_plug", "r"), ("hall", "on_off_light", "r")]
+        )
         self.node = MatterNode(lambda roots: BridgeNode(self.home, roots), tmp_path, mdns=False)
         self.authority, key = FabricAuthority.create(), generate_private_key()
-        self.record = FabricRecord(1, self.authority.fabric_id, 0x55, 0xFFF1, self.authority.rcac.hex(),
-                                   self.authority.noc_for(public_key_bytes(key), 0x55).hex(), None,
-                                   private_key_bytes(key).hex(), EPOCH_KEY.hex())
+        self.record = FabricRecord(
+            1,
+            self.authority.fabric_id,
+            0x55,
+            0xFFF1,
+            self.authority.rcac.hex(),
+            self.authority.noc_for(public_key_bytes(key), 0x55).hex(),
+            None,
+            private_key_bytes(key).hex(),
+            EPOCH_KEY.hex(),
+        )
         self.node.table.add(self.record)
         self.node.table.save()
         self.interaction = InteractionModel(self.node.data_model, self.node.access)
         self.node.interaction = self.interaction  # what start() would make, without the network
         from bridge.matter.session.group_messages import GroupReceiver
         from bridge.matter.session.sessions import SessionManager
+
         self.node.sessions = SessionManager(lambda data, address: None)
         self.node.group_receiver = GroupReceiver(self.node.table, self.node._on_group_message)
         self.node.sessions.handle_group = self.node.group_receiver.receive
@@ -74,36 +84,73 @@ class Home:
     def setup_group(self, *, acl: bool = True) -> None:
         token = current_request.set(case_context())
         try:
-            self.model.invoke(0, 0x3F, "KeySetWrite", {"groupKeySet": {
-                "groupKeySetID": KEY_SET, "groupKeySecurityPolicy": 0, "epochKey0": EPOCH.hex(),
-                "epochStartTime0": 1110000, "epochKey1": None, "epochStartTime1": None, "epochKey2": None,
-                "epochStartTime2": None}})
+            self.model.invoke(
+                0,
+                0x3F,
+                "KeySetWrite",
+                {
+                    "groupKeySet": {
+                        "groupKeySetID": KEY_SET,
+                        "groupKeySecurityPolicy": 0,
+                        "epochKey0": EPOCH.hex(),
+                        "epochStartTime0": 1110000,
+                        "epochKey1": None,
+                        "epochStartTime1": None,
+                        "epochKey2": None,
+                        "epochStartTime2": None,
+                    }
+                },
+            )
             self.model.write(0, 0x3F, "GroupKeyMap", [{"groupId": GROUP, "groupKeySetID": KEY_SET, "fabricIndex": 1}])
             entries = [{"privilege": 5, "authMode": 2, "subjects": [0x1122], "targets": None, "fabricIndex": 1}]
             if acl:
-                entries.append({"privilege": OPERATE, "authMode": AUTH_GROUP, "subjects": [GROUP], "targets": None,
-                                "fabricIndex": 1})
+                entries.append(
+                    {
+                        "privilege": OPERATE,
+                        "authMode": AUTH_GROUP,
+                        "subjects": [GROUP],
+                        "targets": None,
+                        "fabricIndex": 1,
+                    }
+                )
             self.model.write(0, 0x1F, "Acl", entries)
         finally:
             current_request.reset(token)
         for device in ("lamp", "plug"):
             self.admin(self.model.endpoint_of(device, 1), 0x04, "AddGroup", {"groupID": GROUP, "groupName": "Evening"})
 
-    def datagram(self, command: int, *, group: int = GROUP, epoch: bytes = EPOCH, counter: int | None = None,
-                 write: im.AttributeData | None = None) -> bytes:
+    def datagram(
+        self,
+        command: int,
+        *,
+        group: int = GROUP,
+        epoch: bytes = EPOCH,
+        counter: int | None = None,
+        write: im.AttributeData | None = None,
+    ) -> bytes:
         key = operational_group_key(epoch, self.record.compressed_fabric_id)
         if counter is None:
             self.counter += 1
             counter = self.counter
-        header = MessageHeader(session_id=group_session_id(key), message_counter=counter,
-                               security_flags=SessionType.GROUP, source_node_id=SENDER, destination_group_id=group)
-        invoke = im.encode(im.InvokeRequest(
-            (im.CommandData(im.CommandPath(None, 0x0006, command), {}),), suppress_response=True))
+        header = MessageHeader(
+            session_id=group_session_id(key),
+            message_counter=counter,
+            security_flags=SessionType.GROUP,
+            source_node_id=SENDER,
+            destination_group_id=group,
+        )
+        invoke = im.encode(
+            im.InvokeRequest((im.CommandData(im.CommandPath(None, 0x0006, command), {}),), suppress_response=True)
+        )
         if write is not None:
             invoke = im.encode(im.WriteRequest((write,), suppress_response=True))
         opcode = im.Opcode.WRITE_REQUEST if write is not None else im.Opcode.INVOKE_REQUEST
-        protocol = ProtocolHeader(exchange_flags=ExchangeFlags.INITIATOR, opcode=opcode,
-                                  exchange_id=7, protocol_id=ProtocolId.INTERACTION_MODEL)
+        protocol = ProtocolHeader(
+            exchange_flags=ExchangeFlags.INITIATOR,
+            opcode=opcode,
+            exchange_id=7,
+            protocol_id=ProtocolId.INTERACTION_MODEL,
+        )
         aad = header.encode()
         nonce = message_nonce(aad[3], counter, SENDER)
         return aad + aead_encrypt(key, nonce, protocol.encode() + invoke, aad)
@@ -115,8 +162,7 @@ class Home:
 def test_group_command_reaches_every_member_and_only_them(tmp_path: Path) -> None:
     home = Home(tmp_path)
     home.setup_group()
-    assert home.node.group_receiver.multicast_addresses() == [
-        group_multicast_address(home.authority.fabric_id, GROUP)]
+    assert home.node.group_receiver.multicast_addresses() == [group_multicast_address(home.authority.fabric_id, GROUP)]
     home.node.sessions.on_datagram(home.datagram(0x01), ("fd77::1", 5540, 0, 0))  # On
     assert home.on("lamp") and home.on("plug") and not home.on("hall")
     home.node.sessions.on_datagram(home.datagram(0x00), ("fd77::1", 5540, 0, 0))  # Off

@@ -42,27 +42,63 @@ def test_group_command_and_scenes_with_the_chip_controller(tmp_path: Path) -> No
     paa = export_paa(tmp_path / "paa")
     (tmp_path / "chip").mkdir()
     with network_namespace("hfg") as namespace:
-        serve = Proc(["ip", "netns", "exec", namespace, str(HOMEFABRIC), "serve", str(home), "--state-dir",
-                      str(tmp_path / "state"), "--interface", NODE_IF, "--passcode", str(PASSCODE),
-                      "--discriminator", str(DISCRIMINATOR), "--control-socket", str(tmp_path / "control.sock")],
-                     tmp_path / "serve.log")
+        serve = Proc(
+            [
+                "ip",
+                "netns",
+                "exec",
+                namespace,
+                str(HOMEFABRIC),
+                "serve",
+                str(home),
+                "--state-dir",
+                str(tmp_path / "state"),
+                "--interface",
+                NODE_IF,
+                "--passcode",
+                str(PASSCODE),
+                "--discriminator",
+                str(DISCRIMINATOR),
+                "--control-socket",
+                str(tmp_path / "control.sock"),
+            ],
+            tmp_path / "serve.log",
+        )
         try:
             deadline = time.monotonic() + 60
             while not (tmp_path / "control.sock").exists():  # serve is up once its control socket is
                 assert serve.alive and time.monotonic() < deadline, serve.tail()
                 time.sleep(0.2)
             client = subprocess.run(
-                ["ip", "netns", "exec", namespace, sys.executable, "-m", "tests.matter_bridge.chip_group_client",
-                 str(tmp_path / "chip"), str(paa), manual_code(), ",".join(MEMBERS), ",".join(OTHERS)],
-                cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    namespace,
+                    sys.executable,
+                    "-m",
+                    "tests.matter_bridge.chip_group_client",
+                    str(tmp_path / "chip"),
+                    str(paa),
+                    manual_code(),
+                    ",".join(MEMBERS),
+                    ",".join(OTHERS),
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
         finally:
             serve.stop()
     assert client.returncode == 0, f"{client.stderr[-6000:]}\n--- serve\n{serve.tail(6000)}"
     result = json.loads(client.stdout.strip().splitlines()[-1])
     endpoints = result["endpoints"]
     assert result["add_group"] == dict.fromkeys(MEMBERS, 0)
-    assert result["group_table"] == [{"group": 0x0101, "endpoints": sorted(endpoints[m] for m in MEMBERS),
-                                      "name": "Evening"}]
+    assert result["group_table"] == [
+        {"group": 0x0101, "endpoints": sorted(endpoints[m] for m in MEMBERS), "name": "Evening"}
+    ]
     assert result["before"] == dict.fromkeys(MEMBERS + OTHERS, False)
     assert result["after_on"] == {"lamp": True, "dimmer": True, "kitchen_light": False}, serve.tail(6000)
     assert result["after_off"] == dict.fromkeys(MEMBERS + OTHERS, False)

@@ -30,13 +30,26 @@ GROUP = 0x0101
 
 def _node(tmp_path: Path) -> MatterNode:
     home = fabric([("lamp", "dimmable_light", "r"), ("plug", "smart_plug", "r")])
-    node = MatterNode(lambda roots: BridgeNode(home, roots, store=JsonFileStore(tmp_path / "bridge.json")),
-                      tmp_path / "state", mdns=False)
+    node = MatterNode(
+        lambda roots: BridgeNode(home, roots, store=JsonFileStore(tmp_path / "bridge.json")),
+        tmp_path / "state",
+        mdns=False,
+    )
     if 1 not in node.table.fabrics:
         authority, key = FabricAuthority.create(), generate_private_key()
-        node.table.add(FabricRecord(1, authority.fabric_id, 0x55, 0xFFF1, authority.rcac.hex(),
-                                    authority.noc_for(public_key_bytes(key), 0x55).hex(), None,
-                                    private_key_bytes(key).hex(), EPOCH_KEY.hex()))
+        node.table.add(
+            FabricRecord(
+                1,
+                authority.fabric_id,
+                0x55,
+                0xFFF1,
+                authority.rcac.hex(),
+                authority.noc_for(public_key_bytes(key), 0x55).hex(),
+                None,
+                private_key_bytes(key).hex(),
+                EPOCH_KEY.hex(),
+            )
+        )
         node.table.save()
     return node
 
@@ -45,9 +58,23 @@ def _map_group_key(node: MatterNode) -> None:
     token = current_request.set(case_context())
     try:
         model = node.data_model
-        model.invoke(0, GROUP_KEYS, "KeySetWrite", {"groupKeySet": {
-            "groupKeySetID": 42, "groupKeySecurityPolicy": 0, "epochKey0": "a0" * 16, "epochStartTime0": 1,
-            "epochKey1": None, "epochStartTime1": None, "epochKey2": None, "epochStartTime2": None}})
+        model.invoke(
+            0,
+            GROUP_KEYS,
+            "KeySetWrite",
+            {
+                "groupKeySet": {
+                    "groupKeySetID": 42,
+                    "groupKeySecurityPolicy": 0,
+                    "epochKey0": "a0" * 16,
+                    "epochStartTime0": 1,
+                    "epochKey1": None,
+                    "epochStartTime1": None,
+                    "epochKey2": None,
+                    "epochStartTime2": None,
+                }
+            },
+        )
         model.write(0, GROUP_KEYS, "GroupKeyMap", [{"groupId": GROUP, "groupKeySetID": 42, "fabricIndex": 1}])
     finally:
         current_request.reset(token)

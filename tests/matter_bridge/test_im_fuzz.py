@@ -35,12 +35,22 @@ class ViewOnly:
 def _seeds(lamp: int) -> list[tuple[int, bytes]]:
     write = im.WriteRequest((im.AttributeData(P(lamp, 8, 0x11), uint(10)), im.AttributeData(P(lamp, 6, 0x4001), 5)))
     invoke = im.InvokeRequest((im.CommandData(im.CommandPath(lamp, 6, 1), {}),))
-    level = im.InvokeRequest((im.CommandData(im.CommandPath(lamp, 8, 0), {0: uint(5), 1: None, 2: uint(0),
-                                                                          3: uint(0)}),))
+    level = im.InvokeRequest(
+        (im.CommandData(im.CommandPath(lamp, 8, 0), {0: uint(5), 1: None, 2: uint(0), 3: uint(0)}),)
+    )
     return [
-        (im.Opcode.READ_REQUEST, im.encode(im.ReadRequest((P(), P(lamp, 6, 0)), (im.EventPath(),),
-                                                                       (im.EventFilter(3),), False,
-                                                                       (im.DataVersionFilter(lamp, 6, 1),)))),
+        (
+            im.Opcode.READ_REQUEST,
+            im.encode(
+                im.ReadRequest(
+                    (P(), P(lamp, 6, 0)),
+                    (im.EventPath(),),
+                    (im.EventFilter(3),),
+                    False,
+                    (im.DataVersionFilter(lamp, 6, 1),),
+                )
+            ),
+        ),
         (im.Opcode.SUBSCRIBE_REQUEST, im.encode(im.SubscribeRequest(True, 0, 10, (P(lamp),)))),
         (im.Opcode.WRITE_REQUEST, im.encode(write)),
         (im.Opcode.INVOKE_REQUEST, im.encode(invoke)),
@@ -96,8 +106,9 @@ def test_fuzzed_im_payloads_cause_no_exception_and_no_state_change(quiet_errors:
                 payload = _mutate(rng, seed)
                 if rng.random() < 0.1:
                     opcode = rng.choice(list(im.Opcode))
-            follow_up = [(rng.choice([im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST]),
-                          _mutate(rng, rng.choice(seeds)[1]))]
+            follow_up = [
+                (rng.choice([im.Opcode.WRITE_REQUEST, im.Opcode.INVOKE_REQUEST]), _mutate(rng, rng.choice(seeds)[1]))
+            ]
             exchange = FakeExchange(session.context, follow_up)
             await model.handle_exchange(exchange, opcode, payload)
             if time.monotonic() - started > TIME_BUDGET_S:

@@ -21,52 +21,107 @@ P, E, C = im.AttributePath, im.EventPath, im.CommandPath
 
 BUILDERS: dict[str, Callable[[], bytes]] = {
     "status_response": lambda: im.encode(im.StatusResponse(0x87)),
-    "read_request": lambda: im.encode(im.ReadRequest(
-        attributes=(P(), P(endpoint=1), P(cluster=6, attribute=0xFFFD), P(3, 6, 0, node=0x1122)),
-        events=(E(), E(0, 0x28, 0, urgent=True), E(1, 0x101, 2, node=5)),
-        event_filters=(im.EventFilter(17), im.EventFilter(3, node=9)), fabric_filtered=False,
-        data_version_filters=(im.DataVersionFilter(2, 6, 0xDEADBEEF), im.DataVersionFilter(0, 0x28, 1)))),
+    "read_request": lambda: im.encode(
+        im.ReadRequest(
+            attributes=(P(), P(endpoint=1), P(cluster=6, attribute=0xFFFD), P(3, 6, 0, node=0x1122)),
+            events=(E(), E(0, 0x28, 0, urgent=True), E(1, 0x101, 2, node=5)),
+            event_filters=(im.EventFilter(17), im.EventFilter(3, node=9)),
+            fabric_filtered=False,
+            data_version_filters=(im.DataVersionFilter(2, 6, 0xDEADBEEF), im.DataVersionFilter(0, 0x28, 1)),
+        )
+    ),
     "read_request_minimal": lambda: im.encode(im.ReadRequest((P(1, 6, 0),))),
-    "subscribe_request": lambda: im.encode(im.SubscribeRequest(
-        False, 1, 60, (P(), P(1, 8, 0)), (E(urgent=True),), (im.EventFilter(5),), False,
-        (im.DataVersionFilter(0, 0x28, 1),))),
+    "subscribe_request": lambda: im.encode(
+        im.SubscribeRequest(
+            False,
+            1,
+            60,
+            (P(), P(1, 8, 0)),
+            (E(urgent=True),),
+            (im.EventFilter(5),),
+            False,
+            (im.DataVersionFilter(0, 0x28, 1),),
+        )
+    ),
     "subscribe_request_keep": lambda: im.encode(im.SubscribeRequest(True, 0, 0xFFFF, (P(2, 8),))),
     "subscribe_response": lambda: im.encode(im.SubscribeResponse(0xCAFEBABE, 60)),
-    "report_data": lambda: im.encode(im.ReportData(
-        subscription_id=7,
-        attribute_reports=(im.AttributeData(P(1, 6, 0), im.RawTLV(b"\x09"), 3),
-                           im.AttributeData(P(1, 29, 3, list_append=True), im.RawTLV(b"\x04\x05"), 4),
-                           im.AttributeData(P(1, 29, 3, list_index=2), im.RawTLV(b"\x04\x05")),
-                           im.AttributeStatus(P(9, 6, 0), Status.UNSUPPORTED_ENDPOINT),
-                           im.AttributeStatus(P(1, 6, 0x4003), Status.FAILURE, 0x12)),
-        event_reports=(im.EventData(E(0, 0x28, 0), 1, 2, im.RawTLV(b"\x15\x24\x00\x01\x18"), 1700000000000),
-                       im.EventData(E(1, 0x3B, 1, urgent=True), 2**40, 1, {0: uint(3)}, None, 12345),
-                       im.EventStatus(E(5, 6, 0), Status.UNSUPPORTED_ENDPOINT),
-                       im.EventStatus(E(1, 6, 0), Status.FAILURE, 3)),
-        more_chunked=True, suppress_response=True, has_attribute_reports=True)),
+    "report_data": lambda: im.encode(
+        im.ReportData(
+            subscription_id=7,
+            attribute_reports=(
+                im.AttributeData(P(1, 6, 0), im.RawTLV(b"\x09"), 3),
+                im.AttributeData(P(1, 29, 3, list_append=True), im.RawTLV(b"\x04\x05"), 4),
+                im.AttributeData(P(1, 29, 3, list_index=2), im.RawTLV(b"\x04\x05")),
+                im.AttributeStatus(P(9, 6, 0), Status.UNSUPPORTED_ENDPOINT),
+                im.AttributeStatus(P(1, 6, 0x4003), Status.FAILURE, 0x12),
+            ),
+            event_reports=(
+                im.EventData(E(0, 0x28, 0), 1, 2, im.RawTLV(b"\x15\x24\x00\x01\x18"), 1700000000000),
+                im.EventData(E(1, 0x3B, 1, urgent=True), 2**40, 1, {0: uint(3)}, None, 12345),
+                im.EventStatus(E(5, 6, 0), Status.UNSUPPORTED_ENDPOINT),
+                im.EventStatus(E(1, 6, 0), Status.FAILURE, 3),
+            ),
+            more_chunked=True,
+            suppress_response=True,
+            has_attribute_reports=True,
+        )
+    ),
     "report_data_empty": lambda: im.encode(im.ReportData()),
-    "report_data_empty_attrs": lambda: im.encode(im.ReportData(subscription_id=0x12345678,
-                                                                      has_attribute_reports=True)),
-    "report_data_raw": lambda: im.encode(im.ReportData(
-        None, (im.RawTLV(im.ATTRIBUTE_REPORT_IB.encode(im.AttributeData(P(0, 0x28, 1), im.RawTLV(b"\x0c\x02ab"), 9),
-                                                       None)),), suppress_response=True)),
-    "write_request": lambda: im.encode(im.WriteRequest(
-        (im.AttributeData(P(0, 0x1F, 0), im.RawTLV(b"\x16\x18")),
-         im.AttributeData(P(0, 0x1F, 0, list_append=True), im.RawTLV(b"\x15\x24\x01\x05\x18"), 0x10000)),
-        timed_request=True, more_chunked=True)),
-    "write_request_plain": lambda: im.encode(im.WriteRequest(
-        (im.AttributeData(P(1, 6, 0x4001), {0: uint(5), 1: "x", 2: b"\x01", 3: -1, 4: [uint(1)], 5: None}),),
-        suppress_response=True)),
-    "write_response": lambda: im.encode(im.WriteResponse(
-        (im.AttributeStatus(P(0, 0x1F, 0), 0), im.AttributeStatus(P(1, 6, 0), Status.UNSUPPORTED_WRITE, 2)))),
-    "invoke_request": lambda: im.encode(im.InvokeRequest(
-        (im.CommandData(C(1, 6, 1), im.RawTLV(b"\x15\x18")), im.CommandData(C(None, 8, 0), {0: uint(5)}, 3),
-         im.CommandData(C(2, 6, 2), None)), timed_request=True, suppress_response=True)),
-    "invoke_response": lambda: im.encode(im.InvokeResponse(
-        (im.CommandData(C(0, 0x30, 1), im.RawTLV(b"\x15\x24\x00\x00\x2c\x01\x00\x18"), 1),
-         im.CommandStatus(C(1, 6, 2), Status.UNSUPPORTED_COMMAND, ref=2),
-         im.CommandStatus(C(1, 6, 3), Status.FAILURE, 5)),
-        suppress_response=True, more_chunked=True)),
+    "report_data_empty_attrs": lambda: im.encode(im.ReportData(subscription_id=0x12345678, has_attribute_reports=True)),
+    "report_data_raw": lambda: im.encode(
+        im.ReportData(
+            None,
+            (
+                im.RawTLV(
+                    im.ATTRIBUTE_REPORT_IB.encode(im.AttributeData(P(0, 0x28, 1), im.RawTLV(b"\x0c\x02ab"), 9), None)
+                ),
+            ),
+            suppress_response=True,
+        )
+    ),
+    "write_request": lambda: im.encode(
+        im.WriteRequest(
+            (
+                im.AttributeData(P(0, 0x1F, 0), im.RawTLV(b"\x16\x18")),
+                im.AttributeData(P(0, 0x1F, 0, list_append=True), im.RawTLV(b"\x15\x24\x01\x05\x18"), 0x10000),
+            ),
+            timed_request=True,
+            more_chunked=True,
+        )
+    ),
+    "write_request_plain": lambda: im.encode(
+        im.WriteRequest(
+            (im.AttributeData(P(1, 6, 0x4001), {0: uint(5), 1: "x", 2: b"\x01", 3: -1, 4: [uint(1)], 5: None}),),
+            suppress_response=True,
+        )
+    ),
+    "write_response": lambda: im.encode(
+        im.WriteResponse(
+            (im.AttributeStatus(P(0, 0x1F, 0), 0), im.AttributeStatus(P(1, 6, 0), Status.UNSUPPORTED_WRITE, 2))
+        )
+    ),
+    "invoke_request": lambda: im.encode(
+        im.InvokeRequest(
+            (
+                im.CommandData(C(1, 6, 1), im.RawTLV(b"\x15\x18")),
+                im.CommandData(C(None, 8, 0), {0: uint(5)}, 3),
+                im.CommandData(C(2, 6, 2), None),
+            ),
+            timed_request=True,
+            suppress_response=True,
+        )
+    ),
+    "invoke_response": lambda: im.encode(
+        im.InvokeResponse(
+            (
+                im.CommandData(C(0, 0x30, 1), im.RawTLV(b"\x15\x24\x00\x00\x2c\x01\x00\x18"), 1),
+                im.CommandStatus(C(1, 6, 2), Status.UNSUPPORTED_COMMAND, ref=2),
+                im.CommandStatus(C(1, 6, 3), Status.FAILURE, 5),
+            ),
+            suppress_response=True,
+            more_chunked=True,
+        )
+    ),
     "invoke_response_plain": lambda: im.encode(im.InvokeResponse((im.CommandStatus(C(1, 6, 2), 0),))),
     "timed_request": lambda: im.encode(im.TimedRequest(1500)),
     "event_report_ib": lambda: im.EVENT_REPORT_IB.encode(im.EventStatus(E(1, 2, 3), 0x7E), None),
@@ -108,12 +163,10 @@ GOLDEN = {
         "0105181818290324ff0b18"
     ),
     "write_request_plain": (
-        "15290028013602153701240201240306250401401835022400052c010178300201012003ff3604040118340518181824"
-        "ff0b18"
+        "15290028013602153701240201240306250401401835022400052c010178300201012003ff3604040118340518181824ff0b18"
     ),
     "write_response": (
-        "15360015370024020024031f240400183501240000181815370024020124030624040018350124008824010218181824"
-        "ff0b18"
+        "15360015370024020024031f240400183501240000181815370024020124030624040018350124008824010218181824ff0b18"
     ),
     "invoke_request": (
         "152900290136021537002400012401062402011835011818153700240108240200183501240005182402031815370024"
@@ -135,75 +188,83 @@ GOLDEN = {
 }
 
 OPCODES = {
-    "status_response": im.Opcode.STATUS_RESPONSE, "read_request": im.Opcode.READ_REQUEST,
-    "read_request_minimal": im.Opcode.READ_REQUEST, "subscribe_request": im.Opcode.SUBSCRIBE_REQUEST,
-    "subscribe_request_keep": im.Opcode.SUBSCRIBE_REQUEST, "subscribe_response": im.Opcode.SUBSCRIBE_RESPONSE,
-    "report_data": im.Opcode.REPORT_DATA, "report_data_empty": im.Opcode.REPORT_DATA,
-    "report_data_empty_attrs": im.Opcode.REPORT_DATA, "report_data_raw": im.Opcode.REPORT_DATA,
-    "write_request": im.Opcode.WRITE_REQUEST, "write_request_plain": im.Opcode.WRITE_REQUEST,
-    "write_response": im.Opcode.WRITE_RESPONSE, "invoke_request": im.Opcode.INVOKE_REQUEST,
-    "invoke_response": im.Opcode.INVOKE_RESPONSE, "invoke_response_plain": im.Opcode.INVOKE_RESPONSE,
+    "status_response": im.Opcode.STATUS_RESPONSE,
+    "read_request": im.Opcode.READ_REQUEST,
+    "read_request_minimal": im.Opcode.READ_REQUEST,
+    "subscribe_request": im.Opcode.SUBSCRIBE_REQUEST,
+    "subscribe_request_keep": im.Opcode.SUBSCRIBE_REQUEST,
+    "subscribe_response": im.Opcode.SUBSCRIBE_RESPONSE,
+    "report_data": im.Opcode.REPORT_DATA,
+    "report_data_empty": im.Opcode.REPORT_DATA,
+    "report_data_empty_attrs": im.Opcode.REPORT_DATA,
+    "report_data_raw": im.Opcode.REPORT_DATA,
+    "write_request": im.Opcode.WRITE_REQUEST,
+    "write_request_plain": im.Opcode.WRITE_REQUEST,
+    "write_response": im.Opcode.WRITE_RESPONSE,
+    "invoke_request": im.Opcode.INVOKE_REQUEST,
+    "invoke_response": im.Opcode.INVOKE_RESPONSE,
+    "invoke_response_plain": im.Opcode.INVOKE_RESPONSE,
     "timed_request": im.Opcode.TIMED_REQUEST,
 }
 
 DECODED = {
-    "status_response": 'StatusResponse(status=135)',
+    "status_response": "StatusResponse(status=135)",
     "read_request": (
-        'ReadRequest(attributes=(AttributePath(endpoint=None, cluster=None, attribute=None, node=None, li'
-        'st_index=None, list_append=False), AttributePath(endpoint=1, cluster=None, attribute=None, node='
-        'None, list_index=None, list_append=False), AttributePath(endpoint=None, cluster=6, attribute=655'
-        '33, node=None, list_index=None, list_append=False), AttributePath(endpoint=3, cluster=6, attribu'
-        'te=0, node=4386, list_index=None, list_append=False)), events=(EventPath(endpoint=None, cluster='
-        'None, event=None, node=None, urgent=False), EventPath(endpoint=0, cluster=40, event=0, node=None'
-        ', urgent=True), EventPath(endpoint=1, cluster=257, event=2, node=5, urgent=False)), event_filter'
-        's=(EventFilter(event_min=17, node=None), EventFilter(event_min=3, node=9)), fabric_filtered=Fals'
-        'e, data_version_filters=(DataVersionFilter(endpoint=2, cluster=6, data_version=3735928559), Data'
-        'VersionFilter(endpoint=0, cluster=40, data_version=1)))'
+        "ReadRequest(attributes=(AttributePath(endpoint=None, cluster=None, attribute=None, node=None, li"
+        "st_index=None, list_append=False), AttributePath(endpoint=1, cluster=None, attribute=None, node="
+        "None, list_index=None, list_append=False), AttributePath(endpoint=None, cluster=6, attribute=655"
+        "33, node=None, list_index=None, list_append=False), AttributePath(endpoint=3, cluster=6, attribu"
+        "te=0, node=4386, list_index=None, list_append=False)), events=(EventPath(endpoint=None, cluster="
+        "None, event=None, node=None, urgent=False), EventPath(endpoint=0, cluster=40, event=0, node=None"
+        ", urgent=True), EventPath(endpoint=1, cluster=257, event=2, node=5, urgent=False)), event_filter"
+        "s=(EventFilter(event_min=17, node=None), EventFilter(event_min=3, node=9)), fabric_filtered=Fals"
+        "e, data_version_filters=(DataVersionFilter(endpoint=2, cluster=6, data_version=3735928559), Data"
+        "VersionFilter(endpoint=0, cluster=40, data_version=1)))"
     ),
     "read_request_minimal": (
-        'ReadRequest(attributes=(AttributePath(endpoint=1, cluster=6, attribute=0, node=None, list_index='
-        'None, list_append=False),), events=(), event_filters=(), fabric_filtered=True, data_version_filt'
-        'ers=())'
+        "ReadRequest(attributes=(AttributePath(endpoint=1, cluster=6, attribute=0, node=None, list_index="
+        "None, list_append=False),), events=(), event_filters=(), fabric_filtered=True, data_version_filt"
+        "ers=())"
     ),
     "subscribe_request": (
-        'SubscribeRequest(keep_subscriptions=False, min_interval_floor=1, max_interval_ceiling=60, attrib'
-        'utes=(AttributePath(endpoint=None, cluster=None, attribute=None, node=None, list_index=None, lis'
-        't_append=False), AttributePath(endpoint=1, cluster=8, attribute=0, node=None, list_index=None, l'
-        'ist_append=False)), events=(EventPath(endpoint=None, cluster=None, event=None, node=None, urgent'
-        '=True),), event_filters=(EventFilter(event_min=5, node=None),), fabric_filtered=False, data_vers'
-        'ion_filters=(DataVersionFilter(endpoint=0, cluster=40, data_version=1),))'
+        "SubscribeRequest(keep_subscriptions=False, min_interval_floor=1, max_interval_ceiling=60, attrib"
+        "utes=(AttributePath(endpoint=None, cluster=None, attribute=None, node=None, list_index=None, lis"
+        "t_append=False), AttributePath(endpoint=1, cluster=8, attribute=0, node=None, list_index=None, l"
+        "ist_append=False)), events=(EventPath(endpoint=None, cluster=None, event=None, node=None, urgent"
+        "=True),), event_filters=(EventFilter(event_min=5, node=None),), fabric_filtered=False, data_vers"
+        "ion_filters=(DataVersionFilter(endpoint=0, cluster=40, data_version=1),))"
     ),
     "subscribe_request_keep": (
-        'SubscribeRequest(keep_subscriptions=True, min_interval_floor=0, max_interval_ceiling=65535, attr'
-        'ibutes=(AttributePath(endpoint=2, cluster=8, attribute=None, node=None, list_index=None, list_ap'
-        'pend=False),), events=(), event_filters=(), fabric_filtered=True, data_version_filters=())'
+        "SubscribeRequest(keep_subscriptions=True, min_interval_floor=0, max_interval_ceiling=65535, attr"
+        "ibutes=(AttributePath(endpoint=2, cluster=8, attribute=None, node=None, list_index=None, list_ap"
+        "pend=False),), events=(), event_filters=(), fabric_filtered=True, data_version_filters=())"
     ),
-    "subscribe_response": 'SubscribeResponse(subscription_id=3405691582, max_interval=60)',
+    "subscribe_response": "SubscribeResponse(subscription_id=3405691582, max_interval=60)",
     "report_data": (
-        'ReportData(subscription_id=7, attribute_reports=(AttributeData(path=AttributePath(endpoint=1, cl'
-        'uster=6, attribute=0, node=None, list_index=None, list_append=False), data=True, data_version=3)'
-        ', AttributeData(path=AttributePath(endpoint=1, cluster=29, attribute=3, node=None, list_index=No'
-        'ne, list_append=True), data=5, data_version=4), AttributeData(path=AttributePath(endpoint=1, clu'
-        'ster=29, attribute=3, node=None, list_index=2, list_append=False), data=5, data_version=None), A'
-        'ttributeStatus(path=AttributePath(endpoint=9, cluster=6, attribute=0, node=None, list_index=None'
-        ', list_append=False), status=127, cluster_status=None), AttributeStatus(path=AttributePath(endpo'
-        'int=1, cluster=6, attribute=16387, node=None, list_index=None, list_append=False), status=1, clu'
-        'ster_status=18)), event_reports=(EventData(path=EventPath(endpoint=0, cluster=40, event=0, node='
-        'None, urgent=False), event_number=1, priority=2, data={0: 1}, epoch_timestamp_ms=1700000000000, '
-        'system_timestamp_ms=None), EventData(path=EventPath(endpoint=1, cluster=59, event=1, node=None, '
-        'urgent=True), event_number=1099511627776, priority=1, data={0: 3}, epoch_timestamp_ms=None, syst'
-        'em_timestamp_ms=12345), EventStatus(path=EventPath(endpoint=5, cluster=6, event=0, node=None, ur'
-        'gent=False), status=127, cluster_status=None), EventStatus(path=EventPath(endpoint=1, cluster=6,'
-        ' event=0, node=None, urgent=False), status=1, cluster_status=3)), more_chunked=True, suppress_re'
-        'sponse=True, has_attribute_reports=True)'
+        "ReportData(subscription_id=7, attribute_reports=(AttributeData(path=AttributePath(endpoint=1, cl"
+        "uster=6, attribute=0, node=None, list_index=None, list_append=False), data=True, data_version=3)"
+        ", AttributeData(path=AttributePath(endpoint=1, cluster=29, attribute=3, node=None, list_index=No"
+        "ne, list_append=True), data=5, data_version=4), AttributeData(path=AttributePath(endpoint=1, clu"
+        "ster=29, attribute=3, node=None, list_index=2, list_append=False), data=5, data_version=None), A"
+        "ttributeStatus(path=AttributePath(endpoint=9, cluster=6, attribute=0, node=None, list_index=None"
+        ", list_append=False), status=127, cluster_status=None), AttributeStatus(path=AttributePath(endpo"
+        "int=1, cluster=6, attribute=16387, node=None, list_index=None, list_append=False), status=1, clu"
+        "ster_status=18)), event_reports=(EventData(path=EventPath(endpoint=0, cluster=40, event=0, node="
+        "None, urgent=False), event_number=1, priority=2, data={0: 1}, epoch_timestamp_ms=1700000000000, "
+        "system_timestamp_ms=None), EventData(path=EventPath(endpoint=1, cluster=59, event=1, node=None, "
+        "urgent=True), event_number=1099511627776, priority=1, data={0: 3}, epoch_timestamp_ms=None, syst"
+        "em_timestamp_ms=12345), EventStatus(path=EventPath(endpoint=5, cluster=6, event=0, node=None, ur"
+        "gent=False), status=127, cluster_status=None), EventStatus(path=EventPath(endpoint=1, cluster=6,"
+        " event=0, node=None, urgent=False), status=1, cluster_status=3)), more_chunked=True, suppress_re"
+        "sponse=True, has_attribute_reports=True)"
     ),
     "report_data_empty": (
-        'ReportData(subscription_id=None, attribute_reports=(), event_reports=(), more_chunked=False, sup'
-        'press_response=False, has_attribute_reports=False)'
+        "ReportData(subscription_id=None, attribute_reports=(), event_reports=(), more_chunked=False, sup"
+        "press_response=False, has_attribute_reports=False)"
     ),
     "report_data_empty_attrs": (
-        'ReportData(subscription_id=305419896, attribute_reports=(), event_reports=(), more_chunked=False'
-        ', suppress_response=False, has_attribute_reports=True)'
+        "ReportData(subscription_id=305419896, attribute_reports=(), event_reports=(), more_chunked=False"
+        ", suppress_response=False, has_attribute_reports=True)"
     ),
     "report_data_raw": (
         "ReportData(subscription_id=None, attribute_reports=(AttributeData(path=AttributePath(endpoint=0,"
@@ -212,10 +273,10 @@ DECODED = {
         ")"
     ),
     "write_request": (
-        'WriteRequest(writes=(AttributeData(path=AttributePath(endpoint=0, cluster=31, attribute=0, node='
-        'None, list_index=None, list_append=False), data=[], data_version=None), AttributeData(path=Attri'
-        'butePath(endpoint=0, cluster=31, attribute=0, node=None, list_index=None, list_append=True), dat'
-        'a={1: 5}, data_version=65536)), timed_request=True, suppress_response=False, more_chunked=True)'
+        "WriteRequest(writes=(AttributeData(path=AttributePath(endpoint=0, cluster=31, attribute=0, node="
+        "None, list_index=None, list_append=False), data=[], data_version=None), AttributeData(path=Attri"
+        "butePath(endpoint=0, cluster=31, attribute=0, node=None, list_index=None, list_append=True), dat"
+        "a={1: 5}, data_version=65536)), timed_request=True, suppress_response=False, more_chunked=True)"
     ),
     "write_request_plain": (
         "WriteRequest(writes=(AttributeData(path=AttributePath(endpoint=1, cluster=6, attribute=16385, no"
@@ -223,16 +284,16 @@ DECODED = {
         " None}, data_version=None),), timed_request=False, suppress_response=True, more_chunked=False)"
     ),
     "write_response": (
-        'WriteResponse(statuses=(AttributeStatus(path=AttributePath(endpoint=0, cluster=31, attribute=0, '
-        'node=None, list_index=None, list_append=False), status=0, cluster_status=None), AttributeStatus('
-        'path=AttributePath(endpoint=1, cluster=6, attribute=0, node=None, list_index=None, list_append=F'
-        'alse), status=136, cluster_status=2)))'
+        "WriteResponse(statuses=(AttributeStatus(path=AttributePath(endpoint=0, cluster=31, attribute=0, "
+        "node=None, list_index=None, list_append=False), status=0, cluster_status=None), AttributeStatus("
+        "path=AttributePath(endpoint=1, cluster=6, attribute=0, node=None, list_index=None, list_append=F"
+        "alse), status=136, cluster_status=2)))"
     ),
     "invoke_request": (
-        'InvokeRequest(invokes=(CommandData(path=CommandPath(endpoint=1, cluster=6, command=1), fields={}'
-        ', ref=None), CommandData(path=CommandPath(endpoint=None, cluster=8, command=0), fields={0: 5}, r'
-        'ef=3), CommandData(path=CommandPath(endpoint=2, cluster=6, command=2), fields=None, ref=None)), '
-        'timed_request=True, suppress_response=True)'
+        "InvokeRequest(invokes=(CommandData(path=CommandPath(endpoint=1, cluster=6, command=1), fields={}"
+        ", ref=None), CommandData(path=CommandPath(endpoint=None, cluster=8, command=0), fields={0: 5}, r"
+        "ef=3), CommandData(path=CommandPath(endpoint=2, cluster=6, command=2), fields=None, ref=None)), "
+        "timed_request=True, suppress_response=True)"
     ),
     "invoke_response": (
         "InvokeResponse(responses=(CommandData(path=CommandPath(endpoint=0, cluster=48, command=1), field"
@@ -241,10 +302,10 @@ DECODED = {
         "d=3), status=1, cluster_status=5, ref=None)), suppress_response=True, more_chunked=True)"
     ),
     "invoke_response_plain": (
-        'InvokeResponse(responses=(CommandStatus(path=CommandPath(endpoint=1, cluster=6, command=2), stat'
-        'us=0, cluster_status=None, ref=None),), suppress_response=False, more_chunked=False)'
+        "InvokeResponse(responses=(CommandStatus(path=CommandPath(endpoint=1, cluster=6, command=2), stat"
+        "us=0, cluster_status=None, ref=None),), suppress_response=False, more_chunked=False)"
     ),
-    "timed_request": 'TimedRequest(timeout_ms=1500)',
+    "timed_request": "TimedRequest(timeout_ms=1500)",
 }
 
 
@@ -265,22 +326,27 @@ def test_decoding_the_golden_bytes(name: str) -> None:
 
 def test_decoding_chip_sdk_style_bytes() -> None:
     """Paths as TLV lists with only the members present, the fabric filter, the revision last."""
-    read = tlv.encode({0: [TLVList([(2, uint(0)), (3, uint(0x28)), (4, uint(2))])], 3: False, 0xFF: uint(11)},
-                      ints_unsigned=False)
-    assert im.decode_any(im.Opcode.READ_REQUEST, read).message == im.ReadRequest((P(0, 0x28, 2),),
-                                                                                   fabric_filtered=False)
+    read = tlv.encode(
+        {0: [TLVList([(2, uint(0)), (3, uint(0x28)), (4, uint(2))])], 3: False, 0xFF: uint(11)}, ints_unsigned=False
+    )
+    assert im.decode_any(im.Opcode.READ_REQUEST, read).message == im.ReadRequest(
+        (P(0, 0x28, 2),), fabric_filtered=False
+    )
     # A path given as a structure instead of a list is accepted as well.
-    invoke = tlv.encode({0: False, 1: False, 2: [{0: {0: uint(1), 1: uint(6), 2: uint(2)}, 1: {}}], 0xFF: uint(11)},
-                        ints_unsigned=False)
+    invoke = tlv.encode(
+        {0: False, 1: False, 2: [{0: {0: uint(1), 1: uint(6), 2: uint(2)}, 1: {}}], 0xFF: uint(11)}, ints_unsigned=False
+    )
     expected = im.InvokeRequest((im.CommandData(C(1, 6, 2), {}),))
     assert im.decode_any(im.Opcode.INVOKE_REQUEST, invoke).message == expected
 
 
 # ReadRequests real controllers sent, as logged by other open-source Matter implementations' tests: chip-tool's
 # first read after PASE (InteractionModelRevision 12) and Apple Home's read of a PartsList.
-CHIP_TOOL_READ = ("15360017240200240330240404181724020024033024040018172402002403302404011817240200240330240402181724"
-                  "020024033024040318172402002403282404021817240200240328240404181724020024033818172403312504fcff18182803"
-                  "24ff0c18")
+CHIP_TOOL_READ = (
+    "15360017240200240330240404181724020024033024040018172402002403302404011817240200240330240402181724"
+    "020024033024040318172402002403282404021817240200240328240404181724020024033818172403312504fcff18182803"
+    "24ff0c18"
+)
 APPLE_HOME_READ = "1536001724020024031d2404031818290324ff0c18"
 
 

@@ -49,9 +49,12 @@ async def _check_whole_home_read(home: EmulatedHome) -> int:
         assert report.more_chunked and not report.suppress_response and expect_reply
     assert not reports[-1].more_chunked and reports[-1].suppress_response and not sent[-1][2]
     assert result.replaced == 0 and not result.statuses
-    expected = {(ep, cid, server.model.attributes[name].attribute_id): (server, name)
-                for ep in node.endpoints() for cid, server in node.clusters(ep).items()
-                for name in server.attribute_names()}
+    expected = {
+        (ep, cid, server.model.attributes[name].attribute_id): (server, name)
+        for ep in node.endpoints()
+        for cid, server in node.clusters(ep).items()
+        for name in server.attribute_names()
+    }
     assert set(result.values) == set(expected)  # every attribute of every endpoint, exactly once
     for (ep, cid, aid), raw in result.values.items():
         server, name = expected[(ep, cid, aid)]
@@ -97,9 +100,11 @@ async def test_concrete_paths_get_statuses() -> None:
     lamp = node.endpoint_of("lamp", 1)
     result, _ = await client.read([P(lamp, ON_OFF, 0), P(99, ON_OFF, 0), P(lamp, 0x0300, 0), P(lamp, ON_OFF, 0x7777)])
     assert result.values[(lamp, ON_OFF, 0)] is False
-    assert result.statuses == {(99, ON_OFF, 0): Status.UNSUPPORTED_ENDPOINT,
-                               (lamp, 0x0300, 0): Status.UNSUPPORTED_CLUSTER,
-                               (lamp, ON_OFF, 0x7777): Status.UNSUPPORTED_ATTRIBUTE}
+    assert result.statuses == {
+        (99, ON_OFF, 0): Status.UNSUPPORTED_ENDPOINT,
+        (lamp, 0x0300, 0): Status.UNSUPPORTED_CLUSTER,
+        (lamp, ON_OFF, 0x7777): Status.UNSUPPORTED_ATTRIBUTE,
+    }
 
 
 @run_async

@@ -60,8 +60,15 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-async def _subscribe(client: ImClient, paths: list[im.AttributePath], *, floor: int = 1, ceiling: int = 60,
-                     events: list[im.EventPath] | None = None, keep: bool = False) -> tuple[int, Any]:
+async def _subscribe(
+    client: ImClient,
+    paths: list[im.AttributePath],
+    *,
+    floor: int = 1,
+    ceiling: int = 60,
+    events: list[im.EventPath] | None = None,
+    keep: bool = False,
+) -> tuple[int, Any]:
     req = im.SubscribeRequest(keep, floor, ceiling, tuple(paths), tuple(events or ()))
     exchange = await client.request(im.Opcode.SUBSCRIBE_REQUEST, im.encode(req))
     (response,) = exchange.messages(im.Opcode.SUBSCRIBE_RESPONSE)
@@ -87,8 +94,9 @@ async def test_priming_report_is_chunked_then_subscribe_response() -> None:
     assert exchange.sent[-1][0] == im.Opcode.SUBSCRIBE_RESPONSE and not exchange.sent[-1][2]
     assembled = assemble(reports)
     assert assembled.replaced == 0
-    assert len(assembled.values) == sum(len(s.attribute_names()) for ep in node.endpoints()
-                                        for s in node.clusters(ep).values())
+    assert len(assembled.values) == sum(
+        len(s.attribute_names()) for ep in node.endpoints() for s in node.clusters(ep).values()
+    )
     assert len(assembled.events) == 143  # bridged StartUp events (this node has no BasicInformation)
     assert sub_id in model.subscriptions
     await model.close()
@@ -247,11 +255,14 @@ async def test_subscriptions_are_persisted_until_they_end_for_good() -> None:
     model = InteractionModel(BridgeNode(home), AllowAll(), clock=clock, store=store)
     client = ImClient(model, FakeSession(fabric_index=1, node_id=0x1122))
     client.session.peer_address = ("fd77::1", 5540, 0, 0)
-    sub_id, _ = await _subscribe(client, [P(cluster=ON_OFF)], floor=0, ceiling=10,
-                                 events=[im.EventPath(urgent=True)])
+    sub_id, _ = await _subscribe(client, [P(cluster=ON_OFF)], floor=0, ceiling=10, events=[im.EventPath(urgent=True)])
     (saved,) = SubscriptionStore(StateStore(tmp_path)).records()  # as a restarted node reads it
     assert (saved.subscription_id, saved.fabric_index, saved.node_id, saved.peer_address) == (
-        sub_id, 1, 0x1122, ("fd77::1", 5540, 0, 0))
+        sub_id,
+        1,
+        0x1122,
+        ("fd77::1", 5540, 0, 0),
+    )
     assert saved.attributes == (P(cluster=ON_OFF),) and saved.events == (im.EventPath(urgent=True),)
     assert (saved.min_interval, saved.max_interval) == (0, granted_max_interval(0, 10))
     model.drop_session(client.session)  # the session dies (shutdown, crash): still resumable
@@ -276,8 +287,7 @@ async def test_a_resumed_subscription_primes_under_its_old_id_and_goes_on() -> N
     store = SubscriptionStore(StateStore(tmp_path))
     model = InteractionModel(BridgeNode(home), AllowAll(), clock=clock, store=store)
     session = FakeSession(fabric_index=1, node_id=0x1122)
-    record = PersistedSubscription(0xABCD0123, 1, 0x1122, (), ("fd77::1", 5540), (P(cluster=ON_OFF),), (), True,
-                                   0, 3)
+    record = PersistedSubscription(0xABCD0123, 1, 0x1122, (), ("fd77::1", 5540), (P(cluster=ON_OFF),), (), True, 0, 3)
     store.add(record)
     assert await model.resume_subscription(record, session)
     (priming,) = session.reports()

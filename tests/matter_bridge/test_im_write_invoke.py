@@ -18,7 +18,15 @@ from tests.matter_bridge.im_fakes import ImClient
 
 P = im.AttributePath
 ON_OFF, LEVEL, THERMOSTAT, FAN, OPSTATE, LOCK, WASHER_MODE, USER_LABEL = (
-    0x06, 0x08, 0x201, 0x202, 0x60, 0x101, 0x51, 0x41)
+    0x06,
+    0x08,
+    0x201,
+    0x202,
+    0x60,
+    0x101,
+    0x51,
+    0x41,
+)
 
 
 class UserLabelServer(ClusterServer):
@@ -46,8 +54,15 @@ class FakeClock:
 
 
 def _setup(access: Any = None, clock: Any = None) -> tuple[Any, BridgeNode, ImClient]:
-    home = fabric([("lamp", "dimmable_light", "r"), ("thermo", "thermostat", "r"), ("fan", "fan", "r"),
-                   ("washer", "laundry_washer", "r"), ("lock", "door_lock", "r")])
+    home = fabric(
+        [
+            ("lamp", "dimmable_light", "r"),
+            ("thermo", "thermostat", "r"),
+            ("fan", "fan", "r"),
+            ("washer", "laundry_washer", "r"),
+            ("lock", "door_lock", "r"),
+        ]
+    )
     node = BridgeNode(home, [UserLabelServer()])
     return home, node, ImClient(InteractionModel(node, access or AllowAll(), clock=clock))
 
@@ -131,15 +146,22 @@ async def test_refusals_map_to_im_statuses() -> None:
     assert missing.status == Status.INVALID_COMMAND
     not_struct = await client.invoke(lamp, ON_OFF, 1, [uint(1)])
     assert not_struct.status == Status.INVALID_COMMAND
-    statuses = await client.write([
-        im.AttributeData(P(lamp, ON_OFF, 0), True),  # read-only
-        im.AttributeData(P(lamp, ON_OFF, 0x7777), True),
-        im.AttributeData(P(lamp, LEVEL, 0x11), "bright"),  # OnLevel with a string
-        im.AttributeData(P(lamp, LEVEL, 0x11), uint(10), data_version=1234),
-        im.AttributeData(P(lamp, ON_OFF), True)])
-    assert [s.status for s in statuses] == [Status.UNSUPPORTED_WRITE, Status.UNSUPPORTED_ATTRIBUTE,
-                                            Status.INVALID_DATA_TYPE, Status.DATA_VERSION_MISMATCH,
-                                            Status.INVALID_ACTION]
+    statuses = await client.write(
+        [
+            im.AttributeData(P(lamp, ON_OFF, 0), True),  # read-only
+            im.AttributeData(P(lamp, ON_OFF, 0x7777), True),
+            im.AttributeData(P(lamp, LEVEL, 0x11), "bright"),  # OnLevel with a string
+            im.AttributeData(P(lamp, LEVEL, 0x11), uint(10), data_version=1234),
+            im.AttributeData(P(lamp, ON_OFF), True),
+        ]
+    )
+    assert [s.status for s in statuses] == [
+        Status.UNSUPPORTED_WRITE,
+        Status.UNSUPPORTED_ATTRIBUTE,
+        Status.INVALID_DATA_TYPE,
+        Status.DATA_VERSION_MISMATCH,
+        Status.INVALID_ACTION,
+    ]
     assert home.read("lamp", 1, "OnOff", "OnOff") is False
 
 
@@ -170,13 +192,13 @@ async def test_timed_flag_mismatch_and_timeout() -> None:
     clock = FakeClock()
     home, node, client = _setup(clock=clock)
     lamp = _ep(node, "lamp")
-    flagged = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
-                                                        timed_request=True))
+    flagged = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),), timed_request=True))
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, flagged)  # TimedRequest flag without a TimedRequest
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.TIMED_REQUEST_MISMATCH]
     unflagged = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),)))
-    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(500)),
-                                    [(im.Opcode.INVOKE_REQUEST, unflagged)])
+    exchange = await client.request(
+        im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(500)), [(im.Opcode.INVOKE_REQUEST, unflagged)]
+    )
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [0, Status.TIMED_REQUEST_MISMATCH]
 
     class LateExchange(type(exchange)):  # type: ignore[misc]
@@ -195,10 +217,10 @@ async def test_timed_flag_mismatch_and_timeout() -> None:
 async def test_timed_write() -> None:
     home, node, client = _setup()
     thermo = _ep(node, "thermo")
-    write = im.encode(im.WriteRequest((im.AttributeData(P(thermo, THERMOSTAT, 0x12), 1900),),
-                                                    timed_request=True))
-    exchange = await client.request(im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)),
-                                    [(im.Opcode.WRITE_REQUEST, write)])
+    write = im.encode(im.WriteRequest((im.AttributeData(P(thermo, THERMOSTAT, 0x12), 1900),), timed_request=True))
+    exchange = await client.request(
+        im.Opcode.TIMED_REQUEST, im.encode(im.TimedRequest(1000)), [(im.Opcode.WRITE_REQUEST, write)]
+    )
     (response,) = exchange.messages(im.Opcode.WRITE_RESPONSE)
     assert response.statuses[0].status == Status.SUCCESS
     assert home.read("thermo", 1, "Thermostat", "OccupiedHeatingSetpoint") == 1900
@@ -208,30 +230,40 @@ async def test_timed_write() -> None:
 async def test_list_writes_with_null_list_index_appends_across_chunks() -> None:
     _, node, client = _setup()
     path = P(0, USER_LABEL, 0)
-    first = im.encode(im.WriteRequest((
-        im.AttributeData(path, []),
-        im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "room", 1: "kitchen"})),
-        more_chunked=True))
-    second = im.encode(im.WriteRequest((
-        im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "floor", 1: "1"}),)))
+    first = im.encode(
+        im.WriteRequest(
+            (
+                im.AttributeData(path, []),
+                im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "room", 1: "kitchen"}),
+            ),
+            more_chunked=True,
+        )
+    )
+    second = im.encode(
+        im.WriteRequest((im.AttributeData(im.AttributePath(0, USER_LABEL, 0, list_append=True), {0: "floor", 1: "1"}),))
+    )
     exchange = await client.request(im.Opcode.WRITE_REQUEST, first, [(im.Opcode.WRITE_REQUEST, second)])
     responses = exchange.messages(im.Opcode.WRITE_RESPONSE)
     assert len(responses) == 2
     assert all(s.status == Status.SUCCESS for r in responses for s in r.statuses)
-    assert node.read(0, USER_LABEL, "LabelList") == [{"label": "room", "value": "kitchen"},
-                                                      {"label": "floor", "value": "1"}]
+    assert node.read(0, USER_LABEL, "LabelList") == [
+        {"label": "room", "value": "kitchen"},
+        {"label": "floor", "value": "1"},
+    ]
 
 
 @run_async
 async def test_suppressed_invoke_response_and_multi_command_refusal() -> None:
     home, node, client = _setup()
     lamp = _ep(node, "lamp")
-    quiet = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),),
-                                                      suppress_response=True))
+    quiet = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 1), {}),), suppress_response=True))
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, quiet)
     assert not exchange.sent and home.read("lamp", 1, "OnOff", "OnOff") is True
-    two = im.encode(im.InvokeRequest((im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}),
-                                                     im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}))))
+    two = im.encode(
+        im.InvokeRequest(
+            (im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}), im.CommandData(im.CommandPath(lamp, ON_OFF, 0), {}))
+        )
+    )
     exchange = await client.request(im.Opcode.INVOKE_REQUEST, two)
     assert [m.status for m in exchange.messages(im.Opcode.STATUS_RESPONSE)] == [Status.INVALID_ACTION]
     assert home.read("lamp", 1, "OnOff", "OnOff") is True

@@ -24,12 +24,22 @@ pytestmark = pytest.mark.requires(*LIVE_CONTROLLER, "node", "matter.js")
 def write_catalogue_home(path: Path) -> Path:
     from emulator.home_config import HomeConfig, dump_home
 
-    home = HomeConfig.model_validate({
-        "name": "catalogue home", "base_time": "2025-06-21 12:00:00", "extensions": {},
-        "rooms": [{"id": "room", "name": "room", "type": "room", "environment": {
-            "temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20}}],
-        "devices": [{"id": name, "type": name, "room": "room", "attributes": {}} for name in sorted(CATALOGUE)],
-    })
+    home = HomeConfig.model_validate(
+        {
+            "name": "catalogue home",
+            "base_time": "2025-06-21 12:00:00",
+            "extensions": {},
+            "rooms": [
+                {
+                    "id": "room",
+                    "name": "room",
+                    "type": "room",
+                    "environment": {"temperature": 2200, "humidity": 5000, "illuminance": 300, "pm10": 20},
+                }
+            ],
+            "devices": [{"id": name, "type": name, "room": "room", "attributes": {}} for name in sorted(CATALOGUE)],
+        }
+    )
     path.write_text(dump_home(home))
     return path
 
@@ -40,16 +50,24 @@ class CatalogueLive(Live):
     run_timeout_s = 300
 
     def __init__(self, work: Path) -> None:
-        LiveSetup.__init__(self, work, speed=1, namespace_prefix="hfk", matter_server=False, matter_js=True,
-                           home=write_catalogue_home(work / "home.json"))
+        LiveSetup.__init__(
+            self,
+            work,
+            speed=1,
+            namespace_prefix="hfk",
+            matter_server=False,
+            matter_js=True,
+            home=write_catalogue_home(work / "home.json"),
+        )
         self.found: list[dict[str, Any]] = []
         self.commissioned: dict[str, Any] = {}
 
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[CatalogueLive]:
-    with live_setup(CatalogueLive, work_prefix="hf-mjk-", report="matter_js_catalogue_timings",
-                    start_timeout_s=240) as setup:
+    with live_setup(
+        CatalogueLive, work_prefix="hf-mjk-", report="matter_js_catalogue_timings", start_timeout_s=240
+    ) as setup:
         yield setup
 
 

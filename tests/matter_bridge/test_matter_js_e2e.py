@@ -44,8 +44,13 @@ class Live(LiveSetup):
         async def scenario() -> None:
             started = time.monotonic()
             self.found = await self.mjs.call("discover", discriminator=DISCRIMINATOR, seconds=4, timeout_s=30)
-            self.commissioned = await self.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
-                                                    paa=str(self.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
+            self.commissioned = await self.mjs.call(
+                "commission",
+                passcode=PASSCODE,
+                discriminator=DISCRIMINATOR,
+                paa=str(self.bridge.paa_dir / PAA_DER_FILE),
+                timeout_s=120,
+            )
             self.timings["discover_and_commission_s"] = time.monotonic() - started
             self.layout = await self.bridge.control("endpoints")
 
@@ -103,8 +108,9 @@ def test_invoke_and_write_change_the_home(live: Live) -> None:
             assert await control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff") is expected
             read = await live.mjs.call("read", node_id=node_id, endpoint=lamp, cluster=ON_OFF, attribute=0)
             assert read["value"] is expected
-        await live.mjs.call("write", node_id=node_id, endpoint=lamp, cluster=BRIDGED_INFO, attribute=5,
-                            value="desk lamp")
+        await live.mjs.call(
+            "write", node_id=node_id, endpoint=lamp, cluster=BRIDGED_INFO, attribute=5, value="desk lamp"
+        )
         read = await live.mjs.call("read", node_id=node_id, endpoint=lamp, cluster=BRIDGED_INFO, attribute=5)
         assert read["value"] == "desk lamp"
 
@@ -124,7 +130,9 @@ def test_subscription_reports_a_change_made_inside_the_home(live: Live) -> None:
         await control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
         event = await live.mjs.wait_event(
             lambda e: e.get("event") == "attribute" and e["path"] == f"{lamp}/6/0" and e["value"] is (not state),
-            20, since)
+            20,
+            since,
+        )
         live.timings["subscription_latency_s"] = event["received"] - started
 
     live.run(scenario())
@@ -141,9 +149,14 @@ def test_remove_fabric(live: Live) -> None:
     live.node_id = None
     # serve's log tells the story as event=... lines; the subscription ended at removal, not at a later report.
     log = (live.work / "serve.log").read_text()
-    for event in ("event=session_established kind=pase", "event=fabric_added fabric=1",
-                  "event=commissioning_complete fabric=1", "event=session_established kind=case",
-                  "event=subscription_established", "event=fabric_removed fabric=1"):
+    for event in (
+        "event=session_established kind=pase",
+        "event=fabric_added fabric=1",
+        "event=commissioning_complete fabric=1",
+        "event=session_established kind=case",
+        "event=subscription_established",
+        "event=fabric_removed fabric=1",
+    ):
         assert event in log, event
     ended = [line for line in log.splitlines() if "event=subscription_ended" in line]
     assert ended and "reason=fabric_removed" in ended[0], ended

@@ -16,8 +16,14 @@ from bridge.matter.node.mdns import COMMISSIONABLE, _alias_subtypes, _unalias_su
 def test_subtype_aliases_answer_for_the_instance_and_are_removed_cleanly() -> None:
     registry = ServiceRegistry()
     zc = SimpleNamespace(zeroconf=SimpleNamespace(registry=registry))
-    info = ServiceInfo(COMMISSIONABLE, f"ABCDEF0123456789.{COMMISSIONABLE}", port=5540, properties={"D": "3840"},
-                       server="host.local.", parsed_addresses=["10.0.0.2"])
+    info = ServiceInfo(
+        COMMISSIONABLE,
+        f"ABCDEF0123456789.{COMMISSIONABLE}",
+        port=5540,
+        properties={"D": "3840"},
+        server="host.local.",
+        parsed_addresses=["10.0.0.2"],
+    )
     registry.async_add(info)
     before = {name: list(registry.async_get_infos_type(name)) for name in registry.async_get_types()}
     subtypes = ["_L3840", "_S15", "_CM"]

@@ -18,19 +18,28 @@ PEER = ("::ffff:10.77.0.1", 40000, 0, 0)
 PEER_NODE = 0x1122334455667788
 
 
-def datagram(counter: int, *, opcode: int = 0x20, exchange_id: int = 7, reliable: bool = True,
-             ack: int | None = None, protocol: int = 0, payload: bytes = b"hello") -> bytes:
+def datagram(
+    counter: int,
+    *,
+    opcode: int = 0x20,
+    exchange_id: int = 7,
+    reliable: bool = True,
+    ack: int | None = None,
+    protocol: int = 0,
+    payload: bytes = b"hello",
+) -> bytes:
     header = MessageHeader(session_id=0, message_counter=counter, source_node_id=PEER_NODE)
     flags = ExchangeFlags.INITIATOR | (ExchangeFlags.RELIABLE if reliable else 0)
-    proto = ProtocolHeader(exchange_flags=flags, opcode=opcode, exchange_id=exchange_id, protocol_id=protocol,
-                           ack_counter=ack)
+    proto = ProtocolHeader(
+        exchange_flags=flags, opcode=opcode, exchange_id=exchange_id, protocol_id=protocol, ack_counter=ack
+    )
     return header.encode() + proto.encode() + payload
 
 
 def parse(data: bytes) -> tuple[MessageHeader, ProtocolHeader, bytes]:
     header, offset = MessageHeader.decode(data)
     proto, pos = ProtocolHeader.decode(data[offset:])
-    return header, proto, data[offset + pos:]
+    return header, proto, data[offset + pos :]
 
 
 class Harness:

@@ -54,16 +54,22 @@ def live() -> Iterator[Live]:
 def test_second_fabric_through_the_first_controllers_enhanced_window(live: Live) -> None:
     async def scenario() -> dict[str, Any]:
         started = time.monotonic()
-        node = await live.bridge.matter.call("commission_with_code", code=manual_code(), network_only=True,
-                                             timeout_s=120)
+        node = await live.bridge.matter.call(
+            "commission_with_code", code=manual_code(), network_only=True, timeout_s=120
+        )
         live.chip_node = node["node_id"]
         live.layout = await live.bridge.control("endpoints")
         live.lamp = live.endpoint("lamp")
-        window = await live.bridge.matter.call("open_commissioning_window", node_id=live.chip_node,
-                                               discriminator=WINDOW_DISCRIMINATOR, timeout_s=60)
-        result = await live.mjs.call("commission", passcode=window["setup_pin_code"],
-                                     discriminator=WINDOW_DISCRIMINATOR,
-                                     paa=str(live.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
+        window = await live.bridge.matter.call(
+            "open_commissioning_window", node_id=live.chip_node, discriminator=WINDOW_DISCRIMINATOR, timeout_s=60
+        )
+        result = await live.mjs.call(
+            "commission",
+            passcode=window["setup_pin_code"],
+            discriminator=WINDOW_DISCRIMINATOR,
+            paa=str(live.bridge.paa_dir / PAA_DER_FILE),
+            timeout_s=120,
+        )
         live.mjs_node = result["node_id"]
         live.timings["both_fabrics_s"] = time.monotonic() - started
         return result
@@ -88,13 +94,18 @@ def test_both_controllers_subscribed_at_once(live: Live) -> None:
         await live.bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
         path = f"{live.lamp}/6/0"
         await asyncio.gather(
-            live.bridge.matter.wait_event(lambda e: e["event"] == "attribute_updated" and e["data"][1] == path
-                                          and e["data"][2] is (not state), 20, chip_since),
-            live.mjs.wait_event(lambda e: e.get("path") == path and e["value"] is (not state), 20, mjs_since))
+            live.bridge.matter.wait_event(
+                lambda e: e["event"] == "attribute_updated" and e["data"][1] == path and e["data"][2] is (not state),
+                20,
+                chip_since,
+            ),
+            live.mjs.wait_event(lambda e: e.get("path") == path and e["value"] is (not state), 20, mjs_since),
+        )
 
     live.run(scenario())
-    subscribed = [line for line in (live.work / "serve.log").read_text().splitlines()
-                  if "event=subscription_established" in line]
+    subscribed = [
+        line for line in (live.work / "serve.log").read_text().splitlines() if "event=subscription_established" in line
+    ]
     assert {line.split("fabric=")[1].split()[0] for line in subscribed} == {"1", "2"}, subscribed
 
 
@@ -108,8 +119,14 @@ def test_each_fabrics_acl_is_enforced_separately(live: Live) -> None:
         with pytest.raises(MatterJsError) as refused:
             await live.mjs.call("invoke", node_id=live.mjs_node, endpoint=live.lamp, cluster=ON_OFF, command=2)
         before = await live.chip_lamp()
-        await live.bridge.matter.call("device_command", node_id=live.chip_node, endpoint_id=live.lamp,
-                                      cluster_id=ON_OFF, command_name="Toggle", payload={})
+        await live.bridge.matter.call(
+            "device_command",
+            node_id=live.chip_node,
+            endpoint_id=live.lamp,
+            cluster_id=ON_OFF,
+            command_name="Toggle",
+            payload={},
+        )
         return str(refused.value), (before, await live.chip_lamp())
 
     refusal, (before, after) = live.run(scenario())
@@ -134,11 +151,20 @@ def test_removing_one_fabric_leaves_the_other_working(live: Live) -> None:
         since = len(live.bridge.matter.events)
         await live.bridge.control("invoke", device="lamp", endpoint=1, cluster="OnOff", command="Toggle")
         path = f"{live.lamp}/6/0"
-        await live.bridge.matter.wait_event(lambda e: e["event"] == "attribute_updated" and e["data"][1] == path
-                                            and e["data"][2] is (not state), 20, since)
+        await live.bridge.matter.wait_event(
+            lambda e: e["event"] == "attribute_updated" and e["data"][1] == path and e["data"][2] is (not state),
+            20,
+            since,
+        )
         assert await live.chip_lamp() is (not state)
-        await live.bridge.matter.call("device_command", node_id=live.chip_node, endpoint_id=live.lamp,
-                                      cluster_id=ON_OFF, command_name="Toggle", payload={})
+        await live.bridge.matter.call(
+            "device_command",
+            node_id=live.chip_node,
+            endpoint_id=live.lamp,
+            cluster_id=ON_OFF,
+            command_name="Toggle",
+            payload={},
+        )
         assert await live.chip_lamp() is state
 
     live.run(scenario())
@@ -150,12 +176,19 @@ def test_matter_js_opens_the_window_and_the_chip_controller_joins() -> None:
     """The other direction, with matter.js's own multi-admin call: ``openEnhancedCommissioningWindow()``
     revokes any open window first and accepts only FAILURE + the cluster status WindowNotOpen for "none
     open" (cluster-specific statuses on the wire), then opens one with a verifier of its own."""
+
     async def scenario(setup: Live) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
-        first = await setup.mjs.call("commission", passcode=PASSCODE, discriminator=DISCRIMINATOR,
-                                     paa=str(setup.bridge.paa_dir / PAA_DER_FILE), timeout_s=120)
+        first = await setup.mjs.call(
+            "commission",
+            passcode=PASSCODE,
+            discriminator=DISCRIMINATOR,
+            paa=str(setup.bridge.paa_dir / PAA_DER_FILE),
+            timeout_s=120,
+        )
         window = await setup.mjs.call("open_window", node_id=first["node_id"], timeout_s=60)
-        node = await setup.bridge.matter.call("commission_with_code", code=window["manual_code"], network_only=True,
-                                              timeout_s=120)
+        node = await setup.bridge.matter.call(
+            "commission_with_code", code=window["manual_code"], network_only=True, timeout_s=120
+        )
         return window, node, setup.fabrics()
 
     with live_setup(Live, work_prefix="hf-multi-rev-", report="multi_admin_reverse_timings") as setup:

@@ -67,9 +67,12 @@ def invoke(node: MatterNode, ctx: RequestContext, cluster_name: str, command: st
 def commission_over_pase(node: MatterNode, ctx: RequestContext, fabric: FabricAuthority) -> int:
     """The command sequence of the SDK commissioner (facts §4.2), minus the IM encoding."""
     assert invoke(node, ctx, "GeneralCommissioning", "ArmFailSafe", expiryLengthSeconds=60, breadcrumb=1) == {
-        "errorCode": 0, "debugText": ""}
-    invoke(node, ctx, "GeneralCommissioning", "SetRegulatoryConfig", newRegulatoryConfig=2, countryCode="XX",
-           breadcrumb=2)
+        "errorCode": 0,
+        "debugText": "",
+    }
+    invoke(
+        node, ctx, "GeneralCommissioning", "SetRegulatoryConfig", newRegulatoryConfig=2, countryCode="XX", breadcrumb=2
+    )
     pai = invoke(node, ctx, "OperationalCredentials", "CertificateChainRequest", certificateType=2)["certificate"]
     dac = invoke(node, ctx, "OperationalCredentials", "CertificateChainRequest", certificateType=1)["certificate"]
     nonce = bytes(range(32))
@@ -84,8 +87,16 @@ def commission_over_pase(node: MatterNode, ctx: RequestContext, fabric: FabricAu
     csr_der = tlv.decode(bytes.fromhex(csr["NOCSRElements"]))[1]
     csr_pub = public_key_bytes(x509.load_der_x509_csr(csr_der).public_key())
     invoke(node, ctx, "OperationalCredentials", "AddTrustedRootCertificate", rootCACertificate=fabric.rcac.hex())
-    response = invoke(node, ctx, "OperationalCredentials", "AddNOC", NOCValue=fabric.noc_for(csr_pub, 0x55).hex(),
-                      IPKValue=EPOCH_KEY.hex(), caseAdminSubject=ADMIN_NODE, adminVendorId=0xFFF1)
+    response = invoke(
+        node,
+        ctx,
+        "OperationalCredentials",
+        "AddNOC",
+        NOCValue=fabric.noc_for(csr_pub, 0x55).hex(),
+        IPKValue=EPOCH_KEY.hex(),
+        caseAdminSubject=ADMIN_NODE,
+        adminVendorId=0xFFF1,
+    )
     assert response["statusCode"] == 0, response
     return response["fabricIndex"]
 
@@ -111,8 +122,12 @@ async def test_pase_case_and_commissioning(tmp_path: Path | None = None) -> None
         proto, _ = await controller.receive()
         assert proto.opcode == 0x01 and proto.protocol_id == 1
         opcode, ctx = im.seen[-1]
-        assert (opcode, ctx.session_kind, ctx.fabric_index, ctx.attestation_challenge) == (0x02, "pase", None,
-                                                                                            challenge)
+        assert (opcode, ctx.session_kind, ctx.fabric_index, ctx.attestation_challenge) == (
+            0x02,
+            "pase",
+            None,
+            challenge,
+        )
         assert not node.window.advertising  # PASE in use: commissionable withdrawn
 
         fabric = FabricAuthority.create()
@@ -217,8 +232,13 @@ async def test_pase_failures_close_the_window() -> None:
         try:
             from bridge.matter.session.pase import PaseInitiator
 
-            controller.send(0x20, PaseInitiator(passcode=PASSCODE, local_session_id=5).start(), protocol=0,
-                            secure=False, new_exchange=True)
+            controller.send(
+                0x20,
+                PaseInitiator(passcode=PASSCODE, local_session_id=5).start(),
+                protocol=0,
+                secure=False,
+                new_exchange=True,
+            )
             try:
                 await controller.receive(0.5)
                 raise AssertionError("a closed window must not answer PASE")

@@ -58,13 +58,16 @@ def test_wildcards_expand_to_existing_paths_with_their_access_status() -> None:
     resolver, checker, lamp, dimmer = _resolver()
     on_off = list(resolver.attributes(im.AttributePath(None, ON_OFF, ON_OFF_ATTR), "read"))
     assert [(t.endpoint, t.status, t.name, t.concrete) for t in on_off] == [
-        (endpoint, Status.SUCCESS, "OnOff", False) for endpoint in sorted((lamp, dimmer))]
+        (endpoint, Status.SUCCESS, "OnOff", False) for endpoint in sorted((lamp, dimmer))
+    ]
     assert not list(resolver.attributes(im.AttributePath(None, LEVEL, MISSING), "read"))  # nothing, not an error
     writes = list(resolver.attributes(im.AttributePath(None, ON_OFF, ON_OFF_ATTR), "write"))
     assert {t.status for t in writes} == {Status.UNSUPPORTED_ACCESS}  # the caller skips them silently
     whole = list(resolver.attributes(im.AttributePath(lamp), "read"))
     assert {t.cluster for t in whole} >= {ON_OFF, DESCRIPTOR} and all(t.status == Status.SUCCESS for t in whole)
     group = list(resolver.command(im.CommandPath(None, ON_OFF, TOGGLE), [lamp, dimmer, 999]))
-    assert [(t.endpoint, t.status) for t in group] == [(lamp, Status.UNSUPPORTED_ACCESS),
-                                                       (dimmer, Status.UNSUPPORTED_ACCESS)]
+    assert [(t.endpoint, t.status) for t in group] == [
+        (lamp, Status.UNSUPPORTED_ACCESS),
+        (dimmer, Status.UNSUPPORTED_ACCESS),
+    ]
     assert checker.asked.count((lamp, ON_OFF, "operate")) == 1  # one decision per request and cluster

@@ -53,20 +53,32 @@ def test_attestation_chain_vid_pid_and_export(tmp_path: Path) -> None:
     assert (out / ".version").exists() and (out / attestation.PAA_DER_FILE).exists()
 
 
-def _ctx(kind: str = "case", fabric: int | None = 1, node: int | None = 0x10,
-         cats: tuple[int, ...] = ()) -> RequestContext:
+def _ctx(
+    kind: str = "case", fabric: int | None = 1, node: int | None = 0x10, cats: tuple[int, ...] = ()
+) -> RequestContext:
     return RequestContext(session_kind=kind, fabric_index=fabric, subject_node_id=node, cats=cats)  # type: ignore[arg-type]
 
 
 def test_acl_evaluation(tmp_path: Path) -> None:
     table = FabricTable(StateStore(tmp_path))
-    table.set_acl_for(1, [
-        {"privilege": 5, "authMode": 2, "subjects": [0x10], "targets": None},
-        {"privilege": 3, "authMode": 2, "subjects": [0xFFFFFFFD_00AB_0002], "targets": [{"cluster": 6, "endpoint": None,
-                                                                                        "deviceType": None}]},
-        {"privilege": 1, "authMode": 2, "subjects": None, "targets": [{"cluster": None, "endpoint": None,
-                                                                       "deviceType": 0x0100}]},
-    ])
+    table.set_acl_for(
+        1,
+        [
+            {"privilege": 5, "authMode": 2, "subjects": [0x10], "targets": None},
+            {
+                "privilege": 3,
+                "authMode": 2,
+                "subjects": [0xFFFFFFFD_00AB_0002],
+                "targets": [{"cluster": 6, "endpoint": None, "deviceType": None}],
+            },
+            {
+                "privilege": 1,
+                "authMode": 2,
+                "subjects": None,
+                "targets": [{"cluster": None, "endpoint": None, "deviceType": 0x0100}],
+            },
+        ],
+    )
     checker = AclAccessChecker(table, lambda ep: [0x0100] if ep == 3 else [0x0016])
     assert checker.check(_ctx(), 0, 0x3E, "administer")
     assert checker.check(_ctx(fabric=2), 0, 0x3E, "view") is False  # another fabric's entries do not apply
@@ -113,8 +125,14 @@ for i in range(1000):
 def test_kill_between_writes_leaves_consistent_state(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     for kill_at in (3, 17, 42):
-        proc = subprocess.run([sys.executable, "-c", _KILLER, str(tmp_path), str(kill_at)], capture_output=True,
-                              text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-c", _KILLER, str(tmp_path), str(kill_at)],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            timeout=60,
+        )
         assert proc.returncode == -9
         printed = [int(line) for line in proc.stdout.split()]
         store = StateStore(tmp_path)

@@ -24,8 +24,11 @@ def _f32(value: float) -> float:
 def _same(a: object, b: object) -> bool:
     """Equal, with float32 rounding tolerated."""
     if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, int | float) and isinstance(b, int | float) and (
-            a == b or math.isclose(float(a), float(b), rel_tol=1e-6) or _f32(float(a)) == _f32(float(b)))
+        return (
+            isinstance(a, int | float)
+            and isinstance(b, int | float)
+            and (a == b or math.isclose(float(a), float(b), rel_tol=1e-6) or _f32(float(a)) == _f32(float(b)))
+        )
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -108,9 +111,16 @@ def test_signed_unsigned_float_bytes_and_strings() -> None:
     assert encode_value(70000, cluster_model("OnOff").attributes["FeatureMap"].type)[0] == 0x06
 
 
-@pytest.mark.parametrize("obj, status", [
-    ("text", Status.INVALID_DATA_TYPE), (-1, Status.INVALID_DATA_TYPE), (True, Status.INVALID_DATA_TYPE),
-    (None, Status.INVALID_DATA_TYPE), ([1], Status.INVALID_DATA_TYPE)])
+@pytest.mark.parametrize(
+    "obj, status",
+    [
+        ("text", Status.INVALID_DATA_TYPE),
+        (-1, Status.INVALID_DATA_TYPE),
+        (True, Status.INVALID_DATA_TYPE),
+        (None, Status.INVALID_DATA_TYPE),
+        ([1], Status.INVALID_DATA_TYPE),
+    ],
+)
 def test_decode_refuses_wrong_types(obj: object, status: Status) -> None:
     info = cluster_model("LevelControl").attributes["OnLevel"].type  # nullable uint8
     if obj is None:
@@ -126,7 +136,11 @@ def test_command_fields() -> None:
     data = encode_fields(model.fields, {"level": 100, "transitionTime": None, "optionsMask": 0, "optionsOverride": 0})
     assert tlv.decode(data) == {0: 100, 1: None, 2: 0, 3: 0}
     assert decode_fields(model.fields, tlv.decode(data), "MoveToLevel") == {
-        "level": 100, "transitionTime": None, "optionsMask": 0, "optionsOverride": 0}
+        "level": 100,
+        "transitionTime": None,
+        "optionsMask": 0,
+        "optionsOverride": 0,
+    }
     with pytest.raises(HomeError) as error:
         decode_fields(model.fields, {0: "high"}, "MoveToLevel")
     assert error.value.status == Status.INVALID_COMMAND

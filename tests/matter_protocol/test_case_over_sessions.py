@@ -25,10 +25,18 @@ def _pair() -> tuple[HandshakeServer, HandshakeServer, SessionManager, SessionMa
     managers: dict[str, SessionManager] = {}
     managers["a"] = SessionManager(lambda data, addr: loop.call_soon(managers["b"].on_datagram, data, ("a", 1)))
     managers["b"] = SessionManager(lambda data, addr: loop.call_soon(managers["a"].on_datagram, data, ("b", 1)))
-    a = HandshakeServer(managers["a"], pase_verifier=lambda: None, case_fabrics=lambda: [(1, device_fabric)],
-                        resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-a-")))))
-    b = HandshakeServer(managers["b"], pase_verifier=lambda: None, case_fabrics=lambda: [(3, controller_fabric)],
-                        resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-b-")))))
+    a = HandshakeServer(
+        managers["a"],
+        pase_verifier=lambda: None,
+        case_fabrics=lambda: [(1, device_fabric)],
+        resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-a-")))),
+    )
+    b = HandshakeServer(
+        managers["b"],
+        pase_verifier=lambda: None,
+        case_fabrics=lambda: [(3, controller_fabric)],
+        resumptions=ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-case-b-")))),
+    )
     return a, b, managers["a"], managers["b"]
 
 
@@ -56,8 +64,15 @@ async def test_initiated_case_is_full_first_then_resumed() -> None:
         logger.removeHandler(events)
 
 
-async def _round(device: HandshakeServer, controller: HandshakeServer, device_sessions: SessionManager,
-                 controller_sessions: SessionManager, fabric: CaseFabric, round_: str, events: _Events) -> None:
+async def _round(
+    device: HandshakeServer,
+    controller: HandshakeServer,
+    device_sessions: SessionManager,
+    controller_sessions: SessionManager,
+    fabric: CaseFabric,
+    round_: str,
+    events: _Events,
+) -> None:
     events.messages.clear()
     ours = await controller.connect_case(("a", 1), 3, fabric, 0x55)
     await asyncio.sleep(0.05)  # the responder's side of the last message

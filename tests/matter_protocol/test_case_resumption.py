@@ -23,8 +23,8 @@ def test_resumption_derivations_match_an_independent_implementation() -> None:
     assert resume_mic(SECRET, RANDOM, RESUMPTION_ID, sigma=2).hex() == "bf452541f2be00924a296b2dae51e2c4"
     keys = resumption_keys(SECRET, RANDOM, RESUMPTION_ID)
     assert (keys.i2r_key + keys.r2i_key + keys.attestation_challenge).hex() == (
-        "1e84f2f462b86f72eb76c5fcdebcf21e1a9d5b1f41c8c1b976a4b26877bd57e7"
-        "4084e7783d2ccee603ada228bcc8e970")
+        "1e84f2f462b86f72eb76c5fcdebcf21e1a9d5b1f41c8c1b976a4b26877bd57e74084e7783d2ccee603ada228bcc8e970"
+    )
 
 
 def _first_session() -> tuple[object, object, ResumptionRecord, ResumptionRecord]:
@@ -47,10 +47,14 @@ def test_full_handshake_leaves_the_same_resumption_record_on_both_sides() -> Non
 
 def test_resumption_is_one_round_trip_with_matching_keys() -> None:
     device_member, controller_member, device_record, controller_record = _first_session()
-    device = CaseResponder(fabrics=[device_member], local_session_id=0x3333,
-                           find_resumption={device_record.resumption_id: device_record}.get)
-    controller = CaseInitiator(fabric=controller_member, peer_node_id=0x55, local_session_id=0x4444,
-                               resume_with=controller_record)
+    device = CaseResponder(
+        fabrics=[device_member],
+        local_session_id=0x3333,
+        find_resumption={device_record.resumption_id: device_record}.get,
+    )
+    controller = CaseInitiator(
+        fabric=controller_member, peer_node_id=0x55, local_session_id=0x4444, resume_with=controller_record
+    )
     sigma1 = controller.start()
     assert {6, 7} <= set(tlv.decode(sigma1))
     reply = device.handle_sigma1(sigma1)
@@ -69,12 +73,14 @@ def test_resumption_is_one_round_trip_with_matching_keys() -> None:
 
 def test_unknown_id_or_bad_mic_falls_back_to_a_full_sigma2() -> None:
     device_member, controller_member, device_record, controller_record = _first_session()
-    forged = ResumptionRecord(controller_record.resumption_id, bytes(32), controller_record.fabric_id,
-                              controller_record.root_public_key, 0x55)
+    forged = ResumptionRecord(
+        controller_record.resumption_id, bytes(32), controller_record.fabric_id, controller_record.root_public_key, 0x55
+    )
     for known, offered in (({}, controller_record), ({device_record.resumption_id: device_record}, forged)):
         device = CaseResponder(fabrics=[device_member], local_session_id=0x3333, find_resumption=known.get)
-        controller = CaseInitiator(fabric=controller_member, peer_node_id=0x55, local_session_id=0x4444,
-                                   resume_with=offered)
+        controller = CaseInitiator(
+            fabric=controller_member, peer_node_id=0x55, local_session_id=0x4444, resume_with=offered
+        )
         sigma2 = device.handle_sigma1(controller.start())
         assert not device.resuming
         ours = controller.handle_status_report(device.handle_sigma3(controller.handle_sigma2(sigma2)))

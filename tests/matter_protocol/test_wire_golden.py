@@ -44,9 +44,15 @@ GOLDEN = Path(__file__).with_name("wire_golden.json")
 PASSCODE, SALT, ITERATIONS = 20202021, bytes(range(16, 48)), 1000
 FABRIC_ID, DEVICE_NODE, CONTROLLER_NODE = 0x2906C908D115D362, 0x55, 0x1
 DEVICE_ADDRESS, CONTROLLER_ADDRESS = ("fd00::55", 5540, 0, 0), ("fd00::1", 5541, 0, 0)
-PARAMETERS = SessionParameters(idle_interval_ms=500, active_interval_ms=300, active_threshold_ms=4000,
-                               data_model_revision=17, interaction_model_revision=11,
-                               specification_version=0x01030000, max_paths_per_invoke=1)
+PARAMETERS = SessionParameters(
+    idle_interval_ms=500,
+    active_interval_ms=300,
+    active_threshold_ms=4000,
+    data_model_revision=17,
+    interaction_model_revision=11,
+    specification_version=0x01030000,
+    max_paths_per_invoke=1,
+)
 
 
 def _key(n: int) -> Any:
@@ -62,7 +68,8 @@ def _deterministic(seed: int) -> Iterator[None]:
     secrets.token_bytes = lambda n=32: rng.randbytes(n)  # type: ignore[assignment]
     secrets.randbelow = rng.randrange  # type: ignore[assignment]
     ec.generate_private_key = lambda curve, backend=None: ec.derive_private_key(  # type: ignore[assignment]
-        rng.randrange(1, 2**255), curve)
+        rng.randrange(1, 2**255), curve
+    )
     certs.sign = case.sign = _sign_rfc6979  # type: ignore[assignment]
     try:
         yield
@@ -77,8 +84,16 @@ def _sign_rfc6979(key: Any, message: bytes) -> bytes:
 
 def _fabric(root: Any, ipk: bytes, rcac: bytes, node_id: int, key: Any, serial: int) -> CaseFabric:
     root_dn = certs.decode_tlv(rcac).subject
-    noc = certs.issue(IssueRequest([(DNAttribute.NODE_ID, node_id), (DNAttribute.FABRIC_ID, FABRIC_ID)],
-                                   public_key_bytes(key), root_dn, root, is_ca=False, serial=bytes([serial] * 8)))
+    noc = certs.issue(
+        IssueRequest(
+            [(DNAttribute.NODE_ID, node_id), (DNAttribute.FABRIC_ID, FABRIC_ID)],
+            public_key_bytes(key),
+            root_dn,
+            root,
+            is_ca=False,
+            serial=bytes([serial] * 8),
+        )
+    )
     return CaseFabric(FABRIC_ID, node_id, public_key_bytes(root), rcac, certs.encode_tlv(noc), None, key, ipk)
 
 
@@ -86,8 +101,9 @@ def _fabrics() -> tuple[CaseFabric, CaseFabric]:
     """(device member, controller member) of one fabric with fixed keys and serials."""
     root = _key(1)
     dn = [(DNAttribute.RCAC_ID, 1), (DNAttribute.FABRIC_ID, FABRIC_ID)]
-    rcac = certs.encode_tlv(certs.issue(IssueRequest(dn, public_key_bytes(root), dn, root, is_ca=True,
-                                                     serial=bytes([1] * 8))))
+    rcac = certs.encode_tlv(
+        certs.issue(IssueRequest(dn, public_key_bytes(root), dn, root, is_ca=True, serial=bytes([1] * 8)))
+    )
     ipk = operational_group_key(b"temporary ipk 01", compressed_fabric_id(public_key_bytes(root), FABRIC_ID))
     return (_fabric(root, ipk, rcac, DEVICE_NODE, _key(2), 2), _fabric(root, ipk, rcac, CONTROLLER_NODE, _key(3), 3))
 
@@ -95,10 +111,19 @@ def _fabrics() -> tuple[CaseFabric, CaseFabric]:
 # ------------------------------------------------------------------------------ the pure state machines
 def _pase_messages() -> dict[str, str]:
     w0, L = compute_verifier(PASSCODE, SALT, ITERATIONS)
-    responder = PaseResponder(w0=w0, L=L, salt=SALT, iterations=ITERATIONS, local_session_id=0x2222,
-                              local_parameters=PARAMETERS, responder_random=bytes([0xB0] * 32), spake_y=0x1234567)
-    initiator = PaseInitiator(passcode=PASSCODE, local_session_id=0x1111, initiator_random=bytes([0xA0] * 32),
-                              spake_x=0x7654321)
+    responder = PaseResponder(
+        w0=w0,
+        L=L,
+        salt=SALT,
+        iterations=ITERATIONS,
+        local_session_id=0x2222,
+        local_parameters=PARAMETERS,
+        responder_random=bytes([0xB0] * 32),
+        spake_y=0x1234567,
+    )
+    initiator = PaseInitiator(
+        passcode=PASSCODE, local_session_id=0x1111, initiator_random=bytes([0xA0] * 32), spake_x=0x7654321
+    )
     out: dict[str, str] = {}
     out["pbkdf_param_request"] = (request := initiator.start()).hex()
     out["pbkdf_param_response"] = (response := responder.handle_pbkdf_param_request(request)).hex()
@@ -112,8 +137,15 @@ def _pase_messages() -> dict[str, str]:
     out["peer_parameters"] = repr(responder.result.peer_parameters)
     # A commissioner that already has the PBKDF parameters: the response leaves them out.
     known = tlv.encode({1: bytes([0xA1] * 32), 2: 0x1112, 3: 0, 4: True})
-    second = PaseResponder(w0=w0, L=L, salt=SALT, iterations=ITERATIONS, local_session_id=0x2223,
-                           responder_random=bytes([0xB1] * 32), spake_y=0x1234568)
+    second = PaseResponder(
+        w0=w0,
+        L=L,
+        salt=SALT,
+        iterations=ITERATIONS,
+        local_session_id=0x2223,
+        responder_random=bytes([0xB1] * 32),
+        spake_y=0x1234568,
+    )
     out["pbkdf_param_response_known"] = second.handle_pbkdf_param_request(known).hex()
     return out
 
@@ -121,12 +153,22 @@ def _pase_messages() -> dict[str, str]:
 def _case_messages() -> dict[str, str]:
     device, controller = _fabrics()
     out: dict[str, str] = {}
-    responder = CaseResponder(fabrics=[device], local_session_id=0x3333, local_parameters=PARAMETERS,
-                              ephemeral_key=_key(10), responder_random=bytes([0xD0] * 32),
-                              new_resumption_id=bytes([0xE0] * 16))
-    initiator = CaseInitiator(fabric=controller, peer_node_id=DEVICE_NODE, local_session_id=0x4444,
-                              local_parameters=PARAMETERS, ephemeral_key=_key(11),
-                              initiator_random=bytes([0xC0] * 32))
+    responder = CaseResponder(
+        fabrics=[device],
+        local_session_id=0x3333,
+        local_parameters=PARAMETERS,
+        ephemeral_key=_key(10),
+        responder_random=bytes([0xD0] * 32),
+        new_resumption_id=bytes([0xE0] * 16),
+    )
+    initiator = CaseInitiator(
+        fabric=controller,
+        peer_node_id=DEVICE_NODE,
+        local_session_id=0x4444,
+        local_parameters=PARAMETERS,
+        ephemeral_key=_key(11),
+        initiator_random=bytes([0xC0] * 32),
+    )
     out["sigma1"] = (sigma1 := initiator.start()).hex()
     out["sigma2"] = (sigma2 := responder.handle_sigma1(sigma1)).hex()
     out["sigma3"] = (sigma3 := initiator.handle_sigma2(sigma2)).hex()
@@ -134,20 +176,39 @@ def _case_messages() -> dict[str, str]:
     result = initiator.handle_status_report(status)
     assert responder.result is not None and responder.result.keys == result.keys
     out["keys"] = (result.keys.i2r_key + result.keys.r2i_key + result.keys.attestation_challenge).hex()
-    out["peer"] = repr((responder.result.peer_node_id, responder.result.peer_cats, responder.result.peer_parameters,
-                        result.peer_node_id, result.peer_parameters))
+    out["peer"] = repr(
+        (
+            responder.result.peer_node_id,
+            responder.result.peer_cats,
+            responder.result.peer_parameters,
+            result.peer_node_id,
+            result.peer_parameters,
+        )
+    )
     record = result.resumption
     theirs = responder.result.resumption
     assert record is not None and theirs is not None and theirs.resumption_id == record.resumption_id
     out["resumption_records"] = repr((record, theirs))
     # ... and resumed from that record, in one round trip.
     records: dict[bytes, ResumptionRecord] = {record.resumption_id: record}
-    resumer = CaseResponder(fabrics=[device], local_session_id=0x3334, local_parameters=PARAMETERS,
-                            ephemeral_key=_key(12), responder_random=bytes([0xD1] * 32),
-                            find_resumption=records.get, new_resumption_id=bytes([0xE1] * 16))
-    again = CaseInitiator(fabric=controller, peer_node_id=DEVICE_NODE, local_session_id=0x4445,
-                          local_parameters=PARAMETERS, ephemeral_key=_key(13), initiator_random=bytes([0xC1] * 32),
-                          resume_with=record)
+    resumer = CaseResponder(
+        fabrics=[device],
+        local_session_id=0x3334,
+        local_parameters=PARAMETERS,
+        ephemeral_key=_key(12),
+        responder_random=bytes([0xD1] * 32),
+        find_resumption=records.get,
+        new_resumption_id=bytes([0xE1] * 16),
+    )
+    again = CaseInitiator(
+        fabric=controller,
+        peer_node_id=DEVICE_NODE,
+        local_session_id=0x4445,
+        local_parameters=PARAMETERS,
+        ephemeral_key=_key(13),
+        initiator_random=bytes([0xC1] * 32),
+        resume_with=record,
+    )
     out["sigma1_resume"] = (sigma1 := again.start()).hex()
     out["sigma2_resume"] = (sigma2_resume := resumer.handle_sigma1(sigma1)).hex()
     status, resumed = again.handle_sigma2_resume(sigma2_resume)
@@ -168,8 +229,7 @@ class _Wire:
         self.queue: list[tuple[str, bytes]] = []
         self.log: list[str] = []
         self.device = SessionManager(lambda data, addr: self.queue.append(("device", data)), clock=self.clock)
-        self.controller = SessionManager(lambda data, addr: self.queue.append(("controller", data)),
-                                         clock=self.clock)
+        self.controller = SessionManager(lambda data, addr: self.queue.append(("controller", data)), clock=self.clock)
 
     async def pump(self, until: asyncio.Future[Any] | None = None) -> None:
         while True:
@@ -199,25 +259,31 @@ class _Wire:
 
 async def _pase_over_the_wire(wire: _Wire) -> SecureSession:
     """The controller side of PASE, driven by hand over an initiated unsecured session."""
-    initiator = PaseInitiator(passcode=PASSCODE, local_session_id=wire.controller.allocate_session_id(),
-                              local_parameters=PARAMETERS)
+    initiator = PaseInitiator(
+        passcode=PASSCODE, local_session_id=wire.controller.allocate_session_id(), local_parameters=PARAMETERS
+    )
     unsecured = wire.controller.initiate_unsecured(DEVICE_ADDRESS)
     exchange = unsecured.open_exchange(ProtocolId.SECURE_CHANNEL)
     response = await exchange.send(Opcode.PBKDF_PARAM_REQUEST, initiator.start(), expect_reply=True)
     assert response is not None
-    pake2 = await exchange.send(Opcode.PASE_PAKE1, initiator.handle_pbkdf_param_response(response[1]),
-                                expect_reply=True)
+    pake2 = await exchange.send(
+        Opcode.PASE_PAKE1, initiator.handle_pbkdf_param_response(response[1]), expect_reply=True
+    )
     assert pake2 is not None
     status = await exchange.send(Opcode.PASE_PAKE3, initiator.handle_pake2(pake2[1]), expect_reply=True)
     assert status is not None
     result = initiator.handle_status_report(status[1])
     await exchange.close()
     unsecured.close()
-    session = SecureSession(wire.controller, DEVICE_ADDRESS, kind="pase", local_session_id=result.local_session_id,
-                            peer_session_id=result.peer_session_id,
-                            keys=SecureSessionKeys(result.keys.i2r_key, result.keys.r2i_key,
-                                                   result.keys.attestation_challenge),
-                            peer_parameters=result.peer_parameters)
+    session = SecureSession(
+        wire.controller,
+        DEVICE_ADDRESS,
+        kind="pase",
+        local_session_id=result.local_session_id,
+        peer_session_id=result.peer_session_id,
+        keys=SecureSessionKeys(result.keys.i2r_key, result.keys.r2i_key, result.keys.attestation_challenge),
+        peer_parameters=result.peer_parameters,
+    )
     wire.controller.add_secure_session(session)
     return session
 
@@ -234,14 +300,24 @@ async def _wire_datagrams() -> list[str]:
     device_fabric, controller_fabric = _fabrics()
     w0, L = compute_verifier(PASSCODE, SALT, ITERATIONS)
     stores = [ResumptionStore(StateStore(Path(tempfile.mkdtemp(prefix="hf-golden-")))) for _ in range(2)]
-    HandshakeServer(wire.device, pase_verifier=lambda: PaseVerifier(w0, L, SALT, ITERATIONS),
-                    case_fabrics=lambda: [(1, device_fabric)], resumptions=stores[0])
-    controller = HandshakeServer(wire.controller, pase_verifier=lambda: None,
-                                 case_fabrics=lambda: [(2, controller_fabric)], resumptions=stores[1])
-    wire.device.routes.register(ProtocolId.INTERACTION_MODEL, None, _answer(0x05, b"\x15\x29\x04\x18"),
-                                session="secure")
-    wire.controller.routes.register(ProtocolId.INTERACTION_MODEL, None, _answer(0x01, b"\x15\x24\x00\x00\x18"),
-                                    session="secure")
+    HandshakeServer(
+        wire.device,
+        pase_verifier=lambda: PaseVerifier(w0, L, SALT, ITERATIONS),
+        case_fabrics=lambda: [(1, device_fabric)],
+        resumptions=stores[0],
+    )
+    controller = HandshakeServer(
+        wire.controller,
+        pase_verifier=lambda: None,
+        case_fabrics=lambda: [(2, controller_fabric)],
+        resumptions=stores[1],
+    )
+    wire.device.routes.register(
+        ProtocolId.INTERACTION_MODEL, None, _answer(0x05, b"\x15\x29\x04\x18"), session="secure"
+    )
+    wire.controller.routes.register(
+        ProtocolId.INTERACTION_MODEL, None, _answer(0x01, b"\x15\x24\x00\x00\x18"), session="secure"
+    )
 
     async def request(session: SecureSession, opcode: int, payload: bytes) -> Any:
         exchange = session.open_exchange()

@@ -49,8 +49,9 @@ class Mosquitto:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 10.0) -> None:
-        self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -135,8 +136,9 @@ class Recorder:
     def matching(self, predicate: Callable[[Received], bool], since: int = 0) -> list[Received]:
         return [m for m in self.messages[since:] if predicate(m)]
 
-    async def wait_for(self, predicate: Callable[[Received], bool], *, since: int = 0, timeout: float = 5.0,
-                       count: int = 1) -> list[Received]:
+    async def wait_for(
+        self, predicate: Callable[[Received], bool], *, since: int = 0, timeout: float = 5.0, count: int = 1
+    ) -> list[Received]:
         deadline = time.monotonic() + timeout
         while True:
             found = self.matching(predicate, since)

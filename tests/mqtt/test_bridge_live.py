@@ -19,15 +19,23 @@ from tests.mqtt.ha_schema import DEVICE_CONFIG, semantic_problems
 
 HOME = "test-home"
 ROOT = f"homefabric/{HOME}"
-DEVICES = [("light", "color_temperature_light", "living"), ("ac", "air_conditioner", "living"),
-           ("blinds", "window_covering_controller", "living"), ("fan", "fan", "living"),
-           ("lock", "door_lock", "hall"), ("washer", "laundry_washer", "utility"),
-           ("sensor", "climate_sensor", "living")]
+DEVICES = [
+    ("light", "color_temperature_light", "living"),
+    ("ac", "air_conditioner", "living"),
+    ("blinds", "window_covering_controller", "living"),
+    ("fan", "fan", "living"),
+    ("lock", "door_lock", "hall"),
+    ("washer", "laundry_washer", "utility"),
+    ("sensor", "climate_sensor", "living"),
+]
 
 
 # value template option → the topic option it applies to, where the name is not "<x>_template" → "<x>_topic"
-TEMPLATE_TOPICS = {"value_template": "state_topic", "state_value_template": "state_topic",
-                   "percentage_value_template": "percentage_state_topic"}
+TEMPLATE_TOPICS = {
+    "value_template": "state_topic",
+    "state_value_template": "state_topic",
+    "percentage_value_template": "percentage_state_topic",
+}
 
 
 def run(coroutine: Coroutine[Any, Any, None], timeout: float = 40) -> None:
@@ -35,8 +43,9 @@ def run(coroutine: Coroutine[Any, Any, None], timeout: float = 40) -> None:
 
 
 def bridge_for(fabric: EmulatedHome, broker: Mosquitto, **kwargs: Any) -> MqttBridge:
-    return MqttBridge(fabric, "127.0.0.1", broker.port, home_id=HOME, reconnect_min_s=0.2, reconnect_max_s=1.0,
-                      **kwargs)
+    return MqttBridge(
+        fabric, "127.0.0.1", broker.port, home_id=HOME, reconnect_min_s=0.2, reconnect_max_s=1.0, **kwargs
+    )
 
 
 def state_topic(device: str, entity: str) -> str:
@@ -59,8 +68,9 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
             await bridge.wait_connected()
             # A client arriving later gets everything from the broker's retained store.
             async with Recorder(broker.port, "homeassistant/#", f"{ROOT}/#") as rec:
-                configs = await rec.wait_for(lambda m: m.topic.startswith("homeassistant/device/"),
-                                             count=len(announced))
+                configs = await rec.wait_for(
+                    lambda m: m.topic.startswith("homeassistant/device/"), count=len(announced)
+                )
                 await rec.wait_for(on_topic(f"{ROOT}/status"))
                 assert rec.matching(on_topic(f"{ROOT}/status"))[-1].payload == b"online"
                 await asyncio.sleep(0.3)
@@ -71,8 +81,11 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
             config = message.json()
             jsonschema.validate(config, DEVICE_CONFIG)
             assert semantic_problems(config) == [], message.topic
-            assert config["o"] == {"name": "homefabric", "sw": config["o"]["sw"],
-                                   "url": "https://example.invalid/homefabric"}
+            assert config["o"] == {
+                "name": "homefabric",
+                "sw": config["o"]["sw"],
+                "url": "https://example.invalid/homefabric",
+            }
             assert message.topic == f"homeassistant/device/{config['dev']['ids'][0]}/config"
             for key, component in config["cmps"].items():
                 platforms.add(component["p"])
@@ -85,18 +98,40 @@ def test_discovery_payloads_of_every_device_type_are_valid_and_match_the_states(
                     field = value.split("value_json.")[1].split()[0]
                     assert topic in states, f"{key}: no state on {topic}"
                     assert field in states[topic], f"{key}: {option} reads {field!r}, state has {states[topic]}"
-        assert platforms == {"light", "fan", "climate", "cover", "lock", "sensor", "binary_sensor", "switch",
-                             "button", "select", "number", "vacuum", "water_heater", "valve", "event"}
+        assert platforms == {
+            "light",
+            "fan",
+            "climate",
+            "cover",
+            "lock",
+            "sensor",
+            "binary_sensor",
+            "switch",
+            "button",
+            "select",
+            "number",
+            "vacuum",
+            "water_heater",
+            "valve",
+            "event",
+        }
 
     run(scenario())
 
 
 def test_units_are_home_assistant_units(broker: Mosquitto) -> None:
-    fabric = make_fabric([("sensor", "air_quality_sensor", "living"), ("light", "dimmable_light", "living"),
-                          ("blinds", "window_covering_controller", "living")],
-                         rooms={"living": {"temperature": 2150, "humidity": 4725, "pm10": 42.5}},
-                         attributes={"light": {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 127},
-                                     "blinds": {"1.WindowCovering.CurrentPositionLiftPercent100ths": 2500}})
+    fabric = make_fabric(
+        [
+            ("sensor", "air_quality_sensor", "living"),
+            ("light", "dimmable_light", "living"),
+            ("blinds", "window_covering_controller", "living"),
+        ],
+        rooms={"living": {"temperature": 2150, "humidity": 4725, "pm10": 42.5}},
+        attributes={
+            "light": {"1.OnOff.OnOff": True, "1.LevelControl.CurrentLevel": 127},
+            "blinds": {"1.WindowCovering.CurrentPositionLiftPercent100ths": 2500},
+        },
+    )
 
     async def scenario() -> None:
         async with bridge_for(fabric, broker) as bridge:
@@ -124,8 +159,10 @@ def test_fabric_change_arrives_on_the_state_topic(broker: Mosquitto) -> None:
             mark = rec.mark()
             fabric.invoke("light", 1, "OnOff", "On")
             fabric.invoke("light", 1, "LevelControl", "MoveToLevel", {"level": 254})
-            got = await rec.wait_for(on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "ON"
-                                              and s["brightness"] == 255), since=mark)
+            got = await rec.wait_for(
+                on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "ON" and s["brightness"] == 255),
+                since=mark,
+            )
             assert got[0].retain is False  # a live update to a subscriber
             # the burst (On + level) was coalesced: no intermediate ON-without-the-new-level message
             assert len(rec.matching(on_topic(state_topic("light", "light_1")), mark)) == 1
@@ -148,14 +185,24 @@ def test_button_presses_arrive_as_home_assistant_events(broker: Mosquitto) -> No
             mark = rec.mark()
             press_button(fabric, "button", 2)
             fabric.advance(2)
-            got = await rec.wait_for(on_topic(state_topic("button", "button_1"),
-                                              lambda e: e["event_type"] == "multi_press_complete"), since=mark)
+            got = await rec.wait_for(
+                on_topic(state_topic("button", "button_1"), lambda e: e["event_type"] == "multi_press_complete"),
+                since=mark,
+            )
             events = [m.json() for m in rec.matching(on_topic(state_topic("button", "button_1")), mark)]
-            assert [e["event_type"] for e in events] == ["initial_press", "short_release", "initial_press",
-                                                         "multi_press_ongoing", "short_release",
-                                                         "multi_press_complete"]
-            assert events[-1] == {"event_type": "multi_press_complete", "previous_position": 1,
-                                  "total_number_of_presses_counted": 2}
+            assert [e["event_type"] for e in events] == [
+                "initial_press",
+                "short_release",
+                "initial_press",
+                "multi_press_ongoing",
+                "short_release",
+                "multi_press_complete",
+            ]
+            assert events[-1] == {
+                "event_type": "multi_press_complete",
+                "previous_position": 1,
+                "total_number_of_presses_counted": 2,
+            }
             assert not any(m.retain for m in got)  # events are of their moment: nothing retained
 
     run(scenario())
@@ -167,10 +214,15 @@ def test_commands_change_the_fabric(broker: Mosquitto) -> None:
     async def scenario() -> None:
         async with bridge_for(fabric, broker) as bridge, Recorder(broker.port, f"{ROOT}/#") as rec:
             await bridge.wait_connected()
-            await rec.publish(command_topic("light", "light_1"),
-                              json.dumps({"state": "ON", "brightness": 128, "color_temp": 2700}))
-            await rec.wait_for(on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "ON"
-                                        and s["color_temp"] == 2703 and s["brightness"] == 128))
+            await rec.publish(
+                command_topic("light", "light_1"), json.dumps({"state": "ON", "brightness": 128, "color_temp": 2700})
+            )
+            await rec.wait_for(
+                on_topic(
+                    state_topic("light", "light_1"),
+                    lambda s: s["state"] == "ON" and s["color_temp"] == 2703 and s["brightness"] == 128,
+                )
+            )
             assert fabric.read("light", 1, "LevelControl", "CurrentLevel") == round(128 * 254 / 255)
             assert fabric.read("light", 1, "ColorControl", "ColorTemperatureMireds") == 370
 
@@ -185,16 +237,16 @@ def test_commands_change_the_fabric(broker: Mosquitto) -> None:
             await rec.wait_for(on_topic(state_topic("ac", "climate_1"), lambda s: s["fan_mode"] == "medium"))
 
             await rec.publish(command_topic("fan", "fan_1", "percentage"), "66")
-            await rec.wait_for(on_topic(state_topic("fan", "fan_1"), lambda s: s == {"state": "ON",
-                                                                                  "percentage": 66}))
+            await rec.wait_for(on_topic(state_topic("fan", "fan_1"), lambda s: s == {"state": "ON", "percentage": 66}))
 
             # Home Assistant position 30 (30 % open) is Matter 7000 (70 % closed)
             await rec.publish(command_topic("blinds", "cover_1", "position"), "30")
             await rec.wait_for(on_topic(state_topic("blinds", "cover_1"), lambda s: s["state"] == "closing"))
             assert fabric.read("blinds", 1, "WindowCovering", "TargetPositionLiftPercent100ths") == 7000
             fabric.advance(60)
-            await rec.wait_for(on_topic(state_topic("blinds", "cover_1"), lambda s: s == {"state": "open",
-                                                                                       "position": 30}))
+            await rec.wait_for(
+                on_topic(state_topic("blinds", "cover_1"), lambda s: s == {"state": "open", "position": 30})
+            )
 
             await rec.publish(command_topic("lock", "lock_1"), "UNLOCK")
             await rec.wait_for(on_topic(state_topic("lock", "lock_1"), lambda s: s["state"] == "UNLOCKED"))
@@ -203,8 +255,9 @@ def test_commands_change_the_fabric(broker: Mosquitto) -> None:
             await rec.publish(command_topic("washer", "mode_1"), "Delicate")
             await rec.wait_for(on_topic(state_topic("washer", "mode_1"), lambda s: s["option"] == "Delicate"))
             await rec.publish(command_topic("washer", "start_1"), "PRESS")
-            await rec.wait_for(on_topic(state_topic("washer", "operational_state_1"), lambda s: s["value"] ==
-                                        "running"))
+            await rec.wait_for(
+                on_topic(state_topic("washer", "operational_state_1"), lambda s: s["value"] == "running")
+            )
             countdown = await rec.wait_for(on_topic(state_topic("washer", "countdown_1"), lambda s: s["value"]))
             assert countdown[-1].json()["value"] > 0
 
@@ -237,8 +290,11 @@ def test_malformed_payloads_are_answered_on_the_error_topic_and_change_nothing(b
             for device, topic, payload, field in cases:
                 mark = rec.mark()
                 await rec.publish(topic, payload)
-                answer = (await rec.wait_for(on_topic(f"{ROOT}/{device}/error", lambda e, t=topic: e["topic"] == t),
-                                             since=mark))[0].json()
+                answer = (
+                    await rec.wait_for(
+                        on_topic(f"{ROOT}/{device}/error", lambda e, t=topic: e["topic"] == t), since=mark
+                    )
+                )[0].json()
                 assert answer["changed"] is False
                 assert answer["error"]["code"] in ("INVALID_PAYLOAD", "INVALID_JSON", "UNKNOWN_COMMAND"), answer
                 assert answer["error"]["message"]
@@ -297,8 +353,9 @@ def test_home_assistant_online_triggers_a_reannouncement(broker: Mosquitto) -> N
             assert rec.matching(lambda m: m.topic.endswith("/config"), mark) == []
             await rec.publish("homeassistant/status", "online")
             again = await rec.wait_for(lambda m: m.topic.endswith("/config"), since=mark, count=len(DEVICES))
-            assert {m.topic for m in again} == {f"homeassistant/device/homefabric_{HOME}_{d}/config"
-                                                for d, _, _ in DEVICES}
+            assert {m.topic for m in again} == {
+                f"homeassistant/device/homefabric_{HOME}_{d}/config" for d, _, _ in DEVICES
+            }
             for _ in range(100):  # the states follow the configs; the count moves when all are out
                 if bridge.announcements == 2:
                     break
@@ -350,8 +407,7 @@ def test_a_broker_restart_is_survived(broker: Mosquitto) -> None:
                 await rec.wait_for(on_topic(state_topic("fan", "fan_1"), lambda s: s["state"] == "ON"), since=mark)
                 # … and so do commands
                 await rec.publish(command_topic("light", "light_1"), '{"state": "OFF"}')
-                await rec.wait_for(on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "OFF"),
-                                   since=mark)
+                await rec.wait_for(on_topic(state_topic("light", "light_1"), lambda s: s["state"] == "OFF"), since=mark)
                 assert fabric.read("light", 1, "OnOff", "OnOff") is False
 
     run(scenario())

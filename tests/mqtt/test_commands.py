@@ -14,9 +14,17 @@ from tests.emulator.helpers import fabric as make_fabric
 
 @pytest.fixture
 def home() -> EmulatedHome:
-    return make_fabric([("light", "extended_color_light", "r"), ("ac", "air_conditioner", "r"),
-                        ("thermo", "thermostat", "r"), ("blind", "blind", "r"), ("fan", "fan", "r"),
-                        ("lock", "door_lock", "r"), ("rvc", "rvc", "r")])
+    return make_fabric(
+        [
+            ("light", "extended_color_light", "r"),
+            ("ac", "air_conditioner", "r"),
+            ("thermo", "thermostat", "r"),
+            ("blind", "blind", "r"),
+            ("fan", "fan", "r"),
+            ("lock", "door_lock", "r"),
+            ("rvc", "rvc", "r"),
+        ]
+    )
 
 
 def entity(fabric: EmulatedHome, device: str, key: str) -> Entity:
@@ -40,8 +48,12 @@ def test_light_command_puts_the_colour_first_then_switches_on(home: EmulatedHome
     assert ops[1].args == {"level": 254, "transitionTime": 15}
     execute(home, ops)
     home.advance(2)
-    assert entity_state(home, light) == {"state": "ON", "brightness": 255, "color_mode": "color_temp",
-                                         "color_temp": 3333}
+    assert entity_state(home, light) == {
+        "state": "ON",
+        "brightness": 255,
+        "color_mode": "color_temp",
+        "color_temp": 3333,
+    }
     execute(home, plan(home, light, None, b'{"state": "ON", "color": {"h": 180, "s": 50}}'))
     home.advance(1)
     state = entity_state(home, light)
@@ -61,7 +73,8 @@ def test_climate_temperature_goes_to_the_setpoint_of_the_mode(home: EmulatedHome
     thermo = entity(home, "thermo", "climate_1")
     execute(home, plan(home, thermo, "mode", b"heat"))
     assert plan(home, thermo, "temperature", b"21.5") == [
-        WorkflowStep.write("thermo", 1, "Thermostat", "OccupiedHeatingSetpoint", 2150)]
+        WorkflowStep.write("thermo", 1, "Thermostat", "OccupiedHeatingSetpoint", 2150)
+    ]
     assert plan(home, thermo, "temperature_high", b"27")[0].name == "OccupiedCoolingSetpoint"
     assert plan(home, thermo, "mode", b"auto")[0].value == 1
     ac = entity(home, "ac", "climate_1")

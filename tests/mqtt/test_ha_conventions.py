@@ -55,8 +55,9 @@ def test_setpoints_and_volume_are_number_entities_that_change_the_fabric() -> No
     from bridge.mqtt.state import entity_state
     from tests.emulator.helpers import fabric as make_fabric
 
-    fabric = make_fabric([("fridge", "refrigerator", "kitchen"), ("oven", "oven", "kitchen"),
-                          ("speaker", "smart_speaker", "living")])
+    fabric = make_fabric(
+        [("fridge", "refrigerator", "kitchen"), ("oven", "oven", "kitchen"), ("speaker", "smart_speaker", "living")]
+    )
     for device_id, key in (("fridge", "setpoint_1"), ("oven", "setpoint_2"), ("speaker", "volume_1")):
         config = discovery(fabric, device_id)["cmps"][key]
         assert config["p"] == "number" and config["min"] < config["max"]
@@ -87,8 +88,12 @@ def test_a_robot_vacuum_is_a_vacuum_entity_that_cleans_pauses_and_goes_home() ->
     assert config["p"] == "vacuum" and "start" in config["supported_features"]
     vacuum = _entity(fabric, "robot", "vacuum_1")
     assert entity_state(fabric, vacuum) == {"state": "idle"}
-    for word, expected in (("start", "cleaning"), ("pause", "paused"), ("start", "cleaning"),
-                           ("return_to_base", "returning")):
+    for word, expected in (
+        ("start", "cleaning"),
+        ("pause", "paused"),
+        ("start", "cleaning"),
+        ("return_to_base", "returning"),
+    ):
         execute(fabric, plan(fabric, vacuum, None, word.encode()))
         assert entity_state(fabric, vacuum) == {"state": expected}, word
     fabric.advance(3600)
@@ -128,12 +133,16 @@ def test_an_ac_meter_reports_power_voltage_and_current_as_sensors() -> None:
     fabric = make_fabric([("hp", "heat_pump", "utility")])
     fabric.write("hp", 4, "Thermostat", "SystemMode", 4)
     components = discovery(fabric, "hp")["cmps"]
-    units = {key: (c.get("device_class"), c.get("unit_of_measurement")) for key, c in components.items()
-             if c["p"] == "sensor"}
+    units = {
+        key: (c.get("device_class"), c.get("unit_of_measurement"))
+        for key, c in components.items()
+        if c["p"] == "sensor"
+    }
     assert units["power_2"] == ("power", "W") and units["voltage_2"] == ("voltage", "V")
     assert units["current_2"] == ("current", "A")
-    values = {key: entity_state(fabric, _entity(fabric, "hp", key))["value"]
-              for key in ("power_2", "voltage_2", "current_2")}
+    values = {
+        key: entity_state(fabric, _entity(fabric, "hp", key))["value"] for key in ("power_2", "voltage_2", "current_2")
+    }
     assert values == {"power_2": 3450.0, "voltage_2": 230.0, "current_2": 15.0}
 
 
@@ -166,15 +175,29 @@ def test_new_device_library_types_validate_and_map_to_their_home_assistant_platf
     from emulator.scenarios import sense_water
     from tests.emulator.helpers import fabric as make_fabric
 
-    kinds = {"water_valve": "valve", "pump": "switch", "pressure_sensor": "sensor", "flow_sensor": "sensor",
-             "rain_sensor": "binary_sensor", "water_freeze_detector": "binary_sensor", "mode_select": "select",
-             "solar_power": "sensor", "battery_storage": "sensor", "evse": "sensor", "extractor_hood": "fan",
-             "dimmable_plug_in_unit": "number", "cooktop": "switch", "wine_cooler": "number"}
+    kinds = {
+        "water_valve": "valve",
+        "pump": "switch",
+        "pressure_sensor": "sensor",
+        "flow_sensor": "sensor",
+        "rain_sensor": "binary_sensor",
+        "water_freeze_detector": "binary_sensor",
+        "mode_select": "select",
+        "solar_power": "sensor",
+        "battery_storage": "sensor",
+        "evse": "sensor",
+        "extractor_hood": "fan",
+        "dimmable_plug_in_unit": "number",
+        "cooktop": "switch",
+        "wine_cooler": "number",
+    }
     fabric = make_fabric([(name, name, "room") for name in kinds])
     platforms = {name: {c["p"] for c in discovery(fabric, name)["cmps"].values()} for name in kinds}
     assert all(kind in platforms[name] for name, kind in kinds.items()), platforms
-    components = {name: discovery(fabric, name)["cmps"] for name in ("pressure_sensor", "flow_sensor", "solar_power",
-                                                                      "rain_sensor", "water_freeze_detector")}
+    components = {
+        name: discovery(fabric, name)["cmps"]
+        for name in ("pressure_sensor", "flow_sensor", "solar_power", "rain_sensor", "water_freeze_detector")
+    }
     assert components["pressure_sensor"]["pressure_1"]["unit_of_measurement"] == "kPa"
     assert components["flow_sensor"]["volume_flow_rate_1"]["device_class"] == "volume_flow_rate"
     assert components["solar_power"]["energy_exported_1"]["state_class"] == "total_increasing"

@@ -42,8 +42,19 @@ def test_serves_a_home_file_on_the_broker(tmp_path: Path, broker: Mosquitto) -> 
 
     async def scenario() -> None:
         stop = asyncio.Event()
-        server = asyncio.create_task(run_mqtt(path, "127.0.0.1", broker.port, speed=10, base="hf", home_id="flat",
-                                              discovery_prefix="ha", echo=lines.append, stop=stop))
+        server = asyncio.create_task(
+            run_mqtt(
+                path,
+                "127.0.0.1",
+                broker.port,
+                speed=10,
+                base="hf",
+                home_id="flat",
+                discovery_prefix="ha",
+                echo=lines.append,
+                stop=stop,
+            )
+        )
         try:
             async with Recorder(broker.port, "ha/#", "hf/#") as rec:
                 config = await rec.wait_for(on_topic("ha/device/hf_flat_lamp/config"), timeout=10)

@@ -167,7 +167,8 @@ def test_a_failed_write_during_addnoc_leaves_no_fabric_in_memory(tmp_path: Path)
 # most of the burst (833 of 3,000 counted under `make test`'s --cov, on a loaded machine), not the node.
 @pytest.mark.no_cover
 def test_a_flood_of_refused_datagrams_writes_a_bounded_log_and_counts_everything(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     flood = 3000
 
     async def scenario() -> MatterNode:
@@ -196,7 +197,10 @@ def test_a_flood_of_refused_datagrams_writes_a_bounded_log_and_counts_everything
     # Every datagram that arrived was counted (UDP may drop some of a burst, so not all 3,000 need arrive) …
     assert flood >= counts["IM on an unsecured session"] >= 1000 and flood >= counts["undecodable datagram"] >= 1000
     # … and the log has a burst per reason plus a note, not a line per datagram.
-    refusal_lines = [r for r in caplog.records if "unsecured session" in r.getMessage()
-                     or "dropped datagram" in r.getMessage() or "refusals" in r.getMessage()]
+    refusal_lines = [
+        r
+        for r in caplog.records
+        if "unsecured session" in r.getMessage() or "dropped datagram" in r.getMessage() or "refusals" in r.getMessage()
+    ]
     assert len(refusal_lines) <= 2 * (DEFAULT_BURST + 2), len(refusal_lines)
     assert any("counted, not logged" in r.getMessage() for r in refusal_lines)

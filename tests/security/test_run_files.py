@@ -28,8 +28,9 @@ def _episodes(tmp_path: Path) -> Path:
 
 
 def _spec(episodes: Path) -> object:
-    return parse_spec({"episodes": {"path": str(episodes), "kinds": KINDS}, "agent": {"name": "oracle"},
-                       "concurrency": 2})
+    return parse_spec(
+        {"episodes": {"path": str(episodes), "kinds": KINDS}, "agent": {"name": "oracle"}, "concurrency": 2}
+    )
 
 
 def _run(spec: object, out: Path, **options: object) -> object:
@@ -82,8 +83,14 @@ def test_a_foreign_record_is_not_counted_and_is_named(finished) -> None:
         handle.write(json.dumps(foreign) + "\n")
     report = build_report(out)
     assert report["overall"]["records"] == len(records)  # not len + 1
-    assert report["dropped_records"] == [{"line": len(records) + 1, "episode_id": "someone_elses_episode",
-                                          "trial": 0, "reason": "its episode is not in the run's manifest"}]
+    assert report["dropped_records"] == [
+        {
+            "line": len(records) + 1,
+            "episode_id": "someone_elses_episode",
+            "trial": 0,
+            "reason": "its episode is not in the run's manifest",
+        }
+    ]
 
 
 def test_changed_and_deleted_episodes_lose_their_old_verdicts(finished) -> None:

@@ -45,9 +45,22 @@ async def _control(socket: Path, **request: Any) -> Any:
 @contextlib.asynccontextmanager
 async def _serving(home: Path, state: Path, socket: Path, *, fresh: bool = False) -> Any:
     ready, stop = asyncio.Event(), asyncio.Event()
-    task = asyncio.create_task(serve(home, state, speed=600, port=0, discriminator=3840, passcode=20202021,
-                                     interfaces=["lo"], echo=lambda *_: None, ready=ready, stop=stop,
-                                     control=socket, fresh=fresh))
+    task = asyncio.create_task(
+        serve(
+            home,
+            state,
+            speed=600,
+            port=0,
+            discriminator=3840,
+            passcode=20202021,
+            interfaces=["lo"],
+            echo=lambda *_: None,
+            ready=ready,
+            stop=stop,
+            control=socket,
+            fresh=fresh,
+        )
+    )
     await asyncio.wait_for(ready.wait(), 30)
     try:
         yield
@@ -62,8 +75,9 @@ def test_serve_resumes_the_home_where_it_was_left_and_fresh_starts_over(tmp_path
     async def scenario() -> None:
         async with _serving(home, state, socket):
             started = (await _control(socket, op="now"))["time"]
-            assert await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff",
-                                  attribute="OnOff") is False
+            assert (
+                await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff", attribute="OnOff") is False
+            )
             await _control(socket, op="invoke", device=LIGHT, endpoint=1, cluster="OnOff", command="On")
             saved = state / HOME_STATE_FILE
             for _ in range(100):  # written on change (debounced) while serve runs: a kill -9 keeps it
@@ -77,13 +91,15 @@ def test_serve_resumes_the_home_where_it_was_left_and_fresh_starts_over(tmp_path
             left_at = (await _control(socket, op="now"))["time"]
             assert left_at > _at(datetime.strptime(started, "%Y-%m-%d %H:%M:%S"), 0.05)
         async with _serving(home, state, socket):
-            assert await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff",
-                                  attribute="OnOff") is True
+            assert (
+                await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff", attribute="OnOff") is True
+            )
             resumed = await _control(socket, op="now")
             assert resumed["time"] >= left_at  # the clock goes on from where it was (to the second)
         async with _serving(home, state, socket, fresh=True):
-            assert await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff",
-                                  attribute="OnOff") is False
+            assert (
+                await _control(socket, op="read", device=LIGHT, endpoint=1, cluster="OnOff", attribute="OnOff") is False
+            )
             assert (await _control(socket, op="now"))["time"] < left_at
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
@@ -117,8 +133,10 @@ def test_the_saved_home_keeps_workflows_and_a_written_node_label(tmp_path: Path)
     resumed.run_until(_at(start, 3.01))
     assert resumed.workflow(pending.workflow_id).status == "completed"
     assert resumed.read(LIGHT, 1, "OnOff", "OnOff") is True
-    assert resumed.schedule(_at(start, 4), [WorkflowStep("invoke", LIGHT, 1, "OnOff", "Off")]).workflow_id \
-        not in (pending.workflow_id, done.workflow_id)
+    assert resumed.schedule(_at(start, 4), [WorkflowStep("invoke", LIGHT, 1, "OnOff", "Off")]).workflow_id not in (
+        pending.workflow_id,
+        done.workflow_id,
+    )
     label = BridgeNode(resumed).read(number, Objects.BridgedDeviceBasicInformation.id, "NodeLabel")
     assert label == "Desk lamp"
 
@@ -126,14 +144,15 @@ def test_the_saved_home_keeps_workflows_and_a_written_node_label(tmp_path: Path)
 def test_corrupt_serve_state_files_are_one_line_errors_naming_the_file_and_the_fix(tmp_path: Path) -> None:
     home = _home_file(tmp_path)
     runner = CliRunner()
-    for name, content, fix in (("fabrics.json", b'{"fabrics": [', "commissioned again"),
-                               ("attestation.json", b"{\"a\": 1}\xff", "delete it"),
-                               (HOME_STATE_FILE, b"{not json", "--fresh")):
+    for name, content, fix in (
+        ("fabrics.json", b'{"fabrics": [', "commissioned again"),
+        ("attestation.json", b'{"a": 1}\xff', "delete it"),
+        (HOME_STATE_FILE, b"{not json", "--fresh"),
+    ):
         state = tmp_path / f"state-{name}"
         state.mkdir()
         (state / name).write_bytes(content)
-        result = runner.invoke(app, ["serve", str(home), "--state-dir", str(state), "--port", "0",
-                                     "--interface", "lo"])
+        result = runner.invoke(app, ["serve", str(home), "--state-dir", str(state), "--port", "0", "--interface", "lo"])
         output = " ".join(result.output.split())  # the console may wrap a long line
         assert result.exit_code == 2, result.output
         assert name in output and fix in output, output

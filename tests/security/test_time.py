@@ -62,8 +62,10 @@ def test_a_moving_room_is_sampled_at_the_subscribers_cadence_and_stops_when_it_r
     assert all(abs(event.new - event.old) >= 10 for event in readings), [(e.old, e.new) for e in readings]
     ran = fabric.advance(WEEK_S)
     assert ran < 5000  # at rest: no more sampling (a minute's cadence for a week would be 10,080 events)
-    assert fabric.read(ac.device_id, 1, "Thermostat", "LocalTemperature") == [
-        e.new for e in events if e.device_id == ac.device_id and e.attribute == "LocalTemperature"][-1]
+    assert (
+        fabric.read(ac.device_id, 1, "Thermostat", "LocalTemperature")
+        == [e.new for e in events if e.device_id == ac.device_id and e.attribute == "LocalTemperature"][-1]
+    )
 
 
 def test_boundary_only_subscribers_and_the_cadence_bound() -> None:
@@ -83,9 +85,11 @@ def test_the_api_answers_during_a_week_long_fast_forward_and_streams_progress() 
     async def scenario() -> None:
         fabric = EmulatedHome(generate_home("complex", 7))
         start = fabric.tick
-        async with running_api(fabric, history_interval_s=300) as api, \
-                httpx.AsyncClient(base_url=api.url, timeout=60) as client, \
-                websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws:
+        async with (
+            running_api(fabric, history_interval_s=300) as api,
+            httpx.AsyncClient(base_url=api.url, timeout=60) as client,
+            websockets.connect(api.ws_url + "/ws/events?queue=10000", open_timeout=5) as ws,
+        ):
             forward = asyncio.create_task(client.post("/api/clock/fast-forward", json={"seconds": WEEK_S}))
             ticks: list[int] = []
             while not forward.done():
@@ -110,9 +114,15 @@ def test_the_api_answers_during_a_week_long_fast_forward_and_streams_progress() 
     asyncio.run(scenario())
 
 
-_REPORTABLE = {"LocalTemperature": 11, "TemperatureMeasurement": 11, "RelativeHumidityMeasurement": 101,
-               "IlluminanceMeasurement": 201, "Pm10ConcentrationMeasurement": 1.01,
-               "Pm25ConcentrationMeasurement": 0.61, "AirQuality": 0}  # reportable change + the reading's rounding
+_REPORTABLE = {
+    "LocalTemperature": 11,
+    "TemperatureMeasurement": 11,
+    "RelativeHumidityMeasurement": 101,
+    "IlluminanceMeasurement": 201,
+    "Pm10ConcentrationMeasurement": 1.01,
+    "Pm25ConcentrationMeasurement": 0.61,
+    "AirQuality": 0,
+}  # reportable change + the reading's rounding
 
 
 def _days_and_nights_week(cadence_s: float) -> tuple[EmulatedHome, list[Any], list[int]]:
@@ -143,4 +153,5 @@ def test_days_and_nights_wake_a_subscriber_per_reportable_change_and_it_never_la
     _, events_again, ran_again = _days_and_nights_week(10)  # determinism: the same reports at the same ticks
     assert ran_again == ran
     assert [(e.device_id, e.attribute, e.new, e.tick) for e in events_again] == [
-        (e.device_id, e.attribute, e.new, e.tick) for e in events]
+        (e.device_id, e.attribute, e.new, e.tick) for e in events
+    ]

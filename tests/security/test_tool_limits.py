@@ -27,12 +27,15 @@ def _nested_dict(depth: int) -> dict[str, Any]:
     return value
 
 
-@pytest.mark.parametrize("arguments", [
-    "[" * 600 + "]" * 600,  # JSON text 600 deep: json.loads would raise RecursionError
-    '{"room_id": ' + "[" * 5000 + "]" * 5000 + "}",
-    _nested_dict(600),  # a dict 600 deep: copy.deepcopy would raise RecursionError
-    {"room_id": "kitchen", "x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
-])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        "[" * 600 + "]" * 600,  # JSON text 600 deep: json.loads would raise RecursionError
+        '{"room_id": ' + "[" * 5000 + "]" * 5000 + "}",
+        _nested_dict(600),  # a dict 600 deep: copy.deepcopy would raise RecursionError
+        {"room_id": "kitchen", "x": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]},
+    ],
+)
 def test_deeply_nested_arguments_are_a_refusal_naming_the_depth_limit(tools: ToolBox, arguments: Any) -> None:
     before = tools.fabric.snapshot()
     envelope = tools.call("get_room_devices", arguments)
@@ -78,8 +81,9 @@ def test_cluster_doc_query_is_bounded(tools: ToolBox) -> None:
     assert tools.call("get_cluster_doc", {"query": "fan speed", "top_k": 3})["status"]["code"] == 200
 
 
-def test_an_oversized_observation_is_cut_and_says_what_it_left_out(tools: ToolBox,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_oversized_observation_is_cut_and_says_what_it_left_out(
+    tools: ToolBox, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(limits, "MAX_OBSERVATION_CHARS", 2000)  # the real limit, 256 KiB, needs a huge home
     fabric = tools.fabric
     room = fabric.rooms()[0].room_id

@@ -11,8 +11,15 @@ ENVIRONMENT = {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10"
 
 
 def every_product_home() -> EmulatedHome:
-    return EmulatedHome(validate_home({
-        "name": "every-product", "base_time": "2025-06-27 20:00:00",
-        "rooms": [{"id": "lounge", "name": "Lounge", "type": "living_room", "environment": ENVIRONMENT}],
-        "devices": [{"id": t, "type": t, "room": "lounge"} for t in PRODUCTS]
-        + [{"id": "smoke_alarm", "type": "smoke_co_alarm", "room": "lounge"}]}, "every-product"))
+    return EmulatedHome(
+        validate_home(
+            {
+                "name": "every-product",
+                "base_time": "2025-06-27 20:00:00",
+                "rooms": [{"id": "lounge", "name": "Lounge", "type": "living_room", "environment": ENVIRONMENT}],
+                "devices": [{"id": t, "type": t, "room": "lounge"} for t in PRODUCTS]
+                + [{"id": "smoke_alarm", "type": "smoke_co_alarm", "room": "lounge"}],
+            },
+            "every-product",
+        )
+    )

@@ -26,17 +26,31 @@ from emulator.emulated_home import EmulatedHome
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfig, dump_home
 
-NEW_SERVICES = {"microwave_steam_oven.set_cooking_time", "microwave_steam_oven.set_power_level",
-                "microwave_steam_oven.set_work_mode", "microwave_steam_oven.start", "set_mode", "set_spin_speed",
-                "set_rinses"}
+NEW_SERVICES = {
+    "microwave_steam_oven.set_cooking_time",
+    "microwave_steam_oven.set_power_level",
+    "microwave_steam_oven.set_work_mode",
+    "microwave_steam_oven.start",
+    "set_mode",
+    "set_spin_speed",
+    "set_rinses",
+}
 
 
 def _home() -> HomeConfig:
     for seed in range(50):  # the first seed whose drawn rooms hold a kitchen and a utility room
         try:
-            return build_home("appliances", "medium", seed, (
-                ("microwave_oven", "refrigerator", "oven", "dishwasher"), ("freezer",),
-                ("laundry_washer", "laundry_dryer"), ("water_heater",)))
+            return build_home(
+                "appliances",
+                "medium",
+                seed,
+                (
+                    ("microwave_oven", "refrigerator", "oven", "dishwasher"),
+                    ("freezer",),
+                    ("laundry_washer", "laundry_dryer"),
+                    ("water_heater",),
+                ),
+            )
         except ValueError:
             continue
     raise AssertionError("no medium home holds the appliances")
@@ -54,10 +68,13 @@ def appliance_ops_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path,
             assert env.call(did, "turn_on").ok
     scene = Scene(home, random.Random(3), "medium", fabric=fabric)
     ops = [op for did in scene.of(*APPLIANCES) for op in appliance_ops(scene, did) + colloquial_ops(scene, did)]
-    drafts = [Draft(f"{phrase[0].upper()}{phrase[1:]}.", "execute", [action], setup=list(setup))
-              for phrase, action in ops]
-    instances = [_instance("clear_command", "medium", index, "homes/appliances.json", home, scene, draft)
-                 for index, draft in enumerate(drafts)]
+    drafts = [
+        Draft(f"{phrase[0].upper()}{phrase[1:]}.", "execute", [action], setup=list(setup)) for phrase, action in ops
+    ]
+    instances = [
+        _instance("clear_command", "medium", index, "homes/appliances.json", home, scene, draft)
+        for index, draft in enumerate(drafts)
+    ]
     out = tmp_path_factory.mktemp("smh-appliance-ops")
     for folder in ("homes", "instances"):
         (out / folder).mkdir()
@@ -75,7 +92,8 @@ def test_every_new_service_is_exercised(appliance_ops_suite: tuple[Path, list[In
 
 
 def test_the_oracle_solves_them_in_both_settings_and_the_null_agent_none(
-        appliance_ops_suite: tuple[Path, list[Instance]]) -> None:
+    appliance_ops_suite: tuple[Path, list[Instance]],
+) -> None:
     suite_dir, instances = appliance_ops_suite
     for setting, agent in (("dr", OracleDr()), ("eia", OracleEia())):
         records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
@@ -89,13 +107,17 @@ def _wrong_values(env: HomeEnv, action: Action) -> list[Action]:
     the device's other argument-free services."""
     component, _, name = action.locator.rpartition(".")
     view = env.export_device(action.did)
-    services = view["services"] if not component else next(c for c in view["components"]
-                                                            if c["name"] == component)["services"]
+    services = (
+        view["services"] if not component else next(c for c in view["components"] if c["name"] == component)["services"]
+    )
     service = next(s for s in services if s["name"] == name)
     if not action.arguments:
         prefix = f"{component}." if component else ""
-        return [Action(did=action.did, locator=prefix + s["name"], arguments={}) for s in services
-                if not s["arguments"] and s["name"] != name]
+        return [
+            Action(did=action.did, locator=prefix + s["name"], arguments={})
+            for s in services
+            if not s["arguments"] and s["name"] != name
+        ]
     out = []
     for schema in service["arguments"]:
         key, value = schema["name"], action.arguments[schema["name"]]
@@ -114,8 +136,15 @@ def _verdict(homes: Homes, instance: Instance, actions: list[Action]) -> bool:
     attempted = []
     for action in actions:
         result = env.call(action.did, action.locator, action.arguments)
-        attempted.append(AttemptedAction(did=action.did, locator=action.locator, arguments=action.arguments,
-                                         code=result.code, message=result.message))
+        attempted.append(
+            AttemptedAction(
+                did=action.did,
+                locator=action.locator,
+                arguments=action.arguments,
+                code=result.code,
+                message=result.message,
+            )
+        )
     prediction = Prediction(instance_id=instance.id, setting="eia", agent="fixed", mode="execute", actions=attempted)
     final = with_heating_results(env, h0_state, env.state())  # as both settings do
     return verify(instance, prediction, h0_state, final, lambda: homes.h0(instance)).overall_pass
@@ -145,11 +174,16 @@ def test_the_check_reads_the_quantity_start_heating_set() -> None:
         env = HomeEnv(every_product_home())
         h0_state = env.state()
         assert env.read("water_heater", "water_quantity") == 50
-        assert env.call("water_heater", "start_heating", {"work_mode": "manual", "target_water_quantity": quantity,
-                                                          "target_water_temperature": 60}).ok
+        assert env.call(
+            "water_heater",
+            "start_heating",
+            {"work_mode": "manual", "target_water_quantity": quantity, "target_water_temperature": 60},
+        ).ok
         final = with_heating_results(env, h0_state, env.state())
         assert final["water_heater"]["target_water_quantity"] == recorded
         assert final["water_heater"]["heating_state"] == "heating"  # the state the episode ended in
     untouched = HomeEnv(every_product_home())
-    assert "target_water_quantity" not in with_heating_results(untouched, untouched.state(),
-                                                               untouched.state())["water_heater"]
+    assert (
+        "target_water_quantity"
+        not in with_heating_results(untouched, untouched.state(), untouched.state())["water_heater"]
+    )

@@ -23,8 +23,10 @@ def test_same_seed_gives_byte_identical_files(suite_dir: Path, tmp_path: Path) -
     assert _files(tmp_path) == _files(suite_dir)
     other = tmp_path / "other"
     generate_suite(other, SEED + 1, {"simple": 1, "medium": 0, "complex": 0}, ("clear_command",))
-    assert _files(other)["instances/clear_command-simple-000.json"] != \
-        _files(suite_dir)["instances/clear_command-simple-000.json"]
+    assert (
+        _files(other)["instances/clear_command-simple-000.json"]
+        != _files(suite_dir)["instances/clear_command-simple-000.json"]
+    )
 
 
 def test_every_subcategory_and_tier_is_present(instances: list[Instance], suite_dir: Path) -> None:
@@ -62,11 +64,15 @@ def test_a_draft_the_fabric_refuses_is_rejected() -> None:
     home = complex_home(SEED)
     light = next(d.id for d in home.devices if d.type == "dimmable_light")
     for draft, why in [
-        (Draft("x", "execute", [Action(did=light, locator="set_brightness", arguments={"brightness": 0})]),
-         "reference"),
+        (
+            Draft("x", "execute", [Action(did=light, locator="set_brightness", arguments={"brightness": 0})]),
+            "reference",
+        ),
         (Draft("x", "execute", []), "changes nothing"),
-        (Draft("x", "execute", [Action(did=light, locator="set_brightness", arguments={"brightness": 50})] * 10),
-         "budget"),
+        (
+            Draft("x", "execute", [Action(did=light, locator="set_brightness", arguments={"brightness": 50})] * 10),
+            "budget",
+        ),
         (Draft("x", "answer"), "facts"),
     ]:
         try:
@@ -98,10 +104,13 @@ def test_llm_paraphrase_is_kept_only_when_it_names_the_same_targets(tmp_path: Pa
 
         return asyncio.run(go())
 
-    summary = generate_suite(tmp_path, SEED, {"simple": 2, "medium": 0, "complex": 0}, ("clear_command",),
-                             paraphrase=rewrite)
+    summary = generate_suite(
+        tmp_path, SEED, {"simple": 2, "medium": 0, "complex": 0}, ("clear_command",), paraphrase=rewrite
+    )
     assert summary["paraphrase"] == {"accepted": 1, "rejected": 1}
-    first, second = (Instance.model_validate_json((tmp_path / "instances" / f"clear_command-simple-00{n}.json")
-                                                  .read_text()) for n in (0, 1))
+    first, second = (
+        Instance.model_validate_json((tmp_path / "instances" / f"clear_command-simple-00{n}.json").read_text())
+        for n in (0, 1)
+    )
     assert first.user_query.startswith("Hey, could you") and first.template_query
     assert second.user_query == second.template_query and "missing" in second.paraphrase["reason"]

@@ -32,11 +32,12 @@ def _actions(instance: Instance) -> list[dict]:
 def test_dr_agent_one_shot_and_a_clarification_stage(suite_dir: Path, instances: list[Instance]) -> None:
     execute = _pick(instances, "explicit_multi_device")
     clarify = _pick(instances, "slot_missing")
-    script = [text(json.dumps({"mode": "execute", "response": "Done.", "actions": _actions(execute)}),
-                   usage=(900, 40)),
-              text("```json\n" + json.dumps({"mode": "clarify", "response": oracle_question(clarify)}) + "\n```"),
-              text(json.dumps({"mode": "execute", "response": "Done.", "actions": _actions(clarify)})),
-              http_error(400, message="bad request")]
+    script = [
+        text(json.dumps({"mode": "execute", "response": "Done.", "actions": _actions(execute)}), usage=(900, 40)),
+        text("```json\n" + json.dumps({"mode": "clarify", "response": oracle_question(clarify)}) + "\n```"),
+        text(json.dumps({"mode": "execute", "response": "Done.", "actions": _actions(clarify)})),
+        http_error(400, message="bad request"),
+    ]
 
     async def scenario() -> tuple[list, list]:
         async with OpenAIStandin(script) as server:
@@ -57,9 +58,11 @@ def test_dr_agent_one_shot_and_a_clarification_stage(suite_dir: Path, instances:
 def test_react_agent_queries_acts_and_answers(suite_dir: Path, instances: list[Instance]) -> None:
     instance = _pick(instances, "clear_command")
     action = _actions(instance)[0]
-    script = [tool_call("query_device", {"what": "specs", "did": action["did"]}),
-              tool_call("control_device", action),
-              text("Done: " + instance.user_query)]
+    script = [
+        tool_call("query_device", {"what": "specs", "did": action["did"]}),
+        tool_call("control_device", action),
+        text("Done: " + instance.user_query),
+    ]
 
     async def scenario() -> tuple:
         async with OpenAIStandin(script) as server:
@@ -93,41 +96,117 @@ def test_bench_run_cli_with_the_react_agent(suite_dir: Path, instances: list[Ins
     script = [text(answers[i]) for i in chosen]  # one answer per request, in request order: hence --concurrency 1
     with OpenAIStandin(script).in_thread() as server:
         result = subprocess.run(
-            [sys.executable, "-m", "homefabric_cli.main", "bench", "run", "--suite", "smh", "--episodes",
-             str(suite_dir), "--setting", "eia", "--agent", "react", "--kinds", "status_inquiry", "--base-url",
-             server.base_url, "--model", "standin", "--concurrency", "1", "--out", str(tmp_path / "run")],
-            capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "homefabric_cli.main",
+                "bench",
+                "run",
+                "--suite",
+                "smh",
+                "--episodes",
+                str(suite_dir),
+                "--setting",
+                "eia",
+                "--agent",
+                "react",
+                "--kinds",
+                "status_inquiry",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "standin",
+                "--concurrency",
+                "1",
+                "--out",
+                str(tmp_path / "run"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert result.returncode == 0, result.stderr
     assert "overall: 3/3 (100.0 %)" in result.stdout
-    report = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "bench", "report", str(tmp_path / "run"),
-                             "--json", "--no-plots"], capture_output=True, text=True, check=True)
+    report = subprocess.run(
+        [sys.executable, "-m", "homefabric_cli.main", "bench", "report", str(tmp_path / "run"), "--json", "--no-plots"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     summary = json.loads(report.stdout)
     assert summary["overall"]["success_rate"] == 100.0 and set(summary["by_tier"]) == {"simple", "medium", "complex"}
     assert summary["by_subcategory"] == {"status_inquiry": {"passed": 3, "total": 3, "success_rate": 100.0}}
 
 
 def test_bench_run_cli_refuses_bad_input_in_one_line(suite_dir: Path, tmp_path: Path) -> None:
-    for args, needle in [(["--setting", "xx", "--agent", "oracle"], "Input should be 'dr' or 'eia'"),
-                         (["--setting", "dr", "--agent", "gpt"], "agent.name"),
-                         (["--setting", "dr", "--agent", "llm"], "needs a model (base_url, model)"),
-                         (["--setting", "dr", "--agent", "oracle", "--kinds", "nope"], "unknown subcategories")]:
-        result = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "bench", "run", "--suite", "smh",
-                                 "--episodes", str(suite_dir), "--out", str(tmp_path / "r"), *args],
-                                capture_output=True, text=True)
+    for args, needle in [
+        (["--setting", "xx", "--agent", "oracle"], "Input should be 'dr' or 'eia'"),
+        (["--setting", "dr", "--agent", "gpt"], "agent.name"),
+        (["--setting", "dr", "--agent", "llm"], "needs a model (base_url, model)"),
+        (["--setting", "dr", "--agent", "oracle", "--kinds", "nope"], "unknown subcategories"),
+    ]:
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "homefabric_cli.main",
+                "bench",
+                "run",
+                "--suite",
+                "smh",
+                "--episodes",
+                str(suite_dir),
+                "--out",
+                str(tmp_path / "r"),
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert result.returncode == 2 and needle in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert not (tmp_path / "r").exists()
 
 
 def test_episodes_generate_cli_smh(tmp_path: Path) -> None:
-    ok = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "episodes", "generate", "--suite", "smh",
-                         "--per-subcategory", "1,0,0", "--seed", "3", "--out", str(tmp_path / "s")],
-                        capture_output=True, text=True)
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "homefabric_cli.main",
+            "episodes",
+            "generate",
+            "--suite",
+            "smh",
+            "--per-subcategory",
+            "1,0,0",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path / "s"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert ok.returncode == 0 and "wrote 22 SMH instances" in ok.stdout, ok.stderr
-    for args, needle in [(["--suite", "smh", "--per-subcategory", "1,2"], "give three counts"),
-                         (["--suite", "bogus"], "allowed: simuhome, smh"),
-                         (["--suite", "smh", "--per-subcategory", "0"], "no instances requested")]:
-        bad = subprocess.run([sys.executable, "-m", "homefabric_cli.main", "episodes", "generate", *args, "--out",
-                              str(tmp_path / "bad")], capture_output=True, text=True)
+    for args, needle in [
+        (["--suite", "smh", "--per-subcategory", "1,2"], "give three counts"),
+        (["--suite", "bogus"], "allowed: simuhome, smh"),
+        (["--suite", "smh", "--per-subcategory", "0"], "no instances requested"),
+    ]:
+        bad = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "homefabric_cli.main",
+                "episodes",
+                "generate",
+                *args,
+                "--out",
+                str(tmp_path / "bad"),
+            ],
+            capture_output=True,
+            text=True,
+        )
         assert bad.returncode != 0 and needle in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
     assert not (tmp_path / "bad").exists()
 
@@ -141,16 +220,18 @@ def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances:
 
     async def scenario(server: OpenAIStandin) -> tuple:
         client = LLMClient(server.base_url, None, "standin", sleep=_no_sleep)
-        return await run_eia(instance, OracleEia(), Homes(suite_dir),
-                             user_factory=lambda i: LlmUser(i, client))
+        return await run_eia(instance, OracleEia(), Homes(suite_dir), user_factory=lambda i: LlmUser(i, client))
 
     with OpenAIStandin([text(reply)]).in_thread() as server:
         outcome = asyncio.run(scenario(server))
         prompt = server.chat_requests[0].body["messages"][0]["content"]
     assert outcome.verdict.overall_pass and outcome.prediction.questions[0]["reply"] == reply
     assert instance.goal.clarification.reply in prompt  # type: ignore[union-attr]
-    replayed = asyncio.run(run_eia(instance, OracleEia(), Homes(suite_dir),
-                                   user_factory=lambda i: ReplayUser(i, outcome.prediction.questions)))
+    replayed = asyncio.run(
+        run_eia(
+            instance, OracleEia(), Homes(suite_dir), user_factory=lambda i: ReplayUser(i, outcome.prediction.questions)
+        )
+    )
     assert replayed.prediction.questions == outcome.prediction.questions
 
 
@@ -193,8 +274,14 @@ def test_llm_judge_decides_clarifying_questions_beside_the_rules(suite_dir: Path
 
     instance = _pick(instances, "slot_missing")
     vague = "Shall I go ahead?"  # names no cue of the missing slot: the rules fail it
-    votes = [text('{"verdict": "pass"}'), text('{"verdict": "pass"}'), text('{"verdict": "fail"}'),
-             text('{"verdict": "fail"}'), text('{"verdict": "fail"}'), text('{"verdict": "pass"}')]
+    votes = [
+        text('{"verdict": "pass"}'),
+        text('{"verdict": "pass"}'),
+        text('{"verdict": "fail"}'),
+        text('{"verdict": "fail"}'),
+        text('{"verdict": "fail"}'),
+        text('{"verdict": "pass"}'),
+    ]
 
     async def scenario() -> tuple:
         async with OpenAIStandin(votes) as server:
@@ -203,8 +290,7 @@ def test_llm_judge_decides_clarifying_questions_beside_the_rules(suite_dir: Path
             homes = Homes(suite_dir)
             rules_only = await run_dr(instance, _AsksThenActs(vague), homes)
             lenient = await run_dr(instance, _AsksThenActs(vague), homes, clarification_judge=judge)
-            strict = await run_dr(instance, _AsksThenActs(oracle_question(instance)), homes,
-                                  clarification_judge=judge)
+            strict = await run_dr(instance, _AsksThenActs(oracle_question(instance)), homes, clarification_judge=judge)
             return rules_only, lenient, strict, server.chat_requests[0].body["messages"][1]["content"]
 
     rules_only, lenient, strict, prompt = asyncio.run(scenario())

@@ -20,8 +20,14 @@ SUBS = ["clear_command", "slot_missing", "status_inquiry", "time_specific", "use
 
 
 def _spec(suite_dir: Path, out: Path, **extra: Any) -> Any:
-    data = {"suite": "smh", "episodes": {"path": str(suite_dir)}, "agent": {"name": "oracle"}, "out": str(out),
-            "concurrency": 1, "smh": {"settings": ["dr", "eia"], "subcategories": SUBS}}
+    data = {
+        "suite": "smh",
+        "episodes": {"path": str(suite_dir)},
+        "agent": {"name": "oracle"},
+        "out": str(out),
+        "concurrency": 1,
+        "smh": {"settings": ["dr", "eia"], "subcategories": SUBS},
+    }
     data.update(extra)
     return parse_spec(data)
 
@@ -42,14 +48,19 @@ class _Flaky:
 
 
 def test_the_spec_selects_settings_tiers_and_subcategories(suite_dir: Path, tmp_path: Path) -> None:
-    spec = _spec(suite_dir, tmp_path / "r", smh={"settings": ["eia"], "tiers": ["medium"],
-                                                 "subcategories": ["slot_missing", "coreference"]})
+    spec = _spec(
+        suite_dir,
+        tmp_path / "r",
+        smh={"settings": ["eia"], "tiers": ["medium"], "subcategories": ["slot_missing", "coreference"]},
+    )
     chosen = select_instances(spec)
     assert [(i.subcategory, i.tier) for i in chosen] == [("coreference", "medium"), ("slot_missing", "medium")]
-    for bad, needle in [({"smh": {"settings": ["xx"]}}, "smh.settings"),
-                        ({"smh": {"subcategories": ["nope"]}}, "unknown subcategories"),
-                        ({"agent": {"name": "replay", "replay_from": "x"}}, "agent.name one of"),
-                        ({"suite": "simuhome"}, "needs suite: smh")]:
+    for bad, needle in [
+        ({"smh": {"settings": ["xx"]}}, "smh.settings"),
+        ({"smh": {"subcategories": ["nope"]}}, "unknown subcategories"),
+        ({"agent": {"name": "replay", "replay_from": "x"}}, "agent.name one of"),
+        ({"suite": "simuhome"}, "needs suite: smh"),
+    ]:
         with pytest.raises(SpecError, match=needle):
             _spec(suite_dir, tmp_path / "r", **bad)
     simuhome = parse_spec({"episodes": {"path": "e"}, "agent": {"name": "oracle"}})
@@ -93,8 +104,9 @@ def _finished_clear_command_run(suite_dir: Path, tmp_path: Path) -> tuple[Any, P
     return spec, out, (out / "records.jsonl").read_bytes()
 
 
-def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(suite_dir: Path,
-                                                                               tmp_path: Path) -> None:
+def test_resume_runs_again_what_changed_since_it_was_recorded_and_each_run_once(
+    suite_dir: Path, tmp_path: Path
+) -> None:
     spec, out, expected = _finished_clear_command_run(suite_dir, tmp_path)
     lines = expected.decode().splitlines(keepends=True)
     manifest = json.loads((out / RUN_MARKER).read_text())
@@ -115,8 +127,11 @@ def test_a_run_started_under_manifest_schema_2_resumes(suite_dir: Path, tmp_path
     lines = expected.decode().splitlines(keepends=True)
     now = json.loads((out / RUN_MARKER).read_text())
     before = {key: value for key, value in now.items() if key not in ("episodes", "conditions", "episode_sha256")}
-    before |= {"schema": "homefabric-smh-run/2", "settings": now["conditions"],
-               "instance_sha256": now["episode_sha256"]}
+    before |= {
+        "schema": "homefabric-smh-run/2",
+        "settings": now["conditions"],
+        "instance_sha256": now["episode_sha256"],
+    }
     (out / RUN_MARKER).write_text(json.dumps(before, indent=1, sort_keys=True) + "\n")  # as /2 wrote it
     (out / "records.jsonl").write_text("".join(lines[:-2]))
     resumed = asyncio.run(SmhRunner(spec, out, resume=True).run())
@@ -138,34 +153,41 @@ def test_trials_give_pass_hat_k(suite_dir: Path, tmp_path: Path) -> None:
     flaky = _Flaky(OracleEia())
     result = asyncio.run(SmhRunner(spec, out, agent_factory=lambda setting: flaky).run())
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
-    assert [(r["instance_id"], r["trial"]) for r in records] == sorted((i, t) for i in
-                                                                      {r["instance_id"] for r in records}
-                                                                      for t in (0, 1))
+    assert [(r["instance_id"], r["trial"]) for r in records] == sorted(
+        (i, t) for i in {r["instance_id"] for r in records} for t in (0, 1)
+    )
     assert result.summary["by_setting"]["eia"]["pass_hat_k"] == {"1": 0.5, "2": 0.0}
     from benchmark.suites.smh.report import tables
 
-    assert ("pass^k (all k trials pass)", ["setting", "k", "pass^k"], [["EIA", "1", "50.0"], ["EIA", "2", "0.0"]]) \
-        in tables(records)
+    assert (
+        "pass^k (all k trials pass)",
+        ["setting", "k", "pass^k"],
+        [["EIA", "1", "50.0"], ["EIA", "2", "0.0"]],
+    ) in tables(records)
     assert json.loads((out / RUN_MARKER).read_text())["trials"] == 2
 
 
 def test_bench_run_from_a_spec_file_and_resume_from_the_manifest(suite_dir: Path, tmp_path: Path) -> None:
     spec = tmp_path / "smh.yaml"
     out = tmp_path / "run"
-    spec.write_text(f"schema: homefabric-bench-spec/1\nsuite: smh\nepisodes: {{path: {suite_dir}, limit: 4}}\n"
-                    f"agent: {{name: oracle}}\nsmh: {{settings: [dr, eia], subcategories: [coreference, "
-                    f"slot_missing]}}\ntrials: 2\nconcurrency: 3\nout: {out}\n")
+    spec.write_text(
+        f"schema: homefabric-bench-spec/1\nsuite: smh\nepisodes: {{path: {suite_dir}, limit: 4}}\n"
+        f"agent: {{name: oracle}}\nsmh: {{settings: [dr, eia], subcategories: [coreference, "
+        f"slot_missing]}}\ntrials: 2\nconcurrency: 3\nout: {out}\n"
+    )
     command = [sys.executable, "-m", "homefabric_cli.main", "bench", "run"]
     first = subprocess.run([*command, str(spec), "--quiet"], capture_output=True, text=True, timeout=300)
     assert first.returncode == 0, first.stderr
     assert "ran 16, kept 0 from before; overall: 16/16 (100.0 %)" in first.stdout
     records = (out / "records.jsonl").read_bytes()
-    again = subprocess.run([*command, "--resume", "--out", str(out), "--quiet"], capture_output=True, text=True,
-                           timeout=300)
+    again = subprocess.run(
+        [*command, "--resume", "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=300
+    )
     assert again.returncode == 0 and "ran 0, kept 16 from before" in again.stdout, again.stderr
     assert (out / "records.jsonl").read_bytes() == records
-    assert {(r["setting"], r["trial"]) for r in map(json.loads, records.decode().splitlines())} == \
-        {(s, t) for s in ("dr", "eia") for t in (0, 1)}
+    assert {(r["setting"], r["trial"]) for r in map(json.loads, records.decode().splitlines())} == {
+        (s, t) for s in ("dr", "eia") for t in (0, 1)
+    }
 
 
 def test_a_dr_run_of_the_spec_uses_the_dr_agents(suite_dir: Path, tmp_path: Path) -> None:
@@ -182,9 +204,12 @@ def test_a_spec_with_the_llm_judge_judges_questions_and_answers(suite_dir: Path,
 
     async def scenario() -> Any:
         async with OpenAIStandin([text('{"verdict": "pass"}')] * 18) as server:
-            spec = _spec(suite_dir, out, judge={"kind": "llm", "model": {"base_url": server.base_url,
-                                                                         "model": "judge"}},
-                         smh={"settings": ["dr"], "subcategories": ["slot_missing", "status_inquiry"]})
+            spec = _spec(
+                suite_dir,
+                out,
+                judge={"kind": "llm", "model": {"base_url": server.base_url, "model": "judge"}},
+                smh={"settings": ["dr"], "subcategories": ["slot_missing", "status_inquiry"]},
+            )
             result = await SmhRunner(spec, out).run()
             return result, len(server.chat_requests)
 

@@ -15,8 +15,9 @@ from benchmark.suites.smh.taxonomy import SUBCATEGORIES
 
 
 @pytest.mark.parametrize(("setting", "agent"), [("dr", OracleDr()), ("eia", OracleEia())])
-def test_the_oracle_solves_every_subcategory(suite_dir: Path, instances: list[Instance], setting: str,
-                                             agent: object) -> None:
+def test_the_oracle_solves_every_subcategory(
+    suite_dir: Path, instances: list[Instance], setting: str, agent: object
+) -> None:
     records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
     failures = [(r["instance_id"], r["verdict"]) for r in records if not r["verdict"]["overall_pass"]]
     assert failures == []
@@ -26,8 +27,7 @@ def test_the_oracle_solves_every_subcategory(suite_dir: Path, instances: list[In
 
 
 @pytest.mark.parametrize(("setting", "agent"), [("dr", NullDr()), ("eia", NullEia())])
-def test_the_null_agent_solves_nothing(suite_dir: Path, instances: list[Instance], setting: str,
-                                       agent: object) -> None:
+def test_the_null_agent_solves_nothing(suite_dir: Path, instances: list[Instance], setting: str, agent: object) -> None:
     records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
     assert [r["instance_id"] for r in records if r["verdict"]["overall_pass"]] == []
     assert {r["verdict"]["error_class"] for r in records} <= {"SO", "MS"}
@@ -40,7 +40,7 @@ def test_both_settings_start_from_the_same_home(suite_dir: Path, instances: list
     instance = next(i for i in instances if i.subcategory == "user_correction")
     first, second = homes.h0(instance), homes.h0(instance)
     assert first.state() == second.state()
-    (key, value), = instance.dialogue_history[1].prior_values.items()
+    ((key, value),) = instance.dialogue_history[1].prior_values.items()
     did, path = key.split("/")
     assert first.read(did, path) != value  # the history's action is part of H0
 
@@ -53,8 +53,9 @@ def appliance_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     from benchmark.suites.smh.instance import load_instances
 
     out = tmp_path_factory.mktemp("smh-appliances")
-    generate_suite(out, 7, {"simple": 6, "medium": 3, "complex": 1},
-                   ("clear_command", "colloquial_request", "slot_missing"))
+    generate_suite(
+        out, 7, {"simple": 6, "medium": 3, "complex": 1}, ("clear_command", "colloquial_request", "slot_missing")
+    )
     return out, load_instances(out)
 
 

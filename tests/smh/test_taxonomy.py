@@ -43,8 +43,14 @@ def _pick(instances: list[Instance], subcategory: str, tier: str = "simple") -> 
 
 
 def _with_arguments(instances: list[Instance]) -> Instance:
-    return next(i for i in instances if i.goal.mode == "execute" and len(i.goal.reference) == 1
-                and i.goal.reference[0].arguments and not i.goal.clarify_allowed)
+    return next(
+        i
+        for i in instances
+        if i.goal.mode == "execute"
+        and len(i.goal.reference) == 1
+        and i.goal.reference[0].arguments
+        and not i.goal.clarify_allowed
+    )
 
 
 def _reference(instance: Instance) -> list[dict[str, Any]]:
@@ -53,20 +59,30 @@ def _reference(instance: Instance) -> list[dict[str, Any]]:
 
 def _bad_argument(instance: Instance, how: str) -> dict[str, Any]:
     action = _reference(instance)[0]
-    (name, value), = action["arguments"].items()
-    action["arguments"] = {"missing": {}, "renamed": {name + "_x": value}, "none": {name: None},
-                           "string": {name: 3 if isinstance(value, str) else str(value)}}[how]
+    ((name, value),) = action["arguments"].items()
+    action["arguments"] = {
+        "missing": {},
+        "renamed": {name + "_x": value},
+        "none": {name: None},
+        "string": {name: 3 if isinstance(value, str) else str(value)},
+    }[how]
     return {"mode": "execute", "response": "ok", "actions": [action]}
 
 
 def _extra_change(instance: Instance, suite_dir: Path) -> dict[str, Any]:
     env = Homes(suite_dir).h0(instance)
     named = {c.did for c in instance.goal.constraints}
-    other = next(d for d in env.device_ids() if d not in named and "state" in env.device_state(d)
-                 and env.device_state(d)["state"] in ("on", "off"))
+    other = next(
+        d
+        for d in env.device_ids()
+        if d not in named and "state" in env.device_state(d) and env.device_state(d)["state"] in ("on", "off")
+    )
     toggle = "turn_off" if env.read(other, "state") == "on" else "turn_on"
-    return {"mode": "execute", "response": "ok",
-            "actions": [*_reference(instance), {"did": other, "locator": toggle, "arguments": {}}]}
+    return {
+        "mode": "execute",
+        "response": "ok",
+        "actions": [*_reference(instance), {"did": other, "locator": toggle, "arguments": {}}],
+    }
 
 
 def _shifted_rule(instance: Instance) -> dict[str, Any]:
@@ -85,21 +101,56 @@ def _wrong_yes_no(instance: Instance) -> dict[str, Any]:
 DR_CASES: list[tuple[str, str, Callable[..., Any], str, str]] = [
     ("FRF", "unparseable_output", lambda i, d: "I will turn it on for you!", "clear_command", "any"),
     ("FRF", "unparseable_output", lambda i, d: "", "clear_command", "any"),
-    ("SO", "missing_labels", lambda i, d: {"mode": "execute", "response": "done", "actions": []}, "clear_command",
-     "any"),
+    (
+        "SO",
+        "missing_labels",
+        lambda i, d: {"mode": "execute", "response": "done", "actions": []},
+        "clear_command",
+        "any",
+    ),
     ("SO", "missing_response", lambda i, d: {"mode": "answer", "response": ""}, "status_inquiry", "any"),
-    ("SO", "missing_automation_conditions", lambda i, d: {"mode": "automate", "response": "ok"}, "time_specific",
-     "any"),
-    ("MS", "executed_instead_of_asking", lambda i, d: {"mode": "execute", "response": "ok",
-                                                       "actions": _reference(i)}, "slot_missing", "any"),
-    ("MS", "clarify_instead_of_execute", lambda i, d: {"mode": "clarify", "response": "Which one?"},
-     "clear_command", "any"),
-    ("MS", "question_misses_the_slot", lambda i, d: {"mode": "clarify", "response": "Are you sure?"},
-     "slot_missing", "any"),
+    (
+        "SO",
+        "missing_automation_conditions",
+        lambda i, d: {"mode": "automate", "response": "ok"},
+        "time_specific",
+        "any",
+    ),
+    (
+        "MS",
+        "executed_instead_of_asking",
+        lambda i, d: {"mode": "execute", "response": "ok", "actions": _reference(i)},
+        "slot_missing",
+        "any",
+    ),
+    (
+        "MS",
+        "clarify_instead_of_execute",
+        lambda i, d: {"mode": "clarify", "response": "Which one?"},
+        "clear_command",
+        "any",
+    ),
+    (
+        "MS",
+        "question_misses_the_slot",
+        lambda i, d: {"mode": "clarify", "response": "Are you sure?"},
+        "slot_missing",
+        "any",
+    ),
     ("AJ", "not_equivalent_trigger", lambda i, d: _shifted_rule(i), "time_specific", "any"),
-    ("AJ", "rule_invalid", lambda i, d: {"mode": "automate", "response": "ok", "automations": [
-        {"trigger": {"time_cron": "0 0 7 * * ? *"}, "actions": [{"did": "nope", "locator": "turn_on"}]}]},
-     "time_specific", "any"),
+    (
+        "AJ",
+        "rule_invalid",
+        lambda i, d: {
+            "mode": "automate",
+            "response": "ok",
+            "automations": [
+                {"trigger": {"time_cron": "0 0 7 * * ? *"}, "actions": [{"did": "nope", "locator": "turn_on"}]}
+            ],
+        },
+        "time_specific",
+        "any",
+    ),
     ("AV", "MISSING_ARGUMENT", lambda i, d: _bad_argument(i, "missing"), "", "args"),
     ("AV", "UNKNOWN_ARGUMENT", lambda i, d: _bad_argument(i, "renamed"), "", "args"),
     ("AV", "NONE_VALUE", lambda i, d: _bad_argument(i, "none"), "", "args"),
@@ -109,10 +160,18 @@ DR_CASES: list[tuple[str, str, Callable[..., Any], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("error_class", "subtype", "reply", "subcategory", "pick"), DR_CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in DR_CASES])
-def test_dr_wrong_output_is_classified(suite_dir: Path, instances: list[Instance], error_class: str, subtype: str,
-                                       reply: Callable[..., Any], subcategory: str, pick: str) -> None:
+@pytest.mark.parametrize(
+    ("error_class", "subtype", "reply", "subcategory", "pick"), DR_CASES, ids=[f"{c[0]}-{c[1]}" for c in DR_CASES]
+)
+def test_dr_wrong_output_is_classified(
+    suite_dir: Path,
+    instances: list[Instance],
+    error_class: str,
+    subtype: str,
+    reply: Callable[..., Any],
+    subcategory: str,
+    pick: str,
+) -> None:
     if pick == "args":
         instance = _with_arguments(instances)
     elif pick == "yesno":
@@ -121,8 +180,7 @@ def test_dr_wrong_output_is_classified(suite_dir: Path, instances: list[Instance
         instance = _pick(instances, subcategory)
     outcome = asyncio.run(run_dr(instance, ScriptedDr(lambda i: reply(i, suite_dir)), Homes(suite_dir)))
     verdict = outcome.verdict
-    assert (verdict.overall_pass, verdict.error_class, verdict.error_subtype) == (False, error_class, subtype), \
-        verdict
+    assert (verdict.overall_pass, verdict.error_class, verdict.error_subtype) == (False, error_class, subtype), verdict
 
 
 def _eia_wrong_name(instance: Instance, tools: SmhToolBox) -> EiaResult:
@@ -167,30 +225,41 @@ EIA_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("error_class", "subtype", "act", "subcategory"), EIA_CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in EIA_CASES])
-def test_eia_wrong_behaviour_is_classified(suite_dir: Path, instances: list[Instance], error_class: str,
-                                           subtype: str, act: Callable[..., EiaResult], subcategory: str) -> None:
+@pytest.mark.parametrize(
+    ("error_class", "subtype", "act", "subcategory"), EIA_CASES, ids=[f"{c[0]}-{c[1]}" for c in EIA_CASES]
+)
+def test_eia_wrong_behaviour_is_classified(
+    suite_dir: Path,
+    instances: list[Instance],
+    error_class: str,
+    subtype: str,
+    act: Callable[..., EiaResult],
+    subcategory: str,
+) -> None:
     instance = _with_arguments(instances) if subcategory == "args" else _pick(instances, subcategory)
     outcome = asyncio.run(run_eia(instance, ScriptedEia(act), Homes(suite_dir)))
     verdict = outcome.verdict
-    assert (verdict.overall_pass, verdict.error_class, verdict.error_subtype) == (False, error_class, subtype), \
-        verdict
+    assert (verdict.overall_pass, verdict.error_class, verdict.error_subtype) == (False, error_class, subtype), verdict
 
 
 def test_asking_then_acting_passes_and_the_transcript_is_recorded(suite_dir: Path, instances: list[Instance]) -> None:
     instance = _pick(instances, "slot_missing")
     outcome = asyncio.run(run_eia(instance, ScriptedEia(_eia_ask_then_act), Homes(suite_dir)))
     assert outcome.verdict.overall_pass
-    assert outcome.prediction.questions == [{"question": oracle_question(instance),
-                                             "reply": instance.goal.clarification.reply}]  # type: ignore[union-attr]
+    assert outcome.prediction.questions == [
+        {"question": oracle_question(instance), "reply": instance.goal.clarification.reply}
+    ]  # type: ignore[union-attr]
     assert outcome.record(instance)["prediction"]["questions"][0]["reply"]
 
 
 def test_dr_may_ask_first_on_a_state_complaint_then_act(suite_dir: Path, instances: list[Instance]) -> None:
     instance = _pick(instances, "state_ambiguity")
-    replies = iter([{"mode": "clarify", "response": "Shall I use the AC?"},
-                    {"mode": "execute", "response": "ok", "actions": _reference(instance)}])
+    replies = iter(
+        [
+            {"mode": "clarify", "response": "Shall I use the AC?"},
+            {"mode": "execute", "response": "ok", "actions": _reference(instance)},
+        ]
+    )
     outcome = asyncio.run(run_dr(instance, ScriptedDr(lambda i: next(replies)), Homes(suite_dir)))
     assert outcome.verdict.overall_pass, outcome.verdict
     assert outcome.prediction.questions[0]["reply"] == instance.goal.clarification.reply  # type: ignore[union-attr]

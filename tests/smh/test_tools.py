@@ -24,14 +24,19 @@ def _tools(budget: int = 10) -> SmhToolBox:
 def test_query_candidates_specs_and_status() -> None:
     tools = _tools()
     candidates = tools.call("query_device", {"what": "candidates", "category": "light"})["data"]
-    assert {c["did"] for c in candidates} == {"on_off_light", "dimmable_light", "color_temperature_light",
-                                              "extended_color_light"}
+    assert {c["did"] for c in candidates} == {
+        "on_off_light",
+        "dimmable_light",
+        "color_temperature_light",
+        "extended_color_light",
+    }
     specs = tools.call("query_device", {"what": "specs", "did": "fan_light"})["data"]
     assert [c["name"] for c in specs[0]["components"]] == ["light", "fan"]
     assert "value" not in specs[0]["components"][0]["attributes"][0]
     status = tools.call("query_device", {"what": "status", "room": "lounge", "tags": ["fan_light"]})["data"]
-    assert status == {"fan_light": {"light.state": "off", "light.brightness": 1, "fan.state": "off",
-                                    "fan.speed_level": "off"}}
+    assert status == {
+        "fan_light": {"light.state": "off", "light.brightness": 1, "fan.state": "off", "fan.speed_level": "off"}
+    }
 
 
 def test_control_refusals_are_envelopes_and_change_nothing() -> None:
@@ -39,8 +44,9 @@ def test_control_refusals_are_envelopes_and_change_nothing() -> None:
     fabric = tools.env.fabric
     before = dump_home(fabric.to_config())
     missing = tools.call("control_device", {"locator": "turn_on"})
-    wrong = tools.call("control_device", {"did": "dimmable_light", "locator": "set_brightness",
-                                          "arguments": {"level": 30}})
+    wrong = tools.call(
+        "control_device", {"did": "dimmable_light", "locator": "set_brightness", "arguments": {"level": 30}}
+    )
     assert missing["error"]["type"] == "MISSING_PARAMETERS" and wrong["error"]["type"] == "UNKNOWN_ARGUMENT"
     assert dump_home(fabric.to_config()) == before
     done = tools.call("control_device", {"did": "fan_light", "locator": "light.turn_on"})
@@ -50,16 +56,25 @@ def test_control_refusals_are_envelopes_and_change_nothing() -> None:
 
 def test_create_automation_builds_a_fabric_rule() -> None:
     tools = _tools()
-    created = tools.call("create_automation", {
-        "name": "humid", "trigger": {"state": {"did": "climate_sensor", "attribute": "current_humidity", "op": ">",
-                                               "value": 75.0}},
-        "actions": [{"did": "fan", "locator": "turn_on"}]})
+    created = tools.call(
+        "create_automation",
+        {
+            "name": "humid",
+            "trigger": {"state": {"did": "climate_sensor", "attribute": "current_humidity", "op": ">", "value": 75.0}},
+            "actions": [{"did": "fan", "locator": "turn_on"}],
+        },
+    )
     assert created["data"]["kind"] == "state"
     rule = tools.env.fabric.automations()[0]
     assert rule.trigger.condition.path == "2.RelativeHumidityMeasurement.MeasuredValue"
     assert rule.trigger.condition.value == 7500
-    refused = tools.call("create_automation", {"trigger": {"time_cron": "0 0 7 * * ? *"}, "actions": [
-        {"did": "dimmable_light", "locator": "set_brightness", "arguments": {"brightness": 500}}]})
+    refused = tools.call(
+        "create_automation",
+        {
+            "trigger": {"time_cron": "0 0 7 * * ? *"},
+            "actions": [{"did": "dimmable_light", "locator": "set_brightness", "arguments": {"brightness": 500}}],
+        },
+    )
     assert refused["error"]["type"] == "OUT_OF_RANGE" and len(tools.env.fabric.automations()) == 1
 
 
@@ -94,8 +109,9 @@ def test_homefabric_mcp_profile_smh_over_stdio(tmp_path) -> None:
 
     home = tmp_path / "home.json"
     home.write_text(dump_home(every_product_home().to_config()))
-    parameters = StdioServerParameters(command=sys.executable, args=["-m", "homefabric_cli.main", "mcp", str(home),
-                                                                     "--profile", "smh"])
+    parameters = StdioServerParameters(
+        command=sys.executable, args=["-m", "homefabric_cli.main", "mcp", str(home), "--profile", "smh"]
+    )
 
     async def scenario() -> Any:
         async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
@@ -120,8 +136,10 @@ def test_smh_is_a_tool_profile_resolved_like_the_others() -> None:
     assert isinstance(smh, SmhToolBox) and smh.budget == 3 and smh.env.fabric is fabric
     assert smh.names() == ["query_device", "control_device", "create_automation"]  # ask_user needs a user
     assert isinstance(make_toolbox(fabric, "simuhome_ext"), ToolBox)
-    for profile, options, needle in [("nope", {}, "unknown tool profile 'nope'"),
-                                     ("smh", {"admin": True}, "no admin tools")]:
+    for profile, options, needle in [
+        ("nope", {}, "unknown tool profile 'nope'"),
+        ("smh", {"admin": True}, "no admin tools"),
+    ]:
         with pytest.raises(ValueError, match=needle):
             make_toolbox(fabric, profile, **options)
 
@@ -137,6 +155,14 @@ def test_agent_tools_smh_uses_only_the_emulators_public_api() -> None:
     for path in sorted(Path(package.__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
-                assert node.module.split(".")[0] in ("agent_tools", "emulator", "pydantic", "collections",
-                                                     "dataclasses", "typing", "math", "__future__"), (path, node.module)
+                assert node.module.split(".")[0] in (
+                    "agent_tools",
+                    "emulator",
+                    "pydantic",
+                    "collections",
+                    "dataclasses",
+                    "typing",
+                    "math",
+                    "__future__",
+                ), (path, node.module)
                 assert not any(alias.name.startswith("_") for alias in node.names), (path, node.module)

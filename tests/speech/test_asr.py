@@ -71,7 +71,7 @@ def test_transcription_is_deterministic(transcripts) -> None:
 def test_noise_raises_the_wer() -> None:
     rng = np.random.default_rng(0)
     clean = np.asarray(speech(SENTENCES[1], "us-m1", 160))
-    drowned = clean + rng.standard_normal(clean.size) * np.sqrt(np.mean(clean ** 2)) * 10 ** (10 / 20)  # -10 dB
+    drowned = clean + rng.standard_normal(clean.size) * np.sqrt(np.mean(clean**2)) * 10 ** (10 / 20)  # -10 dB
     assert word_error_rate(SENTENCES[1], recogniser().transcribe(drowned).text) > 0.5
 
 

@@ -25,9 +25,12 @@ SENTENCE = "close the living room blinds halfway and turn off the kitchen light"
 
 @pytest.fixture(scope="module")
 def surroundings() -> Surroundings:
-    return Surroundings(room_id="kitchen", tv_on=True, tv_programme=speech("the evening news", "gb-m1", 170),
-                        babble_talkers=(speech("did you buy milk", "us-f1", 160),
-                                        speech("call your sister", "scot-m1", 140)))
+    return Surroundings(
+        room_id="kitchen",
+        tv_on=True,
+        tv_programme=speech("the evening news", "gb-m1", 170),
+        babble_talkers=(speech("did you buy milk", "us-f1", 160), speech("call your sister", "scot-m1", 140)),
+    )
 
 
 @pytest.mark.parametrize("kind", ["white", "pink", "babble", "hum", "tv"])
@@ -42,8 +45,18 @@ def test_snr_of_the_written_file_measured_back_within_half_a_db(kind: str, snr: 
 
 
 def test_the_grid_is_five_levels_by_dry_and_reverberant() -> None:
-    assert [c.id for c in GRID] == ["clean-dry", "20db-dry", "10db-dry", "5db-dry", "0db-dry",
-                                    "clean-reverb", "20db-reverb", "10db-reverb", "5db-reverb", "0db-reverb"]
+    assert [c.id for c in GRID] == [
+        "clean-dry",
+        "20db-dry",
+        "10db-dry",
+        "5db-dry",
+        "0db-dry",
+        "clean-reverb",
+        "20db-reverb",
+        "10db-reverb",
+        "5db-reverb",
+        "0db-reverb",
+    ]
     assert parse_conditions("grid") == GRID
     assert parse_conditions("10DB-reverb, clean-dry") == (Condition(snr_db=10, reverberant=True), Condition())
     with pytest.raises(ConditionError, match=r"unknown condition 'loud'.*allowed"):
@@ -60,5 +73,5 @@ def test_reverberation_depends_on_the_room() -> None:
     clean = np.asarray(speech(SENTENCE, "us-m1", 160))
     wet = reverberate(clean, rir_large)
     assert wet.size > clean.size  # the tail rings on
-    assert np.sqrt(np.mean(wet ** 2)) == pytest.approx(np.sqrt(np.mean(clean ** 2)), rel=1e-6)
+    assert np.sqrt(np.mean(wet**2)) == pytest.approx(np.sqrt(np.mean(clean**2)), rel=1e-6)
     assert np.corrcoef(wet[: clean.size], clean)[0, 1] < 0.9  # smeared, not the same signal

@@ -58,8 +58,11 @@ def test_the_audio_native_path_sends_valid_input_audio_parts_to_the_standin(tmp_
     ids = {"path": str(EPISODE_DIR), "ids": [episode.episode_id]}
     [gold] = run(spec_for({"name": "oracle"}, episodes=ids), tmp_path / "oracle")
     script = oracle_script([i for i in gold["invocations"] if i["tool"] != "finish"], answer="Done.")
-    spec = spec_for({"name": "react", "model": {"base_url": "http://127.0.0.1:1/v1", "model": "standin"}},
-                    {"input": "audio", "condition": "5db-dry"}, episodes=ids)
+    spec = spec_for(
+        {"name": "react", "model": {"base_url": "http://127.0.0.1:1/v1", "model": "standin"}},
+        {"input": "audio", "condition": "5db-dry"},
+        episodes=ids,
+    )
 
     async def scenario():
         async with OpenAIStandin(script) as server:  # strict: it refuses a malformed audio part with a 400
@@ -79,13 +82,18 @@ def test_the_audio_native_path_sends_valid_input_audio_parts_to_the_standin(tmp_
     assert sha256(wav) == record["speech"]["sha256"] and wav[:4] == b"RIFF"
 
 
-@pytest.mark.parametrize(("part", "problem"), [
-    ({"type": "input_audio", "input_audio": {"data": "%%%", "format": "wav"}}, "not valid base64"),
-    ({"type": "input_audio", "input_audio": {"data": "AAAA", "format": "flac"}}, "format 'flac'; allowed: wav"),
-    ({"type": "input_audio", "input_audio": {"data": base64.b64encode(b"RIFFjunk").decode(), "format": "wav"}},
-     "not a PCM WAV"),
-    ({"type": "image_url", "image_url": {"url": "x"}}, "not a text or input_audio part"),
-])
+@pytest.mark.parametrize(
+    ("part", "problem"),
+    [
+        ({"type": "input_audio", "input_audio": {"data": "%%%", "format": "wav"}}, "not valid base64"),
+        ({"type": "input_audio", "input_audio": {"data": "AAAA", "format": "flac"}}, "format 'flac'; allowed: wav"),
+        (
+            {"type": "input_audio", "input_audio": {"data": base64.b64encode(b"RIFFjunk").decode(), "format": "wav"}},
+            "not a PCM WAV",
+        ),
+        ({"type": "image_url", "image_url": {"url": "x"}}, "not a text or input_audio part"),
+    ],
+)
 def test_the_standin_refuses_malformed_audio_parts(part: dict, problem: str) -> None:
     assert problem in conversation_problem([{"role": "user", "content": [{"type": "text", "text": "hi"}, part]}])
 
@@ -97,10 +105,13 @@ def test_the_standin_refuses_audio_at_another_rate() -> None:
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as out:
         out.setnchannels(1), out.setsampwidth(2), out.setframerate(8000), out.writeframes(b"\0\0" * 800)
-    part = {"type": "input_audio", "input_audio": {"data": base64.b64encode(buffer.getvalue()).decode(),
-                                                   "format": "wav"}}
-    assert "8000 Hz; allowed: 1 channel, 16-bit, 16000 Hz" in conversation_problem([{"role": "user",
-                                                                                      "content": [part]}])
+    part = {
+        "type": "input_audio",
+        "input_audio": {"data": base64.b64encode(buffer.getvalue()).decode(), "format": "wav"},
+    }
+    assert "8000 Hz; allowed: 1 channel, 16-bit, 16000 Hz" in conversation_problem(
+        [{"role": "user", "content": [part]}]
+    )
     import numpy as np
 
     assert conversation_problem([{"role": "user", "content": [input_audio_part(encode_wav(np.zeros(160)))]}]) is None
@@ -129,8 +140,9 @@ def test_every_user_turn_of_an_episode_is_heard_not_only_the_first(tmp_path: Pat
     heard = [t["asr"]["transcript"] for t in asr["speech"]["turns"]]
     assert asr["query"] == source["query"] and asr["speech"]["asr"]["transcript"] == "\n".join(heard)
     assert "thank you" in heard[1].lower()
-    [audio] = run(spec_for({"name": "oracle"}, {"input": "audio", "voices": "us-joe"}, episodes=episodes),
-                  tmp_path / "v")
+    [audio] = run(
+        spec_for({"name": "oracle"}, {"input": "audio", "voices": "us-joe"}, episodes=episodes), tmp_path / "v"
+    )
     one_turn = sum(t["duration_s"] for t in audio["speech"]["turns"])
     assert audio["speech"]["duration_s"] > one_turn  # both turns and the pause between them, in one recording
 
@@ -139,15 +151,47 @@ def test_several_conditions_in_one_bench_run(tmp_path: Path) -> None:
     from tests.speech.test_speech_cli import homefabric
 
     out = tmp_path / "run"
-    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds", "qt3_feasible",
-                        "--limit", "1", "--input", "asr", "--condition", "clean-dry", "--condition", "10db-reverb",
-                        "--voices", "us-joe", "--out", str(out), "--quiet")
+    result = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(EPISODE_DIR),
+        "--kinds",
+        "qt3_feasible",
+        "--limit",
+        "1",
+        "--input",
+        "asr",
+        "--condition",
+        "clean-dry",
+        "--condition",
+        "10db-reverb",
+        "--voices",
+        "us-joe",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert result.returncode == 0, result.stderr
     for condition in ("clean-dry", "10db-reverb"):
         [record] = read_records(out / condition / "records.jsonl")[0]
         assert record["status"] == "passed" and record["speech"]["condition"] == condition
     assert "asr    10db-reverb" in result.stdout and "asr    clean-dry" in result.stdout
-    text = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--limit", "1",
-                      "--condition", "grid", "--out", str(tmp_path / "text"))
+    text = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(EPISODE_DIR),
+        "--limit",
+        "1",
+        "--condition",
+        "grid",
+        "--out",
+        str(tmp_path / "text"),
+    )
     assert text.returncode == 2 and "need --input asr or audio" in text.stderr
     assert not (tmp_path / "text" / "records.jsonl").exists()

@@ -19,13 +19,27 @@ HOMEFABRIC = str(Path(sys.executable).with_name("homefabric"))
 
 
 def homefabric(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([HOMEFABRIC, *args], capture_output=True, text=True, timeout=300, cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200"})
+    return subprocess.run(
+        [HOMEFABRIC, *args], capture_output=True, text=True, timeout=300, cwd=cwd, env={**os.environ, "COLUMNS": "200"}
+    )
 
 
 def test_render_writes_every_turn_and_a_manifest(tmp_path: Path) -> None:
-    result = homefabric("speech", "render", str(EPISODE_DIR / "qt3_feasible_seed_7.json"), "--voices", "gb-f1,us-m2",
-                        "--conditions", "clean-dry,0db-reverb", "--noise", "hum", "--seed", "3", "--out", str(tmp_path))
+    result = homefabric(
+        "speech",
+        "render",
+        str(EPISODE_DIR / "qt3_feasible_seed_7.json"),
+        "--voices",
+        "gb-f1,us-m2",
+        "--conditions",
+        "clean-dry,0db-reverb",
+        "--noise",
+        "hum",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path),
+    )
     assert result.returncode == 0, result.stderr
     assert "rendered 2 turn(s) of 1 episode(s)" in result.stdout
     manifest = json.loads((tmp_path / "manifest.json").read_text())
@@ -39,9 +53,11 @@ def test_render_writes_every_turn_and_a_manifest(tmp_path: Path) -> None:
 
 
 def test_render_refuses_bad_input_without_writing(tmp_path: Path) -> None:
-    for args, message in ((["--conditions", "loud"], "unknown condition 'loud'"),
-                          (["--voices", "robot"], "unknown voice(s) ['robot']"),
-                          (["--noise", "rain"], "unknown noise 'rain'; allowed: room, white")):
+    for args, message in (
+        (["--conditions", "loud"], "unknown condition 'loud'"),
+        (["--voices", "robot"], "unknown voice(s) ['robot']"),
+        (["--noise", "rain"], "unknown noise 'rain'; allowed: room, white"),
+    ):
         result = homefabric("speech", "render", str(EPISODE_DIR), *args, "--out", str(tmp_path / "out"))
         assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
@@ -52,8 +68,21 @@ def test_render_refuses_bad_input_without_writing(tmp_path: Path) -> None:
 
 def test_say_writes_a_wav_in_the_voice_asked(tmp_path: Path) -> None:
     out = tmp_path / "hello.wav"
-    result = homefabric("speech", "say", "turn on the kitchen light", "--voice", "carib-f1", "--rate", "140",
-                        "--condition", "10db-reverb", "--room", "bathroom", "--out", str(out))
+    result = homefabric(
+        "speech",
+        "say",
+        "turn on the kitchen light",
+        "--voice",
+        "carib-f1",
+        "--rate",
+        "140",
+        "--condition",
+        "10db-reverb",
+        "--room",
+        "bathroom",
+        "--out",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     assert "voice carib-f1 (Caribbean), 140 wpm, 10db-reverb" in result.stdout
     assert decode_wav(out.read_bytes()).size > 16000

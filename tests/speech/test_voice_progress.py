@@ -33,8 +33,12 @@ def _bars(stderr: str) -> list[str]:
 
 def test_the_bar_counts_every_run_on_stderr_and_quiet_silences_it(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes"
-    assert homefabric("episodes", "generate", "--suite", "voice", "--per-type", "1", "--seed", "5",
-                      "--out", str(episodes)).returncode == 0
+    assert (
+        homefabric(
+            "episodes", "generate", "--suite", "voice", "--per-type", "1", "--seed", "5", "--out", str(episodes)
+        ).returncode
+        == 0
+    )
     run = ("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--trials", "2", "--concurrency", "2")
     shown = homefabric(*run, "--out", str(tmp_path / "shown"))
     quiet = homefabric(*run, "--out", str(tmp_path / "quiet"), "--quiet")
@@ -52,11 +56,16 @@ def test_the_bar_counts_every_run_on_stderr_and_quiet_silences_it(tmp_path: Path
 
 def test_a_resumed_run_starts_the_bar_at_what_it_kept(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes"
-    assert homefabric("episodes", "generate", "--suite", "voice", "--per-type", "1", "--seed", "5",
-                      "--out", str(episodes)).returncode == 0
+    assert (
+        homefabric(
+            "episodes", "generate", "--suite", "voice", "--per-type", "1", "--seed", "5", "--out", str(episodes)
+        ).returncode
+        == 0
+    )
     out = tmp_path / "run"
-    whole = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--trials", "2",
-                       "--out", str(out))
+    whole = homefabric(
+        "bench", "run", "--suite", "voice", "--episodes", str(episodes), "--trials", "2", "--out", str(out)
+    )
     assert whole.returncode == 0, whole.stderr
     expected = (out / "records.jsonl").read_bytes()
     lines = expected.decode().splitlines(keepends=True)
@@ -76,8 +85,20 @@ def test_a_resumed_run_starts_the_bar_at_what_it_kept(tmp_path: Path) -> None:
 def test_the_simuhome_runs_bar_is_on_stderr_too_so_a_saved_report_holds_none(tmp_path: Path) -> None:
     from tests.benchmark.fixture_episodes import EPISODE_DIR
 
-    result = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds",
-                        "qt3_feasible", "--trials", "2", "--out", str(tmp_path / "run"))
+    result = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(EPISODE_DIR),
+        "--kinds",
+        "qt3_feasible",
+        "--trials",
+        "2",
+        "--out",
+        str(tmp_path / "run"),
+    )
     assert result.returncode == 0, result.stderr
     assert _bars(result.stderr) == ["oracle 4/4 passed 4"]  # two qt3 episodes × 2 trials
     assert _bars(result.stdout) == [] and "qt3_feasible" in result.stdout

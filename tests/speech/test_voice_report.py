@@ -24,8 +24,11 @@ def run(out: Path, agent: str, speech: dict | None = None) -> Path:
 
 
 def test_report_puts_ways_in_and_conditions_side_by_side(tmp_path: Path) -> None:
-    runs = [run(tmp_path / "text", "null"), run(tmp_path / "asr", "oracle", {"input": "asr", "condition": "clean-dry"}),
-            run(tmp_path / "audio", "oracle", {"input": "audio", "condition": "0db-dry"})]
+    runs = [
+        run(tmp_path / "text", "null"),
+        run(tmp_path / "asr", "oracle", {"input": "asr", "condition": "clean-dry"}),
+        run(tmp_path / "audio", "oracle", {"input": "audio", "condition": "0db-dry"}),
+    ]
     report = build_voice_report(load_runs(runs))
     rows = {(r["input"], r["condition"]): r for r in report["rows"]}
     assert set(rows) == {("text", "text"), ("asr", "clean-dry"), ("audio", "0db-dry")}

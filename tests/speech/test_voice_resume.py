@@ -39,12 +39,27 @@ def _episodes(tmp_path: Path) -> tuple[Path, list[VoiceEpisode]]:
     return tmp_path / "episodes", episodes
 
 
-def _run(out: Path, episodes: tuple[Path, list[VoiceEpisode]], *, agent=None, hearings: list[Hearing] | None = None,
-         trials: int = 2, resume: bool = False, concurrency: int = 1, **spec: object):
+def _run(
+    out: Path,
+    episodes: tuple[Path, list[VoiceEpisode]],
+    *,
+    agent=None,
+    hearings: list[Hearing] | None = None,
+    trials: int = 2,
+    resume: bool = False,
+    concurrency: int = 1,
+    **spec: object,
+):
     hearings = hearings or [Hearing()]
     agent = agent or WatchedOracle()
-    voice_spec = VoiceRunSpec(episodes=str(episodes[0]), agent=agent.name, input=hearings[0].input, trials=trials,
-                              conditions=[h.condition_id for h in hearings], **spec)
+    voice_spec = VoiceRunSpec(
+        episodes=str(episodes[0]),
+        agent=agent.name,
+        input=hearings[0].input,
+        trials=trials,
+        conditions=[h.condition_id for h in hearings],
+        **spec,
+    )
     runner = VoiceRunner(voice_spec, hearings, episodes[1], out, resume=resume, concurrency=concurrency)
     return asyncio.run(runner.run(agent))
 
@@ -84,7 +99,8 @@ def test_a_killed_voice_run_resumes_to_the_bytes_of_an_uninterrupted_run(tmp_pat
     agent = WatchedOracle()
     again = _run(killed, episodes, agent=agent, resume=True)
     assert _keys(again.ran) == _keys([json.loads(lines[4])]) and agent.asked == {
-        (json.loads(lines[4])["episode_id"], json.loads(lines[4])["trial"])}
+        (json.loads(lines[4])["episode_id"], json.loads(lines[4])["trial"])
+    }
     assert (killed / "records.jsonl").read_bytes() == expected
     agent = WatchedOracle()
     assert _run(killed, episodes, agent=agent, resume=True).ran == [] and agent.asked == set()  # nothing left
@@ -102,16 +118,23 @@ def test_a_changed_episode_runs_again_and_a_changed_spec_is_refused(tmp_path: Pa
     changed = (episodes[0], [*episodes[1][:2], edited, *episodes[1][3:]])
     result = _run(tmp_path / "run", changed, agent=NullAgent(), trials=1, resume=True)
     assert [r["episode_id"] for r in result.ran] == [edited.episode_id]
-    assert result.dropped == [{"line": 3, "episode_id": edited.episode_id, "trial": 0,
-                               "reason": "its episode changed since it was recorded (content hash differs)"}]
+    assert result.dropped == [
+        {
+            "line": 3,
+            "episode_id": edited.episode_id,
+            "trial": 0,
+            "reason": "its episode changed since it was recorded (content hash differs)",
+        }
+    ]
 
 
 @pytest.mark.requires("espeak-ng")
 def test_a_run_of_several_conditions_resumes_per_condition(tmp_path: Path) -> None:
     episodes = _episodes(tmp_path)
     episodes = (episodes[0], episodes[1][:2])
-    hearings = [Hearing(input="audio", condition=c, voices="gb-f1", seed=1)
-                for c in parse_conditions("clean-dry,5db-reverb")]
+    hearings = [
+        Hearing(input="audio", condition=c, voices="gb-f1", seed=1) for c in parse_conditions("clean-dry,5db-reverb")
+    ]
     spec = {"voices": "gb-f1", "seed": 1}
     whole = _run(tmp_path / "whole", episodes, hearings=hearings, trials=1, **spec)
     assert [r["condition"] for r in whole.records] == ["clean-dry", "clean-dry", "5db-reverb", "5db-reverb"]
@@ -130,13 +153,30 @@ def test_a_run_of_several_conditions_resumes_per_condition(tmp_path: Path) -> No
 
 def test_the_cli_resumes_runs_concurrently_and_reports_only_the_runs_records(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes"
-    assert homefabric("episodes", "generate", "--suite", "voice", "--per-type", "2", "--seed", "3",
-                      "--out", str(episodes)).returncode == 0
+    assert (
+        homefabric(
+            "episodes", "generate", "--suite", "voice", "--per-type", "2", "--seed", "3", "--out", str(episodes)
+        ).returncode
+        == 0
+    )
     runs = {}
     for concurrency in ("1", "4"):
         out = tmp_path / f"c{concurrency}"
-        result = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--trials", "2",
-                            "--concurrency", concurrency, "--out", str(out), "--json")
+        result = homefabric(
+            "bench",
+            "run",
+            "--suite",
+            "voice",
+            "--episodes",
+            str(episodes),
+            "--trials",
+            "2",
+            "--concurrency",
+            concurrency,
+            "--out",
+            str(out),
+            "--json",
+        )
         assert result.returncode == 0, result.stderr
         assert "ran 12 episode run(s), kept 0 from before" in result.stderr
         runs[concurrency] = (out / "records.jsonl").read_bytes(), (out / "report.json").read_bytes(), result.stdout
@@ -154,7 +194,7 @@ def test_the_cli_resumes_runs_concurrently_and_reports_only_the_runs_records(tmp
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     refused = homefabric("bench", "run", "--suite", "voice", "--resume", "--out", str(out), "--agent", "null")
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
-    assert "different spec (differs in agent (\"oracle\" → \"null\"))" in refused.stderr
+    assert 'different spec (differs in agent ("oracle" → "null"))' in refused.stderr
     fresh = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--out", str(out))
     assert fresh.returncode == 2 and "already holds a run; use --resume" in fresh.stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -193,9 +233,27 @@ def test_simuhome_runs_of_several_conditions_resume_per_condition_from_out_alone
     from tests.benchmark.fixture_episodes import EPISODE_DIR
 
     out = tmp_path / "run"
-    first = homefabric("bench", "run", "--agent", "oracle", "--episodes", str(EPISODE_DIR), "--kinds", "qt3_feasible",
-                       "--input", "audio", "--condition", "clean-dry", "--condition", "5db-reverb", "--voices", "gb-f1",
-                       "--out", str(out), "--quiet")
+    first = homefabric(
+        "bench",
+        "run",
+        "--agent",
+        "oracle",
+        "--episodes",
+        str(EPISODE_DIR),
+        "--kinds",
+        "qt3_feasible",
+        "--input",
+        "audio",
+        "--condition",
+        "clean-dry",
+        "--condition",
+        "5db-reverb",
+        "--voices",
+        "gb-f1",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert first.returncode == 0, first.stderr
     clean = (out / "clean-dry" / "records.jsonl").read_bytes()
     reverb = (out / "5db-reverb" / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)

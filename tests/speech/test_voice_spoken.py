@@ -46,7 +46,8 @@ class ListeningAgent:
         here = [p for p in lights(self.episode.home) if p.room == task.user_location]
         named = [p for p in here if p.where.anchor in heard]
         level = re.search(r"(\d+)\s*(%|percent)", heard) or next(
-            (m for m in (re.search(rf"\b{w}\b", heard) for w in WORDS) if m), None)
+            (m for m in (re.search(rf"\b{w}\b", heard) for w in WORDS) if m), None
+        )
         gold = task.extras["voice_gold"]["calls"]
         if not gold or (not named and not level):
             tools.call("finish", {"answer": "Which light, and how bright?"})
@@ -108,17 +109,52 @@ def test_audio_native_clarification_sends_the_spoken_reply_as_input_audio(tmp_pa
     text_part, audio_part = second[-1]["content"]
     assert episode.turns[0].reply not in text_part["text"]  # no written reply: only its audio
     wav = base64.b64decode(audio_part["input_audio"]["data"])
-    assert sha256(wav) == record["turns"][1]["heard"]["sha256"] and record["turns"][1]["heard"]["condition"] \
-        == "10db-reverb"
+    assert (
+        sha256(wav) == record["turns"][1]["heard"]["sha256"]
+        and record["turns"][1]["heard"]["condition"] == "10db-reverb"
+    )
 
 
 def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes"
-    assert homefabric("episodes", "generate", "--suite", "voice", "--qt", "clarify", "--per-type", "1", "--seed", "2",
-                      "--out", str(episodes)).returncode == 0
-    result = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--agent", "oracle",
-                        "--input", "asr", "--condition", "clean-dry", "--condition", "5db-reverb", "--voices",
-                        "us-joe", "--out", str(tmp_path / "run"), "--json")
+    assert (
+        homefabric(
+            "episodes",
+            "generate",
+            "--suite",
+            "voice",
+            "--qt",
+            "clarify",
+            "--per-type",
+            "1",
+            "--seed",
+            "2",
+            "--out",
+            str(episodes),
+        ).returncode
+        == 0
+    )
+    result = homefabric(
+        "bench",
+        "run",
+        "--suite",
+        "voice",
+        "--episodes",
+        str(episodes),
+        "--agent",
+        "oracle",
+        "--input",
+        "asr",
+        "--condition",
+        "clean-dry",
+        "--condition",
+        "5db-reverb",
+        "--voices",
+        "us-joe",
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     assert [r["condition"] for r in records] == ["clean-dry", "5db-reverb"]
@@ -130,11 +166,33 @@ def test_several_conditions_in_one_run_through_the_cli(tmp_path: Path) -> None:
     assert again.returncode == 0 and json.loads(again.stdout) == report
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["conditions"] == ["clean-dry", "5db-reverb"] and manifest["spec"]["input"] == "asr"
-    bad = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--input", "asr",
-                     "--condition", "loud", "--out", str(tmp_path / "bad"))
+    bad = homefabric(
+        "bench",
+        "run",
+        "--suite",
+        "voice",
+        "--episodes",
+        str(episodes),
+        "--input",
+        "asr",
+        "--condition",
+        "loud",
+        "--out",
+        str(tmp_path / "bad"),
+    )
     assert bad.returncode == 2 and "unknown condition 'loud'" in bad.stderr and not (tmp_path / "bad").exists()
-    again = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--resume",
-                       "--out", str(tmp_path / "run"), "--json")  # the rest of the spec from the manifest
+    again = homefabric(
+        "bench",
+        "run",
+        "--suite",
+        "voice",
+        "--episodes",
+        str(episodes),
+        "--resume",
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
+    )  # the rest of the spec from the manifest
     assert again.returncode == 0 and "ran 0 episode run(s), kept 2 from before" in again.stderr, again.stderr
     assert json.loads(again.stdout) == report
 
@@ -145,8 +203,18 @@ def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: P
 
     episode = _episode("clarify", "which_device")
     write_voice_episodes([episode], tmp_path / "episodes")
-    result = homefabric("speech", "render", str(tmp_path / "episodes"), "--conditions", "5db-reverb", "--seed", "3",
-                        "--out", str(tmp_path / "spoken"), "--quiet")
+    result = homefabric(
+        "speech",
+        "render",
+        str(tmp_path / "episodes"),
+        "--conditions",
+        "5db-reverb",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path / "spoken"),
+        "--quiet",
+    )
     assert result.returncode == 0, result.stderr
     manifest = json.loads((tmp_path / "spoken" / "manifest.json").read_text())
     assert [t["transcript"] for t in manifest["turns"]] == [episode.turns[0].text, episode.turns[0].reply]
@@ -157,9 +225,26 @@ def test_speech_render_of_voice_episodes_gives_the_bytes_a_run_hears(tmp_path: P
 
 def test_a_voice_run_whose_model_is_unreachable_exits_non_zero(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes"
-    assert homefabric("episodes", "generate", "--suite", "voice", "--qt", "spatial", "--per-type", "1",
-                      "--out", str(episodes)).returncode == 0
-    result = homefabric("bench", "run", "--suite", "voice", "--episodes", str(episodes), "--agent", "react",
-                        "--base-url", "http://127.0.0.1:9/v1", "--model", "nothing-listens",
-                        "--out", str(tmp_path / "r"))
+    assert (
+        homefabric(
+            "episodes", "generate", "--suite", "voice", "--qt", "spatial", "--per-type", "1", "--out", str(episodes)
+        ).returncode
+        == 0
+    )
+    result = homefabric(
+        "bench",
+        "run",
+        "--suite",
+        "voice",
+        "--episodes",
+        str(episodes),
+        "--agent",
+        "react",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "nothing-listens",
+        "--out",
+        str(tmp_path / "r"),
+    )
     assert result.returncode == 1 and "every assistant turn ended in an error" in result.stderr, result.stderr

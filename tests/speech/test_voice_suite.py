@@ -44,12 +44,14 @@ class ReplayCalls:
         self.calls = calls
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
-        steps = [AgentStep(i, None, c["tool"], c["args"], tools.call(c["tool"], c["args"]))
-                 for i, c in enumerate(self.calls)]
+        steps = [
+            AgentStep(i, None, c["tool"], c["args"], tools.call(c["tool"], c["args"])) for i, c in enumerate(self.calls)
+        ]
         return AgentOutcome("Done.", steps, "finished")
 
 
 # --- the home model ------------------------------------------------------------------------------------------
+
 
 def test_placement_is_validated_with_its_path_and_kept_by_a_running_fabric() -> None:
     home = build_home(5, seeded_rng("t", 5))
@@ -67,20 +69,28 @@ def test_placement_is_validated_with_its_path_and_kept_by_a_running_fabric() -> 
 
 def test_a_home_without_placement_loads_and_dumps_as_before() -> None:
     env = {"temperature": 2100, "humidity": 4500, "illuminance": 150, "pm10": 12}
-    home = validate_home({"name": "plain", "base_time": "2026-01-01 08:00:00",
-                          "rooms": [{"id": "den", "name": "Den", "type": "den", "environment": env}],
-                          "devices": [{"id": "lamp", "type": "on_off_light", "room": "den"}]})
+    home = validate_home(
+        {
+            "name": "plain",
+            "base_time": "2026-01-01 08:00:00",
+            "rooms": [{"id": "den", "name": "Den", "type": "den", "environment": env}],
+            "devices": [{"id": "lamp", "type": "on_off_light", "room": "den"}],
+        }
+    )
     assert "placement" not in dump_home(home)
     assert home_placement(home.extensions).devices == {}
 
 
 # --- spatial references -----------------------------------------------------------------------------------
 
+
 def _two_positions(home) -> tuple[UserPosition, UserPosition, str, str]:
     rng = seeded_rng("positions")
     for _ in range(500):
-        a, b = (UserPosition(room="living_room", x=round(rng.uniform(0.3, 5.7), 1), y=round(rng.uniform(0.3, 4.2), 1))
-                for _ in range(2))
+        a, b = (
+            UserPosition(room="living_room", x=round(rng.uniform(0.3, 5.7), 1), y=round(rng.uniform(0.3, 4.2), 1))
+            for _ in range(2)
+        )
         try:
             first, second = (resolve("next_to_me", p, lights(home)) for p in (a, b))
         except Unresolved:
@@ -100,13 +110,23 @@ def test_the_same_words_from_two_positions_act_on_two_devices() -> None:
     episodes = []
     for position in (here, there):
         text, gold, checks, target = spatial_request(home, "next_to_me", position, seeded_rng("words"))
-        episodes.append(VoiceEpisode(
-            episode_id=f"voice_spatial_{target}", seed=11, task_type="spatial", variant="one_request", home=home,
-            turns=[VoiceTurn(text=text, position=position, act="execute", gold=gold)], checks=checks,
-            preserve=preserve_others(home, {target})))
+        episodes.append(
+            VoiceEpisode(
+                episode_id=f"voice_spatial_{target}",
+                seed=11,
+                task_type="spatial",
+                variant="one_request",
+                home=home,
+                turns=[VoiceTurn(text=text, position=position, act="execute", gold=gold)],
+                checks=checks,
+                preserve=preserve_others(home, {target}),
+            )
+        )
     assert episodes[0].turns[0].text == episodes[1].turns[0].text  # the same utterance …
-    assert {episodes[0].turns[0].gold[0].args["device_id"], episodes[1].turns[0].gold[0].args["device_id"]} \
-        == {near_here, near_there}  # … meant two different lights
+    assert {episodes[0].turns[0].gold[0].args["device_id"], episodes[1].turns[0].gold[0].args["device_id"]} == {
+        near_here,
+        near_there,
+    }  # … meant two different lights
     for episode in episodes:
         assert run(episode)["passed"]
     # acting on the light near the *other* position fails: the target unchanged, another light changed
@@ -116,9 +136,11 @@ def test_the_same_words_from_two_positions_act_on_two_devices() -> None:
 
 
 def test_references_resolve_from_where_the_user_stands_and_faces() -> None:
-    lamps = [Placed("window", "den", DevicePlacement(x=1, y=3, anchor="by the window")),
-             Placed("sofa", "den", DevicePlacement(x=4, y=1, anchor="next to the sofa")),
-             Placed("hall", "hall", DevicePlacement(x=1, y=1))]
+    lamps = [
+        Placed("window", "den", DevicePlacement(x=1, y=3, anchor="by the window")),
+        Placed("sofa", "den", DevicePlacement(x=4, y=1, anchor="next to the sofa")),
+        Placed("hall", "hall", DevicePlacement(x=1, y=1)),
+    ]
     facing_north = UserPosition(room="den", x=3.5, y=2, facing_deg=0)
     assert resolve("behind_me", facing_north, lamps) == "sofa"
     assert resolve("behind_me", facing_north.model_copy(update={"facing_deg": 180}), lamps) == "window"
@@ -129,6 +151,7 @@ def test_references_resolve_from_where_the_user_stands_and_faces() -> None:
 
 
 # --- temporal through automations, in virtual time -------------------------------------------------------
+
 
 def _variant(task_type: str, variant: str) -> VoiceEpisode:
     for seed in range(1, 200):
@@ -168,10 +191,12 @@ def test_a_weekday_routine_fires_on_weekdays_only() -> None:
 
 # --- the generated suite -----------------------------------------------------------------------------------
 
+
 def test_generation_is_byte_identical_per_seed_through_the_cli(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        result = homefabric("episodes", "generate", "--suite", "voice", "--per-type", "3", "--seed", "4",
-                            "--out", str(tmp_path / name))
+        result = homefabric(
+            "episodes", "generate", "--suite", "voice", "--per-type", "3", "--seed", "4", "--out", str(tmp_path / name)
+        )
         assert result.returncode == 0, result.stderr
     files = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert len(files) == 9
@@ -187,8 +212,15 @@ def test_generation_is_byte_identical_per_seed_through_the_cli(tmp_path: Path) -
 def test_the_oracle_solves_the_whole_suite_and_the_null_agent_none() -> None:
     episodes = generate_voice_episodes(8, 7)
     assert {e.task_type for e in episodes} == {"spatial", "temporal", "clarify"}
-    assert {"two_requests", "delay", "leave_room", "washer_done", "weekday_routine", "which_device", "missing_level"} \
-        <= {e.variant for e in episodes}
+    assert {
+        "two_requests",
+        "delay",
+        "leave_room",
+        "washer_done",
+        "weekday_routine",
+        "which_device",
+        "missing_level",
+    } <= {e.variant for e in episodes}
     oracle = [run(e) for e in episodes]
     assert all(r["passed"] for r in oracle), [r["episode_id"] for r in oracle if not r["passed"]]
     clarify = [r for r in oracle if r["task_type"] == "clarify"]

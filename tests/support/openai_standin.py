@@ -71,6 +71,7 @@ class Turn:
 
 # --- script builders -------------------------------------------------------------------------------
 
+
 def _arguments_text(arguments: Mapping[str, Any] | str | None) -> str:
     if arguments is None:
         return "{}"
@@ -79,18 +80,28 @@ def _arguments_text(arguments: Mapping[str, Any] | str | None) -> str:
     return json.dumps(dict(arguments), ensure_ascii=False)
 
 
-def tool_call(name: str, arguments: Mapping[str, Any] | str | None = None, *, content: str | None = None,
-              call_id: str | None = None, usage: tuple[int, int] | None = None) -> Turn:
+def tool_call(
+    name: str,
+    arguments: Mapping[str, Any] | str | None = None,
+    *,
+    content: str | None = None,
+    call_id: str | None = None,
+    usage: tuple[int, int] | None = None,
+) -> Turn:
     """A native tool call. ``arguments`` as a string is sent verbatim (use it for malformed JSON)."""
-    return Turn("reply", content=content, calls=(ScriptedCall(name, _arguments_text(arguments), call_id),),
-                usage=usage)
+    return Turn("reply", content=content, calls=(ScriptedCall(name, _arguments_text(arguments), call_id),), usage=usage)
 
 
-def tool_calls(calls: Iterable[tuple[str, Mapping[str, Any] | str | None]], *, content: str | None = None,
-               usage: tuple[int, int] | None = None) -> Turn:
+def tool_calls(
+    calls: Iterable[tuple[str, Mapping[str, Any] | str | None]],
+    *,
+    content: str | None = None,
+    usage: tuple[int, int] | None = None,
+) -> Turn:
     """Several tool calls in one assistant turn (parallel tool calling)."""
-    return Turn("reply", content=content, calls=tuple(ScriptedCall(n, _arguments_text(a)) for n, a in calls),
-                usage=usage)
+    return Turn(
+        "reply", content=content, calls=tuple(ScriptedCall(n, _arguments_text(a)) for n, a in calls), usage=usage
+    )
 
 
 def finish(answer: str, *, content: str | None = None) -> Turn:
@@ -102,8 +113,15 @@ def text(content: str, *, usage: tuple[int, int] | None = None) -> Turn:
     return Turn("reply", content=content, usage=usage)
 
 
-def react(action: str, action_input: Mapping[str, Any] | str | None = None, *, thought: str = "",
-          fenced: bool = False, input_as_string: bool = True, prose: str = "") -> Turn:
+def react(
+    action: str,
+    action_input: Mapping[str, Any] | str | None = None,
+    *,
+    thought: str = "",
+    fenced: bool = False,
+    input_as_string: bool = True,
+    prose: str = "",
+) -> Turn:
     """A text-ReAct reply ``{"thought", "action", "action_input"}``; ``action_input`` as a JSON string by
     default (the common format), optionally inside a Markdown code fence and after some prose."""
     value: Any = action_input if action_input is not None else {}
@@ -116,10 +134,14 @@ def react(action: str, action_input: Mapping[str, Any] | str | None = None, *, t
 
 
 def http_error(status: int, *, retry_after: float | str | None = None, message: str | None = None) -> Turn:
-    headers = (("Retry-After", f"{retry_after:g}" if isinstance(retry_after, int | float) else retry_after),) \
-        if retry_after is not None else ()
-    body = json.dumps({"error": {"message": message or f"stand-in scripted HTTP {status}",
-                                 "type": "standin_error", "code": status}})
+    headers = (
+        (("Retry-After", f"{retry_after:g}" if isinstance(retry_after, int | float) else retry_after),)
+        if retry_after is not None
+        else ()
+    )
+    body = json.dumps(
+        {"error": {"message": message or f"stand-in scripted HTTP {status}", "type": "standin_error", "code": status}}
+    )
     return Turn("http_error", status=status, headers=headers, error_body=body)
 
 
@@ -151,6 +173,7 @@ PLACEHOLDER = re.compile(r"<[^<>\n]{3,80}>")
 def echo_placeholder() -> Turn:
     """A weak model copying the reply format's example back: the first ``<…>`` placeholder written after
     ``"answer"`` in the system prompt (else the first one anywhere) becomes its final answer."""
+
     def respond(body: dict[str, Any]) -> Turn:
         system = next((str(m.get("content")) for m in body["messages"] if m.get("role") == "system"), "")
         after_answer = re.search(r'"answer"\W*(<[^<>\n]{3,80}>)', system)
@@ -167,6 +190,7 @@ def preflight_turns(*, calls_tools: bool = True) -> list[Turn]:
     """What the react agent's preflight consumes: the 1-token endpoint probe, then the tool probe, which a
     model that sees the tools answers with a call to the probe tool (``calls_tools``) and a model that
     does not see them answers in prose."""
+
     def tool_probe(body: dict[str, Any]) -> Turn:
         tools = body.get("tools") or []
         if calls_tools and tools:
@@ -183,8 +207,12 @@ def dynamic(respond: Callable[[dict[str, Any]], Turn]) -> Turn:
     return Turn("dynamic", respond=respond)
 
 
-def oracle_script(actions: Iterable[Mapping[str, Any] | tuple[str, Mapping[str, Any]]], *,
-                  answer: str = "Done.", mode: Literal["native", "text"] = "native") -> list[Turn]:
+def oracle_script(
+    actions: Iterable[Mapping[str, Any] | tuple[str, Mapping[str, Any]]],
+    *,
+    answer: str = "Done.",
+    mode: Literal["native", "text"] = "native",
+) -> list[Turn]:
     """One turn per action, then ``finish(answer)``: what a perfect model would say.
 
     ``actions`` are ``(tool, params)`` pairs or ``{"tool", "params"}`` records (the shape of
@@ -201,6 +229,7 @@ def oracle_script(actions: Iterable[Mapping[str, Any] | tuple[str, Mapping[str, 
 
 
 # --- request validation ----------------------------------------------------------------------------
+
 
 class ChatRequest(BaseModel):
     """The fields the stand-in checks; the rest of the body is recorded as sent."""
@@ -264,6 +293,7 @@ def _content_parts_problem(parts: list[Any]) -> str | None:
 
 # --- the server ------------------------------------------------------------------------------------
 
+
 @dataclass
 class RecordedRequest:
     method: str
@@ -290,9 +320,17 @@ class OpenAIStandin:
     HTTP 400 too, without consuming a turn.
     """
 
-    def __init__(self, script: Iterable[Turn] = (), *, model: str = STANDIN_MODEL, strict: bool = True,
-                 host: str = "127.0.0.1", port: int = 0, drop_tools: bool = False,
-                 token_cap: int = DEFAULT_TOKEN_CAP) -> None:
+    def __init__(
+        self,
+        script: Iterable[Turn] = (),
+        *,
+        model: str = STANDIN_MODEL,
+        strict: bool = True,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        drop_tools: bool = False,
+        token_cap: int = DEFAULT_TOKEN_CAP,
+    ) -> None:
         self.script: list[Turn] = list(script)
         self.model = model
         self.strict = strict
@@ -391,9 +429,12 @@ class OpenAIStandin:
                         return  # the client gave up while the server hung: answer nothing, consume no turn
                     reply = await self._handle(method, path, headers, body)
                 payload = reply.payload.encode()
-                lines = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}",
-                         "Content-Type: application/json", f"Content-Length: {len(payload)}",
-                         *(f"{k}: {v}" for k, v in reply.headers)]
+                lines = [
+                    f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}",
+                    "Content-Type: application/json",
+                    f"Content-Length: {len(payload)}",
+                    *(f"{k}: {v}" for k, v in reply.headers),
+                ]
                 writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload)
                 await writer.drain()
                 if headers.get("connection", "").lower() == "close":
@@ -474,16 +515,20 @@ class OpenAIStandin:
         if turn.kind == "runaway":  # generate until the cap
             cap = min(limit or self.token_cap, self.token_cap)
             unit = turn.content or "more "
-            content = (unit * (cap * CHARS_PER_TOKEN // len(unit) + 1))[:cap * CHARS_PER_TOKEN]
+            content = (unit * (cap * CHARS_PER_TOKEN // len(unit) + 1))[: cap * CHARS_PER_TOKEN]
             finish_reason = "length"
         elif limit is not None and content and _tokens(content) > limit:  # honour max_tokens like a server
-            content, finish_reason = content[:limit * CHARS_PER_TOKEN], "length"
+            content, finish_reason = content[: limit * CHARS_PER_TOKEN], "length"
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if turn.calls:
             message["tool_calls"] = [
-                {"id": call.call_id or f"call_{index}_{n}", "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments}}
-                for n, call in enumerate(turn.calls)]
+                {
+                    "id": call.call_id or f"call_{index}_{n}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments},
+                }
+                for n, call in enumerate(turn.calls)
+            ]
         if turn.usage is not None:
             prompt, completion = turn.usage
         else:  # deterministic, non-zero, grows with the conversation (so token accounting is testable)
@@ -494,10 +539,17 @@ class OpenAIStandin:
             if finish_reason == "length" and limit is not None:
                 completion = limit
         return {
-            "id": f"chatcmpl-standin-{index}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-standin-{index}",
+            "object": "chat.completion",
+            "created": 0,
             "model": body.get("model") or self.model,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": finish_reason or ("tool_calls" if turn.calls else "stop")}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": finish_reason or ("tool_calls" if turn.calls else "stop"),
+                }
+            ],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
         }
 
@@ -506,9 +558,19 @@ def _tokens(content: str) -> int:
     return math.ceil(len(content) / CHARS_PER_TOKEN)
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
-            408: "Request Timeout", 411: "Length Required", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    408: "Request Timeout",
+    411: "Length Required",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 def _parse_head(head: bytes) -> tuple[str, str, dict[str, str]]:

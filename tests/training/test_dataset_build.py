@@ -21,13 +21,17 @@ from benchmark.training.splits import LeakKeys, SplitLeak, assign_splits, check_
 
 pytestmark = pytest.mark.requires("datasets")
 
-SPEC = DatasetSpec(kinds="qt1,qt3", per_type=3, seed=7, unit_size=2,
-                   splits={"train": 0.5, "validation": 0.25, "test": 0.25})
+SPEC = DatasetSpec(
+    kinds="qt1,qt3", per_type=3, seed=7, unit_size=2, splits={"train": 0.5, "validation": 0.25, "test": 0.25}
+)
 
 
 def tree_bytes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +56,12 @@ def test_splits_keep_every_home_and_template_in_one_split(built: Path) -> None:
 
 
 def test_a_leak_is_refused_and_shared_keys_are_grouped() -> None:
-    examples = [LeakKeys("a", ("home:1", "template:x")), LeakKeys("b", ("home:2", "template:x")),
-                LeakKeys("c", ("home:3", "template:y")), LeakKeys("d", ("home:3", "template:z"))]
+    examples = [
+        LeakKeys("a", ("home:1", "template:x")),
+        LeakKeys("b", ("home:2", "template:x")),
+        LeakKeys("c", ("home:3", "template:y")),
+        LeakKeys("d", ("home:3", "template:z")),
+    ]
     split_of = assign_splits(examples, {"train": 0.34, "validation": 0.33, "test": 0.33}, seed=5)
     assert split_of["a"] == split_of["b"] and split_of["c"] == split_of["d"]
     check_no_leakage(examples, split_of)
@@ -80,31 +88,88 @@ def test_parquet_and_disk_forms_load_with_datasets(built: Path) -> None:
 
 # OpenAI's chat fine-tuning line (messages with tool calls and tool results, tools as function schemas).
 CHAT_LINE = {
-    "type": "object", "required": ["messages", "tools"], "additionalProperties": False,
+    "type": "object",
+    "required": ["messages", "tools"],
+    "additionalProperties": False,
     "properties": {
-        "tools": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["type", "function"],
-            "properties": {"type": {"const": "function"}, "function": {
-                "type": "object", "required": ["name", "parameters"],
-                "properties": {"name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
-                               "description": {"type": "string"}, "parameters": {"type": "object"}}}}}},
-        "messages": {"type": "array", "minItems": 3, "items": {"oneOf": [
-            {"type": "object", "required": ["role", "content"], "additionalProperties": False,
-             "properties": {"role": {"enum": ["system", "user"]}, "content": {"type": "string"}}},
-            {"type": "object", "required": ["role", "tool_calls"], "additionalProperties": False,
-             "properties": {"role": {"const": "assistant"}, "content": {"type": ["string", "null"]},
-                            "tool_calls": {"type": "array", "minItems": 1, "items": {
-                                "type": "object", "required": ["id", "type", "function"], "additionalProperties": False,
-                                "properties": {"id": {"type": "string"}, "type": {"const": "function"},
-                                               "function": {"type": "object", "required": ["name", "arguments"],
-                                                            "additionalProperties": False,
-                                                            "properties": {"name": {"type": "string"},
-                                                                           "arguments": {"type": "string"}}}}}}}},
-            {"type": "object", "required": ["role", "content"], "additionalProperties": False,
-             "properties": {"role": {"const": "assistant"}, "content": {"type": "string"}}},
-            {"type": "object", "required": ["role", "tool_call_id", "content"], "additionalProperties": False,
-             "properties": {"role": {"const": "tool"}, "tool_call_id": {"type": "string"},
-                            "content": {"type": "string"}}}]}},
+        "tools": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["type", "function"],
+                "properties": {
+                    "type": {"const": "function"},
+                    "function": {
+                        "type": "object",
+                        "required": ["name", "parameters"],
+                        "properties": {
+                            "name": {"type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$"},
+                            "description": {"type": "string"},
+                            "parameters": {"type": "object"},
+                        },
+                    },
+                },
+            },
+        },
+        "messages": {
+            "type": "array",
+            "minItems": 3,
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["role", "content"],
+                        "additionalProperties": False,
+                        "properties": {"role": {"enum": ["system", "user"]}, "content": {"type": "string"}},
+                    },
+                    {
+                        "type": "object",
+                        "required": ["role", "tool_calls"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "role": {"const": "assistant"},
+                            "content": {"type": ["string", "null"]},
+                            "tool_calls": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {
+                                    "type": "object",
+                                    "required": ["id", "type", "function"],
+                                    "additionalProperties": False,
+                                    "properties": {
+                                        "id": {"type": "string"},
+                                        "type": {"const": "function"},
+                                        "function": {
+                                            "type": "object",
+                                            "required": ["name", "arguments"],
+                                            "additionalProperties": False,
+                                            "properties": {"name": {"type": "string"}, "arguments": {"type": "string"}},
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    },
+                    {
+                        "type": "object",
+                        "required": ["role", "content"],
+                        "additionalProperties": False,
+                        "properties": {"role": {"const": "assistant"}, "content": {"type": "string"}},
+                    },
+                    {
+                        "type": "object",
+                        "required": ["role", "tool_call_id", "content"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "role": {"const": "tool"},
+                            "tool_call_id": {"type": "string"},
+                            "content": {"type": "string"},
+                        },
+                    },
+                ]
+            },
+        },
     },
 }
 
@@ -112,8 +177,12 @@ CHAT_LINE = {
 def chat_lines(root: Path) -> list[dict[str, Any]]:
     """Every line of the chat JSONL, checked against the fine-tuning format, each call against its tool's schema,
     each result against its call."""
-    lines = [json.loads(line) for s in ("train", "validation", "test") if (root / "chat" / f"{s}.jsonl").exists()
-             for line in (root / "chat" / f"{s}.jsonl").read_text().splitlines()]
+    lines = [
+        json.loads(line)
+        for s in ("train", "validation", "test")
+        if (root / "chat" / f"{s}.jsonl").exists()
+        for line in (root / "chat" / f"{s}.jsonl").read_text().splitlines()
+    ]
     for line in lines:
         jsonschema.validate(line, CHAT_LINE)
         messages, tools = line["messages"], {t["function"]["name"]: t["function"] for t in line["tools"]}
@@ -168,9 +237,12 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
 
     runner = CliRunner()
     suite = "--suite 'nope' cannot be built; allowed: simuhome, smh, voice"
-    for args, words in ((["--suite", "nope", "--per-type", "1"], suite),
-                        (["--per-type", "0"], "per_type"), (["--kinds", "qt9"], "unknown query type"),
-                        (["--executor", "spark"], "unknown executor 'spark'; allowed: local, ray")):
+    for args, words in (
+        (["--suite", "nope", "--per-type", "1"], suite),
+        (["--per-type", "0"], "per_type"),
+        (["--kinds", "qt9"], "unknown query type"),
+        (["--executor", "spark"], "unknown executor 'spark'; allowed: local, ray"),
+    ):
         result = runner.invoke(app, ["dataset", "build", *args, "--out", str(tmp_path / "o"), "--no-progress"])
         assert result.exit_code == 2, result.output
         assert words in result.output and "Traceback" not in result.output
@@ -189,8 +261,9 @@ def test_a_spec_file_builds_the_same_dataset_as_the_options(built: Path, tmp_pat
 
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(yaml.safe_dump(SPEC.to_dict()))
-    result = CliRunner().invoke(app, ["dataset", "build", str(spec_file), "--out", str(tmp_path / "o"),
-                                      "--no-progress"])
+    result = CliRunner().invoke(
+        app, ["dataset", "build", str(spec_file), "--out", str(tmp_path / "o"), "--no-progress"]
+    )
     assert result.exit_code == 0, result.output
     assert tree_bytes(tmp_path / "o") == tree_bytes(built)
     spec_file.write_text("schema: homefabric-dataset-spec/1\nper_type: 0\nsplits: {train: 1}\n")
@@ -205,7 +278,20 @@ def test_no_cluster_at_the_address_is_one_line_at_once(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    result = CliRunner().invoke(app, ["dataset", "build", "--per-type", "1", "--out", str(tmp_path / "o"),
-                                      "--executor", "ray", "--address", f"127.0.0.1:{port}"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "dataset",
+            "build",
+            "--per-type",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+            "--executor",
+            "ray",
+            "--address",
+            f"127.0.0.1:{port}",
+        ],
+    )
     assert result.exit_code == 2 and f"no Ray cluster answers at 127.0.0.1:{port}" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "o").exists()

@@ -36,8 +36,9 @@ def test_the_same_seed_gives_the_same_episode_and_observations() -> None:
     first, second = SmartHomeEnv(), SmartHomeEnv()
     observations = [env.reset(seed=11)[0] for env in (first, second)]
     assert observations[0] == observations[1]
-    action = json.dumps({"tool_calls": [{"id": "c1", "type": "function",
-                                         "function": {"name": "get_rooms", "arguments": "{}"}}]})
+    action = json.dumps(
+        {"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_rooms", "arguments": "{}"}}]}
+    )
     steps = [env.step(action) for env in (first, second)]
     assert steps[0][0] == steps[1][0] and steps[0][1:4] == (0.0, False, False)
     assert json.loads(steps[0][0])["messages"][-1]["role"] == "tool"
@@ -47,8 +48,9 @@ def test_the_same_seed_gives_the_same_episode_and_observations() -> None:
 def test_the_step_budget_truncates_with_no_reward() -> None:
     env = SmartHomeEnv(max_steps=2)
     env.reset(seed=3)
-    action = json.dumps({"tool_calls": [{"id": "c", "type": "function",
-                                         "function": {"name": "get_rooms", "arguments": "{}"}}]})
+    action = json.dumps(
+        {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "get_rooms", "arguments": "{}"}}]}
+    )
     assert env.step(action)[2:4] == (False, False)
     _obs, reward, terminated, truncated, info = env.step(action)
     assert (reward, terminated, truncated) == (0.0, False, True) and info["verdict"]["passed"] is False
@@ -73,11 +75,13 @@ def test_the_vector_api_and_the_text_adapter() -> None:
 
 
 def test_nothing_imports_ray_without_the_ray_executor(tmp_path: object) -> None:
-    code = ("import sys; from pathlib import Path; from typer.testing import CliRunner; "
-            "from homefabric_cli.main import app; import benchmark.training.environment, benchmark.training.policies; "
-            f"r = CliRunner().invoke(app, ['dataset', 'build', '--kinds', 'qt3_feasible', '--per-type', '1', "
-            f"'--out', '{tmp_path}/o', '--no-progress']); assert r.exit_code == 0, r.output; "
-            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
+    code = (
+        "import sys; from pathlib import Path; from typer.testing import CliRunner; "
+        "from homefabric_cli.main import app; import benchmark.training.environment, benchmark.training.policies; "
+        f"r = CliRunner().invoke(app, ['dataset', 'build', '--kinds', 'qt3_feasible', '--per-type', '1', "
+        f"'--out', '{tmp_path}/o', '--no-progress']); assert r.exit_code == 0, r.output; "
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

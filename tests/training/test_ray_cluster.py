@@ -35,8 +35,11 @@ ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"
 
 
 def tree_bytes(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _free_block(size: int) -> int:
@@ -59,12 +62,30 @@ def _free_block(size: int) -> int:
 
 
 def _node_args(base: int) -> list[str]:
-    return ["--num-cpus", "1", "--object-store-memory", "100000000",
-            "--object-manager-port", str(base + 1), "--node-manager-port", str(base + 2),
-            "--dashboard-agent-listen-port", str(base + 3), "--dashboard-agent-grpc-port", str(base + 4),
-            "--runtime-env-agent-port", str(base + 5), "--metrics-export-port", str(base + 6),
-            "--min-worker-port", str(base + 10), "--max-worker-port", str(base + PORTS_PER_NODE - 1),
-            "--disable-usage-stats", "--block"]
+    return [
+        "--num-cpus",
+        "1",
+        "--object-store-memory",
+        "100000000",
+        "--object-manager-port",
+        str(base + 1),
+        "--node-manager-port",
+        str(base + 2),
+        "--dashboard-agent-listen-port",
+        str(base + 3),
+        "--dashboard-agent-grpc-port",
+        str(base + 4),
+        "--runtime-env-agent-port",
+        str(base + 5),
+        "--metrics-export-port",
+        str(base + 6),
+        "--min-worker-port",
+        str(base + 10),
+        "--max-worker-port",
+        str(base + PORTS_PER_NODE - 1),
+        "--disable-usage-stats",
+        "--block",
+    ]
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -94,13 +115,36 @@ def cluster() -> Iterator[str]:
     nodes: list[subprocess.Popen[bytes]] = []
     with log.open("ab") as sink:
         try:
-            nodes.append(subprocess.Popen([*ray, "--head", "--port", str(base), "--include-dashboard=false",
-                                           "--dashboard-port", str(base + 7), "--temp-dir", temp,
-                                           *_node_args(base)], stdout=sink, stderr=sink, env=ENV,
-                                          start_new_session=True))
+            nodes.append(
+                subprocess.Popen(
+                    [
+                        *ray,
+                        "--head",
+                        "--port",
+                        str(base),
+                        "--include-dashboard=false",
+                        "--dashboard-port",
+                        str(base + 7),
+                        "--temp-dir",
+                        temp,
+                        *_node_args(base),
+                    ],
+                    stdout=sink,
+                    stderr=sink,
+                    env=ENV,
+                    start_new_session=True,
+                )
+            )
             _wait_for_nodes(address, 1, log)
-            nodes.append(subprocess.Popen([*ray, "--address", address, *_node_args(base + PORTS_PER_NODE)],
-                                          stdout=sink, stderr=sink, env=ENV, start_new_session=True))
+            nodes.append(
+                subprocess.Popen(
+                    [*ray, "--address", address, *_node_args(base + PORTS_PER_NODE)],
+                    stdout=sink,
+                    stderr=sink,
+                    env=ENV,
+                    start_new_session=True,
+                )
+            )
             _wait_for_nodes(address, 2, log)
             yield address
         finally:
@@ -110,13 +154,16 @@ def cluster() -> Iterator[str]:
 
 
 def _wait_for_nodes(address: str, count: int, log: Path, timeout: float = 120) -> None:
-    code = ("import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR', log_to_driver=False); "
-            "print(sum(1 for n in ray.nodes() if n['Alive']), int(ray.cluster_resources().get('CPU', 0)))")
+    code = (
+        "import ray, sys; ray.init(address=sys.argv[1], logging_level='ERROR', log_to_driver=False); "
+        "print(sum(1 for n in ray.nodes() if n['Alive']), int(ray.cluster_resources().get('CPU', 0)))"
+    )
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
-        result = subprocess.run([sys.executable, "-c", code, address], capture_output=True, text=True, env=ENV,
-                                timeout=60)
+        result = subprocess.run(
+            [sys.executable, "-c", code, address], capture_output=True, text=True, env=ENV, timeout=60
+        )
         last = result.stdout.strip() or result.stderr.strip()[-300:]
         if result.returncode == 0 and last == f"{count} {count}":
             return
@@ -133,9 +180,25 @@ def local_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _build(address: str, out: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([str(VENV_BIN / "homefabric"), "dataset", "build", *SPEC_ARGS, "--out", str(out),
-                             "--executor", "ray", "--address", address, *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    return subprocess.Popen(
+        [
+            str(VENV_BIN / "homefabric"),
+            "dataset",
+            "build",
+            *SPEC_ARGS,
+            "--out",
+            str(out),
+            "--executor",
+            "ray",
+            "--address",
+            address,
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
 
 
 def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, local_build: Path, tmp_path: Path) -> None:
@@ -167,11 +230,24 @@ def test_a_killed_driver_resumes_to_the_same_bytes(cluster: str, local_build: Pa
 
 def test_episodes_generate_on_the_cluster_writes_the_local_files(cluster: str, tmp_path: Path) -> None:
     args = ["episodes", "generate", "--qt", "qt2,qt4-1", "--per-type", "9", "--seed", "3", "--no-progress"]
-    local = subprocess.run([str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "local")],
-                           capture_output=True, text=True, env=ENV, timeout=600)
+    local = subprocess.run(
+        [str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "local")],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=600,
+    )
     assert local.returncode == 0, local.stderr
-    on_ray = [str(VENV_BIN / "homefabric"), *args, "--out", str(tmp_path / "ray"), "--executor", "ray",
-              "--address", cluster]
+    on_ray = [
+        str(VENV_BIN / "homefabric"),
+        *args,
+        "--out",
+        str(tmp_path / "ray"),
+        "--executor",
+        "ray",
+        "--address",
+        cluster,
+    ]
     first = subprocess.run(on_ray, capture_output=True, text=True, env=ENV, timeout=600)
     assert first.returncode == 0, first.stderr
     assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")

@@ -49,33 +49,65 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     verify(home, plan, checks, checks)
     goal = {"when": timing, "anchor": device_entry(anchor_device), "targets": targets}
     mentions.add(numbers=[str(offset)])
-    lead = pick(rng, ("{m} {rel} {anchor} (finishes|is done|wraps up)", "once {anchor} is done, wait {m}",
-                      "{m} {rel} {anchor} (ends|completes)") if relation == "after" else
-                ("{m} {rel} {anchor} (finishes|is done)", "{m} {rel} {anchor} (ends|completes)"),
-                {"m": minutes(offset), "rel": relation, "anchor": anchor_text})
+    lead = pick(
+        rng,
+        (
+            "{m} {rel} {anchor} (finishes|is done|wraps up)",
+            "once {anchor} is done, wait {m}",
+            "{m} {rel} {anchor} (ends|completes)",
+        )
+        if relation == "after"
+        else ("{m} {rel} {anchor} (finishes|is done)", "{m} {rel} {anchor} (ends|completes)"),
+        {"m": minutes(offset), "rel": relation, "anchor": anchor_text},
+    )
     if relation == "after" and "wait" in lead:
         lead += " and then"
     else:
         lead += ","
     if case == "feasible":
-        return Draft(query=finish(f"{lead} {join(clauses, rng)}", rng), user_location=anchor_device.room_id,
-                     goals=[goal], required_actions=dedupe_actions(
-                         [room_devices_action(anchor_device.room_id)] +
-                         [room_devices_action(t["room_id"]) for t in targets]),
-                     initial_home_config=home.initial_home_config, mentions=mentions,
-                     solution=solution_calls(home, plan), verification={"anchor_end_tick": end_tick})
+        return Draft(
+            query=finish(f"{lead} {join(clauses, rng)}", rng),
+            user_location=anchor_device.room_id,
+            goals=[goal],
+            required_actions=dedupe_actions(
+                [room_devices_action(anchor_device.room_id)] + [room_devices_action(t["room_id"]) for t in targets]
+            ),
+            initial_home_config=home.initial_home_config,
+            mentions=mentions,
+            solution=solution_calls(home, plan),
+            verification={"anchor_end_tick": end_tick},
+        )
     expected_tick = timing["at_tick"]
     conflict_tick = expected_tick + rng.choice((-1, 1)) * rng.randint(10, 20) * TICKS_PER_MINUTE
     clock = clock_12h(time_at(home.initial_home_config, conflict_tick))
     mentions.add(times=[clock])
-    lead = pick(rng, ("{m} {rel} {anchor} finishes, (so|that is) at {clock},",
-                      "at {clock}, which is {m} {rel} {anchor} (is done|finishes),"),
-                {"m": minutes(offset), "rel": relation, "anchor": anchor_text, "clock": clock})
-    conflict_info = {"type": "timing_mismatch_op_nonop", "relation": relation, "offset_minutes": offset,
-                     "anchor_end_at": ticks_to_minutes(end_tick), "expected_at": ticks_to_minutes(expected_tick),
-                     "conflict_at": ticks_to_minutes(conflict_tick), "base_time": home.initial_home_config["base_time"],
-                     "anchor_end_time": clock_time(home, end_tick), "expected_time": clock_time(home, expected_tick),
-                     "conflict_time": clock_time(home, conflict_tick)}
-    return Draft(query=finish(f"{lead} {join(clauses, rng)}", rng), user_location=anchor_device.room_id, goals=[goal],
-                 required_actions=[], initial_home_config=home.initial_home_config, mentions=mentions,
-                 meta={"conflict_type": conflict_info["type"]}, temporal_conflict=conflict_info)
+    lead = pick(
+        rng,
+        (
+            "{m} {rel} {anchor} finishes, (so|that is) at {clock},",
+            "at {clock}, which is {m} {rel} {anchor} (is done|finishes),",
+        ),
+        {"m": minutes(offset), "rel": relation, "anchor": anchor_text, "clock": clock},
+    )
+    conflict_info = {
+        "type": "timing_mismatch_op_nonop",
+        "relation": relation,
+        "offset_minutes": offset,
+        "anchor_end_at": ticks_to_minutes(end_tick),
+        "expected_at": ticks_to_minutes(expected_tick),
+        "conflict_at": ticks_to_minutes(conflict_tick),
+        "base_time": home.initial_home_config["base_time"],
+        "anchor_end_time": clock_time(home, end_tick),
+        "expected_time": clock_time(home, expected_tick),
+        "conflict_time": clock_time(home, conflict_tick),
+    }
+    return Draft(
+        query=finish(f"{lead} {join(clauses, rng)}", rng),
+        user_location=anchor_device.room_id,
+        goals=[goal],
+        required_actions=[],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"conflict_type": conflict_info["type"]},
+        temporal_conflict=conflict_info,
+    )

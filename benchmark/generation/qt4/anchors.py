@@ -14,8 +14,9 @@ from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
 
 
-def anchor_home(seed: int, rng: random.Random, *, extra_exclude: Iterable[str] = (),
-                 config: Any = None) -> tuple[EpisodeHome, str, int]:
+def anchor_home(
+    seed: int, rng: random.Random, *, extra_exclude: Iterable[str] = (), config: Any = None
+) -> tuple[EpisodeHome, str, int]:
     config = config or home_config(sub_seed(seed, "home"))
     excluded = set(extra_exclude)
     appliances = sorted(d.id for d in config.devices if d.type in APPLIANCE_TYPES and d.id not in excluded)

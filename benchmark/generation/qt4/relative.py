@@ -69,12 +69,20 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
         pieces = []
         for index, (timing, variant, offset) in enumerate(chain):
             goal_index = len(goals)
-            goals.append({"when": timing, "anchor": {}, "targets": [{**device_entry(device),
-                                                                      "asserts": [dict(a) for a in variant.asserts]}]})
+            goals.append(
+                {
+                    "when": timing,
+                    "anchor": {},
+                    "targets": [{**device_entry(device), "asserts": [dict(a) for a in variant.asserts]}],
+                }
+            )
             checks.append(Check(goal_index, timing["at_tick"] + TICKS_PER_SECOND, device_id, variant))
             later.append((timing["at_tick"], device_id, variant))
-            lead = (pick(rng, ("in {m}", "{m} from now", "after {m}"), {"m": minutes(offset)}) if index == 0 else
-                    pick(rng, ("{m} after that", "then {m} later", "{m} later"), {"m": minutes(offset)}))
+            lead = (
+                pick(rng, ("in {m}", "{m} from now", "after {m}"), {"m": minutes(offset)})
+                if index == 0
+                else pick(rng, ("{m} after that", "then {m} later", "{m} later"), {"m": minutes(offset)})
+            )
             pieces.append(f"{lead}, {phrase(device, variant, rng, mentions)}")
             mentions.add(numbers=[str(offset)])
         clauses.append(", ".join(pieces))
@@ -83,11 +91,16 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     verify(home, plan, checks, [Check(c.index, c.tick, c.device_id, c.variant) for c in checks])
     if case == "feasible":
         goals = [goals[i] for i in order]
-        return Draft(query=finish(join(clauses, rng), rng), user_location=rng.choice(sorted(
-            home.initial_home_config["rooms"])), goals=goals,
+        return Draft(
+            query=finish(join(clauses, rng), rng),
+            user_location=rng.choice(sorted(home.initial_home_config["rooms"])),
+            goals=goals,
             required_actions=dedupe_actions([room_devices_action(fabric.device(d).room_id) for d in chosen]),
-            initial_home_config=home.initial_home_config, mentions=mentions, solution=solution_calls(home, plan),
-            verification={"checked_ticks": sorted(c.tick for c in checks)})
+            initial_home_config=home.initial_home_config,
+            mentions=mentions,
+            solution=solution_calls(home, plan),
+            verification={"checked_ticks": sorted(c.tick for c in checks)},
+        )
     # Infeasible: only the first goal, stated with a clock time that contradicts "N minutes from now".
     first = goals[0]
     device = fabric.device(first["targets"][0]["device_id"])
@@ -98,13 +111,27 @@ def build(episode_seed: int, case: str, attempt: int, rng: random.Random) -> Dra
     mentions = Mentions()
     clock = clock_12h(time_at(home.initial_home_config, conflict_tick))
     mentions.add(times=[clock], numbers=[str(expected)])
-    lead = pick(rng, ("at {clock}, (which is|that's) {m} from now, ", "at {clock} (-|, so) {m} from now (-|,) "),
-                {"clock": clock, "m": minutes(expected)})
+    lead = pick(
+        rng,
+        ("at {clock}, (which is|that's) {m} from now, ", "at {clock} (-|, so) {m} from now (-|,) "),
+        {"clock": clock, "m": minutes(expected)},
+    )
     query = finish(lead + phrase(device, variant, rng, mentions), rng)
-    conflict_info = {"type": "absolute_time_mismatch_nonop_multi", "expected_at": expected, "conflict_at": conflict,
-                     "base_time": home.initial_home_config["base_time"],
-                     "expected_time": clock_time(home, first["when"]["at_tick"]),
-                     "conflict_time": clock_time(home, conflict_tick)}
-    return Draft(query=query, user_location=device.room_id, goals=[first], required_actions=[],
-                 initial_home_config=home.initial_home_config, mentions=mentions,
-                 meta={"conflict_type": conflict_info["type"]}, temporal_conflict=conflict_info)
+    conflict_info = {
+        "type": "absolute_time_mismatch_nonop_multi",
+        "expected_at": expected,
+        "conflict_at": conflict,
+        "base_time": home.initial_home_config["base_time"],
+        "expected_time": clock_time(home, first["when"]["at_tick"]),
+        "conflict_time": clock_time(home, conflict_tick),
+    }
+    return Draft(
+        query=query,
+        user_location=device.room_id,
+        goals=[first],
+        required_actions=[],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"conflict_type": conflict_info["type"]},
+        temporal_conflict=conflict_info,
+    )

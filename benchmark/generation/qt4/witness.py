@@ -50,10 +50,19 @@ def solution_calls(home: EpisodeHome, plan: Plan) -> list[dict[str, Any]]:
     calls = [step.tool_call(device_id) for device_id, variant in plan.now for step in variant.steps]
     for tick, device_id, variant in plan.later:
         start = time_at(home.initial_home_config, tick).strftime(TIME_FORMAT)
-        calls.append({"tool": "schedule_workflow", "params": {
-            "start_time": start, "description": f"{variant.intent} {device_id}",
-            "steps": [{"tool": c["tool"], "args": c["params"]}
-                      for c in (s.tool_call(device_id) for s in variant.steps)]}})
+        calls.append(
+            {
+                "tool": "schedule_workflow",
+                "params": {
+                    "start_time": start,
+                    "description": f"{variant.intent} {device_id}",
+                    "steps": [
+                        {"tool": c["tool"], "args": c["params"]}
+                        for c in (s.tool_call(device_id) for s in variant.steps)
+                    ],
+                },
+            }
+        )
     return calls
 
 

@@ -26,13 +26,20 @@ def final_state_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, li
         if not isinstance(goal, TargetGoal):
             continue
         asserts = check_asserts(fabric, goal.device_id, goal.asserts)
-        checks.append({"check": "final_state", "device_id": goal.device_id,
-                       "ok": bool(asserts) and all(a["ok"] for a in asserts), "asserts": asserts})
+        checks.append(
+            {
+                "check": "final_state",
+                "device_id": goal.device_id,
+                "ok": bool(asserts) and all(a["ok"] for a in asserts),
+                "asserts": asserts,
+            }
+        )
     return bool(checks) and all(c["ok"] for c in checks), checks
 
 
-def direction_checks(fabric: EmulatedHome, baseline: Baseline, goals: list[Any], settings: EvalSettings
-                     ) -> tuple[bool, bool, list[dict[str, Any]]]:
+def direction_checks(
+    fabric: EmulatedHome, baseline: Baseline, goals: list[Any], settings: EvalSettings
+) -> tuple[bool, bool, list[dict[str, Any]]]:
     """qt2 feasible: each goal variable moved in the asked direction, compared with the no-agent world at
     the same tick, ``qt2_horizon_s`` after the agent finished. Returns (ours, SimuHome-style, checks).
 
@@ -51,8 +58,17 @@ def direction_checks(fabric: EmulatedHome, baseline: Baseline, goals: list[Any],
             final = fabric.room_state(goal.room_id, exact=True)[goal.room_state]
             reference = world.room_state(goal.room_id, exact=True)[goal.room_state]
         except HomeError as error:
-            checks.append({"check": "direction", "room_id": goal.room_id, "room_state": goal.room_state,
-                           "direction": goal.direction, "ok": False, "ok_simuhome": False, "error": error.message})
+            checks.append(
+                {
+                    "check": "direction",
+                    "room_id": goal.room_id,
+                    "room_state": goal.room_state,
+                    "direction": goal.direction,
+                    "ok": False,
+                    "ok_simuhome": False,
+                    "error": error.message,
+                }
+            )
             continue
         sign = 1 if goal.direction == "increase" else -1
         moved = sign * (final - reference)
@@ -60,11 +76,22 @@ def direction_checks(fabric: EmulatedHome, baseline: Baseline, goals: list[Any],
         reach = sign * (reachable_value(baseline, goal, tick) - reference)
         if settings.simuhome_threshold < reach * settings.qt2_reach_share < threshold:
             threshold = reach * settings.qt2_reach_share
-        checks.append({"check": "direction", "room_id": goal.room_id, "room_state": goal.room_state,
-                       "direction": goal.direction, "at_tick": tick, "no_agent": round(reference, 4),
-                       "with_agent": round(final, 4), "moved": round(moved, 4), "reachable": round(reach, 4),
-                       "threshold": round(threshold, 4), "ok": moved >= threshold,
-                       "ok_simuhome": moved >= settings.simuhome_threshold})
+        checks.append(
+            {
+                "check": "direction",
+                "room_id": goal.room_id,
+                "room_state": goal.room_state,
+                "direction": goal.direction,
+                "at_tick": tick,
+                "no_agent": round(reference, 4),
+                "with_agent": round(final, 4),
+                "moved": round(moved, 4),
+                "reachable": round(reach, 4),
+                "threshold": round(threshold, 4),
+                "ok": moved >= threshold,
+                "ok_simuhome": moved >= settings.simuhome_threshold,
+            }
+        )
     ours = bool(checks) and all(c["ok"] for c in checks)
     simuhome = bool(checks) and all(c["ok_simuhome"] for c in checks)
     return ours, simuhome, checks
@@ -104,10 +131,21 @@ def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[
         if not isinstance(goal, ScheduleGoal):
             continue
         at, tol = goal.when.at_tick, goal.when.tolerance_ticks
-        windows.append({"goal_index": index, "goal": goal, "at_tick": at, "tolerance_ticks": tol,
-                        "low": at - tol, "high": at + tol, "satisfied_at": None, "tested_ticks": 0,
-                        "window_missed": at + tol < start, "window_clipped": at - tol < start <= at + tol,
-                        "last": None})
+        windows.append(
+            {
+                "goal_index": index,
+                "goal": goal,
+                "at_tick": at,
+                "tolerance_ticks": tol,
+                "low": at - tol,
+                "high": at + tol,
+                "satisfied_at": None,
+                "tested_ticks": 0,
+                "window_missed": at + tol < start,
+                "window_clipped": at - tol < start <= at + tol,
+                "last": None,
+            }
+        )
     live = [w for w in windows if not w["window_missed"]]
     if live:
         end = max(w["high"] for w in live)
@@ -117,8 +155,10 @@ def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[
             for window in live:
                 if window["satisfied_at"] is None and window["low"] <= tick <= window["high"]:
                     window["tested_ticks"] += 1
-                    results = [{"device_id": t.device_id, "asserts": check_asserts(fabric, t.device_id, t.asserts)}
-                               for t in window["goal"].targets]
+                    results = [
+                        {"device_id": t.device_id, "asserts": check_asserts(fabric, t.device_id, t.asserts)}
+                        for t in window["goal"].targets
+                    ]
                     window["last"] = results
                     if all(a["ok"] for r in results for a in r["asserts"]):
                         window["satisfied_at"] = tick
@@ -131,10 +171,17 @@ def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[
     checks = []
     for window in windows:
         ok = window["satisfied_at"] is not None
-        check = {"check": "schedule", "goal_index": window["goal_index"], "at_tick": window["at_tick"],
-                 "tolerance_ticks": window["tolerance_ticks"], "ok": ok, "satisfied_at": window["satisfied_at"],
-                 "tested_ticks": window["tested_ticks"], "window_missed": window["window_missed"],
-                 "window_clipped": window["window_clipped"]}
+        check = {
+            "check": "schedule",
+            "goal_index": window["goal_index"],
+            "at_tick": window["at_tick"],
+            "tolerance_ticks": window["tolerance_ticks"],
+            "ok": ok,
+            "satisfied_at": window["satisfied_at"],
+            "tested_ticks": window["tested_ticks"],
+            "window_missed": window["window_missed"],
+            "window_clipped": window["window_clipped"],
+        }
         if not ok and window["last"] is not None:
             check["last_checked"] = window["last"]
         checks.append(check)

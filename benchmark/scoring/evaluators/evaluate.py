@@ -31,8 +31,13 @@ from benchmark.scoring.verdicts import JudgeRecord, Verdict
 from benchmark.suites.simuhome.episode import Episode
 from emulator.emulated_home import EmulatedHome
 
-STATE_METHODS = {"qt2": "direction", "qt3": "final_state", "qt4-1": "schedule", "qt4-2": "schedule",
-                 "qt4-3": "schedule"}
+STATE_METHODS = {
+    "qt2": "direction",
+    "qt3": "final_state",
+    "qt4-1": "schedule",
+    "qt4-2": "schedule",
+    "qt4-3": "schedule",
+}
 
 
 @dataclass
@@ -55,8 +60,9 @@ def method_for(episode: Episode) -> str:
     return "judge"
 
 
-def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str,
-               failure: str | None = None) -> str | None:
+def error_type(
+    method: str, required_ok: bool, answer_ok: bool, method_ok: bool | None, end_reason: str, failure: str | None = None
+) -> str | None:
     """SimuHome's error taxonomy where it can be derived (plus our names for the state-based failures and
     for a model that ran away: generated until the timeout or, turn after turn, to the token limit)."""
     if end_reason == "max_steps":
@@ -73,8 +79,12 @@ def error_type(method: str, required_ok: bool, answer_ok: bool, method_ok: bool 
         return "Judge Error"
     if method_ok:
         return None
-    return {"judge": "Context Faithfulness Failure", "final_state": "Final State Failure",
-            "direction": "Direction Failure", "schedule": "Schedule Failure"}[method]
+    return {
+        "judge": "Context Faithfulness Failure",
+        "final_state": "Final State Failure",
+        "direction": "Direction Failure",
+        "schedule": "Schedule Failure",
+    }[method]
 
 
 async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSettings | None = None) -> Verdict:
@@ -110,16 +120,27 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
         if method_ok is None:
             infra_error = f"judge: {judge_record.error}"
     # Running out of steps (or aborting) is a failure however the home ended up.
-    passed = bool(required_ok and method_ok and data.end_reason == "finished"
-                  and (automations is None or automations["passed"]))
+    passed = bool(
+        required_ok and method_ok and data.end_reason == "finished" and (automations is None or automations["passed"])
+    )
     kind_error = error_type(method, required_ok, bool(answer), method_ok, data.end_reason, data.failure)
     if kind_error is None and automations is not None and not automations["passed"]:
         kind_error = "Automation Judging Failure"  # SMH-Bench's AJ
-    return Verdict.model_validate({
-        "passed": passed, "score": 1 if passed else 0, "method": method, "checks": checks,
-        "required_actions": required, "irrelevant_changes": irrelevant, "judge": judge_record,
-        "error_type": None if passed else kind_error, "infra_error": infra_error, "simuhome": simuhome,
-        **({"automations": automations} if automations is not None else {})})
+    return Verdict.model_validate(
+        {
+            "passed": passed,
+            "score": 1 if passed else 0,
+            "method": method,
+            "checks": checks,
+            "required_actions": required,
+            "irrelevant_changes": irrelevant,
+            "judge": judge_record,
+            "error_type": None if passed else kind_error,
+            "infra_error": infra_error,
+            "simuhome": simuhome,
+            **({"automations": automations} if automations is not None else {}),
+        }
+    )
 
 
 __all__ = ["EvalSettings", "EvaluationInput", "error_type", "evaluate_episode", "method_for"]

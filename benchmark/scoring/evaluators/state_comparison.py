@@ -32,8 +32,9 @@ class EvalSettings(BaseModel):
     qt2_horizon_s: float = Field(default=1800.0, ge=0)
     # qt2: the smallest change that counts as "moved in the asked direction" (internal units:
     # centi-°C, centi-%, lux, µg/m³). SimuHome uses 1e-8, which any fan passes (facts §9, 21).
-    qt2_thresholds: dict[str, float] = Field(default_factory=lambda: {
-        "temperature": 50.0, "humidity": 100.0, "illuminance": 10.0, "pm10": 1.0})
+    qt2_thresholds: dict[str, float] = Field(
+        default_factory=lambda: {"temperature": 50.0, "humidity": 100.0, "illuminance": 10.0, "pm10": 1.0}
+    )
     simuhome_threshold: float = 1e-8
     # qt2: where the room's own devices cannot move a variable by a whole threshold (SimuHome's humidity
     # physics: switching off a dehumidifier at 33 % fan leaves a room only ~0.5 % RH more humid than leaving
@@ -62,6 +63,7 @@ def moves_variable(device_type: str, variable: str) -> bool:
 
 # --- required actions ---------------------------------------------------------------------------------
 
+
 def is_subset(required: Any, given: Any) -> bool:
     """SimuHome's recursive subset: dict keys present and matching, list elements contained, scalars ==."""
     if isinstance(required, Mapping):
@@ -81,12 +83,14 @@ def match_required_actions(required: Iterable[Any], invocations: list[dict[str, 
     for action in required:
         tool, params = action.tool, action.params
         matches = [i for i in invocations if i.get("tool") == tool and is_subset(params, i.get("params") or {})]
-        out.append({"tool": tool, "params": params, "invoked": bool(matches),
-                    "succeeded": any(m.get("ok") for m in matches)})
+        out.append(
+            {"tool": tool, "params": params, "invoked": bool(matches), "succeeded": any(m.get("ok") for m in matches)}
+        )
     return out
 
 
 # --- reading and comparing ------------------------------------------------------------------------------
+
 
 def read_assert_path(fabric: EmulatedHome, device_id: str, path: str) -> Any:
     """The value at a SimuHome attribute path, or MISSING. Four-segment paths such as
@@ -145,13 +149,20 @@ def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) 
     out = []
     for item in asserts:
         actual = read_assert_path(fabric, device_id, item.attribute)
-        out.append({"attribute": item.attribute, "expected": item.value,
-                    "actual": None if actual is MISSING else actual, "found": actual is not MISSING,
-                    "ok": values_equal(item.value, actual)})
+        out.append(
+            {
+                "attribute": item.attribute,
+                "expected": item.value,
+                "actual": None if actual is MISSING else actual,
+                "found": actual is not MISSING,
+                "ok": values_equal(item.value, actual),
+            }
+        )
     return out
 
 
 # --- the no-agent replay and irrelevant changes ------------------------------------------------------------
+
 
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.suites.simuhome.home_build)."""
@@ -209,6 +220,9 @@ def targeted_devices(episode: Any, before: Mapping[str, Any]) -> set[str]:
             if goal.anchor.device_id:
                 out.add(goal.anchor.device_id)
         elif isinstance(goal, DirectionGoal):
-            out.update(d for d, info in devices.items()
-                       if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state))
+            out.update(
+                d
+                for d, info in devices.items()
+                if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state)
+            )
     return out

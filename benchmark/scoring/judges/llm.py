@@ -23,28 +23,34 @@ RUBRICS: dict[str, str] = {
         "each room condition is given with a value that agrees with what the tools returned (raw units such as "
         "2841 centi-degrees or converted units such as 28.41 °C are both fine), each device attribute is "
         "reported as the tools showed it, and the rooms are named. If a goal's device does not exist, the answer "
-        "must say so plainly and must not invent a value for it. Otherwise FAIL."),
+        "must say so plainly and must not invent a value for it. Otherwise FAIL."
+    ),
     "qt2_contextual_saturation": (
         "The user hinted at a discomfort that cannot be relieved because the devices able to do it are already "
         "at their limit. PASS only if the agent says it cannot make the change, gives the specific reason (e.g. "
         "the lights are already off or at minimum, the cooling is already at full power), names the room, does "
-        "not claim to have changed anything, and stays consistent with what the tools showed. Otherwise FAIL."),
+        "not claim to have changed anything, and stays consistent with what the tools showed. Otherwise FAIL."
+    ),
     "qt2_nonexistence": (
         "The user hinted at a discomfort but the room has no device able to change that condition. PASS only if "
         "the agent says there is no suitable device in that room, shows awareness of which devices do exist, "
-        "names the room and makes no false claims of having acted. Otherwise FAIL."),
+        "names the room and makes no false claims of having acted. Otherwise FAIL."
+    ),
     "qt3": (
         "The user asked to operate a device that is not in the named room. PASS only if the agent states that "
         "the device is not there, names the room, and does not pretend to have operated it or invent data about "
-        "it. Operating a different device instead is a FAIL."),
+        "it. Operating a different device instead is a FAIL."
+    ),
     "qt4": (
         "The user's request contains a timing conflict (described below). PASS only if the agent recognises the "
         "conflict and refuses or asks for clarification instead of scheduling or executing the actions; times "
         "within one minute count as equal. When the conflict involves an appliance finishing, the agent must "
-        "have checked that appliance's remaining time or state before answering. Otherwise FAIL."),
+        "have checked that appliance's remaining time or state before answering. Otherwise FAIL."
+    ),
 }
 VERDICT_INSTRUCTION = (
-    'Reply with one JSON object and nothing else: {"verdict": "pass" or "fail", "reason": "<one sentence>"}.')
+    'Reply with one JSON object and nothing else: {"verdict": "pass" or "fail", "reason": "<one sentence>"}.'
+)
 OBSERVATION_LIMIT = 800
 
 
@@ -63,8 +69,11 @@ def _compact(value: Any, limit: int = OBSERVATION_LIMIT) -> str:
 def judge_messages(request: JudgeRequest) -> list[dict[str, str]]:
     episode = request.episode
     goals = [g.model_dump(mode="json", exclude_unset=True) for g in episode.goals]
-    lines = [f"User query: {episode.query}", f"User location: {episode.user_location}",
-             f"Evaluation goals (ground truth): {_compact(goals, 4000)}"]
+    lines = [
+        f"User query: {episode.query}",
+        f"User location: {episode.user_location}",
+        f"Evaluation goals (ground truth): {_compact(goals, 4000)}",
+    ]
     if episode.temporal_conflict is not None:
         lines.append(f"Timing conflict: {_compact(episode.temporal_conflict.model_dump(mode='json'), 2000)}")
     trace = []
@@ -75,8 +84,9 @@ def judge_messages(request: JudgeRequest) -> list[dict[str, str]]:
         if step.get("thought"):
             entry += f"thought: {str(step['thought'])[:400]} "
         if step.get("tool"):
-            entry += f"action: {step['tool']}({_compact(step.get('arguments'), 400)}) " \
-                     f"→ {_compact(step.get('observation'))}"
+            entry += (
+                f"action: {step['tool']}({_compact(step.get('arguments'), 400)}) → {_compact(step.get('observation'))}"
+            )
         trace.append(entry)
     lines.append("Agent trajectory:\n" + ("\n".join(trace) if trace else "(no steps)"))
     lines.append(f"Final answer: {request.final_answer or '(none)'}")
@@ -102,12 +112,22 @@ def _json_objects(text: str) -> list[Any]:
             depth -= 1
             if depth == 0 and start is not None:
                 with contextlib.suppress(json.JSONDecodeError):
-                    found.append(json.loads(text[start:index + 1]))
+                    found.append(json.loads(text[start : index + 1]))
     return found
 
 
-_VERDICT_WORDS = {"pass": True, "passed": True, "a": True, "yes": True, "correct": True,
-                  "fail": False, "failed": False, "b": False, "no": False, "incorrect": False}
+_VERDICT_WORDS = {
+    "pass": True,
+    "passed": True,
+    "a": True,
+    "yes": True,
+    "correct": True,
+    "fail": False,
+    "failed": False,
+    "b": False,
+    "no": False,
+    "incorrect": False,
+}
 
 
 def parse_verdict(text: str | None) -> bool | None:
@@ -144,8 +164,12 @@ class LLMJudge:
 
     @classmethod
     def from_spec(cls, spec: Any, *, votes: int = 3, seeds: Sequence[int] = (42, 43, 44)) -> LLMJudge:
-        return cls([LLMClient.from_spec(spec.model_copy(update={"seed": seeds[i % len(seeds)] + i // len(seeds)}))
-                    for i in range(votes)])
+        return cls(
+            [
+                LLMClient.from_spec(spec.model_copy(update={"seed": seeds[i % len(seeds)] + i // len(seeds)}))
+                for i in range(votes)
+            ]
+        )
 
     async def _vote(self, client: Any, messages: list[dict[str, str]]) -> dict[str, Any]:
         try:
@@ -153,8 +177,11 @@ class LLMJudge:
         except Exception as error:  # LLMInfraError / LLMRequestError / anything the transport raised
             return {"vote": "error", "error": f"{type(error).__name__}: {error}", "usage": None}
         verdict = parse_verdict(response.content)
-        return {"vote": "unreadable" if verdict is None else ("pass" if verdict else "fail"),
-                "reply": (response.content or "")[:500], "usage": dict(response.usage or {})}
+        return {
+            "vote": "unreadable" if verdict is None else ("pass" if verdict else "fail"),
+            "reply": (response.content or "")[:500],
+            "usage": dict(response.usage or {}),
+        }
 
     async def judge(self, request: JudgeRequest) -> JudgeRecord:
         messages = judge_messages(request)
@@ -169,7 +196,10 @@ class LLMJudge:
             passed = None
         else:
             passed = passes > fails
-        tokens = {"prompt_tokens": sum((v.get("usage") or {}).get("prompt_tokens", 0) for v in votes),
-                  "completion_tokens": sum((v.get("usage") or {}).get("completion_tokens", 0) for v in votes)}
-        return JudgeRecord.model_validate({"name": self.name, "passed": passed, "votes": votes, "error": error,
-                                           "tokens": tokens})
+        tokens = {
+            "prompt_tokens": sum((v.get("usage") or {}).get("prompt_tokens", 0) for v in votes),
+            "completion_tokens": sum((v.get("usage") or {}).get("completion_tokens", 0) for v in votes),
+        }
+        return JudgeRecord.model_validate(
+            {"name": self.name, "passed": passed, "votes": votes, "error": error, "tokens": tokens}
+        )

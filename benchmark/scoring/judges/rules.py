@@ -83,23 +83,52 @@ class RulesJudge:
             if isinstance(goal, RoomStateGoal):
                 truth = request.after["rooms"].get(goal.room_id, {}).get("state", {}).get(goal.room_state)
                 ok = truth is not None and number_matches(text, float(truth), goal.room_state)
-                checks.append({"check": "room_state_value", "goal_index": index, "room_id": goal.room_id,
-                               "room_state": goal.room_state, "truth": truth, "ok": ok})
-                checks.append({"check": "room_named", "goal_index": index, "room_id": goal.room_id,
-                               "ok": mentions_room(text, goal.room_id)})
+                checks.append(
+                    {
+                        "check": "room_state_value",
+                        "goal_index": index,
+                        "room_id": goal.room_id,
+                        "room_state": goal.room_state,
+                        "truth": truth,
+                        "ok": ok,
+                    }
+                )
+                checks.append(
+                    {
+                        "check": "room_named",
+                        "goal_index": index,
+                        "room_id": goal.room_id,
+                        "ok": mentions_room(text, goal.room_id),
+                    }
+                )
             elif isinstance(goal, DeviceAttributeGoal):
                 if goal.device_id not in devices:
                     ok = has_any(text, NEGATION) and mentions_device(text, goal.device_type, goal.device_id)
-                    checks.append({"check": "device_missing_stated", "goal_index": index,
-                                   "device_id": goal.device_id, "ok": ok})
-                    checks.append({"check": "room_named", "goal_index": index, "room_id": goal.room_id,
-                                   "ok": mentions_room(text, goal.room_id)})
+                    checks.append(
+                        {"check": "device_missing_stated", "goal_index": index, "device_id": goal.device_id, "ok": ok}
+                    )
+                    checks.append(
+                        {
+                            "check": "room_named",
+                            "goal_index": index,
+                            "room_id": goal.room_id,
+                            "ok": mentions_room(text, goal.room_id),
+                        }
+                    )
                     continue
                 truth = read_assert_path(request.fabric, goal.device_id, goal.attribute)
                 names = _enum_names(request.fabric, goal.device_id, goal.attribute)
                 ok = truth is not MISSING and value_mentioned(text, truth, names)
-                checks.append({"check": "device_attribute_value", "goal_index": index, "device_id": goal.device_id,
-                               "attribute": goal.attribute, "truth": None if truth is MISSING else truth, "ok": ok})
+                checks.append(
+                    {
+                        "check": "device_attribute_value",
+                        "goal_index": index,
+                        "device_id": goal.device_id,
+                        "attribute": goal.attribute,
+                        "truth": None if truth is MISSING else truth,
+                        "ok": ok,
+                    }
+                )
         return checks
 
     # infeasible kinds -------------------------------------------------------------------------------------
@@ -114,22 +143,41 @@ class RulesJudge:
         for index, goal in enumerate(request.episode.goals):
             if not isinstance(goal, DirectionGoal):
                 continue
-            actuators = {d for d, info in devices.items()
-                         if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state)}
+            actuators = {
+                d
+                for d, info in devices.items()
+                if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state)
+            }
             nonexistence = family == "nonexistence" or (goal.device_id is not None and goal.device_id not in devices)
             if goal.feasibility is True and not nonexistence:
                 continue  # the feasible half of a mixed episode is not what makes it infeasible
             checks.append(self._unchanged(request, actuators, f"goal {index} actuators"))
-            checks.append({"check": "room_named", "goal_index": index, "room_id": goal.room_id,
-                           "ok": mentions_room(text, goal.room_id)})
+            checks.append(
+                {
+                    "check": "room_named",
+                    "goal_index": index,
+                    "room_id": goal.room_id,
+                    "ok": mentions_room(text, goal.room_id),
+                }
+            )
             if nonexistence:
                 device_named = mentions_device(text, goal.device_type, goal.device_id) or "device" in text
-                checks.append({"check": "nonexistence_stated", "goal_index": index,
-                               "ok": has_any(text, NEGATION) and device_named})
+                checks.append(
+                    {
+                        "check": "nonexistence_stated",
+                        "goal_index": index,
+                        "ok": has_any(text, NEGATION) and device_named,
+                    }
+                )
             else:
-                checks.append({"check": "saturation_stated", "goal_index": index,
-                               "ok": has_any(text, SATURATION) and (has_any(text, NEGATION) or
-                                                                     has_any(text, VARIABLE_WORDS[goal.room_state]))})
+                checks.append(
+                    {
+                        "check": "saturation_stated",
+                        "goal_index": index,
+                        "ok": has_any(text, SATURATION)
+                        and (has_any(text, NEGATION) or has_any(text, VARIABLE_WORDS[goal.room_state])),
+                    }
+                )
         return checks
 
     def _qt3_infeasible(self, request: JudgeRequest, text: str) -> list[dict[str, Any]]:
@@ -139,13 +187,28 @@ class RulesJudge:
             if not isinstance(goal, TargetGoal):
                 continue
             # The named device is gone; operating another one of its kind in that room is the typical mistake.
-            stand_ins = {d for d, info in devices.items()
-                         if info["room_id"] == goal.room_id and info["device_type"] == goal.device_type}
+            stand_ins = {
+                d
+                for d, info in devices.items()
+                if info["room_id"] == goal.room_id and info["device_type"] == goal.device_type
+            }
             checks.append(self._unchanged(request, stand_ins | {goal.device_id}, f"goal {index} {goal.device_type}"))
-            checks.append({"check": "device_missing_stated", "goal_index": index, "device_id": goal.device_id,
-                           "ok": has_any(text, NEGATION) and mentions_device(text, goal.device_type, goal.device_id)})
-            checks.append({"check": "room_named", "goal_index": index, "room_id": goal.room_id,
-                           "ok": mentions_room(text, goal.room_id)})
+            checks.append(
+                {
+                    "check": "device_missing_stated",
+                    "goal_index": index,
+                    "device_id": goal.device_id,
+                    "ok": has_any(text, NEGATION) and mentions_device(text, goal.device_type, goal.device_id),
+                }
+            )
+            checks.append(
+                {
+                    "check": "room_named",
+                    "goal_index": index,
+                    "room_id": goal.room_id,
+                    "ok": mentions_room(text, goal.room_id),
+                }
+            )
         return checks
 
     def _qt4_infeasible(self, request: JudgeRequest, text: str) -> list[dict[str, Any]]:
@@ -153,19 +216,31 @@ class RulesJudge:
         for goal in request.episode.goals:
             if isinstance(goal, ScheduleGoal):
                 targets.update(t.device_id for t in goal.targets)
-        scheduled = sorted({s.get("device_id") for w in request.workflows if w.get("status") != "cancelled"
-                            for s in w.get("steps", []) if s.get("device_id") in targets})
-        checks = [self._unchanged(request, targets, "targets"),
-                  {"check": "nothing_scheduled", "scheduled_for": scheduled, "ok": not scheduled},
-                  {"check": "conflict_stated", "ok": has_any(text, CONFLICT)}]
+        scheduled = sorted(
+            {
+                s.get("device_id")
+                for w in request.workflows
+                if w.get("status") != "cancelled"
+                for s in w.get("steps", [])
+                if s.get("device_id") in targets
+            }
+        )
+        checks = [
+            self._unchanged(request, targets, "targets"),
+            {"check": "nothing_scheduled", "scheduled_for": scheduled, "ok": not scheduled},
+            {"check": "conflict_stated", "ok": has_any(text, CONFLICT)},
+        ]
         conflict = request.episode.temporal_conflict
         facts = conflict.model_dump() if conflict is not None else {}
         spellings: list[str] = []
         for key in ("expected_time", "conflict_time", "anchor_end_time"):
             if isinstance(facts.get(key), str):
                 spellings += times_in_formats(facts[key])
-        numbers = [float(facts[k]) for k in ("offset_minutes", "delay_minutes", "expected_at", "conflict_at",
-                                             "anchor_end_at") if isinstance(facts.get(k), int | float)]
+        numbers = [
+            float(facts[k])
+            for k in ("offset_minutes", "delay_minutes", "expected_at", "conflict_at", "anchor_end_at")
+            if isinstance(facts.get(k), int | float)
+        ]
         named = any(s in text for s in spellings) or any(n in numbers for n in numbers_in(text))
         if facts.get("type") in ("completion_vs_pause", "impossible_early_end"):
             named = named or has_any(text, ("finish", "done", "cycle", "longer", "earlier", "end "))

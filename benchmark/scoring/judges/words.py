@@ -9,15 +9,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 DEVICE_WORDS: dict[str, tuple[str, ...]] = {
-    "on_off_light": ("light", "lamp", "bulb"), "dimmable_light": ("light", "lamp", "dimmer", "bulb"),
+    "on_off_light": ("light", "lamp", "bulb"),
+    "dimmable_light": ("light", "lamp", "dimmer", "bulb"),
     "air_conditioner": ("air conditioner", "air-conditioner", "aircon", "a/c", "ac"),
-    "air_purifier": ("purifier", "air cleaner", "air filter"), "fan": ("fan",),
-    "humidifier": ("humidifier",), "dehumidifier": ("dehumidifier",),
-    "heat_pump": ("heat pump", "heatpump", "heater", "heating"), "tv": ("tv", "television"),
+    "air_purifier": ("purifier", "air cleaner", "air filter"),
+    "fan": ("fan",),
+    "humidifier": ("humidifier",),
+    "dehumidifier": ("dehumidifier",),
+    "heat_pump": ("heat pump", "heatpump", "heater", "heating"),
+    "tv": ("tv", "television"),
     "window_covering_controller": ("blind", "shade", "curtain", "covering", "shutter"),
-    "dishwasher": ("dishwasher", "dish washer"), "laundry_washer": ("washer", "washing machine", "laundry"),
-    "laundry_dryer": ("dryer", "drier"), "rvc": ("vacuum", "robot", "rvc", "roomba"),
-    "freezer": ("freezer",), "refrigerator": ("fridge", "refrigerator"),
+    "dishwasher": ("dishwasher", "dish washer"),
+    "laundry_washer": ("washer", "washing machine", "laundry"),
+    "laundry_dryer": ("dryer", "drier"),
+    "rvc": ("vacuum", "robot", "rvc", "roomba"),
+    "freezer": ("freezer",),
+    "refrigerator": ("fridge", "refrigerator"),
 }
 VARIABLE_WORDS: dict[str, tuple[str, ...]] = {
     "temperature": ("temperature", "warm", "hot", "cool", "cold", "heat", "°c", "degree"),
@@ -25,15 +32,83 @@ VARIABLE_WORDS: dict[str, tuple[str, ...]] = {
     "illuminance": ("light", "bright", "dim", "dark", "lux", "illuminan"),
     "pm10": ("air", "dust", "pm10", "pm 10", "pollut", "purif"),
 }
-NEGATION = ("not ", "no ", "n't", "cannot", "unable", "none", "without", "missing", "absent", "unavailable",
-            "nothing", "never", "neither", "lack", "no longer", "doesn't exist", "does not exist", "no such")
-SATURATION = ("already", "maximum", "minimum", "max", "min ", "lowest", "highest", "full", "fully", "limit",
-              "saturat", "as far as", "no more", "nothing more", "all off", "all on", "at its", "at their",
-              "no further", "can't go", "cannot go", "off already", "all the way")
-CONFLICT = ("conflict", "contradict", "inconsistent", "doesn't match", "does not match", "don't match", "mismatch",
-            "doesn't line up", "does not line up", "discrepan", "clarify", "confirm", "which time", "which one",
-            "did you mean", "do you mean", "impossible", "not possible", "can't", "cannot", "unable", "won't",
-            "?", "but ", "however", "instead", "before it", "longer", "too long", "earlier")
+NEGATION = (
+    "not ",
+    "no ",
+    "n't",
+    "cannot",
+    "unable",
+    "none",
+    "without",
+    "missing",
+    "absent",
+    "unavailable",
+    "nothing",
+    "never",
+    "neither",
+    "lack",
+    "no longer",
+    "doesn't exist",
+    "does not exist",
+    "no such",
+)
+SATURATION = (
+    "already",
+    "maximum",
+    "minimum",
+    "max",
+    "min ",
+    "lowest",
+    "highest",
+    "full",
+    "fully",
+    "limit",
+    "saturat",
+    "as far as",
+    "no more",
+    "nothing more",
+    "all off",
+    "all on",
+    "at its",
+    "at their",
+    "no further",
+    "can't go",
+    "cannot go",
+    "off already",
+    "all the way",
+)
+CONFLICT = (
+    "conflict",
+    "contradict",
+    "inconsistent",
+    "doesn't match",
+    "does not match",
+    "don't match",
+    "mismatch",
+    "doesn't line up",
+    "does not line up",
+    "discrepan",
+    "clarify",
+    "confirm",
+    "which time",
+    "which one",
+    "did you mean",
+    "do you mean",
+    "impossible",
+    "not possible",
+    "can't",
+    "cannot",
+    "unable",
+    "won't",
+    "?",
+    "but ",
+    "however",
+    "instead",
+    "before it",
+    "longer",
+    "too long",
+    "earlier",
+)
 
 
 def has_any(text: str, words: Sequence[str]) -> bool:
@@ -68,8 +143,10 @@ def numbers_in(text: str) -> list[float]:
 
 # Display unit, internal → display factor, and the tolerance in display units.
 ROOM_STATE_UNITS: dict[str, tuple[float, float, float]] = {
-    "temperature": (0.01, 0.5, 0.0), "humidity": (0.01, 1.0, 0.0),
-    "illuminance": (1.0, 5.0, 0.02), "pm10": (1.0, 1.0, 0.05),
+    "temperature": (0.01, 0.5, 0.0),
+    "humidity": (0.01, 1.0, 0.0),
+    "illuminance": (1.0, 5.0, 0.02),
+    "pm10": (1.0, 1.0, 0.05),
 }
 
 

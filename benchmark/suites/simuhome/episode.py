@@ -141,12 +141,17 @@ def _goal_shape(value: Any) -> str | None:
 
 
 Goal = Annotated[
-    Annotated[ScheduleGoal, Tag("schedule")] | Annotated[RoomStateGoal, Tag("room_state")]
-    | Annotated[DeviceAttributeGoal, Tag("device_attribute")] | Annotated[TargetGoal, Tag("target")]
+    Annotated[ScheduleGoal, Tag("schedule")]
+    | Annotated[RoomStateGoal, Tag("room_state")]
+    | Annotated[DeviceAttributeGoal, Tag("device_attribute")]
+    | Annotated[TargetGoal, Tag("target")]
     | Annotated[DirectionGoal, Tag("direction")],
-    Discriminator(_goal_shape, custom_error_type="goal_shape",
-                  custom_error_message="not a goal of a known shape (room_state / device_attribute variant, "
-                                       "direction, asserts, or when+targets)"),
+    Discriminator(
+        _goal_shape,
+        custom_error_type="goal_shape",
+        custom_error_message="not a goal of a known shape (room_state / device_attribute variant, "
+        "direction, asserts, or when+targets)",
+    ),
 ]
 
 # Which goal shapes each query type may hold.
@@ -154,7 +159,9 @@ GOAL_SHAPES: dict[str, tuple[type[BaseModel], ...]] = {
     "qt1": (RoomStateGoal, DeviceAttributeGoal),
     "qt2": (DirectionGoal,),
     "qt3": (TargetGoal,),
-    "qt4-1": (ScheduleGoal,), "qt4-2": (ScheduleGoal,), "qt4-3": (ScheduleGoal,),
+    "qt4-1": (ScheduleGoal,),
+    "qt4-2": (ScheduleGoal,),
+    "qt4-3": (ScheduleGoal,),
 }
 
 
@@ -262,15 +269,20 @@ class EpisodeError(ValueError):
 
 # --- parsing ---------------------------------------------------------------------------------------
 
+
 def _shape_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
     allowed = GOAL_SHAPES[episode.meta.query_type]
     problems = []
     for index, goal in enumerate(episode.evaluation.goals):
         if not isinstance(goal, allowed):
             names = " or ".join(cls.__name__ for cls in allowed)
-            problems.append(EpisodeProblem(source, f"eval.goals[{index}]",
-                                           f"a {type(goal).__name__} in a {episode.meta.query_type} episode "
-                                           f"(expected {names})"))
+            problems.append(
+                EpisodeProblem(
+                    source,
+                    f"eval.goals[{index}]",
+                    f"a {type(goal).__name__} in a {episode.meta.query_type} episode (expected {names})",
+                )
+            )
     return problems
 
 
@@ -280,29 +292,41 @@ def _home_problems(episode: Episode, source: str) -> list[EpisodeProblem]:
     for room_id, room in (episode.initial_home_config.get("rooms") or {}).items():
         for index, device in enumerate((room.get("devices") or []) if isinstance(room, dict) else []):
             if isinstance(device, dict) and device.get("device_type") not in CATALOGUE:
-                problems.append(EpisodeProblem(source, f"initial_home_config.rooms.{room_id}.devices[{index}]"
-                                                       ".device_type",
-                                               f"unknown device type {device.get('device_type')!r}"))
+                problems.append(
+                    EpisodeProblem(
+                        source,
+                        f"initial_home_config.rooms.{room_id}.devices[{index}].device_type",
+                        f"unknown device type {device.get('device_type')!r}",
+                    )
+                )
     if problems:
         return problems
     try:
         _fabric, origin = build_home(episode.initial_home_config, source)
     except HomeConfigError as error:
-        return [EpisodeProblem(source, "initial_home_config" + (f".{path}" if path and not path.startswith("[")
-                                                               else path), message)
-                for path, message in error.problems]
+        return [
+            EpisodeProblem(
+                source, "initial_home_config" + (f".{path}" if path and not path.startswith("[") else path), message
+            )
+            for path, message in error.problems
+        ]
     episode._normalisations = origin.normalisation_counts()
     return []
 
 
-def parse_episode(data: Any, source: str = "<episode>", *, episode_id: str | None = None,
-                  check_home: bool = True) -> Episode:
+def parse_episode(
+    data: Any, source: str = "<episode>", *, episode_id: str | None = None, check_home: bool = True
+) -> Episode:
     """Validate episode data; EpisodeError (every problem with its JSON path) if it is not an episode."""
     try:
         episode = Episode.model_validate(data)
     except ValidationError as error:
-        problems = [EpisodeProblem(source, path.replace("evaluation", "eval", 1) if path.startswith("evaluation")
-                                   else path, message) for path, message in validation_problems(error)]
+        problems = [
+            EpisodeProblem(
+                source, path.replace("evaluation", "eval", 1) if path.startswith("evaluation") else path, message
+            )
+            for path, message in validation_problems(error)
+        ]
         raise EpisodeError(problems) from None
     problems = _shape_problems(episode, source)
     if check_home:
@@ -362,8 +386,9 @@ def episode_files(path: str | os.PathLike[str]) -> list[Path]:
     return [root]
 
 
-def iter_episodes(path: str | os.PathLike[str], *, check_home: bool = True
-                  ) -> Iterator[tuple[Episode | None, list[EpisodeProblem]]]:
+def iter_episodes(
+    path: str | os.PathLike[str], *, check_home: bool = True
+) -> Iterator[tuple[Episode | None, list[EpisodeProblem]]]:
     """Each file of a file or directory (sorted by path), one at a time: (episode, []) or (None, its problems)."""
     root = Path(path)
     if not root.exists():
@@ -377,15 +402,24 @@ def iter_episodes(path: str | os.PathLike[str], *, check_home: bool = True
             yield None, error.problems
             continue
         if episode.episode_id in seen:
-            yield None, [EpisodeProblem(display_name(file), "", f"duplicate episode id {episode.episode_id!r} "
-                                                                f"(also {seen[episode.episode_id]}); skipped")]
+            yield (
+                None,
+                [
+                    EpisodeProblem(
+                        display_name(file),
+                        "",
+                        f"duplicate episode id {episode.episode_id!r} (also {seen[episode.episode_id]}); skipped",
+                    )
+                ],
+            )
             continue
         seen[episode.episode_id] = display_name(file)
         yield episode, []
 
 
-def load_episodes(path: str | os.PathLike[str], *, check_home: bool = True
-                  ) -> tuple[list[Episode], list[EpisodeProblem]]:
+def load_episodes(
+    path: str | os.PathLike[str], *, check_home: bool = True
+) -> tuple[list[Episode], list[EpisodeProblem]]:
     """Every episode in a file or directory (sorted by path) and the problems of the files that are not."""
     episodes: list[Episode] = []
     problems: list[EpisodeProblem] = []
@@ -408,10 +442,35 @@ def kind_counts(episodes: Iterable[Episode]) -> dict[str, int]:
 
 
 __all__ = [
-    "CASES", "EPISODE_FORMAT", "GOAL_SHAPES", "KINDS", "QUERY_TYPES", "ROOM_STATES", "Assert", "DeviceAttributeGoal",
-    "DeviceRef", "DirectionGoal", "Episode", "EpisodeError", "EpisodeProblem", "EvalBlock", "Goal",
-    "HomefabricExtension", "Meta", "RequiredAction", "RoomStateGoal", "ScheduleGoal", "TargetGoal",
-    "TemporalConflict", "When", "episode_files", "iter_episodes", "json_path", "kind_counts", "load_episode",
+    "CASES",
+    "EPISODE_FORMAT",
+    "GOAL_SHAPES",
+    "KINDS",
+    "QUERY_TYPES",
+    "ROOM_STATES",
+    "Assert",
+    "DeviceAttributeGoal",
+    "DeviceRef",
+    "DirectionGoal",
+    "Episode",
+    "EpisodeError",
+    "EpisodeProblem",
+    "EvalBlock",
+    "Goal",
+    "HomefabricExtension",
+    "Meta",
+    "RequiredAction",
+    "RoomStateGoal",
+    "ScheduleGoal",
+    "TargetGoal",
+    "TemporalConflict",
+    "When",
+    "episode_files",
+    "iter_episodes",
+    "json_path",
+    "kind_counts",
+    "load_episode",
     "load_episodes",
-    "parse_episode", "save_episode",
+    "parse_episode",
+    "save_episode",
 ]

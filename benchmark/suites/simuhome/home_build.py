@@ -20,16 +20,18 @@ from emulator.simuhome.origin import SimuHomeOrigin
 from emulator.simuhome.paths import simuhome_path
 
 
-def build_home(initial_home_config: Mapping[str, Any], source: str = "<episode>"
-               ) -> tuple[EmulatedHome, SimuHomeOrigin]:
+def build_home(
+    initial_home_config: Mapping[str, Any], source: str = "<episode>"
+) -> tuple[EmulatedHome, SimuHomeOrigin]:
     """The episode's fabric and the origin record of the import; HomeConfigError (with JSON paths relative
     to ``initial_home_config``) when the home cannot be built."""
     config, origin = from_simuhome(initial_home_config, source=source)
     try:
         return EmulatedHome(config), origin
     except HomeError as error:
-        raise HomeConfigError(source, home_build_problems(config, initial_home_config)
-                              or [("", error.message)]) from None
+        raise HomeConfigError(
+            source, home_build_problems(config, initial_home_config) or [("", error.message)]
+        ) from None
 
 
 def home_build_problems(config: HomeConfig, initial_home_config: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -30,8 +30,12 @@ class Tokens:
         self.calls += 1
 
     def as_dict(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.prompt_tokens + self.completion_tokens, "calls": self.calls}
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "calls": self.calls,
+        }
 
 
 class RequestFailed(RuntimeError):
@@ -78,8 +82,11 @@ class OracleDr:
         elif goal.mode == "answer":
             out = {"mode": "answer", "response": goal.answer.text if goal.answer else ""}
         elif goal.mode == "automate":
-            out = {"mode": "automate", "response": "Scheduled.",
-                   "automations": [r.model_dump(mode="json", exclude_none=True) for r in goal.automations]}
+            out = {
+                "mode": "automate",
+                "response": "Scheduled.",
+                "automations": [r.model_dump(mode="json", exclude_none=True) for r in goal.automations],
+            }
         else:
             out = {"mode": "execute", "response": "Done.", "actions": _actions(instance)}
         return json.dumps(out)
@@ -141,14 +148,21 @@ tool calls. When done, reply with a short plain-text answer and no tool call."""
 
 def eia_messages(instance: Instance, env: HomeEnv, budget: int) -> list[dict[str, Any]]:
     """The partial observation: request, history, memory, entrance device, time, rooms, device index."""
-    observation = {"current_time": instance.current_time, "entrance_device": instance.entrance_device,
-                   "rooms": env.rooms(), "devices": env.index(),
-                   "dialogue_history": [t.model_dump(mode="json", exclude={"prior_values"})
-                                        for t in instance.dialogue_history],
-                   "memory": instance.memory.model_dump(mode="json")}
-    return [{"role": "system", "content": EIA_SYSTEM.replace("{budget}", str(budget))},
-            {"role": "user", "content": f"HOME: {json.dumps(observation, ensure_ascii=False)}\n\n"
-                                        f"REQUEST: {instance.user_query}"}]
+    observation = {
+        "current_time": instance.current_time,
+        "entrance_device": instance.entrance_device,
+        "rooms": env.rooms(),
+        "devices": env.index(),
+        "dialogue_history": [t.model_dump(mode="json", exclude={"prior_values"}) for t in instance.dialogue_history],
+        "memory": instance.memory.model_dump(mode="json"),
+    }
+    return [
+        {"role": "system", "content": EIA_SYSTEM.replace("{budget}", str(budget))},
+        {
+            "role": "user",
+            "content": f"HOME: {json.dumps(observation, ensure_ascii=False)}\n\nREQUEST: {instance.user_query}",
+        },
+    ]
 
 
 class ReactEia:
@@ -171,21 +185,31 @@ class ReactEia:
             tokens.add(response.usage)
             if not response.tool_calls:
                 return EiaResult(response.content or "", "finished", None, tokens)
-            messages.append({"role": "assistant", "content": response.content,
-                             "tool_calls": [c.to_message() for c in response.tool_calls]})
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": response.content,
+                    "tool_calls": [c.to_message() for c in response.tool_calls],
+                }
+            )
             for call in response.tool_calls:
                 try:
                     arguments = json.loads(call.arguments_json) if call.arguments_json.strip() else {}
                 except json.JSONDecodeError as error:
                     arguments = None
-                    envelope = {"status": {"code": 400, "message": "INVALID_PARAMETERS"}, "data": None,
-                                "error": {"type": "INVALID_PARAMETERS", "detail": f"arguments are not JSON: {error}"}}
-                    tools.log.append({"tool": call.name, "arguments": call.arguments_json,
-                                      "code": "INVALID_PARAMETERS"})
+                    envelope = {
+                        "status": {"code": 400, "message": "INVALID_PARAMETERS"},
+                        "data": None,
+                        "error": {"type": "INVALID_PARAMETERS", "detail": f"arguments are not JSON: {error}"},
+                    }
+                    tools.log.append(
+                        {"tool": call.name, "arguments": call.arguments_json, "code": "INVALID_PARAMETERS"}
+                    )
                 if arguments is not None:
                     envelope = tools.call(call.name, arguments)
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": json.dumps(envelope, ensure_ascii=False)})
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": json.dumps(envelope, ensure_ascii=False)}
+                )
             if tools.exhausted:
                 return EiaResult(None, "budget", f"budget of {tools.budget} tool calls spent", tokens)
         return EiaResult(None, "max_steps", f"no final answer within {self.max_turns} model turns", tokens)

@@ -32,7 +32,7 @@ def _fail(message: str, code: int = 2) -> None:
 
 
 def parse_per_subcategory(text: str | None) -> dict[str, int]:
-    """"25,15,10" → counts per tier (simple, medium, complex); one number applies to all three."""
+    """ "25,15,10" → counts per tier (simple, medium, complex); one number applies to all three."""
     if not text:
         return dict(DEFAULT_PER_SUBCATEGORY)
     parts = [p.strip() for p in text.split(",")]
@@ -43,9 +43,17 @@ def parse_per_subcategory(text: str | None) -> dict[str, int]:
     return dict(zip(TIERS, (int(p) for p in parts), strict=True))
 
 
-def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: str | None = None, *,
-             paraphrase: bool = False, base_url: str | None = None, model: str | None = None,
-             api_key_env: str | None = None) -> None:
+def generate(
+    out: Path,
+    seed: int,
+    per_subcategory: str | None,
+    subcategories: str | None = None,
+    *,
+    paraphrase: bool = False,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key_env: str | None = None,
+) -> None:
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
     chosen = _subcategories(subcategories)
@@ -63,17 +71,22 @@ def generate(out: Path, seed: int, per_subcategory: str | None, subcategories: s
     except GenerationError as error:
         _fail(str(error), 1)
     if "paraphrase" in summary:
-        typer.echo(f"paraphrased: {summary['paraphrase']['accepted']} accepted, "
-                   f"{summary['paraphrase']['rejected']} kept as templates")
-    typer.echo(f"wrote {summary['instances']} SMH instances ({summary['homes']} homes) to {out} "
-               f"in {time.perf_counter() - started:.1f} s (wall time)")
+        typer.echo(
+            f"paraphrased: {summary['paraphrase']['accepted']} accepted, "
+            f"{summary['paraphrase']['rejected']} kept as templates"
+        )
+    typer.echo(
+        f"wrote {summary['instances']} SMH instances ({summary['homes']} homes) to {out} "
+        f"in {time.perf_counter() - started:.1f} s (wall time)"
+    )
 
 
 def _paraphraser(base_url: str, model: str, api_key_env: str | None) -> Any:
     def rewrite(instances: list, homes: dict) -> dict[str, int]:
         async def go() -> dict[str, int]:
-            async with LLMClient(base_url, os.environ.get(api_key_env) if api_key_env else None, model,
-                                 temperature=0.7) as client:
+            async with LLMClient(
+                base_url, os.environ.get(api_key_env) if api_key_env else None, model, temperature=0.7
+            ) as client:
                 return await paraphrase_instances(instances, homes, client, model)
 
         return asyncio.run(go())
@@ -91,14 +104,27 @@ def _subcategories(text: str | None) -> tuple[str, ...]:
     return chosen
 
 
-def overrides(*, agent: str | None, episodes: str | None, out: Path | None, setting: str | None,
-              kinds: str | None, budget: int | None, **flags: Any) -> dict[str, Any]:
+def overrides(
+    *,
+    agent: str | None,
+    episodes: str | None,
+    out: Path | None,
+    setting: str | None,
+    kinds: str | None,
+    budget: int | None,
+    **flags: Any,
+) -> dict[str, Any]:
     """The ``bench run`` flags of an SMH run as run-spec fields (``llm`` is the react agent's other name)."""
-    return {"suite": "smh", "agent.name": "react" if agent == "llm" else agent, "episodes.path": episodes,
-            "out": str(out) if out else None,
-            "smh.settings": [s.strip() for s in setting.split(",") if s.strip()] if setting else None,
-            "smh.subcategories": [s.strip() for s in kinds.split(",") if s.strip()] if kinds else None,
-            "smh.budget": budget, **flags}
+    return {
+        "suite": "smh",
+        "agent.name": "react" if agent == "llm" else agent,
+        "episodes.path": episodes,
+        "out": str(out) if out else None,
+        "smh.settings": [s.strip() for s in setting.split(",") if s.strip()] if setting else None,
+        "smh.subcategories": [s.strip() for s in kinds.split(",") if s.strip()] if kinds else None,
+        "smh.budget": budget,
+        **flags,
+    }
 
 
 def wants_smh(spec_file: Path | None, resume_out: Path | None) -> bool:
@@ -127,8 +153,10 @@ def run_spec(spec: Any, *, resume: bool, quiet: bool = False, force: bool = Fals
     """``bench run`` of a ``suite: smh`` spec: settings × instances × trials, concurrent, resumable."""
     suite_dir = Path(spec.episodes.path)
     if not (suite_dir / "instances").is_dir():
-        _fail(f"--episodes {suite_dir}: not an SMH suite directory (expected instances/ and homes/ from "
-              "`homefabric episodes generate --suite smh`)")
+        _fail(
+            f"--episodes {suite_dir}: not an SMH suite directory (expected instances/ and homes/ from "
+            "`homefabric episodes generate --suite smh`)"
+        )
     if not spec.out:
         _fail("--out is required: the run directory")
     out = Path(spec.out)
@@ -140,9 +168,17 @@ def run_spec(spec: Any, *, resume: bool, quiet: bool = False, force: bool = Fals
         _fail(str(error))
     if not instances:
         _fail(f"{suite_dir}: no instances selected", 1)
-    progress = None if quiet else (lambda record: typer.echo(
-        f"{record['setting']} {record['instance_id']} trial {record['trial']}: "
-        f"{'pass' if record['verdict']['overall_pass'] else record['verdict']['error_class']}", err=True))
+    progress = (
+        None
+        if quiet
+        else (
+            lambda record: typer.echo(
+                f"{record['setting']} {record['instance_id']} trial {record['trial']}: "
+                f"{'pass' if record['verdict']['overall_pass'] else record['verdict']['error_class']}",
+                err=True,
+            )
+        )
+    )
     try:
         result = asyncio.run(SmhRunner(spec, out, resume=resume, force=force, on_record=progress).run(instances))
     except (SmhRunError, RunError, ValueError) as error:  # ValueError: a damaged run file, an unset api_key_env
@@ -154,8 +190,10 @@ def run_spec(spec: Any, *, resume: bool, quiet: bool = False, force: bool = Fals
     for title, header, rows in tables(records):
         typer.echo(_render(title, header, rows))
     summary = result.summary
-    typer.echo(f"ran {result.ran}, kept {result.kept} from before; overall: {summary['overall']['passed']}/"
-               f"{summary['overall']['total']} ({summary['overall']['success_rate']} %) → {out}")
+    typer.echo(
+        f"ran {result.ran}, kept {result.kept} from before; overall: {summary['overall']['passed']}/"
+        f"{summary['overall']['total']} ({summary['overall']['success_rate']} %) → {out}"
+    )
     failed_requests = sum(r["verdict"]["error_subtype"] == "request_failed" for r in records)
     if records and failed_requests == len(records):
         _fail(f"all {len(records)} runs failed to reach the model endpoint; see {out / 'records.jsonl'}", 1)
@@ -206,8 +244,7 @@ def write_plots(summary: dict[str, Any], run_dir: Path) -> list[Path]:
         for offset, setting in enumerate(settings):
             values = [summary["by_setting"][setting][key].get(label, {}).get("success_rate") or 0 for label in labels]
             axes.bar([i + offset * 0.4 for i in range(len(labels))], values, width=0.4, label=setting.upper())
-        axes.set_xticks([i + 0.2 * (len(settings) - 1) for i in range(len(labels))], labels, rotation=20,
-                        fontsize=7)
+        axes.set_xticks([i + 0.2 * (len(settings) - 1) for i in range(len(labels))], labels, rotation=20, fontsize=7)
         axes.set_ylabel("success rate %")
         axes.set_ylim(0, 100)
         axes.legend()

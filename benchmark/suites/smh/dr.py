@@ -83,24 +83,42 @@ def context(instance: Instance, env: HomeEnv) -> dict[str, Any]:
         data = env.userdata(did)
         if data["spid"] not in schemas:
             view = env.export_device(did, values=False)
-            schemas[data["spid"]] = {k: view[k] for k in ("description", "attributes", "services", "components")
-                                     if view[k]}
-        devices.append({"did": did, "name": env.device_name(did), "room": data["room"], "spid": data["spid"],
-                        "category": data["category"], "state": env.device_state(did)})
-    return {"current_time": instance.current_time, "entrance_device": instance.entrance_device,
-            "rooms": env.rooms(), "devices": devices, "schemas": schemas,
-            "dialogue_history": [t.model_dump(mode="json", exclude={"prior_values"})
-                                 for t in instance.dialogue_history],
-            "memory": instance.memory.model_dump(mode="json")}
+            schemas[data["spid"]] = {
+                k: view[k] for k in ("description", "attributes", "services", "components") if view[k]
+            }
+        devices.append(
+            {
+                "did": did,
+                "name": env.device_name(did),
+                "room": data["room"],
+                "spid": data["spid"],
+                "category": data["category"],
+                "state": env.device_state(did),
+            }
+        )
+    return {
+        "current_time": instance.current_time,
+        "entrance_device": instance.entrance_device,
+        "rooms": env.rooms(),
+        "devices": devices,
+        "schemas": schemas,
+        "dialogue_history": [t.model_dump(mode="json", exclude={"prior_values"}) for t in instance.dialogue_history],
+        "memory": instance.memory.model_dump(mode="json"),
+    }
 
 
 def first_messages(instance: Instance, env: HomeEnv) -> list[dict[str, Any]]:
     home = json.dumps(context(instance, env), ensure_ascii=False, separators=(",", ":"))
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": f"HOME: {home}\n\nREQUEST: {instance.user_query}"}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"HOME: {home}\n\nREQUEST: {instance.user_query}"},
+    ]
 
 
 def reply_messages(messages: list[dict[str, Any]], assistant_text: str, user_reply: str) -> list[dict[str, Any]]:
     """Stage 2 after a clarification: the question and the user's answer appended."""
-    return [*messages, {"role": "assistant", "content": assistant_text},
-            {"role": "user", "content": f"USER ANSWERS: {user_reply}\n\nReply with the JSON object again."}]
+    return [
+        *messages,
+        {"role": "assistant", "content": assistant_text},
+        {"role": "user", "content": f"USER ANSWERS: {user_reply}\n\nReply with the JSON object again."},
+    ]

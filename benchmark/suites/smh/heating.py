@@ -35,8 +35,9 @@ def run_heating_to_the_end(env: HomeEnv, dids: Iterable[str]) -> dict[str, dict[
     return {did: {TARGET_PATH: env.read(did, "water_quantity")} for did in dids}
 
 
-def with_heating_results(env: HomeEnv, h0_state: Mapping[str, Mapping[str, Any]],
-                         final: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def with_heating_results(
+    env: HomeEnv, h0_state: Mapping[str, Mapping[str, Any]], final: Mapping[str, Mapping[str, Any]]
+) -> dict[str, dict[str, Any]]:
     """The final state plus each heating heater's ``target_water_quantity`` (nothing is advanced when the agent
     changed nothing: the home then still serves as H0 for the automation comparison)."""
     out = {did: dict(attributes) for did, attributes in final.items()}

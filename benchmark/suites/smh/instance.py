@@ -94,8 +94,9 @@ class Instance(_Strict):
 
 
 def dump_instance(instance: Instance) -> str:
-    return json.dumps(instance.model_dump(mode="json", by_alias=True), indent=1, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(instance.model_dump(mode="json", by_alias=True), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    )
 
 
 def load_instances(directory: Path) -> list[Instance]:

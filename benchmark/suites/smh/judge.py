@@ -34,25 +34,41 @@ class _Majority(LLMJudge):
         passes = sum(v["vote"] == "pass" for v in votes)
         fails = sum(v["vote"] == "fail" for v in votes)
         decided = passes + fails >= min(len(self.clients) // 2 + 1, len(self.clients))
-        return {"name": self.name, "passed": passes > fails if decided else None, "votes": votes,
-                "error": None if decided else f"only {passes + fails} of {len(self.clients)} votes were usable"}
+        return {
+            "name": self.name,
+            "passed": passes > fails if decided else None,
+            "votes": votes,
+            "error": None if decided else f"only {passes + fails} of {len(self.clients)} votes were usable",
+        }
 
 
 class SmhAnswerJudge(_Majority):
     async def judge_answer(self, instance: Instance, response: str) -> dict[str, Any]:
         expected = instance.goal.answer
-        return await self._decide([
-            {"role": "system", "content": RUBRIC},
-            {"role": "user", "content": f"QUESTION: {instance.user_query}\nEXPECTED: "
-                                        f"{expected.text if expected else ''} (facts: "
-                                        f"{expected.facts if expected else []})\nRESPONSE: {response}"}])
+        return await self._decide(
+            [
+                {"role": "system", "content": RUBRIC},
+                {
+                    "role": "user",
+                    "content": f"QUESTION: {instance.user_query}\nEXPECTED: "
+                    f"{expected.text if expected else ''} (facts: "
+                    f"{expected.facts if expected else []})\nRESPONSE: {response}",
+                },
+            ]
+        )
 
 
 class SmhClarificationJudge(_Majority):
     async def judge_clarification(self, instance: Instance, question: str) -> dict[str, Any]:
         clarification = instance.goal.clarification
         slot = clarification.slot if clarification else "unknown"
-        return await self._decide([
-            {"role": "system", "content": CLARIFICATION_RUBRIC},
-            {"role": "user", "content": f"REQUEST: {instance.user_query}\nSLOT: {slot}\nINTENT: "
-                                        f"{instance.intended_query or instance.user_query}\nQUESTION: {question}"}])
+        return await self._decide(
+            [
+                {"role": "system", "content": CLARIFICATION_RUBRIC},
+                {
+                    "role": "user",
+                    "content": f"REQUEST: {instance.user_query}\nSLOT: {slot}\nINTENT: "
+                    f"{instance.intended_query or instance.user_query}\nQUESTION: {question}",
+                },
+            ]
+        )

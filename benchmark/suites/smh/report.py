@@ -33,28 +33,41 @@ def pass_hat_k(records: list[dict[str, Any]]) -> dict[str, float | None]:
         cell[0] += record["verdict"]["overall_pass"]
         cell[1] += 1
     trials = min((n for _, n in per_instance.values()), default=0)
-    return {str(k): round(sum(one(c, n, k) or 0 for c, n in per_instance.values()) / len(per_instance), 4)
-            for k in range(1, trials + 1)}
+    return {
+        str(k): round(sum(one(c, n, k) or 0 for c, n in per_instance.values()) / len(per_instance), 4)
+        for k in range(1, trials + 1)
+    }
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     passed = sum(r["verdict"]["overall_pass"] for r in records)
     errors = Counter(r["verdict"]["error_class"] for r in records if not r["verdict"]["overall_pass"])
-    subtypes = Counter(f"{r['verdict']['error_class']}:{r['verdict']['error_subtype']}" for r in records
-                       if not r["verdict"]["overall_pass"])
+    subtypes = Counter(
+        f"{r['verdict']['error_class']}:{r['verdict']['error_subtype']}"
+        for r in records
+        if not r["verdict"]["overall_pass"]
+    )
     tokens = sum(r["prediction"]["tokens"].get("total_tokens", 0) for r in records)
     by_setting = {}
     for setting in SETTINGS:
         chosen = [r for r in records if r["setting"] == setting]
         if chosen:
-            by_setting[setting] = {**_rate(sum(r["verdict"]["overall_pass"] for r in chosen), len(chosen)),
-                                   "by_category": _group(chosen, "category", CATEGORIES),
-                                   "by_tier": _group(chosen, "tier", TIERS), "pass_hat_k": pass_hat_k(chosen)}
-    return {"overall": _rate(passed, len(records)), "by_category": _group(records, "category", CATEGORIES),
-            "by_subcategory": _group(records, "subcategory", SUBCATEGORIES), "by_tier": _group(records, "tier", TIERS),
-            "by_setting": by_setting, "errors": dict(sorted(errors.items())),
-            "error_subtypes": dict(sorted(subtypes.items())),
-            "tokens": {"total": tokens, "per_instance": round(tokens / len(records), 1) if records else 0}}
+            by_setting[setting] = {
+                **_rate(sum(r["verdict"]["overall_pass"] for r in chosen), len(chosen)),
+                "by_category": _group(chosen, "category", CATEGORIES),
+                "by_tier": _group(chosen, "tier", TIERS),
+                "pass_hat_k": pass_hat_k(chosen),
+            }
+    return {
+        "overall": _rate(passed, len(records)),
+        "by_category": _group(records, "category", CATEGORIES),
+        "by_subcategory": _group(records, "subcategory", SUBCATEGORIES),
+        "by_tier": _group(records, "tier", TIERS),
+        "by_setting": by_setting,
+        "errors": dict(sorted(errors.items())),
+        "error_subtypes": dict(sorted(subtypes.items())),
+        "tokens": {"total": tokens, "per_instance": round(tokens / len(records), 1) if records else 0},
+    }
 
 
 def _cell(summary: dict[str, Any], setting: str, group: str, key: str) -> str:
@@ -71,25 +84,54 @@ def tables(records: list[dict[str, Any]]) -> list[tuple[str, list[str], list[lis
     def rows(group: str, keys: Iterable[str]) -> list[list[str]]:
         out = []
         for key in [*keys, "overall"]:
-            cells = [_cell(summary, s, group, key) if key != "overall" else
-                     f"{summary['by_setting'][s]['success_rate']:.1f}" for s in settings]
+            cells = [
+                _cell(summary, s, group, key) if key != "overall" else f"{summary['by_setting'][s]['success_rate']:.1f}"
+                for s in settings
+            ]
             if both:  # the paper's Δ(EIA − DR)
                 cells.append("—" if "—" in cells else f"{float(cells[1]) - float(cells[0]):+.1f}")
             out.append([key, *cells])
         return out
 
     header = [s.upper() for s in settings] + (["Δ EIA−DR"] if both else [])
-    out = [("Success rate by category (Table 2 shape)", ["category", *header], rows("by_category", CATEGORIES)),
-           ("Success rate by home tier (Table 19 shape)", ["tier", *header], rows("by_tier", TIERS))]
-    out.append(("By subcategory", ["subcategory", "passed", "total", "rate"],
-                [[k, str(v["passed"]), str(v["total"]), f"{v['success_rate']:.1f}"]
-                 for k, v in summary["by_subcategory"].items()]))
-    out.append(("Error taxonomy (failures)", ["class:subtype", "count"],
-                [[k, str(v)] for k, v in summary["error_subtypes"].items()]))
+    out = [
+        ("Success rate by category (Table 2 shape)", ["category", *header], rows("by_category", CATEGORIES)),
+        ("Success rate by home tier (Table 19 shape)", ["tier", *header], rows("by_tier", TIERS)),
+    ]
+    out.append(
+        (
+            "By subcategory",
+            ["subcategory", "passed", "total", "rate"],
+            [
+                [k, str(v["passed"]), str(v["total"]), f"{v['success_rate']:.1f}"]
+                for k, v in summary["by_subcategory"].items()
+            ],
+        )
+    )
+    out.append(
+        (
+            "Error taxonomy (failures)",
+            ["class:subtype", "count"],
+            [[k, str(v)] for k, v in summary["error_subtypes"].items()],
+        )
+    )
     if any(len(summary["by_setting"][s]["pass_hat_k"]) > 1 for s in settings):  # trials > 1
-        out.append(("pass^k (all k trials pass)", ["setting", "k", "pass^k"],
-                    [[s.upper(), k, f"{100 * v:.1f}"] for s in settings
-                     for k, v in summary["by_setting"][s]["pass_hat_k"].items()]))
-    out.append(("Tokens", ["total", "per instance"],
-                [[str(summary["tokens"]["total"]), str(summary["tokens"]["per_instance"])]]))
+        out.append(
+            (
+                "pass^k (all k trials pass)",
+                ["setting", "k", "pass^k"],
+                [
+                    [s.upper(), k, f"{100 * v:.1f}"]
+                    for s in settings
+                    for k, v in summary["by_setting"][s]["pass_hat_k"].items()
+                ],
+            )
+        )
+    out.append(
+        (
+            "Tokens",
+            ["total", "per instance"],
+            [[str(summary["tokens"]["total"]), str(summary["tokens"]["per_instance"])]],
+        )
+    )
     return out

@@ -17,18 +17,36 @@ from benchmark.suites.smh.settings import UserFactory, run_dr, run_eia
 from benchmark.suites.smh.user_sim import RuleUser
 
 
-async def run_suite(suite_dir: Path, instances: Iterable[Instance], setting: str, agent: DrAgent | EiaAgent, *,
-                    budget: int = DEFAULT_BUDGET, user_factory: UserFactory = RuleUser,
-                    judge: SmhAnswerJudge | None = None) -> list[dict[str, Any]]:
+async def run_suite(
+    suite_dir: Path,
+    instances: Iterable[Instance],
+    setting: str,
+    agent: DrAgent | EiaAgent,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    user_factory: UserFactory = RuleUser,
+    judge: SmhAnswerJudge | None = None,
+) -> list[dict[str, Any]]:
     homes = Homes(suite_dir)
     records = []
     for instance in instances:
         if setting == "dr":
-            outcome = await run_dr(instance, agent, homes, user_factory=user_factory,  # type: ignore[arg-type]
-                                   judge=judge)
+            outcome = await run_dr(
+                instance,
+                agent,
+                homes,
+                user_factory=user_factory,  # type: ignore[arg-type]
+                judge=judge,
+            )
         else:
-            outcome = await run_eia(instance, agent, homes, budget=budget,  # type: ignore[arg-type]
-                                    user_factory=user_factory, judge=judge)
+            outcome = await run_eia(
+                instance,
+                agent,
+                homes,
+                budget=budget,  # type: ignore[arg-type]
+                user_factory=user_factory,
+                judge=judge,
+            )
         records.append(outcome.record(instance))
     return records
 

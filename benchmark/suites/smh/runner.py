@@ -57,7 +57,7 @@ def select_instances(spec: RunSpec) -> list[Instance]:
     if spec.episodes.ids:
         instances = [i for i in instances if i.id in set(spec.episodes.ids)]
     instances.sort(key=lambda i: i.id)
-    return instances[:spec.episodes.limit] if spec.episodes.limit else instances
+    return instances[: spec.episodes.limit] if spec.episodes.limit else instances
 
 
 def _key(record: dict[str, Any]) -> Key:
@@ -98,14 +98,24 @@ def make_judges(spec: RunSpec) -> tuple[Any, Any]:
     if spec.judge.kind != "llm" or spec.judge.model is None:
         return None, None
 
-    return (SmhAnswerJudge.from_spec(spec.judge.model, votes=spec.judge.votes),
-            SmhClarificationJudge.from_spec(spec.judge.model, votes=spec.judge.votes))
+    return (
+        SmhAnswerJudge.from_spec(spec.judge.model, votes=spec.judge.votes),
+        SmhClarificationJudge.from_spec(spec.judge.model, votes=spec.judge.votes),
+    )
 
 
 class SmhRunner:
-    def __init__(self, spec: RunSpec, out: Path, *, resume: bool = False, agent_factory: Callable[[str], Any]
-                 | None = None, judges: tuple[Any, Any] | None = None,
-                 on_record: Callable[[dict[str, Any]], None] | None = None, force: bool = False) -> None:
+    def __init__(
+        self,
+        spec: RunSpec,
+        out: Path,
+        *,
+        resume: bool = False,
+        agent_factory: Callable[[str], Any] | None = None,
+        judges: tuple[Any, Any] | None = None,
+        on_record: Callable[[dict[str, Any]], None] | None = None,
+        force: bool = False,
+    ) -> None:
         if spec.suite != "smh" or spec.smh is None:
             raise SmhRunError("an SMH run needs a spec with suite: smh")
         self.spec, self.out, self.resume = spec, Path(out), resume
@@ -117,12 +127,19 @@ class SmhRunner:
 
     def _manifest(self, instances: list[Instance]) -> dict[str, Any]:
         assert self.spec.smh is not None
-        return {"schema": MANIFEST_SCHEMA, "suite": self.spec.episodes.path, "agent": self.spec.agent.name,
-                "budget": self.spec.smh.budget, "trials": self.spec.trials,
-                "model": self.spec.agent.model.model if self.spec.agent.model else None,
-                "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-                "episodes": [i.id for i in instances], "conditions": self.spec.smh.settings,
-                "episode_sha256": {i.id: instance_sha256(i) for i in instances}}
+        return {
+            "schema": MANIFEST_SCHEMA,
+            "suite": self.spec.episodes.path,
+            "agent": self.spec.agent.name,
+            "budget": self.spec.smh.budget,
+            "trials": self.spec.trials,
+            "model": self.spec.agent.model.model if self.spec.agent.model else None,
+            "spec": self.spec.model_dump(mode="json", by_alias=True),
+            "spec_sha256": self.spec.sha256(),
+            "episodes": [i.id for i in instances],
+            "conditions": self.spec.smh.settings,
+            "episode_sha256": {i.id: instance_sha256(i) for i in instances},
+        }
 
     def _upgrade_manifest(self) -> None:
         """A run started under schema /2 (``settings``, ``instance_sha256``) resumes: its manifest is rewritten in
@@ -135,17 +152,33 @@ class SmhRunner:
         if not isinstance(old, dict) or old.get("schema") != "homefabric-smh-run/2":
             return
         hashes, settings = old.pop("instance_sha256", None) or {}, old.pop("settings", None)
-        upgraded = {**old, "schema": MANIFEST_SCHEMA, "episodes": sorted(hashes), "conditions": settings,
-                    "episode_sha256": hashes}
+        upgraded = {
+            **old,
+            "schema": MANIFEST_SCHEMA,
+            "episodes": sorted(hashes),
+            "conditions": settings,
+            "episode_sha256": hashes,
+        }
         write_atomically(path, json.dumps(upgraded, indent=2, ensure_ascii=False) + "\n")
 
     def _prepare(self, instances: list[Instance]) -> tuple[list[dict[str, Any]], list[str]]:
         if self.resume:
             self._upgrade_manifest()
-        prepared = prepare_run_directory(self.out, self._manifest(instances), resume=self.resume, force=self.force,
-                                         line=record_line, manifest_name=RUN_MARKER, shape=SMH_RECORD)
-        dropped = [f"line {d['line']}: " + (f"{d['episode_id']} trial {d['trial']}: " if "episode_id" in d else "")
-                   + d["reason"] for d in prepared.dropped]
+        prepared = prepare_run_directory(
+            self.out,
+            self._manifest(instances),
+            resume=self.resume,
+            force=self.force,
+            line=record_line,
+            manifest_name=RUN_MARKER,
+            shape=SMH_RECORD,
+        )
+        dropped = [
+            f"line {d['line']}: "
+            + (f"{d['episode_id']} trial {d['trial']}: " if "episode_id" in d else "")
+            + d["reason"]
+            for d in prepared.dropped
+        ]
         if prepared.torn:
             dropped.append("the last line was cut off mid-write (a killed run): it runs again")
         return prepared.kept, dropped
@@ -169,11 +202,18 @@ class SmhRunner:
             instance = by_id[instance_id]
             async with semaphore:
                 if setting == "dr":
-                    outcome = await run_dr(instance, agents[setting], homes, judge=answer_judge,
-                                           clarification_judge=clarification_judge)
+                    outcome = await run_dr(
+                        instance, agents[setting], homes, judge=answer_judge, clarification_judge=clarification_judge
+                    )
                 else:
-                    outcome = await run_eia(instance, agents[setting], homes, budget=self.spec.smh.budget,
-                                            judge=answer_judge, clarification_judge=clarification_judge)
+                    outcome = await run_eia(
+                        instance,
+                        agents[setting],
+                        homes,
+                        budget=self.spec.smh.budget,
+                        judge=answer_judge,
+                        clarification_judge=clarification_judge,
+                    )
             record = {**outcome.record(instance), "trial": trial}
             assert self._fd is not None
             append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running

@@ -41,10 +41,16 @@ class Outcome:
     verdict: Verdict
 
     def record(self, instance: Instance) -> dict[str, Any]:
-        return {"instance_id": instance.id, "category": instance.category, "subcategory": instance.subcategory,
-                "tier": instance.tier, "setting": self.prediction.setting, "agent": self.prediction.agent,
-                "verdict": self.verdict.model_dump(mode="json"),
-                "prediction": self.prediction.model_dump(mode="json")}
+        return {
+            "instance_id": instance.id,
+            "category": instance.category,
+            "subcategory": instance.subcategory,
+            "tier": instance.tier,
+            "setting": self.prediction.setting,
+            "agent": self.prediction.agent,
+            "verdict": self.verdict.model_dump(mode="json"),
+            "prediction": self.prediction.model_dump(mode="json"),
+        }
 
 
 def _replay(env: Any, actions: list[Any]) -> list[AttemptedAction]:
@@ -56,21 +62,35 @@ def _replay(env: Any, actions: list[Any]) -> list[AttemptedAction]:
         did, locator, arguments = raw.get("did"), raw.get("locator"), raw.get("arguments", {})
         missing = [k for k in ("did", "locator") if k not in raw]
         if missing:
-            out.append(AttemptedAction(did=did, locator=locator, arguments=arguments, code="MISSING_ARGUMENT",
-                                       message=f"an action needs {missing}"))
+            out.append(
+                AttemptedAction(
+                    did=did,
+                    locator=locator,
+                    arguments=arguments,
+                    code="MISSING_ARGUMENT",
+                    message=f"an action needs {missing}",
+                )
+            )
             continue
         result = env.call(did, locator, arguments)
-        out.append(AttemptedAction(did=did, locator=locator, arguments=arguments, code=result.code,
-                                   message=result.message))
+        out.append(
+            AttemptedAction(did=did, locator=locator, arguments=arguments, code=result.code, message=result.message)
+        )
     return out
 
 
 UserFactory = Callable[[Instance], Callable[[str], str]]
 
 
-async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_factory: UserFactory = RuleUser,
-                 judge: SmhAnswerJudge | None = None,
-                 clarification_judge: SmhClarificationJudge | None = None) -> Outcome:
+async def run_dr(
+    instance: Instance,
+    agent: DrAgent,
+    homes: Homes,
+    *,
+    user_factory: UserFactory = RuleUser,
+    judge: SmhAnswerJudge | None = None,
+    clarification_judge: SmhClarificationJudge | None = None,
+) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -84,8 +104,9 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
         if reply.mode == "clarify":
             prediction.questions.append({"question": reply.question, "reply": user(reply.question)})
             if instance.goal.mode == "clarify" or instance.goal.clarify_allowed:
-                text = await agent.reply(instance, dr.reply_messages(messages, text, prediction.questions[-1]["reply"]),
-                                         2, tokens)
+                text = await agent.reply(
+                    instance, dr.reply_messages(messages, text, prediction.questions[-1]["reply"]), 2, tokens
+                )
                 reply = dr.parse_reply(text)
     except RequestFailed as error:
         prediction.end_reason, prediction.error = "request_error", str(error)
@@ -106,8 +127,9 @@ async def run_dr(instance: Instance, agent: DrAgent, homes: Homes, *, user_facto
     final = with_heating_results(env, h0_state, env.state())
     prediction.labels = state_diff(h0_state, final)
     prediction.tokens = tokens.as_dict()
-    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
-                         clarification_judge)
+    return await _judged(
+        instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge, clarification_judge
+    )
 
 
 def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[], Any]:
@@ -116,14 +138,24 @@ def _h0(env: Any, h0_state: Any, homes: Homes, instance: Instance) -> Callable[[
     return (lambda: env) if env.state() == h0_state else (lambda: homes.h0(instance))
 
 
-async def _judged(instance: Instance, prediction: Prediction, h0_state: Any, final: Any, h0: Callable[[], Any],
-                  judge: SmhAnswerJudge | None,
-                  clarification_judge: SmhClarificationJudge | None) -> Outcome:
+async def _judged(
+    instance: Instance,
+    prediction: Prediction,
+    h0_state: Any,
+    final: Any,
+    h0: Callable[[], Any],
+    judge: SmhAnswerJudge | None,
+    clarification_judge: SmhClarificationJudge | None,
+) -> Outcome:
     """The rules verdict, then the optional LLM judges: of the clarifying question, and of a query's answer."""
     outcome = Outcome(prediction, verify(instance, prediction, h0_state, final, h0))
     if clarification_judge is not None:
-        judged = await judge_clarification(instance, prediction, clarification_judge, lambda ok: verify(
-            instance, prediction, h0_state, final, h0, question_ok=ok))
+        judged = await judge_clarification(
+            instance,
+            prediction,
+            clarification_judge,
+            lambda ok: verify(instance, prediction, h0_state, final, h0, question_ok=ok),
+        )
         outcome.verdict = judged or outcome.verdict
     if judge is not None:
         outcome.verdict = await judge_answer(outcome.verdict, instance, outcome.prediction, judge)
@@ -146,9 +178,16 @@ def _mode_of(tools: SmhToolBox) -> str:
     return "answer"
 
 
-async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: int = DEFAULT_BUDGET,
-                  user_factory: UserFactory = RuleUser, judge: SmhAnswerJudge | None = None,
-                  clarification_judge: SmhClarificationJudge | None = None) -> Outcome:
+async def run_eia(
+    instance: Instance,
+    agent: EiaAgent,
+    homes: Homes,
+    *,
+    budget: int = DEFAULT_BUDGET,
+    user_factory: UserFactory = RuleUser,
+    judge: SmhAnswerJudge | None = None,
+    clarification_judge: SmhClarificationJudge | None = None,
+) -> Outcome:
     env = homes.h0(instance)
     h0_state = env.state()
     user = user_factory(instance)
@@ -156,13 +195,29 @@ async def run_eia(instance: Instance, agent: EiaAgent, homes: Homes, *, budget: 
     result = await agent.run(instance, tools, eia_messages(instance, env, budget))
     final = with_heating_results(env, h0_state, env.state())
     prediction = Prediction(
-        instance_id=instance.id, setting="eia", agent=agent.name, mode=_mode_of(tools), response=result.response,
-        questions=tools.questions, automations=tools.automations, labels=state_diff(h0_state, final),
+        instance_id=instance.id,
+        setting="eia",
+        agent=agent.name,
+        mode=_mode_of(tools),
+        response=result.response,
+        questions=tools.questions,
+        automations=tools.automations,
+        labels=state_diff(h0_state, final),
         end_reason="budget" if tools.exhausted else result.end_reason,  # type: ignore[arg-type]
-        error=result.error, tokens=result.tokens.as_dict(), tool_calls=len(tools.log),
-        actions=[AttemptedAction(did=(e["arguments"] or {}).get("did") if isinstance(e["arguments"], dict) else None,
-                                 locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict)
-                                 else None, arguments=e["arguments"], code=e["code"])
-                 for e in tools.log if _mutates(e["tool"]) and e["code"] != "BUDGET_EXCEEDED"])
-    return await _judged(instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge,
-                         clarification_judge)
+        error=result.error,
+        tokens=result.tokens.as_dict(),
+        tool_calls=len(tools.log),
+        actions=[
+            AttemptedAction(
+                did=(e["arguments"] or {}).get("did") if isinstance(e["arguments"], dict) else None,
+                locator=(e["arguments"] or {}).get("locator") if isinstance(e["arguments"], dict) else None,
+                arguments=e["arguments"],
+                code=e["code"],
+            )
+            for e in tools.log
+            if _mutates(e["tool"]) and e["code"] != "BUDGET_EXCEEDED"
+        ],
+    )
+    return await _judged(
+        instance, prediction, h0_state, final, _h0(env, h0_state, homes, instance), judge, clarification_judge
+    )

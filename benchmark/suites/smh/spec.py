@@ -17,8 +17,11 @@ SMH_AGENTS = ("oracle", "null", "react")  # react: the one-shot JSON agent in DR
 class SmhSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    settings: list[Literal["dr", "eia"]] = Field(default_factory=lambda: ["eia"], min_length=1,
-                                                 description="dr, eia or both (each instance runs once per setting)")
+    settings: list[Literal["dr", "eia"]] = Field(
+        default_factory=lambda: ["eia"],
+        min_length=1,
+        description="dr, eia or both (each instance runs once per setting)",
+    )
     tiers: list[Literal["simple", "medium", "complex"]] | None = None
     subcategories: list[str] | None = None
     budget: int = Field(default=DEFAULT_BUDGET, ge=1, description="EIA tool-call budget")

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 CATEGORIES: dict[str, tuple[str, ...]] = {
     "TC1_atomic": ("clear_command", "colloquial_request", "noisy_utterance"),
-    "TC2_compositional": ("explicit_multi_device", "batch_operation", "state_dependent", "room_dependent",
-                          "top_n_selection"),
+    "TC2_compositional": (
+        "explicit_multi_device",
+        "batch_operation",
+        "state_dependent",
+        "room_dependent",
+        "top_n_selection",
+    ),
     "TC3_ambiguous": ("state_ambiguity", "scene_ambiguity", "slot_missing"),
     "TC4_automation": ("time_specific", "state_driven", "time_and_state"),
     "TC5_multi_turn": ("context_continuation", "topic_shift", "coreference", "user_correction"),

@@ -70,8 +70,10 @@ class LlmUser(RuleUser):
 
     def __call__(self, question: str) -> str:
         clarification = self.instance.goal.clarification
-        prompt = USER_PROMPT.format(intent=self.instance.intended_query or self.instance.user_query,
-                                    reply=clarification.reply if clarification else NOTHING_TO_ADD)
+        prompt = USER_PROMPT.format(
+            intent=self.instance.intended_query or self.instance.user_query,
+            reply=clarification.reply if clarification else NOTHING_TO_ADD,
+        )
         messages = [{"role": "system", "content": prompt}, {"role": "user", "content": question}]
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # the agent's loop is running
             response = pool.submit(asyncio.run, self.client.complete(messages)).result()

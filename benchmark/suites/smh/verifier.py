@@ -59,8 +59,9 @@ class Verdict(BaseModel):
     judge: dict[str, Any] | None = Field(default=None, description="the LLM judge's votes, when it was asked")
 
 
-async def judge_clarification(instance: Instance, prediction: Prediction, judge: SmhClarificationJudge,
-                              reverify: Callable[[bool], Verdict]) -> Verdict | None:
+async def judge_clarification(
+    instance: Instance, prediction: Prediction, judge: SmhClarificationJudge, reverify: Callable[[bool], Verdict]
+) -> Verdict | None:
     """With an LLM clarification judge, a clarify instance whose agent asked is verified again with the judge's
     decision on the question (None when it does not apply or cannot decide: the rules verdict stays)."""
     if instance.goal.mode != "clarify" or prediction.mode != "clarify" or not prediction.questions:
@@ -82,12 +83,19 @@ async def judge_answer(verdict: Verdict, instance: Instance, prediction: Predict
     checks = {**verdict.checks, "answer": votes["passed"]}
     if votes["passed"]:
         return Verdict(overall_pass=True, checks=checks, judge=votes)
-    return Verdict(overall_pass=False, checks=checks, error_class="WRONG_ANSWER", error_subtype="llm_judge",
-                   detail="the LLM judge's majority found the answer wrong", judge=votes)
+    return Verdict(
+        overall_pass=False,
+        checks=checks,
+        error_class="WRONG_ANSWER",
+        error_subtype="llm_judge",
+        detail="the LLM judge's majority found the answer wrong",
+        judge=votes,
+    )
 
 
-def critic(constraints: list[Constraint], h0: Mapping[str, Mapping[str, Any]],
-           final: Mapping[str, Mapping[str, Any]]) -> str | None:
+def critic(
+    constraints: list[Constraint], h0: Mapping[str, Mapping[str, Any]], final: Mapping[str, Mapping[str, Any]]
+) -> str | None:
     """None when every clause holds and nothing else changed; else the first violation."""
     named = set()
     for clause in constraints:
@@ -104,8 +112,7 @@ def critic(constraints: list[Constraint], h0: Mapping[str, Mapping[str, Any]],
     return None
 
 
-_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-            "twelve")
+_NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 
 
 def answer_matches(facts: list[str], response: str) -> str | None:
@@ -140,8 +147,9 @@ def _rules(env: HomeEnv, raw: list[Any]) -> list[Any]:
     return out
 
 
-def automation_difference(instance: Instance, predicted: list[Any],
-                          h0: Callable[[], HomeEnv]) -> tuple[str, str] | None:
+def automation_difference(
+    instance: Instance, predicted: list[Any], h0: Callable[[], HomeEnv]
+) -> tuple[str, str] | None:
     env = h0()
     try:
         predicted_specs = _rules(env, predicted)
@@ -163,8 +171,13 @@ def automation_difference(instance: Instance, predicted: list[Any],
                 break
             reasons = verdict.reasons
         else:
-            subtype = "trigger" if any(r.startswith("trigger") for r in reasons) else \
-                "conditions" if any(r.startswith("conditions") for r in reasons) else "actions"
+            subtype = (
+                "trigger"
+                if any(r.startswith("trigger") for r in reasons)
+                else "conditions"
+                if any(r.startswith("conditions") for r in reasons)
+                else "actions"
+            )
             return f"not_equivalent_{subtype}", "; ".join(reasons)[:300]
     return None
 
@@ -178,15 +191,20 @@ def _validity(prediction: Prediction) -> tuple[str, str, str] | None:
     return ("AV" if prediction.setting == "dr" else "TV"), first.code, where
 
 
-def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Mapping[str, Any]],
-           final_state: Mapping[str, Mapping[str, Any]], h0: Callable[[], HomeEnv], *,
-           question_ok: bool | None = None) -> Verdict:
+def verify(
+    instance: Instance,
+    prediction: Prediction,
+    h0_state: Mapping[str, Mapping[str, Any]],
+    final_state: Mapping[str, Mapping[str, Any]],
+    h0: Callable[[], HomeEnv],
+    *,
+    question_ok: bool | None = None,
+) -> Verdict:
     """``question_ok``: the LLM judge's decision on the clarifying question (None: the rules decide)."""
     goal, checks = instance.goal, {}
 
     def failed(error_class: str, subtype: str, detail: str = "") -> Verdict:
-        return Verdict(overall_pass=False, checks=checks, error_class=error_class, error_subtype=subtype,
-                       detail=detail)
+        return Verdict(overall_pass=False, checks=checks, error_class=error_class, error_subtype=subtype, detail=detail)
 
     if prediction.end_reason == "request_error":
         return failed("FRF", "request_failed", prediction.error or "")
@@ -228,8 +246,11 @@ def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Ma
             return failed("WRONG_STATE", "query_changed_state", problem)
         missing = answer_matches(goal.answer.facts if goal.answer else [], prediction.response or "")
         checks["answer"] = missing is None
-        return Verdict(overall_pass=True, checks=checks) if missing is None else \
-            failed("WRONG_ANSWER", "fact_missing", missing)
+        return (
+            Verdict(overall_pass=True, checks=checks)
+            if missing is None
+            else failed("WRONG_ANSWER", "fact_missing", missing)
+        )
     # automate
     if prediction.automation_errors:  # a rule was written but does not validate
         checks["automation"] = False
@@ -245,5 +266,8 @@ def verify(instance: Instance, prediction: Prediction, h0_state: Mapping[str, Ma
         return failed("AJ", *difference)
     problem = critic([], h0_state, final_state)
     checks["no_state_change"] = problem is None
-    return Verdict(overall_pass=True, checks=checks) if problem is None else \
-        failed("WRONG_STATE", "acted_instead_of_scheduling", problem)
+    return (
+        Verdict(overall_pass=True, checks=checks)
+        if problem is None
+        else failed("WRONG_STATE", "acted_instead_of_scheduling", problem)
+    )

@@ -46,8 +46,14 @@ def make_noise(kind: str, length: int, rng: np.random.Generator, surroundings: S
     raise ConditionError(f"unknown noise kind {kind!r}; allowed: room, {', '.join(sources.NOISE_KINDS)}")
 
 
-def apply_condition(speech: np.ndarray, condition: Condition, noise_kind: str, surroundings: Surroundings,
-                    rng: np.random.Generator, room_rng: np.random.Generator | None = None) -> np.ndarray:
+def apply_condition(
+    speech: np.ndarray,
+    condition: Condition,
+    noise_kind: str,
+    surroundings: Surroundings,
+    rng: np.random.Generator,
+    room_rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """``room_rng`` places talker and microphone (the same for every SNR of one turn); ``rng`` draws the noise."""
     audio = speech
     if condition.reverberant:

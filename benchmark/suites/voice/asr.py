@@ -36,8 +36,10 @@ def model_directory(name: str) -> Path:
     path = Path(name)
     if (path / "model.bin").is_file():
         return path
-    raise ASRError(f"unknown ASR model {name!r}; allowed: {', '.join(PACKAGED_MODELS)} or a directory holding "
-                   f"a CTranslate2 Whisper model (model.bin)")
+    raise ASRError(
+        f"unknown ASR model {name!r}; allowed: {', '.join(PACKAGED_MODELS)} or a directory holding "
+        f"a CTranslate2 Whisper model (model.bin)"
+    )
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,22 @@ class WhisperRecogniser:
         from faster_whisper import WhisperModel  # the [speech] extra: loaded only when a run listens
 
         self.name = name
-        self._model = WhisperModel(str(directory), device="cpu", compute_type="int8", cpu_threads=threads,
-                                   local_files_only=True)
+        self._model = WhisperModel(
+            str(directory), device="cpu", compute_type="int8", cpu_threads=threads, local_files_only=True
+        )
 
     def transcribe(self, audio: np.ndarray) -> Recognition:
         import numpy as np
 
         segments, _info = self._model.transcribe(
-            np.asarray(audio, dtype=np.float32), language="en", beam_size=1, temperature=0.0,
-            condition_on_previous_text=False, without_timestamps=True, vad_filter=False)
+            np.asarray(audio, dtype=np.float32),
+            language="en",
+            beam_size=1,
+            temperature=0.0,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+            vad_filter=False,
+        )
         text = " ".join(segment.text.strip() for segment in segments).strip()
         return Recognition(text=text, audio_s=audio.size / 16000, model=self.name)
 

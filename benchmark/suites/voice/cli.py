@@ -33,12 +33,18 @@ def speech_voices() -> None:
 def speech_render(
     episodes: Annotated[Path, typer.Argument(help="An episode directory or file.")],
     out: Annotated[Path, typer.Option("--out", help="Directory for the WAV files and manifest.json.")],
-    voices: Annotated[str, typer.Option("--voices", help="all, or a comma list of voice ids "
-                                                         "(homefabric speech voices).")] = "all",
-    conditions: Annotated[str, typer.Option("--conditions", help="grid (clean/20/10/5/0 dB × dry/reverb) or a "
-                                            "comma list such as clean-dry,10db-reverb.")] = "clean-dry",
-    noise: Annotated[str, typer.Option("--noise", help="room (the TV if on, else babble), white, pink, babble, "
-                                                       "hum or tv.")] = "room",
+    voices: Annotated[
+        str, typer.Option("--voices", help="all, or a comma list of voice ids (homefabric speech voices).")
+    ] = "all",
+    conditions: Annotated[
+        str,
+        typer.Option(
+            "--conditions", help="grid (clean/20/10/5/0 dB × dry/reverb) or a comma list such as clean-dry,10db-reverb."
+        ),
+    ] = "clean-dry",
+    noise: Annotated[
+        str, typer.Option("--noise", help="room (the TV if on, else babble), white, pink, babble, hum or tv.")
+    ] = "room",
     seed: Annotated[int, typer.Option("--seed", help="Chooses voices, rates, noise, talker positions.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
@@ -82,14 +88,32 @@ def speech_render(
         _fail(f"{episodes}: no runnable episode to render", 1)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("[bold]rendering"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[now]}"),
-                  TimeElapsedColumn(), console=err_console, disable=quiet) as progress:
+    with Progress(
+        TextColumn("[bold]rendering"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[now]}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        disable=quiet,
+    ) as progress:
         bar = progress.add_task("render", total=len(loaded), now="")
-        turns = render_to_dir(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool, render=render,
-                              on_episode=lambda episode_id, _n: progress.update(bar, advance=1, now=episode_id))
+        turns = render_to_dir(
+            loaded,
+            out,
+            seed=seed,
+            conditions=grid,
+            noise_kind=noise,
+            pool=pool,
+            render=render,
+            on_episode=lambda episode_id, _n: progress.update(bar, advance=1, now=episode_id),
+        )
     audio_s = sum(t.duration_s for t in turns)
-    console.print(f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "
-                  f"{len(grid)} condition(s); manifest {out / 'manifest.json'}", highlight=False)
+    console.print(
+        f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "
+        f"{len(grid)} condition(s); manifest {out / 'manifest.json'}",
+        highlight=False,
+    )
 
 
 @speech_app.command("say")
@@ -131,20 +155,24 @@ def speech_say(
         _fail(str(error), 1)
     if parsed.snr_db is not None or parsed.reverberant:
         babble = tuple(np.asarray(speech(line, "gb-f1", 160)) for line in ("did you buy milk", "the train is late"))
-        audio = apply_condition(audio, parsed, "babble", Surroundings(room_id=room, babble_talkers=babble),
-                                np.random.default_rng(0))
+        audio = apply_condition(
+            audio, parsed, "babble", Surroundings(room_id=room, babble_talkers=babble), np.random.default_rng(0)
+        )
     data = encode_wav(audio)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_bytes(data)
     tmp.replace(out)
-    console.print(f"wrote {out}: {audio.size / 16000:.2f} s, voice {chosen.id} ({chosen.accent}), "
-                  f"{rate} wpm, {parsed.id}", highlight=False)
+    console.print(
+        f"wrote {out}: {audio.size / 16000:.2f} s, voice {chosen.id} ({chosen.accent}), {rate} wpm, {parsed.id}",
+        highlight=False,
+    )
 
 
 @speech_app.command("report")
 def speech_report(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories (text, --input asr, --input audio; "
-                                                        "any conditions).")],
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="Run directories (text, --input asr, --input audio; any conditions).")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     plots: Annotated[Path | None, typer.Option("--plots", help="Write PNG plots into this directory.")] = None,
 ) -> None:

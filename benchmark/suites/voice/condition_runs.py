@@ -22,8 +22,11 @@ CONDITIONS_SCHEMA = "homefabric-condition-runs/1"
 
 def write_conditions_file(out: Path, spec: RunSpec, conditions: tuple[Condition, ...]) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    body = {"schema": CONDITIONS_SCHEMA, "spec": spec.model_dump(mode="json", by_alias=True),
-            "conditions": [c.id for c in conditions]}
+    body = {
+        "schema": CONDITIONS_SCHEMA,
+        "spec": spec.model_dump(mode="json", by_alias=True),
+        "conditions": [c.id for c in conditions],
+    }
     write_atomically(out / CONDITIONS_FILE, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -33,8 +36,12 @@ def stored_conditions(out: Path) -> tuple[dict[str, Any], list[str]] | None:
         body = json.loads((out / CONDITIONS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(body, dict) or body.get("schema") != CONDITIONS_SCHEMA or not isinstance(
-            body.get("spec"), dict) or not all(isinstance(c, str) for c in body.get("conditions") or [None]):
+    if (
+        not isinstance(body, dict)
+        or body.get("schema") != CONDITIONS_SCHEMA
+        or not isinstance(body.get("spec"), dict)
+        or not all(isinstance(c, str) for c in body.get("conditions") or [None])
+    ):
         return None
     return body["spec"], body["conditions"]
 
@@ -52,8 +59,9 @@ def per_condition(spec: RunSpec, conditions: tuple[Condition, ...]) -> list[tupl
     return result
 
 
-def run_conditions(spec: RunSpec, conditions: tuple[Condition, ...],
-                   run_one: Callable[[RunSpec], Any]) -> tuple[list[Any], str]:
+def run_conditions(
+    spec: RunSpec, conditions: tuple[Condition, ...], run_one: Callable[[RunSpec], Any]
+) -> tuple[list[Any], str]:
     """Run every condition; the summaries and the side-by-side report text."""
     subs = per_condition(spec, conditions)
     write_conditions_file(Path(spec.out or ""), spec, conditions)

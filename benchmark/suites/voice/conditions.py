@@ -41,14 +41,18 @@ class Condition(BaseModel):
     def parse(cls, text: str) -> Condition:
         match = _ID.match(text.strip().lower())
         if not match:
-            raise ConditionError(f"unknown condition {text!r}; allowed: clean-dry, clean-reverb, <N>db-dry, "
-                                 f"<N>db-reverb (e.g. 10db-reverb), or grid")
-        return cls(snr_db=None if match.group(1) == "clean" else float(match.group(2)),
-                   reverberant=match.group(3) == "reverb")
+            raise ConditionError(
+                f"unknown condition {text!r}; allowed: clean-dry, clean-reverb, <N>db-dry, "
+                f"<N>db-reverb (e.g. 10db-reverb), or grid"
+            )
+        return cls(
+            snr_db=None if match.group(1) == "clean" else float(match.group(2)), reverberant=match.group(3) == "reverb"
+        )
 
 
-GRID: tuple[Condition, ...] = tuple(Condition(snr_db=snr, reverberant=reverb)
-                                    for reverb in (False, True) for snr in SNR_GRID)
+GRID: tuple[Condition, ...] = tuple(
+    Condition(snr_db=snr, reverberant=reverb) for reverb in (False, True) for snr in SNR_GRID
+)
 
 
 def parse_conditions(text: str | None) -> tuple[Condition, ...]:

@@ -41,11 +41,23 @@ def spoken_input(episode: Any, spec: SpeechSpec) -> SpokenInput:
     speaker, rate = choose_speaker(spec.seed, episode_id, parse_voices(spec.voices))
     surroundings = surroundings_for(episode, spec.seed, speaker)
     texts = user_turns(episode)
-    rendered = [render_turn(text, episode_id=episode_id, turn=index, speaker=speaker, rate=rate,
-                            condition=Condition.parse(spec.condition), noise_kind=spec.noise,
-                            surroundings=surroundings, seed=spec.seed) for index, text in enumerate(texts)]
-    turns = [{"input": spec.input, **turn.model_dump(mode="json", exclude={"file", "episode_id"})}
-             for turn, _wav in rendered]
+    rendered = [
+        render_turn(
+            text,
+            episode_id=episode_id,
+            turn=index,
+            speaker=speaker,
+            rate=rate,
+            condition=Condition.parse(spec.condition),
+            noise_kind=spec.noise,
+            surroundings=surroundings,
+            seed=spec.seed,
+        )
+        for index, text in enumerate(texts)
+    ]
+    turns = [
+        {"input": spec.input, **turn.model_dump(mode="json", exclude={"file", "episode_id"})} for turn, _wav in rendered
+    ]
     record = dict(turns[0])
     if len(turns) > 1:
         record["turns"] = turns
@@ -60,9 +72,15 @@ def spoken_input(episode: Any, spec: SpeechSpec) -> SpokenInput:
     model = recogniser(spec.asr)
     heard = [model.transcribe(decode_wav(wav)) for _turn, wav in rendered]
     for turn, text, result in zip(turns, texts, heard, strict=True):
-        turn["asr"] = {"model": result.model, "transcript": result.text,
-                       "wer": round(word_error_rate(text, result.text), 4)}
+        turn["asr"] = {
+            "model": result.model,
+            "transcript": result.text,
+            "wer": round(word_error_rate(text, result.text), 4),
+        }
     transcript = "\n".join(result.text for result in heard)
-    record["asr"] = {"model": heard[0].model, "transcript": transcript,
-                     "wer": round(word_error_rate(" ".join(texts), " ".join(r.text for r in heard)), 4)}
+    record["asr"] = {
+        "model": heard[0].model,
+        "transcript": transcript,
+        "wer": round(word_error_rate(" ".join(texts), " ".join(r.text for r in heard)), 4),
+    }
     return SpokenInput(transcript, {}, record)

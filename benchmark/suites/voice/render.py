@@ -80,8 +80,9 @@ def surroundings_for(episode: Any, seed: int, speaker: Voice) -> Surroundings:
         programme = np.concatenate([speech(opening + line, TV_VOICE.id, 170) for line in sources.TV_LINES])
     rng = seeded_rng("babble", seed, getattr(episode, "episode_id", ""))
     others = [v for v in VOICES.values() if v.id != speaker.id]
-    talkers = tuple(speech(line, rng.choice(others).id, rng.choice(RATES))
-                    for line in rng.sample(sources.BABBLE_LINES, 3))
+    talkers = tuple(
+        speech(line, rng.choice(others).id, rng.choice(RATES)) for line in rng.sample(sources.BABBLE_LINES, 3)
+    )
     return Surroundings(room_id=room_id, tv_on=tv_on, tv_programme=programme, babble_talkers=talkers)
 
 
@@ -89,26 +90,63 @@ def numpy_rng(*parts: object) -> np.random.Generator:
     return np.random.default_rng(seeded_rng(*parts).getrandbits(64))
 
 
-def render_turn(text: str, *, episode_id: str, turn: int, speaker: Voice, rate: int, condition: Condition,
-                noise_kind: str, surroundings: Surroundings, seed: int) -> tuple[RenderedTurn, bytes]:
+def render_turn(
+    text: str,
+    *,
+    episode_id: str,
+    turn: int,
+    speaker: Voice,
+    rate: int,
+    condition: Condition,
+    noise_kind: str,
+    surroundings: Surroundings,
+    seed: int,
+) -> tuple[RenderedTurn, bytes]:
     rng = numpy_rng("condition", seed, episode_id, turn, condition.id)
     room_rng = numpy_rng("room", seed, episode_id, turn)
     audio = apply_condition(speech(text, speaker.id, rate), condition, noise_kind, surroundings, rng, room_rng)
     data = encode_wav(audio)
-    return RenderedTurn(episode_id=episode_id, turn=turn, transcript=text, voice=speaker.id, accent=speaker.accent,
-                        rate=rate, condition=condition.id, room_id=surroundings.room_id,
-                        noise=None if condition.snr_db is None else noise_kind_for(noise_kind, surroundings),
-                        duration_s=round(audio.size / SAMPLE_RATE, 4), sha256=sha256(data)), data
+    return RenderedTurn(
+        episode_id=episode_id,
+        turn=turn,
+        transcript=text,
+        voice=speaker.id,
+        accent=speaker.accent,
+        rate=rate,
+        condition=condition.id,
+        room_id=surroundings.room_id,
+        noise=None if condition.snr_db is None else noise_kind_for(noise_kind, surroundings),
+        duration_s=round(audio.size / SAMPLE_RATE, 4),
+        sha256=sha256(data),
+    ), data
 
 
-def render_episode(episode: Any, *, seed: int, conditions: Sequence[Condition], noise_kind: str = "room",
-                   pool: Sequence[Voice] = tuple(VOICES.values())) -> list[tuple[RenderedTurn, bytes]]:
+def render_episode(
+    episode: Any,
+    *,
+    seed: int,
+    conditions: Sequence[Condition],
+    noise_kind: str = "room",
+    pool: Sequence[Voice] = tuple(VOICES.values()),
+) -> list[tuple[RenderedTurn, bytes]]:
     episode_id = str(episode.episode_id)
     speaker, rate = choose_speaker(seed, episode_id, tuple(pool))
     surroundings = surroundings_for(episode, seed, speaker)
-    return [render_turn(text, episode_id=episode_id, turn=index, speaker=speaker, rate=rate, condition=condition,
-                        noise_kind=noise_kind, surroundings=surroundings, seed=seed)
-            for index, text in enumerate(user_turns(episode)) for condition in conditions]
+    return [
+        render_turn(
+            text,
+            episode_id=episode_id,
+            turn=index,
+            speaker=speaker,
+            rate=rate,
+            condition=condition,
+            noise_kind=noise_kind,
+            surroundings=surroundings,
+            seed=seed,
+        )
+        for index, text in enumerate(user_turns(episode))
+        for condition in conditions
+    ]
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -118,10 +156,17 @@ def _write_bytes(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def render_to_dir(episodes: Iterable[Any], out: Path, *, seed: int, conditions: Sequence[Condition],
-                  noise_kind: str = "room", pool: Sequence[Voice] = tuple(VOICES.values()),
-                  on_episode: Callable[[str, int], None] | None = None,
-                  render: Callable[..., list[tuple[RenderedTurn, bytes]]] = render_episode) -> list[RenderedTurn]:
+def render_to_dir(
+    episodes: Iterable[Any],
+    out: Path,
+    *,
+    seed: int,
+    conditions: Sequence[Condition],
+    noise_kind: str = "room",
+    pool: Sequence[Voice] = tuple(VOICES.values()),
+    on_episode: Callable[[str, int], None] | None = None,
+    render: Callable[..., list[tuple[RenderedTurn, bytes]]] = render_episode,
+) -> list[RenderedTurn]:
     """Render and write every episode (``render``: how one episode's turns are rendered); the manifest lists
     each turn (written last, atomically)."""
     turns: list[RenderedTurn] = []
@@ -133,8 +178,13 @@ def render_to_dir(episodes: Iterable[Any], out: Path, *, seed: int, conditions: 
             turns.append(turn.model_copy(update={"file": relative}))
         if on_episode is not None:
             on_episode(str(episode.episode_id), len(rendered))
-    manifest = {"schema": MANIFEST_SCHEMA, "seed": seed, "noise": noise_kind,
-                "conditions": [c.id for c in conditions], "voices": [v.id for v in pool],
-                "turns": [t.model_dump(mode="json") for t in turns]}
+    manifest = {
+        "schema": MANIFEST_SCHEMA,
+        "seed": seed,
+        "noise": noise_kind,
+        "conditions": [c.id for c in conditions],
+        "voices": [v.id for v in pool],
+        "turns": [t.model_dump(mode="json") for t in turns],
+    }
     write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return turns

@@ -62,18 +62,30 @@ def build_voice_report(records: list[dict[str, Any]]) -> dict[str, Any]:
         for r in scored:
             by_type[r.get("query_type") or "?"][0] += r["status"] == "passed"
             by_type[r.get("query_type") or "?"][1] += 1
-        rows.append({"input": way, "condition": condition, "evaluated": len(scored), "passed": passed,
-                     "success_rate": _rate(passed, len(scored)), "infra_errors": len(group) - len(scored),
-                     "mean_wer": round(sum(wers) / len(wers), 4) if wers else None,
-                     "by_query_type": {qt: _rate(p, n) for qt, (p, n) in sorted(by_type.items())}})
+        rows.append(
+            {
+                "input": way,
+                "condition": condition,
+                "evaluated": len(scored),
+                "passed": passed,
+                "success_rate": _rate(passed, len(scored)),
+                "infra_errors": len(group) - len(scored),
+                "mean_wer": round(sum(wers) / len(wers), 4) if wers else None,
+                "by_query_type": {qt: _rate(p, n) for qt, (p, n) in sorted(by_type.items())},
+            }
+        )
     buckets: dict[str, list[int]] = {name: [0, 0] for _, _, name in WER_BUCKETS}
     for record in records:
         if record.get("status") in ("passed", "failed") and (wer := _wer(record)) is not None:
             buckets[_bucket(wer)][0] += record["status"] == "passed"
             buckets[_bucket(wer)][1] += 1
-    return {"schema": "homefabric-voice-report/1", "rows": rows,
-            "success_by_wer": [{"wer": name, "evaluated": n, "success_rate": _rate(p, n)}
-                               for name, (p, n) in buckets.items()]}
+    return {
+        "schema": "homefabric-voice-report/1",
+        "rows": rows,
+        "success_by_wer": [
+            {"wer": name, "evaluated": n, "success_rate": _rate(p, n)} for name, (p, n) in buckets.items()
+        ],
+    }
 
 
 def render_voice_tables(report: dict[str, Any]) -> str:
@@ -81,8 +93,10 @@ def render_voice_tables(report: dict[str, Any]) -> str:
     for row in report["rows"]:
         success = "–" if row["success_rate"] is None else f"{100 * row['success_rate']:.1f}%"
         wer = "–" if row["mean_wer"] is None else f"{row['mean_wer']:.3f}"
-        lines.append(f"{row['input']:6} {row['condition']:13} {row['evaluated']:>9} {success:>8} {wer:>9} "
-                     f"{row['infra_errors']:>6}")
+        lines.append(
+            f"{row['input']:6} {row['condition']:13} {row['evaluated']:>9} {success:>8} {wer:>9} "
+            f"{row['infra_errors']:>6}"
+        )
     lines += ["", "success by the turn's WER (ASR cascade):"]
     for bucket in report["success_by_wer"]:
         success = "–" if bucket["success_rate"] is None else f"{100 * bucket['success_rate']:.1f}%"
@@ -104,8 +118,12 @@ def write_voice_plots(report: dict[str, Any], out: Path) -> list[Path]:
     width = 0.8 / max(1, len(ways))
     for index, way in enumerate(ways):
         rates = {row["condition"]: row["success_rate"] or 0.0 for row in report["rows"] if row["input"] == way}
-        axes.bar([c + index * width for c in range(len(conditions))], [rates.get(c, 0.0) for c in conditions],
-                 width, label=way)
+        axes.bar(
+            [c + index * width for c in range(len(conditions))],
+            [rates.get(c, 0.0) for c in conditions],
+            width,
+            label=way,
+        )
     axes.set_xticks([c + width * (len(ways) - 1) / 2 for c in range(len(conditions))], conditions, rotation=30)
     axes.set_ylabel("success rate")
     axes.set_ylim(0, 1)

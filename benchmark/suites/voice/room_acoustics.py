@@ -52,8 +52,14 @@ def room_impulse_response(shape: RoomShape, rng: np.random.Generator) -> np.ndar
 
     dims = [shape.width_m, shape.depth_m, shape.height_m]
     absorption, max_order = pra.inverse_sabine(shape.rt60_s, dims)
-    room = pra.ShoeBox(dims, fs=SAMPLE_RATE, materials=pra.Material(absorption), max_order=min(max_order, 17),
-                       air_absorption=False, use_rand_ism=False)
+    room = pra.ShoeBox(
+        dims,
+        fs=SAMPLE_RATE,
+        materials=pra.Material(absorption),
+        max_order=min(max_order, 17),
+        air_absorption=False,
+        use_rand_ism=False,
+    )
 
     def inside(margin: float, z: float) -> list[float]:
         return [float(rng.uniform(margin, dims[0] - margin)), float(rng.uniform(margin, dims[1] - margin)), z]
@@ -68,6 +74,6 @@ def room_impulse_response(shape: RoomShape, rng: np.random.Generator) -> np.ndar
 def reverberate(audio: np.ndarray, rir: np.ndarray) -> np.ndarray:
     """The talker heard in the room, at the dry signal's RMS level (the tail is cut to the dry length + 0.5 s)."""
     wet = fftconvolve(audio, rir)[: audio.size + SAMPLE_RATE // 2]
-    dry_rms = float(np.sqrt(np.mean(audio ** 2))) if audio.size else 0.0
-    wet_rms = float(np.sqrt(np.mean(wet ** 2))) if wet.size else 0.0
+    dry_rms = float(np.sqrt(np.mean(audio**2))) if audio.size else 0.0
+    wet_rms = float(np.sqrt(np.mean(wet**2))) if wet.size else 0.0
     return wet * (dry_rms / wet_rms) if wet_rms > 0 else wet

@@ -31,8 +31,9 @@ class Placed:
 
 def resolve(reference: Reference, user: UserPosition, candidates: Iterable[Placed], anchor: str | None = None) -> str:
     """The one device the reference picks out from the user's position; Unresolved otherwise."""
-    here = sorted((c for c in candidates if c.room == user.room), key=lambda c: (user.distance_to(c.where),
-                                                                                   c.device_id))
+    here = sorted(
+        (c for c in candidates if c.room == user.room), key=lambda c: (user.distance_to(c.where), c.device_id)
+    )
     if reference == "in_here":
         chosen = here
     elif reference == "next_to_me":

@@ -16,8 +16,11 @@ InputWay = Literal["text", "asr", "audio"]
 class SpeechSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input: InputWay = Field(default="text", description="text: the query as written; asr: the recogniser's "
-                                                        "transcript of the rendered turn; audio: the WAV itself")
+    input: InputWay = Field(
+        default="text",
+        description="text: the query as written; asr: the recogniser's "
+        "transcript of the rendered turn; audio: the WAV itself",
+    )
     asr: str = Field(default=DEFAULT_ASR, description="recogniser for input asr (a packaged name or a model dir)")
     condition: str = Field(default="clean-dry", description="e.g. clean-dry, 10db-reverb")
     noise: NoiseKind = "room"

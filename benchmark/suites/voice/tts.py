@@ -69,8 +69,12 @@ def _espeak(text: str, voice: Voice, rate: int) -> tuple[np.ndarray, int]:
     with tempfile.TemporaryDirectory(prefix="homefabric-tts-") as tmp:
         out = Path(tmp) / "say.wav"
         # Text on stdin (never an argument: a turn starting with "-" would read as an option).
-        result = subprocess.run([espeak_path(), "-v", voice.espeak, "-s", str(rate), "-w", str(out), "--stdin"],
-                                input=text.encode("utf-8"), capture_output=True, timeout=120)
+        result = subprocess.run(
+            [espeak_path(), "-v", voice.espeak, "-s", str(rate), "-w", str(out), "--stdin"],
+            input=text.encode("utf-8"),
+            capture_output=True,
+            timeout=120,
+        )
         if result.returncode != 0 or not out.exists():
             raise TTSError(f"espeak-ng failed for voice {voice.id}: {result.stderr.decode(errors='replace').strip()}")
         with wave.open(str(out), "rb") as source:

@@ -75,8 +75,9 @@ def generate(out: Path, seed: int, per_type: int, task_types: str) -> None:
     typer.echo(f"wrote {len(paths)} voice episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
 
 
-def hearings(input_way: str, conditions: list[str], asr: str | None, seed: int, voices: str,
-             noise: str) -> list[Hearing]:
+def hearings(
+    input_way: str, conditions: list[str], asr: str | None, seed: int, voices: str, noise: str
+) -> list[Hearing]:
     """One Hearing per condition (text input has one, unheard); a bad value names what is allowed."""
     if input_way not in ("text", "asr", "audio"):
         _fail(f"--input {input_way!r} is not known; allowed: text, asr, audio")
@@ -91,8 +92,10 @@ def hearings(input_way: str, conditions: list[str], asr: str | None, seed: int, 
         _fail(str(error))
     if input_way == "text":
         return [Hearing()]
-    return [Hearing(input=input_way, condition=condition, asr=asr or DEFAULT_ASR, noise=noise, seed=seed,
-                    voices=voices) for condition in grid]
+    return [
+        Hearing(input=input_way, condition=condition, asr=asr or DEFAULT_ASR, noise=noise, seed=seed, voices=voices)
+        for condition in grid
+    ]
 
 
 def make_agent(name: str | None, base_url: str | None, model: str | None, api_key_env: str | None) -> Any:
@@ -114,10 +117,28 @@ async def _run(runner: Any, agent: Any, react: dict[str, Any] | None) -> Any:
         return await runner.run(ReactAgent(client))
 
 
-def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *, input_way: str | None,
-        conditions: list[str] | None, asr: str | None, seed: int | None, voices: str, noise: str, trials: int | None,
-        limit: int | None, base_url: str | None, model: str | None, api_key_env: str | None, as_json: bool,
-        resume: bool = False, force: bool = False, concurrency: int | None = None, quiet: bool = False) -> None:
+def run(
+    episodes_path: Path | None,
+    agent_name: str | None,
+    out: Path | None,
+    *,
+    input_way: str | None,
+    conditions: list[str] | None,
+    asr: str | None,
+    seed: int | None,
+    voices: str,
+    noise: str,
+    trials: int | None,
+    limit: int | None,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str | None,
+    as_json: bool,
+    resume: bool = False,
+    force: bool = False,
+    concurrency: int | None = None,
+    quiet: bool = False,
+) -> None:
     started = time.perf_counter()
     if out is None:
         _fail("--suite voice needs --episodes DIR (from `episodes generate --suite voice`) and --out DIR")
@@ -127,9 +148,19 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
         _fail(f"--concurrency {concurrency} is out of range; allowed: 1 to 256")
     # --resume: the spec the run was started with, and the flags given now on top (a change is refused)
     data = dict(stored_spec(out) or {}) if resume else {}
-    flags = {"episodes": str(episodes_path) if episodes_path is not None else None, "agent": agent_name,
-             "model": model, "base_url": base_url, "api_key_env": api_key_env, "input": input_way, "asr": asr,
-             "seed": seed, "voices": voices if voices != "all" else None, "trials": trials, "limit": limit}
+    flags = {
+        "episodes": str(episodes_path) if episodes_path is not None else None,
+        "agent": agent_name,
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "input": input_way,
+        "asr": asr,
+        "seed": seed,
+        "voices": voices if voices != "all" else None,
+        "trials": trials,
+        "limit": limit,
+    }
     data.update({key: value for key, value in flags.items() if value is not None})
     if "episodes" not in data:
         _fail("--suite voice needs --episodes DIR (from `episodes generate --suite voice`) and --out DIR")
@@ -147,11 +178,15 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
         episodes = load_voice_episodes(Path(spec.episodes))
     except VoiceEpisodeError as error:
         _fail(str(error))
-    episodes = episodes[:spec.limit] if spec.limit else episodes
-    react = None if agent is not None else {"base_url": spec.base_url, "model": spec.model,
-                                            "api_key_env": spec.api_key_env or "OPENAI_API_KEY"}
-    runner = VoiceRunner(spec, hearing_list, episodes, out, resume=resume, force=force,
-                         concurrency=concurrency or 1, progress=not quiet)
+    episodes = episodes[: spec.limit] if spec.limit else episodes
+    react = (
+        None
+        if agent is not None
+        else {"base_url": spec.base_url, "model": spec.model, "api_key_env": spec.api_key_env or "OPENAI_API_KEY"}
+    )
+    runner = VoiceRunner(
+        spec, hearing_list, episodes, out, resume=resume, force=force, concurrency=concurrency or 1, progress=not quiet
+    )
     try:
         result = asyncio.run(_run(runner, agent, react))
     except (RunError, RunFileError) as error:
@@ -160,11 +195,17 @@ def run(episodes_path: Path | None, agent_name: str | None, out: Path | None, *,
     summary = summarise(result.records)
     write_atomically(out / "report.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     typer.echo(json.dumps(summary, indent=2) if as_json else format_report(summary))
-    typer.echo(f"ran {len(result.ran)} episode run(s), kept {result.kept} from before; records in {out} "
-               f"({time.perf_counter() - started:.1f} s wall time)", err=True)
+    typer.echo(
+        f"ran {len(result.ran)} episode run(s), kept {result.kept} from before; records in {out} "
+        f"({time.perf_counter() - started:.1f} s wall time)",
+        err=True,
+    )
     turns = [t for r in result.ran for t in r.get("turns", [])]
     if turns and all(t["end_reason"] in ("aborted", "infra_error") for t in turns):
         _fail(f"every assistant turn ended in an error (first: {turns[0]['error']}); see {out / 'records.jsonl'}", 1)
     if result.ran and all(r["status"] == "infra_error" for r in result.ran):
-        _fail(f"all {len(result.ran)} episode run(s) were infrastructure errors (first: {result.ran[0]['error']}); "
-              f"see {out / 'records.jsonl'}", 1)
+        _fail(
+            f"all {len(result.ran)} episode run(s) were infrastructure errors (first: {result.ran[0]['error']}); "
+            f"see {out / 'records.jsonl'}",
+            1,
+        )

@@ -28,8 +28,16 @@ VOICE_FORMAT = "homefabric-voice-episode/1"
 TASK_TYPES = ("spatial", "temporal", "clarify")
 TaskType = Literal["spatial", "temporal", "clarify"]
 Act = Literal["execute", "clarify"]
-MUTATING_TOOLS = frozenset({"execute_command", "write_attribute", "schedule_workflow", "cancel_workflow",
-                            "create_automation", "delete_automation"})
+MUTATING_TOOLS = frozenset(
+    {
+        "execute_command",
+        "write_attribute",
+        "schedule_workflow",
+        "cancel_workflow",
+        "create_automation",
+        "delete_automation",
+    }
+)
 
 
 class _Model(BaseModel):
@@ -100,8 +108,10 @@ class VoiceEpisodeError(ValueError):
 
 
 def dumps_voice_episode(episode: VoiceEpisode) -> str:
-    return json.dumps(episode.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    return (
+        json.dumps(episode.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False, allow_nan=False)
+        + "\n"
+    )
 
 
 def voice_file_name(episode: VoiceEpisode) -> str:

@@ -30,14 +30,22 @@ from emulator.placement import PLACEMENT_KEY, DevicePlacement, UserPosition
 
 MAX_PER_TYPE = 999
 MAX_DRAWS = 200
-ON, LEVEL, OCCUPANCY, OPSTATE = "1.OnOff.OnOff", "1.LevelControl.CurrentLevel", "1.OccupancySensing.Occupancy", \
-    "1.OperationalState.OperationalState"
+ON, LEVEL, OCCUPANCY, OPSTATE = (
+    "1.OnOff.OnOff",
+    "1.LevelControl.CurrentLevel",
+    "1.OccupancySensing.Occupancy",
+    "1.OperationalState.OperationalState",
+)
 RUNNING, STOPPED = 1, 0
 ENVIRONMENT = {"temperature": 2100, "humidity": 4500, "illuminance": 150, "pm10": 12}
 # room id → (width, depth) in metres (as benchmark.suites.voice.room_acoustics sizes them), lights, anchors
 ROOMS: dict[str, tuple[float, float, int, tuple[str, ...]]] = {
-    "living_room": (6.0, 4.5, 3, ("by the window", "next to the sofa", "by the bookshelf", "next to the TV",
-                                  "by the door")),
+    "living_room": (
+        6.0,
+        4.5,
+        3,
+        ("by the window", "next to the sofa", "by the bookshelf", "next to the TV", "by the door"),
+    ),
     "bedroom": (4.0, 3.5, 2, ("by the bed", "by the window", "next to the wardrobe", "by the desk")),
     "kitchen": (4.0, 3.5, 2, ("over the counter", "by the window", "over the table", "by the fridge")),
     "hallway": (5.0, 1.6, 1, ("by the front door",)),
@@ -54,6 +62,7 @@ class VoiceGenerationError(ValueError):
 
 # --- tool calls --------------------------------------------------------------------------------------------
 
+
 def command(device_id: str, cluster: str, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"device_id": device_id, "endpoint_id": 1, "cluster_id": cluster, "command_id": name, "args": args or {}}
 
@@ -68,14 +77,19 @@ def percent_level(percent: int) -> int:
 
 
 def dim_to(device_id: str, percent: int) -> ToolCall:
-    return run_command(device_id, "LevelControl", "MoveToLevelWithOnOff",
-                       {"level": percent_level(percent), "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0})
+    return run_command(
+        device_id,
+        "LevelControl",
+        "MoveToLevelWithOnOff",
+        {"level": percent_level(percent), "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0},
+    )
 
 
 def automation(name: str, trigger: dict[str, Any], steps: list[ToolCall]) -> ToolCall:
-    return ToolCall(tool="create_automation", args={
-        "name": name, "trigger": trigger,
-        "actions": [{"tool": step.tool, "args": step.args} for step in steps]})
+    return ToolCall(
+        tool="create_automation",
+        args={"name": name, "trigger": trigger, "actions": [{"tool": step.tool, "args": step.args} for step in steps]},
+    )
 
 
 def once_cron(when: datetime) -> str:
@@ -83,6 +97,7 @@ def once_cron(when: datetime) -> str:
 
 
 # --- the home ----------------------------------------------------------------------------------------------
+
 
 def _spot(rng: random.Random, room: str) -> tuple[float, float]:
     width, depth, *_ = ROOMS[room]
@@ -98,23 +113,39 @@ def build_home(seed: int, rng: random.Random) -> HomeConfig:
         for index, anchor in enumerate(rng.sample(anchors, lights), start=1):
             device_id = f"{room}_light_{index}"
             on = rng.random() < 0.5
-            devices.append({"id": device_id, "type": "dimmable_light", "room": room,
-                            "attributes": {ON: on, LEVEL: rng.choice((127, 190, 254))}})
+            devices.append(
+                {
+                    "id": device_id,
+                    "type": "dimmable_light",
+                    "room": room,
+                    "attributes": {ON: on, LEVEL: rng.choice((127, 190, 254))},
+                }
+            )
             x, y = _spot(rng, room)
             placement[device_id] = {"x": x, "y": y, "anchor": anchor}
-    devices += [{"id": "living_room_tv", "type": "tv", "room": "living_room",
-                 "attributes": {ON: rng.random() < 0.3}},
-                {"id": "kitchen_occupancy", "type": "occupancy_sensor", "room": "kitchen",
-                 "attributes": {OCCUPANCY: 1}},
-                {"id": "washer", "type": "laundry_washer", "room": "utility_room"},
-                {"id": "dryer", "type": "laundry_dryer", "room": "utility_room"}]
-    base = datetime(2026, 3, 2) + timedelta(days=rng.randrange(5), hours=rng.randrange(17, 21),
-                                            minutes=rng.randrange(0, 60, 5))
-    rooms = [{"id": room, "name": SPOKEN_ROOM[room].title(), "type": room, "environment": ENVIRONMENT}
-             for room in ROOMS]
-    return validate_home({"name": f"voice home {seed}", "seed": seed, "base_time": base.strftime(TIME_FORMAT),
-                          "rooms": rooms, "devices": devices,
-                          "extensions": {PLACEMENT_KEY: {"devices": placement}}}, f"<voice home {seed}>")
+    devices += [
+        {"id": "living_room_tv", "type": "tv", "room": "living_room", "attributes": {ON: rng.random() < 0.3}},
+        {"id": "kitchen_occupancy", "type": "occupancy_sensor", "room": "kitchen", "attributes": {OCCUPANCY: 1}},
+        {"id": "washer", "type": "laundry_washer", "room": "utility_room"},
+        {"id": "dryer", "type": "laundry_dryer", "room": "utility_room"},
+    ]
+    base = datetime(2026, 3, 2) + timedelta(
+        days=rng.randrange(5), hours=rng.randrange(17, 21), minutes=rng.randrange(0, 60, 5)
+    )
+    rooms = [
+        {"id": room, "name": SPOKEN_ROOM[room].title(), "type": room, "environment": ENVIRONMENT} for room in ROOMS
+    ]
+    return validate_home(
+        {
+            "name": f"voice home {seed}",
+            "seed": seed,
+            "base_time": base.strftime(TIME_FORMAT),
+            "rooms": rooms,
+            "devices": devices,
+            "extensions": {PLACEMENT_KEY: {"devices": placement}},
+        },
+        f"<voice home {seed}>",
+    )
 
 
 def lights(home: HomeConfig) -> list[Placed]:
@@ -138,19 +169,26 @@ def preserve_others(home: HomeConfig, changed: set[str]) -> list[StateCheck]:
     for placed in lights(home):
         if placed.device_id not in changed:
             on, level = light_state(home, placed.device_id)
-            out += [StateCheck(device_id=placed.device_id, path=ON, value=on),
-                    StateCheck(device_id=placed.device_id, path=LEVEL, value=level)]
+            out += [
+                StateCheck(device_id=placed.device_id, path=ON, value=on),
+                StateCheck(device_id=placed.device_id, path=LEVEL, value=level),
+            ]
     return out
 
 
 # --- spatial ------------------------------------------------------------------------------------------------
 
-PHRASES: dict[str, str] = {"next_to_me": "the light next to me", "in_here": "the light in here",
-                           "behind_me": "the light behind me", "anchor": "the light {anchor}"}
+PHRASES: dict[str, str] = {
+    "next_to_me": "the light next to me",
+    "in_here": "the light in here",
+    "behind_me": "the light behind me",
+    "anchor": "the light {anchor}",
+}
 
 
-def spatial_request(home: HomeConfig, reference: Reference, position: UserPosition, rng: random.Random,
-                    anchor: str | None = None) -> tuple[str, list[ToolCall], list[StateCheck], str]:
+def spatial_request(
+    home: HomeConfig, reference: Reference, position: UserPosition, rng: random.Random, anchor: str | None = None
+) -> tuple[str, list[ToolCall], list[StateCheck], str]:
     """The utterance, gold calls and checks of one spatial request from ``position``; Unresolved when the
     reference does not pick out exactly one light there."""
     target = resolve(reference, position, lights(home), anchor)
@@ -158,16 +196,27 @@ def spatial_request(home: HomeConfig, reference: Reference, position: UserPositi
     phrase = PHRASES[reference].format(anchor=anchor)
     if on and rng.random() < 0.4:
         percent = rng.choice((10, 20, 30, 40, 60))
-        return (f"dim {phrase} to {NUMBERS[percent]} percent", [dim_to(target, percent)],
-                [StateCheck(device_id=target, path=ON, value=True),
-                 StateCheck(device_id=target, path=LEVEL, value=percent_level(percent))], target)
+        return (
+            f"dim {phrase} to {NUMBERS[percent]} percent",
+            [dim_to(target, percent)],
+            [
+                StateCheck(device_id=target, path=ON, value=True),
+                StateCheck(device_id=target, path=LEVEL, value=percent_level(percent)),
+            ],
+            target,
+        )
     verb, wanted = ("turn off", False) if on else ("turn on", True)
-    return (f"{verb} {phrase}", [run_command(target, "OnOff", "On" if wanted else "Off")],
-            [StateCheck(device_id=target, path=ON, value=wanted)], target)
+    return (
+        f"{verb} {phrase}",
+        [run_command(target, "OnOff", "On" if wanted else "Off")],
+        [StateCheck(device_id=target, path=ON, value=wanted)],
+        target,
+    )
 
 
-def _spatial_turn(home: HomeConfig, rng: random.Random, exclude: set[str]
-                  ) -> tuple[VoiceTurn, list[StateCheck], str] | None:
+def _spatial_turn(
+    home: HomeConfig, rng: random.Random, exclude: set[str]
+) -> tuple[VoiceTurn, list[StateCheck], str] | None:
     reference: Reference = rng.choice(("next_to_me", "in_here", "behind_me", "anchor"))
     # "in here" is only unambiguous in a one-light room; the others are asked where several lights are
     rooms = [r for r, spec in ROOMS.items() if (spec[2] == 1 if reference == "in_here" else spec[2] > 1)]
@@ -198,11 +247,16 @@ def spatial_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str
         turns.append(second[0].model_copy(update={"text": "and " + second[0].text}))
         checks += second[1]
         targets.add(second[2])
-    return {"variant": "two_requests" if len(turns) > 1 else "one_request", "turns": turns, "checks": checks,
-            "preserve": preserve_others(home, targets)}
+    return {
+        "variant": "two_requests" if len(turns) > 1 else "one_request",
+        "turns": turns,
+        "checks": checks,
+        "preserve": preserve_others(home, targets),
+    }
 
 
 # --- temporal -----------------------------------------------------------------------------------------------
+
 
 def _single_light(home: HomeConfig, room: str) -> str:
     [light] = [p.device_id for p in lights(home) if p.room == room]
@@ -223,13 +277,24 @@ def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[st
         position = random_position(rng, room)
         step = run_command(light, "OnOff", command_name)
         trigger = {"type": "time", "cron": once_cron(base + timedelta(minutes=minutes))}
-        turn = VoiceTurn(text=f"in {NUMBERS[minutes]} minutes {verb} the light in here", position=position,
-                         act="execute", gold=[automation(f"{verb} {room} light", trigger, [step])])
+        turn = VoiceTurn(
+            text=f"in {NUMBERS[minutes]} minutes {verb} the light in here",
+            position=position,
+            act="execute",
+            gold=[automation(f"{verb} {room} light", trigger, [step])],
+        )
         at = minutes * 60
-        checks = [StateCheck(device_id=light, path=ON, value=on, at_s=at - 30),
-                  StateCheck(device_id=light, path=ON, value=not on, at_s=at + 30)]
-        return {"variant": variant, "turns": [turn], "checks": checks, "preserve": preserve_others(home, {light}),
-                "horizon_s": at + 60}
+        checks = [
+            StateCheck(device_id=light, path=ON, value=on, at_s=at - 30),
+            StateCheck(device_id=light, path=ON, value=not on, at_s=at + 30),
+        ]
+        return {
+            "variant": variant,
+            "turns": [turn],
+            "checks": checks,
+            "preserve": preserve_others(home, {light}),
+            "horizon_s": at + 60,
+        }
     if variant == "leave_room":
         kitchen = [p.device_id for p in lights(home) if p.room == "kitchen"]
         on_now = [light for light in kitchen if light_state(home, light)[0]]
@@ -237,41 +302,85 @@ def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[st
             return None
         leave_at = rng.choice((120, 300, 600))
         steps = [run_command(light, "OnOff", "Off") for light in on_now]
-        trigger = {"type": "state", "condition": {"device_id": "kitchen_occupancy", "endpoint_id": 1,
-                                                  "cluster_id": "OccupancySensing", "attribute_id": "Occupancy",
-                                                  "operator": "==", "value": 0}}
+        trigger = {
+            "type": "state",
+            "condition": {
+                "device_id": "kitchen_occupancy",
+                "endpoint_id": 1,
+                "cluster_id": "OccupancySensing",
+                "attribute_id": "Occupancy",
+                "operator": "==",
+                "value": 0,
+            },
+        }
         phrase = "the lights in here" if len(on_now) > 1 else "the light in here"
-        turn = VoiceTurn(text=f"when I leave the kitchen turn off {phrase}", position=random_position(rng, "kitchen"),
-                         act="execute", gold=[automation("kitchen lights off when empty", trigger, steps)])
-        checks = [StateCheck(device_id=light, path=ON, value=value, at_s=at)
-                  for light in on_now for value, at in ((True, leave_at - 60), (False, leave_at + 120))]
-        return {"variant": variant, "turns": [turn], "checks": checks, "preserve": preserve_others(home, set(on_now)),
-                "events": [WorldEvent(at_s=leave_at, kind="leave_room", room="kitchen", device_id="kitchen_occupancy")],
-                "horizon_s": leave_at + 180}
-    trigger = {"type": "state", "condition": {"device_id": "washer", "endpoint_id": 1, "cluster_id": "OperationalState",
-                                              "attribute_id": "OperationalState", "operator": "==", "value": STOPPED}}
+        turn = VoiceTurn(
+            text=f"when I leave the kitchen turn off {phrase}",
+            position=random_position(rng, "kitchen"),
+            act="execute",
+            gold=[automation("kitchen lights off when empty", trigger, steps)],
+        )
+        checks = [
+            StateCheck(device_id=light, path=ON, value=value, at_s=at)
+            for light in on_now
+            for value, at in ((True, leave_at - 60), (False, leave_at + 120))
+        ]
+        return {
+            "variant": variant,
+            "turns": [turn],
+            "checks": checks,
+            "preserve": preserve_others(home, set(on_now)),
+            "events": [WorldEvent(at_s=leave_at, kind="leave_room", room="kitchen", device_id="kitchen_occupancy")],
+            "horizon_s": leave_at + 180,
+        }
+    trigger = {
+        "type": "state",
+        "condition": {
+            "device_id": "washer",
+            "endpoint_id": 1,
+            "cluster_id": "OperationalState",
+            "attribute_id": "OperationalState",
+            "operator": "==",
+            "value": STOPPED,
+        },
+    }
     steps = [run_command("dryer", "OnOff", "On"), run_command("dryer", "OperationalState", "Start")]
-    wording = rng.choice(("when the washer finishes start the dryer",
-                          "after the washing machine is done start the dryer"))
-    turn = VoiceTurn(text=wording, position=random_position(rng, rng.choice(("utility_room", "kitchen"))),
-                     act="execute", gold=[automation("dryer after washer", trigger, steps)])
-    checks = [StateCheck(device_id="dryer", path=OPSTATE, value=STOPPED, at_s=WASHER_CYCLE_S - 300),
-              StateCheck(device_id="dryer", path=OPSTATE, value=RUNNING, at_s=WASHER_CYCLE_S + 120)]
-    return {"variant": variant, "turns": [turn], "checks": checks, "preserve": preserve_others(home, set()),
-            "setup": [run_command("washer", "OnOff", "On"), run_command("washer", "OperationalState", "Start")],
-            "horizon_s": WASHER_CYCLE_S + 180}
+    wording = rng.choice(
+        ("when the washer finishes start the dryer", "after the washing machine is done start the dryer")
+    )
+    turn = VoiceTurn(
+        text=wording,
+        position=random_position(rng, rng.choice(("utility_room", "kitchen"))),
+        act="execute",
+        gold=[automation("dryer after washer", trigger, steps)],
+    )
+    checks = [
+        StateCheck(device_id="dryer", path=OPSTATE, value=STOPPED, at_s=WASHER_CYCLE_S - 300),
+        StateCheck(device_id="dryer", path=OPSTATE, value=RUNNING, at_s=WASHER_CYCLE_S + 120),
+    ]
+    return {
+        "variant": variant,
+        "turns": [turn],
+        "checks": checks,
+        "preserve": preserve_others(home, set()),
+        "setup": [run_command("washer", "OnOff", "On"), run_command("washer", "OperationalState", "Start")],
+        "horizon_s": WASHER_CYCLE_S + 180,
+    }
 
 
 def weekday_routine(rng: random.Random, home: HomeConfig, base: datetime) -> dict[str, Any]:
-    """"Every weekday at seven turn on the light in here": a recurring cron; the user switches the light off
+    """ "Every weekday at seven turn on the light in here": a recurring cron; the user switches the light off
     at eight each morning, so each of the next seven mornings shows whether the rule fired that day."""
     room = rng.choice(("hallway", "office"))
     light = _single_light(home, room)
     hour = rng.choice((6, 7))
     trigger = {"type": "time", "cron": f"0 0 {hour} ? * MON-FRI *"}
-    turn = VoiceTurn(text=f"every weekday at {'six' if hour == 6 else 'seven'} in the morning turn on the light in "
-                          "here", position=random_position(rng, room), act="execute",
-                     gold=[automation(f"weekday {room} light", trigger, [run_command(light, "OnOff", "On")])])
+    turn = VoiceTurn(
+        text=f"every weekday at {'six' if hour == 6 else 'seven'} in the morning turn on the light in here",
+        position=random_position(rng, room),
+        act="execute",
+        gold=[automation(f"weekday {room} light", trigger, [run_command(light, "OnOff", "On")])],
+    )
     mornings = [(base + timedelta(days=day)).replace(hour=hour, minute=0, second=0) for day in range(1, 8)]
     events = [WorldEvent(at_s=0, kind="switch_off", room=room, device_id=light)]  # the user leaves it off now
     checks = []
@@ -279,14 +388,21 @@ def weekday_routine(rng: random.Random, home: HomeConfig, base: datetime) -> dic
         at = (morning - base).total_seconds()
         checks.append(StateCheck(device_id=light, path=ON, value=morning.weekday() < 5, at_s=at + 60))
         events.append(WorldEvent(at_s=at + 3600, kind="switch_off", room=room, device_id=light))
-    return {"variant": "weekday_routine", "turns": [turn], "checks": checks, "events": events,
-            "preserve": preserve_others(home, {light}), "horizon_s": (mornings[-1] - base).total_seconds() + 7200}
+    return {
+        "variant": "weekday_routine",
+        "turns": [turn],
+        "checks": checks,
+        "events": events,
+        "preserve": preserve_others(home, {light}),
+        "horizon_s": (mornings[-1] - base).total_seconds() + 7200,
+    }
 
 
 WASHER_CYCLE_S = 3600  # the emulated washer's programme length (emulator: Pre-wash … Spin, 60 min)
 
 
 # --- clarify ------------------------------------------------------------------------------------------------
+
 
 def clarify_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str, Any] | None:
     if rng.random() < 0.5:
@@ -295,21 +411,36 @@ def clarify_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str
         target = rng.choice(here)
         on, _ = light_state(home, target.device_id)
         verb = "turn off" if on else "turn on"
-        turn = VoiceTurn(text=f"{verb} the light", position=random_position(rng, room), act="clarify",
-                         question=f"There are {len(here)} lights in the {SPOKEN_ROOM[room]}: which one do you mean?",
-                         reply=f"the one {target.where.anchor}",
-                         gold=[run_command(target.device_id, "OnOff", "Off" if on else "On")])
+        turn = VoiceTurn(
+            text=f"{verb} the light",
+            position=random_position(rng, room),
+            act="clarify",
+            question=f"There are {len(here)} lights in the {SPOKEN_ROOM[room]}: which one do you mean?",
+            reply=f"the one {target.where.anchor}",
+            gold=[run_command(target.device_id, "OnOff", "Off" if on else "On")],
+        )
         checks = [StateCheck(device_id=target.device_id, path=ON, value=not on)]
-        return {"variant": "which_device", "turns": [turn], "checks": checks,
-                "preserve": preserve_others(home, {target.device_id})}
+        return {
+            "variant": "which_device",
+            "turns": [turn],
+            "checks": checks,
+            "preserve": preserve_others(home, {target.device_id}),
+        }
     room = rng.choice(("hallway", "office"))
     light = _single_light(home, room)
     percent = rng.choice((10, 20, 30, 40, 60))
-    turn = VoiceTurn(text="dim the light in here", position=random_position(rng, room), act="clarify",
-                     question="How bright should it be, in percent?", reply=f"to {NUMBERS[percent]} percent",
-                     gold=[dim_to(light, percent)])
-    checks = [StateCheck(device_id=light, path=ON, value=True),
-              StateCheck(device_id=light, path=LEVEL, value=percent_level(percent))]
+    turn = VoiceTurn(
+        text="dim the light in here",
+        position=random_position(rng, room),
+        act="clarify",
+        question="How bright should it be, in percent?",
+        reply=f"to {NUMBERS[percent]} percent",
+        gold=[dim_to(light, percent)],
+    )
+    checks = [
+        StateCheck(device_id=light, path=ON, value=True),
+        StateCheck(device_id=light, path=LEVEL, value=percent_level(percent)),
+    ]
     return {"variant": "missing_level", "turns": [turn], "checks": checks, "preserve": preserve_others(home, {light})}
 
 
@@ -323,8 +454,9 @@ def generate_voice_episode(task_type: str, seed: int) -> VoiceEpisode:
         home = build_home(seed, rng)
         body = BUILDERS[task_type](seed, rng, home)
         if body is not None:
-            return VoiceEpisode(episode_id=f"voice_{task_type}_seed_{seed}", seed=seed, task_type=task_type,
-                                home=home, **body)
+            return VoiceEpisode(
+                episode_id=f"voice_{task_type}_seed_{seed}", seed=seed, task_type=task_type, home=home, **body
+            )
     raise RuntimeError(f"voice {task_type} seed {seed}: no episode after {MAX_DRAWS} draws")
 
 
@@ -342,5 +474,8 @@ def generate_voice_episodes(per_type: int, seed: int, task_types: str = "all") -
     """``per_type`` episodes of each task type; episode n of a run with seed s has seed s·1000 + n."""
     if not 1 <= per_type <= MAX_PER_TYPE:
         raise VoiceGenerationError(f"per_type must be 1..{MAX_PER_TYPE}, got {per_type}")
-    return [generate_voice_episode(task_type, seed * 1000 + index)
-            for task_type in parse_task_types(task_types) for index in range(1, per_type + 1)]
+    return [
+        generate_voice_episode(task_type, seed * 1000 + index)
+        for task_type in parse_task_types(task_types)
+        for index in range(1, per_type + 1)
+    ]

@@ -57,21 +57,39 @@ def surroundings(episode: VoiceEpisode, room: str, seed: int, speaker: Voice) ->
     programme = np.concatenate([speech(line, TV_VOICE.id, 170) for line in sources.TV_LINES]) if tv_on else None
     rng = seeded_rng("babble", seed, episode.episode_id)
     others = [v for v in VOICES.values() if v.id != speaker.id]
-    talkers = tuple(speech(line, rng.choice(others).id, rng.choice(RATES))
-                    for line in rng.sample(sources.BABBLE_LINES, 3))
+    talkers = tuple(
+        speech(line, rng.choice(others).id, rng.choice(RATES)) for line in rng.sample(sources.BABBLE_LINES, 3)
+    )
     return Surroundings(room_id=room, tv_on=tv_on, tv_programme=programme, babble_talkers=talkers)
 
 
-def render_voice_episode(episode: VoiceEpisode, *, seed: int, conditions: Sequence[Condition], noise_kind: str = "room",
-                         pool: Sequence[Voice] = tuple(VOICES.values())) -> list[tuple[RenderedTurn, bytes]]:
+def render_voice_episode(
+    episode: VoiceEpisode,
+    *,
+    seed: int,
+    conditions: Sequence[Condition],
+    noise_kind: str = "room",
+    pool: Sequence[Voice] = tuple(VOICES.values()),
+) -> list[tuple[RenderedTurn, bytes]]:
     """Every turn a run may hear (requests and replies, in spoken order), each in the room where it is said,
     rendered exactly as :func:`hear` renders it (``speech render`` of a voice episode directory)."""
     speaker, rate = choose_speaker(seed, episode.episode_id, tuple(pool))
     spoken = [(text, turn.position.room) for turn in episode.turns for text in (turn.text, turn.reply) if text]
-    return [render_turn(text, episode_id=episode.episode_id, turn=index, speaker=speaker, rate=rate,
-                        condition=condition, noise_kind=noise_kind,
-                        surroundings=surroundings(episode, room, seed, speaker), seed=seed)
-            for index, (text, room) in enumerate(spoken) for condition in conditions]
+    return [
+        render_turn(
+            text,
+            episode_id=episode.episode_id,
+            turn=index,
+            speaker=speaker,
+            rate=rate,
+            condition=condition,
+            noise_kind=noise_kind,
+            surroundings=surroundings(episode, room, seed, speaker),
+            seed=seed,
+        )
+        for index, (text, room) in enumerate(spoken)
+        for condition in conditions
+    ]
 
 
 def hear(hearing: Hearing, episode: VoiceEpisode, index: int, text: str, room: str) -> Heard:
@@ -79,13 +97,24 @@ def hear(hearing: Hearing, episode: VoiceEpisode, index: int, text: str, room: s
     if hearing.input == "text":
         return Heard(text, None, {"input": "text"})
     speaker, rate = choose_speaker(hearing.seed, episode.episode_id, parse_voices(hearing.voices))
-    turn, wav = render_turn(text, episode_id=episode.episode_id, turn=index, speaker=speaker, rate=rate,
-                            condition=hearing.condition, noise_kind=hearing.noise,
-                            surroundings=surroundings(episode, room, hearing.seed, speaker), seed=hearing.seed)
+    turn, wav = render_turn(
+        text,
+        episode_id=episode.episode_id,
+        turn=index,
+        speaker=speaker,
+        rate=rate,
+        condition=hearing.condition,
+        noise_kind=hearing.noise,
+        surroundings=surroundings(episode, room, hearing.seed, speaker),
+        seed=hearing.seed,
+    )
     record = {"input": hearing.input, **turn.model_dump(mode="json", exclude={"file", "episode_id"})}
     if hearing.input == "audio":
         return Heard(AUDIO_TURN, input_audio_part(wav), record)
     result = recogniser(hearing.asr).transcribe(decode_wav(wav))
-    record["asr"] = {"model": result.model, "transcript": result.text,
-                     "wer": round(word_error_rate(text, result.text), 4)}
+    record["asr"] = {
+        "model": result.model,
+        "transcript": result.text,
+        "wer": round(word_error_rate(text, result.text), 4),
+    }
     return Heard(result.text, None, record)

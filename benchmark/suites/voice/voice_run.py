@@ -45,13 +45,16 @@ def layout_text(episode: VoiceEpisode, user: UserPosition) -> str:
     """Where things are, as the assistant is told (metres from each room's south-west corner)."""
     placement = home_placement(episode.home.extensions)
     facing = COMPASS[round(user.facing_deg / 45) % 8]
-    lines = [f"the user stands in the {user.room} at x={user.x:g} m, y={user.y:g} m, facing {facing} "
-             f"({user.facing_deg:g}°)"]
+    lines = [
+        f"the user stands in the {user.room} at x={user.x:g} m, y={user.y:g} m, facing {facing} ({user.facing_deg:g}°)"
+    ]
     for device in episode.home.devices:
         where = placement.devices.get(device.id)
         if where is not None:
-            lines.append(f"{device.id} ({device.type}) in the {device.room} at x={where.x:g}, y={where.y:g}"
-                         + (f", {where.anchor}" if where.anchor else ""))
+            lines.append(
+                f"{device.id} ({device.type}) in the {device.room} at x={where.x:g}, y={where.y:g}"
+                + (f", {where.anchor}" if where.anchor else "")
+            )
     return "; ".join(lines)
 
 
@@ -92,8 +95,7 @@ def _world(
     return checks, [_check(fabric, c) for c in episode.preserve]
 
 
-async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearing,
-                            *, trial: int = 0) -> dict[str, Any]:
+async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearing, *, trial: int = 0) -> dict[str, Any]:
     fabric = EmulatedHome(episode.home)
     world = ToolBox(fabric, profile=TOOL_PROFILE)
     for call in episode.setup:  # the world's doing, before the user speaks (not the agent's calls)
@@ -114,9 +116,15 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
         extras: dict[str, Any] = {"trial": trial, "voice_gold": gold}
         if heard.audio_part is not None:
             extras["user_audio_part"] = heard.audio_part
-        task = AgentTask(query=heard.text, user_location=user.room, current_time=fabric.now_text(),
-                         episode_id=episode.episode_id, dialogue_history=tuple(history),
-                         memory={"where things are": layout_text(episode, user)}, extras=extras)
+        task = AgentTask(
+            query=heard.text,
+            user_location=user.room,
+            current_time=fabric.now_text(),
+            episode_id=episode.episode_id,
+            dialogue_history=tuple(history),
+            memory={"where things are": layout_text(episode, user)},
+            extras=extras,
+        )
         try:
             outcome = await asyncio.wait_for(agent.run(task, toolbox), TURN_TIMEOUT_S)
         except TimeoutError:
@@ -128,47 +136,86 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
         act = dialogue_act(outcome, invocations)
         answer = outcome.final_answer or ""
         history.extend([{"role": "user", "content": heard.text}, {"role": "assistant", "content": answer}])
-        turns.append({"said": text, "heard": heard.record, "position": user.model_dump(mode="json"),
-                      "expected_act": expected, "act": act, "answer": answer, "end_reason": outcome.end_reason,
-                      "error": outcome.error, "invocations": invocations, "tokens": outcome.tokens.to_dict()})
+        turns.append(
+            {
+                "said": text,
+                "heard": heard.record,
+                "position": user.model_dump(mode="json"),
+                "expected_act": expected,
+                "act": act,
+                "answer": answer,
+                "end_reason": outcome.end_reason,
+                "error": outcome.error,
+                "invocations": invocations,
+                "tokens": outcome.tokens.to_dict(),
+            }
+        )
         return act
 
     for turn in episode.turns:
-        gold_now = {"ask": turn.question, "calls": []} if turn.act == "clarify" else {
-            "ask": None, "calls": [c.model_dump() for c in turn.gold]}
+        gold_now = (
+            {"ask": turn.question, "calls": []}
+            if turn.act == "clarify"
+            else {"ask": None, "calls": [c.model_dump() for c in turn.gold]}
+        )
         act = await agent_turn(turn.text, turn.position, gold_now, turn.act)
         if turn.act == "clarify" and act == "clarify" and turn.reply:  # the user answers, by voice
-            await agent_turn(turn.reply, turn.position, {"ask": None, "calls": [c.model_dump() for c in turn.gold]},
-                             "execute")
+            await agent_turn(
+                turn.reply, turn.position, {"ask": None, "calls": [c.model_dump() for c in turn.gold]}, "execute"
+            )
     checks, preserved = _world(fabric, episode, start)
     exec_match = all(c["ok"] for c in checks) and all(c["ok"] for c in preserved)
     act_match = all(t["act"] == t["expected_act"] for t in turns)
-    over_triggered = any(t["expected_act"] == "clarify" and t["act"] == "execute" and
-                         any(i["tool"] in MUTATING_TOOLS for i in t["invocations"]) for t in turns)
+    over_triggered = any(
+        t["expected_act"] == "clarify"
+        and t["act"] == "execute"
+        and any(i["tool"] in MUTATING_TOOLS for i in t["invocations"])
+        for t in turns
+    )
     wers = [t["heard"]["asr"]["wer"] for t in turns if "asr" in t["heard"]]
     infra = next((t["error"] for t in turns if t["end_reason"] == "infra_error"), None)
     passed = exec_match and act_match
-    return {**record_key(episode, agent, hearing, trial),
-            "status": "infra_error" if infra is not None else ("passed" if passed else "failed"), "error": infra,
-            "turns": turns, "checks": checks, "preserve_failures": [c for c in preserved if not c["ok"]],
-            "exec_match": exec_match, "act_match": act_match,
-            "act_accuracy": round(sum(t["act"] == t["expected_act"] for t in turns) / len(turns), 4),
-            "over_triggered": over_triggered, "passed": passed,
-            "wer": round(sum(wers) / len(wers), 4) if wers else None, "virtual_end": fabric.now_text()}
+    return {
+        **record_key(episode, agent, hearing, trial),
+        "status": "infra_error" if infra is not None else ("passed" if passed else "failed"),
+        "error": infra,
+        "turns": turns,
+        "checks": checks,
+        "preserve_failures": [c for c in preserved if not c["ok"]],
+        "exec_match": exec_match,
+        "act_match": act_match,
+        "act_accuracy": round(sum(t["act"] == t["expected_act"] for t in turns) / len(turns), 4),
+        "over_triggered": over_triggered,
+        "passed": passed,
+        "wer": round(sum(wers) / len(wers), 4) if wers else None,
+        "virtual_end": fabric.now_text(),
+    }
 
 
 def record_key(episode: VoiceEpisode, agent: Agent, hearing: Hearing, trial: int) -> dict[str, Any]:
     """What every record starts with: which episode (and its content hash), trial, agent and hearing."""
-    return {"schema": RECORD_SCHEMA, "episode_id": episode.episode_id, "episode_sha256": episode_sha256(episode),
-            "task_type": episode.task_type, "variant": episode.variant, "trial": trial, "agent": agent.name,
-            "input": hearing.input, "condition": hearing.condition_id}
+    return {
+        "schema": RECORD_SCHEMA,
+        "episode_id": episode.episode_id,
+        "episode_sha256": episode_sha256(episode),
+        "task_type": episode.task_type,
+        "variant": episode.variant,
+        "trial": trial,
+        "agent": agent.name,
+        "input": hearing.input,
+        "condition": hearing.condition_id,
+    }
 
 
-def harness_error_record(episode: VoiceEpisode, agent: Agent, hearing: Hearing, trial: int,
-                         error: Exception) -> dict[str, Any]:
+def harness_error_record(
+    episode: VoiceEpisode, agent: Agent, hearing: Hearing, trial: int, error: Exception
+) -> dict[str, Any]:
     """A bug of ours (or a setup the home refuses) in one episode: named, not scored, run again on resume."""
-    return {**record_key(episode, agent, hearing, trial), "status": "infra_error",
-            "error": f"harness: {type(error).__name__}: {error}"}
+    return {
+        **record_key(episode, agent, hearing, trial),
+        "status": "infra_error",
+        "error": f"harness: {type(error).__name__}: {error}",
+    }
 
 
 def record_line(record: dict[str, Any]) -> str:

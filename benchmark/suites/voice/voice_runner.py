@@ -98,8 +98,18 @@ class VoiceRunSummary:
 
 
 class VoiceRunner:
-    def __init__(self, spec: VoiceRunSpec, hearings: list[Hearing], episodes: list[VoiceEpisode], out: Path, *,
-                 resume: bool = False, force: bool = False, concurrency: int = 1, progress: bool = True) -> None:
+    def __init__(
+        self,
+        spec: VoiceRunSpec,
+        hearings: list[Hearing],
+        episodes: list[VoiceEpisode],
+        out: Path,
+        *,
+        resume: bool = False,
+        force: bool = False,
+        concurrency: int = 1,
+        progress: bool = True,
+    ) -> None:
         assert [h.condition_id for h in hearings] == spec.conditions
         self.spec = spec
         self.hearings = hearings
@@ -111,24 +121,39 @@ class VoiceRunner:
         self.progress = progress  # the bar on stderr: stdout carries the report only
 
     def manifest(self) -> dict[str, Any]:
-        return RunManifest.model_validate({
-            "schema": VOICE_RUN_SCHEMA, "run_id": self.out.name,
-            "spec": self.spec.model_dump(mode="json", by_alias=True), "spec_sha256": self.spec.sha256(),
-            "git_commit": git_commit(), "package_version": package_version(),
-            "episodes": [e.episode_id for e in self.episodes], "trials": self.spec.trials,
-            "conditions": self.spec.conditions,
-            "episode_sha256": {e.episode_id: episode_sha256(e) for e in self.episodes}}).to_dict()
+        return RunManifest.model_validate(
+            {
+                "schema": VOICE_RUN_SCHEMA,
+                "run_id": self.out.name,
+                "spec": self.spec.model_dump(mode="json", by_alias=True),
+                "spec_sha256": self.spec.sha256(),
+                "git_commit": git_commit(),
+                "package_version": package_version(),
+                "episodes": [e.episode_id for e in self.episodes],
+                "trials": self.spec.trials,
+                "conditions": self.spec.conditions,
+                "episode_sha256": {e.episode_id: episode_sha256(e) for e in self.episodes},
+            }
+        ).to_dict()
 
     async def run(self, agent: Agent) -> VoiceRunSummary:
-        prepared = prepare_run_directory(self.out, self.manifest(), resume=self.resume, force=self.force,
-                                         line=record_line)
-        order = [(hearing, episode, trial) for hearing in self.hearings for episode in self.episodes
-                 for trial in range(self.spec.trials)]
+        prepared = prepare_run_directory(
+            self.out, self.manifest(), resume=self.resume, force=self.force, line=record_line
+        )
+        order = [
+            (hearing, episode, trial)
+            for hearing in self.hearings
+            for episode in self.episodes
+            for trial in range(self.spec.trials)
+        ]
         done = {RUN_RECORD.key(r): r for r in prepared.kept}
         todo = [(h, e, t) for h, e, t in order if (e.episode_id, h.condition_id, t) not in done]
         fresh: list[dict[str, Any]] = []
-        kept = [_status(done[(e.episode_id, h.condition_id, t)]) for h, e, t in order
-                if (e.episode_id, h.condition_id, t) in done]
+        kept = [
+            _status(done[(e.episode_id, h.condition_id, t)])
+            for h, e, t in order
+            if (e.episode_id, h.condition_id, t) in done
+        ]
         progress = RunProgress(agent.name, len(order), kept=kept, enabled=self.progress)
         semaphore = asyncio.Semaphore(self.concurrency)
         fd = open_for_append(self.out / RECORDS)

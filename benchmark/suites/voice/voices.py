@@ -25,17 +25,20 @@ class Voice(BaseModel):
     gender: str
 
 
-VOICES: dict[str, Voice] = {v.id: v for v in (
-    Voice(id="us-m1", espeak="en-us+m3", accent="American", gender="male"),
-    Voice(id="us-f1", espeak="en-us+f3", accent="American", gender="female"),
-    Voice(id="us-m2", espeak="en-us+m1", accent="American", gender="male"),
-    Voice(id="gb-f1", espeak="en-gb+f2", accent="British", gender="female"),
-    Voice(id="gb-m1", espeak="en-gb-x-rp+m2", accent="British (RP)", gender="male"),
-    Voice(id="scot-m1", espeak="en-gb-scotland+m3", accent="Scottish", gender="male"),
-    Voice(id="carib-f1", espeak="en-029+f3", accent="Caribbean", gender="female"),
-    Voice(id="midlands-m1", espeak="en-gb-x-gbcwmd+m1", accent="West Midlands", gender="male"),
-    Voice(id="us-joe", engine="piper", accent="American (neural)", gender="male"),
-)}
+VOICES: dict[str, Voice] = {
+    v.id: v
+    for v in (
+        Voice(id="us-m1", espeak="en-us+m3", accent="American", gender="male"),
+        Voice(id="us-f1", espeak="en-us+f3", accent="American", gender="female"),
+        Voice(id="us-m2", espeak="en-us+m1", accent="American", gender="male"),
+        Voice(id="gb-f1", espeak="en-gb+f2", accent="British", gender="female"),
+        Voice(id="gb-m1", espeak="en-gb-x-rp+m2", accent="British (RP)", gender="male"),
+        Voice(id="scot-m1", espeak="en-gb-scotland+m3", accent="Scottish", gender="male"),
+        Voice(id="carib-f1", espeak="en-029+f3", accent="Caribbean", gender="female"),
+        Voice(id="midlands-m1", espeak="en-gb-x-gbcwmd+m1", accent="West Midlands", gender="male"),
+        Voice(id="us-joe", engine="piper", accent="American (neural)", gender="male"),
+    )
+}
 RATES = (140, 160, 180)  # words per minute: slow, ordinary, brisk
 
 
@@ -60,8 +63,9 @@ def seeded_rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def choose_speaker(seed: int, episode_id: str, pool: tuple[Voice, ...] = tuple(VOICES.values()),
-                   rates: tuple[int, ...] = RATES) -> tuple[Voice, int]:
+def choose_speaker(
+    seed: int, episode_id: str, pool: tuple[Voice, ...] = tuple(VOICES.values()), rates: tuple[int, ...] = RATES
+) -> tuple[Voice, int]:
     """One speaker per episode (every turn of a dialogue in the same voice), from the seed."""
     rng = seeded_rng("speaker", seed, episode_id)
     return rng.choice(pool), rng.choice(rates)

@@ -44,8 +44,9 @@ def decode_wav(data: bytes, *, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
     except (wave.Error, EOFError) as error:
         raise WavError(f"not a PCM WAV file: {error}") from None
     if (channels, width, rate) != (1, 2, sample_rate):
-        raise WavError(f"WAV is {channels} channel(s), {8 * width}-bit, {rate} Hz; "
-                       f"allowed: 1 channel, 16-bit, {sample_rate} Hz")
+        raise WavError(
+            f"WAV is {channels} channel(s), {8 * width}-bit, {rate} Hz; allowed: 1 channel, 16-bit, {sample_rate} Hz"
+        )
     return to_float(np.frombuffer(frames, dtype="<i2"))
 
 

@@ -35,8 +35,10 @@ class CorruptStateError(ValueError):
 
     def __init__(self, path: Path, reason: str) -> None:
         self.path = path
-        super().__init__(f"{path}: corrupt state file ({reason[:120]}); restore it from a backup, or delete it "
-                         f"to reset what it holds{_RESET_NOTES.get(path.stem, '')}")
+        super().__init__(
+            f"{path}: corrupt state file ({reason[:120]}); restore it from a backup, or delete it "
+            f"to reset what it holds{_RESET_NOTES.get(path.stem, '')}"
+        )
 
 
 _RESET_NOTES = {

@@ -190,7 +190,11 @@ def field_struct(container: object, tag: int, *, optional: bool = False) -> dict
 
 @overload
 def field_bytes(
-    container: object, tag: int, *, length: int | None = None, max_length: int | None = None,
+    container: object,
+    tag: int,
+    *,
+    length: int | None = None,
+    max_length: int | None = None,
     optional: Literal[False] = False,
 ) -> bytes: ...
 @overload

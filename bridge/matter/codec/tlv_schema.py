@@ -197,9 +197,19 @@ class FieldSpec:
 NO_VALUE = object()
 
 
-def tag(number: int, codec: object, *, required: bool = False, omit: Omit = "none", default: object = None,
-        absent: object = NO_VALUE, null_sets: str | None = None, presence: str | None = None,
-        within: Group | None = None, hidden: bool = False) -> Any:
+def tag(
+    number: int,
+    codec: object,
+    *,
+    required: bool = False,
+    omit: Omit = "none",
+    default: object = None,
+    absent: object = NO_VALUE,
+    null_sets: str | None = None,
+    presence: str | None = None,
+    within: Group | None = None,
+    hidden: bool = False,
+) -> Any:
     """A record field with its TLV context tag and codec.
 
     ``default`` is the constructor's (REQUIRED: a positional field), ``absent`` what decoding a message that
@@ -234,8 +244,7 @@ class TLVRecord:
                 number, codec, required, omit, null_sets, presence, within, absent = f.metadata["tlv"]
                 specs.append(FieldSpec(f.name, number, codec, required, omit, null_sets, presence, within, absent))
                 if not required and absent is NO_VALUE and f.default is dataclasses.MISSING:
-                    raise TypeError(f"{cls.__name__}.{f.name}: an optional member of a positional field "
-                                    "needs absent=")
+                    raise TypeError(f"{cls.__name__}.{f.name}: an optional member of a positional field needs absent=")
         # Members are written in ascending tag order (the canonical order), whatever the constructor's order.
         specs.sort(key=lambda spec: (spec.within.tag, spec.tag) if spec.within else (spec.tag, -1))
         _check_table(cls, specs)
@@ -341,8 +350,7 @@ def decode_record(cls: type[_R], value: object) -> _R:
             if grouped is None:
                 if spec.within.tag not in members:
                     raise SchemaError(f"{name}: missing {spec.within.name} (field {spec.within.tag})")
-                grouped = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind,
-                                                         spec.within.name)
+                grouped = groups[spec.within] = _members(members[spec.within.tag], spec.within.kind, spec.within.name)
             source = grouped
         what = f"{spec.within.name if spec.within else name} field {spec.tag}"
         if spec.presence is not None:

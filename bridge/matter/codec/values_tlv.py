@@ -180,8 +180,14 @@ def encode_fields(fields: Any, values: dict[str, Any] | None, tag: int | None = 
 FABRIC_INDEX_TAG = 0xFE
 
 
-def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
-                 status: Status = Status.INVALID_DATA_TYPE, fabric_index: int | None = None) -> Any:
+def decode_value(
+    obj: object,
+    info: TypeInfo,
+    what: str = "value",
+    *,
+    status: Status = Status.INVALID_DATA_TYPE,
+    fabric_index: int | None = None,
+) -> Any:
     """The JSON-style value of a decoded TLV object, checked against ``info``; HomeError.refused(status) if not.
 
     ``fabric_index``: the accessing fabric of a write/invoke; fabric-scoped structs get it as their
@@ -196,8 +202,10 @@ def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
         if not isinstance(obj, list):
             raise HomeError.refused(status, f"{what} must be an array")
         element = info.element
-        return [decode_value(item, element, f"{what}[{i}]", status=status, fabric_index=fabric_index)
-                for i, item in enumerate(obj)]
+        return [
+            decode_value(item, element, f"{what}[{i}]", status=status, fabric_index=fabric_index)
+            for i, item in enumerate(obj)
+        ]
     if info.is_struct:
         if not isinstance(obj, dict):
             raise HomeError.refused(status, f"{what} must be a structure")
@@ -207,8 +215,9 @@ def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
             if field.Tag == FABRIC_INDEX_TAG and fabric_index is not None:
                 out[field.Label] = fabric_index
             elif field.Tag in obj:
-                out[field.Label] = decode_value(obj[field.Tag], finfo, f"{what}.{field.Label}", status=status,
-                                                fabric_index=fabric_index)
+                out[field.Label] = decode_value(
+                    obj[field.Tag], finfo, f"{what}.{field.Label}", status=status, fabric_index=fabric_index
+                )
             elif not finfo.optional:
                 raise HomeError.refused(status, f"{what} lacks field {field.Label!r} (tag {field.Tag})")
         return out
@@ -239,8 +248,9 @@ def decode_value(obj: object, info: TypeInfo, what: str = "value", *,
     raise HomeError.refused(status, f"{what}: unsupported type {info.describe()}")
 
 
-def decode_fields(fields: Any, obj: Any, what: str, *, status: Status = Status.INVALID_COMMAND,
-                  fabric_index: int | None = None) -> dict[str, Any]:
+def decode_fields(
+    fields: Any, obj: Any, what: str, *, status: Status = Status.INVALID_COMMAND, fabric_index: int | None = None
+) -> dict[str, Any]:
     """A command's fields (a decoded TLV structure) → dict label → JSON value; unknown tags are ignored."""
     if obj is None:
         obj = {}
@@ -249,6 +259,7 @@ def decode_fields(fields: Any, obj: Any, what: str, *, status: Status = Status.I
     out: dict[str, Any] = {}
     for f in fields:
         if f.tag in obj:
-            out[f.label] = decode_value(obj[f.tag], f.type, f"{what}.{f.label}", status=status,
-                                        fabric_index=fabric_index)
+            out[f.label] = decode_value(
+                obj[f.tag], f.type, f"{what}.{f.label}", status=status, fabric_index=fabric_index
+            )
     return out

@@ -12,8 +12,13 @@ import struct
 
 from bridge.matter.crypto.crypto import hkdf_sha256, hmac_sha256
 
-__all__ = ["compressed_fabric_id", "destination_id", "group_multicast_address", "group_session_id",
-           "operational_group_key"]
+__all__ = [
+    "compressed_fabric_id",
+    "destination_id",
+    "group_multicast_address",
+    "group_session_id",
+    "operational_group_key",
+]
 
 
 def compressed_fabric_id(root_public_key: bytes, fabric_id: int) -> bytes:

@@ -45,15 +45,15 @@ class DataModel(Protocol):
         """The server; HomeError UNSUPPORTED_ENDPOINT / UNSUPPORTED_CLUSTER otherwise."""
         ...
 
-    def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any:
-        ...
+    def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any: ...
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: object, *,
-              server: ClusterServer | None = None) -> None:
-        ...
+    def write(
+        self, endpoint: int, cluster_id: int, attribute: str, value: object, *, server: ClusterServer | None = None
+    ) -> None: ...
 
-    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *,
-               server: ClusterServer | None = None) -> dict[str, Any] | None:
+    def invoke(
+        self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *, server: ClusterServer | None = None
+    ) -> dict[str, Any] | None:
         """Run a command; returns its response fields (None when it has no response payload)."""
         ...
 

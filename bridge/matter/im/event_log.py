@@ -39,17 +39,20 @@ class EventRecord:
     fabric_index: int | None = None  # a fabric-scoped event: only that fabric may read it (§7.14.2.4)
 
     def matches(self, path: EventPath) -> bool:
-        return ((path.endpoint is None or path.endpoint == self.endpoint)
-                and (path.cluster is None or path.cluster == self.cluster_id)
-                and (path.event is None or path.event == self.event_id))
+        return (
+            (path.endpoint is None or path.endpoint == self.endpoint)
+            and (path.cluster is None or path.cluster == self.cluster_id)
+            and (path.event is None or path.event == self.event_id)
+        )
 
 
 EventListener = Callable[[EventRecord], None]
 
 
 class EventLog:
-    def __init__(self, store: KeyValueStore | None = None, *, capacity: int = 20000,
-                 wall_clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, store: KeyValueStore | None = None, *, capacity: int = 20000, wall_clock: Callable[[], float] = time.time
+    ) -> None:
         self._store = store
         self._wall_clock = wall_clock
         self._records: deque[EventRecord] = deque(maxlen=capacity)
@@ -70,13 +73,29 @@ class EventLog:
         """The number of the newest event (one below the next number)."""
         return self._next - 1
 
-    def emit(self, endpoint: int, cluster_id: int, event_id: int, priority: int, payload: bytes, *,
-             fabric_index: int | None = None) -> EventRecord:
+    def emit(
+        self,
+        endpoint: int,
+        cluster_id: int,
+        event_id: int,
+        priority: int,
+        payload: bytes,
+        *,
+        fabric_index: int | None = None,
+    ) -> EventRecord:
         with self._lock:
             if self._next >= self._reserved:
                 self._reserve()
-            record = EventRecord(self._next, endpoint, cluster_id, event_id, int(priority),
-                                 int(self._wall_clock() * 1000), payload, fabric_index)
+            record = EventRecord(
+                self._next,
+                endpoint,
+                cluster_id,
+                event_id,
+                int(priority),
+                int(self._wall_clock() * 1000),
+                payload,
+                fabric_index,
+            )
             self._next += 1
             self._records.append(record)
             listeners = list(self._listeners)

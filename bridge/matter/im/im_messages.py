@@ -246,9 +246,11 @@ class ReportData(TLVRecord):
     subscription_id: int | None = tag(0, U32, default=None)
     # Encoding also takes the IBs pre-encoded, as one RawTLV (the chunker's).
     attribute_reports: tuple[AttributeData | AttributeStatus | RawTLV, ...] | RawTLV = tag(
-        1, ArrayOf(ATTRIBUTE_REPORT_IB), omit="falsy", default=(), presence="has_attribute_reports")
+        1, ArrayOf(ATTRIBUTE_REPORT_IB), omit="falsy", default=(), presence="has_attribute_reports"
+    )
     event_reports: tuple[EventData | EventStatus | RawTLV, ...] | RawTLV = tag(
-        2, ArrayOf(EVENT_REPORT_IB), omit="falsy", default=())
+        2, ArrayOf(EVENT_REPORT_IB), omit="falsy", default=()
+    )
     more_chunked: bool = tag(3, BOOL, omit="falsy", default=False)
     suppress_response: bool = tag(4, BOOL, omit="falsy", default=False)
     has_attribute_reports: bool = False  # the AttributeReportIBs array was present (even empty)
@@ -256,8 +258,9 @@ class ReportData(TLVRecord):
 
 @message(Opcode.WRITE_REQUEST, "WriteRequest")
 class WriteRequest(TLVRecord):
-    writes: tuple[AttributeData, ...] = tag(2, ArrayOf(Record(AttributeData)), required=True, default=REQUIRED,
-                                            omit="never")
+    writes: tuple[AttributeData, ...] = tag(
+        2, ArrayOf(Record(AttributeData)), required=True, default=REQUIRED, omit="never"
+    )
     timed_request: bool = tag(1, BOOL, default=False)
     suppress_response: bool = tag(0, BOOL, default=False)
     more_chunked: bool = tag(3, BOOL, omit="falsy", default=False)
@@ -265,22 +268,25 @@ class WriteRequest(TLVRecord):
 
 @message(Opcode.WRITE_RESPONSE, "WriteResponse")
 class WriteResponse(TLVRecord):
-    statuses: tuple[AttributeStatus, ...] = tag(0, ArrayOf(Record(AttributeStatus)), omit="never", default=REQUIRED,
-                                                absent=())
+    statuses: tuple[AttributeStatus, ...] = tag(
+        0, ArrayOf(Record(AttributeStatus)), omit="never", default=REQUIRED, absent=()
+    )
 
 
 @message(Opcode.INVOKE_REQUEST, "InvokeRequest")
 class InvokeRequest(TLVRecord):
-    invokes: tuple[CommandData, ...] = tag(2, ArrayOf(Record(CommandData)), required=True, default=REQUIRED,
-                                           omit="never")
+    invokes: tuple[CommandData, ...] = tag(
+        2, ArrayOf(Record(CommandData)), required=True, default=REQUIRED, omit="never"
+    )
     timed_request: bool = tag(1, BOOL, default=False)
     suppress_response: bool = tag(0, BOOL, default=False)
 
 
 @message(Opcode.INVOKE_RESPONSE, "InvokeResponse")
 class InvokeResponse(TLVRecord):
-    responses: tuple[CommandData | CommandStatus, ...] = tag(1, ArrayOf(INVOKE_RESPONSE_IB), omit="never",
-                                                             default=REQUIRED, absent=())
+    responses: tuple[CommandData | CommandStatus, ...] = tag(
+        1, ArrayOf(INVOKE_RESPONSE_IB), omit="never", default=REQUIRED, absent=()
+    )
     suppress_response: bool = tag(0, BOOL, default=False)
     more_chunked: bool = tag(2, BOOL, omit="falsy", default=False)
 

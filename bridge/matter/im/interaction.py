@@ -111,9 +111,16 @@ def granted_max_interval(floor: int, ceiling: int) -> int:
 
 
 class InteractionModel:
-    def __init__(self, node: DataModel, access: AccessChecker, *, clock: Clock | None = None,
-                 max_payload: int = DEFAULT_MAX_PAYLOAD, max_subscriptions: int = MAX_SUBSCRIPTIONS,
-                 store: SubscriptionStore | None = None) -> None:
+    def __init__(
+        self,
+        node: DataModel,
+        access: AccessChecker,
+        *,
+        clock: Clock | None = None,
+        max_payload: int = DEFAULT_MAX_PAYLOAD,
+        max_subscriptions: int = MAX_SUBSCRIPTIONS,
+        store: SubscriptionStore | None = None,
+    ) -> None:
         self.node = node
         self.store = store  # persisted subscriptions, for resumption after a restart
         self.access = access
@@ -158,8 +165,9 @@ class InteractionModel:
         finally:
             current_request.reset(token)
 
-    def handle_group_message(self, fabric_index: int, source_node_id: int, group_id: int, opcode: int,
-                             payload: bytes) -> int:
+    def handle_group_message(
+        self, fabric_index: int, source_node_id: int, group_id: int, opcode: int, payload: bytes
+    ) -> int:
         """Act on a group-addressed Invoke or Write (Core §8.2.2): on every endpoint in the group that has
         the path, as far as the group's ACL allows; nothing is answered. Returns how many were acted on."""
         self._bind_loop_if_running()
@@ -196,8 +204,12 @@ class InteractionModel:
             if target.status != Status.SUCCESS or _needs_timed_invoke(server, name):  # no timed group interaction
                 continue
             try:
-                args = decode_fields(server.command_spec(name).model.fields, command.fields,
-                                     f"{server.cluster_name}.{name}", fabric_index=ctx.fabric_index)
+                args = decode_fields(
+                    server.command_spec(name).model.fields,
+                    command.fields,
+                    f"{server.cluster_name}.{name}",
+                    fabric_index=ctx.fabric_index,
+                )
                 self.node.invoke(endpoint, path.cluster, name, args, server=server)
                 done += 1
             except HomeError as error:
@@ -251,8 +263,14 @@ class InteractionModel:
             if path.list_index is not None or path.list_append:
                 raise im.IMDecodeError("list indexes are not allowed in read paths")
 
-    def _attribute_reports(self, access: RequestAccess, ctx: RequestContext, paths: Iterable[im.AttributePath],
-                           filters: Iterable[im.DataVersionFilter], fabric_filtered: bool) -> Iterator[ReportItem]:
+    def _attribute_reports(
+        self,
+        access: RequestAccess,
+        ctx: RequestContext,
+        paths: Iterable[im.AttributePath],
+        filters: Iterable[im.DataVersionFilter],
+        fabric_filtered: bool,
+    ) -> Iterator[ReportItem]:
         """Report items of every path, lazily; concrete failures become status IBs, wildcard ones are skipped."""
         node, resolver = self.node, PathResolver(self.node, access)
         skip = {(f.endpoint, f.cluster) for f in filters if f.data_version == self._version_or_none(f)}
@@ -281,8 +299,16 @@ class InteractionModel:
                 if concrete or version is None:  # a concrete path reads its version now, as it always did
                     version = node.data_version(endpoint, cluster_id)
                 # version is set now (mypy does not narrow through the `or` above: the ignore).
-                item = self._encode_attribute(ctx, version, endpoint, cluster_id, attr_id, server, name,  # type: ignore[arg-type]
-                                              fabric_filtered)
+                item = self._encode_attribute(
+                    ctx,
+                    version,
+                    endpoint,
+                    cluster_id,
+                    attr_id,
+                    server,
+                    name,  # type: ignore[arg-type]
+                    fabric_filtered,
+                )
                 if isinstance(item, int):  # unreadable: a concrete path reports why, a wildcard skips it
                     if concrete:
                         yield attribute_status_report(endpoint, cluster_id, attr_id, item)
@@ -294,8 +320,17 @@ class InteractionModel:
             return None
         return self.node.data_version(f.endpoint, f.cluster)
 
-    def _encode_attribute(self, ctx: RequestContext, version: int, endpoint: int, cluster_id: int, attr_id: int,
-                          server: ClusterServer, name: str, fabric_filtered: bool) -> ReportItem | int:
+    def _encode_attribute(
+        self,
+        ctx: RequestContext,
+        version: int,
+        endpoint: int,
+        cluster_id: int,
+        attr_id: int,
+        server: ClusterServer,
+        name: str,
+        fabric_filtered: bool,
+    ) -> ReportItem | int:
         """The report item of one attribute, or the status of why it cannot be read."""
         try:
             value = self.node.read(endpoint, cluster_id, name)
@@ -311,8 +346,14 @@ class InteractionModel:
             log.exception("reading %d/0x%04x/0x%04x (%s) failed", endpoint, cluster_id, attr_id, name)
             return int(Status.FAILURE)
 
-    def _event_reports(self, access: RequestAccess, paths: Iterable[im.EventPath],
-                       filters: Iterable[im.EventFilter], *, with_status: bool = True) -> tuple[list[bytes], int]:
+    def _event_reports(
+        self,
+        access: RequestAccess,
+        paths: Iterable[im.EventPath],
+        filters: Iterable[im.EventFilter],
+        *,
+        with_status: bool = True,
+    ) -> tuple[list[bytes], int]:
         """Encoded EventReportIBs of the matching events and the highest event number included."""
         paths = list(paths)
         if not paths:
@@ -340,14 +381,27 @@ class InteractionModel:
 
     @staticmethod
     def _event_report(record: EventRecord) -> bytes:
-        return im.EVENT_REPORT_IB.encode(im.EventData(
-            im.EventPath(record.endpoint, record.cluster_id, record.event_id), record.number, record.priority,
-            im.RawTLV(record.payload), epoch_timestamp_ms=record.epoch_ms), None)
+        return im.EVENT_REPORT_IB.encode(
+            im.EventData(
+                im.EventPath(record.endpoint, record.cluster_id, record.event_id),
+                record.number,
+                record.priority,
+                im.RawTLV(record.payload),
+                epoch_timestamp_ms=record.epoch_ms,
+            ),
+            None,
+        )
 
     # ============================================================================ sending reports
-    async def _send_report(self, exchange: IMExchange, subscription_id: int | None,
-                           attribute_items: Iterable[ReportItem], event_items: Iterable[bytes], *,
-                           suppress_final: bool) -> bool:
+    async def _send_report(
+        self,
+        exchange: IMExchange,
+        subscription_id: int | None,
+        attribute_items: Iterable[ReportItem],
+        event_items: Iterable[bytes],
+        *,
+        suppress_final: bool,
+    ) -> bool:
         """Send a (chunked) report on ``exchange``; True when the peer accepted every chunk.
 
         Non-final chunks carry MoreChunkedMessages and never SuppressResponse: the peer answers each with
@@ -359,8 +413,15 @@ class InteractionModel:
             upcoming = next(chunks, None)
             last = upcoming is None
             attributes, events = (im.RawTLV(b"".join(ibs)) if ibs else () for ibs in current)
-            payload = im.encode(im.ReportData(subscription_id, attributes, events, more_chunked=not last,
-                                              suppress_response=last and suppress_final))
+            payload = im.encode(
+                im.ReportData(
+                    subscription_id,
+                    attributes,
+                    events,
+                    more_chunked=not last,
+                    suppress_response=last and suppress_final,
+                )
+            )
             if last and suppress_final:
                 await exchange.send(im.Opcode.REPORT_DATA, payload, expect_reply=False)
                 return True
@@ -418,8 +479,17 @@ class InteractionModel:
         while subscription_id in self._subscriptions:
             subscription_id = secrets.randbits(32)
         max_interval = granted_max_interval(req.min_interval_floor, req.max_interval_ceiling)
-        sub = Subscription(subscription_id, ctx, session, req.attributes, req.events, req.fabric_filtered,
-                           req.min_interval_floor, max_interval, req.data_version_filters)
+        sub = Subscription(
+            subscription_id,
+            ctx,
+            session,
+            req.attributes,
+            req.events,
+            req.fabric_filtered,
+            req.min_interval_floor,
+            max_interval,
+            req.data_version_filters,
+        )
         self._subscriptions[subscription_id] = sub  # changes during priming are caught
         access = RequestAccess(self.access, ctx)
         events, last_event = self._event_reports(access, req.events, req.event_filters)
@@ -435,10 +505,18 @@ class InteractionModel:
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
         self._persist(sub)
-        log.info("event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
-                 "event_paths=%d min_s=%d max_s=%d requested_max_s=%d", subscription_id, ctx.fabric_index,
-                 ctx.subject_node_id or 0, len(req.attributes), len(req.events), req.min_interval_floor, max_interval,
-                 req.max_interval_ceiling)
+        log.info(
+            "event=subscription_established subscription=0x%08x fabric=%s node=0x%016X attribute_paths=%d "
+            "event_paths=%d min_s=%d max_s=%d requested_max_s=%d",
+            subscription_id,
+            ctx.fabric_index,
+            ctx.subject_node_id or 0,
+            len(req.attributes),
+            len(req.events),
+            req.min_interval_floor,
+            max_interval,
+            req.max_interval_ceiling,
+        )
 
     @staticmethod
     def _same_subscriber(a: RequestContext, b: RequestContext) -> bool:
@@ -459,17 +537,36 @@ class InteractionModel:
         address = getattr(sub.session, "peer_address", None)
         if self.store is None or address is None or sub.ctx.session_kind != "case" or sub.ctx.fabric_index is None:
             return
-        self.store.add(PersistedSubscription(
-            sub.subscription_id, sub.ctx.fabric_index, sub.ctx.subject_node_id or 0, tuple(sub.ctx.cats),
-            tuple(address), sub.attributes, sub.events, sub.fabric_filtered, sub.min_interval, sub.max_interval))
+        self.store.add(
+            PersistedSubscription(
+                sub.subscription_id,
+                sub.ctx.fabric_index,
+                sub.ctx.subject_node_id or 0,
+                tuple(sub.ctx.cats),
+                tuple(address),
+                sub.attributes,
+                sub.events,
+                sub.fabric_filtered,
+                sub.min_interval,
+                sub.max_interval,
+            )
+        )
 
     async def resume_subscription(self, record: PersistedSubscription, session: Any) -> bool:
         """Continue a persisted subscription over a new CASE session we set up: a priming report under the
         old subscription id, then reports as before. False (and forgotten) when the subscriber refuses it."""
         self._bind_loop()
         ctx = session.context
-        sub = Subscription(record.subscription_id, ctx, session, record.attributes, record.events,
-                           record.fabric_filtered, record.min_interval, record.max_interval)
+        sub = Subscription(
+            record.subscription_id,
+            ctx,
+            session,
+            record.attributes,
+            record.events,
+            record.fabric_filtered,
+            record.min_interval,
+            record.max_interval,
+        )
         self._subscriptions[sub.subscription_id] = sub
         access = RequestAccess(self.access, ctx)
         _, last_event = self._event_reports(access, sub.events, [], with_status=False)
@@ -486,14 +583,23 @@ class InteractionModel:
             with contextlib.suppress(Exception):
                 await exchange.close()
         if not ok or self._subscriptions.get(sub.subscription_id) is not sub:
-            log.info("event=subscription_resume_refused subscription=0x%08x fabric=%d node=0x%016X",
-                     sub.subscription_id, record.fabric_index, record.node_id)
+            log.info(
+                "event=subscription_resume_refused subscription=0x%08x fabric=%d node=0x%016X",
+                sub.subscription_id,
+                record.fabric_index,
+                record.node_id,
+            )
             self._drop(sub, forget=True)
             return False
         sub.last_report = self.clock.now()
         sub.task = asyncio.get_running_loop().create_task(self._run_subscription(sub))
-        log.info("event=subscription_resumed subscription=0x%08x fabric=%d node=0x%016X max_s=%d",
-                 sub.subscription_id, record.fabric_index, record.node_id, sub.max_interval)
+        log.info(
+            "event=subscription_resumed subscription=0x%08x fabric=%d node=0x%016X max_s=%d",
+            sub.subscription_id,
+            record.fabric_index,
+            record.node_id,
+            sub.max_interval,
+        )
         return True
 
     def drop_session(self, session: object) -> None:
@@ -506,8 +612,11 @@ class InteractionModel:
         """A fabric was removed: its subscriptions end now, before another report can leave (fault 4)."""
         for sub in list(self._subscriptions.values()):
             if sub.ctx.fabric_index == fabric_index:
-                log.info("event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
-                         sub.subscription_id, fabric_index)
+                log.info(
+                    "event=subscription_ended subscription=0x%08x fabric=%d reason=fabric_removed",
+                    sub.subscription_id,
+                    fabric_index,
+                )
                 self._drop(sub, forget=True)
 
     async def close(self) -> None:
@@ -537,8 +646,12 @@ class InteractionModel:
         finally:
             if self._subscriptions.get(sub.subscription_id) is sub:
                 del self._subscriptions[sub.subscription_id]
-                log.info("event=subscription_ended subscription=0x%08x fabric=%s reports=%d", sub.subscription_id,
-                         sub.ctx.fabric_index, sub.reports_sent)
+                log.info(
+                    "event=subscription_ended subscription=0x%08x fabric=%s reports=%d",
+                    sub.subscription_id,
+                    sub.ctx.fabric_index,
+                    sub.reports_sent,
+                )
 
     async def _wait(self, sub: Subscription, seconds: float) -> None:
         sleeper = asyncio.ensure_future(self.clock.sleep(seconds))
@@ -572,8 +685,9 @@ class InteractionModel:
         sub.reports_sent += 1
         return ok
 
-    def _changed_reports(self, access: RequestAccess, sub: Subscription,
-                         dirty: list[tuple[int, int, int]]) -> Iterator[ReportItem]:
+    def _changed_reports(
+        self, access: RequestAccess, sub: Subscription, dirty: list[tuple[int, int, int]]
+    ) -> Iterator[ReportItem]:
         resolver = PathResolver(self.node, access)
         for endpoint, cluster_id, attr_id in dirty:
             target = next(resolver.attributes(im.AttributePath(endpoint, cluster_id, attr_id), "read"))
@@ -581,8 +695,9 @@ class InteractionModel:
                 continue
             assert target.server is not None and target.name is not None
             version = self.node.data_version(endpoint, cluster_id)
-            item = self._encode_attribute(sub.ctx, version, endpoint, cluster_id, attr_id, target.server, target.name,
-                                          sub.fabric_filtered)
+            item = self._encode_attribute(
+                sub.ctx, version, endpoint, cluster_id, attr_id, target.server, target.name, sub.fabric_filtered
+            )
             if not isinstance(item, int):
                 yield item
 
@@ -624,8 +739,9 @@ class InteractionModel:
         except im.IMDecodeError as error:
             await self._status(exchange, error.status)
             return
-        reply = await exchange.send(im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(Status.SUCCESS)),
-                                    expect_reply=True)
+        reply = await exchange.send(
+            im.Opcode.STATUS_RESPONSE, im.encode(im.StatusResponse(Status.SUCCESS)), expect_reply=True
+        )
         if reply is None:
             return
         opcode, body = reply
@@ -660,14 +776,16 @@ class InteractionModel:
                 statuses.extend(self._write_one(access, ctx, item, timed))
             if req.suppress_response and not req.more_chunked:
                 return
-            reply = await exchange.send(im.Opcode.WRITE_RESPONSE, im.encode(im.WriteResponse(tuple(statuses))),
-                                        expect_reply=req.more_chunked)
+            reply = await exchange.send(
+                im.Opcode.WRITE_RESPONSE, im.encode(im.WriteResponse(tuple(statuses))), expect_reply=req.more_chunked
+            )
             if not req.more_chunked or reply is None or reply[0] != im.Opcode.WRITE_REQUEST:
                 return
             payload = reply[1]
 
-    def _write_one(self, access: RequestAccess, ctx: RequestContext, item: im.AttributeData,
-                   timed: bool) -> list[im.AttributeStatus]:
+    def _write_one(
+        self, access: RequestAccess, ctx: RequestContext, item: im.AttributeData, timed: bool
+    ) -> list[im.AttributeStatus]:
         path = item.path
         if path.cluster is None or path.attribute is None or path.list_index is not None:
             return [im.AttributeStatus(path, Status.INVALID_ACTION)]
@@ -679,11 +797,17 @@ class InteractionModel:
                 out.append(status)
         return out
 
-    def _write_concrete(self, ctx: RequestContext, item: im.AttributeData, target: Resolved,
-                        timed: bool) -> im.AttributeStatus:
+    def _write_concrete(
+        self, ctx: RequestContext, item: im.AttributeData, target: Resolved, timed: bool
+    ) -> im.AttributeStatus:
         path = item.path
-        endpoint, cluster_id, attr_id, server, name = (target.endpoint, target.cluster, target.element, target.server,
-                                                       target.name)
+        endpoint, cluster_id, attr_id, server, name = (
+            target.endpoint,
+            target.cluster,
+            target.element,
+            target.server,
+            target.name,
+        )
         reply_path = im.AttributePath(endpoint, cluster_id, attr_id)
 
         def status(code: int, cluster_status: int | None = None) -> im.AttributeStatus:
@@ -736,8 +860,9 @@ class InteractionModel:
         response = im.encode(im.InvokeResponse(tuple(responses)))
         await exchange.send(im.Opcode.INVOKE_RESPONSE, response, expect_reply=False)
 
-    def _invoke_one(self, access: RequestAccess, ctx: RequestContext, command: im.CommandData,
-                    timed: bool) -> im.CommandData | im.CommandStatus:
+    def _invoke_one(
+        self, access: RequestAccess, ctx: RequestContext, command: im.CommandData, timed: bool
+    ) -> im.CommandData | im.CommandStatus:
         path = command.path
 
         def status(code: int, cluster_status: int | None = None) -> im.CommandStatus:
@@ -754,13 +879,13 @@ class InteractionModel:
             return status(Status.NEEDS_TIMED_INTERACTION)
         spec = server.command_spec(name)
         try:
-            args = decode_fields(spec.model.fields, command.fields, f"{server.cluster_name}.{name}",
-                                 fabric_index=ctx.fabric_index)
+            args = decode_fields(
+                spec.model.fields, command.fields, f"{server.cluster_name}.{name}", fabric_index=ctx.fabric_index
+            )
             response = self.node.invoke(path.endpoint, path.cluster, name, args, server=server)
         except HomeError as error:
             if error.response is not None:  # an in-band failure: the response payload, IM status SUCCESS
-                return self._command_response(server, name, path, error.response, command.ref) or status(
-                    Status.FAILURE)
+                return self._command_response(server, name, path, error.response, command.ref) or status(Status.FAILURE)
             return status(error.wire_status, error.cluster_status)
         except Exception:
             log.exception("invoke %d/0x%04x/0x%02x failed", path.endpoint, path.cluster, path.command)
@@ -770,8 +895,9 @@ class InteractionModel:
         return self._command_response(server, name, path, response or {}, command.ref) or status(Status.FAILURE)
 
     @staticmethod
-    def _command_response(server: ClusterServer, name: str, path: im.CommandPath, fields: dict[str, Any],
-                          ref: int | None) -> im.CommandData | None:
+    def _command_response(
+        server: ClusterServer, name: str, path: im.CommandPath, fields: dict[str, Any], ref: int | None
+    ) -> im.CommandData | None:
         response_name = server.command_spec(name).model.response
         if response_name is None:
             return None
@@ -779,7 +905,8 @@ class InteractionModel:
         try:
             encoded = encode_fields(model.fields, fields)
         except Exception:
-            log.exception("%s.%s returned fields that do not fit %s: %r", server.cluster_name, name, response_name,
-                          fields)
+            log.exception(
+                "%s.%s returned fields that do not fit %s: %r", server.cluster_name, name, response_name, fields
+            )
             return None
         return im.CommandData(im.CommandPath(path.endpoint, path.cluster, model.command_id), im.RawTLV(encoded), ref)

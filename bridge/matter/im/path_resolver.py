@@ -74,9 +74,14 @@ class RequestAccess:
                 decision = False
             self._cache[key] = decision
             if not decision:  # once per request and (endpoint, cluster, privilege): the cache above
-                log.info("event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
-                         self._ctx.fabric_index, self._ctx.subject_node_id or 0, endpoint, cluster_id,
-                         getattr(privilege, "name", privilege))
+                log.info(
+                    "event=acl_denied fabric=%s node=0x%016X endpoint=%d cluster=0x%04X privilege=%s",
+                    self._ctx.fabric_index,
+                    self._ctx.subject_node_id or 0,
+                    endpoint,
+                    cluster_id,
+                    getattr(privilege, "name", privilege),
+                )
         return decision
 
 
@@ -99,8 +104,7 @@ class PathResolver:
         self.node = node
         self.access = access
 
-    def _concrete(self, endpoint: int, cluster_id: int, element: int, privilege: Privilege,
-                  lookup: str) -> Resolved:
+    def _concrete(self, endpoint: int, cluster_id: int, element: int, privilege: Privilege, lookup: str) -> Resolved:
         if endpoint not in self.node.endpoints():
             return Resolved(endpoint, cluster_id, element, Status.UNSUPPORTED_ENDPOINT)
         server = self.node.clusters(endpoint).get(cluster_id)
@@ -116,14 +120,16 @@ class PathResolver:
             return Resolved(endpoint, cluster_id, element, missing, server)
         return Resolved(endpoint, cluster_id, element, Status.SUCCESS, server, name)
 
-    def attributes(self, path: im.AttributePath, action: AttributeAction,
-                   endpoints: Iterable[int] | None = None) -> Iterator[Resolved]:
+    def attributes(
+        self, path: im.AttributePath, action: AttributeAction, endpoints: Iterable[int] | None = None
+    ) -> Iterator[Resolved]:
         """The concrete attribute paths of ``path`` (``endpoints``: expand a wildcard endpoint over these)."""
         privilege = _ATTRIBUTE_PRIVILEGE[action]
         if not path.is_wildcard:
             assert path.endpoint is not None and path.cluster is not None and path.attribute is not None
-            yield self._concrete(path.endpoint, path.cluster, path.attribute,
-                                 privilege(path.cluster, path.attribute), "attribute")
+            yield self._concrete(
+                path.endpoint, path.cluster, path.attribute, privilege(path.cluster, path.attribute), "attribute"
+            )
             return
         node, allowed = self.node, self.access.allowed
         make, success, denied = tuple.__new__, Status.SUCCESS, Status.UNSUPPORTED_ACCESS  # the hot loop of a big read
@@ -161,15 +167,25 @@ class PathResolver:
             if name is None:
                 continue
             ok = self.access.allowed(endpoint, path.cluster, privilege)
-            yield Resolved(endpoint, path.cluster, path.command, Status.SUCCESS if ok else Status.UNSUPPORTED_ACCESS,
-                           server, name, False)
+            yield Resolved(
+                endpoint,
+                path.cluster,
+                path.command,
+                Status.SUCCESS if ok else Status.UNSUPPORTED_ACCESS,
+                server,
+                name,
+                False,
+            )
 
     def event_path_status(self, path: im.EventPath) -> Status | None:
         """The status a concrete event path is answered with when it cannot be served, else None."""
         if path.endpoint is not None and path.endpoint not in self.node.endpoints():
             return None if path.is_wildcard else Status.UNSUPPORTED_ENDPOINT
-        if path.endpoint is not None and path.cluster is not None and path.cluster not in self.node.clusters(
-                path.endpoint):
+        if (
+            path.endpoint is not None
+            and path.cluster is not None
+            and path.cluster not in self.node.clusters(path.endpoint)
+        ):
             return None if path.is_wildcard else Status.UNSUPPORTED_CLUSTER
         # Concrete paths need View here; the events themselves are filtered by event_privilege when queried.
         # (A path that is not a wildcard has its endpoint and cluster: the ignore.)

@@ -24,14 +24,25 @@ _IB_TAIL = b"\x18\x18"
 @functools.lru_cache(maxsize=1 << 17)  # paths recur in every read and report
 def attribute_path_bytes(endpoint: int, cluster: int, attribute: int, *, append: bool = False) -> bytes:
     """AttributePathIB (a TLV list, context tag 1) with ListIndex null when ``append``."""
-    return (b"\x37\x01" + encode_uint(endpoint, 2) + encode_uint(cluster, 3) + encode_uint(attribute, 4)
-            + (b"\x34\x05" if append else b"") + b"\x18")
+    return (
+        b"\x37\x01"
+        + encode_uint(endpoint, 2)
+        + encode_uint(cluster, 3)
+        + encode_uint(attribute, 4)
+        + (b"\x34\x05" if append else b"")
+        + b"\x18"
+    )
 
 
 def attribute_data_report(version: int, endpoint: int, cluster: int, attribute: int, data_tag2: bytes) -> bytes:
     """One AttributeReportIB carrying AttributeDataIB; ``data_tag2`` is the value encoded with context tag 2."""
-    return (_DATA_IB_HEAD + encode_uint(version, 0) + attribute_path_bytes(endpoint, cluster, attribute)
-            + data_tag2 + _IB_TAIL)
+    return (
+        _DATA_IB_HEAD
+        + encode_uint(version, 0)
+        + attribute_path_bytes(endpoint, cluster, attribute)
+        + data_tag2
+        + _IB_TAIL
+    )
 
 
 def attribute_status_report(endpoint: int | None, cluster: int | None, attribute: int | None, status: int) -> bytes:
@@ -55,8 +66,11 @@ class ListReport:
     elements: list[bytes]  # anonymous TLV elements
 
     def _prefix(self, *, append: bool = False) -> bytes:
-        return (_DATA_IB_HEAD + encode_uint(self.version, 0)
-                + attribute_path_bytes(self.endpoint, self.cluster, self.attribute, append=append))
+        return (
+            _DATA_IB_HEAD
+            + encode_uint(self.version, 0)
+            + attribute_path_bytes(self.endpoint, self.cluster, self.attribute, append=append)
+        )
 
     @functools.cached_property
     def _replace_prefix(self) -> bytes:
@@ -77,8 +91,9 @@ class ListReport:
 ReportItem = bytes | ListReport
 
 
-def chunk_reports(attribute_items: Iterable[ReportItem], event_items: Iterable[bytes],
-                  budget: int) -> Iterator[tuple[list[bytes], list[bytes]]]:
+def chunk_reports(
+    attribute_items: Iterable[ReportItem], event_items: Iterable[bytes], budget: int
+) -> Iterator[tuple[list[bytes], list[bytes]]]:
     """Yield (attribute IBs, event IBs) per chunk, each chunk's IBs totalling ≤ ``budget`` bytes.
 
     Always yields at least one (possibly empty) chunk. An IB bigger than a whole chunk that cannot be

@@ -57,12 +57,15 @@ class Subscription:
     reports_sent: int = 0
 
     def matches_attribute(self, endpoint: int, cluster: int, attribute: int) -> bool:
-        return any(_match(p.endpoint, endpoint) and _match(p.cluster, cluster) and _match(p.attribute, attribute)
-                   for p in self.attributes)
+        return any(
+            _match(p.endpoint, endpoint) and _match(p.cluster, cluster) and _match(p.attribute, attribute)
+            for p in self.attributes
+        )
 
     def matches_event(self, endpoint: int, cluster: int, event: int) -> bool:
-        return any(_match(p.endpoint, endpoint) and _match(p.cluster, cluster) and _match(p.event, event)
-                   for p in self.events)
+        return any(
+            _match(p.endpoint, endpoint) and _match(p.cluster, cluster) and _match(p.event, event) for p in self.events
+        )
 
     def mark(self, key: tuple[int, int, int]) -> None:
         self.dirty.add(key)

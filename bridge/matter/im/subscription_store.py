@@ -50,11 +50,17 @@ class PersistedSubscription:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PersistedSubscription:
         return cls(
-            int(data["subscription_id"]), int(data["fabric_index"]), int(data["node_id"]),
-            tuple(int(c) for c in data.get("cats", ())), tuple(data["peer_address"]),
+            int(data["subscription_id"]),
+            int(data["fabric_index"]),
+            int(data["node_id"]),
+            tuple(int(c) for c in data.get("cats", ())),
+            tuple(data["peer_address"]),
             tuple(AttributePath(*p) for p in data["attributes"]),
             tuple(EventPath(p[0], p[1], p[2], None, bool(p[3])) for p in data["events"]),
-            bool(data["fabric_filtered"]), int(data["min_interval"]), int(data["max_interval"]))
+            bool(data["fabric_filtered"]),
+            int(data["min_interval"]),
+            int(data["max_interval"]),
+        )
 
 
 class SubscriptionStore:
@@ -79,8 +85,9 @@ class SubscriptionStore:
 
     def remove_subscriber(self, fabric_index: int, node_id: int) -> None:
         """Forget every subscription of one subscriber (it has just replaced them with a new one)."""
-        gone = [r.subscription_id for r in self._records.values()
-                if r.fabric_index == fabric_index and r.node_id == node_id]
+        gone = [
+            r.subscription_id for r in self._records.values() if r.fabric_index == fabric_index and r.node_id == node_id
+        ]
         for subscription_id in gone:
             del self._records[subscription_id]
         if gone:

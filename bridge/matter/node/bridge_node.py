@@ -61,6 +61,7 @@ MAX_FIXED_LABEL = 16
 BASIC_INFORMATION_ID = Objects.BasicInformation.id
 BRIDGED_INFO_ID = Objects.BridgedDeviceBasicInformation.id
 
+
 class FixedLabelServer(ClusterServer):
     """Fixed Label (0x0040): read-only labels; the bridge puts the device's room here."""
 
@@ -70,8 +71,10 @@ class FixedLabelServer(ClusterServer):
 
     def __init__(self, labels: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.restore("LabelList", [{"label": k[:MAX_FIXED_LABEL], "value": v[:MAX_FIXED_LABEL]}
-                                   for k, v in (labels or {}).items()])
+        self.restore(
+            "LabelList",
+            [{"label": k[:MAX_FIXED_LABEL], "value": v[:MAX_FIXED_LABEL]} for k, v in (labels or {}).items()],
+        )
 
 
 def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
@@ -146,9 +149,16 @@ class BridgeNode:
     tests. ``events``: an EventLog to share, else one over ``store`` is made.
     """
 
-    def __init__(self, home: EmulatedHome, root_clusters: Sequence[ClusterServer] = (), *,
-                 store: KeyValueStore | None = None, root_runtime: Runtime | None = None,
-                 events: EventLog | None = None, bridged_startup_events: bool = True) -> None:
+    def __init__(
+        self,
+        home: EmulatedHome,
+        root_clusters: Sequence[ClusterServer] = (),
+        *,
+        store: KeyValueStore | None = None,
+        root_runtime: Runtime | None = None,
+        events: EventLog | None = None,
+        bridged_startup_events: bool = True,
+    ) -> None:
         self.home = home  # the emulated home (a Matter "fabric" is something else)
         self._store = store if store is not None else MemoryStore()
         self._events = events if events is not None else EventLog(self._store)
@@ -213,8 +223,10 @@ class BridgeNode:
         self._by_device = {(b.device_id, b.device_endpoint): n for n, b in bridged.items()}  # type: ignore[misc]
         self._aggregator.parts = sorted(bridged)
         self._root.parts = [AGGREGATOR_ENDPOINT, *sorted(bridged)]
-        self._by_id = {0: _by_cluster_id(self._root.clusters), AGGREGATOR_ENDPOINT:
-                       _by_cluster_id(self._aggregator.clusters)}
+        self._by_id = {
+            0: _by_cluster_id(self._root.clusters),
+            AGGREGATOR_ENDPOINT: _by_cluster_id(self._aggregator.clusters),
+        }
         for number, endpoint in bridged.items():
             self._by_id[number] = _by_cluster_id(endpoint.clusters)
 
@@ -222,8 +234,11 @@ class BridgeNode:
         source = device.endpoints[device_ep]
         is_top = device_ep == min(ep for ep in device.endpoints if ep != 0)
         old_descriptor = source.find("Descriptor")
-        tags = old_descriptor.read("TagList") if old_descriptor is not None and old_descriptor.has_attribute(
-            "TagList") else None
+        tags = (
+            old_descriptor.read("TagList")
+            if old_descriptor is not None and old_descriptor.has_attribute("TagList")
+            else None
+        )
         own: dict[str, ClusterServer] = {"Descriptor": DescriptorServer(tags=tags or None)}
         device_types = list(source.device_types)
         if is_top:
@@ -266,12 +281,17 @@ class BridgeNode:
 
         label = (device.name or device.device_id)[:MAX_LABEL]
         return BridgedDeviceBasicInformationServer(
-            vendor_name=value("VendorName", "HomeFabric"), vendor_id=value("VendorID", 0xFFF1),
-            product_name=value("ProductName", device.device_type)[:MAX_LABEL], product_id=value("ProductID", 0x8000),
-            node_label=label, serial_number=serial_number_for(device.device_id),
+            vendor_name=value("VendorName", "HomeFabric"),
+            vendor_id=value("VendorID", 0xFFF1),
+            product_name=value("ProductName", device.device_type)[:MAX_LABEL],
+            product_id=value("ProductID", 0x8000),
+            node_label=label,
+            serial_number=serial_number_for(device.device_id),
             unique_id=unique_id_for(self._unique_id_secret, device.device_id),
             software_version=value("SoftwareVersion", 1),
-            software_version_string=value("SoftwareVersionString", "1.0.0"), reachable=True)
+            software_version_string=value("SoftwareVersionString", "1.0.0"),
+            reachable=True,
+        )
 
     def refresh(self) -> None:
         """Pick up devices added to or removed from the home since construction (new endpoint numbers)."""
@@ -309,8 +329,14 @@ class BridgeNode:
             payload = encode_fields(schema, fields)
             # Fabric-sensitive events carry the global FabricIndex field (tag 254); others merely name one.
             fabric_index = fields.get("fabricIndex") if any(f.tag == 0xFE for f in schema) else None
-            self._events.emit(number, source.cluster_id, event_id, Priority(int(priority)), payload,
-                              fabric_index=int(fabric_index) if fabric_index else None)
+            self._events.emit(
+                number,
+                source.cluster_id,
+                event_id,
+                Priority(int(priority)),
+                payload,
+                fabric_index=int(fabric_index) if fabric_index else None,
+            )
 
         self._event_forwarders[key] = server.add_event_listener(forward)
 
@@ -409,8 +435,9 @@ class BridgeNode:
             raise HomeError.refused(Status.UNSUPPORTED_ENDPOINT, f"no endpoint {endpoint}")
         server = servers.get(cluster_id)
         if server is None:
-            raise HomeError.refused(Status.UNSUPPORTED_CLUSTER,
-                                    f"endpoint {endpoint} has no cluster 0x{cluster_id:04x}")
+            raise HomeError.refused(
+                Status.UNSUPPORTED_CLUSTER, f"endpoint {endpoint} has no cluster 0x{cluster_id:04x}"
+            )
         return server
 
     def _device_target(self, endpoint: int, server: ClusterServer) -> tuple[str, int] | None:
@@ -426,8 +453,9 @@ class BridgeNode:
             return server.read(attribute)
         return self.home.read(target[0], target[1], server.cluster_name, attribute)
 
-    def write(self, endpoint: int, cluster_id: int, attribute: str, value: Any, *,
-              server: ClusterServer | None = None) -> None:
+    def write(
+        self, endpoint: int, cluster_id: int, attribute: str, value: Any, *, server: ClusterServer | None = None
+    ) -> None:
         server = self.server(endpoint, cluster_id) if server is None else server
         target = self._device_target(endpoint, server)
         if target is None:
@@ -435,14 +463,18 @@ class BridgeNode:
             if endpoint == 0 and server.cluster_name == "BasicInformation" and attribute in USER_SETTABLE:
                 self._save_root_labels(server)
             bridged = self._bridged.get(endpoint)
-            if server.cluster_name == "BridgedDeviceBasicInformation" and attribute == "NodeLabel" \
-                    and bridged is not None:
+            if (
+                server.cluster_name == "BridgedDeviceBasicInformation"
+                and attribute == "NodeLabel"
+                and bridged is not None
+            ):
                 self.home.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
         self.home.write(target[0], target[1], server.cluster_name, attribute, value)
 
-    def invoke(self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *,
-               server: ClusterServer | None = None) -> dict[str, Any] | None:
+    def invoke(
+        self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *, server: ClusterServer | None = None
+    ) -> dict[str, Any] | None:
         """Run a command on ``server`` (the IM's resolved server; looked up from the ids when not given)."""
         server = self.server(endpoint, cluster_id) if server is None else server
         target = self._device_target(endpoint, server)

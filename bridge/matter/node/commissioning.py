@@ -65,17 +65,38 @@ class CommissioningWindow:
     def is_open(self) -> bool:
         return self.status != WindowKind.CLOSED
 
-    def open_basic(self, timeout_s: float | None, *, admin_fabric_index: int | None = None,
-                   admin_vendor_id: int | None = None) -> None:
-        self._open(WindowKind.BASIC, self.default_verifier(), self.discriminator, timeout_s,
-                   admin_fabric_index, admin_vendor_id)
+    def open_basic(
+        self, timeout_s: float | None, *, admin_fabric_index: int | None = None, admin_vendor_id: int | None = None
+    ) -> None:
+        self._open(
+            WindowKind.BASIC,
+            self.default_verifier(),
+            self.discriminator,
+            timeout_s,
+            admin_fabric_index,
+            admin_vendor_id,
+        )
 
-    def open_enhanced(self, verifier: PaseVerifier, discriminator: int, timeout_s: float, *,
-                      admin_fabric_index: int | None, admin_vendor_id: int | None) -> None:
+    def open_enhanced(
+        self,
+        verifier: PaseVerifier,
+        discriminator: int,
+        timeout_s: float,
+        *,
+        admin_fabric_index: int | None,
+        admin_vendor_id: int | None,
+    ) -> None:
         self._open(WindowKind.ENHANCED, verifier, discriminator, timeout_s, admin_fabric_index, admin_vendor_id)
 
-    def _open(self, kind: int, verifier: PaseVerifier, discriminator: int, timeout_s: float | None,
-              admin_fabric_index: int | None, admin_vendor_id: int | None) -> None:
+    def _open(
+        self,
+        kind: int,
+        verifier: PaseVerifier,
+        discriminator: int,
+        timeout_s: float | None,
+        admin_fabric_index: int | None,
+        admin_vendor_id: int | None,
+    ) -> None:
         self._cancel_timer()
         self.status, self.verifier, self.window_discriminator = kind, verifier, discriminator
         self.admin_fabric_index, self.admin_vendor_id = admin_fabric_index, admin_vendor_id
@@ -83,8 +104,12 @@ class CommissioningWindow:
         self.advertising = True
         if timeout_s is not None:
             self._timer = asyncio.get_running_loop().call_later(timeout_s, self._timeout)
-        log.info("event=window_open kind=%s discriminator=%d timeout_s=%s",
-                 "basic" if kind == WindowKind.BASIC else "enhanced", discriminator, timeout_s)
+        log.info(
+            "event=window_open kind=%s discriminator=%d timeout_s=%s",
+            "basic" if kind == WindowKind.BASIC else "enhanced",
+            discriminator,
+            timeout_s,
+        )
         self._changed()
 
     def _timeout(self) -> None:

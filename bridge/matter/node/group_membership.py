@@ -90,23 +90,29 @@ class NodeGroups:
                 if fabric == LOCAL_FABRIC:
                     continue
                 for group_id, name in groups.items():
-                    entry = entries.setdefault((fabric, group_id), {"groupId": group_id, "endpoints": [],
-                                                                    "groupName": name, "fabricIndex": fabric})
+                    entry = entries.setdefault(
+                        (fabric, group_id),
+                        {"groupId": group_id, "endpoints": [], "groupName": name, "fabricIndex": fabric},
+                    )
                     entry["endpoints"].append(number)
                     entry["groupName"] = entry["groupName"] or name
         return [entries[k] for k in sorted(entries)]
 
     # ------------------------------------------------------------------------------ changes
     def _on_groups(self, _server: GroupsServer) -> None:
-        self._saved_groups = {key: {str(f): {str(g): n for g, n in m.items()} for f, m in server.memberships().items()}
-                              for key, server in self._groups.values() if server.memberships()}
+        self._saved_groups = {
+            key: {str(f): {str(g): n for g, n in m.items()} for f, m in server.memberships().items()}
+            for key, server in self._groups.values()
+            if server.memberships()
+        }
         self._store.set(GROUPS_KEY, self._saved_groups)
         if self._group_keys is not None:
             self._group_keys.notify("GroupTable", None, self.group_table())
 
     def _on_scenes(self, _server: ScenesManagementServer) -> None:
-        self._saved_scenes = {key: server.export_scenes() for key, server in self._scenes.values()
-                              if server.export_scenes()}
+        self._saved_scenes = {
+            key: server.export_scenes() for key, server in self._scenes.values() if server.export_scenes()
+        }
         self._store.set(SCENES_KEY, self._saved_scenes)
 
     def _prune_removed_fabrics(self) -> None:

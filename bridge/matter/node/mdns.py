@@ -189,8 +189,9 @@ class MatterAdvertiser:
             info = self._info(COMMISSIONABLE, secrets.token_hex(8).upper(), advert.txt())
             self._commissionable = (info, advert.subtypes())
             await self._register(info, advert.subtypes())
-            log.info("advertising commissionable %s (D=%d, subtypes %s)", info.name, advert.discriminator,
-                     advert.subtypes())
+            log.info(
+                "advertising commissionable %s (D=%d, subtypes %s)", info.name, advert.discriminator, advert.subtypes()
+            )
 
     async def withdraw_commissionable(self) -> None:
         async with self._lock:
@@ -206,8 +207,12 @@ class MatterAdvertiser:
             for instance in [i for i in self._operational if i not in wanted]:
                 await self._unregister(*self._operational.pop(instance))
                 log.info("withdrew operational %s", instance)
-            txt = {"SII": str(DEFAULT_IDLE_MS), "SAI": str(DEFAULT_ACTIVE_MS),
-                   "SAT": str(DEFAULT_ACTIVE_THRESHOLD_MS), "T": "0"}
+            txt = {
+                "SII": str(DEFAULT_IDLE_MS),
+                "SAI": str(DEFAULT_ACTIVE_MS),
+                "SAT": str(DEFAULT_ACTIVE_THRESHOLD_MS),
+                "T": "0",
+            }
             for instance, advert in wanted.items():
                 if instance in self._operational:
                     continue

@@ -34,14 +34,17 @@ def network_interfaces(names: Iterable[str] | None = None) -> list[dict[str, Any
         if not addresses or all(a.is_loopback for a in addresses):
             continue
         mac = (_sys(name, "address") or "").replace(":", "")
-        out.append({
-            "name": name[:32],
-            # "unknown" is what virtual links (veth, tun) report while they carry traffic
-            "isOperational": _sys(name, "operstate") in ("up", "unknown", None),
-            "offPremiseServicesReachableIPv4": None, "offPremiseServicesReachableIPv6": None,
-            "hardwareAddress": mac if len(mac) in (12, 16) else "",
-            "IPv4Addresses": [a.packed.hex() for a in addresses if a.version == 4][:MAX_IPV4],
-            "IPv6Addresses": [a.packed.hex() for a in addresses if a.version == 6][:MAX_IPV6],
-            "type": int(InterfaceType.kWiFi if (SYS_NET / name / "wireless").exists() else InterfaceType.kEthernet),
-        })
+        out.append(
+            {
+                "name": name[:32],
+                # "unknown" is what virtual links (veth, tun) report while they carry traffic
+                "isOperational": _sys(name, "operstate") in ("up", "unknown", None),
+                "offPremiseServicesReachableIPv4": None,
+                "offPremiseServicesReachableIPv6": None,
+                "hardwareAddress": mac if len(mac) in (12, 16) else "",
+                "IPv4Addresses": [a.packed.hex() for a in addresses if a.version == 4][:MAX_IPV4],
+                "IPv6Addresses": [a.packed.hex() for a in addresses if a.version == 6][:MAX_IPV6],
+                "type": int(InterfaceType.kWiFi if (SYS_NET / name / "wireless").exists() else InterfaceType.kEthernet),
+            }
+        )
     return out[:MAX_INTERFACES]

@@ -77,16 +77,19 @@ class MatterNode:
         self.failsafe = FailSafe(self.table)
         self.window = CommissioningWindow(passcode, discriminator)
         self.credentials = attestation.load_or_create(self.state, vendor_id, product_id)
-        self.services = RootServices(self.state, self.table, self.failsafe, self.window, self.credentials,
-                                     vendor_id, product_id)
-        self.root_clusters: list[ClusterServer] = root_clusters(self.services, basic_information=basic_information,
-                                                                interfaces=interfaces)
-        self.data_model = data_model(self.root_clusters) if callable(data_model) and not _is_data_model(
-            data_model) else data_model
+        self.services = RootServices(
+            self.state, self.table, self.failsafe, self.window, self.credentials, vendor_id, product_id
+        )
+        self.root_clusters: list[ClusterServer] = root_clusters(
+            self.services, basic_information=basic_information, interfaces=interfaces
+        )
+        self.data_model = (
+            data_model(self.root_clusters) if callable(data_model) and not _is_data_model(data_model) else data_model
+        )
         device_types = getattr(self.data_model, "device_types", None)
         self.access = AclAccessChecker(
-            self.table, (lambda ep: [t[0] if isinstance(t, tuple) else t for t in device_types(ep)])
-            if device_types else None,
+            self.table,
+            (lambda ep: [t[0] if isinstance(t, tuple) else t for t in device_types(ep)]) if device_types else None,
         )
         self._interaction_spec = interaction
         self.interaction: Any = None
@@ -106,8 +109,13 @@ class MatterNode:
         self.sessions = SessionManager(self.transport.send)
         # Every IM message that opens an exchange on a secure session: the Interaction Model routes by opcode
         # itself and answers INVALID_ACTION to what it does not serve.
-        self.sessions.routes.register(ProtocolId.INTERACTION_MODEL, None, self.interaction.handle_exchange,
-                                      session="secure", owner="Interaction Model")
+        self.sessions.routes.register(
+            ProtocolId.INTERACTION_MODEL,
+            None,
+            self.interaction.handle_exchange,
+            session="secure",
+            owner="Interaction Model",
+        )
         self.services.sessions = self.sessions
         drop_session = getattr(self.interaction, "drop_session", None)
         if drop_session is not None:  # a dead session's subscriptions end at once, not at their next report
@@ -143,8 +151,12 @@ class MatterNode:
         self._started = True
         if self.subscription_store.records() and hasattr(self.interaction, "resume_subscription"):
             self._resume_task = asyncio.create_task(self._resume_subscriptions())
-        log.info("Matter node up on UDP %d: %d fabric(s), window %s", self.port, len(self.table.fabrics),
-                 "open" if self.window.is_open else "closed")
+        log.info(
+            "Matter node up on UDP %d: %d fabric(s), window %s",
+            self.port,
+            len(self.table.fabrics),
+            "open" if self.window.is_open else "closed",
+        )
 
     async def stop(self) -> None:
         if not self._started:
@@ -188,10 +200,16 @@ class MatterNode:
         handle = getattr(self.interaction, "handle_group_message", None)
         if message.protocol.protocol_id != ProtocolId.INTERACTION_MODEL or handle is None:
             return
-        acted = handle(message.fabric_index, message.source_node_id, message.group_id, message.protocol.opcode,
-                       message.payload)
-        log.info("group 0x%04x message from node 0x%016X (fabric %d): acted on %d endpoint(s)", message.group_id,
-                 message.source_node_id, message.fabric_index, acted)
+        acted = handle(
+            message.fabric_index, message.source_node_id, message.group_id, message.protocol.opcode, message.payload
+        )
+        log.info(
+            "group 0x%04x message from node 0x%016X (fabric %d): acted on %d endpoint(s)",
+            message.group_id,
+            message.source_node_id,
+            message.fabric_index,
+            acted,
+        )
 
     def _on_datagram(self, data: bytes, address: tuple[Any, ...]) -> None:
         if self.sessions is not None:
@@ -209,13 +227,17 @@ class MatterNode:
             self.subscription_store.remove(record.subscription_id)
             return
         try:
-            session = await self.handshake.connect_case(tuple(record.peer_address), record.fabric_index,
-                                                        fabric.case_fabric(), record.node_id)
+            session = await self.handshake.connect_case(
+                tuple(record.peer_address), record.fabric_index, fabric.case_fabric(), record.node_id
+            )
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the subscriber is gone or refuses: it will subscribe afresh if it wants
-            log.info("event=subscription_resume_failed subscription=0x%08x reason=%r", record.subscription_id,
-                     str(error) or type(error).__name__)
+            log.info(
+                "event=subscription_resume_failed subscription=0x%08x reason=%r",
+                record.subscription_id,
+                str(error) or type(error).__name__,
+            )
             self.subscription_store.remove(record.subscription_id)
             return
         await self.interaction.resume_subscription(record, session)
@@ -268,8 +290,11 @@ class MatterNode:
         if self._advertised == key and self.advertiser.advertises_commissionable:
             return
         self._advertised = key
-        await self.advertiser.advertise_commissionable(CommissionableAdvert(
-            self.window.window_discriminator, self.setup.vendor_id, self.setup.product_id, mode=mode))
+        await self.advertiser.advertise_commissionable(
+            CommissionableAdvert(
+                self.window.window_discriminator, self.setup.vendor_id, self.setup.product_id, mode=mode
+            )
+        )
 
     # ------------------------------------------------------------------------------ pairing codes
     @property
@@ -297,4 +322,3 @@ class MatterNode:
 
 def _is_data_model(candidate: Any) -> bool:
     return all(hasattr(candidate, name) for name in ("endpoints", "clusters", "server"))
-

@@ -233,8 +233,9 @@ class CaseResponder:
         s2k = hkdf_sha256(self._shared, fabric.ipk + self.responder_random + own_key + sha256(payload), b"Sigma2", 16)
         tbe = encode_message(SealedData(fabric.noc, fabric.icac, signature, self.new_resumption_id))
         encrypted2 = aead_encrypt(s2k, _SIGMA2_NONCE, tbe, b"")
-        sigma2 = encode_message(Sigma2(self.responder_random, self.local_session_id, own_key, encrypted2,
-                                       self.local_parameters))
+        sigma2 = encode_message(
+            Sigma2(self.responder_random, self.local_session_id, own_key, encrypted2, self.local_parameters)
+        )
         self._transcript = bytes(payload) + sigma2
         self.state = _State.EXPECT_SIGMA3
         return sigma2
@@ -247,8 +248,14 @@ class CaseResponder:
         expected = resume_mic(record.shared_secret, initiator_random, resumption_id, sigma=1)
         if not hmac.compare_digest(expected, initiator_mic):
             return None
-        fabric = next((f for f in self.fabrics if f.fabric_id == record.fabric_id
-                       and f.root_public_key == record.root_public_key), None)
+        fabric = next(
+            (
+                f
+                for f in self.fabrics
+                if f.fabric_id == record.fabric_id and f.root_public_key == record.root_public_key
+            ),
+            None,
+        )
         if fabric is None:  # the fabric was removed since: no resumption into it
             return None
         new_id = self.new_resumption_id
@@ -260,14 +267,26 @@ class CaseResponder:
             record.peer_node_id,
             record.peer_cats,
             self._peer_parameters,
-            resumption=ResumptionRecord(new_id, record.shared_secret, record.fabric_id, record.root_public_key,
-                                        record.peer_node_id, record.peer_cats),
+            resumption=ResumptionRecord(
+                new_id,
+                record.shared_secret,
+                record.fabric_id,
+                record.root_public_key,
+                record.peer_node_id,
+                record.peer_cats,
+            ),
             resumed=True,
         )
         self.resuming = True
         self.state = _State.EXPECT_STATUS
-        return encode_message(Sigma2Resume(new_id, resume_mic(record.shared_secret, initiator_random, new_id, sigma=2),
-                                           self.local_session_id, self.local_parameters))
+        return encode_message(
+            Sigma2Resume(
+                new_id,
+                resume_mic(record.shared_secret, initiator_random, new_id, sigma=2),
+                self.local_session_id,
+                self.local_parameters,
+            )
+        )
 
     def handle_resume_status(self, payload: bytes) -> None:
         """The initiator's StatusReport after Sigma2_Resume: success completes :attr:`result`."""
@@ -304,8 +323,9 @@ class CaseResponder:
             peer_node,
             peer_cats,
             self._peer_parameters,
-            resumption=ResumptionRecord(self.new_resumption_id, self._shared, fabric.fabric_id,
-                                        fabric.root_public_key, peer_node, peer_cats),
+            resumption=ResumptionRecord(
+                self.new_resumption_id, self._shared, fabric.fabric_id, fabric.root_public_key, peer_node, peer_cats
+            ),
         )
         self.state = _State.DONE
         return StatusReport.session_success().encode()
@@ -336,13 +356,19 @@ class CaseInitiator:
             fabric.ipk, self.initiator_random, fabric.root_public_key, fabric.fabric_id, self.peer_node_id
         )
         resume = self.resume_with
-        self._sigma1 = encode_message(Sigma1(
-            self.initiator_random, self.local_session_id, wanted, public_key_bytes(self.ephemeral_key),
-            self.local_parameters,
-            None if resume is None else resume.resumption_id,
-            None if resume is None else resume_mic(resume.shared_secret, self.initiator_random, resume.resumption_id,
-                                                   sigma=1),
-        ))
+        self._sigma1 = encode_message(
+            Sigma1(
+                self.initiator_random,
+                self.local_session_id,
+                wanted,
+                public_key_bytes(self.ephemeral_key),
+                self.local_parameters,
+                None if resume is None else resume.resumption_id,
+                None
+                if resume is None
+                else resume_mic(resume.shared_secret, self.initiator_random, resume.resumption_id, sigma=1),
+            )
+        )
         return self._sigma1
 
     def handle_sigma2_resume(self, payload: bytes) -> tuple[bytes, CaseResult]:
@@ -353,16 +379,26 @@ class CaseInitiator:
         self.state = _State.FAILED
         message = decode_message(Sigma2Resume, payload, CaseError)
         new_id = message.resumption_id
-        if not hmac.compare_digest(resume_mic(record.shared_secret, self.initiator_random, new_id, sigma=2),
-                                   message.resume_mic):
+        if not hmac.compare_digest(
+            resume_mic(record.shared_secret, self.initiator_random, new_id, sigma=2), message.resume_mic
+        ):
             raise CaseError("Sigma2_Resume: MIC does not verify")
         self.result = CaseResult(
-            self.local_session_id, message.responder_session_id,
+            self.local_session_id,
+            message.responder_session_id,
             resumption_keys(record.shared_secret, self.initiator_random, record.resumption_id),
-            self.fabric, record.peer_node_id, record.peer_cats,
+            self.fabric,
+            record.peer_node_id,
+            record.peer_cats,
             message.session_parameters or SessionParameters(),
-            resumption=ResumptionRecord(new_id, record.shared_secret, record.fabric_id, record.root_public_key,
-                                        record.peer_node_id, record.peer_cats),
+            resumption=ResumptionRecord(
+                new_id,
+                record.shared_secret,
+                record.fabric_id,
+                record.root_public_key,
+                record.peer_node_id,
+                record.peer_cats,
+            ),
             resumed=True,
         )
         self.state = _State.DONE
@@ -380,13 +416,15 @@ class CaseInitiator:
             self._shared = ecdh(self.ephemeral_key, peer_key)
         except CryptoError as exc:
             raise CaseError(f"Sigma2: {exc}") from exc
-        s2k = hkdf_sha256(self._shared, fabric.ipk + sigma2.responder_random + peer_key + sha256(self._sigma1),
-                          b"Sigma2", 16)
+        s2k = hkdf_sha256(
+            self._shared, fabric.ipk + sigma2.responder_random + peer_key + sha256(self._sigma1), b"Sigma2", 16
+        )
         tbe = _open_tbe(s2k, _SIGMA2_NONCE, sigma2.encrypted, "Sigma2")
         self._next_resumption_id = tbe.resumption_id
         own_key = public_key_bytes(self.ephemeral_key)
-        peer_node, peer_cats = _check_peer(fabric, tbe.noc, tbe.icac, tbe.signature,
-                                           _tbs(tbe.noc, tbe.icac, peer_key, own_key), "Sigma2")
+        peer_node, peer_cats = _check_peer(
+            fabric, tbe.noc, tbe.icac, tbe.signature, _tbs(tbe.noc, tbe.icac, peer_key, own_key), "Sigma2"
+        )
         if peer_node != self.peer_node_id:
             raise CaseError("Sigma2: answered by another node")
         peer_parameters = sigma2.session_parameters or SessionParameters()
@@ -408,11 +446,26 @@ class CaseInitiator:
             raise CaseError("the device refused the session")
         peer_session, peer_node, peer_cats, peer_parameters = self._peer
         keys = derive_session_keys(self._shared, self.fabric.ipk + sha256(self._transcript))
-        resumption = None if self._next_resumption_id is None else ResumptionRecord(
-            self._next_resumption_id, self._shared, self.fabric.fabric_id, self.fabric.root_public_key, peer_node,
-            peer_cats)
+        resumption = (
+            None
+            if self._next_resumption_id is None
+            else ResumptionRecord(
+                self._next_resumption_id,
+                self._shared,
+                self.fabric.fabric_id,
+                self.fabric.root_public_key,
+                peer_node,
+                peer_cats,
+            )
+        )
         self.result = CaseResult(
-            self.local_session_id, peer_session, keys, self.fabric, peer_node, peer_cats, peer_parameters,
+            self.local_session_id,
+            peer_session,
+            keys,
+            self.fabric,
+            peer_node,
+            peer_cats,
+            peer_parameters,
             resumption=resumption,
         )
         self.state = _State.DONE

@@ -34,16 +34,25 @@ class ProtocolDispatch:
     def __init__(self) -> None:
         self._routes: dict[tuple[int, int | None, SessionSide], Route] = {}
 
-    def register(self, protocol_id: int, opcode: int | None, handler: ExchangeHandler | InlineHandler, *,
-                 session: SessionSide, inline: bool = False, owner: str = "") -> None:
+    def register(
+        self,
+        protocol_id: int,
+        opcode: int | None,
+        handler: ExchangeHandler | InlineHandler,
+        *,
+        session: SessionSide,
+        inline: bool = False,
+        owner: str = "",
+    ) -> None:
         if session not in ("secure", "unsecured"):
             raise ValueError(f"session must be 'secure' or 'unsecured', not {session!r}")
         key = (int(protocol_id), None if opcode is None else int(opcode), session)
         taken = self._routes.get(key)
         if taken is not None:
             what = "any opcode" if opcode is None else f"opcode 0x{int(opcode):02x}"
-            raise ValueError(f"protocol 0x{int(protocol_id):04x} {what} on {session} sessions is already handled "
-                             f"by {taken.owner}")
+            raise ValueError(
+                f"protocol 0x{int(protocol_id):04x} {what} on {session} sessions is already handled by {taken.owner}"
+            )
         self._routes[key] = Route(handler, inline, owner or getattr(handler, "__qualname__", repr(handler)))
 
     def unregister(self, protocol_id: int, opcode: int | None, *, session: SessionSide) -> Route:

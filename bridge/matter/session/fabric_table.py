@@ -162,9 +162,9 @@ class FabricTable:
             self._set_state(persisted)
             self.pending_rollback = persisted.get("failsafe_rollback")
             log.error("could not write the fabric table (%s): the change is undone", error.strerror or error)
-            raise HomeError.refused(Status.FAILURE,
-                                    f"the fabric table could not be stored ({error.strerror or error}); "
-                                               "nothing was changed") from None
+            raise HomeError.refused(
+                Status.FAILURE, f"the fabric table could not be stored ({error.strerror or error}); nothing was changed"
+            ) from None
         self._persisted = document
         for listener in list(self.listeners):
             listener()

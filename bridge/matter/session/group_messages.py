@@ -85,8 +85,12 @@ class GroupReceiver:
         return sorted(out)
 
     def _mapped(self, fabric_index: int, group_id: int, key_set_id: int) -> bool:
-        return any(int(e.get("fabricIndex", 0)) == fabric_index and int(e["groupId"]) == group_id
-                   and int(e["groupKeySetID"]) == key_set_id for e in self.table.group_key_map)
+        return any(
+            int(e.get("fabricIndex", 0)) == fabric_index
+            and int(e["groupId"]) == group_id
+            and int(e["groupKeySetID"]) == key_set_id
+            for e in self.table.group_key_map
+        )
 
     def receive(self, datagram: bytes) -> GroupMessage | None:
         """Open one group-session datagram; delivers and returns it, or None when it is dropped."""

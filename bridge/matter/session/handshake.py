@@ -58,10 +58,20 @@ class HandshakeServer:
         # Anything else opening an exchange on an unsecured session (MsgCounterSync, a stray StatusReport) has
         # no route: the session manager acks and drops it.
         routes = self.manager.routes
-        routes.register(ProtocolId.SECURE_CHANNEL, Opcode.PBKDF_PARAM_REQUEST, self._on_pbkdf_param_request,
-                        session="unsecured", owner="HandshakeServer (PASE)")
-        routes.register(ProtocolId.SECURE_CHANNEL, Opcode.CASE_SIGMA1, self._on_sigma1, session="unsecured",
-                        owner="HandshakeServer (CASE)")
+        routes.register(
+            ProtocolId.SECURE_CHANNEL,
+            Opcode.PBKDF_PARAM_REQUEST,
+            self._on_pbkdf_param_request,
+            session="unsecured",
+            owner="HandshakeServer (PASE)",
+        )
+        routes.register(
+            ProtocolId.SECURE_CHANNEL,
+            Opcode.CASE_SIGMA1,
+            self._on_sigma1,
+            session="unsecured",
+            owner="HandshakeServer (CASE)",
+        )
 
     async def _on_pbkdf_param_request(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
         await self._pase(exchange, payload)
@@ -91,8 +101,9 @@ class HandshakeServer:
     async def _pase(self, exchange: Exchange, payload: bytes) -> None:
         verifier = self.pase_verifier()
         if verifier is None:
-            self.manager.refusals.refused(log, logging.INFO, "PASE without a window",
-                                          "PBKDFParamRequest ignored: no commissioning window is open")
+            self.manager.refusals.refused(
+                log, logging.INFO, "PASE without a window", "PBKDFParamRequest ignored: no commissioning window is open"
+            )
             return
         local_id = self.manager.allocate_session_id()
         responder = PaseResponder(
@@ -106,8 +117,9 @@ class HandshakeServer:
         try:
             response = responder.handle_pbkdf_param_request(payload)
             pake1 = await self._round_trip(exchange, Opcode.PBKDF_PARAM_RESPONSE, response, Opcode.PASE_PAKE1)
-            pake3 = await self._round_trip(exchange, Opcode.PASE_PAKE2, responder.handle_pake1(pake1),
-                                           Opcode.PASE_PAKE3)
+            pake3 = await self._round_trip(
+                exchange, Opcode.PASE_PAKE2, responder.handle_pake1(pake1), Opcode.PASE_PAKE3
+            )
             status = responder.handle_pake3(pake3)
         except PaseError as exc:
             self.manager.refusals.refused(log, logging.WARNING, "PASE failed", "event=pase_failed reason=%r", str(exc))
@@ -131,8 +143,9 @@ class HandshakeServer:
             peer_parameters=result.peer_parameters,
         )
         self.manager.add_secure_session(session)
-        log.info("event=session_established kind=pase session=%d peer=%s", session.local_session_id,
-                 session.peer_address[0])
+        log.info(
+            "event=session_established kind=pase session=%d peer=%s", session.local_session_id, session.peer_address[0]
+        )
         self.on_pase_session(session)
         with contextlib.suppress(ExchangeClosed):
             await exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False)
@@ -168,8 +181,9 @@ class HandshakeServer:
         with contextlib.suppress(ExchangeClosed):
             await exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False)
 
-    async def _resume(self, exchange: Exchange, responder: CaseResponder, sigma2_resume: bytes,
-                      fabrics: list[tuple[int, CaseFabric]]) -> None:
+    async def _resume(
+        self, exchange: Exchange, responder: CaseResponder, sigma2_resume: bytes, fabrics: list[tuple[int, CaseFabric]]
+    ) -> None:
         """Sigma2_Resume out, the initiator's StatusReport in. The session is installed first: the
         initiator uses it as soon as it has checked Sigma2_Resume, maybe before its report reaches us."""
         assert responder.result is not None
@@ -189,8 +203,9 @@ class HandshakeServer:
         if self.resumptions is not None and result.resumption is not None and session.fabric_index is not None:
             self.resumptions.remember(session.fabric_index, result.resumption)
 
-    def _install_case(self, exchange: Exchange, result: CaseResult, fabrics: list[tuple[int, CaseFabric]]
-                      ) -> SecureSession:
+    def _install_case(
+        self, exchange: Exchange, result: CaseResult, fabrics: list[tuple[int, CaseFabric]]
+    ) -> SecureSession:
         fabric_index = next(index for index, fabric in fabrics if fabric is result.fabric)
         session = SecureSession(
             self.manager,
@@ -208,34 +223,41 @@ class HandshakeServer:
         self.manager.add_secure_session(session)
         log.info(
             "event=session_%s kind=case session=%d fabric=%d node=0x%016X peer=%s",
-            "resumed" if result.resumed else "established", session.local_session_id, fabric_index,
-            session.peer_node_id, session.peer_address[0],
+            "resumed" if result.resumed else "established",
+            session.local_session_id,
+            fabric_index,
+            session.peer_node_id,
+            session.peer_address[0],
         )
         return session
 
     # ------------------------------------------------------------------------------ initiating
-    async def connect_case(self, address: Address, fabric_index: int, fabric: CaseFabric, peer_node_id: int, *,
-                           timeout_s: float = 10) -> SecureSession:
+    async def connect_case(
+        self, address: Address, fabric_index: int, fabric: CaseFabric, peer_node_id: int, *, timeout_s: float = 10
+    ) -> SecureSession:
         """CASE with us as the initiator (to resume a subscription after a restart): resumed in one round trip
         when both sides still hold the peer's resumption record, a full Sigma1/2/3 otherwise."""
         store = self.resumptions
-        initiator = CaseInitiator(fabric=fabric, peer_node_id=peer_node_id,
-                                  local_session_id=self.manager.allocate_session_id(),
-                                  local_parameters=LOCAL_PARAMETERS,
-                                  resume_with=store.for_peer(fabric_index, peer_node_id) if store else None)
+        initiator = CaseInitiator(
+            fabric=fabric,
+            peer_node_id=peer_node_id,
+            local_session_id=self.manager.allocate_session_id(),
+            local_parameters=LOCAL_PARAMETERS,
+            resume_with=store.for_peer(fabric_index, peer_node_id) if store else None,
+        )
         unsecured = self.manager.initiate_unsecured(address)
         try:
             exchange = unsecured.open_exchange(ProtocolId.SECURE_CHANNEL)
-            reply = await asyncio.wait_for(exchange.send(Opcode.CASE_SIGMA1, initiator.start(), expect_reply=True),
-                                           timeout_s)
+            reply = await asyncio.wait_for(
+                exchange.send(Opcode.CASE_SIGMA1, initiator.start(), expect_reply=True), timeout_s
+            )
             if reply is not None and reply[0] == Opcode.CASE_SIGMA2_RESUME:
                 status, result = initiator.handle_sigma2_resume(reply[1])
                 session = self._install_initiated(unsecured.peer_address, fabric_index, result)
                 await asyncio.wait_for(exchange.send(Opcode.STATUS_REPORT, status, expect_reply=False), timeout_s)
             elif reply is not None and reply[0] == Opcode.CASE_SIGMA2:
                 sigma3 = initiator.handle_sigma2(reply[1])
-                answer = await asyncio.wait_for(exchange.send(Opcode.CASE_SIGMA3, sigma3, expect_reply=True),
-                                                timeout_s)
+                answer = await asyncio.wait_for(exchange.send(Opcode.CASE_SIGMA3, sigma3, expect_reply=True), timeout_s)
                 if answer is None or answer[0] != Opcode.STATUS_REPORT:
                     raise CaseError("no StatusReport after Sigma3")
                 result = initiator.handle_status_report(answer[1])
@@ -249,17 +271,28 @@ class HandshakeServer:
 
     def _install_initiated(self, address: Address, fabric_index: int, result: CaseResult) -> SecureSession:
         session = SecureSession(
-            self.manager, address, kind="case", local_session_id=result.local_session_id,
+            self.manager,
+            address,
+            kind="case",
+            local_session_id=result.local_session_id,
             peer_session_id=result.peer_session_id,
             # we are the initiator here: we encrypt with I2R and decrypt with R2I
             keys=SecureSessionKeys(result.keys.i2r_key, result.keys.r2i_key, result.keys.attestation_challenge),
-            peer_parameters=result.peer_parameters, local_node_id=result.fabric.node_id,
-            peer_node_id=result.peer_node_id, fabric_index=fabric_index, cats=result.peer_cats,
+            peer_parameters=result.peer_parameters,
+            local_node_id=result.fabric.node_id,
+            peer_node_id=result.peer_node_id,
+            fabric_index=fabric_index,
+            cats=result.peer_cats,
         )
         self.manager.add_secure_session(session)
         if self.resumptions is not None and result.resumption is not None:
             self.resumptions.remember(fabric_index, result.resumption)
-        log.info("event=session_%s kind=case role=initiator session=%d fabric=%d node=0x%016X peer=%s",
-                 "resumed" if result.resumed else "established", session.local_session_id, fabric_index,
-                 session.peer_node_id, address[0])
+        log.info(
+            "event=session_%s kind=case role=initiator session=%d fabric=%d node=0x%016X peer=%s",
+            "resumed" if result.resumed else "established",
+            session.local_session_id,
+            fabric_index,
+            session.peer_node_id,
+            address[0],
+        )
         return session

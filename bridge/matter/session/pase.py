@@ -163,8 +163,11 @@ class PaseResponder:
         self._peer_session_id = request.initiator_session_id
         self._peer_parameters = request.session_parameters or SessionParameters()
         pbkdf = None if request.has_pbkdf_parameters else PbkdfParameters(self.iterations, self.salt)
-        response_bytes = encode_message(PbkdfParamResponse(request.initiator_random, self.responder_random,
-                                                           self.local_session_id, pbkdf, self.local_parameters))
+        response_bytes = encode_message(
+            PbkdfParamResponse(
+                request.initiator_random, self.responder_random, self.local_session_id, pbkdf, self.local_parameters
+            )
+        )
         self._request = bytes(payload)
         context = pake_context(self._request, response_bytes)
         kwargs: dict[str, Any] = {} if self.spake_y is None else {"y": self.spake_y}
@@ -225,8 +228,9 @@ class PaseInitiator:
 
     def start(self) -> bytes:
         """The PBKDFParamRequest payload (asking the device for its PBKDF parameters)."""
-        self._request = encode_message(PbkdfParamRequest(self.initiator_random, self.local_session_id, 0, False,
-                                                         self.local_parameters))
+        self._request = encode_message(
+            PbkdfParamRequest(self.initiator_random, self.local_session_id, 0, False, self.local_parameters)
+        )
         return self._request
 
     def handle_pbkdf_param_response(self, payload: bytes) -> bytes:

@@ -36,8 +36,9 @@ class RefusalLog:
     counts: Counter[str] = field(default_factory=Counter)
     _windows: dict[str, _Window] = field(default_factory=dict)
 
-    def refused(self, logger: logging.Logger, level: int, reason: str, message: str, *args: Any,
-                exc_info: bool = False) -> None:
+    def refused(
+        self, logger: logging.Logger, level: int, reason: str, message: str, *args: Any, exc_info: bool = False
+    ) -> None:
         """Count one refusal of ``reason``; log ``message % args`` unless this reason is over its burst."""
         self.counts[reason] += 1
         if not logger.isEnabledFor(level):
@@ -46,14 +47,24 @@ class RefusalLog:
         window = self._windows.get(reason)
         if window is None or now - window.started >= self.window_s:
             if window is not None and window.suppressed:
-                logger.log(level, "%d more refusals (%s) were not logged in the last %.0f s; %d in all",
-                           window.suppressed, reason, now - window.started, self.counts[reason] - 1)
+                logger.log(
+                    level,
+                    "%d more refusals (%s) were not logged in the last %.0f s; %d in all",
+                    window.suppressed,
+                    reason,
+                    now - window.started,
+                    self.counts[reason] - 1,
+                )
             window = self._windows[reason] = _Window(now)
         if window.logged < self.burst:
             window.logged += 1
             logger.log(level, message, *args, exc_info=exc_info)
             if window.logged == self.burst:
-                logger.log(level, "further refusals (%s) in the next %.0f s are counted, not logged", reason,
-                           self.window_s - (now - window.started))
+                logger.log(
+                    level,
+                    "further refusals (%s) in the next %.0f s are counted, not logged",
+                    reason,
+                    self.window_s - (now - window.started),
+                )
         else:
             window.suppressed += 1

@@ -30,10 +30,19 @@ class ResumptionStore:
         self._records: list[tuple[int, ResumptionRecord]] = []  # (fabric index, record), oldest first
         for entry in store.load(DOCUMENT, []) or []:
             try:
-                self._records.append((int(entry["fabric_index"]), ResumptionRecord(
-                    bytes.fromhex(entry["resumption_id"]), bytes.fromhex(entry["shared_secret"]),
-                    int(entry["fabric_id"]), bytes.fromhex(entry["root_public_key"]), int(entry["peer_node_id"]),
-                    tuple(int(c) for c in entry.get("peer_cats", ())))))
+                self._records.append(
+                    (
+                        int(entry["fabric_index"]),
+                        ResumptionRecord(
+                            bytes.fromhex(entry["resumption_id"]),
+                            bytes.fromhex(entry["shared_secret"]),
+                            int(entry["fabric_id"]),
+                            bytes.fromhex(entry["root_public_key"]),
+                            int(entry["peer_node_id"]),
+                            tuple(int(c) for c in entry.get("peer_cats", ())),
+                        ),
+                    )
+                )
             except (KeyError, TypeError, ValueError):
                 continue  # a damaged entry only costs that peer one full CASE handshake
 
@@ -44,13 +53,15 @@ class ResumptionStore:
         return next((record for _, record in self._records if record.resumption_id == resumption_id), None)
 
     def for_peer(self, fabric_index: int, peer_node_id: int) -> ResumptionRecord | None:
-        return next((r for index, r in self._records if index == fabric_index and r.peer_node_id == peer_node_id),
-                    None)
+        return next((r for index, r in self._records if index == fabric_index and r.peer_node_id == peer_node_id), None)
 
     def remember(self, fabric_index: int, record: ResumptionRecord) -> None:
         """Keep ``record`` as the peer's only one (replacing its older session's)."""
-        self._records = [(index, r) for index, r in self._records
-                         if not (index == fabric_index and r.peer_node_id == record.peer_node_id)]
+        self._records = [
+            (index, r)
+            for index, r in self._records
+            if not (index == fabric_index and r.peer_node_id == record.peer_node_id)
+        ]
         self._records.append((fabric_index, record))
         del self._records[:-MAX_RECORDS]
         self._save()
@@ -65,12 +76,25 @@ class ResumptionStore:
         try:
             self._write()
         except OSError as error:
-            log.warning("CASE resumption data not saved (%s): sessions resume until a restart, then need one "
-                        "full handshake each", error.strerror or error)
+            log.warning(
+                "CASE resumption data not saved (%s): sessions resume until a restart, then need one "
+                "full handshake each",
+                error.strerror or error,
+            )
 
     def _write(self) -> None:
-        self._store.save(DOCUMENT, [
-            {"fabric_index": index, "resumption_id": r.resumption_id.hex(), "shared_secret": r.shared_secret.hex(),
-             "fabric_id": r.fabric_id, "root_public_key": r.root_public_key.hex(), "peer_node_id": r.peer_node_id,
-             "peer_cats": list(r.peer_cats)}
-            for index, r in self._records])
+        self._store.save(
+            DOCUMENT,
+            [
+                {
+                    "fabric_index": index,
+                    "resumption_id": r.resumption_id.hex(),
+                    "shared_secret": r.shared_secret.hex(),
+                    "fabric_id": r.fabric_id,
+                    "root_public_key": r.root_public_key.hex(),
+                    "peer_node_id": r.peer_node_id,
+                    "peer_cats": list(r.peer_cats),
+                }
+                for index, r in self._records
+            ],
+        )

@@ -124,8 +124,9 @@ class UnsecuredSession(Session):
     """``initiator``: we start a handshake (e.g. CASE to resume a subscription) under our own ephemeral
     node id, sent as the source; otherwise the peer's ephemeral id is the destination of our answers."""
 
-    def __init__(self, manager: SessionManager, peer_address: Address, ephemeral_node_id: int, *,
-                 initiator: bool = False) -> None:
+    def __init__(
+        self, manager: SessionManager, peer_address: Address, ephemeral_node_id: int, *, initiator: bool = False
+    ) -> None:
         super().__init__(manager, peer_address, ReceptionState(rollover=True, reset_behind=True))
         self.ephemeral_node_id = ephemeral_node_id
         self.initiator = initiator
@@ -203,8 +204,13 @@ class SecureSession(Session):
 
     def close(self) -> None:
         if not self.closed:
-            log.info("event=session_closed kind=%s session=%d fabric=%s node=0x%016X", self.kind,
-                     self.local_session_id, self.fabric_index, self.peer_node_id)
+            log.info(
+                "event=session_closed kind=%s session=%d fabric=%s node=0x%016X",
+                self.kind,
+                self.local_session_id,
+                self.fabric_index,
+                self.peer_node_id,
+            )
             super().close()
             self.manager.forget_session(self)
 
@@ -227,10 +233,22 @@ class SessionManager:
     routes: ProtocolDispatch = field(default_factory=ProtocolDispatch)  # exchange-opening messages → handlers
 
     def __post_init__(self) -> None:
-        self.routes.register(ProtocolId.SECURE_CHANNEL, Opcode.STATUS_REPORT, self._peer_status_report,
-                             session="secure", inline=True, owner="SessionManager (CloseSession)")
-        self.routes.register(ProtocolId.INTERACTION_MODEL, None, self._refuse_unsecured_im, session="unsecured",
-                             inline=True, owner="SessionManager (IM needs a secure session)")
+        self.routes.register(
+            ProtocolId.SECURE_CHANNEL,
+            Opcode.STATUS_REPORT,
+            self._peer_status_report,
+            session="secure",
+            inline=True,
+            owner="SessionManager (CloseSession)",
+        )
+        self.routes.register(
+            ProtocolId.INTERACTION_MODEL,
+            None,
+            self._refuse_unsecured_im,
+            session="unsecured",
+            inline=True,
+            owner="SessionManager (IM needs a secure session)",
+        )
 
     # ------------------------------------------------------------------------------ ids
     def next_exchange_id(self) -> int:
@@ -307,11 +325,13 @@ class SessionManager:
         try:
             self._receive(bytes(data), address)
         except (MessageError, CryptoError) as exc:
-            self.refusals.refused(log, logging.DEBUG, "undecodable datagram", "dropped datagram from %s: %s",
-                                  address, exc)
+            self.refusals.refused(
+                log, logging.DEBUG, "undecodable datagram", "dropped datagram from %s: %s", address, exc
+            )
         except Exception:  # a malformed datagram must never take the node down
-            self.refusals.refused(log, logging.ERROR, "datagram handling failed", "dropped datagram from %s",
-                                  address, exc_info=True)
+            self.refusals.refused(
+                log, logging.ERROR, "datagram handling failed", "dropped datagram from %s", address, exc_info=True
+            )
 
     def _receive(self, data: bytes, address: Address) -> None:
         header, offset = MessageHeader.decode(data)
@@ -389,9 +409,14 @@ class SessionManager:
         self._spawn(self._run_handler(route.handler, session, exchange, protocol.opcode, payload))  # type: ignore[arg-type]
 
     def _refuse_unsecured_im(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
-        self.refusals.refused(log, logging.WARNING, "IM on an unsecured session",
-                              "refused IM opcode 0x%02x on an unsecured session from %s", opcode,
-                              exchange.channel.peer_address)
+        self.refusals.refused(
+            log,
+            logging.WARNING,
+            "IM on an unsecured session",
+            "refused IM opcode 0x%02x on an unsecured session from %s",
+            opcode,
+            exchange.channel.peer_address,
+        )
 
     def _peer_status_report(self, exchange: Exchange, opcode: int, payload: bytes) -> None:
         session = exchange.channel  # the route is for secure sessions: this manager's SecureSession

@@ -93,8 +93,10 @@ class UdpTransport:
         names = interfaces if interfaces is not None else [n for _, n in socket.if_nameindex() if n != "lo"]
         indexes = [socket.if_nametoindex(n) for n in names if n in {m for _, m in socket.if_nameindex()}]
         wanted = {(address, index) for address in addresses for index in indexes}
-        for option, changes in ((socket.IPV6_LEAVE_GROUP, self._joined - wanted),
-                                (socket.IPV6_JOIN_GROUP, wanted - self._joined)):
+        for option, changes in (
+            (socket.IPV6_LEAVE_GROUP, self._joined - wanted),
+            (socket.IPV6_JOIN_GROUP, wanted - self._joined),
+        ):
             for address, index in sorted(changes):
                 request = socket.inet_pton(socket.AF_INET6, address) + struct.pack("@I", index)
                 try:

@@ -24,8 +24,13 @@ from emulator.home_config import HomeConfig, dump_home
 from emulator.home_generation.seeds import sub_seed
 
 Template = tuple[tuple[tuple[str, ...], ...], Callable[[Scene], Draft]]
-TEMPLATES: dict[str, Template] = {**control.TEMPLATES, **ambiguity.TEMPLATES, **rules.TEMPLATES,
-                                  **context.TEMPLATES, **queries.TEMPLATES}
+TEMPLATES: dict[str, Template] = {
+    **control.TEMPLATES,
+    **ambiguity.TEMPLATES,
+    **rules.TEMPLATES,
+    **context.TEMPLATES,
+    **queries.TEMPLATES,
+}
 if set(TEMPLATES) != set(SUBCATEGORIES):  # checked at import: one template family per subcategory
     raise TypeError(f"templates {sorted(set(TEMPLATES) ^ set(SUBCATEGORIES))} do not match the taxonomy")
 MAX_ATTEMPTS = 200
@@ -39,8 +44,9 @@ class GenerationError(RuntimeError):
 def complex_home(seed: int) -> HomeConfig:
     """The one dense home every complex instance shares: every template's device groups, all its 17 types (a
     template's appliances outside them are left out: its complex instances draw from what the home has)."""
-    groups = [tuple(t for t in g if t in COMPLEX_TYPES) for _, (required, _) in sorted(TEMPLATES.items())
-              for g in required]
+    groups = [
+        tuple(t for t in g if t in COMPLEX_TYPES) for _, (required, _) in sorted(TEMPLATES.items()) for g in required
+    ]
     groups = [g for g in groups if g]
     covered = {t for group in groups for t in group}
     groups += [(t,) for t in COMPLEX_TYPES if t not in covered]
@@ -49,15 +55,26 @@ def complex_home(seed: int) -> HomeConfig:
 
 def _instance(sub: str, tier: str, index: int, home_ref: str, home: HomeConfig, scene: Scene, draft: Draft) -> Instance:
     goal = check(home, draft)
-    return Instance(id=f"{sub}-{tier}-{index:03d}", category=CATEGORY_OF[sub], subcategory=sub, tier=tier,
-                    home=home_ref, setup=draft.setup, current_time=home.base_time,
-                    entrance_device=scene.entrance_device(), user_query=draft.user_query,
-                    intended_query=draft.intended_query, dialogue_history=draft.history, memory=draft.memory,
-                    goal=goal)
+    return Instance(
+        id=f"{sub}-{tier}-{index:03d}",
+        category=CATEGORY_OF[sub],
+        subcategory=sub,
+        tier=tier,
+        home=home_ref,
+        setup=draft.setup,
+        current_time=home.base_time,
+        entrance_device=scene.entrance_device(),
+        user_query=draft.user_query,
+        intended_query=draft.intended_query,
+        dialogue_history=draft.history,
+        memory=draft.memory,
+        goal=goal,
+    )
 
 
-def generate_instances(seed: int, per_tier: Mapping[str, int] | None = None,
-                       subcategories: tuple[str, ...] = SUBCATEGORIES) -> tuple[list[Instance], dict[str, HomeConfig]]:
+def generate_instances(
+    seed: int, per_tier: Mapping[str, int] | None = None, subcategories: tuple[str, ...] = SUBCATEGORIES
+) -> tuple[list[Instance], dict[str, HomeConfig]]:
     counts = dict(DEFAULT_PER_SUBCATEGORY if per_tier is None else per_tier)
     shared = complex_home(seed)
     shared_scene_fabric = Scene(shared, random.Random(0), "complex").fabric
@@ -90,15 +107,21 @@ def generate_instances(seed: int, per_tier: Mapping[str, int] | None = None,
                     instances.append(instance)
                     break
                 else:
-                    raise GenerationError(f"{sub}/{tier} #{index}: no valid instance in {MAX_ATTEMPTS} draws "
-                                          f"(last reasons: {reasons[-3:]})")
+                    raise GenerationError(
+                        f"{sub}/{tier} #{index}: no valid instance in {MAX_ATTEMPTS} draws "
+                        f"(last reasons: {reasons[-3:]})"
+                    )
     return instances, homes
 
 
-def generate_suite(out: Path, seed: int, per_tier: Mapping[str, int] | None = None,
-                   subcategories: tuple[str, ...] = SUBCATEGORIES, *,
-                   paraphrase: Callable[[list[Instance], dict[str, HomeConfig]], dict[str, int]] | None = None
-                   ) -> dict[str, Any]:
+def generate_suite(
+    out: Path,
+    seed: int,
+    per_tier: Mapping[str, int] | None = None,
+    subcategories: tuple[str, ...] = SUBCATEGORIES,
+    *,
+    paraphrase: Callable[[list[Instance], dict[str, HomeConfig]], dict[str, int]] | None = None,
+) -> dict[str, Any]:
     instances, homes = generate_instances(seed, per_tier, subcategories)
     paraphrased = paraphrase(instances, homes) if paraphrase is not None else None
     for folder in ("homes", "instances"):
@@ -112,8 +135,14 @@ def generate_suite(out: Path, seed: int, per_tier: Mapping[str, int] | None = No
     for instance in instances:
         by_subcategory[instance.subcategory] = by_subcategory.get(instance.subcategory, 0) + 1
         by_tier[instance.tier] = by_tier.get(instance.tier, 0) + 1
-    summary = {"schema": SUITE_SCHEMA, "seed": seed, "instances": len(instances), "homes": len(homes),
-               "by_tier": by_tier, "by_subcategory": by_subcategory}
+    summary = {
+        "schema": SUITE_SCHEMA,
+        "seed": seed,
+        "instances": len(instances),
+        "homes": len(homes),
+        "by_tier": by_tier,
+        "by_subcategory": by_subcategory,
+    }
     if paraphrased is not None:
         summary["paraphrase"] = paraphrased
     write_atomically(out / "suite.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")

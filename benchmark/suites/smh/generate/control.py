@@ -45,9 +45,15 @@ def explicit_multi_device(s: Scene) -> Draft:
     return Draft(_cap(text) + ".", "execute", [a for _, a in ops])
 
 
-_BATCH = (("curtain", ("curtain",)), ("blind", ("blind",)), ("lamp", ("dimmable_light", "color_temperature_light")),
-          ("ceiling light", ("on_off_light",)), ("AC", ("air_conditioner",)), ("speaker", ("smart_speaker",)),
-          ("fan", ("fan",)))
+_BATCH = (
+    ("curtain", ("curtain",)),
+    ("blind", ("blind",)),
+    ("lamp", ("dimmable_light", "color_temperature_light")),
+    ("ceiling light", ("on_off_light",)),
+    ("AC", ("air_conditioner",)),
+    ("speaker", ("smart_speaker",)),
+    ("fan", ("fan",)),
+)
 
 
 def _scope(s: Scene) -> tuple[str, int | None]:
@@ -87,16 +93,22 @@ def state_dependent(s: Scene) -> Draft:
         chosen = [d for d in covers if s.value(d, "position") > limit]
         if not chosen or len(chosen) == len(covers):
             raise Rejected("the predicate must split the set")
-        return Draft(f"Any curtain or blind that is more than {limit} percent open — shut it.", "execute",
-                     [act(d, "close") for d in chosen])
+        return Draft(
+            f"Any curtain or blind that is more than {limit} percent open — shut it.",
+            "execute",
+            [act(d, "close") for d in chosen],
+        )
     lamps = s.of(*DIMMABLE, where=lambda d: s.value(d, "state") == "on")
     limit = s.pick([50, 60, 70, 80])
     chosen = [d for d in lamps if s.value(d, "brightness") > limit]
     if not chosen or len(chosen) == len(s.of(*DIMMABLE)):
         raise Rejected("the predicate must split the set")
-    return Draft(f"Every lamp, reading lamp or light strip that is on and brighter than {limit} percent: bring it "
-                 f"down to {limit}.",
-                 "execute", [act(d, "set_brightness", brightness=limit) for d in chosen])
+    return Draft(
+        f"Every lamp, reading lamp or light strip that is on and brighter than {limit} percent: bring it "
+        f"down to {limit}.",
+        "execute",
+        [act(d, "set_brightness", brightness=limit) for d in chosen],
+    )
 
 
 def room_dependent(s: Scene) -> Draft:
@@ -118,13 +130,17 @@ def room_dependent(s: Scene) -> Draft:
                 if s.value(ac, "ac_mode") != "cool":
                     actions.append(act(ac, "set_ac_mode", ac_mode="cool"))
         but = f" except the {s.room_names[excluded]}" if excluded else ""
-        return Draft(f"In every room whose climate sensor reads above {limit} °C{but}, run the AC in cool mode.",
-                     "execute", actions)
+        return Draft(
+            f"In every room whose climate sensor reads above {limit} °C{but}, run the AC in cool mode.",
+            "execute",
+            actions,
+        )
     rooms = sorted({s.room_of(d) for d in s.of("occupancy_sensor")})
     empty = [r for r in rooms if s.value(s.of("occupancy_sensor", room=r)[0], "human_detected") == "no"]
     actions = [act(d, "turn_off") for r in empty for d in s.of(*LIGHTS, room=r) if s.value(d, "state") == "on"]
-    actions += [act(d, "light.turn_off") for r in empty for d in s.of("fan_light", room=r)
-                if s.value(d, "light.state") == "on"]
+    actions += [
+        act(d, "light.turn_off") for r in empty for d in s.of("fan_light", room=r) if s.value(d, "light.state") == "on"
+    ]
     return Draft("Turn off the lights in every room where the motion sensor sees nobody.", "execute", actions)
 
 
@@ -134,36 +150,66 @@ _COUNT = {2: "two", 3: "three"}
 def top_n_selection(s: Scene) -> Draft:
     n = s.rng.choice((2, 3))
     if s.rng.random() < 0.5:
-        lamps = sorted(s.of(*DIMMABLE, where=lambda d: s.value(d, "state") == "on"),
-                       key=lambda d: -s.value(d, "brightness"))
+        lamps = sorted(
+            s.of(*DIMMABLE, where=lambda d: s.value(d, "state") == "on"), key=lambda d: -s.value(d, "brightness")
+        )
         if len(lamps) <= n or s.value(lamps[n - 1], "brightness") == s.value(lamps[n], "brightness"):
             raise Rejected("top-N must be unique")
-        return Draft(f"Of the lamps, reading lamps and light strips that are on, dim the {_COUNT[n]} brightest to "
-                     "30 percent.", "execute",
-                     [act(d, "set_brightness", brightness=30) for d in lamps[:n]])
+        return Draft(
+            f"Of the lamps, reading lamps and light strips that are on, dim the {_COUNT[n]} brightest to 30 percent.",
+            "execute",
+            [act(d, "set_brightness", brightness=30) for d in lamps[:n]],
+        )
     covers = sorted(s.of(*COVERS), key=lambda d: -s.value(d, "position"))
     if len(covers) <= n or s.value(covers[n - 1], "position") == s.value(covers[n], "position"):
         raise Rejected("top-N must be unique")
-    return Draft(f"Close the {_COUNT[n]} most open curtains or blinds.", "execute",
-                 [act(d, "close") for d in covers[:n] if s.value(d, "position")])
+    return Draft(
+        f"Close the {_COUNT[n]} most open curtains or blinds.",
+        "execute",
+        [act(d, "close") for d in covers[:n] if s.value(d, "position")],
+    )
 
 
 TEMPLATES = {
     # Kitchen and laundry appliances stand in the small and medium homes of these two (the complex home keeps
     # its 17 types, see complex_home).
     "clear_command": ((("microwave_oven", "refrigerator"),), clear_command),
-    "colloquial_request": ((("dimmable_light", "curtain", "rvc"), ("freezer",), ("laundry_washer",)),
-                           colloquial_request),
+    "colloquial_request": (
+        (("dimmable_light", "curtain", "rvc"), ("freezer",), ("laundry_washer",)),
+        colloquial_request,
+    ),
     "noisy_utterance": ((("dimmable_light",), ("dimmable_light",), ("curtain",)), noisy_utterance),
-    "explicit_multi_device": ((("dimmable_light", "air_conditioner"), ("curtain", "smart_speaker")),
-                              explicit_multi_device),
-    "batch_operation": ((("curtain", "dimmable_light", "air_conditioner"), ("curtain", "dimmable_light", "fan"),
-                         ("curtain", "dimmable_light", "air_conditioner", "smart_speaker")), batch_operation),
-    "state_dependent": ((("curtain", "dimmable_light"), ("blind", "dimmable_light"), ("curtain", "dimmable_light"),
-                         ("blind",)), state_dependent),
-    "room_dependent": ((("climate_sensor", "air_conditioner", "occupancy_sensor", "on_off_light"),
-                        ("climate_sensor", "air_conditioner", "occupancy_sensor", "dimmable_light"),
-                        ("climate_sensor", "air_conditioner", "on_off_light")), room_dependent),
-    "top_n_selection": ((("dimmable_light", "curtain"), ("dimmable_light", "blind"), ("dimmable_light", "curtain"),
-                         ("color_temperature_light", "blind")), top_n_selection),
+    "explicit_multi_device": (
+        (("dimmable_light", "air_conditioner"), ("curtain", "smart_speaker")),
+        explicit_multi_device,
+    ),
+    "batch_operation": (
+        (
+            ("curtain", "dimmable_light", "air_conditioner"),
+            ("curtain", "dimmable_light", "fan"),
+            ("curtain", "dimmable_light", "air_conditioner", "smart_speaker"),
+        ),
+        batch_operation,
+    ),
+    "state_dependent": (
+        (("curtain", "dimmable_light"), ("blind", "dimmable_light"), ("curtain", "dimmable_light"), ("blind",)),
+        state_dependent,
+    ),
+    "room_dependent": (
+        (
+            ("climate_sensor", "air_conditioner", "occupancy_sensor", "on_off_light"),
+            ("climate_sensor", "air_conditioner", "occupancy_sensor", "dimmable_light"),
+            ("climate_sensor", "air_conditioner", "on_off_light"),
+        ),
+        room_dependent,
+    ),
+    "top_n_selection": (
+        (
+            ("dimmable_light", "curtain"),
+            ("dimmable_light", "blind"),
+            ("dimmable_light", "curtain"),
+            ("color_temperature_light", "blind"),
+        ),
+        top_n_selection,
+    ),
 }

@@ -44,8 +44,11 @@ class Scene:
         self.floors = {r.id: r.floor for r in home.rooms}
 
     def of(self, *types: str, room: str | None = None, where: Callable[[str], bool] | None = None) -> list[str]:
-        return [d for d, t in self._types.items() if t in types and (room is None or self._rooms[d] == room)
-                and (where is None or where(d))]
+        return [
+            d
+            for d, t in self._types.items()
+            if t in types and (room is None or self._rooms[d] == room) and (where is None or where(d))
+        ]
 
     def value(self, did: str, path: str) -> Any:
         return self.state[did][path]
@@ -108,9 +111,14 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
     calls = len(draft.reference) + len(draft.automations) + (draft.mode == "clarify")
     if calls > DEFAULT_BUDGET - 1:  # solvable inside the EIA budget with one call to spare
         raise Rejected(f"the reference needs {calls} tool calls; the budget is {DEFAULT_BUDGET}")
-    goal = Goal(mode=draft.mode, reference=draft.reference, answer=draft.answer,  # type: ignore[arg-type]
-                clarification=draft.clarification, automations=draft.automations,
-                clarify_allowed=draft.clarify_allowed)
+    goal = Goal(
+        mode=draft.mode,
+        reference=draft.reference,
+        answer=draft.answer,  # type: ignore[arg-type]
+        clarification=draft.clarification,
+        automations=draft.automations,
+        clarify_allowed=draft.clarify_allowed,
+    )
     if draft.mode in ("execute", "clarify"):
         for action in draft.reference:
             result = env.call(action.did, action.locator, action.arguments)
@@ -122,8 +130,15 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
         for did, extra in run_heating_to_the_end(env, sorted(started)).items():
             changed.update({f"{did}/{path}": [None, value] for path, value in extra.items()})
         free = {f"{d}/{p}" for d, p in draft.free}
-        constraints = [Constraint(did=k.split("/")[0], path=k.split("/", 1)[1], op="any" if k in free else "==",
-                                  value=None if k in free else new) for k, (_, new) in changed.items()]
+        constraints = [
+            Constraint(
+                did=k.split("/")[0],
+                path=k.split("/", 1)[1],
+                op="any" if k in free else "==",
+                value=None if k in free else new,
+            )
+            for k, (_, new) in changed.items()
+        ]
         constraints += [Constraint(did=d, path=p, op="any") for d, p in draft.free if f"{d}/{p}" not in changed]
         if not any(c.op == "==" for c in constraints):
             raise Rejected("the reference changes nothing the critic checks (a null agent would pass)")

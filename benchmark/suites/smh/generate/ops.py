@@ -18,18 +18,24 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
     t, st, n = s.type_of(did), s.state[did], s.name(did)
     out: list[Op] = []
     if t in LIGHTS or t == "smart_plug":
-        out.append((f"turn on the {n}", act(did, "turn_on")) if st["state"] == "off" else
-                   (f"turn off the {n}", act(did, "turn_off")))
+        out.append(
+            (f"turn on the {n}", act(did, "turn_on"))
+            if st["state"] == "off"
+            else (f"turn off the {n}", act(did, "turn_off"))
+        )
     if t in DIMMABLE and st["state"] == "on":
         b = _other(s, list(range(10, 101, 10)), st["brightness"])
         out.append((f"set the {n} to {b} percent brightness", act(did, "set_brightness", brightness=b)))
     if t in ("color_temperature_light", "extended_color_light") and st["state"] == "on":
         k = _other(s, list(range(2700, 6501, 100)), st["color_temperature"])
-        out.append((f"set the {n} colour temperature to {k} K", act(did, "set_color_temperature",
-                                                                   color_temperature=k)))
+        out.append((f"set the {n} colour temperature to {k} K", act(did, "set_color_temperature", color_temperature=k)))
     if t == "fan_light":
-        out.append((f"turn {'off' if st['light.state'] == 'on' else 'on'} the light of the {n}",
-                    act(did, f"light.turn_{'off' if st['light.state'] == 'on' else 'on'}")))
+        out.append(
+            (
+                f"turn {'off' if st['light.state'] == 'on' else 'on'} the light of the {n}",
+                act(did, f"light.turn_{'off' if st['light.state'] == 'on' else 'on'}"),
+            )
+        )
         if st["fan.state"] == "on":
             speed = _other(s, ["low", "medium", "high"], st["fan.speed_level"])
             out.append((f"set the {n}'s fan to {speed} speed", act(did, "fan.set_speed_level", speed_level=speed)))
@@ -59,13 +65,17 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
         else:
             v = _other(s, list(range(10, 101, 10)), st["player.volume_level"])
             out.append((f"set the {n} volume to {v}", act(did, "player.set_volume", volume_level=v)))
-            out.append((f"pause the {n}", act(did, "player.pause")) if st["player.work_state"] == "playing" else
-                       (f"play something on the {n}", act(did, "player.play")))
+            out.append(
+                (f"pause the {n}", act(did, "player.pause"))
+                if st["player.work_state"] == "playing"
+                else (f"play something on the {n}", act(did, "player.play"))
+            )
     if t == "rvc" and st["work_state"] in ("docked", "standby", "charging"):
         out.append((f"start the {n}", act(did, "start")))
     if t == "door_lock":
-        out.append((f"unlock the {n}", act(did, "open")) if st["state"] == "locked" else
-                   (f"lock the {n}", act(did, "lock")))
+        out.append(
+            (f"unlock the {n}", act(did, "open")) if st["state"] == "locked" else (f"lock the {n}", act(did, "lock"))
+        )
     out += appliance_ops(s, did)
     return out
 
@@ -84,8 +94,9 @@ def _kitchen_ops(s: Scene, did: str) -> list[Op]:
         if st[oven + "work_state"] == "stopped":
             seconds = _other(s, [30, 45, 60, 90, 120, 150, 180, 240, 300, 600], st[oven + "target_cooking_time"])
             shown = f"{seconds // 60} minutes" if seconds % 60 == 0 and seconds > 60 else f"{seconds} seconds"
-            out.append((f"set the {n} to cook for {shown}", act(did, oven + "set_cooking_time",
-                                                                target_cooking_time=seconds)))
+            out.append(
+                (f"set the {n} to cook for {shown}", act(did, oven + "set_cooking_time", target_cooking_time=seconds))
+            )
             power = _other(s, list(range(10, 101, 10)), st[oven + "power_level"])
             out.append((f"set the {n} to {power} percent power", act(did, oven + "set_power_level", power_level=power)))
             mode = "normal" if st[oven + "work_mode"] == "defrost" else "defrost"
@@ -114,14 +125,24 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
             mode = s.pick(["manual", "timed"])
             quantity = s.pick([q for q in range(50, 101, 10) if q > st["water_quantity"]])
             temp = s.pick(list(range(45, 76, 5)))
-            out.append((f"start heating water on the {n} in {mode} mode, {quantity} percent of the tank at {temp} "
-                        "degrees", act(did, "start_heating", work_mode=mode, target_water_quantity=quantity,
-                                       target_water_temperature=temp)))
+            out.append(
+                (
+                    f"start heating water on the {n} in {mode} mode, {quantity} percent of the tank at {temp} degrees",
+                    act(
+                        did,
+                        "start_heating",
+                        work_mode=mode,
+                        target_water_quantity=quantity,
+                        target_water_temperature=temp,
+                    ),
+                )
+            )
         else:
             out.append((f"stop heating on the {n}", act(did, "stop_heating")))
         temp = _other(s, list(range(40, 81, 5)), st["target_water_temperature"])
-        out.append((f"set the {n} to {temp} degrees", act(did, "set_target_water_temperature",
-                                                          target_water_temperature=temp)))
+        out.append(
+            (f"set the {n} to {temp} degrees", act(did, "set_target_water_temperature", target_water_temperature=temp))
+        )
     if t == "oven":
         temp = _other(s, list(range(150, 251, 10)), st["target_temperature"])
         out.append((f"set the {n} to {temp} degrees", act(did, "set_target_temperature", target_temperature=temp)))
@@ -140,11 +161,18 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
                 level = _other(s, ["low", "normal", "extra", "max"], st["dryness_level"])
                 out.append((f"set the {n} to {level} dryness", act(did, "set_dryness_level", dryness_level=level)))
             else:
-                modes = ["normal", "delicate", "heavy", "whites"] if t == "laundry_washer" else \
-                    ["normal", "heavy_duty", "quick_wash", "silent"]
+                modes = (
+                    ["normal", "delicate", "heavy", "whites"]
+                    if t == "laundry_washer"
+                    else ["normal", "heavy_duty", "quick_wash", "silent"]
+                )
                 mode = _other(s, modes, st["wash_mode"])
-                out.append((f"put the {n} on the {mode.replace('_', ' ')} programme",
-                            act(did, "set_wash_mode", wash_mode=mode)))
+                out.append(
+                    (
+                        f"put the {n} on the {mode.replace('_', ' ')} programme",
+                        act(did, "set_wash_mode", wash_mode=mode),
+                    )
+                )
         elif st["work_state"] == "running":
             out.append((f"pause the {n}", act(did, "pause")))
     if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped":
@@ -153,13 +181,21 @@ def appliance_ops(s: Scene, did: str) -> list[Op]:
         speeds = [x for x in _offered(s, did, "set_spin_speed", "spin_speed") if x != st["spin_speed"]]
         if speeds:
             speed = s.pick(speeds)
-            out.append((f"set the spin speed of the {n} to {speed.replace('_', ' ')}",
-                        act(did, "set_spin_speed", spin_speed=speed)))
+            out.append(
+                (
+                    f"set the spin speed of the {n} to {speed.replace('_', ' ')}",
+                    act(did, "set_spin_speed", spin_speed=speed),
+                )
+            )
         rinses = [x for x in _offered(s, did, "set_rinses", "rinses") if x != st["rinses"]]
         if rinses:
             count = s.pick(rinses)
-            out.append((f"set the {n} to {count} rinses" if count != "none" else f"turn off rinsing on the {n}",
-                        act(did, "set_rinses", rinses=count)))
+            out.append(
+                (
+                    f"set the {n} to {count} rinses" if count != "none" else f"turn off rinsing on the {n}",
+                    act(did, "set_rinses", rinses=count),
+                )
+            )
     return out + _kitchen_ops(s, did)
 
 
@@ -171,8 +207,11 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         out.append((f"kill the {n}, it's way too bright", act(did, "turn_off")))
     if t in LIGHTS and st["state"] == "off":
         out.append((f"can I get some light from the {n}", act(did, "turn_on")))
-    if t in ("color_temperature_light", "extended_color_light") and st["state"] == "on" and \
-            st["color_temperature"] != 2700:
+    if (
+        t in ("color_temperature_light", "extended_color_light")
+        and st["state"] == "on"
+        and st["color_temperature"] != 2700
+    ):
         out.append((f"make the {n} as warm as it goes", act(did, "set_color_temperature", color_temperature=2700)))
     if t in DIMMABLE and st["state"] == "on" and st["brightness"] != 100:
         out.append((f"crank the {n} all the way up", act(did, "set_brightness", brightness=100)))
@@ -194,8 +233,12 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         out.append((f"fire up the {n}", act(did, "start")))
     if t in ("laundry_washer", "laundry_dryer", "dishwasher") and st["work_state"] == "running":
         out.append((f"hold the {n} a moment, I forgot something", act(did, "pause")))
-    if t in ("laundry_washer", "dishwasher") and st["state"] == "on" and st["work_state"] == "stopped" and \
-            st["wash_mode"] not in ("delicate", "light_wash"):
+    if (
+        t in ("laundry_washer", "dishwasher")
+        and st["state"] == "on"
+        and st["work_state"] == "stopped"
+        and st["wash_mode"] not in ("delicate", "light_wash")
+    ):
         gentle = "delicate" if t == "laundry_washer" else "light_wash"
         out.append((f"go easy on the load in the {n}", act(did, "set_wash_mode", wash_mode=gentle)))
     if t == "water_heater" and st["heating_state"] == "heating":
@@ -205,7 +248,12 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
     if t in ("refrigerator", "freezer") and st["target_temperature"] != (1 if t == "refrigerator" else -23):
         coldest = 1 if t == "refrigerator" else -23
         out.append((f"make the {n} as cold as it goes", act(did, "set_target_temperature", target_temperature=coldest)))
-    if t == "laundry_washer" and st["state"] == "on" and st["work_state"] == "stopped" and st["rinses"] != "extra" \
-            and "extra" in _offered(s, did, "set_rinses", "rinses"):
+    if (
+        t == "laundry_washer"
+        and st["state"] == "on"
+        and st["work_state"] == "stopped"
+        and st["rinses"] != "extra"
+        and "extra" in _offered(s, did, "set_rinses", "rinses")
+    ):
         out.append((f"give the laundry in the {n} an extra rinse", act(did, "set_rinses", rinses="extra")))
     return out

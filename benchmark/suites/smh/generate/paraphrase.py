@@ -23,8 +23,9 @@ def mentions(query: str, home: HomeConfig) -> dict[str, list[str]]:
     return {"words": devices, "rooms": rooms, "numbers": re.findall(r"-?\d+(?:\.\d+)?", query)}
 
 
-async def paraphrase_instances(instances: list[Instance], homes: dict[str, HomeConfig], client: Any,
-                               model: str) -> dict[str, int]:
+async def paraphrase_instances(
+    instances: list[Instance], homes: dict[str, HomeConfig], client: Any, model: str
+) -> dict[str, int]:
     """Rewrite each query in place when the check passes; counts by outcome."""
     stats = {"accepted": 0, "rejected": 0}
     for instance in instances:

@@ -16,9 +16,14 @@ def status_inquiry(s: Scene) -> Draft:
     if kind == 0:
         lock = s.pick(s.of("door_lock"))
         locked = s.value(lock, "state") == "locked"
-        return Draft(f"Is the {s.name(lock)} locked?", "answer", answer=_answer(
-            f"{'Yes' if locked else 'No'}, the {s.name(lock)} is {s.value(lock, 'state')}.",
-            "yes" if locked else "no"))
+        return Draft(
+            f"Is the {s.name(lock)} locked?",
+            "answer",
+            answer=_answer(
+                f"{'Yes' if locked else 'No'}, the {s.name(lock)} is {s.value(lock, 'state')}.",
+                "yes" if locked else "no",
+            ),
+        )
     if kind == 1:
         floors = sorted({s.floors[s.room_of(d)] for d in s.of(*COVERS)})
         floor = s.pick(floors)
@@ -27,12 +32,18 @@ def status_inquiry(s: Scene) -> Draft:
         if len(open_ones) > 1:
             raise Rejected("keep the answer to one name")
         facts = ["yes", s.name(open_ones[0])] if open_ones else ["no"]
-        return Draft(f"Is any curtain or blind {where} still open? Which one?", "answer",
-                     answer=_answer(", ".join(facts), *facts))
+        return Draft(
+            f"Is any curtain or blind {where} still open? Which one?",
+            "answer",
+            answer=_answer(", ".join(facts), *facts),
+        )
     device = s.pick(s.of(*LIGHTS, "fan", "air_conditioner", "smart_plug"))
     on = s.value(device, "state") == "on"
-    return Draft(f"Did I leave the {s.name(device)} on?", "answer",
-                 answer=_answer(f"{'Yes' if on else 'No'}, it is {s.value(device, 'state')}.", "yes" if on else "no"))
+    return Draft(
+        f"Did I leave the {s.name(device)} on?",
+        "answer",
+        answer=_answer(f"{'Yes' if on else 'No'}, it is {s.value(device, 'state')}.", "yes" if on else "no"),
+    )
 
 
 _NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -44,8 +55,9 @@ def quantity_query(s: Scene) -> Draft:
         room = s.pick(sorted({s.room_of(d) for d in s.of(*LIGHTS)}))
         count = len(s.of(*LIGHTS, room=room, where=lambda d: s.value(d, "state") == "on"))
         count += len(s.of("fan_light", room=room, where=lambda d: s.value(d, "light.state") == "on"))
-        return Draft(f"How many lights are on in the {s.room_names[room]}?", "answer",
-                     answer=_answer(f"{count}.", str(count)))
+        return Draft(
+            f"How many lights are on in the {s.room_names[room]}?", "answer", answer=_answer(f"{count}.", str(count))
+        )
     sensors = s.of("climate_sensor")
     if kind == 1:
         if len(sensors) < 2:
@@ -63,9 +75,11 @@ def quantity_query(s: Scene) -> Draft:
     if ta == tb:
         raise Rejected("tie")
     ra, rb = s.room_names[s.room_of(a)], s.room_names[s.room_of(b)]
-    return Draft(f"Is the {ra} warmer than the {rb}?", "answer",
-                 answer=_answer(f"{'Yes' if ta > tb else 'No'}: {ta:g} °C against {tb:g} °C.",
-                                "yes" if ta > tb else "no"))
+    return Draft(
+        f"Is the {ra} warmer than the {rb}?",
+        "answer",
+        answer=_answer(f"{'Yes' if ta > tb else 'No'}: {ta:g} °C against {tb:g} °C.", "yes" if ta > tb else "no"),
+    )
 
 
 TEMPLATES = {

@@ -9,8 +9,12 @@ from benchmark.suites.smh.generate.core import Draft, Scene, act
 from benchmark.suites.smh.generate.homes import COVERS, LIGHTS
 from emulator.clock import TIME_FORMAT
 
-_DAYS = (("Weekdays", "? * MON-FRI *"), ("Every day", "* * ? *"), ("Every Saturday", "? * SAT *"),
-         ("On weekends", "? * SAT,SUN *"))
+_DAYS = (
+    ("Weekdays", "? * MON-FRI *"),
+    ("Every day", "* * ? *"),
+    ("Every Saturday", "? * SAT *"),
+    ("On weekends", "? * SAT,SUN *"),
+)
 
 
 def _time(s: Scene) -> tuple[str, str]:
@@ -50,17 +54,28 @@ def state_driven(s: Scene) -> Draft:
         sensor, fan = s.pick(pairs)
         limit = s.pick([60, 65, 70, 75, 80])
         room = s.room_names[s.room_of(sensor)]
-        rule = SmhAutomation(name="humid", trigger=SmhTrigger(state=SmhCondition(
-            did=sensor, attribute="current_humidity", op=">", value=float(limit))),
-            actions=[act(fan, "turn_on"), act(fan, "set_speed_level", speed_level="high")])
-        return Draft(f"When the {room} humidity goes above {limit} percent, run the {s.name(fan)} on high.",
-                     "automate", automations=[rule])
+        rule = SmhAutomation(
+            name="humid",
+            trigger=SmhTrigger(
+                state=SmhCondition(did=sensor, attribute="current_humidity", op=">", value=float(limit))
+            ),
+            actions=[act(fan, "turn_on"), act(fan, "set_speed_level", speed_level="high")],
+        )
+        return Draft(
+            f"When the {room} humidity goes above {limit} percent, run the {s.name(fan)} on high.",
+            "automate",
+            automations=[rule],
+        )
     sensor = s.pick(s.of("occupancy_sensor"))
     light = s.pick(s.of(*LIGHTS, room=s.room_of(sensor)))
-    rule = SmhAutomation(name="presence", trigger=SmhTrigger(state=SmhCondition(
-        did=sensor, attribute="human_detected", op="==", value="yes")), actions=[act(light, "turn_on")])
-    return Draft(f"Whenever the {s.name(sensor)} notices someone, turn on the {s.name(light)}.", "automate",
-                 automations=[rule])
+    rule = SmhAutomation(
+        name="presence",
+        trigger=SmhTrigger(state=SmhCondition(did=sensor, attribute="human_detected", op="==", value="yes")),
+        actions=[act(light, "turn_on")],
+    )
+    return Draft(
+        f"Whenever the {s.name(sensor)} notices someone, turn on the {s.name(light)}.", "automate", automations=[rule]
+    )
 
 
 def time_and_state(s: Scene) -> Draft:
@@ -74,8 +89,12 @@ def time_and_state(s: Scene) -> Draft:
     else:
         d = s.pick(s.of(*LIGHTS, room=room))
         what, actions = f"turn off the {s.name(d)}", [act(d, "turn_off")]
-    rule = SmhAutomation(name="gated", trigger=SmhTrigger(time_cron=cron), actions=actions, conditions=[
-        SmhCondition(did=sensor, attribute="human_detected", op="==", value="no")])
+    rule = SmhAutomation(
+        name="gated",
+        trigger=SmhTrigger(time_cron=cron),
+        actions=actions,
+        conditions=[SmhCondition(did=sensor, attribute="human_detected", op="==", value="no")],
+    )
     return Draft(f"{when}, if nobody is in the {s.room_names[room]}, {what}.", "automate", automations=[rule])
 
 

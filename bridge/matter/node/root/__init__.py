@@ -31,13 +31,18 @@ __all__ = [
 ]
 
 
-
-def root_clusters(services: RootServices, *, basic_information: Mapping[str, Any] | None = None,
-                  interfaces: list[str] | None = None) -> list[ClusterServer]:
+def root_clusters(
+    services: RootServices, *, basic_information: Mapping[str, Any] | None = None, interfaces: list[str] | None = None
+) -> list[ClusterServer]:
     """BasicInformation, General Diagnostics + the commissioning clusters (no Descriptor: the endpoint owner
     adds it). Building them is the node's boot: the persisted reboot count goes up by one."""
-    info = {"vendor_id": services.vendor_id, "product_id": services.product_id,
-            "product_name": "HomeFabric Bridge", "node_label": "HomeFabric", **(basic_information or {})}
+    info = {
+        "vendor_id": services.vendor_id,
+        "product_id": services.product_id,
+        "product_name": "HomeFabric Bridge",
+        "node_label": "HomeFabric",
+        **(basic_information or {}),
+    }
     if info["vendor_id"] != services.vendor_id or info["product_id"] != services.product_id:
         raise ValueError("BasicInformation VID/PID must match the attestation credentials")
     return [

@@ -51,12 +51,14 @@ class AccessControlServer(ClusterServer):
             raise HomeError.refused(Status.UNSUPPORTED_ACCESS, "ACL writes need an accessing fabric")
         mine = self._own_entries(value, ctx.fabric_index)
         if len(mine) > MAX_ACL_ENTRIES_PER_FABRIC:
-            raise HomeError.refused(Status.RESOURCE_EXHAUSTED,
-                                    f"at most {MAX_ACL_ENTRIES_PER_FABRIC} entries per fabric")
+            raise HomeError.refused(
+                Status.RESOURCE_EXHAUSTED, f"at most {MAX_ACL_ENTRIES_PER_FABRIC} entries per fabric"
+            )
         for entry in mine:
             if entry.get("authMode") not in (AUTH_CASE, AUTH_GROUP):
-                raise HomeError.refused(Status.CONSTRAINT_ERROR,
-                                        "ACL entries use CASE or Group auth (PASE is implicit)")
+                raise HomeError.refused(
+                    Status.CONSTRAINT_ERROR, "ACL entries use CASE or Group auth (PASE is implicit)"
+                )
             if not 1 <= int(entry.get("privilege", 0)) <= 5:
                 raise HomeError.refused(Status.CONSTRAINT_ERROR, "unknown privilege")
             if entry.get("authMode") == AUTH_GROUP and entry.get("privilege") == 5:
@@ -85,20 +87,26 @@ class AccessControlServer(ClusterServer):
         assert ctx.fabric_index is not None
         table = self.services.table
         before = [dict(e) for e in table.acl_for(ctx.fabric_index)]
-        table.set_acl_for(ctx.fabric_index, [{k: v for k, v in e.items() if k != "fabricIndex"}
-                                             for e in self._own_entries(value, ctx.fabric_index)])
+        table.set_acl_for(
+            ctx.fabric_index,
+            [{k: v for k, v in e.items() if k != "fabricIndex"} for e in self._own_entries(value, ctx.fabric_index)],
+        )
         table.save()
         self._report_changes(ctx, before, [dict(e) for e in table.acl_for(ctx.fabric_index)])
 
     def _report_changes(self, ctx: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> None:
         """AccessControlEntryChanged per entry (spec §9.10.7.1): changed in place, added, or removed."""
-        admin = {"adminNodeID": ctx.subject_node_id if ctx.session_kind == "case" else None,
-                 "adminPasscodeID": 0 if ctx.session_kind == "pase" else None, "fabricIndex": ctx.fabric_index}
+        admin = {
+            "adminNodeID": ctx.subject_node_id if ctx.session_kind == "case" else None,
+            "adminPasscodeID": 0 if ctx.session_kind == "pase" else None,
+            "fabricIndex": ctx.fabric_index,
+        }
         for index in range(max(len(before), len(after))):
             old = before[index] if index < len(before) else None
             new = after[index] if index < len(after) else None
             if old == new:
                 continue
             change = ChangeType.kChanged if old and new else (ChangeType.kAdded if new else ChangeType.kRemoved)
-            self.emit_event("AccessControlEntryChanged", {**admin, "changeType": int(change),
-                                                          "latestValue": new or old})
+            self.emit_event(
+                "AccessControlEntryChanged", {**admin, "changeType": int(change), "latestValue": new or old}
+            )

@@ -49,32 +49,43 @@ class AdministratorCommissioningServer(ClusterServer):
         if not ctx.timed:
             raise HomeError.refused(Status.NEEDS_TIMED_INTERACTION, "this command needs a timed invoke")
         if self.services.window.is_open or self.services.failsafe.armed:
-            raise HomeError.cluster_specific(StatusCode.kBusy,
-                                                "a commissioning window is open or a fail-safe is armed")
+            raise HomeError.cluster_specific(StatusCode.kBusy, "a commissioning window is open or a fail-safe is armed")
         if not MIN_WINDOW_S <= timeout <= MAX_WINDOW_S:
-            raise HomeError.refused(Status.INVALID_COMMAND,
-                                    f"CommissioningTimeout must be {MIN_WINDOW_S}..{MAX_WINDOW_S}")
+            raise HomeError.refused(
+                Status.INVALID_COMMAND, f"CommissioningTimeout must be {MIN_WINDOW_S}..{MAX_WINDOW_S}"
+            )
         record = self.services.table.fabrics.get(ctx.fabric_index or -1)
         return ctx, record
 
     @command("OpenCommissioningWindow")
-    def open_commissioning_window(self, commissioningTimeout: int, PAKEPasscodeVerifier: str, discriminator: int,
-                                  iterations: int, salt: str) -> None:
+    def open_commissioning_window(
+        self, commissioningTimeout: int, PAKEPasscodeVerifier: str, discriminator: int, iterations: int, salt: str
+    ) -> None:
         ctx, record = self._preconditions(commissioningTimeout)
         verifier, salt_bytes = bytes.fromhex(PAKEPasscodeVerifier), bytes.fromhex(salt)
-        if (len(verifier) != 97 or not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS
-                or not MIN_SALT <= len(salt_bytes) <= MAX_SALT or discriminator > 0xFFF):
+        if (
+            len(verifier) != 97
+            or not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS
+            or not MIN_SALT <= len(salt_bytes) <= MAX_SALT
+            or discriminator > 0xFFF
+        ):
             raise HomeError.cluster_specific(StatusCode.kPAKEParameterError, "invalid PAKE parameters")
         self.services.window.open_enhanced(
-            PaseVerifier(verifier[:32], verifier[32:], salt_bytes, iterations), discriminator, commissioningTimeout,
-            admin_fabric_index=ctx.fabric_index, admin_vendor_id=record.vendor_id if record else None,
+            PaseVerifier(verifier[:32], verifier[32:], salt_bytes, iterations),
+            discriminator,
+            commissioningTimeout,
+            admin_fabric_index=ctx.fabric_index,
+            admin_vendor_id=record.vendor_id if record else None,
         )
 
     @command("OpenBasicCommissioningWindow")
     def open_basic_commissioning_window(self, commissioningTimeout: int) -> None:
         ctx, record = self._preconditions(commissioningTimeout)
-        self.services.window.open_basic(commissioningTimeout, admin_fabric_index=ctx.fabric_index,
-                                        admin_vendor_id=record.vendor_id if record else None)
+        self.services.window.open_basic(
+            commissioningTimeout,
+            admin_fabric_index=ctx.fabric_index,
+            admin_vendor_id=record.vendor_id if record else None,
+        )
 
     @command("RevokeCommissioning")
     def revoke_commissioning(self) -> None:

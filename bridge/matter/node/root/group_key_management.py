@@ -32,8 +32,10 @@ class GroupKeyManagementServer(ClusterServer):
 
     def has_group_key(self, fabric_index: int, group_id: int) -> bool:
         """Whether the fabric's GroupKeyMap maps a key set to ``group_id`` (Groups.AddGroup needs one)."""
-        return any(e.get("fabricIndex") == fabric_index and e.get("groupId") == group_id
-                   for e in self.services.table.group_key_map)
+        return any(
+            e.get("fabricIndex") == fabric_index and e.get("groupId") == group_id
+            for e in self.services.table.group_key_map
+        )
 
     def _fabric(self) -> int:
         ctx = request_context()
@@ -90,8 +92,11 @@ class GroupKeyManagementServer(ClusterServer):
         if not any(s["groupKeySetID"] == groupKeySetID for s in sets):
             raise HomeError.refused(Status.NOT_FOUND, f"no group key set {groupKeySetID}")
         table.group_key_sets[fabric] = [s for s in sets if s["groupKeySetID"] != groupKeySetID]
-        table.group_key_map = [e for e in table.group_key_map
-                               if not (e.get("fabricIndex") == fabric and e["groupKeySetID"] == groupKeySetID)]
+        table.group_key_map = [
+            e
+            for e in table.group_key_map
+            if not (e.get("fabricIndex") == fabric and e["groupKeySetID"] == groupKeySetID)
+        ]
         table.save()
 
     @command("KeySetReadAllIndices")

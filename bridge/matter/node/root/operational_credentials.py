@@ -67,9 +67,9 @@ class OperationalCredentialsServer(ClusterServer):
         super().__init__()
         self.services = services
         table = services.table
-        self.bind_source("NOCs", lambda: [
-            {"noc": r.noc, "icac": r.icac, "fabricIndex": r.fabric_index} for r in self._records()
-        ])
+        self.bind_source(
+            "NOCs", lambda: [{"noc": r.noc, "icac": r.icac, "fabricIndex": r.fabric_index} for r in self._records()]
+        )
         self.bind_source("Fabrics", lambda: [r.descriptor() for r in self._records()])
         self.bind_source("CommissionedFabrics", lambda: len(table.fabrics))
         self.bind_source("TrustedRootCertificates", self._trusted_roots)
@@ -163,8 +163,9 @@ class OperationalCredentialsServer(ClusterServer):
         return None
 
     @command("AddNOC")
-    def add_noc(self, NOCValue: str, IPKValue: str, caseAdminSubject: int, adminVendorId: int,
-                ICACValue: str | None = None) -> dict[str, Any]:
+    def add_noc(
+        self, NOCValue: str, IPKValue: str, caseAdminSubject: int, adminVendorId: int, ICACValue: str | None = None
+    ) -> dict[str, Any]:
         ctx = request_context()
         self._require_failsafe()
         failsafe, table = self.services.failsafe, self.services.table
@@ -205,10 +206,18 @@ class OperationalCredentialsServer(ClusterServer):
         table.add(record)
         # The admin ACL entry for the commissioner (spec §11.18.6.8 step: CaseAdminSubject).
         table.set_acl_for(index, [{"privilege": 5, "authMode": 2, "subjects": [caseAdminSubject], "targets": None}])
-        table.group_key_sets[index] = [{
-            "groupKeySetID": 0, "groupKeySecurityPolicy": 0, "epochKey0": None, "epochStartTime0": 0,
-            "epochKey1": None, "epochStartTime1": None, "epochKey2": None, "epochStartTime2": None,
-        }]  # the IPK key set; epoch keys are never readable
+        table.group_key_sets[index] = [
+            {
+                "groupKeySetID": 0,
+                "groupKeySecurityPolicy": 0,
+                "epochKey0": None,
+                "epochStartTime0": 0,
+                "epochKey1": None,
+                "epochStartTime1": None,
+                "epochKey2": None,
+                "epochStartTime2": None,
+            }
+        ]  # the IPK key set; epoch keys are never readable
         table.save()  # first: a failed write undoes the table and leaves the fail-safe state as it was
         failsafe.added_fabric_index = index
         failsafe.csr_key = None
