@@ -13,21 +13,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_make_test_installs_matter_js_when_it_is_missing(tmp_path: Path) -> None:
+def test_make_test_installs_matter_js_and_the_zoo_when_they_are_missing(tmp_path: Path) -> None:
     if shutil.which("make") is None:
         pytest.fail("make is missing (apt-get install make): the README's test command needs it")
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     (tmp_path / "tests" / "matter_js").mkdir(parents=True)
+    (tmp_path / "tests" / "matter_zoo").mkdir(parents=True)
     (tmp_path / ".venv").mkdir()
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / ".venv" / ".installed").write_text("")  # the venv is up to date: only matter.js is missing
     planned = subprocess.run(["make", "-n", "test"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
     assert planned.returncode == 0, planned.stderr
     lines = planned.stdout.splitlines()
-    assert "cd tests/matter_js && npm ci --no-audit --no-fund" in lines
-    assert lines.index("cd tests/matter_js && npm ci --no-audit --no-fund") < next(
-        i for i, line in enumerate(lines) if "pytest" in line
-    )
+    pytest_line = next(i for i, line in enumerate(lines) if "pytest" in line)
+    for folder in ("tests/matter_js", "tests/matter_zoo"):
+        assert f"cd {folder} && npm ci --no-audit --no-fund" in lines
+        assert lines.index(f"cd {folder} && npm ci --no-audit --no-fund") < pytest_line
 
 
 def test_readme_points_only_at_files_of_the_repository_and_says_how_to_run_the_command() -> None:
