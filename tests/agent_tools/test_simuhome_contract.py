@@ -11,7 +11,7 @@ import pytest
 
 from agent_tools import ToolBox
 from emulator.emulated_home import EmulatedHome
-from emulator.home_config import validate_home
+from tests.agent_tools.conftest import command, device_of, write
 
 # SimuHome's tool catalogue: tool → (required argument names, optional argument names).
 SIMUHOME_ARGUMENTS: dict[str, tuple[set[str], set[str]]] = {
@@ -37,57 +37,38 @@ SIMUHOME_ARGUMENTS: dict[str, tuple[set[str], set[str]]] = {
     "set_tick_interval": ({"tick_interval"}, set()),
 }
 
-ON = {"device_id": "fan", "endpoint_id": 1, "cluster_id": "OnOff", "command_id": "On", "args": {}}
-# One valid call per tool that has required arguments (the extra-argument test adds one key to it).
-VALID: dict[str, dict[str, Any]] = {
-    "get_room_devices": {"room_id": "room"},
-    "get_room_states": {"room_id": "room"},
-    "get_device_structure": {"device_id": "fan"},
-    "get_all_attributes": {"device_id": "fan"},
-    "get_attribute": {"device_id": "fan", "endpoint_id": 1, "cluster_id": "OnOff", "attribute_id": "OnOff"},
-    "execute_command": ON,
-    "write_attribute": {
-        "device_id": "fan",
-        "endpoint_id": 1,
-        "cluster_id": "FanControl",
-        "attribute_id": "PercentSetting",
-        "value": 10,
-    },
-    "get_cluster_doc": {"query": "fan speed", "top_k": 1},
-    "get_environment_control_rules": {"state": "temperature"},
-    "schedule_workflow": {"start_time": "2025-08-23 15:00:00", "steps": [{"tool": "execute_command", "args": ON}]},
-    "get_workflow_status": {"workflow_id": "wf-0001"},
-    "cancel_workflow": {"workflow_id": "wf-0001"},
-    "finish": {"answer": "done"},
-    "add_device": {"room_id": "room", "device_type": "fan", "device_id": "fan_2"},
-    "remove_device": {"device_id": "fan"},
-    "set_tick_interval": {"tick_interval": 0.1},
-}
+
+def _valid(fabric: EmulatedHome) -> dict[str, dict[str, Any]]:
+    """One valid call per tool that has required arguments (the extra-argument test adds one key to it)."""
+    fan = device_of(fabric, "fan")
+    room = next(d.room_id for d in fabric.devices() if d.device_id == fan)
+    on = command(fan, "OnOff", "On")
+    return {
+        "get_room_devices": {"room_id": room},
+        "get_room_states": {"room_id": room},
+        "get_device_structure": {"device_id": fan},
+        "get_all_attributes": {"device_id": fan},
+        "get_attribute": {"device_id": fan, "endpoint_id": 1, "cluster_id": "OnOff", "attribute_id": "OnOff"},
+        "execute_command": on,
+        "write_attribute": write(fan, "FanControl", "PercentSetting", 10),
+        "get_cluster_doc": {"query": "fan speed", "top_k": 1},
+        "get_environment_control_rules": {"state": "temperature"},
+        "schedule_workflow": {"start_time": "2025-08-23 23:00:00", "steps": [{"tool": "execute_command", "args": on}]},
+        "get_workflow_status": {"workflow_id": "wf-0001"},
+        "cancel_workflow": {"workflow_id": "wf-0001"},
+        "finish": {"answer": "done"},
+        "add_device": {"room_id": room, "device_type": "fan", "device_id": "contract_fan_2"},
+        "remove_device": {"device_id": fan},
+        "set_tick_interval": {"tick_interval": 0.1},
+    }
 
 
-def _home() -> EmulatedHome:
-    return EmulatedHome(
-        validate_home(
-            {
-                "name": "contract",
-                "base_time": "2025-08-23 14:00:00",
-                "rooms": [
-                    {
-                        "id": "room",
-                        "name": "Room",
-                        "type": "living_room",
-                        "environment": {"temperature": 2500, "humidity": 5000, "illuminance": 300, "pm10": 40},
-                    }
-                ],
-                "devices": [{"id": "fan", "type": "fan", "room": "room", "attributes": {}}],
-            }
-        )
-    )
+WITH_REQUIRED = sorted(name for name, (required, _) in SIMUHOME_ARGUMENTS.items() if required)
 
 
 @pytest.mark.parametrize("profile", ["simuhome", "paper13"])
-def test_every_simuhome_profile_schema_lists_exactly_simuhomes_arguments(profile: str) -> None:
-    tools = ToolBox(_home(), profile=profile, admin=True)
+def test_every_simuhome_profile_schema_lists_exactly_simuhomes_arguments(fabric: EmulatedHome, profile: str) -> None:
+    tools = ToolBox(fabric, profile=profile, admin=True)
     for schema in tools.schemas():
         function = schema["function"]
         required, optional = SIMUHOME_ARGUMENTS[function["name"]]
@@ -99,10 +80,10 @@ def test_every_simuhome_profile_schema_lists_exactly_simuhomes_arguments(profile
     assert set(mcp["schedule_workflow"]["properties"]) == {"start_time", "steps"}
 
 
-def test_description_on_schedule_workflow_is_refused_like_simuhome_and_schedules_nothing() -> None:
-    home = _home()
-    tools = ToolBox(home)
-    arguments = {**VALID["schedule_workflow"], "description": "later"}
+def test_description_on_schedule_workflow_is_refused_like_simuhome_and_schedules_nothing(
+    fabric: EmulatedHome, tools: ToolBox
+) -> None:
+    arguments = {**_valid(fabric)["schedule_workflow"], "description": "later"}
     envelope = tools.call("schedule_workflow", arguments)
     assert envelope["status"] == {"code": 400, "message": "VALIDATION_ERROR"}
     assert envelope["data"] is None
@@ -112,23 +93,24 @@ def test_description_on_schedule_workflow_is_refused_like_simuhome_and_schedules
     assert tools.call("get_workflow_list", {})["data"] == []
 
 
-def test_simuhome_ext_keeps_the_description() -> None:
-    tools = ToolBox(_home(), profile="simuhome_ext")
+def test_simuhome_ext_keeps_the_description(fabric: EmulatedHome) -> None:
+    tools = ToolBox(fabric, profile="simuhome_ext")
     schema = {s["function"]["name"]: s["function"]["parameters"] for s in tools.schemas()}
     assert set(schema["schedule_workflow"]["properties"]) == {"start_time", "steps", "description"}
-    envelope = tools.call("schedule_workflow", {**VALID["schedule_workflow"], "description": "later"})
+    envelope = tools.call("schedule_workflow", {**_valid(fabric)["schedule_workflow"], "description": "later"})
     assert envelope["error"] is None
     status = tools.call("get_workflow_status", {"workflow_id": envelope["data"]["workflow_id"]})
     assert status["data"]["description"] == "later"
 
 
-@pytest.mark.parametrize("name", sorted(VALID))
-def test_an_extra_argument_is_refused_by_every_tool_with_required_arguments(name: str) -> None:
-    tools = ToolBox(_home(), admin=True)
-    envelope = tools.call(name, {**VALID[name], "note": "x"})
+@pytest.mark.parametrize("name", WITH_REQUIRED)
+def test_an_extra_argument_is_refused_by_every_tool_with_required_arguments(fabric: EmulatedHome, name: str) -> None:
+    valid = _valid(fabric)[name]
+    tools = ToolBox(fabric, admin=True)
+    envelope = tools.call(name, {**valid, "note": "x"})
     assert envelope["status"] == {"code": 400, "message": "VALIDATION_ERROR"}, envelope
     assert envelope["error"]["type"] == "INVALID_PARAMETERS"
     assert "Unexpected arguments: note" in envelope["error"]["detail"]
     assert tools.invocations[-1]["ok"] is False
-    without = ToolBox(_home(), admin=True).call(name, VALID[name])
+    without = tools.call(name, valid)
     assert without["error"] is None or without["error"]["type"] != "INVALID_PARAMETERS", without
