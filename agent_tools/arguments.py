@@ -142,8 +142,16 @@ class WorkflowStepArgs(ToolArgs):
 
 
 class ScheduleWorkflowArgs(ToolArgs):
+    """SimuHome's schedule_workflow arguments exactly (facts §1.2): start_time and steps; any other key is
+    refused (INVALID_PARAMETERS), as SimuHome's tool layer refuses ``description``."""
+
     start_time: VirtualTime
     steps: list[WorkflowStepArgs] = Field(min_length=1, description="Steps run in order at start_time.")
+
+
+class ScheduleWorkflowExtArgs(ScheduleWorkflowArgs):
+    """The simuhome_ext profile's schedule_workflow: SimuHome's arguments plus a note on the workflow."""
+
     description: StrictStr | None = Field(default=None, description="Optional note on what the workflow does.")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -75,6 +76,12 @@ TOOL_PROFILES: dict[str, tuple[str, ...]] = {
     "paper13": PAPER13_TOOLS,
     "simuhome_ext": SIMUHOME_EXT_TOOLS,
 }
+# Arguments a profile accepts beyond SimuHome's (tool → its wider argument model, a subclass of the tool's
+# own model, which is SimuHome's exact argument set). simuhome and paper13 are SimuHome's contract: a key
+# SimuHome's tool layer refuses (e.g. schedule_workflow's description) is refused there as SimuHome does.
+PROFILE_ARGUMENTS: dict[str, dict[str, type[a.ToolArgs]]] = {
+    "simuhome_ext": {"schedule_workflow": a.ScheduleWorkflowExtArgs},
+}
 
 
 class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
@@ -103,6 +110,8 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         self.invocations: list[dict[str, Any]] = []
         self.final_answer: str | None = None
         self._names = TOOL_PROFILES[profile] + (ADMIN_TOOLS if admin else ())
+        wider = PROFILE_ARGUMENTS.get(profile, {})
+        self._specs = {name: replace(spec, model=wider.get(name, spec.model)) for name, spec in self.tools.items()}
         self._last_wall = time.monotonic()
 
     # ------------------------------------------------------------------------------ ToolCaller
@@ -113,7 +122,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         """Function-calling definitions of the offered tools (OpenAI chat ``tools`` or MCP tool listings)."""
         if style not in ("openai", "mcp"):
             raise ValueError(f"unknown schema style {style!r}; use 'openai' or 'mcp'")
-        return [self.tools[name].schema(style) for name in self._names]
+        return [self._specs[name].schema(style) for name in self._names]
 
     def call(self, name: str, arguments: object = None) -> dict[str, Any]:
         """Run one tool; always returns the envelope ``{status:{code,message}, data, error}``, never raises.
@@ -161,7 +170,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
     def _run(self, name: str, decoded: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(name, str) or name not in self._names:
             return fail("UNKNOWN_TOOL", f"Unknown tool {name!r}. Available tools: {', '.join(self._names)}")
-        tool = self.tools[name]
+        tool = self._specs[name]
         args = parse_model(tool.model, decoded)
         try:
             return ok(getattr(self, tool.method)(args))
@@ -378,7 +387,7 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         mutates_state=True,
         route="/schedule/workflow",
     )
-    def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs) -> dict[str, Any]:
+    def _tool_schedule_workflow(self, args: a.ScheduleWorkflowArgs | a.ScheduleWorkflowExtArgs) -> dict[str, Any]:
         try:
             start = datetime.strptime(args.start_time, TIME_FORMAT)
         except ValueError:
@@ -392,7 +401,8 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
                 f"start_time {args.start_time} is not in the future (now {self.fabric.now_text()}); use a later time",
             )
         steps = self._steps(args.steps)
-        workflow = self.fabric.schedule(args.start_time, steps, args.description or "")
+        note = args.description if isinstance(args, a.ScheduleWorkflowExtArgs) else None
+        workflow = self.fabric.schedule(args.start_time, steps, note or "")
         return {
             "workflow_id": workflow.workflow_id,
             "start_time": workflow.start_time,
@@ -555,3 +565,20 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
             "device_count": len(list(self.fabric.devices())),
             "aggregator_count": 4 * len(list(self.fabric.rooms())),
         }
+
+
+def _check_profile_arguments() -> None:
+    """Checked at import: a wider argument model belongs to a tool of its profile and keeps every argument of
+    the tool's own model (it subclasses it), so the tool's method reads it as it reads SimuHome's."""
+    for profile, wider in PROFILE_ARGUMENTS.items():
+        for name, model in wider.items():
+            if profile not in TOOL_PROFILES or name not in TOOL_PROFILES[profile]:
+                raise TypeError(f"PROFILE_ARGUMENTS[{profile!r}][{name!r}]: not a tool of that profile")
+            if not issubclass(model, ToolBox.tools[name].model):
+                raise TypeError(
+                    f"PROFILE_ARGUMENTS[{profile!r}][{name!r}]: {model.__name__} does not extend "
+                    f"{ToolBox.tools[name].model.__name__}"
+                )
+
+
+_check_profile_arguments()

@@ -276,11 +276,10 @@ class OracleAgent(AgentBase):
             if start_tick > high:
                 start_tick = math.floor(high / TICKS_PER_SECOND) * TICKS_PER_SECOND
             start = (base + timedelta(seconds=start_tick / TICKS_PER_SECOND)).strftime(TIME_FORMAT)
-            envelope = session.call(
-                "schedule_workflow",
-                {"start_time": start, "steps": [tool_call(s) for s in steps], "description": f"goal at {start}"},
-                f"Schedule {len(steps)} step(s) for {start}.",
-            )
+            arguments: dict[str, Any] = {"start_time": start, "steps": [tool_call(s) for s in steps]}
+            if session.offers_argument("schedule_workflow", "description"):  # simuhome_ext; SimuHome refuses it
+                arguments["description"] = f"goal at {start}"
+            envelope = session.call("schedule_workflow", arguments, f"Schedule {len(steps)} step(s) for {start}.")
             if envelope.get("error") is not None:
                 problems.append(f"scheduling at {start}: {envelope['error'].get('detail')}")
             else:

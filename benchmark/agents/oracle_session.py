@@ -24,6 +24,14 @@ class OracleSession:
         self.steps.append(AgentStep(len(self.steps), thought, tool, arguments, envelope))
         return envelope
 
+    def offers_argument(self, tool: str, argument: str) -> bool:
+        """Whether the offered ``tool`` takes ``argument`` (its schema lists it): the tool profile decides."""
+        for schema in self.tools.schemas():
+            function = schema.get("function", {})
+            if function.get("name") == tool:
+                return argument in function.get("parameters", {}).get("properties", {})
+        return False
+
     def data(self, tool: str, arguments: dict[str, Any], thought: str | None = None) -> Any:
         envelope = self.call(tool, arguments, thought)
         return envelope.get("data") if envelope.get("error") is None else None

@@ -32,7 +32,6 @@ GOOD: dict[str, dict[str, Any]] = {
     "get_current_time": {},
     "schedule_workflow": {
         "start_time": "2025-08-23 18:00:00",
-        "description": "x",
         "steps": [{"tool": "execute_command", "args": command("d", "OnOff", "On")}],
     },
     "get_workflow_status": {"workflow_id": "wf-0001"},

@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,11 @@ import pytest
 
 from bridge.matter.node.bridge_node import MAX_LABEL
 from tests.matter_bridge.live_env import MatterServerClient
+from tests.support.host_lock import host_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
-NAMESPACE = "hfdocker"  # scripts/docker-sandbox's
+NAMESPACE = os.environ.get("HF_DOCKER_NETNS") or "hfdocker"  # scripts/docker-sandbox's (same variable, same default)
 COMPOSE = ["docker-compose"]
 COMPOSE_FILE = "docker-compose.yml:docker-compose.local.yml"  # the README's export, where images cannot be pulled
 PROJECT = "homefabric-test"
@@ -53,9 +55,20 @@ def _ok(result: subprocess.CompletedProcess[str]) -> str:
     return result.stdout
 
 
+# The sandbox (namespace, engine, compose project, the compose file's fixed ports) is one per host: a second run
+# of the suite waits for the first instead of tearing its containers down.
+SANDBOX_LOCK = Path("/run/lock/homefabric-docker-sandbox.lock")
+
+
 @pytest.fixture(scope="module")
-def env() -> dict[str, str]:
-    """The environment of the README's commands: this engine, the local base image, a fixed project name."""
+def env() -> Iterator[dict[str, str]]:
+    """The environment of the README's commands: this engine, the local base image, a fixed project name; the
+    host's sandbox held for the module."""
+    with host_lock(SANDBOX_LOCK, 2 * BUILD_TIMEOUT_S):
+        yield _sandbox_env()
+
+
+def _sandbox_env() -> dict[str, str]:
     clean = {
         k: v
         for k, v in os.environ.items()

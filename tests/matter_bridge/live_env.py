@@ -52,8 +52,9 @@ def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
 
 @contextlib.contextmanager
 def network_namespace(prefix: str = "hfe") -> Iterator[str]:
-    """A fresh namespace with lo and a veth pair (both ends inside), deleted on exit."""
-    name = f"{prefix}{os.getpid() % 100000}"
+    """A fresh namespace with lo and a veth pair (both ends inside), deleted on exit. Named by the whole pid: no
+    two live runs share it (a pid modulo could, and the leftover clean-up below would delete the other's)."""
+    name = f"{prefix}{os.getpid()}"
     _sh("ip", "netns", "del", name, check=False)  # a leftover from a killed run
     _sh("ip", "netns", "add", name)
     try:
