@@ -24,7 +24,7 @@ from emulator.files import write_atomically
 MAX_ATTEMPTS = 40
 MAX_PER_TYPE = 999
 HOME_SYSTEMS = "home-systems"  # the home-systems family (benchmark.generation.home_systems), not part of "all"
-HS = "hs"  # its kinds are ("hs", template), laid out as qt3 feasible episodes
+HS = "hs"  # its kinds are ("hs", template), laid out as the qt of home_systems.QUERY_TYPE, feasible
 Builder = Callable[..., Draft]
 
 
@@ -93,7 +93,7 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
             continue
         return lay_out(
             draft,
-            qt="qt3" if qt == HS else qt,
+            qt=home_systems.QUERY_TYPE[case] if qt == HS else qt,
             case="feasible" if qt == HS else case,
             episode_seed=seed,
             base_seed=base_seed if base_seed is not None else seed // 1000,

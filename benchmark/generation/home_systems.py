@@ -1,5 +1,6 @@
-"""Home-systems episodes: automations on the devices of the medium tier's home systems (buttons, leak sensors,
-the main water valve), in SimuHome's episode format as qt3 feasible episodes with gold automations.
+"""Home-systems episodes on the devices of the medium tier's home systems, in SimuHome's episode format:
+automations on buttons, leak sensors and the main water valve (qt3 feasible episodes with gold automations), and
+a question about the solar panels' output answered from their meter (a qt1 feasible episode).
 
 A template's episode asks for a rule, not an action: "when the entrance button is pressed, turn on the entrance
 light", "close the main water valve when the kitchen leak sensor detects water". The gold rule goes in
@@ -29,6 +30,8 @@ from emulator.workflows import WorkflowStep
 HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (home_systems.py)
 LIGHT_TYPES = ("on_off_light", "dimmable_light", "extended_color_light")
 VALVE_OPEN = 1  # ValveConfigurationAndControl.CurrentState: 0 closed, 1 open
+SOLAR_POWER_PATH = "1.ElectricalPowerMeasurement.ActivePower"
+MIN_DAYLIGHT_MW = 50_000  # a question about the panels' output is asked only when they make at least 50 W
 
 
 def _devices(fabric: EmulatedHome, types: tuple[str, ...]) -> list[Any]:
@@ -186,8 +189,53 @@ def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "How much power are the solar panels producing right now?" — a qt1 question answered from the panels' meter
+    (ElectricalPowerMeasurement.ActivePower, negative: fed into the home); asked only in daylight."""
+    seed = sub_seed(episode_seed, "hs_solar_power", attempt)
+    fabric, home = build_home(seed, config=generate_home(HOME_TIER, sub_seed(seed, "home")))
+    panels = _devices(fabric, ("solar_power",))
+    if len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one solar array")
+    panel = panels[0]
+    produced = home.fabric().snapshot()["devices"][panel.device_id]["attributes"].get(SOLAR_POWER_PATH)
+    if not isinstance(produced, int) or -produced < MIN_DAYLIGHT_MW:
+        raise GenerationFailed(f"the panels produce {produced} mW at the episode's time: no daylight question")
+    panel_ref = device_ref(panel.device_id, "solar_power", rng)
+    mentions = Mentions()
+    mentions.add(devices=[panel_ref])
+    query = rng.choice(
+        (
+            f"How much power is the {panel_ref} producing right now?",
+            f"What is the {panel_ref} generating at the moment, in watts?",
+            f"Tell me the current output of the {panel_ref}.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=panel.room_id,
+        goals=[
+            {
+                "variant": "device_attribute",
+                "room_id": panel.room_id,
+                "device_id": panel.device_id,
+                "device_type": "solar_power",
+                "attribute": SOLAR_POWER_PATH,
+                "quantity": "power_mW",  # the rules judge accepts the magnitude in mW, W or kW
+            }
+        ],
+        required_actions=[room_devices_action(panel.room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "solar_power"},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
+    "solar_power": solar_power,
 }
+# The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
+QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1"}
 TEMPLATES = tuple(BUILDERS)

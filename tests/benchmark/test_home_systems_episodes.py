@@ -1,6 +1,7 @@
-"""Home-systems episodes (a button that turns on a light, a leak that closes the main valve): generated from the
-medium tier, the oracle passes every instance, the null agent none, an agent that acts now instead of creating the
-rule fails, and ``--qt all`` stays the 12 SimuHome kinds."""
+"""Home-systems episodes (a button that turns on a light, a leak that closes the main valve, the solar panels'
+output): generated from the medium tier, the oracle passes every instance, the null agent none, an agent that acts
+now instead of creating the rule fails, the rules judge takes the panels' power in mW, W or kW, and ``--qt all``
+stays the 12 SimuHome kinds."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ def run(agent: str, episodes: Path, out: Path) -> list[dict]:
 
 def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
     names = sorted(p.name for p in episode_dir.iterdir())
-    assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in ("button_light", "leak_valve") for n in (1, 2, 3)]
-    for path in episode_dir.iterdir():
+    templates = ("button_light", "leak_valve", "solar_power")
+    assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in templates for n in (1, 2, 3)]
+    for path in episode_dir.glob("hs_[bl]*"):
         episode = load_episode(path)
         assert episode.kind == "qt3_feasible" and episode.homefabric is not None
         assert len(episode.homefabric.automations) == 1 and len(episode.homefabric.replay) == 1
@@ -52,11 +54,13 @@ def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
 def test_oracle_solves_every_instance_and_null_none(episode_dir: Path, tmp_path: Path) -> None:
     oracle = run("oracle", episode_dir, tmp_path / "oracle")
     null = run("null", episode_dir, tmp_path / "null")
-    assert len(oracle) == len(null) == 2 * PER_TEMPLATE
+    assert len(oracle) == len(null) == 3 * PER_TEMPLATE
     assert [r["status"] for r in oracle] == ["passed"] * len(oracle), [r["verdict"] for r in oracle]
     assert {r["status"] for r in null} == {"failed"}
     assert {r["verdict"]["error_type"] for r in null} == {"Required Actions Failure"}
-    assert all(r["verdict"]["automations"]["rules"][0]["passed"] for r in oracle)
+    assert all(r["verdict"]["automations"]["rules"][0]["passed"] for r in oracle if r["query_type"] == "qt3")
+    answered = [r for r in oracle if r["query_type"] == "qt1"]
+    assert len(answered) == PER_TEMPLATE and all(r["verdict"]["method"] == "judge" for r in answered)
 
 
 def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
@@ -66,7 +70,7 @@ def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
     from benchmark.scoring.evaluators.state_comparison import fresh_fabric
     from emulator.workflows import WorkflowStep
 
-    for path in sorted(episode_dir.iterdir()):
+    for path in sorted(episode_dir.glob("hs_[bl]*")):
         episode = load_episode(path)
         home = fresh_fabric(episode.initial_home_config)
         assert episode.homefabric is not None
@@ -79,9 +83,53 @@ def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
         assert scored is not None and not scored["passed"]
 
 
+def test_rules_judge_reads_the_panels_power_in_any_unit(episode_dir: Path) -> None:
+    from benchmark.scoring.evaluators.judging import JudgeRequest
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+    from benchmark.scoring.judges.rules import RulesJudge
+
+    episode = load_episode(sorted(episode_dir.glob("hs_solar_power_*"))[0])
+    home = fresh_fabric(episode.initial_home_config)
+    goal = episode.goals[0]
+    produced_mW = home.snapshot()["devices"][goal.device_id]["attributes"][goal.attribute]
+    assert produced_mW < -50_000  # negative: fed into the home; asked only in daylight
+
+    def passed(answer: str) -> bool:
+        after = home.snapshot()
+        request = JudgeRequest(episode, answer, [], [], after, home, [], [])
+        return bool(RulesJudge().judge_now(request).passed)
+
+    watts = -produced_mW / 1000
+    assert passed(f"The panels are producing {watts:.1f} W.")
+    assert passed(f"About {watts / 1000:.3f} kW right now.")
+    assert passed(f"ActivePower = {produced_mW}")
+    assert not passed(f"The panels are producing {watts * 1.5:.0f} W.")
+    assert not passed("I could not tell.")
+
+
 def test_kinds_of_the_family_and_all_unchanged() -> None:
-    assert parse_kinds("home-systems") == [("hs", "button_light"), ("hs", "leak_valve")]
+    assert parse_kinds("home-systems") == [("hs", "button_light"), ("hs", "leak_valve"), ("hs", "solar_power")]
     assert parse_kinds("hs_leak_valve") == [("hs", "leak_valve")]
     assert ("hs", "button_light") not in parse_kinds("all") and len(parse_kinds("all")) == 12
     with pytest.raises(GeneratorInputError, match="home-systems"):
         parse_kinds("hs_nothing")
+
+
+def test_cli_generates_and_runs_the_family(tmp_path: Path) -> None:
+    """``episodes generate --qt hs_leak_valve`` then ``bench run``: refused (one line, nothing written) without a
+    tool profile that has create_automation, 100 % for the oracle with ``--tools simuhome_ext``."""
+    from typer.testing import CliRunner
+
+    from homefabric_cli.main import app
+
+    cli, episodes = CliRunner(), tmp_path / "episodes"
+    made = cli.invoke(app, ["episodes", "generate", "--qt", "hs_leak_valve", "--per-type", "1", "--out", str(episodes)])
+    assert made.exit_code == 0, made.output
+    assert [p.name for p in episodes.iterdir()] == ["hs_leak_valve_seed_1001.json"]
+    run = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--quiet"]
+    refused = cli.invoke(app, [*run, "--out", str(tmp_path / "refused")])
+    assert refused.exit_code != 0 and "--tools simuhome_ext" in refused.output
+    assert "Traceback" not in refused.output and not (tmp_path / "refused").exists()
+    ran = cli.invoke(app, [*run, "--out", str(tmp_path / "ran"), "--tools", "simuhome_ext"])
+    assert ran.exit_code == 0, ran.output
+    assert [r["status"] for r in read_records(tmp_path / "ran" / "records.jsonl")[0]] == ["passed"]
