@@ -45,6 +45,10 @@ class GeneratorInputError(ValueError):
     """Bad generator arguments (unknown query type, count out of range)."""
 
 
+class GenerationExhausted(GeneratorInputError, RuntimeError):
+    """No attempt produced the episode: the home (e.g. a pinned one, ``--home``) lacks what the kind needs."""
+
+
 def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
     """ "all", query types ("qt1", "qt4-2") or kinds ("qt3_feasible") → [(qt, case)] in canonical order."""
     items = [qts] if isinstance(qts, str) else list(qts)
@@ -99,7 +103,7 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
             base_seed=base_seed if base_seed is not None else seed // 1000,
             attempt=attempt,
         )
-    raise RuntimeError(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
+    raise GenerationExhausted(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
 
 
 def generate_episodes(

@@ -21,13 +21,12 @@ from typing import Any
 
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, room_name
-from benchmark.generation.homes import build_home
+from benchmark.generation.homes import build_home, home_config
 from emulator.emulated_home import EmulatedHome
-from emulator.home_generation.generator import generate_home
 from emulator.home_generation.seeds import sub_seed
 from emulator.workflows import WorkflowStep
 
-HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (home_systems.py)
+HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
 LIGHT_TYPES = ("on_off_light", "dimmable_light", "extended_color_light")
 VALVE_OPEN = 1  # ValveConfigurationAndControl.CurrentState: 0 closed, 1 open
 SOLAR_POWER_PATH = "1.ElectricalPowerMeasurement.ActivePower"
@@ -56,7 +55,7 @@ def _draft(
         seed,
         prepare=prepare,
         exclude=[trigger_device.device_id, target.device_id],
-        config=generate_home(HOME_TIER, sub_seed(seed, "home")),
+        config=home_config(sub_seed(seed, "home"), HOME_TIER),
     )
     state = home.fabric().snapshot()["devices"][target.device_id]["attributes"]
     if state.get(target_assert["attribute"]) != target_assert["value"]:
@@ -97,7 +96,7 @@ def _rule(name: str, trigger: Any, path: str, value: Any, target: Any, cluster: 
 def button_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "When the entrance button is pressed, turn on the entrance light." (the light starts off)"""
     seed = sub_seed(episode_seed, "hs_button_light", attempt)
-    fabric = EmulatedHome(generate_home(HOME_TIER, sub_seed(seed, "home")))
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
     lights = _devices(fabric, LIGHT_TYPES)
     pairs = [
         (b, light) for b in _devices(fabric, ("generic_switch",)) for light in lights if light.room_id == b.room_id
@@ -144,7 +143,7 @@ def button_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
 def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "Close the main water valve when the kitchen leak sensor detects water." (the valve starts open)"""
     seed = sub_seed(episode_seed, "hs_leak_valve", attempt)
-    fabric = EmulatedHome(generate_home(HOME_TIER, sub_seed(seed, "home")))
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
     detectors, valves = _devices(fabric, ("water_leak_detector",)), _devices(fabric, ("water_valve",))
     if not detectors or len(valves) != 1:
         raise GenerationFailed("the home needs leak detectors and exactly one (main) water valve")
@@ -193,7 +192,7 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "How much power are the solar panels producing right now?" — a qt1 question answered from the panels' meter
     (ElectricalPowerMeasurement.ActivePower, negative: fed into the home); asked only in daylight."""
     seed = sub_seed(episode_seed, "hs_solar_power", attempt)
-    fabric, home = build_home(seed, config=generate_home(HOME_TIER, sub_seed(seed, "home")))
+    fabric, home = build_home(seed, config=home_config(sub_seed(seed, "home"), HOME_TIER))
     panels = _devices(fabric, ("solar_power",))
     if len(panels) != 1:
         raise GenerationFailed("the home needs exactly one solar array")

@@ -133,3 +133,17 @@ def test_cli_generates_and_runs_the_family(tmp_path: Path) -> None:
     ran = cli.invoke(app, [*run, "--out", str(tmp_path / "ran"), "--tools", "simuhome_ext"])
     assert ran.exit_code == 0, ran.output
     assert [r["status"] for r in read_records(tmp_path / "ran" / "records.jsonl")[0]] == ["passed"]
+
+
+def test_a_pinned_home_is_used_and_one_without_the_devices_is_refused() -> None:
+    from benchmark.generation.generate import GenerationExhausted
+    from benchmark.generation.homes import pinned_home
+    from emulator.home_generation.generator import generate_home
+
+    medium = generate_home("medium", 3)
+    with pinned_home(medium):
+        episode = generate_episodes("hs_leak_valve", 1, seed=1)[0]
+    homes_devices = {d["device_id"] for r in episode["initial_home_config"]["rooms"].values() for d in r["devices"]}
+    assert homes_devices == {device.id for device in medium.devices}
+    with pinned_home(generate_home("simuhome", 1)), pytest.raises(GenerationExhausted, match="a button and a light"):
+        generate_episodes("hs_button_light", 1, seed=1)
