@@ -174,6 +174,14 @@ def bench_run(
     judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="Judge base URL.")] = None,
     replay_from: Annotated[str | None, typer.Option("--replay-from", help="Records to replay (replay agent).")] = None,
     kinds: Annotated[str | None, typer.Option("--kinds", help="Comma-separated kinds, e.g. qt3_feasible.")] = None,
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            help="Tool profile: simuhome, paper13 or simuhome_ext (with create_automation, which episodes with gold "
+            "automations need; tools.profile).",
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most this many episodes.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     strict: Annotated[
@@ -319,7 +327,7 @@ def bench_run(
             force=force,
         )
     from benchmark.reports.report import write_report
-    from benchmark.runs.runner import select_episodes
+    from benchmark.runs.runner import automation_tools_problem, select_episodes
 
     stored = (
         several[0] if several else (_stored_spec(out) if resume and spec_file is None and out is not None else None)
@@ -342,6 +350,7 @@ def bench_run(
             "trials": trials,
             "concurrency": concurrency,
             "judge.kind": judge,
+            "tools.profile": tools,
             "out": str(out) if out else None,
             "agent.model.timeout_s": timeout,
             "agent.model.max_tokens": max_tokens,
@@ -369,6 +378,8 @@ def bench_run(
     selected, skipped = select_episodes(spec)
     if not selected:
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
+    if problem := automation_tools_problem(spec.tools.profile, selected):
+        _fail(problem)
     if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
         if spec.agent.models or spec.speech is None or spec.speech.input == "text":
             _fail("several --condition values need --input asr or audio and one model")
@@ -625,7 +636,14 @@ def bench_evaluate(
 
 def generate_command(
     out: Annotated[Path, typer.Option("--out", help="Directory to write the episode files to.")],
-    qt: Annotated[str, typer.Option("--qt", help="all, query types (qt1,qt4-2) or kinds (qt3_feasible).")] = "all",
+    qt: Annotated[
+        str,
+        typer.Option(
+            "--qt",
+            help="all, query types (qt1,qt4-2), kinds (qt3_feasible), or home-systems (automations on buttons, "
+            "leak sensors and the main valve; not in all) or one of its templates (hs_button_light).",
+        ),
+    ] = "all",
     per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Run seed; episode n gets seed·1000 + n.")] = 1,
     paraphrase: Annotated[bool, typer.Option("--paraphrase", help="Paraphrase queries with an LLM (checked).")] = False,

@@ -69,6 +69,7 @@ class Draft:
     temporal_conflict: dict[str, Any] | None = None
     solution: list[dict[str, Any]] = field(default_factory=list)
     verification: dict[str, Any] = field(default_factory=dict)
+    extension: dict[str, Any] = field(default_factory=dict)  # more of the homefabric block (gold automations)
 
 
 def episode_rng(episode_seed: int, kind: str, attempt: int, part: str = "episode") -> random.Random:
@@ -137,6 +138,7 @@ def lay_out(draft: Draft, *, qt: str, case: str, episode_seed: int, base_seed: i
         "mentions": draft.mentions.to_dict(),
         "solution": draft.solution,
         "verification": draft.verification,
+        **draft.extension,
     }
 
     if TYPO_RATE.get() != DEFAULT_TYPO_RATE:  # recorded only when not the default (older sets stay identical)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from benchmark.generation import qt1, qt2, qt3
+from benchmark.generation import home_systems, qt1, qt2, qt3
 from benchmark.generation.episode_layout import CASES, KINDS, QUERY_TYPES, Draft, GenerationFailed, episode_rng, lay_out
 from benchmark.generation.grammar import TYPO_RATE
 from benchmark.generation.qt4 import after_anchor, coordination, relative
@@ -23,6 +23,8 @@ from emulator.files import write_atomically
 
 MAX_ATTEMPTS = 40
 MAX_PER_TYPE = 999
+HOME_SYSTEMS = "home-systems"  # the home-systems family (benchmark.generation.home_systems), not part of "all"
+HS = "hs"  # its kinds are ("hs", template), laid out as the qt of home_systems.QUERY_TYPE, feasible
 Builder = Callable[..., Draft]
 
 
@@ -43,6 +45,10 @@ class GeneratorInputError(ValueError):
     """Bad generator arguments (unknown query type, count out of range)."""
 
 
+class GenerationExhausted(GeneratorInputError, RuntimeError):
+    """No attempt produced the episode: the home (e.g. a pinned one, ``--home``) lacks what the kind needs."""
+
+
 def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
     """ "all", query types ("qt1", "qt4-2") or kinds ("qt3_feasible") → [(qt, case)] in canonical order."""
     items = [qts] if isinstance(qts, str) else list(qts)
@@ -56,13 +62,19 @@ def parse_kinds(qts: str | Iterable[str]) -> list[tuple[str, str]]:
         elif name in KINDS:
             qt, case = name.rsplit("_", 1)
             wanted.add((qt, case))
+        elif name == HOME_SYSTEMS:
+            wanted |= {(HS, template) for template in home_systems.TEMPLATES}
+        elif name.startswith(f"{HS}_") and name[len(HS) + 1 :] in home_systems.TEMPLATES:
+            wanted.add((HS, name[len(HS) + 1 :]))
         else:
             raise GeneratorInputError(
-                f"unknown query type {name!r}; use all, {', '.join(QUERY_TYPES)} or a kind such as qt3_feasible"
+                f"unknown query type {name!r}; use all, {', '.join(QUERY_TYPES)}, a kind such as qt3_feasible, "
+                f"{HOME_SYSTEMS} or one of its templates ({', '.join(f'{HS}_{t}' for t in home_systems.TEMPLATES)})"
             )
     if not wanted:
         raise GeneratorInputError("no query type given")
-    return [(qt, case) for qt in QUERY_TYPES for case in CASES if (qt, case) in wanted]
+    order = [(qt, case) for qt in QUERY_TYPES for case in CASES] + [(HS, t) for t in home_systems.TEMPLATES]
+    return [kind for kind in order if kind in wanted]
 
 
 def episode_seed(base_seed: int, index: int) -> int:
@@ -76,19 +88,22 @@ def generate_episode(qt: str, case: str, seed: int, *, base_seed: int | None = N
     for attempt in range(MAX_ATTEMPTS):
         rng = episode_rng(seed, f"{qt}_{case}", attempt)
         try:
-            draft = builders()[qt](seed, case, attempt, rng)
+            if qt == HS:  # case is the template
+                draft = home_systems.BUILDERS[case](seed, attempt, rng)
+            else:
+                draft = builders()[qt](seed, case, attempt, rng)
         except GenerationFailed as error:
             failures.append(str(error))
             continue
         return lay_out(
             draft,
-            qt=qt,
-            case=case,
+            qt=home_systems.QUERY_TYPE[case] if qt == HS else qt,
+            case="feasible" if qt == HS else case,
             episode_seed=seed,
             base_seed=base_seed if base_seed is not None else seed // 1000,
             attempt=attempt,
         )
-    raise RuntimeError(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
+    raise GenerationExhausted(f"{qt}_{case} seed {seed}: no episode after {MAX_ATTEMPTS} attempts ({failures[-3:]})")
 
 
 def generate_episodes(
@@ -121,6 +136,8 @@ def generate_episodes(
 
 def episode_file_name(episode: dict[str, Any]) -> str:
     meta = episode["meta"]
+    if "template" in meta:  # a home-systems episode
+        return f"{HS}_{meta['template']}_seed_{meta['seed']}.json"
     return f"{meta['query_type']}_{meta['case']}_seed_{meta['seed']}.json"
 
 

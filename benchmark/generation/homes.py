@@ -82,12 +82,13 @@ def sensed_rooms(fabric: EmulatedHome) -> dict[str, set[str]]:
     return out
 
 
-def home_config(seed: int) -> HomeConfig:
-    """A 5-room SimuHome-like home with its 16 device types (or the pinned home, a fresh copy)."""
+def home_config(seed: int, tier: str = "simuhome") -> HomeConfig:
+    """A 5-room SimuHome-like home with its 16 device types, or a home of another generator tier (or the pinned
+    home, a fresh copy)."""
     pinned = _PINNED_HOME.get()
     if pinned is not None:
         return pinned.model_copy(deep=True)
-    return generate_home("simuhome", seed)
+    return generate_home(tier, seed)
 
 
 def without_devices(config: HomeConfig, device_ids: Iterable[str]) -> HomeConfig:

@@ -31,6 +31,7 @@ from typing import Any
 
 from agent_tools import ToolBox
 from agent_tools.matter_backend import MappingError, MatterHome, MatterServerError
+from agent_tools.toolbox import TOOL_PROFILES
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.agents.null import NullAgent
 from benchmark.agents.options import ReactOptions
@@ -54,6 +55,7 @@ from benchmark.runs.store import (
     read_records_file,
     read_timings_file,
 )
+from benchmark.scoring.automation_scoring import gold_automations
 from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import Judge
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
@@ -102,6 +104,19 @@ def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]
     if selection.limit:
         episodes = episodes[: selection.limit]
     return episodes, problems
+
+
+def automation_tools_problem(profile: str, episodes: list[Episode]) -> str | None:
+    """Episodes with gold automations (e.g. the home-systems family) are unsolvable without create_automation."""
+    if "create_automation" in TOOL_PROFILES[profile]:
+        return None
+    needing = [e.episode_id for e in episodes if gold_automations(e)]
+    if not needing:
+        return None
+    return (
+        f"{len(needing)} episode(s) ask for automations ({needing[0]}, ...) but tool profile {profile!r} has no "
+        "create_automation; use --tools simuhome_ext (tools.profile)"
+    )
 
 
 # --- one episode -------------------------------------------------------------------------------------------

@@ -5,21 +5,24 @@ rule is met by a rule the agent created when (1) ``compare_automations`` finds t
 actions equivalent (on the home as it was when the episode began), and (2) simulating the created rule
 does what the gold rule would: on copies of the home where the agent left it, one with the created rule
 and one with the gold rule, time is fast-forwarded past the gold trigger (the next cron firing plus a
-minute, or ``replay_s`` for a state trigger) and device states (sensor readings excluded) must be equal,
+minute, or ``replay_s`` for a state trigger, after the episode's ``homefabric.replay`` acts — a button
+pressed, water at a detector — on both copies) and device states (sensor readings excluded) must be equal,
 with the rule having fired.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
-from benchmark.suites.simuhome.episode import Episode
+from benchmark.suites.simuhome.episode import Episode, ReplayAct
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
 from emulator.automations.model import AutomationSpec
 from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
+from emulator.scenarios import press_button, sense_water
 
 SETTLE_S = 60.0  # after a cron firing: its actions have run and rooms have started to move
 
@@ -95,13 +98,25 @@ def _devices(fabric: EmulatedHome) -> dict[tuple[str, str], Any]:
     }
 
 
-def _with_rule(live: EmulatedHome, rule: AutomationSpec) -> EmulatedHome:
+def replay_acts(episode: Episode) -> list[ReplayAct]:
+    block = episode.homefabric
+    return list(getattr(block, "replay", None) or []) if block is not None else []
+
+
+def _with_rule(live: EmulatedHome, rule: AutomationSpec, acts: Sequence[ReplayAct]) -> EmulatedHome:
     copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
+    for act in acts:
+        if act.act == "press_button":
+            press_button(copy, act.device_id)
+        else:
+            sense_water(copy, act.device_id, True)
     return copy
 
 
-def simulate(live: EmulatedHome, gold: AutomationSpec, created: AutomationSpec, replay_s: float) -> tuple[bool, str]:
+def simulate(
+    live: EmulatedHome, gold: AutomationSpec, created: AutomationSpec, replay_s: float, acts: Sequence[ReplayAct] = ()
+) -> tuple[bool, str]:
     """Fast-forward copies of the home past the gold trigger: the created rule's effect equals the gold one's."""
     if gold.trigger.kind == "time":
         following = parse_cron(gold.trigger.cron).next_after(live.now())
@@ -110,7 +125,7 @@ def simulate(live: EmulatedHome, gold: AutomationSpec, created: AutomationSpec, 
         seconds = (following - live.now()).total_seconds() + SETTLE_S
     else:
         seconds = replay_s
-    mine, theirs = _with_rule(live, gold), _with_rule(live, created)
+    mine, theirs = _with_rule(live, gold, acts), _with_rule(live, created, acts)
     mine.advance(seconds)
     theirs.advance(seconds)
     fired_gold, fired_created = mine.automations()[0].fire_count, theirs.automations()[0].fire_count
@@ -153,7 +168,9 @@ def score_automations(
             if rule.id in used:
                 continue
             verdict = compare_automations(gold, rule, start)
-            simulated, why = simulate(live, gold, rule, replay_s) if verdict.equivalent else (False, "not run")
+            simulated, why = (
+                simulate(live, gold, rule, replay_s, replay_acts(episode)) if verdict.equivalent else (False, "not run")
+            )
             candidate = {
                 "gold": gold.name,
                 "matched": rule.id,

@@ -23,6 +23,7 @@ from benchmark.scoring.judges.words import (
     normalised,
     number_matches,
     numbers_in,
+    power_matches,
     times_in_formats,
     value_mentioned,
 )
@@ -118,7 +119,10 @@ class RulesJudge:
                     continue
                 truth = read_assert_path(request.fabric, goal.device_id, goal.attribute)
                 names = _enum_names(request.fabric, goal.device_id, goal.attribute)
-                ok = truth is not MISSING and value_mentioned(text, truth, names)
+                if (goal.model_extra or {}).get("quantity") == "power_mW" and isinstance(truth, int | float):
+                    ok = power_matches(text, float(truth))
+                else:
+                    ok = truth is not MISSING and value_mentioned(text, truth, names)
                 checks.append(
                     {
                         "check": "device_attribute_value",

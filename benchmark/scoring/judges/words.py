@@ -157,6 +157,21 @@ def number_matches(text: str, truth: float, variable: str) -> bool:
     return any(abs(n - display) <= tol or abs(n - truth) <= tol / factor for n in numbers_in(text))
 
 
+# Quantities a device_attribute goal may name (``quantity``): the internal unit's factor to each spelling accepted.
+POWER_SCALES_MW = (1.0, 1e-3, 1e-6)  # mW, W, kW
+POWER_TOLERANCE = 0.02
+
+
+def power_matches(text: str, truth_mW: float) -> bool:
+    """A power in the answer as mW, W or kW, sign ignored (producing 369 W and ActivePower −369136 agree)."""
+    magnitude = abs(truth_mW)
+    return any(
+        abs(abs(n) - magnitude * scale) <= max(magnitude * scale * POWER_TOLERANCE, 1e-9)
+        for n in numbers_in(text)
+        for scale in POWER_SCALES_MW
+    )
+
+
 def times_in_formats(hhmmss: str) -> list[str]:
     """'14:22:00' → ['14:22', '2:22', '02:22'] (12- and 24-hour clock spellings)."""
     match = re.fullmatch(r"(\d{1,2}):(\d{2})(?::\d{2})?", hhmmss.strip())

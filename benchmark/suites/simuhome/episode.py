@@ -174,9 +174,17 @@ class TemporalConflict(_Open):
     type: str | None = None
 
 
+class ReplayAct(_Open):
+    """An act of the world (emulator.scenarios) that fires a gold state-triggered rule when its effect is replayed."""
+
+    act: Literal["press_button", "sense_water"]
+    device_id: str
+
+
 class HomefabricExtension(_Open):
     format: Literal["homefabric-episode/1"] = EPISODE_FORMAT
     automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.scoring.automation_scoring)
+    replay: list[ReplayAct] = Field(default_factory=list)  # done on both copies before the replay's fast-forward
 
 
 class Episode(_Open):

@@ -1,0 +1,240 @@
+"""Home-systems episodes on the devices of the medium tier's home systems, in SimuHome's episode format:
+automations on buttons, leak sensors and the main water valve (qt3 feasible episodes with gold automations), and
+a question about the solar panels' output answered from their meter (a qt1 feasible episode).
+
+A template's episode asks for a rule, not an action: "when the entrance button is pressed, turn on the entrance
+light", "close the main water valve when the kitchen leak sensor detects water". The gold rule goes in
+``homefabric.automations`` and the act of the world that fires it (a press, water at the detector) in
+``homefabric.replay``; ``benchmark.scoring.automation_scoring`` replays that act on copies of the home where the
+agent left it, with the gold rule and with the agent's. The final-state goal asserts the controlled device as the
+home started (the light still off, the valve still open): doing it now instead of automating it fails.
+
+Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part of ``--qt all``: the 12
+SimuHome kinds generate exactly as before.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
+from benchmark.generation.grammar import device_ref, finish, room_name
+from benchmark.generation.homes import build_home, home_config
+from emulator.emulated_home import EmulatedHome
+from emulator.home_generation.seeds import sub_seed
+from emulator.workflows import WorkflowStep
+
+HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
+LIGHT_TYPES = ("on_off_light", "dimmable_light", "extended_color_light")
+VALVE_OPEN = 1  # ValveConfigurationAndControl.CurrentState: 0 closed, 1 open
+SOLAR_POWER_PATH = "1.ElectricalPowerMeasurement.ActivePower"
+MIN_DAYLIGHT_MW = 50_000  # a question about the panels' output is asked only when they make at least 50 W
+
+
+def _devices(fabric: EmulatedHome, types: tuple[str, ...]) -> list[Any]:
+    return sorted((d for d in fabric.devices() if d.device_type in types), key=lambda d: d.device_id)
+
+
+def _draft(
+    seed: int,
+    rng: random.Random,
+    *,
+    template: str,
+    query: str,
+    trigger_device: Any,
+    target: Any,
+    target_assert: dict[str, Any],
+    rule: dict[str, Any],
+    replay: dict[str, Any],
+    prepare: Callable[[EmulatedHome, random.Random], None],
+    mentions: Mentions,
+) -> Draft:
+    _, home = build_home(
+        seed,
+        prepare=prepare,
+        exclude=[trigger_device.device_id, target.device_id],
+        config=home_config(sub_seed(seed, "home"), HOME_TIER),
+    )
+    state = home.fabric().snapshot()["devices"][target.device_id]["attributes"]
+    if state.get(target_assert["attribute"]) != target_assert["value"]:
+        raise GenerationFailed(f"{target.device_id} did not start as {target_assert}")
+    rooms = sorted({trigger_device.room_id, target.room_id})
+    return Draft(
+        query=finish(query, rng),
+        user_location=trigger_device.room_id,
+        goals=[
+            {
+                "room_id": target.room_id,
+                "device_id": target.device_id,
+                "device_type": target.device_type,
+                "asserts": [target_assert],
+            }
+        ],
+        required_actions=[room_devices_action(room) for room in rooms],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": template},
+        extension={"automations": [rule], "replay": [replay]},
+    )
+
+
+def _rule(name: str, trigger: Any, path: str, value: Any, target: Any, cluster: str, command: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "trigger": {
+            "kind": "state",
+            "condition": {"device_id": trigger.device_id, "path": path, "op": "==", "value": value},
+        },
+        "actions": [
+            {"kind": "invoke", "device_id": target.device_id, "endpoint": 1, "cluster": cluster, "command": command}
+        ],
+    }
+
+
+def button_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "When the entrance button is pressed, turn on the entrance light." (the light starts off)"""
+    seed = sub_seed(episode_seed, "hs_button_light", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    lights = _devices(fabric, LIGHT_TYPES)
+    pairs = [
+        (b, light) for b in _devices(fabric, ("generic_switch",)) for light in lights if light.room_id == b.room_id
+    ]
+    if not pairs:
+        raise GenerationFailed("no room with both a button and a light")
+    button, light = rng.choice(pairs)
+    button_ref, light_ref = (
+        device_ref(button.device_id, "generic_switch", rng),
+        device_ref(light.device_id, light.device_type, rng),
+    )
+    room = room_name(button.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[button_ref, light_ref])
+    query = rng.choice(
+        (
+            f"When the {button_ref} in the {room} is pressed, turn on the {light_ref}.",
+            f"Set up an automation: pressing the {button_ref} in the {room} switches the {light_ref} on.",
+            f"I want the {light_ref} in the {room} to come on whenever someone presses the {button_ref}.",
+        )
+    )
+
+    def light_off(home: EmulatedHome, _rng: random.Random) -> None:
+        home.apply(WorkflowStep.invoke(light.device_id, 1, "OnOff", "Off", {}))
+
+    rule = _rule(
+        f"{button.device_id} turns on {light.device_id}", button, "1.Switch.CurrentPosition", 1, light, "OnOff", "On"
+    )
+    return _draft(
+        seed,
+        rng,
+        template="button_light",
+        query=query,
+        trigger_device=button,
+        target=light,
+        target_assert={"attribute": "1.OnOff.OnOff", "value": False},
+        rule=rule,
+        replay={"act": "press_button", "device_id": button.device_id},
+        prepare=light_off,
+        mentions=mentions,
+    )
+
+
+def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Close the main water valve when the kitchen leak sensor detects water." (the valve starts open)"""
+    seed = sub_seed(episode_seed, "hs_leak_valve", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    detectors, valves = _devices(fabric, ("water_leak_detector",)), _devices(fabric, ("water_valve",))
+    if not detectors or len(valves) != 1:
+        raise GenerationFailed("the home needs leak detectors and exactly one (main) water valve")
+    detector, valve = rng.choice(detectors), valves[0]
+    detector_ref = device_ref(detector.device_id, "water_leak_detector", rng)
+    room = room_name(detector.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[detector_ref], words=["main"])
+    query = rng.choice(
+        (
+            f"Close the main water valve when the {detector_ref} in the {room} detects a leak.",
+            f"If the {detector_ref} in the {room} senses water, shut the main water valve automatically.",
+            f"Make an automation that closes the main valve whenever the {room} {detector_ref} reports a leak.",
+        )
+    )
+
+    def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
+        home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
+        home.advance(5)
+
+    rule = _rule(
+        f"{detector.device_id} leak closes {valve.device_id}",
+        detector,
+        "1.BooleanState.StateValue",
+        True,
+        valve,
+        "ValveConfigurationAndControl",
+        "Close",
+    )
+    return _draft(
+        seed,
+        rng,
+        template="leak_valve",
+        query=query,
+        trigger_device=detector,
+        target=valve,
+        target_assert={"attribute": "1.ValveConfigurationAndControl.CurrentState", "value": VALVE_OPEN},
+        rule=rule,
+        replay={"act": "sense_water", "device_id": detector.device_id},
+        prepare=valve_open,
+        mentions=mentions,
+    )
+
+
+def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "How much power are the solar panels producing right now?" — a qt1 question answered from the panels' meter
+    (ElectricalPowerMeasurement.ActivePower, negative: fed into the home); asked only in daylight."""
+    seed = sub_seed(episode_seed, "hs_solar_power", attempt)
+    fabric, home = build_home(seed, config=home_config(sub_seed(seed, "home"), HOME_TIER))
+    panels = _devices(fabric, ("solar_power",))
+    if len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one solar array")
+    panel = panels[0]
+    produced = home.fabric().snapshot()["devices"][panel.device_id]["attributes"].get(SOLAR_POWER_PATH)
+    if not isinstance(produced, int) or -produced < MIN_DAYLIGHT_MW:
+        raise GenerationFailed(f"the panels produce {produced} mW at the episode's time: no daylight question")
+    panel_ref = device_ref(panel.device_id, "solar_power", rng)
+    mentions = Mentions()
+    mentions.add(devices=[panel_ref])
+    query = rng.choice(
+        (
+            f"How much power is the {panel_ref} producing right now?",
+            f"What is the {panel_ref} generating at the moment, in watts?",
+            f"Tell me the current output of the {panel_ref}.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=panel.room_id,
+        goals=[
+            {
+                "variant": "device_attribute",
+                "room_id": panel.room_id,
+                "device_id": panel.device_id,
+                "device_type": "solar_power",
+                "attribute": SOLAR_POWER_PATH,
+                "quantity": "power_mW",  # the rules judge accepts the magnitude in mW, W or kW
+            }
+        ],
+        required_actions=[room_devices_action(panel.room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "solar_power"},
+    )
+
+
+BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
+    "button_light": button_light,
+    "leak_valve": leak_valve,
+    "solar_power": solar_power,
+}
+# The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
+QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1"}
+TEMPLATES = tuple(BUILDERS)
