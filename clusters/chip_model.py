@@ -83,7 +83,10 @@ class TypeInfo:
         return f"{name} (nullable)" if self.nullable else name
 
 
+@functools.lru_cache(maxsize=4096)
 def unwrap(hint: typing.Any) -> TypeInfo:
+    """The TypeInfo of a chip type hint; one shared (immutable) instance per hint, so its cached properties are
+    computed once per process, not once per value coerced."""
     optional = nullable = False
     if typing.get_origin(hint) is typing.Union:
         args = []
