@@ -184,7 +184,9 @@ def cluster_model(name: str) -> ClusterModel:
     return ClusterModel(name, chip_class.id, chip_class, attributes, commands)
 
 
+@functools.cache
 def response_model(cluster: str, response: str) -> CommandModel:
+    """The model of a response command (built once per process; every read of GeneratedCommandList asks)."""
     chip_class = getattr(getattr(Objects, cluster).Commands, response)
     return CommandModel(response, chip_class.command_id, _fields(chip_class), None)
 
