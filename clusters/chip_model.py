@@ -83,7 +83,10 @@ class TypeInfo:
         return f"{name} (nullable)" if self.nullable else name
 
 
+@functools.lru_cache(maxsize=4096)
 def unwrap(hint: typing.Any) -> TypeInfo:
+    """The TypeInfo of a chip type hint; one shared (immutable) instance per hint, so its cached properties are
+    computed once per process, not once per value coerced."""
     optional = nullable = False
     if typing.get_origin(hint) is typing.Union:
         args = []
@@ -181,7 +184,9 @@ def cluster_model(name: str) -> ClusterModel:
     return ClusterModel(name, chip_class.id, chip_class, attributes, commands)
 
 
+@functools.cache
 def response_model(cluster: str, response: str) -> CommandModel:
+    """The model of a response command (built once per process; every read of GeneratedCommandList asks)."""
     chip_class = getattr(getattr(Objects, cluster).Commands, response)
     return CommandModel(response, chip_class.command_id, _fields(chip_class), None)
 

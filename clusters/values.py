@@ -7,8 +7,10 @@ spec's PascalCase keys and enum member names; they are normalised here.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from chip.tlv import float32, uint
@@ -62,6 +64,14 @@ def enum_members(enum_type: type[Any]) -> dict[str, int]:
     }
 
 
+@functools.lru_cache(maxsize=1024)
+def _enum_table(enum_type: type[Any]) -> tuple[MappingProxyType[str, int], dict[str, int], frozenset[int]]:
+    """(members, lower-cased name → value, values) of a chip enum, built once per enum (coercion asks per value);
+    read-only here — callers needing a dict they own use ``enum_members``."""
+    members = enum_members(enum_type)
+    return MappingProxyType(members), {k.lower(): v for k, v in members.items()}, frozenset(members.values())
+
+
 def _integral(value: object, what: str, status: Status) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise HomeError.refused(status, f"{what} must be an integer, got {type(value).__name__} {value!r}")
@@ -89,19 +99,18 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
         element = info.element
         return [coerce(v, element, f"{what}[{i}]", status=status) for i, v in enumerate(value)]
     if info.is_enum:
-        members = enum_members(base)
+        members, lookup, numbers = _enum_table(base)
         if isinstance(value, str):
             key = value[1:] if value.startswith("k") and value[1:2].isupper() else value
-            lookup = {k.lower(): v for k, v in members.items()}
             if key.lower() not in lookup:
                 raise HomeError.refused(
-                    Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value", allowed=members
+                    Status.CONSTRAINT_ERROR, f"{what}={value!r} is not a {base.__name__} value", allowed=dict(members)
                 )
             return lookup[key.lower()]
         number = _integral(value, what, status)
-        if number not in members.values():
+        if number not in numbers:
             raise HomeError.refused(
-                Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value", allowed=members
+                Status.CONSTRAINT_ERROR, f"{what}={number} is not a {base.__name__} value", allowed=dict(members)
             )
         return number
     if info.is_bitmap:

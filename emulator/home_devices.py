@@ -130,8 +130,16 @@ class HomeDevices:
 
     # ------------------------------------------------------------------------------ views
     def read_all(self, device_id: str) -> dict[str, Any]:
+        """Every attribute of the device by path ``ep.Cluster.Attribute``, in ``Device.paths`` order (one walk of
+        the servers; snapshots read every device, so the hot path skips the per-path endpoint/cluster lookups)."""
         device = self.device(device_id)
-        return {f"{ep}.{cl}.{at}": device.endpoints[ep].clusters[cl].read(at) for ep, cl, at in device.paths()}
+        values: dict[str, Any] = {}
+        for endpoint_id, endpoint in sorted(device.endpoints.items()):
+            for cluster_name, server in endpoint.clusters.items():
+                prefix = f"{endpoint_id}.{cluster_name}."
+                for attribute in server.attribute_names():
+                    values[prefix + attribute] = server.read(attribute)
+        return values
 
     def describe(self, device_id: str) -> dict[str, Any]:
         device = self.device(device_id)
