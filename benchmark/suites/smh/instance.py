@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from agent_tools.smh.rules import Action, SmhAutomation
 from benchmark.suites.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
 
-INSTANCE_SCHEMA = "homefabric-smh-instance/1"
+INSTANCE_SCHEMA: Final = "homefabric-smh-instance/1"
 Mode = Literal["execute", "clarify", "answer", "automate"]
 Op = Literal["==", "!=", ">", ">=", "<", "<=", "any"]
 
