@@ -72,8 +72,8 @@ class Instance(_Strict):
     schema_: Literal["homefabric-smh-instance/1"] = Field(default=INSTANCE_SCHEMA, alias="schema")
     id: StrictStr
     category: StrictStr
-    subcategory: Literal[SUBCATEGORIES]  # type: ignore[valid-type]
-    tier: Literal[TIERS]  # type: ignore[valid-type]
+    subcategory: Literal[SUBCATEGORIES]  # type: ignore[valid-type]  # a Literal of a tuple: pydantic reads it
+    tier: Literal[TIERS]  # type: ignore[valid-type]  # a Literal of a tuple: pydantic reads it
     home: StrictStr
     setup: list[Action] = Field(default_factory=list)
     current_time: StrictStr
