@@ -140,8 +140,8 @@ def create_automation(
     trigger: dict[str, Any] = (
         {"kind": "time", "cron": args.trigger.cron}
         if args.trigger.type == "time"
-        else {"kind": "state", "condition": _condition(args.trigger.condition, chip_cluster)}
-    )  # type: ignore[arg-type]
+        else {"kind": "state", "condition": _condition(args.trigger.condition, chip_cluster)}  # type: ignore[arg-type]
+    )
     rule = host.add_automation(
         {
             "name": args.name,

@@ -66,8 +66,8 @@ def tool(
                 name,
                 model,
                 description,
-                mutates_state,
-                method.__name__,  # type: ignore[arg-type]
+                mutates_state,  # type: ignore[arg-type]
+                method.__name__,
                 route,
             ),
         )

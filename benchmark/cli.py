@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -25,7 +25,7 @@ console = Console()
 err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 

@@ -193,7 +193,7 @@ class EnergyEvseServer(ClusterServer):
         return voltage or DEFAULT_VOLTAGE_MV
 
     def _offered_power_mW(self) -> int:
-        current = self.read("MaximumChargeCurrent")
+        current: int = self.read("MaximumChargeCurrent")
         if self._power_limit_mW is not None:
             current = min(current, self._power_limit_mW * 1000 // self._voltage_mV())
         if (

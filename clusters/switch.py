@@ -12,6 +12,7 @@ short sequence MultiPressComplete with the count; a long press InitialPress, Lon
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -116,7 +117,7 @@ class SwitchServer(ClusterServer):
         plan: list[tuple[float, Callable[[], None]]] = []
         for count in range(1, presses + 1):
             down = (count - 1) * (PRESS_HOLD_S + PRESS_GAP_S)
-            plan.append((down, lambda count=count: self._down(count)))
+            plan.append((down, functools.partial(self._down, count)))
             plan.append((down + PRESS_HOLD_S, self._short_up))
         end = plan[-1][0] + MULTI_PRESS_WINDOW_S
         if self.has_feature(Feature.kMomentarySwitchMultiPress):

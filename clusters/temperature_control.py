@@ -83,7 +83,7 @@ class TemperatureControlServer(ClusterServer):
         level = self.read("SelectedTemperatureLevel") if self.has_feature(TEMPERATURE_LEVEL) else None
         if self.level_temperatures is None or level is None or not 0 <= level < len(self.level_temperatures):
             return None
-        return self.level_temperatures[level]
+        return self.level_temperatures[int(level)]
 
     def initial_values(self) -> dict[str, Any]:
         names: list[str] = []

@@ -79,7 +79,7 @@ class ValveConfigurationAndControlServer(ClusterServer):
     def is_open(self) -> bool:
         """Open or on its way to open (water flows once it starts to open)."""
         target = self.read("TargetState")
-        return (target if target is not None else self.read("CurrentState")) == OPEN
+        return bool((target if target is not None else self.read("CurrentState")) == OPEN)
 
     @command("Open", constraints={"openDuration": Constraint(minimum=1)})
     def open(self, openDuration: int | None = None, targetLevel: int | None = None) -> None:

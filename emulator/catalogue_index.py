@@ -73,7 +73,8 @@ def catalogue_rows() -> list[dict[str, Any]]:
     """The catalogue's rows: from the cache when its key matches, else built (and cached for next time)."""
     path = cache_dir() / f"catalogue-{source_key()}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        cached: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+        return cached
     except (OSError, ValueError):
         pass
     rows = build_rows()

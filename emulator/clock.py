@@ -24,7 +24,7 @@ def seconds_to_ticks(seconds: float) -> int:
 class Timer:
     __slots__ = ("callback", "cancelled", "due", "label")
 
-    def __init__(self, due: int, callback: Callable[[], None], label: str) -> None:
+    def __init__(self, due: int, callback: Callable[[], object], label: str) -> None:
         self.due = due
         self.callback = callback
         self.cancelled = False
@@ -48,11 +48,11 @@ class VirtualClock:
     def now(self) -> float:
         return self.tick / TICKS_PER_SECOND
 
-    def call_later(self, delay_s: float, callback: Callable[[], None], label: str = "") -> Timer:
+    def call_later(self, delay_s: float, callback: Callable[[], object], label: str = "") -> Timer:
         return self.call_at_tick(self.tick + seconds_to_ticks(delay_s), callback, label)
 
     # ------------------------------------------------------------------------------------------
-    def call_at_tick(self, tick: int, callback: Callable[[], None], label: str = "") -> Timer:
+    def call_at_tick(self, tick: int, callback: Callable[[], object], label: str = "") -> Timer:
         timer = Timer(max(tick, self.tick), callback, label)
         self._sequence += 1
         heapq.heappush(self._queue, (timer.due, self._sequence, timer))

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import (
     AfterValidator,
@@ -32,7 +32,7 @@ from emulator.files import write_atomically
 from emulator.placement import placement_problems
 from emulator.workflows import WorkflowStep
 
-HOME_FORMAT = "homefabric-home/1"
+HOME_FORMAT: Final = "homefabric-home/1"
 ID_PATTERN = re.compile(r"[A-Za-z0-9_\-]+")
 ATTRIBUTE_PATH_PATTERN = re.compile(r"(0|[1-9][0-9]{0,4})\.([A-Z][A-Za-z0-9]*)\.([A-Z][A-Za-z0-9]*)")
 MAX_ENDPOINT = 65534
@@ -97,10 +97,16 @@ def _measurement(minimum: float, maximum: float | None = None) -> Any:
     return Annotated[int | float, PlainValidator(check, json_schema_input_type=float)]
 
 
-CentiCelsius = _measurement(-5000, 8000)
-CentiPercent = _measurement(0, 10000)
-Lux = _measurement(0)
-MicrogramsPerCubicMetre = _measurement(0)
+if TYPE_CHECKING:  # the checker's view of the validated numbers below (it cannot call _measurement)
+    CentiCelsius: TypeAlias = int | float
+    CentiPercent: TypeAlias = int | float
+    Lux: TypeAlias = int | float
+    MicrogramsPerCubicMetre: TypeAlias = int | float
+else:
+    CentiCelsius = _measurement(-5000, 8000)
+    CentiPercent = _measurement(0, 10000)
+    Lux = _measurement(0)
+    MicrogramsPerCubicMetre = _measurement(0)
 
 
 def room_display_name(room_id: str) -> str:

@@ -54,7 +54,10 @@ class PhysicsHandoff:
                         server,
                         attribute,
                         functools.partial(
-                            _int_reading, lambda d=device, e=ep_id: physics.compartments.value(d, e), server, attribute
+                            _int_reading,
+                            lambda d=device, e=ep_id: physics.compartments.value(d, e),  # type: ignore[misc]  # defaults bind the loop's values
+                            server,
+                            attribute,
                         ),
                         compartment=True,
                     )

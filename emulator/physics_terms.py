@@ -49,7 +49,7 @@ class PhysicsParams(BaseModel):
 
 
 def fan_fraction(device: Device, endpoint: int) -> float:
-    percent = device.value(endpoint, "FanControl", "PercentCurrent")
+    percent: float | None = device.value(endpoint, "FanControl", "PercentCurrent")
     if percent is None:
         return 0.5 if device.find(endpoint, "FanControl") is not None else 1.0
     return min(max(percent, 0), 100) / 100.0

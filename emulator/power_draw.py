@@ -20,7 +20,7 @@ def apply_power_draw(device: Device) -> None:
     mode = device.value(*draw.mode)
     power = draw.standby_mW if mode in draw.off_values else draw.running_mW
     if meter.read("ActivePower") != power:
-        meter.set_power(power)  # type: ignore[attr-defined]
+        meter.set_power(power)  # type: ignore[attr-defined]  # the draw's meter is an ElectricalPowerMeasurementServer
 
 
 def drives_power(device: Device, endpoint: int, cluster: str, attribute: str) -> bool:

@@ -72,7 +72,7 @@ class HomeBattery:
         clock: VirtualClock,
     ) -> None:
         self.source, self.meter, self.esa, self.clock = source, meter, esa, clock
-        self._stored_mWh = BATTERY_CAPACITY_MWH * source.read("BatPercentRemaining") / 200
+        self._stored_mWh: float = BATTERY_CAPACITY_MWH * source.read("BatPercentRemaining") / 200
         self._since = clock.now()
         self._power_mW = 0  # at the meter: > 0 charging, < 0 discharging
         self._limit: Timer | None = None

@@ -72,7 +72,7 @@ def make_rules(fabric: EmulatedHome, count: int, seed: int) -> list[dict[str, An
             trigger: dict[str, Any] = {"kind": "time", "cron": rng.choice(CRONS)}
             rules.append({"name": f"cron {index}", "trigger": trigger, "actions": action})
         elif kind == 1:
-            condition = {
+            condition: dict[str, Any] = {
                 "device_id": rng.choice(switches),
                 "path": "1.OnOff.OnOff",
                 "op": "==",

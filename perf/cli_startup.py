@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "homefabric"
 COMMANDS = (
@@ -46,7 +47,7 @@ def run_once(argv: tuple[str, ...]) -> tuple[float, float]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
-def measure(runs: int) -> dict[str, object]:
+def measure(runs: int) -> dict[str, Any]:
     figures = {}
     for argv in COMMANDS:
         run_once(argv)  # warm-up: page cache, bytecode, the catalogue index
@@ -143,14 +144,14 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    for command, figure in report["commands"].items():  # type: ignore[union-attr]
+    for command, figure in report["commands"].items():
         print(f"homefabric {command:28} {figure['cpu_s']:.3f} s CPU  {figure['wall_s']:.3f} s wall")
     mcp = report["mcp_initialize"]
     print(
-        f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "  # type: ignore[index]
-        f"tools/list {mcp['wall_s_to_tools_list']:.3f} s wall  "  # type: ignore[index]
+        f"homefabric mcp HOME (stdio) initialize  {mcp['wall_s_to_initialize']:.3f} s wall  "
+        f"tools/list {mcp['wall_s_to_tools_list']:.3f} s wall  "
         f"{mcp['cpu_s_until_exit']:.3f} s CPU in all"
-    )  # type: ignore[index]
+    )
 
 
 if __name__ == "__main__":

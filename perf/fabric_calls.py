@@ -9,6 +9,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -24,7 +25,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def timed(call, samples: int = SAMPLES) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def timed(call: Callable[[int], object], samples: int = SAMPLES) -> dict[str, float]:
     durations = []
     for i in range(samples):
         started = time.perf_counter_ns()

@@ -15,6 +15,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -40,7 +41,7 @@ def add_device_library(fabric: EmulatedHome) -> int:
 
 def set_going(fabric: EmulatedHome) -> None:
     """The first charger, battery, valve and pump of the home started, a vehicle plugged in, a button pressed."""
-    first = {}
+    first: dict[str, str] = {}
     for device in fabric.devices():
         first.setdefault(device.device_type, device.device_id)
     for type_name, endpoint, cluster, command, args in (
@@ -118,7 +119,7 @@ def side_by_side(tier: str = "complex", seconds: int = 600, seed: int = 7) -> di
     changed = {"dirty": True}
     stepped.subscribe(lambda event: changed.update(dirty=True))
     values = {(r, v): engine.value(r, v) for r in engine.rooms for v in VARIABLES}
-    processes: dict = {}
+    processes: dict[Any, Any] = {}
     started = time.perf_counter()
     for tick in range(seconds * 10):
         stepped.clock.advance_to(tick)

@@ -74,13 +74,13 @@ class PhaseClock:
 @contextmanager
 def phases_timed(clock: PhaseClock) -> Iterator[None]:
     """Wrap the runner's calls of each phase for the duration of a run."""
-    agent_class = runner_module.OracleAgent
+    agent_class = runner_module.OracleAgent  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
     patches: list[tuple[Any, str, Any]] = [
-        (runner_module, "fresh_fabric", clock.timed("home_build", runner_module.fresh_fabric)),
+        (runner_module, "fresh_fabric", clock.timed("home_build", runner_module.fresh_fabric)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
         (EmulatedHome, "snapshot", clock.timed("snapshots", EmulatedHome.snapshot)),
         (EmulatedHome, "diff", staticmethod(clock.timed("state_diff", EmulatedHome.diff))),
-        (runner_module, "evaluate_episode", clock.timed_async("evaluation", runner_module.evaluate_episode)),
-        (runner_module, "append_line", clock.timed("records_and_timings", runner_module.append_line)),
+        (runner_module, "evaluate_episode", clock.timed_async("evaluation", runner_module.evaluate_episode)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
+        (runner_module, "append_line", clock.timed("records_and_timings", runner_module.append_line)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
         (agent_class, "run", clock.timed_async("agent", agent_class.run)),
     ]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]

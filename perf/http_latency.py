@@ -173,6 +173,8 @@ def measure_separate_process(requests: int) -> dict[str, Any]:
     parent, child = context.Pipe()
     process = context.Process(target=_serve_in_child, args=(child,), daemon=True)
     process.start()
+    server_pid = process.pid
+    assert server_pid is not None  # a started process has its pid
     try:
         if not parent.poll(60):
             raise RuntimeError("the API process did not start")
@@ -187,7 +189,7 @@ def measure_separate_process(requests: int) -> dict[str, Any]:
             for _ in range(20):  # warm-up
                 client.request(method, path)
                 client.getresponse().read()
-            durations, cpu, server = [], time.process_time(), _process_cpu_seconds(process.pid)
+            durations, cpu, server = [], time.process_time(), _process_cpu_seconds(server_pid)
             for _ in range(requests):
                 started = time.perf_counter()
                 client.request(method, path)
@@ -201,7 +203,7 @@ def measure_separate_process(requests: int) -> dict[str, Any]:
                 **_cpu(
                     (
                         (time.process_time() - cpu) * 1000 / requests,
-                        (_process_cpu_seconds(process.pid) - server) * 1000 / requests,
+                        (_process_cpu_seconds(server_pid) - server) * 1000 / requests,
                     )
                 ),
             }

@@ -116,7 +116,12 @@ def _rss_when_ready(argv: list[str], ready: str, *, timeout: float = 60.0) -> fl
         env={**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"},
     )
     lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout or ()], daemon=True)
+
+    def read_lines() -> None:
+        for line in process.stdout or ():
+            lines.put(line)
+
+    reader = threading.Thread(target=read_lines, daemon=True)
     reader.start()
     seen: list[str] = []
     try:
@@ -230,7 +235,7 @@ def _bench_run(workdir: Path) -> dict[str, Any]:
     try:
         from benchmark.generation.generate import generate_episodes, write_episodes
     except ImportError:  # a checkout from before benchmark/ was laid out in rooms
-        from benchmark.generate import generate_episodes, write_episodes  # type: ignore[no-redef]
+        from benchmark.generate import generate_episodes, write_episodes  # type: ignore[no-redef, import-not-found]  # gone in this checkout
 
     episodes = workdir / "episodes"
     write_episodes(generate_episodes(["qt1"], 1, 7), episodes)

@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -472,7 +473,7 @@ def main() -> int:
     if unknown := chosen - set(probes):
         parser.error(f"--only: unknown probes {sorted(unknown)}; choose from {', '.join(probes)}")
     results: dict[str, Any] = {name: probe() for name, probe in probes.items() if not chosen or name in chosen}
-    checks = {
+    checks: dict[str, tuple[str, Callable[[dict[str, Any]], bool]]] = {
         "api_p99_under_200_ms": ("fast_forward", lambda r: r["p99_ms"] < 200),
         "advance_week_under_1_s": ("advance_week", lambda r: r["wall_s"] < 1.0),
         "flood_log_under_10_kb": ("flood", lambda r: r["log_bytes"] < 10_000),

@@ -47,7 +47,8 @@ class MatterServerConnection:
         self._thread.start()
         try:
             self._submit(self._client.connect(), self.timeout_s + 5)
-            return self.call("start_listening")
+            nodes: list[dict[str, Any]] = self.call("start_listening")
+            return nodes
         except BaseException:
             self.close()
             raise

@@ -102,7 +102,8 @@ def _text(value: Any) -> str | None:
 
 def _device_types(node: dict[str, Any], endpoint: int) -> list[int]:
     entries = _attr(node, endpoint, DESCRIPTOR, DEVICE_TYPE_LIST) or []
-    return [int(e.get("0", e.get("deviceType", 0))) for e in entries if isinstance(e, dict)]
+    device_types: list[Any] = [e.get("0", e.get("deviceType", 0)) for e in entries if isinstance(e, dict)]
+    return [int(device_type) for device_type in device_types]
 
 
 def _endpoints_of(node: dict[str, Any]) -> list[int]:
@@ -144,7 +145,8 @@ def _tag_room(node: dict[str, Any], endpoints: list[int]) -> str | None:
             if not isinstance(entry, dict) or entry.get("1", entry.get("namespaceID")) != COMMON_AREA_NAMESPACE:
                 continue
             label = _text(entry.get("3", entry.get("label")))
-            name = label or _common_area_names().get(int(entry.get("2", entry.get("tag", -1))))
+            tag: Any = entry.get("2", entry.get("tag", -1))
+            name = label or _common_area_names().get(int(tag))
             if name:
                 return name
     return None

@@ -356,6 +356,7 @@ class MatterHome:
                 attributes = {}
                 for name, value in values.items():
                     entry = model.attribute(name)
+                    assert entry is not None  # _endpoint_values names only the model's attributes
                     item: dict[str, Any] = {"value": value, "type": entry.type.describe(), "writable": entry.writable}
                     if entry.type.is_enum:
                         item["enum_values"] = enum_members(entry.type.base)
@@ -364,9 +365,9 @@ class MatterHome:
                 names = command_names_by_id(cluster)
                 commands = {}
                 for command_id in accepted:
-                    name = names.get(int(command_id))
-                    if name is not None:
-                        commands[name] = {"arguments": self._arguments(cluster, model.commands[name])}
+                    command = names.get(int(command_id))
+                    if command is not None:
+                        commands[command] = {"arguments": self._arguments(cluster, model.commands[command])}
                 described[cluster] = {"attributes": attributes, "commands": commands}
             endpoints[str(endpoint)] = {"clusters": described}
         return {

@@ -92,8 +92,8 @@ def _differences(
         for needed in sorted(p for d, p in must_serve if d == device_id and p not in live):
             out.problems.append(f"device {device_id!r} does not serve {needed}, which the episode needs")
         for path, value in sorted(wanted.items()):
-            needed = (device_id, path) in must_serve  # an identity question (endpoint 0) counts then too
-            if not (is_state(path) or needed) or path not in live:
+            served = (device_id, path) in must_serve  # an identity question (endpoint 0) counts then too
+            if not (is_state(path) or served) or path not in live:
                 continue
             if live[path] == value:
                 continue
@@ -172,9 +172,9 @@ def prepare(
             if not settable and (device_id, path) not in needed:
                 out.untouched.append({"device_id": device_id, "path": path, "live": live, "episode": want})
                 continue
-            how = "it did not take" if settable else "no write or command sets it"
+            why = "it did not take" if settable else "no write or command sets it"
             out.problems.append(
                 f"device {device_id!r} {path} is {live!r} on the live device, the episode starts "
-                f"from {want!r}, and {how}"
+                f"from {want!r}, and {why}"
             )
     return out

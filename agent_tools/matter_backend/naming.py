@@ -33,8 +33,12 @@ _RESPONSE_FAILURES = {
 def cluster_names_by_id() -> dict[int, str]:
     out: dict[int, str] = {}
     for name, value in vars(Objects).items():
-        if isinstance(value, type) and isinstance(getattr(value, "id", None), int) and hasattr(value, "Attributes"):
-            out.setdefault(value.id, name)
+        if (
+            isinstance(value, type)
+            and isinstance(cluster_id := getattr(value, "id", None), int)
+            and hasattr(value, "Attributes")
+        ):
+            out.setdefault(cluster_id, name)
     return out
 
 

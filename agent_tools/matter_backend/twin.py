@@ -171,6 +171,7 @@ def _twin_device(
                 attributes[path] = live_state[path]
             continue
         entry = cluster_model(cluster).attribute(attribute)
+        assert entry is not None  # the twin serves only attributes of its cluster's model
         same_features = live.get(f"{endpoint}.{cluster}.FeatureMap") == twin_all[f"{endpoint}.{cluster}.FeatureMap"]
         if same_features and entry.type.optional and not entry.type.nullable:
             # Not served live: not served by the twin either (with other features, what the twin's cluster
@@ -238,8 +239,8 @@ def twin_home(
     environment: dict[str, dict[str, int]] = {}
     for device in sorted(devices, key=lambda d: d.device_id):
         live = live_values(by_node.get(device.node_id, {}), device)
-        for variable, attributes in SENSED.items():
-            value = next((v for p, v in sorted(live.items()) if p.endswith(attributes)), None)
+        for variable, sensed_paths in SENSED.items():
+            value = next((v for p, v in sorted(live.items()) if p.endswith(sensed_paths)), None)
             if isinstance(value, int):
                 environment.setdefault(device.room_id, {}).setdefault(variable, value)
         if device.device_type not in CATALOGUE:
@@ -253,8 +254,8 @@ def twin_home(
             )
             continue
         attributes, fidelity = _twin_device(device, live, live_identity(by_node.get(device.node_id, {}), device))
-        entry = {"id": device.device_id, "type": device.device_type, "name": device.name, "attributes": attributes}
-        entries.append({**_checked(entry, fidelity), "room": device.room_id})
+        home_entry = {"id": device.device_id, "type": device.device_type, "name": device.name, "attributes": attributes}
+        entries.append({**_checked(home_entry, fidelity), "room": device.room_id})
         report[device.device_id] = fidelity.to_dict()
     used_rooms = {e["room"] for e in entries}
     data = {

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from benchmark.agents.base import AgentBase, AgentOutcome, AgentTask, ToolCaller
 from benchmark.agents.oracle_answers import display, missing_device, say, spoken
@@ -54,9 +54,9 @@ class OracleAgent(AgentBase):
         for action in episode.required_actions:
             data = session.data(action.tool, dict(action.params), "Check the rooms the request is about.")
             if action.tool == "get_room_devices" and isinstance(data, dict):
-                session.room_devices[action.params.get("room_id")] = data
+                session.room_devices[cast(str, action.params.get("room_id"))] = data
             if action.tool == "get_room_states" and isinstance(data, dict):
-                session.room_states[action.params.get("room_id")] = data
+                session.room_states[cast(str, action.params.get("room_id"))] = data
         if episode.query_type == "qt1":
             answer = self._qt1(episode, session)
         elif not episode.feasible:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, TokenUsage, ToolCaller
+from benchmark.agents.base import AgentBase, AgentOutcome, AgentStep, AgentTask, EndReason, TokenUsage, ToolCaller
 
 
 def recorded_calls(record: Mapping[str, Any]) -> tuple[list[tuple[str, Any]], str | None, str]:
@@ -58,7 +58,7 @@ class ReplayAgent(AgentBase):
         if record is None:
             return AgentOutcome(None, [], "aborted", error=f"no recorded trajectory for {task.episode_id!r}")
         calls, answer, end_reason = recorded_calls(record)
-        steps = []
+        steps: list[AgentStep] = []
         for name, arguments in calls:
             envelope = tools.call(name, arguments)
             steps.append(AgentStep(len(steps), None, name, arguments, envelope))
@@ -66,4 +66,5 @@ class ReplayAgent(AgentBase):
             envelope = tools.call("finish", {"answer": answer})
             steps.append(AgentStep(len(steps), None, "finish", {"answer": answer}, envelope))
         tokens = TokenUsage()
-        return AgentOutcome(answer, steps, end_reason if end_reason != "infra_error" else "aborted", tokens)
+        ended = cast(EndReason, end_reason)  # a record's end_reason is one the runner wrote
+        return AgentOutcome(answer, steps, ended if ended != "infra_error" else "aborted", tokens)

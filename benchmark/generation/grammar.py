@@ -66,7 +66,9 @@ def number(value: float) -> str:
 
 # --- the expansion engine ---------------------------------------------------------------------------
 def _split_top(text: str, sep: str = "|") -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
     for char in text:
         if char in "([":
             depth += 1

@@ -174,7 +174,7 @@ def start_appliance(fabric: EmulatedHome, device_id: str, rng: random.Random) ->
     elif kind == "laundry_dryer":
         _try(lambda: fabric.write(device_id, 1, "LaundryDryerControls", "SelectedDrynessLevel", rng.randrange(4)))
     _try(lambda: fabric.invoke(device_id, 1, "OperationalState", "Start", {}))
-    return fabric.read(device_id, 1, "OperationalState", "OperationalState") == 1
+    return bool(fabric.read(device_id, 1, "OperationalState", "OperationalState") == 1)
 
 
 def augment(

@@ -354,13 +354,13 @@ def cycle_seconds(device_type: str, attrs: Mapping[str, Any], program: int | Non
         return RVC_PROGRAM.total_s(None) or 0.0
     if device_type == "laundry_dryer":
         cycle = LAUNDRY_DRYER_PROGRAM
-        share_total = cycle.duration_from.table.get(program, cycle.duration_from.default)  # type: ignore[union-attr]
+        share_total = cycle.duration_from.table.get(program, cycle.duration_from.default)  # type: ignore[union-attr]  # the dryer's program has a duration table
     else:
         cycle = DISHWASHER_PROGRAM if device_type == "dishwasher" else LAUNDRY_WASHER_PROGRAM
         cluster = "DishwasherMode" if device_type == "dishwasher" else "LaundryWasherMode"
         label = _mode_label(attrs, cluster, program) if program is not None else None
-        table = cycle.duration_from.table or {}  # type: ignore[union-attr]
-        share_total = table.get(label, cycle.duration_from.default)  # type: ignore[union-attr,arg-type]
+        table = cycle.duration_from.table or {}  # type: ignore[union-attr]  # this program has a duration table
+        share_total = table.get(label, cycle.duration_from.default)  # type: ignore[union-attr,arg-type]  # as above
     return cycle.phase_ends(float(share_total))[-1]
 
 

@@ -133,7 +133,8 @@ def _api_router(api: EpisodeApi) -> APIRouter:
 
     @router.get("/runs/{run_id}/records", summary="Summaries of a run's records (records.jsonl)")
     async def list_records(run_id: RunIdPath) -> list[dict[str, Any]]:
-        return [record_summary(i, r) for i, r in enumerate(runs.records(run_id))]
+        records: list[dict[str, Any]] = runs.records(run_id)
+        return [record_summary(i, r) for i, r in enumerate(records)]
 
     @router.get(
         "/runs/{run_id}/records/{index}", summary="One full record: trajectory, observations, state diff, verdict"

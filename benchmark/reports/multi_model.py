@@ -36,7 +36,7 @@ def read_models_file(run_dir: Path) -> dict[str, Any]:
     """The multi-model index; a ValueError naming the file when it cannot be used."""
     path = run_dir / MODELS_FILE
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ValueError(f"{path}: cannot read the multi-model index ({error})") from None
     models = body.get("models") if isinstance(body, dict) else None

@@ -168,7 +168,7 @@ def build_report(run_dir: str | Path, *, force: bool = False) -> dict[str, Any]:
         if subset:
             by_kind[kind] = summarise(subset, trials, timings)
     by_query_type: dict[str, Any] = {}
-    for qt in sorted({r.get("query_type") for r in records if r.get("query_type")}):
+    for qt in sorted({r["query_type"] for r in records if r.get("query_type")}):
         by_query_type[qt] = summarise([r for r in records if r.get("query_type") == qt], trials, timings)
     infra = [
         {"episode_id": r["episode_id"], "trial": r.get("trial"), "error": r.get("error")}

@@ -24,7 +24,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
@@ -37,7 +37,7 @@ from benchmark.suites.smh.spec import SMH_AGENTS, SmhSpec
 from benchmark.suites.voice.spec import SpeechSpec
 from emulator.home_config import validation_problems
 
-SPEC_SCHEMA = "homefabric-bench-spec/1"
+SPEC_SCHEMA: Final = "homefabric-bench-spec/1"
 AGENTS = ("oracle", "null", "replay", "react")
 
 

@@ -86,7 +86,10 @@ class DevicePlan:
         if not wanted:
             return []
         power = wanted.pop((1, "OnOff", "OnOff"), None)
-        first, settings, operations, last = [], [], [], []
+        first: list[Any] = []
+        settings: list[Any] = []
+        operations: list[Any] = []
+        last: list[Any] = []
         needs_power = any(k[1] not in ("OnOff",) for k in wanted)
         if power is True or (needs_power and self.get(1, "OnOff", "OnOff") is False):
             first.append(command(self.device_id, 1, "OnOff", "On"))
@@ -174,7 +177,8 @@ class DevicePlan:
         for option in self.get(endpoint, "RvcRunMode", "SupportedModes") or []:
             tags = [t.get("value") if isinstance(t, dict) else t for t in option.get("modeTags", [])]
             if tag in tags:
-                return option.get("mode")
+                mode: int | None = option.get("mode")
+                return mode
         return None
 
     def _steps_for(self, endpoint: int, cluster: str, attribute: str, value: Any) -> list[WorkflowStep]:

@@ -36,7 +36,7 @@ class RecordingOracle:
 
         self.recorder = RecordingTools(tools, [])
         self.messages = messages
-        return await OracleEia().run(instance, self.recorder, messages)  # type: ignore[arg-type]
+        return await OracleEia().run(instance, self.recorder, messages)  # type: ignore[arg-type]  # RecordingTools stands in for the EIA tools
 
 
 @contextmanager

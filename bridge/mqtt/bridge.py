@@ -26,6 +26,7 @@ from bridge.mqtt.discovery import device_config
 from bridge.mqtt.entities import REFUSED_EVENT, STATE_ONLY_KINDS, Entity, entities_for
 from bridge.mqtt.state import entity_state, event_payload
 from bridge.mqtt.topics import CommandRoute, Topics, topic_segment
+from clusters.base import EventListener
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.events import AttributeEvent
@@ -139,18 +140,18 @@ class MqttBridge:
             server = device.find(entity.endpoint, entity.cluster or "") if entity.kind == "event" else None
             if server is not None:
                 topic = self.topics.state(device_id, entity.key)
-                self._event_stops.append(
-                    server.add_event_listener(
-                        lambda _server, name, fields, _priority, topic=topic: self._handoff.call(
-                            self._queue_event, topic, json.dumps(event_payload(name, fields), sort_keys=True)
-                        )
-                    )
-                )
+                self._event_stops.append(server.add_event_listener(self._event_forwarder(topic)))
         return True
 
     def _on_event(self, event: AttributeEvent) -> None:
         # Called inside the fabric's lock, possibly from another thread: only note the device.
         self._handoff.call(self._mark, event.device_id)
+
+    def _event_forwarder(self, topic: str) -> EventListener:
+        """A listener handing each event of a server to the loop, as the payload of `topic`."""
+        return lambda _server, name, fields, _priority: self._handoff.call(
+            self._queue_event, topic, json.dumps(event_payload(name, fields), sort_keys=True)
+        )
 
     def _queue_event(self, topic: str, payload: str) -> None:
         if self.connected:  # an event is of its moment: none are kept for a broker that is away

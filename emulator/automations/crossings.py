@@ -48,7 +48,7 @@ class CrossingPlanner:
         try:
             if condition.room_id is not None:
                 return self.host.physics.value(condition.room_id, condition.variable or "")
-            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
+            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]  # a device condition has its path
             return self.host.read(condition.device_id or "", int(endpoint), cluster, attribute)
         except (HomeError, KeyError):
             return None

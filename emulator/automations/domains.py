@@ -51,8 +51,8 @@ def _num(value: float) -> str:
 def domain_of(home: EmulatedHome, condition: StateCondition) -> Domain | None:
     """The declared domain of what ``condition`` compares (None: not a scalar we can reason about)."""
     if condition.room_id is not None:
-        low, high = ROOM_VARIABLE_LIMITS[condition.variable or ""]
-        return Domain("real", low, high)
+        room_low, room_high = ROOM_VARIABLE_LIMITS[condition.variable or ""]
+        return Domain("real", room_low, room_high)
     from chip.tlv import float32, uint
 
     endpoint, cluster, attribute = (condition.path or "").split(".")

@@ -24,7 +24,7 @@ from typing import Any
 from emulator.automations.cron import CronSchedule, parse_cron
 from emulator.automations.crossings import CrossingPlanner, Watch
 from emulator.automations.host import RuleHost
-from emulator.automations.model import AutomationRule, StateCondition
+from emulator.automations.model import AutomationRule, StateCondition, StateTrigger
 from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
 from emulator.errors import HomeError
 from emulator.events import AutomationEvent
@@ -152,6 +152,7 @@ class AutomationEngine:
             self._plan_cron(rule_id)
         else:
             # Fire on crossings only: a comparison already true when the rule starts is not an edge.
+            assert isinstance(rule.trigger, StateTrigger)  # a rule without a schedule has a state trigger
             runtime.last = self.crossings.holds(rule.trigger.condition)
             self._plan_flip(rule_id)
 
@@ -181,7 +182,7 @@ class AutomationEngine:
         if watch.room_id is not None:
             keys.append((self._by_room, watch.room_id))
         if condition.device_id is not None:
-            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]
+            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]  # a device condition has its path
             keys.append((self._by_attribute, (condition.device_id, int(endpoint), cluster, attribute)))
             if watch.variable == "compartment":
                 keys.append((self._by_device, condition.device_id))
@@ -200,6 +201,7 @@ class AutomationEngine:
         watch = runtime.watch
         if watch is None or watch.room_id is None or not rule.enabled:
             return
+        assert isinstance(rule.trigger, StateTrigger)  # only a state trigger has a watch
         runtime.dynamics = self.crossings.dynamics(watch)
         found = self.crossings.next_flip(rule.trigger.condition, watch, runtime.last, hint)
         if found is not None:
@@ -359,5 +361,5 @@ class AutomationEngine:
 def _in_order(rule_ids: set[str] | None) -> list[str] | set[str]:
     """Rule ids in a deterministic order (sorting only when there is more than one)."""
     if not rule_ids:
-        return ()  # type: ignore[return-value]
+        return ()  # type: ignore[return-value]  # callers only iterate: the shared empty tuple, no allocation
     return sorted(rule_ids) if len(rule_ids) > 1 else rule_ids

@@ -242,11 +242,11 @@ def compare_automations(
         reasons.append(f"trigger: gold is a {gold.trigger.kind} trigger, predicted a {predicted.trigger.kind} one")
     elif gold.trigger.kind == "time":
         methods["trigger"] = "cron-days"
-        difference = cron_difference(gold.trigger.cron, predicted.trigger.cron, home.now(), horizon)  # type: ignore[union-attr]
+        difference = cron_difference(gold.trigger.cron, predicted.trigger.cron, home.now(), horizon)  # type: ignore[union-attr]  # both time triggers here
         if difference is not None:
             reasons.append(f"trigger: {difference}")
     else:
-        g, p = gold.trigger.condition, predicted.trigger.condition  # type: ignore[union-attr]
+        g, p = gold.trigger.condition, predicted.trigger.condition  # type: ignore[union-attr]  # both state triggers here
         method, difference = state_difference(g, p, home)
         methods["trigger"] = method
         if method == "replay":

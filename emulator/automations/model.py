@@ -122,18 +122,18 @@ class StateCondition(BaseModel):
 def compare(actual: Any, op: str, value: Any) -> bool:
     """The comparison a condition makes; a missing (None) or non-numeric reading never satisfies < > <= >=."""
     if op == "==":
-        return actual == value and isinstance(actual, bool) == isinstance(value, bool)
+        return bool(actual == value) and isinstance(actual, bool) == isinstance(value, bool)
     if op == "!=":
         return not compare(actual, "==", value)
     if actual is None or isinstance(actual, bool) or not isinstance(actual, int | float):
         return False
     if op == ">":
-        return actual > value
+        return bool(actual > value)
     if op == ">=":
-        return actual >= value
+        return bool(actual >= value)
     if op == "<":
-        return actual < value
-    return actual <= value
+        return bool(actual < value)
+    return bool(actual <= value)
 
 
 class TimeTrigger(BaseModel):

@@ -17,18 +17,18 @@ from emulator.catalogue.build import (
     cluster,
     endpoint,
 )
-from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, PowerDependency, PowerDraw
+from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, EndpointSpec, PowerDependency, PowerDraw
 
 _FAN_WRITES = frozenset({"FanControl.FanMode", "FanControl.PercentSetting"})
 _FAN_POWER = PowerDependency(frozenset({"FanControl"}), writes=_FAN_WRITES, endpoints=frozenset({1}))
 
 
-def _fan_control() -> object:
+def _fan_control() -> ClusterSpec:
     # Off/Low/Medium/High with Step, as SimuHome's fans behave (FanModeSequence OffLowMedHigh).
     return cluster("FanControl", "Step", FanModeSequence=0, FanMode=0, PercentSetting=0, PercentCurrent=0)
 
 
-def _electrical_endpoint(endpoint_id: int, power: dict[str, int] | None = None) -> object:
+def _electrical_endpoint(endpoint_id: int, power: dict[str, int] | None = None) -> EndpointSpec:
     return endpoint(
         endpoint_id,
         ELECTRICAL_SENSOR,

@@ -14,10 +14,10 @@ from emulator.catalogue.build import (
     cluster,
     endpoint,
 )
-from emulator.catalogue.spec import DeviceTypeSpec, PowerDependency, PowerDraw
+from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, PowerDependency, PowerDraw
 
 
-def _level() -> object:
+def _level() -> ClusterSpec:
     return cluster(
         "LevelControl",
         "OnOff",

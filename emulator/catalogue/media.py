@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from emulator.catalogue.build import BASIC_VIDEO_PLAYER, CASTING_VIDEO_PLAYER, SPEAKER, cluster, endpoint
-from emulator.catalogue.spec import DeviceTypeSpec, PowerDependency
+from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec, PowerDependency
 
 _LEVEL_WITH_ON_OFF = frozenset({"MoveToLevelWithOnOff", "MoveWithOnOff", "StepWithOnOff", "StopWithOnOff"})
 
 
-def _volume() -> object:
+def _volume() -> ClusterSpec:
     # Volume: a LevelControl that is not coupled to On/Off (SimuHome's TV).
     return cluster(
         "LevelControl",

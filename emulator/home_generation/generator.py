@@ -46,7 +46,7 @@ def _round_state(name: str, value: float) -> int | float:
 def _room_environments(room_ids: list[str], ranges: EnvironmentRanges, seed: int) -> dict[str, dict[str, Any]]:
     rng = random.Random(sub_seed(seed, "environment"))
     bounds = _environment_ranges(ranges)
-    baseline = {}
+    baseline: dict[str, float] = {}
     for name, (low, high) in bounds.items():
         if name in ("temperature", "humidity"):
             baseline[name] = rng.randint(math.ceil(low), math.floor(high))

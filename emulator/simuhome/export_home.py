@@ -31,7 +31,7 @@ def to_simuhome(
     origin: SimuHomeOrigin | None = None,
     *,
     only_original_attributes: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Our home (a HomeConfig or data in our format) → a SimuHome config dict usable as the reset body.
 
     With the ``origin`` of an import, whatever is unchanged is written exactly as it was loaded.

@@ -119,7 +119,8 @@ class PathShapes:
 
 @cache
 def _load() -> dict[str, Any]:
-    return json.loads(SHAPES_FILE.read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(SHAPES_FILE.read_text(encoding="utf-8"))
+    return loaded
 
 
 @cache

@@ -18,8 +18,8 @@ def _server(**kwargs: object) -> tuple[GeneralDiagnosticsServer, list[tuple[str,
         boot_reason=int(BootReason.kPowerOnReboot),
         uptime_s=lambda: now[0],
         posix_time_ms=lambda: 1_700_000_000_000,
-        **kwargs,
-    )  # type: ignore[arg-type]
+        **kwargs,  # type: ignore[arg-type]  # the test's keyword values are of their parameters' types
+    )
     events: list[tuple[str, dict, int]] = []
     server.add_event_listener(lambda s, name, fields, priority: events.append((name, fields, int(priority))))
     server.now_s = now  # type: ignore[attr-defined]

@@ -5,17 +5,22 @@ charge, solar output over a day, the mode selector and the cooktop's surfaces.""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from clusters import ClusterServer, HomeError, Status
+from clusters.electrical import ElectricalEnergyMeasurementServer
+from clusters.energy_evse import EnergyEvseServer
+from clusters.switch import SwitchServer
 from emulator.catalogue import CATALOGUE
 from emulator.clock import TICKS_PER_SECOND, VirtualClock
 from emulator.device import Device
 from emulator.role_behaviour import BATTERY_CAPACITY_MWH, HomeBattery
 from emulator.scenarios import plug_in_vehicle, press_button, sense_water, unplug_vehicle
 from tests.emulator.helpers import fabric
+
+ServerT = TypeVar("ServerT", bound=ClusterServer)
 
 START = datetime(2025, 8, 23, 9)
 
@@ -25,6 +30,13 @@ def _device(type_name: str, start: datetime = START) -> tuple[Device, VirtualClo
     clock = VirtualClock(start)
     device.attach(clock)
     return device, clock
+
+
+def _server(device: Device, endpoint_id: int, cluster: str, kind: type[ServerT]) -> ServerT:
+    """The device's cluster server, as the class the catalogue gives that cluster."""
+    server = device.cluster(endpoint_id, cluster)
+    assert isinstance(server, kind)
+    return server
 
 
 def _events(server: ClusterServer, clock: VirtualClock) -> list[tuple[float, str, dict[str, Any]]]:
@@ -40,7 +52,7 @@ def _run(clock: VirtualClock, seconds: float) -> None:
 # ----------------------------------------------------------------------------------------------- button
 def test_double_press_is_initial_press_release_ongoing_and_complete_events() -> None:
     device, clock = _device("generic_switch")
-    switch = device.cluster(1, "Switch")
+    switch = _server(device, 1, "Switch", SwitchServer)
     events = _events(switch, clock)
     assert switch.press(2) == pytest.approx(1.2)
     _run(clock, 0.1)
@@ -60,7 +72,7 @@ def test_double_press_is_initial_press_release_ongoing_and_complete_events() -> 
 
 def test_long_press_reports_long_press_and_long_release_only() -> None:
     device, clock = _device("generic_switch")
-    switch = device.cluster(1, "Switch")
+    switch = _server(device, 1, "Switch", SwitchServer)
     events = _events(switch, clock)
     switch.press(long=True, hold_s=3)
     _run(clock, 5)
@@ -69,7 +81,7 @@ def test_long_press_reports_long_press_and_long_release_only() -> None:
 
 def test_switch_refuses_overlapping_or_impossible_presses() -> None:
     device, clock = _device("generic_switch")
-    switch = device.cluster(1, "Switch")
+    switch = _server(device, 1, "Switch", SwitchServer)
     with pytest.raises(HomeError) as error:
         switch.press(4)
     assert error.value.status == Status.CONSTRAINT_ERROR and "1..3" in str(error.value)
@@ -83,7 +95,7 @@ def test_switch_refuses_overlapping_or_impossible_presses() -> None:
 
 def test_switch_event_list_follows_its_features() -> None:
     device, _ = _device("generic_switch")
-    switch = device.cluster(1, "Switch")
+    switch = _server(device, 1, "Switch", SwitchServer)
     assert set(switch.supported_events()) == {
         "InitialPress",
         "LongPress",
@@ -156,8 +168,8 @@ def test_pump_speed_flow_and_pressure_follow_on_off_and_operation_mode() -> None
 # ----------------------------------------------------------------------------------------------- energy
 def test_evse_session_charges_until_the_vehicle_is_full() -> None:
     device, clock = _device("evse")
-    evse, meter = device.cluster(1, "EnergyEvse"), device.cluster(1, "ElectricalPowerMeasurement")
-    energy = device.cluster(1, "ElectricalEnergyMeasurement")
+    evse, meter = _server(device, 1, "EnergyEvse", EnergyEvseServer), device.cluster(1, "ElectricalPowerMeasurement")
+    energy = _server(device, 1, "ElectricalEnergyMeasurement", ElectricalEnergyMeasurementServer)
     events = _events(evse, clock)
     assert evse.plug_in(demand_mWh=7_360_000) == 0  # 7.36 kWh: two hours at 16 A
     assert evse.read("State") == 2  # PluggedInDemand: nothing flows until charging is enabled
@@ -186,7 +198,7 @@ def test_evse_session_charges_until_the_vehicle_is_full() -> None:
 
 def test_evse_disable_stops_the_transfer_and_limits_are_checked() -> None:
     device, clock = _device("evse")
-    evse = device.cluster(1, "EnergyEvse")
+    evse = _server(device, 1, "EnergyEvse", EnergyEvseServer)
     events = _events(evse, clock)
     evse.plug_in()
     with pytest.raises(HomeError) as error:
@@ -241,7 +253,8 @@ def test_battery_follows_the_end_of_a_power_adjustment() -> None:
 
 def test_solar_output_follows_the_sun_and_exports_energy() -> None:
     device, clock = _device("solar_power", datetime(2025, 6, 21, 0))
-    meter, energy = device.cluster(1, "ElectricalPowerMeasurement"), device.cluster(1, "ElectricalEnergyMeasurement")
+    meter = device.cluster(1, "ElectricalPowerMeasurement")
+    energy = _server(device, 1, "ElectricalEnergyMeasurement", ElectricalEnergyMeasurementServer)
     assert meter.read("ActivePower") == 0  # midnight
     readings = {}
     for hour in (6, 9, 12, 15, 21):
@@ -424,7 +437,7 @@ def test_a_button_press_triggers_an_automation_and_a_leak_closes_the_main_valve(
 
 def test_an_energy_managers_power_adjustment_caps_the_charger_while_it_lasts() -> None:
     device, clock = _device("evse")
-    evse, esa = device.cluster(1, "EnergyEvse"), device.cluster(1, "DeviceEnergyManagement")
+    evse, esa = _server(device, 1, "EnergyEvse", EnergyEvseServer), device.cluster(1, "DeviceEnergyManagement")
     meter = device.cluster(1, "ElectricalPowerMeasurement")
     events = _events(evse, clock)
     evse.plug_in()

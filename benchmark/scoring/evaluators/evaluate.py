@@ -101,6 +101,7 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
     answer = (data.final_answer or "").strip()
     checks: list[dict[str, Any]] = []
     judge_record: JudgeRecord | None = None
+    method_ok: bool | None
     simuhome: dict[str, Any] = {}
     infra_error = None
     if method == "final_state":

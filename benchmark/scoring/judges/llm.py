@@ -145,10 +145,10 @@ def parse_verdict(text: str | None) -> bool | None:
                     return _VERDICT_WORDS[value.strip().casefold()]
     match = re.findall(r"verdict\W{0,5}(pass|fail)", text, flags=re.IGNORECASE)
     if match:
-        return match[-1].casefold() == "pass"
+        return bool(match[-1].casefold() == "pass")
     words = re.findall(r"\b(PASS|FAIL|Pass|Fail)\b", text)
     if words:
-        return words[-1].casefold() == "pass"
+        return bool(words[-1].casefold() == "pass")
     return None
 
 

@@ -131,7 +131,7 @@ def mentions_device(text: str, device_type: str | None, device_id: str | None = 
     words = DEVICE_WORDS.get(device_type or "", ())
     if any(re.search(rf"(?<![a-z]){re.escape(w)}", text) for w in words):
         return True
-    return bool(device_type) and device_type.replace("_", " ") in text
+    return bool(device_type and device_type.replace("_", " ") in text)
 
 
 NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
@@ -25,7 +25,7 @@ from emulator.catalogue import CATALOGUE
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfigError, json_path, validation_problems
 
-EPISODE_FORMAT = "homefabric-episode/1"
+EPISODE_FORMAT: Final = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
 CASES = ("feasible", "infeasible")
 KINDS = tuple(f"{qt}_{case}" for qt in QUERY_TYPES for case in CASES)

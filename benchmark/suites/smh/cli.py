@@ -10,7 +10,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 import yaml
@@ -26,7 +26,7 @@ from benchmark.suites.smh.taxonomy import DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES
 from emulator.output_paths import output_dir_problem
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -82,7 +82,7 @@ def generate(
 
 
 def _paraphraser(base_url: str, model: str, api_key_env: str | None) -> Any:
-    def rewrite(instances: list, homes: dict) -> dict[str, int]:
+    def rewrite(instances: list[Any], homes: dict[str, Any]) -> dict[str, int]:
         async def go() -> dict[str, int]:
             async with LLMClient(
                 base_url, os.environ.get(api_key_env) if api_key_env else None, model, temperature=0.7
@@ -144,7 +144,8 @@ def wants_smh(spec_file: Path | None, resume_out: Path | None) -> bool:
 def stored_spec(out: Path) -> dict[str, Any] | None:
     """``--resume --out DIR`` alone: the spec the SMH run was started with."""
     try:
-        return json.loads((out / RUN_MARKER).read_text(encoding="utf-8")).get("spec")
+        spec: dict[str, Any] | None = json.loads((out / RUN_MARKER).read_text(encoding="utf-8")).get("spec")
+        return spec
     except (OSError, ValueError):
         return None
 

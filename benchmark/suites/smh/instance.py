@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from agent_tools.smh.rules import Action, SmhAutomation
 from benchmark.suites.smh.taxonomy import CATEGORY_OF, SUBCATEGORIES, TIERS
 
-INSTANCE_SCHEMA = "homefabric-smh-instance/1"
+INSTANCE_SCHEMA: Final = "homefabric-smh-instance/1"
 Mode = Literal["execute", "clarify", "answer", "automate"]
 Op = Literal["==", "!=", ">", ">=", "<", "<=", "any"]
 
@@ -72,8 +72,8 @@ class Instance(_Strict):
     schema_: Literal["homefabric-smh-instance/1"] = Field(default=INSTANCE_SCHEMA, alias="schema")
     id: StrictStr
     category: StrictStr
-    subcategory: Literal[SUBCATEGORIES]  # type: ignore[valid-type]
-    tier: Literal[TIERS]  # type: ignore[valid-type]
+    subcategory: Literal[SUBCATEGORIES]  # type: ignore[valid-type]  # a Literal of a tuple: pydantic reads it
+    tier: Literal[TIERS]  # type: ignore[valid-type]  # a Literal of a tuple: pydantic reads it
     home: StrictStr
     setup: list[Action] = Field(default_factory=list)
     current_time: StrictStr

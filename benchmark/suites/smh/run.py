@@ -33,17 +33,17 @@ async def run_suite(
         if setting == "dr":
             outcome = await run_dr(
                 instance,
-                agent,
+                agent,  # type: ignore[arg-type]  # the setting chose a DrAgent
                 homes,
-                user_factory=user_factory,  # type: ignore[arg-type]
+                user_factory=user_factory,
                 judge=judge,
             )
         else:
             outcome = await run_eia(
                 instance,
-                agent,
+                agent,  # type: ignore[arg-type]  # the setting chose an EiaAgent
                 homes,
-                budget=budget,  # type: ignore[arg-type]
+                budget=budget,
                 user_factory=user_factory,
                 judge=judge,
             )

@@ -192,7 +192,8 @@ class SmhRunner:
         done = {_key(r) for r in kept}
         todo = sorted(wanted - done, key=_order)
         homes = Homes(Path(self.spec.episodes.path))
-        agents = {s: self.agent_factory(s) for s in self.spec.smh.settings}
+        agents: dict[str, Any] = {s: self.agent_factory(s) for s in self.spec.smh.settings}
+        budget = self.spec.smh.budget  # the run's spec does not change while it runs
         answer_judge, clarification_judge = self.judges if self.judges is not None else make_judges(self.spec)
         semaphore = asyncio.Semaphore(self.spec.concurrency)
         fresh: list[dict[str, Any]] = []
@@ -210,7 +211,7 @@ class SmhRunner:
                         instance,
                         agents[setting],
                         homes,
-                        budget=self.spec.smh.budget,
+                        budget=budget,
                         judge=answer_judge,
                         clarification_judge=clarification_judge,
                     )

@@ -203,7 +203,7 @@ async def run_eia(
         questions=tools.questions,
         automations=tools.automations,
         labels=state_diff(h0_state, final),
-        end_reason="budget" if tools.exhausted else result.end_reason,  # type: ignore[arg-type]
+        end_reason="budget" if tools.exhausted else result.end_reason,  # type: ignore[arg-type]  # the agent ends with one of the record's reasons
         error=result.error,
         tokens=result.tokens.as_dict(),
         tool_calls=len(tools.log),

@@ -11,6 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.suites.smh.taxonomy import SUBCATEGORIES
 
+
+def _default_settings() -> list[Literal["dr", "eia"]]:
+    return ["eia"]
+
+
 SMH_AGENTS = ("oracle", "null", "react")  # react: the one-shot JSON agent in DR, the tool loop in EIA
 
 
@@ -18,7 +23,7 @@ class SmhSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     settings: list[Literal["dr", "eia"]] = Field(
-        default_factory=lambda: ["eia"],
+        default_factory=_default_settings,
         min_length=1,
         description="dr, eia or both (each instance runs once per setting)",
     )

@@ -201,7 +201,8 @@ def verify(
     question_ok: bool | None = None,
 ) -> Verdict:
     """``question_ok``: the LLM judge's decision on the clarifying question (None: the rules decide)."""
-    goal, checks = instance.goal, {}
+    goal = instance.goal
+    checks: dict[str, Any] = {}
 
     def failed(error_class: str, subtype: str, detail: str = "") -> Verdict:
         return Verdict(overall_pass=False, checks=checks, error_class=error_class, error_subtype=subtype, detail=detail)
@@ -236,7 +237,8 @@ def verify(
             return failed("IE", "too_many_tool_calls", problem)
         if not prediction.actions:
             return failed("SO", "missing_labels", problem)
-        return failed(*_validity(prediction)) if _validity(prediction) else failed("WRONG_STATE", "critic", problem)
+        validity = _validity(prediction)
+        return failed(*validity) if validity else failed("WRONG_STATE", "critic", problem)
     if goal.mode == "answer":
         if not (prediction.response or "").strip():
             return failed("IE", "too_many_tool_calls") if budget else failed("SO", "missing_response")

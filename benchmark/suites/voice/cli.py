@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -15,7 +15,7 @@ console = Console()
 err_console = Console(stderr=True, soft_wrap=True)
 
 
-def _fail(message: str, code: int = 2) -> None:
+def _fail(message: str, code: int = 2) -> NoReturn:
     err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True, highlight=False)
     raise typer.Exit(code)
 
@@ -73,6 +73,8 @@ def speech_render(
     from benchmark.suites.voice.voice_episode import VoiceEpisodeError, is_voice_episode_file, load_voice_episodes
 
     render = render_episode
+    loaded: list[Any]  # voice episodes or text episodes, each rendered by its own renderer
+    problems: list[Any]
     if any(is_voice_episode_file(p) for p in ([episodes] if episodes.is_file() else episodes.glob("*.json"))):
         from benchmark.suites.voice.voice_hearing import render_voice_episode  # each turn in the room it is said in
 
@@ -82,8 +84,8 @@ def speech_render(
             _fail(str(error))
     else:
         loaded, problems = load_episodes(episodes)
-    for problem in problems:
-        err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+    for skipped in problems:
+        err_console.print(f"[yellow]skipped[/] {skipped}", highlight=False)
     if not loaded:
         _fail(f"{episodes}: no runnable episode to render", 1)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

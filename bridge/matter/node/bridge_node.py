@@ -220,7 +220,7 @@ class BridgeNode:
         self._endpoint_map.save()
         self.groups.forget(set(self._bridged) - set(bridged))
         self._bridged = bridged
-        self._by_device = {(b.device_id, b.device_endpoint): n for n, b in bridged.items()}  # type: ignore[misc]
+        self._by_device = {(b.device_id, b.device_endpoint): n for n, b in bridged.items()}  # type: ignore[misc]  # bridged endpoints have their device ids
         self._aggregator.parts = sorted(bridged)
         self._root.parts = [AGGREGATOR_ENDPOINT, *sorted(bridged)]
         self._by_id = {
@@ -407,7 +407,7 @@ class BridgeNode:
 
     def bridged_endpoints(self) -> dict[int, tuple[str, int]]:
         """Bridge endpoint → (device id, device endpoint)."""
-        return {n: (b.device_id, b.device_endpoint) for n, b in self._bridged.items()}  # type: ignore[misc]
+        return {n: (b.device_id, b.device_endpoint) for n, b in self._bridged.items()}  # type: ignore[misc]  # bridged endpoints have their device ids
 
     def group_endpoints(self, fabric_index: int, group_id: int) -> list[int]:
         """The endpoints in a fabric's group (targets of a group-addressed message)."""
@@ -444,7 +444,7 @@ class BridgeNode:
         bridged = self._bridged.get(endpoint)
         if bridged is None or server.cluster_name in bridged.own:
             return None
-        return bridged.device_id, bridged.device_endpoint  # type: ignore[return-value]
+        return bridged.device_id, bridged.device_endpoint  # type: ignore[return-value]  # a bridged endpoint has its device id and endpoint
 
     def read(self, endpoint: int, cluster_id: int, attribute: str) -> Any:
         server = self.server(endpoint, cluster_id)
@@ -468,6 +468,7 @@ class BridgeNode:
                 and attribute == "NodeLabel"
                 and bridged is not None
             ):
+                assert bridged.device_id is not None  # an endpoint in _bridged stands for a device
                 self.home.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
         self.home.write(target[0], target[1], server.cluster_name, attribute, value)
@@ -481,7 +482,10 @@ class BridgeNode:
         with acting_as(self.groups.requester()):  # fabric-scoped clusters (Groups, Scenes) see the fabric
             if target is None:
                 return server.invoke(command, args)
-            return self.home.invoke(target[0], target[1], server.cluster_name, command, args).response
+            response: dict[str, Any] | None = self.home.invoke(
+                target[0], target[1], server.cluster_name, command, args
+            ).response
+            return response
 
     def set_reachable(self, device_id: str, reachable: bool) -> None:
         """Scenario hook: the device drops off (or comes back to) the bridge."""

@@ -112,9 +112,9 @@ def check(home: HomeConfig, draft: Draft) -> Goal:
     if calls > DEFAULT_BUDGET - 1:  # solvable inside the EIA budget with one call to spare
         raise Rejected(f"the reference needs {calls} tool calls; the budget is {DEFAULT_BUDGET}")
     goal = Goal(
-        mode=draft.mode,
+        mode=draft.mode,  # type: ignore[arg-type]  # a draft's mode is one of Goal's (the recipes set it)
         reference=draft.reference,
-        answer=draft.answer,  # type: ignore[arg-type]
+        answer=draft.answer,
         clarification=draft.clarification,
         automations=draft.automations,
         clarify_allowed=draft.clarify_allowed,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from agent_tools.smh.rules import SmhAutomation, SmhCondition, SmhTrigger
 from benchmark.suites.smh.generate.core import Draft, Scene, act
@@ -29,7 +30,7 @@ def _time(s: Scene) -> tuple[str, str]:
     return f"{words} at {clock}", f"0 {minute} {hour} {tail}"
 
 
-def _action(s: Scene) -> tuple[str, list]:
+def _action(s: Scene) -> tuple[str, list[Any]]:
     cover = s.of(*COVERS)
     lights = s.of(*LIGHTS)
     if cover and s.rng.random() < 0.5:
