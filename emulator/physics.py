@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.clock import Timer, VirtualClock
 from emulator.compartments import Compartments
-from emulator.daylight import KNOT_S, SunCurve, knot_start
+from emulator.daylight import KNOT_S, knot_start
 from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
 from emulator.physics_terms import covering_factor, lights_lux, room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
+from emulator.sky import Sky
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from emulator.device import Device
 
 VARIABLES = ("temperature", "humidity", "pm10")
@@ -76,8 +75,8 @@ class PhysicsEngine:
         # room → its variables (and compartments) as last reported: the basis of the next reportable change
         self._reported: dict[str, dict[Any, float]] = {}
         self._sensed: dict[str, list[tuple[int, str]]] = {}  # room → (id(server), variable) of its room sensors
-        self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
-        self._sky_at: tuple[tuple[int, datetime] | None, float] = (None, 1.0)  # (tick, base time) → sky then
+        self.weather = Sky(clock, params)
+        self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
@@ -116,14 +115,8 @@ class PhysicsEngine:
 
     # ------------------------------------------------------------------------------ the sky
     def sky(self) -> float:
-        """Daylight now relative to a room's noon daylight (always 1 with constant daylight); computed once per
-        tick (every room's illuminance at one instant reads the same sky)."""
-        if self.sun is None:
-            return 1.0
-        instant = (self.clock.tick, self.clock.base_time)
-        if self._sky_at[0] != instant:
-            self._sky_at = (instant, self.sun.relative(self.clock.now_datetime))
-        return self._sky_at[1]
+        """Daylight now relative to a room's noon daylight (always 1 with constant daylight)."""
+        return self.weather.relative_daylight()
 
     def _noon_daylight(self, daylight_now: float, room: RoomPhysics) -> float:
         """A room's noon daylight from its daylight now; at night or dusk (too little sky to scale by), the
@@ -132,16 +125,6 @@ class PhysicsEngine:
         if self.sun is None:
             return daylight_now
         return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
-
-    def outdoor_temperature(self) -> float | None:
-        """The outdoor temperature (centi-°C) over the current knot, or None without an outdoor model."""
-        if self.params.outdoor != "daily":
-            return None
-        from datetime import timedelta
-
-        middle = knot_start(self.clock.now_datetime) + timedelta(seconds=KNOT_S / 2)
-        hours = middle.hour + middle.minute / 60
-        return self.params.outdoor_mean + self.params.outdoor_amplitude * math.cos(2 * math.pi * (hours - 15) / 24)
 
     def _schedule_sky(self) -> None:
         from datetime import timedelta
@@ -273,7 +256,7 @@ class PhysicsEngine:
             self.devices_in(room.room_id),
             room.baseline[variable],
             variable,
-            self.outdoor_temperature() if variable == "temperature" else None,
+            self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
 
     def _lights(self, room_id: str) -> float:

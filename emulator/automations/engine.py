@@ -25,7 +25,7 @@ from emulator.automations.cron import CronSchedule, parse_cron
 from emulator.automations.crossings import CrossingPlanner, Watch
 from emulator.automations.host import RuleHost
 from emulator.automations.model import AutomationRule, StateCondition, StateTrigger
-from emulator.clock import TICKS_PER_SECOND, Timer, seconds_to_ticks
+from emulator.clock import TICKS_PER_SECOND, Timer, VirtualClock, seconds_to_ticks
 from emulator.errors import HomeError
 from emulator.events import AutomationEvent
 from emulator.workflows import WorkflowStep
@@ -54,6 +54,19 @@ class _Runtime:
     dynamics: tuple[float, ...] | None = None  # the followed segment's map when the flip was planned
 
 
+class _TimeTexts:
+    """The firing time of a tick as stored text (tenths of a second), formatted once for every rule firing then."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self._clock = clock
+        self._last: tuple[int, str] = (-1, "")
+
+    def text_at(self, tick: int) -> str:
+        if self._last[0] != tick:
+            self._last = (tick, self._clock.time_text(tick, tenths=True))
+        return self._last[1]
+
+
 class AutomationEngine:
     """The rules of one home, run through the narrow ``RuleHost`` view of it. The home calls ``on_attribute``
     and ``on_segment``; it owns the lock."""
@@ -76,7 +89,7 @@ class AutomationEngine:
         self.change_listeners: list[Callable[[], None]] = []
         self.dry_run = False  # record firings without running actions (trigger replays)
         self._next_cron: dict[tuple[str, int], int | None] = {}  # rules sharing a schedule plan once per tick
-        self._time_cache: tuple[int, str] = (-1, "")  # firings of one batch share their time text
+        self._times = _TimeTexts(host.clock)  # a rule's firing time, formatted once a tick
 
     # ------------------------------------------------------------------------------ the rule set
     def new_id(self) -> str:
@@ -321,17 +334,12 @@ class AutomationEngine:
             except HomeError as failure:
                 error = {"step": index, **failure.to_dict()}
                 break
-        time_text = self._time_at(tick)
+        time_text = self._times.text_at(tick)
         rule.last_fired = time_text[:-2]  # whole seconds, as every stored time
         rule.fire_count += 1
         self.firings += 1
         self._publish(rule, "fired", actions, results, error, time_text)
         self.notify_changed()
-
-    def _time_at(self, tick: int) -> str:
-        if self._time_cache[0] != tick:
-            self._time_cache = (tick, self.clock.time_text(tick, tenths=True))
-        return self._time_cache[1]
 
     def _publish(
         self,
@@ -352,7 +360,7 @@ class AutomationEngine:
             results,
             error,
             tick,
-            time_text or self._time_at(tick),
+            time_text or self._times.text_at(tick),
         )
         self.history.append(event)
         self.host.publish_automation(event)

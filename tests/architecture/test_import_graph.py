@@ -303,6 +303,7 @@ BENCHMARK_HOME_SURFACE: dict[str, str] = {
     "emulator.automations.equivalence": "whether two rule sets act alike on a home (scoring's question, by replay)",
     "emulator.physics": "SENSOR_ATTRIBUTES: the readings room physics writes, which no agent sets",
     "emulator.files": "durable writes of records, reports and episodes",
+    "emulator.scenarios": "world acts an episode replays on both homes (a button pressed, water at a detector)",
     "emulator.output_paths": "an --out path checked before work starts",
     "clusters.cycle_programs": "appliance cycle programs, so generated goals name real durations",
     "clusters.absent_attributes": "the Matter spec's values for attributes a device does not serve, so plans and "

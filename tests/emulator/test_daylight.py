@@ -113,7 +113,7 @@ def test_rooms_exchange_heat_with_a_daily_outdoor_swing() -> None:
     for when in ("2025-08-24 03:07:00", "2025-08-24 15:07:00"):
         lux_at(fabric, "hall", when)
         room = fabric.room_state("hall", exact=True)["temperature"]
-        outdoor[when[11:13]] = (fabric.physics.outdoor_temperature(), room)
+        outdoor[when[11:13]] = (fabric.physics.weather.outdoor_temperature(), room)
     assert outdoor["03"][0] == pytest.approx(1200, abs=20) and outdoor["15"][0] == pytest.approx(2800, abs=20)
     assert outdoor["15"][1] > outdoor["03"][1] + 50  # the room is warmer in the afternoon than before dawn
     generated = generate_home("simple", 2)
