@@ -285,8 +285,8 @@ def bench_run(
             concurrency=concurrency,
             quiet=quiet,
         )
-    if as_json:  # only the voice suite prints its report here; the others print it with `bench report --json`
-        _fail("--json is for --suite voice; for this suite run without it, then `homefabric bench report OUT --json`")
+    if as_json and not dry_run:  # the voice suite and --dry-run print JSON here; a run's report: `bench report --json`
+        _fail("--json is for --suite voice and --dry-run; for a run, then `homefabric bench report OUT --json`")
     several = _stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
     from benchmark.suites.smh import cli as smh_cli
