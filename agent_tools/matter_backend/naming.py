@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 import chip.clusters.Objects as Objects
-from chip.interaction_model import Status as InteractionModelStatus
 
 from clusters import SERVER_CLASSES
 from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
@@ -155,8 +154,11 @@ def response_failure(response_name: str | None, response: Any, where: str) -> Ho
 # --- statuses -----------------------------------------------------------------------------------------------
 
 _STATUS_NAMES = {re.sub(r"_", "", s.name).casefold(): s for s in Status}
-# Every Interaction Model status chip knows (a superset of clusters.status.Status), id → chip's name.
-IM_STATUS_NAMES: dict[int, str] = {int(s.value): s.name for s in InteractionModelStatus}
+# The Interaction Model statuses the specification names (clusters.status.Status), id → the name controllers
+# print (UnsupportedCluster). Not chip.interaction_model: that is home-assistant-chip-core, which a client of
+# python-matter-server does not install (the Docker image has only the cluster definitions); chip's other codes are
+# deprecated or reserved and show as hex.
+IM_STATUS_NAMES: dict[int, str] = {int(s): "".join(part.capitalize() for part in s.name.split("_")) for s in Status}
 _IM_ERROR = re.compile(r"InteractionModelError: (\w+) \(0x([0-9a-fA-F]+)")
 _STATUS_NUMBER = re.compile(r"\(0x([0-9a-fA-F]{1,2})[,)]")
 
