@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
+from agent_tools.matter_backend.home import ROOM_SENSORS
 from agent_tools.matter_backend.twin import TWIN_KEY
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -51,12 +52,7 @@ def pinned_home(config: HomeConfig) -> Iterator[None]:
 
 # --- a twin of a live Matter home: ask only what the live home can answer ------------------------------------
 # Room variable → the measurement cluster a live home's room state is read from (MatterHome.room_state).
-ROOM_SENSOR_CLUSTERS = {
-    "temperature": "TemperatureMeasurement",
-    "humidity": "RelativeHumidityMeasurement",
-    "illuminance": "IlluminanceMeasurement",
-    "pm10": "Pm10ConcentrationMeasurement",
-}
+ROOM_SENSOR_CLUSTERS = {variable: cluster for variable, (cluster, _attribute, _convert) in ROOM_SENSORS.items()}
 
 
 def twin_only(config: HomeConfig) -> dict[str, set[str]] | None:
