@@ -3,6 +3,7 @@ says how to get the command; the project carries its licence."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -22,10 +23,20 @@ def test_make_test_installs_matter_js_and_the_zoo_when_they_are_missing(tmp_path
     (tmp_path / ".venv").mkdir()
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / ".venv" / ".installed").write_text("")  # the venv is up to date: only matter.js is missing
-    planned = subprocess.run(["make", "-n", "test"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    # Run from `make test` itself (as CI does), make would say "Entering directory …/pytest-of-root/…": a plain
+    # environment and --no-print-directory keep the plan to the commands alone.
+    plain_env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    planned = subprocess.run(
+        ["make", "--no-print-directory", "-n", "test"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=plain_env,
+    )
     assert planned.returncode == 0, planned.stderr
     lines = planned.stdout.splitlines()
-    pytest_line = next(i for i, line in enumerate(lines) if "pytest" in line)
+    pytest_line = next(i for i, line in enumerate(lines) if "-m pytest" in line)
     for folder in ("tests/matter_js", "tests/matter_zoo"):
         assert f"cd {folder} && npm ci --no-audit --no-fund" in lines
         assert lines.index(f"cd {folder} && npm ci --no-audit --no-fund") < pytest_line
