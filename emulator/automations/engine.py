@@ -17,7 +17,7 @@ next advance (``advance(0)`` suffices), at the tick they happened.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from emulator.automations.crossings import CrossingPlanner, Watch
@@ -54,6 +54,35 @@ class _TimeTexts:
         return self._at(tick)[2]
 
 
+class _Watchers:
+    """Which state rules to re-check when a device attribute changes or a room's physics segment restarts."""
+
+    def __init__(self) -> None:
+        self.by_attribute: dict[tuple[str, int, str, str], set[str]] = {}
+        self.by_device: dict[str, set[str]] = {}  # compartment-fed conditions: any change of the device
+        self.by_room: dict[str, set[str]] = {}
+
+    def index(self, rule_id: str, watch: Watch, condition: StateCondition, *, add: bool) -> None:
+        keys: list[tuple[dict[Any, set[str]], Any]] = []
+        if watch.room_id is not None:
+            keys.append((self.by_room, watch.room_id))
+        if condition.device_id is not None:
+            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]  # a device condition has its path
+            keys.append((self.by_attribute, (condition.device_id, int(endpoint), cluster, attribute)))
+            if watch.variable == "compartment":
+                keys.append((self.by_device, condition.device_id))
+        for index, key in keys:
+            if add:
+                index.setdefault(key, set()).add(rule_id)
+            else:
+                index.get(key, set()).discard(rule_id)
+
+    def of_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Iterator[str]:
+        """The rules comparing this attribute, then those fed by the device's compartments (each in id order)."""
+        yield from _in_order(self.by_attribute.get((device_id, endpoint, cluster, attribute)))
+        yield from _in_order(self.by_device.get(device_id))
+
+
 class AutomationEngine:
     """The rules of one home, run through the narrow ``RuleHost`` view of it. The home calls ``on_attribute``
     and ``on_segment``; it owns the lock."""
@@ -68,14 +97,13 @@ class AutomationEngine:
         self.history: deque[AutomationEvent] = deque(maxlen=HISTORY)
         self._bodies = RuleBodies()
         self._batches: dict[int, set[str]] = {}
-        self._by_attribute: dict[tuple[str, int, str, str], set[str]] = {}
-        self._by_device: dict[str, set[str]] = {}  # compartment-fed conditions: any change of the device
-        self._by_room: dict[str, set[str]] = {}
+        self._watching = _Watchers()
         self._order = 0
         self._counter = 0
         self.change_listeners: list[Callable[[], None]] = []
         self.dry_run = False  # record firings without running actions (trigger replays)
-        self._next_cron: dict[tuple[str, int], int | None] = {}  # rules sharing a schedule plan once per tick
+        self._next_cron: dict[str, int | None] = {}  # rules sharing a schedule plan once per tick: expression → tick
+        self._next_cron_tick = -1  # the tick those plans were made at
         self._times = _TimeTexts(host.clock)  # a rule's firing time, formatted once a tick
 
     # ------------------------------------------------------------------------------ the rule set
@@ -96,7 +124,7 @@ class AutomationEngine:
         trigger = stored.body.state_trigger
         if trigger is not None:
             stored.watch = self.crossings.watch_of(trigger.condition)
-            self._index(rule.id, stored.watch, trigger.condition, add=True)
+            self._watching.index(rule.id, stored.watch, trigger.condition, add=True)
         if stored.enabled:
             self._start(stored)
 
@@ -105,7 +133,7 @@ class AutomationEngine:
         self._stop(rule)
         trigger = rule.body.state_trigger
         if rule.watch is not None and trigger is not None:
-            self._index(rule_id, rule.watch, trigger.condition, add=False)
+            self._watching.index(rule_id, rule.watch, trigger.condition, add=False)
         self.notify_changed()
         return rule.to_model()
 
@@ -163,30 +191,16 @@ class AutomationEngine:
     def _plan_cron(self, rule: StoredRule) -> None:
         schedule = rule.body.schedule
         assert schedule is not None  # a rule without a state trigger has a time trigger
-        key = (schedule.expression, self.clock.tick)
+        tick = self.clock.tick
+        if self._next_cron_tick != tick:
+            self._next_cron_tick, self._next_cron = tick, {}
+        key = schedule.expression
         if key not in self._next_cron:
-            if len(self._next_cron) > 1024:
-                self._next_cron.clear()
             following = schedule.next_after(self.clock.now_datetime)
             self._next_cron[key] = None if following is None else self.clock.tick_of(following)
         rule.cron_tick = self._next_cron[key]
         if rule.cron_tick is not None:
             self._enqueue(rule.id, rule.cron_tick)
-
-    def _index(self, rule_id: str, watch: Watch, condition: StateCondition, *, add: bool) -> None:
-        keys: list[tuple[dict[Any, set[str]], Any]] = []
-        if watch.room_id is not None:
-            keys.append((self._by_room, watch.room_id))
-        if condition.device_id is not None:
-            endpoint, cluster, attribute = condition.path.split(".")  # type: ignore[union-attr]  # a device condition has its path
-            keys.append((self._by_attribute, (condition.device_id, int(endpoint), cluster, attribute)))
-            if watch.variable == "compartment":
-                keys.append((self._by_device, condition.device_id))
-        for index, key in keys:
-            if add:
-                index.setdefault(key, set()).add(rule_id)
-            else:
-                index.get(key, set()).discard(rule_id)
 
     def _plan_flip(self, rule_id: str) -> None:
         rule = self.rules[rule_id]
@@ -238,16 +252,14 @@ class AutomationEngine:
 
     # ------------------------------------------------------------------------------ home hooks
     def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
-        for rule_id in _in_order(self._by_attribute.get((device_id, endpoint, cluster, attribute))):
-            self._recheck(rule_id)
-        for rule_id in _in_order(self._by_device.get(device_id)):
+        for rule_id in self._watching.of_attribute(device_id, endpoint, cluster, attribute):
             self._recheck(rule_id)
 
     def on_segment(self, room_id: str, variable: str) -> None:
         """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it
         (unless the variable follows the same map as before, e.g. a light changed and the humidity did not
         care: its trajectory, and so the planned crossing, is unchanged)."""
-        for rule_id in _in_order(self._by_room.get(room_id)):
+        for rule_id in _in_order(self._watching.by_room.get(room_id)):
             rule = self.rules[rule_id]
             watch = rule.watch
             if watch is None or watch.variable not in (variable, "illuminance"):
@@ -269,23 +281,29 @@ class AutomationEngine:
         batch.add(rule_id)
 
     def _run_batch(self, tick: int) -> None:
+        """Fire the rules due at ``tick`` in creation order; the change listeners (the rules file) hear of
+        the batch once, after its last firing, before anything else runs."""
         due = self._batches.pop(tick, set())
         rules = self.rules
+        second = tick // TICKS_PER_SECOND  # one int for every rule's loop window
+        fired = 0
         for rule in sorted((rules[r] for r in due if r in rules), key=lambda r: r.order):
             if not rule.enabled or rules.get(rule.id) is not rule:
                 continue  # disabled or removed since
             if rule.body.schedule is not None:
                 if rule.cron_tick != tick:
                     continue  # a stale plan (the rule was disabled and re-enabled)
-                self._fire(rule)
+                fired += self._fire(rule, second)
                 self._plan_cron(rule)
             else:
-                self._fire(rule)
+                fired += self._fire(rule, second)
+        if fired:
+            self.notify_changed()
 
-    def _fire(self, rule: StoredRule) -> None:
+    def _fire(self, rule: StoredRule, second: int) -> bool:
+        """Run one due rule (or cut it, or skip it when its conditions fail); True when it fired."""
         body = rule.body
         tick = self.clock.tick
-        second = tick // TICKS_PER_SECOND
         if rule.window_second != second:
             rule.window_second, rule.window_count = second, 0
         actions = body.action_data
@@ -304,11 +322,11 @@ class AutomationEngine:
                         f"second; further firings in this second are cut",
                     },
                 )
-            return
+            return False
         failed = [c.describe() for c in body.conditions if not self.crossings.holds(c)]
         if failed:
             self._publish(rule, "skipped", actions, [], {"code": "CONDITIONS_NOT_MET", "message": "; ".join(failed)})
-            return
+            return False
         rule.window_count += 1
         results: list[Any] = []
         error: dict[str, Any] | None = None
@@ -323,7 +341,7 @@ class AutomationEngine:
         rule.fire_count += 1
         self.firings += 1
         self._publish(rule, "fired", actions, results, error, time_text)
-        self.notify_changed()
+        return True
 
     def _publish(
         self,

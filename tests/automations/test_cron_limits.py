@@ -7,6 +7,7 @@ import asyncio
 import gc
 import tracemalloc
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ import pytest
 import emulator.automations.home_rules
 from emulator.automations.cron import parse_cron
 from emulator.automations.model import MAX_RULES
+from homefabric_cli.automation_store import STORE_NAME, keep_automations, load_rules
 from tests.http.live_api import LIGHT, home, running_api
 
 EVERY_SECOND = {
@@ -81,3 +83,18 @@ def test_every_second_rules_cost_little_memory_and_fire_every_second() -> None:
     schedule = parse_cron("* * * * * ?")
     assert schedule is parse_cron("* * * * * ?")  # parsed once
     assert len(schedule.firings(start, start + timedelta(hours=1))) == 3600
+
+
+def test_rules_due_together_are_saved_once_after_the_whole_batch(tmp_path: Path) -> None:
+    """Saving the rules file after each firing cost a dump of every rule per firing (1,000 every-second rules:
+    1,000 dumps of 1,000 rules per virtual second); the file is now written once per batch, complete."""
+    fabric = home()
+    for index in range(50):
+        fabric.add_automation({**EVERY_SECOND, "name": f"every second {index}"})
+    keep_automations(fabric, tmp_path)
+    saved_counts: list[list[int]] = []
+    fabric.on_automations_changed(
+        lambda: saved_counts.append([rule.fire_count for rule in load_rules(tmp_path / STORE_NAME)])
+    )
+    fabric.advance(3)
+    assert saved_counts == [[1] * 50, [2] * 50, [3] * 50]
