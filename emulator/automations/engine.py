@@ -11,7 +11,11 @@ Firings due at one tick run as one batch in rule-creation order (deterministic w
 A rule fires on the rising edge of its trigger (after ``for_s`` seconds of hold), only when its gating
 conditions hold at that instant, and at most ``loop_limit`` times per virtual second (the excess is cut
 and reported as a ``loop_cut`` event). Changes made while the clock is paused fire their rules at the
-next advance (``advance(0)`` suffices), at the tick they happened.
+next advance (``advance(0)`` suffices), at the tick they happened. The change listeners (serve's rules
+file) hear of a batch once, after its last firing.
+
+Rules are kept in their compact form (``emulator/automations/stored.py``): a few hundred bytes per rule, the
+trigger, conditions, actions and parsed cron shared by all rules that have equal ones.
 """
 
 from __future__ import annotations
