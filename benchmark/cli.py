@@ -417,6 +417,31 @@ def bench_run(
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
 
 
+@bench_app.command("migrate-spec")
+def bench_migrate_spec(
+    simuhome_spec: Annotated[Path, typer.Argument(help="SimuHome's eval spec (YAML, simuhome-eval-spec-v1).")],
+) -> None:
+    """Print the homefabric run spec equivalent to a SimuHome eval spec (what has no counterpart as comments):
+    `homefabric bench migrate-spec eval_spec.yaml > run.yaml`, then `homefabric bench run run.yaml`."""
+    import yaml
+
+    from benchmark.runs.simuhome_spec import SimuHomeSpecError, migrate
+    from benchmark.runs.spec import SpecError, parse_spec
+
+    try:
+        data = yaml.safe_load(simuhome_spec.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"{simuhome_spec}: cannot read the file: {error}")
+    except yaml.YAMLError as error:
+        _fail(f"{simuhome_spec}: invalid YAML: {' '.join(str(error).split())}")
+    try:
+        migration = migrate(data)
+        parse_spec(migration.spec, f"{simuhome_spec} (migrated)")  # what it writes, bench run reads
+    except (SimuHomeSpecError, SpecError) as error:
+        _fail(f"{simuhome_spec}: {' '.join(str(error).split())}")
+    typer.echo(migration.text(str(simuhome_spec)), nl=False)
+
+
 def _dry_run(spec: Any, as_json: bool) -> None:
     """`bench run --dry-run` on a live home: which selected episodes it can start, and why not the others."""
     from agent_tools.matter_backend import MappingError, MatterServerError
