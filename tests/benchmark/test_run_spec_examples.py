@@ -10,9 +10,10 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
-from benchmark.runs.simuhome_spec import KEY_MAP
+from benchmark.runs.simuhome_spec import KEY_MAP, SimuHomeSpecError, migrate
 from benchmark.runs.spec import load_spec, parse_spec
 from tests.test_cli_exit_codes import homefabric, one_line_error
 
@@ -89,3 +90,32 @@ def test_migrate_spec_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     assert "episode.qt: ['qt9'] not known" in usage_error(homefabric("bench", "migrate-spec", str(bad_qt)))
     missing = homefabric("bench", "migrate-spec", str(tmp_path / "nosuch.yaml"))
     assert "cannot read the file" in usage_error(missing)
+
+
+def test_migrate_reads_every_seed_and_case_form_and_names_what_it_leaves_out() -> None:
+    data = {
+        "run": {"id": "x"},
+        "episode": {"dir": "e", "qt": ["qt1", "qt4-2"], "case": "all", "seed": [3, "5-6"]},
+        "strategy": {"name": "hi_agent"},
+        "api": {"base": "http://127.0.0.1:9/v1"},
+        "models": [{"model": "m", "api_key": "env:K"}],
+        "extra": 1,
+    }
+    migration = migrate(data)
+    spec = parse_spec(migration.spec, "<migrated>")
+    assert spec.episodes.kinds == ["qt1_feasible", "qt1_infeasible", "qt4-2_feasible", "qt4-2_infeasible"]
+    assert spec.episodes.ids is not None and len(spec.episodes.ids) == 4 * 3
+    assert spec.episodes.ids[:3] == ["qt1_feasible_seed_3", "qt1_feasible_seed_5", "qt1_feasible_seed_6"]
+    assert spec.agent.model is not None and spec.agent.model.api_key_env == "K" and spec.judge.kind == "rules"
+    assert set(migration.left_out) == {"strategy.name", "extra", "judge"}
+    whole = migrate({"episode": {"dir": "e", "seed": "all"}, "models": [{"model": "m", "api_base": "http://h/v1"}]})
+    assert "kinds" not in whole.spec["episodes"] and "ids" not in whole.spec["episodes"]
+    for bad, needle in (
+        ({"episode": {"dir": "e", "seed": "x-1"}, "models": [{"model": "m", "api_base": "http://h/v1"}]}, "seed"),
+        ({"episode": {"dir": "e"}, "models": [{"model": "m"}]}, "api_base"),
+        ({"episode": "e", "models": []}, "episode: a mapping"),
+        ({"run": {}, "models": [{"model": "m"}]}, "episode.dir"),
+        ({"episode": {"dir": "e"}, "strategy": {"name": "x"}}, "strategy.name"),
+    ):
+        with pytest.raises(SimuHomeSpecError, match=needle):
+            migrate(bad)
