@@ -61,7 +61,7 @@ from benchmark.scoring.evaluators.judging import Judge
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.judges.llm import LLMJudge
 from benchmark.scoring.judges.rules import RulesJudge
-from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
+from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, iter_episodes_by_id, load_episodes
 from emulator.emulated_home import EmulatedHome
 from emulator.files import append_line, open_for_append, write_atomically
 
@@ -93,16 +93,24 @@ def make_judge(spec: RunSpec) -> Judge:
 
 
 def select_episodes(spec: RunSpec) -> tuple[list[Episode], list[EpisodeProblem]]:
-    episodes, problems = load_episodes(spec.episodes.path)
     selection = spec.episodes
+    if selection.limit:  # the first `limit` by id: read files in id order until they are found
+        chosen: list[Episode] = []
+        problems: list[EpisodeProblem] = []
+        for episode, found in iter_episodes_by_id(selection.path, ids=selection.ids or None):
+            problems.extend(found)
+            if episode is not None and (not selection.kinds or episode.kind in selection.kinds):
+                chosen.append(episode)
+                if len(chosen) == selection.limit:
+                    break
+        return chosen, problems
+    episodes, problems = load_episodes(selection.path)
     if selection.kinds:
         episodes = [e for e in episodes if e.kind in selection.kinds]
     if selection.ids:
         wanted = set(selection.ids)
         episodes = [e for e in episodes if e.episode_id in wanted]
     episodes.sort(key=lambda e: e.episode_id)
-    if selection.limit:
-        episodes = episodes[: selection.limit]
     return episodes, problems
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -423,6 +423,33 @@ def iter_episodes(
             continue
         seen[episode.episode_id] = display_name(file)
         yield episode, []
+
+
+def iter_episodes_by_id(
+    path: str | os.PathLike[str], *, ids: Collection[str] | None = None
+) -> Iterator[tuple[Episode | None, list[EpisodeProblem]]]:
+    """The episodes of a file or directory in episode-id order (an id is its file's name without ``.json``),
+    reading each file only when its turn comes: a caller that stops early (``--limit``) reads no more. Per id the
+    files are tried in path order and the first that loads is the episode — as :func:`iter_episodes` decides
+    duplicates — and its later copies are never read. ``ids``: only these ids (the other files are not read)."""
+    root = Path(path)
+    if not root.exists():
+        yield None, [EpisodeProblem(display_name(root), "", "no such file or directory")]
+        return
+    wanted = set(ids) if ids is not None else None
+    by_id: dict[str, list[Path]] = {}
+    for file in episode_files(root):  # sorted by path: each id's copies in path order
+        if wanted is None or file.stem in wanted:
+            by_id.setdefault(file.stem, []).append(file)
+    for episode_id in sorted(by_id):
+        for file in by_id[episode_id]:
+            try:
+                episode = load_episode(file)
+            except EpisodeError as error:
+                yield None, error.problems
+                continue
+            yield episode, []
+            break
 
 
 def load_episodes(
