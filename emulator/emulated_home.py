@@ -26,6 +26,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from emulator.automations.home_rules import HomeRules
 from emulator.automations.model import StateCondition
+from emulator.bindings import SwitchBindings, node_id_of
 from emulator.clock import TIME_FORMAT
 from emulator.device import Device, DeviceView
 from emulator.errors import HomeError
@@ -82,6 +83,7 @@ class EmulatedHome:
         self._timeline = Timeline(datetime.strptime(config.base_time, TIME_FORMAT))
         self.clock = self._timeline.clock
         self._devices = HomeDevices()
+        self._bindings = SwitchBindings(lambda: self._devices.devices)
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
         self._handoff = PhysicsHandoff(self.physics)
         self._reports = EventReports(
@@ -117,6 +119,7 @@ class EmulatedHome:
     def _place(self, config: DeviceConfig) -> Device:
         device = self._devices.place(config, self.clock)
         self._handoff.bind(device, config.attributes)
+        self._bindings.attach(device)
         device.add_sink(self._on_device_change)
         return device
 
@@ -168,6 +171,16 @@ class EmulatedHome:
     def describe_device(self, device_id: str) -> dict[str, Any]:
         """Endpoints → clusters → attributes (value, type, writable) and commands (with arguments)."""
         return self._devices.describe(device_id)
+
+    @_locked
+    def node_id(self, device_id: str) -> int:
+        """The device's Matter node id in this home: what a Binding entry's ``node`` names (emulator/bindings.py)."""
+        return node_id_of(self._devices.device(device_id).device_id)
+
+    @_locked
+    def bound_targets(self, device_id: str, cluster: str) -> list[tuple[str, int]]:
+        """(device id, endpoint) of each device a switch's Binding list names for ``cluster``, in list order."""
+        return self._bindings.targets(self._devices.device(device_id), cluster)
 
     @_locked
     def rename_device(self, device_id: str, name: str) -> None:
