@@ -1,11 +1,11 @@
 """Binding (0x001E): the list of targets a client device (a light switch, a dimmer) sends its commands to.
 
 Each entry is a ``TargetStruct``: a unicast target ``{node, endpoint, cluster?}`` or a group ``{group, cluster?}``,
-stamped with the writer's fabric (Core spec §9.6). A write replaces the writing fabric's entries and keeps the
-other fabrics'. Entries are checked as the spec says (Node and Endpoint together, or Group alone; a group id of 0
-is not a group) and, where the server's host says which targets exist (:class:`BindingTargets`, set by the home),
-every unicast target must exist and serve the named cluster: otherwise the write is refused with
-CONSTRAINT_ERROR and nothing changes.
+stamped with the writer's fabric whatever FabricIndex it carries (Core spec §9.6, §7.13.5). A write replaces the
+writing fabric's entries and keeps the other fabrics'. Entries are checked as the spec says (Node and Endpoint
+together, or Group alone; a group id of 0 is not a group) and, where the server's host says which targets exist
+(:class:`BindingTargets`, set by the home), every unicast target must exist and serve the named cluster: otherwise
+the write is refused with CONSTRAINT_ERROR and nothing changes.
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ class BindingServer(ClusterServer):
         self.targets: BindingTargets | None = None
 
     def validate_write(self, name: str, value: Any) -> Any:
-        if name == "Binding" and isinstance(value, list):  # the server stamps each entry with the writer's fabric
+        if name == "Binding" and isinstance(value, list):  # each entry is the writer's: its FabricIndex is ignored
             fabric = current_requester().fabric_index
             value = [
-                {**entry, "fabricIndex": fabric}
-                if isinstance(entry, dict) and not {"fabricIndex", "FabricIndex"} & set(entry)
+                {**{k: v for k, v in entry.items() if k not in ("fabricIndex", "FabricIndex")}, "fabricIndex": fabric}
+                if isinstance(entry, dict)
                 else entry
                 for entry in value
             ]
@@ -48,14 +48,8 @@ class BindingServer(ClusterServer):
     def check_write(self, name: str, value: Any) -> None:
         if name != "Binding":
             return
-        fabric = current_requester().fabric_index
         for index, entry in enumerate(value):
             what = f"Binding.Binding[{index}]"
-            if entry.get("fabricIndex") != fabric:
-                raise HomeError.refused(
-                    Status.CONSTRAINT_ERROR,
-                    f"{what}.fabricIndex={entry.get('fabricIndex')} is not the writer's fabric ({fabric})",
-                )
             unicast, group = entry.get("endpoint") is not None, entry.get("group") is not None
             if unicast == group:
                 raise HomeError.refused(
