@@ -28,6 +28,7 @@ from emulator.automations.home_rules import HomeRules
 from emulator.automations.model import StateCondition
 from emulator.bindings import SwitchBindings, node_id_of
 from emulator.clock import TIME_FORMAT
+from emulator.cooker_hoods import COOKTOP, HOOD, CookerHoods
 from emulator.device import Device, DeviceView
 from emulator.errors import HomeError
 from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
@@ -84,6 +85,7 @@ class EmulatedHome:
         self.clock = self._timeline.clock
         self._devices = HomeDevices()
         self._bindings = SwitchBindings(lambda: self._devices.devices)
+        self._hoods = CookerHoods(self.clock, self._devices.devices_in)
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
         self._handoff = PhysicsHandoff(self.physics)
         self._reports = EventReports(
@@ -121,12 +123,15 @@ class EmulatedHome:
         self._handoff.bind(device, config.attributes)
         self._bindings.attach(device)
         device.add_sink(self._on_device_change)
+        if device.spec.name in (COOKTOP, HOOD):
+            self._hoods.follow_room(device.room_id)
         return device
 
     def _on_device_change(
         self, device: Device, endpoint: int, cluster: str, attribute: str, old: Any, new: Any
     ) -> None:
         self._handoff.device_changed(device, endpoint, cluster, attribute)
+        self._hoods.device_changed(device, cluster, attribute)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
             self._reports.publish_change(device.device_id, endpoint, cluster, attribute, old, new)
@@ -196,7 +201,9 @@ class EmulatedHome:
 
     @_locked
     def remove_device(self, device_id: str) -> None:
-        self._handoff.unbind(self._devices.remove(device_id))
+        device = self._devices.remove(device_id)
+        self._handoff.unbind(device)
+        self._hoods.forget(device)
 
     # ------------------------------------------------------------------------------ data
     def read(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Any:

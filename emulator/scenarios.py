@@ -12,6 +12,7 @@ from clusters import ClusterServer
 from clusters.boolean_state import BooleanStateServer
 from clusters.chip_model import cluster_model
 from clusters.energy_evse import EnergyEvseServer
+from clusters.on_off import OnOffServer
 from clusters.switch import SwitchServer
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
@@ -173,6 +174,25 @@ def _send_to_bound(
     return sent
 
 
+def turn_on_cook_surface(home: EmulatedHome, device_id: str, surface: int, level: int | None = None) -> None:
+    """Someone switches a cooktop's surface on at the hob (Matter lets a controller only switch it off), at
+    ``level`` (its SelectedTemperatureLevel: 0 Low, 1 Medium, 2 High) or the level it has."""
+    device = home.device(device_id)
+    surfaces = (
+        sorted(ep for role, ep in device.spec.roles if role == "compartment") if device.device_type == "cooktop" else []
+    )
+    if surface not in surfaces:
+        raise HomeError(
+            "WRONG_DEVICE_TYPE" if not surfaces else "ENDPOINT_NOT_FOUND",
+            f"turn_on_cook_surface: {device_id!r} ({device.device_type}) has no cook surface on endpoint {surface!r}",
+            allowed={"surfaces": surfaces} if surfaces else {"device_type": "cooktop"},
+        )
+    if level is not None:
+        home.invoke(device_id, surface, "TemperatureControl", "SetTemperature", {"TargetTemperatureLevel": level})
+    for endpoint in (1, surface):  # the hob itself comes on with its first surface
+        _world_server(home, device_id, "OnOff", OnOffServer, "a cooktop", endpoint=endpoint).set("OnOff", True)
+
+
 def _senders(cluster_id: int) -> list[str]:
     """The catalogue's switch types that are clients of ``cluster_id`` and have a Binding list."""
     return sorted(
@@ -186,9 +206,11 @@ def _senders(cluster_id: int) -> list[str]:
     )
 
 
-def _world_server(home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str) -> ServerT:
+def _world_server(
+    home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str, *, endpoint: int | None = None
+) -> ServerT:
     device = home.device(device_id)
-    for endpoint in sorted(device.endpoints):
+    for endpoint in sorted(device.endpoints) if endpoint is None else [endpoint]:
         server = device.find(endpoint, cluster)
         if isinstance(server, kind):
             return server
