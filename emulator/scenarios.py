@@ -210,8 +210,8 @@ def _world_server(
     home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str, *, endpoint: int | None = None
 ) -> ServerT:
     device = home.device(device_id)
-    for endpoint in sorted(device.endpoints) if endpoint is None else [endpoint]:
-        server = device.find(endpoint, cluster)
+    for where in sorted(device.endpoints) if endpoint is None else [endpoint]:
+        server = device.find(where, cluster)
         if isinstance(server, kind):
             return server
     raise HomeError(
