@@ -17,6 +17,7 @@ from clusters.switch import SwitchServer
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
+from emulator.home_results import InvokeResult
 from emulator.workflows import WorkflowStep
 
 ServerT = TypeVar("ServerT", bound=ClusterServer)
@@ -112,24 +113,14 @@ def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:
     detector.set_state(present)
 
 
-@dataclass(frozen=True)
-class SwitchSend:
-    """One command a switch sent to a bound light: what it was, and the refusal if the light refused it."""
+@dataclass(frozen=True, slots=True)
+class SwitchSend(InvokeResult):
+    """One command a switch sent to a bound light: the light's answer, or its refusal (``refused``)."""
 
-    device_id: str
-    endpoint: int
-    cluster: str
-    command: str
     refused: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "device_id": self.device_id,
-            "endpoint": self.endpoint,
-            "cluster": self.cluster,
-            "command": self.command,
-            "refused": self.refused,
-        }
+        return {**InvokeResult.to_dict(self), "refused": self.refused}
 
 
 def flip_switch(home: EmulatedHome, device_id: str, on: bool | None = None) -> list[SwitchSend]:
@@ -166,11 +157,11 @@ def _send_to_bound(
     sent: list[SwitchSend] = []
     for target, endpoint in home.bound_targets(device_id, cluster):
         try:
-            home.invoke(target, endpoint, cluster, command, args)
+            response = home.invoke(target, endpoint, cluster, command, args).response
         except HomeError as error:
-            sent.append(SwitchSend(target, endpoint, cluster, command, error.to_dict()))
+            sent.append(SwitchSend(target, endpoint, cluster, command, None, error.to_dict()))
             continue
-        sent.append(SwitchSend(target, endpoint, cluster, command))
+        sent.append(SwitchSend(target, endpoint, cluster, command, response))
     return sent
 
 

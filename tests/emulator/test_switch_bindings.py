@@ -47,7 +47,7 @@ def test_a_bound_light_switch_toggles_its_light_and_an_unbound_one_nothing() -> 
     _bind(home, "switch", ("lamp", ON_OFF))
     sent = flip_switch(home, "switch")
     assert [s.to_dict() for s in sent] == [
-        {"device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle", "refused": None}
+        {"device_id": "lamp", "endpoint": 1, "cluster": "OnOff", "command": "Toggle", "response": None, "refused": None}
     ]
     assert home.read("lamp", 1, "OnOff", "OnOff") is True
     flip_switch(home, "switch")
