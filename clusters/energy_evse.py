@@ -198,8 +198,8 @@ class EnergyEvseServer(ClusterServer):
         self._follow(StopReason.kEVSEStopped)
 
     def hold_until(self, start_s: float | None) -> None:
-        """Begin no transfer before ``start_s`` (runtime seconds; None: no hold) — a start an energy manager shifted.
-        A transfer already running is not stopped: only a pending start is held."""
+        """Begin no transfer before ``start_s`` (runtime seconds; None: no hold) — a start an energy manager shifted
+        (Device Energy Management refuses to shift a charge that has begun; a transfer running now stops)."""
         if self._hold_timer is not None:
             self._hold_timer.cancel()
             self._hold_timer = None

@@ -174,14 +174,25 @@ class ChargerEnergyManager:
         self._reported: Any = None
         esa.add_listener(lambda server, name, old, new: self.follow() if name == "ESAState" else None)
         if esa.has_attribute("Forecast"):
+            stored = esa.read("Forecast")  # a saved home's forecast, before it becomes a live value
             esa.planner = self
             esa.bind_source("Forecast", self.forecast)
             evse.add_listener(lambda server, name, old, new: self._evse_changed(name))
+            self._resume(stored)
             self._reported = self.forecast()
 
     def follow(self) -> None:
         self.evse.limit_power(self.esa.adjusted_power_mW)
         self._report()
+
+    def _resume(self, stored: dict[str, Any] | None) -> None:
+        """A home saved with a shifted start that has not come yet keeps it (the forecast says when)."""
+        if not stored or stored["activeSlotNumber"] is not None or not self.evse.plugged_in:
+            return
+        reason, wait = stored["forecastUpdateReason"], stored["startTime"] - self.epoch_now()
+        if reason != int(ForecastReason.kInternalOptimization) and wait > 0:
+            self._forecast_id, self._reason = stored["forecastID"], reason
+            self.evse.hold_until(self.clock.now() + wait)
 
     # ------------------------------------------------------------------ the forecast (a live value)
     def epoch_now(self) -> int:

@@ -79,6 +79,23 @@ def test_a_shifted_start_holds_the_charge_until_then() -> None:
     assert started.value.status == Status.FAILURE
 
 
+def test_a_saved_home_keeps_a_shifted_start(tmp_path: Any) -> None:
+    home = _charger()
+    plug_in_vehicle(home, "car", demand_kWh=10)
+    start = _forecast(home)["startTime"] + 1800
+    _shift(home, start)
+    _enable(home)
+    home.advance(600)
+    path = tmp_path / "home.json"
+    home.save(str(path))
+    loaded = EmulatedHome.from_file(str(path))
+    assert _forecast(loaded)["startTime"] == start and _forecast(loaded)["forecastUpdateReason"] == 1
+    loaded.advance(1199)
+    assert loaded.read("car", 1, "EnergyEvse", "State") == PLUGGED_IN_DEMAND
+    loaded.advance(2)
+    assert loaded.read("car", 1, "EnergyEvse", "State") == PLUGGED_IN_CHARGING
+
+
 def test_cancel_request_undoes_the_shift_and_the_charge_starts_at_once() -> None:
     home = _charger()
     plug_in_vehicle(home, "car", demand_kWh=5)
