@@ -19,6 +19,8 @@ from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
 from emulator.physics_terms import covering_factor, lights_lux, room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
+from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
+from emulator.room_frame import LightTerms, RoomPicture, RoomsFrame, illuminance, value_at
 from emulator.sky import Sky
 
 if TYPE_CHECKING:
@@ -29,7 +31,6 @@ VARIABLES = ("temperature", "humidity", "pm10")
 # 0.01 µg/m³) no longer move in practice.
 SETTLED_WITHIN = {"temperature": 0.05, "humidity": 0.05, "pm10": 0.0005}
 AT_REST_FRACTION = 1e-6
-ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 # Attribute changes of these clusters can change a room's rates (sensor readings cannot).
 DRIVING_CLUSTERS = frozenset(
     {
@@ -78,6 +79,11 @@ class PhysicsEngine:
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
+        # room → (covering factor, lights' lux) while its devices stay as they are: a room's illuminance reads them
+        # at every sample; a device change that can move them (``resegment``) forgets the room's pair.
+        self._light_terms: dict[str, LightTerms] = {}
+        # room → its picture for frames (``frame``) while its trajectories, daylight and light terms stay the same
+        self._pictures: dict[str, RoomPicture] = {}
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
 
@@ -89,6 +95,8 @@ class PhysicsEngine:
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
         self._reported.pop(room_id, None)
+        self._light_terms.pop(room_id, None)
+        self._pictures.pop(room_id, None)
         self._sensed.pop(room_id, None)
         for timer in room.timers.values():
             if timer:
@@ -105,6 +113,7 @@ class PhysicsEngine:
             observed = room.initial["illuminance"]
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
+                self._pictures.pop(room_id, None)
         for variable in VARIABLES:
             self._begin(room, variable, float(room.initial[variable]))
         for server, attribute, compute in self._sensors[room_id]:
@@ -150,9 +159,26 @@ class PhysicsEngine:
     def value(self, room_id: str, variable: str) -> float:
         room = self.rooms[room_id]
         if variable == "illuminance":
-            return room.daylight * self.sky() * self._covering_factor(room_id) + self._lights(room_id)
-        start, segment = room.segments[variable]
-        return segment.value_after(self.clock.tick - start)
+            return illuminance(room.daylight, self.sky(), self._terms(room_id))
+        return value_at(room.segments[variable], self.clock.tick)
+
+    def _terms(self, room_id: str) -> LightTerms:
+        terms = self._light_terms.get(room_id)
+        if terms is None:
+            terms = self._light_terms[room_id] = (self._covering_factor(room_id), self._lights(room_id))
+        return terms
+
+    def frame(self, room_ids: Iterable[str]) -> RoomsFrame:
+        """The rooms' trajectories now, whose states (``RoomsFrame.states()``) are computed when first asked."""
+        pictures = self._pictures
+        frame = []
+        for room_id in room_ids:
+            picture = pictures.get(room_id)
+            if picture is None:  # the room moved on since its last picture (most frames reuse it)
+                room = self.rooms[room_id]
+                picture = pictures[room_id] = (room_id, dict(room.segments), room.daylight, self._terms(room_id))
+            frame.append(picture)
+        return RoomsFrame(self.clock.tick, self.sky(), frame)
 
     def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
         trajectories = list(self.rooms[room_id].segments.items())
@@ -196,6 +222,7 @@ class PhysicsEngine:
             factor = self._covering_factor(room_id)
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, value - self._lights(room_id)) / factor, room)
+                self._pictures.pop(room_id, None)
             if self.segment_listener is not None:
                 self.segment_listener(room_id, variable)
         else:
@@ -217,6 +244,8 @@ class PhysicsEngine:
         self.compartments.restart(device)
 
     def resegment(self, room_id: str) -> None:
+        self._light_terms.pop(room_id, None)  # a light or covering may have changed, come or gone
+        self._pictures.pop(room_id, None)
         room = self.rooms[room_id]
         now_values = {v: self.value(room_id, v) for v in VARIABLES}
         for variable in VARIABLES:
@@ -231,6 +260,7 @@ class PhysicsEngine:
         self.segment_count += 1
         start = self.clock.tick
         room.segments[variable] = (start, segment)
+        self._pictures.pop(room.room_id, None)
         room.timers[variable] = None
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
