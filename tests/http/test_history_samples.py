@@ -5,8 +5,10 @@ sampling shortcut that kept a stale light or covering would differ here."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
+from bridge.http.events_ws import Message
 from bridge.http.history import EnvironmentHistory
 from emulator.emulated_home import EmulatedHome
 from emulator.home_config import DeviceConfig
@@ -37,12 +39,15 @@ def test_each_sample_is_the_room_state_of_the_devices_at_its_tick() -> None:
     fabric = home()
     checked: list[dict[str, Any]] = []
 
-    def check(entry: dict[str, Any]) -> None:
+    def check(message: Message, key: Hashable) -> None:
+        entry = message() if callable(message) else message
         assert entry["rooms"] == _reference(fabric), f"sample at tick {entry['tick']}"
         checked.append(entry)
 
     history = EnvironmentHistory(fabric, check, interval_s=60, capacity=50)
     history.start()
+    unread = EnvironmentHistory(fabric, interval_s=60, capacity=50)  # its samples are first read at the end
+    unread.start()
     fabric.advance(6 * 3600 + 30)  # from midday into the evening: daylight moves
     acts: list[tuple[str, str, str, dict[str, Any] | None]] = [
         (LIGHT, "OnOff", "On", None),
@@ -63,4 +68,7 @@ def test_each_sample_is_the_room_state_of_the_devices_at_its_tick() -> None:
     lux = [sample["rooms"]["living_room"]["illuminance"] for sample in checked]
     assert len(checked) == 1 + (6 * 3600 + 30 + 8 * 150) // 60
     assert len(set(lux[-25:])) > 5  # the living room's light really moved while it was checked
+    # samples computed when first read, long after their tick, are the states at their tick
+    assert unread.query() == [{k: entry[k] for k in ("tick", "time", "rooms")} for entry in checked[-50:]]
     history.stop()
+    unread.stop()
