@@ -153,7 +153,8 @@ class EmulatedHome:
     def room_frame(self) -> RoomsFrame:
         """Every room's trajectories now (in ``rooms()`` order): ``.states()`` is each room's ``room_state`` at this
         tick, computed when first asked — a sample that may never be read costs a picture, not a computation."""
-        return self.physics.frame(room.room_id for room in self._devices.sorted_rooms())
+        rooms = (room.room_id for room in self._devices.sorted_rooms())
+        return self.physics.pictures.frame(self.clock.tick, self.physics.sky(), self.physics.rooms, rooms)
 
     @_locked
     def set_room_state(self, room_id: str, variable: str, value: float, *, baseline: bool = False) -> None:

@@ -7,9 +7,14 @@ picture, not a computation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from emulator.physics_model import Segment
+from emulator.physics_terms import PhysicsParams, covering_factor, lights_lux
+
+if TYPE_CHECKING:
+    from emulator.device import Device
 
 ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 
@@ -59,3 +64,50 @@ class RoomsFrame:
             }
             self._pictures = []  # the states stand for them now
         return self._states
+
+
+class _Room(Protocol):
+    segments: dict[str, Trajectory]
+    daylight: float
+
+
+class RoomPictures:
+    """What a room's readings reuse while it stays as it is: its light terms, until a device change that can move
+    them (``devices_changed``: a light or covering switched, moved, added or removed — the home resegments the room
+    then), and its picture for frames, until its trajectories or daylight move too (``moved``)."""
+
+    def __init__(self, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]) -> None:
+        self.params = params
+        self.devices_in = devices_in
+        self._terms: dict[str, LightTerms] = {}
+        self._pictures: dict[str, RoomPicture] = {}
+
+    def terms(self, room_id: str) -> LightTerms:
+        terms = self._terms.get(room_id)
+        if terms is None:
+            p = self.params
+            terms = self._terms[room_id] = (
+                covering_factor(p, self.devices_in(room_id)),
+                lights_lux(p, self.devices_in(room_id)),
+            )
+        return terms
+
+    def moved(self, room_id: str) -> None:
+        self._pictures.pop(room_id, None)
+
+    def devices_changed(self, room_id: str) -> None:
+        self._terms.pop(room_id, None)
+        self._pictures.pop(room_id, None)
+
+    def frame(self, tick: int, sky: float, rooms: Mapping[str, _Room], room_ids: Iterable[str]) -> RoomsFrame:
+        """The rooms' trajectories at ``tick`` under ``sky``: their states (``RoomsFrame.states()``) are computed when
+        first asked."""
+        pictures = self._pictures
+        frame = []
+        for room_id in room_ids:
+            picture = pictures.get(room_id)
+            if picture is None:  # the room moved on since its last picture (most frames reuse it)
+                room = rooms[room_id]
+                picture = pictures[room_id] = (room_id, dict(room.segments), room.daylight, self.terms(room_id))
+            frame.append(picture)
+        return RoomsFrame(tick, sky, frame)
