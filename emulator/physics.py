@@ -100,6 +100,7 @@ class PhysicsEngine:
     def start(self, room_id: str, *, calibrate_illuminance: bool = True) -> None:
         """Begin integrating a room from its initial state (after its devices are placed)."""
         room = self.rooms[room_id]
+        self.pictures.devices_changed(room_id)  # read the devices as they are now
         if calibrate_illuminance:
             # The stored illuminance already includes the lights that are on and the coverings as
             # they are: solve for daylight so lights are not counted twice (SimuHome bug §4.4).
