@@ -41,6 +41,7 @@ from emulator.home_snapshots import HomeSnapshots
 from emulator.physics import PhysicsEngine
 from emulator.physics_handoff import PhysicsHandoff
 from emulator.physics_terms import PhysicsParams
+from emulator.room_frame import RoomsFrame
 from emulator.timeline import Timeline
 from emulator.workflow_book import WorkflowBook
 from emulator.workflows import WorkflowStep
@@ -155,6 +156,13 @@ class EmulatedHome:
         """Temperature (centi-°C), humidity (centi-%), illuminance (lux), pm10 (µg/m³) now."""
         self._devices.room(room_id)
         return self._handoff.room_state(room_id, exact=exact)
+
+    @_locked
+    def room_frame(self) -> RoomsFrame:
+        """Every room's trajectories now (in ``rooms()`` order): ``.states()`` is each room's ``room_state`` at this
+        tick, computed when first asked — a sample that may never be read costs a picture, not a computation."""
+        rooms = (room.room_id for room in self._devices.sorted_rooms())
+        return self.physics.pictures.frame(self.clock.tick, self.physics.sky(), self.physics.rooms, rooms)
 
     @_locked
     def set_room_state(self, room_id: str, variable: str, value: float, *, baseline: bool = False) -> None:
