@@ -30,7 +30,14 @@ HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main 
 LIGHT_TYPES = ("on_off_light", "dimmable_light", "extended_color_light")
 VALVE_OPEN = 1  # ValveConfigurationAndControl.CurrentState: 0 closed, 1 open
 SOLAR_POWER_PATH = "1.ElectricalPowerMeasurement.ActivePower"
+SOLAR_ENERGY_PATH = "1.ElectricalEnergyMeasurement.CumulativeEnergyExported.energy"  # mWh, a struct's field
 MIN_DAYLIGHT_MW = 50_000  # a question about the panels' output is asked only when they make at least 50 W
+MIN_PRODUCED_MWH = 500_000  # a question about the energy produced is asked only after at least 0.5 kWh
+# "since <when>" → the hour the home's history starts at and the hours (after it) the episode may start at.
+ENERGY_PERIODS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "noon": (12, (1, 2, 3, 4, 5, 6)),
+    "midnight": (0, tuple(range(9, 19))),
+}
 
 
 def _devices(fabric: EmulatedHome, types: tuple[str, ...]) -> list[Any]:
@@ -230,11 +237,74 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+def solar_energy(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "How much energy have the solar panels produced since noon?" (or "today") — a qt1 question answered from the
+    panels' meter (ElectricalEnergyMeasurement.CumulativeEnergyExported, mWh).
+
+    The episode's history is played, not assumed: the home starts at noon (or midnight) of the episode's day, with
+    the panels' meter at zero, and runs on to the episode's moment 1-6 hours later (09:00-18:00 for "today"), so
+    the meter's total is the energy produced since then — the integral of the sun's closed-form staircase
+    (emulator/role_behaviour.py), carried in the exported home. The meter counts at each 15-minute change of the
+    panels' power, so the total lags the true production by at most the augmentation's settle (≤ 60 s of output,
+    under 1 % after an hour of sun); the rules judge accepts the total in mWh, Wh or kWh within 2 %
+    (benchmark.scoring.judges.words.QUANTITY_TOLERANCE), read from the meter when the agent finishes.
+    """
+    seed = sub_seed(episode_seed, "hs_solar_energy", attempt)
+    since = rng.choice(sorted(ENERGY_PERIODS))
+    start_hour, hours = ENERGY_PERIODS[since]
+    played_s = rng.choice(hours) * 3600 + rng.randrange(0, 3600, 900)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    config = config.model_copy(update={"base_time": f"{config.base_time[:10]} {start_hour:02d}:00:00"})
+
+    def play_history(played: EmulatedHome, _rng: random.Random) -> None:
+        played.advance(played_s)
+
+    fabric, home = build_home(seed, prepare=play_history, config=config)
+    panels = _devices(fabric, ("solar_power",))
+    if len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one solar array")
+    panel = panels[0]
+    meter = home.fabric().snapshot()["devices"][panel.device_id]["attributes"]
+    produced = (meter.get(SOLAR_ENERGY_PATH.rsplit(".", 1)[0]) or {}).get("energy")
+    if not isinstance(produced, int) or produced < MIN_PRODUCED_MWH:
+        raise GenerationFailed(f"the panels produced {produced} mWh since {since}: no energy question")
+    panel_ref = device_ref(panel.device_id, "solar_power", rng)
+    period = "today" if since == "midnight" else f"since {since}"
+    mentions = Mentions()
+    mentions.add(devices=[panel_ref], words=[period])
+    query = rng.choice(
+        (
+            f"How much energy has the {panel_ref} produced {period}?",
+            f"How many kilowatt-hours did the {panel_ref} generate {period}?",
+            f"Tell me how much the {panel_ref} has made {period}, in kWh.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=panel.room_id,
+        goals=[
+            {
+                "variant": "device_attribute",
+                "room_id": panel.room_id,
+                "device_id": panel.device_id,
+                "device_type": "solar_power",
+                "attribute": SOLAR_ENERGY_PATH,
+                "quantity": "energy_mWh",  # the rules judge accepts the total in mWh, Wh or kWh
+            }
+        ],
+        required_actions=[room_devices_action(panel.room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "solar_energy", "energy_since": since},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
     "solar_power": solar_power,
+    "solar_energy": solar_energy,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
-QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1"}
+QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1", "solar_energy": "qt1"}
 TEMPLATES = tuple(BUILDERS)

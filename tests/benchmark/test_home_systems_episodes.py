@@ -1,7 +1,7 @@
 """Home-systems episodes (a button that turns on a light, a leak that closes the main valve, the solar panels'
-output): generated from the medium tier, the oracle passes every instance, the null agent none, an agent that acts
-now instead of creating the rule fails, the rules judge takes the panels' power in mW, W or kW, and ``--qt all``
-stays the 12 SimuHome kinds."""
+output now and their energy since noon or today): generated from the medium tier, the oracle passes every instance,
+the null agent none, an agent that acts now instead of creating the rule fails, the rules judge takes the panels'
+power in mW, W or kW and their energy in mWh, Wh or kWh, and ``--qt all`` stays the 12 SimuHome kinds."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def run(agent: str, episodes: Path, out: Path) -> list[dict]:
 
 def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
     names = sorted(p.name for p in episode_dir.iterdir())
-    templates = ("button_light", "leak_valve", "solar_power")
+    templates = ("button_light", "leak_valve", "solar_energy", "solar_power")
     assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in templates for n in (1, 2, 3)]
     for path in episode_dir.glob("hs_[bl]*"):
         episode = load_episode(path)
@@ -54,13 +54,13 @@ def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
 def test_oracle_solves_every_instance_and_null_none(episode_dir: Path, tmp_path: Path) -> None:
     oracle = run("oracle", episode_dir, tmp_path / "oracle")
     null = run("null", episode_dir, tmp_path / "null")
-    assert len(oracle) == len(null) == 3 * PER_TEMPLATE
+    assert len(oracle) == len(null) == 4 * PER_TEMPLATE
     assert [r["status"] for r in oracle] == ["passed"] * len(oracle), [r["verdict"] for r in oracle]
     assert {r["status"] for r in null} == {"failed"}
     assert {r["verdict"]["error_type"] for r in null} == {"Required Actions Failure"}
     assert all(r["verdict"]["automations"]["rules"][0]["passed"] for r in oracle if r["query_type"] == "qt3")
     answered = [r for r in oracle if r["query_type"] == "qt1"]
-    assert len(answered) == PER_TEMPLATE and all(r["verdict"]["method"] == "judge" for r in answered)
+    assert len(answered) == 2 * PER_TEMPLATE and all(r["verdict"]["method"] == "judge" for r in answered)
 
 
 def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
@@ -107,8 +107,54 @@ def test_rules_judge_reads_the_panels_power_in_any_unit(episode_dir: Path) -> No
     assert not passed("I could not tell.")
 
 
+def test_energy_since_noon_is_the_played_history_and_the_judge_takes_it_in_any_unit(episode_dir: Path) -> None:
+    """The home starts at noon (or midnight) and runs to the episode's moment: the meter's exported total is the
+    integral of the panels' 15-minute staircase over that span, to within the augmentation's settle."""
+    from datetime import datetime, timedelta
+
+    from benchmark.scoring.evaluators.judging import JudgeRequest
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric, read_assert_path
+    from benchmark.scoring.judges.rules import RulesJudge
+    from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, sun_sine
+    from emulator.role_behaviour import SOLAR_PEAK_MW, SOLAR_PERFORMANCE_RATIO
+
+    episodes = [load_episode(p) for p in sorted(episode_dir.glob("hs_solar_energy_*"))]
+    assert {e.meta.model_extra["energy_since"] for e in episodes} <= {"noon", "midnight"}
+    for episode in episodes:
+        home = fresh_fabric(episode.initial_home_config)
+        goal = episode.goals[0]
+        produced_mWh = read_assert_path(home, goal.device_id, goal.attribute)
+        now = datetime.fromisoformat(episode.initial_home_config["base_time"])
+        start = now.replace(hour=12 if episode.meta.model_extra["energy_since"] == "noon" else 0, minute=0, second=0)
+        knots = [start + timedelta(seconds=KNOT_S * k) for k in range(int((now - start).total_seconds() // KNOT_S))]
+        staircase_mWh = sum(
+            SOLAR_PEAK_MW
+            * SOLAR_PERFORMANCE_RATIO
+            * sun_sine(k + timedelta(seconds=KNOT_S / 2), DEFAULT_LATITUDE_DEG)
+            * KNOT_S
+            / 3600
+            for k in knots
+        )
+        assert produced_mWh == pytest.approx(staircase_mWh, rel=0.001)  # whole knots up to the last change
+
+        def passed(answer: str, episode=episode, home=home) -> bool:
+            request = JudgeRequest(episode, answer, [], [], home.snapshot(), home, [], [])
+            return bool(RulesJudge().judge_now(request).passed)
+
+        kwh = produced_mWh / 1e6
+        assert passed(f"The panels have produced {kwh:.2f} kWh.")
+        assert passed(f"{produced_mWh / 1000:.0f} Wh so far.")
+        assert not passed(f"About {kwh * 1.05:.2f} kWh.")
+        assert not passed("I could not tell.")
+
+
 def test_kinds_of_the_family_and_all_unchanged() -> None:
-    assert parse_kinds("home-systems") == [("hs", "button_light"), ("hs", "leak_valve"), ("hs", "solar_power")]
+    assert parse_kinds("home-systems") == [
+        ("hs", "button_light"),
+        ("hs", "leak_valve"),
+        ("hs", "solar_power"),
+        ("hs", "solar_energy"),
+    ]
     assert parse_kinds("hs_leak_valve") == [("hs", "leak_valve")]
     assert ("hs", "button_light") not in parse_kinds("all") and len(parse_kinds("all")) == 12
     with pytest.raises(GeneratorInputError, match="home-systems"):
