@@ -17,13 +17,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, room_name
 from benchmark.generation.homes import build_home, home_config
+from benchmark.scoring.charging_scoring import charge_intervals, needed_mWh
+from benchmark.suites.simuhome.episode import ChargingGoal
+from clusters.energy_evse import DEFAULT_VOLTAGE_MV, MIN_CHARGE_CURRENT_MA
+from emulator.clock import TIME_FORMAT
+from emulator.daylight import KNOT_S
 from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
+from emulator.scenarios import plug_in_vehicle
 from emulator.workflows import WorkflowStep
 
 HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
@@ -34,6 +41,12 @@ SOLAR_ENERGY_PATH = "1.ElectricalEnergyMeasurement.CumulativeEnergyExported.ener
 MIN_DAYLIGHT_MW = 50_000  # a question about the panels' output is asked only when they make at least 50 W
 MIN_PRODUCED_MWH = 500_000  # a question about the energy produced is asked only after at least 0.5 kWh
 # "since <when>" → the hour the home's history starts at and the hours (after it) the episode may start at.
+EV_TARGET_PERCENT = 80
+# The car as the episode states it (the charger models no vehicle battery): (capacity kWh, state of charge %) such
+# that the plugged-in car's 20 kWh demand (clusters/energy_evse.py) fills it exactly to 100 %; needs 4-15 kWh.
+EV_BATTERIES = ((25, 20), (40, 50), (50, 60), (80, 75))
+EV_START_HOURS = (11, 12, 13)  # the episode starts a minute before a knot in 11:14 … 14:59
+EVSE_MAX_CURRENT_MA = 32_000
 ENERGY_PERIODS: dict[str, tuple[int, tuple[int, ...]]] = {
     "noon": (12, (1, 2, 3, 4, 5, 6)),
     "midnight": (0, tuple(range(9, 19))),
@@ -299,12 +312,120 @@ def solar_energy(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+def _one_off_cron(when: datetime) -> str:
+    return f"{when.second} {when.minute} {when.hour} {when.day} {when.month} ? {when.year}"
+
+
+def _charging_rule(evse: Any, when: datetime, current_mA: int) -> dict[str, Any]:
+    return {
+        "name": f"charge {evse.device_id} at {current_mA // 1000} A from {when:%H:%M}",
+        "trigger": {"kind": "time", "cron": _one_off_cron(when)},
+        "actions": [
+            {
+                "kind": "invoke",
+                "device_id": evse.device_id,
+                "endpoint": 1,
+                "cluster": "EnergyEvse",
+                "command": "EnableCharging",
+                "args": {
+                    "chargingEnabledUntil": None,
+                    "minimumChargeCurrent": MIN_CHARGE_CURRENT_MA,
+                    "maximumChargeCurrent": current_mA,
+                },
+            }
+        ],
+    }
+
+
+def charging_plan(home: EmulatedHome, goal: ChargingGoal, evse: Any) -> list[dict[str, Any]]:
+    """The oracle's schedule (one of many that pass): at each knot where the panels can drive the charger, charge
+    at their output in whole mA; if that is not enough, at full current from the first knot after the sun."""
+    intervals = charge_intervals(home, goal)  # the charger idle: the panels' staircase up to the deadline
+    rules, from_solar = [], 0.0
+    for interval in intervals[1:]:  # the first starts when the agent acts, not at a knot
+        if interval.solar_can_charge:
+            current_mA = interval.panels_mW * 1000 // DEFAULT_VOLTAGE_MV
+            rules.append(_charging_rule(evse, interval.start, current_mA))
+            from_solar += interval.usable_mWh()
+    if from_solar < needed_mWh(goal):
+        sunny = [i for i in intervals[1:] if i.solar_can_charge]
+        after_sun = next(i for i in intervals if sunny and i.start > sunny[-1].start)
+        rules.append(_charging_rule(evse, after_sun.start, EVSE_MAX_CURRENT_MA))
+    return rules
+
+
+def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "My car is plugged in at 60 % (a 50 kWh battery): charge it to 80 % by 7 am, using solar first." — a qt3
+    episode scored on the home fast-forwarded to 07:00 (benchmark.scoring.charging_scoring): enough energy, none
+    drawn beyond the panels' output while they can drive the charger, and most of what they could give used.
+
+    The emulator's charger models no vehicle battery (a plugged-in car wants 20 kWh, clusters/energy_evse.py): the
+    episode states its capacity and state of charge, chosen so that those 20 kWh fill it exactly, and the check
+    turns the energy charged into a state of charge. The episode starts a minute before a
+    15-minute knot in the early afternoon, the car plugged in and the charger not yet enabled.
+    """
+    seed = sub_seed(episode_seed, "hs_ev_solar_charge", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    start = datetime.strptime(f"{config.base_time[:10]} {rng.choice(EV_START_HOURS):02d}:00:00", TIME_FORMAT)
+    start += timedelta(seconds=rng.randrange(1, 5) * KNOT_S - 90)  # augmentation settles 30-60 s of it
+    config = config.model_copy(update={"base_time": start.strftime(TIME_FORMAT)})
+    fabric = EmulatedHome(config)
+    chargers, panels = _devices(fabric, ("evse",)), _devices(fabric, ("solar_power",))
+    if len(chargers) != 1 or len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one EV charger and one solar array")
+    evse, panel = chargers[0], panels[0]
+
+    def plug_in(home: EmulatedHome, _rng: random.Random) -> None:
+        plug_in_vehicle(home, evse.device_id)
+
+    _, home = build_home(seed, prepare=plug_in, exclude=[evse.device_id], config=config)
+    battery_kWh, start_percent = rng.choice(EV_BATTERIES)
+    goal = ChargingGoal(
+        evse_device_id=evse.device_id,
+        solar_device_id=panel.device_id,
+        battery_kWh=battery_kWh,
+        start_percent=start_percent,
+        target_percent=EV_TARGET_PERCENT,
+        deadline=(start.replace(hour=0, minute=0, second=0) + timedelta(days=1, hours=7)).strftime(TIME_FORMAT),
+    )
+    plan = charging_plan(home.fabric(), goal, evse)
+    evse_ref = device_ref(evse.device_id, "evse", rng)
+    mentions = Mentions()
+    mentions.add(devices=[evse_ref], numbers=[str(start_percent), str(battery_kWh), str(EV_TARGET_PERCENT)])
+    query = rng.choice(
+        (
+            f"My car is plugged into the {evse_ref} at {start_percent} % and its battery holds {battery_kWh} kWh. "
+            f"Charge it to {EV_TARGET_PERCENT} % by 7 am, using solar first.",
+            f"The car on the {evse_ref} is at {start_percent} % of a {battery_kWh} kWh battery: get it to "
+            f"{EV_TARGET_PERCENT} % by 7 in the morning, from the solar panels as much as you can, the grid only "
+            "for the rest.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=evse.room_id,
+        goals=[],  # the goal is homefabric.charging, scored at its deadline
+        required_actions=[room_devices_action(room) for room in sorted({evse.room_id, panel.room_id})],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "ev_solar_charge"},
+        extension={"charging": {**goal.model_dump(mode="json", exclude={"plan"}), "plan": plan}},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
     "solar_power": solar_power,
     "solar_energy": solar_energy,
+    "ev_solar_charge": ev_solar_charge,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
-QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1", "solar_energy": "qt1"}
+QUERY_TYPE = {
+    "button_light": "qt3",
+    "leak_valve": "qt3",
+    "solar_power": "qt1",
+    "solar_energy": "qt1",
+    "ev_solar_charge": "qt3",
+}
 TEMPLATES = tuple(BUILDERS)
