@@ -208,6 +208,55 @@ def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+def button_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "When I press the button by the front door, shut off the main water valve." (leaving home; the valve
+    starts open) — a button driving a device in another room."""
+    seed = sub_seed(episode_seed, "hs_button_valve", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    buttons, valves = _devices(fabric, ("generic_switch",)), _devices(fabric, ("water_valve",))
+    if not buttons or len(valves) != 1:
+        raise GenerationFailed("the home needs a button and exactly one (main) water valve")
+    button, valve = rng.choice(buttons), valves[0]
+    button_ref = device_ref(button.device_id, "generic_switch", rng)
+    room = room_name(button.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[button_ref], words=["main"])
+    query = rng.choice(
+        (
+            f"When I press the {button_ref} in the {room}, shut off the main water valve.",
+            f"Make the {room} {button_ref} close the main water valve whenever it is pressed.",
+            f"I want pressing the {button_ref} in the {room} to turn the water off at the main valve.",
+        )
+    )
+
+    def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
+        home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
+        home.advance(5)
+
+    rule = _rule(
+        f"{button.device_id} closes {valve.device_id}",
+        button,
+        "1.Switch.CurrentPosition",
+        1,
+        valve,
+        "ValveConfigurationAndControl",
+        "Close",
+    )
+    return _draft(
+        seed,
+        rng,
+        template="button_valve",
+        query=query,
+        trigger_device=button,
+        target=valve,
+        target_assert={"attribute": "1.ValveConfigurationAndControl.CurrentState", "value": VALVE_OPEN},
+        rule=rule,
+        replay={"act": "press_button", "device_id": button.device_id},
+        prepare=valve_open,
+        mentions=mentions,
+    )
+
+
 def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "How much power are the solar panels producing right now?" — a qt1 question answered from the panels' meter
     (ElectricalPowerMeasurement.ActivePower, negative: fed into the home); asked only in daylight."""
@@ -419,6 +468,7 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "solar_power": solar_power,
     "solar_energy": solar_energy,
     "ev_solar_charge": ev_solar_charge,
+    "button_valve": button_valve,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
 QUERY_TYPE = {
@@ -427,5 +477,8 @@ QUERY_TYPE = {
     "solar_power": "qt1",
     "solar_energy": "qt1",
     "ev_solar_charge": "qt3",
+    "button_valve": "qt3",
 }
+if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
+    raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")
 TEMPLATES = tuple(BUILDERS)

@@ -1,8 +1,8 @@
-"""Home-systems episodes (a button that turns on a light, a leak that closes the main valve, the solar panels'
-output now and their energy since noon or today, charging the car to 80 % by 7 am using solar first): generated from
-the medium tier, the oracle passes every instance, the null agent none, an agent that acts now instead of creating
-the rule fails, the rules judge takes the panels' power in mW, W or kW and their energy in mWh, Wh or kWh, and
-``--qt all`` stays the 12 SimuHome kinds."""
+"""Home-systems episodes (a button that turns on a light or closes the main valve, a leak that closes the main
+valve, the solar panels' output now and their energy since noon or today, charging the car to 80 % by 7 am using
+solar first): generated from the medium tier, the oracle passes every instance, the null agent none, an agent that
+acts now instead of creating the rule fails, the rules judge takes the panels' power in mW, W or kW and their energy
+in mWh, Wh or kWh, and ``--qt all`` stays the 12 SimuHome kinds."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def run(agent: str, episodes: Path, out: Path) -> list[dict]:
 
 def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
     names = sorted(p.name for p in episode_dir.iterdir())
-    templates = ("button_light", "ev_solar_charge", "leak_valve", "solar_energy", "solar_power")
+    templates = ("button_light", "button_valve", "ev_solar_charge", "leak_valve", "solar_energy", "solar_power")
     assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in templates for n in (1, 2, 3)]
     for path in episode_dir.glob("hs_[bl]*"):
         episode = load_episode(path)
@@ -55,12 +55,12 @@ def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
 def test_oracle_solves_every_instance_and_null_none(episode_dir: Path, tmp_path: Path) -> None:
     oracle = run("oracle", episode_dir, tmp_path / "oracle")
     null = run("null", episode_dir, tmp_path / "null")
-    assert len(oracle) == len(null) == 5 * PER_TEMPLATE
+    assert len(oracle) == len(null) == 6 * PER_TEMPLATE
     assert [r["status"] for r in oracle] == ["passed"] * len(oracle), [r["verdict"] for r in oracle]
     assert {r["status"] for r in null} == {"failed"}
     assert {r["verdict"]["error_type"] for r in null} == {"Required Actions Failure"}
     automated = [r for r in oracle if r["query_type"] == "qt3" and r["verdict"]["method"] == "final_state"]
-    assert len(automated) == 2 * PER_TEMPLATE and all(
+    assert len(automated) == 3 * PER_TEMPLATE and all(
         r["verdict"]["automations"]["rules"][0]["passed"] for r in automated
     )
     charged = [r for r in oracle if r["verdict"]["method"] == "charging"]
@@ -208,6 +208,7 @@ def test_kinds_of_the_family_and_all_unchanged() -> None:
         ("hs", "solar_power"),
         ("hs", "solar_energy"),
         ("hs", "ev_solar_charge"),
+        ("hs", "button_valve"),
     ]
     assert parse_kinds("hs_leak_valve") == [("hs", "leak_valve")]
     assert ("hs", "button_light") not in parse_kinds("all") and len(parse_kinds("all")) == 12
