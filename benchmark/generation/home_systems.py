@@ -179,16 +179,45 @@ def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
             f"Make an automation that closes the main valve whenever the {room} {detector_ref} reports a leak.",
         )
     )
+    return _closing_main_valve(
+        seed,
+        rng,
+        template="leak_valve",
+        trigger=detector,
+        condition=("1.BooleanState.StateValue", True),
+        act="sense_water",
+        valve=valve,
+        query=query,
+        mentions=mentions,
+    )
+
+
+def _closing_main_valve(
+    seed: int,
+    rng: random.Random,
+    *,
+    template: str,
+    trigger: Any,
+    condition: tuple[str, Any],
+    act: str,
+    valve: Any,
+    query: str,
+    mentions: Mentions,
+) -> Draft:
+    """A rule that closes the main valve (open when the episode starts) when ``trigger``'s ``condition`` holds,
+    scored by replaying ``act`` on the trigger."""
 
     def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
         home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
         home.advance(5)
 
+    verb = "leak closes" if act == "sense_water" else "closes"
+    path, value = condition
     rule = _rule(
-        f"{detector.device_id} leak closes {valve.device_id}",
-        detector,
-        "1.BooleanState.StateValue",
-        True,
+        f"{trigger.device_id} {verb} {valve.device_id}",
+        trigger,
+        path,
+        value,
         valve,
         "ValveConfigurationAndControl",
         "Close",
@@ -196,13 +225,13 @@ def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     return _draft(
         seed,
         rng,
-        template="leak_valve",
+        template=template,
         query=query,
-        trigger_device=detector,
+        trigger_device=trigger,
         target=valve,
         target_assert={"attribute": "1.ValveConfigurationAndControl.CurrentState", "value": VALVE_OPEN},
         rule=rule,
-        replay={"act": "sense_water", "device_id": detector.device_id},
+        replay={"act": act, "device_id": trigger.device_id},
         prepare=valve_open,
         mentions=mentions,
     )
@@ -229,30 +258,15 @@ def button_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
         )
     )
 
-    def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
-        home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
-        home.advance(5)
-
-    rule = _rule(
-        f"{button.device_id} closes {valve.device_id}",
-        button,
-        "1.Switch.CurrentPosition",
-        1,
-        valve,
-        "ValveConfigurationAndControl",
-        "Close",
-    )
-    return _draft(
+    return _closing_main_valve(
         seed,
         rng,
         template="button_valve",
+        trigger=button,
+        condition=("1.Switch.CurrentPosition", 1),
+        act="press_button",
+        valve=valve,
         query=query,
-        trigger_device=button,
-        target=valve,
-        target_assert={"attribute": "1.ValveConfigurationAndControl.CurrentState", "value": VALVE_OPEN},
-        rule=rule,
-        replay={"act": "press_button", "device_id": button.device_id},
-        prepare=valve_open,
         mentions=mentions,
     )
 
