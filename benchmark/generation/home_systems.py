@@ -22,7 +22,7 @@ from typing import Any
 
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, room_name
-from benchmark.generation.homes import build_home, home_config
+from benchmark.generation.homes import EpisodeHome, build_home, home_config
 from benchmark.scoring.charging_scoring import charge_intervals, needed_mWh
 from benchmark.suites.simuhome.episode import ChargingGoal
 from clusters.energy_evse import DEFAULT_VOLTAGE_MV, MIN_CHARGE_CURRENT_MA
@@ -162,50 +162,65 @@ def button_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
 
 def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "Close the main water valve when the kitchen leak sensor detects water." (the valve starts open)"""
-    seed = sub_seed(episode_seed, "hs_leak_valve", attempt)
-    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
-    detectors, valves = _devices(fabric, ("water_leak_detector",)), _devices(fabric, ("water_valve",))
-    if not detectors or len(valves) != 1:
-        raise GenerationFailed("the home needs leak detectors and exactly one (main) water valve")
-    detector, valve = rng.choice(detectors), valves[0]
-    detector_ref = device_ref(detector.device_id, "water_leak_detector", rng)
-    room = room_name(detector.room_id)
-    mentions = Mentions()
-    mentions.add(rooms=[room], devices=[detector_ref], words=["main"])
-    query = rng.choice(
-        (
-            f"Close the main water valve when the {detector_ref} in the {room} detects a leak.",
-            f"If the {detector_ref} in the {room} senses water, shut the main water valve automatically.",
-            f"Make an automation that closes the main valve whenever the {room} {detector_ref} reports a leak.",
-        )
-    )
     return _closing_main_valve(
-        seed,
+        episode_seed,
+        attempt,
         rng,
         template="leak_valve",
-        trigger=detector,
+        trigger_type="water_leak_detector",
         condition=("1.BooleanState.StateValue", True),
         act="sense_water",
-        valve=valve,
-        query=query,
-        mentions=mentions,
+        queries=(
+            "Close the main water valve when the {ref} in the {room} detects a leak.",
+            "If the {ref} in the {room} senses water, shut the main water valve automatically.",
+            "Make an automation that closes the main valve whenever the {room} {ref} reports a leak.",
+        ),
+    )
+
+
+def button_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "When I press the button by the front door, shut off the main water valve." (leaving home; the valve
+    starts open) — a button driving a device in another room."""
+    return _closing_main_valve(
+        episode_seed,
+        attempt,
+        rng,
+        template="button_valve",
+        trigger_type="generic_switch",
+        condition=("1.Switch.CurrentPosition", 1),
+        act="press_button",
+        queries=(
+            "When I press the {ref} in the {room}, shut off the main water valve.",
+            "Make the {room} {ref} close the main water valve whenever it is pressed.",
+            "I want pressing the {ref} in the {room} to turn the water off at the main valve.",
+        ),
     )
 
 
 def _closing_main_valve(
-    seed: int,
+    episode_seed: int,
+    attempt: int,
     rng: random.Random,
     *,
     template: str,
-    trigger: Any,
+    trigger_type: str,
     condition: tuple[str, Any],
     act: str,
-    valve: Any,
-    query: str,
-    mentions: Mentions,
+    queries: tuple[str, ...],
 ) -> Draft:
-    """A rule that closes the main valve (open when the episode starts) when ``trigger``'s ``condition`` holds,
-    scored by replaying ``act`` on the trigger."""
+    """A rule that closes the main valve (open when the episode starts) when a ``trigger_type`` device's
+    ``condition`` holds, scored by replaying ``act`` on it; ``queries`` name it as {ref} in the {room}."""
+    seed = sub_seed(episode_seed, f"hs_{template}", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    triggers, valves = _devices(fabric, (trigger_type,)), _devices(fabric, ("water_valve",))
+    if not triggers or len(valves) != 1:
+        raise GenerationFailed(f"the home needs a {trigger_type} and exactly one (main) water valve")
+    trigger, valve = rng.choice(triggers), valves[0]
+    ref = device_ref(trigger.device_id, trigger_type, rng)
+    room = room_name(trigger.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[ref], words=["main"])
+    query = rng.choice(tuple(q.format(ref=ref, room=room) for q in queries))
 
     def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
         home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
@@ -237,40 +252,6 @@ def _closing_main_valve(
     )
 
 
-def button_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
-    """ "When I press the button by the front door, shut off the main water valve." (leaving home; the valve
-    starts open) — a button driving a device in another room."""
-    seed = sub_seed(episode_seed, "hs_button_valve", attempt)
-    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
-    buttons, valves = _devices(fabric, ("generic_switch",)), _devices(fabric, ("water_valve",))
-    if not buttons or len(valves) != 1:
-        raise GenerationFailed("the home needs a button and exactly one (main) water valve")
-    button, valve = rng.choice(buttons), valves[0]
-    button_ref = device_ref(button.device_id, "generic_switch", rng)
-    room = room_name(button.room_id)
-    mentions = Mentions()
-    mentions.add(rooms=[room], devices=[button_ref], words=["main"])
-    query = rng.choice(
-        (
-            f"When I press the {button_ref} in the {room}, shut off the main water valve.",
-            f"Make the {room} {button_ref} close the main water valve whenever it is pressed.",
-            f"I want pressing the {button_ref} in the {room} to turn the water off at the main valve.",
-        )
-    )
-
-    return _closing_main_valve(
-        seed,
-        rng,
-        template="button_valve",
-        trigger=button,
-        condition=("1.Switch.CurrentPosition", 1),
-        act="press_button",
-        valve=valve,
-        query=query,
-        mentions=mentions,
-    )
-
-
 def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "How much power are the solar panels producing right now?" — a qt1 question answered from the panels' meter
     (ElectricalPowerMeasurement.ActivePower, negative: fed into the home); asked only in daylight."""
@@ -293,6 +274,23 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
             f"Tell me the current output of the {panel_ref}.",
         )
     )
+    # the rules judge accepts the magnitude in mW, W or kW
+    return _panel_question(
+        rng, query, panel, home, mentions, (SOLAR_POWER_PATH, "power_mW"), {"template": "solar_power"}
+    )
+
+
+def _panel_question(
+    rng: random.Random,
+    query: str,
+    panel: Any,
+    home: EpisodeHome,
+    mentions: Mentions,
+    reading: tuple[str, str],
+    meta: dict[str, Any],
+) -> Draft:
+    """A qt1 question answered from the panels' meter: ``reading`` is (attribute path, quantity)."""
+    attribute, quantity = reading
     return Draft(
         query=finish(query, rng),
         user_location=panel.room_id,
@@ -302,14 +300,14 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
                 "room_id": panel.room_id,
                 "device_id": panel.device_id,
                 "device_type": "solar_power",
-                "attribute": SOLAR_POWER_PATH,
-                "quantity": "power_mW",  # the rules judge accepts the magnitude in mW, W or kW
+                "attribute": attribute,
+                "quantity": quantity,
             }
         ],
         required_actions=[room_devices_action(panel.room_id)],
         initial_home_config=home.initial_home_config,
         mentions=mentions,
-        meta={"template": "solar_power"},
+        meta=meta,
     )
 
 
@@ -355,23 +353,10 @@ def solar_energy(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
             f"Tell me how much the {panel_ref} has made {period}, in kWh.",
         )
     )
-    return Draft(
-        query=finish(query, rng),
-        user_location=panel.room_id,
-        goals=[
-            {
-                "variant": "device_attribute",
-                "room_id": panel.room_id,
-                "device_id": panel.device_id,
-                "device_type": "solar_power",
-                "attribute": SOLAR_ENERGY_PATH,
-                "quantity": "energy_mWh",  # the rules judge accepts the total in mWh, Wh or kWh
-            }
-        ],
-        required_actions=[room_devices_action(panel.room_id)],
-        initial_home_config=home.initial_home_config,
-        mentions=mentions,
-        meta={"template": "solar_energy", "energy_since": since},
+    # the rules judge accepts the total in mWh, Wh or kWh
+    reading = (SOLAR_ENERGY_PATH, "energy_mWh")
+    return _panel_question(
+        rng, query, panel, home, mentions, reading, {"template": "solar_energy", "energy_since": since}
     )
 
 
