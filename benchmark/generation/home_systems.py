@@ -23,11 +23,9 @@ from typing import Any
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, home_config
-from benchmark.scoring.charging_scoring import charge_intervals, needed_mWh
+from benchmark.scoring.charging_scoring import SUPPLY_VOLTAGE, charge_steps, needed_mWh
 from benchmark.suites.simuhome.episode import ChargingGoal
-from clusters.energy_evse import DEFAULT_VOLTAGE_MV, MIN_CHARGE_CURRENT_MA
 from emulator.clock import TIME_FORMAT
-from emulator.daylight import KNOT_S
 from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
 from emulator.scenarios import plug_in_vehicle
@@ -46,7 +44,6 @@ EV_TARGET_PERCENT = 80
 # that the plugged-in car's 20 kWh demand (clusters/energy_evse.py) fills it exactly to 100 %; needs 4-15 kWh.
 EV_BATTERIES = ((25, 20), (40, 50), (50, 60), (80, 75))
 EV_START_HOURS = (11, 12, 13)  # the episode starts a minute before a knot in 11:14 … 14:59
-EVSE_MAX_CURRENT_MA = 32_000
 ENERGY_PERIODS: dict[str, tuple[int, tuple[int, ...]]] = {
     "noon": (12, (1, 2, 3, 4, 5, 6)),
     "midnight": (0, tuple(range(9, 19))),
@@ -364,7 +361,7 @@ def _one_off_cron(when: datetime) -> str:
     return f"{when.second} {when.minute} {when.hour} {when.day} {when.month} ? {when.year}"
 
 
-def _charging_rule(evse: Any, when: datetime, current_mA: int) -> dict[str, Any]:
+def _charging_rule(evse: Any, when: datetime, current_mA: int, goal: ChargingGoal) -> dict[str, Any]:
     return {
         "name": f"charge {evse.device_id} at {current_mA // 1000} A from {when:%H:%M}",
         "trigger": {"kind": "time", "cron": _one_off_cron(when)},
@@ -377,7 +374,7 @@ def _charging_rule(evse: Any, when: datetime, current_mA: int) -> dict[str, Any]
                 "command": "EnableCharging",
                 "args": {
                     "chargingEnabledUntil": None,
-                    "minimumChargeCurrent": MIN_CHARGE_CURRENT_MA,
+                    "minimumChargeCurrent": goal.min_charge_current_mA,
                     "maximumChargeCurrent": current_mA,
                 },
             }
@@ -385,20 +382,20 @@ def _charging_rule(evse: Any, when: datetime, current_mA: int) -> dict[str, Any]
     }
 
 
-def charging_plan(home: EmulatedHome, goal: ChargingGoal, evse: Any) -> list[dict[str, Any]]:
-    """The oracle's schedule (one of many that pass): at each knot where the panels can drive the charger, charge
-    at their output in whole mA; if that is not enough, at full current from the first knot after the sun."""
-    intervals = charge_intervals(home, goal)  # the charger idle: the panels' staircase up to the deadline
-    rules, from_solar = [], 0.0
-    for interval in intervals[1:]:  # the first starts when the agent acts, not at a knot
-        if interval.solar_can_charge:
-            current_mA = interval.panels_mW * 1000 // DEFAULT_VOLTAGE_MV
-            rules.append(_charging_rule(evse, interval.start, current_mA))
-            from_solar += interval.usable_mWh()
+def charging_plan(home: EmulatedHome, goal: ChargingGoal, evse: Any, max_current_mA: int) -> list[dict[str, Any]]:
+    """The oracle's schedule (one of many that pass): whenever the current the panels can drive changes, charge at
+    it (their output in whole mA, from the first whole minute); if that is not enough, at ``max_current_mA`` from
+    the first minute after the sun's last usable one."""
+    steps = charge_steps(home, goal)[1:]  # the charger idle: the panels' output to the deadline; the first step
+    rules, from_solar, current = [], 0.0, 0  # is the part-minute the agent acts in
+    for step in steps:
+        if step.usable_current_mA(goal) != current and step.usable_current_mA(goal):
+            rules.append(_charging_rule(evse, step.start, step.usable_current_mA(goal), goal))
+        current = step.usable_current_mA(goal)
+        from_solar += step.usable_mWh(goal)
     if from_solar < needed_mWh(goal):
-        sunny = [i for i in intervals[1:] if i.solar_can_charge]
-        after_sun = next(i for i in intervals if sunny and i.start > sunny[-1].start)
-        rules.append(_charging_rule(evse, after_sun.start, EVSE_MAX_CURRENT_MA))
+        last_sunny = max(i for i, step in enumerate(steps) if step.usable_current_mA(goal))
+        rules.append(_charging_rule(evse, steps[last_sunny + 1].start, max_current_mA, goal))
     return rules
 
 
@@ -415,7 +412,7 @@ def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draf
     seed = sub_seed(episode_seed, "hs_ev_solar_charge", attempt)
     config = home_config(sub_seed(seed, "home"), HOME_TIER)
     start = datetime.strptime(f"{config.base_time[:10]} {rng.choice(EV_START_HOURS):02d}:00:00", TIME_FORMAT)
-    start += timedelta(seconds=rng.randrange(1, 5) * KNOT_S - 90)  # augmentation settles 30-60 s of it
+    start += timedelta(minutes=15 * rng.randrange(1, 5), seconds=-90)  # a quarter hour; augmentation settles 30-60 s
     config = config.model_copy(update={"base_time": start.strftime(TIME_FORMAT)})
     fabric = EmulatedHome(config)
     chargers, panels = _devices(fabric, ("evse",)), _devices(fabric, ("solar_power",))
@@ -427,6 +424,7 @@ def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draf
         plug_in_vehicle(home, evse.device_id)
 
     _, home = build_home(seed, prepare=plug_in, exclude=[evse.device_id], config=config)
+    charger = home.fabric()
     battery_kWh, start_percent = rng.choice(EV_BATTERIES)
     goal = ChargingGoal(
         evse_device_id=evse.device_id,
@@ -435,8 +433,11 @@ def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draf
         start_percent=start_percent,
         target_percent=EV_TARGET_PERCENT,
         deadline=(start.replace(hour=0, minute=0, second=0) + timedelta(days=1, hours=7)).strftime(TIME_FORMAT),
+        voltage_mV=charger.read_path(evse.device_id, SUPPLY_VOLTAGE),
+        min_charge_current_mA=charger.read_path(evse.device_id, "1.EnergyEvse.MinimumChargeCurrent"),
     )
-    plan = charging_plan(home.fabric(), goal, evse)
+    max_current_mA = charger.read_path(evse.device_id, "1.EnergyEvse.CircuitCapacity")
+    plan = charging_plan(charger, goal, evse, max_current_mA)
     evse_ref = device_ref(evse.device_id, "evse", rng)
     mentions = Mentions()
     mentions.add(devices=[evse_ref], numbers=[str(start_percent), str(battery_kWh), str(EV_TARGET_PERCENT)])

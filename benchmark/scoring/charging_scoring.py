@@ -6,16 +6,18 @@ The emulator's charger counts a session's energy (EnergyEvse.SessionEnergyCharge
 plugged in (``homefabric.charging``); the state of charge at the deadline is start + charged / capacity, worked
 out here, in the check, not in the emulator.
 
-A copy of the home as the agent left it — its rules included — runs to the deadline in intervals that end at each
-15-minute knot of the panels' staircase (their power is constant inside one, emulator/role_behaviour.py). Passed when
+A copy of the home as the agent left it — its rules included — runs to the deadline a minute at a time, on the
+minute (the panels' output changes only on the minute: every quarter hour, emulator/role_behaviour.py), reading the
+panels' power and the session's energy through HomeAPI. Passed when
 
 1. **enough**: the energy charged by the deadline is at least what the target needs (the car is at ≥ 80 %);
-2. **no grid while the sun can charge**: in every interval where the panels make at least the charger's minimum
-   (6 A × the supply voltage, 1.38 kW), the charger takes no more than they make (1 % + 1 Wh of slack);
-3. **solar first**: in those intervals it charged at least :data:`SOLAR_SHARE` of what it could have taken from the
+2. **no grid while the sun can charge**: in every minute where the panels make at least the charger's minimum
+   (its minimum current × the supply voltage, 1.38 kW), the charger takes no more than they make (1 % + 0.1 Wh
+   of slack);
+3. **solar first**: in those minutes it charged at least :data:`SOLAR_SHARE` of what it could have taken from the
    panels there (their output rounded down to the charger's whole mA), capped by the energy needed.
 
-Outside those intervals (night, dusk, dawn) the grid may charge freely.
+Outside those minutes (night, dusk, dawn) the grid may charge freely.
 """
 
 from __future__ import annotations
@@ -25,22 +27,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.suites.simuhome.episode import ChargingGoal, Episode
-from clusters.energy_evse import DEFAULT_VOLTAGE_MV, MIN_CHARGE_CURRENT_MA
 from emulator.automations.model import AutomationSpec
 from emulator.clock import TIME_FORMAT
-from emulator.daylight import KNOT_S, knot_start
 from emulator.emulated_home import EmulatedHome
+from emulator.home_api import HomeAPI
 
-SOLAR_SHARE = 0.9  # of the panels' possible contribution: an agent may lose part of the knot it acts in
-SLACK = 0.01  # relative, per interval, on "no more than the panels make"
-SLACK_MWH = 1_000  # absolute, per interval
+SOLAR_SHARE = 0.9  # of the panels' possible contribution: an agent may lose part of the quarter hour it acts in
+SLACK = 0.01  # relative, per minute, on "no more than the panels make"
+SLACK_MWH = 100  # absolute, per minute
+STEP_S = 60
 SESSION_ENERGY = "1.EnergyEvse.SessionEnergyCharged"
 PANEL_POWER = "1.ElectricalPowerMeasurement.ActivePower"
+SUPPLY_VOLTAGE = "1.ElectricalPowerMeasurement.Voltage"
 
 
 @dataclass(frozen=True)
-class Interval:
-    """One stretch of constant panel output between the agent's finish (or a knot) and the next knot."""
+class Step:
+    """One minute (the first: up to the next whole minute) of constant panel output."""
 
     start: datetime
     seconds: float
@@ -51,37 +54,33 @@ class Interval:
     def panels_mWh(self) -> float:
         return self.panels_mW * self.seconds / 3600
 
-    def usable_mWh(self) -> float:
-        """What the charger could take from the panels here: their output in whole mA at the supply voltage."""
-        current_mA = self.panels_mW * 1000 // DEFAULT_VOLTAGE_MV
-        if current_mA < MIN_CHARGE_CURRENT_MA:
-            return 0.0
-        return current_mA * DEFAULT_VOLTAGE_MV / 1000 * self.seconds / 3600
+    def usable_current_mA(self, goal: ChargingGoal) -> int:
+        """The largest current the panels can drive the charger at (0 below its minimum)."""
+        current = self.panels_mW * 1000 // goal.voltage_mV
+        return current if current >= goal.min_charge_current_mA else 0
 
-    @property
-    def solar_can_charge(self) -> bool:
-        return self.panels_mW * 1000 >= MIN_CHARGE_CURRENT_MA * DEFAULT_VOLTAGE_MV
+    def usable_mWh(self, goal: ChargingGoal) -> float:
+        return self.usable_current_mA(goal) * goal.voltage_mV / 1000 * self.seconds / 3600
 
 
 def needed_mWh(goal: ChargingGoal) -> int:
     return round(goal.battery_kWh * 1_000_000 * (goal.target_percent - goal.start_percent) / 100)
 
 
-def charge_intervals(home: EmulatedHome, goal: ChargingGoal) -> list[Interval]:
-    """Run ``home`` (advanced in place) to the deadline, interval by interval."""
+def charge_steps(home: HomeAPI, goal: ChargingGoal) -> list[Step]:
+    """Run ``home`` (advanced in place) to the deadline, minute by minute."""
     deadline = datetime.strptime(goal.deadline, TIME_FORMAT)
-    intervals = []
+    steps = []
     while home.now() < deadline:
         start = home.now()
-        end = min(knot_start(start) + timedelta(seconds=KNOT_S), deadline)
+        end = min(start.replace(second=0, microsecond=0) + timedelta(seconds=STEP_S), deadline)
         panels, before = -int(home.read_path(goal.solar_device_id, PANEL_POWER) or 0), _charged(home, goal)
         home.advance((end - start).total_seconds())
-        seconds = (end - start).total_seconds()
-        intervals.append(Interval(start, seconds, max(panels, 0), _charged(home, goal) - before))
-    return intervals
+        steps.append(Step(start, (end - start).total_seconds(), max(panels, 0), _charged(home, goal) - before))
+    return steps
 
 
-def _charged(home: EmulatedHome, goal: ChargingGoal) -> int:
+def _charged(home: HomeAPI, goal: ChargingGoal) -> int:
     value = home.read_path(goal.evse_device_id, SESSION_ENERGY)
     return value if isinstance(value, int) else 0
 
@@ -91,13 +90,13 @@ def charging_checks(episode: Episode, fabric: EmulatedHome) -> tuple[bool, list[
     goal = episode.homefabric.charging if episode.homefabric is not None else None
     if goal is None:
         return False, [{"check": "charging_goal", "ok": False, "error": "the episode has no charging goal"}]
-    intervals = charge_intervals(EmulatedHome(fabric.to_config()), goal)
-    charged = sum(i.charged_mWh for i in intervals)
+    steps = charge_steps(EmulatedHome(fabric.to_config()), goal)
+    charged = sum(i.charged_mWh for i in steps)
     need = needed_mWh(goal)
-    sunny = [i for i in intervals if i.solar_can_charge]
+    sunny = [i for i in steps if i.usable_current_mA(goal)]
     over = [i.start.strftime(TIME_FORMAT) for i in sunny if i.charged_mWh > i.panels_mWh * (1 + SLACK) + SLACK_MWH]
     from_solar = sum(i.charged_mWh for i in sunny)
-    solar_due = SOLAR_SHARE * min(need, sum(i.usable_mWh() for i in sunny))
+    solar_due = SOLAR_SHARE * min(need, sum(i.usable_mWh(goal) for i in sunny))
     percent = goal.start_percent + 100 * charged / (goal.battery_kWh * 1_000_000)
     checks = [
         {

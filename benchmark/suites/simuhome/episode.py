@@ -192,6 +192,8 @@ class ChargingGoal(_Open):
     start_percent: float = Field(ge=0, le=100)
     target_percent: float = Field(ge=0, le=100)
     deadline: str  # the home's time, "YYYY-MM-DD HH:MM:SS"
+    voltage_mV: int = Field(gt=0)  # the charger's supply (its meter's Voltage), for current ↔ power
+    min_charge_current_mA: int = Field(gt=0)  # the charger's MinimumChargeCurrent: no transfer below it
     plan: list[AutomationSpec] = Field(
         default_factory=list
     )  # the oracle's schedule: one of many that pass, not compared
