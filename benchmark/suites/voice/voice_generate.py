@@ -495,7 +495,7 @@ def _state_trigger(device_id: str, path: str, value: Any) -> dict[str, Any]:
 
 
 def home_systems_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str, Any] | None:
-    """ "When I press the button by the front door turn on the hallway light" (the light starts off) or "if the
+    """ "When I press the button by the front door turn on the hallway light" (off when it starts on) or "if the
     kitchen leak sensor gets wet close the main water valve": a state-triggered rule, checked before and after
     the world presses the button / wets the sensor in virtual time."""
     variant = rng.choice(("button_light", "leak_valve"))
@@ -504,18 +504,17 @@ def home_systems_episode(seed: int, rng: random.Random, home: HomeConfig) -> dic
     after: Any
     if variant == "button_light":
         light = _single_light(home, "hallway")
-        if light_state(home, light)[0]:
-            return None  # the light must start off, or the press would show nothing
+        on = light_state(home, light)[0]  # the press switches it the other way, so the checks see the rule act
+        verb, command_name = ("off", "Off") if on else ("on", "On")
         wording = rng.choice(
             (
-                "when I press the button by the front door turn on the hallway light",
-                "make the hallway button switch the light on out here",
+                f"when I press the button by the front door turn {verb} the hallway light",
+                f"make the hallway button switch the light {verb} out here",
             )
         )
-        rule = automation(
-            "hallway button light", _state_trigger(BUTTON, SWITCH_POSITION, 1), [run_command(light, "OnOff", "On")]
-        )
-        where, target, path, before, after = "hallway", light, ON, False, True
+        step = run_command(light, "OnOff", command_name)
+        rule = automation(f"hallway button light {verb}", _state_trigger(BUTTON, SWITCH_POSITION, 1), [step])
+        where, target, path, before, after = "hallway", light, ON, on, not on
         event = WorldEvent(at_s=at, kind="press_button", room="hallway", device_id=BUTTON)
     else:
         wording = rng.choice(
