@@ -668,7 +668,8 @@ def generate_command(
         typer.Option(
             "--qt",
             help="all, query types (qt1,qt4-2), kinds (qt3_feasible), or home-systems (automations on buttons, "
-            "leak sensors and the main valve; not in all) or one of its templates (hs_button_light).",
+            "leak sensors and the main valve, solar energy, EV charging; not in all) or one of its templates "
+            "(hs_button_light, hs_solar_energy, …); voice: all, spatial, temporal, clarify or home_systems.",
         ),
     ] = "all",
     per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,

@@ -181,10 +181,29 @@ class ReplayAct(_Open):
     device_id: str
 
 
+class ChargingGoal(_Open):
+    """Charge the plugged-in car to ``target_percent`` by ``deadline`` using solar first
+    (benchmark.scoring.charging_scoring). The emulator models no vehicle battery: the car's capacity and its state
+    of charge at plug-in are the episode's, and the check works out the state of charge from the energy charged."""
+
+    evse_device_id: str
+    solar_device_id: str
+    battery_kWh: float = Field(gt=0)
+    start_percent: float = Field(ge=0, le=100)
+    target_percent: float = Field(ge=0, le=100)
+    deadline: str  # the home's time, "YYYY-MM-DD HH:MM:SS"
+    voltage_mV: int = Field(gt=0)  # the charger's supply (its meter's Voltage), for current ↔ power
+    min_charge_current_mA: int = Field(gt=0)  # the charger's MinimumChargeCurrent: no transfer below it
+    plan: list[AutomationSpec] = Field(
+        default_factory=list
+    )  # the oracle's schedule: one of many that pass, not compared
+
+
 class HomefabricExtension(_Open):
     format: Literal["homefabric-episode/1"] = EPISODE_FORMAT
     automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.scoring.automation_scoring)
     replay: list[ReplayAct] = Field(default_factory=list)  # done on both copies before the replay's fast-forward
+    charging: ChargingGoal | None = None  # a charging goal scored after fast-forward to its deadline
 
 
 class Episode(_Open):
@@ -484,6 +503,7 @@ __all__ = [
     "QUERY_TYPES",
     "ROOM_STATES",
     "Assert",
+    "ChargingGoal",
     "DeviceAttributeGoal",
     "DeviceRef",
     "DirectionGoal",
