@@ -81,6 +81,8 @@ SIMUHOME_KEY_TO_OURS = {
     "error_state_id": "errorStateID",
     "error_state_label": "errorStateLabel",
     "error_state_details": "errorStateDetails",
+    "forecast_id": "forecastID",
+    "manufacturer_esa_state": "manufacturerESAState",
     "ModeTags": "modeTags",
 }
 
