@@ -133,10 +133,18 @@ def _virtual_span(before: dict[str, Any], after: dict[str, Any]) -> dict[str, An
 
 
 async def run_episode(
-    episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec, live: LiveHome | None = None
+    episode: Episode,
+    trial: int,
+    agent: Agent,
+    judge: Judge,
+    spec: RunSpec,
+    live: LiveHome | None = None,
+    *,
+    episode_hash: str | None = None,
 ) -> RunRecord:
     """Run one (episode, trial) on a fresh fabric — or on the live Matter home ``live``, brought to the
-    episode's initial state first — and return its record (never raises for agent problems)."""
+    episode's initial state first — and return its record (never raises for agent problems). ``episode_hash``:
+    the episode's ``episode_sha256`` when the caller has it already (a run hashes each episode once)."""
     record: dict[str, Any] = {
         "schema": RECORD_SCHEMA,
         "episode_id": episode.episode_id,
@@ -147,7 +155,7 @@ async def run_episode(
         "seed": episode.meta.seed,
         "agent": agent.name,
         "query": episode.query,
-        "episode_sha256": episode_sha256(episode),
+        "episode_sha256": episode_hash or episode_sha256(episode),
     }
     fabric: EmulatedHome | MatterHome
     try:
@@ -297,6 +305,7 @@ class Runner:
         self.on_record = on_record
         self._fd: int | None = None
         self._timings_fd: int | None = None
+        self._episode_hashes: dict[str, str] = {}  # episode id → episode_sha256, taken once per run (manifest)
         # A live Matter home (spec.backend): given (tests reach it inside a namespace), or opened by the run.
         self.live = live
 
@@ -317,11 +326,16 @@ class Runner:
                 "package_version": package_version(),
                 "episodes": [e.episode_id for e in episodes],
                 "trials": self.spec.trials,
-                "episode_sha256": {e.episode_id: episode_sha256(e) for e in episodes},
+                "episode_sha256": self._hashes_of(episodes),
                 "episode_problems": [p.to_dict() for p in problems],
                 "agent_preflight": preflight,
             }
         ).to_dict()
+
+    def _hashes_of(self, episodes: list[Episode]) -> dict[str, str]:
+        """Each episode's content hash, taken once: the manifest and every record of the run carry it."""
+        self._episode_hashes = {e.episode_id: episode_sha256(e) for e in episodes}
+        return dict(self._episode_hashes)
 
     def _prepare(
         self, episodes: list[Episode], problems: list[EpisodeProblem], preflight: dict[str, Any] | None = None
@@ -428,7 +442,15 @@ class Runner:
             async with semaphore:
                 started = time.perf_counter()
                 try:
-                    record = await run_episode(episode, trial, agent, judge, self.spec, self.live)
+                    record = await run_episode(
+                        episode,
+                        trial,
+                        agent,
+                        judge,
+                        self.spec,
+                        self.live,
+                        episode_hash=self._episode_hashes.get(episode.episode_id),
+                    )
                 except Exception as error:  # a bug of ours in one episode must not end the run
                     record = RunRecord(
                         schema_=RECORD_SCHEMA,
@@ -439,7 +461,7 @@ class Runner:
                         trial=trial,
                         seed=episode.meta.seed,
                         agent=agent.name,
-                        episode_sha256=episode_sha256(episode),
+                        episode_sha256=self._episode_hashes.get(episode.episode_id) or episode_sha256(episode),
                         status="infra_error",
                         error=f"harness: {type(error).__name__}: {error}",
                     )

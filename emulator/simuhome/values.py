@@ -151,12 +151,10 @@ def _drop_null_optional_fields(value: Any, info: Any, applied: set[str]) -> Any:
     """Walk ``value`` along the chip type: struct fields that are null but optional-not-nullable go."""
     if info is None or value is None:
         return value
-    from clusters.chip_model import unwrap
-
     if info.is_list and isinstance(value, list):
         return [_drop_null_optional_fields(item, info.element, applied) for item in value]
     if info.is_struct and isinstance(value, Mapping):
-        types = {f.Label: unwrap(f.Type) for f in info.base.descriptor.Fields}
+        types = {f.label: f.type for f in info.struct_fields}
         out = {}
         for key, item in value.items():
             field_type = types.get(key[:1].lower() + key[1:])
