@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import benchmark.runs.runner as runner_module
 from benchmark.reports.report import build_report
-from benchmark.runs.runner import Runner
+from benchmark.runs.runner import Runner, freeze_long_lived
 from benchmark.runs.spec import parse_spec
 from benchmark.suites.simuhome.episode import parse_episode
 from emulator.emulated_home import EmulatedHome
@@ -121,6 +121,7 @@ def main() -> int:
                 "concurrency": options.concurrency,
             }
         )
+        freeze_long_lived()  # as ``bench run`` does before its run
         clock = PhaseClock()
         with phases_timed(clock):
             started, started_cpu = time.perf_counter(), time.process_time()

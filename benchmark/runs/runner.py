@@ -21,6 +21,7 @@ ends up in the file exactly once.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -64,6 +65,25 @@ from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
 from emulator.emulated_home import EmulatedHome
 from emulator.files import append_line, open_for_append, write_atomically
+
+# --- the process --------------------------------------------------------------------------------------------
+
+
+def freeze_long_lived() -> None:
+    """For a process about to run episodes (``bench run``, ``perf/harness.py``): collect once, then move every
+    object it holds now — modules, chip's cluster classes (~140k objects after imports), the loaded episodes —
+    out of the cyclic collector's reach, so its full collections during the run walk only what the run makes
+    (perf/harness.py: about a quarter less CPU per oracle episode). Those objects live as long as the process
+    anyway; garbage made later is collected as before. Once per process (a second run adds nothing worth it)."""
+    if _frozen:
+        return
+    gc.collect()
+    gc.freeze()
+    _frozen.append(True)
+
+
+_frozen: list[bool] = []  # freeze_long_lived ran in this process
+
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
