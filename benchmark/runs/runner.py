@@ -64,7 +64,7 @@ from benchmark.scoring.judges.llm import LLMJudge
 from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
 from emulator.emulated_home import EmulatedHome
-from emulator.files import append_line, open_for_append, write_atomically
+from emulator.files import open_for_append, write_atomically, write_line
 
 # --- the process --------------------------------------------------------------------------------------------
 
@@ -262,6 +262,42 @@ async def run_episode(
 # --- the run directory ---------------------------------------------------------------------------------------
 
 
+class DurableLines:
+    """The run's append-only files (records, timings) while it runs: each finished (episode, trial) writes its
+    lines at once and is acknowledged (``on_record``, progress) only once they are fsynced. Lines written while
+    an fsync is under way share the next one (group commit), and the fsync runs in a worker thread, so the
+    episodes go on meanwhile. A kill leaves every acknowledged line on disk, and at most torn last lines."""
+
+    def __init__(self, *fds: int) -> None:
+        self._fds = fds
+        self._written = 0  # lines groups written …
+        self._synced = 0  # … and fsynced
+        self._flushing: asyncio.Task[None] | None = None
+
+    async def append(self, *lines: str) -> None:
+        """Write one line to each file (in the order the files were given) and return once they are durable."""
+        for fd, line in zip(self._fds, lines, strict=True):
+            write_line(fd, line)
+        self._written += 1
+        mine = self._written
+        while self._synced < mine:
+            if self._flushing is None:
+                self._flushing = asyncio.ensure_future(self._flush())
+            await asyncio.shield(self._flushing)
+
+    async def _flush(self) -> None:
+        upto = self._written
+        try:
+            await asyncio.to_thread(self._fsync)
+            self._synced = upto
+        finally:
+            self._flushing = None
+
+    def _fsync(self) -> None:
+        for fd in self._fds:
+            os.fsync(fd)
+
+
 def read_records(path: Path) -> tuple[list[dict[str, Any]], bool]:
     """Usable records of a records file, and whether any line was not one (``runs.store`` names each)."""
     result = read_records_file(path)
@@ -419,7 +455,7 @@ class Runner:
         self._fd = open_for_append(self.records_path)
         self._timings_fd = open_for_append(self.out / TIMINGS)
         try:
-            await self._run_all(todo, agent, judge, statuses, fresh)
+            await self._run_all(todo, agent, judge, statuses, fresh, DurableLines(self._fd, self._timings_fd))
         finally:
             os.close(self._fd)
             os.close(self._timings_fd)
@@ -454,6 +490,7 @@ class Runner:
         judge: Judge,
         statuses: dict[str, int],
         fresh: dict[tuple[str, int], RunRecord],
+        files: DurableLines,
     ) -> None:
         semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
         progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
@@ -486,10 +523,10 @@ class Runner:
                         error=f"harness: {type(error).__name__}: {error}",
                     )
                 wall_time_s = round(time.perf_counter() - started, 4)
-            assert self._fd is not None and self._timings_fd is not None
-            append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
-            append_line(
-                self._timings_fd, RunTiming(episode_id=episode.episode_id, trial=trial, wall_time_s=wall_time_s).line()
+            # as it finishes: a kill loses only what was running (and what was not yet acknowledged)
+            await files.append(
+                record_line(record),
+                RunTiming(episode_id=episode.episode_id, trial=trial, wall_time_s=wall_time_s).line(),
             )
             fresh[(episode.episode_id, trial)] = record
             status = record.status or "infra_error"
