@@ -30,6 +30,7 @@ The original value always stays in the origin record: an unchanged value is expo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -94,6 +95,7 @@ class UnreadableValue(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+@functools.lru_cache(maxsize=4096)  # the same struct keys recur in every home
 def our_key(key: str) -> str:
     """SimuHome struct key → chip field label: explicit table, then snake_case / PascalCase → lowerCamel."""
     if key in SIMUHOME_KEY_TO_OURS:
@@ -137,6 +139,7 @@ def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
 # --- import ----------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
 def _chip_type(cluster: str, attribute: str) -> Any:
     from clusters.chip_model import cluster_model
 
