@@ -113,12 +113,17 @@ def our_key(key: str) -> str:
     return run.lower() + key[len(run) :]
 
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})  # values with no struct keys to respell or fields to drop
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
     """SimuHome's struct keys → chip labels; bare mode-tag ints → ModeTagStruct (recording what changed)."""
+    if type(value) in _SCALARS:
+        return value  # most values: nothing to spell
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -152,7 +157,7 @@ def _chip_type(cluster: str, attribute: str) -> Any:
 
 def _drop_null_optional_fields(value: Any, info: Any, applied: set[str]) -> Any:
     """Walk ``value`` along the chip type: struct fields that are null but optional-not-nullable go."""
-    if info is None or value is None:
+    if info is None or type(value) in _SCALARS:
         return value
     if info.is_list and isinstance(value, list):
         return [_drop_null_optional_fields(item, info.element, applied) for item in value]
