@@ -495,9 +495,10 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 
 
 def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
-    from benchmark.runs.runner import Runner
+    from benchmark.runs.runner import Runner, freeze_long_lived
     from benchmark.runs.store import RunError, RunFileError
 
+    freeze_long_lived()
     try:
         summary = asyncio.run(
             Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(selected, skipped)
