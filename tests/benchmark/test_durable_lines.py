@@ -8,7 +8,6 @@ import asyncio
 import os
 from pathlib import Path
 
-import benchmark.runs.runner as runner_module
 from benchmark.runs.runner import DurableLines
 from emulator.files import open_for_append
 
@@ -25,7 +24,7 @@ def test_each_acknowledged_line_was_fsynced_after_it_was_written_and_fsyncs_are_
         synced[fd] = os.fstat(fd).st_size
         calls.append(fd)
 
-    monkeypatch.setattr(runner_module.os, "fsync", fsync)
+    monkeypatch.setattr(os, "fsync", fsync)  # the os module the runner uses
     acknowledged: list[tuple[int, int, int]] = []  # (n, records bytes then durable, bytes the line ended at)
 
     async def one(files: DurableLines, n: int) -> None:
@@ -55,7 +54,7 @@ def test_an_fsync_that_fails_reaches_every_waiting_writer(tmp_path: Path, monkey
     def broken(_fd: int) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(runner_module.os, "fsync", broken)
+    monkeypatch.setattr(os, "fsync", broken)
 
     async def main() -> list[object]:
         files = DurableLines(fd)
