@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from benchmark.suites.smh.generate.core import Draft, Rejected, Scene, act
-from benchmark.suites.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, NOUNS
+from benchmark.suites.smh.generate.homes import ALL_NOUNS, COVERS, DIMMABLE, LIGHTS
 from benchmark.suites.smh.generate.ops import clear_ops, colloquial_ops
 
-ANY_TYPE = tuple(NOUNS)
+ANY_TYPE = tuple(ALL_NOUNS)  # the water types are in homes generated with water=True only
 
 
 def _cap(text: str) -> str:
