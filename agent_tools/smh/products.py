@@ -504,6 +504,11 @@ def _valve_state(p: Port) -> str:
     return "open" if current == VALVE_STATES["open"] else "closed"
 
 
+def _command_service(name: str, description: str, cluster: str, command: str) -> Service:
+    """A service without arguments that is one cluster command."""
+    return Service(name, description, lambda p, a: [p.invoke(cluster, command)], f"{cluster}.{command}")
+
+
 def _valve() -> Function:
     """A water valve: open/closed with open and close (SMH-Bench's cover vocabulary; no level: on/off only)."""
     return Function(
@@ -516,18 +521,8 @@ def _valve() -> Function:
             ),
         ),
         (
-            Service(
-                "open",
-                "Open the valve (until closed).",
-                lambda p, a: [p.invoke("ValveConfigurationAndControl", "Open")],
-                "ValveConfigurationAndControl.Open",
-            ),
-            Service(
-                "close",
-                "Close the valve.",
-                lambda p, a: [p.invoke("ValveConfigurationAndControl", "Close")],
-                "ValveConfigurationAndControl.Close",
-            ),
+            _command_service("open", "Open the valve (until closed).", "ValveConfigurationAndControl", "Open"),
+            _command_service("close", "Close the valve.", "ValveConfigurationAndControl", "Close"),
         ),
     )
 
