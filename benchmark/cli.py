@@ -730,6 +730,12 @@ def generate_command(
         int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
     ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")] = False,
+    with_water: Annotated[
+        bool,
+        typer.Option(
+            "--with-water", help="smh: a main water valve and leak sensors in every home, and their templates."
+        ),
+    ] = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""
     if suite not in ("simuhome", "smh", "voice"):
@@ -737,6 +743,9 @@ def generate_command(
         raise typer.Exit(2)
     if home is not None and suite != "simuhome":
         typer.echo(f"error: --home works with --suite simuhome, not {suite}", err=True)
+        raise typer.Exit(2)
+    if with_water and suite != "smh":
+        typer.echo(f"error: --with-water works with --suite smh, not {suite}", err=True)
         raise typer.Exit(2)
     if executor != "local" or resume or address is not None or workers is not None:
         if suite != "simuhome" or paraphrase or home is not None:
@@ -766,7 +775,14 @@ def generate_command(
         from benchmark.suites.smh import cli as smh_cli
 
         return smh_cli.generate(
-            out, seed, per_subcategory, paraphrase=paraphrase, base_url=base_url, model=model, api_key_env=api_key_env
+            out,
+            seed,
+            per_subcategory,
+            paraphrase=paraphrase,
+            base_url=base_url,
+            model=model,
+            api_key_env=api_key_env,
+            water=with_water,
         )
     from benchmark.generation.generate import GeneratorInputError, generate_episodes, parse_kinds, write_episodes
     from emulator.output_paths import output_dir_problem

@@ -494,6 +494,53 @@ def _human_sensor() -> Function:
     )
 
 
+VALVE_STATES = {"closed": 0, "open": 1}  # ValveStateEnum kClosed/kOpen (kTransitioning = 2 reads as its target)
+
+
+def _valve_state(p: Port) -> str:
+    """Where the valve is, or is going while it travels (3 s): the state a service call just asked for."""
+    target = p.read("ValveConfigurationAndControl", "TargetState")
+    current = target if target is not None else p.read("ValveConfigurationAndControl", "CurrentState")
+    return "open" if current == VALVE_STATES["open"] else "closed"
+
+
+def _command_service(name: str, description: str, cluster: str, command: str) -> Service:
+    """A service without arguments that is one cluster command."""
+    return Service(name, description, lambda p, a: [p.invoke(cluster, command)], f"{cluster}.{command}")
+
+
+def _valve() -> Function:
+    """A water valve: open/closed with open and close (SMH-Bench's cover vocabulary; no level: on/off only)."""
+    return Function(
+        (
+            Attribute(
+                Param("state", "enum", "Whether water can flow.", options=tuple(VALVE_STATES)),
+                _valve_state,
+                "ValveConfigurationAndControl.TargetState, else CurrentState (0 closed, 1 open)",
+                ("ValveConfigurationAndControl.CurrentState", lambda v: VALVE_STATES[v]),
+            ),
+        ),
+        (
+            _command_service("open", "Open the valve (until closed).", "ValveConfigurationAndControl", "Open"),
+            _command_service("close", "Close the valve.", "ValveConfigurationAndControl", "Close"),
+        ),
+    )
+
+
+def _leak_sensor() -> Function:
+    return Function(
+        (
+            Attribute(
+                Param("leak_detected", "enum", "Water is at the sensor.", options=("yes", "no")),
+                lambda p: "yes" if p.read("BooleanState", "StateValue") else "no",
+                "BooleanState.StateValue (true = water)",
+                ("BooleanState.StateValue", lambda v: v == "yes"),
+            ),
+        ),
+        (),
+    )
+
+
 # Matter mode numbers of the appliance mode clusters (clusters/modes.py tables; a test reads the devices'
 # SupportedModes and checks these agree), keyed by the snake-case label agents use.
 WATER_HEATER_MODES = {"off": 0, "manual": 1, "timed": 2}
@@ -963,4 +1010,11 @@ PRODUCTS: dict[str, Product] = {
     # No fridge category in the paper's representative list; the schema's category is free text (T7).
     "refrigerator": Product("refrigerator", "refrigerator", "A refrigerator.", ((None, 1, _cabinet("refrigerator")),)),
     "freezer": Product("refrigerator", "freezer", "A freezer.", ((None, 1, _cabinet("freezer")),)),
+    # Water (no category in the paper's list; the schema's category is free text): the main valve and leak sensors.
+    "water_valve": Product(
+        "valve", "water_valve", "A motorised main water valve.", ((None, 1, _valve()),), tags=("water",)
+    ),
+    "water_leak_detector": Product(
+        "sensor", "leak_sensor", "A water leak sensor.", ((None, 1, _leak_sensor()),), tags=("water",)
+    ),
 }

@@ -53,6 +53,7 @@ def generate(
     base_url: str | None = None,
     model: str | None = None,
     api_key_env: str | None = None,
+    water: bool = False,
 ) -> None:
     if problem := output_dir_problem(out, "--out"):
         _fail(problem)
@@ -67,7 +68,7 @@ def generate(
         rewrite = _paraphraser(base_url, model, api_key_env)
     started = time.perf_counter()
     try:
-        summary = generate_suite(out, seed, counts, chosen, paraphrase=rewrite)
+        summary = generate_suite(out, seed, counts, chosen, paraphrase=rewrite, water=water)
     except GenerationError as error:
         _fail(str(error), 1)
     if "paraphrase" in summary:

@@ -1,9 +1,11 @@
 """The seeded SMH suite generator: 22 subcategories × 3 tiers, each instance checked in the fabric first.
 
 ``generate_suite(out, seed)`` writes ``instances/<id>.json``, ``homes/<name>.json`` (one per simple/medium
-instance, one shared ``complex`` home) and ``suite.json``; the same seed gives byte-identical files. A
-draw that cannot make a valid instance (``Rejected``) is redrawn with the next sub-seed; a subcategory
-that cannot fill its quota in ``MAX_ATTEMPTS`` draws fails the whole run, naming it.
+instance, one shared ``complex`` home) and ``suite.json``; the same seed gives byte-identical files. A draw
+that cannot make a valid instance (``Rejected``) is redrawn with the next sub-seed; a subcategory that cannot
+fill its quota in ``MAX_ATTEMPTS`` draws fails the whole run, naming it. ``water=True`` (opt-in) adds a main
+water valve and leak sensors to every home, and templates take their water variants where those devices are
+(without it, nothing of the suite changes).
 """
 
 from __future__ import annotations
@@ -41,16 +43,17 @@ class GenerationError(RuntimeError):
     pass
 
 
-def complex_home(seed: int) -> HomeConfig:
-    """The one dense home every complex instance shares: every template's device groups, all its 17 types (a
-    template's appliances outside them are left out: its complex instances draw from what the home has)."""
+def complex_home(seed: int, *, water: bool = False) -> HomeConfig:
+    """The one dense home every complex instance shares: every template's device groups, all its 17 types (19
+    with water; a template's appliances outside them are left out: its complex instances draw from what the
+    home has)."""
     groups = [
         tuple(t for t in g if t in COMPLEX_TYPES) for _, (required, _) in sorted(TEMPLATES.items()) for g in required
     ]
     groups = [g for g in groups if g]
     covered = {t for group in groups for t in group}
     groups += [(t,) for t in COMPLEX_TYPES if t not in covered]
-    return build_home("complex", "complex", sub_seed(seed, "complex"), tuple(groups))
+    return build_home("complex", "complex", sub_seed(seed, "complex"), tuple(groups), water=water)
 
 
 def _instance(sub: str, tier: str, index: int, home_ref: str, home: HomeConfig, scene: Scene, draft: Draft) -> Instance:
@@ -73,10 +76,14 @@ def _instance(sub: str, tier: str, index: int, home_ref: str, home: HomeConfig, 
 
 
 def generate_instances(
-    seed: int, per_tier: Mapping[str, int] | None = None, subcategories: tuple[str, ...] = SUBCATEGORIES
+    seed: int,
+    per_tier: Mapping[str, int] | None = None,
+    subcategories: tuple[str, ...] = SUBCATEGORIES,
+    *,
+    water: bool = False,
 ) -> tuple[list[Instance], dict[str, HomeConfig]]:
     counts = dict(DEFAULT_PER_SUBCATEGORY if per_tier is None else per_tier)
-    shared = complex_home(seed)
+    shared = complex_home(seed, water=water)
     shared_scene_fabric = Scene(shared, random.Random(0), "complex").fabric
     homes: dict[str, HomeConfig] = {"complex": shared}
     instances: list[Instance] = []
@@ -93,7 +100,7 @@ def generate_instances(
                     else:
                         name = f"{sub}-{tier}-{index:03d}"
                         try:
-                            home = build_home(name, tier, sub_seed(seed, name, attempt), required)
+                            home = build_home(name, tier, sub_seed(seed, name, attempt), required, water=water)
                         except ValueError as why:  # the drawn rooms cannot hold a required appliance
                             reasons.append(str(why))
                             continue
@@ -121,8 +128,9 @@ def generate_suite(
     subcategories: tuple[str, ...] = SUBCATEGORIES,
     *,
     paraphrase: Callable[[list[Instance], dict[str, HomeConfig]], dict[str, int]] | None = None,
+    water: bool = False,
 ) -> dict[str, Any]:
-    instances, homes = generate_instances(seed, per_tier, subcategories)
+    instances, homes = generate_instances(seed, per_tier, subcategories, water=water)
     paraphrased = paraphrase(instances, homes) if paraphrase is not None else None
     for folder in ("homes", "instances"):
         (out / folder).mkdir(parents=True, exist_ok=True)
@@ -143,6 +151,8 @@ def generate_suite(
         "by_tier": by_tier,
         "by_subcategory": by_subcategory,
     }
+    if water:
+        summary["water"] = True
     if paraphrased is not None:
         summary["paraphrase"] = paraphrased
     write_atomically(out / "suite.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")

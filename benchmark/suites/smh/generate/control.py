@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from benchmark.suites.smh.generate.core import Draft, Rejected, Scene, act
-from benchmark.suites.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, NOUNS
+from benchmark.suites.smh.generate.homes import ALL_NOUNS, COVERS, DIMMABLE, LIGHTS
 from benchmark.suites.smh.generate.ops import clear_ops, colloquial_ops
 
-ANY_TYPE = tuple(NOUNS)
+ANY_TYPE = tuple(ALL_NOUNS)  # the water types are in homes generated with water=True only
 
 
 def _cap(text: str) -> str:
@@ -14,6 +14,10 @@ def _cap(text: str) -> str:
 
 
 def clear_command(s: Scene) -> Draft:
+    valves = s.of("water_valve")  # water homes: "close the main valve" is one of a few clear commands, not 1 of 60
+    if valves and s.rng.random() < 0.2:
+        phrase, action = s.pick(clear_ops(s, valves[0]))
+        return Draft(_cap(phrase) + s.pick([".", ", please.", " now."]), "execute", [action])
     phrase, action = s.pick([op for d in s.of(*ANY_TYPE) for op in clear_ops(s, d)])
     return Draft(_cap(phrase) + s.pick([".", ", please.", " now."]), "execute", [action])
 

@@ -44,6 +44,11 @@ NOUNS: dict[str, str] = {
     "refrigerator": "fridge",
     "freezer": "freezer",
 }
+# Opt-in (``water=True``): one main water valve per home and leak sensors by the wet rooms' appliances. Kept out
+# of NOUNS so that homes generated without the option stay byte-identical.
+WATER_NOUNS: dict[str, str] = {"water_valve": "water valve", "water_leak_detector": "leak sensor"}
+ALL_NOUNS: dict[str, str] = {**NOUNS, **WATER_NOUNS}
+WATER_GROUPS: tuple[tuple[str, ...], ...] = (("water_valve",), ("water_leak_detector",))
 APPLIANCES = (
     "water_heater",
     "oven",
@@ -64,6 +69,8 @@ APPLIANCE_ROOMS: dict[str, tuple[str, ...]] = {
     "microwave_oven": ("kitchen",),
     "refrigerator": ("kitchen", "pantry"),
     "freezer": ("kitchen", "pantry", "garage", "utility_room"),
+    "water_valve": ("utility_room", "garage", "kitchen"),
+    "water_leak_detector": ("kitchen", "bathroom", "utility_room", "toilet"),
 }
 # The complex home's 17 types (facts §3): the paper's 12 categories, without TV, plug, screen, dryer, dishwasher,
 # microwave, fridge and freezer.
@@ -242,6 +249,10 @@ def initial_state(device_type: str, rng: random.Random) -> dict[str, Any]:
             "1.MicrowaveOvenControl.CookTime": rng.choice((30, 60, 90, 120, 180, 300)),
             "1.MicrowaveOvenControl.PowerSetting": rng.randrange(50, 101, 10),
         }
+    if device_type == "water_valve":
+        return {"1.ValveConfigurationAndControl.CurrentState": 1 if rng.random() < 0.8 else 0}
+    if device_type == "water_leak_detector":
+        return {"1.BooleanState.StateValue": rng.random() < 0.3}
     if device_type in ("refrigerator", "freezer"):
         setpoint = rng.randrange(300, 701, 100) if device_type == "refrigerator" else rng.randrange(-2200, -1499, 100)
         return {
@@ -268,8 +279,11 @@ def fits(room_type: str, device_type: str) -> bool:
 BASE_TIME = "2025-06-27 20:00:00"  # a Friday evening: one-off rules ("tonight at 22:00") resolve against it
 
 
-def build_home(name: str, tier: str, seed: int, required: tuple[tuple[str, ...], ...] = ()) -> HomeConfig:
-    """A home of ``tier`` holding every group in ``required``, each group's types together in one room."""
+def build_home(
+    name: str, tier: str, seed: int, required: tuple[tuple[str, ...], ...] = (), *, water: bool = False
+) -> HomeConfig:
+    """A home of ``tier`` holding every group in ``required``, each group's types together in one room; with
+    ``water``, also exactly one water valve and at least one leak sensor."""
     rng = random.Random(sub_seed(seed, "smh-home", name))
     shape = TIER_SHAPES[tier]
     if tier == "complex":
@@ -278,7 +292,9 @@ def build_home(name: str, tier: str, seed: int, required: tuple[tuple[str, ...],
         pool = [r for r in ROOMS if r.parent is None] if tier == "medium" else [r for r in ROOMS if r.id in SMALL_ROOMS]
         rooms = sorted(rng.sample(pool, rng.randint(*shape.rooms)), key=lambda r: ROOMS.index(r))
         rooms = [RoomKind(r.id, r.type, r.name, r.floor, None) for r in rooms]
-    types = COMPLEX_TYPES if tier == "complex" else tuple(NOUNS)
+    types = (COMPLEX_TYPES if tier == "complex" else tuple(NOUNS)) + (tuple(WATER_NOUNS) if water else ())
+    if water:
+        required = (*required, *WATER_GROUPS)
     slots = [(r.id, t) for r in rooms for t in types if fits(r.type, t)]
     placed: list[tuple[str, str]] = []
     for group in required:
@@ -288,16 +304,16 @@ def build_home(name: str, tier: str, seed: int, required: tuple[tuple[str, ...],
         room_id = rng.choice(free)
         placed += [(room_id, t) for t in group]
     total = max(len(placed), rng.randint(*shape.devices))
-    rest = [s for s in slots if s not in placed]
+    rest = [s for s in slots if s not in placed and s[1] != "water_valve"]  # one main valve: never a filler
     placed += rng.sample(rest, total - len(placed))
-    placed.sort(key=lambda s: (next(i for i, r in enumerate(rooms) if r.id == s[0]), list(NOUNS).index(s[1])))
+    placed.sort(key=lambda s: (next(i for i, r in enumerate(rooms) if r.id == s[0]), list(ALL_NOUNS).index(s[1])))
     names = {r.id: r.name for r in rooms}
     devices = [
         {
-            "id": f"{room}-{NOUNS[t].replace(' ', '_').lower()}",
+            "id": f"{room}-{ALL_NOUNS[t].replace(' ', '_').lower()}",
             "type": t,
             "room": room,
-            "name": f"{names[room]} {NOUNS[t]}",
+            "name": f"{names[room]} {ALL_NOUNS[t]}",
             "attributes": initial_state(t, random.Random(sub_seed(seed, name, room, t))),
         }
         for room, t in placed

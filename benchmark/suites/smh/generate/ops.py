@@ -76,6 +76,10 @@ def clear_ops(s: Scene, did: str) -> list[Op]:
         out.append(
             (f"unlock the {n}", act(did, "open")) if st["state"] == "locked" else (f"lock the {n}", act(did, "lock"))
         )
+    if t == "water_valve":  # water homes only (``water=True``)
+        out.append(
+            (f"close the {n}", act(did, "close")) if st["state"] == "open" else (f"open the {n}", act(did, "open"))
+        )
     out += appliance_ops(s, did)
     return out
 
@@ -256,4 +260,10 @@ def colloquial_ops(s: Scene, did: str) -> list[Op]:
         and "extra" in _offered(s, did, "set_rinses", "rinses")
     ):
         out.append((f"give the laundry in the {n} an extra rinse", act(did, "set_rinses", rinses="extra")))
+    if t == "water_valve":
+        out.append(
+            (f"shut off the water at the {n}", act(did, "close"))
+            if st["state"] == "open"
+            else (f"get the water running again at the {n}", act(did, "open"))
+        )
     return out

@@ -11,7 +11,27 @@ def _answer(text: str, *facts: str) -> ExpectedAnswer:
     return ExpectedAnswer(text=text, facts=list(facts))
 
 
+def _water_inquiry(s: Scene) -> Draft:
+    """Is there a leak in a room / is the main valve open (water homes only)."""
+    if s.rng.random() < 0.5:
+        sensor = s.pick(s.of("water_leak_detector"))
+        room = s.room_names[s.room_of(sensor)]
+        leak = s.value(sensor, "leak_detected")
+        found = "detects water" if leak == "yes" else "is dry"
+        text = f"{'Yes' if leak == 'yes' else 'No'}, the {s.name(sensor)} {found}."
+        return Draft(f"Is there a water leak in the {room}?", "answer", answer=_answer(text, leak))
+    valve = s.pick(s.of("water_valve"))
+    state = s.value(valve, "state")
+    return Draft(
+        f"Is the {s.name(valve)} open?",
+        "answer",
+        answer=_answer(f"{'Yes' if state == 'open' else 'No'}, it is {state}.", "yes" if state == "open" else "no"),
+    )
+
+
 def status_inquiry(s: Scene) -> Draft:
+    if s.of("water_leak_detector") and s.rng.random() < 0.4:
+        return _water_inquiry(s)
     kind = s.rng.randrange(3)
     if kind == 0:
         lock = s.pick(s.of("door_lock"))

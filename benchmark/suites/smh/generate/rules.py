@@ -49,7 +49,26 @@ def time_specific(s: Scene) -> Draft:
     return Draft(f"{when}, {what}.", "automate", automations=[rule])
 
 
+def _leak_rule(s: Scene) -> Draft:
+    """Water safety: a leak sensor that detects water closes the main valve (water homes only)."""
+    sensor, valve = s.pick(s.of("water_leak_detector")), s.pick(s.of("water_valve"))
+    rule = SmhAutomation(
+        name="leak",
+        trigger=SmhTrigger(state=SmhCondition(did=sensor, attribute="leak_detected", op="==", value="yes")),
+        actions=[act(valve, "close")],
+    )
+    wording = s.pick(
+        [
+            f"If the {s.name(sensor)} detects a leak, close the {s.name(valve)}.",
+            f"Whenever the {s.name(sensor)} finds water, shut the {s.name(valve)}.",
+        ]
+    )
+    return Draft(wording, "automate", automations=[rule])
+
+
 def state_driven(s: Scene) -> Draft:
+    if s.of("water_leak_detector") and s.of("water_valve") and s.rng.random() < 0.5:
+        return _leak_rule(s)
     pairs = [(c, f) for c in s.of("climate_sensor") for f in s.of("fan", room=s.room_of(c))]
     if pairs and s.rng.random() < 0.6:
         sensor, fan = s.pick(pairs)
