@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tools import ToolBox
 from agent_tools.matter_backend import MappingError, MatterHome, MatterServerError
@@ -64,6 +64,9 @@ from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, load_episodes
 from emulator.emulated_home import EmulatedHome
 from emulator.files import append_line, open_for_append, write_atomically
+
+if TYPE_CHECKING:
+    from benchmark.training.executors import Executor
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
@@ -231,6 +234,31 @@ async def run_episode(
     return RunRecord.model_validate(record)
 
 
+async def run_timed(
+    episode: Episode, trial: int, agent: Agent, judge: Judge, spec: RunSpec, live: LiveHome | None = None
+) -> tuple[RunRecord, float]:
+    """``run_episode`` and its wall time; a bug of ours in one episode becomes its infrastructure-error record,
+    not the end of the run."""
+    started = time.perf_counter()
+    try:
+        record = await run_episode(episode, trial, agent, judge, spec, live)
+    except Exception as error:
+        record = RunRecord(
+            schema_=RECORD_SCHEMA,
+            episode_id=episode.episode_id,
+            kind=episode.kind,
+            query_type=episode.query_type,
+            case=episode.case,
+            trial=trial,
+            seed=episode.meta.seed,
+            agent=agent.name,
+            episode_sha256=episode_sha256(episode),
+            status="infra_error",
+            error=f"harness: {type(error).__name__}: {error}",
+        )
+    return record, round(time.perf_counter() - started, 4)
+
+
 # --- the run directory ---------------------------------------------------------------------------------------
 
 
@@ -284,6 +312,7 @@ class Runner:
         on_record: Callable[[dict[str, Any]], None] | None = None,
         force: bool = False,
         live: LiveHome | None = None,
+        executor: Executor | None = None,
     ) -> None:
         # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
         self.spec = spec
@@ -299,6 +328,9 @@ class Runner:
         self._timings_fd: int | None = None
         # A live Matter home (spec.backend): given (tests reach it inside a namespace), or opened by the run.
         self.live = live
+        # Where the (episode, trial) units run: None, here with asyncio concurrency; an executor (--executor ray),
+        # each unit a task with an agent and judge of its own made from the spec (benchmark.runs.unit_runs).
+        self.executor = executor
 
     @property
     def records_path(self) -> Path:
@@ -424,26 +456,7 @@ class Runner:
         semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
         progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
 
-        async def one(episode: Episode, trial: int) -> None:
-            async with semaphore:
-                started = time.perf_counter()
-                try:
-                    record = await run_episode(episode, trial, agent, judge, self.spec, self.live)
-                except Exception as error:  # a bug of ours in one episode must not end the run
-                    record = RunRecord(
-                        schema_=RECORD_SCHEMA,
-                        episode_id=episode.episode_id,
-                        kind=episode.kind,
-                        query_type=episode.query_type,
-                        case=episode.case,
-                        trial=trial,
-                        seed=episode.meta.seed,
-                        agent=agent.name,
-                        episode_sha256=episode_sha256(episode),
-                        status="infra_error",
-                        error=f"harness: {type(error).__name__}: {error}",
-                    )
-                wall_time_s = round(time.perf_counter() - started, 4)
+        def keep(episode: Episode, trial: int, record: RunRecord, wall_time_s: float) -> None:
             assert self._fd is not None and self._timings_fd is not None
             append_line(self._fd, record_line(record))  # as it finishes: a kill loses only what was running
             append_line(
@@ -456,5 +469,15 @@ class Runner:
                 self.on_record(record.to_dict())
             progress.advance(status)
 
+        async def one(episode: Episode, trial: int) -> None:
+            async with semaphore:
+                record, wall_time_s = await run_timed(episode, trial, agent, judge, self.spec, self.live)
+            keep(episode, trial, record, wall_time_s)
+
         with progress:
-            await asyncio.gather(*(one(e, t) for e, t in todo))
+            if self.executor is not None:  # units on an executor (Ray), kept in unit order
+                from benchmark.runs.unit_runs import run_on_executor
+
+                run_on_executor(self.executor, self.spec, todo, keep)
+            else:
+                await asyncio.gather(*(one(e, t) for e, t in todo))

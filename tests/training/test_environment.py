@@ -74,14 +74,40 @@ def test_the_vector_api_and_the_text_adapter() -> None:
     envs.close()
 
 
-def test_nothing_imports_ray_without_the_ray_executor(tmp_path: object) -> None:
+def _ray_modules_after(*commands: list[str]) -> str:
+    """The Ray modules loaded in a fresh process after ``homefabric`` ran each command (each must succeed)."""
     code = (
-        "import sys; from pathlib import Path; from typer.testing import CliRunner; "
-        "from homefabric_cli.main import app; import benchmark.training.environment, benchmark.training.policies; "
-        f"r = CliRunner().invoke(app, ['dataset', 'build', '--kinds', 'qt3_feasible', '--per-type', '1', "
-        f"'--out', '{tmp_path}/o', '--no-progress']); assert r.exit_code == 0, r.output; "
+        "import sys; from typer.testing import CliRunner; from homefabric_cli.main import app; "
+        "import benchmark.training.environment, benchmark.training.policies\n"
+        f"for args in {commands!r}:\n"
+        "    r = CliRunner().invoke(app, args); assert r.exit_code == 0, (args, r.output)\n"
         "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
+    return result.stdout.strip()
+
+
+def test_nothing_imports_ray_without_the_ray_executor(tmp_path: object) -> None:
+    episodes = f"{tmp_path}/episodes"
+    build = [
+        "dataset",
+        "build",
+        "--kinds",
+        "qt3_feasible",
+        "--per-type",
+        "1",
+        "--out",
+        f"{tmp_path}/o",
+        "--no-progress",
+    ]
+    generate = ["episodes", "generate", "--qt", "qt1", "--per-type", "1", "--out", episodes, "--no-progress"]
+    run = ["bench", "run", "--agent", "oracle", "--episodes", episodes, "--out", f"{tmp_path}/run", "--quiet"]
+    assert _ray_modules_after(build, generate, run) == "[]"
+
+
+@pytest.mark.requires("espeak-ng")
+def test_speech_render_does_not_import_ray_without_the_ray_executor(tmp_path: object) -> None:
+    episodes = f"{tmp_path}/episodes"
+    generate = ["episodes", "generate", "--qt", "qt1", "--per-type", "1", "--out", episodes, "--no-progress"]
+    assert _ray_modules_after(generate, ["speech", "render", episodes, "--out", f"{tmp_path}/r", "--quiet"]) == "[]"
