@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 from benchmark.suites.simuhome.episode import KINDS
-from benchmark.training.environment import ENV_ID, SmartHomeEnv
+from benchmark.training.environment import ENV_ID, PROGRESS_WEIGHT, SmartHomeEnv
 from benchmark.training.policies import OraclePolicy, null_action, rollout, text_policy
 
 pytestmark = pytest.mark.requires("datasets")
@@ -30,6 +31,34 @@ def test_the_oracle_earns_the_full_reward_and_the_null_policy_none(kind: str) ->
         reward, steps = rollout(env, OraclePolicy(env), seed=seed, options={"kind": kind})
         assert reward == 1.0 and steps <= env.max_steps, (kind, seed)
         assert rollout(env, null_action, seed=seed, options={"kind": kind})[0] == 0.0
+
+
+def _shaped_rewards(policy_for: Any, kind: str, seed: int) -> list[float]:
+    env = gymnasium.make(ENV_ID, reward_shaping="progress").unwrapped
+    observation, _info = env.reset(seed=seed, options={"kind": kind})
+    policy, rewards, done = policy_for(env), [], False
+    while not done:
+        observation, reward, terminated, truncated, _info = env.step(policy(observation))
+        rewards.append(float(reward))
+        done = terminated or truncated
+    return rewards
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_shaped_rewards_sum_to_the_sparse_reward_and_repeat(kind: str) -> None:
+    oracle = _shaped_rewards(OraclePolicy, kind, 5)
+    assert sum(oracle) == pytest.approx(1.0, abs=1e-9) and oracle == _shaped_rewards(OraclePolicy, kind, 5)
+    earned = oracle[:-1]  # before the last step: the required actions and final-state checks newly satisfied
+    assert all(r >= 0 for r in earned) and sum(earned) <= PROGRESS_WEIGHT + 1e-9, oracle
+    if kind == "qt3_feasible":  # the required action's call, then the target's final state, each earn a share
+        assert len([r for r in earned if r > 0]) >= 2, oracle
+    assert _shaped_rewards(lambda _env: null_action, kind, 5) == [0.0]
+
+
+def test_shaping_is_off_by_default_and_checked() -> None:
+    assert SmartHomeEnv().reward_shaping == "none"
+    with pytest.raises(ValueError, match="reward_shaping 'dense' is not known; allowed: none, progress"):
+        SmartHomeEnv(reward_shaping="dense")
 
 
 def test_the_same_seed_gives_the_same_episode_and_observations() -> None:

@@ -284,7 +284,6 @@ def test_bench_run_on_the_cluster_writes_the_local_records(cluster: str, episode
     assert first.returncode == 0, first.stderr
     records = (tmp_path / "local" / "records.jsonl").read_bytes()
     assert (out / "records.jsonl").read_bytes() == records and records.count(b"\n") == 16  # 8 episodes × 2 trials
-    assert (out / "report.txt").read_bytes() == (tmp_path / "local" / "report.txt").read_bytes()
     # As a kill leaves it: records appended in the order they finished, the last one torn.
     lines = records.splitlines(keepends=True)
     (out / "records.jsonl").write_bytes(b"".join(reversed(lines[5:11])) + lines[11][:40])
