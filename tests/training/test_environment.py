@@ -140,3 +140,21 @@ def test_speech_render_does_not_import_ray_without_the_ray_executor(tmp_path: ob
     episodes = f"{tmp_path}/episodes"
     generate = ["episodes", "generate", "--qt", "qt1", "--per-type", "1", "--out", episodes, "--no-progress"]
     assert _ray_modules_after(generate, ["speech", "render", episodes, "--out", f"{tmp_path}/r", "--quiet"]) == "[]"
+
+
+def test_a_fresh_process_makes_the_env_by_its_module_prefixed_id() -> None:
+    """Gymnasium 1.x loads no ``gymnasium.envs`` entry points (its registration module has no plugin loader); its
+    supported way is the ``"module:env id"`` form, which imports the module that registers the env."""
+    code = (
+        "import sys, gymnasium, importlib.metadata as md\n"
+        "assert 'benchmark.training.environment' not in sys.modules\n"
+        "env = gymnasium.make('benchmark.training.environment:homefabric/SmartHome-v0', reward_shaping='progress')\n"
+        "print(env.reset(seed=0)[1]['kind'], env.unwrapped.reward_shaping)\n"
+        "print([(e.name, e.value) for e in md.entry_points(group='gymnasium.envs')])"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    made, declared = result.stdout.splitlines()
+    assert made.endswith(" progress") and made.split()[0] in KINDS
+    # Declared for the Gymnasium versions that load the group (0.26-0.29).
+    assert declared == "[('homefabric', 'benchmark.training.environment:register_environments')]"
