@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from benchmark.training.executor_options import AddressOption, ExecutorOption, WorkersOption
+
 # Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
 # included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
 # about a second of CPU; tests/test_cli_startup.py checks it stays out, perf/cli_startup.py times it).
@@ -254,19 +256,9 @@ def bench_run(
             help="With a live home: list which episodes are runnable on it and why the rest are not; changes nothing.",
         ),
     ] = False,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            help="simuhome: local (this process) or ray (each episode × trial a Ray task; the same records.jsonl).",
-        ),
-    ] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial) — or the live Matter home of
     --matter-server, brought to each episode's initial state — JSONL records, resumable."""
@@ -735,18 +727,9 @@ def generate_command(
             "generated homes.",
         ),
     ] = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor", help="simuhome: local (this process) or ray (units of episodes as Ray tasks; the same files)."
-        ),
-    ] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")] = False,
 ) -> None:
     """Generate seeded episodes of all 12 kinds in SimuHome's file format (or the SMH suite: --suite smh)."""

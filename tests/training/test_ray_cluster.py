@@ -203,6 +203,17 @@ def _build(address: str, out: Path, *extra: str) -> subprocess.Popen[str]:
     )
 
 
+def _kill_after_two(process: subprocess.Popen[str], directory: Path, pattern: str) -> int:
+    """SIGKILL ``process`` (a driver) once two of its units are written; how many files it had written."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(directory.glob(pattern))) < 2:
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    return len(list(directory.glob(pattern)))
+
+
 def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, local_build: Path, tmp_path: Path) -> None:
     build = _build(cluster, tmp_path / "ray")
     _stdout, stderr = build.communicate(timeout=600)
@@ -213,15 +224,7 @@ def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, loca
 
 def test_a_killed_driver_resumes_to_the_same_bytes(cluster: str, local_build: Path, tmp_path: Path) -> None:
     out = tmp_path / "ray"
-    build = _build(cluster, out, "--no-progress")
-    units = out / "units"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and len(list(units.glob("unit-*.jsonl"))) < 2:
-        assert build.poll() is None, build.communicate()[1]
-        time.sleep(0.05)
-    build.send_signal(signal.SIGKILL)
-    build.communicate()
-    written = len(list(units.glob("unit-*.jsonl")))
+    written = _kill_after_two(_build(cluster, out, "--no-progress"), out / "units", "unit-*.jsonl")
     assert 2 <= written < len(SPEC.units()) and not (out / "README.md").exists()
     resumed = _build(cluster, out, "--resume", "--no-progress")
     stdout, stderr = resumed.communicate(timeout=600)
@@ -307,21 +310,9 @@ def test_speech_render_on_the_cluster_writes_the_local_files_also_after_a_kill(
     assert "ray, 2 workers" in whole.stderr and "8/8" in whole.stderr  # the progress bar
     assert tree_bytes(out) == tree_bytes(tmp_path / "local")
     shutil.rmtree(out)
-    killed = subprocess.Popen(
-        [str(VENV_BIN / "homefabric"), *on_ray, "--quiet"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=ENV,
-    )
-    state = out / ".render"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and len(list(state.glob("episode-*.json"))) < 2:
-        assert killed.poll() is None, killed.communicate()[1]
-        time.sleep(0.05)
-    killed.send_signal(signal.SIGKILL)
-    killed.communicate()
-    written = len(list(state.glob("episode-*.json")))
+    command = [str(VENV_BIN / "homefabric"), *on_ray, "--quiet"]
+    killed = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    written = _kill_after_two(killed, out / ".render", "episode-*.json")
     assert 2 <= written < 8 and not (out / "manifest.json").exists()
     resumed = _homefabric(*on_ray, "--quiet", "--resume")
     assert resumed.returncode == 0, resumed.stderr

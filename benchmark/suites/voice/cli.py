@@ -8,6 +8,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from benchmark.training.executor_options import AddressOption, ExecutorOption, WorkersOption
+
 # Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
 # too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
 speech_app = typer.Typer(help="Spoken episodes: offline TTS, acoustic conditions, voices.", no_args_is_help=True)
@@ -47,15 +49,9 @@ def speech_render(
     ] = "room",
     seed: Annotated[int, typer.Option("--seed", help="Chooses voices, rates, noise, talker positions.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
-    executor: Annotated[
-        str, typer.Option("--executor", help="local (this process) or ray (each episode a Ray task; the same files).")
-    ] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue a killed render in --out (the same episodes and options).")
     ] = False,
