@@ -478,6 +478,7 @@ class Runner:
             if self.executor is not None:  # units on an executor (Ray), kept in unit order
                 from benchmark.runs.unit_runs import run_on_executor
 
-                run_on_executor(self.executor, self.spec, todo, keep)
+                # in a thread: a unit run here (the local executor) runs its own event loop
+                await asyncio.to_thread(run_on_executor, self.executor, self.spec, todo, keep)
             else:
                 await asyncio.gather(*(one(e, t) for e, t in todo))
