@@ -11,22 +11,22 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmark.runs.runner import Runner
-from benchmark.runs.spec import parse_spec
+from benchmark.runs.spec import RunSpec, parse_spec
 from benchmark.runs.unit_runs import episode_units, forwarded_environment
-from benchmark.training.executors import LocalExecutor
+from benchmark.training.executors import Executor, LocalExecutor
 from homefabric_cli.main import app
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 KINDS = ["qt1_feasible", "qt3_feasible", "qt4-1_infeasible"]
 
 
-def _spec(**extra: object) -> object:
+def _spec(**extra: object) -> RunSpec:
     return parse_spec(
         {"episodes": {"path": str(EPISODE_DIR), "kinds": KINDS}, "agent": {"name": "oracle"}, "trials": 2, **extra}
     )
 
 
-def _run(out: Path, *, executor: object = None, resume: bool = False) -> bytes:
+def _run(out: Path, *, executor: Executor | None = None, resume: bool = False) -> bytes:
     asyncio.run(Runner(_spec(), out, progress=False, executor=executor, resume=resume).run())
     return (out / "records.jsonl").read_bytes()
 
