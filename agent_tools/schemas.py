@@ -8,6 +8,7 @@ object whose keys we define.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from pydantic import BaseModel
@@ -46,7 +47,12 @@ def _clean(node: object) -> Any:
 
 
 def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """A self-contained JSON schema (draft 2020-12 compatible) of a tool's arguments."""
+    """A self-contained JSON schema (draft 2020-12 compatible) of a tool's arguments (the caller's own copy)."""
+    return copy.deepcopy(_parameters_schema(model))
+
+
+@functools.cache  # an argument model is a class fixed at import: its schema is made once per process
+def _parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
     schema: dict[str, Any] = _clean(_inline(raw, defs))

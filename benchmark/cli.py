@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -57,6 +57,7 @@ def episodes_import(
 ) -> None:
     """Check SimuHome episode files by building each home as the runner does: files, runnable, problems
     (file and JSON path) and the SimuHome value shapes normalised on the way; exit 1 if any is not runnable."""
+    from benchmark.runs.progress import WorkProgress
     from benchmark.suites.simuhome.episode import KINDS, display_name, episode_files, iter_episodes, save_episode
 
     if not directory.exists():
@@ -71,17 +72,19 @@ def episodes_import(
     normalisations: dict[str, int] = {}
     problems: list[Any] = []
     runnable = written = 0
-    for episode, found in iter_episodes(directory):
-        problems.extend(found)
-        if episode is None:
-            continue
-        runnable += 1
-        counts[episode.kind] = counts.get(episode.kind, 0) + 1
-        for name, count in episode.normalisations.items():
-            normalisations[name] = normalisations.get(name, 0) + count
-        if out is not None:
-            save_episode(episode, out / f"{episode.episode_id}.json")
-            written += 1
+    with WorkProgress("checking episode files", files) as bar:
+        for episode, found in iter_episodes(directory):
+            bar.advance()
+            problems.extend(found)
+            if episode is None:
+                continue
+            runnable += 1
+            counts[episode.kind] = counts.get(episode.kind, 0) + 1
+            for name, count in episode.normalisations.items():
+                normalisations[name] = normalisations.get(name, 0) + count
+            if out is not None:
+                save_episode(episode, out / f"{episode.episode_id}.json")
+                written += 1
     normalisations = dict(sorted(normalisations.items()))
     not_runnable = sorted({p.file for p in problems})
     shown = display_name(directory)
@@ -449,6 +452,31 @@ def _opened_run_executor(spec: Any, name: str, address: str | None, workers: int
         yield opened
 
 
+@bench_app.command("migrate-spec")
+def bench_migrate_spec(
+    simuhome_spec: Annotated[Path, typer.Argument(help="SimuHome's eval spec (YAML, simuhome-eval-spec-v1).")],
+) -> None:
+    """Print the homefabric run spec equivalent to a SimuHome eval spec (what has no counterpart as comments):
+    `homefabric bench migrate-spec eval_spec.yaml > run.yaml`, then `homefabric bench run run.yaml`."""
+    import yaml
+
+    from benchmark.runs.simuhome_spec import SimuHomeSpecError, migrate
+    from benchmark.runs.spec import SpecError, parse_spec
+
+    try:
+        data = yaml.safe_load(simuhome_spec.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"{simuhome_spec}: cannot read the file: {error}")
+    except yaml.YAMLError as error:
+        _fail(f"{simuhome_spec}: invalid YAML: {' '.join(str(error).split())}")
+    try:
+        migration = migrate(data)
+        parse_spec(migration.spec, f"{simuhome_spec} (migrated)")  # what it writes, bench run reads
+    except (SimuHomeSpecError, SpecError) as error:
+        _fail(f"{simuhome_spec}: {' '.join(str(error).split())}")
+    typer.echo(migration.text(str(simuhome_spec)), nl=False)
+
+
 def _dry_run(spec: Any, as_json: bool) -> None:
     """`bench run --dry-run` on a live home: which selected episodes it can start, and why not the others."""
     from agent_tools.matter_backend import MappingError, MatterServerError
@@ -504,10 +532,11 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 def _run_one(
     spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool, executor: Any = None
 ) -> Any:
-    from benchmark.runs.runner import Runner
+    from benchmark.runs.runner import Runner, freeze_long_lived
     from benchmark.runs.store import RunError, RunFileError
     from benchmark.training.executors import ExecutorError
 
+    freeze_long_lived()
     try:
         summary = asyncio.run(
             Runner(spec, spec.out, resume=resume, progress=not quiet, force=force, executor=executor).run(
@@ -680,7 +709,8 @@ def generate_command(
         typer.Option(
             "--qt",
             help="all, query types (qt1,qt4-2), kinds (qt3_feasible), or home-systems (automations on buttons, "
-            "leak sensors and the main valve; not in all) or one of its templates (hs_button_light).",
+            "leak sensors and the main valve, solar energy, EV charging; not in all) or one of its templates "
+            "(hs_button_light, hs_solar_energy, …); voice: all, spatial, temporal, clarify or home_systems.",
         ),
     ] = "all",
     per_type: Annotated[int, typer.Option("--per-type", help="Episodes per query type and case.")] = 50,
@@ -788,8 +818,11 @@ def generate_command(
             raise typer.Exit(2) from None
     try:
         parse_kinds(qt)
-        with pinned, _progress_bar(progress, len(parse_kinds(qt)) * per_type) as advance:
-            episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=advance)
+        from benchmark.runs.progress import WorkProgress
+
+        bar = WorkProgress("generating episodes", len(parse_kinds(qt)) * per_type, enabled=progress, transient=True)
+        with pinned, bar:
+            episodes = generate_episodes(qt, per_type, seed, typo_rate=typo_rate, on_episode=lambda _: bar.advance())
     except GeneratorInputError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(2) from None
@@ -815,24 +848,3 @@ def generate_command(
         typer.echo(summary)
     paths = write_episodes(episodes, out)
     typer.echo(f"wrote {len(paths)} episodes to {out} in {time.perf_counter() - started:.1f} s (wall time)")
-
-
-@contextlib.contextmanager
-def _progress_bar(enabled: bool, total: int) -> Iterator[Callable[[Any], None]]:
-    """A transient rich progress bar on stderr while episodes are generated (a no-op when disabled)."""
-    if not enabled:
-        yield lambda _episode: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("generating episodes"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("episodes", total=total)
-        yield lambda _episode: bar.advance(task)

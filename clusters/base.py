@@ -158,13 +158,24 @@ _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tu
 _SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
 
 
+def _clone(value: Any) -> Any:
+    """A deep copy of a value as servers hold them (lists and struct dicts of immutable leaves) without
+    ``copy.deepcopy``'s memo; anything else still goes through it."""
+    kind = type(value)
+    if kind is list:
+        return [item if type(item) in _SHARED_VALUES else _clone(item) for item in value]
+    if kind is dict:
+        return {key: item if type(item) in _SHARED_VALUES else _clone(item) for key, item in value.items()}
+    return copy.deepcopy(value)
+
+
 def _own_copy(values: dict[str, Any]) -> dict[str, Any]:
     """A server's own copy of its initial values: a compact clone of the dict whose mutable values (lists,
     structs) are deep copies, immutable ones shared."""
     own = dict(values)
     for name, value in values.items():
         if not isinstance(value, _SHARED_VALUES):
-            own[name] = copy.deepcopy(value)
+            own[name] = _clone(value)
     return own
 
 

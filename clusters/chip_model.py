@@ -53,6 +53,16 @@ class TypeInfo:
         return isinstance(self.base, type) and dataclasses.is_dataclass(self.base)
 
     @functools.cached_property
+    def struct_fields(self) -> tuple[FieldModel, ...]:
+        """A struct's fields in declaration order (chip builds its descriptor anew on every access)."""
+        return tuple(FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in self.base.descriptor.Fields)
+
+    @functools.cached_property
+    def struct_labels(self) -> frozenset[str]:
+        """The names of a struct's dataclass fields (what a struct value may carry)."""
+        return frozenset(f.name for f in dataclasses.fields(self.base))
+
+    @functools.cached_property
     def is_enum(self) -> bool:
         return isinstance(self.base, type) and issubclass(self.base, Objects.MatterIntEnum)
 

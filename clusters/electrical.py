@@ -8,7 +8,7 @@ in energy structs are "systime" microseconds, here counted from the home's base 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import chip.clusters.Objects as Objects
 
@@ -288,11 +288,42 @@ class PowerTopologyServer(ClusterServer):
 
 
 # ================================================================================= energy management
+class StartTimePlanner(Protocol):
+    """What the appliance behind a Device Energy Management server does with a start-time adjustment."""
+
+    def epoch_now(self) -> int:
+        """Now in Matter epoch seconds (since 2000-01-01 00:00 UTC)."""
+        ...
+
+    def shift_start(self, start_epoch_s: int, cause: int) -> None:
+        """Start the pending run at ``start_epoch_s`` (already checked against the forecast's window)."""
+        ...
+
+    def cancel_shift(self) -> bool:
+        """Undo a shifted start (the run starts as it would have); False when nothing was shifted."""
+        ...
+
+
+# Each command and the features that bring it (Device Energy Management's conformance).
+_COMMAND_FEATURES = {
+    "PowerAdjustRequest": int(DemFeature.kPowerAdjustment),
+    "CancelPowerAdjustRequest": int(DemFeature.kPowerAdjustment),
+    "StartTimeAdjustRequest": int(DemFeature.kStartTimeAdjustment),
+    "CancelRequest": int(
+        DemFeature.kStartTimeAdjustment | DemFeature.kForecastAdjustment | DemFeature.kConstraintBasedAdjustment
+    ),
+}
+
+
 class DeviceEnergyManagementServer(ClusterServer):
     """An energy smart appliance (ESA) that a grid / home energy manager may ask to adjust power.
 
-    Only the PowerAdjustment feature's commands are implemented (PowerAdjustRequest,
-    CancelPowerAdjustRequest). Constructor options: ``esa_type`` (ESATypeEnum, default Other),
+    PowerAdjustment (PowerAdjustRequest, CancelPowerAdjustRequest); PowerForecastReporting (the ``Forecast``
+    attribute, a live value the appliance's :class:`StartTimePlanner` binds); StartTimeAdjustment
+    (StartTimeAdjustRequest shifts a forecast that has not started within [EarliestStartTime, LatestEndTime −
+    duration], else CONSTRAINT_ERROR; FAILURE when there is no pending forecast; CancelRequest undoes it).
+    Pausable, ForecastAdjustment and ConstraintBasedAdjustment are not implemented. Constructor options:
+    ``esa_type`` (ESATypeEnum, default Other),
     ``can_generate``, ``esa_state`` (default Online), ``abs_min_power_mW``, ``abs_max_power_mW``,
     ``power_adjustments`` (list of PowerAdjustStruct dicts {minPower, maxPower, minDuration,
     maxDuration}; None = null capability), plus ``features`` (default PowerAdjustment) and ``values``.
@@ -347,6 +378,7 @@ class DeviceEnergyManagementServer(ClusterServer):
             )
             self.restore("PowerAdjustmentCapability", capability)
         self._adjustment: tuple[int, TimerHandle | None] | None = None  # (requested power, end timer)
+        self.planner: StartTimePlanner | None = None  # the appliance's plan, for forecasts and start-time shifts
         self._state_before = int(ESAState.kOnline)
         self._adjust_started = 0.0
         for name, value in (values or {}).items():
@@ -356,20 +388,23 @@ class DeviceEnergyManagementServer(ClusterServer):
         out = {k: self.defaults[k] for k in ("ESAType", "ESACanGenerate", "ESAState", "AbsMinPower", "AbsMaxPower")}
         if self.has_feature(DemFeature.kPowerAdjustment):
             out["PowerAdjustmentCapability"] = None
+        if self.has_feature(DemFeature.kPowerForecastReporting | DemFeature.kStateForecastReporting):
+            out["Forecast"] = None
+        if self.has_feature(DemFeature.kPowerAdjustment | DemFeature.kStartTimeAdjustment):
             out["OptOutState"] = 0
         return out
 
     def accepts(self, command_name: str) -> bool:
-        return self.has_feature(DemFeature.kPowerAdjustment)
+        return self.has_feature(_COMMAND_FEATURES.get(command_name, 0))
 
     @property
     def adjusted_power_mW(self) -> int | None:
         """The power the ESA was asked to use, while an adjustment is active."""
         return None if self._adjustment is None else self._adjustment[0]
 
-    @command("PowerAdjustRequest")
-    def power_adjust_request(self, power: int, duration: int, cause: int) -> None:
-        state = self.read("ESAState")
+    def _check_request(self, cause: int) -> int:
+        """The ESA takes adjustment requests: it is online and the user has not opted out of ``cause``'s kind."""
+        state: int = self.read("ESAState")
         if state in (int(ESAState.kOffline), int(ESAState.kFault)):
             raise HomeError.refused(
                 Status.INVALID_IN_STATE,
@@ -383,6 +418,11 @@ class DeviceEnergyManagementServer(ClusterServer):
                 f"DeviceEnergyManagement: the user opted out (OptOutState={opt_out})",
                 reason="OPTED_OUT",
             )
+        return state
+
+    @command("PowerAdjustRequest")
+    def power_adjust_request(self, power: int, duration: int, cause: int) -> None:
+        state = self._check_request(cause)
         capability = self.read("PowerAdjustmentCapability") or {}
         ranges = capability.get("powerAdjustCapability") or []
         if not any(
@@ -411,6 +451,41 @@ class DeviceEnergyManagementServer(ClusterServer):
                 Status.INVALID_IN_STATE, "DeviceEnergyManagement: no power adjustment is active", reason="NO_ADJUSTMENT"
             )
         self._end_adjustment(Cause.kCancelled)
+
+    @command("StartTimeAdjustRequest")
+    def start_time_adjust_request(self, requestedStartTime: int, cause: int) -> None:
+        self._check_request(cause)
+        forecast = self.read("Forecast")
+        if forecast is None or self.planner is None:
+            raise HomeError.refused(
+                Status.FAILURE, "DeviceEnergyManagement: no forecast to adjust (nothing pending)", reason="NO_FORECAST"
+            )
+        if forecast["activeSlotNumber"] is not None:
+            raise HomeError.refused(
+                Status.FAILURE,
+                "DeviceEnergyManagement: the forecast has already started; only a pending start can be shifted",
+                reason="ALREADY_STARTED",
+            )
+        earliest = forecast.get("earliestStartTime")
+        earliest = self.planner.epoch_now() if earliest is None else earliest  # null: from now on
+        latest_start = forecast["latestEndTime"] - (forecast["endTime"] - forecast["startTime"])
+        if not earliest <= requestedStartTime <= latest_start:
+            raise HomeError.refused(
+                Status.CONSTRAINT_ERROR,
+                f"DeviceEnergyManagement: RequestedStartTime={requestedStartTime} is outside the window "
+                f"[{earliest}, {latest_start}] (EarliestStartTime … LatestEndTime − the forecast's duration)",
+                allowed={"min": earliest, "max": latest_start},
+            )
+        self.planner.shift_start(requestedStartTime, cause)
+
+    @command("CancelRequest")
+    def cancel_request(self) -> None:
+        if self.planner is None or not self.planner.cancel_shift():
+            raise HomeError.refused(
+                Status.INVALID_IN_STATE,
+                "DeviceEnergyManagement: no start-time adjustment to cancel",
+                reason="NO_ADJUSTMENT",
+            )
 
     def _now_s(self) -> float:
         return self.runtime.now() if self.runtime is not None else 0.0

@@ -10,7 +10,8 @@ the transfer the moment the vehicle's demand is met. The sibling Electrical Powe
 power, so its Electrical Energy Measurement integrates the energy.
 
 An energy manager's PowerAdjustRequest on the charger's Device Energy Management caps the charging power
-(:meth:`EnergyEvseServer.limit_power`, wired by emulator/role_behaviour.py) until the adjustment ends.
+(:meth:`EnergyEvseServer.limit_power`, wired by emulator/role_behaviour.py) until the adjustment ends; its
+StartTimeAdjustRequest holds a session that has not begun charging until a later start (:meth:`hold_until`).
 
 Not implemented: ChargingEnabledUntil is stored but not enforced (the server has no wall-clock epoch), discharging
 (V2X), charging preferences / targets, SoC reporting, Plug & Charge, RFID and diagnostics. EnergyEvseMode's modes
@@ -72,9 +73,12 @@ class EnergyEvseServer(ClusterServer):
         self._ended_duration: int | None = None  # the last session's duration, readable after it ended
         self._banked_mWh = 0.0  # session energy up to the start of the current transfer
         self._transfer: tuple[float, int] | None = None  # (start, power mW) of the energy flowing now
+        self._transfer_began = 0.0  # when the current transfer started (its rate may have changed since)
         self._demand_mWh = 0.0  # what the vehicle still wants at the start of the current transfer
         self._full_timer: TimerHandle | None = None
         self._power_limit_mW: int | None = None  # an energy manager's cap (Device Energy Management), if any
+        self._held_until: float | None = None  # no transfer before this (runtime s): a start an energy manager shifted
+        self._hold_timer: TimerHandle | None = None
         self._reported: dict[str, Any] = {}
         super().__init__(features=features, values=values)
         self.restore("CircuitCapacity", circuit_capacity_mA)
@@ -96,6 +100,11 @@ class EnergyEvseServer(ClusterServer):
     @property
     def plugged_in(self) -> bool:
         return self._plugged_at is not None
+
+    @property
+    def session_started_at(self) -> float | None:
+        """When the plugged-in vehicle's session began (runtime seconds), None with no vehicle."""
+        return self._plugged_at
 
     @property
     def charging_power_mW(self) -> int:
@@ -126,6 +135,7 @@ class EnergyEvseServer(ClusterServer):
                 Status.INVALID_IN_STATE, "EnergyEvse: no vehicle is plugged in", reason="NOT_PLUGGED_IN"
             )
         self._stop_transfer(StopReason.kEVStopped)
+        self.hold_until(None)  # a shifted start leaves with the vehicle
         state = self.read("State")
         duration, energy = self._session_duration(), self._session_energy()
         self._plugged_at, self._ended_duration = None, duration
@@ -187,6 +197,48 @@ class EnergyEvseServer(ClusterServer):
         self._power_limit_mW = power_mW
         self._follow(StopReason.kEVSEStopped)
 
+    def hold_until(self, start_s: float | None) -> None:
+        """Begin no transfer before ``start_s`` (runtime seconds; None: no hold) — a start an energy manager shifted
+        (Device Energy Management refuses to shift a charge that has begun; a transfer running now stops)."""
+        if self._hold_timer is not None:
+            self._hold_timer.cancel()
+            self._hold_timer = None
+        self._held_until = start_s if start_s is not None and start_s > self.now() else None
+        if self._held_until is not None and self.runtime is not None:
+            self._hold_timer = self.runtime.call_later(self._held_until - self.now(), self._release_hold)
+        self._follow(StopReason.kEVSEStopped)
+
+    @property
+    def held_until(self) -> float | None:
+        return self._held_until
+
+    @property
+    def transfer_started_at(self) -> float | None:
+        """When the energy now flowing began (runtime seconds), None while none flows."""
+        return None if self._transfer is None else self._transfer_began
+
+    def _release_hold(self) -> None:
+        self._hold_timer, self._held_until = None, None
+        self._follow(StopReason.kEVSEStopped)
+
+    def planned_power_mW(self) -> int:
+        """The power a transfer of this session would draw (the current offered, or that the charger could offer
+        once enabled), whatever holds it now; 0 when no vehicle wants energy or the current is below the minimum."""
+        enabled = self.read("SupplyState") == int(SupplyState.kChargingEnabled)
+        current: int = (
+            self.read("MaximumChargeCurrent")
+            if enabled
+            else min(self.read("CircuitCapacity"), self.read("UserMaximumChargeCurrent"))
+        )
+        if self._power_limit_mW is not None:
+            current = min(current, self._power_limit_mW * 1000 // self._voltage_mV())
+        if not self.plugged_in or self._demand_left() <= 0 or current < MIN_CHARGE_CURRENT_MA:
+            return 0
+        return round(self._voltage_mV() * current / 1000)
+
+    def demand_left_mWh(self) -> float:
+        return self._demand_left()
+
     def _voltage_mV(self) -> int:
         meter = self.endpoint.find("ElectricalPowerMeasurement") if self.endpoint is not None else None
         voltage = meter.read("Voltage") if meter is not None and meter.has_attribute("Voltage") else None
@@ -198,6 +250,7 @@ class EnergyEvseServer(ClusterServer):
             current = min(current, self._power_limit_mW * 1000 // self._voltage_mV())
         if (
             not self.plugged_in
+            or self._held_until is not None
             or self.read("SupplyState") != int(SupplyState.kChargingEnabled)
             or self._demand_left() <= 0
             or current < MIN_CHARGE_CURRENT_MA
@@ -216,6 +269,8 @@ class EnergyEvseServer(ClusterServer):
         starting = self._transfer is None
         self._bank()
         self._transfer = (self.now(), power)
+        if starting:
+            self._transfer_began = self.now()
         self._schedule_full()
         if starting:
             self.set("State", int(State.kPluggedInCharging))

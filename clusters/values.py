@@ -128,22 +128,18 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
     if info.is_struct:
         if not isinstance(value, dict):
             raise HomeError.refused(status, f"{what} must be an object ({base.__name__}), got {type(value).__name__}")
-        from dataclasses import fields as dc_fields
-
-        from clusters.chip_model import unwrap
-
         given = {_lower_first(k): v for k, v in value.items()}
         out: dict[str, Any] = {}
-        labels = {f.name for f in dc_fields(base)}
+        labels = info.struct_labels
         unknown = sorted(set(given) - labels)
         if unknown:
             raise HomeError.refused(status, f"{what} has unknown field(s) {unknown}", allowed=sorted(labels))
-        for field in base.descriptor.Fields:
-            finfo = unwrap(field.Type)
-            if field.Label in given:
-                out[field.Label] = coerce(given[field.Label], finfo, f"{what}.{field.Label}", status=status)
+        for field in info.struct_fields:
+            finfo = field.type
+            if field.label in given:
+                out[field.label] = coerce(given[field.label], finfo, f"{what}.{field.label}", status=status)
             elif not finfo.optional and not finfo.nullable:
-                raise HomeError.refused(status, f"{what} is missing field {field.Label!r}")
+                raise HomeError.refused(status, f"{what} is missing field {field.label!r}")
         return out
     if base is bool:
         if not isinstance(value, bool):

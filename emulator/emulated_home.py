@@ -26,7 +26,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from emulator.automations.home_rules import HomeRules
 from emulator.automations.model import StateCondition
+from emulator.bindings import SwitchBindings, node_id_of
 from emulator.clock import TIME_FORMAT
+from emulator.cooker_hoods import COOKTOP, HOOD, CookerHoods
 from emulator.device import Device, DeviceView
 from emulator.errors import HomeError
 from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
@@ -39,6 +41,7 @@ from emulator.home_snapshots import HomeSnapshots
 from emulator.physics import PhysicsEngine
 from emulator.physics_handoff import PhysicsHandoff
 from emulator.physics_terms import PhysicsParams
+from emulator.room_frame import RoomsFrame
 from emulator.timeline import Timeline
 from emulator.workflow_book import WorkflowBook
 from emulator.workflows import WorkflowStep
@@ -82,6 +85,8 @@ class EmulatedHome:
         self._timeline = Timeline(datetime.strptime(config.base_time, TIME_FORMAT))
         self.clock = self._timeline.clock
         self._devices = HomeDevices()
+        self._bindings = SwitchBindings(lambda: self._devices.devices)
+        self._hoods = CookerHoods(self.clock, self._devices.devices_in)
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
         self._handoff = PhysicsHandoff(self.physics)
         self._reports = EventReports(
@@ -117,13 +122,17 @@ class EmulatedHome:
     def _place(self, config: DeviceConfig) -> Device:
         device = self._devices.place(config, self.clock)
         self._handoff.bind(device, config.attributes)
+        self._bindings.attach(device)
         device.add_sink(self._on_device_change)
+        if device.spec.name in (COOKTOP, HOOD):
+            self._hoods.follow_room(device.room_id)
         return device
 
     def _on_device_change(
         self, device: Device, endpoint: int, cluster: str, attribute: str, old: Any, new: Any
     ) -> None:
         self._handoff.device_changed(device, endpoint, cluster, attribute)
+        self._hoods.device_changed(device, cluster, attribute)
         self._automations.on_attribute(device.device_id, endpoint, cluster, attribute)
         if self.bus.has_listeners:
             self._reports.publish_change(device.device_id, endpoint, cluster, attribute, old, new)
@@ -149,6 +158,13 @@ class EmulatedHome:
         return self._handoff.room_state(room_id, exact=exact)
 
     @_locked
+    def room_frame(self) -> RoomsFrame:
+        """Every room's trajectories now (in ``rooms()`` order): ``.states()`` is each room's ``room_state`` at this
+        tick, computed when first asked — a sample that may never be read costs a picture, not a computation."""
+        rooms = (room.room_id for room in self._devices.sorted_rooms())
+        return self.physics.pictures.frame(self.clock.tick, self.physics.sky(), self.physics.rooms, rooms)
+
+    @_locked
     def set_room_state(self, room_id: str, variable: str, value: float, *, baseline: bool = False) -> None:
         """Scenario injection: put a room variable (or its baseline) at a value now."""
         self._devices.room(room_id)
@@ -170,6 +186,16 @@ class EmulatedHome:
         return self._devices.describe(device_id)
 
     @_locked
+    def node_id(self, device_id: str) -> int:
+        """The device's Matter node id in this home: what a Binding entry's ``node`` names (emulator/bindings.py)."""
+        return node_id_of(self._devices.device(device_id).device_id)
+
+    @_locked
+    def bound_targets(self, device_id: str, cluster: str) -> list[tuple[str, int]]:
+        """(device id, endpoint) of each device a switch's Binding list names for ``cluster``, in list order."""
+        return self._bindings.targets(self._devices.device(device_id), cluster)
+
+    @_locked
     def rename_device(self, device_id: str, name: str) -> None:
         """Give a device a new display name (a bridge's NodeLabel is the device's name); saved with the home."""
         self._devices.rename(device_id, name)
@@ -183,7 +209,9 @@ class EmulatedHome:
 
     @_locked
     def remove_device(self, device_id: str) -> None:
-        self._handoff.unbind(self._devices.remove(device_id))
+        device = self._devices.remove(device_id)
+        self._handoff.unbind(device)
+        self._hoods.forget(device)
 
     # ------------------------------------------------------------------------------ data
     def read(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Any:

@@ -77,5 +77,10 @@ def open_for_append(path: Path) -> int:
 
 def append_line(fd: int, line: str) -> None:
     """Append one line to an ``O_APPEND`` file and fsync it (a kill leaves at most a torn last line)."""
-    write_all(fd, line.encode("utf-8"))
+    write_line(fd, line)
     os.fsync(fd)
+
+
+def write_line(fd: int, line: str) -> None:
+    """Append one line to an ``O_APPEND`` file, not yet fsynced (the caller fsyncs before it acknowledges)."""
+    write_all(fd, line.encode("utf-8"))

@@ -7,6 +7,7 @@ atomically, and ``dump_home`` is byte-deterministic so generated homes can be co
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -52,15 +53,27 @@ class HomeConfigError(ValueError):
 # --- field types ---------------------------------------------------------------------------------
 
 
+# Ids and attribute paths recur in every home of a process (the same devices, the same paths): each distinct
+# string is matched once.
+@functools.lru_cache(maxsize=16384)
+def _is_id(value: str) -> bool:
+    return ID_PATTERN.fullmatch(value) is not None
+
+
+@functools.lru_cache(maxsize=16384)
+def _is_attribute_path(value: str) -> bool:
+    match = ATTRIBUTE_PATH_PATTERN.fullmatch(value)
+    return match is not None and int(match.group(1)) <= MAX_ENDPOINT
+
+
 def _check_id(value: str) -> str:
-    if not ID_PATTERN.fullmatch(value):
+    if not _is_id(value):
         raise ValueError(f"{value!r} is not a valid id (allowed characters: letters, digits, '_' and '-')")
     return value
 
 
 def _check_attribute_path(value: str) -> str:
-    match = ATTRIBUTE_PATH_PATTERN.fullmatch(value)
-    if match is None or int(match.group(1)) > MAX_ENDPOINT:
+    if not _is_attribute_path(value):
         raise ValueError(
             f"{value!r} is not an attribute path '<endpoint>.<Cluster>.<Attribute>' "
             "(integer endpoint 0..65534, PascalCase names, e.g. '1.OnOff.OnOff')"

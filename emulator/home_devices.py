@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,15 @@ class Room:
 
 def parse_path(path: str) -> tuple[int, str, str]:
     """ "1.OnOff.OnOff" → (1, "OnOff", "OnOff"), with a clear error for anything else."""
+    return _parse_text_path(path) if isinstance(path, str) else _parse_any_path(path)
+
+
+@functools.lru_cache(maxsize=16384)  # the same paths recur in every home and every snapshot
+def _parse_text_path(path: str) -> tuple[int, str, str]:
+    return _parse_any_path(path)
+
+
+def _parse_any_path(path: object) -> tuple[int, str, str]:
     parts = path.split(".") if isinstance(path, str) else []
     if len(parts) != PATH_PARTS or not parts[0].lstrip("-").isdigit():
         raise HomeError(

@@ -13,6 +13,12 @@ from emulator.physics import PhysicsEngine
 from emulator.workflow_book import WorkflowBook
 
 
+def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether two attribute maps hold equal values of the same types at the same paths (what ``diff`` reports
+    no change for): 1, 1.0 and True compare equal, so the types are checked once the values are."""
+    return old == new and all(type(value) is type(new[path]) for path, value in old.items())
+
+
 class HomeSnapshots:
     """Reads the other owners into plain data (no state of its own)."""
 
@@ -68,6 +74,8 @@ class HomeSnapshots:
                 changes.append({"kind": "device_added" if old_d is None else "device_removed", "device_id": device_id})
                 continue
             old_a, new_a = old_d["attributes"], new_d["attributes"]
+            if _same_values(old_a, new_a):
+                continue  # most devices: nothing changed (one comparison instead of a walk of every path)
             for path in sorted(set(old_a) | set(new_a)):
                 if old_a.get(path) != new_a.get(path) or type(old_a.get(path)) is not type(new_a.get(path)):
                     changes.append(

@@ -17,8 +17,10 @@ from emulator.compartments import Compartments
 from emulator.daylight import KNOT_S, knot_start
 from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
-from emulator.physics_terms import covering_factor, lights_lux, room_process
+from emulator.physics_terms import room_process
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
+from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
+from emulator.room_frame import RoomPictures, illuminance, value_at
 from emulator.sky import Sky
 
 if TYPE_CHECKING:
@@ -29,7 +31,6 @@ VARIABLES = ("temperature", "humidity", "pm10")
 # 0.01 µg/m³) no longer move in practice.
 SETTLED_WITHIN = {"temperature": 0.05, "humidity": 0.05, "pm10": 0.0005}
 AT_REST_FRACTION = 1e-6
-ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 # Attribute changes of these clusters can change a room's rates (sensor readings cannot).
 DRIVING_CLUSTERS = frozenset(
     {
@@ -78,6 +79,7 @@ class PhysicsEngine:
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
+        self.pictures = RoomPictures(params, devices_in)  # light terms and frames' pictures while a room stays as it is
         # Told (room, variable) whenever a trajectory restarts (automations re-plan their crossings).
         self.segment_listener: Callable[[str, str], None] | None = None
 
@@ -89,6 +91,7 @@ class PhysicsEngine:
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
         self._reported.pop(room_id, None)
+        self.pictures.devices_changed(room_id)
         self._sensed.pop(room_id, None)
         for timer in room.timers.values():
             if timer:
@@ -97,11 +100,11 @@ class PhysicsEngine:
     def start(self, room_id: str, *, calibrate_illuminance: bool = True) -> None:
         """Begin integrating a room from its initial state (after its devices are placed)."""
         room = self.rooms[room_id]
+        self.pictures.devices_changed(room_id)  # read the devices as they are now
         if calibrate_illuminance:
             # The stored illuminance already includes the lights that are on and the coverings as
             # they are: solve for daylight so lights are not counted twice (SimuHome bug §4.4).
-            lights = self._lights(room_id)
-            factor = self._covering_factor(room_id)
+            factor, lights = self.pictures.terms(room_id)
             observed = room.initial["illuminance"]
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
@@ -150,9 +153,8 @@ class PhysicsEngine:
     def value(self, room_id: str, variable: str) -> float:
         room = self.rooms[room_id]
         if variable == "illuminance":
-            return room.daylight * self.sky() * self._covering_factor(room_id) + self._lights(room_id)
-        start, segment = room.segments[variable]
-        return segment.value_after(self.clock.tick - start)
+            return illuminance(room.daylight, self.sky(), self.pictures.terms(room_id))
+        return value_at(room.segments[variable], self.clock.tick)
 
     def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
         trajectories = list(self.rooms[room_id].segments.items())
@@ -193,9 +195,10 @@ class PhysicsEngine:
         """Put a variable at a value now (a scenario injection: a window opened, smoke)."""
         room = self.rooms[room_id]
         if variable == "illuminance":
-            factor = self._covering_factor(room_id)
+            factor, lights = self.pictures.terms(room_id)
             if factor > 0:
-                room.daylight = self._noon_daylight(max(0.0, value - self._lights(room_id)) / factor, room)
+                room.daylight = self._noon_daylight(max(0.0, value - lights) / factor, room)
+                self.pictures.moved(room_id)
             if self.segment_listener is not None:
                 self.segment_listener(room_id, variable)
         else:
@@ -217,6 +220,7 @@ class PhysicsEngine:
         self.compartments.restart(device)
 
     def resegment(self, room_id: str) -> None:
+        self.pictures.devices_changed(room_id)  # a light or covering may have changed, come or gone
         room = self.rooms[room_id]
         now_values = {v: self.value(room_id, v) for v in VARIABLES}
         for variable in VARIABLES:
@@ -231,6 +235,7 @@ class PhysicsEngine:
         self.segment_count += 1
         start = self.clock.tick
         room.segments[variable] = (start, segment)
+        self.pictures.moved(room.room_id)
         room.timers[variable] = None
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
@@ -258,12 +263,6 @@ class PhysicsEngine:
             variable,
             self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
-
-    def _lights(self, room_id: str) -> float:
-        return lights_lux(self.params, self.devices_in(room_id))
-
-    def _covering_factor(self, room_id: str) -> float:
-        return covering_factor(self.params, self.devices_in(room_id))
 
     # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
@@ -350,7 +349,8 @@ class PhysicsEngine:
         end = self.next_knot_tick()
         if self.sun is not None and end is not None and "illuminance" in sensed:
             room = self.rooms[room_id]
-            scale, lights = room.daylight * self._covering_factor(room_id), self._lights(room_id)
+            factor, lights = self.pictures.terms(room_id)
+            scale = room.daylight * factor
             at_end = scale * self.sun.relative(self.clock.datetime_at(end)) + lights
             lux = self.value(room_id, "illuminance")
             crossing = linear_crossing(lux, at_end, now, end, reported.setdefault("illuminance", lux))

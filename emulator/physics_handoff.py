@@ -14,6 +14,7 @@ from emulator.errors import HomeError
 from emulator.home_devices import parse_path
 from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine
 from emulator.power_draw import apply_power_draw, drives_power
+from emulator.room_frame import reading
 
 
 class PhysicsHandoff:
@@ -25,7 +26,7 @@ class PhysicsHandoff:
     def room_state(self, room_id: str, *, exact: bool = False) -> dict[str, float]:
         """Temperature (centi-°C), humidity (centi-%), illuminance (lux), pm10 (µg/m³) now."""
         state = self.physics.state(room_id)
-        return state if exact else {k: round(v, 2) + 0.0 for k, v in state.items()}  # + 0.0: no -0.0
+        return state if exact else {k: reading(v) for k, v in state.items()}
 
     def set_room_state(self, room_id: str, variable: str, value: float, *, baseline: bool) -> None:
         if variable not in ENVIRONMENT_KEYS:

@@ -2,7 +2,7 @@
 (:func:`attach_role_behaviour`): rooftop solar output following the sun ("solar", the endpoint with its Power
 Source and meter), a home battery's state of charge following its power ("battery", likewise), and a water valve's
 flow meter following the valve ("valve" and "flow_meter": the two endpoints), and an EV charger whose energy
-manager caps its power ("evse").
+manager caps its power, forecasts its charge and shifts a pending start ("evse").
 
 All stay closed-form in virtual time. Solar: ActivePower = −peak × 0.8 × sin(solar elevation), the sine taken at the
 middle of each 15-minute daylight knot (emulator/daylight.py) and held over it, so the meter changes once per knot
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import chip.clusters.Objects as Objects
@@ -38,6 +38,10 @@ BATTERY_CAPACITY_MWH = 10_000_000
 BATTERY_MAX_POWER_MW = 5_000_000
 BATTERY_EFFICIENCY = 0.95  # each way
 BATTERY_RESERVE = 0.10  # discharging stops here
+SESSION_WINDOW_S = 86_400  # a charge may be shifted within a day of the vehicle plugging in (unless enabled until)
+MATTER_EPOCH = datetime(2000, 1, 1)  # Matter's epoch-s count from here (the home's clock is taken as UTC)
+ForecastReason = Objects.DeviceEnergyManagement.Enums.ForecastUpdateReasonEnum
+EvseState = Objects.EnergyEvse.Enums.StateEnum
 ChargeState = Objects.PowerSource.Enums.BatChargeStateEnum
 ServerT = TypeVar("ServerT")
 
@@ -157,14 +161,122 @@ class ValveFlowMeter:
 
 
 class ChargerEnergyManager:
-    """An EV charger's Device Energy Management adjustment caps its charging power while it is active."""
+    """An EV charger's energy management: a Device Energy Management power adjustment caps its charging power while
+    it is active; its power forecast is the session's charge (one slot: the power it would draw for the time the
+    vehicle's remaining demand takes), pending from the moment a vehicle wanting energy plugs in until the transfer
+    begins; a StartTimeAdjustRequest holds that start until the requested time (EarliestStartTime null: from now;
+    LatestEndTime: ChargingEnabledUntil when set, else a day after the vehicle plugged in)."""
 
-    def __init__(self, esa: DeviceEnergyManagementServer, evse: EnergyEvseServer) -> None:
-        self.esa, self.evse = esa, evse
+    def __init__(self, esa: DeviceEnergyManagementServer, evse: EnergyEvseServer, clock: VirtualClock) -> None:
+        self.esa, self.evse, self.clock = esa, evse, clock
+        self._forecast_id = 0
+        self._reason = int(ForecastReason.kInternalOptimization)
+        self._reported: Any = None
         esa.add_listener(lambda server, name, old, new: self.follow() if name == "ESAState" else None)
+        if esa.has_attribute("Forecast"):
+            stored = esa.read("Forecast")  # a saved home's forecast, before it becomes a live value
+            esa.planner = self
+            esa.bind_source("Forecast", self.forecast)
+            evse.add_listener(lambda server, name, old, new: self._evse_changed(name))
+            self._resume(stored)
+            self._reported = self.forecast()
 
     def follow(self) -> None:
         self.evse.limit_power(self.esa.adjusted_power_mW)
+        self._report()
+
+    def _resume(self, stored: dict[str, Any] | None) -> None:
+        """A home saved with a shifted start that has not come yet keeps it (the forecast says when)."""
+        if not stored or stored["activeSlotNumber"] is not None or not self.evse.plugged_in:
+            return
+        reason, wait = stored["forecastUpdateReason"], stored["startTime"] - self.epoch_now()
+        if reason != int(ForecastReason.kInternalOptimization) and wait > 0:
+            self._forecast_id, self._reason = stored["forecastID"], reason
+            self.evse.hold_until(self.clock.now() + wait)
+
+    # ------------------------------------------------------------------ the forecast (a live value)
+    def epoch_now(self) -> int:
+        return self._epoch(self.clock.now())
+
+    def _epoch(self, seconds: float) -> int:
+        moment = self.clock.base_time + timedelta(seconds=seconds)
+        return math.floor((moment - MATTER_EPOCH).total_seconds())
+
+    def forecast(self) -> dict[str, Any] | None:
+        """The session's charge as a ForecastStruct, or null when there is nothing to charge."""
+        power, evse = self.evse.planned_power_mW(), self.evse
+        if power <= 0 or evse.session_started_at is None:
+            return None
+        now = self.clock.now()
+        began = evse.transfer_started_at
+        start = began if began is not None else max(now, evse.held_until or now)
+        elapsed = 0 if began is None else math.floor(now - began)
+        remaining = math.ceil(evse.demand_left_mWh() * 3600 / power)
+        duration = elapsed + remaining
+        until = evse.read("ChargingEnabledUntil")
+        latest_end = until if until else self._epoch(evse.session_started_at + SESSION_WINDOW_S)
+        start_epoch = self._epoch(start)
+        return {
+            "forecastID": self._forecast_id,
+            "activeSlotNumber": None if began is None else 0,
+            "startTime": start_epoch,
+            "endTime": start_epoch + duration,
+            "earliestStartTime": None,
+            "latestEndTime": max(latest_end, start_epoch + duration),
+            "isPausable": False,
+            "slots": [
+                {
+                    "minDuration": duration,
+                    "maxDuration": duration,
+                    "defaultDuration": duration,
+                    "elapsedSlotTime": elapsed,
+                    "remainingSlotTime": remaining,
+                    "nominalPower": power,
+                    "minPower": power,
+                    "maxPower": power,
+                    "nominalEnergy": round(power * duration / 3600),
+                }
+            ],
+            "forecastUpdateReason": self._reason,
+        }
+
+    def _evse_changed(self, name: str) -> None:
+        if name == "State" and self.evse.read("State") == int(EvseState.kNotPluggedIn):
+            self._reason = int(ForecastReason.kInternalOptimization)
+        if name in ("State", "SupplyState", "MaximumChargeCurrent", "ChargingEnabledUntil"):
+            self._report()
+
+    def _report(self) -> None:
+        if self.esa.planner is not self:
+            return
+        new = self.forecast()
+        if _plan(new) != _plan(self._reported):  # a new plan: a new ForecastID
+            self._forecast_id = (self._forecast_id + 1) % 2**32
+            new = self.forecast()
+        old, self._reported = self._reported, new
+        self.esa.notify("Forecast", old, new)
+
+    # ------------------------------------------------------------------ start-time adjustment
+    def shift_start(self, start_epoch_s: int, cause: int) -> None:
+        now_epoch = self.epoch_now()
+        self._reason = int(ForecastReason.kGridOptimization if cause == 1 else ForecastReason.kLocalOptimization)
+        self.evse.hold_until(self.clock.now() + (start_epoch_s - now_epoch))
+        self._report()
+
+    def cancel_shift(self) -> bool:
+        if self.evse.held_until is None:
+            return False
+        self._reason = int(ForecastReason.kInternalOptimization)
+        self.evse.hold_until(None)
+        self._report()
+        return True
+
+
+def _plan(forecast: dict[str, Any] | None) -> Any:
+    """What makes a forecast a new plan (its start, power and reason), not the same plan running on."""
+    if forecast is None:
+        return None
+    return (forecast["startTime"], forecast["slots"][0]["nominalPower"], forecast["forecastUpdateReason"])
 
 
 RoleBehaviour = SolarArray | HomeBattery | ValveFlowMeter | ChargerEnergyManager
@@ -207,6 +319,7 @@ def attach_role_behaviour(
                 ChargerEnergyManager(
                     _server(ep, "DeviceEnergyManagement", DeviceEnergyManagementServer),
                     _server(ep, "EnergyEvse", EnergyEvseServer),
+                    clock,
                 )
             )
         elif role == "battery":

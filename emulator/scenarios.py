@@ -1,17 +1,23 @@
 """Ready-made activity for demos and benchmarks: a busy day in a home, through the public API only; and the acts
-of the world that no Matter command performs — a button pressed, a vehicle plugged in, water where a detector
-sees it — each on one device, refused with a HomeError (state unchanged) when the device cannot do it."""
+of the world that no Matter command performs — a button pressed, a light switch flipped, turned or tinted (its
+commands then go to the lights its Binding names), a vehicle plugged in, water where a detector sees it — each on
+one device, refused with a HomeError (state unchanged) when the device cannot do it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from clusters import ClusterServer
 from clusters.boolean_state import BooleanStateServer
+from clusters.chip_model import cluster_model
 from clusters.energy_evse import EnergyEvseServer
+from clusters.on_off import OnOffServer
 from clusters.switch import SwitchServer
+from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
+from emulator.home_results import InvokeResult
 from emulator.workflows import WorkflowStep
 
 ServerT = TypeVar("ServerT", bound=ClusterServer)
@@ -107,10 +113,96 @@ def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:
     detector.set_state(present)
 
 
-def _world_server(home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str) -> ServerT:
+@dataclass(frozen=True, slots=True)
+class SwitchSend(InvokeResult):
+    """One command a switch sent to a bound light: the light's answer, or its refusal (``refused``)."""
+
+    refused: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**InvokeResult.to_dict(self), "refused": self.refused}
+
+
+def flip_switch(home: EmulatedHome, device_id: str, on: bool | None = None) -> list[SwitchSend]:
+    """Flip a light switch (any of the three): OnOff Toggle (or On / Off when ``on`` says which) to every light
+    its Binding list names for OnOff. Returns what it sent; a light that refuses does not stop the others."""
+    command = "Toggle" if on is None else ("On" if on else "Off")
+    return _send_to_bound(home, device_id, "OnOff", command, {})
+
+
+def dim_switch(home: EmulatedHome, device_id: str, level: int) -> list[SwitchSend]:
+    """Turn a dimmer (or colour dimmer) switch to ``level`` (1–254): LevelControl MoveToLevelWithOnOff to every
+    light bound for LevelControl."""
+    return _send_to_bound(home, device_id, "LevelControl", "MoveToLevelWithOnOff", {"Level": level})
+
+
+def tint_switch(home: EmulatedHome, device_id: str, mireds: int) -> list[SwitchSend]:
+    """Set a colour dimmer switch's colour temperature: ColorControl MoveToColorTemperature (``mireds``) to every
+    light bound for ColorControl."""
+    return _send_to_bound(home, device_id, "ColorControl", "MoveToColorTemperature", {"ColorTemperatureMireds": mireds})
+
+
+def _send_to_bound(
+    home: EmulatedHome, device_id: str, cluster: str, command: str, args: dict[str, Any]
+) -> list[SwitchSend]:
     device = home.device(device_id)
-    for endpoint in sorted(device.endpoints):
-        server = device.find(endpoint, cluster)
+    cluster_id = cluster_model(cluster).cluster_id
+    descriptor = device.find(1, "Descriptor")
+    if device.find(1, "Binding") is None or descriptor is None or cluster_id not in descriptor.read("ClientList"):
+        raise HomeError(
+            "WRONG_DEVICE_TYPE",
+            f"{device_id!r} is a {device.device_type}, which does not send {cluster} commands",
+            allowed=_senders(cluster_id),
+        )
+    sent: list[SwitchSend] = []
+    for target, endpoint in home.bound_targets(device_id, cluster):
+        try:
+            response = home.invoke(target, endpoint, cluster, command, args).response
+        except HomeError as error:
+            sent.append(SwitchSend(target, endpoint, cluster, command, None, error.to_dict()))
+            continue
+        sent.append(SwitchSend(target, endpoint, cluster, command, response))
+    return sent
+
+
+def turn_on_cook_surface(home: EmulatedHome, device_id: str, surface: int, level: int | None = None) -> None:
+    """Someone switches a cooktop's surface on at the hob (Matter lets a controller only switch it off), at
+    ``level`` (its SelectedTemperatureLevel: 0 Low, 1 Medium, 2 High) or the level it has."""
+    device = home.device(device_id)
+    surfaces = (
+        sorted(ep for role, ep in device.spec.roles if role == "compartment") if device.device_type == "cooktop" else []
+    )
+    if surface not in surfaces:
+        raise HomeError(
+            "WRONG_DEVICE_TYPE" if not surfaces else "ENDPOINT_NOT_FOUND",
+            f"turn_on_cook_surface: {device_id!r} ({device.device_type}) has no cook surface on endpoint {surface!r}",
+            allowed={"surfaces": surfaces} if surfaces else {"device_type": "cooktop"},
+        )
+    if level is not None:
+        home.invoke(device_id, surface, "TemperatureControl", "SetTemperature", {"TargetTemperatureLevel": level})
+    for endpoint in (1, surface):  # the hob itself comes on with its first surface
+        _world_server(home, device_id, "OnOff", OnOffServer, "a cooktop", endpoint=endpoint).set("OnOff", True)
+
+
+def _senders(cluster_id: int) -> list[str]:
+    """The catalogue's switch types that are clients of ``cluster_id`` and have a Binding list."""
+    return sorted(
+        spec.name
+        for spec in CATALOGUE.values()
+        for endpoint in spec.endpoints
+        for c in endpoint.clusters
+        if c.cluster == "Descriptor"
+        and cluster_id in c.options.get("client_clusters", ())
+        and any(b.cluster == "Binding" for b in endpoint.clusters)
+    )
+
+
+def _world_server(
+    home: EmulatedHome, device_id: str, cluster: str, kind: type[ServerT], what: str, *, endpoint: int | None = None
+) -> ServerT:
+    device = home.device(device_id)
+    for where in sorted(device.endpoints) if endpoint is None else [endpoint]:
+        server = device.find(where, cluster)
         if isinstance(server, kind):
             return server
     raise HomeError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -462,6 +463,11 @@ def demo(
     )
 
 
+# The exit status of an unexpected failure (EX_SOFTWARE of sysexits.h), and the variable that shows its traceback.
+INTERNAL_ERROR_EXIT = 70
+TRACEBACK_ENV = "HOMEFABRIC_TRACEBACK"
+
+
 def main() -> None:
     """The console script: the commands, with what the operating system refused (a directory that cannot be
     made, a full disk, a connection refused) as one line naming it, never a traceback — whichever command met it."""
@@ -471,6 +477,16 @@ def main() -> None:
         where = f": {error.filename}" if error.filename else ""
         typer.echo(f"error: {error.strerror or error}{where}", err=True)
         raise SystemExit(1) from None
+    except Exception as error:  # a homefabric bug: one line naming it; the traceback only when asked for
+        if os.environ.get(TRACEBACK_ENV):
+            raise
+        first_line = (str(error).splitlines() or [""])[0]
+        typer.echo(
+            f"error: internal error ({type(error).__name__}: {first_line}) — a homefabric bug, please report it; "
+            f"{TRACEBACK_ENV}=1 shows the traceback",
+            err=True,
+        )
+        raise SystemExit(INTERNAL_ERROR_EXIT) from None
 
 
 if __name__ == "__main__":

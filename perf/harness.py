@@ -3,7 +3,8 @@
 Prints the generation time, the run's wall time, episodes per second and the oracle's success per kind, and —
 steadier on a shared machine — the run's CPU seconds, episodes per CPU-second and where that CPU went
 (``phases_cpu_s``): building each episode's home, the before/after snapshots, the state diff, the agent, the
-evaluation, appending records and timing lines (with their fsync), and the rest (runner, records, progress).
+evaluation, writing records and timing lines, and the rest (runner, records, progress, and the grouped fsync of
+those lines, which runs in a worker thread).
 Phases are timed by wrapping the runner's own calls in this process (their CPU inside each call); the agent and the
 evaluation are coroutines, timed across their await (the oracle and the rules judge do not wait on anything).
 Target: < 60 s on 2 cores. Usage: python perf/harness.py [--per-type 50] [--seed 1] [--concurrency 4] [--json]
@@ -27,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import benchmark.runs.runner as runner_module
 from benchmark.reports.report import build_report
-from benchmark.runs.runner import Runner
+from benchmark.runs.runner import Runner, freeze_long_lived
 from benchmark.runs.spec import parse_spec
 from benchmark.suites.simuhome.episode import parse_episode
 from emulator.emulated_home import EmulatedHome
@@ -80,7 +81,7 @@ def phases_timed(clock: PhaseClock) -> Iterator[None]:
         (EmulatedHome, "snapshot", clock.timed("snapshots", EmulatedHome.snapshot)),
         (EmulatedHome, "diff", staticmethod(clock.timed("state_diff", EmulatedHome.diff))),
         (runner_module, "evaluate_episode", clock.timed_async("evaluation", runner_module.evaluate_episode)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
-        (runner_module, "append_line", clock.timed("records_and_timings", runner_module.append_line)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
+        (runner_module, "write_line", clock.timed("records_and_timings", runner_module.write_line)),  # type: ignore[attr-defined]  # the runner's import, patched where it looks it up
         (agent_class, "run", clock.timed_async("agent", agent_class.run)),
     ]
     saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
@@ -121,6 +122,7 @@ def main() -> int:
                 "concurrency": options.concurrency,
             }
         )
+        freeze_long_lived()  # as ``bench run`` does before its run
         clock = PhaseClock()
         with phases_timed(clock):
             started, started_cpu = time.perf_counter(), time.process_time()

@@ -35,10 +35,10 @@ def test_home_generate_is_deterministic_and_show_reads_it(tmp_path: Path) -> Non
     assert first.read_bytes() == second.read_bytes()
     home = json.loads(first.read_text())
     systems = home["extensions"]["generator"]["home_systems"]  # solar, battery, charger, valve, … on top
-    assert len(home["rooms"]) == 31 and len(home["devices"]) == 135 + len(systems) == 147
+    assert len(home["rooms"]) == 31 and len(home["devices"]) == 135 + len(systems) == 149
     shown = runner.invoke(app, ["home", "show", str(first), "--json"])
     assert shown.exit_code == 0
-    assert len(json.loads(shown.stdout)["devices"]) == 147
+    assert len(json.loads(shown.stdout)["devices"]) == 149
 
 
 def test_sim_run_advances_virtual_time_and_reports_figures(tmp_path: Path) -> None:

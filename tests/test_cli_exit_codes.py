@@ -254,3 +254,24 @@ def test_a_yaml_home_is_read_like_its_json(tmp_path: Path, home_file: Path) -> N
     shown = [homefabric("home", "show", str(path), "--json") for path in (home_file, as_yaml)]
     assert shown[0].returncode == shown[1].returncode == 0, shown[1].stderr
     assert json.loads(shown[0].stdout) == json.loads(shown[1].stdout)
+
+
+def test_an_unexpected_failure_is_one_line_with_exit_70_and_the_traceback_on_request(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A homefabric bug (here: a KeyError inside a command) reaches the user as one line naming it, not a traceback."""
+    from homefabric_cli import main as cli
+
+    def broken_app() -> None:
+        raise KeyError("forecastId")
+
+    monkeypatch.setattr(cli, "app", broken_app)
+    monkeypatch.delenv(cli.TRACEBACK_ENV, raising=False)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == cli.INTERNAL_ERROR_EXIT == 70
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (KeyError: 'forecastId')" in err and "Traceback" not in err
+    monkeypatch.setenv(cli.TRACEBACK_ENV, "1")
+    with pytest.raises(KeyError):
+        cli.main()

@@ -17,20 +17,37 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.generation.episode_layout import Draft, GenerationFailed, Mentions, room_devices_action
 from benchmark.generation.grammar import device_ref, finish, room_name
-from benchmark.generation.homes import build_home, home_config
+from benchmark.generation.homes import EpisodeHome, build_home, home_config
+from benchmark.scoring.charging_scoring import SUPPLY_VOLTAGE, charge_steps, needed_mWh
+from benchmark.suites.simuhome.episode import ChargingGoal
+from emulator.clock import TIME_FORMAT
 from emulator.emulated_home import EmulatedHome
 from emulator.home_generation.seeds import sub_seed
+from emulator.scenarios import plug_in_vehicle
 from emulator.workflows import WorkflowStep
 
 HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
 LIGHT_TYPES = ("on_off_light", "dimmable_light", "extended_color_light")
 VALVE_OPEN = 1  # ValveConfigurationAndControl.CurrentState: 0 closed, 1 open
 SOLAR_POWER_PATH = "1.ElectricalPowerMeasurement.ActivePower"
+SOLAR_ENERGY_PATH = "1.ElectricalEnergyMeasurement.CumulativeEnergyExported.energy"  # mWh, a struct's field
 MIN_DAYLIGHT_MW = 50_000  # a question about the panels' output is asked only when they make at least 50 W
+MIN_PRODUCED_MWH = 500_000  # a question about the energy produced is asked only after at least 0.5 kWh
+# "since <when>" → the hour the home's history starts at and the hours (after it) the episode may start at.
+EV_TARGET_PERCENT = 80
+# The car as the episode states it (the charger models no vehicle battery): (capacity kWh, state of charge %) such
+# that the plugged-in car's 20 kWh demand (clusters/energy_evse.py) fills it exactly to 100 %; needs 4-15 kWh.
+EV_BATTERIES = ((25, 20), (40, 50), (50, 60), (80, 75))
+EV_START_HOURS = (11, 12, 13)  # the episode starts a minute before a knot in 11:14 … 14:59
+ENERGY_PERIODS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "noon": (12, (1, 2, 3, 4, 5, 6)),
+    "midnight": (0, tuple(range(9, 19))),
+}
 
 
 def _devices(fabric: EmulatedHome, types: tuple[str, ...]) -> list[Any]:
@@ -142,33 +159,77 @@ def button_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
 
 def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     """ "Close the main water valve when the kitchen leak sensor detects water." (the valve starts open)"""
-    seed = sub_seed(episode_seed, "hs_leak_valve", attempt)
-    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
-    detectors, valves = _devices(fabric, ("water_leak_detector",)), _devices(fabric, ("water_valve",))
-    if not detectors or len(valves) != 1:
-        raise GenerationFailed("the home needs leak detectors and exactly one (main) water valve")
-    detector, valve = rng.choice(detectors), valves[0]
-    detector_ref = device_ref(detector.device_id, "water_leak_detector", rng)
-    room = room_name(detector.room_id)
-    mentions = Mentions()
-    mentions.add(rooms=[room], devices=[detector_ref], words=["main"])
-    query = rng.choice(
-        (
-            f"Close the main water valve when the {detector_ref} in the {room} detects a leak.",
-            f"If the {detector_ref} in the {room} senses water, shut the main water valve automatically.",
-            f"Make an automation that closes the main valve whenever the {room} {detector_ref} reports a leak.",
-        )
+    return _closing_main_valve(
+        episode_seed,
+        attempt,
+        rng,
+        template="leak_valve",
+        trigger_type="water_leak_detector",
+        condition=("1.BooleanState.StateValue", True),
+        act="sense_water",
+        queries=(
+            "Close the main water valve when the {ref} in the {room} detects a leak.",
+            "If the {ref} in the {room} senses water, shut the main water valve automatically.",
+            "Make an automation that closes the main valve whenever the {room} {ref} reports a leak.",
+        ),
     )
+
+
+def button_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "When I press the button by the front door, shut off the main water valve." (leaving home; the valve
+    starts open) — a button driving a device in another room."""
+    return _closing_main_valve(
+        episode_seed,
+        attempt,
+        rng,
+        template="button_valve",
+        trigger_type="generic_switch",
+        condition=("1.Switch.CurrentPosition", 1),
+        act="press_button",
+        queries=(
+            "When I press the {ref} in the {room}, shut off the main water valve.",
+            "Make the {room} {ref} close the main water valve whenever it is pressed.",
+            "I want pressing the {ref} in the {room} to turn the water off at the main valve.",
+        ),
+    )
+
+
+def _closing_main_valve(
+    episode_seed: int,
+    attempt: int,
+    rng: random.Random,
+    *,
+    template: str,
+    trigger_type: str,
+    condition: tuple[str, Any],
+    act: str,
+    queries: tuple[str, ...],
+) -> Draft:
+    """A rule that closes the main valve (open when the episode starts) when a ``trigger_type`` device's
+    ``condition`` holds, scored by replaying ``act`` on it; ``queries`` name it as {ref} in the {room}."""
+    seed = sub_seed(episode_seed, f"hs_{template}", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    triggers, valves = _devices(fabric, (trigger_type,)), _devices(fabric, ("water_valve",))
+    if not triggers or len(valves) != 1:
+        raise GenerationFailed(f"the home needs a {trigger_type} and exactly one (main) water valve")
+    trigger, valve = rng.choice(triggers), valves[0]
+    ref = device_ref(trigger.device_id, trigger_type, rng)
+    room = room_name(trigger.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[ref], words=["main"])
+    query = rng.choice(tuple(q.format(ref=ref, room=room) for q in queries))
 
     def valve_open(home: EmulatedHome, _rng: random.Random) -> None:
         home.apply(WorkflowStep.invoke(valve.device_id, 1, "ValveConfigurationAndControl", "Open", {}))
         home.advance(5)
 
+    verb = "leak closes" if act == "sense_water" else "closes"
+    path, value = condition
     rule = _rule(
-        f"{detector.device_id} leak closes {valve.device_id}",
-        detector,
-        "1.BooleanState.StateValue",
-        True,
+        f"{trigger.device_id} {verb} {valve.device_id}",
+        trigger,
+        path,
+        value,
         valve,
         "ValveConfigurationAndControl",
         "Close",
@@ -176,13 +237,13 @@ def leak_valve(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     return _draft(
         seed,
         rng,
-        template="leak_valve",
+        template=template,
         query=query,
-        trigger_device=detector,
+        trigger_device=trigger,
         target=valve,
         target_assert={"attribute": "1.ValveConfigurationAndControl.CurrentState", "value": VALVE_OPEN},
         rule=rule,
-        replay={"act": "sense_water", "device_id": detector.device_id},
+        replay={"act": act, "device_id": trigger.device_id},
         prepare=valve_open,
         mentions=mentions,
     )
@@ -210,6 +271,23 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
             f"Tell me the current output of the {panel_ref}.",
         )
     )
+    # the rules judge accepts the magnitude in mW, W or kW
+    return _panel_question(
+        rng, query, panel, home, mentions, (SOLAR_POWER_PATH, "power_mW"), {"template": "solar_power"}
+    )
+
+
+def _panel_question(
+    rng: random.Random,
+    query: str,
+    panel: Any,
+    home: EpisodeHome,
+    mentions: Mentions,
+    reading: tuple[str, str],
+    meta: dict[str, Any],
+) -> Draft:
+    """A qt1 question answered from the panels' meter: ``reading`` is (attribute path, quantity)."""
+    attribute, quantity = reading
     return Draft(
         query=finish(query, rng),
         user_location=panel.room_id,
@@ -219,14 +297,168 @@ def solar_power(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
                 "room_id": panel.room_id,
                 "device_id": panel.device_id,
                 "device_type": "solar_power",
-                "attribute": SOLAR_POWER_PATH,
-                "quantity": "power_mW",  # the rules judge accepts the magnitude in mW, W or kW
+                "attribute": attribute,
+                "quantity": quantity,
             }
         ],
         required_actions=[room_devices_action(panel.room_id)],
         initial_home_config=home.initial_home_config,
         mentions=mentions,
-        meta={"template": "solar_power"},
+        meta=meta,
+    )
+
+
+def solar_energy(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "How much energy have the solar panels produced since noon?" (or "today") — a qt1 question answered from the
+    panels' meter (ElectricalEnergyMeasurement.CumulativeEnergyExported, mWh).
+
+    The episode's history is played, not assumed: the home starts at noon (or midnight) of the episode's day, with
+    the panels' meter at zero, and runs on to the episode's moment 1-6 hours later (09:00-18:00 for "today"), so
+    the meter's total is the energy produced since then — the integral of the sun's closed-form staircase
+    (emulator/role_behaviour.py), carried in the exported home. The meter counts at each 15-minute change of the
+    panels' power, so the total lags the true production by at most the augmentation's settle (≤ 60 s of output,
+    under 1 % after an hour of sun); the rules judge accepts the total in mWh, Wh or kWh within 2 %
+    (benchmark.scoring.judges.words.QUANTITY_TOLERANCE), read from the meter when the agent finishes.
+    """
+    seed = sub_seed(episode_seed, "hs_solar_energy", attempt)
+    since = rng.choice(sorted(ENERGY_PERIODS))
+    start_hour, hours = ENERGY_PERIODS[since]
+    played_s = rng.choice(hours) * 3600 + rng.randrange(0, 3600, 900)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    config = config.model_copy(update={"base_time": f"{config.base_time[:10]} {start_hour:02d}:00:00"})
+
+    def play_history(played: EmulatedHome, _rng: random.Random) -> None:
+        played.advance(played_s)
+
+    fabric, home = build_home(seed, prepare=play_history, config=config)
+    panels = _devices(fabric, ("solar_power",))
+    if len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one solar array")
+    panel = panels[0]
+    meter = home.fabric().snapshot()["devices"][panel.device_id]["attributes"]
+    produced = (meter.get(SOLAR_ENERGY_PATH.rsplit(".", 1)[0]) or {}).get("energy")
+    if not isinstance(produced, int) or produced < MIN_PRODUCED_MWH:
+        raise GenerationFailed(f"the panels produced {produced} mWh since {since}: no energy question")
+    panel_ref = device_ref(panel.device_id, "solar_power", rng)
+    period = "today" if since == "midnight" else f"since {since}"
+    mentions = Mentions()
+    mentions.add(devices=[panel_ref], words=[period])
+    query = rng.choice(
+        (
+            f"How much energy has the {panel_ref} produced {period}?",
+            f"How many kilowatt-hours did the {panel_ref} generate {period}?",
+            f"Tell me how much the {panel_ref} has made {period}, in kWh.",
+        )
+    )
+    # the rules judge accepts the total in mWh, Wh or kWh
+    reading = (SOLAR_ENERGY_PATH, "energy_mWh")
+    return _panel_question(
+        rng, query, panel, home, mentions, reading, {"template": "solar_energy", "energy_since": since}
+    )
+
+
+def _one_off_cron(when: datetime) -> str:
+    return f"{when.second} {when.minute} {when.hour} {when.day} {when.month} ? {when.year}"
+
+
+def _charging_rule(evse: Any, when: datetime, current_mA: int, goal: ChargingGoal) -> dict[str, Any]:
+    return {
+        "name": f"charge {evse.device_id} at {current_mA // 1000} A from {when:%H:%M}",
+        "trigger": {"kind": "time", "cron": _one_off_cron(when)},
+        "actions": [
+            {
+                "kind": "invoke",
+                "device_id": evse.device_id,
+                "endpoint": 1,
+                "cluster": "EnergyEvse",
+                "command": "EnableCharging",
+                "args": {
+                    "chargingEnabledUntil": None,
+                    "minimumChargeCurrent": goal.min_charge_current_mA,
+                    "maximumChargeCurrent": current_mA,
+                },
+            }
+        ],
+    }
+
+
+def charging_plan(home: EmulatedHome, goal: ChargingGoal, evse: Any, max_current_mA: int) -> list[dict[str, Any]]:
+    """The oracle's schedule (one of many that pass): whenever the current the panels can drive changes, charge at
+    it (their output in whole mA, from the first whole minute); if that is not enough, at ``max_current_mA`` from
+    the first minute after the sun's last usable one."""
+    steps = charge_steps(home, goal)[1:]  # the charger idle: the panels' output to the deadline; the first step
+    rules, from_solar, current = [], 0.0, 0  # is the part-minute the agent acts in
+    for step in steps:
+        if step.usable_current_mA(goal) != current and step.usable_current_mA(goal):
+            rules.append(_charging_rule(evse, step.start, step.usable_current_mA(goal), goal))
+        current = step.usable_current_mA(goal)
+        from_solar += step.usable_mWh(goal)
+    if from_solar < needed_mWh(goal):
+        last_sunny = max(i for i, step in enumerate(steps) if step.usable_current_mA(goal))
+        rules.append(_charging_rule(evse, steps[last_sunny + 1].start, max_current_mA, goal))
+    return rules
+
+
+def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "My car is plugged in at 60 % (a 50 kWh battery): charge it to 80 % by 7 am, using solar first." — a qt3
+    episode scored on the home fast-forwarded to 07:00 (benchmark.scoring.charging_scoring): enough energy, none
+    drawn beyond the panels' output while they can drive the charger, and most of what they could give used.
+
+    The emulator's charger models no vehicle battery (a plugged-in car wants 20 kWh, clusters/energy_evse.py): the
+    episode states its capacity and state of charge, chosen so that those 20 kWh fill it exactly, and the check
+    turns the energy charged into a state of charge. The episode starts a minute before a
+    15-minute knot in the early afternoon, the car plugged in and the charger not yet enabled.
+    """
+    seed = sub_seed(episode_seed, "hs_ev_solar_charge", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    start = datetime.strptime(f"{config.base_time[:10]} {rng.choice(EV_START_HOURS):02d}:00:00", TIME_FORMAT)
+    start += timedelta(minutes=15 * rng.randrange(1, 5), seconds=-90)  # a quarter hour; augmentation settles 30-60 s
+    config = config.model_copy(update={"base_time": start.strftime(TIME_FORMAT)})
+    fabric = EmulatedHome(config)
+    chargers, panels = _devices(fabric, ("evse",)), _devices(fabric, ("solar_power",))
+    if len(chargers) != 1 or len(panels) != 1:
+        raise GenerationFailed("the home needs exactly one EV charger and one solar array")
+    evse, panel = chargers[0], panels[0]
+
+    def plug_in(home: EmulatedHome, _rng: random.Random) -> None:
+        plug_in_vehicle(home, evse.device_id)
+
+    _, home = build_home(seed, prepare=plug_in, exclude=[evse.device_id], config=config)
+    charger = home.fabric()
+    battery_kWh, start_percent = rng.choice(EV_BATTERIES)
+    goal = ChargingGoal(
+        evse_device_id=evse.device_id,
+        solar_device_id=panel.device_id,
+        battery_kWh=battery_kWh,
+        start_percent=start_percent,
+        target_percent=EV_TARGET_PERCENT,
+        deadline=(start.replace(hour=0, minute=0, second=0) + timedelta(days=1, hours=7)).strftime(TIME_FORMAT),
+        voltage_mV=charger.read_path(evse.device_id, SUPPLY_VOLTAGE),
+        min_charge_current_mA=charger.read_path(evse.device_id, "1.EnergyEvse.MinimumChargeCurrent"),
+    )
+    max_current_mA = charger.read_path(evse.device_id, "1.EnergyEvse.CircuitCapacity")
+    plan = charging_plan(charger, goal, evse, max_current_mA)
+    evse_ref = device_ref(evse.device_id, "evse", rng)
+    mentions = Mentions()
+    mentions.add(devices=[evse_ref], numbers=[str(start_percent), str(battery_kWh), str(EV_TARGET_PERCENT)])
+    query = rng.choice(
+        (
+            f"My car is plugged into the {evse_ref} at {start_percent} % and its battery holds {battery_kWh} kWh. "
+            f"Charge it to {EV_TARGET_PERCENT} % by 7 am, using solar first.",
+            f"The car on the {evse_ref} is at {start_percent} % of a {battery_kWh} kWh battery: get it to "
+            f"{EV_TARGET_PERCENT} % by 7 in the morning, from the solar panels as much as you can, the grid only "
+            "for the rest.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=evse.room_id,
+        goals=[],  # the goal is homefabric.charging, scored at its deadline
+        required_actions=[room_devices_action(room) for room in sorted({evse.room_id, panel.room_id})],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "ev_solar_charge"},
+        extension={"charging": {**goal.model_dump(mode="json", exclude={"plan"}), "plan": plan}},
     )
 
 
@@ -234,7 +466,19 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
     "solar_power": solar_power,
+    "solar_energy": solar_energy,
+    "ev_solar_charge": ev_solar_charge,
+    "button_valve": button_valve,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
-QUERY_TYPE = {"button_light": "qt3", "leak_valve": "qt3", "solar_power": "qt1"}
+QUERY_TYPE = {
+    "button_light": "qt3",
+    "leak_valve": "qt3",
+    "solar_power": "qt1",
+    "solar_energy": "qt1",
+    "ev_solar_charge": "qt3",
+    "button_valve": "qt3",
+}
+if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
+    raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")
 TEMPLATES = tuple(BUILDERS)

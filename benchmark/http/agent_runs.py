@@ -18,8 +18,9 @@ from benchmark.agents.base import AgentOutcome, AgentTask, ToolCaller
 from benchmark.http.confined_files import MAX_RECORDS_BYTES, Root, read_regular
 from benchmark.http.episode_library import EpisodeLibrary
 from benchmark.http.models import StartRunBody
-from benchmark.runs.runner import RECORDS, Runner, make_agent, read_records
+from benchmark.runs.runner import Runner, make_agent, read_records
 from benchmark.runs.spec import SpecError, parse_spec
+from benchmark.runs.store import RECORDS
 from benchmark.suites.simuhome.episode import Episode
 from bridge.http.errors import ApiError
 from emulator.emulated_home import EmulatedHome
@@ -60,7 +61,7 @@ class _StreamingTools:
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         fabric: EmulatedHome | None = getattr(self._tools, "fabric", None)
         before = fabric.snapshot() if fabric is not None else None
-        envelope = self._tools.call(name, arguments)
+        envelope: dict[str, Any] = self._tools.call(name, arguments)
         diff = EmulatedHome.diff(before, fabric.snapshot()) if fabric is not None and before is not None else []
         invocation = (getattr(self._tools, "invocations", None) or [{}])[-1]
         self._emit(
@@ -80,10 +81,12 @@ class _StreamingTools:
         return envelope
 
     def schemas(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        return self._tools.schemas(*args, **kwargs)
+        schemas: list[dict[str, Any]] = self._tools.schemas(*args, **kwargs)
+        return schemas
 
     def names(self) -> list[str]:
-        return self._tools.names()
+        names: list[str] = self._tools.names()
+        return names
 
     def __getattr__(self, name: str) -> Any:  # final_answer, invocations, … of the real ToolBox
         return getattr(self._tools, name)
@@ -109,7 +112,8 @@ class StreamingAgent:
                 "current_time": task.current_time,
             }
         )
-        return await self.inner.run(task, _StreamingTools(tools, task, self._emit))
+        outcome: AgentOutcome = await self.inner.run(task, _StreamingTools(tools, task, self._emit))
+        return outcome
 
 
 # --- runs ----------------------------------------------------------------------------------------------------
@@ -299,7 +303,7 @@ class RunManager:
             )
         return self.runs_dir / run_id
 
-    def list(self) -> list[dict[str, Any]]:
+    def all_runs(self) -> list[dict[str, Any]]:
         out = {run_id: run.to_dict() for run_id, run in self.live.items()}
         if self.runs_dir.is_dir():
             for path in sorted(self.runs_dir.iterdir()):
@@ -320,14 +324,14 @@ class RunManager:
         return sorted(out.values(), key=lambda r: r["run_id"])
 
     def get(self, run_id: str) -> dict[str, Any]:
-        for run in self.list():
+        for run in self.all_runs():
             if run["run_id"] == run_id:
                 return run
         self._dir(run_id)
         raise ApiError(
             "RUN_NOT_FOUND",
             f"no run {run_id!r} (live or under the runs directory)",
-            allowed=[r["run_id"] for r in self.list()][:50],
+            allowed=[r["run_id"] for r in self.all_runs()][:50],
         )
 
     def live_run(self, run_id: str) -> LiveRun:

@@ -125,7 +125,7 @@ def _api_router(api: EpisodeApi) -> APIRouter:
 
     @router.get("/runs", response_model=list[RunOut], summary="Live runs and the runs stored under the runs directory")
     async def list_runs() -> list[dict[str, Any]]:
-        return runs.list()
+        return runs.all_runs()
 
     @router.get("/runs/{run_id}", response_model=RunOut, summary="One run's status")
     async def get_run(run_id: RunIdPath) -> dict[str, Any]:

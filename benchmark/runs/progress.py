@@ -1,40 +1,117 @@
-"""The progress bar of a benchmark run (the SimuHome runner's and the voice suite's): a label, the bar,
-runs done of all, the statuses so far (``passed 3 failed 1``) and the elapsed time.
+"""Progress of long work, on stderr: stdout is the command's result (a report, JSON), which a user pipes or
+saves, so no progress ever goes there.
 
-It is rich's ``Progress`` on stderr (stdout is the run's report, which a user pipes or saves: a bar there would
-end up in the file): on a terminal it redraws in place; on a pipe or file it writes the final bar once, when the
-run ends. Runs kept from before (``--resume``) start it part-way, their statuses in the tally.
+:class:`WorkProgress` counts units done of a total. On a terminal it is rich's live bar (label, bar, done/total,
+a detail, the elapsed time), redrawn in place. When stderr is not a terminal (a pipe, a log file) it writes a plain
+line — ``label done/total detail H:MM:SS`` — when the work starts, every tenth of the total or every
+``interval_s`` seconds (whichever comes first; checked as units finish), and when it ends, so a log shows the
+work moving. :class:`RunProgress` is a benchmark run's: the statuses so far (``passed 3 failed 1``) as the detail;
+runs kept from before (``--resume``) start it part-way, their statuses in the tally.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from collections import Counter
 from collections.abc import Iterable
+from datetime import timedelta
 from types import TracebackType
+from typing import Final
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+PLAIN_LINES: Final = 10  # a log gets a line per tenth of the total (plus one per interval_s at most)
+INTERVAL_S: Final = 10.0
+
+
+class WorkProgress:
+    """Units done of ``total``, on stderr (nothing at all when not ``enabled``)."""
+
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        *,
+        done: int = 0,
+        detail: str = "",
+        enabled: bool = True,
+        transient: bool = False,
+        interval_s: float = INTERVAL_S,
+    ) -> None:
+        self.label = label
+        self.total = total
+        self.done = done
+        self.detail = detail
+        self._enabled = enabled
+        self._every = max(1, -(-total // PLAIN_LINES))
+        self._interval_s = interval_s
+        self._started = self._line_at = time.monotonic()
+        self._line_done: int | None = None  # units done when the last plain line was written
+        self._bar: tuple[Progress, TaskID] | None = None
+        console = Console(stderr=True)
+        if enabled and console.is_terminal:
+            # redirect_stdout off: what the command prints to stdout stays there, even on a terminal
+            progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[detail]}"),
+                TimeElapsedColumn(),
+                console=console,
+                transient=transient,
+                redirect_stdout=False,
+            )
+            self._bar = (progress, progress.add_task(label, total=total, completed=done, detail=detail))
+
+    def advance(self, count: int = 1, *, detail: str | None = None) -> None:
+        """``count`` more units done (``detail``: the new detail text, if it changed)."""
+        self.done += count
+        if detail is not None:
+            self.detail = detail
+        if self._bar is not None:
+            progress, task = self._bar
+            progress.update(task, advance=count, detail=self.detail)
+            return
+        now = time.monotonic()
+        line_done = self._line_done or 0
+        if self.done - line_done >= self._every or now - self._line_at >= self._interval_s:
+            self._plain_line(now)
+
+    def _plain_line(self, now: float) -> None:
+        if not self._enabled:
+            return
+        elapsed = timedelta(seconds=int(now - self._started))
+        detail = f" {self.detail}" if self.detail else ""
+        sys.stderr.write(f"{self.label} {self.done}/{self.total}{detail} {elapsed}\n")
+        sys.stderr.flush()
+        self._line_at, self._line_done = now, self.done
+
+    def __enter__(self) -> WorkProgress:
+        self._started = self._line_at = time.monotonic()
+        if self._bar is not None:
+            self._bar[0].start()
+        else:
+            self._plain_line(self._started)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._bar is not None:
+            self._bar[0].stop()
+        elif self._line_done != self.done:
+            self._plain_line(time.monotonic())
+
 
 class RunProgress:
+    """A benchmark run's progress: runs done of all, the statuses so far as the detail."""
+
     def __init__(self, label: str, total: int, *, kept: Iterable[str] = (), enabled: bool = True) -> None:
         # kept: the status of each run kept from before
         self._tally = Counter(kept)
-        # redirect_stdout off: what the run prints to stdout stays there, even on a terminal
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[tally]}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=False,
-            disable=not enabled,
-            redirect_stdout=False,
-        )
-        self._bar: TaskID = self._progress.add_task(
-            label, total=total, completed=self._tally.total(), tally=self._text()
-        )
+        self._work = WorkProgress(label, total, done=self._tally.total(), detail=self._text(), enabled=enabled)
 
     def _text(self) -> str:
         return " ".join(f"{status} {count}" for status, count in sorted(self._tally.items()))
@@ -42,13 +119,13 @@ class RunProgress:
     def advance(self, status: str) -> None:
         """One more run finished, with this status."""
         self._tally[status] += 1
-        self._progress.update(self._bar, advance=1, tally=self._text())
+        self._work.advance(detail=self._text())
 
     def __enter__(self) -> RunProgress:
-        self._progress.start()
+        self._work.__enter__()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self._progress.stop()
+        self._work.__exit__(kind, error, trace)

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serial
 
 from benchmark.agents.options import check_options
 from benchmark.llm.client import LLMEndpointSpec
+from benchmark.runs.simuhome_spec import found_simuhome_spec_message, is_simuhome_eval_spec
 from benchmark.scoring.evaluators.state_comparison import EvalSettings
 from benchmark.suites.simuhome.episode import KINDS
 from benchmark.suites.smh.spec import SMH_AGENTS, SmhSpec
@@ -47,6 +48,15 @@ class SpecError(ValueError):
         self.problems = problems
         lines = [f"  {path}: {message}" if path else f"  {message}" for path, message in problems]
         super().__init__(f"{source}: invalid run spec:\n" + "\n".join(lines))
+
+
+class SimuHomeSpecGiven(SpecError):
+    """SimuHome's eval spec where a run spec belongs: one message naming it, the migration command, the key map."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems = []
+        ValueError.__init__(self, found_simuhome_spec_message(source))
 
 
 class _Strict(BaseModel):
@@ -213,6 +223,8 @@ def load_spec(path: str | os.PathLike[str]) -> RunSpec:
         raise SpecError(str(file), [("", f"cannot read the file: {error}")]) from None
     except yaml.YAMLError as error:
         raise SpecError(str(file), [("", f"invalid YAML: {error}")]) from None
+    if is_simuhome_eval_spec(data):
+        raise SimuHomeSpecGiven(str(file))
     return parse_spec(data, str(file))
 
 

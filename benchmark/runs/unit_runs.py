@@ -1,7 +1,8 @@
 """``bench run --executor ray``: each (episode, trial) still to run is a unit, run as a task with an agent and a
 judge of its own made from the run's spec; the driver keeps the records **in unit order** through the runner's
-own writer (``Runner._run_all``), so ``records.jsonl`` is byte-identical to the local run's whatever the number of
-workers, and ``--resume`` keeps what a killed run wrote (``runs.store``), as it does locally.
+own writer (``Runner._run_all``, each unit fetched in a thread), so ``records.jsonl`` is byte-identical to the
+local run's whatever the number of workers, and ``--resume`` keeps what a killed run wrote (``runs.store``), as
+it does locally.
 
 The agents a spec names (oracle, null, replay, a model) are made again in every task: nothing of the driver's
 process travels but the spec and the episodes. A model's API key travels as the job's environment
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from benchmark.runs.records import RunRecord
@@ -33,7 +34,8 @@ def run_unit(shared: dict[str, Any], unit: WorkUnit) -> tuple[RunRecord, float]:
 
     spec: RunSpec = shared["spec"]
     episode: Episode = shared["episodes"][unit.kind]
-    return asyncio.run(run_timed(episode, unit.first, make_agent(spec), make_judge(spec), spec))
+    hashed = shared["hashes"].get(unit.kind)
+    return asyncio.run(run_timed(episode, unit.first, make_agent(spec), make_judge(spec), spec, episode_hash=hashed))
 
 
 def forwarded_environment(spec: RunSpec) -> dict[str, str]:
@@ -42,14 +44,12 @@ def forwarded_environment(spec: RunSpec) -> dict[str, str]:
     return {name: os.environ[name] for name in names if name and name in os.environ}
 
 
-def run_on_executor(
-    executor: Executor,
-    spec: RunSpec,
-    todo: Sequence[tuple[Episode, int]],
-    keep: Callable[[Episode, int, RunRecord, float], None],
-) -> None:
-    """Run ``todo`` on ``executor``; ``keep`` each record as its unit comes back, in unit order."""
+def records_on(
+    executor: Executor, spec: RunSpec, todo: Sequence[tuple[Episode, int]], hashes: Mapping[str, str]
+) -> Iterator[tuple[Episode, int, RunRecord, float]]:
+    """Run ``todo`` on ``executor``: (episode, trial, record, wall time) of each unit as it comes back, in unit
+    order (``hashes``: each episode's sha256, taken once by the runner)."""
     episodes = {episode.episode_id: episode for episode, _ in todo}
-    shared = {"spec": spec, "episodes": episodes}
+    shared = {"spec": spec, "episodes": episodes, "hashes": dict(hashes)}
     for unit, (record, wall_time_s) in executor.map(run_unit, shared, episode_units(todo)):
-        keep(episodes[unit.kind], unit.first, record, wall_time_s)
+        yield episodes[unit.kind], unit.first, record, wall_time_s

@@ -1,6 +1,11 @@
-"""The progress bar of work cut into units: units done / total, the executor and its worker count, on stderr."""
+"""The progress of work cut into units: units done / total, the executor and its worker count, on stderr
+(:class:`benchmark.runs.progress.WorkProgress`: a bar on a terminal, a line now and then in a log)."""
 
 from __future__ import annotations
+
+from types import TracebackType
+
+from benchmark.runs.progress import WorkProgress
 
 
 class UnitProgress:
@@ -9,30 +14,21 @@ class UnitProgress:
     def __init__(
         self, total: int, workers: int, executor: str, *, enabled: bool, label: str = "building dataset units"
     ) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self._progress = Progress(
-            TextColumn(label),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn(f"{executor}, {workers} worker{'s' if workers != 1 else ''}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            disable=not enabled,
-            redirect_stdout=False,
+        self._work = WorkProgress(
+            label, total, detail=f"{executor}, {workers} worker{'s' if workers != 1 else ''}", enabled=enabled
         )
-        self._task = self._progress.add_task("units", total=total)
 
     def advance(self, _unit: object = None) -> None:
-        self._progress.advance(self._task)
+        self._work.advance()
 
     def skip(self, count: int) -> None:
-        self._progress.advance(self._task, count)
+        self._work.advance(count)
 
     def __enter__(self) -> UnitProgress:
-        self._progress.start()
+        self._work.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._work.__exit__(kind, error, trace)

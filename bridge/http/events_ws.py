@@ -26,6 +26,9 @@ DEFAULT_QUEUE = 1000
 MAX_QUEUE = 10_000
 COALESCE_INTERVAL_S = 0.1  # wall time between two sends to a client while coalescing (a Matter min interval)
 
+Message = dict[str, Any] | Callable[[], dict[str, Any]]  # a message, or a callable building it when first sent
+ROOM_STATE_KEY: Hashable = ("room_state",)  # the state every room-state sample stands for
+
 
 def encode(message: dict[str, Any]) -> str:
     # Attribute values are JSON data already; anything exotic (bytes, enums) is sent as its text.
@@ -38,7 +41,7 @@ class Outgoing:
 
     __slots__ = ("_text", "key", "message")
 
-    def __init__(self, message: dict[str, Any] | Callable[[], dict[str, Any]], key: Hashable | None) -> None:
+    def __init__(self, message: Message, key: Hashable | None) -> None:
         self.message = message
         self.key = key  # the state it stands for (coalescing replaces an older one), None: never replaced
         self._text: str | None = None
@@ -56,7 +59,9 @@ def state_key(message: dict[str, Any]) -> Hashable | None:
     kind = message.get("type")
     if kind == "attribute":
         return ("attribute", message["device_id"], message["endpoint"], message["cluster"], message["attribute"])
-    if kind in ("room_state", "fast_forward"):
+    if kind == "room_state":
+        return ROOM_STATE_KEY
+    if kind == "fast_forward":
         return (kind,)
     return None
 
@@ -128,11 +133,13 @@ class EventHub:
             key = ("attribute", event.device_id, event.endpoint, event.cluster, event.attribute)
             self._handoff.call(self._fan_out, Outgoing(lambda: {"type": "attribute", **event.to_dict()}, key))
 
-    def publish(self, message: dict[str, Any]) -> None:
-        """Safe from any thread: the fabric may be driven from a worker thread, queues live on the loop."""
+    def publish(self, message: Message, key: Hashable | None = None) -> None:
+        """Safe from any thread: the fabric may be driven from a worker thread, queues live on the loop. A callable
+        message is built when first sent (never, if coalesced away): ``key`` names the state it stands for (a
+        dict's is read from it)."""
         if not self._clients:
             return
-        self._handoff.call(self._fan_out, Outgoing(message, state_key(message)))
+        self._handoff.call(self._fan_out, Outgoing(message, state_key(message) if isinstance(message, dict) else key))
 
     def _fan_out(self, item: Outgoing) -> None:
         self.published += 1

@@ -8,8 +8,9 @@ breathe, never what happens (the result is the same as one ``advance``).
 
 While it runs, the faces coalesce: the event hub keeps only each attribute's newest event (and the newest
 room-state sample and progress) per client, sent at most every ``COALESCE_INTERVAL_S`` of wall time, and the
-history skips the samples its ring would drop before the target. What a client finally sees (every attribute's
-last value, the last samples, the final progress) is what it would have seen event by event.
+history skips the samples its ring would drop before the target and keeps each sample as the rooms' trajectories,
+computing its room states only when read (a coalesced-away sample never is). What a client finally sees (every
+attribute's last value, the last samples, the final progress) is what it would have seen event by event.
 """
 
 from __future__ import annotations

@@ -3,28 +3,54 @@ the fabric's own clock (so fast-forwarding fills it too) that also publishes eac
 
 A fast-forward to a known tick (``fast_forwarding(target)``) skips the samples the ring would have dropped by then:
 only the last ``capacity`` sample times before the target are taken, so the ring ends exactly as if every sample
-had been taken, while a week's fast-forward computes one day of samples (and runs one day of sampling timers)
-instead of seven."""
+had been taken, while a week's fast-forward takes one day of samples (and runs one day of sampling timers)
+instead of seven.
+
+A sample keeps the rooms' trajectories (``EmulatedHome.room_frame``), and its room states are computed when first
+read — by ``query`` (``GET /api/history``) or when the event hub sends the sample — then kept: the values are the
+ones ``room_state`` answered at the sample's tick; a day of samples taken in a fast-forward and never read costs
+a picture of each, and a coalesced-away ``room_state`` message is never computed."""
 
 from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
+from bridge.http.events_ws import ROOM_STATE_KEY, Message
 from emulator.clock import Timer, seconds_to_ticks
 from emulator.emulated_home import EmulatedHome
+from emulator.room_frame import RoomsFrame
 
 DEFAULT_INTERVAL_S = 30.0
 DEFAULT_CAPACITY = 2880  # one virtual day at 30 s
 
 
+class Sample:
+    """One history sample: its tick, its time text and the rooms' frame (states computed on first read)."""
+
+    __slots__ = ("frame", "tick", "time")
+
+    def __init__(self, tick: int, time: str, frame: RoomsFrame) -> None:
+        self.tick, self.time, self.frame = tick, time, frame
+
+    def entry(self) -> dict[str, Any]:
+        return {"tick": self.tick, "time": self.time, "rooms": self.frame.states()}
+
+    def message(self) -> dict[str, Any]:
+        """The event hub's ``room_state`` message for this sample."""
+        return {"type": "room_state", **self.entry()}
+
+
 class EnvironmentHistory:
+    """``publish`` (``EventHub.publish``) is given each sample's ``room_state`` message as a callable that builds it,
+    and the state it stands for."""
+
     def __init__(
         self,
         fabric: EmulatedHome,
-        publish: Any = None,
+        publish: Callable[[Message, Hashable], None] | None = None,
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
         capacity: int = DEFAULT_CAPACITY,
@@ -34,7 +60,8 @@ class EnvironmentHistory:
         self.fabric = fabric
         self.publish = publish
         self.interval_s = interval_s
-        self.samples: deque[dict[str, Any]] = deque(maxlen=capacity)
+        self.capacity = capacity
+        self._ring: deque[Sample] = deque(maxlen=capacity)
         self._timer: Timer | None = None
 
     def start(self) -> None:
@@ -45,23 +72,24 @@ class EnvironmentHistory:
             self._timer.cancel()
             self._timer = None
 
-    def sample(self) -> dict[str, Any]:
+    @property
+    def samples(self) -> list[dict[str, Any]]:
+        """The ring's samples, oldest first, as ``{tick, time, rooms}``."""
+        return [sample.entry() for sample in self._ring]
+
+    def sample(self) -> Sample:
         """Record every room's state now (and schedule the next sample one interval later)."""
         fabric = self.fabric
-        entry = {
-            "tick": fabric.tick,
-            "time": fabric.now_text(),
-            "rooms": {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()},
-        }
-        if not self.samples or self.samples[-1]["tick"] != entry["tick"]:
-            self.samples.append(entry)
+        sample = Sample(fabric.tick, fabric.now_text(), fabric.room_frame())
+        if not self._ring or self._ring[-1].tick != sample.tick:
+            self._ring.append(sample)
         if self.publish is not None:
-            self.publish({"type": "room_state", **entry})
+            self.publish(sample.message, ROOM_STATE_KEY)
         if self._timer is not None:
             self._timer.cancel()
         # The fabric's clock runs timers inside its lock, in virtual time: samples stay evenly spaced.
         self._timer = fabric.clock.call_later(self.interval_s, self.sample, "http history sample")
-        return entry
+        return sample
 
     @contextlib.contextmanager
     def fast_forwarding(self, target_tick: int) -> Iterator[None]:
@@ -75,7 +103,7 @@ class EnvironmentHistory:
         if timer is None or timer.cancelled or step <= 0:
             yield
             return
-        keep_from = target_tick - self.samples.maxlen * step  # type: ignore[operator]  # maxlen is set
+        keep_from = target_tick - self.capacity * step
         first = timer.due
         arm_at = max(0, -(-(keep_from - first) // step) - 1)  # the sample time, counted from the next, that arms
         if arm_at == 0:
@@ -98,9 +126,10 @@ class EnvironmentHistory:
 
     def query(self, room_id: str | None = None, since_tick: int | None = None) -> list[dict[str, Any]]:
         out = []
-        for entry in self.samples:
-            if since_tick is not None and entry["tick"] <= since_tick:
+        for sample in self._ring:
+            if since_tick is not None and sample.tick <= since_tick:
                 continue
-            rooms = entry["rooms"] if room_id is None else {room_id: entry["rooms"].get(room_id)}
-            out.append({"tick": entry["tick"], "time": entry["time"], "rooms": rooms})
+            states = sample.frame.states()
+            rooms = states if room_id is None else {room_id: states.get(room_id)}
+            out.append({"tick": sample.tick, "time": sample.time, "rooms": rooms})
         return out

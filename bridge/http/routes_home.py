@@ -153,6 +153,6 @@ async def get_history(
         context.fabric.room(room_id)  # 404 naming the rooms
     return {
         "interval_s": context.history.interval_s,
-        "capacity": context.history.samples.maxlen,
+        "capacity": context.history.capacity,
         "samples": context.history.query(room_id, since_tick),
     }

@@ -34,7 +34,10 @@ class HomeRules:
     def add(self, spec: AutomationSpec | Mapping[str, Any]) -> AutomationRule:
         """Create a rule (time, state or time-and-state); every device, attribute, room and step is checked now."""
         try:
-            spec = spec if isinstance(spec, AutomationSpec) else AutomationSpec.model_validate(spec)
+            # A caller's model is copied: the stored rule shares no mutable part (an action's args) with it.
+            spec = (
+                spec.model_copy(deep=True) if isinstance(spec, AutomationSpec) else AutomationSpec.model_validate(spec)
+            )
         except ValidationError as error:
             problems = "; ".join(
                 f"{path}: {message}" if path else message for path, message in validation_problems(error)
@@ -52,11 +55,12 @@ class HomeRules:
             except HomeError as error:
                 raise error.at(f"actions[{index}]") from None
         self._check_rule_can_run(spec)
-        fields = spec.model_dump(include=set(AutomationSpec.model_fields))  # a stored rule's history is not copied
-        rule = AutomationRule(**fields, id=self.engine.new_id(), created_at=self._host.clock.now_text())
+        fields = {name: getattr(spec, name) for name in AutomationSpec.model_fields}  # not a stored rule's history
+        # Validated above: the stored rule is assembled from the checked parts, not validated a second time.
+        rule = AutomationRule.model_construct(**fields, id=self.engine.new_id(), created_at=self.engine.created_text())
         self.add_rule(rule)
         self.engine.notify_changed()
-        return rule
+        return self.rule(rule.id)
 
     def _check_rule_can_run(self, spec: AutomationSpec) -> None:
         """A new rule is refused when the home already holds MAX_RULES, or when its schedule has no firing left."""
@@ -98,13 +102,14 @@ class HomeRules:
 
     def listed(self) -> list[AutomationRule]:
         """Every rule, in creation order (the order simultaneous firings run in)."""
-        return list(self.engine.rules.values())
+        return [rule.to_model() for rule in self.engine.rules.values()]
 
     def rule(self, rule_id: str) -> AutomationRule:
+        """The rule as it is now (a copy: changing it changes nothing in the home)."""
         rule = self.engine.rules.get(rule_id) if isinstance(rule_id, str) else None
         if rule is None:
             raise HomeError("AUTOMATION_NOT_FOUND", f"no automation {rule_id!r}", allowed=sorted(self.engine.rules))
-        return rule
+        return rule.to_model()
 
     def remove(self, rule_id: str) -> AutomationRule:
         self.rule(rule_id)

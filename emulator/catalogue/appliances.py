@@ -239,7 +239,9 @@ DEVICE_TYPES = (
     DeviceTypeSpec(
         name="extractor_hood",
         label="Extractor hood",
-        description="A cooker hood: its fan has Off/Low/Medium/High (FanMode) or a percentage.",
+        description="A cooker hood: its fan has Off/Low/Medium/High (FanMode) or a percentage; in Auto it follows the "
+        "cooktop in its room (the hottest surface that is on: Low/Medium/High → 33/66/100 %) and runs on five minutes "
+        "after the hob goes off.",
         vendor_name="homefabric",
         product_name="Extractor Hood",
         product_id=0x8024,
@@ -248,7 +250,7 @@ DEVICE_TYPES = (
                 1,
                 EXTRACTOR_HOOD,
                 cluster("Identify", IdentifyType=0),
-                cluster("FanControl", "Step", FanModeSequence=0, FanMode=0, PercentSetting=0, PercentCurrent=0),
+                cluster("FanControl", "Step", "Auto", FanModeSequence=2, FanMode=0, PercentSetting=0, PercentCurrent=0),
             ),
         ),
     ),

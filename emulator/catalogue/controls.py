@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import chip.clusters.Objects as Objects
+
 from emulator.catalogue.build import (
     COLOR_DIMMER_SWITCH,
     DIMMER_SWITCH,
@@ -33,6 +35,32 @@ def _client_device(
     )
 
 
+def _light_switch(
+    name: str, label: str, device_type: tuple[int, int], product_id: int, sends: tuple[str, ...], acts: str
+) -> DeviceTypeSpec:
+    """A wall switch that drives the lights it is bound to: a client of ``sends`` (its Descriptor's ClientList,
+    with Identify), and a Binding server whose entries name the lights (emulator/bindings.py)."""
+    clients = sorted(getattr(Objects, client).id for client in ("Identify", *sends))
+    return DeviceTypeSpec(
+        name=name,
+        label=label,
+        description=f"A {label.lower()}: {acts} on every light its Binding list names (write 1.Binding.Binding = "
+        "[{node, endpoint, cluster}], the node being the light's node id in the home).",
+        vendor_name="homefabric",
+        product_name=label,
+        product_id=product_id,
+        endpoints=(
+            endpoint(
+                1,
+                device_type,
+                cluster("Descriptor", options={"client_clusters": clients}),
+                cluster("Identify", IdentifyType=0),
+                cluster("Binding"),
+            ),
+        ),
+    )
+
+
 DEVICE_TYPES = (
     DeviceTypeSpec(
         name="generic_switch",
@@ -44,10 +72,24 @@ DEVICE_TYPES = (
         product_id=0x8070,
         endpoints=(endpoint(1, GENERIC_SWITCH, cluster("Identify", IdentifyType=0), cluster("Switch")),),
     ),
-    _client_device("on_off_light_switch", "Light switch", ON_OFF_LIGHT_SWITCH, 0x8071, "lights' On/Off"),
-    _client_device("dimmer_switch", "Dimmer switch", DIMMER_SWITCH, 0x8072, "lights' On/Off and level"),
-    _client_device(
-        "color_dimmer_switch", "Colour dimmer switch", COLOR_DIMMER_SWITCH, 0x8073, "lights' On/Off, level and colour"
+    _light_switch(
+        "on_off_light_switch", "Light switch", ON_OFF_LIGHT_SWITCH, 0x8071, ("OnOff",), "flipping it toggles On/Off"
+    ),
+    _light_switch(
+        "dimmer_switch",
+        "Dimmer switch",
+        DIMMER_SWITCH,
+        0x8072,
+        ("OnOff", "LevelControl"),
+        "flipping it toggles On/Off, turning it sets the level (MoveToLevelWithOnOff)",
+    ),
+    _light_switch(
+        "color_dimmer_switch",
+        "Colour dimmer switch",
+        COLOR_DIMMER_SWITCH,
+        0x8073,
+        ("OnOff", "LevelControl", "ColorControl"),
+        "flipping it toggles On/Off, turning it sets the level, tinting it the colour temperature",
     ),
     _client_device(
         "door_lock_controller", "Door lock controller", DOOR_LOCK_CONTROLLER, 0x8074, "door locks", identify=False

@@ -101,7 +101,9 @@ DEVICE_TYPES = (
         description="A 32 A wall box: a vehicle plugs in (a scenario), EnableCharging lets up to "
         "MaximumChargeCurrent flow (230 V × current) until the vehicle is full or Disable; "
         "EnergyTransferStarted/Stopped mark each transfer and SessionEnergyCharged counts mWh. "
-        "PowerAdjustRequest (Device Energy Management) caps the charging power while it lasts.",
+        "PowerAdjustRequest (Device Energy Management) caps the charging power while it lasts; its Forecast shows the "
+        "session's charge and StartTimeAdjustRequest shifts a charge that has not begun (within a day of plugging in, "
+        "or until ChargingEnabledUntil).",
         vendor_name="homefabric",
         product_name="EV Charger",
         product_id=0x8082,
@@ -117,6 +119,8 @@ DEVICE_TYPES = (
                 cluster(
                     "DeviceEnergyManagement",
                     "PowerAdjustment",
+                    "PowerForecastReporting",
+                    "StartTimeAdjustment",
                     options={
                         "esa_type": 0,
                         "abs_min_power_mW": 0,

@@ -15,11 +15,12 @@ from datetime import date, datetime, time
 from typing import Any
 
 from clusters.fan_control import mode_for_percent
+from emulator.bindings import node_id_of
 from emulator.clock import TIME_FORMAT
 from emulator.home_config import HomeConfig, room_display_name, validate_home
 from emulator.home_generation.device_types import candidate_types, required_types
 from emulator.home_generation.errors import GeneratorError
-from emulator.home_generation.home_systems import home_systems
+from emulator.home_generation.home_systems import door_light, home_systems
 from emulator.home_generation.layouts import RoomSlot, choose_rooms
 from emulator.home_generation.params import EnvironmentRanges, GeneratorParams, tier_params
 from emulator.home_generation.seeds import sub_seed
@@ -203,6 +204,10 @@ def generate(params: GeneratorParams, seed: int, *, tier: str | None = None) -> 
             device_data.append({"id": device_id, "type": device_type, "room": room.id, "attributes": attributes})
             if index >= len(drawn[room.id]):
                 system_ids.append(device_id)
+                switched = door_light(drawn[room.id])
+                if switched is not None and device_type == switched[1]:  # the door's switch drives the room's light
+                    light_id = f"{room.id}_{switched[0]}_1"
+                    attributes["1.Binding.Binding"] = [{"node": node_id_of(light_id), "endpoint": 1, "fabricIndex": 0}]
     label = tier or params.layout
     generator: dict[str, Any] = {"params": params.model_dump(mode="json")}
     if system_ids:  # only houses have them: the other layouts' homes keep their bytes

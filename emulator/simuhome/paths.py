@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 from emulator.home_config import ATTRIBUTE_PATH_PATTERN
 from emulator.simuhome.values import chip_cluster_name, simuhome_cluster_name
@@ -10,6 +12,7 @@ from emulator.simuhome.values import chip_cluster_name, simuhome_cluster_name
 GLOBAL_ATTRIBUTES = frozenset(GLOBAL_ATTRIBUTE_IDS)
 
 
+@functools.lru_cache(maxsize=16384)  # the same paths recur in every home of a process
 def our_path(path: str) -> str | None:
     """SimuHome attribute path → ours (chip cluster names), or None if we do not load it (kept in the origin)."""
     parts = path.split(".")

@@ -30,6 +30,7 @@ The original value always stays in the origin record: an unchanged value is expo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -81,6 +82,8 @@ SIMUHOME_KEY_TO_OURS = {
     "error_state_id": "errorStateID",
     "error_state_label": "errorStateLabel",
     "error_state_details": "errorStateDetails",
+    "forecast_id": "forecastID",
+    "manufacturer_esa_state": "manufacturerESAState",
     "ModeTags": "modeTags",
 }
 
@@ -94,6 +97,7 @@ class UnreadableValue(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+@functools.lru_cache(maxsize=4096)  # the same struct keys recur in every home
 def our_key(key: str) -> str:
     """SimuHome struct key → chip field label: explicit table, then snake_case / PascalCase → lowerCamel."""
     if key in SIMUHOME_KEY_TO_OURS:
@@ -111,12 +115,17 @@ def our_key(key: str) -> str:
     return run.lower() + key[len(run) :]
 
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})  # values with no struct keys to respell or fields to drop
+
+
 def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
     """SimuHome's struct keys → chip labels; bare mode-tag ints → ModeTagStruct (recording what changed)."""
+    if type(value) in _SCALARS:
+        return value  # most values: nothing to spell
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -137,6 +146,7 @@ def spell_ours(value: Any, applied: set[str] | None = None) -> Any:
 # --- import ----------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
 def _chip_type(cluster: str, attribute: str) -> Any:
     from clusters.chip_model import cluster_model
 
@@ -149,14 +159,12 @@ def _chip_type(cluster: str, attribute: str) -> Any:
 
 def _drop_null_optional_fields(value: Any, info: Any, applied: set[str]) -> Any:
     """Walk ``value`` along the chip type: struct fields that are null but optional-not-nullable go."""
-    if info is None or value is None:
+    if info is None or type(value) in _SCALARS:
         return value
-    from clusters.chip_model import unwrap
-
     if info.is_list and isinstance(value, list):
         return [_drop_null_optional_fields(item, info.element, applied) for item in value]
     if info.is_struct and isinstance(value, Mapping):
-        types = {f.Label: unwrap(f.Type) for f in info.base.descriptor.Fields}
+        types = {f.label: f.type for f in info.struct_fields}
         out = {}
         for key, item in value.items():
             field_type = types.get(key[:1].lower() + key[1:])

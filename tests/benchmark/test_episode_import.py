@@ -35,7 +35,7 @@ def _write(directory: Path, episodes: list[dict]) -> None:
 
 def _import(directory: Path) -> tuple[int, dict]:
     result = CliRunner().invoke(_cli(), ["episodes", "import", str(directory), "--json"])
-    return result.exit_code, json.loads(result.output) if result.output.strip().startswith("{") else {}
+    return result.exit_code, json.loads(result.stdout) if result.stdout.strip().startswith("{") else {}
 
 
 def test_inventory_homes_import_as_runnable_with_their_normalisations_counted(tmp_path: Path):

@@ -1,7 +1,8 @@
-"""Home-systems episodes (a button that turns on a light, a leak that closes the main valve, the solar panels'
-output): generated from the medium tier, the oracle passes every instance, the null agent none, an agent that acts
-now instead of creating the rule fails, the rules judge takes the panels' power in mW, W or kW, and ``--qt all``
-stays the 12 SimuHome kinds."""
+"""Home-systems episodes (a button that turns on a light or closes the main valve, a leak that closes the main
+valve, the solar panels' output now and their energy since noon or today, charging the car to 80 % by 7 am using
+solar first): generated from the medium tier, the oracle passes every instance, the null agent none, an agent that
+acts now instead of creating the rule fails, the rules judge takes the panels' power in mW, W or kW and their energy
+in mWh, Wh or kWh, and ``--qt all`` stays the 12 SimuHome kinds."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def run(agent: str, episodes: Path, out: Path) -> list[dict]:
 
 def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
     names = sorted(p.name for p in episode_dir.iterdir())
-    templates = ("button_light", "leak_valve", "solar_power")
+    templates = ("button_light", "button_valve", "ev_solar_charge", "leak_valve", "solar_energy", "solar_power")
     assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in templates for n in (1, 2, 3)]
     for path in episode_dir.glob("hs_[bl]*"):
         episode = load_episode(path)
@@ -54,13 +55,18 @@ def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
 def test_oracle_solves_every_instance_and_null_none(episode_dir: Path, tmp_path: Path) -> None:
     oracle = run("oracle", episode_dir, tmp_path / "oracle")
     null = run("null", episode_dir, tmp_path / "null")
-    assert len(oracle) == len(null) == 3 * PER_TEMPLATE
+    assert len(oracle) == len(null) == 6 * PER_TEMPLATE
     assert [r["status"] for r in oracle] == ["passed"] * len(oracle), [r["verdict"] for r in oracle]
     assert {r["status"] for r in null} == {"failed"}
     assert {r["verdict"]["error_type"] for r in null} == {"Required Actions Failure"}
-    assert all(r["verdict"]["automations"]["rules"][0]["passed"] for r in oracle if r["query_type"] == "qt3")
+    automated = [r for r in oracle if r["query_type"] == "qt3" and r["verdict"]["method"] == "final_state"]
+    assert len(automated) == 3 * PER_TEMPLATE and all(
+        r["verdict"]["automations"]["rules"][0]["passed"] for r in automated
+    )
+    charged = [r for r in oracle if r["verdict"]["method"] == "charging"]
+    assert len(charged) == PER_TEMPLATE and all(c["ok"] for r in charged for c in r["verdict"]["checks"])
     answered = [r for r in oracle if r["query_type"] == "qt1"]
-    assert len(answered) == PER_TEMPLATE and all(r["verdict"]["method"] == "judge" for r in answered)
+    assert len(answered) == 2 * PER_TEMPLATE and all(r["verdict"]["method"] == "judge" for r in answered)
 
 
 def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
@@ -107,8 +113,103 @@ def test_rules_judge_reads_the_panels_power_in_any_unit(episode_dir: Path) -> No
     assert not passed("I could not tell.")
 
 
+def test_energy_since_noon_is_the_played_history_and_the_judge_takes_it_in_any_unit(episode_dir: Path) -> None:
+    """The home starts at noon (or midnight) and runs to the episode's moment: the meter's exported total is the
+    integral of the panels' 15-minute staircase over that span, to within the augmentation's settle."""
+    from datetime import datetime, timedelta
+
+    from benchmark.scoring.evaluators.judging import JudgeRequest
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric, read_assert_path
+    from benchmark.scoring.judges.rules import RulesJudge
+    from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, sun_sine
+    from emulator.role_behaviour import SOLAR_PEAK_MW, SOLAR_PERFORMANCE_RATIO
+
+    episodes = [load_episode(p) for p in sorted(episode_dir.glob("hs_solar_energy_*"))]
+    assert {e.meta.model_extra["energy_since"] for e in episodes} <= {"noon", "midnight"}
+    for episode in episodes:
+        home = fresh_fabric(episode.initial_home_config)
+        goal = episode.goals[0]
+        produced_mWh = read_assert_path(home, goal.device_id, goal.attribute)
+        now = datetime.fromisoformat(episode.initial_home_config["base_time"])
+        start = now.replace(hour=12 if episode.meta.model_extra["energy_since"] == "noon" else 0, minute=0, second=0)
+        knots = [start + timedelta(seconds=KNOT_S * k) for k in range(int((now - start).total_seconds() // KNOT_S))]
+        staircase_mWh = sum(
+            SOLAR_PEAK_MW
+            * SOLAR_PERFORMANCE_RATIO
+            * sun_sine(k + timedelta(seconds=KNOT_S / 2), DEFAULT_LATITUDE_DEG)
+            * KNOT_S
+            / 3600
+            for k in knots
+        )
+        assert produced_mWh == pytest.approx(staircase_mWh, rel=0.001)  # whole knots up to the last change
+
+        def passed(answer: str, episode=episode, home=home) -> bool:
+            request = JudgeRequest(episode, answer, [], [], home.snapshot(), home, [], [])
+            return bool(RulesJudge().judge_now(request).passed)
+
+        kwh = produced_mWh / 1e6
+        assert passed(f"The panels have produced {kwh:.2f} kWh.")
+        assert passed(f"{produced_mWh / 1000:.0f} Wh so far.")
+        assert not passed(f"About {kwh * 1.05:.2f} kWh.")
+        assert not passed("I could not tell.")
+
+
+def _charging_outcome(path: Path, *steps: tuple[str, dict]) -> dict[str, bool]:
+    """The charging checks after ``steps`` on the charger, done now or at a time ("HH:MM" in the key)."""
+    from benchmark.scoring.charging_scoring import charging_checks
+    from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+    from emulator.automations.model import AutomationSpec
+
+    episode = load_episode(path)
+    assert episode.homefabric is not None and episode.homefabric.charging is not None
+    charger = episode.homefabric.charging.evse_device_id
+    home = fresh_fabric(episode.initial_home_config)
+    for at, args in steps:
+        command = "EnableCharging" if args else "Disable"
+        action = {"kind": "invoke", "device_id": charger, "endpoint": 1, "cluster": "EnergyEvse", "command": command}
+        hour, minute = (int(x) for x in at.split(":"))
+        when = home.now().replace(hour=hour, minute=minute, second=0)
+        cron = f"0 {when.minute} {when.hour} {when.day} {when.month} ? {when.year}"
+        home.add_automation(
+            AutomationSpec.model_validate(
+                {
+                    "name": f"{command} {at}",
+                    "trigger": {"kind": "time", "cron": cron},
+                    "actions": [{**action, "args": args}],
+                }
+            )
+        )
+    _ok, checks = charging_checks(episode, home)
+    return {c["check"]: c["ok"] for c in checks}
+
+
+def test_charging_is_scored_at_the_deadline_on_solar_first(episode_dir: Path) -> None:
+    """Full power at once draws from the grid while the sun shines; waiting for the night never uses the sun; a
+    small solar-sized current all afternoon leaves the car short unless the night tops it up."""
+    full = {"chargingEnabledUntil": None, "minimumChargeCurrent": 6000, "maximumChargeCurrent": 32000}
+    six = {**full, "maximumChargeCurrent": 6000}
+    for path in sorted(episode_dir.glob("hs_ev_solar_charge_*")):
+        assert _charging_outcome(path) == {
+            "enough_by_deadline": False,
+            "no_grid_while_sunny": True,
+            "solar_first": False,
+        }
+        at_once = _charging_outcome(path, ("15:30", full))
+        assert at_once["enough_by_deadline"] and not at_once["no_grid_while_sunny"]
+        at_night = _charging_outcome(path, ("21:00", full))
+        assert at_night["enough_by_deadline"] and at_night["no_grid_while_sunny"] and not at_night["solar_first"]
+        assert _charging_outcome(path, ("15:30", six), ("16:15", {}))["no_grid_while_sunny"]
+
+
 def test_kinds_of_the_family_and_all_unchanged() -> None:
-    assert parse_kinds("home-systems") == [("hs", "button_light"), ("hs", "leak_valve"), ("hs", "solar_power")]
+    assert parse_kinds("home-systems") == [
+        ("hs", "button_light"),
+        ("hs", "leak_valve"),
+        ("hs", "solar_power"),
+        ("hs", "solar_energy"),
+        ("hs", "ev_solar_charge"),
+        ("hs", "button_valve"),
+    ]
     assert parse_kinds("hs_leak_valve") == [("hs", "leak_valve")]
     assert ("hs", "button_light") not in parse_kinds("all") and len(parse_kinds("all")) == 12
     with pytest.raises(GeneratorInputError, match="home-systems"):

@@ -278,7 +278,7 @@ def test_cli_import_reports_problems_and_writes_normalised_copies(tmp_path: Path
     (source / "qt3_feasible_seed_5.json").write_text('{"meta": {"query_type": "qt9"}}', encoding="utf-8")
     result = CliRunner().invoke(_cli(), ["episodes", "import", str(source), "--out", str(tmp_path / "out"), "--json"])
     assert result.exit_code == 1
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)  # stderr: the progress lines
     assert summary["episodes"] == 8 and summary["written"] == 8 and summary["by_kind"]["qt4-3_feasible"] == 3
     assert any(
         p["file"].endswith("qt3_feasible_seed_5.json") and p["json_path"] == "meta.query_type"

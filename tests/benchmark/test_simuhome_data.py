@@ -37,7 +37,7 @@ def test_simuhome_data_imports_runnable_and_the_oracle_solves_every_episode(tmp_
     app = typer.Typer()
     app.add_typer(episodes_app, name="episodes")
     result = CliRunner().invoke(app, ["episodes", "import", str(directory), "--json"])
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)  # stderr: the progress lines
     assert summary["problems"] == [] and result.exit_code == 0
     assert summary["runnable"] == summary["files"] > 0
 

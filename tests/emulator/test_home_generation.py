@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig, dump_home
 from emulator.home_generation.device_types import (
     ALL_DEVICE_TYPES,
@@ -24,10 +25,12 @@ from emulator.home_generation.device_types import (
 )
 from emulator.home_generation.errors import GeneratorError
 from emulator.home_generation.generator import generate, generate_home, initial_attributes
+from emulator.home_generation.home_systems import LIGHT_SWITCHES, door_light
 from emulator.home_generation.layouts import LAYOUTS
 from emulator.home_generation.params import ENVIRONMENT_BOUNDS, TIERS, GeneratorParams, tier_params
 from emulator.home_generation.seeds import sub_seed
 from emulator.home_generation.summary import summarize_home
+from emulator.scenarios import flip_switch
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -330,7 +333,9 @@ def test_initial_attributes_use_only_simuhome_paths_with_valid_values():
 
 def test_initial_state_can_be_left_to_device_defaults():
     home = generate_home("medium", 1, initial_state=False)
-    assert all(device.attributes == {} for device in home.devices)
+    # only the wiring stays: a door's wall switch is bound to the room's light whatever the lights' states
+    wired = {d.id: list(d.attributes) for d in home.devices if d.attributes}
+    assert wired and all(paths == ["1.Binding.Binding"] for paths in wired.values())
     assert [d.id for d in home.devices] == [d.id for d in generate_home("medium", 1).devices]
 
 
@@ -387,10 +392,31 @@ def test_houses_get_energy_water_and_buttons_where_they_belong(tier: str, seed: 
     assert all(i in by_id for i in systems) and len(systems) == len(_systems(home))
 
 
+@pytest.mark.parametrize(("tier", "seed"), [("medium", s) for s in range(6)] + [("complex", s) for s in range(3)])
+def test_a_wall_switch_by_each_locked_door_drives_that_rooms_light(tier: str, seed: int):
+    config = generate_home(tier, seed)
+    home = EmulatedHome(config)
+    switches = 0
+    for room in config.rooms:
+        types = [d.type for d in config.devices if d.room == room.id]
+        switched = door_light(types) if "door_lock" in types else None
+        here = [d for d in config.devices if d.room == room.id and d.type in {s for _, s in LIGHT_SWITCHES}]
+        assert len(here) == (switched is not None)
+        if switched is None:
+            continue
+        switches += 1
+        light = f"{room.id}_{switched[0]}_1"
+        assert here[0].type == switched[1]
+        before = home.read(light, 1, "OnOff", "OnOff")
+        assert [s.device_id for s in flip_switch(home, here[0].id)] == [light]
+        assert home.read(light, 1, "OnOff", "OnOff") is (not before)
+    assert switches >= 1
+
+
 @pytest.mark.parametrize("tier", ["simuhome", "simple", "stress"])
 def test_flats_and_simuhome_homes_get_no_systems(tier: str):
     home = generate_home(tier, 2)
     assert "home_systems" not in home.extensions["generator"]
-    assert not {"solar_power", "battery_storage", "evse", "water_valve", "generic_switch"} & {
+    assert not {"solar_power", "battery_storage", "evse", "water_valve", "generic_switch", "dimmer_switch"} & {
         d.type for d in home.devices
     }

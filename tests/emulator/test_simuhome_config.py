@@ -411,7 +411,7 @@ def test_nested_rooms_flatten_on_export():
     home = generate_home("complex", 2)
     exported = to_simuhome(home)
     assert len(exported["rooms"]) == 31
-    assert sum(len(room["devices"]) for room in exported["rooms"].values()) == len(home.devices) == 145
+    assert sum(len(room["devices"]) for room in exported["rooms"].values()) == len(home.devices) == 147
     assert all(set(room) == {"state", "devices"} for room in exported["rooms"].values())
 
 

@@ -93,3 +93,25 @@ def test_lookups():
     assert (entry.minimum, entry.maximum) == (1, 251)
     assert path_shapes("dimmable_light", "1.Nope.Nope") is None
     assert path_shapes("smart_plug", "1.OnOff.OnOff") is None
+
+
+def test_every_struct_label_of_a_snake_or_pascal_cluster_survives_the_simuhome_spelling_and_back() -> None:
+    """A home exported in SimuHome's spelling loads again: forecastID was written forecast_id and read back as
+    forecastId, which the Forecast struct refused (the charging episodes of the home-systems suite)."""
+    from dataclasses import fields
+
+    from chip.clusters import Objects
+
+    from emulator.simuhome.spelling import SIMUHOME_KEY_STYLE, simuhome_key
+    from emulator.simuhome.values import our_key
+
+    checked = 0
+    for cluster in SIMUHOME_KEY_STYLE:
+        structs = getattr(Objects, cluster).Structs
+        for name in dir(structs):
+            if name.startswith("_"):
+                continue
+            for field in fields(getattr(structs, name)):
+                assert our_key(simuhome_key(field.name, cluster)) == field.name, (cluster, name, field.name)
+                checked += 1
+    assert checked > 20

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 import websockets
 
-from bridge.http.events_ws import ClientQueue, EventHub, Outgoing, state_key
+from bridge.http.events_ws import ROOM_STATE_KEY, ClientQueue, EventHub, Message, Outgoing, state_key
 from bridge.http.fast_forward import FastForward
 from bridge.http.history import EnvironmentHistory
 from emulator.emulated_home import EmulatedHome
@@ -20,8 +21,8 @@ from tests.http.live_api import LIGHT, home, running_api
 HOURS_6 = 6 * 3600
 
 
-def _history(fabric: EmulatedHome, published: list[dict[str, Any]]) -> EnvironmentHistory:
-    history = EnvironmentHistory(fabric, published.append, interval_s=60, capacity=20)
+def _history(fabric: EmulatedHome, published: list[Message]) -> EnvironmentHistory:
+    history = EnvironmentHistory(fabric, lambda message, key: published.append(message), interval_s=60, capacity=20)
     history.start()
     return history
 
@@ -29,8 +30,8 @@ def _history(fabric: EmulatedHome, published: list[dict[str, Any]]) -> Environme
 def test_fast_forward_ring_equals_sampling_every_interval() -> None:
     async def scenario() -> None:
         plain, fast = home(), home()
-        plain_published: list[dict[str, Any]] = []
-        fast_published: list[dict[str, Any]] = []
+        plain_published: list[Message] = []
+        fast_published: list[Message] = []
         plain_history, fast_history = _history(plain, plain_published), _history(fast, fast_published)
         for fabric in (plain, fast):
             fabric.invoke(LIGHT, 1, "OnOff", "On")  # lights change the illuminance the samples record
@@ -90,6 +91,32 @@ def test_coalescing_queue_keeps_each_states_newest_message_last() -> None:
             {"type": "clock", "tick": 6},
         ]
         assert dropped == 0 and queue.coalesced_total == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_coalesced_away_room_state_message_is_never_built() -> None:
+    async def scenario() -> None:
+        hub = EventHub(home())
+        hub.start()
+        built: list[int] = []
+
+        def sample(n: int) -> Callable[[], dict[str, Any]]:
+            def build() -> dict[str, Any]:
+                built.append(n)
+                return {"type": "room_state", "n": n}
+
+            return build
+
+        try:
+            with hub.client(10) as queue, hub.coalescing():
+                for n in range(3):
+                    hub.publish(sample(n), ROOM_STATE_KEY)
+                items, _ = await queue.take()
+        finally:
+            hub.stop()
+        assert [json.loads(text) for text in items] == [{"type": "room_state", "n": 2}]
+        assert built == [2]
 
     asyncio.run(scenario())
 

@@ -69,7 +69,7 @@ async def _check_whole_home_read(home: EmulatedHome) -> int:
 @run_async
 async def test_wildcard_read_of_the_complex_home_arrives_whole_in_chunks() -> None:
     home = EmulatedHome(generate_home("complex", 1))
-    assert len(home.devices()) == 143  # 135 in its rooms + its systems (solar, battery, charger, valve, …)
+    assert len(home.devices()) == 145  # 135 in its rooms + its systems (solar, battery, charger, valve, wall switches…)
     assert await _check_whole_home_read(home) > 50
 
 

@@ -97,7 +97,7 @@ async def test_priming_report_is_chunked_then_subscribe_response() -> None:
     assert len(assembled.values) == sum(
         len(s.attribute_names()) for ep in node.endpoints() for s in node.clusters(ep).values()
     )
-    assert len(assembled.events) == 143  # bridged StartUp events (this node has no BasicInformation)
+    assert len(assembled.events) == 145  # bridged StartUp events, one per device (this node has no BasicInformation)
     assert sub_id in model.subscriptions
     await model.close()
 

@@ -228,3 +228,26 @@ def test_the_oracle_solves_the_whole_suite_and_the_null_agent_none() -> None:
     null = [run(e, NullAgent()) for e in episodes]
     assert not any(r["passed"] for r in null)
     assert all(not r["act_match"] for r in null if r["task_type"] == "clarify")  # it never asks
+
+
+# --- home systems (opt-in) -------------------------------------------------------------------------------------
+
+
+def test_home_systems_are_opt_in_and_scored_when_the_world_acts() -> None:
+    """``home_systems`` is generated only when named; its home gains the button, the leak sensor and the valve;
+    the oracle's rule passes, the null agent fails, and doing it at once fails the check before the press/leak."""
+    assert {e.task_type for e in generate_voice_episodes(1, 7)} == {"spatial", "temporal", "clarify"}
+    episodes = generate_voice_episodes(6, 7, "home_systems")
+    assert {e.variant for e in episodes} == {"button_light", "leak_valve"}
+    for episode in episodes:
+        types = {d.id: d.type for d in episode.home.devices}
+        assert types["hallway_button"] == "generic_switch" and types["main_water_valve"] == "water_valve"
+        assert [e.kind for e in episode.events] == [
+            "press_button" if episode.variant == "button_light" else "sense_water"
+        ]
+        record = run(episode)
+        assert record["passed"], record["checks"]
+        assert not run(episode, NullAgent())["passed"]
+        actions = [{"tool": a["tool"], "args": a["args"]} for a in episode.turns[0].gold[0].args["actions"]]
+        impatient = run(episode, ReplayCalls(actions))
+        assert not impatient["passed"] and not impatient["checks"][0]["ok"]

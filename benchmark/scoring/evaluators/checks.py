@@ -3,6 +3,7 @@ and asserts within a time window found by fast-forwarding the live fabric (qt4).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import (
@@ -117,6 +118,53 @@ def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float
     return world.room_state(goal.room_id, exact=True)[goal.room_state]
 
 
+@dataclass
+class _ScheduleWindow:
+    """One qt4 goal's window ``[at − tol, at + tol]`` and what the sweep found in it."""
+
+    goal_index: int
+    goal: ScheduleGoal
+    at_tick: int
+    tolerance_ticks: int
+    window_missed: bool
+    window_clipped: bool
+    satisfied_at: int | None = None
+    tested_ticks: int = 0
+    last: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def open(cls, goal_index: int, goal: ScheduleGoal, start: int) -> _ScheduleWindow:
+        at, tol = goal.when.at_tick, goal.when.tolerance_ticks
+        return cls(
+            goal_index, goal, at, tol, window_missed=at + tol < start, window_clipped=at - tol < start <= at + tol
+        )
+
+    @property
+    def low(self) -> int:
+        return self.at_tick - self.tolerance_ticks
+
+    @property
+    def high(self) -> int:
+        return self.at_tick + self.tolerance_ticks
+
+    def check(self) -> dict[str, Any]:
+        ok = self.satisfied_at is not None
+        check: dict[str, Any] = {
+            "check": "schedule",
+            "goal_index": self.goal_index,
+            "at_tick": self.at_tick,
+            "tolerance_ticks": self.tolerance_ticks,
+            "ok": ok,
+            "satisfied_at": self.satisfied_at,
+            "tested_ticks": self.tested_ticks,
+            "window_missed": self.window_missed,
+            "window_clipped": self.window_clipped,
+        }
+        if not ok and self.last is not None:
+            check["last_checked"] = self.last
+        return check
+
+
 def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[dict[str, Any]]]:
     """qt4 feasible: every goal's asserts all hold at some tick of ``[at − tol, at + tol]``.
 
@@ -126,63 +174,29 @@ def schedule_checks(fabric: EmulatedHome, goals: list[Any]) -> tuple[bool, list[
     (partly) passed when the agent finished cannot be inspected any more and is reported as such.
     """
     start = fabric.tick
-    windows = []
-    for index, goal in enumerate(goals):
-        if not isinstance(goal, ScheduleGoal):
-            continue
-        at, tol = goal.when.at_tick, goal.when.tolerance_ticks
-        windows.append(
-            {
-                "goal_index": index,
-                "goal": goal,
-                "at_tick": at,
-                "tolerance_ticks": tol,
-                "low": at - tol,
-                "high": at + tol,
-                "satisfied_at": None,
-                "tested_ticks": 0,
-                "window_missed": at + tol < start,
-                "window_clipped": at - tol < start <= at + tol,
-                "last": None,
-            }
-        )
-    live = [w for w in windows if not w["window_missed"]]
+    windows = [
+        _ScheduleWindow.open(index, goal, start) for index, goal in enumerate(goals) if isinstance(goal, ScheduleGoal)
+    ]
+    live = [w for w in windows if not w.window_missed]
     if live:
-        end = max(w["high"] for w in live)
-        tick = max(start, min(w["low"] for w in live))
+        end = max(w.high for w in live)
+        tick = max(start, min(w.low for w in live))
         while True:
             fabric.run_until(tick)  # also runs events due at this very tick
             for window in live:
-                if window["satisfied_at"] is None and window["low"] <= tick <= window["high"]:
-                    window["tested_ticks"] += 1
-                    results = [
-                        {"device_id": t.device_id, "asserts": check_asserts(fabric, t.device_id, t.asserts)}
-                        for t in window["goal"].targets
+                if window.satisfied_at is None and window.low <= tick <= window.high:
+                    window.tested_ticks += 1
+                    asserts = [
+                        (t.device_id, check_asserts(fabric, t.device_id, t.asserts)) for t in window.goal.targets
                     ]
-                    window["last"] = results
-                    if all(a["ok"] for r in results for a in r["asserts"]):
-                        window["satisfied_at"] = tick
-            upcoming = [w["low"] for w in live if w["low"] > tick]
+                    window.last = [{"device_id": device_id, "asserts": found} for device_id, found in asserts]
+                    if all(a["ok"] for _, found in asserts for a in found):
+                        window.satisfied_at = tick
+            upcoming = [w.low for w in live if w.low > tick]
             due = fabric.clock.next_due()  # the next event: state is constant until then
             candidates = [t for t in (*upcoming, due) if t is not None and t <= end]
-            if not candidates or all(w["satisfied_at"] is not None for w in live):
+            if not candidates or all(w.satisfied_at is not None for w in live):
                 break
             tick = max(min(candidates), tick)
-    checks = []
-    for window in windows:
-        ok = window["satisfied_at"] is not None
-        check = {
-            "check": "schedule",
-            "goal_index": window["goal_index"],
-            "at_tick": window["at_tick"],
-            "tolerance_ticks": window["tolerance_ticks"],
-            "ok": ok,
-            "satisfied_at": window["satisfied_at"],
-            "tested_ticks": window["tested_ticks"],
-            "window_missed": window["window_missed"],
-            "window_clipped": window["window_clipped"],
-        }
-        if not ok and window["last"] is not None:
-            check["last_checked"] = window["last"]
-        checks.append(check)
+    checks = [window.check() for window in windows]
     return bool(checks) and all(c["ok"] for c in checks), checks

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchmark.scoring.automation_scoring import score_automations
+from benchmark.scoring.charging_scoring import charging_checks
 from benchmark.scoring.evaluators.checks import direction_checks, final_state_checks, schedule_checks
 from benchmark.scoring.evaluators.judging import Judge, JudgeRequest
 from benchmark.scoring.evaluators.state_comparison import (
@@ -55,6 +56,8 @@ class EvaluationInput:
 
 
 def method_for(episode: Episode) -> str:
+    if episode.homefabric is not None and episode.homefabric.charging is not None:
+        return "charging"  # the home at the charging goal's deadline (benchmark.scoring.charging_scoring)
     if episode.feasible and episode.query_type in STATE_METHODS:
         return STATE_METHODS[episode.query_type]
     return "judge"
@@ -82,6 +85,7 @@ def error_type(
     return {
         "judge": "Context Faithfulness Failure",
         "final_state": "Final State Failure",
+        "charging": "Final State Failure",  # the home at the deadline is not what was asked
         "direction": "Direction Failure",
         "schedule": "Schedule Failure",
     }[method]
@@ -106,6 +110,8 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
     infra_error = None
     if method == "final_state":
         method_ok, checks = final_state_checks(fabric, episode.goals)
+    elif method == "charging":
+        method_ok, checks = charging_checks(episode, fabric)
     elif method == "direction":
         method_ok, simuhome_ok, checks = direction_checks(fabric, baseline, episode.goals, settings)
         simuhome["direction_passed"] = required_ok and simuhome_ok

@@ -3,7 +3,9 @@ values, device physics roles, and the irrelevant-state-change metric."""
 
 from __future__ import annotations
 
+import json
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,11 +13,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
-from benchmark.suites.simuhome.home_build import build_home
+from benchmark.suites.simuhome.home_build import EPISODE_SOURCE, build_home, home_from_config
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
+from emulator.home_config import HomeConfig
 from emulator.physics import SENSOR_ATTRIBUTES
+from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.paths import our_path
 from emulator.simuhome.values import our_key
 
@@ -164,9 +168,30 @@ def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) 
 # --- the no-agent replay and irrelevant changes ------------------------------------------------------------
 
 
+PREPARED_HOMES = 16  # imported configs kept (a run's episodes in flight, each with its no-agent replay)
+_prepared: OrderedDict[str, HomeConfig] = OrderedDict()  # initial_home_config's JSON text → its import
+
+
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
-    """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.suites.simuhome.home_build)."""
-    return build_home(initial_home_config)[0]
+    """The episode's home at tick 0, built as ``episodes import`` checks it (benchmark.suites.simuhome.home_build).
+
+    A home built again from the same initial state (the no-agent replay, another trial, a training reset)
+    skips SimuHome's import: the imported config is kept per distinct initial state (its exact JSON text) and
+    only the fabric is built anew (a home never changes the config it was built from)."""
+    try:
+        key = json.dumps(initial_home_config, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):  # not JSON data: built as it is, not kept
+        return build_home(initial_home_config)[0]
+    config = _prepared.get(key)
+    if config is not None:
+        _prepared.move_to_end(key)
+        return EmulatedHome(config)
+    config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
+    home = home_from_config(config, initial_home_config, EPISODE_SOURCE)
+    _prepared[key] = config
+    if len(_prepared) > PREPARED_HOMES:
+        _prepared.popitem(last=False)
+    return home
 
 
 @dataclass

@@ -15,6 +15,7 @@ from benchmark.scoring.evaluators.state_comparison import MISSING, moves_variabl
 from benchmark.scoring.judges.words import (
     CONFLICT,
     NEGATION,
+    QUANTITY_SCALES,
     SATURATION,
     VARIABLE_WORDS,
     has_any,
@@ -23,7 +24,7 @@ from benchmark.scoring.judges.words import (
     normalised,
     number_matches,
     numbers_in,
-    power_matches,
+    quantity_matches,
     times_in_formats,
     value_mentioned,
 )
@@ -119,8 +120,9 @@ class RulesJudge:
                     continue
                 truth = read_assert_path(request.fabric, goal.device_id, goal.attribute)
                 names = _enum_names(request.fabric, goal.device_id, goal.attribute)
-                if (goal.model_extra or {}).get("quantity") == "power_mW" and isinstance(truth, int | float):
-                    ok = power_matches(text, float(truth))
+                quantity = (goal.model_extra or {}).get("quantity")
+                if quantity in QUANTITY_SCALES and isinstance(truth, int | float):
+                    ok = quantity_matches(text, float(truth), quantity)
                 else:
                     ok = truth is not MISSING and value_mentioned(text, truth, names)
                 checks.append(

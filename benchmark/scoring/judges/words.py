@@ -158,17 +158,21 @@ def number_matches(text: str, truth: float, variable: str) -> bool:
 
 
 # Quantities a device_attribute goal may name (``quantity``): the internal unit's factor to each spelling accepted.
-POWER_SCALES_MW = (1.0, 1e-3, 1e-6)  # mW, W, kW
-POWER_TOLERANCE = 0.02
+QUANTITY_SCALES = {
+    "power_mW": (1.0, 1e-3, 1e-6),  # mW, W, kW
+    "energy_mWh": (1.0, 1e-3, 1e-6),  # mWh, Wh, kWh
+}
+QUANTITY_TOLERANCE = 0.02  # relative: 10.47 kWh read from the meter accepts 10.3 … 10.7 kWh, not "about 10 kWh"
 
 
-def power_matches(text: str, truth_mW: float) -> bool:
-    """A power in the answer as mW, W or kW, sign ignored (producing 369 W and ActivePower −369136 agree)."""
-    magnitude = abs(truth_mW)
+def quantity_matches(text: str, truth: float, quantity: str) -> bool:
+    """A power or energy in the answer in any of its units, sign ignored (producing 369 W and ActivePower
+    −369136 agree), within :data:`QUANTITY_TOLERANCE` of the truth."""
+    magnitude = abs(truth)
     return any(
-        abs(abs(n) - magnitude * scale) <= max(magnitude * scale * POWER_TOLERANCE, 1e-9)
+        abs(abs(n) - magnitude * scale) <= max(magnitude * scale * QUANTITY_TOLERANCE, 1e-9)
         for n in numbers_in(text)
-        for scale in POWER_SCALES_MW
+        for scale in QUANTITY_SCALES[quantity]
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
@@ -181,10 +181,29 @@ class ReplayAct(_Open):
     device_id: str
 
 
+class ChargingGoal(_Open):
+    """Charge the plugged-in car to ``target_percent`` by ``deadline`` using solar first
+    (benchmark.scoring.charging_scoring). The emulator models no vehicle battery: the car's capacity and its state
+    of charge at plug-in are the episode's, and the check works out the state of charge from the energy charged."""
+
+    evse_device_id: str
+    solar_device_id: str
+    battery_kWh: float = Field(gt=0)
+    start_percent: float = Field(ge=0, le=100)
+    target_percent: float = Field(ge=0, le=100)
+    deadline: str  # the home's time, "YYYY-MM-DD HH:MM:SS"
+    voltage_mV: int = Field(gt=0)  # the charger's supply (its meter's Voltage), for current ↔ power
+    min_charge_current_mA: int = Field(gt=0)  # the charger's MinimumChargeCurrent: no transfer below it
+    plan: list[AutomationSpec] = Field(
+        default_factory=list
+    )  # the oracle's schedule: one of many that pass, not compared
+
+
 class HomefabricExtension(_Open):
     format: Literal["homefabric-episode/1"] = EPISODE_FORMAT
     automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.scoring.automation_scoring)
     replay: list[ReplayAct] = Field(default_factory=list)  # done on both copies before the replay's fast-forward
+    charging: ChargingGoal | None = None  # a charging goal scored after fast-forward to its deadline
 
 
 class Episode(_Open):
@@ -425,6 +444,33 @@ def iter_episodes(
         yield episode, []
 
 
+def iter_episodes_by_id(
+    path: str | os.PathLike[str], *, ids: Collection[str] | None = None
+) -> Iterator[tuple[Episode | None, list[EpisodeProblem]]]:
+    """The episodes of a file or directory in episode-id order (an id is its file's name without ``.json``),
+    reading each file only when its turn comes: a caller that stops early (``--limit``) reads no more. Per id the
+    files are tried in path order and the first that loads is the episode — as :func:`iter_episodes` decides
+    duplicates — and its later copies are never read. ``ids``: only these ids (the other files are not read)."""
+    root = Path(path)
+    if not root.exists():
+        yield None, [EpisodeProblem(display_name(root), "", "no such file or directory")]
+        return
+    wanted = set(ids) if ids is not None else None
+    by_id: dict[str, list[Path]] = {}
+    for file in episode_files(root):  # sorted by path: each id's copies in path order
+        if wanted is None or file.stem in wanted:
+            by_id.setdefault(file.stem, []).append(file)
+    for episode_id in sorted(by_id):
+        for file in by_id[episode_id]:
+            try:
+                episode = load_episode(file)
+            except EpisodeError as error:
+                yield None, error.problems
+                continue
+            yield episode, []
+            break
+
+
 def load_episodes(
     path: str | os.PathLike[str], *, check_home: bool = True
 ) -> tuple[list[Episode], list[EpisodeProblem]]:
@@ -457,6 +503,7 @@ __all__ = [
     "QUERY_TYPES",
     "ROOM_STATES",
     "Assert",
+    "ChargingGoal",
     "DeviceAttributeGoal",
     "DeviceRef",
     "DirectionGoal",

@@ -19,15 +19,23 @@ from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.origin import SimuHomeOrigin
 from emulator.simuhome.paths import simuhome_path
 
+EPISODE_SOURCE = "<episode>"  # what refusals of an episode's home name as its source
+
 
 def build_home(
-    initial_home_config: Mapping[str, Any], source: str = "<episode>"
+    initial_home_config: Mapping[str, Any], source: str = EPISODE_SOURCE
 ) -> tuple[EmulatedHome, SimuHomeOrigin]:
     """The episode's fabric and the origin record of the import; HomeConfigError (with JSON paths relative
     to ``initial_home_config``) when the home cannot be built."""
     config, origin = from_simuhome(initial_home_config, source=source)
+    return home_from_config(config, initial_home_config, source), origin
+
+
+def home_from_config(config: HomeConfig, initial_home_config: Mapping[str, Any], source: str) -> EmulatedHome:
+    """The fabric of an imported ``config`` (``from_simuhome`` of ``initial_home_config``), refusals named as
+    :func:`build_home` names them."""
     try:
-        return EmulatedHome(config), origin
+        return EmulatedHome(config)
     except HomeError as error:
         raise HomeConfigError(
             source, home_build_problems(config, initial_home_config) or [("", error.message)]

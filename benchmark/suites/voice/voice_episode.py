@@ -25,8 +25,9 @@ from emulator.home_config import HomeConfig, validation_problems
 from emulator.placement import UserPosition
 
 VOICE_FORMAT: Final = "homefabric-voice-episode/1"
-TASK_TYPES = ("spatial", "temporal", "clarify")
-TaskType = Literal["spatial", "temporal", "clarify"]
+TASK_TYPES = ("spatial", "temporal", "clarify")  # "all"
+OPT_IN_TASK_TYPES = ("home_systems",)  # generated only when named: "all" stays the three above, byte for byte
+TaskType = Literal["spatial", "temporal", "clarify", "home_systems"]
 Act = Literal["execute", "clarify"]
 MUTATING_TOOLS = frozenset(
     {
@@ -60,10 +61,11 @@ class VoiceTurn(_Model):
 
 class WorldEvent(_Model):
     """``leave_room``: the user walks out (``device_id``, the room's occupancy sensor, clears after its hold
-    time); ``switch_off``: the user switches ``device_id`` off by hand (a light they leave with)."""
+    time); ``switch_off``: the user switches ``device_id`` off by hand (a light they leave with); ``press_button``:
+    someone presses ``device_id`` (a button); ``sense_water``: water reaches ``device_id`` (a leak detector)."""
 
     at_s: float = Field(ge=0)
-    kind: Literal["leave_room", "switch_off"]
+    kind: Literal["leave_room", "switch_off", "press_button", "sense_water"]
     room: str
     device_id: str
 

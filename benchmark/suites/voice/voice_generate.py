@@ -10,7 +10,10 @@ washer and dryer) and one of the task families:
   weekday at seven …" (a recurring cron, checked on seven mornings, the weekend included): gold via
   ``create_automation``, checked before and after the moment in virtual time;
 - clarify: "turn on the light" with several in the room, "dim the light in here" without a level: the
-  assistant must ask; the user answers by voice.
+  assistant must ask; the user answers by voice;
+- home_systems (only when named, never in "all"): "when I press the button by the front door turn on the hallway
+  light", "if the kitchen leak sensor gets wet close the main water valve" — the home gains a button, a leak
+  sensor and the main valve; the world presses / wets them in virtual time.
 
 Every reference is resolved when generated and only unambiguous ones are kept (else another draw).
 """
@@ -23,6 +26,7 @@ from typing import Any, cast
 
 from benchmark.suites.voice.spatial import Placed, Reference, Unresolved, resolve
 from benchmark.suites.voice.voice_episode import (
+    OPT_IN_TASK_TYPES,
     TASK_TYPES,
     StateCheck,
     TaskType,
@@ -452,7 +456,104 @@ def clarify_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str
     return {"variant": "missing_level", "turns": [turn], "checks": checks, "preserve": preserve_others(home, {light})}
 
 
-BUILDERS = {"spatial": spatial_episode, "temporal": temporal_episode, "clarify": clarify_episode}
+# --- home systems (opt-in) -----------------------------------------------------------------------------------
+
+BUTTON, LEAK, VALVE = "hallway_button", "kitchen_leak_sensor", "main_water_valve"
+SWITCH_POSITION, LEAK_STATE, VALVE_STATE = (
+    "1.Switch.CurrentPosition",
+    "1.BooleanState.StateValue",
+    "1.ValveConfigurationAndControl.CurrentState",
+)
+VALVE_OPEN, VALVE_CLOSED = 1, 0
+
+
+def with_home_systems(home: HomeConfig) -> HomeConfig:
+    """The voice home plus a button by the front door, a leak sensor under the kitchen sink and the main water
+    valve (open) in the utility room — only for home-systems episodes, so the other types' homes stay as they were."""
+    data = home.model_dump(mode="json", exclude_none=True)
+    data["devices"] += [
+        {"id": BUTTON, "type": "generic_switch", "room": "hallway"},
+        {"id": LEAK, "type": "water_leak_detector", "room": "kitchen"},
+        {"id": VALVE, "type": "water_valve", "room": "utility_room", "attributes": {VALVE_STATE: VALVE_OPEN}},
+    ]
+    return validate_home(data, f"<voice home {home.seed} with home systems>")
+
+
+def _state_trigger(device_id: str, path: str, value: Any) -> dict[str, Any]:
+    _endpoint, cluster, attribute = path.split(".")
+    return {
+        "type": "state",
+        "condition": {
+            "device_id": device_id,
+            "endpoint_id": 1,
+            "cluster_id": cluster,
+            "attribute_id": attribute,
+            "operator": "==",
+            "value": value,
+        },
+    }
+
+
+def home_systems_episode(seed: int, rng: random.Random, home: HomeConfig) -> dict[str, Any] | None:
+    """ "When I press the button by the front door turn on the hallway light" (off when it starts on) or "if the
+    kitchen leak sensor gets wet close the main water valve": a state-triggered rule, checked before and after
+    the world presses the button / wets the sensor in virtual time."""
+    variant = rng.choice(("button_light", "leak_valve"))
+    at = rng.choice((120, 300, 600))
+    before: Any
+    after: Any
+    if variant == "button_light":
+        light = _single_light(home, "hallway")
+        on = light_state(home, light)[0]  # the press switches it the other way, so the checks see the rule act
+        verb, command_name = ("off", "Off") if on else ("on", "On")
+        wording = rng.choice(
+            (
+                f"when I press the button by the front door turn {verb} the hallway light",
+                f"make the hallway button switch the light {verb} out here",
+            )
+        )
+        step = run_command(light, "OnOff", command_name)
+        rule = automation(f"hallway button light {verb}", _state_trigger(BUTTON, SWITCH_POSITION, 1), [step])
+        where, target, path, before, after = "hallway", light, ON, on, not on
+        event = WorldEvent(at_s=at, kind="press_button", room="hallway", device_id=BUTTON)
+    else:
+        wording = rng.choice(
+            (
+                "if the leak sensor in the kitchen gets wet close the main water valve",
+                "shut off the water at the main valve whenever the kitchen leak sensor detects water",
+            )
+        )
+        step = run_command(VALVE, "ValveConfigurationAndControl", "Close")
+        rule = automation("kitchen leak closes main valve", _state_trigger(LEAK, LEAK_STATE, True), [step])
+        where, target, path, before, after = (
+            rng.choice(("kitchen", "utility_room")),
+            VALVE,
+            VALVE_STATE,
+            VALVE_OPEN,
+            VALVE_CLOSED,
+        )
+        event = WorldEvent(at_s=at, kind="sense_water", room="kitchen", device_id=LEAK)
+    turn = VoiceTurn(text=wording, position=random_position(rng, where), act="execute", gold=[rule])
+    return {
+        "variant": variant,
+        "home": with_home_systems(home),
+        "turns": [turn],
+        "checks": [
+            StateCheck(device_id=target, path=path, value=before, at_s=at - 60),
+            StateCheck(device_id=target, path=path, value=after, at_s=at + 60),
+        ],
+        "preserve": preserve_others(home, {target}),
+        "events": [event],
+        "horizon_s": at + 120,
+    }
+
+
+BUILDERS = {
+    "spatial": spatial_episode,
+    "temporal": temporal_episode,
+    "clarify": clarify_episode,
+    "home_systems": home_systems_episode,
+}
 
 
 def generate_voice_episode(task_type: str, seed: int) -> VoiceEpisode:
@@ -466,8 +567,7 @@ def generate_voice_episode(task_type: str, seed: int) -> VoiceEpisode:
                 episode_id=f"voice_{task_type}_seed_{seed}",
                 seed=seed,
                 task_type=cast(TaskType, task_type),
-                home=home,
-                **body,
+                **{"home": home, **body},  # a type may extend its home (home_systems)
             )
     raise RuntimeError(f"voice {task_type} seed {seed}: no episode after {MAX_DRAWS} draws")
 
@@ -476,10 +576,11 @@ def parse_task_types(text: str) -> list[str]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     if names == ["all"] or not names:
         return list(TASK_TYPES)
-    unknown = [n for n in names if n not in TASK_TYPES]
+    known = TASK_TYPES + OPT_IN_TASK_TYPES
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise VoiceGenerationError(f"unknown voice task type(s) {unknown}; allowed: all, {', '.join(TASK_TYPES)}")
-    return [t for t in TASK_TYPES if t in names]
+        raise VoiceGenerationError(f"unknown voice task type(s) {unknown}; allowed: all, {', '.join(known)}")
+    return [t for t in known if t in names]
 
 
 def generate_voice_episodes(per_type: int, seed: int, task_types: str = "all") -> list[VoiceEpisode]:

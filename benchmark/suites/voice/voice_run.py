@@ -34,6 +34,7 @@ from benchmark.suites.voice.voice_hearing import Hearing, hear
 from emulator.clock import TIME_FORMAT
 from emulator.emulated_home import EmulatedHome
 from emulator.placement import UserPosition, home_placement
+from emulator.scenarios import press_button, sense_water
 
 RECORD_SCHEMA = "homefabric-voice-record/2"  # /2: status, error, episode_sha256; no wall_time_s
 TOOL_PROFILE = "simuhome_ext"  # the SimuHome tools plus create/list/delete_automation
@@ -84,6 +85,10 @@ def _world(
             fabric.run_until(when)
         if _order == 0 and item.kind == "leave_room":  # the room's presence sensor clears (after its hold time)
             fabric.device(item.device_id).cluster(1, "OccupancySensing").set_occupied(False)
+        elif _order == 0 and item.kind == "press_button":
+            press_button(fabric, item.device_id)
+        elif _order == 0 and item.kind == "sense_water":
+            sense_water(fabric, item.device_id, True)
         elif _order == 0:  # switched off at the light itself, as a person does
             fabric.invoke(item.device_id, 1, "OnOff", "Off", {})
         else:

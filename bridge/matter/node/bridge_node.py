@@ -471,7 +471,8 @@ class BridgeNode:
                 assert bridged.device_id is not None  # an endpoint in _bridged stands for a device
                 self.home.rename_device(bridged.device_id, server.read("NodeLabel"))  # kept with the home
             return
-        self.home.write(target[0], target[1], server.cluster_name, attribute, value)
+        with acting_as(self.groups.requester()):  # fabric-scoped lists (Binding) keep each fabric's entries
+            self.home.write(target[0], target[1], server.cluster_name, attribute, value)
 
     def invoke(
         self, endpoint: int, cluster_id: int, command: str, args: dict[str, Any], *, server: ClusterServer | None = None
