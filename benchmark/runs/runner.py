@@ -25,7 +25,7 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -270,21 +270,14 @@ async def run_episode(
     return RunRecord.model_validate(record)
 
 
-async def run_timed(
-    episode: Episode,
-    trial: int,
-    agent: Agent,
-    judge: Judge,
-    spec: RunSpec,
-    live: LiveHome | None = None,
-    *,
-    episode_hash: str | None = None,
+async def timed_record(
+    running: Awaitable[RunRecord], episode: Episode, trial: int, agent_name: str, episode_hash: str | None
 ) -> tuple[RunRecord, float]:
-    """``run_episode`` and its wall time; a bug of ours in one episode becomes its infrastructure-error record,
-    not the end of the run."""
+    """The record of ``running`` (a ``run_episode``) and its wall time; a bug of ours in one episode becomes its
+    infrastructure-error record, not the end of the run."""
     started = time.perf_counter()
     try:
-        record = await run_episode(episode, trial, agent, judge, spec, live, episode_hash=episode_hash)
+        record = await running
     except Exception as error:
         record = RunRecord(
             schema_=RECORD_SCHEMA,
@@ -294,7 +287,7 @@ async def run_timed(
             case=episode.case,
             trial=trial,
             seed=episode.meta.seed,
-            agent=agent.name,
+            agent=agent_name,
             episode_sha256=episode_hash or episode_sha256(episode),
             status="infra_error",
             error=f"harness: {type(error).__name__}: {error}",
@@ -558,9 +551,8 @@ class Runner:
         async def one(episode: Episode, trial: int) -> None:
             async with semaphore:
                 hashed = self._episode_hashes.get(episode.episode_id)
-                record, wall_time_s = await run_timed(
-                    episode, trial, agent, judge, self.spec, self.live, episode_hash=hashed
-                )
+                running = run_episode(episode, trial, agent, judge, self.spec, self.live, episode_hash=hashed)
+                record, wall_time_s = await timed_record(running, episode, trial, agent.name, hashed)
             await keep(episode, trial, record, wall_time_s)
 
         with progress:

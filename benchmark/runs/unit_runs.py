@@ -30,12 +30,14 @@ def episode_units(todo: Sequence[tuple[Episode, int]]) -> list[WorkUnit]:
 
 def run_unit(shared: dict[str, Any], unit: WorkUnit) -> tuple[RunRecord, float]:
     """One (episode, trial) on a fresh fabric: its record and wall time (a task: runs in any process)."""
-    from benchmark.runs.runner import make_agent, make_judge, run_timed
+    from benchmark.runs.runner import make_agent, make_judge, run_episode, timed_record
 
     spec: RunSpec = shared["spec"]
     episode: Episode = shared["episodes"][unit.kind]
     hashed = shared["hashes"].get(unit.kind)
-    return asyncio.run(run_timed(episode, unit.first, make_agent(spec), make_judge(spec), spec, episode_hash=hashed))
+    agent = make_agent(spec)
+    running = run_episode(episode, unit.first, agent, make_judge(spec), spec, episode_hash=hashed)
+    return asyncio.run(timed_record(running, episode, unit.first, agent.name, hashed))
 
 
 def forwarded_environment(spec: RunSpec) -> dict[str, str]:
