@@ -462,6 +462,94 @@ def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draf
     )
 
 
+SWITCH_TYPES = ("on_off_light_switch", "dimmer_switch", "color_dimmer_switch")
+SWITCHED_LIGHTS = (*LIGHT_TYPES, "color_temperature_light")
+ON_OFF_CLUSTER = 6  # a Binding entry's cluster: the switch's OnOff commands go to the light
+WORLD_SETTLE_S = 5.0  # after the world's act, before the world check's asserts
+
+
+def switch_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Make the wall switch in the hallway control the hallway light." (its Binding cleared) or "The switch by the
+    front door should also turn on the kitchen light." (its Binding kept) — the agent writes the switch's Binding
+    (a light's node id is in get_device_structure of simuhome_ext). Scored by flipping the switch on a copy of the
+    home where the agent left it: the light comes on there (a world check), and is still off in the live home."""
+    seed = sub_seed(episode_seed, "hs_switch_light", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    switches, lights = _devices(fabric, SWITCH_TYPES), _devices(fabric, SWITCHED_LIGHTS)
+    bound = {(s.device_id, t) for s in switches for t, _ in fabric.bound_targets(s.device_id, "OnOff")}
+    also = rng.random() < 0.5
+    pairs = [
+        (switch, light)
+        for switch in switches
+        for light in lights
+        if ((switch.device_id, light.device_id) in bound) != also and (light.room_id != switch.room_id) == also
+    ]
+    if not pairs:
+        raise GenerationFailed("no wall switch with a light to bind it to")
+    switch, light = rng.choice(pairs)
+    kept = fabric.read_path(switch.device_id, "1.Binding.Binding") if also else []
+    switch_ref, light_ref = (
+        device_ref(switch.device_id, switch.device_type, rng),
+        device_ref(light.device_id, light.device_type, rng),
+    )
+    room, light_room = room_name(switch.room_id), room_name(light.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=sorted({room, light_room}), devices=[switch_ref, light_ref])
+    if also:
+        query = rng.choice(
+            (
+                f"The {switch_ref} in the {room} should also turn on the {light_ref} in the {light_room}.",
+                f"Bind the {room} {switch_ref} to the {light_room} {light_ref} as well, keeping what it controls now.",
+            )
+        )
+    else:
+        query = rng.choice(
+            (
+                f"Make the {switch_ref} in the {room} control the {light_ref}.",
+                f"The {room} {switch_ref} does nothing at the moment: bind it to the {light_ref} in the {light_room}.",
+            )
+        )
+
+    def unbound_and_off(home: EmulatedHome, _rng: random.Random) -> None:
+        if not also:
+            home.apply(WorkflowStep.write(switch.device_id, 1, "Binding", "Binding", []))
+        home.apply(WorkflowStep.invoke(light.device_id, 1, "OnOff", "Off", {}))
+
+    _, home = build_home(
+        seed,
+        prepare=unbound_and_off,
+        exclude=[switch.device_id, light.device_id],
+        config=home_config(sub_seed(seed, "home"), HOME_TIER),
+    )
+    entry = {"node": home.fabric().node_id(light.device_id), "endpoint": 1, "cluster": ON_OFF_CLUSTER}
+    target = {"room_id": light.room_id, "device_id": light.device_id, "device_type": light.device_type}
+    world_check = {
+        "acts": [{"act": "flip_switch", "device_id": switch.device_id, "on": True}],
+        "after_s": WORLD_SETTLE_S,
+        "goals": [{**target, "asserts": [{"attribute": "1.OnOff.OnOff", "value": True}]}],
+        "setup": [
+            {
+                "kind": "write",
+                "device_id": switch.device_id,
+                "endpoint": 1,
+                "cluster": "Binding",
+                "attribute": "Binding",
+                "value": [*kept, entry],
+            }
+        ],
+    }
+    return Draft(
+        query=finish(query, rng),
+        user_location=switch.room_id,
+        goals=[{**target, "asserts": [{"attribute": "1.OnOff.OnOff", "value": False}]}],
+        required_actions=[room_devices_action(r) for r in sorted({switch.room_id, light.room_id})],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "switch_light", "binding": "also" if also else "only"},
+        extension={"world_checks": [world_check]},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
@@ -469,6 +557,7 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "solar_energy": solar_energy,
     "ev_solar_charge": ev_solar_charge,
     "button_valve": button_valve,
+    "switch_light": switch_light,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
 QUERY_TYPE = {
@@ -478,6 +567,7 @@ QUERY_TYPE = {
     "solar_energy": "qt1",
     "ev_solar_charge": "qt3",
     "button_valve": "qt3",
+    "switch_light": "qt3",
 }
 if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
     raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.world_checks import perform_act
 from benchmark.suites.simuhome.episode import Episode, ReplayAct
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
-from emulator.automations.model import AutomationSpec
+from emulator.automations.model import ActionStep, AutomationSpec
 from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
-from emulator.scenarios import press_button, sense_water
 
 SETTLE_S = 60.0  # after a cron firing: its actions have run and rooms have started to move
 
@@ -53,39 +53,36 @@ def tool_arguments(spec: AutomationSpec) -> dict[str, Any]:
         if spec.trigger.kind == "time"
         else {"type": "state", "condition": comparison(spec.trigger.condition)}
     )
-    actions = []
-    for action in spec.actions:
-        if action.kind == "invoke":
-            actions.append(
-                {
-                    "tool": "execute_command",
-                    "args": {
-                        "device_id": action.device_id,
-                        "endpoint_id": action.endpoint,
-                        "cluster_id": action.cluster,
-                        "command_id": action.command,
-                        "args": dict(action.args),
-                    },
-                }
-            )
-        else:
-            actions.append(
-                {
-                    "tool": "write_attribute",
-                    "args": {
-                        "device_id": action.device_id,
-                        "endpoint_id": action.endpoint,
-                        "cluster_id": action.cluster,
-                        "attribute_id": action.attribute,
-                        "value": action.value,
-                    },
-                }
-            )
     return {
         "name": spec.name,
         "trigger": trigger,
         "conditions": [comparison(c) for c in spec.conditions],
-        "actions": actions,
+        "actions": [action_call(action) for action in spec.actions],
+    }
+
+
+def action_call(action: ActionStep) -> dict[str, Any]:
+    """The agent tool call (``{"tool", "args"}``) that does one action step now."""
+    if action.kind == "invoke":
+        return {
+            "tool": "execute_command",
+            "args": {
+                "device_id": action.device_id,
+                "endpoint_id": action.endpoint,
+                "cluster_id": action.cluster,
+                "command_id": action.command,
+                "args": dict(action.args),
+            },
+        }
+    return {
+        "tool": "write_attribute",
+        "args": {
+            "device_id": action.device_id,
+            "endpoint_id": action.endpoint,
+            "cluster_id": action.cluster,
+            "attribute_id": action.attribute,
+            "value": action.value,
+        },
     }
 
 
@@ -107,10 +104,7 @@ def _with_rule(live: EmulatedHome, rule: AutomationSpec, acts: Sequence[ReplayAc
     copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
     for act in acts:
-        if act.act == "press_button":
-            press_button(copy, act.device_id)
-        else:
-            sense_water(copy, act.device_id, True)
+        perform_act(copy, act)
     return copy
 
 
