@@ -25,10 +25,12 @@ from benchmark.generation.grammar import device_ref, finish, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, home_config
 from benchmark.scoring.charging_scoring import SUPPLY_VOLTAGE, charge_steps, needed_mWh
 from benchmark.suites.simuhome.episode import ChargingGoal
+from emulator.automations.model import ActionStep
 from emulator.clock import TIME_FORMAT
 from emulator.emulated_home import EmulatedHome
+from emulator.home_config import DeviceConfig
 from emulator.home_generation.seeds import sub_seed
-from emulator.scenarios import plug_in_vehicle
+from emulator.scenarios import plug_in_vehicle, turn_on_cook_surface
 from emulator.workflows import WorkflowStep
 
 HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
@@ -550,6 +552,69 @@ def switch_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+HOOD_AUTO = 5  # FanControl.FanMode Auto: the hood follows the hottest cook surface that is on in its room
+COOK_SURFACES = (2, 3)  # a cooktop's surface endpoints
+COOK_LEVELS = (0, 1, 2)  # TemperatureControl's SelectedTemperatureLevel: Low, Medium, High
+HOOD_SETTLE_S = 10.0
+
+
+def hood_auto(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Put the extractor hood on automatic so it follows the hob." — a cooktop and a hood are fitted in the
+    kitchen (the room draw has neither), the hood off. Scored on the live home (the hood's FanMode is Auto) and by
+    switching a cook surface on at the hob on a copy of it: the hood's fan runs at that surface's level there."""
+    seed = sub_seed(episode_seed, "hs_hood_auto", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    kitchens = sorted(r.room_id for r in EmulatedHome(config).rooms() if r.room_id.startswith("kitchen"))
+    if not kitchens:
+        raise GenerationFailed("the home has no kitchen for a cooktop and its hood")
+    kitchen = kitchens[0]
+    cooktop_id, hood_id = f"{kitchen}_cooktop_1", f"{kitchen}_extractor_hood_1"
+
+    def fit_kitchen(home: EmulatedHome, _rng: random.Random) -> None:
+        for device_id, device_type in ((cooktop_id, "cooktop"), (hood_id, "extractor_hood")):
+            home.add_device(DeviceConfig(id=device_id, type=device_type, room=kitchen))
+
+    _, home = build_home(seed, prepare=fit_kitchen, exclude=[cooktop_id, hood_id], config=config)
+    surface, level = rng.choice(COOK_SURFACES), rng.choice(COOK_LEVELS)
+    act = {"act": "turn_on_cook_surface", "device_id": cooktop_id, "surface": surface, "level": level}
+    setup = WorkflowStep.write(hood_id, 1, "FanControl", "FanMode", HOOD_AUTO)
+    followed = home.fabric()
+    followed.apply(setup)
+    turn_on_cook_surface(followed, cooktop_id, surface, level)
+    followed.advance(HOOD_SETTLE_S)
+    percent = followed.read_path(hood_id, "1.FanControl.PercentCurrent")
+    if not percent:
+        raise GenerationFailed(f"the hood on Auto did not follow surface {surface} at level {level}")
+    hood_ref, cooktop_ref = device_ref(hood_id, "extractor_hood", rng), device_ref(cooktop_id, "cooktop", rng)
+    room = room_name(kitchen)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[hood_ref], words=["auto"])
+    query = rng.choice(
+        (
+            f"Put the {hood_ref} in the {room} on auto so it follows the {cooktop_ref}.",
+            f"Set the {room} {hood_ref} to automatic: it should come on by itself when I cook on the {cooktop_ref}.",
+            f"I want the {hood_ref} to run on its own whenever the {cooktop_ref} is on — put it in auto mode.",
+        )
+    )
+    target = {"room_id": kitchen, "device_id": hood_id, "device_type": "extractor_hood"}
+    world_check = {
+        "acts": [act],
+        "after_s": HOOD_SETTLE_S,
+        "goals": [{**target, "asserts": [{"attribute": "1.FanControl.PercentCurrent", "value": percent}]}],
+        "setup": [ActionStep.from_workflow_step(setup).model_dump(mode="json", exclude_defaults=True)],
+    }
+    return Draft(
+        query=finish(query, rng),
+        user_location=kitchen,
+        goals=[{**target, "asserts": [{"attribute": "1.FanControl.FanMode", "value": HOOD_AUTO}]}],
+        required_actions=[room_devices_action(kitchen)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "hood_auto"},
+        extension={"world_checks": [world_check]},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
@@ -558,6 +623,7 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "ev_solar_charge": ev_solar_charge,
     "button_valve": button_valve,
     "switch_light": switch_light,
+    "hood_auto": hood_auto,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
 QUERY_TYPE = {
@@ -568,6 +634,7 @@ QUERY_TYPE = {
     "ev_solar_charge": "qt3",
     "button_valve": "qt3",
     "switch_light": "qt3",
+    "hood_auto": "qt3",
 }
 if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
     raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")
