@@ -615,6 +615,66 @@ def hood_auto(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
     )
 
 
+DELAY_PLUG_IN_HOURS = (18, 19, 20, 21)  # the car plugs in in the evening …
+DELAY_START_HOURS = (0, 1, 2, 3)  # … and the owner wants the charge to start at one of these hours, the next day
+FORECAST_START = "1.DeviceEnergyManagement.Forecast.startTime"  # Matter epoch s (since 2000-01-01), a struct field
+
+
+def ev_delay_start(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Delay the car's charging to start at 1 am." — the car plugged in in the evening, its charge pending (the
+    charger's Device Energy Management forecast starts now); the agent asks the charger to shift it
+    (StartTimeAdjustRequest). Scored on the live charger: its forecast starts at that hour."""
+    seed = sub_seed(episode_seed, "hs_ev_delay_start", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    plugged = f"{config.base_time[:10]} {rng.choice(DELAY_PLUG_IN_HOURS):02d}:{rng.randrange(0, 60, 5):02d}:00"
+    config = config.model_copy(update={"base_time": plugged})
+    chargers = _devices(EmulatedHome(config), ("evse",))
+    if len(chargers) != 1:
+        raise GenerationFailed("the home needs exactly one EV charger")
+    evse = chargers[0]
+
+    def plug_in(home: EmulatedHome, _rng: random.Random) -> None:
+        plug_in_vehicle(home, evse.device_id)
+
+    _, home = build_home(seed, prepare=plug_in, exclude=[evse.device_id], config=config)
+    charger = home.fabric()
+    hour = rng.choice(DELAY_START_HOURS)
+    wanted = charger.now().replace(hour=hour, minute=0, second=0) + timedelta(days=1)
+    forecast = charger.read_path(evse.device_id, "1.DeviceEnergyManagement.Forecast")
+    if not forecast or forecast["activeSlotNumber"] is not None:
+        raise GenerationFailed("the plugged-in car's charge is not pending")
+    start_epoch = forecast["startTime"] + round((wanted - charger.now()).total_seconds())
+    if start_epoch + forecast["endTime"] - forecast["startTime"] > forecast["latestEndTime"]:
+        raise GenerationFailed("the charge would not end inside the forecast's window")
+    evse_ref = device_ref(evse.device_id, "evse", rng)
+    at = f"{hour % 12 or 12} am"
+    mentions = Mentions()
+    mentions.add(devices=[evse_ref], times=[at])
+    query = rng.choice(
+        (
+            f"Delay the car's charging on the {evse_ref} so that it starts at {at}.",
+            f"The car is plugged into the {evse_ref}: don't charge it now, push the start back to {at}.",
+            f"Ask the {evse_ref} to shift its charging session to begin at {at}, when power is cheaper.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=evse.room_id,
+        goals=[
+            {
+                "room_id": evse.room_id,
+                "device_id": evse.device_id,
+                "device_type": "evse",
+                "asserts": [{"attribute": FORECAST_START, "value": start_epoch}],
+            }
+        ],
+        required_actions=[room_devices_action(evse.room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "ev_delay_start", "start_at": wanted.strftime(TIME_FORMAT)},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
@@ -624,6 +684,7 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_valve": button_valve,
     "switch_light": switch_light,
     "hood_auto": hood_auto,
+    "ev_delay_start": ev_delay_start,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
 QUERY_TYPE = {
@@ -635,6 +696,7 @@ QUERY_TYPE = {
     "button_valve": "qt3",
     "switch_light": "qt3",
     "hood_auto": "qt3",
+    "ev_delay_start": "qt3",
 }
 if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
     raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")
