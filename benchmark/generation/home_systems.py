@@ -9,7 +9,13 @@ light", "close the main water valve when the kitchen leak sensor detects water".
 agent left it, with the gold rule and with the agent's. The final-state goal asserts the controlled device as the
 home started (the light still off, the valve still open): doing it now instead of automating it fails.
 
-Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part of ``--qt all``: the 12
+Settings are asked for too — a wall switch bound to a light, the extractor hood on Auto, the car's charge shifted
+to a later start: the first two only show when the world acts, so ``homefabric.world_checks``
+(benchmark.scoring.world_checks) flips the switch or switches a cook surface on at the hob on a copy of the finished
+home and checks the light or the hood there; the charge's start is the charger's Forecast.
+
+Each template draws from its own seeds (``sub_seed(episode_seed, "hs_<template>", attempt)``), so a new template
+leaves the others' files unchanged. Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part of ``--qt all``: the 12
 SimuHome kinds generate exactly as before.
 """
 
