@@ -15,8 +15,8 @@ to a later start: the first two only show when the world acts, so ``homefabric.w
 home and checks the light or the hood there; the charge's start is the charger's Forecast.
 
 Each template draws from its own seeds (``sub_seed(episode_seed, "hs_<template>", attempt)``), so a new template
-leaves the others' files unchanged. Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part of ``--qt all``: the 12
-SimuHome kinds generate exactly as before.
+leaves the others' files unchanged. Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part
+of ``--qt all``: the 12 SimuHome kinds generate exactly as before.
 """
 
 from __future__ import annotations
