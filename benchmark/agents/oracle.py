@@ -23,7 +23,7 @@ from typing import Any, cast
 from benchmark.agents.base import AgentBase, AgentOutcome, AgentTask, ToolCaller
 from benchmark.agents.oracle_answers import display, missing_device, say, spoken
 from benchmark.agents.oracle_session import OracleSession, tool_call
-from benchmark.scoring.automation_scoring import action_call, gold_automations, tool_arguments
+from benchmark.scoring.automation_scoring import gold_automations, tool_arguments
 from benchmark.scoring.charging_scoring import charging_plan
 from benchmark.scoring.evaluators.state_comparison import ROLES_BY_VARIABLE
 from benchmark.scoring.step_planning import DevicePlan, control_steps, split_path
@@ -72,9 +72,7 @@ class OracleAgent(AgentBase):
         for gold in gold_automations(episode):  # persistent rules, through create_automation
             session.call("create_automation", tool_arguments(gold), f"Create the automation '{gold.name}'.")
         for check in episode_world_checks(episode):  # settings the world's acts will show (a binding, Auto)
-            for step in check.setup:
-                call = action_call(step)
-                session.call(call["tool"], call["args"], f"Set {step.device_id} up for it.")
+            session.run_steps([step.to_workflow_step() for step in check.setup])
         for rule in charging_plan(episode):  # a schedule that meets a charging goal (one of many)
             session.call("create_automation", tool_arguments(rule), f"Schedule '{rule.name}'.")
         session.call("finish", {"answer": answer}, "Done.")

@@ -20,7 +20,7 @@ from benchmark.scoring.world_checks import perform_act
 from benchmark.suites.simuhome.episode import Episode, ReplayAct
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
-from emulator.automations.model import ActionStep, AutomationSpec
+from emulator.automations.model import AutomationSpec
 from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
 
@@ -53,36 +53,39 @@ def tool_arguments(spec: AutomationSpec) -> dict[str, Any]:
         if spec.trigger.kind == "time"
         else {"type": "state", "condition": comparison(spec.trigger.condition)}
     )
+    actions = []
+    for action in spec.actions:
+        if action.kind == "invoke":
+            actions.append(
+                {
+                    "tool": "execute_command",
+                    "args": {
+                        "device_id": action.device_id,
+                        "endpoint_id": action.endpoint,
+                        "cluster_id": action.cluster,
+                        "command_id": action.command,
+                        "args": dict(action.args),
+                    },
+                }
+            )
+        else:
+            actions.append(
+                {
+                    "tool": "write_attribute",
+                    "args": {
+                        "device_id": action.device_id,
+                        "endpoint_id": action.endpoint,
+                        "cluster_id": action.cluster,
+                        "attribute_id": action.attribute,
+                        "value": action.value,
+                    },
+                }
+            )
     return {
         "name": spec.name,
         "trigger": trigger,
         "conditions": [comparison(c) for c in spec.conditions],
-        "actions": [action_call(action) for action in spec.actions],
-    }
-
-
-def action_call(action: ActionStep) -> dict[str, Any]:
-    """The agent tool call (``{"tool", "args"}``) that does one action step now."""
-    if action.kind == "invoke":
-        return {
-            "tool": "execute_command",
-            "args": {
-                "device_id": action.device_id,
-                "endpoint_id": action.endpoint,
-                "cluster_id": action.cluster,
-                "command_id": action.command,
-                "args": dict(action.args),
-            },
-        }
-    return {
-        "tool": "write_attribute",
-        "args": {
-            "device_id": action.device_id,
-            "endpoint_id": action.endpoint,
-            "cluster_id": action.cluster,
-            "attribute_id": action.attribute,
-            "value": action.value,
-        },
+        "actions": actions,
     }
 
 
