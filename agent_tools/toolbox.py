@@ -241,7 +241,10 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         route="/devices/{device_id}/structure",
     )
     def _tool_get_device_structure(self, args: a.DeviceArgs) -> dict[str, Any]:
-        return device_structure(self.fabric, args.device_id)
+        structure = device_structure(self.fabric, args.device_id)
+        if self.profile == "simuhome_ext":  # the node id a switch's Binding entry names; not SimuHome's contract
+            structure["node_id"] = self.fabric.node_id(args.device_id)
+        return structure
 
     @tool(
         "get_all_attributes",

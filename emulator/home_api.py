@@ -67,6 +67,8 @@ class HomeAPI(Protocol):
 
     def describe_device(self, device_id: str) -> dict[str, Any]: ...
 
+    def node_id(self, device_id: str) -> int: ...  # its Matter node id: what a Binding entry's ``node`` names
+
     # data
     def read(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> Any: ...
 

@@ -343,6 +343,10 @@ class MatterHome:
                     flat[f"{endpoint}.{cluster}.{attribute}"] = value
         return flat
 
+    def node_id(self, device_id: str) -> int:
+        """The Matter node the device is on (a bridged device: its bridge's): what a Binding entry's ``node`` names."""
+        return self.device(device_id).node_id
+
     def describe_device(self, device_id: str) -> dict[str, Any]:
         """The fabric's ``describe_device`` shape from the device's own AttributeList / AcceptedCommandList."""
         device = self.device(device_id)

@@ -27,6 +27,7 @@ from benchmark.scoring.automation_scoring import gold_automations, tool_argument
 from benchmark.scoring.charging_scoring import charging_plan
 from benchmark.scoring.evaluators.state_comparison import ROLES_BY_VARIABLE
 from benchmark.scoring.step_planning import DevicePlan, control_steps, split_path
+from benchmark.scoring.world_checks import episode_world_checks
 from benchmark.suites.simuhome.episode import (
     DeviceAttributeGoal,
     DirectionGoal,
@@ -70,6 +71,8 @@ class OracleAgent(AgentBase):
             answer = self._qt4(episode, session, task.current_time)
         for gold in gold_automations(episode):  # persistent rules, through create_automation
             session.call("create_automation", tool_arguments(gold), f"Create the automation '{gold.name}'.")
+        for check in episode_world_checks(episode):  # settings the world's acts will show (a binding, Auto)
+            session.run_steps([step.to_workflow_step() for step in check.setup])
         for rule in charging_plan(episode):  # a schedule that meets a charging goal (one of many)
             session.call("create_automation", tool_arguments(rule), f"Schedule '{rule.name}'.")
         session.call("finish", {"answer": answer}, "Done.")

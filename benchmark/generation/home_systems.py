@@ -9,8 +9,14 @@ light", "close the main water valve when the kitchen leak sensor detects water".
 agent left it, with the gold rule and with the agent's. The final-state goal asserts the controlled device as the
 home started (the light still off, the valve still open): doing it now instead of automating it fails.
 
-Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part of ``--qt all``: the 12
-SimuHome kinds generate exactly as before.
+Settings are asked for too — a wall switch bound to a light, the extractor hood on Auto, the car's charge shifted
+to a later start: the first two only show when the world acts, so ``homefabric.world_checks``
+(benchmark.scoring.world_checks) flips the switch or switches a cook surface on at the hob on a copy of the finished
+home and checks the light or the hood there; the charge's start is the charger's Forecast.
+
+Each template draws from its own seeds (``sub_seed(episode_seed, "hs_<template>", attempt)``), so a new template
+leaves the others' files unchanged. Files are named ``hs_<template>_seed_<n>.json`` (``meta.template``), never part
+of ``--qt all``: the 12 SimuHome kinds generate exactly as before.
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ from benchmark.generation.grammar import device_ref, finish, room_name
 from benchmark.generation.homes import EpisodeHome, build_home, home_config
 from benchmark.scoring.charging_scoring import SUPPLY_VOLTAGE, charge_steps, needed_mWh
 from benchmark.suites.simuhome.episode import ChargingGoal
+from emulator.automations.model import ActionStep
 from emulator.clock import TIME_FORMAT
 from emulator.emulated_home import EmulatedHome
+from emulator.home_config import DeviceConfig
 from emulator.home_generation.seeds import sub_seed
-from emulator.scenarios import plug_in_vehicle
+from emulator.scenarios import plug_in_vehicle, turn_on_cook_surface
 from emulator.workflows import WorkflowStep
 
 HOME_TIER = "medium"  # the smallest tier with buttons, leak sensors and a main valve (or the pinned home, --home)
@@ -462,6 +470,217 @@ def ev_solar_charge(episode_seed: int, attempt: int, rng: random.Random) -> Draf
     )
 
 
+SWITCH_TYPES = ("on_off_light_switch", "dimmer_switch", "color_dimmer_switch")
+SWITCHED_LIGHTS = (*LIGHT_TYPES, "color_temperature_light")
+ON_OFF_CLUSTER = 6  # a Binding entry's cluster: the switch's OnOff commands go to the light
+WORLD_SETTLE_S = 5.0  # after the world's act, before the world check's asserts
+
+
+def switch_light(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Make the wall switch in the hallway control the hallway light." (its Binding cleared) or "The switch by the
+    front door should also turn on the kitchen light." (its Binding kept) — the agent writes the switch's Binding
+    (a light's node id is in get_device_structure of simuhome_ext). Scored by flipping the switch on a copy of the
+    home where the agent left it: the light comes on there (a world check), and is still off in the live home."""
+    seed = sub_seed(episode_seed, "hs_switch_light", attempt)
+    fabric = EmulatedHome(home_config(sub_seed(seed, "home"), HOME_TIER))
+    switches, lights = _devices(fabric, SWITCH_TYPES), _devices(fabric, SWITCHED_LIGHTS)
+    bound = {(s.device_id, t) for s in switches for t, _ in fabric.bound_targets(s.device_id, "OnOff")}
+    also = rng.random() < 0.5
+    pairs = [
+        (switch, light)
+        for switch in switches
+        for light in lights
+        if ((switch.device_id, light.device_id) in bound) != also and (light.room_id != switch.room_id) == also
+    ]
+    if not pairs:
+        raise GenerationFailed("no wall switch with a light to bind it to")
+    switch, light = rng.choice(pairs)
+    kept = fabric.read_path(switch.device_id, "1.Binding.Binding") if also else []
+    switch_ref, light_ref = (
+        device_ref(switch.device_id, switch.device_type, rng),
+        device_ref(light.device_id, light.device_type, rng),
+    )
+    room, light_room = room_name(switch.room_id), room_name(light.room_id)
+    mentions = Mentions()
+    mentions.add(rooms=sorted({room, light_room}), devices=[switch_ref, light_ref])
+    if also:
+        query = rng.choice(
+            (
+                f"The {switch_ref} in the {room} should also turn on the {light_ref} in the {light_room}.",
+                f"Bind the {room} {switch_ref} to the {light_room} {light_ref} as well, keeping what it controls now.",
+            )
+        )
+    else:
+        query = rng.choice(
+            (
+                f"Make the {switch_ref} in the {room} control the {light_ref}.",
+                f"The {room} {switch_ref} does nothing at the moment: bind it to the {light_ref} in the {light_room}.",
+            )
+        )
+
+    def unbound_and_off(home: EmulatedHome, _rng: random.Random) -> None:
+        if not also:
+            home.apply(WorkflowStep.write(switch.device_id, 1, "Binding", "Binding", []))
+        home.apply(WorkflowStep.invoke(light.device_id, 1, "OnOff", "Off", {}))
+
+    _, home = build_home(
+        seed,
+        prepare=unbound_and_off,
+        exclude=[switch.device_id, light.device_id],
+        config=home_config(sub_seed(seed, "home"), HOME_TIER),
+    )
+    entry = {"node": home.fabric().node_id(light.device_id), "endpoint": 1, "cluster": ON_OFF_CLUSTER}
+    target = {"room_id": light.room_id, "device_id": light.device_id, "device_type": light.device_type}
+    world_check = {
+        "acts": [{"act": "flip_switch", "device_id": switch.device_id, "on": True}],
+        "after_s": WORLD_SETTLE_S,
+        "goals": [{**target, "asserts": [{"attribute": "1.OnOff.OnOff", "value": True}]}],
+        "setup": [
+            {
+                "kind": "write",
+                "device_id": switch.device_id,
+                "endpoint": 1,
+                "cluster": "Binding",
+                "attribute": "Binding",
+                "value": [*kept, entry],
+            }
+        ],
+    }
+    return Draft(
+        query=finish(query, rng),
+        user_location=switch.room_id,
+        goals=[{**target, "asserts": [{"attribute": "1.OnOff.OnOff", "value": False}]}],
+        required_actions=[room_devices_action(r) for r in sorted({switch.room_id, light.room_id})],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "switch_light", "binding": "also" if also else "only"},
+        extension={"world_checks": [world_check]},
+    )
+
+
+HOOD_AUTO = 5  # FanControl.FanMode Auto: the hood follows the hottest cook surface that is on in its room
+COOK_SURFACES = (2, 3)  # a cooktop's surface endpoints
+COOK_LEVELS = (0, 1, 2)  # TemperatureControl's SelectedTemperatureLevel: Low, Medium, High
+HOOD_SETTLE_S = 10.0
+
+
+def hood_auto(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Put the extractor hood on automatic so it follows the hob." — a cooktop and a hood are fitted in the
+    kitchen (the room draw has neither), the hood off. Scored on the live home (the hood's FanMode is Auto) and by
+    switching a cook surface on at the hob on a copy of it: the hood's fan runs at that surface's level there."""
+    seed = sub_seed(episode_seed, "hs_hood_auto", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    kitchens = sorted(r.room_id for r in EmulatedHome(config).rooms() if r.room_id.startswith("kitchen"))
+    if not kitchens:
+        raise GenerationFailed("the home has no kitchen for a cooktop and its hood")
+    kitchen = kitchens[0]
+    cooktop_id, hood_id = f"{kitchen}_cooktop_1", f"{kitchen}_extractor_hood_1"
+
+    def fit_kitchen(home: EmulatedHome, _rng: random.Random) -> None:
+        for device_id, device_type in ((cooktop_id, "cooktop"), (hood_id, "extractor_hood")):
+            home.add_device(DeviceConfig(id=device_id, type=device_type, room=kitchen))
+
+    _, home = build_home(seed, prepare=fit_kitchen, exclude=[cooktop_id, hood_id], config=config)
+    surface, level = rng.choice(COOK_SURFACES), rng.choice(COOK_LEVELS)
+    act = {"act": "turn_on_cook_surface", "device_id": cooktop_id, "surface": surface, "level": level}
+    setup = WorkflowStep.write(hood_id, 1, "FanControl", "FanMode", HOOD_AUTO)
+    followed = home.fabric()
+    followed.apply(setup)
+    turn_on_cook_surface(followed, cooktop_id, surface, level)
+    followed.advance(HOOD_SETTLE_S)
+    percent = followed.read_path(hood_id, "1.FanControl.PercentCurrent")
+    if not percent:
+        raise GenerationFailed(f"the hood on Auto did not follow surface {surface} at level {level}")
+    hood_ref, cooktop_ref = device_ref(hood_id, "extractor_hood", rng), device_ref(cooktop_id, "cooktop", rng)
+    room = room_name(kitchen)
+    mentions = Mentions()
+    mentions.add(rooms=[room], devices=[hood_ref], words=["auto"])
+    query = rng.choice(
+        (
+            f"Put the {hood_ref} in the {room} on auto so it follows the {cooktop_ref}.",
+            f"Set the {room} {hood_ref} to automatic: it should come on by itself when I cook on the {cooktop_ref}.",
+            f"I want the {hood_ref} to run on its own whenever the {cooktop_ref} is on — put it in auto mode.",
+        )
+    )
+    target = {"room_id": kitchen, "device_id": hood_id, "device_type": "extractor_hood"}
+    world_check = {
+        "acts": [act],
+        "after_s": HOOD_SETTLE_S,
+        "goals": [{**target, "asserts": [{"attribute": "1.FanControl.PercentCurrent", "value": percent}]}],
+        "setup": [ActionStep.from_workflow_step(setup).model_dump(mode="json", exclude_defaults=True)],
+    }
+    return Draft(
+        query=finish(query, rng),
+        user_location=kitchen,
+        goals=[{**target, "asserts": [{"attribute": "1.FanControl.FanMode", "value": HOOD_AUTO}]}],
+        required_actions=[room_devices_action(kitchen)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "hood_auto"},
+        extension={"world_checks": [world_check]},
+    )
+
+
+DELAY_PLUG_IN_HOURS = (18, 19, 20, 21)  # the car plugs in in the evening …
+DELAY_START_HOURS = (0, 1, 2, 3)  # … and the owner wants the charge to start at one of these hours, the next day
+FORECAST_START = "1.DeviceEnergyManagement.Forecast.startTime"  # Matter epoch s (since 2000-01-01), a struct field
+
+
+def ev_delay_start(episode_seed: int, attempt: int, rng: random.Random) -> Draft:
+    """ "Delay the car's charging to start at 1 am." — the car plugged in in the evening, its charge pending (the
+    charger's Device Energy Management forecast starts now); the agent asks the charger to shift it
+    (StartTimeAdjustRequest). Scored on the live charger: its forecast starts at that hour."""
+    seed = sub_seed(episode_seed, "hs_ev_delay_start", attempt)
+    config = home_config(sub_seed(seed, "home"), HOME_TIER)
+    plugged = f"{config.base_time[:10]} {rng.choice(DELAY_PLUG_IN_HOURS):02d}:{rng.randrange(0, 60, 5):02d}:00"
+    config = config.model_copy(update={"base_time": plugged})
+    chargers = _devices(EmulatedHome(config), ("evse",))
+    if len(chargers) != 1:
+        raise GenerationFailed("the home needs exactly one EV charger")
+    evse = chargers[0]
+
+    def plug_in(home: EmulatedHome, _rng: random.Random) -> None:
+        plug_in_vehicle(home, evse.device_id)
+
+    _, home = build_home(seed, prepare=plug_in, exclude=[evse.device_id], config=config)
+    charger = home.fabric()
+    hour = rng.choice(DELAY_START_HOURS)
+    wanted = charger.now().replace(hour=hour, minute=0, second=0) + timedelta(days=1)
+    forecast = charger.read_path(evse.device_id, "1.DeviceEnergyManagement.Forecast")
+    if not forecast or forecast["activeSlotNumber"] is not None:
+        raise GenerationFailed("the plugged-in car's charge is not pending")
+    start_epoch = forecast["startTime"] + round((wanted - charger.now()).total_seconds())
+    if start_epoch + forecast["endTime"] - forecast["startTime"] > forecast["latestEndTime"]:
+        raise GenerationFailed("the charge would not end inside the forecast's window")
+    evse_ref = device_ref(evse.device_id, "evse", rng)
+    at = f"{hour % 12 or 12} am"
+    mentions = Mentions()
+    mentions.add(devices=[evse_ref], times=[at])
+    query = rng.choice(
+        (
+            f"Delay the car's charging on the {evse_ref} so that it starts at {at}.",
+            f"The car is plugged into the {evse_ref}: don't charge it now, push the start back to {at}.",
+            f"Ask the {evse_ref} to shift its charging session to begin at {at}, when power is cheaper.",
+        )
+    )
+    return Draft(
+        query=finish(query, rng),
+        user_location=evse.room_id,
+        goals=[
+            {
+                "room_id": evse.room_id,
+                "device_id": evse.device_id,
+                "device_type": "evse",
+                "asserts": [{"attribute": FORECAST_START, "value": start_epoch}],
+            }
+        ],
+        required_actions=[room_devices_action(evse.room_id)],
+        initial_home_config=home.initial_home_config,
+        mentions=mentions,
+        meta={"template": "ev_delay_start", "start_at": wanted.strftime(TIME_FORMAT)},
+    )
+
+
 BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "button_light": button_light,
     "leak_valve": leak_valve,
@@ -469,6 +688,9 @@ BUILDERS: dict[str, Callable[[int, int, random.Random], Draft]] = {
     "solar_energy": solar_energy,
     "ev_solar_charge": ev_solar_charge,
     "button_valve": button_valve,
+    "switch_light": switch_light,
+    "hood_auto": hood_auto,
+    "ev_delay_start": ev_delay_start,
 }
 # The SimuHome query type each template is laid out as (qt3 feasible: final state + automations; qt1: an answer).
 QUERY_TYPE = {
@@ -478,6 +700,9 @@ QUERY_TYPE = {
     "solar_energy": "qt1",
     "ev_solar_charge": "qt3",
     "button_valve": "qt3",
+    "switch_light": "qt3",
+    "hood_auto": "qt3",
+    "ev_delay_start": "qt3",
 }
 if set(QUERY_TYPE) != set(BUILDERS):  # checked at import: every template is laid out as one query type
     raise TypeError(f"home-systems templates without a query type: {sorted(set(QUERY_TYPE) ^ set(BUILDERS))}")

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.scoring.world_checks import perform_act
 from benchmark.suites.simuhome.episode import Episode, ReplayAct
 from emulator.automations.cron import parse_cron
 from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
 from emulator.automations.model import AutomationSpec
 from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
-from emulator.scenarios import press_button, sense_water
 
 SETTLE_S = 60.0  # after a cron firing: its actions have run and rooms have started to move
 
@@ -107,10 +107,7 @@ def _with_rule(live: EmulatedHome, rule: AutomationSpec, acts: Sequence[ReplayAc
     copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
     for act in acts:
-        if act.act == "press_button":
-            press_button(copy, act.device_id)
-        else:
-            sense_water(copy, act.device_id, True)
+        perform_act(copy, act)
     return copy
 
 

@@ -22,6 +22,7 @@ from emulator.workflows import WorkflowStep
 RUNNING, PAUSED, STOPPED = 1, 2, 0  # OperationalStateEnum
 RVC_IDLE_TAG, RVC_CLEANING_TAG = 0x4000, 0x4001  # RvcRunMode ModeTag values (Matter)
 COLOR_TEMP_PHYSICAL_LIMITS = (0x0000, 0xFEFF)  # ColorTempPhysicalMin/MaxMireds when not served (Matter defaults)
+LOCAL_OPTIMISATION = 0  # DeviceEnergyManagement AdjustmentCauseEnum: the home's own optimisation, not the grid's
 
 
 def chip_cluster(cluster: str) -> str:
@@ -185,6 +186,12 @@ class DevicePlan:
         d = self.device_id
         if cluster == "LevelControl" and attribute == "CurrentLevel":
             return [command(d, endpoint, cluster, "MoveToLevel", {"Level": value})]
+        if cluster == "DeviceEnergyManagement" and attribute == "Forecast":  # read-only: shifted by a command
+            start = (value.get("__fields__") or {}).get("startTime") if isinstance(value, dict) else None
+            if start is None:
+                return []
+            args = {"RequestedStartTime": start, "Cause": LOCAL_OPTIMISATION}
+            return [command(d, endpoint, cluster, "StartTimeAdjustRequest", args)]
         if cluster == "ColorControl" and attribute == "ColorTemperatureMireds":  # read-only: set by a command
             low = self.get(endpoint, cluster, "ColorTempPhysicalMinMireds", COLOR_TEMP_PHYSICAL_LIMITS[0])
             high = self.get(endpoint, cluster, "ColorTempPhysicalMaxMireds", COLOR_TEMP_PHYSICAL_LIMITS[1])

@@ -41,9 +41,19 @@ def run(agent: str, episodes: Path, out: Path) -> list[dict]:
 
 def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
     names = sorted(p.name for p in episode_dir.iterdir())
-    templates = ("button_light", "button_valve", "ev_solar_charge", "leak_valve", "solar_energy", "solar_power")
+    templates = (
+        "button_light",
+        "button_valve",
+        "ev_delay_start",
+        "ev_solar_charge",
+        "hood_auto",
+        "leak_valve",
+        "solar_energy",
+        "solar_power",
+        "switch_light",
+    )
     assert names == [f"hs_{t}_seed_{4000 + n}.json" for t in templates for n in (1, 2, 3)]
-    for path in episode_dir.glob("hs_[bl]*"):
+    for path in [*episode_dir.glob("hs_button_*"), *episode_dir.glob("hs_leak_*")]:
         episode = load_episode(path)
         assert episode.kind == "qt3_feasible" and episode.homefabric is not None
         assert len(episode.homefabric.automations) == 1 and len(episode.homefabric.replay) == 1
@@ -55,11 +65,11 @@ def test_files_templates_and_gold_rules(episode_dir: Path) -> None:
 def test_oracle_solves_every_instance_and_null_none(episode_dir: Path, tmp_path: Path) -> None:
     oracle = run("oracle", episode_dir, tmp_path / "oracle")
     null = run("null", episode_dir, tmp_path / "null")
-    assert len(oracle) == len(null) == 6 * PER_TEMPLATE
+    assert len(oracle) == len(null) == 9 * PER_TEMPLATE
     assert [r["status"] for r in oracle] == ["passed"] * len(oracle), [r["verdict"] for r in oracle]
     assert {r["status"] for r in null} == {"failed"}
     assert {r["verdict"]["error_type"] for r in null} == {"Required Actions Failure"}
-    automated = [r for r in oracle if r["query_type"] == "qt3" and r["verdict"]["method"] == "final_state"]
+    automated = [r for r in oracle if "automations" in r["verdict"]]
     assert len(automated) == 3 * PER_TEMPLATE and all(
         r["verdict"]["automations"]["rules"][0]["passed"] for r in automated
     )
@@ -76,7 +86,7 @@ def test_acting_now_instead_of_automating_fails(episode_dir: Path) -> None:
     from benchmark.scoring.evaluators.state_comparison import fresh_fabric
     from emulator.workflows import WorkflowStep
 
-    for path in sorted(episode_dir.glob("hs_[bl]*")):
+    for path in sorted([*episode_dir.glob("hs_button_*"), *episode_dir.glob("hs_leak_*")]):
         episode = load_episode(path)
         home = fresh_fabric(episode.initial_home_config)
         assert episode.homefabric is not None
@@ -122,6 +132,7 @@ def test_energy_since_noon_is_the_played_history_and_the_judge_takes_it_in_any_u
     from benchmark.scoring.evaluators.state_comparison import fresh_fabric, read_assert_path
     from benchmark.scoring.judges.rules import RulesJudge
     from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, sun_sine
+    from emulator.home_power import home_power
     from emulator.role_behaviour import SOLAR_PEAK_MW, SOLAR_PERFORMANCE_RATIO
 
     episodes = [load_episode(p) for p in sorted(episode_dir.glob("hs_solar_energy_*"))]
@@ -142,6 +153,8 @@ def test_energy_since_noon_is_the_played_history_and_the_judge_takes_it_in_any_u
             for k in knots
         )
         assert produced_mWh == pytest.approx(staircase_mWh, rel=0.001)  # whole knots up to the last change
+        meter = next(m for m in home_power(home).meters if m.device_id == goal.device_id)
+        assert meter.exported_mWh == produced_mWh and meter.as_of_s == 0.0  # counted by the home's start, not after
 
         def passed(answer: str, episode=episode, home=home) -> bool:
             request = JudgeRequest(episode, answer, [], [], home.snapshot(), home, [], [])
@@ -209,6 +222,9 @@ def test_kinds_of_the_family_and_all_unchanged() -> None:
         ("hs", "solar_energy"),
         ("hs", "ev_solar_charge"),
         ("hs", "button_valve"),
+        ("hs", "switch_light"),
+        ("hs", "hood_auto"),
+        ("hs", "ev_delay_start"),
     ]
     assert parse_kinds("hs_leak_valve") == [("hs", "leak_valve")]
     assert ("hs", "button_light") not in parse_kinds("all") and len(parse_kinds("all")) == 12

@@ -29,6 +29,7 @@ from benchmark.scoring.evaluators.state_comparison import (
     targeted_devices,
 )
 from benchmark.scoring.verdicts import JudgeRecord, Verdict
+from benchmark.scoring.world_checks import world_check_results
 from benchmark.suites.simuhome.episode import Episode
 from emulator.emulated_home import EmulatedHome
 
@@ -110,6 +111,9 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
     infra_error = None
     if method == "final_state":
         method_ok, checks = final_state_checks(fabric, episode.goals)
+        replayed = world_check_results(episode, fabric)  # on copies: the live fabric is left as it is
+        if replayed is not None:
+            method_ok, checks = method_ok and replayed[0], checks + replayed[1]
     elif method == "charging":
         method_ok, checks = charging_checks(episode, fabric)
     elif method == "direction":

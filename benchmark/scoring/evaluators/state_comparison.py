@@ -234,7 +234,8 @@ def irrelevant_changes(changes: Iterable[dict[str, Any]], targeted: set[str]) ->
 
 def targeted_devices(episode: Any, before: Mapping[str, Any]) -> set[str]:
     """Devices a goal is about: qt3/qt4 targets (and qt4 anchors), qt2 the actuators of the goal variable in
-    the goal room, qt1 none (a question changes nothing)."""
+    the goal room, qt1 none (a question changes nothing), and the devices of a world check (the switch the agent
+    binds, the light it drives)."""
     out: set[str] = set()
     devices = before.get("devices", {})
     for goal in episode.goals:
@@ -250,4 +251,8 @@ def targeted_devices(episode: Any, before: Mapping[str, Any]) -> set[str]:
                 for d, info in devices.items()
                 if info["room_id"] == goal.room_id and moves_variable(info["device_type"], goal.room_state)
             )
+    block = getattr(episode, "homefabric", None)
+    for check in getattr(block, "world_checks", None) or []:  # the device set up (a switch) and the one it drives
+        out.update(act.device_id for act in check.acts)
+        out.update(goal.device_id for goal in check.goals)
     return out

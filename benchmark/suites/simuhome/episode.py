@@ -20,7 +20,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
 from benchmark.suites.simuhome.home_build import build_home
-from emulator.automations.model import AutomationSpec
+from emulator.automations.model import ActionStep, AutomationSpec
 from emulator.catalogue import CATALOGUE
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfigError, json_path, validation_problems
@@ -177,8 +177,23 @@ class TemporalConflict(_Open):
 class ReplayAct(_Open):
     """An act of the world (emulator.scenarios) that fires a gold state-triggered rule when its effect is replayed."""
 
-    act: Literal["press_button", "sense_water"]
+    act: Literal["press_button", "sense_water", "flip_switch", "turn_on_cook_surface"]
     device_id: str
+    on: bool | None = None  # flip_switch: On (True) / Off (False); None toggles
+    surface: int | None = None  # turn_on_cook_surface: the cook surface's endpoint
+    level: int | None = None  # turn_on_cook_surface: its temperature level (0 Low, 1 Medium, 2 High)
+
+
+class WorldCheck(_Open):
+    """A setting judged by what it does (benchmark.scoring.world_checks): the world's ``acts`` are done on a copy
+    of the home where the agent left it and, ``after_s`` seconds later, the ``goals`` must hold — a switch bound to
+    a light turns it on, a hood on Auto follows the hob. ``setup`` is the oracle's way there (one of many), never
+    compared."""
+
+    acts: list[ReplayAct]
+    after_s: float = Field(default=10.0, ge=0)
+    goals: list[TargetGoal]
+    setup: list[ActionStep] = Field(default_factory=list)
 
 
 class ChargingGoal(_Open):
@@ -204,6 +219,7 @@ class HomefabricExtension(_Open):
     automations: list[AutomationSpec] = Field(default_factory=list)  # gold rules (benchmark.scoring.automation_scoring)
     replay: list[ReplayAct] = Field(default_factory=list)  # done on both copies before the replay's fast-forward
     charging: ChargingGoal | None = None  # a charging goal scored after fast-forward to its deadline
+    world_checks: list[WorldCheck] = Field(default_factory=list)  # final-state goals after the world's acts
 
 
 class Episode(_Open):
