@@ -24,13 +24,27 @@ from clusters.cycle_programs import STATE_NAMES
 from emulator.device import DeviceView
 
 # Official device-type ids (emulator/catalogue/build.py) that decide how an endpoint is presented.
-LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
+# Lights, and the Dimmable Plug-In Unit (0x010B), which Home Assistant's Matter integration also shows as a dimmable
+# light: its LevelControl is a brightness, not a media volume.
+LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D, 0x010B})
 UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
 CONTACT_SENSOR = 0x0015
 WATER_LEAK_DETECTOR = 0x0043
 RAIN_SENSOR = 0x0044
 WATER_FREEZE_DETECTOR = 0x0041
 WATER_HEATER = 0x050F
+
+# Catalogue types whose devices get no Home Assistant entity, and why. A test holds every other catalogue type to at
+# least one entity (tests/mqtt/test_ha_conventions.py).
+NOT_ANNOUNCED: dict[str, str] = {
+    "on_off_light_switch": "a client: it serves only a Binding list and sends OnOff commands to its bound lights",
+    "dimmer_switch": "a client: it serves only a Binding list and sends OnOff/LevelControl to its bound lights",
+    "color_dimmer_switch": "a client: it serves only a Binding list and sends commands to its bound lights",
+    "door_lock_controller": "a client: it serves no cluster; it commands the door locks it is bound to",
+    "video_remote_control": "a client: it serves no cluster; it commands the video players it is bound to",
+    "pump_controller": "a client: it serves only Identify; the pump it controls has the entities",
+    "electrical_sensor": "SimuHome's meter that nothing feeds: its readings never move, so HA would chart zeros",
+}
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
 STATE_ONLY_KINDS = frozenset({"sensor", "binary_sensor", "event", "refusal"})  # entities that take no command
