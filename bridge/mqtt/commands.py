@@ -33,6 +33,7 @@ from bridge.mqtt.state import (
     mireds_to_kelvin,
     target_setpoint,
 )
+from clusters.energy_evse import MIN_CHARGE_CURRENT_MA as EVSE_MIN_CURRENT_MA
 from emulator.emulated_home import EmulatedHome
 from emulator.workflows import WorkflowStep
 
@@ -395,7 +396,22 @@ def _plan_fan(fabric: EmulatedHome, entity: Entity, field_name: str | None, text
 
 
 def _plan_switch(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
-    return [_power(entity, _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON")]
+    on = _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON"
+    if entity.cluster == "EnergyEvse":  # charging allowed until disabled, at the charger's own circuit limit
+        if not on:
+            return [_invoke(entity, "EnergyEvse", "Disable")]
+        limit = fabric.read(entity.device_id, entity.endpoint, "EnergyEvse", "CircuitCapacity")
+        return [
+            _invoke(
+                entity,
+                "EnergyEvse",
+                "EnableCharging",
+                chargingEnabledUntil=None,
+                minimumChargeCurrent=EVSE_MIN_CURRENT_MA,
+                maximumChargeCurrent=limit,
+            )
+        ]
+    return [_power(entity, on)]
 
 
 def _plan_climate(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:

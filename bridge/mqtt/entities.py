@@ -63,6 +63,8 @@ THERMOSTAT_AUTO = int(_Thermostat.kAutoMode)
 _Cover = Objects.WindowCovering.Bitmaps.Feature
 COVER_LIFT_AWARE = int(_Cover.kLift) | int(_Cover.kPositionAwareLift)
 COVER_TILT_AWARE = int(_Cover.kTilt) | int(_Cover.kPositionAwareTilt)
+_Supply = Objects.EnergyEvse.Enums.SupplyStateEnum
+EVSE_CHARGING_SUPPLY = frozenset({int(_Supply.kChargingEnabled), int(_Supply.kEnabled)})  # "charging enabled" is ON
 SMOKE_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kSmokeAlarm)
 CO_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kCoAlarm)
 
@@ -174,6 +176,8 @@ def _endpoint_entities(
         )
     if "ValveConfigurationAndControl" in clusters:
         add("valve", "valve", None, "ValveConfigurationAndControl")
+    if "EnergyEvse" in clusters:  # HA has no charger platform: charging allowed is a switch (EnableCharging/Disable)
+        add("switch", "charging", "Charging enabled", "EnergyEvse")
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
     setpoint = clusters.get("TemperatureControl")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bridge.mqtt.entities import Entity, cycle_state_name, snake
+from bridge.mqtt.entities import EVSE_CHARGING_SUPPLY, Entity, cycle_state_name, snake
 from clusters.electrical import ElectricalEnergyMeasurementServer
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -190,6 +190,8 @@ def lock_state(read: Read, entity: Entity) -> dict[str, Any]:
 
 
 def switch_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if entity.cluster == "EnergyEvse":  # an EV charger's "charging enabled": SupplyState ChargingEnabled or Enabled
+        return {"state": on_off(read("EnergyEvse", "SupplyState") in EVSE_CHARGING_SUPPLY)}
     return {"state": on_off(read("OnOff", "OnOff"))}
 
 

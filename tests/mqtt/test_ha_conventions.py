@@ -257,3 +257,22 @@ def test_a_dimmable_plug_is_a_dimmable_light_not_a_volume() -> None:
     components = discovery(fabric, "plug")["cmps"]
     assert [c["p"] for c in components.values() if c["p"] != "event"] == ["light"]
     assert next(c for c in components.values() if c["p"] == "light")["brightness"] is True
+
+
+def test_an_ev_chargers_charging_is_a_switch_that_enables_and_disables_it() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from emulator.scenarios import plug_in_vehicle
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("car", "evse", "garage")])
+    assert discovery(fabric, "car")["cmps"]["charging_1"]["p"] == "switch"
+    charging = _entity(fabric, "car", "charging_1")
+    assert entity_state(fabric, charging) == {"state": "OFF"}
+    plug_in_vehicle(fabric, "car")
+    execute(fabric, plan(fabric, charging, None, b"ON"))
+    assert entity_state(fabric, charging) == {"state": "ON"}
+    assert fabric.read("car", 1, "EnergyEvse", "State") == 3  # PluggedInCharging
+    execute(fabric, plan(fabric, charging, None, b"OFF"))
+    assert entity_state(fabric, charging) == {"state": "OFF"}
+    assert fabric.read("car", 1, "EnergyEvse", "SupplyState") == 0
