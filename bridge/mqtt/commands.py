@@ -495,6 +495,8 @@ def _plan_button(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
 def _plan_select(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = select_options(fabric, entity)
     label = _choice(_plain(text, WordPayload, options).value, options, "option")
+    if "choices" in entity.options:
+        return [_write(entity, entity.cluster or "", entity.options["attribute"], entity.options["choices"][label])]
     modes = fabric.read(entity.device_id, entity.endpoint, entity.cluster or "", "SupportedModes")
     number = next(m["mode"] for m in modes if m["label"] == label)
     return [_invoke(entity, entity.cluster or "", "ChangeToMode", newMode=number)]

@@ -68,6 +68,16 @@ EVSE_CHARGING_SUPPLY = frozenset({int(_Supply.kChargingEnabled), int(_Supply.kEn
 SMOKE_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kSmokeAlarm)
 CO_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kCoAlarm)
 
+_Pump = Objects.PumpConfigurationAndControl.Enums.OperationModeEnum
+# Selects over a writable enum attribute: cluster → (attribute, name, {option: value}), the values the server allows.
+ATTRIBUTE_SELECTS: dict[str, tuple[str, str, dict[str, int]]] = {
+    "PumpConfigurationAndControl": (
+        "OperationMode",
+        "Pump mode",
+        {"Normal": int(_Pump.kNormal), "Minimum": int(_Pump.kMinimum), "Maximum": int(_Pump.kMaximum)},
+    ),
+}
+
 # Sensors: cluster → (sensor kind, attribute)
 MEASUREMENT_SENSORS: dict[str, tuple[str, str]] = {
     "TemperatureMeasurement": ("temperature", "MeasuredValue"),
@@ -273,6 +283,9 @@ def _endpoint_entities(
         for command in CYCLE_BUTTONS:
             if command in cycle.command_names():
                 add("button", snake(command), _BUTTON_NAMES[command], cluster_name, command=command)
+    for cluster_name, (attribute, label, choices) in ATTRIBUTE_SELECTS.items():
+        if cluster_name in clusters:  # a select that writes an enum attribute (no mode list, no ChangeToMode)
+            add("select", snake(attribute), label, cluster_name, attribute=attribute, choices=choices)
     for cluster_name, server in clusters.items():
         if server.has_attribute("SupportedModes") and "ChangeToMode" in server.command_names():
             name = _mode_name(cluster_name)

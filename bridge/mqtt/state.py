@@ -247,6 +247,9 @@ def binary_value(read: Read, entity: Entity) -> str | None:
 
 
 def select_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if "choices" in entity.options:
+        value = read(entity.cluster or "", entity.options["attribute"])
+        return {"option": next((k for k, v in entity.options["choices"].items() if v == value), None)}
     current = read(entity.cluster or "", "CurrentMode")
     modes = read(entity.cluster or "", "SupportedModes") or []
     label = next((m["label"] for m in modes if m["mode"] == current), None)

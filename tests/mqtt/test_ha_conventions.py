@@ -276,3 +276,18 @@ def test_an_ev_chargers_charging_is_a_switch_that_enables_and_disables_it() -> N
     execute(fabric, plan(fabric, charging, None, b"OFF"))
     assert entity_state(fabric, charging) == {"state": "OFF"}
     assert fabric.read("car", 1, "EnergyEvse", "SupplyState") == 0
+
+
+def test_a_pumps_operation_mode_is_a_select_that_writes_it() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("pump", "pump", "utility")])
+    config = discovery(fabric, "pump")["cmps"]["operation_mode_1"]
+    assert (config["p"], config["options"]) == ("select", ["Normal", "Minimum", "Maximum"])
+    mode = _entity(fabric, "pump", "operation_mode_1")
+    assert entity_state(fabric, mode) == {"option": "Normal"}
+    execute(fabric, plan(fabric, mode, None, b"Maximum"))
+    assert fabric.read("pump", 1, "PumpConfigurationAndControl", "OperationMode") == 2
+    assert entity_state(fabric, mode) == {"option": "Maximum"}
