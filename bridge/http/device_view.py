@@ -31,7 +31,7 @@ SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
         "MinCoolSetpointLimit",
         "MaxCoolSetpointLimit",
     ),
-    "FanControl": ("FanMode", "PercentSetting", "PercentCurrent"),
+    "FanControl": ("FanMode", "FanModeSequence", "PercentSetting", "PercentCurrent"),
     "WindowCovering": ("CurrentPositionLiftPercent100ths", "TargetPositionLiftPercent100ths"),
     "OperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),
     "OvenCavityOperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),

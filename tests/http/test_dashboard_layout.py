@@ -252,6 +252,8 @@ def test_every_new_device_type_shows_its_state_and_its_controls_work(chromium: C
             await mode.select_option(index=1)
             wanted = int(await mode.input_value())
             await until(lambda: fabric.read("mode_select", 1, "ModeSelect", "CurrentMode") == wanted)
+            await page.select_option("#device-extractor_hood select.fan-mode", label="Auto")
+            await until(lambda: fabric.read("extractor_hood", 1, "FanControl", "FanMode") == 5)
             # a cook surface is switched on at the hob (OffOnly); the dashboard can only switch it off
             assert await page.locator("#device-cooktop button.toggle[data-endpoint='3']").is_disabled()
             await page.click("#device-cooktop button.toggle[data-endpoint='2']:has-text('2: On')")

@@ -141,6 +141,22 @@ function hexToHs(hex) {
   return [(h * 60 + 360) % 360, max ? d / max : 0];
 }
 
+// FanModeSequence → the FanMode values it allows; only sequences with Auto get a dropdown (the speed slider covers the
+// rest): an extractor hood's Auto follows its cooktop.
+const FAN_MODES = { 0: "Off", 1: "Low", 2: "Medium", 3: "High", 5: "Auto" };
+const FAN_SEQUENCES_WITH_AUTO = { 2: [0, 1, 2, 3, 5], 3: [0, 1, 3, 5], 4: [0, 3, 5] };
+
+export function fanModeControl(view, deviceId, s) {
+  const mode = key(s, "FanControl.FanMode");
+  const ep = mode?.split(".")[0];
+  const allowed = mode && FAN_SEQUENCES_WITH_AUTO[s[`${ep}.FanControl.FanModeSequence`]];
+  if (!allowed) return [];
+  const select = el("select", { class: "control fan-mode", "aria-label": "Fan mode (FanMode)",
+    onchange: () => view.write(deviceId, ep, "FanControl", "FanMode", Number(select.value)) },
+  allowed.map((value) => el("option", { value, selected: value === s[mode] }, FAN_MODES[value])));
+  return [el("label", { class: "select-row" }, el("span", {}, "Fan mode"), select)];
+}
+
 const VALVE = { 0: "Closed", 1: "Open", 2: "Moving" };
 const PUMP_MODES = [[0, "Normal"], [1, "Minimum"], [2, "Maximum"]];
 const EVSE_STATE = { 0: "Not plugged in", 1: "Plugged in", 2: "Plugged in, waiting", 3: "Charging", 4: "Discharging",

@@ -2,7 +2,7 @@
 // and controls. Tiles re-render from the device's state map, which WebSocket events keep current.
 
 import { api, el, toast } from "./api.js";
-import { applianceButtons, colourControls, setpointControl, temperatureControl, thermostatMode,
+import { applianceButtons, colourControls, fanModeControl, setpointControl, temperatureControl, thermostatMode,
   waterAndEnergyControls } from "./controls.js";
 
 const OPERATIONAL = { 0: "Stopped", 1: "Running", 2: "Paused", 3: "Error", 64: "Seeking charger", 65: "Charging", 66: "Docked" };
@@ -148,6 +148,7 @@ export class FloorView {
       rows.push(slider("Fan", s[fan] ?? 0, 0, 100, 5, (v) => `${v} %`,
         (v) => this.write(deviceId, ep, "FanControl", "PercentSetting", v), "fan"));
     }
+    rows.push(...fanModeControl(this, deviceId, s));
     const cover = firstKey(s, "WindowCovering.CurrentPositionLiftPercent100ths");
     if (cover !== undefined) {
       const ep = cover.split(".")[0];
