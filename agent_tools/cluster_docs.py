@@ -37,6 +37,13 @@ _ROLE_EFFECTS = {
     "light": "adds light (lux) to the room while on, scaled by its level if dimmable",
     "covering": "closing it blocks part of the daylight (illuminance)",
     "compartment": "its own compartment temperature approaches the setpoint (does not change the room)",
+    "solar": "produces power following the sun (negative ActivePower, exported energy); no command changes it",
+    "battery": "charges or discharges only during a DeviceEnergyManagement PowerAdjustRequest (Power > 0 charges), "
+    "stopping at 100 % or its 10 % reserve; PowerSource.BatPercentRemaining follows",
+    "evse": "charges a plugged-in vehicle while EnergyEvse.EnableCharging is in force; its energy manager "
+    "caps the power, forecasts the charge and shifts a pending start (StartTimeAdjustRequest)",
+    "valve": "opening it (ValveConfigurationAndControl.Open, optional OpenDuration) lets water flow; Close stops it",
+    "flow_meter": "FlowMeasurement.MeasuredValue follows the valve: flow while it is open, 0 while closed",
 }
 
 
@@ -203,6 +210,13 @@ def cluster_chunks(name: str) -> list[Chunk]:
         commands.append(f'- {name}.{command} (command_id "{command}"): {usage}')
     if commands:
         chunks += [Chunk(title, c) for c in _split(f"## {title} commands (execute_command)", commands)]
+    events = []
+    for event in cls.events:
+        descriptor = getattr(model.chip_class.Events, event)
+        fields = ", ".join(f.Label for f in descriptor.descriptor.Fields) or "no fields"
+        events.append(f"- {name}.{event} (event id {descriptor.event_id}): {fields}")
+    if events:
+        chunks += [Chunk(title, c) for c in _split(f"## {title} events (Matter events it emits)", events)]
     return chunks
 
 

@@ -11,7 +11,7 @@ from emulator.emulated_home import EmulatedHome, Room
 
 # Cluster → the attributes worth showing live (only those the device's server has are read).
 SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "OnOff": ("OnOff",),
+    "OnOff": ("OnOff", "AcceptedCommandList"),  # an OffOnly switch (a cooktop's) accepts Off alone
     "LevelControl": ("CurrentLevel", "MinLevel", "MaxLevel"),
     "ColorControl": (
         "ColorTemperatureMireds",
@@ -31,7 +31,7 @@ SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
         "MinCoolSetpointLimit",
         "MaxCoolSetpointLimit",
     ),
-    "FanControl": ("FanMode", "PercentSetting", "PercentCurrent"),
+    "FanControl": ("FanMode", "FanModeSequence", "PercentSetting", "PercentCurrent"),
     "WindowCovering": ("CurrentPositionLiftPercent100ths", "TargetPositionLiftPercent100ths"),
     "OperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),
     "OvenCavityOperationalState": ("OperationalState", "CountdownTime", "AcceptedCommandList"),
@@ -47,6 +47,8 @@ SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
             "RefrigeratorAndTemperatureControlledCabinetMode",
             "MicrowaveOvenMode",
             "WaterHeaterMode",
+            "ModeSelect",
+            "EnergyEvseMode",
         ),
         ("SupportedModes", "CurrentMode"),
     ),
@@ -63,6 +65,12 @@ SHOWN_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "SmokeCoAlarm": ("ExpressedState",),
     "MediaPlayback": ("CurrentState",),
     "ElectricalPowerMeasurement": ("ActivePower",),
+    "ValveConfigurationAndControl": ("CurrentState", "TargetState"),
+    "PumpConfigurationAndControl": ("OperationMode", "EffectiveOperationMode"),
+    "PressureMeasurement": ("MeasuredValue",),
+    "FlowMeasurement": ("MeasuredValue",),
+    "EnergyEvse": ("State", "SupplyState"),
+    "PowerSource": ("BatPercentRemaining",),
 }
 
 

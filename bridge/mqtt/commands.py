@@ -33,6 +33,7 @@ from bridge.mqtt.state import (
     mireds_to_kelvin,
     target_setpoint,
 )
+from clusters.energy_evse import MIN_CHARGE_CURRENT_MA as EVSE_MIN_CURRENT_MA
 from emulator.emulated_home import EmulatedHome
 from emulator.workflows import WorkflowStep
 
@@ -395,7 +396,22 @@ def _plan_fan(fabric: EmulatedHome, entity: Entity, field_name: str | None, text
 
 
 def _plan_switch(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
-    return [_power(entity, _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON")]
+    on = _plain(text, OnOffPayload, ["ON", "OFF"]).value == "ON"
+    if entity.cluster == "EnergyEvse":  # charging allowed until disabled, at the charger's own circuit limit
+        if not on:
+            return [_invoke(entity, "EnergyEvse", "Disable")]
+        limit = fabric.read(entity.device_id, entity.endpoint, "EnergyEvse", "CircuitCapacity")
+        return [
+            _invoke(
+                entity,
+                "EnergyEvse",
+                "EnableCharging",
+                chargingEnabledUntil=None,
+                minimumChargeCurrent=EVSE_MIN_CURRENT_MA,
+                maximumChargeCurrent=limit,
+            )
+        ]
+    return [_power(entity, on)]
 
 
 def _plan_climate(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
@@ -479,6 +495,8 @@ def _plan_button(fabric: EmulatedHome, entity: Entity, field_name: str | None, t
 def _plan_select(fabric: EmulatedHome, entity: Entity, field_name: str | None, text: str) -> list[WorkflowStep]:
     options = select_options(fabric, entity)
     label = _choice(_plain(text, WordPayload, options).value, options, "option")
+    if "choices" in entity.options:
+        return [_write(entity, entity.cluster or "", entity.options["attribute"], entity.options["choices"][label])]
     modes = fabric.read(entity.device_id, entity.endpoint, entity.cluster or "", "SupportedModes")
     number = next(m["mode"] for m in modes if m["label"] == label)
     return [_invoke(entity, entity.cluster or "", "ChangeToMode", newMode=number)]

@@ -388,6 +388,8 @@ def _button(fabric: EmulatedHome, entity: Entity, topics: Topics) -> dict[str, A
 
 
 def select_options(fabric: EmulatedHome, entity: Entity) -> list[str]:
+    if "choices" in entity.options:
+        return list(entity.options["choices"])
     return [m["label"] for m in _read(fabric, entity, entity.cluster or "", "SupportedModes")]
 
 

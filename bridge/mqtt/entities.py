@@ -24,13 +24,27 @@ from clusters.cycle_programs import STATE_NAMES
 from emulator.device import DeviceView
 
 # Official device-type ids (emulator/catalogue/build.py) that decide how an endpoint is presented.
-LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D})
+# Lights, and the Dimmable Plug-In Unit (0x010B), which Home Assistant's Matter integration also shows as a dimmable
+# light: its LevelControl is a brightness, not a media volume.
+LIGHT_DEVICE_TYPES = frozenset({0x0100, 0x0101, 0x010C, 0x010D, 0x010B})
 UNNAMED_SWITCH_DEVICE_TYPES = frozenset({0x010A, 0x0028, 0x0023, 0x0022})  # plug, video players, speaker
 CONTACT_SENSOR = 0x0015
 WATER_LEAK_DETECTOR = 0x0043
 RAIN_SENSOR = 0x0044
 WATER_FREEZE_DETECTOR = 0x0041
 WATER_HEATER = 0x050F
+
+# Catalogue types whose devices get no Home Assistant entity, and why. A test holds every other catalogue type to at
+# least one entity (tests/mqtt/test_ha_conventions.py).
+NOT_ANNOUNCED: dict[str, str] = {
+    "on_off_light_switch": "a client: it serves only a Binding list and sends OnOff commands to its bound lights",
+    "dimmer_switch": "a client: it serves only a Binding list and sends OnOff/LevelControl to its bound lights",
+    "color_dimmer_switch": "a client: it serves only a Binding list and sends commands to its bound lights",
+    "door_lock_controller": "a client: it serves no cluster; it commands the door locks it is bound to",
+    "video_remote_control": "a client: it serves no cluster; it commands the video players it is bound to",
+    "pump_controller": "a client: it serves only Identify; the pump it controls has the entities",
+    "electrical_sensor": "SimuHome's meter that nothing feeds: its readings never move, so HA would chart zeros",
+}
 
 CYCLE_CLUSTERS = ("OperationalState", "OvenCavityOperationalState", "RvcOperationalState")
 STATE_ONLY_KINDS = frozenset({"sensor", "binary_sensor", "event", "refusal"})  # entities that take no command
@@ -49,8 +63,20 @@ THERMOSTAT_AUTO = int(_Thermostat.kAutoMode)
 _Cover = Objects.WindowCovering.Bitmaps.Feature
 COVER_LIFT_AWARE = int(_Cover.kLift) | int(_Cover.kPositionAwareLift)
 COVER_TILT_AWARE = int(_Cover.kTilt) | int(_Cover.kPositionAwareTilt)
+_Supply = Objects.EnergyEvse.Enums.SupplyStateEnum
+EVSE_CHARGING_SUPPLY = frozenset({int(_Supply.kChargingEnabled), int(_Supply.kEnabled)})  # "charging enabled" is ON
 SMOKE_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kSmokeAlarm)
 CO_FEATURE = int(Objects.SmokeCoAlarm.Bitmaps.Feature.kCoAlarm)
+
+_Pump = Objects.PumpConfigurationAndControl.Enums.OperationModeEnum
+# Selects over a writable enum attribute: cluster → (attribute, name, {option: value}), the values the server allows.
+ATTRIBUTE_SELECTS: dict[str, tuple[str, str, dict[str, int]]] = {
+    "PumpConfigurationAndControl": (
+        "OperationMode",
+        "Pump mode",
+        {"Normal": int(_Pump.kNormal), "Minimum": int(_Pump.kMinimum), "Maximum": int(_Pump.kMaximum)},
+    ),
+}
 
 # Sensors: cluster → (sensor kind, attribute)
 MEASUREMENT_SENSORS: dict[str, tuple[str, str]] = {
@@ -160,6 +186,8 @@ def _endpoint_entities(
         )
     if "ValveConfigurationAndControl" in clusters:
         add("valve", "valve", None, "ValveConfigurationAndControl")
+    if "EnergyEvse" in clusters:  # HA has no charger platform: charging allowed is a switch (EnableCharging/Disable)
+        add("switch", "charging", "Charging enabled", "EnergyEvse")
     if "DoorLock" in clusters:
         add("lock", "lock", None, "DoorLock", pin=bool(getattr(clusters["DoorLock"], "pin", None)))
     setpoint = clusters.get("TemperatureControl")
@@ -255,6 +283,9 @@ def _endpoint_entities(
         for command in CYCLE_BUTTONS:
             if command in cycle.command_names():
                 add("button", snake(command), _BUTTON_NAMES[command], cluster_name, command=command)
+    for cluster_name, (attribute, label, choices) in ATTRIBUTE_SELECTS.items():
+        if cluster_name in clusters:  # a select that writes an enum attribute (no mode list, no ChangeToMode)
+            add("select", snake(attribute), label, cluster_name, attribute=attribute, choices=choices)
     for cluster_name, server in clusters.items():
         if server.has_attribute("SupportedModes") and "ChangeToMode" in server.command_names():
             name = _mode_name(cluster_name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bridge.mqtt.entities import Entity, cycle_state_name, snake
+from bridge.mqtt.entities import EVSE_CHARGING_SUPPLY, Entity, cycle_state_name, snake
 from clusters.electrical import ElectricalEnergyMeasurementServer
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -190,6 +190,8 @@ def lock_state(read: Read, entity: Entity) -> dict[str, Any]:
 
 
 def switch_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if entity.cluster == "EnergyEvse":  # an EV charger's "charging enabled": SupplyState ChargingEnabled or Enabled
+        return {"state": on_off(read("EnergyEvse", "SupplyState") in EVSE_CHARGING_SUPPLY)}
     return {"state": on_off(read("OnOff", "OnOff"))}
 
 
@@ -245,6 +247,9 @@ def binary_value(read: Read, entity: Entity) -> str | None:
 
 
 def select_state(read: Read, entity: Entity) -> dict[str, Any]:
+    if "choices" in entity.options:
+        value = read(entity.cluster or "", entity.options["attribute"])
+        return {"option": next((k for k, v in entity.options["choices"].items() if v == value), None)}
     current = read(entity.cluster or "", "CurrentMode")
     modes = read(entity.cluster or "", "SupportedModes") or []
     label = next((m["label"] for m in modes if m["mode"] == current), None)

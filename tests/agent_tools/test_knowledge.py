@@ -29,6 +29,26 @@ def test_docs_cover_every_cluster_and_device_type() -> None:
     assert {f"Device type {name}" for name in CATALOGUE} <= titles
 
 
+def test_every_served_cluster_and_every_physics_role_is_documented() -> None:
+    from agent_tools.cluster_docs import _ROLE_EFFECTS, cluster_chunks
+
+    served = {spec.cluster for t in CATALOGUE.values() for ep in t.endpoints for spec in ep.clusters}
+    titles = {c.title.split(" (")[0] for c in all_chunks()}
+    assert {f"Cluster {name}" for name in served} <= titles
+    for name in served:  # a page says what the cluster is, not only its attribute table
+        assert len(cluster_chunks(name)[0].text.split("\n", 1)[-1]) > 40, name
+    roles = {role for t in CATALOGUE.values() for role, _ in t.roles}
+    assert roles <= set(_ROLE_EFFECTS), roles - set(_ROLE_EFFECTS)
+
+
+def test_button_presses_and_charging_sessions_are_documented_as_events() -> None:
+    switch = search_text("Switch MultiPressComplete event totalNumberOfPressesCounted", 3)
+    assert "- Switch.MultiPressComplete (event id 6): previousPosition, totalNumberOfPressesCounted" in switch
+    assert "- EnergyEvse.EnergyTransferStarted" in search_text("EnergyEvse EnergyTransferStarted event", 3)
+    valve = next(c.text for c in all_chunks() if c.title == "Device type water_valve")
+    assert "Physics role flow_meter (endpoint 2): FlowMeasurement.MeasuredValue follows the valve" in valve
+
+
 def test_fan_speed_percent_finds_fan_control() -> None:
     top = search("fan speed percent", 3)
     assert top[0].title.startswith("Cluster FanControl")

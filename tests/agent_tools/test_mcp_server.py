@@ -158,3 +158,39 @@ def test_importing_the_mcp_server_does_not_load_the_cluster_model() -> None:
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_the_new_device_library_is_driven_through_mcp() -> None:
+    """A water valve closes, an EV charger is enabled and a Generic Switch is read, all through MCP's tool calls."""
+    from tests.emulator.helpers import fabric as make_fabric
+
+    home = make_fabric(
+        [("valve", "water_valve", "utility"), ("car", "evse", "garage"), ("button", "generic_switch", "hall")]
+    )
+    tools = ToolBox(home)
+    home.invoke("valve", 1, "ValveConfigurationAndControl", "Open", {})
+    assert home.read("valve", 1, "ValveConfigurationAndControl", "TargetState") == 1
+
+    async def scenario() -> list[dict[str, Any]]:
+        async with Client(build_server(tools)) as client:
+            calls = [
+                ("execute_command", command("valve", "ValveConfigurationAndControl", "Close")),
+                (
+                    "execute_command",
+                    command(
+                        "car",
+                        "EnergyEvse",
+                        "EnableCharging",
+                        {"chargingEnabledUntil": None, "minimumChargeCurrent": 6000, "maximumChargeCurrent": 16000},
+                    ),
+                ),
+                ("get_all_attributes", {"device_id": "button"}),
+                ("get_cluster_doc", {"query": "Switch MultiPressComplete event", "top_k": 2}),
+            ]
+            return [_envelope(await client.call_tool(name, args)) for name, args in calls]
+
+    closed, charging, button, doc = _run(scenario())
+    assert [e["status"]["code"] for e in (closed, charging, button, doc)] == [200, 200, 200, 200]
+    assert home.read("valve", 1, "ValveConfigurationAndControl", "TargetState") == 0
+    assert home.read("car", 1, "EnergyEvse", "SupplyState") == 1  # ChargingEnabled
+    assert "Switch" in json.dumps(button["data"]) and "MultiPressComplete" in json.dumps(doc["data"])

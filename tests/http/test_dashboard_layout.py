@@ -208,3 +208,64 @@ def test_a_live_run_ends_without_a_stray_null(chromium: Chromium, tmp_path: Path
 
     loose, text = asyncio.run(scenario())
     assert loose == [] and not text.rstrip().endswith("null"), text[-200:]
+
+
+# The device library's newest types (issue 22): one tile each, their state shown and their controls working.
+NEW_TYPES = (
+    "temperature_sensor", "humidity_sensor", "pressure_sensor", "flow_sensor", "rain_sensor", "water_freeze_detector",
+    "water_valve", "pump", "pump_controller", "generic_switch", "on_off_light_switch", "dimmer_switch",
+    "color_dimmer_switch", "door_lock_controller", "video_remote_control", "mode_select", "dimmable_plug_in_unit",
+    "wine_cooler", "cooktop", "extractor_hood", "solar_power", "battery_storage", "evse",
+)  # fmt: skip
+
+
+def test_every_new_device_type_shows_its_state_and_its_controls_work(chromium: Chromium) -> None:
+    from emulator.scenarios import turn_on_cook_surface
+    from tests.browser import until
+    from tests.emulator.helpers import home as home_config
+    from tests.http.test_dashboard_no_null import MISSING, VISIBLE_TEXT
+
+    fabric = EmulatedHome(home_config([(name, name, "kitchen") for name in NEW_TYPES]))
+    fabric.invoke("water_valve", 1, "ValveConfigurationAndControl", "Open", {})
+    turn_on_cook_surface(fabric, "cooktop", 2)  # at the hob: Matter lets a controller only switch it off
+
+    async def scenario() -> dict[str, str]:
+        errors: list[str] = []
+        async with (
+            running_api(fabric, speed=1) as api,
+            chromium.page(viewport={"width": 1400, "height": 1200}, errors=errors) as page,
+        ):
+            await _open(page, api.url)
+            texts = {name: await page.locator(f"#device-{name}").inner_text() for name in NEW_TYPES}
+            text = await page.evaluate(VISIBLE_TEXT)
+            assert not [text[max(0, m.start() - 60) : m.end() + 30] for m in MISSING.finditer(text)]
+
+            await page.click("#device-water_valve button.valve")  # an open valve offers Close
+            await until(lambda: fabric.read("water_valve", 1, "ValveConfigurationAndControl", "CurrentState") == 0)
+            await page.wait_for_selector("#device-water_valve button.valve:has-text('Open valve')")
+            await page.select_option("#device-pump select.pump-mode", label="Maximum")
+            await until(lambda: fabric.read("pump", 1, "PumpConfigurationAndControl", "OperationMode") == 2)
+            await page.click("#device-evse button.evse")
+            await until(lambda: fabric.read("evse", 1, "EnergyEvse", "SupplyState") == 1)
+            await page.wait_for_selector("#device-evse button.evse:has-text('Stop charging')")
+            mode = page.locator("#device-mode_select select.mode")
+            await mode.select_option(index=1)
+            wanted = int(await mode.input_value())
+            await until(lambda: fabric.read("mode_select", 1, "ModeSelect", "CurrentMode") == wanted)
+            await page.select_option("#device-extractor_hood select.fan-mode", label="Auto")
+            await until(lambda: fabric.read("extractor_hood", 1, "FanControl", "FanMode") == 5)
+            # a cook surface is switched on at the hob (OffOnly); the dashboard can only switch it off
+            assert await page.locator("#device-cooktop button.toggle[data-endpoint='3']").is_disabled()
+            await page.click("#device-cooktop button.toggle[data-endpoint='2']:has-text('2: On')")
+            await until(lambda: fabric.read("cooktop", 2, "OnOff", "OnOff") is False)
+        assert errors == []
+        return texts
+
+    texts = asyncio.run(scenario())
+    assert "Close valve" in texts["water_valve"] and "m³/h" in texts["water_valve"]  # opened before the page
+    assert "kPa" in texts["pressure_sensor"] and "m³/h" in texts["flow_sensor"]
+    assert "Battery" in texts["battery_storage"] and " W" in texts["solar_power"]
+    assert "Not plugged in" in texts["evse"] and "Enable charging" in texts["evse"]
+    assert "Pump mode" in texts["pump"] and "kPa" in texts["pump"]
+    assert "2: On" in texts["cooktop"] and "3: Off" in texts["cooktop"]
+    assert all(texts[name].strip() for name in NEW_TYPES)  # every tile renders, at least its name and type

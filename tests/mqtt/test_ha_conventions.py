@@ -187,7 +187,7 @@ def test_new_device_library_types_validate_and_map_to_their_home_assistant_platf
         "battery_storage": "sensor",
         "evse": "sensor",
         "extractor_hood": "fan",
-        "dimmable_plug_in_unit": "number",
+        "dimmable_plug_in_unit": "light",
         "cooktop": "switch",
         "wine_cooler": "number",
     }
@@ -235,3 +235,59 @@ def test_a_water_valve_is_a_valve_entity_that_opens_and_closes() -> None:
         assert error.allowed == ["OPEN", "CLOSE"]
     else:
         raise AssertionError("STOP accepted by a valve")
+
+
+def test_every_catalogue_type_is_announced_or_listed_as_not_announced_with_a_reason() -> None:
+    from bridge.mqtt.entities import NOT_ANNOUNCED
+    from emulator.catalogue import CATALOGUE
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([(name, name, "room") for name in CATALOGUE])
+    silent = {d.device_id for d in fabric.devices() if not entities_for(d)}
+    assert silent == set(NOT_ANNOUNCED), "announce these types or list them in NOT_ANNOUNCED with a reason"
+    assert all(len(reason) > 20 for reason in NOT_ANNOUNCED.values())
+    for name in set(CATALOGUE) - silent:  # every announced type gives Home Assistant a valid device config
+        assert discovery(fabric, name)["cmps"], name
+
+
+def test_a_dimmable_plug_is_a_dimmable_light_not_a_volume() -> None:
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("plug", "dimmable_plug_in_unit", "room")])
+    components = discovery(fabric, "plug")["cmps"]
+    assert [c["p"] for c in components.values() if c["p"] != "event"] == ["light"]
+    assert next(c for c in components.values() if c["p"] == "light")["brightness"] is True
+
+
+def test_an_ev_chargers_charging_is_a_switch_that_enables_and_disables_it() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from emulator.scenarios import plug_in_vehicle
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("car", "evse", "garage")])
+    assert discovery(fabric, "car")["cmps"]["charging_1"]["p"] == "switch"
+    charging = _entity(fabric, "car", "charging_1")
+    assert entity_state(fabric, charging) == {"state": "OFF"}
+    plug_in_vehicle(fabric, "car")
+    execute(fabric, plan(fabric, charging, None, b"ON"))
+    assert entity_state(fabric, charging) == {"state": "ON"}
+    assert fabric.read("car", 1, "EnergyEvse", "State") == 3  # PluggedInCharging
+    execute(fabric, plan(fabric, charging, None, b"OFF"))
+    assert entity_state(fabric, charging) == {"state": "OFF"}
+    assert fabric.read("car", 1, "EnergyEvse", "SupplyState") == 0
+
+
+def test_a_pumps_operation_mode_is_a_select_that_writes_it() -> None:
+    from bridge.mqtt.commands import execute, plan
+    from bridge.mqtt.state import entity_state
+    from tests.emulator.helpers import fabric as make_fabric
+
+    fabric = make_fabric([("pump", "pump", "utility")])
+    config = discovery(fabric, "pump")["cmps"]["operation_mode_1"]
+    assert (config["p"], config["options"]) == ("select", ["Normal", "Minimum", "Maximum"])
+    mode = _entity(fabric, "pump", "operation_mode_1")
+    assert entity_state(fabric, mode) == {"option": "Normal"}
+    execute(fabric, plan(fabric, mode, None, b"Maximum"))
+    assert fabric.read("pump", 1, "PumpConfigurationAndControl", "OperationMode") == 2
+    assert entity_state(fabric, mode) == {"option": "Maximum"}

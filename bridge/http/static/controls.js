@@ -11,7 +11,8 @@ const CYCLE_CLUSTERS = ["OperationalState", "OvenCavityOperationalState", "RvcOp
 // told a user nothing.
 const MODE_LABELS = { LaundryWasherMode: "Wash cycle", DishwasherMode: "Program", OvenMode: "Oven mode",
   RvcRunMode: "Run mode", RvcCleanMode: "Cleaning", RefrigeratorAndTemperatureControlledCabinetMode: "Cabinet mode",
-  MicrowaveOvenMode: "Cooking mode", WaterHeaterMode: "Water heater mode" };
+  MicrowaveOvenMode: "Cooking mode", WaterHeaterMode: "Water heater mode", ModeSelect: "Mode",
+  EnergyEvseMode: "Charging mode" };
 const MODE_CLUSTERS = Object.keys(MODE_LABELS);
 
 function key(state, suffix) {
@@ -138,4 +139,64 @@ function hexToHs(hex) {
   let h = 0;
   if (d) h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
   return [(h * 60 + 360) % 360, max ? d / max : 0];
+}
+
+// FanModeSequence → the FanMode values it allows; only sequences with Auto get a dropdown (the speed slider covers the
+// rest): an extractor hood's Auto follows its cooktop.
+const FAN_MODES = { 0: "Off", 1: "Low", 2: "Medium", 3: "High", 5: "Auto" };
+const FAN_SEQUENCES_WITH_AUTO = { 2: [0, 1, 2, 3, 5], 3: [0, 1, 3, 5], 4: [0, 3, 5] };
+
+export function fanModeControl(view, deviceId, s) {
+  const mode = key(s, "FanControl.FanMode");
+  const ep = mode?.split(".")[0];
+  const allowed = mode && FAN_SEQUENCES_WITH_AUTO[s[`${ep}.FanControl.FanModeSequence`]];
+  if (!allowed) return [];
+  const select = el("select", { class: "control fan-mode", "aria-label": "Fan mode (FanMode)",
+    onchange: () => view.write(deviceId, ep, "FanControl", "FanMode", Number(select.value)) },
+  allowed.map((value) => el("option", { value, selected: value === s[mode] }, FAN_MODES[value])));
+  return [el("label", { class: "select-row" }, el("span", {}, "Fan mode"), select)];
+}
+
+const VALVE = { 0: "Closed", 1: "Open", 2: "Moving" };
+const PUMP_MODES = [[0, "Normal"], [1, "Minimum"], [2, "Maximum"]];
+const EVSE_STATE = { 0: "Not plugged in", 1: "Plugged in", 2: "Plugged in, waiting", 3: "Charging", 4: "Discharging",
+  5: "Session ending", 6: "Fault" };
+const EVSE_SUPPLY = { 0: "Disabled", 1: "Charging enabled", 2: "Discharging enabled", 3: "Disabled (error)",
+  4: "Disabled (diagnostics)", 5: "Enabled" };
+
+// Water and energy: a valve's Open/Close, a pump's operation mode, an EV charger's enable/disable. The car's
+// charging current is the charger's own limit (its circuit); plugging a car in is a scenario's act, not a control.
+export function waterAndEnergyControls(view, deviceId, s) {
+  const rows = [];
+  const valve = key(s, "ValveConfigurationAndControl.CurrentState");
+  if (valve !== undefined) {
+    const ep = valve.split(".")[0];
+    const target = s[`${ep}.ValveConfigurationAndControl.TargetState`];
+    const opening = (target ?? s[valve]) === 1;
+    rows.push(el("div", { class: "reading valve-state" }, VALVE[s[valve]] ?? "Unknown"));
+    rows.push(el("button", { type: "button", class: "toggle valve", dataset: { device: deviceId },
+      onclick: () => view.command(deviceId, ep, "ValveConfigurationAndControl", opening ? "Close" : "Open") },
+    opening ? "Close valve" : "Open valve"));
+  }
+  const pump = key(s, "PumpConfigurationAndControl.OperationMode");
+  if (pump !== undefined) {
+    const ep = pump.split(".")[0];
+    const select = el("select", { class: "control pump-mode", "aria-label": "Pump mode (OperationMode)",
+      onchange: () => view.write(deviceId, ep, "PumpConfigurationAndControl", "OperationMode", Number(select.value)) },
+    PUMP_MODES.map(([value, text]) => el("option", { value, selected: value === s[pump] }, text)));
+    rows.push(el("label", { class: "select-row" }, el("span", {}, "Pump mode"), select));
+  }
+  const evse = key(s, "EnergyEvse.SupplyState");
+  if (evse !== undefined) {
+    const ep = evse.split(".")[0];
+    const enabled = s[evse] === 1 || s[evse] === 5;
+    rows.push(el("div", { class: "reading evse-state" },
+      `${EVSE_STATE[s[`${ep}.EnergyEvse.State`]] ?? "Unknown"} · ${EVSE_SUPPLY[s[evse]] ?? "Unknown"}`));
+    rows.push(el("button", { type: "button", class: "toggle evse", dataset: { device: deviceId },
+      onclick: () => enabled ? view.command(deviceId, ep, "EnergyEvse", "Disable")
+        : view.command(deviceId, ep, "EnergyEvse", "EnableCharging",
+          { chargingEnabledUntil: null, minimumChargeCurrent: 6000, maximumChargeCurrent: 32000 }) },
+    enabled ? "Stop charging" : "Enable charging"));
+  }
+  return rows;
 }

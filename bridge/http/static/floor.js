@@ -2,7 +2,8 @@
 // and controls. Tiles re-render from the device's state map, which WebSocket events keep current.
 
 import { api, el, toast } from "./api.js";
-import { applianceButtons, colourControls, setpointControl, temperatureControl, thermostatMode } from "./controls.js";
+import { applianceButtons, colourControls, fanModeControl, setpointControl, temperatureControl, thermostatMode,
+  waterAndEnergyControls } from "./controls.js";
 
 const OPERATIONAL = { 0: "Stopped", 1: "Running", 2: "Paused", 3: "Error", 64: "Seeking charger", 65: "Charging", 66: "Docked" };
 const LOCK = { 0: "Not fully locked", 1: "Locked", 2: "Unlocked", 3: "Unlatched" };
@@ -121,10 +122,17 @@ export class FloorView {
     node.classList.toggle("is-on", on !== undefined && s[on] === true);
     node.classList.toggle("is-off", on !== undefined && s[on] === false);
     const rows = [];
-    if (on !== undefined) {
-      const ep = on.split(".")[0];
-      rows.push(el("button", { class: "toggle", dataset: { device: deviceId }, "aria-pressed": String(s[on]),
-        onclick: () => this.command(deviceId, ep, "OnOff", "Toggle") }, s[on] ? "On" : "Off"));
+    // one toggle per switchable endpoint (a cooktop's own switch and each cook surface), named by endpoint if several
+    const switches = Object.keys(s).filter((k) => k.endsWith(".OnOff.OnOff"));
+    for (const onKey of switches) {
+      const ep = onKey.split(".")[0];
+      const text = s[onKey] ? "On" : "Off";
+      const accepted = s[`${ep}.OnOff.AcceptedCommandList`];
+      const offOnly = Array.isArray(accepted) && !accepted.includes(2);  // no Toggle (2): it can only be switched off
+      rows.push(el("button", { class: "toggle", dataset: { device: deviceId, endpoint: ep }, "aria-pressed": String(s[onKey]),
+        disabled: offOnly && !s[onKey], title: offOnly ? "switched on at the device; can only be switched off" : null,
+        onclick: () => this.command(deviceId, ep, "OnOff", offOnly ? "Off" : "Toggle") },
+      switches.length > 1 ? `${ep}: ${text}` : text));
     }
     const level = firstKey(s, "LevelControl.CurrentLevel");
     if (level !== undefined) {
@@ -140,6 +148,7 @@ export class FloorView {
       rows.push(slider("Fan", s[fan] ?? 0, 0, 100, 5, (v) => `${v} %`,
         (v) => this.write(deviceId, ep, "FanControl", "PercentSetting", v), "fan"));
     }
+    rows.push(...fanModeControl(this, deviceId, s));
     const cover = firstKey(s, "WindowCovering.CurrentPositionLiftPercent100ths");
     if (cover !== undefined) {
       const ep = cover.split(".")[0];
@@ -203,6 +212,13 @@ export class FloorView {
     if (smoke !== undefined) rows.push(el("div", { class: "reading" }, s[smoke] === 0 ? "Normal" : `Alarm (${s[smoke]})`));
     const media = firstKey(s, "MediaPlayback.CurrentState");
     if (media !== undefined) rows.push(el("div", { class: "reading" }, MEDIA[s[media]] ?? s[media]));
+    rows.push(...waterAndEnergyControls(this, deviceId, s));
+    const pressure = firstKey(s, "PressureMeasurement.MeasuredValue");
+    if (pressure !== undefined && s[pressure] !== null) rows.push(el("div", { class: "reading" }, `${s[pressure]} kPa`));
+    const flow = firstKey(s, "FlowMeasurement.MeasuredValue");
+    if (flow !== undefined && s[flow] !== null) rows.push(el("div", { class: "reading" }, `${(s[flow] / 10).toFixed(1)} m³/h`));
+    const charge = firstKey(s, "PowerSource.BatPercentRemaining");
+    if (charge !== undefined && s[charge] !== null) rows.push(el("div", { class: "reading" }, `Battery ${Math.round(s[charge] / 2)} %`));
     const power = firstKey(s, "ElectricalPowerMeasurement.ActivePower");
     if (power !== undefined && s[power] !== null) rows.push(el("div", { class: "reading" }, `${(s[power] / 1000).toFixed(1)} W`));
     node.replaceChildren(
