@@ -200,17 +200,6 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
                 out[f"PeriodicEnergy{direction}"] = None
         return out
 
-    def restore(self, name: str, value: Any) -> None:
-        """A stored measurement (a home file, a copy) was counted before this home started, whose systimes count
-        from its own start: it keeps its energy, counted as of the start (systime 0), never ahead of the clock."""
-        super().restore(name, value)
-        stored = self._values.get(name)
-        if name.endswith(("EnergyImported", "EnergyExported")) and isinstance(stored, Mapping):
-            self._values[name] = {
-                **stored,
-                **{k: 0 for k in ("startSystime", "endSystime") if stored.get(k) is not None},
-            }
-
     def on_attach(self) -> None:
         endpoint = self.endpoint
         power = endpoint.find("ElectricalPowerMeasurement") if endpoint is not None else None

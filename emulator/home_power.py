@@ -117,9 +117,7 @@ def _reading(device_id: str, device_type: str, endpoint: int, values: Mapping[st
     power = values.get(f"{endpoint}.{POWER}.ActivePower")
     imported = values.get(f"{endpoint}.{ENERGY}.CumulativeEnergyImported")
     exported = values.get(f"{endpoint}.{ENERGY}.CumulativeEnergyExported")
-    counted = [
-        m["endSystime"] for m in (imported, exported) if isinstance(m, Mapping) and m.get("endSystime") is not None
-    ]
+    counted = [m["endSystime"] for m in (imported, exported) if isinstance(m, Mapping) and m.get("endSystime")]
     return MeterReading(
         device_id=device_id,
         device_type=device_type,

@@ -99,18 +99,3 @@ def test_agents_read_it_with_the_get_home_energy_tool_of_the_extended_profile() 
     assert envelope["error"] is None and envelope["data"] == home_power(fabric).as_dict()
     assert envelope["data"]["active_power_mW"] == _solar_mW(0) + BATTERY_MW + CHARGER_MW + HEAT_PUMP_MW
     assert "get_home_energy" not in ToolBox(fabric, profile="simuhome").names()  # SimuHome's own 16 tools stay
-
-
-def test_a_reloaded_home_counts_its_meters_from_its_own_start() -> None:
-    """Systimes count from a home's start: a home reloaded from another's config (an exported episode, a copy)
-    starts its clock at the saved moment, so the saved energy was counted at (or before) its start — never hours
-    ahead of its clock — and the energy itself is kept."""
-    fabric = _home()
-    fabric.advance(3 * 3600)
-    before = home_power(fabric)
-    reloaded = EmulatedHome(fabric.to_config())
-    after = home_power(reloaded)
-    assert after.exported_mWh == before.exported_mWh > 0
-    assert {m.device_id: m.as_of_s for m in after.meters if m.exported_mWh} == {"pv": 0.0}
-    reloaded.advance(KNOT_S)
-    assert next(m for m in home_power(reloaded).meters if m.device_id == "pv").as_of_s == KNOT_S
