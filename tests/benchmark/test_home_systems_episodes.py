@@ -154,7 +154,7 @@ def test_energy_since_noon_is_the_played_history_and_the_judge_takes_it_in_any_u
         )
         assert produced_mWh == pytest.approx(staircase_mWh, rel=0.001)  # whole knots up to the last change
         meter = next(m for m in home_power(home).meters if m.device_id == goal.device_id)
-        assert meter.exported_mWh == produced_mWh and meter.as_of_s == 0.0  # counted by the home's start, not after
+        assert meter.exported_mWh == produced_mWh
 
         def passed(answer: str, episode=episode, home=home) -> bool:
             request = JudgeRequest(episode, answer, [], [], home.snapshot(), home, [], [])
