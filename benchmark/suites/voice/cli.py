@@ -88,18 +88,9 @@ def speech_render(
         err_console.print(f"[yellow]skipped[/] {skipped}", highlight=False)
     if not loaded:
         _fail(f"{episodes}: no runnable episode to render", 1)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from benchmark.runs.progress import WorkProgress
 
-    with Progress(
-        TextColumn("[bold]rendering"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[now]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        disable=quiet,
-    ) as progress:
-        bar = progress.add_task("render", total=len(loaded), now="")
+    with WorkProgress("rendering", len(loaded), enabled=not quiet) as progress:
         turns = render_to_dir(
             loaded,
             out,
@@ -108,7 +99,7 @@ def speech_render(
             noise_kind=noise,
             pool=pool,
             render=render,
-            on_episode=lambda episode_id, _n: progress.update(bar, advance=1, now=episode_id),
+            on_episode=lambda episode_id, _n: progress.advance(detail=episode_id),
         )
     audio_s = sum(t.duration_s for t in turns)
     console.print(
