@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -10,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from emulator.output_paths import output_file_problem
@@ -221,28 +221,21 @@ def home_show(
 
 # ---------------------------------------------------------------------------------- sim
 def simulate(fabric: EmulatedHome, seconds: float, *, progress: bool) -> dict[str, Any]:
-    """Advance in hour-sized chunks (so the progress bar moves); returns timing figures."""
+    """Advance in hour-sized chunks (so the progress moves: a bar on a terminal, plain lines in a log, on stderr);
+    returns timing figures."""
+    from benchmark.runs.progress import WorkProgress
+
     chunk = 3600.0
     started = time.perf_counter()
     events = 0
-    if progress:
-        with Progress(
-            TextColumn("simulating"),
-            BarColumn(),
-            TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("sim", total=seconds)
-            done = 0.0
-            while done < seconds:
-                step = min(chunk, seconds - done)
-                events += fabric.advance(step)
-                done += step
-                bar.update(task, completed=done)
-    else:
-        events = fabric.advance(seconds)
+    hours = max(1, math.ceil(seconds / chunk))
+    with WorkProgress("simulating (virtual hours)", hours, enabled=progress, transient=True) as bar:
+        done = 0.0
+        while done < seconds:
+            step = min(chunk, seconds - done)
+            events += fabric.advance(step)
+            done += step
+            bar.advance(detail=f"{done:.0f}/{seconds:.0f} s")
     wall = time.perf_counter() - started
     return {
         "simulated_s": seconds,

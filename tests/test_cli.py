@@ -90,3 +90,16 @@ def test_parse_duration() -> None:
     assert parse_duration("1h30m") == 5400
     assert parse_duration("90") == 90
     assert parse_duration("2d") == 172800
+
+
+def test_sim_run_reports_progress_on_stderr_as_plain_lines_in_a_log(tmp_path: Path) -> None:
+    home = tmp_path / "home.json"
+    runner.invoke(app, ["home", "generate", "--tier", "simple", "--seed", "2", "--out", str(home)])
+    result = runner.invoke(app, ["sim", "run", str(home), "--for", "2h30m"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("simulating")]
+    assert lines[0].startswith("simulating (virtual hours) 0/3 ")
+    assert lines[-1].startswith("simulating (virtual hours) 3/3 9000/9000 s ")
+    assert "simulating" not in result.stdout  # the result stays clean for a pipe
+    quiet = runner.invoke(app, ["sim", "run", str(home), "--for", "1h", "--json"])
+    assert quiet.exit_code == 0 and "simulating" not in quiet.stderr
