@@ -85,6 +85,13 @@ class DurationFrom:
                 return float(self.table[key])
         return self.default
 
+    def for_key(self, key: int | str | None) -> float | None:
+        """The total for an attribute value or mode label known in advance (``default`` for a miss, None or no
+        table): what :meth:`resolve` finds once the sibling holds ``key``."""
+        if key is None or self.table is None or key not in self.table:
+            return self.default
+        return float(self.table[key])
+
 
 @dataclass(frozen=True)
 class CycleProgram:

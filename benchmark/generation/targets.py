@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from benchmark.generation.episode_layout import GenerationFailed
 from clusters.absent_attributes import device_rule
@@ -45,7 +45,7 @@ OPERATIONAL_STATE_PATH = {"rvc": "1.RvcOperationalState.OperationalState"}
 class Step:
     """One EmulatedHome operation: ``invoke`` a command with args or ``write`` an attribute value."""
 
-    kind: str
+    kind: Literal["invoke", "write"]
     endpoint: int
     cluster: str
     name: str
@@ -343,24 +343,28 @@ def state_assert(device_type: str, state: int, description: str) -> dict[str, An
 
 def program_choices(device_type: str) -> list[int | None]:
     """Programs a start request may name: dishwasher/washer modes, dryer dryness levels (None: no choice)."""
-    return {"dishwasher": list(range(6)), "laundry_washer": list(range(6)), "laundry_dryer": list(range(4))}.get(
-        device_type, [None]
-    )
+    choices: dict[str, list[int | None]] = {
+        "dishwasher": list(range(6)),
+        "laundry_washer": list(range(6)),
+        "laundry_dryer": list(range(4)),
+    }
+    return choices.get(device_type, [None])
 
 
 def cycle_seconds(device_type: str, attrs: Mapping[str, Any], program: int | None) -> float:
     """How long a cycle started with ``program`` lasts, from our cycle programs (RVC: until it is stopped again)."""
     if device_type == "rvc":
         return RVC_PROGRAM.total_s(None) or 0.0
+    key: int | str | None
     if device_type == "laundry_dryer":
-        cycle = LAUNDRY_DRYER_PROGRAM
-        share_total = cycle.duration_from.table.get(program, cycle.duration_from.default)  # type: ignore[union-attr]  # the dryer's program has a duration table
+        cycle, key = LAUNDRY_DRYER_PROGRAM, program
     else:
         cycle = DISHWASHER_PROGRAM if device_type == "dishwasher" else LAUNDRY_WASHER_PROGRAM
         cluster = "DishwasherMode" if device_type == "dishwasher" else "LaundryWasherMode"
-        label = _mode_label(attrs, cluster, program) if program is not None else None
-        table = cycle.duration_from.table or {}  # type: ignore[union-attr]  # this program has a duration table
-        share_total = table.get(label, cycle.duration_from.default)  # type: ignore[union-attr,arg-type]  # as above
+        key = _mode_label(attrs, cluster, program) if program is not None else None
+    share_total = cycle.duration_from.for_key(key) if cycle.duration_from is not None else None
+    if share_total is None:
+        raise ValueError(f"{device_type}: its cycle program has no duration for program {program!r}")
     return cycle.phase_ends(float(share_total))[-1]
 
 
@@ -466,4 +470,4 @@ def asserts_differ(values: Mapping[str, Any], variant: Variant) -> bool:
 def _same(actual: Any, expected: Any) -> bool:
     if isinstance(actual, bool) or isinstance(expected, bool):
         return isinstance(actual, bool) and isinstance(expected, bool) and actual == expected
-    return actual == expected
+    return bool(actual == expected)

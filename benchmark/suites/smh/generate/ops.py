@@ -3,15 +3,20 @@ that change the device's current state, so a do-nothing agent never passes by ac
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from agent_tools.smh.rules import Action
 from benchmark.suites.smh.generate.core import Scene, act
 from benchmark.suites.smh.generate.homes import COVERS, DIMMABLE, LIGHTS, PLAYERS
 
 Op = tuple[str, Action]
+Choice = TypeVar("Choice")
 
 
-def _other(s: Scene, choices: list, current: object) -> object:
-    return s.pick([c for c in choices if c != current])
+def _other(s: Scene, choices: list[Choice], current: object) -> Choice:
+    """A choice other than the current one (picked by the scene's seeded generator)."""
+    picked: Choice = s.pick([c for c in choices if c != current])
+    return picked
 
 
 def clear_ops(s: Scene, did: str) -> list[Op]:
