@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from benchmark.training.executor_options import AddressOption, ExecutorOption, WorkersOption
+
 dataset_app = typer.Typer(
     help="Training datasets (splits, Parquet, chat JSONL) from the benchmark's suites.", no_args_is_help=True
 )
@@ -45,13 +47,9 @@ def build_command(
     unit_size: Annotated[
         int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")
     ] = None,
-    executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a killed build in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
 ) -> None:

@@ -2,13 +2,14 @@
 :mod:`benchmark.training.ray_executor`, imported only when asked for).
 
 Every executor hands the units' outputs back **in unit order**, whatever order they finished in, so the driver
-writes the same files whatever the number of workers. A unit's output is the JSONL text of its examples.
+writes the same files whatever the number of workers. A unit's output is whatever its task returns (picklable): the
+JSONL text of a dataset unit's examples, an episode's run records, a rendered episode's turns and WAV bytes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from benchmark.training.spec import WorkUnit
 
@@ -52,7 +53,8 @@ def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-UnitTask = Callable[[Any, WorkUnit], str]  # (shared data, unit) -> the unit's output; module-level (Ray pickles it)
+Output = TypeVar("Output")
+UnitTask = Callable[[Any, WorkUnit], Output]  # (shared data, unit) -> the unit's output; module-level (Ray pickles it)
 
 
 class Executor(Protocol):
@@ -63,7 +65,7 @@ class Executor(Protocol):
         """How many units can run at once (the cluster's CPUs for Ray)."""
         ...
 
-    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+    def map(self, task: UnitTask[Output], shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, Output]]:
         """``task(shared, unit)`` for each unit, handed back in the order given."""
         ...
 
@@ -77,7 +79,7 @@ class LocalExecutor:
     def workers(self) -> int:
         return 1
 
-    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+    def map(self, task: UnitTask[Output], shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, Output]]:
         for unit in units:
             yield unit, task(shared, unit)
 
