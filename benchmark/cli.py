@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from benchmark.training.executor_options import AddressOption, ExecutorOption, WorkersOption
+from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
 
 # Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
 # included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
@@ -438,9 +438,9 @@ def _opened_run_executor(spec: Any, name: str, address: str | None, workers: int
     if name == "local" and address is None and workers is None:
         yield None
         return
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError
     from benchmark.runs.unit_runs import forwarded_environment
-    from benchmark.training.executor_choice import opened_executor
-    from benchmark.training.executors import ExecutorError
 
     with contextlib.ExitStack() as stack:
         try:
@@ -532,9 +532,9 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
 def _run_one(
     spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool, executor: Any = None
 ) -> Any:
+    from benchmark.execution.executors import ExecutorError
     from benchmark.runs.runner import Runner, freeze_long_lived
     from benchmark.runs.store import RunError, RunFileError
-    from benchmark.training.executors import ExecutorError
 
     freeze_long_lived()
     try:

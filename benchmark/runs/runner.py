@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_tools import ToolBox
 from agent_tools.matter_backend import MappingError, MatterHome, MatterServerError
@@ -39,6 +39,7 @@ from benchmark.agents.options import ReactOptions
 from benchmark.agents.oracle import OracleAgent
 from benchmark.agents.react import ReactAgent
 from benchmark.agents.replay import ReplayAgent
+from benchmark.execution.executors import Executor, WorkUnit, described
 from benchmark.llm.client import LLMClient
 from benchmark.llm.preflight import PreflightError, check_endpoint
 from benchmark.runs.live_home import NOT_RUNNABLE, LiveHome, StaticBaseline
@@ -84,9 +85,6 @@ def freeze_long_lived() -> None:
 
 _frozen: list[bool] = []  # freeze_long_lived ran in this process
 
-
-if TYPE_CHECKING:
-    from benchmark.training.executors import Executor
 
 # --- agents and judges from a spec ------------------------------------------------------------------------
 
@@ -293,6 +291,17 @@ async def timed_record(
             error=f"harness: {type(error).__name__}: {error}",
         )
     return record, round(time.perf_counter() - started, 4)
+
+
+def run_unit(shared: dict[str, Any], unit: WorkUnit) -> tuple[RunRecord, float]:
+    """One (episode, trial) on a fresh fabric: its record and wall time (an executor's task, run in any process:
+    ``benchmark.runs.unit_runs``)."""
+    spec: RunSpec = shared["spec"]
+    episode: Episode = shared["episodes"][unit.kind]
+    hashed = shared["hashes"].get(unit.kind)
+    agent = make_agent(spec)
+    running = run_episode(episode, unit.first, agent, make_judge(spec), spec, episode_hash=hashed)
+    return asyncio.run(timed_record(running, episode, unit.first, agent.name, hashed))
 
 
 # --- the run directory ---------------------------------------------------------------------------------------
@@ -533,7 +542,8 @@ class Runner:
         files: DurableLines,
     ) -> None:
         semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
-        progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
+        where = described(self.executor) if self.executor is not None else ""
+        progress = RunProgress(agent.name, len(todo), where=where, enabled=self.progress and bool(todo))
 
         async def keep(episode: Episode, trial: int, record: RunRecord, wall_time_s: float) -> None:
             # as it finishes: a kill loses only what was running (and what was not yet acknowledged)
@@ -559,7 +569,7 @@ class Runner:
             if self.executor is not None:  # units on an executor (Ray), kept in unit order
                 from benchmark.runs.unit_runs import records_on
 
-                units = records_on(self.executor, self.spec, todo, self._episode_hashes)
+                units = records_on(self.executor, run_unit, self.spec, todo, self._episode_hashes)
                 # each next unit fetched in a thread: a unit run here (the local executor) runs its own event loop
                 while (finished := await asyncio.to_thread(next, units, None)) is not None:
                     await keep(*finished)

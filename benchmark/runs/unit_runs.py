@@ -11,33 +11,18 @@ process travels but the spec and the episodes. A model's API key travels as the 
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
+from benchmark.execution.executors import Executor, UnitTask, WorkUnit
 from benchmark.runs.records import RunRecord
 from benchmark.runs.spec import RunSpec
 from benchmark.suites.simuhome.episode import Episode
-from benchmark.training.executors import Executor
-from benchmark.training.spec import WorkUnit
 
 
 def episode_units(todo: Sequence[tuple[Episode, int]]) -> list[WorkUnit]:
     """One unit per (episode, trial), in the run's order: kind = the episode id, first = the trial."""
     return [WorkUnit(number, episode.episode_id, trial, 1) for number, (episode, trial) in enumerate(todo)]
-
-
-def run_unit(shared: dict[str, Any], unit: WorkUnit) -> tuple[RunRecord, float]:
-    """One (episode, trial) on a fresh fabric: its record and wall time (a task: runs in any process)."""
-    from benchmark.runs.runner import make_agent, make_judge, run_episode, timed_record
-
-    spec: RunSpec = shared["spec"]
-    episode: Episode = shared["episodes"][unit.kind]
-    hashed = shared["hashes"].get(unit.kind)
-    agent = make_agent(spec)
-    running = run_episode(episode, unit.first, agent, make_judge(spec), spec, episode_hash=hashed)
-    return asyncio.run(timed_record(running, episode, unit.first, agent.name, hashed))
 
 
 def forwarded_environment(spec: RunSpec) -> dict[str, str]:
@@ -47,10 +32,16 @@ def forwarded_environment(spec: RunSpec) -> dict[str, str]:
 
 
 def records_on(
-    executor: Executor, spec: RunSpec, todo: Sequence[tuple[Episode, int]], hashes: Mapping[str, str]
+    executor: Executor,
+    run_unit: UnitTask[tuple[RunRecord, float]],
+    spec: RunSpec,
+    todo: Sequence[tuple[Episode, int]],
+    hashes: Mapping[str, str],
 ) -> Iterator[tuple[Episode, int, RunRecord, float]]:
     """Run ``todo`` on ``executor``: (episode, trial, record, wall time) of each unit as it comes back, in unit
-    order (``hashes``: each episode's sha256, taken once by the runner)."""
+    order. ``run_unit(shared, unit)`` runs one (the runner's ``run_unit``: this module does not import the runner,
+    which imports it); ``shared`` holds the spec, the episodes by id and ``hashes``, each episode's sha256 taken
+    once by the runner."""
     episodes = {episode.episode_id: episode for episode, _ in todo}
     shared = {"spec": spec, "episodes": episodes, "hashes": dict(hashes)}
     for unit, (record, wall_time_s) in executor.map(run_unit, shared, episode_units(todo)):

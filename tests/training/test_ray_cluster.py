@@ -278,19 +278,20 @@ def episodes(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_bench_run_on_the_cluster_writes_the_local_records(cluster: str, episodes: Path, tmp_path: Path) -> None:
-    run = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--trials", "2", "--quiet"]
-    local = _homefabric(*run, "--out", str(tmp_path / "local"))
+    run = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--trials", "2"]
+    local = _homefabric(*run, "--out", str(tmp_path / "local"), "--quiet")
     assert local.returncode == 0, local.stderr
     out = tmp_path / "ray"
     on_ray = [*run, "--out", str(out), "--executor", "ray", "--address", cluster]
     first = _homefabric(*on_ray)
     assert first.returncode == 0, first.stderr
+    assert "16/16 ray, 2 workers: passed 16" in first.stderr  # the progress: runs done, the cluster's workers
     records = (tmp_path / "local" / "records.jsonl").read_bytes()
     assert (out / "records.jsonl").read_bytes() == records and records.count(b"\n") == 16  # 8 episodes × 2 trials
     # As a kill leaves it: records appended in the order they finished, the last one torn.
     lines = records.splitlines(keepends=True)
     (out / "records.jsonl").write_bytes(b"".join(reversed(lines[5:11])) + lines[11][:40])
-    resumed = _homefabric(*on_ray, "--resume")
+    resumed = _homefabric(*on_ray, "--resume", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     assert "ran 10 episode run(s), kept 6 from before" in resumed.stdout
     assert (out / "records.jsonl").read_bytes() == records

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from benchmark.execution.executors import Executor, LocalExecutor
 from benchmark.runs.runner import Runner
 from benchmark.runs.spec import RunSpec, parse_spec
 from benchmark.runs.unit_runs import episode_units, forwarded_environment
-from benchmark.training.executors import Executor, LocalExecutor
 from homefabric_cli.main import app
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
@@ -43,6 +43,17 @@ def test_records_on_an_executor_are_the_bytes_of_the_local_run_also_resumed(tmp_
     summary = asyncio.run(resumed.run())
     assert (summary.ran, summary.kept) == (len(lines) - 2, 2)
     assert (tmp_path / "units" / "records.jsonl").read_bytes() == local
+
+
+def test_the_progress_names_the_executor_and_its_worker_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asyncio.run(Runner(_spec(), tmp_path / "units", executor=LocalExecutor()).run())
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("oracle 0/") and " local, 1 worker " in lines[0]
+    assert " local, 1 worker: passed " in lines[-1]
+    asyncio.run(Runner(_spec(), tmp_path / "asyncio").run())  # the runner's own concurrency: no executor to name
+    assert "worker" not in capsys.readouterr().err
 
 
 def test_units_are_episode_trials_in_run_order() -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
-from benchmark.training.executor_options import AddressOption, ExecutorOption, WorkersOption
+from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
 
 # Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
 # too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
@@ -57,13 +57,13 @@ def speech_render(
     ] = False,
 ) -> None:
     """Render every user turn of the episodes to 16 kHz mono WAV under each condition (same seed → same bytes)."""
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError, described
     from benchmark.suites.simuhome.episode import load_episodes
     from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
     from benchmark.suites.voice.render import RenderResumeError, render_episode, render_to_dir
     from benchmark.suites.voice.tts import TTSError, espeak_path
     from benchmark.suites.voice.voices import VoiceError, parse_voices
-    from benchmark.training.executor_choice import opened_executor
-    from benchmark.training.executors import ExecutorError
     from emulator.output_paths import output_dir_problem
 
     try:
@@ -101,21 +101,22 @@ def speech_render(
     from benchmark.runs.progress import WorkProgress
 
     try:
-        with opened_executor(executor, address=address, workers=workers) as runner:
-            where = f"{runner.name}, {runner.workers} worker{'s' if runner.workers != 1 else ''}"
-            with WorkProgress("rendering", len(loaded), detail=where, enabled=not quiet) as progress:
-                turns = render_to_dir(
-                    loaded,
-                    out,
-                    seed=seed,
-                    conditions=grid,
-                    noise_kind=noise,
-                    pool=pool,
-                    render=render,
-                    on_episode=lambda episode_id, _n: progress.advance(detail=f"{where} {episode_id}"),
-                    executor=runner,
-                    resume=resume,
-                )
+        with (
+            opened_executor(executor, address=address, workers=workers) as runner,
+            WorkProgress("rendering", len(loaded), where=described(runner), enabled=not quiet) as progress,
+        ):
+            turns = render_to_dir(
+                loaded,
+                out,
+                seed=seed,
+                conditions=grid,
+                noise_kind=noise,
+                pool=pool,
+                render=render,
+                on_episode=lambda episode_id, _n: progress.advance(detail=episode_id),
+                executor=runner,
+                resume=resume,
+            )
     except (ExecutorError, RenderResumeError) as error:
         _fail(str(error))
     except TTSError as error:

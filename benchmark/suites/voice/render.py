@@ -213,13 +213,12 @@ def render_to_dir(
     """Render and write every episode (``render``: how one episode's turns are rendered); the manifest lists
     each turn (written last, atomically).
 
-    Each episode is a unit of work run by ``executor`` (``benchmark.training.executors``: here one after another
+    Each episode is a unit of work run by ``executor`` (``benchmark.execution.executors``: here one after another
     by default, or Ray tasks) and written by this driver in episode order, so the files are the same bytes
     whatever the executor. While the render runs, ``OUT/.render/`` holds its parameters and each written
     episode's turns; it is removed once the manifest is written. ``resume`` continues a killed render from there:
     the episodes written are kept, the rest rendered."""
-    from benchmark.training.executors import LocalExecutor
-    from benchmark.training.spec import WorkUnit
+    from benchmark.execution.executors import LocalExecutor, WorkUnit
 
     state_dir = out / UNFINISHED
     state = _render_state(episodes, seed, conditions, noise_kind, pool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from benchmark.training.executors import Executor, ExecutorError, LocalExecutor
+from benchmark.execution.executors import Executor, ExecutorError, LocalExecutor
 
 EXECUTORS: tuple[str, ...] = ("local", "ray")
 
@@ -20,7 +20,7 @@ def make_executor(
             raise ExecutorError("--address is for --executor ray; the local executor runs in this process")
         return LocalExecutor()
     if name == "ray":
-        from benchmark.training.ray_executor import RayExecutor
+        from benchmark.execution.ray_executor import RayExecutor
 
         return RayExecutor(address=address, workers=workers, environment=environment)
     raise ExecutorError(f"unknown executor {name!r}; allowed: {', '.join(EXECUTORS)}")

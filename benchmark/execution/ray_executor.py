@@ -14,8 +14,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from benchmark.training.executors import ExecutorError, Output, UnitTask
-from benchmark.training.spec import WorkUnit
+from benchmark.execution.executors import ExecutorError, Output, UnitTask, WorkUnit
 
 TASKS_PER_WORKER = 2
 
