@@ -277,15 +277,22 @@ def episodes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def _locally_then_on_ray(command: list[str], cluster: str, tmp_path: Path) -> tuple[list[str], str]:
+    """``command`` into tmp_path/local (quiet), then on the cluster into tmp_path/ray: the cluster's arguments
+    and its stderr (the progress)."""
+    local = _homefabric(*command, "--out", str(tmp_path / "local"), "--quiet")
+    assert local.returncode == 0, local.stderr
+    on_ray = [*command, "--out", str(tmp_path / "ray"), "--executor", "ray", "--address", cluster]
+    whole = _homefabric(*on_ray)
+    assert whole.returncode == 0, whole.stderr
+    return on_ray, whole.stderr
+
+
 def test_bench_run_on_the_cluster_writes_the_local_records(cluster: str, episodes: Path, tmp_path: Path) -> None:
     run = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--trials", "2"]
-    local = _homefabric(*run, "--out", str(tmp_path / "local"), "--quiet")
-    assert local.returncode == 0, local.stderr
+    on_ray, progress = _locally_then_on_ray(run, cluster, tmp_path)
     out = tmp_path / "ray"
-    on_ray = [*run, "--out", str(out), "--executor", "ray", "--address", cluster]
-    first = _homefabric(*on_ray)
-    assert first.returncode == 0, first.stderr
-    assert "16/16 ray, 2 workers: passed 16" in first.stderr  # the progress: runs done, the cluster's workers
+    assert "16/16 ray, 2 workers: passed 16" in progress  # the progress: runs done, the cluster's workers
     records = (tmp_path / "local" / "records.jsonl").read_bytes()
     assert (out / "records.jsonl").read_bytes() == records and records.count(b"\n") == 16  # 8 episodes × 2 trials
     # As a kill leaves it: records appended in the order they finished, the last one torn.
@@ -302,13 +309,9 @@ def test_speech_render_on_the_cluster_writes_the_local_files_also_after_a_kill(
     cluster: str, episodes: Path, tmp_path: Path
 ) -> None:
     render = ["speech", "render", str(episodes), "--conditions", "clean-dry,10db-reverb", "--seed", "2"]
-    local = _homefabric(*render, "--out", str(tmp_path / "local"), "--quiet")
-    assert local.returncode == 0, local.stderr
+    on_ray, progress = _locally_then_on_ray(render, cluster, tmp_path)
     out = tmp_path / "ray"
-    on_ray = [*render, "--out", str(out), "--executor", "ray", "--address", cluster]
-    whole = _homefabric(*on_ray)
-    assert whole.returncode == 0, whole.stderr
-    assert "ray, 2 workers" in whole.stderr and "8/8" in whole.stderr  # the progress bar
+    assert "rendering 8/8 ray, 2 workers: " in progress  # the progress: episodes done, the cluster's workers
     assert tree_bytes(out) == tree_bytes(tmp_path / "local")
     shutil.rmtree(out)
     command = [str(VENV_BIN / "homefabric"), *on_ray, "--quiet"]
