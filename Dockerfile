@@ -6,6 +6,10 @@
 # Debian packages and compose passes it in (HOMEFABRIC_BASE_IMAGE, see docs/docker.md).
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
+# EXTRAS: optional dependency groups of pyproject.toml to install too, APT_PACKAGES: Debian packages they need
+# (docker-compose.ray.yml: "ray training speech" and espeak-ng, for the nodes of a Ray cluster). Empty: the emulator.
+ARG EXTRAS=""
+ARG APT_PACKAGES=""
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -15,15 +19,17 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # Debian's Python 3.11 (what the tests run on) in a virtual environment; ca-certificates for PyPI.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+    && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates ${APT_PACKAGES} \
     && rm -rf /var/lib/apt/lists/* \
     && python3 -m venv /opt/venv
 
 WORKDIR /opt/homefabric
 
-# The dependencies first, from pyproject.toml alone: a code change then rebuilds only the layers below.
+# The dependencies first, from pyproject.toml alone: a code change then rebuilds only the layers below. Then those
+# of each extra in EXTRAS (its own lines: an extra that names another is not followed).
 COPY pyproject.toml README.md ./
-RUN python3 -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' \
+RUN python3 -c 'import os, tomllib; project = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+        print("\n".join(project["dependencies"] + [d for e in os.environ["EXTRAS"].split() for d in project["optional-dependencies"][e]]))' \
         >/tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt \
     && rm /tmp/requirements.txt

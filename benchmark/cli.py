@@ -7,12 +7,15 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
 
 # Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
 # included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
@@ -256,11 +259,17 @@ def bench_run(
             help="With a live home: list which episodes are runnable on it and why the rest are not; changes nothing.",
         ),
     ] = False,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Run an agent on episodes: one fresh fabric per (episode, trial) — or the live Matter home of
     --matter-server, brought to each episode's initial state — JSONL records, resumable."""
     if suite not in ("simuhome", "smh", "voice"):
         _fail(f"--suite {suite!r} is not known; allowed: simuhome, smh, voice")
+    on_executor = executor != "local" or address is not None or workers is not None
+    if on_executor and suite != "simuhome":
+        _fail(f"--executor/--address/--workers run the simuhome suite's episodes; --suite {suite} runs locally")
     if suite == "voice" or (
         suite == "simuhome" and resume and out is not None and spec_file is None and _is_voice_run(out)
     ):  # `--resume --out DIR` alone: the suite DIR holds
@@ -294,6 +303,8 @@ def bench_run(
     from benchmark.suites.smh import cli as smh_cli
 
     if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
+        if on_executor:
+            _fail("--executor/--address/--workers run the simuhome suite's episodes; an SMH run runs locally")
         return smh_cli.run_spec(
             _spec_from_flags(
                 spec_file,
@@ -382,27 +393,30 @@ def bench_run(
         _fail(f"no episodes selected from {spec.episodes.path}" + _selection_detail(spec, skipped))
     if problem := automation_tools_problem(spec.tools.profile, selected):
         _fail(problem)
-    if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
-        if spec.agent.models or spec.speech is None or spec.speech.input == "text":
-            _fail("several --condition values need --input asr or audio and one model")
-        from benchmark.suites.voice.condition_runs import run_conditions
+    if on_executor and spec.backend is not None:
+        _fail("--executor/--address/--workers run on emulated homes; a live Matter home (--matter-server) runs locally")
+    with _opened_run_executor(spec, executor, address, workers) as units_on:
+        if len(conditions) > 1:  # several acoustic conditions: one ordinary run each, under OUT/<condition>/
+            if spec.agent.models or spec.speech is None or spec.speech.input == "text":
+                _fail("several --condition values need --input asr or audio and one model")
+            from benchmark.suites.voice.condition_runs import run_conditions
 
-        summaries, text = run_conditions(
-            spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume, quiet, force)
-        )
-    elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
-        from benchmark.reports.multi_model import MODELS_FILE, write_models_file, write_multi_report
-        from benchmark.runs.spec import per_model
+            summaries, text = run_conditions(
+                spec, conditions, lambda sub: _run_one(sub, selected, skipped, resume, quiet, force, units_on)
+            )
+        elif spec.agent.models:  # several models: one ordinary run each, under OUT/<label>/
+            from benchmark.reports.multi_model import MODELS_FILE, write_models_file, write_multi_report
+            from benchmark.runs.spec import per_model
 
-        if not resume and (Path(spec.out) / MODELS_FILE).exists():
-            _fail(f"{spec.out} already holds a multi-model run; use --resume or a new --out")
-        runs = per_model(spec, spec.out)
-        write_models_file(Path(spec.out), spec, [label for label, _ in runs])
-        summaries = [_run_one(sub, selected, skipped, resume, quiet, force) for _, sub in runs]
-        _, text = write_multi_report(Path(spec.out), force=force)
-    else:
-        summaries = [_run_one(spec, selected, skipped, resume, quiet, force)]
-        _, text = write_report(summaries[0].out, force=force)
+            if not resume and (Path(spec.out) / MODELS_FILE).exists():
+                _fail(f"{spec.out} already holds a multi-model run; use --resume or a new --out")
+            runs = per_model(spec, spec.out)
+            write_models_file(Path(spec.out), spec, [label for label, _ in runs])
+            summaries = [_run_one(sub, selected, skipped, resume, quiet, force, units_on) for _, sub in runs]
+            _, text = write_multi_report(Path(spec.out), force=force)
+        else:
+            summaries = [_run_one(spec, selected, skipped, resume, quiet, force, units_on)]
+            _, text = write_report(summaries[0].out, force=force)
     typer.echo(text)
     ran = sum(summary.ran for summary in summaries)
     infra = sum(summary.statuses.get("infra_error", 0) for summary in summaries)
@@ -415,6 +429,27 @@ def bench_run(
         )
     if strict and infra:
         _fail(f"{infra} of {ran} episode run(s) were infrastructure errors (--strict)", 1)
+
+
+@contextlib.contextmanager
+def _opened_run_executor(spec: Any, name: str, address: str | None, workers: int | None) -> Iterator[Any]:
+    """The executor of ``--executor``: None for the local one (the runner's own asyncio concurrency), else the
+    opened executor (Ray), closed when the run ends; a bad choice or an unreachable cluster fails in one line."""
+    if name == "local" and address is None and workers is None:
+        yield None
+        return
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError
+    from benchmark.runs.unit_runs import forwarded_environment
+
+    with contextlib.ExitStack() as stack:
+        try:
+            opened = stack.enter_context(
+                opened_executor(name, address=address, workers=workers, environment=forwarded_environment(spec))
+            )
+        except ExecutorError as error:
+            _fail(str(error))
+        yield opened
 
 
 @bench_app.command("migrate-spec")
@@ -494,16 +529,21 @@ def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
         raise
 
 
-def _run_one(spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool) -> Any:
+def _run_one(
+    spec: Any, selected: list[Any], skipped: list[Any], resume: bool, quiet: bool, force: bool, executor: Any = None
+) -> Any:
+    from benchmark.execution.executors import ExecutorError
     from benchmark.runs.runner import Runner, freeze_long_lived
     from benchmark.runs.store import RunError, RunFileError
 
     freeze_long_lived()
     try:
         summary = asyncio.run(
-            Runner(spec, spec.out, resume=resume, progress=not quiet, force=force).run(selected, skipped)
+            Runner(spec, spec.out, resume=resume, progress=not quiet, force=force, executor=executor).run(
+                selected, skipped
+            )
         )
-    except (RunError, RunFileError) as error:
+    except (RunError, RunFileError, ExecutorError) as error:
         _fail(str(error))
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
@@ -717,18 +757,9 @@ def generate_command(
             "generated homes.",
         ),
     ] = None,
-    executor: Annotated[
-        str,
-        typer.Option(
-            "--executor", help="simuhome: local (this process) or ray (units of episodes as Ray tasks; the same files)."
-        ),
-    ] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="ray: keep the units whose files are all in --out.")] = False,
     with_water: Annotated[
         bool,

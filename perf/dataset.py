@@ -24,9 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmark.execution.executor_choice import make_executor
+from benchmark.execution.executors import Executor, LocalExecutor
 from benchmark.training.dataset_build import build_dataset
-from benchmark.training.executor_choice import make_executor
-from benchmark.training.executors import Executor, LocalExecutor
 from benchmark.training.spec import DatasetSpec
 
 

@@ -3,10 +3,12 @@ saves, so no progress ever goes there.
 
 :class:`WorkProgress` counts units done of a total. On a terminal it is rich's live bar (label, bar, done/total,
 a detail, the elapsed time), redrawn in place. When stderr is not a terminal (a pipe, a log file) it writes a plain
-line — ``label done/total detail H:MM:SS`` — when the work starts, every tenth of the total or every
+line — ``label done/total [where:] detail H:MM:SS`` — when the work starts, every tenth of the total or every
 ``interval_s`` seconds (whichever comes first; checked as units finish), and when it ends, so a log shows the
-work moving. :class:`RunProgress` is a benchmark run's: the statuses so far (``passed 3 failed 1``) as the detail;
-runs kept from before (``--resume``) start it part-way, their statuses in the tally.
+work moving. ``where`` names where the units run when an executor runs them (``ray, 4 workers``: the executor
+and its worker count), shown before the detail. :class:`RunProgress` is a benchmark run's: the statuses so far
+(``passed 3 failed 1``) as the detail; runs kept from before (``--resume``) start it part-way, their statuses in
+the tally.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class WorkProgress:
         *,
         done: int = 0,
         detail: str = "",
+        where: str = "",
         enabled: bool = True,
         transient: bool = False,
         interval_s: float = INTERVAL_S,
@@ -44,6 +47,7 @@ class WorkProgress:
         self.total = total
         self.done = done
         self.detail = detail
+        self.where = where
         self._enabled = enabled
         self._every = max(1, -(-total // PLAIN_LINES))
         self._interval_s = interval_s
@@ -63,7 +67,7 @@ class WorkProgress:
                 transient=transient,
                 redirect_stdout=False,
             )
-            self._bar = (progress, progress.add_task(label, total=total, completed=done, detail=detail))
+            self._bar = (progress, progress.add_task(label, total=total, completed=done, detail=self._shown()))
 
     def advance(self, count: int = 1, *, detail: str | None = None) -> None:
         """``count`` more units done (``detail``: the new detail text, if it changed)."""
@@ -72,18 +76,22 @@ class WorkProgress:
             self.detail = detail
         if self._bar is not None:
             progress, task = self._bar
-            progress.update(task, advance=count, detail=self.detail)
+            progress.update(task, advance=count, detail=self._shown())
             return
         now = time.monotonic()
         line_done = self._line_done or 0
         if self.done - line_done >= self._every or now - self._line_at >= self._interval_s:
             self._plain_line(now)
 
+    def _shown(self) -> str:
+        """The detail as shown: ``where: detail``, or whichever of the two there is."""
+        return ": ".join(part for part in (self.where, self.detail) if part)
+
     def _plain_line(self, now: float) -> None:
         if not self._enabled:
             return
         elapsed = timedelta(seconds=int(now - self._started))
-        detail = f" {self.detail}" if self.detail else ""
+        detail = f" {shown}" if (shown := self._shown()) else ""
         sys.stderr.write(f"{self.label} {self.done}/{self.total}{detail} {elapsed}\n")
         sys.stderr.flush()
         self._line_at, self._line_done = now, self.done
@@ -108,10 +116,14 @@ class WorkProgress:
 class RunProgress:
     """A benchmark run's progress: runs done of all, the statuses so far as the detail."""
 
-    def __init__(self, label: str, total: int, *, kept: Iterable[str] = (), enabled: bool = True) -> None:
-        # kept: the status of each run kept from before
+    def __init__(
+        self, label: str, total: int, *, kept: Iterable[str] = (), where: str = "", enabled: bool = True
+    ) -> None:
+        # kept: the status of each run kept from before; where: the executor the runs are units on, if any
         self._tally = Counter(kept)
-        self._work = WorkProgress(label, total, done=self._tally.total(), detail=self._text(), enabled=enabled)
+        self._work = WorkProgress(
+            label, total, done=self._tally.total(), detail=self._text(), where=where, enabled=enabled
+        )
 
     def _text(self) -> str:
         return " ".join(f"{status} {count}" for status, count in sorted(self._tally.items()))

@@ -25,7 +25,7 @@ import gc
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from benchmark.agents.options import ReactOptions
 from benchmark.agents.oracle import OracleAgent
 from benchmark.agents.react import ReactAgent
 from benchmark.agents.replay import ReplayAgent
+from benchmark.execution.executors import Executor, WorkUnit, described
 from benchmark.llm.client import LLMClient
 from benchmark.llm.preflight import PreflightError, check_endpoint
 from benchmark.runs.live_home import NOT_RUNNABLE, LiveHome, StaticBaseline
@@ -267,6 +268,42 @@ async def run_episode(
     return RunRecord.model_validate(record)
 
 
+async def timed_record(
+    running: Awaitable[RunRecord], episode: Episode, trial: int, agent_name: str, episode_hash: str | None
+) -> tuple[RunRecord, float]:
+    """The record of ``running`` (a ``run_episode``) and its wall time; a bug of ours in one episode becomes its
+    infrastructure-error record, not the end of the run."""
+    started = time.perf_counter()
+    try:
+        record = await running
+    except Exception as error:
+        record = RunRecord(
+            schema_=RECORD_SCHEMA,
+            episode_id=episode.episode_id,
+            kind=episode.kind,
+            query_type=episode.query_type,
+            case=episode.case,
+            trial=trial,
+            seed=episode.meta.seed,
+            agent=agent_name,
+            episode_sha256=episode_hash or episode_sha256(episode),
+            status="infra_error",
+            error=f"harness: {type(error).__name__}: {error}",
+        )
+    return record, round(time.perf_counter() - started, 4)
+
+
+def run_unit(shared: dict[str, Any], unit: WorkUnit) -> tuple[RunRecord, float]:
+    """One (episode, trial) on a fresh fabric: its record and wall time (an executor's task, run in any process:
+    ``benchmark.runs.unit_runs``)."""
+    spec: RunSpec = shared["spec"]
+    episode: Episode = shared["episodes"][unit.kind]
+    hashed = shared["hashes"].get(unit.kind)
+    agent = make_agent(spec)
+    running = run_episode(episode, unit.first, agent, make_judge(spec), spec, episode_hash=hashed)
+    return asyncio.run(timed_record(running, episode, unit.first, agent.name, hashed))
+
+
 # --- the run directory ---------------------------------------------------------------------------------------
 
 
@@ -356,6 +393,7 @@ class Runner:
         on_record: Callable[[dict[str, Any]], None] | None = None,
         force: bool = False,
         live: LiveHome | None = None,
+        executor: Executor | None = None,
     ) -> None:
         # on_record gets each record as it is written (its JSON shape, as readers of records.jsonl see it)
         self.spec = spec
@@ -372,6 +410,9 @@ class Runner:
         self._episode_hashes: dict[str, str] = {}  # episode id → episode_sha256, taken once per run (manifest)
         # A live Matter home (spec.backend): given (tests reach it inside a namespace), or opened by the run.
         self.live = live
+        # Where the (episode, trial) units run: None, here with asyncio concurrency; an executor (--executor ray),
+        # each unit a task with an agent and judge of its own made from the spec (benchmark.runs.unit_runs).
+        self.executor = executor
 
     @property
     def records_path(self) -> Path:
@@ -501,36 +542,10 @@ class Runner:
         files: DurableLines,
     ) -> None:
         semaphore = asyncio.Semaphore(1 if self.live is not None else self.spec.concurrency)  # one live home
-        progress = RunProgress(agent.name, len(todo), enabled=self.progress and bool(todo))
+        where = described(self.executor) if self.executor is not None else ""
+        progress = RunProgress(agent.name, len(todo), where=where, enabled=self.progress and bool(todo))
 
-        async def one(episode: Episode, trial: int) -> None:
-            async with semaphore:
-                started = time.perf_counter()
-                try:
-                    record = await run_episode(
-                        episode,
-                        trial,
-                        agent,
-                        judge,
-                        self.spec,
-                        self.live,
-                        episode_hash=self._episode_hashes.get(episode.episode_id),
-                    )
-                except Exception as error:  # a bug of ours in one episode must not end the run
-                    record = RunRecord(
-                        schema_=RECORD_SCHEMA,
-                        episode_id=episode.episode_id,
-                        kind=episode.kind,
-                        query_type=episode.query_type,
-                        case=episode.case,
-                        trial=trial,
-                        seed=episode.meta.seed,
-                        agent=agent.name,
-                        episode_sha256=self._episode_hashes.get(episode.episode_id) or episode_sha256(episode),
-                        status="infra_error",
-                        error=f"harness: {type(error).__name__}: {error}",
-                    )
-                wall_time_s = round(time.perf_counter() - started, 4)
+        async def keep(episode: Episode, trial: int, record: RunRecord, wall_time_s: float) -> None:
             # as it finishes: a kill loses only what was running (and what was not yet acknowledged)
             await files.append(
                 record_line(record),
@@ -543,5 +558,20 @@ class Runner:
                 self.on_record(record.to_dict())
             progress.advance(status)
 
+        async def one(episode: Episode, trial: int) -> None:
+            async with semaphore:
+                hashed = self._episode_hashes.get(episode.episode_id)
+                running = run_episode(episode, trial, agent, judge, self.spec, self.live, episode_hash=hashed)
+                record, wall_time_s = await timed_record(running, episode, trial, agent.name, hashed)
+            await keep(episode, trial, record, wall_time_s)
+
         with progress:
-            await asyncio.gather(*(one(e, t) for e, t in todo))
+            if self.executor is not None:  # units on an executor (Ray), kept in unit order
+                from benchmark.runs.unit_runs import records_on
+
+                units = records_on(self.executor, run_unit, self.spec, todo, self._episode_hashes)
+                # each next unit fetched in a thread: a unit run here (the local executor) runs its own event loop
+                while (finished := await asyncio.to_thread(next, units, None)) is not None:
+                    await keep(*finished)
+            else:
+                await asyncio.gather(*(one(e, t) for e, t in todo))

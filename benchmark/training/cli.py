@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
+
 dataset_app = typer.Typer(
     help="Training datasets (splits, Parquet, chat JSONL) from the benchmark's suites.", no_args_is_help=True
 )
@@ -45,20 +47,16 @@ def build_command(
     unit_size: Annotated[
         int | None, typer.Option("--unit-size", help="Examples per unit of work (one Ray task).")
     ] = None,
-    executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray.")] = "local",
-    address: Annotated[
-        str | None, typer.Option("--address", help="ray: a running cluster (host:port); none: a local one.")
-    ] = None,
-    workers: Annotated[
-        int | None, typer.Option("--workers", help="ray without --address: CPUs of the local cluster.")
-    ] = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue a killed build in --out.")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="A progress bar on stderr.")] = True,
 ) -> None:
     """Build seeded train/validation/test splits: HF datasets on disk, Parquet, chat JSONL and a dataset card."""
-    from benchmark.training.dataset_build import DatasetBuildError, build_dataset
-    from benchmark.training.executor_choice import opened_executor
-    from benchmark.training.executors import ExecutorError, UnitFailed
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError
+    from benchmark.training.dataset_build import DatasetBuildError, UnitFailed, build_dataset
     from benchmark.training.spec import SUITES, DatasetSpecError, load_spec, parse_spec
     from benchmark.training.splits import SplitLeak
     from benchmark.training.unit_progress import UnitProgress
@@ -93,7 +91,7 @@ def build_command(
     try:
         with (
             opened_executor(executor, address=address, workers=workers) as runner,
-            UnitProgress(len(spec.units()), runner.workers, runner.name, enabled=progress) as bar,
+            UnitProgress(len(spec.units()), runner, enabled=progress) as bar,
         ):
             summary = build_dataset(spec, out, runner, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except (DatasetBuildError, ExecutorError, SplitLeak, UnitFailed) as error:

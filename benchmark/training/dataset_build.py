@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark.training.examples import TrainingExample
-from benchmark.training.executors import Executor, build_unit
-from benchmark.training.spec import DatasetSpec, WorkUnit
+from benchmark.execution.executors import Executor, WorkUnit
+from benchmark.training.canonical import canonical_json
+from benchmark.training.examples import TrainingExample, simuhome_example
+from benchmark.training.spec import DatasetSpec
 from emulator.files import write_atomically
 
 BUILD_SCHEMA = "homefabric-dataset-build/1"
@@ -26,6 +27,37 @@ GENERATOR = "homefabric dataset build"
 
 class DatasetBuildError(RuntimeError):
     """The output directory or an earlier build refuses this one: names what and what to do."""
+
+
+class UnitFailed(RuntimeError):
+    """A unit could not be made for a reason outside the code (a missing speech engine): one line."""
+
+
+def build_unit(spec_data: dict[str, Any], unit: WorkUnit) -> str:
+    """The examples of one unit as JSONL text (canonical JSON, one example a line). Pure: the same spec and unit
+    give the same text in any process."""
+    spec = DatasetSpec.model_validate(spec_data)
+    if spec.suite == "smh":
+        from benchmark.training.smh_examples import smh_unit
+
+        subcategory, tier = unit.kind.split("/")
+        examples = smh_unit(spec.seed, subcategory, tier, unit.first, unit.count)
+    elif spec.suite == "voice":
+        from benchmark.suites.voice.tts import TTSError
+        from benchmark.training.voice_examples import voice_examples
+
+        try:
+            examples = [
+                example
+                for index in range(unit.first, unit.first + unit.count)
+                for example in voice_examples(spec.seed, unit.kind, index, spec.conditions, spec.splits)
+            ]
+        except TTSError as error:
+            raise UnitFailed(f"unit {unit.number} ({unit.kind}): {error}") from None
+    else:
+        examples = [simuhome_example(spec, unit.kind, index) for index in range(unit.first, unit.first + unit.count)]
+    lines = [canonical_json(example.to_dict()) for example in examples]
+    return "".join(line + "\n" for line in lines)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,16 @@
   [{"id", "type": "function", "function": {"name", "arguments"}}]}`` runs those tools on the home; anything else
   (JSON with no tool calls, or plain text) is the final answer. A ``finish`` call or a final answer ends the
   episode (``terminated``); the ``max_steps``-th message without one ends it ``truncated``.
-- Reward: 1.0 when the episode's verifier (the benchmark's evaluator, rules judge) passes it, else 0.0, given on
-  the last step; every other step gives 0.0. No shaped rewards.
+- Reward (``reward_shaping="none"``, the default: sparse): 1.0 when the episode's verifier (the benchmark's
+  evaluator, rules judge) passes it, else 0.0, given on the last step; every other step gives 0.0.
+- ``reward_shaping="progress"``: potential-based shaping (Ng, Harada & Russell 1999, undiscounted). The episode's
+  progress items are its required actions (a call of that tool with those parameters, as the verifier matches
+  them) and, for final-state episodes (qt3 feasible), each target device's final-state check; the potential is
+  ``PROGRESS_WEIGHT`` (0.5) × the share of items satisfied now that were not at ``reset``. A step's reward is the
+  change of the potential, so each newly satisfied item earns a small reward (and one undone costs it back); the
+  last step adds the sparse reward minus the potential reached. An episode's rewards therefore always sum to its
+  sparse reward (up to float rounding): 1.0 for a passing episode, 0.0 otherwise; shaping only moves credit to the
+  steps that made progress. Episodes with no items (qt1, the judge-scored kinds) are sparse either way.
 
 Same seed and same actions → the same observations and rewards. ``gymnasium.make_vec(..., vectorization_mode=
 "sync")`` vectorises it. Gymnasium 1.x no longer loads the ``gymnasium.envs`` entry points (0.26–0.29 did), so
@@ -32,6 +40,8 @@ OBSERVATION_MAX_CHARS = 2_000_000
 ACTION_MAX_CHARS = 200_000
 CHARSET = frozenset(string.printable)
 DEFAULT_MAX_STEPS = 50
+REWARD_SHAPINGS = ("none", "progress")
+PROGRESS_WEIGHT = 0.5  # the most the shaped steps before the last can earn together
 EPISODE_SEEDS = 999  # episode n of a kind, n in 1..999 (seed·1000 + n, as `episodes generate` numbers them)
 
 
@@ -49,11 +59,14 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         profile: str = "simuhome",
         base_seed: int = 1,
         render_mode: str | None = None,
+        reward_shaping: str = "none",
     ) -> None:
         from benchmark.generation.generate import parse_kinds
 
         if max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        if reward_shaping not in REWARD_SHAPINGS:
+            raise ValueError(f"reward_shaping {reward_shaping!r} is not known; allowed: {', '.join(REWARD_SHAPINGS)}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} is not known; allowed: None, 'ansi'")
         self.kinds = [f"{qt}_{case}" for qt, case in parse_kinds(kinds)]
@@ -61,6 +74,7 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         self.profile = profile
         self.base_seed = base_seed
         self.render_mode = render_mode
+        self.reward_shaping = reward_shaping
         self.observation_space = spaces.Text(OBSERVATION_MAX_CHARS, min_length=0, charset=CHARSET)
         self.action_space = spaces.Text(ACTION_MAX_CHARS, min_length=0, charset=CHARSET)
         self.episode: Any = None
@@ -73,6 +87,8 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         self._steps: list[Any] = []
         self._turns = 0
         self._done = True
+        self._satisfied_at_reset: list[bool] = []
+        self._potential = 0.0
 
     # --- gymnasium ------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -104,6 +120,8 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
         self._steps = []
         self._turns = 0
         self._done = False
+        self._satisfied_at_reset = self._progress_items() if self.reward_shaping == "progress" else []
+        self._potential = 0.0
         return self._observation(), {"episode_id": self.episode.episode_id, "kind": self.episode.kind}
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -122,12 +140,12 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
             self._call("finish", {"answer": answer}, None)
             finished = True
         truncated = not finished and self._turns >= self.max_steps
-        reward = 0.0
+        reward = self._shaped_step() if self.reward_shaping == "progress" else 0.0
         info: dict[str, Any] = {"episode_id": self.episode.episode_id, "steps": self._turns}
         if finished or truncated:
             self._done = True
             verdict = self._verdict("finished" if finished else "max_steps")
-            reward = 1.0 if verdict.passed else 0.0
+            reward += (1.0 if verdict.passed else 0.0) - self._potential  # the potential ends at 0
             info["verdict"] = verdict.model_dump(mode="json")
         return self._observation(), reward, finished, truncated, info
 
@@ -173,6 +191,28 @@ class SmartHomeEnv(gymnasium.Env[str, str]):
             AgentStep(len(self._steps), thought, name, arguments, envelope, virtual_time=self._fabric.now_text())
         )
         return envelope
+
+    def _progress_items(self) -> list[bool]:
+        """Whether each progress item holds now: each required action invoked, then (final-state episodes) each
+        target's final-state check — as the verifier matches them, without advancing the home."""
+        from benchmark.scoring.evaluators.checks import final_state_checks
+        from benchmark.scoring.evaluators.evaluate import method_for
+        from benchmark.scoring.evaluators.state_comparison import match_required_actions
+
+        items = [r["invoked"] for r in match_required_actions(self.episode.required_actions, self._toolbox.invocations)]
+        if method_for(self.episode) == "final_state":
+            items += [check["ok"] for check in final_state_checks(self._fabric, self.episode.goals)[1]]
+        return items
+
+    def _shaped_step(self) -> float:
+        """The change of the potential: PROGRESS_WEIGHT × the share of items newly satisfied since reset."""
+        now = self._progress_items()
+        if not now:
+            return 0.0
+        gained = sum(1 for held, was in zip(now, self._satisfied_at_reset, strict=True) if held and not was)
+        potential = PROGRESS_WEIGHT * gained / len(now)
+        change, self._potential = potential - self._potential, potential
+        return change
 
     def _verdict(self, end_reason: str) -> Any:
         from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode

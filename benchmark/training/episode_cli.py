@@ -26,10 +26,10 @@ def generate_with_executor(
     resume: bool,
     progress: bool,
 ) -> None:
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError
     from benchmark.generation.generate import MAX_PER_TYPE, GeneratorInputError, parse_kinds
     from benchmark.training.episode_units import EpisodeRun, generate_on
-    from benchmark.training.executor_choice import opened_executor
-    from benchmark.training.executors import ExecutorError
     from benchmark.training.unit_progress import UnitProgress
     from emulator.output_paths import output_dir_problem
 
@@ -49,9 +49,7 @@ def generate_with_executor(
     try:
         with (
             opened_executor(executor, address=address, workers=workers) as runner,
-            UnitProgress(
-                len(run.units()), runner.workers, runner.name, enabled=progress, label="generating episode units"
-            ) as bar,
+            UnitProgress(len(run.units()), runner, enabled=progress, label="generating episode units") as bar,
         ):
             written, kept = generate_on(runner, run, out, resume=resume, on_unit=bar.advance, on_kept=bar.skip)
     except ExecutorError as error:

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark.training.executors import Executor
-from benchmark.training.spec import WorkUnit
+from benchmark.execution.executors import Executor, WorkUnit
 
 EPISODES_PER_UNIT = 8
 

@@ -19,12 +19,13 @@ units, so any executor, any number of workers and any resume produce the same ou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from benchmark.execution.executors import WorkUnit
 
 DATASET_SPEC_SCHEMA: Final = "homefabric-dataset-spec/1"
 SUITES = ("simuhome", "smh", "voice")
@@ -113,18 +114,6 @@ class DatasetSpec(BaseModel):
             for first in range(start, start + self.per_type, self.unit_size):
                 units.append(WorkUnit(len(units), kind, first, min(self.unit_size, start + self.per_type - first)))
         return units
-
-
-@dataclass(frozen=True)
-class WorkUnit:
-    number: int
-    kind: str
-    first: int  # episode index of the kind (1-based)
-    count: int
-
-    @property
-    def file_name(self) -> str:
-        return f"unit-{self.number:05d}.jsonl"
 
 
 def load_spec(path: Path) -> DatasetSpec:

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 from types import TracebackType
 
+from benchmark.execution.executors import Executor, described
 from benchmark.runs.progress import WorkProgress
 
 
 class UnitProgress:
     """Units done / total, the executor and its worker count, on stderr (a no-op when disabled)."""
 
-    def __init__(
-        self, total: int, workers: int, executor: str, *, enabled: bool, label: str = "building dataset units"
-    ) -> None:
-        self._work = WorkProgress(
-            label, total, detail=f"{executor}, {workers} worker{'s' if workers != 1 else ''}", enabled=enabled
-        )
+    def __init__(self, total: int, executor: Executor, *, enabled: bool, label: str = "building dataset units") -> None:
+        self._work = WorkProgress(label, total, where=described(executor), enabled=enabled)
 
     def advance(self, _unit: object = None) -> None:
         self._work.advance()

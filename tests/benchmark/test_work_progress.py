@@ -32,3 +32,16 @@ def test_disabled_writes_nothing_and_runs_tally(capsys: pytest.CaptureFixture[st
         run.advance("failed")
     lines = capsys.readouterr().err.splitlines()
     assert lines == ["oracle 1/3 passed 1 0:00:00", "oracle 2/3 failed 1 passed 1 0:00:00"]
+
+
+def test_where_the_units_run_comes_before_the_detail(capsys: pytest.CaptureFixture[str]) -> None:
+    with WorkProgress("rendering", 2, where="ray, 4 workers", interval_s=0) as bar:
+        bar.advance(detail="ep-1")
+    with RunProgress("oracle", 1, where="local, 1 worker") as run:
+        run.advance("passed")
+    assert capsys.readouterr().err.splitlines() == [
+        "rendering 0/2 ray, 4 workers 0:00:00",
+        "rendering 1/2 ray, 4 workers: ep-1 0:00:00",
+        "oracle 0/1 local, 1 worker 0:00:00",
+        "oracle 1/1 local, 1 worker: passed 1 0:00:00",
+    ]

@@ -38,6 +38,37 @@ def test_same_seed_gives_byte_identical_files(tmp_path: Path, episodes) -> None:
     assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()
 
 
+def test_a_killed_render_resumes_to_the_same_bytes(tmp_path: Path, episodes) -> None:
+    from benchmark.suites.voice.render import UNFINISHED, RenderResumeError
+
+    conditions = parse_conditions("clean-dry,5db-dry")
+    render_to_dir(episodes, tmp_path / "whole", seed=3, conditions=conditions)
+
+    class Killed(Exception):
+        pass
+
+    seen: list[str] = []
+
+    def kill_after_two(episode_id: str, _turns: int) -> None:
+        seen.append(episode_id)
+        if len(seen) == 2:
+            raise Killed
+
+    out = tmp_path / "killed"
+    with pytest.raises(Killed):
+        render_to_dir(episodes, out, seed=3, conditions=conditions, on_episode=kill_after_two)
+    assert not (out / "manifest.json").exists() and len(list((out / UNFINISHED).glob("episode-*.json"))) == 2
+    with pytest.raises(RenderResumeError, match="other episodes, seed"):
+        render_to_dir(episodes, out, seed=4, conditions=conditions, resume=True)
+    resumed: list[str] = []
+    render_to_dir(episodes, out, seed=3, conditions=conditions, resume=True, on_episode=lambda e, _n: resumed.append(e))
+    assert resumed == [e.episode_id for e in episodes]  # the two kept ones counted first, then the two rendered
+    whole = {p.relative_to(tmp_path / "whole"): p.read_bytes() for p in (tmp_path / "whole").rglob("*") if p.is_file()}
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == whole
+    with pytest.raises(RenderResumeError, match="no unfinished render"):
+        render_to_dir(episodes, out, seed=3, conditions=conditions, resume=True)
+
+
 def test_another_seed_changes_the_audio(episodes) -> None:
     one = render_episode(episodes[0], seed=1, conditions=[Condition(snr_db=10)])
     other = render_episode(episodes[0], seed=2, conditions=[Condition(snr_db=10)])

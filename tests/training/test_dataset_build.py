@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
+from benchmark.execution.executors import LocalExecutor
 from benchmark.training.dataset_build import build_dataset
-from benchmark.training.executors import LocalExecutor
 from benchmark.training.spec import DatasetSpec
 from benchmark.training.splits import LeakKeys, SplitLeak, assign_splits, check_no_leakage
 

@@ -203,6 +203,17 @@ def _build(address: str, out: Path, *extra: str) -> subprocess.Popen[str]:
     )
 
 
+def _kill_after_two(process: subprocess.Popen[str], directory: Path, pattern: str) -> int:
+    """SIGKILL ``process`` (a driver) once two of its units are written; how many files it had written."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and len(list(directory.glob(pattern))) < 2:
+        assert process.poll() is None, process.communicate()[1]
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    return len(list(directory.glob(pattern)))
+
+
 def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, local_build: Path, tmp_path: Path) -> None:
     build = _build(cluster, tmp_path / "ray")
     _stdout, stderr = build.communicate(timeout=600)
@@ -213,15 +224,7 @@ def test_the_cluster_build_is_byte_identical_to_the_local_one(cluster: str, loca
 
 def test_a_killed_driver_resumes_to_the_same_bytes(cluster: str, local_build: Path, tmp_path: Path) -> None:
     out = tmp_path / "ray"
-    build = _build(cluster, out, "--no-progress")
-    units = out / "units"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and len(list(units.glob("unit-*.jsonl"))) < 2:
-        assert build.poll() is None, build.communicate()[1]
-        time.sleep(0.05)
-    build.send_signal(signal.SIGKILL)
-    build.communicate()
-    written = len(list(units.glob("unit-*.jsonl")))
+    written = _kill_after_two(_build(cluster, out, "--no-progress"), out / "units", "unit-*.jsonl")
     assert 2 <= written < len(SPEC.units()) and not (out / "README.md").exists()
     resumed = _build(cluster, out, "--resume", "--no-progress")
     stdout, stderr = resumed.communicate(timeout=600)
@@ -258,3 +261,63 @@ def test_episodes_generate_on_the_cluster_writes_the_local_files(cluster: str, t
     assert resumed.returncode == 0, resumed.stderr
     assert "wrote 1 episodes" in resumed.stdout and "(7 units kept)" in resumed.stdout  # 4 kinds × 2 units, one missing
     assert tree_bytes(tmp_path / "ray") == tree_bytes(tmp_path / "local")
+
+
+def _homefabric(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(VENV_BIN / "homefabric"), *args], capture_output=True, text=True, env=ENV, timeout=timeout
+    )
+
+
+@pytest.fixture(scope="module")
+def episodes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("episodes") / "episodes"
+    made = _homefabric("episodes", "generate", "--qt", "qt1,qt4-1", "--per-type", "2", "--seed", "6", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    return out
+
+
+def _locally_then_on_ray(command: list[str], cluster: str, tmp_path: Path) -> tuple[list[str], str]:
+    """``command`` into tmp_path/local (quiet), then on the cluster into tmp_path/ray: the cluster's arguments
+    and its stderr (the progress)."""
+    local = _homefabric(*command, "--out", str(tmp_path / "local"), "--quiet")
+    assert local.returncode == 0, local.stderr
+    on_ray = [*command, "--out", str(tmp_path / "ray"), "--executor", "ray", "--address", cluster]
+    whole = _homefabric(*on_ray)
+    assert whole.returncode == 0, whole.stderr
+    return on_ray, whole.stderr
+
+
+def test_bench_run_on_the_cluster_writes_the_local_records(cluster: str, episodes: Path, tmp_path: Path) -> None:
+    run = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--trials", "2"]
+    on_ray, progress = _locally_then_on_ray(run, cluster, tmp_path)
+    out = tmp_path / "ray"
+    assert "16/16 ray, 2 workers: passed 16" in progress  # the progress: runs done, the cluster's workers
+    records = (tmp_path / "local" / "records.jsonl").read_bytes()
+    assert (out / "records.jsonl").read_bytes() == records and records.count(b"\n") == 16  # 8 episodes × 2 trials
+    # As a kill leaves it: records appended in the order they finished, the last one torn.
+    lines = records.splitlines(keepends=True)
+    (out / "records.jsonl").write_bytes(b"".join(reversed(lines[5:11])) + lines[11][:40])
+    resumed = _homefabric(*on_ray, "--resume", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ran 10 episode run(s), kept 6 from before" in resumed.stdout
+    assert (out / "records.jsonl").read_bytes() == records
+
+
+@pytest.mark.requires("espeak-ng")
+def test_speech_render_on_the_cluster_writes_the_local_files_also_after_a_kill(
+    cluster: str, episodes: Path, tmp_path: Path
+) -> None:
+    render = ["speech", "render", str(episodes), "--conditions", "clean-dry,10db-reverb", "--seed", "2"]
+    on_ray, progress = _locally_then_on_ray(render, cluster, tmp_path)
+    out = tmp_path / "ray"
+    assert "rendering 8/8 ray, 2 workers: " in progress  # the progress: episodes done, the cluster's workers
+    assert tree_bytes(out) == tree_bytes(tmp_path / "local")
+    shutil.rmtree(out)
+    command = [str(VENV_BIN / "homefabric"), *on_ray, "--quiet"]
+    killed = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    written = _kill_after_two(killed, out / ".render", "episode-*.json")
+    assert 2 <= written < 8 and not (out / "manifest.json").exists()
+    resumed = _homefabric(*on_ray, "--quiet", "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert tree_bytes(out) == tree_bytes(tmp_path / "local")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmark.execution.executors import LocalExecutor
 from benchmark.training.dataset_build import build_dataset
-from benchmark.training.executors import LocalExecutor
 from benchmark.training.spec import DatasetSpec
 
 pytestmark = pytest.mark.requires("espeak-ng", "datasets")

@@ -8,6 +8,8 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 
+from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
+
 # Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
 # too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
 speech_app = typer.Typer(help="Spoken episodes: offline TTS, acoustic conditions, voices.", no_args_is_help=True)
@@ -47,11 +49,19 @@ def speech_render(
     ] = "room",
     seed: Annotated[int, typer.Option("--seed", help="Chooses voices, rates, noise, talker positions.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    workers: WorkersOption = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue a killed render in --out (the same episodes and options).")
+    ] = False,
 ) -> None:
     """Render every user turn of the episodes to 16 kHz mono WAV under each condition (same seed → same bytes)."""
+    from benchmark.execution.executor_choice import opened_executor
+    from benchmark.execution.executors import ExecutorError, described
     from benchmark.suites.simuhome.episode import load_episodes
     from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
-    from benchmark.suites.voice.render import render_episode, render_to_dir
+    from benchmark.suites.voice.render import RenderResumeError, render_episode, render_to_dir
     from benchmark.suites.voice.tts import TTSError, espeak_path
     from benchmark.suites.voice.voices import VoiceError, parse_voices
     from emulator.output_paths import output_dir_problem
@@ -90,17 +100,27 @@ def speech_render(
         _fail(f"{episodes}: no runnable episode to render", 1)
     from benchmark.runs.progress import WorkProgress
 
-    with WorkProgress("rendering", len(loaded), enabled=not quiet) as progress:
-        turns = render_to_dir(
-            loaded,
-            out,
-            seed=seed,
-            conditions=grid,
-            noise_kind=noise,
-            pool=pool,
-            render=render,
-            on_episode=lambda episode_id, _n: progress.advance(detail=episode_id),
-        )
+    try:
+        with (
+            opened_executor(executor, address=address, workers=workers) as runner,
+            WorkProgress("rendering", len(loaded), where=described(runner), enabled=not quiet) as progress,
+        ):
+            turns = render_to_dir(
+                loaded,
+                out,
+                seed=seed,
+                conditions=grid,
+                noise_kind=noise,
+                pool=pool,
+                render=render,
+                on_episode=lambda episode_id, _n: progress.advance(detail=episode_id),
+                executor=runner,
+                resume=resume,
+            )
+    except (ExecutorError, RenderResumeError) as error:
+        _fail(str(error))
+    except TTSError as error:
+        _fail(str(error), 1)
     audio_s = sum(t.duration_s for t in turns)
     console.print(
         f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "

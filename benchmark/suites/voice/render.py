@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+import shutil
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -156,8 +157,48 @@ def _write_bytes(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+RenderFunction = Callable[..., list[tuple[RenderedTurn, bytes]]]  # one episode's turns (module-level: Ray pickles it)
+UNFINISHED = ".render"  # a render in progress: its parameters and each rendered episode's turns (see render_to_dir)
+
+
+class RenderResumeError(RuntimeError):
+    """``--resume`` cannot continue the render in this directory: names why and what to do."""
+
+
+def _render_state(
+    episodes: Sequence[Any], seed: int, conditions: Sequence[Condition], noise_kind: str, pool: Sequence[Voice]
+) -> str:
+    return (
+        json.dumps(
+            {
+                "schema": "homefabric-speech-render-state/1",
+                "seed": seed,
+                "noise": noise_kind,
+                "conditions": [c.id for c in conditions],
+                "voices": [v.id for v in pool],
+                "episodes": [str(e.episode_id) for e in episodes],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def _episode_state(number: int) -> str:
+    return f"episode-{number:05d}.json"
+
+
+def render_unit(shared: dict[str, Any], unit: Any) -> list[tuple[RenderedTurn, bytes]]:
+    """The turns of one episode (the unit's ``first``-th), rendered (a task: runs in any process)."""
+    episode = shared["episodes"][unit.first]
+    render: RenderFunction = shared["render"]
+    return render(
+        episode, seed=shared["seed"], conditions=shared["conditions"], noise_kind=shared["noise"], pool=shared["pool"]
+    )
+
+
 def render_to_dir(
-    episodes: Iterable[Any],
+    episodes: Sequence[Any],
     out: Path,
     *,
     seed: int,
@@ -165,26 +206,72 @@ def render_to_dir(
     noise_kind: str = "room",
     pool: Sequence[Voice] = tuple(VOICES.values()),
     on_episode: Callable[[str, int], None] | None = None,
-    render: Callable[..., list[tuple[RenderedTurn, bytes]]] = render_episode,
+    render: RenderFunction = render_episode,
+    executor: Any = None,
+    resume: bool = False,
 ) -> list[RenderedTurn]:
     """Render and write every episode (``render``: how one episode's turns are rendered); the manifest lists
-    each turn (written last, atomically)."""
-    turns: list[RenderedTurn] = []
-    for episode in episodes:
-        rendered = render(episode, seed=seed, conditions=conditions, noise_kind=noise_kind, pool=pool)
+    each turn (written last, atomically).
+
+    Each episode is a unit of work run by ``executor`` (``benchmark.execution.executors``: here one after another
+    by default, or Ray tasks) and written by this driver in episode order, so the files are the same bytes
+    whatever the executor. While the render runs, ``OUT/.render/`` holds its parameters and each written
+    episode's turns; it is removed once the manifest is written. ``resume`` continues a killed render from there:
+    the episodes written are kept, the rest rendered."""
+    from benchmark.execution.executors import LocalExecutor, WorkUnit
+
+    state_dir = out / UNFINISHED
+    state = _render_state(episodes, seed, conditions, noise_kind, pool)
+    if resume:
+        try:
+            earlier = (state_dir / "render.json").read_text(encoding="utf-8")
+        except OSError:
+            raise RenderResumeError(
+                f"--resume: {out} holds no unfinished render ({UNFINISHED}/render.json); render without --resume"
+            ) from None
+        if earlier != state:
+            raise RenderResumeError(
+                f"--resume: {out} was rendered with other episodes, seed, conditions, noise or voices; "
+                "give the same ones or a new --out"
+            )
+    else:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        for stale in state_dir.glob("*.json"):
+            stale.unlink()
+        write_atomically(state_dir / "render.json", state)
+    units = [WorkUnit(index, str(episode.episode_id), index, 1) for index, episode in enumerate(episodes)]
+    done: dict[int, list[RenderedTurn]] = {}
+    for unit in units:
+        written = state_dir / _episode_state(unit.number)
+        if resume and written.is_file():
+            done[unit.number] = [RenderedTurn.model_validate(t) for t in json.loads(written.read_text("utf-8"))]
+            if on_episode is not None:
+                on_episode(unit.kind, len(done[unit.number]))
+    shared = {"episodes": list(episodes), "render": render, "seed": seed, "conditions": list(conditions)}
+    shared |= {"noise": noise_kind, "pool": list(pool)}
+    todo = [unit for unit in units if unit.number not in done]
+    for unit, rendered in (executor or LocalExecutor()).map(render_unit, shared, todo):
+        turns = []
         for turn, data in rendered:
             relative = f"{turn.episode_id}/turn{turn.turn}_{turn.condition}.wav"
             _write_bytes(out / relative, data)
             turns.append(turn.model_copy(update={"file": relative}))
+        write_atomically(
+            state_dir / _episode_state(unit.number),
+            json.dumps([t.model_dump(mode="json") for t in turns]),
+        )
+        done[unit.number] = turns
         if on_episode is not None:
-            on_episode(str(episode.episode_id), len(rendered))
+            on_episode(unit.kind, len(rendered))
+    all_turns = [turn for unit in units for turn in done[unit.number]]
     manifest = {
         "schema": MANIFEST_SCHEMA,
         "seed": seed,
         "noise": noise_kind,
         "conditions": [c.id for c in conditions],
         "voices": [v.id for v in pool],
-        "turns": [t.model_dump(mode="json") for t in turns],
+        "turns": [t.model_dump(mode="json") for t in all_turns],
     }
     write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    return turns
+    shutil.rmtree(state_dir)
+    return all_turns

@@ -14,8 +14,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from benchmark.training.executors import ExecutorError, UnitTask
-from benchmark.training.spec import WorkUnit
+from benchmark.execution.executors import ExecutorError, Output, UnitTask, WorkUnit
 
 TASKS_PER_WORKER = 2
 
@@ -37,7 +36,9 @@ def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
 class RayExecutor:
     name = "ray"
 
-    def __init__(self, *, address: str | None = None, workers: int | None = None) -> None:
+    def __init__(
+        self, *, address: str | None = None, workers: int | None = None, environment: dict[str, str] | None = None
+    ) -> None:
         try:
             import ray
         except ImportError:
@@ -45,13 +46,15 @@ class RayExecutor:
         self._ray: Any = ray
         if address is not None:
             _check_reachable(address)
+        # environment: variables the tasks need that the cluster's workers lack (a model's API key)
+        options: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+        if environment:
+            options["runtime_env"] = {"env_vars": environment}
         try:
             if address is not None:
-                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+                ray.init(address=address, **options)
             else:
-                ray.init(
-                    num_cpus=workers or 1, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
-                )
+                ray.init(num_cpus=workers or 1, include_dashboard=False, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:
             where = f"at {address}" if address is not None else "locally"
             raise ExecutorError(f"cannot start or reach a Ray cluster {where}: {str(error).splitlines()[0]}") from None
@@ -60,7 +63,7 @@ class RayExecutor:
     def workers(self) -> int:
         return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 
-    def map(self, task: UnitTask, shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, str]]:
+    def map(self, task: UnitTask[Output], shared: Any, units: Sequence[WorkUnit]) -> Iterator[tuple[WorkUnit, Output]]:
         remote = self._ray.remote(num_cpus=1, max_retries=2)(task)
         data = self._ray.put(shared)
         waiting = deque(units)
@@ -72,14 +75,14 @@ class RayExecutor:
                 window.append((unit, remote.remote(data, unit)))
             unit, future = window.popleft()
             try:
-                text: str = self._ray.get(future)
+                output: Output = self._ray.get(future)
             except self._ray.exceptions.RayError as error:
                 cause = getattr(error, "cause", None) or error  # a task's own exception, when it raised one
                 raise ExecutorError(
                     f"unit {unit.number} ({unit.kind} {unit.first}..{unit.first + unit.count - 1}) "
                     f"failed on the cluster: {str(cause).splitlines()[0]}"
                 ) from None
-            yield unit, text
+            yield unit, output
 
     def close(self) -> None:
         self._ray.shutdown()
