@@ -210,21 +210,27 @@ class ClusterModel:
 
 
 @functools.cache
-def _model_file() -> dict[str, dict[str, Any]]:
-    """owner (cluster name or Globals) → its declarations, as the model file holds them (parsed once: ≈ 2 MiB)."""
-    model: dict[str, dict[str, Any]] = {}
-    with MODEL_FILE.open(encoding="utf-8") as lines:
-        for line in lines:
-            name, body = json.loads(line)
-            model[name] = body
-    return model
+def _model_lines() -> dict[str, str]:
+    """owner (cluster name or Globals) → its line of the model file, unparsed (each line is ``["Name",{...}]``):
+    a process parses only the clusters it uses (all of them parsed hold ≈ 1.5 MiB)."""
+    text = MODEL_FILE.read_text(encoding="utf-8")
+    return {line[2 : line.index('"', 2)]: line for line in text.splitlines()}
 
 
+@functools.cache
 def _declarations(owner: str) -> dict[str, Any]:
-    try:
-        return _model_file()[owner]
-    except KeyError:
-        raise KeyError(f"chip.clusters.Objects has no cluster named {owner!r}") from None
+    """The declarations of ``owner`` as the model file holds them, parsed on first use."""
+    line = _model_lines().get(owner)
+    if line is None:
+        raise KeyError(f"chip.clusters.Objects has no cluster named {owner!r}")
+    _name, body = json.loads(line)
+    declarations: dict[str, Any] = body
+    return declarations
+
+
+def is_cluster(name: str) -> bool:
+    """Whether the official model has a cluster called ``name`` (Globals is not one)."""
+    return name != GLOBALS and name in _model_lines()
 
 
 @functools.cache
@@ -261,9 +267,9 @@ def _fields(rows: list[list[Any]]) -> tuple[FieldModel, ...]:
 @functools.cache
 def cluster_model(name: str) -> ClusterModel:
     """The official model of the cluster called ``name`` in chip.clusters.Objects (e.g. "OnOff")."""
-    body = _declarations(name) if name != GLOBALS else {}
-    if "id" not in body:
+    if not is_cluster(name):
         raise KeyError(f"chip.clusters.Objects has no cluster named {name!r}")
+    body = _declarations(name)
     attributes = {
         attr: AttributeModel(attr, attribute_id, type_info(spelling), "w" in flags, "t" in flags)
         for attr, attribute_id, spelling, flags in body["attributes"]
@@ -287,9 +293,9 @@ def response_model(cluster: str, response: str) -> CommandModel:
 
 
 def cluster_ids() -> dict[str, int]:
-    """Every cluster's id by name, in chip's order."""
-    return {name: body["id"] for name, body in _model_file().items() if "id" in body}
+    """Every cluster's id by name, in chip's order (parses the whole file: for the names ↔ ids of a controller)."""
+    return {name: _declarations(name)["id"] for name in _model_lines() if name != GLOBALS}
 
 
 def all_cluster_names() -> list[str]:
-    return sorted(cluster_ids())
+    return sorted(name for name in _model_lines() if name != GLOBALS)

@@ -49,7 +49,7 @@ class OfficialCluster:
 @functools.cache
 def cluster(name: str) -> OfficialCluster:
     """The cluster (or ``Globals``) called ``name``; AttributeError if the official model has none."""
-    if name != chip_model.GLOBALS and name not in chip_model.cluster_ids():
+    if name != chip_model.GLOBALS and not chip_model.is_cluster(name):
         raise AttributeError(f"the official Matter model has no cluster named {name!r}")
     return OfficialCluster(name)
 
