@@ -4,7 +4,7 @@
 compat_transport=False)`` is the ``ToolCaller`` agents get; the envelope helpers build SimuHome's
 ``{status:{code,message}, data, error}`` responses.
 
-The names are imported on first use (PEP 562): they pull in the cluster model (chip.clusters.Objects, ~1 s), and
+The names are imported on first use (PEP 562): they pull in the cluster servers and the home engine, and
 ``homefabric mcp`` must be able to import ``agent_tools.mcp_server`` and answer ``initialize`` without it.
 """
 

@@ -212,8 +212,8 @@ def cluster_chunks(name: str) -> list[Chunk]:
         chunks += [Chunk(title, c) for c in _split(f"## {title} commands (execute_command)", commands)]
     events = []
     for event in cls.events:
-        descriptor = getattr(model.chip_class.Events, event)
-        fields = ", ".join(f.Label for f in descriptor.descriptor.Fields) or "no fields"
+        descriptor = model.events[event]
+        fields = ", ".join(f.label for f in descriptor.fields) or "no fields"
         events.append(f"- {name}.{event} (event id {descriptor.event_id}): {fields}")
     if events:
         chunks += [Chunk(title, c) for c in _split(f"## {title} events (Matter events it emits)", events)]

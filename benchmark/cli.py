@@ -18,8 +18,8 @@ from rich.table import Table
 from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
 
 # Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
-# included, and the benchmark's modules load the home engine and the Matter model (chip.clusters.Objects,
-# about a second of CPU; tests/test_cli_startup.py checks it stays out, perf/cli_startup.py times it).
+# included, and the benchmark's modules load the home engine and the official Matter model (clusters.chip_model;
+# tests/test_cli_startup.py checks it stays out, perf/cli_startup.py times it).
 episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_args_is_help=True)
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 

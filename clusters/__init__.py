@@ -1,7 +1,8 @@
 """Matter cluster servers: attributes, commands, validation and Matter status codes.
 
 This package knows nothing of rooms, time sources or the network. Ids and types come from
-``chip.clusters.Objects``; behaviour follows the Matter specification.
+``chip.clusters.Objects``, read through the generated official model (``clusters.chip_model``, spelt as chip
+does by ``clusters.official``); behaviour follows the Matter specification.
 """
 
 from clusters.base import ClusterServer, command

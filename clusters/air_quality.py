@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer
 from clusters.status import HomeError, Status
 from clusters.values import enum_members

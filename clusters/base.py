@@ -3,7 +3,7 @@
 A subclass names its chip cluster, the attributes it supports (with their initial values), extra
 spec constraints, and handlers marked with :func:`command`. Everything else — ids, types,
 writability, global attributes, argument parsing and the Matter status of every refusal — is
-derived here from ``chip.clusters.Objects``.
+derived here from the official model (``clusters.chip_model``).
 """
 
 from __future__ import annotations
@@ -238,8 +238,7 @@ class ClusterServer:
         unknown_scene = sorted(set(cls.scene_attributes) - set(model.attributes))
         if unknown_scene:
             raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no scene attribute(s) {unknown_scene}")
-        chip_events = getattr(model.chip_class, "Events", object)
-        unknown_events = sorted(e for e in cls.events if not hasattr(getattr(chip_events, e, None), "event_id"))
+        unknown_events = sorted(e for e in cls.events if e not in model.events)
         if unknown_events:
             raise TypeError(f"{cls.__name__}: {cls.cluster_name} has no event(s) {unknown_events}")
 
@@ -378,7 +377,7 @@ class ClusterServer:
             return sorted(response_model(self.cluster_name, r).command_id for r in responses)
         if name == "EventList":
             events = self.supported_events()
-            return sorted(getattr(self._model.chip_class.Events, e).event_id for e in events) if events else []
+            return sorted(self._model.events[e].event_id for e in events) if events else []
         self._attribute_model(name)
         raise AssertionError("unreachable")
 

@@ -9,8 +9,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.status import HomeError, Status
 

@@ -1,22 +1,27 @@
 """Read-only view of the official Matter data model shipped in home-assistant-chip-clusters.
 
-Ids, labels and types come from ``chip.clusters.Objects``; attribute writability comes from the
-literal tables in ``chip/clusters/CHIPClusters.py`` (parsed, not imported: that module needs the
-native chip-core library at import time).
+The facts (ids, labels, types, writability, enums, bitmaps, structs, events) come from ``chip.clusters.Objects``
+and ``chip/clusters/CHIPClusters.py``, through ``clusters/official_model.jsonl``, which
+``scripts/official_model.py`` generates from the installed chip (``tests/clusters/test_official_model.py``
+regenerates it and fails on any difference). Reading that file instead of importing ``chip.clusters.Objects``
+spares every process that runs homes about 55 MiB of memory and a second of CPU. Enums and bitmaps are
+``IntEnum`` / ``IntFlag`` classes built from the file on first use (one per process, shared with
+``clusters.official``), with chip's members, names and order.
 """
 
 from __future__ import annotations
 
-import ast
-import dataclasses
 import functools
-import typing
+import json
 from dataclasses import dataclass
+from enum import IntEnum, IntFlag
 from pathlib import Path
+from typing import Any
 
-import chip.clusters.Objects as Objects
-from chip.clusters.Types import Nullable
-from chip.tlv import float32, uint
+from chip.tlv import float32, uint  # chip's tiny TLV module (no cluster objects): the primitive type markers
+
+MODEL_FILE = Path(__file__).with_name("official_model.jsonl")
+GLOBALS = "Globals"  # chip's owner of the enums, bitmaps and structs shared by clusters
 
 GLOBAL_ATTRIBUTE_IDS = {
     "GeneratedCommandList": 0xFFF8,
@@ -28,87 +33,136 @@ GLOBAL_ATTRIBUTE_IDS = {
 }  # the global attributes: every other copy derives from this one
 GLOBAL_LIST_ATTRIBUTES = frozenset(name for name in GLOBAL_ATTRIBUTE_IDS if name.endswith("List"))
 
+_PRIMITIVES: dict[str, type[Any]] = {
+    "uint": uint,
+    "int": int,
+    "float32": float32,
+    "float": float,
+    "bool": bool,
+    "str": str,
+    "bytes": bytes,
+}
+_PRIMITIVE_NAMES = {
+    uint: "uint",
+    int: "int",
+    bool: "bool",
+    str: "string",
+    bytes: "bytes",
+    float32: "float",
+    float: "float",
+}
+
+
+class OfficialEnum(IntEnum):
+    """An official enum, as chip's MatterIntEnum: a value it does not list reads as ``kUnknownEnumValue``."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        return cls.__members__.get("kUnknownEnumValue")
+
+
+@dataclass(frozen=True)
+class StructShape:
+    """An official struct: the cluster declaring it (or Globals) and its name; fields read on first use."""
+
+    owner: str
+    name: str
+
+    @functools.cached_property
+    def fields(self) -> tuple[FieldModel, ...]:
+        return _fields(_declarations(self.owner)["structs"][self.name])
+
+
+@dataclass(frozen=True)
+class ListShape:
+    """A list of ``element``."""
+
+    element: TypeInfo
+
 
 @dataclass(frozen=True)
 class TypeInfo:
-    # is_list … is_bitmap and element are computed once per instance (coercion asks them for every value it
-    # checks); a frozen dataclass keeps them in its __dict__, outside the fields that make equality and hash.
-    """A chip field type, unwrapped: the base type plus the optional / nullable qualities."""
+    # is_list … is_bitmap are computed once per instance (coercion asks them for every value it checks); a
+    # frozen dataclass keeps them in its __dict__, outside the fields that make equality and hash.
+    """A field type, unwrapped: the base plus the optional / nullable qualities. ``base`` is a primitive (``uint``,
+    ``int``, ``float32``, ``float``, ``bool``, ``str``, ``bytes``), an official enum or bitmap class, a
+    :class:`StructShape` or a :class:`ListShape`."""
 
-    base: typing.Any
+    base: Any
     optional: bool
     nullable: bool
 
     @functools.cached_property
     def is_list(self) -> bool:
-        return typing.get_origin(self.base) in (list, typing.List)  # noqa: UP006
+        return isinstance(self.base, ListShape)
 
-    @functools.cached_property
+    @property
     def element(self) -> TypeInfo:
-        (arg,) = typing.get_args(self.base)
-        return unwrap(arg)
+        element: TypeInfo = self.base.element
+        return element
 
     @functools.cached_property
     def is_struct(self) -> bool:
-        return isinstance(self.base, type) and dataclasses.is_dataclass(self.base)
+        return isinstance(self.base, StructShape)
 
-    @functools.cached_property
+    @property
     def struct_fields(self) -> tuple[FieldModel, ...]:
-        """A struct's fields in declaration order (chip builds its descriptor anew on every access)."""
-        return tuple(FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in self.base.descriptor.Fields)
+        """A struct's fields in declaration order."""
+        fields: tuple[FieldModel, ...] = self.base.fields
+        return fields
 
     @functools.cached_property
     def struct_labels(self) -> frozenset[str]:
-        """The names of a struct's dataclass fields (what a struct value may carry)."""
-        return frozenset(f.name for f in dataclasses.fields(self.base))
+        """The names of a struct's fields (what a struct value may carry)."""
+        return frozenset(f.label for f in self.struct_fields)
 
     @functools.cached_property
     def is_enum(self) -> bool:
-        return isinstance(self.base, type) and issubclass(self.base, Objects.MatterIntEnum)
+        return isinstance(self.base, type) and issubclass(self.base, IntEnum)
 
     @functools.cached_property
     def is_bitmap(self) -> bool:
-        return isinstance(self.base, type) and issubclass(self.base, Objects.IntFlag)
+        return isinstance(self.base, type) and issubclass(self.base, IntFlag)
+
+    @property
+    def name(self) -> str:
+        """The name of an enum, bitmap or struct type (e.g. ``StartUpOnOffEnum``)."""
+        name: str = self.base.name if self.is_struct else self.base.__name__
+        return name
 
     def describe(self) -> str:
         """A short human name of the type, for docs and error messages."""
         if self.is_list:
             name = f"list[{self.element.describe()}]"
         elif self.is_enum:
-            name = f"enum {self.base.__name__}"
+            name = f"enum {self.name}"
         elif self.is_bitmap:
-            name = f"bitmap {self.base.__name__}"
+            name = f"bitmap {self.name}"
         elif self.is_struct:
-            name = f"struct {self.base.__name__}"
+            name = f"struct {self.name}"
         else:
-            name = {
-                uint: "uint",
-                int: "int",
-                bool: "bool",
-                str: "string",
-                bytes: "bytes",
-                float32: "float",
-                float: "float",
-            }.get(self.base, getattr(self.base, "__name__", str(self.base)))
+            name = _PRIMITIVE_NAMES[self.base]
         return f"{name} (nullable)" if self.nullable else name
 
 
 @functools.lru_cache(maxsize=4096)
-def unwrap(hint: typing.Any) -> TypeInfo:
-    """The TypeInfo of a chip type hint; one shared (immutable) instance per hint, so its cached properties are
-    computed once per process, not once per value coerced."""
-    optional = nullable = False
-    if typing.get_origin(hint) is typing.Union:
-        args = []
-        for arg in typing.get_args(hint):
-            if arg is type(None):
-                optional = True
-            elif arg is Nullable:
-                nullable = True
-            else:
-                args.append(arg)
-        hint = args[0] if len(args) == 1 else typing.Union[tuple(args)]  # noqa: UP007
-    return TypeInfo(base=hint, optional=optional, nullable=nullable)
+def type_info(spelling: str) -> TypeInfo:
+    """The TypeInfo of a type as the model file spells it (see scripts/official_model.py); one shared (immutable)
+    instance per spelling, so its cached properties are computed once per process, not once per value."""
+    optional = spelling.startswith("?")
+    rest = spelling[1:] if optional else spelling
+    nullable = rest.startswith("~")
+    rest = rest[1:] if nullable else rest
+    base: Any
+    if rest.startswith("["):
+        base = ListShape(type_info(rest[1:]))
+    elif ":" in rest:
+        kind, _, qualified = rest.partition(":")
+        owner, _, name = qualified.partition(".")
+        base = StructShape(owner, name) if kind == "struct" else _named_class(kind, owner, name)
+    else:
+        base = _PRIMITIVES[rest]
+    return TypeInfo(base=base, optional=optional, nullable=nullable)
 
 
 @dataclass(frozen=True)
@@ -124,6 +178,7 @@ class AttributeModel:
     attribute_id: int
     type: TypeInfo
     writable: bool
+    timed_write: bool = False  # the specification requires a timed write
 
 
 @dataclass(frozen=True)
@@ -132,78 +187,115 @@ class CommandModel:
     command_id: int
     fields: tuple[FieldModel, ...]
     response: str | None  # name of the response command, if any
+    timed_invoke: bool = False  # the specification requires a timed invoke
+
+
+@dataclass(frozen=True)
+class EventModel:
+    name: str
+    event_id: int
+    fields: tuple[FieldModel, ...]
 
 
 @dataclass(frozen=True)
 class ClusterModel:
     name: str
     cluster_id: int
-    chip_class: type[typing.Any]  # a chip.clusters.Objects class (chip ships no type information)
     attributes: dict[str, AttributeModel]
     commands: dict[str, CommandModel]  # client → server commands only
+    events: dict[str, EventModel]
 
     def attribute(self, name: str) -> AttributeModel | None:
         return self.attributes.get(name)
 
 
 @functools.cache
-def _writable_table() -> dict[int, set[str]]:
-    """cluster id → names of attributes the official tables mark writable."""
-    source = (Path(Objects.__file__).parent / "CHIPClusters.py").read_text()
-    tree = ast.parse(source)
-    table: dict[int, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
-            target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id.endswith("_CLUSTER_INFO"):
-                info = ast.literal_eval(node.value)
-                table[info["clusterId"]] = {
-                    a["attributeName"] for a in info["attributes"].values() if a.get("writable")
-                }
-    return table
+def _model_lines() -> dict[str, str]:
+    """owner (cluster name or Globals) → its line of the model file, unparsed (each line is ``["Name",{...}]``):
+    a process parses only the clusters it uses (all of them parsed hold ≈ 1.5 MiB)."""
+    text = MODEL_FILE.read_text(encoding="utf-8")
+    return {line[2 : line.index('"', 2)]: line for line in text.splitlines()}
 
 
-def _fields(chip_class: type[typing.Any]) -> tuple[FieldModel, ...]:
-    return tuple(FieldModel(label=f.Label, tag=f.Tag, type=unwrap(f.Type)) for f in chip_class.descriptor.Fields)
+@functools.cache
+def _declarations(owner: str) -> dict[str, Any]:
+    """The declarations of ``owner`` as the model file holds them, parsed on first use."""
+    line = _model_lines().get(owner)
+    if line is None:
+        raise KeyError(f"chip.clusters.Objects has no cluster named {owner!r}")
+    _name, body = json.loads(line)
+    declarations: dict[str, Any] = body
+    return declarations
+
+
+def is_cluster(name: str) -> bool:
+    """Whether the official model has a cluster called ``name`` (Globals is not one)."""
+    return name != GLOBALS and name in _model_lines()
+
+
+@functools.cache
+def _named_class(kind: str, owner: str, name: str) -> type[Any]:
+    """The official enum (kind "enum") or bitmap ("bitmap") ``owner.name`` as a class, built once per process."""
+    members = _declarations(owner).get(f"{kind}s", {}).get(name)
+    if members is None:
+        raise AttributeError(f"{owner} has no {kind} named {name!r}")
+    base: type[Any] = OfficialEnum if kind == "enum" else IntFlag
+    made: type[Any] = base(name, [(member, value) for member, value in members], module=__name__, qualname=name)
+    return made
+
+
+def enum_class(owner: str, name: str) -> type[IntEnum]:
+    """The official enum ``owner.name`` (e.g. ``enum_class("OnOff", "StartUpOnOffEnum")``)."""
+    made: type[IntEnum] = _named_class("enum", owner, name)
+    return made
+
+
+def bitmap_class(owner: str, name: str) -> type[IntFlag]:
+    made: type[IntFlag] = _named_class("bitmap", owner, name)
+    return made
+
+
+def declared_names(owner: str, kind: str) -> list[str]:
+    """The names of the enums / bitmaps / structs (``kind``) that ``owner`` declares, in chip's order."""
+    return list(_declarations(owner).get(kind, {}))
+
+
+def _fields(rows: list[list[Any]]) -> tuple[FieldModel, ...]:
+    return tuple(FieldModel(label=label, tag=tag, type=type_info(spelling)) for label, tag, spelling in rows)
 
 
 @functools.cache
 def cluster_model(name: str) -> ClusterModel:
     """The official model of the cluster called ``name`` in chip.clusters.Objects (e.g. "OnOff")."""
-    chip_class = getattr(Objects, name, None)
-    if chip_class is None or not hasattr(chip_class, "id"):
+    if not is_cluster(name):
         raise KeyError(f"chip.clusters.Objects has no cluster named {name!r}")
-    writable = _writable_table().get(chip_class.id, set())
-    by_label = {f.Tag: f for f in chip_class.descriptor.Fields}
-    attributes: dict[str, AttributeModel] = {}
-    attr_class: type[typing.Any]  # chip's classes are untyped (chip ships no type information)
-    for attr_name, attr_class in vars(chip_class.Attributes).items():
-        if not isinstance(attr_class, type) or not hasattr(attr_class, "attribute_id"):
-            continue
-        field = by_label.get(attr_class.attribute_id)
-        hint = field.Type if field is not None else attr_class.attribute_type.Type
-        info = unwrap(hint)
-        attributes[attr_name] = AttributeModel(attr_name, attr_class.attribute_id, info, attr_name in writable)
-    commands: dict[str, CommandModel] = {}
-    cmd_class: type[typing.Any]
-    for cmd_name, cmd_class in vars(getattr(chip_class, "Commands", object)).items():
-        if isinstance(cmd_class, type) and hasattr(cmd_class, "command_id") and cmd_class.is_client:
-            commands[cmd_name] = CommandModel(
-                cmd_name, cmd_class.command_id, _fields(cmd_class), cmd_class.response_type
-            )
-    return ClusterModel(name, chip_class.id, chip_class, attributes, commands)
+    body = _declarations(name)
+    attributes = {
+        attr: AttributeModel(attr, attribute_id, type_info(spelling), "w" in flags, "t" in flags)
+        for attr, attribute_id, spelling, flags in body["attributes"]
+    }
+    commands = {
+        cmd: CommandModel(cmd, command_id, _fields(fields), response, "t" in flags)
+        for cmd, command_id, flags, response, fields in body["commands"]
+        if "c" in flags
+    }
+    events = {event: EventModel(event, event_id, _fields(fields)) for event, event_id, fields in body.get("events", ())}
+    return ClusterModel(name, body["id"], attributes, commands, events)
 
 
 @functools.cache
 def response_model(cluster: str, response: str) -> CommandModel:
-    """The model of a response command (built once per process; every read of GeneratedCommandList asks)."""
-    chip_class = getattr(getattr(Objects, cluster).Commands, response)
-    return CommandModel(response, chip_class.command_id, _fields(chip_class), None)
+    """The model of a server → client command (built once per process; every read of GeneratedCommandList asks)."""
+    for cmd, command_id, flags, _response, fields in _declarations(cluster)["commands"]:
+        if cmd == response:
+            return CommandModel(response, command_id, _fields(fields), None, "t" in flags)
+    raise KeyError(f"{cluster} has no response command {response!r}")
+
+
+def cluster_ids() -> dict[str, int]:
+    """Every cluster's id by name, in chip's order (parses the whole file: for the names ↔ ids of a controller)."""
+    return {name: _declarations(name)["id"] for name in _model_lines() if name != GLOBALS}
 
 
 def all_cluster_names() -> list[str]:
-    return sorted(
-        n
-        for n, c in vars(Objects).items()
-        if isinstance(c, type) and issubclass(c, Objects.Cluster) and c is not Objects.Cluster and hasattr(c, "id")
-    )
+    return sorted(name for name in _model_lines() if name != GLOBALS)

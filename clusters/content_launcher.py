@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any, cast
 from urllib.parse import urlparse
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.media_playback import PAUSED, PLAYING, MediaPlaybackServer
 from clusters.status import HomeError, Status

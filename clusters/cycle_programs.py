@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import chip.clusters.Objects as Objects
+import clusters.official as Objects
 
 if TYPE_CHECKING:
     from clusters.base import HostingEndpoint

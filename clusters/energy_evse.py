@@ -24,8 +24,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.modes import ChangeableModeServer, mode_option
 from clusters.runtime import TimerHandle

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.status import HomeError, Status

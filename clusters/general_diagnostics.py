@@ -12,8 +12,7 @@ import hmac
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, EventPriority, command
 from clusters.status import HomeError, Status
 

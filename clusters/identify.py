@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
 from clusters.values import Constraint

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer
 from clusters.cycle_programs import RUNNING
 from clusters.status import HomeError, Status

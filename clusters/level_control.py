@@ -11,8 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.absent_attributes import served_or_absent
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer
 
 ConcentrationFeature = Objects.Pm25ConcentrationMeasurement.Bitmaps.Feature

@@ -13,8 +13,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NoReturn
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.cycle_programs import ERROR, PAUSED, RUNNING, SEEKING_CHARGER, STATE_NAMES
 from clusters.status import HomeError, Status

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
 from clusters.values import Constraint

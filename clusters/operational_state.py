@@ -15,8 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, ClassVar, NoReturn
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, EventPriority, command
 from clusters.cycle_programs import (
     CHARGING,

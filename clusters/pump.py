@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer
 from clusters.values import Constraint
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, EventPriority, command
 from clusters.runtime import TimerHandle
 from clusters.status import HomeError, Status

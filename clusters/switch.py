@@ -16,8 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer
 from clusters.status import HomeError, Status
 

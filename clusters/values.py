@@ -127,7 +127,7 @@ def coerce(value: object, info: TypeInfo, what: str, *, status: Status = Status.
         return number
     if info.is_struct:
         if not isinstance(value, dict):
-            raise HomeError.refused(status, f"{what} must be an object ({base.__name__}), got {type(value).__name__}")
+            raise HomeError.refused(status, f"{what} must be an object ({info.name}), got {type(value).__name__}")
         given = {_lower_first(k): v for k, v in value.items()}
         out: dict[str, Any] = {}
         labels = info.struct_labels

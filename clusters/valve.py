@@ -17,8 +17,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.base import ClusterServer, command
 from clusters.runtime import TimerHandle
 from clusters.status import HomeError, Status

@@ -1,9 +1,10 @@
 """A compact, cached index of the device catalogue, so listing it does not load the whole Matter model.
 
-Building the catalogue imports ``chip.clusters.Objects`` (about a second of CPU). The rows `homefabric devices
-types` prints depend only on our source (the catalogue and the cluster servers) and on the chip model's
-version, so they are computed once and cached under a key hashed from exactly those inputs: any edit to a
-catalogue or cluster module, or another chip version, makes a new key and the index is rebuilt on first need.
+Building the catalogue imports every cluster server and the Matter model (a few tenths of a second of CPU).
+The rows `homefabric devices types` prints depend only on our source (the catalogue and the cluster servers)
+and on the chip model's version, so they are computed once and cached under a key hashed from exactly those
+inputs: any edit to a catalogue or cluster module, or another chip version, makes a new key and the index is
+rebuilt on first need.
 The cache is a plain JSON file (``$HOMEFABRIC_CACHE_DIR``, else ``$XDG_CACHE_HOME/homefabric``, else
 ``~/.cache/homefabric``); when it cannot be written the rows are simply built each time.
 """

@@ -21,8 +21,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
 from clusters.endpoint import Endpoint
 from clusters.energy_evse import EnergyEvseServer

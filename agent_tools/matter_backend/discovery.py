@@ -30,8 +30,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from agent_tools.matter_backend.mapping import DeviceEntry, HomeMapping, MappingError
 from clusters.device_types import AGGREGATOR as AGGREGATOR_TYPE
 from clusters.device_types import BRIDGED_NODE as BRIDGED_NODE_TYPE

@@ -2,7 +2,7 @@
 
 ``ToolBox(MatterHome.connect("ws://host:5580/ws"))`` gives an agent the same tools, envelope and error
 style against any nodes python-matter-server has commissioned: reads, writes and invokes become Matter
-reads, writes and invokes (names ↔ ids from chip.clusters.Objects); refusals come back as the Matter
+reads, writes and invokes (names ↔ ids from the official model, clusters.chip_model); refusals come back as the Matter
 status mapped to the fabric's codes (UNSUPPORTED_ATTRIBUTE → ATTRIBUTE_NOT_FOUND, CONSTRAINT_ERROR, …).
 Time is the host clock; workflows are run by a scheduler thread on that clock; room states come from
 the measurement clusters of the room's devices. Calls block (bounded by the connection's timeout); use

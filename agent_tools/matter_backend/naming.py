@@ -14,10 +14,8 @@ import functools
 import re
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
 from clusters import SERVER_CLASSES
-from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_model, unwrap
+from clusters.chip_model import ClusterModel, CommandModel, TypeInfo, cluster_ids, cluster_model
 from clusters.status import HomeError, Status
 from clusters.values import coerce
 
@@ -31,13 +29,8 @@ _RESPONSE_FAILURES = {
 @functools.cache
 def cluster_names_by_id() -> dict[int, str]:
     out: dict[int, str] = {}
-    for name, value in vars(Objects).items():
-        if (
-            isinstance(value, type)
-            and isinstance(cluster_id := getattr(value, "id", None), int)
-            and hasattr(value, "Attributes")
-        ):
-            out.setdefault(cluster_id, name)
+    for name, cluster_id in cluster_ids().items():
+        out.setdefault(cluster_id, name)
     return out
 
 
@@ -71,14 +64,14 @@ def from_wire(value: Any, info: TypeInfo) -> Any:
         element = info.element
         return [from_wire(v, element) for v in value]
     if info.is_struct and isinstance(value, dict):
-        fields = {str(f.Tag): f for f in info.base.descriptor.Fields}
+        fields = {str(f.tag): f for f in info.struct_fields}
         out = {}
         for key, item in value.items():
             field = fields.get(str(key))
             if field is None:
                 out[key] = item
             else:
-                out[field.Label] = from_wire(item, unwrap(field.Type))
+                out[field.label] = from_wire(item, field.type)
         return out
     return value
 
@@ -91,9 +84,9 @@ def attribute_value(cluster: str, attribute: str, value: Any) -> Any:
 
 def needs_timed_invoke(cluster: str, command: str) -> bool:
     """Whether the specification requires a timed invoke for the command (DoorLock LockDoor, …)."""
-    cluster_class = getattr(Objects, cluster, None)
-    command_class = getattr(getattr(cluster_class, "Commands", None), command, None)
-    return bool(getattr(command_class, "must_use_timed_invoke", False))
+    model = cluster_by_name(cluster)
+    entry = model.commands.get(command) if model else None
+    return entry is not None and entry.timed_invoke
 
 
 # --- command payloads ---------------------------------------------------------------------------------------

@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from clusters import ClusterServer
 from clusters.cycle_programs import STATE_NAMES
 from emulator.device import DeviceView

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from emulator.catalogue.spec import ClusterSpec, EndpointSpec
 
 # Official device-type ids (python-matter-server's matter_server.client.models.device_types) with

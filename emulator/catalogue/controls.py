@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from emulator.catalogue.build import (
     COLOR_DIMMER_SWITCH,
     DIMMER_SWITCH,

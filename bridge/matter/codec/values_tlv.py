@@ -21,7 +21,7 @@ from typing import Any
 
 from chip.tlv import float32, uint
 
-from clusters.chip_model import TypeInfo, unwrap
+from clusters.chip_model import TypeInfo
 from clusters.status import HomeError, Status
 
 Encoder = Callable[[Any, "int | None"], bytes]
@@ -119,8 +119,7 @@ def _base_encoder(info: TypeInfo) -> Encoder:
 
         return array
     if info.is_struct:
-        fields = [(f.Label, f.Tag, unwrap(f.Type)) for f in base.descriptor.Fields]
-        compiled = [(label, tag, encoder(finfo), finfo.optional, finfo.nullable) for label, tag, finfo in fields]
+        compiled = [(f.label, f.tag, encoder(f.type), f.type.optional, f.type.nullable) for f in info.struct_fields]
 
         def structure(value: Any, tag: int | None) -> bytes:
             parts = [head(_STRUCT, tag)]
@@ -130,7 +129,7 @@ def _base_encoder(info: TypeInfo) -> Encoder:
                     if nullable and not (optional and label not in value):
                         parts.append(head(_NULL, field_tag))  # required-but-nullable fields go on the wire
                     elif not optional:
-                        raise ValueError(f"struct {base.__name__} lacks required field {label!r}")
+                        raise ValueError(f"struct {info.name} lacks required field {label!r}")
                     continue
                 parts.append(enc(item, field_tag))
             parts.append(b"\x18")
@@ -210,16 +209,16 @@ def decode_value(
         if not isinstance(obj, dict):
             raise HomeError.refused(status, f"{what} must be a structure")
         out: dict[str, Any] = {}
-        for field in base.descriptor.Fields:
-            finfo = unwrap(field.Type)
-            if field.Tag == FABRIC_INDEX_TAG and fabric_index is not None:
-                out[field.Label] = fabric_index
-            elif field.Tag in obj:
-                out[field.Label] = decode_value(
-                    obj[field.Tag], finfo, f"{what}.{field.Label}", status=status, fabric_index=fabric_index
+        for field in info.struct_fields:
+            finfo = field.type
+            if field.tag == FABRIC_INDEX_TAG and fabric_index is not None:
+                out[field.label] = fabric_index
+            elif field.tag in obj:
+                out[field.label] = decode_value(
+                    obj[field.tag], finfo, f"{what}.{field.label}", status=status, fabric_index=fabric_index
                 )
             elif not finfo.optional:
-                raise HomeError.refused(status, f"{what} lacks field {field.Label!r} (tag {field.Tag})")
+                raise HomeError.refused(status, f"{what} lacks field {field.label!r} (tag {field.tag})")
         return out
     if info.is_enum or info.is_bitmap or base is uint:
         if isinstance(obj, bool) or not isinstance(obj, int) or obj < 0:

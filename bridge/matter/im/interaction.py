@@ -66,13 +66,13 @@ def _value_encoders(server_class: type[ClusterServer], name: str) -> tuple[Any, 
 
 
 def _needs_timed_write(server: ClusterServer, name: str) -> bool:
-    attr = getattr(server.model.chip_class.Attributes, name, None)
-    return bool(getattr(attr, "must_use_timed_write", False))
+    attr = server.model.attributes.get(name)
+    return attr is not None and attr.timed_write
 
 
 def _needs_timed_invoke(server: ClusterServer, name: str) -> bool:
-    cmd = getattr(getattr(server.model.chip_class, "Commands", None), name, None)
-    return bool(getattr(cmd, "must_use_timed_invoke", False))
+    cmd = server.model.commands.get(name)
+    return cmd is not None and cmd.timed_invoke
 
 
 def fabric_filter(value: object, fabric_index: int | None) -> Any:

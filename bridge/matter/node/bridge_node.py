@@ -29,8 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from bridge.matter.codec.kv_store import KeyValueStore, MemoryStore
 from bridge.matter.codec.values_tlv import encode_fields
 from bridge.matter.im.data_model import ChangeListener
@@ -39,7 +38,7 @@ from bridge.matter.node.group_membership import NodeGroups
 from clusters import ClusterServer, Endpoint, HomeError, Status
 from clusters.base import EventPriority
 from clusters.basic_information import USER_SETTABLE, BridgedDeviceBasicInformationServer
-from clusters.chip_model import FieldModel, unwrap
+from clusters.chip_model import FieldModel, cluster_model
 from clusters.descriptor import DescriptorServer
 from clusters.device_types import AGGREGATOR, BRIDGED_NODE, ROOT_NODE
 from clusters.requester import acting_as
@@ -78,8 +77,7 @@ class FixedLabelServer(ClusterServer):
 
 
 def event_fields(cluster: str, event: str) -> tuple[FieldModel, ...]:
-    event_class = getattr(getattr(Objects, cluster).Events, event)
-    return tuple(FieldModel(f.Label, f.Tag, unwrap(f.Type)) for f in event_class.descriptor.Fields)
+    return cluster_model(cluster).events[event].fields
 
 
 def serial_number_for(device_id: str) -> str:
@@ -324,7 +322,7 @@ class BridgeNode:
             return
 
         def forward(source: ClusterServer, name: str, fields: dict[str, Any], priority: EventPriority) -> None:
-            event_id = getattr(source.model.chip_class.Events, name).event_id
+            event_id = source.model.events[name].event_id
             schema = event_fields(source.cluster_name, name)
             payload = encode_fields(schema, fields)
             # Fabric-sensitive events carry the global FabricIndex field (tag 254); others merely name one.

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import chip.clusters.Objects as Objects
 import ifaddr
+
+import clusters.official as Objects
 
 InterfaceType = Objects.GeneralDiagnostics.Enums.InterfaceTypeEnum
 MAX_INTERFACES, MAX_IPV4, MAX_IPV6 = 8, 4, 8  # the attribute's list limits

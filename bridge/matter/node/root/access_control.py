@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from bridge.matter.im.access import AUTH_CASE, AUTH_GROUP
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.fabric_table import MAX_ACL_ENTRIES_PER_FABRIC

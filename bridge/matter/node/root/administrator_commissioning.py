@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import chip.clusters.Objects as Objects
-
+import clusters.official as Objects
 from bridge.matter.node.commissioning import WindowKind
 from bridge.matter.node.root.services import RootServices, request_context
 from bridge.matter.session.handshake import PaseVerifier
