@@ -47,10 +47,11 @@ COPY homefabric_cli ./homefabric_cli
 RUN pip install --no-deps -e .
 
 # Non-root: Matter (UDP 5540), mDNS (5353) and the HTTP API (8080) are all unprivileged ports. The data
-# directories exist in the image so that fresh named volumes mounted there are owned by this user.
+# directories exist in the image so that fresh named volumes mounted there are owned by this user (out: the
+# outputs of docker-compose.ray.yml's runs).
 COPY scripts/up ./scripts/up
 RUN useradd --system --uid 10001 --home-dir /var/lib/homefabric --shell /usr/sbin/nologin homefabric \
-    && mkdir -p /var/lib/homefabric/state/paa \
+    && mkdir -p /var/lib/homefabric/state/paa /var/lib/homefabric/out \
     && chown -R homefabric:homefabric /var/lib/homefabric \
     && chmod 755 scripts/up
 

@@ -66,3 +66,15 @@ def test_the_workers_join_the_head_on_its_port(services: dict[str, Any]) -> None
     # The README's command reaches the head by the service name the workers use.
     readme = (ROOT / "README.md").read_text()
     assert "docker-compose.ray.yml" in readme and f"--address ray-head:{port}" in readme
+
+
+def test_every_volume_the_nodes_mount_is_made_and_owned_by_the_image_user(services: dict[str, Any]) -> None:
+    """A fresh named volume takes the ownership of the image's directory: one the image does not create is root's,
+    and the non-root nodes could not write a dataset there (the README's command failed so, run on a real engine)."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    made = next(line for line in dockerfile.splitlines() if "mkdir -p" in line).split("mkdir -p", 1)[1].split("\\")[0]
+    assert "chown -R homefabric:homefabric /var/lib/homefabric" in dockerfile and "USER homefabric" in dockerfile
+    for service in services.values():
+        for volume in service.get("volumes", []):
+            path = volume.split(":", 1)[1]
+            assert path.startswith("/var/lib/homefabric/") and path in made.split(), (path, made)
