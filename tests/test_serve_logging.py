@@ -24,14 +24,15 @@ def test_an_unknown_log_level_is_refused_before_anything_starts(tmp_path: Path) 
 
 def test_events_are_one_line_each_with_level_logger_and_key_values(capsys: pytest.CaptureFixture[str]) -> None:
     root = logging.getLogger()
-    saved = root.handlers[:], root.level
+    saved_handlers, saved_level = root.handlers[:], root.level
     try:
         configure_logging("info")
         logging.getLogger("bridge.matter.session.handshake").info("event=session_resumed kind=case session=%d", 7)
         logging.getLogger("bridge.matter.im.interaction").debug("hidden at info")
         logging.getLogger("zeroconf").info("third-party chatter stays out")
     finally:
-        root.handlers[:], _ = saved[0], root.setLevel(saved[1])
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1
     assert lines[0].endswith(" INFO bridge.matter.session.handshake: event=session_resumed kind=case session=7")

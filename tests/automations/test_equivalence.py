@@ -148,7 +148,7 @@ def test_conditions_and_actions(home: EmulatedHome) -> None:
     missing = compare_automations(_rule(night, conditions=nobody), _rule(night), home)
     assert not missing.equivalent and not missing.conditions_equivalent and missing.trigger_equivalent
 
-    level = {
+    level: dict[str, Any] = {
         "kind": "invoke",
         "device_id": "lamp",
         "endpoint": 1,

@@ -13,6 +13,7 @@ from mcp import Client
 from agent_tools import ToolBox
 from agent_tools.mcp_server import build_server
 from agent_tools.toolbox import SIMUHOME_TOOLS
+from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import fabric
 
 
@@ -170,12 +171,14 @@ def test_mcp_exposes_the_same_automation_tools(tools: ToolBox) -> None:
     assert {"list_automations", "delete_automation"} <= set(listed)
     envelope = json.loads(created.content[0].text)
     assert not created.is_error and envelope["data"]["automation_id"] == "auto-0001"
-    assert [r.id for r in tools.fabric.automations()] == ["auto-0001"]
+    fabric = tools.fabric
+    assert isinstance(fabric, EmulatedHome)
+    assert [r.id for r in fabric.automations()] == ["auto-0001"]
 
 
 def test_the_matter_controller_backend_says_it_hosts_no_automations() -> None:
     from agent_tools.matter_backend.home import MatterHome
 
     home = MatterHome(None, [], [])  # type: ignore[arg-type]  # no node is needed to refuse
-    refused = ToolBox(home, profile="simuhome_ext").call("list_automations", {})  # type: ignore[arg-type]
+    refused = ToolBox(home, profile="simuhome_ext").call("list_automations", {})
     assert refused["error"]["type"] == "NOT_SUPPORTED" and "MatterHome" in refused["error"]["detail"]

@@ -29,7 +29,7 @@ def test_an_agent_that_does_not_declare_its_privilege_is_refused_at_class_creati
 
         class Vague(AgentBase):
             name = "vague"
-            needs_episode = "yes"
+            needs_episode = "yes"  # type: ignore[assignment]  # the wrong type is what the class check must refuse
 
     with pytest.raises(TypeError, match="Nameless: an agent declares its name"):
 

@@ -60,8 +60,10 @@ def evaluate(
     if advance_s:
         fabric.advance(advance_s)
     after = fabric.snapshot()
-    data = EvaluationInput(episode, fabric, before, after, tools.invocations, answer)
-    return asyncio.run(evaluate_episode(data, judge or RulesJudge(), settings)).to_dict()  # the verdict as recorded
+    evaluation = EvaluationInput(episode, fabric, before, after, tools.invocations, answer)
+    return asyncio.run(
+        evaluate_episode(evaluation, judge or RulesJudge(), settings)
+    ).to_dict()  # the verdict as recorded
 
 
 # --- required actions ------------------------------------------------------------------------------------------

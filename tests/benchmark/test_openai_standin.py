@@ -26,7 +26,7 @@ from tests.support.openai_standin import (
 USER = [{"role": "user", "content": "hi"}]
 
 
-def chat(messages: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+def chat(messages: list[dict[str, Any]] | None = None, /, **extra: Any) -> dict[str, Any]:
     return {"model": "m", "messages": messages or USER, **extra}
 
 
@@ -80,7 +80,7 @@ def test_both_routes_and_models_listing_unknown_routes_are_404() -> None:
 
 
 def test_strict_mode_refuses_what_a_real_server_refuses_without_consuming_a_turn() -> None:
-    unanswered = [
+    unanswered: list[dict[str, Any]] = [
         *USER,
         {
             "role": "assistant",
@@ -103,7 +103,8 @@ def test_strict_mode_refuses_what_a_real_server_refuses_without_consuming_a_turn
     asyncio.run(scenario())
     answered = [*unanswered[:2], {"role": "tool", "tool_call_id": "x", "content": "{}"}, unanswered[2]]
     assert conversation_problem(answered) is None
-    assert "answers no pending" in conversation_problem([*USER, {"role": "tool", "tool_call_id": "y", "content": "{}"}])
+    problem = conversation_problem([*USER, {"role": "tool", "tool_call_id": "y", "content": "{}"}])
+    assert problem is not None and "answers no pending" in problem
 
 
 def test_delay_turns_outlast_a_client_timeout_and_stop_does_not_hang() -> None:

@@ -11,7 +11,8 @@ from benchmark.agents.react import ReactAgent
 from benchmark.llm.client import LLMClient
 from benchmark.reports.plots import success_figure, tokens_figure
 from benchmark.reports.report import build_report, write_report
-from benchmark.runs.runner import RECORDS, Runner, read_records, record_line
+from benchmark.runs.runner import Runner, read_records, record_line
+from benchmark.runs.store import RECORDS
 from tests.benchmark.test_runner import spec_for
 from tests.support.openai_standin import OpenAIStandin, tool_call
 

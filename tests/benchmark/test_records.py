@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from benchmark.runs.records import RunRecord
-from benchmark.runs.runner import RECORDS, Runner, record_line
+from benchmark.runs.runner import Runner, record_line
 from benchmark.runs.spec import parse_spec
+from benchmark.runs.store import RECORDS
 from benchmark.scoring.verdicts import JudgeRecord, Verdict
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 

@@ -9,6 +9,7 @@ import asyncio
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -18,14 +19,14 @@ from benchmark.agents.oracle import OracleAgent
 from benchmark.cli import bench_app, episodes_app
 from benchmark.reports.report import build_report, pass_hat_k
 from benchmark.runs.runner import Runner, read_records
-from benchmark.runs.spec import SpecError, load_spec, parse_spec
+from benchmark.runs.spec import RunSpec, SpecError, load_spec, parse_spec
 from benchmark.runs.store import TIMINGS, RunError
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
 STATE_CHANGING = ["qt2_feasible", "qt3_feasible", "qt4-1_feasible", "qt4-2_feasible", "qt4-3_feasible"]
 
 
-def spec_for(agent_name: str, **extra) -> object:
+def spec_for(agent_name: str, **extra: Any) -> RunSpec:
     return parse_spec(
         {
             "episodes": {"path": str(EPISODE_DIR), **extra.pop("episodes", {})},
@@ -97,9 +98,14 @@ class _DawdlingOracle(OracleAgent):
 
 
 def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
-    outs, finished = {}, {}
+    outs: dict[int, Path] = {}
+    finished: dict[int, list[tuple[str, int]]] = {}  # (episode, trial) in the order they finished
     for concurrency in (1, 4):
         outs[concurrency], finished[concurrency] = tmp_path / f"c{concurrency}", []
+
+        def note(record: dict[str, Any], done: list[tuple[str, int]] = finished[concurrency]) -> None:
+            done.append((record["episode_id"], record["trial"]))
+
         spec = spec_for("oracle", trials=2, concurrency=concurrency, episodes={"kinds": DETERMINISM_KINDS})
         asyncio.run(
             Runner(
@@ -107,7 +113,7 @@ def test_records_are_the_same_bytes_at_any_concurrency(tmp_path: Path):
                 outs[concurrency],
                 progress=False,
                 agent=_DawdlingOracle(),
-                on_record=lambda r, c=concurrency: finished[c].append((r["episode_id"], r["trial"])),
+                on_record=note,
             ).run()
         )
         records = read_records(outs[concurrency] / "records.jsonl")[0]

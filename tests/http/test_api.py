@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -235,7 +236,7 @@ def test_workflows_schedule_run_and_cancel() -> None:
         fabric = home()
         async with running_api(fabric) as api, httpx.AsyncClient(base_url=api.url, timeout=10) as client:
             start = "2025-08-23 12:40:00"
-            body = {
+            body: dict[str, Any] = {
                 "start_time": start,
                 "description": "lights on",
                 "steps": [

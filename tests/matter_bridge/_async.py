@@ -13,6 +13,5 @@ def run_async(fn: Callable[[], Coroutine[Any, Any, None]]) -> Callable[[], None]
     def wrapper() -> None:
         asyncio.run(asyncio.wait_for(fn(), 30))
 
-    wrapper.__wrapped__ = None  # type: ignore[attr-defined]  # pytest must not see the coroutine
-    del wrapper.__wrapped__
+    del wrapper.__wrapped__  # pytest must not see the coroutine
     return wrapper

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ class FakeExchange:
     def __init__(
         self,
         context: RequestContext,
-        replies: list[tuple[int, bytes]] | None = None,
+        replies: Sequence[tuple[int, bytes]] | None = None,
         *,
         ack_reports: bool = True,
         report_status: int = Status.SUCCESS,
@@ -64,6 +65,7 @@ class FakeSession:
         self.closed = False
         self.exchanges: list[FakeExchange] = []
         self.report_status = Status.SUCCESS
+        self.peer_address: tuple[Any, ...] | None = None  # a real session's UDP peer; the IM persists it
 
     def open_exchange(self) -> FakeExchange:
         exchange = FakeExchange(self.context, report_status=self.report_status)

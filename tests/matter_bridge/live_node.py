@@ -9,11 +9,18 @@ import asyncio
 import logging
 import signal
 import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from bridge.matter.node.node import MatterNode
 
+if TYPE_CHECKING:
+    from bridge.matter.codec.persistence import StateStore
+    from bridge.matter.node.bridge_node import BridgeNode
+    from clusters import ClusterServer
 
-def _data_model(state):  # type: ignore[no-untyped-def]
+
+def _data_model(state: StateStore) -> Callable[[Sequence[ClusterServer]], BridgeNode]:
     from bridge.matter.node.bridge_node import BridgeNode
     from emulator.emulated_home import EmulatedHome
     from emulator.home_config import HomeConfig

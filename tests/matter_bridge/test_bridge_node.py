@@ -92,7 +92,7 @@ def test_endpoint_numbers_stable_across_restarts_new_devices_new_numbers_gaps_ke
     again.close()
     # Lamp removed, a new fan added: the lamp's number is a gap, the fan gets a new number.
     home = fabric([("pump", "heat_pump", "attic"), ("washer", "laundry_washer", "kitchen"), ("fan", "fan", "kitchen")])
-    later = BridgeNode(home, store=JsonFileStore(store_path))  # type: ignore[arg-type]
+    later = BridgeNode(home, store=JsonFileStore(store_path))
     after = later.bridged_endpoints()
     lamp_number = next(n for n, key in before.items() if key == ("lamp", 1))
     assert lamp_number not in after
@@ -184,7 +184,7 @@ def test_unique_id_is_not_the_serial_number_and_survives_restarts(tmp_path: Path
     """Core §11.1.5.19: UniqueID shall not be the SerialNumber; it stays the same across restarts."""
     store_path = tmp_path / "state.json"
     devices = [("lamp", "dimmable_light", "r"), ("x" * 50, "fan", "r"), ("tv", "tv", "r")]
-    first = BridgeNode(fabric(devices), store=JsonFileStore(store_path))  # type: ignore[arg-type]
+    first = BridgeNode(fabric(devices), store=JsonFileStore(store_path))
     ids = {}
     for device_id, _, _ in devices:
         top = first.endpoint_of(device_id, 1)
@@ -192,8 +192,8 @@ def test_unique_id_is_not_the_serial_number_and_survives_restarts(tmp_path: Path
         assert unique != serial and len(unique) == 32 and device_id not in unique
         ids[device_id] = unique
     assert len(set(ids.values())) == len(devices)
-    again = BridgeNode(fabric(devices), store=JsonFileStore(store_path))  # type: ignore[arg-type]
+    again = BridgeNode(fabric(devices), store=JsonFileStore(store_path))
     assert {d: again.read(again.endpoint_of(d, 1), BDBI, "UniqueID") for d in ids} == ids  # type: ignore[arg-type]
-    other_bridge = BridgeNode(fabric(devices), store=JsonFileStore(tmp_path / "other.json"))  # type: ignore[arg-type]
+    other_bridge = BridgeNode(fabric(devices), store=JsonFileStore(tmp_path / "other.json"))
     assert other_bridge.read(other_bridge.endpoint_of("lamp", 1), BDBI, "UniqueID") != ids["lamp"]  # type: ignore[arg-type]
     assert unique_id_for(b"k", "lamp") == unique_id_for(b"k", "lamp") != unique_id_for(b"k", "lamp2")

@@ -211,7 +211,7 @@ async def _fuzz() -> dict[str, Any]:
         node.open_commissioning_window(None)  # the PASE responder is live during the fuzz too
 
         before = (home.snapshot(), node.table.snapshot(), (state / "fabrics.json").read_text())
-        handshake_seeds = [
+        handshake_seeds: list[tuple[int, bytes]] = [
             (Opcode.PBKDF_PARAM_REQUEST, _payload_of(captured[0])),
             (Opcode.CASE_SIGMA1, _payload_of(next(d for d in captured if _opcode_of(d) == 0x30))),
         ]

@@ -134,6 +134,7 @@ async def test_data_version_filter_skips_unchanged_clusters() -> None:
     home = fabric([("lamp", "on_off_light", "room")])
     node, client = _client(home)
     lamp = node.endpoint_of("lamp", 1)
+    assert lamp is not None
     version = node.data_version(lamp, ON_OFF)
     result, _ = await client.read([P(lamp)], data_version_filters=(im.DataVersionFilter(lamp, ON_OFF, version),))
     assert not [k for k in result.values if k[1] == ON_OFF] and [k for k in result.values if k[1] == DESCRIPTOR]

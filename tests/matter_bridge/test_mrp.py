@@ -4,6 +4,8 @@ duplicate detection. MRP runs on a stepped clock: no test sleeps on the wall clo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 
@@ -50,7 +52,7 @@ class Harness:
         self.clock = SteppedClock()
         self.manager = SessionManager(lambda data, addr: self.sent.append(data), clock=self.clock)
         self.manager.routes.register(ProtocolId.SECURE_CHANNEL, None, self.handler, session="unsecured")
-        self.behaviour = None
+        self.behaviour: Callable[[Any], Awaitable[None]] | None = None  # what the handler does with an exchange
 
     async def handler(self, exchange, opcode, payload) -> None:
         self.calls.append((opcode, payload))

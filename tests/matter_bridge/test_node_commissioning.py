@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from bridge.matter.codec import tlv
 from bridge.matter.crypto.crypto import public_key_bytes, verify
@@ -79,13 +80,17 @@ def commission_over_pase(node: MatterNode, ctx: RequestContext, fabric: FabricAu
     att = invoke(node, ctx, "OperationalCredentials", "AttestationRequest", attestationNonce=nonce.hex())
     dac_cert = x509.load_der_x509_certificate(bytes.fromhex(dac))
     dac_pub = dac_cert.public_key()
+    assert isinstance(dac_pub, ec.EllipticCurvePublicKey)  # Matter DACs are P-256
+    assert ctx.attestation_challenge is not None
     elements = bytes.fromhex(att["attestationElements"])
     assert verify(dac_pub, elements + ctx.attestation_challenge, bytes.fromhex(att["attestationSignature"]))
     assert tlv.decode(elements)[2] == nonce
     assert x509.load_der_x509_certificate(bytes.fromhex(pai)).subject == dac_cert.issuer
     csr = invoke(node, ctx, "OperationalCredentials", "CSRRequest", CSRNonce=nonce.hex())
     csr_der = tlv.decode(bytes.fromhex(csr["NOCSRElements"]))[1]
-    csr_pub = public_key_bytes(x509.load_der_x509_csr(csr_der).public_key())
+    csr_key = x509.load_der_x509_csr(csr_der).public_key()
+    assert isinstance(csr_key, ec.EllipticCurvePublicKey)  # the operational key is P-256
+    csr_pub = public_key_bytes(csr_key)
     invoke(node, ctx, "OperationalCredentials", "AddTrustedRootCertificate", rootCACertificate=fabric.rcac.hex())
     response = invoke(
         node,

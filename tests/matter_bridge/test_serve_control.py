@@ -7,6 +7,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ def test_control_operations_go_through_the_fabric() -> None:
     home = fabric([("lamp", "dimmable_light", "living_room"), ("sensor", "climate_sensor", "living_room")])
     bridge = BridgeNode(home)
 
-    def control(op: str, **fields: object) -> object:
+    def control(op: str, **fields: object) -> Any:  # the JSON answer of one op
         return _control({"op": op, **fields}, home, bridge)
 
     assert control("read", device="lamp", endpoint=1, cluster="OnOff", attribute="OnOff") is False

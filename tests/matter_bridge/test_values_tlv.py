@@ -61,13 +61,13 @@ def test_every_attribute_of_every_server_round_trips() -> None:
     checked = 0
     covered = set()
     for where, server in _all_servers():
-        for name in server.attribute_names():  # type: ignore[attr-defined]
-            info = server.model.attributes[name].type  # type: ignore[attr-defined]
-            value = server.read(name)  # type: ignore[attr-defined]
+        for name in server.attribute_names():
+            info = server.model.attributes[name].type
+            value = server.read(name)
             back = _round_trip(value, info)
             assert _same(back, value), f"{where}.{name}: {value!r} -> {back!r}"
             checked += 1
-        covered.add(server.cluster_name)  # type: ignore[attr-defined]
+        covered.add(server.cluster_name)
     assert covered >= set(SERVER_CLASSES)
     assert checked > 500
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bridge.matter.codec.persistence import StateStore
 from bridge.matter.session.case import CaseFabric
@@ -23,8 +25,15 @@ def _pair() -> tuple[HandshakeServer, HandshakeServer, SessionManager, SessionMa
     device_fabric, controller_fabric = fabric.member(0x55), fabric.member(0x1)
     loop = asyncio.get_running_loop()
     managers: dict[str, SessionManager] = {}
-    managers["a"] = SessionManager(lambda data, addr: loop.call_soon(managers["b"].on_datagram, data, ("a", 1)))
-    managers["b"] = SessionManager(lambda data, addr: loop.call_soon(managers["a"].on_datagram, data, ("b", 1)))
+
+    def wire(sender: str, receiver: str) -> Callable[[bytes, tuple[Any, ...]], None]:
+        def send(data: bytes, addr: tuple[Any, ...]) -> None:
+            loop.call_soon(managers[receiver].on_datagram, data, (sender, 1))
+
+        return send
+
+    managers["a"] = SessionManager(wire("a", "b"))
+    managers["b"] = SessionManager(wire("b", "a"))
     a = HandshakeServer(
         managers["a"],
         pase_verifier=lambda: None,

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from bridge.matter.codec import tlv
 from bridge.matter.codec.persistence import StateStore
-from bridge.matter.session.case import CaseInitiator, CaseResponder, ResumptionRecord, resume_mic, resumption_keys
+from bridge.matter.session.case import (
+    CaseFabric,
+    CaseInitiator,
+    CaseResponder,
+    ResumptionRecord,
+    resume_mic,
+    resumption_keys,
+)
 from bridge.matter.session.resumption_store import MAX_RECORDS, ResumptionStore
 from tests.matter_protocol.test_case import _new_fabric
 
@@ -27,7 +34,7 @@ def test_resumption_derivations_match_an_independent_implementation() -> None:
     )
 
 
-def _first_session() -> tuple[object, object, ResumptionRecord, ResumptionRecord]:
+def _first_session() -> tuple[CaseFabric, CaseFabric, ResumptionRecord, ResumptionRecord]:
     fabric = _new_fabric()
     device_member, controller_member = fabric.member(0x55), fabric.member(0x1)
     device = CaseResponder(fabrics=[device_member], local_session_id=0x2222)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bridge.matter.codec import tlv
+from bridge.matter.codec.tlv_schema import TLVRecord
 from bridge.matter.session.case import CaseError
 from bridge.matter.session.handshake_messages import (
     PbkdfParameters,
@@ -33,8 +34,8 @@ RANDOM, KEY = bytes(range(32)), b"\x04" + bytes(64)
         SealedData(b"noc", None, bytes(64), bytes(16)),
     ],
 )
-def test_messages_round_trip_and_match_a_plain_tlv_structure(message: object) -> None:
-    encoded = encode_message(message)  # type: ignore[arg-type]
+def test_messages_round_trip_and_match_a_plain_tlv_structure(message: TLVRecord) -> None:
+    encoded = encode_message(message)
     assert decode_message(type(message), encoded, ValueError) == message
     assert tlv.encode(tlv.decode(encoded)) == encoded  # canonical: the generic TLV writer gives the same bytes
 

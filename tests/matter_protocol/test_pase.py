@@ -3,6 +3,8 @@ and every failure path answering with the spec's StatusReport."""
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
 from bridge.matter.codec import tlv
@@ -19,7 +21,7 @@ from bridge.matter.session.secure_channel import GeneralCode, SecureChannelStatu
 from tests.matter_protocol import vectors_spake2p as v
 
 
-def _responder(**kwargs: object) -> PaseResponder:
+def _responder(responder_random: bytes | None = None) -> PaseResponder:
     w0, big_l = compute_verifier(v.PASE_SET01_PASSCODE, v.PASE_SET01_SALT, v.PASE_SET01_ITERATIONS)
     return PaseResponder(
         w0=w0,
@@ -28,7 +30,7 @@ def _responder(**kwargs: object) -> PaseResponder:
         iterations=v.PASE_SET01_ITERATIONS,
         local_session_id=0x1234,
         local_parameters=SessionParameters(idle_interval_ms=500, active_interval_ms=300, active_threshold_ms=4000),
-        **kwargs,
+        responder_random=responder_random or secrets.token_bytes(32),
     )
 
 

@@ -16,9 +16,10 @@ import random
 import secrets
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -63,18 +64,25 @@ def _key(n: int) -> Any:
 def _deterministic(seed: int) -> Iterator[None]:
     """Every random the session layer draws comes from one seeded PRNG; certificates and CASE sign per RFC 6979."""
     rng = random.Random(seed)
-    saved = (secrets.randbits, secrets.token_bytes, secrets.randbelow, ec.generate_private_key, certs.sign, case.sign)
-    secrets.randbits = rng.getrandbits  # type: ignore[assignment]
-    secrets.token_bytes = lambda n=32: rng.randbytes(n)  # type: ignore[assignment]
-    secrets.randbelow = rng.randrange  # type: ignore[assignment]
-    ec.generate_private_key = lambda curve, backend=None: ec.derive_private_key(  # type: ignore[assignment]
-        rng.randrange(1, 2**255), curve
-    )
-    certs.sign = case.sign = _sign_rfc6979  # type: ignore[assignment]
-    try:
+
+    def token_bytes(n: int = 32) -> bytes:
+        return rng.randbytes(n)
+
+    def generate_private_key(curve: ec.EllipticCurve, backend: Any = None) -> ec.EllipticCurvePrivateKey:
+        return ec.derive_private_key(rng.randrange(1, 2**255), curve)
+
+    stand_ins: list[tuple[object, str, Callable[..., Any]]] = [
+        (secrets, "randbits", rng.getrandbits),
+        (secrets, "token_bytes", token_bytes),
+        (secrets, "randbelow", rng.randrange),
+        (ec, "generate_private_key", generate_private_key),
+        (certs, "sign", _sign_rfc6979),
+        (case, "sign", _sign_rfc6979),
+    ]
+    with ExitStack() as patches:
+        for module, name, stand_in in stand_ins:
+            patches.enter_context(mock.patch.object(module, name, stand_in))
         yield
-    finally:
-        secrets.randbits, secrets.token_bytes, secrets.randbelow, ec.generate_private_key, certs.sign, case.sign = saved
 
 
 def _sign_rfc6979(key: Any, message: bytes) -> bytes:

@@ -34,6 +34,7 @@ class Mosquitto:
     def __init__(self, workdir: Path, port: int | None = None) -> None:
         if MOSQUITTO is None:
             raise RuntimeError("mosquitto is not installed (apt-get install -y mosquitto)")
+        self.executable = MOSQUITTO
         self.port = port or free_port()
         self.workdir = workdir
         (workdir / "data").mkdir(parents=True, exist_ok=True)
@@ -50,7 +51,7 @@ class Mosquitto:
 
     def start(self, timeout: float = 10.0) -> None:
         self.process = subprocess.Popen(
-            [MOSQUITTO, "-c", str(self.config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            [self.executable, "-c", str(self.config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

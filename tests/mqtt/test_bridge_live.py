@@ -288,13 +288,13 @@ def test_malformed_payloads_are_answered_on_the_error_topic_and_change_nothing(b
                 ("light", command_topic("light", "light_1", "brightness"), b"10", "topic"),
             ]
             for device, topic, payload, field in cases:
+
+                def about(error: Any, sent: str = topic) -> bool:
+                    return error["topic"] == sent
+
                 mark = rec.mark()
                 await rec.publish(topic, payload)
-                answer = (
-                    await rec.wait_for(
-                        on_topic(f"{ROOT}/{device}/error", lambda e, t=topic: e["topic"] == t), since=mark
-                    )
-                )[0].json()
+                answer = (await rec.wait_for(on_topic(f"{ROOT}/{device}/error", about), since=mark))[0].json()
                 assert answer["changed"] is False
                 assert answer["error"]["code"] in ("INVALID_PAYLOAD", "INVALID_JSON", "UNKNOWN_COMMAND"), answer
                 assert answer["error"]["message"]

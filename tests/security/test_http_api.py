@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
+from websockets.typing import Origin
 
 from tests.http.live_api import LIGHT, home, running_api, write_some_episodes
 
@@ -171,7 +172,7 @@ def test_a_foreign_origin_websocket_is_refused_with_or_without_a_token(token: st
             query = f"?token={token}" if token else ""
             with pytest.raises(websockets.exceptions.InvalidStatus):
                 async with websockets.connect(
-                    api.ws_url + "/ws/events" + query, open_timeout=5, origin="http://evil.example"
+                    api.ws_url + "/ws/events" + query, open_timeout=5, origin=Origin("http://evil.example")
                 ):
                     pass
             with pytest.raises(websockets.exceptions.InvalidStatus):
@@ -179,7 +180,9 @@ def test_a_foreign_origin_websocket_is_refused_with_or_without_a_token(token: st
                     api.ws_url + "/ws/events" + query, open_timeout=5, additional_headers={"Host": "evil.example"}
                 ):
                     pass
-            async with websockets.connect(api.ws_url + "/ws/events" + query, open_timeout=5, origin=api.url) as ws:
+            async with websockets.connect(
+                api.ws_url + "/ws/events" + query, open_timeout=5, origin=Origin(api.url)
+            ) as ws:
                 assert json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] == "hello"
 
     asyncio.run(scenario())

@@ -9,6 +9,7 @@ import errno
 import logging
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -137,12 +138,11 @@ def test_a_failed_write_during_addnoc_leaves_no_fabric_in_memory(tmp_path: Path)
 
             import tests.matter_bridge.test_node_commissioning as commissioning
 
-            commissioning.invoke = invoke_with_full_disk  # type: ignore[assignment]
-            try:
-                with pytest.raises(HomeError) as refused:
-                    commission_over_pase(node, ctx, authority)
-            finally:
-                commissioning.invoke = original  # type: ignore[assignment]
+            with (
+                mock.patch.object(commissioning, "invoke", invoke_with_full_disk),
+                pytest.raises(HomeError) as refused,
+            ):
+                commission_over_pase(node, ctx, authority)
             assert refused.value.status == Status.FAILURE and "could not be stored" in str(refused.value)
             assert node.table.fabrics == {} and node.table.acl == []  # memory matches the disk
             assert node.failsafe.added_fabric_index is None

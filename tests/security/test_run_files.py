@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from benchmark.cli import bench_app
 from benchmark.reports.report import build_report
-from benchmark.runs.runner import Runner
-from benchmark.runs.spec import parse_spec
+from benchmark.runs.runner import Runner, RunSummary
+from benchmark.runs.spec import RunSpec, parse_spec
 from benchmark.runs.store import RunFileError, read_records_file
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 
@@ -27,18 +27,18 @@ def _episodes(tmp_path: Path) -> Path:
     return directory
 
 
-def _spec(episodes: Path) -> object:
+def _spec(episodes: Path) -> RunSpec:
     return parse_spec(
         {"episodes": {"path": str(episodes), "kinds": KINDS}, "agent": {"name": "oracle"}, "concurrency": 2}
     )
 
 
-def _run(spec: object, out: Path, **options: object) -> object:
-    return asyncio.run(Runner(spec, out, progress=False, **options).run())
+def _run(spec: RunSpec, out: Path, *, resume: bool = False) -> RunSummary:
+    return asyncio.run(Runner(spec, out, resume=resume, progress=False).run())
 
 
 @pytest.fixture
-def finished(tmp_path: Path) -> tuple[object, Path, Path]:
+def finished(tmp_path: Path) -> tuple[RunSpec, Path, Path]:
     episodes = _episodes(tmp_path)
     spec = _spec(episodes)
     out = tmp_path / "run"

@@ -113,6 +113,7 @@ def test_the_saved_home_keeps_workflows_and_a_written_node_label(tmp_path: Path)
     fabric = EmulatedHome(generate_home("medium", 3))
     bridge = BridgeNode(fabric)
     number = bridge.endpoint_of(LIGHT, 1)
+    assert number is not None
     bridge.write(number, Objects.BridgedDeviceBasicInformation.id, "NodeLabel", "Desk lamp")
     start = fabric.now()
     pending = fabric.schedule(_at(start, 3), [WorkflowStep("invoke", LIGHT, 1, "OnOff", "On")], "later")

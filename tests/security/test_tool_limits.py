@@ -93,7 +93,7 @@ def test_an_oversized_observation_is_cut_and_says_what_it_left_out(
     assert envelope["status"]["code"] == 200
     assert len(json.dumps(envelope["data"])) <= 2000
     assert envelope["left_out"]["count"] > 0
-    assert len(envelope["data"]) + envelope["left_out"]["count"] == len(fabric.devices(room))
+    assert len(envelope["data"]) + envelope["left_out"]["count"] == len(list(fabric.devices(room)))
 
 
 def test_call_never_raises_even_when_the_backend_does(tools: ToolBox) -> None:

@@ -96,7 +96,7 @@ def test_the_oracle_solves_them_in_both_settings_and_the_null_agent_none(
 ) -> None:
     suite_dir, instances = appliance_ops_suite
     for setting, agent in (("dr", OracleDr()), ("eia", OracleEia())):
-        records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
+        records = asyncio.run(run_suite(suite_dir, instances, setting, agent))
         assert [(r["instance_id"], r["verdict"]["detail"]) for r in records if not r["verdict"]["overall_pass"]] == []
     records = asyncio.run(run_suite(suite_dir, instances, "dr", NullDr()))
     assert [r["instance_id"] for r in records if r["verdict"]["overall_pass"]] == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from agent_tools.smh.rules import Action
 from benchmark.suites.smh.generate import complex_home, generate_suite
@@ -89,11 +90,11 @@ def test_llm_paraphrase_is_kept_only_when_it_names_the_same_targets(tmp_path: Pa
 
     from benchmark.llm.client import LLMClient
     from benchmark.suites.smh.generate.paraphrase import paraphrase_instances
-    from tests.support.openai_standin import OpenAIStandin, dynamic, text
+    from tests.support.openai_standin import OpenAIStandin, Turn, dynamic, text
 
     counter = itertools.count()
 
-    def respond(body: dict) -> object:
+    def respond(body: dict[str, Any]) -> Turn:
         query = body["messages"][-1]["content"]
         return text(f"Hey, could you {query[0].lower()}{query[1:]}" if next(counter) == 0 else "Do the thing.")
 

@@ -13,7 +13,7 @@ from benchmark.llm.client import LLMClient
 from benchmark.suites.smh.agents import LlmDr, ReactEia, oracle_question
 from benchmark.suites.smh.instance import Instance
 from benchmark.suites.smh.session import Homes
-from benchmark.suites.smh.settings import run_dr, run_eia
+from benchmark.suites.smh.settings import Outcome, run_dr, run_eia
 from tests.support.openai_standin import OpenAIStandin, http_error, text, tool_call
 
 
@@ -216,9 +216,9 @@ def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances:
     from benchmark.suites.smh.user_sim import LlmUser, ReplayUser
 
     instance = _pick(instances, "slot_missing")
-    reply = "Oh, " + instance.goal.clarification.reply  # type: ignore[union-attr]
+    reply = "Oh, " + instance.goal.clarification.reply
 
-    async def scenario(server: OpenAIStandin) -> tuple:
+    async def scenario(server: OpenAIStandin) -> Outcome:
         client = LLMClient(server.base_url, None, "standin", sleep=_no_sleep)
         return await run_eia(instance, OracleEia(), Homes(suite_dir), user_factory=lambda i: LlmUser(i, client))
 
@@ -226,7 +226,7 @@ def test_llm_user_answers_and_the_transcript_replays(suite_dir: Path, instances:
         outcome = asyncio.run(scenario(server))
         prompt = server.chat_requests[0].body["messages"][0]["content"]
     assert outcome.verdict.overall_pass and outcome.prediction.questions[0]["reply"] == reply
-    assert instance.goal.clarification.reply in prompt  # type: ignore[union-attr]
+    assert instance.goal.clarification.reply in prompt
     replayed = asyncio.run(
         run_eia(
             instance, OracleEia(), Homes(suite_dir), user_factory=lambda i: ReplayUser(i, outcome.prediction.questions)
@@ -242,7 +242,7 @@ def test_llm_judge_decides_query_answers_by_majority(suite_dir: Path, instances:
     instance = _pick(instances, "quantity_query")
     votes = [text('{"verdict": "fail"}'), text('{"verdict": "fail"}'), text("Verdict: pass")]
 
-    async def scenario() -> tuple:
+    async def scenario() -> tuple[Outcome, str]:
         async with OpenAIStandin(votes) as server:
             client = LLMClient(server.base_url, None, "judge", sleep=_no_sleep)
             judge = SmhAnswerJudge([client, client, client])
@@ -250,7 +250,7 @@ def test_llm_judge_decides_query_answers_by_majority(suite_dir: Path, instances:
             return outcome, server.chat_requests[0].body["messages"][1]["content"]
 
     outcome, prompt = asyncio.run(scenario())
-    assert instance.goal.answer.text in prompt  # type: ignore[union-attr]
+    assert instance.goal.answer.text in prompt
     assert not outcome.verdict.overall_pass and outcome.verdict.error_subtype == "llm_judge"
     assert sorted(v["vote"] for v in outcome.verdict.judge["votes"]) == ["fail", "fail", "pass"]
 

@@ -55,12 +55,13 @@ def test_the_spec_selects_settings_tiers_and_subcategories(suite_dir: Path, tmp_
     )
     chosen = select_instances(spec)
     assert [(i.subcategory, i.tier) for i in chosen] == [("coreference", "medium"), ("slot_missing", "medium")]
-    for bad, needle in [
+    refusals: list[tuple[dict[str, Any], str]] = [
         ({"smh": {"settings": ["xx"]}}, "smh.settings"),
         ({"smh": {"subcategories": ["nope"]}}, "unknown subcategories"),
         ({"agent": {"name": "replay", "replay_from": "x"}}, "agent.name one of"),
         ({"suite": "simuhome"}, "needs suite: smh"),
-    ]:
+    ]
+    for bad, needle in refusals:
         with pytest.raises(SpecError, match=needle):
             _spec(suite_dir, tmp_path / "r", **bad)
     simuhome = parse_spec({"episodes": {"path": "e"}, "agent": {"name": "oracle"}})

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.suites.smh.agents import NullDr, NullEia, OracleDr, OracleEia
+from benchmark.suites.smh.agents import DrAgent, EiaAgent, NullDr, NullEia, OracleDr, OracleEia
 from benchmark.suites.smh.instance import Instance
 from benchmark.suites.smh.report import summarize
 from benchmark.suites.smh.run import run_suite
@@ -16,9 +16,9 @@ from benchmark.suites.smh.taxonomy import SUBCATEGORIES
 
 @pytest.mark.parametrize(("setting", "agent"), [("dr", OracleDr()), ("eia", OracleEia())])
 def test_the_oracle_solves_every_subcategory(
-    suite_dir: Path, instances: list[Instance], setting: str, agent: object
+    suite_dir: Path, instances: list[Instance], setting: str, agent: DrAgent | EiaAgent
 ) -> None:
-    records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
+    records = asyncio.run(run_suite(suite_dir, instances, setting, agent))
     failures = [(r["instance_id"], r["verdict"]) for r in records if not r["verdict"]["overall_pass"]]
     assert failures == []
     summary = summarize(records)
@@ -27,8 +27,10 @@ def test_the_oracle_solves_every_subcategory(
 
 
 @pytest.mark.parametrize(("setting", "agent"), [("dr", NullDr()), ("eia", NullEia())])
-def test_the_null_agent_solves_nothing(suite_dir: Path, instances: list[Instance], setting: str, agent: object) -> None:
-    records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
+def test_the_null_agent_solves_nothing(
+    suite_dir: Path, instances: list[Instance], setting: str, agent: DrAgent | EiaAgent
+) -> None:
+    records = asyncio.run(run_suite(suite_dir, instances, setting, agent))
     assert [r["instance_id"] for r in records if r["verdict"]["overall_pass"]] == []
     assert {r["verdict"]["error_class"] for r in records} <= {"SO", "MS"}
 
@@ -68,5 +70,5 @@ def test_the_oracle_runs_every_appliance_in_both_settings(appliance_suite: tuple
     assert {"water_heater", "oven", "microwave_oven", "refrigerator", "laundry_washer"} <= used
     assert any(a.locator == "start_heating" for i in instances for a in i.goal.reference)
     for setting, agent in (("dr", OracleDr()), ("eia", OracleEia())):
-        records = asyncio.run(run_suite(suite_dir, instances, setting, agent))  # type: ignore[arg-type]
+        records = asyncio.run(run_suite(suite_dir, instances, setting, agent))
         assert [r["instance_id"] for r in records if not r["verdict"]["overall_pass"]] == [], setting

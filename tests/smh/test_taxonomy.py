@@ -94,7 +94,7 @@ def _shifted_rule(instance: Instance) -> dict[str, Any]:
 
 
 def _wrong_yes_no(instance: Instance) -> dict[str, Any]:
-    expected = instance.goal.answer.facts[0]  # type: ignore[union-attr]
+    expected = instance.goal.answer.facts[0]
     return {"mode": "answer", "response": "No." if expected == "yes" else "Yes."}
 
 
@@ -248,7 +248,7 @@ def test_asking_then_acting_passes_and_the_transcript_is_recorded(suite_dir: Pat
     assert outcome.verdict.overall_pass
     assert outcome.prediction.questions == [
         {"question": oracle_question(instance), "reply": instance.goal.clarification.reply}
-    ]  # type: ignore[union-attr]
+    ]
     assert outcome.record(instance)["prediction"]["questions"][0]["reply"]
 
 
@@ -262,7 +262,7 @@ def test_dr_may_ask_first_on_a_state_complaint_then_act(suite_dir: Path, instanc
     )
     outcome = asyncio.run(run_dr(instance, ScriptedDr(lambda i: next(replies)), Homes(suite_dir)))
     assert outcome.verdict.overall_pass, outcome.verdict
-    assert outcome.prediction.questions[0]["reply"] == instance.goal.clarification.reply  # type: ignore[union-attr]
+    assert outcome.prediction.questions[0]["reply"] == instance.goal.clarification.reply
 
 
 def test_eia_acting_before_asking_is_mode_selection(suite_dir: Path, instances: list[Instance]) -> None:

@@ -410,7 +410,7 @@ class OpenAIStandin:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         try:
             while True:
                 try:
@@ -444,7 +444,7 @@ class OpenAIStandin:
         except asyncio.CancelledError:
             return  # stop() cancels connections parked in a delay turn; ending quietly is the point
         finally:
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             writer.close()
 
     async def _handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> _Reply:
@@ -470,6 +470,7 @@ class OpenAIStandin:
         if self._next >= len(self.script):
             record.status = 400
             return _error_reply(400, f"stand-in script exhausted after {len(self.script)} turns")
+        assert isinstance(body, dict)  # it passed ChatRequest validation: a JSON object
         record.turn_index = self._next
         turn = self.script[self._next]
         self._next += 1
