@@ -19,7 +19,7 @@ import functools
 import json
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import anyio
 import mcp_types as types
@@ -40,7 +40,7 @@ MCP_PATH = "/mcp"
 class ToolProvider(Protocol):
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]: ...
 
-    def schemas(self, style: str = "openai") -> list[dict[str, Any]]: ...
+    def schemas(self, style: Literal["openai", "mcp"] = "openai") -> list[dict[str, Any]]: ...
 
 
 def envelope_text(envelope: dict[str, Any]) -> str:
@@ -153,7 +153,7 @@ class DeferredTools:
     def call(self, name: str, arguments: Any = None) -> dict[str, Any]:
         return self._get().call(name, arguments)
 
-    def schemas(self, style: str = "openai") -> list[dict[str, Any]]:
+    def schemas(self, style: Literal["openai", "mcp"] = "openai") -> list[dict[str, Any]]:
         return self._get().schemas(style)
 
 

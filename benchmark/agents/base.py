@@ -140,8 +140,11 @@ class ToolCaller(Protocol):
 
 
 class Agent(Protocol):
-    name: str
-    needs_episode: bool  # privileged: handed the episode (its ground truth) in ``task.extras["episode"]``
+    # Read-only (what the runner reads): AgentBase's subclasses declare them as class variables.
+    @property
+    def name(self) -> str: ...
+    @property
+    def needs_episode(self) -> bool: ...  # privileged: handed the episode (its ground truth) in task.extras
 
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome: ...
 
