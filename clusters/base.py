@@ -8,14 +8,14 @@ derived here from ``chip.clusters.Objects``.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from clusters.attribute_values import AttributeValues
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
     AttributeModel,
@@ -42,8 +42,8 @@ class HostingEndpoint(Protocol):
     the dependency runs one way, from the endpoint to its servers)."""
 
     endpoint_id: int
-    device_types: list[tuple[int, int]]  # (device type id, revision)
-    parts: list[int]
+    device_types: Sequence[tuple[int, int]]  # (device type id, revision)
+    parts: Sequence[int]
     clusters: dict[str, ClusterServer]
 
     def find(self, name: str) -> ClusterServer | None: ...
@@ -155,32 +155,26 @@ _NONE_YET: dict[str, Callable[[], Any]] = {}
 _NONE_YET_LIST: list[Any] = []
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
-_SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
-
-
-def _clone(value: Any) -> Any:
-    """A deep copy of a value as servers hold them (lists and struct dicts of immutable leaves) without
-    ``copy.deepcopy``'s memo; anything else still goes through it."""
-    kind = type(value)
-    if kind is list:
-        return [item if type(item) in _SHARED_VALUES else _clone(item) for item in value]
-    if kind is dict:
-        return {key: item if type(item) in _SHARED_VALUES else _clone(item) for key, item in value.items()}
-    return copy.deepcopy(value)
-
-
-def _own_copy(values: dict[str, Any]) -> dict[str, Any]:
-    """A server's own copy of its initial values: a compact clone of the dict whose mutable values (lists,
-    structs) are deep copies, immutable ones shared."""
-    own = dict(values)
-    for name, value in values.items():
-        if not isinstance(value, _SHARED_VALUES):
-            own[name] = _clone(value)
-    return own
 
 
 class ClusterServer:
-    """Server side of one Matter cluster on one endpoint."""
+    """Server side of one Matter cluster on one endpoint.
+
+    Its values (``_values``) are read from a table shared by the servers built alike, with its own changes over
+    it (:class:`clusters.attribute_values.AttributeValues`): a value read from a server is never changed in
+    place — a change is a new value given to ``set`` (or stored in ``_values``)."""
+
+    # A home holds hundreds of servers: the base's state in slots (a subclass adds its own attributes as usual).
+    __slots__ = (
+        "__weakref__",
+        "_event_listeners",
+        "_listeners",
+        "_sources",
+        "_values",
+        "endpoint",
+        "feature_map",
+        "runtime",
+    )
 
     cluster_name: ClassVar[str]
     revision: ClassVar[int]
@@ -245,7 +239,7 @@ class ClusterServer:
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
-        self._values: dict[str, Any] = _own_copy(self.initial_values())
+        self._values = AttributeValues(self.initial_values())  # shared until changed (copy on write)
         self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
         self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
         self._event_listeners: list[EventListener] = _NONE_YET_LIST
@@ -255,8 +249,15 @@ class ClusterServer:
             self.restore(name, value)
 
     def initial_values(self) -> dict[str, Any]:
-        """Hook: the supported attributes and initial values for this instance's features."""
+        """Hook: the supported attributes and initial values for this instance's features (read, never changed:
+        the server keeps its changes apart, so the class's ``defaults`` themselves may be returned)."""
         return self.defaults
+
+    def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
+        """Read the values from ``table`` (those of a server built alike, e.g. from the same catalogue entry) when
+        they are exactly this server's, dropping its own copies; returns the table for the next server built
+        alike (this server's values as a new table when ``table`` is None)."""
+        return self._values.shared_with(table)
 
     def accepts(self, command_name: str) -> bool:
         """Hook: whether this instance (with its features) accepts a command it has a handler for."""
@@ -341,7 +342,12 @@ class ClusterServer:
         """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
 
     def add_listener(self, listener: ChangeListener) -> None:
-        self._listeners = (*self._listeners, listener)
+        self.add_listeners((listener,))
+
+    def add_listeners(self, listeners: tuple[ChangeListener, ...]) -> None:
+        """Be told of changes by each of ``listeners``: a server with none yet keeps the tuple itself (an endpoint
+        hands one tuple to all its servers)."""
+        self._listeners = (*self._listeners, *listeners) if self._listeners else listeners
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""

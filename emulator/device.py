@@ -15,6 +15,8 @@ from emulator.clock import VirtualClock
 from emulator.role_behaviour import RoleBehaviour, attach_role_behaviour
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
+# The Descriptor every endpoint without one of its own gets: one spec, so its servers share one table of values.
+DEFAULT_DESCRIPTOR = ClusterSpec("Descriptor")
 
 
 def initial_node_label(device_id: str, name: str | None) -> str:
@@ -46,11 +48,11 @@ class Device:
                 "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
             }
         )
-        self.endpoints[0] = Endpoint(0, [ROOT_NODE], [basic, ClusterSpec("Descriptor").build()])
+        self.endpoints[0] = Endpoint(0, (ROOT_NODE,), [basic, DEFAULT_DESCRIPTOR.build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
-                servers.insert(0, ClusterSpec("Descriptor").build())
+                servers.insert(0, DEFAULT_DESCRIPTOR.build())
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
             )

@@ -16,10 +16,14 @@ class ClusterSpec:
     features: int | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # server constructor keywords
+    # The values a server of this entry is built with, shared by every server built from it (one table per
+    # process, not one per home): filled by the first build.
+    _built_values: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def build(self) -> ClusterServer:
-        server = server_class(self.cluster)
-        return server(features=self.features, values=dict(self.values), **dict(self.options))
+        server = server_class(self.cluster)(features=self.features, values=dict(self.values), **dict(self.options))
+        self._built_values["table"] = server.share_values(self._built_values.get("table"))
+        return server
 
 
 @dataclass(frozen=True)
