@@ -101,34 +101,31 @@ class AttributeValues:
         return self._table
 
     # ----------------------------------------------------------------------------- sharing
+    def copy(self) -> AttributeValues:
+        """The same values for another server: the shared table shared, this server's own values copied."""
+        other = AttributeValues(dict(self._table) if self._owned else self._table)
+        other._owned = self._owned
+        if self._changed:
+            other._changed = dict(self._changed)
+        return other
+
     def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
         """Read from ``table`` (a table of a server built alike) if it holds exactly these values, dropping this
-        server's own copies; returns the table to share with the next server built alike: ``table``, or a new one
-        of these values when there was none (a server that differs keeps its values and shares nothing)."""
-        values = self.as_dict()
+        server's own copies; returns the table to share with the next server built alike: ``table``, or these
+        values when there was none (a server that differs keeps its values and shares nothing).
+
+        Exactly: equal, and equal in ``repr`` too — the same names in the same order and values of the same types
+        all the way down (``True == 1``, ``1.0 == 1`` and ``0.0 == -0.0`` in Python, but not in their repr)."""
         if table is None:
-            table = values
-        elif not (list(values) == list(table) and _same_types(values, table)):
+            if self._changed or self._owned:
+                self._table, self._changed, self._owned = self.as_dict(), None, False
+            return self._table  # unchanged: its table is shared already (often the class's defaults)
+        if self._table is table and not self._changed and not self._owned:
             return table
-        self._table, self._changed, self._owned = table, None, False
+        values = self.as_dict()
+        if values == table and repr(values) == repr(table):
+            self._table, self._changed, self._owned = table, None, False
         return table
 
     def __repr__(self) -> str:
         return f"AttributeValues({self.as_dict()!r})"
-
-
-def _same_types(values: dict[str, Any], table: dict[str, Any]) -> bool:
-    """Equal dicts whose values also have the same types, all the way down (True == 1 and 1.0 == 1 in Python)."""
-    return all(_typed_equal(value, table[name]) for name, value in values.items())
-
-
-def _typed_equal(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if type(a) is list:
-        return len(a) == len(b) and all(_typed_equal(x, y) for x, y in zip(a, b, strict=True))
-    if type(a) is dict:
-        return list(a) == list(b) and all(_typed_equal(value, b[key]) for key, value in a.items())
-    if type(a) is float:
-        return repr(a) == repr(b)
-    return bool(a == b)

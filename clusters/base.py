@@ -153,6 +153,8 @@ def command(
 # mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
 _NONE_YET: dict[str, Callable[[], Any]] = {}
 _NONE_YET_LIST: list[Any] = []
+# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
+_IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
@@ -247,6 +249,31 @@ class ClusterServer:
         self.runtime: Runtime | None = None
         for name, value in (values or {}).items():
             self.restore(name, value)
+
+    def copy_as_built(self) -> ClusterServer | None:
+        """A new server in the state this one is in, for a server not attached yet whose own attributes are all
+        immutable values: what building one alike again gives, without re-running its constructor (a catalogue
+        entry's servers are built so). None when it cannot be copied so (attached, listened to, sourced, or
+        holding a mutable attribute of its own)."""
+        if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
+            return None
+        own: dict[str, Any] = getattr(self, "__dict__", None) or {}
+        for value in own.values():
+            if not isinstance(value, _IMMUTABLE) and not (
+                type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value)
+            ):
+                return None
+        copied = object.__new__(type(self))
+        copied.feature_map = self.feature_map
+        copied._values = self._values.copy()
+        copied._sources = _NONE_YET
+        copied._listeners = ()
+        copied._event_listeners = _NONE_YET_LIST
+        copied.endpoint = None
+        copied.runtime = None
+        for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
+            setattr(copied, name, value)
+        return copied
 
     def initial_values(self) -> dict[str, Any]:
         """Hook: the supported attributes and initial values for this instance's features (read, never changed:

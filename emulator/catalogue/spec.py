@@ -16,14 +16,23 @@ class ClusterSpec:
     features: int | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # server constructor keywords
-    # The values a server of this entry is built with, shared by every server built from it (one table per
-    # process, not one per home): filled by the first build.
-    _built_values: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # The first server built from this entry, never attached: later builds copy it when it can be copied (its
+    # values table is then shared by every server of the entry, one per process, not one per home).
+    _prepared: dict[str, ClusterServer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def build(self) -> ClusterServer:
-        server = server_class(self.cluster)(features=self.features, values=dict(self.values), **dict(self.options))
-        self._built_values["table"] = server.share_values(self._built_values.get("table"))
+        prepared = self._prepared.get("server")
+        if prepared is None:
+            prepared = self._prepared["server"] = self._construct()
+            prepared.share_values(None)
+        server = prepared.copy_as_built()
+        if server is None:  # a server with state of its own beyond its values: built again, sharing its values
+            server = self._construct()
+            server.share_values(prepared.share_values(None))
         return server
+
+    def _construct(self) -> ClusterServer:
+        return server_class(self.cluster)(features=self.features, values=dict(self.values), **dict(self.options))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from clusters.attribute_values import AttributeValues
 from clusters.registry import SERVER_CLASSES
-from emulator.catalogue import CATALOGUE
+from emulator.catalogue import CATALOGUE, ClusterSpec
 from emulator.device import DEFAULT_DESCRIPTOR
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -59,21 +59,28 @@ def test_a_change_is_kept_apart_until_it_matches_the_table_again() -> None:
     assert AttributeValues({"A": True, "B": "x"}).shared_with(table) is table  # True == 1, but not the same value
 
 
+def _prepared(spec: ClusterSpec) -> Any:
+    """The values and own attributes of the server that the entry's later servers are copied from."""
+    server = spec._prepared.get("server")
+    return None if server is None else [server._values.as_dict(), getattr(server, "__dict__", {})]
+
+
 def _tables() -> str:
     defaults = {name: server.defaults for name, server in sorted(SERVER_CLASSES.items())}
     built = {
-        f"{kind}/{ep.endpoint_id}/{spec.cluster}": spec._built_values.get("table")
+        f"{kind}/{ep.endpoint_id}/{spec.cluster}": _prepared(spec)
         for kind, device in sorted(CATALOGUE.items())
         for ep in device.endpoints
         for spec in ep.clusters
     }
-    built["default descriptor"] = DEFAULT_DESCRIPTOR._built_values.get("table")
+    built["default descriptor"] = _prepared(DEFAULT_DESCRIPTOR)
     return json.dumps({"defaults": defaults, "built": built}, default=repr, sort_keys=True)
 
 
 def test_running_every_device_type_changes_no_shared_table() -> None:
     """Every argument-free command of every catalogue type, writes of every writable attribute and a day of time:
-    the tables servers share (class defaults, catalogue entries' built values) stay as they were."""
+    the tables servers share (class defaults, catalogue entries' built values) and the servers later ones are
+    copied from stay as they were."""
     fabric = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
     before = _tables()
     for device in fabric.devices():
@@ -93,3 +100,25 @@ def test_running_every_device_type_changes_no_shared_table() -> None:
     again = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
     assert again.snapshot() != fabric.snapshot()  # the first home did change
     assert _tables() == before
+
+
+def _state(server: Any) -> str:
+    plain = (bool, int, float, str, bytes, type(None), tuple, frozenset)  # objects: by type (their repr has ids)
+    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in getattr(server, "__dict__", {}).items()}
+    return repr((type(server), server.feature_map, server._values.as_dict(), own, server.read_all()))
+
+
+def test_a_built_server_is_what_its_constructor_gives() -> None:
+    """Every catalogue entry's server, as ``build`` gives it (copied from the entry's first), is in the state its
+    constructor gives; and a copy's own values are its own."""
+    specs = [spec for device in CATALOGUE.values() for ep in device.endpoints for spec in ep.clusters]
+    copied = 0
+    for spec in [*specs, DEFAULT_DESCRIPTOR]:
+        built, constructed = spec.build(), spec._construct()
+        assert _state(built) == _state(constructed), spec
+        copied += spec._prepared["server"].copy_as_built() is not None
+    assert copied > len(specs) // 2  # most entries are copied, not constructed again
+    light = next(spec for spec in specs if spec.cluster == "OnOff")
+    first, second = light.build(), light.build()
+    first.set("OnOff", not first.read("OnOff"))
+    assert second.read("OnOff") != first.read("OnOff")
