@@ -84,6 +84,8 @@ class DeviceTypeSpec:
     origin: str = "homefabric"  # "simuhome" for SimuHome's 17 types
     power_draw: PowerDraw | None = None
     vendor_id: int = 0xFFF1  # CSA test vendor id: these are emulated, uncertified products
+    # Servers prepared once per device type and copied into each device (emulator/device.py): not part of the spec.
+    prepared: dict[str, ClusterServer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def endpoint(self, endpoint_id: int) -> EndpointSpec:
         return next(e for e in self.endpoints if e.endpoint_id == endpoint_id)
