@@ -30,38 +30,40 @@ def _same(value: Any, shared: Any) -> bool:
 class AttributeValues:
     """Attribute name → value of one server: a shared table plus this server's own changes."""
 
-    __slots__ = ("_changed", "_owned", "_table")
+    # ``table`` and ``changed`` are read directly by ClusterServer.read (the hot path of every snapshot); every
+    # change goes through the methods below.
+    __slots__ = ("_owned", "changed", "table")
 
     def __init__(self, table: dict[str, Any]) -> None:
-        self._table = table  # shared with servers built alike unless _owned: never changed in place then
-        self._changed: dict[str, Any] | None = None  # this server's values of names in a shared table
+        self.table = table  # shared with servers built alike unless _owned: never changed in place then
+        self.changed: dict[str, Any] | None = None  # this server's values of names in a shared table
         self._owned = False  # the table is this server's own copy (it added or dropped a name)
 
     # ----------------------------------------------------------------------------- reads
     def __contains__(self, name: object) -> bool:
-        return name in self._table
+        return name in self.table
 
     def __getitem__(self, name: str) -> Any:
-        changed = self._changed
+        changed = self.changed
         if changed is not None and name in changed:
             return changed[name]
-        return self._table[name]
+        return self.table[name]
 
     def get(self, name: str, default: Any = None) -> Any:
-        changed = self._changed
-        if changed is not None and name in changed:
+        changed = self.changed
+        if changed and name in changed:
             return changed[name]
-        return self._table.get(name, default)
+        return self.table.get(name, default)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._table)
+        return iter(self.table)
 
     def __len__(self) -> int:
-        return len(self._table)
+        return len(self.table)
 
     def items(self) -> Iterator[tuple[str, Any]]:
-        changed = self._changed or {}
-        for name, value in self._table.items():
+        changed = self.changed or {}
+        for name, value in self.table.items():
             yield name, changed.get(name, value)
 
     def as_dict(self) -> dict[str, Any]:
@@ -70,21 +72,21 @@ class AttributeValues:
 
     # ----------------------------------------------------------------------------- writes
     def __setitem__(self, name: str, value: Any) -> None:
-        table = self._table
+        table = self.table
         if self._owned:
             table[name] = value
         elif name not in table:
             self._own_table()[name] = value
         elif _same(value, table[name]):
-            if self._changed is not None:
-                self._changed.pop(name, None)
-        elif self._changed is None:
-            self._changed = {name: value}
+            if self.changed is not None:
+                self.changed.pop(name, None)
+        elif self.changed is None:
+            self.changed = {name: value}
         else:
-            self._changed[name] = value
+            self.changed[name] = value
 
     def pop(self, name: str, default: Any = None) -> Any:
-        if name not in self._table:
+        if name not in self.table:
             return default
         return self._own_table().pop(name)
 
@@ -95,18 +97,18 @@ class AttributeValues:
     def _own_table(self) -> dict[str, Any]:
         """Take a copy of the table (with this server's changes) to add or drop names in."""
         if not self._owned:
-            self._table = self.as_dict()
-            self._changed = None
+            self.table = self.as_dict()
+            self.changed = None
             self._owned = True
-        return self._table
+        return self.table
 
     # ----------------------------------------------------------------------------- sharing
     def copy(self) -> AttributeValues:
         """The same values for another server: the shared table shared, this server's own values copied."""
-        other = AttributeValues(dict(self._table) if self._owned else self._table)
+        other = AttributeValues(dict(self.table) if self._owned else self.table)
         other._owned = self._owned
-        if self._changed:
-            other._changed = dict(self._changed)
+        if self.changed:
+            other.changed = dict(self.changed)
         return other
 
     def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
@@ -117,14 +119,14 @@ class AttributeValues:
         Exactly: equal, and equal in ``repr`` too — the same names in the same order and values of the same types
         all the way down (``True == 1``, ``1.0 == 1`` and ``0.0 == -0.0`` in Python, but not in their repr)."""
         if table is None:
-            if self._changed or self._owned:
-                self._table, self._changed, self._owned = self.as_dict(), None, False
-            return self._table  # unchanged: its table is shared already (often the class's defaults)
-        if self._table is table and not self._changed and not self._owned:
+            if self.changed or self._owned:
+                self.table, self.changed, self._owned = self.as_dict(), None, False
+            return self.table  # unchanged: its table is shared already (often the class's defaults)
+        if self.table is table and not self.changed and not self._owned:
             return table
         values = self.as_dict()
         if values == table and repr(values) == repr(table):
-            self._table, self._changed, self._owned = table, None, False
+            self.table, self.changed, self._owned = table, None, False
         return table
 
     def __repr__(self) -> str:

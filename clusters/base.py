@@ -395,8 +395,13 @@ class ClusterServer:
         source = self._sources.get(name)
         if source is not None:
             return source()
-        if name in self._values:
-            return self._values[name]
+        values = self._values  # AttributeValues.get, inlined: snapshots read every attribute of every server
+        changed = values.changed
+        if changed and name in changed:
+            return changed[name]
+        table = values.table
+        if name in table:
+            return table[name]
         if name == "FeatureMap":
             return self.feature_map
         if name == "ClusterRevision":
