@@ -153,6 +153,9 @@ def command(
 # mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
 _NONE_YET: dict[str, Callable[[], Any]] = {}
 _NONE_YET_LIST: list[Any] = []
+_ABSENT = object()  # a name a server holds no value for (None is a value)
+# Values a server's current value of the same type and equal stands for on restore (already checked when stored)
+_PLAIN_SCALARS = (bool, int, str)
 # What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
@@ -474,6 +477,9 @@ class ClusterServer:
             # e.g. Tolerance = null): the attribute is absent, as on a real device.
             self._values.pop(name, None)
             return
+        kind = type(value)
+        if kind in _PLAIN_SCALARS and kind is type(current := self._values.get(name, _ABSENT)) and value == current:
+            return  # the value it holds already (a home file lists every attribute, most at their initial value)
         self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
 
     def set(self, name: str, value: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from clusters.attribute_values import AttributeValues
 from clusters.registry import SERVER_CLASSES
+from clusters.values import coerce
 from emulator.catalogue import CATALOGUE, ClusterSpec
 from emulator.device import DEFAULT_DESCRIPTOR
 from emulator.emulated_home import EmulatedHome
@@ -122,3 +123,23 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     first, second = light.build(), light.build()
     first.set("OnOff", not first.read("OnOff"))
     assert second.read("OnOff") != first.read("OnOff")
+
+
+def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal() -> None:
+    """``restore`` takes a plain value equal to the one held as it is: every such value of every catalogue server
+    is one ``coerce`` accepts unchanged, so skipping the check refuses nothing it would have refused."""
+    fabric = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
+    checked = 0
+    for device in fabric.devices():
+        for endpoint in device.endpoints.values():
+            for server in endpoint.clusters.values():
+                for name, value in server._values.items():
+                    if type(value) in (bool, int, str):
+                        coerced = coerce(value, server.model.attributes[name].type, name)
+                        assert type(coerced) is type(value) and coerced == value, (server, name)
+                        checked += 1
+    assert checked > 500
+    server = fabric.device("on_off_light").cluster(1, "OnOff")
+    before = server.read("OnOff")
+    server.restore("OnOff", before)
+    assert server.read("OnOff") is before
