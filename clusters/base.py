@@ -322,7 +322,7 @@ class ClusterServer:
     def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
         """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
         of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
-        key = (type(self), tuple(self._values), tuple(self._sources))
+        key = (type(self), tuple(self._values.table), tuple(self._sources))  # the table holds every name
         layout = _ATTRIBUTE_LAYOUTS.get(key)
         if layout is None:
             attributes = self._model.attributes

@@ -58,11 +58,10 @@ class DescriptorServer(ClusterServer):
     # Descriptor rather than three bound sources each: a home holds one Descriptor per endpoint); before, the
     # stored empty lists.
     def read(self, name: str) -> Any:
-        if self.endpoint is not None:
-            derive = FROM_ENDPOINT.get(name)
-            if derive is not None:
-                return derive(self)
-        return super().read(name)
+        derive = FROM_ENDPOINT.get(name)
+        if derive is not None and self.endpoint is not None:
+            return derive(self)
+        return ClusterServer.read(self, name)
 
     def restore(self, name: str, value: Any) -> None:
         if self.endpoint is not None and name in FROM_ENDPOINT:
