@@ -8,14 +8,14 @@ derived here from the official model (``clusters.chip_model``).
 
 from __future__ import annotations
 
-import copy
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from clusters.attribute_values import AttributeValues
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
     AttributeModel,
@@ -42,8 +42,8 @@ class HostingEndpoint(Protocol):
     the dependency runs one way, from the endpoint to its servers)."""
 
     endpoint_id: int
-    device_types: list[tuple[int, int]]  # (device type id, revision)
-    parts: list[int]
+    device_types: Sequence[tuple[int, int]]  # (device type id, revision)
+    parts: Sequence[int]
     clusters: dict[str, ClusterServer]
 
     def find(self, name: str) -> ClusterServer | None: ...
@@ -153,34 +153,33 @@ def command(
 # mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
 _NONE_YET: dict[str, Callable[[], Any]] = {}
 _NONE_YET_LIST: list[Any] = []
+_ABSENT = object()  # a name a server holds no value for (None is a value)
+# Values a server's current value of the same type and equal stands for on restore (already checked when stored)
+_PLAIN_SCALARS = (bool, int, str)
+# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
+_IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
-_SHARED_VALUES = (bool, int, float, str, bytes, type(None))  # immutable: a server's copy may share them
-
-
-def _clone(value: Any) -> Any:
-    """A deep copy of a value as servers hold them (lists and struct dicts of immutable leaves) without
-    ``copy.deepcopy``'s memo; anything else still goes through it."""
-    kind = type(value)
-    if kind is list:
-        return [item if type(item) in _SHARED_VALUES else _clone(item) for item in value]
-    if kind is dict:
-        return {key: item if type(item) in _SHARED_VALUES else _clone(item) for key, item in value.items()}
-    return copy.deepcopy(value)
-
-
-def _own_copy(values: dict[str, Any]) -> dict[str, Any]:
-    """A server's own copy of its initial values: a compact clone of the dict whose mutable values (lists,
-    structs) are deep copies, immutable ones shared."""
-    own = dict(values)
-    for name, value in values.items():
-        if not isinstance(value, _SHARED_VALUES):
-            own[name] = _clone(value)
-    return own
 
 
 class ClusterServer:
-    """Server side of one Matter cluster on one endpoint."""
+    """Server side of one Matter cluster on one endpoint.
+
+    Its values (``_values``) are read from a table shared by the servers built alike, with its own changes over
+    it (:class:`clusters.attribute_values.AttributeValues`): a value read from a server is never changed in
+    place — a change is a new value given to ``set`` (or stored in ``_values``)."""
+
+    # A home holds hundreds of servers: the base's state in slots (a subclass adds its own attributes as usual).
+    __slots__ = (
+        "__weakref__",
+        "_event_listeners",
+        "_listeners",
+        "_sources",
+        "_values",
+        "endpoint",
+        "feature_map",
+        "runtime",
+    )
 
     cluster_name: ClassVar[str]
     revision: ClassVar[int]
@@ -244,7 +243,7 @@ class ClusterServer:
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
-        self._values: dict[str, Any] = _own_copy(self.initial_values())
+        self._values = AttributeValues(self.initial_values())  # shared until changed (copy on write)
         self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
         self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
         self._event_listeners: list[EventListener] = _NONE_YET_LIST
@@ -253,9 +252,41 @@ class ClusterServer:
         for name, value in (values or {}).items():
             self.restore(name, value)
 
+    def copy_as_built(self) -> ClusterServer | None:
+        """A new server in the state this one is in, for a server not attached yet whose own attributes are all
+        immutable values: what building one alike again gives, without re-running its constructor (a catalogue
+        entry's servers are built so). None when it cannot be copied so (attached, listened to, sourced, or
+        holding a mutable attribute of its own)."""
+        if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
+            return None
+        own: dict[str, Any] = getattr(self, "__dict__", None) or {}
+        for value in own.values():
+            if not isinstance(value, _IMMUTABLE) and not (
+                type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value)
+            ):
+                return None
+        copied = object.__new__(type(self))
+        copied.feature_map = self.feature_map
+        copied._values = self._values.copy()
+        copied._sources = _NONE_YET
+        copied._listeners = ()
+        copied._event_listeners = _NONE_YET_LIST
+        copied.endpoint = None
+        copied.runtime = None
+        for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
+            setattr(copied, name, value)
+        return copied
+
     def initial_values(self) -> dict[str, Any]:
-        """Hook: the supported attributes and initial values for this instance's features."""
+        """Hook: the supported attributes and initial values for this instance's features (read, never changed:
+        the server keeps its changes apart, so the class's ``defaults`` themselves may be returned)."""
         return self.defaults
+
+    def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
+        """Read the values from ``table`` (those of a server built alike, e.g. from the same catalogue entry) when
+        they are exactly this server's, dropping its own copies; returns the table for the next server built
+        alike (this server's values as a new table when ``table`` is None)."""
+        return self._values.shared_with(table)
 
     def accepts(self, command_name: str) -> bool:
         """Hook: whether this instance (with its features) accepts a command it has a handler for."""
@@ -290,7 +321,7 @@ class ClusterServer:
     def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
         """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
         of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
-        key = (type(self), tuple(self._values), tuple(self._sources))
+        key = (type(self), tuple(self._values.table), tuple(self._sources))  # the table holds every name
         layout = _ATTRIBUTE_LAYOUTS.get(key)
         if layout is None:
             attributes = self._model.attributes
@@ -340,7 +371,12 @@ class ClusterServer:
         """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
 
     def add_listener(self, listener: ChangeListener) -> None:
-        self._listeners = (*self._listeners, listener)
+        self.add_listeners((listener,))
+
+    def add_listeners(self, listeners: tuple[ChangeListener, ...]) -> None:
+        """Be told of changes by each of ``listeners``: a server with none yet keeps the tuple itself (an endpoint
+        hands one tuple to all its servers)."""
+        self._listeners = (*self._listeners, *listeners) if self._listeners else listeners
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
@@ -361,8 +397,13 @@ class ClusterServer:
         source = self._sources.get(name)
         if source is not None:
             return source()
-        if name in self._values:
-            return self._values[name]
+        values = self._values  # AttributeValues.get, inlined: snapshots read every attribute of every server
+        changed = values.changed
+        if changed and name in changed:
+            return changed[name]
+        table = values.table
+        if name in table:
+            return table[name]
         if name == "FeatureMap":
             return self.feature_map
         if name == "ClusterRevision":
@@ -435,6 +476,9 @@ class ClusterServer:
             # e.g. Tolerance = null): the attribute is absent, as on a real device.
             self._values.pop(name, None)
             return
+        kind = type(value)
+        if kind in _PLAIN_SCALARS and kind is type(current := self._values.get(name, _ABSENT)) and value == current:
+            return  # the value it holds already (a home file lists every attribute, most at their initial value)
         self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
 
     def set(self, name: str, value: Any) -> None:

@@ -6,7 +6,7 @@ they are always consistent with it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import clusters.official as Objects
@@ -53,10 +53,19 @@ class DescriptorServer(ClusterServer):
             out["TagList"] = []
         return out
 
-    def on_attach(self) -> None:
-        self.bind_source("DeviceTypeList", self._device_types)
-        self.bind_source("ServerList", self._servers)
-        self.bind_source("PartsList", self._parts)
+    # Once attached, these are read from the endpoint (live, like a bound source, but one table for every
+    # Descriptor rather than three bound sources each: a home holds one Descriptor per endpoint); before, the
+    # stored empty lists.
+    def read(self, name: str) -> Any:
+        derive = FROM_ENDPOINT.get(name)
+        if derive is not None and self.endpoint is not None:
+            return derive(self)
+        return ClusterServer.read(self, name)
+
+    def restore(self, name: str, value: Any) -> None:
+        if self.endpoint is not None and name in FROM_ENDPOINT:
+            return  # live values are owned by the endpoint
+        super().restore(name, value)
 
     def _device_types(self) -> list[dict[str, int]]:
         assert self.endpoint is not None
@@ -69,3 +78,10 @@ class DescriptorServer(ClusterServer):
     def _parts(self) -> list[int]:
         assert self.endpoint is not None
         return list(self.endpoint.parts)
+
+
+FROM_ENDPOINT: dict[str, Callable[[DescriptorServer], Any]] = {
+    "DeviceTypeList": DescriptorServer._device_types,
+    "ServerList": DescriptorServer._servers,
+    "PartsList": DescriptorServer._parts,
+}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from clusters.base import ClusterServer
@@ -10,25 +10,34 @@ from clusters.runtime import Runtime
 from clusters.status import HomeError, Status
 
 EndpointListener = Callable[[int, str, str, Any, Any], None]
+Watcher = Callable[[Any, Any], None]
+# Shared stand-in until an endpoint's first watcher (most never get one): never mutated.
+_NO_WATCHERS: dict[tuple[str, str], list[Watcher]] = {}
 
 
 class Endpoint:
+    # A home holds hundreds of endpoints: slots, and shared empty stand-ins until first used.
+    __slots__ = ("__weakref__", "_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
+
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
     ) -> None:
         self.endpoint_id = endpoint_id
-        self.device_types = list(device_types)  # (device type id, revision)
+        # (device type id, revision): a catalogue entry's own tuple, shared by every endpoint built from it
+        self.device_types: Sequence[tuple[int, int]] = (
+            device_types if isinstance(device_types, tuple) else tuple(device_types)
+        )
         self.clusters: dict[str, ClusterServer] = {}
         for server in clusters:
             if server.cluster_name in self.clusters:
                 raise ValueError(f"endpoint {endpoint_id} has {server.cluster_name} twice")
             self.clusters[server.cluster_name] = server
-        self.parts: list[int] = []
-        self._watchers: dict[tuple[str, str], list[Callable[[Any, Any], None]]] = {}
-        self._sinks: list[EndpointListener] = []
-        on_change = self._on_change  # one bound method for every server of the endpoint
+        self.parts: Sequence[int] = ()
+        self._watchers = _NO_WATCHERS
+        self._sinks: tuple[EndpointListener, ...] = ()
+        listeners = (self._on_change,)  # one bound method (in one tuple) for every server of the endpoint
         for server in self.clusters.values():
-            server.add_listener(on_change)
+            server.add_listeners(listeners)
 
     def attach(self, runtime: Runtime | None) -> None:
         for server in self.clusters.values():
@@ -47,12 +56,14 @@ class Endpoint:
     def find(self, name: str) -> ClusterServer | None:
         return self.clusters.get(name)
 
-    def watch(self, cluster: str, attribute: str, callback: Callable[[Any, Any], None]) -> None:
+    def watch(self, cluster: str, attribute: str, callback: Watcher) -> None:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
+        if self._watchers is _NO_WATCHERS:
+            self._watchers = {}
         self._watchers.setdefault((cluster, attribute), []).append(callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
-        self._sinks.append(sink)
+        self._sinks = (*self._sinks, sink)
 
     def _on_change(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
         for sink in self._sinks:

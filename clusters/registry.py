@@ -9,7 +9,17 @@ from pathlib import Path
 from clusters.base import ClusterServer
 
 # Framework modules; every other module of the package holds cluster servers.
-_FRAMEWORK = {"base", "chip_model", "endpoint", "official", "registry", "runtime", "status", "values"}
+_FRAMEWORK = {
+    "attribute_values",
+    "base",
+    "chip_model",
+    "endpoint",
+    "official",
+    "registry",
+    "runtime",
+    "status",
+    "values",
+}
 _MODULES = tuple(
     f"clusters.{info.name}"
     for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent)]), key=lambda i: i.name)

@@ -15,11 +15,33 @@ from emulator.clock import VirtualClock
 from emulator.role_behaviour import RoleBehaviour, attach_role_behaviour
 
 ChangeSink = Callable[["Device", int, str, str, Any, Any], None]
+# The Descriptor every endpoint without one of its own gets: one spec, so its servers share one table of values.
+DEFAULT_DESCRIPTOR = ClusterSpec("Descriptor")
 
 
 def initial_node_label(device_id: str, name: str | None) -> str:
     """A device's BasicInformation.NodeLabel when it is made: its name, else its id (Matter allows 32 chars)."""
     return (name or device_id)[:32]
+
+
+def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
+    """A BasicInformation server with the device type's vendor and product: a copy of one prepared per device type
+    (its values shared), the device's own identity still to restore."""
+    prepared = spec.prepared.get("BasicInformation")
+    if prepared is None:
+        prepared = spec.prepared["BasicInformation"] = server_class("BasicInformation")(
+            values={
+                "VendorName": spec.vendor_name,
+                "VendorID": spec.vendor_id,
+                "ProductName": spec.product_name,
+                "ProductID": spec.product_id,
+            }
+        )
+        prepared.share_values(None)
+    basic = prepared.copy_as_built()
+    if basic is None:
+        raise AssertionError("a prepared BasicInformation server holds only immutable values: it can be copied")
+    return basic
 
 
 class Device:
@@ -34,29 +56,23 @@ class Device:
         self.behaviour: list[RoleBehaviour] = []  # what its roles start once attached (emulator/role_behaviour.py)
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
-        basic = server_class("BasicInformation")(
-            values={
-                "VendorName": spec.vendor_name,
-                "VendorID": spec.vendor_id,
-                "ProductName": spec.product_name,
-                "ProductID": spec.product_id,
-                "NodeLabel": initial_node_label(device_id, name),
-                "SerialNumber": device_id[:32],
-                # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
-                "UniqueID": hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32],
-            }
-        )
-        self.endpoints[0] = Endpoint(0, [ROOT_NODE], [basic, ClusterSpec("Descriptor").build()])
+        basic = _product_information(spec)
+        basic.restore("NodeLabel", initial_node_label(device_id, name))
+        basic.restore("SerialNumber", device_id[:32])
+        # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
+        basic.restore("UniqueID", hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32])
+        self.endpoints[0] = Endpoint(0, (ROOT_NODE,), [basic, DEFAULT_DESCRIPTOR.build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
-                servers.insert(0, ClusterSpec("Descriptor").build())
+                servers.insert(0, DEFAULT_DESCRIPTOR.build())
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
             )
         self.endpoints[0].parts = sorted(e for e in self.endpoints if e != 0)
+        forward = self._forward  # one bound method for every endpoint of the device
         for endpoint in self.endpoints.values():
-            endpoint.add_sink(self._forward)
+            endpoint.add_sink(forward)
 
     @property
     def device_type(self) -> str:

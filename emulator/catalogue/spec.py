@@ -16,10 +16,23 @@ class ClusterSpec:
     features: int | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)  # server constructor keywords
+    # The first server built from this entry, never attached: later builds copy it when it can be copied (its
+    # values table is then shared by every server of the entry, one per process, not one per home).
+    _prepared: dict[str, ClusterServer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def build(self) -> ClusterServer:
-        server = server_class(self.cluster)
-        return server(features=self.features, values=dict(self.values), **dict(self.options))
+        prepared = self._prepared.get("server")
+        if prepared is None:
+            prepared = self._prepared["server"] = self._construct()
+            prepared.share_values(None)
+        server = prepared.copy_as_built()
+        if server is None:  # a server with state of its own beyond its values: built again, sharing its values
+            server = self._construct()
+            server.share_values(prepared.share_values(None))
+        return server
+
+    def _construct(self) -> ClusterServer:
+        return server_class(self.cluster)(features=self.features, values=dict(self.values), **dict(self.options))
 
 
 @dataclass(frozen=True)
@@ -71,6 +84,8 @@ class DeviceTypeSpec:
     origin: str = "homefabric"  # "simuhome" for SimuHome's 17 types
     power_draw: PowerDraw | None = None
     vendor_id: int = 0xFFF1  # CSA test vendor id: these are emulated, uncertified products
+    # Servers prepared once per device type and copied into each device (emulator/device.py): not part of the spec.
+    prepared: dict[str, ClusterServer] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def endpoint(self, endpoint_id: int) -> EndpointSpec:
         return next(e for e in self.endpoints if e.endpoint_id == endpoint_id)

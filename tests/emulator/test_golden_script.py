@@ -19,11 +19,13 @@ from typing import Any
 import pytest
 
 from agent_tools import ToolBox
+from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
-from emulator.home_config import dump_home
+from emulator.home_config import dump_home, loads_home
 from emulator.home_generation.generator import generate_home
 from emulator.workflows import WorkflowStep
+from tests.emulator.helpers import home as home_of
 
 GOLDEN = Path(__file__).parent / "golden"
 REGENERATE = os.environ.get("HOMEFABRIC_REGEN_GOLDEN") == "1"
@@ -58,8 +60,8 @@ class Recorder:
         return "\n".join(self.lines) + "\n"
 
 
-def _home_script(tier: str, seed: int) -> str:
-    home = EmulatedHome(generate_home(tier, seed))
+def _home_script(home: EmulatedHome, first_schedule: str | None) -> str:
+    """The script on ``home``; ``first_schedule``: the first workflow's start (None: now)."""
     out = Recorder()
     events: list[dict[str, Any]] = []
     home.subscribe(lambda event: events.append(event.to_dict()))
@@ -108,7 +110,7 @@ def _home_script(tier: str, seed: int) -> str:
     workflow = out.call(
         "schedule",
         home.schedule,
-        "2025-08-23 12:00:00" if tier == "simuhome" else home.now_text(),
+        first_schedule or home.now_text(),
         steps,
         "toggle lights",
     )
@@ -201,6 +203,20 @@ def _home_script(tier: str, seed: int) -> str:
     out.add("diff", EmulatedHome.diff(first, last))
     out.add("to_config", json.loads(dump_home(home.to_config())))
     return out.text()
+
+
+def _catalogue_script() -> str:
+    """The script on one device of every catalogue type (what a generated home may not hold), then the save/load
+    round trip of every value it left: the reloaded home's snapshot, and whether it saves the same file."""
+    rooms = ("living_room", "kitchen")
+    home = EmulatedHome(home_of([(name, name, rooms[index % 2]) for index, name in enumerate(sorted(CATALOGUE))]))
+    text = _home_script(home, None)
+    saved = dump_home(home.to_config())
+    reloaded = EmulatedHome(loads_home(saved))
+    out = Recorder()
+    out.add("reloaded snapshot", reloaded.snapshot())
+    out.add("reloaded saves the same file", dump_home(reloaded.to_config()) == saved)
+    return text + out.text()
 
 
 def _tool_session() -> str:
@@ -303,8 +319,9 @@ def _tool_session() -> str:
 
 
 CASES = {
-    "simuhome-3": lambda: _home_script("simuhome", 3),
-    "complex-7": lambda: _home_script("complex", 7),
+    "simuhome-3": lambda: _home_script(EmulatedHome(generate_home("simuhome", 3)), "2025-08-23 12:00:00"),
+    "complex-7": lambda: _home_script(EmulatedHome(generate_home("complex", 7)), None),
+    "catalogue": _catalogue_script,
     "tools-simuhome-3": _tool_session,
 }
 

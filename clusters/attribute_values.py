@@ -1,0 +1,133 @@
+"""A cluster server's attribute values: a table shared by every server built alike, and this server's changes.
+
+A home holds hundreds of servers and most of their values never leave their initial ones, so a server does not
+copy its initial values: it reads them from a table shared by every server built the same way (the class's
+``defaults``, or the values a catalogue entry's first server was built with) and keeps only the values it changed
+since (copy on write). A shared table and the values in it are never changed in place: a write stores the new
+value as this server's own, and a server that adds or drops an attribute takes a copy of the table first.
+
+It answers what a server asks of a dict of its values (``in``, ``[]``, ``get``, assignment, ``pop``, ``update``,
+iteration in the table's order), with the same results a plain dict of the same values would give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+# Values equal to a shared one of the same type that may stand for it (floats are not: 0.0 == -0.0).
+_INTERCHANGEABLE = (bool, int, str, bytes, type(None))
+
+
+def _same(value: Any, shared: Any) -> bool:
+    """Whether ``value`` may be read back as ``shared``: the same object, or an equal value of an immutable type."""
+    if value is shared:
+        return True
+    kind = type(value)
+    return kind is type(shared) and kind in _INTERCHANGEABLE and value == shared
+
+
+class AttributeValues:
+    """Attribute name → value of one server: a shared table plus this server's own changes."""
+
+    # ``table`` and ``changed`` are read directly by ClusterServer.read (the hot path of every snapshot); every
+    # change goes through the methods below.
+    __slots__ = ("_owned", "changed", "table")
+
+    def __init__(self, table: dict[str, Any]) -> None:
+        self.table = table  # shared with servers built alike unless _owned: never changed in place then
+        self.changed: dict[str, Any] | None = None  # this server's values of names in a shared table
+        self._owned = False  # the table is this server's own copy (it added or dropped a name)
+
+    # ----------------------------------------------------------------------------- reads
+    def __contains__(self, name: object) -> bool:
+        return name in self.table
+
+    def __getitem__(self, name: str) -> Any:
+        changed = self.changed
+        if changed is not None and name in changed:
+            return changed[name]
+        return self.table[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        changed = self.changed
+        if changed and name in changed:
+            return changed[name]
+        return self.table.get(name, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        changed = self.changed or {}
+        for name, value in self.table.items():
+            yield name, changed.get(name, value)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A new plain dict of the values, in order."""
+        return dict(self.items())
+
+    # ----------------------------------------------------------------------------- writes
+    def __setitem__(self, name: str, value: Any) -> None:
+        table = self.table
+        if self._owned:
+            table[name] = value
+        elif name not in table:
+            self._own_table()[name] = value
+        elif _same(value, table[name]):
+            if self.changed is not None:
+                self.changed.pop(name, None)
+        elif self.changed is None:
+            self.changed = {name: value}
+        else:
+            self.changed[name] = value
+
+    def pop(self, name: str, default: Any = None) -> Any:
+        if name not in self.table:
+            return default
+        return self._own_table().pop(name)
+
+    def update(self, values: Mapping[str, Any]) -> None:
+        for name, value in values.items():
+            self[name] = value
+
+    def _own_table(self) -> dict[str, Any]:
+        """Take a copy of the table (with this server's changes) to add or drop names in."""
+        if not self._owned:
+            self.table = self.as_dict()
+            self.changed = None
+            self._owned = True
+        return self.table
+
+    # ----------------------------------------------------------------------------- sharing
+    def copy(self) -> AttributeValues:
+        """The same values for another server: the shared table shared, this server's own values copied."""
+        other = AttributeValues(dict(self.table) if self._owned else self.table)
+        other._owned = self._owned
+        if self.changed:
+            other.changed = dict(self.changed)
+        return other
+
+    def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
+        """Read from ``table`` (a table of a server built alike) if it holds exactly these values, dropping this
+        server's own copies; returns the table to share with the next server built alike: ``table``, or these
+        values when there was none (a server that differs keeps its values and shares nothing).
+
+        Exactly: equal, and equal in ``repr`` too — the same names in the same order and values of the same types
+        all the way down (``True == 1``, ``1.0 == 1`` and ``0.0 == -0.0`` in Python, but not in their repr)."""
+        if table is None:
+            if self.changed or self._owned:
+                self.table, self.changed, self._owned = self.as_dict(), None, False
+            return self.table  # unchanged: its table is shared already (often the class's defaults)
+        if self.table is table and not self.changed and not self._owned:
+            return table
+        values = self.as_dict()
+        if values == table and repr(values) == repr(table):
+            self.table, self.changed, self._owned = table, None, False
+        return table
+
+    def __repr__(self) -> str:
+        return f"AttributeValues({self.as_dict()!r})"

@@ -1,0 +1,145 @@
+"""A server's values: a shared table plus its own changes, answering as a plain dict of the same values would,
+and never changing a table it shares (the class's defaults, a catalogue entry's table)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from typing import Any
+
+from clusters.attribute_values import AttributeValues
+from clusters.registry import SERVER_CLASSES
+from clusters.values import coerce
+from emulator.catalogue import CATALOGUE, ClusterSpec
+from emulator.device import DEFAULT_DESCRIPTOR
+from emulator.emulated_home import EmulatedHome
+from emulator.errors import HomeError
+from tests.emulator.helpers import home
+
+
+def test_it_answers_as_a_dict_of_the_same_values_and_leaves_the_table_alone() -> None:
+    table = {"A": 1, "B": [1, 2], "C": None, "D": 0.0}
+    pristine = copy.deepcopy(table)
+    values, plain = AttributeValues(table), dict(table)
+    steps: list[tuple[str, Any]] = [
+        ("set", ("A", 2)),
+        ("set", ("A", 1)),  # back to the shared value: nothing of its own left
+        ("set", ("D", -0.0)),  # equal to 0.0 but not the same value: kept as its own
+        ("set", ("B", [3])),
+        ("pop", "C"),  # dropping a name: its own copy of the table, in order
+        ("set", ("E", True)),
+        ("update", {"A": 5, "C": "back"}),
+        ("pop", "missing"),
+    ]
+    for kind, argument in steps:
+        if kind == "set":
+            values[argument[0]] = argument[1]
+            plain[argument[0]] = argument[1]
+        elif kind == "pop":
+            assert values.pop(argument, "default") == plain.pop(argument, "default")
+        else:
+            values.update(argument)
+            plain.update(argument)
+        assert list(values) == list(plain) and len(values) == len(plain)
+        assert [(k, repr(v)) for k, v in values.items()] == [(k, repr(v)) for k, v in plain.items()]
+        assert all(values[k] is plain[k] and values.get(k) is plain[k] and k in values for k in plain)
+        assert values.get("missing", 7) == 7 and "missing" not in values
+    assert json.dumps(table) == json.dumps(pristine) and repr(table) == repr(pristine)
+
+
+def test_a_change_is_kept_apart_until_it_matches_the_table_again() -> None:
+    table = {"A": 1, "B": "x"}
+    values = AttributeValues(table)
+    values["A"] = 2
+    assert values["A"] == 2 and table["A"] == 1
+    values["A"] = 1
+    assert values.shared_with(table) is table  # equal again: it reads the table itself
+    values["B"] = "y"
+    assert values.shared_with(table) is table and values["B"] == "y"  # differs: keeps its own value
+    assert AttributeValues({"A": True, "B": "x"}).shared_with(table) is table  # True == 1, but not the same value
+
+
+def _prepared(spec: ClusterSpec) -> Any:
+    """The values and own attributes of the server that the entry's later servers are copied from."""
+    server = spec._prepared.get("server")
+    return None if server is None else [server._values.as_dict(), getattr(server, "__dict__", {})]
+
+
+def _tables() -> str:
+    defaults = {name: server.defaults for name, server in sorted(SERVER_CLASSES.items())}
+    built = {
+        f"{kind}/{ep.endpoint_id}/{spec.cluster}": _prepared(spec)
+        for kind, device in sorted(CATALOGUE.items())
+        for ep in device.endpoints
+        for spec in ep.clusters
+    }
+    built["default descriptor"] = _prepared(DEFAULT_DESCRIPTOR)
+    return json.dumps({"defaults": defaults, "built": built}, default=repr, sort_keys=True)
+
+
+def test_running_every_device_type_changes_no_shared_table() -> None:
+    """Every argument-free command of every catalogue type, writes of every writable attribute and a day of time:
+    the tables servers share (class defaults, catalogue entries' built values) and the servers later ones are
+    copied from stay as they were."""
+    fabric = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
+    before = _tables()
+    for device in fabric.devices():
+        structure = fabric.describe_device(device.device_id)
+        for ep_text, endpoint in structure["endpoints"].items():
+            for cluster, spec in endpoint["clusters"].items():
+                for name, attribute in spec["attributes"].items():
+                    if attribute["writable"]:
+                        with contextlib.suppress(HomeError):  # refusals are the golden tests' business
+                            fabric.write(device.device_id, int(ep_text), cluster, name, attribute["value"])
+                for name, command in spec["commands"].items():
+                    if not any(arg.get("required") for arg in command["arguments"]):
+                        with contextlib.suppress(HomeError):
+                            fabric.invoke(device.device_id, int(ep_text), cluster, name, {})
+    fabric.advance(24 * 3600)
+    fabric.snapshot()
+    again = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
+    assert again.snapshot() != fabric.snapshot()  # the first home did change
+    assert _tables() == before
+
+
+def _state(server: Any) -> str:
+    plain = (bool, int, float, str, bytes, type(None), tuple, frozenset)  # objects: by type (their repr has ids)
+    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in getattr(server, "__dict__", {}).items()}
+    return repr((type(server), server.feature_map, server._values.as_dict(), own, server.read_all()))
+
+
+def test_a_built_server_is_what_its_constructor_gives() -> None:
+    """Every catalogue entry's server, as ``build`` gives it (copied from the entry's first), is in the state its
+    constructor gives; and a copy's own values are its own."""
+    specs = [spec for device in CATALOGUE.values() for ep in device.endpoints for spec in ep.clusters]
+    copied = 0
+    for spec in [*specs, DEFAULT_DESCRIPTOR]:
+        built, constructed = spec.build(), spec._construct()
+        assert _state(built) == _state(constructed), spec
+        copied += spec._prepared["server"].copy_as_built() is not None
+    assert copied > len(specs) // 2  # most entries are copied, not constructed again
+    light = next(spec for spec in specs if spec.cluster == "OnOff")
+    first, second = light.build(), light.build()
+    first.set("OnOff", not first.read("OnOff"))
+    assert second.read("OnOff") != first.read("OnOff")
+
+
+def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal() -> None:
+    """``restore`` takes a plain value equal to the one held as it is: every such value of every catalogue server
+    is one ``coerce`` accepts unchanged, so skipping the check refuses nothing it would have refused."""
+    fabric = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
+    checked = 0
+    for device in fabric.devices():
+        for endpoint in device.endpoints.values():
+            for server in endpoint.clusters.values():
+                for name, value in server._values.items():
+                    if type(value) in (bool, int, str):
+                        coerced = coerce(value, server.model.attributes[name].type, name)
+                        assert type(coerced) is type(value) and coerced == value, (server, name)
+                        checked += 1
+    assert checked > 500
+    server = fabric.device("on_off_light").cluster(1, "OnOff")
+    before = server.read("OnOff")
+    server.restore("OnOff", before)
+    assert server.read("OnOff") is before
