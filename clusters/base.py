@@ -419,9 +419,10 @@ class ClusterServer:
             )
         return lists
 
-    def read_all(self, prefix: str = "") -> dict[str, Any]:
+    def read_all(self, prefix: str = "", into: dict[str, Any] | None = None) -> dict[str, Any]:
         """Every attribute now, keyed ``prefix + name`` in ``attribute_names`` order: what ``read`` gives for each,
-        in one pass over the stored values, the live sources and the globals (snapshots read every server)."""
+        in one pass over the stored values, the live sources and the globals (snapshots read every server).
+        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one."""
         plan = self._read_plan()
         if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
             found = [self.read(name) for name in plan.names]
@@ -433,7 +434,10 @@ class ClusterServer:
                 found = list(map(values.__getitem__, plan.own))
             for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
                 found.append(list(value) if type(value) is list else value)
-        return dict(zip(plan.keys(prefix), found, strict=True))
+        if into is None:
+            return dict(zip(plan.keys(prefix), found, strict=True))
+        into.update(zip(plan.keys(prefix), found, strict=True))
+        return into
 
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the

@@ -146,7 +146,7 @@ class HomeDevices:
         values: dict[str, Any] = {}
         for endpoint_id, endpoint in sorted(device.endpoints.items()):
             for cluster_name, server in endpoint.clusters.items():
-                values.update(server.read_all(f"{endpoint_id}.{cluster_name}."))
+                server.read_all(f"{endpoint_id}.{cluster_name}.", into=values)
         return values
 
     def describe(self, device_id: str) -> dict[str, Any]:
