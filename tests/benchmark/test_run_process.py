@@ -1,5 +1,6 @@
 """``freeze_long_lived``: a process about to run episodes moves what it holds out of the cyclic collector's
-reach and collects its young objects in larger batches, once (checked in a fresh interpreter: freezing the test process would change every later test)."""
+reach and collects its young objects in larger batches, once (checked in a fresh interpreter: freezing the test
+process would change every later test)."""
 
 from __future__ import annotations
 
