@@ -162,6 +162,30 @@ _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
 
+@dataclass(frozen=True)
+class _ReadPlan:
+    """What ``ClusterServer.read_all`` reads for servers of one shape: the stored or sourced attributes, then the
+    globals (fixed for the shape: their values are kept), and the keys by prefix (``1.OnOff.`` …)."""
+
+    names: tuple[str, ...]  # attribute_names: own, then globals
+    own: tuple[str, ...] | None  # stored or sourced, read now (None: every name through ``read``)
+    derived: tuple[Any, ...]  # the other names' values (the globals), in names order after own
+    _keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def keys(self, prefix: str) -> tuple[str, ...]:
+        keys = self._keys.get(prefix)
+        if keys is None:
+            keys = self._keys[prefix] = tuple(prefix + name for name in self.names)
+        return keys
+
+
+# (server class, feature map, stored names, sourced names) → its _ReadPlan
+_READ_PLANS: dict[tuple[type, int, tuple[str, ...], tuple[str, ...]], _ReadPlan] = {}
+# (server class, feature map) → (AcceptedCommandList, GeneratedCommandList, EventList): see _derived_lists
+_COMMAND_AND_EVENT_LISTS: dict[tuple[type, int], tuple[list[int], list[int], list[int]]] = {}
+_DERIVED_LISTS = {"AcceptedCommandList": 0, "GeneratedCommandList": 1, "EventList": 2}
+
+
 class ClusterServer:
     """Server side of one Matter cluster on one endpoint.
 
@@ -289,7 +313,8 @@ class ClusterServer:
         return self._values.shared_with(table)
 
     def accepts(self, command_name: str) -> bool:
-        """Hook: whether this instance (with its features) accepts a command it has a handler for."""
+        """Hook: whether this instance (with its features) accepts a command it has a handler for. A function of
+        the class and its features only: AcceptedCommandList is derived once per (class, features)."""
         return True
 
     def has_feature(self, bit: int) -> bool:
@@ -404,26 +429,69 @@ class ClusterServer:
         table = values.table
         if name in table:
             return table[name]
+        return self._global_value(name)
+
+    def _global_value(self, name: str) -> Any:
+        """A global attribute (FeatureMap, ClusterRevision and the lists derived from the class and its features)."""
         if name == "FeatureMap":
             return self.feature_map
         if name == "ClusterRevision":
             return self.revision
         if name == "AttributeList":
             return list(self._attribute_layout()[1])
-        if name == "AcceptedCommandList":
-            return sorted(self._command_specs[n].model.command_id for n in self.command_names())
-        if name == "GeneratedCommandList":
-            specs = [self._command_specs[n] for n in self.command_names()]
-            responses = {spec.model.response for spec in specs if spec.model.response}
-            return sorted(response_model(self.cluster_name, r).command_id for r in responses)
-        if name == "EventList":
-            events = self.supported_events()
-            return sorted(self._model.events[e].event_id for e in events) if events else []
+        if name in _DERIVED_LISTS:
+            return list(self._derived_lists()[_DERIVED_LISTS[name]])
         self._attribute_model(name)
         raise AssertionError("unreachable")
 
-    def read_all(self) -> dict[str, Any]:
-        return {name: self.read(name) for name in self.attribute_names()}
+    def _derived_lists(self) -> tuple[list[int], list[int], list[int]]:
+        """(AcceptedCommandList, GeneratedCommandList, EventList): functions of the class and its features alone
+        (``accepts`` and ``supported_events`` look at nothing else), so derived once per pair in use."""
+        key = (type(self), self.feature_map)
+        lists = _COMMAND_AND_EVENT_LISTS.get(key)
+        if lists is None:
+            specs = [self._command_specs[n] for n in self.command_names()]
+            responses = {spec.model.response for spec in specs if spec.model.response}
+            events = self.supported_events()
+            lists = _COMMAND_AND_EVENT_LISTS[key] = (
+                sorted(spec.model.command_id for spec in specs),
+                sorted(response_model(self.cluster_name, r).command_id for r in responses),
+                sorted(self._model.events[e].event_id for e in events) if events else [],
+            )
+        return lists
+
+    def read_all(self, prefix: str = "", into: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Every attribute now, keyed ``prefix + name`` in ``attribute_names`` order: what ``read`` gives for each,
+        in one pass over the stored values, the live sources and the globals (snapshots read every server).
+        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one."""
+        plan = self._read_plan()
+        if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
+            found = [self.read(name) for name in plan.names]
+        else:
+            sources, values = self._sources, self._values
+            if sources:
+                found = [values[name] if (source := sources.get(name)) is None else source() for name in plan.own]
+            else:
+                found = list(map(values.__getitem__, plan.own))
+            for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
+                found.append(list(value) if type(value) is list else value)
+        if into is None:
+            return dict(zip(plan.keys(prefix), found, strict=True))
+        into.update(zip(plan.keys(prefix), found, strict=True))
+        return into
+
+    def _read_plan(self) -> _ReadPlan:
+        """How ``read_all`` reads this server: shared by every server of its class with the same features and the
+        same stored and sourced attributes (a handful of shapes per process)."""
+        key = (type(self), self.feature_map, tuple(self._values), tuple(self._sources))
+        plan = _READ_PLANS.get(key)
+        if plan is None:
+            names = self._attribute_layout()[0]
+            own = tuple(name for name in names if name in self._values or name in self._sources)
+            general = type(self).read is not ClusterServer.read or names[: len(own)] != own
+            derived = () if general else tuple(self._global_value(name) for name in names[len(own) :])
+            plan = _READ_PLANS[key] = _ReadPlan(names, None if general else own, derived)
+        return plan
 
     # ----------------------------------------------------------------------------- writes
     def validate_write(self, name: str, value: Any) -> Any:
@@ -507,7 +575,8 @@ class ClusterServer:
 
     # ----------------------------------------------------------------------------- events
     def supported_events(self) -> tuple[str, ...]:
-        """Hook: the events this instance (with its features) emits."""
+        """Hook: the events this instance (with its features) emits — a function of the class and its features only
+        (EventList is derived once per pair)."""
         return self.events
 
     def add_event_listener(self, listener: EventListener) -> Callable[[], None]:

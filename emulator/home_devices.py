@@ -146,9 +146,7 @@ class HomeDevices:
         values: dict[str, Any] = {}
         for endpoint_id, endpoint in sorted(device.endpoints.items()):
             for cluster_name, server in endpoint.clusters.items():
-                prefix = f"{endpoint_id}.{cluster_name}."
-                for attribute in server.attribute_names():
-                    values[prefix + attribute] = server.read(attribute)
+                server.read_all(f"{endpoint_id}.{cluster_name}.", into=values)
         return values
 
     def describe(self, device_id: str) -> dict[str, Any]:

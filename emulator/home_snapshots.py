@@ -16,7 +16,7 @@ from emulator.workflow_book import WorkflowBook
 def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two attribute maps hold equal values of the same types at the same paths (what ``diff`` reports
     no change for): 1, 1.0 and True compare equal, so the types are checked once the values are."""
-    return old == new and all(type(value) is type(new[path]) for path, value in old.items())
+    return old == new and list(map(type, old.values())) == list(map(type, map(new.__getitem__, old)))
 
 
 class HomeSnapshots:

@@ -1,5 +1,6 @@
 """``freeze_long_lived``: a process about to run episodes moves what it holds out of the cyclic collector's
-reach, once (checked in a fresh interpreter: freezing the test process would change every later test)."""
+reach and collects its young objects in larger batches, once (checked in a fresh interpreter: freezing the test
+process would change every later test)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ assert gc.get_freeze_count() == 0
 freeze_long_lived()
 frozen = gc.get_freeze_count()
 assert frozen > 10_000, frozen  # the imports (chip's cluster classes among them)
+assert gc.get_threshold() == (20_000, 10, 10), gc.get_threshold()  # young garbage collected in larger batches
 junk = [[] for _ in range(1000)]
 freeze_long_lived()  # once per process: the new objects stay collectable
 assert gc.get_freeze_count() == frozen, (gc.get_freeze_count(), frozen)

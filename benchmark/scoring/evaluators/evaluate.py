@@ -54,6 +54,7 @@ class EvaluationInput:
     end_reason: str = "finished"
     failure: str | None = None  # the agent's failure kind when it aborted (AgentOutcome.failure)
     baseline: Any = None  # the no-agent world (``snapshot_at``); None: the episode's home replayed in emulation
+    state_diff: list[dict[str, Any]] | None = None  # EmulatedHome.diff(before, after), when the caller took it
 
 
 def method_for(episode: Episode) -> str:
@@ -99,7 +100,8 @@ async def evaluate_episode(data: EvaluationInput, judge: Judge, settings: EvalSe
     required = match_required_actions(episode.required_actions, data.invocations)
     required_ok = all(r["invoked"] for r in required)
     baseline = data.baseline if data.baseline is not None else Baseline(episode.initial_home_config, data.before)
-    changes = agent_changes(baseline.snapshot_at(data.after["tick"]), data.after)
+    natural = baseline.snapshot_at(data.after["tick"])  # ``before`` itself while virtual time has not moved
+    changes = agent_changes(natural, data.after, data.state_diff if natural is data.before else None)
     irrelevant = irrelevant_changes(changes, targeted_devices(episode, data.before))
     method = method_for(episode)
     automations = score_automations(episode, fabric)  # before the checks that advance the live fabric

@@ -215,11 +215,13 @@ class Baseline:
         return self.fabric_at(tick).snapshot()
 
 
-def agent_changes(natural: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+def agent_changes(
+    natural: Mapping[str, Any], after: Mapping[str, Any], diff: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Device attributes that differ from the no-agent world at the same tick (sensor readings excluded:
-    they follow the room, not the agent)."""
+    they follow the room, not the agent). ``diff``: ``EmulatedHome.diff(natural, after)`` when the caller has it."""
     changes = []
-    for change in EmulatedHome.diff(natural, after):
+    for change in EmulatedHome.diff(natural, after) if diff is None else diff:
         if change["kind"] == "room":
             continue
         if change["kind"] == "attribute" and change["path"].split(".")[-1] in SENSOR_ATTRIBUTES:

@@ -24,6 +24,7 @@ from emulator.automations.model import ActionStep, AutomationSpec
 from emulator.catalogue import CATALOGUE
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfigError, json_path, validation_problems
+from emulator.json_text import indented_json
 
 EPISODE_FORMAT: Final = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")
@@ -287,7 +288,7 @@ class Episode(_Open):
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
     def dumps(self) -> str:
-        return json.dumps(self.to_json_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return indented_json(self.to_json_dict()) + "\n"  # json.dumps(indent=2, ensure_ascii=False), faster
 
 
 @dataclass(frozen=True)
