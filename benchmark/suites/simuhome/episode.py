@@ -19,12 +19,12 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
+from benchmark.suites.simuhome.episode_json import indented_json
 from benchmark.suites.simuhome.home_build import build_home
 from emulator.automations.model import ActionStep, AutomationSpec
 from emulator.catalogue import CATALOGUE
 from emulator.files import write_atomically
 from emulator.home_config import HomeConfigError, json_path, validation_problems
-from emulator.json_text import indented_json
 
 EPISODE_FORMAT: Final = "homefabric-episode/1"
 QUERY_TYPES = ("qt1", "qt2", "qt3", "qt4-1", "qt4-2", "qt4-3")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator.json_text import indented_json
+from benchmark.suites.simuhome.episode_json import indented_json
 
 
 def _standard(data: Any) -> str:
