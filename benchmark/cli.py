@@ -300,9 +300,11 @@ def bench_run(
         _fail("--json is for --suite voice and --dry-run; for a run, then `homefabric bench report OUT --json`")
     several = _stored_conditions(out) if resume and spec_file is None and out is not None else None
     conditions = _parse_conditions(condition or (several[1] if several else None))
-    from benchmark.suites.smh import cli as smh_cli
+    from benchmark.suites.smh.run_marker import wants_smh
 
-    if suite == "smh" or smh_cli.wants_smh(spec_file, out if resume else None):
+    if suite == "smh" or wants_smh(spec_file, out if resume else None):
+        from benchmark.suites.smh import cli as smh_cli
+
         if on_executor:
             _fail("--executor/--address/--workers run the simuhome suite's episodes; an SMH run runs locally")
         return smh_cli.run_spec(
@@ -590,9 +592,11 @@ def bench_report(
     force: Annotated[bool, typer.Option("--force", help="Report even without the run's manifest.")] = False,
 ) -> None:
     """Tables per query type × feasibility, overall, pass^k, tokens, error taxonomy; report.json and PNGs."""
-    from benchmark.suites.smh import cli as smh_cli
+    from benchmark.suites.smh.run_marker import is_smh_run
 
-    if smh_cli.is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
+    if is_smh_run(run_dir):  # SMH runs: category/tier × setting, subcategories, error taxonomy
+        from benchmark.suites.smh import cli as smh_cli
+
         return smh_cli.report([run_dir], as_json, plots)
     from benchmark.suites.voice import voice_cli
     from benchmark.suites.voice.voice_runner import is_voice_run

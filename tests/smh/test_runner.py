@@ -14,7 +14,8 @@ import pytest
 from benchmark.runs.spec import SpecError, parse_spec
 from benchmark.runs.store import RunError
 from benchmark.suites.smh.agents import OracleDr, OracleEia
-from benchmark.suites.smh.runner import RUN_MARKER, SmhRunner, select_instances
+from benchmark.suites.smh.run_marker import RUN_MARKER
+from benchmark.suites.smh.runner import SmhRunner, select_instances
 
 SUBS = ["clear_command", "slot_missing", "status_inquiry", "time_specific", "user_correction"]
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-import yaml
 
 from benchmark.llm.client import LLMClient
 from benchmark.runs.store import RunError
@@ -21,7 +20,8 @@ from benchmark.suites.smh.generate import GenerationError, generate_suite
 from benchmark.suites.smh.generate.paraphrase import paraphrase_instances
 from benchmark.suites.smh.report import summarize, tables
 from benchmark.suites.smh.run import load_records
-from benchmark.suites.smh.runner import RUN_MARKER, SmhRunError, SmhRunner, select_instances
+from benchmark.suites.smh.run_marker import RUN_MARKER
+from benchmark.suites.smh.runner import SmhRunError, SmhRunner, select_instances
 from benchmark.suites.smh.taxonomy import DEFAULT_PER_SUBCATEGORY, SUBCATEGORIES, TIERS
 from emulator.output_paths import output_dir_problem
 
@@ -128,20 +128,6 @@ def overrides(
     }
 
 
-def wants_smh(spec_file: Path | None, resume_out: Path | None) -> bool:
-    """A spec file that says ``suite: smh``, or ``--resume --out DIR`` of an SMH run."""
-    if resume_out is not None and is_smh_run(resume_out):
-        return True
-    if spec_file is None or not spec_file.is_file():
-        return False
-
-    try:
-        data = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return False  # the ordinary spec loader names the problem
-    return isinstance(data, dict) and data.get("suite") == "smh"
-
-
 def stored_spec(out: Path) -> dict[str, Any] | None:
     """``--resume --out DIR`` alone: the spec the SMH run was started with."""
     try:
@@ -206,10 +192,6 @@ def _render(title: str, header: list[str], rows: list[list[str]]) -> str:
     lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False))]
     lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)) for row in rows]
     return "\n".join(lines) + "\n"
-
-
-def is_smh_run(run_dir: Path) -> bool:
-    return (run_dir / RUN_MARKER).is_file()
 
 
 def report(run_dirs: list[Path], as_json: bool, plots: bool) -> None:

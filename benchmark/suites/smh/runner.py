@@ -28,12 +28,12 @@ from benchmark.suites.smh import agents
 from benchmark.suites.smh.instance import Instance, dump_instance, load_instances
 from benchmark.suites.smh.judge import SmhAnswerJudge, SmhClarificationJudge
 from benchmark.suites.smh.report import summarize
+from benchmark.suites.smh.run_marker import RUN_MARKER
 from benchmark.suites.smh.session import Homes
 from benchmark.suites.smh.settings import run_dr, run_eia
 from benchmark.suites.smh.taxonomy import SETTINGS
 from emulator.files import append_line, open_for_append, write_atomically
 
-RUN_MARKER = "smh-run.json"
 MANIFEST_SCHEMA = "homefabric-smh-run/3"  # /3: the run store's manifest (episodes, conditions, episode_sha256)
 SMH_RECORD = RecordShape(episode="instance_id", condition="setting", required=("setting", "verdict.overall_pass"))
 Key = tuple[str, str, int]  # (setting, instance id, trial)
