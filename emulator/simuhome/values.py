@@ -197,12 +197,32 @@ def _spin_label(speed: Any, where: str) -> str:
     return SPIN_SPEED_LABELS[speed]
 
 
+# import_value's scalar cases: a spin speed's id becomes its index, a vendor or product name over MAX_NAME is cut.
+# Any other scalar value (null aside) is imported as it is.
+_SCALAR_RULES = frozenset({("LaundryWasherControls", "SpinSpeedCurrent")})  # whatever the value
+_KEPT_SCALARS = frozenset({int, float, str, bool})  # no struct keys, no fields, not null
+
+
+def keeps_scalars(cluster: str, attribute: str) -> bool:
+    """Whether :func:`import_value` returns this attribute's values unchanged when they are :func:`kept_as_it_is`."""
+    return (cluster, attribute) not in _SCALAR_RULES
+
+
+def kept_as_it_is(value: Any) -> bool:
+    """A scalar :func:`import_value` returns unchanged for an attribute that :func:`keeps_scalars` (texts up to
+    MAX_NAME: a longer name may be cut)."""
+    kind = type(value)
+    return kind in _KEPT_SCALARS and (kind is not str or len(value) <= MAX_NAME)
+
+
 def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, Any], applied: set[str]) -> Any:
     """One SimuHome value (``cluster`` in chip's spelling) → the Matter value the home restores.
 
     ``device`` is the device's whole raw SimuHome attribute map (some values depend on a sibling);
     ``applied`` collects the names of the normalisations used.
     """
+    if kept_as_it_is(value) and keeps_scalars(cluster, attribute):
+        return value  # most values: nothing to spell, to map or to drop
     value = spell_ours(value, applied)
     if cluster == "Descriptor" and attribute == "TagList" and isinstance(value, list):
         if any(isinstance(tag, str) for tag in value):
