@@ -9,6 +9,7 @@ derived here from the official model (``clusters.chip_model``).
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,6 +157,20 @@ _NONE_YET_LIST: list[Any] = []
 _ABSENT = object()  # a name a server holds no value for (None is a value)
 # Values a server's current value of the same type and equal stands for on restore (already checked when stored)
 _PLAIN_SCALARS = (bool, int, str)
+# ... and lists and structs when also alike in JSON with sorted keys: the same types all the way down (true is not 1,
+# 1.0 is not 1), in any key order — a stored list or struct is what coercion made of it, coercing it again gives it
+# back, and an equal list or struct is no change (set)
+_CONTAINERS = (list, dict)
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True).encode
+
+
+def _written_alike(value: Any, current: Any) -> bool:
+    try:
+        return bool(_CANONICAL_JSON(value) == _CANONICAL_JSON(current))
+    except (TypeError, ValueError):  # not JSON data: coerced as any other value
+        return False
+
+
 # What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
@@ -545,7 +560,11 @@ class ClusterServer:
             self._values.pop(name, None)
             return
         kind = type(value)
-        if kind in _PLAIN_SCALARS and kind is type(current := self._values.get(name, _ABSENT)) and value == current:
+        if (
+            kind is type(current := self._values.get(name, _ABSENT))
+            and value == current
+            and (kind in _PLAIN_SCALARS or (kind in _CONTAINERS and _written_alike(value, current)))
+        ):
             return  # the value it holds already (a home file lists every attribute, most at their initial value)
         self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
 
