@@ -21,6 +21,7 @@ from emulator.simuhome.paths import our_path
 from emulator.simuhome.values import (
     DESCRIPTOR_STRUCTURE,
     UnreadableValue,
+    import_list_or_struct,
     import_value,
     keeps_scalars,
     kept_as_it_is,
@@ -125,7 +126,10 @@ def _import_attributes(
             continue
         applied: set[str] = set()
         try:
-            attributes[ours] = import_value(cluster, attribute, value, raw, applied)
+            if keeps and type(value) in (list, dict):
+                attributes[ours] = import_list_or_struct(cluster, attribute, value, applied)
+            else:
+                attributes[ours] = import_value(cluster, attribute, value, raw, applied)
         except UnreadableValue as error:
             unreadable.append((f"{where}[{json.dumps(path)}]{error.where}", error.message))
             continue
