@@ -171,8 +171,10 @@ def _written_alike(value: Any, current: Any) -> bool:
         return False
 
 
-# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
+# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values) …
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
+# … or an empty table or list its constructor made (a Groups table, ColorControl's motions): the copy gets its own
+_FRESH_WHEN_EMPTY = (dict, list)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
@@ -294,14 +296,16 @@ class ClusterServer:
     def copy_as_built(self) -> ClusterServer | None:
         """A new server in the state this one is in, for a server not attached yet whose own attributes are all
         immutable values: what building one alike again gives, without re-running its constructor (a catalogue
-        entry's servers are built so). None when it cannot be copied so (attached, listened to, sourced, or
-        holding a mutable attribute of its own)."""
+        entry's servers are built so); an empty dict or list of its own is a new empty one in the copy. None when it
+        cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
         own: dict[str, Any] = getattr(self, "__dict__", None) or {}
         for value in own.values():
-            if not isinstance(value, _IMMUTABLE) and not (
-                type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value)
+            if (
+                not isinstance(value, _IMMUTABLE)
+                and not (type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value))
+                and not (type(value) in _FRESH_WHEN_EMPTY and not value)
             ):
                 return None
         copied = object.__new__(type(self))
@@ -313,7 +317,7 @@ class ClusterServer:
         copied.endpoint = None
         copied.runtime = None
         for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
-            setattr(copied, name, value)
+            setattr(copied, name, type(value)() if type(value) in _FRESH_WHEN_EMPTY else value)
         return copied
 
     def initial_values(self) -> dict[str, Any]:

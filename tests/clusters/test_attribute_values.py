@@ -125,6 +125,15 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     first, second = light.build(), light.build()
     first.set("OnOff", not first.read("OnOff"))
     assert second.read("OnOff") != first.read("OnOff")
+    groups = next(spec for spec in specs if spec.cluster == "Groups")  # copied: its empty table is its own
+    first, second = groups.build(), groups.build()
+    assert spec_copied(groups) and first._groups is not second._groups
+    first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
+    assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
+
+
+def spec_copied(spec: ClusterSpec) -> bool:
+    return spec._prepared["server"].copy_as_built() is not None
 
 
 def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal() -> None:
