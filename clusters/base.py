@@ -9,6 +9,7 @@ derived here from the official model (``clusters.chip_model``).
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -156,8 +157,24 @@ _NONE_YET_LIST: list[Any] = []
 _ABSENT = object()  # a name a server holds no value for (None is a value)
 # Values a server's current value of the same type and equal stands for on restore (already checked when stored)
 _PLAIN_SCALARS = (bool, int, str)
-# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values).
+# ... and lists and structs when also alike in JSON with sorted keys: the same types all the way down (true is not 1,
+# 1.0 is not 1), in any key order — a stored list or struct is what coercion made of it, coercing it again gives it
+# back, and an equal list or struct is no change (set)
+_CONTAINERS = (list, dict)
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True).encode
+
+
+def _written_alike(value: Any, current: Any) -> bool:
+    try:
+        return bool(_CANONICAL_JSON(value) == _CANONICAL_JSON(current))
+    except (TypeError, ValueError):  # not JSON data: coerced as any other value
+        return False
+
+
+# What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values) …
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
+# … or an empty table or list its constructor made (a Groups table, ColorControl's motions): the copy gets its own
+_FRESH_WHEN_EMPTY = (dict, list)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
@@ -279,14 +296,16 @@ class ClusterServer:
     def copy_as_built(self) -> ClusterServer | None:
         """A new server in the state this one is in, for a server not attached yet whose own attributes are all
         immutable values: what building one alike again gives, without re-running its constructor (a catalogue
-        entry's servers are built so). None when it cannot be copied so (attached, listened to, sourced, or
-        holding a mutable attribute of its own)."""
+        entry's servers are built so); an empty dict or list of its own is a new empty one in the copy. None when it
+        cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
         own: dict[str, Any] = getattr(self, "__dict__", None) or {}
         for value in own.values():
-            if not isinstance(value, _IMMUTABLE) and not (
-                type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value)
+            if (
+                not isinstance(value, _IMMUTABLE)
+                and not (type(value) is tuple and all(isinstance(item, _IMMUTABLE) for item in value))
+                and not (type(value) in _FRESH_WHEN_EMPTY and not value)
             ):
                 return None
         copied = object.__new__(type(self))
@@ -298,7 +317,7 @@ class ClusterServer:
         copied.endpoint = None
         copied.runtime = None
         for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
-            setattr(copied, name, value)
+            setattr(copied, name, type(value)() if type(value) in _FRESH_WHEN_EMPTY else value)
         return copied
 
     def initial_values(self) -> dict[str, Any]:
@@ -545,7 +564,11 @@ class ClusterServer:
             self._values.pop(name, None)
             return
         kind = type(value)
-        if kind in _PLAIN_SCALARS and kind is type(current := self._values.get(name, _ABSENT)) and value == current:
+        if (
+            kind is type(current := self._values.get(name, _ABSENT))
+            and value == current
+            and (kind in _PLAIN_SCALARS or (kind in _CONTAINERS and _written_alike(value, current)))
+        ):
             return  # the value it holds already (a home file lists every attribute, most at their initial value)
         self.set(name, coerce(value, model.type, f"{self.cluster_name}.{name}"))
 

@@ -108,9 +108,14 @@ class HomeDevices:
         except KeyError as error:
             raise HomeError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
         device = Device(config.id, spec, config.room, config.name)
-        for path, value in sorted(config.attributes.items()):
-            endpoint, cluster, attribute = parse_path(path)
-            server = device.cluster(endpoint, cluster)
+        endpoints, attributes = device.endpoints, config.attributes
+        for path in sorted(attributes):
+            value = attributes[path]
+            endpoint_id, cluster, attribute = parse_path(path)
+            found = endpoints.get(endpoint_id)  # one dict step per level (a home file names some 400 attributes) …
+            server = found.clusters.get(cluster) if found is not None else None
+            if server is None:
+                server = device.cluster(endpoint_id, cluster)  # … else the refusal naming what exists
             try:
                 server.restore(attribute, value)
             except HomeError as error:

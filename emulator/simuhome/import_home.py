@@ -9,6 +9,7 @@ field labels in lowerCamel, chip cluster names) and keep everything original in 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -17,7 +18,14 @@ from emulator.home_config import HomeConfig, HomeConfigError, room_display_name,
 from emulator.simuhome.config import DEFAULT_ROOM_STATE, parse_simuhome
 from emulator.simuhome.origin import SimuHomeDeviceOrigin, SimuHomeOrigin, SimuHomeRoomOrigin
 from emulator.simuhome.paths import our_path
-from emulator.simuhome.values import DESCRIPTOR_STRUCTURE, UnreadableValue, import_value
+from emulator.simuhome.values import (
+    DESCRIPTOR_STRUCTURE,
+    UnreadableValue,
+    import_list_or_struct,
+    import_value,
+    keeps_scalars,
+    kept_as_it_is,
+)
 
 
 def from_simuhome(
@@ -104,24 +112,42 @@ def _import_attributes(
     not_loaded: list[str] = []
     normalised: dict[str, list[str]] = {}
     for path, value in raw.items():
-        ours = our_path(path)
-        if ours is None:
+        plan = _import_plan(path)
+        if plan is None:
             not_loaded.append(path)
             continue
-        _, cluster, attribute = ours.split(".")
+        ours, cluster, attribute, keeps = plan
+        if keeps and kept_as_it_is(value):
+            attributes[ours] = value  # import_value's answer, without the call (most of a home's values)
+            continue
         if cluster == "Descriptor" and attribute in DESCRIPTOR_STRUCTURE:
             not_loaded.append(path)  # the home derives the endpoint structure; SimuHome's is written back
             normalised[path] = ["descriptor-structure-kept"]
             continue
         applied: set[str] = set()
         try:
-            attributes[ours] = import_value(cluster, attribute, value, raw, applied)
+            if keeps and type(value) in (list, dict):
+                attributes[ours] = import_list_or_struct(cluster, attribute, value, applied)
+            else:
+                attributes[ours] = import_value(cluster, attribute, value, raw, applied)
         except UnreadableValue as error:
             unreadable.append((f"{where}[{json.dumps(path)}]{error.where}", error.message))
             continue
         if applied:
             normalised[path] = sorted(applied)
     return attributes, not_loaded, normalised
+
+
+@functools.lru_cache(maxsize=16384)  # the same paths recur in every home of a process
+def _import_plan(path: str) -> tuple[str, str, str, bool] | None:
+    """A SimuHome path's import, worked out once: (our path, cluster, attribute, whether its scalar values are
+    imported as they are — not for the endpoint structure the home derives), None when it is not loaded."""
+    ours = our_path(path)
+    if ours is None:
+        return None
+    _, cluster, attribute = ours.split(".")
+    structure = cluster == "Descriptor" and attribute in DESCRIPTOR_STRUCTURE
+    return ours, cluster, attribute, not structure and keeps_scalars(cluster, attribute)
 
 
 def imported_value(path: str, value: Any, raw: Mapping[str, Any]) -> Any:

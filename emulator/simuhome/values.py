@@ -31,6 +31,7 @@ The original value always stays in the origin record: an unchanged value is expo
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -197,12 +198,32 @@ def _spin_label(speed: Any, where: str) -> str:
     return SPIN_SPEED_LABELS[speed]
 
 
+# import_value's scalar cases: a spin speed's id becomes its index, a vendor or product name over MAX_NAME is cut.
+# Any other scalar value (null aside) is imported as it is.
+_SCALAR_RULES = frozenset({("LaundryWasherControls", "SpinSpeedCurrent")})  # whatever the value
+_KEPT_SCALARS = frozenset({int, float, str, bool})  # no struct keys, no fields, not null
+
+
+def keeps_scalars(cluster: str, attribute: str) -> bool:
+    """Whether :func:`import_value` returns this attribute's values unchanged when they are :func:`kept_as_it_is`."""
+    return (cluster, attribute) not in _SCALAR_RULES
+
+
+def kept_as_it_is(value: Any) -> bool:
+    """A scalar :func:`import_value` returns unchanged for an attribute that :func:`keeps_scalars` (texts up to
+    MAX_NAME: a longer name may be cut)."""
+    kind = type(value)
+    return kind in _KEPT_SCALARS and (kind is not str or len(value) <= MAX_NAME)
+
+
 def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, Any], applied: set[str]) -> Any:
     """One SimuHome value (``cluster`` in chip's spelling) → the Matter value the home restores.
 
     ``device`` is the device's whole raw SimuHome attribute map (some values depend on a sibling);
     ``applied`` collects the names of the normalisations used.
     """
+    if kept_as_it_is(value) and keeps_scalars(cluster, attribute):
+        return value  # most values: nothing to spell, to map or to drop
     value = spell_ours(value, applied)
     if cluster == "Descriptor" and attribute == "TagList" and isinstance(value, list):
         if any(isinstance(tag, str) for tag in value):
@@ -221,6 +242,43 @@ def import_value(cluster: str, attribute: str, value: Any, device: Mapping[str, 
     if value is None and info is not None and info.optional and not info.nullable:
         applied.add("null-optional-attribute")
     return _drop_null_optional_fields(value, info, applied)
+
+
+# A list or struct's import by (cluster, attribute, the value's repr): the same lists (a meter's Accuracy, a
+# cabinet's SupportedModes) recur in every home, and walking one costs up to 0.1 ms. The import is kept as JSON
+# text, each home gets its own copy; kept only when the value and its import are JSON data read back exactly.
+IMPORTED_KEPT = 4096
+_imported: dict[tuple[str, str, str], tuple[str, tuple[str, ...]] | None] = {}
+
+
+def import_list_or_struct(cluster: str, attribute: str, value: list[Any] | dict[str, Any], applied: set[str]) -> Any:
+    """:func:`import_value` of a list or struct of an attribute that :func:`keeps_scalars` (whose import depends
+    on the value alone, not on its device's other values)."""
+    key = (cluster, attribute, repr(value))
+    kept = _imported.get(key)
+    if kept is not None:
+        applied.update(kept[1])
+        return json.loads(kept[0])
+    used: set[str] = set()
+    result = import_value(cluster, attribute, value, {}, used)
+    applied.update(used)
+    if key not in _imported:
+        _imported[key] = _as_json_text(value, result, used)
+        if len(_imported) > IMPORTED_KEPT:
+            del _imported[next(iter(_imported))]
+    return result
+
+
+def _as_json_text(value: Any, result: Any, used: set[str]) -> tuple[str, tuple[str, ...]] | None:
+    """(``result`` as JSON text, the normalisations used) when ``value`` and ``result`` read back from JSON exactly
+    as they are (``repr``: the same types all the way down), else None: imported again each time."""
+    try:
+        texts = [json.dumps(item, ensure_ascii=False, allow_nan=False) for item in (value, result)]
+    except (TypeError, ValueError):
+        return None
+    if any(repr(json.loads(text)) != repr(item) for text, item in zip(texts, (value, result), strict=True)):
+        return None
+    return texts[1], tuple(sorted(used))
 
 
 def _raw_spin_speeds(device: Mapping[str, Any]) -> list[Any] | None:

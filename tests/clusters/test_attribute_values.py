@@ -8,6 +8,8 @@ import copy
 import json
 from typing import Any
 
+import pytest
+
 from clusters.attribute_values import AttributeValues
 from clusters.registry import SERVER_CLASSES
 from clusters.values import coerce
@@ -123,13 +125,22 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     first, second = light.build(), light.build()
     first.set("OnOff", not first.read("OnOff"))
     assert second.read("OnOff") != first.read("OnOff")
+    groups = next(spec for spec in specs if spec.cluster == "Groups")  # copied: its empty table is its own
+    first, second = groups.build(), groups.build()
+    assert spec_copied(groups) and first._groups is not second._groups
+    first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
+    assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
+
+
+def spec_copied(spec: ClusterSpec) -> bool:
+    return spec._prepared["server"].copy_as_built() is not None
 
 
 def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal() -> None:
     """``restore`` takes a plain value equal to the one held as it is: every such value of every catalogue server
     is one ``coerce`` accepts unchanged, so skipping the check refuses nothing it would have refused."""
     fabric = EmulatedHome(home([(name, name, "room") for name in sorted(CATALOGUE)]))
-    checked = 0
+    checked = checked_lists = 0
     for device in fabric.devices():
         for endpoint in device.endpoints.values():
             for server in endpoint.clusters.values():
@@ -138,8 +149,31 @@ def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal
                         coerced = coerce(value, server.model.attributes[name].type, name)
                         assert type(coerced) is type(value) and coerced == value, (server, name)
                         checked += 1
+                    elif type(value) in (list, dict):  # lists and structs: alike in JSON with sorted keys
+                        coerced = coerce(value, server.model.attributes[name].type, name)
+                        assert type(coerced) is type(value) and coerced == value, (server, name)
+                        assert json.dumps(coerced, sort_keys=True) == json.dumps(value, sort_keys=True)
+                        checked_lists += 1
     assert checked > 500
+    assert checked_lists > 50
     server = fabric.device("on_off_light").cluster(1, "OnOff")
     before = server.read("OnOff")
     server.restore("OnOff", before)
     assert server.read("OnOff") is before
+
+
+def test_a_list_of_structs_written_again_in_another_key_order_changes_nothing_and_a_bool_for_a_number_is_refused():
+    """A home file's struct keys may come in any order (SimuHome sorts them): the same list restores as no change;
+    a value equal in Python but not in type (``True == 1``) is still checked, and refused."""
+    fabric = EmulatedHome(home([("washer", "laundry_washer", "room")]))
+    server = fabric.device("washer").cluster(1, "OperationalState")
+    held = server.read("OperationalStateList")
+    changes: list[str] = []
+    server.add_listeners((lambda _server, name, _old, _new: changes.append(name),))
+    server.restore("OperationalStateList", [dict(sorted(entry.items())) for entry in held])
+    assert server.read("OperationalStateList") == held and changes == []
+    as_bools = [{**entry, "operationalStateID": True} if entry["operationalStateID"] == 1 else entry for entry in held]
+    assert as_bools == held  # equal in Python
+    with pytest.raises(HomeError):
+        server.restore("OperationalStateList", as_bools)
+    assert server.read("OperationalStateList") == held and changes == []

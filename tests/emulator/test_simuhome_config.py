@@ -23,7 +23,7 @@ from emulator.simuhome.paths import our_path, simuhome_path
 from emulator.simuhome.samples import inventory_homes
 from emulator.simuhome.shapes import path_shapes, shape_of
 from emulator.simuhome.spelling import simuhome_key, to_simuhome_value
-from emulator.simuhome.values import our_key, spell_ours
+from emulator.simuhome.values import import_list_or_struct, our_key, spell_ours
 
 
 def simuhome_config() -> dict[str, Any]:
@@ -166,6 +166,31 @@ def test_import_normalises_simuhome_shapes_to_matter_types(loaded):
     counts = origin.normalisation_counts()
     assert counts["tag-names"] == 6 and counts["spin-speed-ids"] == 2 and counts["null-optional-field"] == 2
     assert counts["descriptor-structure-kept"] == 28 and "text-truncated" not in counts
+
+
+def test_a_list_or_struct_imported_again_gives_the_same_value_and_normalisations_in_a_copy_of_its_own(loaded):
+    """Lists and structs are imported once per distinct value (import_list_or_struct): a second import of the same
+    home answers as the first — values, normalisations — and no two homes share a value object."""
+    first, first_origin, _ = loaded
+    again, again_origin = from_simuhome(simuhome_config())
+    assert dump_home(again) == dump_home(first)
+    assert again_origin.normalisation_counts() == first_origin.normalisation_counts()
+    path = "2.ElectricalPowerMeasurement.Accuracy"
+    mine = again.device("utility_room_heat_pump_1").attributes[path]
+    assert mine == first.device("utility_room_heat_pump_1").attributes[path]
+    assert mine is not first.device("utility_room_heat_pump_1").attributes[path]
+    assert again_origin.devices["utility_room_heat_pump_1"].normalised[path] == [
+        "null-optional-field",
+        "struct-field-spelling",
+    ]
+
+
+def test_a_list_that_is_not_json_data_is_imported_each_time_as_it_is():
+    applied: set[str] = set()
+    value = [{"Value": (1, 2)}]  # a tuple inside: JSON would read it back as a list
+    assert import_list_or_struct("Descriptor", "TagList", value, applied) == [{"value": (1, 2)}]
+    assert import_list_or_struct("Descriptor", "TagList", value, applied) == [{"value": (1, 2)}]
+    assert applied == {"struct-field-spelling"}
 
 
 def test_spin_speed_ids_map_through_the_speed_list():
