@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from clusters.attribute_values import AttributeValues
+from clusters.groups import GroupsServer
 from clusters.registry import SERVER_CLASSES
 from clusters.values import coerce
 from emulator.catalogue import CATALOGUE, ClusterSpec
@@ -127,6 +128,7 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     assert second.read("OnOff") != first.read("OnOff")
     groups = next(spec for spec in specs if spec.cluster == "Groups")  # copied: its empty table is its own
     first, second = groups.build(), groups.build()
+    assert isinstance(first, GroupsServer) and isinstance(second, GroupsServer)
     assert spec_copied(groups) and first._groups is not second._groups
     first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
     assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
