@@ -187,6 +187,7 @@ class _ReadPlan:
     names: tuple[str, ...]  # attribute_names: own, then globals
     own: tuple[str, ...] | None  # stored or sourced, read now (None: every name through ``read``)
     derived: tuple[Any, ...]  # the other names' values (the globals), in names order after own
+    live: tuple[int, ...] = ()  # positions in names of the class's ``live_reads``, asked of ``read`` each time
     _keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def keys(self, prefix: str) -> tuple[str, ...]:
@@ -235,6 +236,10 @@ class ClusterServer:
     # Attributes a scene stores (the spec's "S" quality) → the AttributeValuePairStruct field that
     # carries each (valueUnsigned8, valueUnsigned16, …); such a server implements apply_scene.
     scene_attributes: ClassVar[dict[str, str]] = {}
+    # Attributes a subclass's ``read`` derives itself (live, e.g. from its endpoint) when it overrides ``read`` for
+    # those alone: ``read_all`` asks ``read`` for these and reads the rest in one pass. A subclass that overrides
+    # ``read`` without naming them here is read attribute by attribute.
+    live_reads: ClassVar[frozenset[str]] = frozenset()
     _command_specs: ClassVar[dict[str, CommandSpec]]
     _commands_by_id: ClassVar[tuple[str, ...]]  # the declared commands in command-id order
     _model: ClassVar[ClusterModel]
@@ -494,6 +499,8 @@ class ClusterServer:
                 found = list(map(values.__getitem__, plan.own))
             for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
                 found.append(list(value) if type(value) is list else value)
+            for position in plan.live:
+                found[position] = self.read(plan.names[position])
         if into is None:
             return dict(zip(plan.keys(prefix), found, strict=True))
         into.update(zip(plan.keys(prefix), found, strict=True))
@@ -507,9 +514,12 @@ class ClusterServer:
         if plan is None:
             names = self._attribute_layout()[0]
             own = tuple(name for name in names if name in self._values or name in self._sources)
-            general = type(self).read is not ClusterServer.read or names[: len(own)] != own
+            live_reads = type(self).live_reads
+            overridden = type(self).read is not ClusterServer.read and not live_reads
+            general = overridden or names[: len(own)] != own
             derived = () if general else tuple(self._global_value(name) for name in names[len(own) :])
-            plan = _READ_PLANS[key] = _ReadPlan(names, None if general else own, derived)
+            live = () if general else tuple(i for i, name in enumerate(names) if name in live_reads)
+            plan = _READ_PLANS[key] = _ReadPlan(names, None if general else own, derived, live)
         return plan
 
     # ----------------------------------------------------------------------------- writes

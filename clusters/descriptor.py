@@ -85,3 +85,4 @@ FROM_ENDPOINT: dict[str, Callable[[DescriptorServer], Any]] = {
     "ServerList": DescriptorServer._servers,
     "PartsList": DescriptorServer._parts,
 }
+DescriptorServer.live_reads = frozenset(FROM_ENDPOINT)  # read_all asks read() for these alone

@@ -105,3 +105,21 @@ def test_a_moving_colour_shows_its_value_now_in_every_snapshot():
         assert snapshot["1.ColorControl.CurrentHue"] == home.read("lamp", 1, "ColorControl", "CurrentHue")
         seen.append((snapshot["1.ColorControl.CurrentHue"], snapshot["1.ColorControl.RemainingTime"]))
     assert len(set(seen)) == 3 and seen[-1][1] < seen[0][1]
+
+
+def test_the_descriptor_lists_are_read_live_in_the_one_pass():
+    """The Descriptor derives DeviceTypeList/ServerList/PartsList from its endpoint (its live_reads): read_all reads
+    the rest in one pass and asks ``read`` for those three alone, so a part added later shows at once."""
+    home = _every_type_home()
+    descriptor = home.device("heat_pump").cluster(0, "Descriptor")
+    assert descriptor._read_plan().own is not None and len(descriptor._read_plan().live) == 3
+    endpoint = descriptor.endpoint
+    assert endpoint is not None
+    before = descriptor.read_all()
+    assert before["PartsList"] == descriptor.read("PartsList") != []
+    parts = endpoint.parts
+    endpoint.parts = [*parts, 99]
+    try:
+        assert descriptor.read_all()["PartsList"] == [*before["PartsList"], 99]
+    finally:
+        endpoint.parts = parts
