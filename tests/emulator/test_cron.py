@@ -12,8 +12,10 @@ START = datetime(2024, 6, 27, 21, 0, 0)  # a Thursday evening
 
 
 def _next(expression: str, after: datetime, count: int) -> list[str | None]:
-    schedule, out, current = parse_cron(expression), [], after
+    schedule, out = parse_cron(expression), list[str | None]()
+    current: datetime | None = after
     for _ in range(count):
+        assert current is not None
         current = schedule.next_after(current)
         out.append(None if current is None else current.strftime("%Y-%m-%d %H:%M:%S"))
         if current is None:

@@ -23,7 +23,7 @@ def test_views_follow_the_device_and_refuse_every_change() -> None:
         with pytest.raises(AttributeError):
             setattr(view, field, value)
     with pytest.raises(TypeError):
-        view.endpoints[9] = view.endpoints[1]  # type: ignore[index]
+        view.endpoints[9] = view.endpoints[1]
     assert 9 not in home.device("lamp").endpoints
     for hook in ("add_sink", "clear_sinks", "attach", "check_power"):
         assert not hasattr(view, hook), hook

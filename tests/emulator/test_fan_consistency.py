@@ -17,8 +17,7 @@ FAN_TYPES = ("fan", "air_purifier", "humidifier", "dehumidifier", "air_condition
 
 def fan_state(fabric: EmulatedHome, device_id: str) -> tuple[int, int | None, int]:
     return tuple(
-        fabric.read(device_id, 1, "FanControl", name)  # type: ignore[return-value]
-        for name in ("FanMode", "PercentSetting", "PercentCurrent")
+        fabric.read(device_id, 1, "FanControl", name) for name in ("FanMode", "PercentSetting", "PercentCurrent")
     )
 
 

@@ -289,12 +289,12 @@ def test_failed_rename_and_fsync_leave_nothing_behind(tmp_path: Path, monkeypatc
     def fail(*args: object) -> None:
         raise OSError("boom")
 
-    monkeypatch.setattr(files.os, "replace", fail)
+    monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(OSError, match="boom"):
         save_home(config, path)
     assert list(tmp_path.iterdir()) == []  # no half-written home.json, no temp file
     monkeypatch.undo()
-    monkeypatch.setattr(files.os, "fsync", fail)
+    monkeypatch.setattr(os, "fsync", fail)
     with pytest.raises(OSError, match="boom"):
         save_home(config, path)
     assert list(tmp_path.iterdir()) == []

@@ -230,7 +230,9 @@ def test_overrides_and_their_errors():
 
 
 def test_generate_from_explicit_params():
-    params = GeneratorParams(layout="house", device_catalogue="simuhome", room_count=10, required_devices="minimal")
+    params = GeneratorParams.model_validate(
+        {"layout": "house", "device_catalogue": "simuhome", "room_count": 10, "required_devices": "minimal"}
+    )
     home = generate(params, 4)
     assert home.tier is None and home.name == "house-4"
     assert {d.type for d in home.devices} <= set(SIMUHOME_DEVICE_TYPES)

@@ -20,8 +20,12 @@ def test_a_call_from_another_thread_runs_on_the_loop_thread_and_one_on_it_runs_a
         assert ran_on == [("loop", loop_thread)]  # at once, not queued
         arrived = asyncio.Event()
 
+        def record(tag: str) -> None:
+            ran_on.append((tag, threading.get_ident()))
+            arrived.set()
+
         def from_worker() -> None:
-            handoff.call(lambda tag: (ran_on.append((tag, threading.get_ident())), arrived.set()), "worker")
+            handoff.call(record, "worker")
 
         worker = threading.Thread(target=from_worker)
         worker.start()

@@ -13,7 +13,7 @@ deliberately differs, the test says so and pins our behaviour.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -33,7 +33,7 @@ def _home(
     *,
     environment: dict[str, float],
     baseline: dict[str, float] | None = None,
-    extra: list[tuple[str, str, dict[str, Any]]] = (),
+    extra: Sequence[tuple[str, str, dict[str, Any]]] = (),
 ) -> EmulatedHome:
     state = {"temperature": 2500, "humidity": 5000, "illuminance": 1000, "pm10": 35.0}
     devices = [{"id": "dev", "type": device_type, "room": "lab", "attributes": attributes}] if device_type else []

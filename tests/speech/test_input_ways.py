@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,7 +96,7 @@ def test_the_audio_native_path_sends_valid_input_audio_parts_to_the_standin(tmp_
     ],
 )
 def test_the_standin_refuses_malformed_audio_parts(part: dict, problem: str) -> None:
-    assert problem in conversation_problem([{"role": "user", "content": [{"type": "text", "text": "hi"}, part]}])
+    assert problem in _problem([{"role": "user", "content": [{"type": "text", "text": "hi"}, part]}])
 
 
 def test_the_standin_refuses_audio_at_another_rate() -> None:
@@ -104,14 +105,15 @@ def test_the_standin_refuses_audio_at_another_rate() -> None:
 
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as out:
-        out.setnchannels(1), out.setsampwidth(2), out.setframerate(8000), out.writeframes(b"\0\0" * 800)
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(b"\0\0" * 800)
     part = {
         "type": "input_audio",
         "input_audio": {"data": base64.b64encode(buffer.getvalue()).decode(), "format": "wav"},
     }
-    assert "8000 Hz; allowed: 1 channel, 16-bit, 16000 Hz" in conversation_problem(
-        [{"role": "user", "content": [part]}]
-    )
+    assert "8000 Hz; allowed: 1 channel, 16-bit, 16000 Hz" in _problem([{"role": "user", "content": [part]}])
     import numpy as np
 
     assert conversation_problem([{"role": "user", "content": [input_audio_part(encode_wav(np.zeros(160)))]}]) is None
@@ -195,3 +197,10 @@ def test_several_conditions_in_one_bench_run(tmp_path: Path) -> None:
     )
     assert text.returncode == 2 and "need --input asr or audio" in text.stderr
     assert not (tmp_path / "text" / "records.jsonl").exists()
+
+
+def _problem(messages: list[dict[str, Any]]) -> str:
+    """The stand-in's refusal of a conversation that must be refused."""
+    problem = conversation_problem(messages)
+    assert problem is not None, messages
+    return problem

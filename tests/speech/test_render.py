@@ -33,6 +33,7 @@ def test_same_seed_gives_byte_identical_files(tmp_path: Path, episodes) -> None:
     second = render_to_dir(episodes, tmp_path / "b", seed=7, conditions=conditions)
     assert [t.model_dump() for t in first] == [t.model_dump() for t in second]
     for turn in first:
+        assert turn.file is not None
         a, b = (tmp_path / "a" / turn.file).read_bytes(), (tmp_path / "b" / turn.file).read_bytes()
         assert a == b and sha256(a) == turn.sha256
     assert (tmp_path / "a" / "manifest.json").read_bytes() == (tmp_path / "b" / "manifest.json").read_bytes()
@@ -81,13 +82,14 @@ def test_every_turn_is_16k_mono_speech_with_its_metadata(tmp_path: Path, episode
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["conditions"] == [c.id for c in GRID] and len(manifest["turns"]) == len(turns)
     for turn in turns:
+        assert turn.file is not None
         audio = decode_wav((tmp_path / turn.file).read_bytes())  # refuses anything but 16 kHz mono 16-bit
         assert audio.size / 16000 == pytest.approx(turn.duration_s, abs=1e-3)
         assert turn.duration_s > 1.0 and np.max(np.abs(audio)) > 0.1
         assert turn.voice in VOICES and turn.rate in (140, 160, 180) and turn.transcript
         assert (turn.noise is None) == turn.condition.startswith("clean")
     # One voice per episode (all turns, all conditions), and the pool has variety across episodes.
-    by_episode = {}
+    by_episode: dict[str, set[tuple[str, int]]] = {}
     for turn in turns:
         by_episode.setdefault(turn.episode_id, set()).add((turn.voice, turn.rate))
     assert all(len(v) == 1 for v in by_episode.values())

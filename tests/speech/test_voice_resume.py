@@ -7,6 +7,7 @@ import asyncio
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,17 +49,19 @@ def _run(
     trials: int = 2,
     resume: bool = False,
     concurrency: int = 1,
-    **spec: object,
+    **spec: Any,
 ):
     hearings = hearings or [Hearing()]
     agent = agent or WatchedOracle()
-    voice_spec = VoiceRunSpec(
-        episodes=str(episodes[0]),
-        agent=agent.name,
-        input=hearings[0].input,
-        trials=trials,
-        conditions=[h.condition_id for h in hearings],
-        **spec,
+    voice_spec = VoiceRunSpec.model_validate(
+        {
+            "episodes": str(episodes[0]),
+            "agent": agent.name,
+            "input": hearings[0].input,
+            "trials": trials,
+            "conditions": [h.condition_id for h in hearings],
+            **spec,
+        }
     )
     runner = VoiceRunner(voice_spec, hearings, episodes[1], out, resume=resume, concurrency=concurrency)
     return asyncio.run(runner.run(agent))
@@ -135,7 +138,7 @@ def test_a_run_of_several_conditions_resumes_per_condition(tmp_path: Path) -> No
     hearings = [
         Hearing(input="audio", condition=c, voices="gb-f1", seed=1) for c in parse_conditions("clean-dry,5db-reverb")
     ]
-    spec = {"voices": "gb-f1", "seed": 1}
+    spec: dict[str, Any] = {"voices": "gb-f1", "seed": 1}
     whole = _run(tmp_path / "whole", episodes, hearings=hearings, trials=1, **spec)
     assert [r["condition"] for r in whole.records] == ["clean-dry", "clean-dry", "5db-reverb", "5db-reverb"]
     assert all(r["passed"] and r["turns"][0]["heard"]["condition"] == r["condition"] for r in whole.records)

@@ -37,6 +37,7 @@ class ListeningAgent:
     """Acts only on what it heard: asks when the words name no device or level, then acts on the spoken reply."""
 
     name = "listening"
+    needs_episode = False  # handed its episode in the constructor, not by the runner
 
     def __init__(self, episode: VoiceEpisode) -> None:
         self.episode = episode
@@ -44,7 +45,7 @@ class ListeningAgent:
     async def run(self, task: AgentTask, tools: ToolCaller) -> AgentOutcome:
         heard = re.sub(r"[^a-z0-9% ]", "", task.query.lower())
         here = [p for p in lights(self.episode.home) if p.room == task.user_location]
-        named = [p for p in here if p.where.anchor in heard]
+        named = [p for p in here if p.where.anchor is not None and p.where.anchor in heard]
         level = re.search(r"(\d+)\s*(%|percent)", heard) or next(
             (m for m in (re.search(rf"\b{w}\b", heard) for w in WORDS) if m), None
         )
