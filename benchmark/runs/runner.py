@@ -284,7 +284,6 @@ async def timed_record(
         record = await running
     except Exception as error:
         record = RunRecord(
-            schema_=RECORD_SCHEMA,
             episode_id=episode.episode_id,
             kind=episode.kind,
             query_type=episode.query_type,

@@ -158,7 +158,7 @@ async def run_voice_episode(episode: VoiceEpisode, agent: Agent, hearing: Hearin
         return act
 
     for turn in episode.turns:
-        gold_now = (
+        gold_now: dict[str, Any] = (
             {"ask": turn.question, "calls": []}
             if turn.act == "clarify"
             else {"ask": None, "calls": [c.model_dump() for c in turn.gold]}
