@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from benchmark.execution.executors import Executor, LocalExecutor, WorkUnit
 from benchmark.suites.voice import noise as sources
 from benchmark.suites.voice.acoustics import Surroundings, apply_condition, noise_kind_for
 from benchmark.suites.voice.conditions import Condition
@@ -159,36 +160,25 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 RenderFunction = Callable[..., list[tuple[RenderedTurn, bytes]]]  # one episode's turns (module-level: Ray pickles it)
 UNFINISHED = ".render"  # a render in progress: its parameters and each rendered episode's turns (see render_to_dir)
+RENDER_STATE_SCHEMA = "homefabric-speech-render-state/1"  # OUT/.render/render.json
 
 
 class RenderResumeError(RuntimeError):
     """``--resume`` cannot continue the render in this directory: names why and what to do."""
 
 
-def _render_state(
-    episodes: Sequence[Any], seed: int, conditions: Sequence[Condition], noise_kind: str, pool: Sequence[Voice]
-) -> str:
-    return (
-        json.dumps(
-            {
-                "schema": "homefabric-speech-render-state/1",
-                "seed": seed,
-                "noise": noise_kind,
-                "conditions": [c.id for c in conditions],
-                "voices": [v.id for v in pool],
-                "episodes": [str(e.episode_id) for e in episodes],
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+def _render_parameters(
+    seed: int, conditions: Sequence[Condition], noise_kind: str, pool: Sequence[Voice]
+) -> dict[str, Any]:
+    """What a render was made with, as its manifest and its unfinished state both record it."""
+    return {"seed": seed, "noise": noise_kind, "conditions": [c.id for c in conditions], "voices": [v.id for v in pool]}
 
 
 def _episode_state(number: int) -> str:
     return f"episode-{number:05d}.json"
 
 
-def render_unit(shared: dict[str, Any], unit: Any) -> list[tuple[RenderedTurn, bytes]]:
+def render_unit(shared: dict[str, Any], unit: WorkUnit) -> list[tuple[RenderedTurn, bytes]]:
     """The turns of one episode (the unit's ``first``-th), rendered (a task: runs in any process)."""
     episode = shared["episodes"][unit.first]
     render: RenderFunction = shared["render"]
@@ -207,7 +197,7 @@ def render_to_dir(
     pool: Sequence[Voice] = tuple(VOICES.values()),
     on_episode: Callable[[str, int], None] | None = None,
     render: RenderFunction = render_episode,
-    executor: Any = None,
+    executor: Executor | None = None,
     resume: bool = False,
 ) -> list[RenderedTurn]:
     """Render and write every episode (``render``: how one episode's turns are rendered); the manifest lists
@@ -218,10 +208,10 @@ def render_to_dir(
     whatever the executor. While the render runs, ``OUT/.render/`` holds its parameters and each written
     episode's turns; it is removed once the manifest is written. ``resume`` continues a killed render from there:
     the episodes written are kept, the rest rendered."""
-    from benchmark.execution.executors import LocalExecutor, WorkUnit
-
     state_dir = out / UNFINISHED
-    state = _render_state(episodes, seed, conditions, noise_kind, pool)
+    parameters = _render_parameters(seed, conditions, noise_kind, pool)
+    episode_ids = [str(e.episode_id) for e in episodes]
+    state = json.dumps({"schema": RENDER_STATE_SCHEMA, **parameters, "episodes": episode_ids}, indent=2) + "\n"
     if resume:
         try:
             earlier = (state_dir / "render.json").read_text(encoding="utf-8")
@@ -264,14 +254,7 @@ def render_to_dir(
         if on_episode is not None:
             on_episode(unit.kind, len(rendered))
     all_turns = [turn for unit in units for turn in done[unit.number]]
-    manifest = {
-        "schema": MANIFEST_SCHEMA,
-        "seed": seed,
-        "noise": noise_kind,
-        "conditions": [c.id for c in conditions],
-        "voices": [v.id for v in pool],
-        "turns": [t.model_dump(mode="json") for t in all_turns],
-    }
+    manifest = {"schema": MANIFEST_SCHEMA, **parameters, "turns": [t.model_dump(mode="json") for t in all_turns]}
     write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     shutil.rmtree(state_dir)
     return all_turns
