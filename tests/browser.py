@@ -21,7 +21,7 @@ import pytest
 from tests.requirements import CHROMIUM, require
 
 if TYPE_CHECKING:
-    from playwright.async_api import Page, ViewportSize
+    from playwright.async_api import BrowserContext, Page, Playwright, ViewportSize
 
 # No sandbox: the tests run as root in a container. No GPU: there is none. No QUIC, background networking,
 # component updates, sync or first-run set-up: nothing but loopback is reachable, and a page load must not
@@ -37,6 +37,10 @@ FLAGS = (
     "--disable-sync",
 )
 LAUNCH_TIMEOUT_MS = 30_000
+# A launch that has not come up in LAUNCH_TIMEOUT_MS is killed by Playwright and tried once more with a fresh
+# profile: on a loaded two-core CI machine Chromium's start has hung once in a full run (after its D-Bus
+# complaints, no DevTools pipe in 30 s) while the next launch a moment later was fine.
+LAUNCH_ATTEMPTS = 2
 
 
 class Chromium:
@@ -50,24 +54,36 @@ class Chromium:
         # Imported here, not at the top: a missing playwright is the requirement check's to report.
         from playwright.async_api import async_playwright
 
-        # A profile of its own (Playwright passes it as --user-data-dir): nothing carried over between tests.
-        with tempfile.TemporaryDirectory(prefix="hf-chromium-") as profile:
-            async with async_playwright() as playwright:
-                context = await playwright.chromium.launch_persistent_context(
-                    profile,
-                    executable_path=str(CHROMIUM),
-                    args=list(FLAGS),
-                    timeout=LAUNCH_TIMEOUT_MS,
-                    viewport=viewport,
-                )
-                try:
-                    page = context.pages[0] if context.pages else await context.new_page()
-                    page.set_default_timeout(timeout_ms)
-                    if errors is not None:
-                        page.on("pageerror", lambda error: errors.append(str(error)))
-                    yield page
-                finally:
-                    await context.close()
+        async with contextlib.AsyncExitStack() as stack:
+            playwright = await stack.enter_async_context(async_playwright())
+            context = await _launch(playwright, stack, viewport)
+            try:
+                page = context.pages[0] if context.pages else await context.new_page()
+                page.set_default_timeout(timeout_ms)
+                if errors is not None:
+                    page.on("pageerror", lambda error: errors.append(str(error)))
+                yield page
+            finally:
+                await context.close()
+
+
+async def _launch(
+    playwright: Playwright, stack: contextlib.AsyncExitStack, viewport: ViewportSize | None
+) -> BrowserContext:
+    """A browser with a profile of its own (Playwright passes it as --user-data-dir: nothing carried over between
+    tests), launched again once if the first launch hung."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(1, LAUNCH_ATTEMPTS + 1):
+        profile = stack.enter_context(tempfile.TemporaryDirectory(prefix="hf-chromium-"))
+        try:
+            return await playwright.chromium.launch_persistent_context(
+                profile, executable_path=str(CHROMIUM), args=list(FLAGS), timeout=LAUNCH_TIMEOUT_MS, viewport=viewport
+            )
+        except PlaywrightTimeout:
+            if attempt == LAUNCH_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 @pytest.fixture

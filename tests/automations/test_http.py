@@ -108,4 +108,4 @@ def test_automations_panel_in_chromium(chromium: Chromium) -> None:
             assert await page.locator(f"#automation-{cron.id} .next-firing").inner_text() == "–"
         assert errors == []
 
-    _run(scenario(), 90)
+    _run(scenario(), 150)  # room for a second Chromium launch (tests/browser.py)
