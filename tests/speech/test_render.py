@@ -135,3 +135,18 @@ def test_the_neural_voice_is_byte_identical_and_follows_the_rate() -> None:
     _piper_joe.cache_clear()  # a freshly loaded model gives the same bytes
     assert encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 140)) == first
     assert len(encode_wav(synthesize("turn on the porch light", VOICES["us-joe"], 180))) < len(first)
+
+
+def test_a_refused_resume_says_why_before_any_work_starts(tmp_path: Path) -> None:
+    """`speech render --resume` on a directory it cannot continue: one line, exit 2, no progress line, nothing
+    written (the refusal is checked before the executor and the progress start)."""
+    from tests.speech.test_speech_cli import homefabric
+
+    out = tmp_path / "spoken"
+    out.mkdir()
+    result = homefabric("speech", "render", str(EPISODES), "--out", str(out), "--resume")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"error: --resume: {out} holds no unfinished render (.render/render.json); render without --resume"
+    ]
+    assert list(out.iterdir()) == []

@@ -61,7 +61,7 @@ def speech_render(
     from benchmark.execution.executors import ExecutorError, described
     from benchmark.suites.simuhome.episode import load_episodes
     from benchmark.suites.voice.conditions import NOISE_CHOICES, ConditionError, parse_conditions
-    from benchmark.suites.voice.render import RenderResumeError, render_episode, render_to_dir
+    from benchmark.suites.voice.render import RenderResumeError, render_episode, render_to_dir, resume_refusal
     from benchmark.suites.voice.tts import TTSError, espeak_path
     from benchmark.suites.voice.voices import VoiceError, parse_voices
     from emulator.output_paths import output_dir_problem
@@ -98,6 +98,8 @@ def speech_render(
         err_console.print(f"[yellow]skipped[/] {skipped}", highlight=False)
     if not loaded:
         _fail(f"{episodes}: no runnable episode to render", 1)
+    if resume and (refusal := resume_refusal(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool)):
+        _fail(refusal)
     from benchmark.runs.progress import WorkProgress
 
     try:

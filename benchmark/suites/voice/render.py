@@ -174,6 +174,35 @@ def _render_parameters(
     return {"seed": seed, "noise": noise_kind, "conditions": [c.id for c in conditions], "voices": [v.id for v in pool]}
 
 
+def _render_state(episodes: Sequence[Any], parameters: dict[str, Any]) -> str:
+    """OUT/.render/render.json of a render of ``episodes`` with ``parameters``."""
+    episode_ids = [str(e.episode_id) for e in episodes]
+    return json.dumps({"schema": RENDER_STATE_SCHEMA, **parameters, "episodes": episode_ids}, indent=2) + "\n"
+
+
+def resume_refusal(
+    episodes: Sequence[Any],
+    out: Path,
+    *,
+    seed: int,
+    conditions: Sequence[Condition],
+    noise_kind: str = "room",
+    pool: Sequence[Voice] = tuple(VOICES.values()),
+) -> str | None:
+    """Why ``--resume`` cannot continue a render of ``episodes`` in ``out`` (None: it can), checked before any
+    work starts (no cluster, no progress line)."""
+    try:
+        earlier = (out / UNFINISHED / "render.json").read_text(encoding="utf-8")
+    except OSError:
+        return f"--resume: {out} holds no unfinished render ({UNFINISHED}/render.json); render without --resume"
+    if earlier != _render_state(episodes, _render_parameters(seed, conditions, noise_kind, pool)):
+        return (
+            f"--resume: {out} was rendered with other episodes, seed, conditions, noise or voices; "
+            "give the same ones or a new --out"
+        )
+    return None
+
+
 def _episode_state(number: int) -> str:
     return f"episode-{number:05d}.json"
 
@@ -210,20 +239,10 @@ def render_to_dir(
     the episodes written are kept, the rest rendered."""
     state_dir = out / UNFINISHED
     parameters = _render_parameters(seed, conditions, noise_kind, pool)
-    episode_ids = [str(e.episode_id) for e in episodes]
-    state = json.dumps({"schema": RENDER_STATE_SCHEMA, **parameters, "episodes": episode_ids}, indent=2) + "\n"
+    state = _render_state(episodes, parameters)
     if resume:
-        try:
-            earlier = (state_dir / "render.json").read_text(encoding="utf-8")
-        except OSError:
-            raise RenderResumeError(
-                f"--resume: {out} holds no unfinished render ({UNFINISHED}/render.json); render without --resume"
-            ) from None
-        if earlier != state:
-            raise RenderResumeError(
-                f"--resume: {out} was rendered with other episodes, seed, conditions, noise or voices; "
-                "give the same ones or a new --out"
-            )
+        if refusal := resume_refusal(episodes, out, seed=seed, conditions=conditions, noise_kind=noise_kind, pool=pool):
+            raise RenderResumeError(refusal)
     else:
         state_dir.mkdir(parents=True, exist_ok=True)
         for stale in state_dir.glob("*.json"):
