@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,11 @@ class WorkUnit:
     first: int
     count: int
 
+    FILE_PATTERN: ClassVar[str] = "unit-*.jsonl"  # every file_name matches it
+
     @property
     def file_name(self) -> str:
+        """The file a unit's output is kept in while the work runs (:mod:`benchmark.execution.unit_outputs`)."""
         return f"unit-{self.number:05d}.jsonl"
 
 

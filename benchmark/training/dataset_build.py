@@ -3,6 +3,7 @@ splits and the files (:mod:`benchmark.training.dataset_files`).
 
     OUT/build.json    the spec and its sha256 (what ``--resume`` checks before it continues)
     OUT/units/        one JSONL file per unit, each written atomically as its unit comes back
+                      (:mod:`benchmark.execution.unit_outputs`)
 
 A killed build keeps every unit file written; ``--resume`` runs only the units missing and assembles the rest.
 """
@@ -16,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.execution.executors import Executor, WorkUnit
+from benchmark.execution.unit_outputs import UnitOutputs
 from benchmark.training.canonical import canonical_json
 from benchmark.training.examples import TrainingExample, simuhome_example
 from benchmark.training.spec import DatasetSpec
-from emulator.files import write_atomically
 
 BUILD_SCHEMA = "homefabric-dataset-build/1"
 GENERATOR = "homefabric dataset build"
@@ -105,36 +106,35 @@ def _build_state(spec: DatasetSpec) -> str:
     )
 
 
+def _outputs(out: Path) -> UnitOutputs:
+    return UnitOutputs(out / "units", out / "build.json")
+
+
 def prepare(out: Path, spec: DatasetSpec, *, resume: bool) -> set[int]:
     """Check the directory; return the numbers of the units already written (resume)."""
-    state = out / "build.json"
+    outputs = _outputs(out)
     if resume:
-        if not state.is_file():
+        earlier_state = outputs.earlier_state()
+        if earlier_state is None:
             raise DatasetBuildError(f"--resume: {out} has no build.json; start a new build without --resume")
         try:
-            earlier = json.loads(state.read_text(encoding="utf-8")).get("spec_sha256")
-        except (OSError, ValueError, AttributeError):
+            earlier = json.loads(earlier_state).get("spec_sha256")
+        except (ValueError, AttributeError):
             earlier = None
         if earlier != spec.sha256():
             raise DatasetBuildError(
                 f"--resume: {out} was built from another spec (sha256 {earlier}); give the same spec or a new --out"
             )
-        for torn in (out / "units").glob(".unit-*.tmp"):  # a unit being written when the build was killed
-            torn.unlink()
-        return {unit.number for unit in spec.units() if (out / "units" / unit.file_name).is_file()}
+        return outputs.kept(spec.units())
     if out.exists() and any(out.iterdir()):
         raise DatasetBuildError(f"--out {out} is not empty; give a new directory, or --resume to continue a build")
-    (out / "units").mkdir(parents=True, exist_ok=True)
-    write_atomically(state, _build_state(spec))
+    outputs.begin(_build_state(spec))
     return set()
 
 
 def read_units(out: Path, units: list[WorkUnit]) -> list[TrainingExample]:
-    examples = []
-    for unit in units:
-        for line in (out / "units" / unit.file_name).read_text(encoding="utf-8").splitlines():
-            examples.append(TrainingExample.from_dict(json.loads(line)))
-    return examples
+    outputs = _outputs(out)
+    return [TrainingExample.from_dict(json.loads(line)) for unit in units for line in outputs.read(unit).splitlines()]
 
 
 def build_dataset(
@@ -154,8 +154,9 @@ def build_dataset(
     todo = [unit for unit in units if unit.number not in kept]
     if on_kept is not None and kept:
         on_kept(len(kept))
+    outputs = _outputs(out)
     for unit, text in executor.map(build_unit, spec.to_dict(), todo):
-        write_atomically(out / "units" / unit.file_name, text)
+        outputs.write(unit, text)
         if on_unit is not None:
             on_unit(unit)
     examples = read_units(out, units)

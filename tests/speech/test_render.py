@@ -58,7 +58,7 @@ def test_a_killed_render_resumes_to_the_same_bytes(tmp_path: Path, episodes) -> 
     out = tmp_path / "killed"
     with pytest.raises(Killed):
         render_to_dir(episodes, out, seed=3, conditions=conditions, on_episode=kill_after_two)
-    assert not (out / "manifest.json").exists() and len(list((out / UNFINISHED).glob("episode-*.json"))) == 2
+    assert not (out / "manifest.json").exists() and len(list((out / UNFINISHED).glob("unit-*.jsonl"))) == 2
     with pytest.raises(RenderResumeError, match="other episodes, seed"):
         render_to_dir(episodes, out, seed=4, conditions=conditions, resume=True)
     resumed: list[str] = []

@@ -316,7 +316,7 @@ def test_speech_render_on_the_cluster_writes_the_local_files_also_after_a_kill(
     shutil.rmtree(out)
     command = [str(VENV_BIN / "homefabric"), *on_ray, "--quiet"]
     killed = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    written = _kill_after_two(killed, out / ".render", "episode-*.json")
+    written = _kill_after_two(killed, out / ".render", "unit-*.jsonl")
     assert 2 <= written < 8 and not (out / "manifest.json").exists()
     resumed = _homefabric(*on_ray, "--quiet", "--resume")
     assert resumed.returncode == 0, resumed.stderr

@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from benchmark.execution.executors import Executor, LocalExecutor, WorkUnit
+from benchmark.execution.unit_outputs import UnitOutputs
 from benchmark.suites.voice import noise as sources
 from benchmark.suites.voice.acoustics import Surroundings, apply_condition, noise_kind_for
 from benchmark.suites.voice.conditions import Condition
@@ -191,9 +192,8 @@ def resume_refusal(
 ) -> str | None:
     """Why ``--resume`` cannot continue a render of ``episodes`` in ``out`` (None: it can), checked before any
     work starts (no cluster, no progress line)."""
-    try:
-        earlier = (out / UNFINISHED / "render.json").read_text(encoding="utf-8")
-    except OSError:
+    earlier = _unfinished(out).earlier_state()
+    if earlier is None:
         return f"--resume: {out} holds no unfinished render ({UNFINISHED}/render.json); render without --resume"
     if earlier != _render_state(episodes, _render_parameters(seed, conditions, noise_kind, pool)):
         return (
@@ -203,8 +203,9 @@ def resume_refusal(
     return None
 
 
-def _episode_state(number: int) -> str:
-    return f"episode-{number:05d}.json"
+def _unfinished(out: Path) -> UnitOutputs:
+    """OUT/.render/: each rendered episode's turns (one unit an episode) and what the render was made with."""
+    return UnitOutputs(out / UNFINISHED, out / UNFINISHED / "render.json")
 
 
 def render_unit(shared: dict[str, Any], unit: WorkUnit) -> list[tuple[RenderedTurn, bytes]]:
@@ -237,25 +238,19 @@ def render_to_dir(
     whatever the executor. While the render runs, ``OUT/.render/`` holds its parameters and each written
     episode's turns; it is removed once the manifest is written. ``resume`` continues a killed render from there:
     the episodes written are kept, the rest rendered."""
-    state_dir = out / UNFINISHED
+    unfinished = _unfinished(out)
     parameters = _render_parameters(seed, conditions, noise_kind, pool)
-    state = _render_state(episodes, parameters)
     if resume:
         if refusal := resume_refusal(episodes, out, seed=seed, conditions=conditions, noise_kind=noise_kind, pool=pool):
             raise RenderResumeError(refusal)
     else:
-        state_dir.mkdir(parents=True, exist_ok=True)
-        for stale in state_dir.glob("*.json"):
-            stale.unlink()
-        write_atomically(state_dir / "render.json", state)
+        unfinished.begin(_render_state(episodes, parameters))
     units = [WorkUnit(index, str(episode.episode_id), index, 1) for index, episode in enumerate(episodes)]
     done: dict[int, list[RenderedTurn]] = {}
-    for unit in units:
-        written = state_dir / _episode_state(unit.number)
-        if resume and written.is_file():
-            done[unit.number] = [RenderedTurn.model_validate(t) for t in json.loads(written.read_text("utf-8"))]
-            if on_episode is not None:
-                on_episode(unit.kind, len(done[unit.number]))
+    for number in sorted(unfinished.kept(units) if resume else ()):
+        done[number] = [RenderedTurn.model_validate(t) for t in json.loads(unfinished.read(units[number]))]
+        if on_episode is not None:
+            on_episode(units[number].kind, len(done[number]))
     shared = {"episodes": list(episodes), "render": render, "seed": seed, "conditions": list(conditions)}
     shared |= {"noise": noise_kind, "pool": list(pool)}
     todo = [unit for unit in units if unit.number not in done]
@@ -265,15 +260,12 @@ def render_to_dir(
             relative = f"{turn.episode_id}/turn{turn.turn}_{turn.condition}.wav"
             _write_bytes(out / relative, data)
             turns.append(turn.model_copy(update={"file": relative}))
-        write_atomically(
-            state_dir / _episode_state(unit.number),
-            json.dumps([t.model_dump(mode="json") for t in turns]),
-        )
+        unfinished.write(unit, json.dumps([t.model_dump(mode="json") for t in turns]))
         done[unit.number] = turns
         if on_episode is not None:
             on_episode(unit.kind, len(rendered))
     all_turns = [turn for unit in units for turn in done[unit.number]]
     manifest = {"schema": MANIFEST_SCHEMA, **parameters, "turns": [t.model_dump(mode="json") for t in all_turns]}
     write_atomically(out / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    shutil.rmtree(state_dir)
+    shutil.rmtree(unfinished.directory)
     return all_turns
