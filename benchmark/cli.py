@@ -341,7 +341,6 @@ def bench_run(
             quiet=quiet,
             force=force,
         )
-    from benchmark.reports.report import write_report
     from benchmark.runs.runner import automation_tools_problem, select_episodes
 
     stored = (
@@ -418,6 +417,8 @@ def bench_run(
             _, text = write_multi_report(Path(spec.out), force=force)
         else:
             summaries = [_run_one(spec, selected, skipped, resume, quiet, force, units_on)]
+            from benchmark.reports.report import write_report  # after the run: its episodes do not need it
+
             _, text = write_report(summaries[0].out, force=force)
     typer.echo(text)
     ran = sum(summary.ran for summary in summaries)

@@ -19,10 +19,12 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import timedelta
 from types import TracebackType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:  # the live bar is loaded only on a terminal: a run in a pipe or a log never needs it
+    from rich.progress import Progress, TaskID
 
 PLAIN_LINES: Final = 10  # a log gets a line per tenth of the total (plus one per interval_s at most)
 INTERVAL_S: Final = 10.0
@@ -56,6 +58,8 @@ class WorkProgress:
         self._bar: tuple[Progress, TaskID] | None = None
         console = Console(stderr=True)
         if enabled and console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
             # redirect_stdout off: what the command prints to stdout stays there, even on a terminal
             progress = Progress(
                 TextColumn("[bold]{task.description}"),
