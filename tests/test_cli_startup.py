@@ -188,3 +188,30 @@ def test_an_oracle_bench_run_loads_no_wire_http_speech_or_llm_stack(tmp_path: Pa
     assert _loaded(seen["at_end"], NEVER_IN_AN_ORACLE_RUN) == []
     assert _loaded(seen["at_run"], NOT_BEFORE_THE_EPISODES) == []
     assert "benchmark.reports.report" in seen["at_end"]  # the pin above is of a real import, made after the run
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bench"],
+        ["bench", "run", "--help"],
+        ["bench", "run", "--bogus"],
+        ["bench", "nope"],
+        ["bench", "run", "--agent", "nobody", "--episodes", "x"],
+        ["episodes", "import", "/nowhere"],
+    ],
+)
+def test_a_group_run_alone_answers_as_the_whole_app(args: list[str]) -> None:
+    """The console script builds only the chosen group's commands (main.app_for): same output and exit code."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from homefabric_cli.main import app, app_for
+
+    alone = app_for(["homefabric", *args])
+    assert alone is not app and [group.name for group in alone.registered_groups] == [args[0]]
+    answers = [CliRunner().invoke(whole, args, prog_name="homefabric") for whole in (app, alone)]
+    assert answers[0].exit_code == answers[1].exit_code == (0 if args[-1] == "--help" else 2)
+    assert answers[0].output == answers[1].output
+    assert len(get_command(alone).commands) == 1  # type: ignore[attr-defined]  # a click Group: one sub-group
+    assert app_for(["homefabric", "serve"]) is app and app_for(["homefabric", "--help"]) is app
