@@ -160,8 +160,8 @@ NEVER_IN_AN_ORACLE_RUN = (
     "agent_tools.smh.tools",
     "ray",
 )
-# What only the report after the episodes uses (its plots, rich's live bar on a terminal, which a pipe never shows).
-NOT_BEFORE_THE_EPISODES = ("benchmark.reports", "matplotlib", "numpy", "rich.progress")
+# What only the report after the episodes uses: its plots, and rich (a --quiet run prints nothing before it).
+NOT_BEFORE_THE_EPISODES = ("benchmark.reports", "matplotlib", "numpy", "rich")
 
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
