@@ -10,7 +10,6 @@ the status number and URL), for runs whose observations must match SimuHome's bi
 from __future__ import annotations
 
 import json
-from http import HTTPStatus
 from typing import Any
 
 from emulator.errors import HomeError
@@ -89,6 +88,8 @@ def from_fabric_error(error: HomeError) -> dict[str, Any]:
 
 def compat_error(status: int, url: str) -> dict[str, Any]:
     """SimuHome's transport envelope for a failed simulator call (facts §1.3): status and URL only."""
+    from http import HTTPStatus  # only the compat transport needs the reason phrases (an episode run may not)
+
     phrase = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else "Error"
     kind = "Client Error" if status < 500 else "Server Error"
     return fail("HTTP_ERROR", f"{status}: {status} {kind}: {phrase} for url: {url}", status=400)

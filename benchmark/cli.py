@@ -8,14 +8,16 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Every command imports the benchmark inside itself: homefabric_cli mounts this module on every start, `--help`
 # included, and the benchmark's modules load the home engine and the official Matter model (clusters.chip_model;
@@ -23,12 +25,24 @@ from benchmark.execution.executor_options import AddressOption, ExecutorOption, 
 episodes_app = typer.Typer(help="Benchmark episodes (SimuHome's format).", no_args_is_help=True)
 bench_app = typer.Typer(help="Run agents on episodes and report scores.", no_args_is_help=True)
 
-console = Console()
-err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
+
+# Made when a command first prints (rich loads then: a run's episodes do not need it).
+@cache
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console()
+
+
+@cache
+def _err_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
+    _err_console().print(f"[bold red]error:[/] {message}", soft_wrap=True)  # one line, however long
     raise typer.Exit(code)
 
 
@@ -106,28 +120,30 @@ def episodes_import(
             )
         )
     else:
+        from rich.table import Table
+
         table = Table(title=f"{shown}: {runnable} of {files} runnable")
         table.add_column("kind")
         table.add_column("episodes", justify="right")
         for kind in KINDS:
             table.add_row(kind, str(counts.get(kind, 0)))
-        console.print(table)
-        console.print(
+        _console().print(table)
+        _console().print(
             f"files {files}, runnable {runnable}, problems {len(problems)} (in {len(not_runnable)} files)",
             highlight=False,
         )
         if normalisations:
-            console.print(
+            _console().print(
                 "SimuHome value shapes normalised (attribute values): "
                 + ", ".join(f"{name} {count}" for name, count in normalisations.items()),
                 highlight=False,
             )
         if out is not None:
-            console.print(f"wrote {written} normalised episode files to {out}")
+            _console().print(f"wrote {written} normalised episode files to {out}")
         if problems:
-            console.print(f"[bold yellow]{len(problems)} problem(s); those files are not runnable:[/]")
+            _console().print(f"[bold yellow]{len(problems)} problem(s); those files are not runnable:[/]")
             for problem in problems:
-                console.print(f"  {problem}", markup=False, highlight=False)
+                _console().print(f"  {problem}", markup=False, highlight=False)
     if problems:
         raise typer.Exit(1)
 
@@ -341,7 +357,6 @@ def bench_run(
             quiet=quiet,
             force=force,
         )
-    from benchmark.reports.report import write_report
     from benchmark.runs.runner import automation_tools_problem, select_episodes
 
     stored = (
@@ -418,6 +433,8 @@ def bench_run(
             _, text = write_multi_report(Path(spec.out), force=force)
         else:
             summaries = [_run_one(spec, selected, skipped, resume, quiet, force, units_on)]
+            from benchmark.reports.report import write_report  # after the run: its episodes do not need it
+
             _, text = write_report(summaries[0].out, force=force)
     typer.echo(text)
     ran = sum(summary.ran for summary in summaries)
@@ -507,6 +524,8 @@ def _dry_run(spec: Any, as_json: bool) -> None:
             )
         )
         return
+    from rich.table import Table
+
     table = Table(title=f"{runnable} of {len(rows)} episodes runnable on {spec.backend.matter_server}")
     for column in ("episode", "runnable", "to set first / why not"):
         table.add_column(column)
@@ -517,7 +536,7 @@ def _dry_run(spec: Any, as_json: bool) -> None:
             else (", ".join(f"{a['device_id']} {a['path']}={a['value']!r}" for a in row["actions"]) or "-")
         )
         table.add_row(row["episode_id"], "yes" if row["runnable"] else "no", detail)
-    console.print(table)
+    _console().print(table)
 
 
 def _parse_conditions(values: list[str] | None) -> tuple[Any, ...]:
@@ -550,13 +569,13 @@ def _run_one(
     except ValueError as error:  # e.g. an api_key_env that is not set
         _fail(str(error))
     for problem in summary.skipped_episode_files:
-        err_console.print(f"[yellow]skipped[/] {problem}", highlight=False)
+        _err_console().print(f"[yellow]skipped[/] {problem}", highlight=False)
     for dropped in summary.dropped:
         where = f"{dropped['episode_id']} trial {dropped['trial']}: " if "episode_id" in dropped else ""
-        err_console.print(
+        _err_console().print(
             f"[yellow]dropped[/] records.jsonl line {dropped['line']}: {where}{dropped['reason']}", highlight=False
         )
-    console.print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
+    _console().print(f"ran {summary.ran} episode run(s), kept {summary.kept} from before; records in {summary.out}")
     return summary
 
 
@@ -646,7 +665,7 @@ def bench_compare(
         typer.echo(render_comparison(comparison))
     if out is not None:
         for path in write_comparison(comparison, out):
-            err_console.print(f"wrote {path}")
+            _err_console().print(f"wrote {path}")
 
 
 @bench_app.command("evaluate")

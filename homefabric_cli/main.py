@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -11,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from emulator.output_paths import output_file_problem
 from homefabric_cli import http_cmd
@@ -29,14 +29,17 @@ from homefabric_cli.options import (
 from homefabric_cli.terminal import HELP_OPTIONS, output_console, runnable_command
 
 if TYPE_CHECKING:  # the fabric is imported when a command needs it (startup time)
+    from rich.console import Console
+
     from emulator.emulated_home import EmulatedHome
 
-app = typer.Typer(
-    help="homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    context_settings=HELP_OPTIONS,
-)
+APP_SETTINGS: dict[str, Any] = {
+    "help": "homefabric: a Matter-faithful smart-home emulator and agent benchmark.",
+    "no_args_is_help": True,
+    "pretty_exceptions_enable": False,
+    "context_settings": HELP_OPTIONS,
+}
+app = typer.Typer(**APP_SETTINGS)
 devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
@@ -103,12 +106,21 @@ def _mount_servers() -> None:
 
 _mount_servers()
 
-console = output_console()
-err_console = output_console(stderr=True, soft_wrap=True)  # one error, one line
+
+# The consoles are made when a command first prints: rich loads then, not on every start (a `bench run` loads it
+# after its episodes; tests/test_cli_startup.py pins it).
+@functools.cache
+def _console() -> Console:
+    return output_console()
+
+
+@functools.cache
+def _err_console() -> Console:
+    return output_console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _fail(message: str) -> None:
-    err_console.print(f"[bold red]error:[/] {message}")
+    _err_console().print(f"[bold red]error:[/] {message}")
     raise typer.Exit(2)
 
 
@@ -146,13 +158,15 @@ def devices_types(as_json: Annotated[bool, typer.Option("--json", help="Print JS
     if as_json:
         print(json.dumps(rows, indent=2))
         return
+    from rich.table import Table
+
     table = Table(title=f"{len(rows)} device types")
     for column in ("name", "device type", "endpoints → clusters", "origin"):
         table.add_column(column)
     for row in rows:
         eps = "\n".join(f"{e['endpoint']}: {', '.join(e['clusters'])}" for e in row["endpoints"])
         table.add_row(row["name"], f"0x{row['device_type_id']:04X}", eps, row["origin"])
-    console.print(table)
+    _console().print(table)
 
 
 # ---------------------------------------------------------------------------------- home
@@ -177,7 +191,7 @@ def home_generate(
         sys.stdout.write(text)
     else:
         write_atomically(out, text)
-        err_console.print(f"wrote {out}")
+        _err_console().print(f"wrote {out}")
 
 
 @home_app.command("show")
@@ -198,6 +212,8 @@ def home_show(
     if as_json:
         print(json.dumps(fabric.snapshot(), indent=2))
         return
+    from rich.table import Table
+
     table = Table(
         title=f"{fabric.name}: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices at {fabric.now_text()}"
     )
@@ -216,7 +232,7 @@ def home_show(
             f"{state['pm10']:.1f}",
             devices,
         )
-    console.print(table)
+    _console().print(table)
 
 
 # ---------------------------------------------------------------------------------- sim
@@ -260,13 +276,15 @@ def sim_run(
         print(json.dumps({"home": fabric.name, "time": fabric.now_text(), **figures, "rooms": rooms}, indent=2))
         return
     _print_rooms(fabric, rooms)
-    console.print(
+    _console().print(
         f"simulated {seconds:.0f} s in {figures['wall_s']:.3f} s wall "
         f"({figures['speedup']}× real time, {figures['events']} events)"
     )
 
 
 def _print_rooms(fabric: EmulatedHome, rooms: dict[str, dict[str, float]]) -> None:
+    from rich.table import Table
+
     table = Table(title=f"room states at {fabric.now_text()}")
     for column in ("room", "°C", "% RH", "lux", "PM10"):
         table.add_column(column)
@@ -278,7 +296,7 @@ def _print_rooms(fabric: EmulatedHome, rooms: dict[str, dict[str, float]]) -> No
             f"{state['illuminance']:.0f}",
             f"{state['pm10']:.1f}",
         )
-    console.print(table)
+    _console().print(table)
 
 
 @sim_app.command("demo")
@@ -290,17 +308,17 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7, duration: Annotated[str, 
     from emulator.scenarios import start_typical_day
 
     fabric = EmulatedHome(generate_home("complex", seed))
-    console.print(
+    _console().print(
         f"[bold]{fabric.name}[/]: {len(fabric.rooms())} rooms, {len(fabric.devices())} devices, "
         f"{len({d.device_type for d in fabric.devices()})} device types, start {fabric.now_text()}"
     )
     before = fabric.snapshot()
     actions = start_typical_day(fabric)
-    console.print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
+    _console().print(f"started the day: {len(actions)} device actions (ACs cooling, appliances running, lights on)")
     figures = simulate(fabric, seconds, progress=True)
     changes = EmulatedHome.diff(before, fabric.snapshot())
     _print_rooms(fabric, {r.room_id: fabric.room_state(r.room_id) for r in fabric.rooms()})
-    console.print(
+    _console().print(
         f"{len(changes)} state changes over the day; simulated {figures['simulated_s']:.0f} s in "
         f"{figures['wall_s']:.3f} s wall ({figures['speedup']}× real time, {figures['events']} events)"
     )
@@ -379,7 +397,7 @@ def serve(
     except ValueError as error:
         _fail(str(error))
     if http_address is not None and (warning := public_bind_warning(http_address[0], http_token)):
-        err_console.print(warning, markup=False, highlight=False)
+        _err_console().print(warning, markup=False, highlight=False)
     http_access = http_cmd.access_options(episodes_root, allow_model_endpoint, model_key_env, allow_origin)
     _load(home)  # validates the file with a clear message before anything starts
     from bridge.matter.codec.persistence import CorruptStateError
@@ -413,7 +431,7 @@ def serve(
                 discriminator=discriminator,
                 passcode=passcode,
                 interfaces=interface or None,
-                echo=console.print,
+                echo=_console().print,
                 mqtt=broker,
                 mqtt_base=mqtt_base,
                 http=http_address,
@@ -442,14 +460,14 @@ def demo(
     """The main job: generate a small episode set, run the oracle and null agents on it, print the reports."""
     from homefabric_cli.demo import run_demo
 
-    reports = run_demo(out, per_type=per_type, seed=seed, concurrency=concurrency, echo=console.print)
+    reports = run_demo(out, per_type=per_type, seed=seed, concurrency=concurrency, echo=_console().print)
     oracle, null = reports["oracle"]["overall"], reports["null"]["overall"]
 
     def rate(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.0%}"
 
     command = runnable_command()  # `homefabric` is on PATH only in an activated venv
-    console.print(
+    _console().print(
         f"\noracle {rate(oracle['success_rate'])} vs null {rate(null['success_rate'])} over "
         f"{oracle['episodes']} episodes — `{command} bench report {out / 'runs' / 'oracle'}` "
         f"shows it again; `{command} sim demo` runs a day in the complex home."
@@ -461,11 +479,28 @@ INTERNAL_ERROR_EXIT = 70
 TRACEBACK_ENV = "HOMEFABRIC_TRACEBACK"
 
 
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app the console script runs for ``argv``: for ``homefabric GROUP …`` (``bench``, ``episodes``, …) the same
+    app holding that group alone, so only its commands are turned into click commands when it starts (all of them
+    cost ~1 MiB; perf/memory.py); else, and when the shell asks for completions, the whole app."""
+    name = argv[1] if len(argv) > 1 else None
+    chosen = next((group for group in app.registered_groups if group.name == name), None)
+    if chosen is None or COMPLETION_ENV in os.environ:
+        return app
+    alone = typer.Typer(**APP_SETTINGS)
+    alone.callback()(_main)
+    alone.registered_groups.append(chosen)
+    return alone
+
+
+COMPLETION_ENV = "_HOMEFABRIC_COMPLETE"  # set by a shell's completion script: completions need the whole tree
+
+
 def main() -> None:
     """The console script: the commands, with what the operating system refused (a directory that cannot be
     made, a full disk, a connection refused) as one line naming it, never a traceback — whichever command met it."""
     try:
-        app()
+        app_for(sys.argv)()
     except OSError as error:
         where = f": {error.filename}" if error.filename else ""
         typer.echo(f"error: {error.strerror or error}{where}", err=True)

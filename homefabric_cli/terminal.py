@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
 from typer.core import TyperOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}  # context_settings of the top Typer (sub-commands inherit)
 LOG_WIDTH = 1000  # a table in a pipe or a log keeps one line per row
@@ -16,6 +18,8 @@ LOG_WIDTH = 1000  # a table in a pipe or a log keeps one line per row
 
 def output_console(*, stderr: bool = False, soft_wrap: bool = False) -> Console:
     """A terminal's own width; in a pipe or a log (no terminal, no COLUMNS) wide enough never to wrap a table."""
+    from rich.console import Console  # here: a command that never prints through rich does not load it
+
     stream = sys.stderr if stderr else sys.stdout
     interactive = hasattr(stream, "isatty") and stream.isatty()
     width = None if interactive or os.environ.get("COLUMNS") else LOG_WIDTH

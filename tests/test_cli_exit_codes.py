@@ -265,7 +265,7 @@ def test_an_unexpected_failure_is_one_line_with_exit_70_and_the_traceback_on_req
     def broken_app() -> None:
         raise KeyError("forecastId")
 
-    monkeypatch.setattr(cli, "app", broken_app)
+    monkeypatch.setattr(cli, "app_for", lambda argv: broken_app)  # the app main() runs
     monkeypatch.delenv(cli.TRACEBACK_ENV, raising=False)
     with pytest.raises(SystemExit) as stopped:
         cli.main()

@@ -1,11 +1,13 @@
 """Issue #14, item 3: `homefabric --help`, `--version` and `devices types` start without loading the Matter model
 (clusters.chip_model, with every cluster server behind it). Timings live in perf/cli_startup.py; here we check the
-cause."""
+cause. Issue #24, item 1: `bench run` of the oracle loads none of the Matter wire, MQTT, HTTP, speech or LLM stack,
+and its report's stack only after the episodes (memory in perf/memory.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import emulator.catalogue_index as index
-from tests.test_cli_exit_codes import HOMEFABRIC
+from tests.test_cli_exit_codes import EPISODES, HOMEFABRIC
 
 HEAVY = "clusters.chip_model"
 
@@ -111,3 +113,105 @@ def test_mcp_loads_the_home_behind_initialize_and_a_bad_home_is_a_one_line_error
     assert refused.stderr.startswith(f"error: {bad}: invalid home config") and "Traceback" not in refused.stderr
     missing = _mcp(tmp_path / "nowhere.json")
     assert missing.returncode == 2 and missing.stderr.startswith("error:") and "Traceback" not in missing.stderr
+
+
+# `bench run`, through the console script's entry, noting the modules loaded when the runner starts its episodes
+# and when the process ends.
+BENCH_RUN_PROBE = r"""
+import json, sys
+import benchmark.runs.runner as runner
+from homefabric_cli.main import main
+seen = {}
+real_run = runner.Runner.run
+
+async def noted_run(self, *args, **kwargs):
+    seen["at_run"] = sorted(sys.modules)
+    return await real_run(self, *args, **kwargs)
+
+runner.Runner.run = noted_run
+sys.argv = ["homefabric", *sys.argv[1:]]
+try:
+    main()
+finally:
+    seen["at_end"] = sorted(sys.modules)
+    print(json.dumps(seen), file=sys.stderr)
+"""
+# What an oracle run on the in-process fabric never uses: the Matter wire and a live home's Matter-server client,
+# MQTT, HTTP (client, servers, the stdlib's reason phrases), the speech stack, an LLM (client checks, ReAct agent,
+# judge), YAML (no spec file), the SMH tools, Ray.
+NEVER_IN_AN_ORACLE_RUN = (
+    "bridge",
+    "agent_tools.matter_backend",
+    "benchmark.runs.live_home",
+    "aiomqtt",
+    "http",
+    "httpx",
+    "uvicorn",
+    "fastapi",
+    "benchmark.http",
+    "benchmark.suites.voice.voice_runner",
+    "benchmark.suites.voice.episode_input",
+    "benchmark.suites.voice.tts",
+    "scipy",
+    "benchmark.llm.preflight",
+    "benchmark.agents.react",
+    "benchmark.scoring.judges.llm",
+    "yaml",
+    "agent_tools.smh.tools",
+    "ray",
+)
+# What only the report after the episodes uses: its plots, and rich (a --quiet run prints nothing before it).
+NOT_BEFORE_THE_EPISODES = ("benchmark.reports", "matplotlib", "numpy", "rich")
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == name or m.startswith(name + ".") for name in names)]
+
+
+def test_an_oracle_bench_run_loads_no_wire_http_speech_or_llm_stack(tmp_path: Path) -> None:
+    episodes = tmp_path / "episodes"
+    episodes.mkdir()
+    for name in ("qt1_feasible_seed_1.json", "qt2_feasible_seed_3.json"):
+        shutil.copy(EPISODES / name, episodes / name)
+    command = ["bench", "run", "--agent", "oracle", "--episodes", str(episodes), "--out", str(tmp_path / "run")]
+    run = subprocess.run(
+        [sys.executable, "-c", BENCH_RUN_PROBE, *command, "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "120"},
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "overall" in run.stdout  # the report: the run really happened
+    seen = json.loads(run.stderr.strip().splitlines()[-1])
+    assert "emulator.emulated_home" in seen["at_run"] and "benchmark.agents.oracle" in seen["at_run"]
+    assert _loaded(seen["at_end"], NEVER_IN_AN_ORACLE_RUN) == []
+    assert _loaded(seen["at_run"], NOT_BEFORE_THE_EPISODES) == []
+    assert "benchmark.reports.report" in seen["at_end"]  # the pin above is of a real import, made after the run
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bench"],
+        ["bench", "run", "--help"],
+        ["bench", "run", "--bogus"],
+        ["bench", "nope"],
+        ["bench", "run", "--agent", "nobody", "--episodes", "x"],
+        ["episodes", "import", "/nowhere"],
+    ],
+)
+def test_a_group_run_alone_answers_as_the_whole_app(args: list[str]) -> None:
+    """The console script builds only the chosen group's commands (main.app_for): same output and exit code."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from homefabric_cli.main import app, app_for
+
+    alone = app_for(["homefabric", *args])
+    assert alone is not app and [group.name for group in alone.registered_groups] == [args[0]]
+    answers = [CliRunner().invoke(whole, args, prog_name="homefabric") for whole in (app, alone)]
+    assert answers[0].exit_code == answers[1].exit_code == (0 if args[-1] == "--help" else 2)
+    assert answers[0].output == answers[1].output
+    assert len(get_command(alone).commands) == 1  # type: ignore[attr-defined]  # a click Group: one sub-group
+    assert app_for(["homefabric", "serve"]) is app and app_for(["homefabric", "--help"]) is app

@@ -16,11 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from agent_tools.envelope import fail, ok
 from agent_tools.registry import ToolSet, tool
+from agent_tools.smh import DEFAULT_BUDGET
 from agent_tools.smh.home_env import HomeEnv
 from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
 from emulator.errors import HomeError
-
-DEFAULT_BUDGET = 10
 
 
 class _Args(BaseModel):

@@ -23,8 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmark.reports.plots import write_plots as draw
-from benchmark.runs.live_home import NOT_RUNNABLE
-from benchmark.runs.records import RunReport
+from benchmark.runs.records import NOT_RUNNABLE, RunReport
 from benchmark.runs.runner import read_records
 from benchmark.runs.store import (
     RECORDS,

@@ -23,7 +23,6 @@ from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.suites.simuhome.episode import Episode, RequiredAction
 from emulator.errors import HomeError
 
-NOT_RUNNABLE = "not_runnable_on_this_home"
 # Evaluated by fast-forwarding the home in virtual time (room physics, schedules): not possible on a live home.
 VIRTUAL_TIME_QUERY_TYPES = frozenset({"qt2", "qt4-1", "qt4-2", "qt4-3"})
 PATH_TOOLS = ("get_attribute", "write_attribute")

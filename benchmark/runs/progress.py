@@ -19,10 +19,10 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import timedelta
 from types import TracebackType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:  # rich is loaded only by a progress that shows; its live bar only on a terminal
+    from rich.progress import Progress, TaskID
 
 PLAIN_LINES: Final = 10  # a log gets a line per tenth of the total (plus one per interval_s at most)
 INTERVAL_S: Final = 10.0
@@ -54,8 +54,14 @@ class WorkProgress:
         self._started = self._line_at = time.monotonic()
         self._line_done: int | None = None  # units done when the last plain line was written
         self._bar: tuple[Progress, TaskID] | None = None
+        if not enabled:
+            return  # shows nothing: rich is not loaded
+        from rich.console import Console
+
         console = Console(stderr=True)
-        if enabled and console.is_terminal:
+        if console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
             # redirect_stdout off: what the command prints to stdout stays there, even on a terminal
             progress = Progress(
                 TextColumn("[bold]{task.description}"),

@@ -20,6 +20,7 @@ from pydantic import ConfigDict, Field
 from benchmark.scoring.verdicts import JudgeTokens, RecordModel, Verdict
 
 RECORD_SCHEMA = "homefabric-run-record/2"  # /2: no wall_time_s (it is in timings.jsonl), so records are reproducible
+NOT_RUNNABLE = "not_runnable_on_this_home"  # the status of an episode a live Matter home could not start
 
 
 # --- the run record -----------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ class RunRecord(RecordModel):
     invocations: list[Invocation] = Field(default_factory=list)
     state_diff: list[dict[str, Any]] = Field(default_factory=list)
     virtual: VirtualSpan | None = None
-    status: str | None = None  # passed | failed | infra_error
+    status: str | None = None  # passed | failed | infra_error | NOT_RUNNABLE (a live home)
     error: str | None = None
     verdict: Verdict | None = None
     tokens: RecordTokens | None = None

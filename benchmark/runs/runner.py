@@ -28,23 +28,18 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tools import ToolBox
-from agent_tools.matter_backend import MappingError, MatterHome, MatterServerError
 from agent_tools.toolbox import TOOL_PROFILES
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
 from benchmark.agents.null import NullAgent
 from benchmark.agents.options import ReactOptions
 from benchmark.agents.oracle import OracleAgent
-from benchmark.agents.react import ReactAgent
 from benchmark.agents.replay import ReplayAgent
 from benchmark.execution.executors import Executor, WorkUnit, described
-from benchmark.llm.client import LLMClient
-from benchmark.llm.preflight import PreflightError, check_endpoint
-from benchmark.runs.live_home import NOT_RUNNABLE, LiveHome, StaticBaseline
 from benchmark.runs.progress import RunProgress
-from benchmark.runs.records import RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
+from benchmark.runs.records import NOT_RUNNABLE, RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
 from benchmark.runs.spec import RunSpec
 from benchmark.runs.store import (
     RECORDS,
@@ -61,11 +56,16 @@ from benchmark.scoring.automation_scoring import gold_automations
 from benchmark.scoring.evaluators.evaluate import EvaluationInput, evaluate_episode
 from benchmark.scoring.evaluators.judging import Judge
 from benchmark.scoring.evaluators.state_comparison import fresh_fabric
-from benchmark.scoring.judges.llm import LLMJudge
 from benchmark.scoring.judges.rules import RulesJudge
 from benchmark.suites.simuhome.episode import Episode, EpisodeProblem, iter_episodes_by_id, load_episodes
 from emulator.emulated_home import EmulatedHome
 from emulator.files import open_for_append, write_atomically, write_line
+
+# What only some runs use is imported where they use it: an oracle run on the in-process fabric loads no LLM client
+# or ReAct agent, no Matter-server client (a live home: spec.backend) (tests/test_cli_startup.py pins it).
+if TYPE_CHECKING:
+    from agent_tools.matter_backend import MatterHome
+    from benchmark.runs.live_home import LiveHome
 
 # --- the process --------------------------------------------------------------------------------------------
 
@@ -104,6 +104,9 @@ def make_agent(spec: RunSpec) -> Agent:
         return ReplayAgent.from_path(agent.replay_from or "")
     if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (runs.spec.per_model)
         raise ValueError("a spec with agent.models runs one model at a time; split it with runs.spec.per_model")
+    from benchmark.agents.react import ReactAgent
+    from benchmark.llm.client import LLMClient
+
     client = LLMClient.from_spec(agent.model)
     options = ReactOptions.model_validate(agent.options)  # already checked when the spec was read
     return ReactAgent(client, max_steps=agent.max_steps, temperature=agent.model.temperature, **options.model_dump())
@@ -111,6 +114,8 @@ def make_agent(spec: RunSpec) -> Agent:
 
 def make_judge(spec: RunSpec) -> Judge:
     if spec.judge.kind == "llm":
+        from benchmark.scoring.judges.llm import LLMJudge
+
         return LLMJudge.from_spec(spec.judge.model, votes=spec.judge.votes)
     return RulesJudge()
 
@@ -211,7 +216,11 @@ async def run_episode(
         compat_transport=spec.tools.compat_transport,
     )
     before = fabric.snapshot()
-    baseline = StaticBaseline(before) if live is not None else None
+    baseline = None
+    if live is not None:
+        from benchmark.runs.live_home import StaticBaseline
+
+        baseline = StaticBaseline(before)
     extras: dict[str, Any] = {"trial": trial}
     if agent.needs_episode:  # the oracle: privileged by declaration (benchmark.agents.base.AgentBase)
         extras["episode"] = episode
@@ -372,16 +381,25 @@ class RunSummary:
 async def preflight_models(agent: Agent, judge: Judge) -> dict[str, Any] | None:
     """A run's checks before anything is written: the agent's own (agents with a model have a
     ``preflight()``; its warning — tools dropped… — is printed, its result goes into the manifest), then an
-    LLM judge's endpoint (a dead one would make every record an infrastructure error)."""
-    result: dict[str, Any] | None = None
+    LLM judge's endpoint (a dead one would make every record an infrastructure error). A failed check is a
+    :class:`RunError` naming it."""
     check = getattr(agent, "preflight", None)
-    if check is not None:
-        result = await check()
-        if result and result.get("warning"):
-            print(f"warning: {result['warning']}", file=sys.stderr)
     client = next(iter(getattr(judge, "clients", None) or []), None)
-    if isinstance(client, LLMClient):
-        await check_endpoint(client, role="judge")
+    if check is None and client is None:
+        return None  # nothing with a model (the oracle and the rules judge): the LLM client is never loaded
+    from benchmark.llm.client import LLMClient
+    from benchmark.llm.preflight import PreflightError, check_endpoint
+
+    result: dict[str, Any] | None = None
+    try:
+        if check is not None:
+            result = await check()
+            if result and result.get("warning"):
+                print(f"warning: {result['warning']}", file=sys.stderr)
+        if isinstance(client, LLMClient):
+            await check_endpoint(client, role="judge")
+    except PreflightError as error:
+        raise RunError(str(error)) from None
     return result
 
 
@@ -466,10 +484,7 @@ class Runner:
         problems = list(problems)
         agent = self.agent or make_agent(self.spec)
         judge = self.judge or make_judge(self.spec)
-        try:
-            preflight = await preflight_models(agent, judge)  # before anything is written
-        except PreflightError as error:
-            raise RunError(str(error)) from None
+        preflight = await preflight_models(agent, judge)  # before anything is written
         own_live = self.live is None and self.spec.backend is not None
         if own_live:
             self.live = await self._open_live()  # before anything is written
@@ -482,6 +497,9 @@ class Runner:
 
     async def _open_live(self) -> LiveHome:
         """The spec's live Matter home, connected (RunError naming why when it cannot be)."""
+        from agent_tools.matter_backend import MappingError, MatterServerError
+        from benchmark.runs.live_home import LiveHome
+
         assert self.spec.backend is not None
         live = LiveHome(self.spec.backend.matter_server, self.spec.backend.mapping)
         try:

@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import yaml
-
 from benchmark.suites.simuhome.episode import KINDS
 
 SIMUHOME_EVAL_SCHEMA: Final = "simuhome-eval-spec-v1"
@@ -85,6 +83,8 @@ class Migration:
 
     def text(self, source: str) -> str:
         """The run spec as YAML, headed by comments: where it came from and what has no counterpart."""
+        import yaml  # only `bench migrate-spec` writes YAML
+
         lines = [
             f"# Migrated from SimuHome eval spec {source} ({SIMUHOME_EVAL_SCHEMA}) by `homefabric bench migrate-spec`."
         ]

@@ -26,7 +26,6 @@ import re
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.agents.options import check_options
@@ -216,6 +215,8 @@ def parse_spec(data: Any, source: str = "<spec>") -> RunSpec:
 
 
 def load_spec(path: str | os.PathLike[str]) -> RunSpec:
+    import yaml  # here, not at the top: a run from flags (no spec file) never loads it
+
     file = Path(path)
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
@@ -229,4 +230,6 @@ def load_spec(path: str | os.PathLike[str]) -> RunSpec:
 
 
 def dump_spec(spec: RunSpec) -> str:
+    import yaml
+
     return yaml.safe_dump(spec.model_dump(mode="json", by_alias=True, exclude_defaults=False), sort_keys=False)

@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmark.reports.report import build_report
-from benchmark.runs.live_home import NOT_RUNNABLE, needed_paths, static_reason
+from benchmark.runs.live_home import needed_paths, static_reason
+from benchmark.runs.records import NOT_RUNNABLE
 from benchmark.runs.spec import SpecError, parse_spec
 from benchmark.suites.simuhome.episode import parse_episode
 from homefabric_cli.main import app

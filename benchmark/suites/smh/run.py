@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agent_tools.smh.tools import DEFAULT_BUDGET
+from agent_tools.smh import DEFAULT_BUDGET
 from benchmark.suites.smh.agents import DrAgent, EiaAgent
 from benchmark.suites.smh.instance import Instance
 from benchmark.suites.smh.judge import SmhAnswerJudge

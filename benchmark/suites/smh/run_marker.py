@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 RUN_MARKER = "smh-run.json"
 
 
@@ -20,6 +18,8 @@ def wants_smh(spec_file: Path | None, resume_out: Path | None) -> bool:
         return True
     if spec_file is None or not spec_file.is_file():
         return False
+    import yaml  # only a spec file is YAML: a run from flags does not load it
+
     try:
         data = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):

@@ -14,9 +14,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_tools.profiles import make_toolbox
+from agent_tools.smh import DEFAULT_BUDGET
 from agent_tools.smh.home_env import state_diff
 from agent_tools.smh.rules import RuleError, SmhAutomation, to_spec
-from agent_tools.smh.tools import DEFAULT_BUDGET, SmhToolBox
+from agent_tools.smh.tools import SmhToolBox
 from benchmark.suites.smh import dr
 from benchmark.suites.smh.agents import DrAgent, EiaAgent, RequestFailed, Tokens, eia_messages
 from benchmark.suites.smh.heating import with_heating_results

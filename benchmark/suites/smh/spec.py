@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent_tools.smh.tools import DEFAULT_BUDGET
+from agent_tools.smh import DEFAULT_BUDGET
 from benchmark.suites.smh.taxonomy import SUBCATEGORIES
 
 

@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 
 from benchmark.execution.executor_options import AddressOption, ExecutorOption, WorkersOption
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Every command imports what it needs inside itself: homefabric_cli mounts this app on every start (`--help`
 # too), and the speech stack costs 0.8 s CPU to import (measured; tests/test_cli_startup.py keeps it out).
 speech_app = typer.Typer(help="Spoken episodes: offline TTS, acoustic conditions, voices.", no_args_is_help=True)
-console = Console()
-err_console = Console(stderr=True, soft_wrap=True)
+
+
+@cache
+def _console() -> Console:  # made when a command first prints: rich is not loaded on every start
+    from rich.console import Console
+
+    return Console()
+
+
+@cache
+def _err_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}", soft_wrap=True, highlight=False)
+    _err_console().print(f"[bold red]error:[/] {message}", soft_wrap=True, highlight=False)
     raise typer.Exit(code)
 
 
@@ -28,7 +43,7 @@ def speech_voices() -> None:
     from benchmark.suites.voice.voices import VOICES
 
     for voice in VOICES.values():
-        console.print(f"{voice.id:12} {voice.accent:16} {voice.gender}", highlight=False)
+        _console().print(f"{voice.id:12} {voice.accent:16} {voice.gender}", highlight=False)
 
 
 @speech_app.command("render")
@@ -95,7 +110,7 @@ def speech_render(
     else:
         loaded, problems = load_episodes(episodes)
     for skipped in problems:
-        err_console.print(f"[yellow]skipped[/] {skipped}", highlight=False)
+        _err_console().print(f"[yellow]skipped[/] {skipped}", highlight=False)
     if not loaded:
         _fail(f"{episodes}: no runnable episode to render", 1)
     if resume and (refusal := resume_refusal(loaded, out, seed=seed, conditions=grid, noise_kind=noise, pool=pool)):
@@ -124,7 +139,7 @@ def speech_render(
     except TTSError as error:
         _fail(str(error), 1)
     audio_s = sum(t.duration_s for t in turns)
-    console.print(
+    _console().print(
         f"rendered {len(turns)} turn(s) of {len(loaded)} episode(s), {audio_s:.1f} s of audio, "
         f"{len(grid)} condition(s); manifest {out / 'manifest.json'}",
         highlight=False,
@@ -177,7 +192,7 @@ def speech_say(
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_bytes(data)
     tmp.replace(out)
-    console.print(
+    _console().print(
         f"wrote {out}: {audio.size / 16000:.2f} s, voice {chosen.id} ({chosen.accent}), {rate} wpm, {parsed.id}",
         highlight=False,
     )
@@ -214,4 +229,4 @@ def speech_report(
     if as_json:
         print(json.dumps(report, indent=2))
     else:
-        console.print(render_voice_tables(report), markup=False, highlight=False)
+        _console().print(render_voice_tables(report), markup=False, highlight=False)

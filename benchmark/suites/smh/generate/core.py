@@ -10,9 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tools.smh import DEFAULT_BUDGET
 from agent_tools.smh.home_env import HomeEnv, state_diff
 from agent_tools.smh.rules import Action, RuleError, SmhAutomation, to_spec
-from agent_tools.smh.tools import DEFAULT_BUDGET
 from benchmark.generation.grammar import PICKED_TEMPLATES
 from benchmark.suites.smh.heating import heating, run_heating_to_the_end
 from benchmark.suites.smh.instance import Clarification, Constraint, ExpectedAnswer, Goal, Memory, Turn
