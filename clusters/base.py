@@ -179,6 +179,23 @@ _FRESH_WHEN_EMPTY = (dict, list)
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
 
+# server class → the slots its subclasses of ClusterServer declare (what ``copy_as_built`` copies)
+_SUBCLASS_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _subclass_slots(cls: type) -> tuple[str, ...]:
+    slots = _SUBCLASS_SLOTS.get(cls)
+    if slots is None:
+        declared = [vars(k).get("__slots__", ()) for k in reversed(cls.__mro__[: cls.__mro__.index(ClusterServer)])]
+        slots = _SUBCLASS_SLOTS[cls] = tuple(
+            name
+            for names in declared
+            for name in ((names,) if isinstance(names, str) else names)
+            if name not in ("__dict__", "__weakref__")
+        )
+    return slots
+
+
 @dataclass(frozen=True)
 class _ReadPlan:
     """What ``ClusterServer.read_all`` reads for servers of one shape: the stored or sourced attributes, then the
@@ -213,7 +230,6 @@ class ClusterServer:
 
     # A home holds hundreds of servers: the base's state in slots (a subclass adds its own attributes as usual).
     __slots__ = (
-        "__weakref__",
         "_event_listeners",
         "_listeners",
         "_sources",
@@ -305,7 +321,7 @@ class ClusterServer:
         cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
-        own: dict[str, Any] = getattr(self, "__dict__", None) or {}
+        own = self._own_attributes()
         for value in own.values():
             if (
                 not isinstance(value, _IMMUTABLE)
@@ -321,9 +337,20 @@ class ClusterServer:
         copied._event_listeners = _NONE_YET_LIST
         copied.endpoint = None
         copied.runtime = None
-        for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
+        for name, value in own.items():  # into its slots (or, without, one by one: compact key-sharing attributes)
             setattr(copied, name, type(value)() if type(value) in _FRESH_WHEN_EMPTY else value)
         return copied
+
+    def _own_attributes(self) -> dict[str, Any]:
+        """The attributes a subclass keeps besides the base's, set so far: its slots' (every server class of the
+        package declares ``__slots__``, a home holds hundreds of servers) and any instance dict's (a class without)."""
+        own = {
+            name: value
+            for name in _subclass_slots(type(self))
+            if (value := getattr(self, name, _ABSENT)) is not _ABSENT
+        }
+        own.update(getattr(self, "__dict__", None) or {})
+        return own
 
     def initial_values(self) -> dict[str, Any]:
         """Hook: the supported attributes and initial values for this instance's features (read, never changed:

@@ -59,6 +59,7 @@ class FabricScenes:
 
 
 class ScenesManagementServer(ClusterServer):
+    __slots__ = ("_fabrics", "_recall_until", "on_scenes")
     cluster_name = "ScenesManagement"
     revision = 1
     default_features = int(Feature.kSceneNames)

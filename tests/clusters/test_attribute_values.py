@@ -66,7 +66,7 @@ def test_a_change_is_kept_apart_until_it_matches_the_table_again() -> None:
 def _prepared(spec: ClusterSpec) -> Any:
     """The values and own attributes of the server that the entry's later servers are copied from."""
     server = spec._prepared.get("server")
-    return None if server is None else [server._values.as_dict(), getattr(server, "__dict__", {})]
+    return None if server is None else [server._values.as_dict(), server._own_attributes()]
 
 
 def _tables() -> str:
@@ -108,7 +108,7 @@ def test_running_every_device_type_changes_no_shared_table() -> None:
 
 def _state(server: Any) -> str:
     plain = (bool, int, float, str, bytes, type(None), tuple, frozenset)  # objects: by type (their repr has ids)
-    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in getattr(server, "__dict__", {}).items()}
+    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in server._own_attributes().items()}
     return repr((type(server), server.feature_map, server._values.as_dict(), own, server.read_all()))
 
 
@@ -132,6 +132,21 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     assert spec_copied(groups) and first._groups is not second._groups
     first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
     assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
+
+
+def test_every_server_class_keeps_its_state_in_slots() -> None:
+    """No server of the package has an instance dict (a home holds hundreds of servers): each class declares the
+    attributes it keeps in ``__slots__``, and a copy gets each of them."""
+    specs = [spec for device in CATALOGUE.values() for ep in device.endpoints for spec in ep.clusters]
+    for name, server_class in SERVER_CLASSES.items():
+        assert "__slots__" in vars(server_class), name
+        assert all("__slots__" in vars(k) for k in server_class.__mro__[: server_class.__mro__.index(object)]), name
+    for spec in specs:
+        built = spec.build()
+        assert not hasattr(built, "__dict__"), spec.cluster
+    identify = next(spec for spec in specs if spec.cluster == "Identify" and spec_copied(spec))
+    original, copied = identify._prepared["server"], identify.build()
+    assert original._own_attributes() == copied._own_attributes() != {}
 
 
 def spec_copied(spec: ClusterSpec) -> bool:
