@@ -16,8 +16,10 @@ _NO_WATCHERS: dict[tuple[str, str], list[Watcher]] = {}
 
 
 class Endpoint:
-    # A home holds hundreds of endpoints: slots, and shared empty stand-ins until first used.
-    __slots__ = ("__weakref__", "_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
+    """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
+    endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
+
+    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
 
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
@@ -35,7 +37,7 @@ class Endpoint:
         self.parts: Sequence[int] = ()
         self._watchers = _NO_WATCHERS
         self._sinks: tuple[EndpointListener, ...] = ()
-        listeners = (self._on_change,)  # one bound method (in one tuple) for every server of the endpoint
+        listeners = (self,)  # one tuple for every server of the endpoint
         for server in self.clusters.values():
             server.add_listeners(listeners)
 
@@ -63,9 +65,15 @@ class Endpoint:
         self._watchers.setdefault((cluster, attribute), []).append(callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
-        self._sinks = (*self._sinks, sink)
+        self.add_sinks((sink,))
 
-    def _on_change(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
+    def add_sinks(self, sinks: tuple[EndpointListener, ...]) -> None:
+        """Tell each of ``sinks`` of every change: an endpoint with none yet keeps the tuple itself (a device hands
+        one tuple to all its endpoints)."""
+        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
+
+    def __call__(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
+        """A change on one of its servers (the endpoint is their listener)."""
         for sink in self._sinks:
             sink(self.endpoint_id, server.cluster_name, attribute, old, new)
         for callback in self._watchers.get((server.cluster_name, attribute), ()):
