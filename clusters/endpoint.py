@@ -12,7 +12,9 @@ from clusters.status import HomeError, Status
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 Watcher = Callable[[Any, Any], None]
 # Shared stand-in until an endpoint's first watcher (most never get one): never mutated.
-_NO_WATCHERS: dict[tuple[str, str], list[Watcher]] = {}
+_NO_WATCHERS: dict[tuple[str, str], tuple[Watcher, ...]] = {}
+# The (cluster, attribute) keys watched, one tuple per pair in use: every home's endpoints watch the same few.
+_WATCHED: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 class Endpoint:
@@ -62,7 +64,9 @@ class Endpoint:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
         if self._watchers is _NO_WATCHERS:
             self._watchers = {}
-        self._watchers.setdefault((cluster, attribute), []).append(callback)
+        key = (cluster, attribute)
+        key = _WATCHED.setdefault(key, key)
+        self._watchers[key] = (*self._watchers.get(key, ()), callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
         self.add_sinks((sink,))
