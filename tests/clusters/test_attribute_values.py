@@ -149,6 +149,26 @@ def test_every_server_class_keeps_its_state_in_slots() -> None:
     assert original._own_attributes() == copied._own_attributes() != {}
 
 
+def test_copies_read_one_shared_values_object_until_their_first_change() -> None:
+    """Servers copied from one entry hold no values object of their own until they change one (then only theirs
+    changes); the shared one refuses any change."""
+    light = next(
+        spec
+        for device in CATALOGUE.values()
+        for ep in device.endpoints
+        for spec in ep.clusters
+        if spec.cluster == "OnOff"
+    )
+    first, second = light.build(), light.build()
+    assert first._held is second._held
+    held = second._held
+    first.set("OnOff", not first.read("OnOff"))
+    assert first._held is not held and second._held is held and second.read("OnOff") != first.read("OnOff")
+    assert second._values is not held and second._held is not held  # a subclass's access takes its own
+    with pytest.raises(AssertionError):
+        held["OnOff"] = True
+
+
 def spec_copied(spec: ClusterSpec) -> bool:
     return spec._prepared["server"].copy_as_built() is not None
 
