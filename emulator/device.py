@@ -49,6 +49,9 @@ _SHARED_PARTS: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 class Device:
+    """One node; it is itself its endpoints' change sink (callable as one: no bound method per device), and hands
+    each change on to its own sinks (the home's)."""
+
     # A home holds dozens of devices: slots; what a device type shares (its spec, its parts) is not copied.
     __slots__ = ("_sinks", "_view", "behaviour", "device_id", "endpoints", "name", "room_id", "spec")
 
@@ -79,7 +82,7 @@ class Device:
             )
         parts = tuple(sorted(e for e in self.endpoints if e != 0))
         self.endpoints[0].parts = _SHARED_PARTS.setdefault(parts, parts)
-        forward = (self._forward,)  # one bound method (in one tuple) for every endpoint of the device
+        forward = (self,)  # one tuple for every endpoint of the device
         for endpoint in self.endpoints.values():
             endpoint.add_sinks(forward)
 
@@ -101,13 +104,19 @@ class Device:
             self.behaviour = tuple(attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime))
 
     def add_sink(self, sink: ChangeSink) -> None:
-        self._sinks = (*self._sinks, sink)
+        self.add_sinks((sink,))
+
+    def add_sinks(self, sinks: tuple[ChangeSink, ...]) -> None:
+        """Tell each of ``sinks`` of every change: a device with none yet keeps the tuple itself (a home hands one
+        tuple to all its devices)."""
+        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
 
     def clear_sinks(self) -> None:
         """Stop reporting changes (the device left its home)."""
         self._sinks = ()
 
-    def _forward(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
+    def __call__(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
+        """A change on one of its endpoints (the device is their sink)."""
         for sink in self._sinks:
             sink(self, endpoint_id, cluster, attribute, old, new)
 
