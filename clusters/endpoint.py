@@ -17,6 +17,28 @@ _NO_WATCHERS: dict[tuple[str, str], tuple[Watcher, ...]] = {}
 _WATCHED: dict[tuple[str, str], tuple[str, str]] = {}
 
 
+class _ClusterMapHolder:
+    """What an endpoint's map of its servers is the instance dict of (see :func:`_cluster_map`)."""
+
+
+# Endpoints with the same cluster names, in order (a catalogue entry's) → the holder class their maps share keys in
+_HOLDERS: dict[tuple[str, ...], type[_ClusterMapHolder]] = {}
+
+
+def _cluster_map(names: tuple[str, ...], servers: tuple[ClusterServer, ...]) -> dict[str, ClusterServer]:
+    """A plain dict of ``servers`` by name, in order, made as the instance dict of a holder class kept per list of
+    names: CPython shares the keys of the instance dicts of one class, so the endpoints of one shape share one table
+    of names and each holds only its servers (a home holds hundreds of endpoints). It behaves as any dict."""
+    holder = _HOLDERS.get(names)
+    if holder is None:
+        holder = _HOLDERS[names] = type("ClusterMapHolder", (_ClusterMapHolder,), {})
+    instance = holder()
+    for name, server in zip(names, servers, strict=True):
+        setattr(instance, name, server)
+    found: dict[str, ClusterServer] = vars(instance)
+    return found
+
+
 class Endpoint:
     """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
     endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
@@ -31,11 +53,12 @@ class Endpoint:
         self.device_types: Sequence[tuple[int, int]] = (
             device_types if isinstance(device_types, tuple) else tuple(device_types)
         )
-        self.clusters: dict[str, ClusterServer] = {}
-        for server in clusters:
-            if server.cluster_name in self.clusters:
-                raise ValueError(f"endpoint {endpoint_id} has {server.cluster_name} twice")
-            self.clusters[server.cluster_name] = server
+        servers = tuple(clusters)
+        names = tuple(server.cluster_name for server in servers)
+        if len(set(names)) != len(names):
+            twice = next(name for i, name in enumerate(names) if name in names[:i])
+            raise ValueError(f"endpoint {endpoint_id} has {twice} twice")
+        self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
         self.parts: Sequence[int] = ()
         self._watchers = _NO_WATCHERS
         self._sinks: tuple[EndpointListener, ...] = ()

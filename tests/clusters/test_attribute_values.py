@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from clusters.attribute_values import AttributeValues
+from clusters.descriptor import DescriptorServer
+from clusters.endpoint import Endpoint
 from clusters.groups import GroupsServer
+from clusters.on_off import OnOffServer
 from clusters.registry import SERVER_CLASSES
 from clusters.values import coerce
 from emulator.catalogue import CATALOGUE, ClusterSpec
@@ -214,3 +217,19 @@ def test_a_list_of_structs_written_again_in_another_key_order_changes_nothing_an
     with pytest.raises(HomeError):
         server.restore("OperationalStateList", as_bools)
     assert server.read("OperationalStateList") == held and changes == []
+
+
+def test_endpoints_of_one_shape_hold_their_own_servers_in_plain_dicts() -> None:
+    """An endpoint's map of its servers shares its names with the endpoints of the same shape, and is still a dict
+    of its own: in order, refusing a cluster given twice, changed without touching another endpoint's."""
+    first = Endpoint(1, (), [DescriptorServer(), OnOffServer()])
+    second = Endpoint(2, (), [DescriptorServer(), OnOffServer()])
+    assert type(first.clusters) is dict and list(first.clusters) == ["Descriptor", "OnOff"]
+    assert first.clusters["OnOff"] is not second.clusters["OnOff"]
+    groups = GroupsServer()
+    first.clusters["Groups"] = groups
+    del first.clusters["Descriptor"]
+    assert list(first.clusters) == ["OnOff", "Groups"] and list(second.clusters) == ["Descriptor", "OnOff"]
+    assert first.find("Groups") is groups and second.find("Groups") is None
+    with pytest.raises(ValueError, match="has OnOff twice"):
+        Endpoint(3, (), [OnOffServer(), DescriptorServer(), OnOffServer()])
