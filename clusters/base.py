@@ -196,21 +196,23 @@ _FRESH_WHEN_EMPTY = (dict, list)
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
 
-# server class → the slots its subclasses of ClusterServer declare (what ``copy_as_built`` copies)
-_SUBCLASS_SLOTS: dict[type, tuple[str, ...]] = {}
+# server class → (the slots its subclasses of ClusterServer declare, whether its instances have a dict too): what
+# ``copy_as_built`` copies besides the base's state (most classes: nothing)
+_OWN_LAYOUTS: dict[type, tuple[tuple[str, ...], bool]] = {}
 
 
-def _subclass_slots(cls: type) -> tuple[str, ...]:
-    slots = _SUBCLASS_SLOTS.get(cls)
-    if slots is None:
+def _own_layout(cls: type) -> tuple[tuple[str, ...], bool]:
+    layout = _OWN_LAYOUTS.get(cls)
+    if layout is None:
         declared = [vars(k).get("__slots__", ()) for k in reversed(cls.__mro__[: cls.__mro__.index(ClusterServer)])]
-        slots = _SUBCLASS_SLOTS[cls] = tuple(
+        slots = tuple(
             name
             for names in declared
             for name in ((names,) if isinstance(names, str) else names)
             if name not in ("__dict__", "__weakref__")
         )
-    return slots
+        layout = _OWN_LAYOUTS[cls] = (slots, cls.__dictoffset__ != 0)
+    return layout
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,8 @@ class ClusterServer:
         cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
-        own = self._own_attributes()
+        slots, has_dict = _own_layout(type(self))
+        own = self._own_attributes() if slots or has_dict else {}
         for value in own.values():
             if (
                 not isinstance(value, _IMMUTABLE)
@@ -363,12 +366,10 @@ class ClusterServer:
     def _own_attributes(self) -> dict[str, Any]:
         """The attributes a subclass keeps besides the base's, set so far: its slots' (every server class of the
         package declares ``__slots__``, a home holds hundreds of servers) and any instance dict's (a class without)."""
-        own = {
-            name: value
-            for name in _subclass_slots(type(self))
-            if (value := getattr(self, name, _ABSENT)) is not _ABSENT
-        }
-        own.update(getattr(self, "__dict__", None) or {})
+        slots, has_dict = _own_layout(type(self))
+        own = {name: value for name in slots if (value := getattr(self, name, _ABSENT)) is not _ABSENT}
+        if has_dict:
+            own.update(vars(self))
         return own
 
     def initial_values(self) -> dict[str, Any]:

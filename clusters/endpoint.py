@@ -32,10 +32,9 @@ def _cluster_map(names: tuple[str, ...], servers: tuple[ClusterServer, ...]) -> 
     holder = _HOLDERS.get(names)
     if holder is None:
         holder = _HOLDERS[names] = type("ClusterMapHolder", (_ClusterMapHolder,), {})
-    instance = holder()
+    found: dict[str, ClusterServer] = vars(holder())
     for name, server in zip(names, servers, strict=True):
-        setattr(instance, name, server)
-    found: dict[str, ClusterServer] = vars(instance)
+        found[name] = server
     return found
 
 
