@@ -243,11 +243,14 @@ _DERIVED_LISTS = {"AcceptedCommandList": 0, "GeneratedCommandList": 1, "EventLis
 class ClusterServer:
     """Server side of one Matter cluster on one endpoint.
 
-    Its values (``_values``) are read from a table shared by the servers built alike, with its own changes over
-    it (:class:`clusters.attribute_values.AttributeValues`): a value read from a server is never changed in
-    place — a change is a new value given to ``set`` (or stored in ``_values``)."""
+    Its values (``_held``) are read from a table shared by the servers built alike, with its own changes over
+    it (:class:`clusters.attribute_values.AttributeValues`; a copied server shares even that object until its first
+    change): a value read from a server is never changed in place — a change is a new value given to ``set`` (or
+    stored in ``_values``, the server's own values object).
 
-    # A home holds hundreds of servers: the base's state in slots (a subclass adds its own attributes as usual).
+    A home holds hundreds of servers: the base's state is in slots, and every subclass declares the attributes it
+    adds in ``__slots__`` (no instance dict); a class without still works (``copy_as_built`` copies its dict)."""
+
     __slots__ = (
         "_event_listeners",
         "_held",
