@@ -19,6 +19,7 @@ LEVEL_FEATURE = {
 
 
 class AirQualityServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "AirQuality"
     revision = 1
     default_features = int(Feature.kFair | Feature.kModerate | Feature.kVeryPoor | Feature.kExtremelyPoor)

@@ -171,12 +171,48 @@ def _written_alike(value: Any, current: Any) -> bool:
         return False
 
 
+class _SharedValues(AttributeValues):
+    """The values of a server that others were copied from (a catalogue entry's first), read by each copy until its
+    first change (it then takes its own: ``ClusterServer._values``): a home holds hundreds of servers, most of them
+    never changed. Never changed itself: a change through it would change every copy's."""
+
+    __slots__ = ()
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        raise AssertionError(f"values shared by copied servers are never changed ({name!r})")
+
+    def pop(self, name: str, default: Any = None) -> Any:
+        raise AssertionError(f"values shared by copied servers are never changed ({name!r})")
+
+    def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
+        raise AssertionError("values shared by copied servers are never changed")
+
+
 # What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values) …
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # … or an empty table or list its constructor made (a Groups table, ColorControl's motions): the copy gets its own
 _FRESH_WHEN_EMPTY = (dict, list)
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
+
+
+# server class → (the slots its subclasses of ClusterServer declare, whether its instances have a dict too): what
+# ``copy_as_built`` copies besides the base's state (most classes: nothing)
+_OWN_LAYOUTS: dict[type, tuple[tuple[str, ...], bool]] = {}
+
+
+def _own_layout(cls: type) -> tuple[tuple[str, ...], bool]:
+    layout = _OWN_LAYOUTS.get(cls)
+    if layout is None:
+        declared = [vars(k).get("__slots__", ()) for k in reversed(cls.__mro__[: cls.__mro__.index(ClusterServer)])]
+        slots = tuple(
+            name
+            for names in declared
+            for name in ((names,) if isinstance(names, str) else names)
+            if name not in ("__dict__", "__weakref__")
+        )
+        layout = _OWN_LAYOUTS[cls] = (slots, cls.__dictoffset__ != 0)
+    return layout
 
 
 @dataclass(frozen=True)
@@ -207,17 +243,19 @@ _DERIVED_LISTS = {"AcceptedCommandList": 0, "GeneratedCommandList": 1, "EventLis
 class ClusterServer:
     """Server side of one Matter cluster on one endpoint.
 
-    Its values (``_values``) are read from a table shared by the servers built alike, with its own changes over
-    it (:class:`clusters.attribute_values.AttributeValues`): a value read from a server is never changed in
-    place — a change is a new value given to ``set`` (or stored in ``_values``)."""
+    Its values (``_held``) are read from a table shared by the servers built alike, with its own changes over
+    it (:class:`clusters.attribute_values.AttributeValues`; a copied server shares even that object until its first
+    change): a value read from a server is never changed in place — a change is a new value given to ``set`` (or
+    stored in ``_values``, the server's own values object).
 
-    # A home holds hundreds of servers: the base's state in slots (a subclass adds its own attributes as usual).
+    A home holds hundreds of servers: the base's state is in slots, and every subclass declares the attributes it
+    adds in ``__slots__`` (no instance dict); a class without still works (``copy_as_built`` copies its dict)."""
+
     __slots__ = (
-        "__weakref__",
         "_event_listeners",
+        "_held",
         "_listeners",
         "_sources",
-        "_values",
         "endpoint",
         "feature_map",
         "runtime",
@@ -289,7 +327,7 @@ class ClusterServer:
 
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
-        self._values = AttributeValues(self.initial_values())  # shared until changed (copy on write)
+        self._held = AttributeValues(self.initial_values())  # shared until changed (copy on write)
         self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
         self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
         self._event_listeners: list[EventListener] = _NONE_YET_LIST
@@ -305,7 +343,8 @@ class ClusterServer:
         cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
-        own: dict[str, Any] = getattr(self, "__dict__", None) or {}
+        slots, has_dict = _own_layout(type(self))
+        own = self._own_attributes() if slots or has_dict else {}
         for value in own.values():
             if (
                 not isinstance(value, _IMMUTABLE)
@@ -313,22 +352,42 @@ class ClusterServer:
                 and not (type(value) in _FRESH_WHEN_EMPTY and not value)
             ):
                 return None
+        if type(self._held) is not _SharedValues:  # its values, read by every copy until the copy's first change
+            self._held = _SharedValues(self._held.as_dict())
         copied = object.__new__(type(self))
         copied.feature_map = self.feature_map
-        copied._values = self._values.copy()
+        copied._held = self._held
         copied._sources = _NONE_YET
         copied._listeners = ()
         copied._event_listeners = _NONE_YET_LIST
         copied.endpoint = None
         copied.runtime = None
-        for name, value in own.items():  # one by one: the instance keeps its compact (key-sharing) attributes
+        for name, value in own.items():  # into its slots (or, without, one by one: compact key-sharing attributes)
             setattr(copied, name, type(value)() if type(value) in _FRESH_WHEN_EMPTY else value)
         return copied
+
+    def _own_attributes(self) -> dict[str, Any]:
+        """The attributes a subclass keeps besides the base's, set so far: its slots' (every server class of the
+        package declares ``__slots__``, a home holds hundreds of servers) and any instance dict's (a class without)."""
+        slots, has_dict = _own_layout(type(self))
+        own = {name: value for name in slots if (value := getattr(self, name, _ABSENT)) is not _ABSENT}
+        if has_dict:
+            own.update(vars(self))
+        return own
 
     def initial_values(self) -> dict[str, Any]:
         """Hook: the supported attributes and initial values for this instance's features (read, never changed:
         the server keeps its changes apart, so the class's ``defaults`` themselves may be returned)."""
         return self.defaults
+
+    @property
+    def _values(self) -> AttributeValues:
+        """This server's values to change (or for a subclass to read): its own, taken from the shared ones of the
+        server it was copied from on first use (``read``, ``read_all`` and the checks of ``set`` read ``_held``)."""
+        held = self._held
+        if type(held) is _SharedValues:
+            held = self._held = held.copy()
+        return held
 
     def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
         """Read the values from ``table`` (those of a server built alike, e.g. from the same catalogue entry) when
@@ -370,11 +429,11 @@ class ClusterServer:
     def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
         """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
         of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
-        key = (type(self), tuple(self._values.table), tuple(self._sources))  # the table holds every name
+        key = (type(self), tuple(self._held.table), tuple(self._sources))  # the table holds every name
         layout = _ATTRIBUTE_LAYOUTS.get(key)
         if layout is None:
             attributes = self._model.attributes
-            own = [a for a in attributes if a in self._values or a in self._sources]
+            own = [a for a in attributes if a in self._held or a in self._sources]
             names = tuple(
                 [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes]
             )
@@ -382,7 +441,7 @@ class ClusterServer:
         return layout
 
     def has_attribute(self, name: str) -> bool:
-        return name in GLOBAL_ATTRIBUTE_IDS or name in self._values or name in self._sources
+        return name in GLOBAL_ATTRIBUTE_IDS or name in self._held or name in self._sources
 
     def command_names(self) -> list[str]:
         return [n for n in self._commands_by_id if self.accepts(n)]
@@ -446,7 +505,7 @@ class ClusterServer:
         source = self._sources.get(name)
         if source is not None:
             return source()
-        values = self._values  # AttributeValues.get, inlined: snapshots read every attribute of every server
+        values = self._held  # AttributeValues.get, inlined: snapshots read every attribute of every server
         changed = values.changed
         if changed and name in changed:
             return changed[name]
@@ -492,7 +551,7 @@ class ClusterServer:
         if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
             found = [self.read(name) for name in plan.names]
         else:
-            sources, values = self._sources, self._values
+            sources, values = self._sources, self._held
             if sources:
                 found = [values[name] if (source := sources.get(name)) is None else source() for name in plan.own]
             else:
@@ -509,11 +568,11 @@ class ClusterServer:
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the
         same stored and sourced attributes (a handful of shapes per process)."""
-        key = (type(self), self.feature_map, tuple(self._values), tuple(self._sources))
+        key = (type(self), self.feature_map, tuple(self._held), tuple(self._sources))
         plan = _READ_PLANS.get(key)
         if plan is None:
             names = self._attribute_layout()[0]
-            own = tuple(name for name in names if name in self._values or name in self._sources)
+            own = tuple(name for name in names if name in self._held or name in self._sources)
             live_reads = type(self).live_reads
             overridden = type(self).read is not ClusterServer.read and not live_reads
             general = overridden or names[: len(own)] != own
@@ -575,7 +634,7 @@ class ClusterServer:
             return
         kind = type(value)
         if (
-            kind is type(current := self._values.get(name, _ABSENT))
+            kind is type(current := self._held.get(name, _ABSENT))
             and value == current
             and (kind in _PLAIN_SCALARS or (kind in _CONTAINERS and _written_alike(value, current)))
         ):
@@ -584,8 +643,8 @@ class ClusterServer:
 
     def set(self, name: str, value: Any) -> None:
         """Internal state change; tells listeners when the value really changed."""
-        old = self._values.get(name)
-        if name in self._values and old == value and type(old) is type(value):
+        old = self._held.get(name)
+        if name in self._held and old == value and type(old) is type(value):
             return
         self._values[name] = value
         for listener in self._listeners:

@@ -48,6 +48,8 @@ class BasicInformationServer(ClusterServer):
     ``values``. NodeLabel (≤ 32 chars) and Location (2 letters) are writable.
     """
 
+    __slots__ = ()
+
     cluster_name = "BasicInformation"
     revision = 3
     events = ("StartUp",)  # emitted by the node at start-up
@@ -135,6 +137,8 @@ class BridgedDeviceBasicInformationServer(ClusterServer):
     ``software_version``, ``software_version_string``, ``reachable``, plus ``features`` and
     ``values``. :meth:`set_reachable` is for scenarios (the device drops off the bridge).
     """
+
+    __slots__ = ()
 
     cluster_name = "BridgedDeviceBasicInformation"
     revision = 3

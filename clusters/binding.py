@@ -26,6 +26,8 @@ class BindingTargets(Protocol):
 class BindingServer(ClusterServer):
     """The Binding list (fabric-scoped, persisted). ``targets``: the home's check of unicast targets."""
 
+    __slots__ = ("targets",)
+
     cluster_name = "Binding"
     revision = 1
     defaults: ClassVar[dict[str, Any]] = {"Binding": []}

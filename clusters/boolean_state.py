@@ -6,6 +6,7 @@ from clusters.base import ClusterServer
 
 
 class BooleanStateServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "BooleanState"
     revision = 1
     defaults = {"StateValue": False}

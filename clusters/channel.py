@@ -59,6 +59,8 @@ class ChannelServer(ClusterServer):
     ChannelList | LineupInfo) and ``values``.
     """
 
+    __slots__ = ("_previous", "_unlisted_channels")
+
     cluster_name = "Channel"
     revision = 2
     default_features = int(ChannelFeature.kChannelList) | int(ChannelFeature.kLineupInfo)

@@ -79,6 +79,7 @@ class Motion:
 
 
 class ColorControlServer(ClusterServer):
+    __slots__ = ("_motions", "_timer", "physical_max_mireds", "physical_min_mireds")
     cluster_name = "ColorControl"
     revision = 7
     default_features = int(Feature.kColorTemperature)

@@ -22,6 +22,7 @@ LauncherStatus = Objects.ContentLauncher.Enums.StatusEnum
 
 
 class ContentLauncherServer(ClusterServer):
+    __slots__ = ("current",)
     cluster_name = "ContentLauncher"
     revision = 2
     default_features = int(Feature.kContentSearch | Feature.kURLPlayback)

@@ -22,6 +22,8 @@ class DescriptorServer(ClusterServer):
     feature), plus ``features`` and ``values``.
     """
 
+    __slots__ = ()
+
     cluster_name = "Descriptor"
     revision = 2
     defaults = {"DeviceTypeList": [], "ServerList": [], "ClientList": [], "PartsList": [], "TagList": []}

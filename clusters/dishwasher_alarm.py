@@ -20,6 +20,7 @@ RESET = int(Objects.DishwasherAlarm.Bitmaps.Feature.kReset)
 
 
 class DishwasherAlarmServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "DishwasherAlarm"
     revision = 1
     default_features = RESET

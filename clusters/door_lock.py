@@ -59,6 +59,8 @@ class DoorLockServer(ClusterServer):
     (initial state, default True), plus ``features`` and ``values``.
     """
 
+    __slots__ = ("_lockout", "_relock", "_wrong_attempts", "pin")
+
     cluster_name = "DoorLock"
     events = ("DoorLockAlarm", "LockOperation", "LockOperationError")
     revision = 7

@@ -89,6 +89,8 @@ class ElectricalPowerMeasurementServer(ClusterServer):
     ``values``. :meth:`set_power` updates power and the currents derived from it.
     """
 
+    __slots__ = ()
+
     cluster_name = "ElectricalPowerMeasurement"
     revision = 1
     default_features = int(PowerFeature.kAlternatingCurrent)
@@ -159,6 +161,8 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
     :meth:`flush`. :meth:`add_energy` adds energy directly. Constructor: ``features`` (default
     ImportedEnergy | CumulativeEnergy) and ``values``; energy values start null (unknown).
     """
+
+    __slots__ = ("_last_sample", "_period_start")
 
     cluster_name = "ElectricalEnergyMeasurement"
     revision = 1
@@ -273,6 +277,8 @@ class PowerTopologyServer(ClusterServer):
     Constructor: ``features`` (default NodeTopology), ``values`` (AvailableEndpoints /
     ActiveEndpoints for SetTopology / DynamicPowerFlow)."""
 
+    __slots__ = ()
+
     cluster_name = "PowerTopology"
     revision = 1
     default_features = int(TopologyFeature.kNodeTopology)
@@ -327,6 +333,8 @@ class DeviceEnergyManagementServer(ClusterServer):
     ``power_adjustments`` (list of PowerAdjustStruct dicts {minPower, maxPower, minDuration,
     maxDuration}; None = null capability), plus ``features`` (default PowerAdjustment) and ``values``.
     """
+
+    __slots__ = ("_adjust_started", "_adjustment", "_state_before", "planner")
 
     cluster_name = "DeviceEnergyManagement"
     revision = 4

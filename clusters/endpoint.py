@@ -12,12 +12,37 @@ from clusters.status import HomeError, Status
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 Watcher = Callable[[Any, Any], None]
 # Shared stand-in until an endpoint's first watcher (most never get one): never mutated.
-_NO_WATCHERS: dict[tuple[str, str], list[Watcher]] = {}
+_NO_WATCHERS: dict[tuple[str, str], tuple[Watcher, ...]] = {}
+# The (cluster, attribute) keys watched, one tuple per pair in use: every home's endpoints watch the same few.
+_WATCHED: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+class _ClusterMapHolder:
+    """What an endpoint's map of its servers is the instance dict of (see :func:`_cluster_map`)."""
+
+
+# Endpoints with the same cluster names, in order (a catalogue entry's) → the holder class their maps share keys in
+_HOLDERS: dict[tuple[str, ...], type[_ClusterMapHolder]] = {}
+
+
+def _cluster_map(names: tuple[str, ...], servers: tuple[ClusterServer, ...]) -> dict[str, ClusterServer]:
+    """A plain dict of ``servers`` by name, in order, made as the instance dict of a holder class kept per list of
+    names: CPython shares the keys of the instance dicts of one class, so the endpoints of one shape share one table
+    of names and each holds only its servers (a home holds hundreds of endpoints). It behaves as any dict."""
+    holder = _HOLDERS.get(names)
+    if holder is None:
+        holder = _HOLDERS[names] = type("ClusterMapHolder", (_ClusterMapHolder,), {})
+    found: dict[str, ClusterServer] = vars(holder())
+    for name, server in zip(names, servers, strict=True):
+        found[name] = server
+    return found
 
 
 class Endpoint:
-    # A home holds hundreds of endpoints: slots, and shared empty stand-ins until first used.
-    __slots__ = ("__weakref__", "_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
+    """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
+    endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
+
+    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
 
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
@@ -27,15 +52,16 @@ class Endpoint:
         self.device_types: Sequence[tuple[int, int]] = (
             device_types if isinstance(device_types, tuple) else tuple(device_types)
         )
-        self.clusters: dict[str, ClusterServer] = {}
-        for server in clusters:
-            if server.cluster_name in self.clusters:
-                raise ValueError(f"endpoint {endpoint_id} has {server.cluster_name} twice")
-            self.clusters[server.cluster_name] = server
+        servers = tuple(clusters)
+        names = tuple(server.cluster_name for server in servers)
+        if len(set(names)) != len(names):
+            twice = next(name for i, name in enumerate(names) if name in names[:i])
+            raise ValueError(f"endpoint {endpoint_id} has {twice} twice")
+        self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
         self.parts: Sequence[int] = ()
         self._watchers = _NO_WATCHERS
         self._sinks: tuple[EndpointListener, ...] = ()
-        listeners = (self._on_change,)  # one bound method (in one tuple) for every server of the endpoint
+        listeners = (self,)  # one tuple for every server of the endpoint
         for server in self.clusters.values():
             server.add_listeners(listeners)
 
@@ -60,12 +86,20 @@ class Endpoint:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
         if self._watchers is _NO_WATCHERS:
             self._watchers = {}
-        self._watchers.setdefault((cluster, attribute), []).append(callback)
+        key = (cluster, attribute)
+        key = _WATCHED.setdefault(key, key)
+        self._watchers[key] = (*self._watchers.get(key, ()), callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
-        self._sinks = (*self._sinks, sink)
+        self.add_sinks((sink,))
 
-    def _on_change(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
+    def add_sinks(self, sinks: tuple[EndpointListener, ...]) -> None:
+        """Tell each of ``sinks`` of every change: an endpoint with none yet keeps the tuple itself (a device hands
+        one tuple to all its endpoints)."""
+        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
+
+    def __call__(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
+        """A change on one of its servers (the endpoint is their listener)."""
         for sink in self._sinks:
             sink(self.endpoint_id, server.cluster_name, attribute, old, new)
         for callback in self._watchers.get((server.cluster_name, attribute), ()):

@@ -49,6 +49,20 @@ EVSE_MODES = [
 class EnergyEvseServer(ClusterServer):
     """Constructor options: ``circuit_capacity_mA`` (default 32000), ``features`` and ``values``."""
 
+    __slots__ = (
+        "_banked_mWh",
+        "_demand_mWh",
+        "_ended_duration",
+        "_full_timer",
+        "_held_until",
+        "_hold_timer",
+        "_plugged_at",
+        "_power_limit_mW",
+        "_reported",
+        "_transfer",
+        "_transfer_began",
+    )
+
     cluster_name = "EnergyEvse"
     revision = 2
     defaults = {
@@ -364,6 +378,7 @@ class EnergyEvseServer(ClusterServer):
 
 
 class EnergyEvseModeServer(ChangeableModeServer):
+    __slots__ = ()
     cluster_name = "EnergyEvseMode"
     revision = 2
     defaults = {"SupportedModes": EVSE_MODES, "CurrentMode": 0}

@@ -42,6 +42,7 @@ def mode_for_percent(percent: int) -> int:
 
 
 class FanControlServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "FanControl"
     revision = 4
     default_features = int(Feature.kStep)

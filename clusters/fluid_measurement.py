@@ -13,6 +13,8 @@ from clusters.measurement import NumericSensor
 class PressureMeasurementServer(NumericSensor):
     """MeasuredValue in kPa (a household water main runs at 200–500 kPa)."""
 
+    __slots__ = ()
+
     cluster_name = "PressureMeasurement"
     revision = 3
     defaults = {"MeasuredValue": None, "MinMeasuredValue": 0, "MaxMeasuredValue": 1600, "Tolerance": 0}
@@ -20,6 +22,8 @@ class PressureMeasurementServer(NumericSensor):
 
 class FlowMeasurementServer(NumericSensor):
     """MeasuredValue in 0.1 m³/h (a house's main carries up to about 3 m³/h = 30)."""
+
+    __slots__ = ()
 
     cluster_name = "FlowMeasurement"
     revision = 3

@@ -22,6 +22,7 @@ ENABLE_KEY_BYTES = 16
 
 
 class GeneralDiagnosticsServer(ClusterServer):
+    __slots__ = ("_boot_reported", "_enable_key", "_posix_time_ms", "_triggers", "_uptime_s")
     cluster_name = "GeneralDiagnostics"
     revision = 2
     defaults = {

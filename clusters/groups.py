@@ -23,6 +23,7 @@ DEFAULT_CAPACITY = 4  # groups per fabric on this endpoint
 
 
 class GroupsServer(ClusterServer):
+    __slots__ = ("_groups", "capacity", "on_membership")
     cluster_name = "Groups"
     revision = 4
     default_features = int(Feature.kGroupNames)

@@ -24,6 +24,7 @@ EFFECT_CYCLE_S = 1.0  # FinishEffect lets the current one-second cycle complete
 
 
 class IdentifyServer(ClusterServer):
+    __slots__ = ("_countdown", "_effect_started", "_effect_timer", "active_effect", "effect_ends_at", "identify_type")
     cluster_name = "Identify"
     revision = 5
     defaults = {"IdentifyTime": 0, "IdentifyType": int(IdentifyType.kVisibleIndicator)}

@@ -100,6 +100,8 @@ class KeypadInputServer(ClusterServer):
     (default NavigationKeyCodes | LocationKeys | NumberKeys = 7) and ``values``.
     """
 
+    __slots__ = ()
+
     cluster_name = "KeypadInput"
     revision = 1
     default_features = (

@@ -54,6 +54,7 @@ def _normal(text: str) -> str:
 
 
 class LaundryWasherControlsServer(ClusterServer):
+    __slots__ = ("options_by_mode",)
     cluster_name = "LaundryWasherControls"
     revision = 1
     default_features = SPIN | RINSE
@@ -134,6 +135,7 @@ class LaundryWasherControlsServer(ClusterServer):
 
 
 class LaundryDryerControlsServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "LaundryDryerControls"
     revision = 1
     defaults = {"SupportedDrynessLevels": [0, 1, 2, 3], "SelectedDrynessLevel": 1}

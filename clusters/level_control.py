@@ -67,6 +67,7 @@ class Ramp:
 
 
 class LevelControlServer(ClusterServer):
+    __slots__ = ("_driving_on_off", "_off_at_min", "_ramp", "_stored_level", "_timer", "couple_on_off")
     cluster_name = "LevelControl"
     revision = 6
     default_features = int(Feature.kOnOff | Feature.kLighting)

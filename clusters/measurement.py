@@ -21,6 +21,8 @@ MEDIUM_AIR = int(Objects.Pm25ConcentrationMeasurement.Enums.MeasurementMediumEnu
 class NumericSensor(ClusterServer):
     """Shared behaviour of the MeasuredValue/MinMeasuredValue/MaxMeasuredValue clusters."""
 
+    __slots__ = ()
+
     def clamp_measurement(self, value: float | None) -> float | None:
         if value is None:
             return None
@@ -43,6 +45,8 @@ class NumericSensor(ClusterServer):
 class TemperatureMeasurementServer(NumericSensor):
     """MeasuredValue in 0.01 °C."""
 
+    __slots__ = ()
+
     cluster_name = "TemperatureMeasurement"
     revision = 4
     defaults = {"MeasuredValue": None, "MinMeasuredValue": -27315, "MaxMeasuredValue": 32766, "Tolerance": 0}
@@ -50,6 +54,8 @@ class TemperatureMeasurementServer(NumericSensor):
 
 class RelativeHumidityMeasurementServer(NumericSensor):
     """MeasuredValue in 0.01 %."""
+
+    __slots__ = ()
 
     cluster_name = "RelativeHumidityMeasurement"
     revision = 3
@@ -70,6 +76,8 @@ def measured_value_to_lux(value: int) -> float:
 class IlluminanceMeasurementServer(NumericSensor):
     """MeasuredValue is log-encoded (see :func:`lux_to_measured_value`); use :meth:`set_lux`."""
 
+    __slots__ = ()
+
     cluster_name = "IlluminanceMeasurement"
     revision = 3
     defaults = {"MeasuredValue": None, "MinMeasuredValue": 1, "MaxMeasuredValue": 0xFFFE, "Tolerance": 0}
@@ -85,6 +93,8 @@ class IlluminanceMeasurementServer(NumericSensor):
 
 class ConcentrationSensor(NumericSensor):
     """Concentration Measurement clusters (features NumericMeasurement, LevelIndication, …)."""
+
+    __slots__ = ("level_thresholds",)
 
     default_features = int(
         ConcentrationFeature.kNumericMeasurement
@@ -152,12 +162,14 @@ class ConcentrationSensor(NumericSensor):
 
 
 class Pm10ConcentrationMeasurementServer(ConcentrationSensor):
+    __slots__ = ()
     cluster_name = "Pm10ConcentrationMeasurement"
     revision = 3
     default_thresholds = (30.0, 80.0, 150.0)  # SimuHome's good / normal / bad bands
 
 
 class Pm25ConcentrationMeasurementServer(ConcentrationSensor):
+    __slots__ = ()
     cluster_name = "Pm25ConcentrationMeasurement"
     revision = 3
     default_thresholds = (15.0, 35.0, 75.0)

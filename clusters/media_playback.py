@@ -37,6 +37,8 @@ class MediaPlaybackServer(ClusterServer):
     on SimuHome's TV) and ``values``.
     """
 
+    __slots__ = ("_anchor_position_ms", "_anchor_time", "_speed", "duration_ms")
+
     cluster_name = "MediaPlayback"
     revision = 2
     default_features = int(PlaybackFeature.kVariableSpeed)

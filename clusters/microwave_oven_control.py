@@ -25,6 +25,7 @@ _NORMAL_TAG = int(Objects.MicrowaveOvenMode.Enums.ModeTag.kNormal)
 
 
 class MicrowaveOvenControlServer(ClusterServer):
+    __slots__ = ()
     cluster_name = "MicrowaveOvenControl"
     revision = 1
     default_features = POWER_AS_NUMBER | POWER_NUMBER_LIMITS

@@ -30,6 +30,8 @@ class ModeSelectServer(ClusterServer):
     """Constructor options: ``description`` (what the modes are about), ``supported_modes`` (ModeOptionStruct
     dicts: label, mode, semanticTags), ``features`` and ``values``."""
 
+    __slots__ = ()
+
     cluster_name = "ModeSelect"
     revision = 2
     defaults = {

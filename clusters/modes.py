@@ -94,6 +94,8 @@ def _mode_defaults(modes: list[dict[str, Any]]) -> dict[str, Any]:
 class ModeServer(ClusterServer):
     """Shared behaviour of the Mode Base clusters (no cluster of its own)."""
 
+    __slots__ = ()
+
     def __init__(
         self,
         *,
@@ -143,6 +145,8 @@ class ModeServer(ClusterServer):
 class ChangeableModeServer(ModeServer):
     """A mode cluster with ChangeToMode. ``blocking_cluster``: the sibling whose Running state refuses changes."""
 
+    __slots__ = ()
+
     blocking_cluster: ClassVar[str | None] = None
 
     @command("ChangeToMode")
@@ -190,6 +194,7 @@ class ChangeableModeServer(ModeServer):
 
 # --------------------------------------------------------------------------------- the clusters
 class DishwasherModeServer(ChangeableModeServer):
+    __slots__ = ()
     cluster_name = "DishwasherMode"
     revision = 2
     defaults = _mode_defaults(DISHWASHER_MODES)
@@ -199,6 +204,8 @@ class DishwasherModeServer(ChangeableModeServer):
 class LaundryWasherModeServer(ChangeableModeServer):
     """Changing the mode also updates the sibling LaundryWasherControls (it watches CurrentMode)."""
 
+    __slots__ = ()
+
     cluster_name = "LaundryWasherMode"
     revision = 2
     defaults = _mode_defaults(LAUNDRY_WASHER_MODES)
@@ -206,6 +213,7 @@ class LaundryWasherModeServer(ChangeableModeServer):
 
 
 class RefrigeratorAndTemperatureControlledCabinetModeServer(ChangeableModeServer):
+    __slots__ = ()
     cluster_name = "RefrigeratorAndTemperatureControlledCabinetMode"
     revision = 2
     defaults = _mode_defaults(RTCC_MODES)
@@ -216,12 +224,14 @@ class RefrigeratorAndTemperatureControlledCabinetModeServer(ChangeableModeServer
 
 
 class WaterHeaterModeServer(ChangeableModeServer):
+    __slots__ = ()
     cluster_name = "WaterHeaterMode"
     revision = 1
     defaults = _mode_defaults(WATER_HEATER_MODES)
 
 
 class OvenModeServer(ChangeableModeServer):
+    __slots__ = ()
     cluster_name = "OvenMode"
     revision = 1
     defaults = _mode_defaults(OVEN_MODES)
@@ -231,6 +241,8 @@ class OvenModeServer(ChangeableModeServer):
 class MicrowaveOvenModeServer(ModeServer):
     """No commands: the mode is chosen with MicrowaveOvenControl.SetCookingParameters(cookMode)."""
 
+    __slots__ = ()
+
     cluster_name = "MicrowaveOvenMode"
     revision = 1
     defaults = _mode_defaults(MICROWAVE_OVEN_MODES)
@@ -238,6 +250,8 @@ class MicrowaveOvenModeServer(ModeServer):
 
 class RvcRunModeServer(ChangeableModeServer):
     """Idle ↔ cleaning/mapping; a non-idle mode starts the sibling RvcOperationalState's run."""
+
+    __slots__ = ()
 
     cluster_name = "RvcRunMode"
     revision = 3
@@ -290,6 +304,8 @@ class RvcRunModeServer(ChangeableModeServer):
 
 class RvcCleanModeServer(ChangeableModeServer):
     """Selectable only while the sibling RvcRunMode is idle (else CleaningInProgress)."""
+
+    __slots__ = ()
 
     cluster_name = "RvcCleanMode"
     revision = 3

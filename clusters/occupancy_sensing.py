@@ -25,6 +25,7 @@ THRESHOLD = Constraint(1, 254)
 
 
 class OccupancySensingServer(ClusterServer):
+    __slots__ = ("_vacate",)
     cluster_name = "OccupancySensing"
     revision = 4
     default_features = int(Feature.kPassiveInfrared)

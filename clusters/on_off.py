@@ -15,6 +15,7 @@ LIGHTING_COMMANDS = ("OffWithEffect", "OnWithRecallGlobalScene", "OnWithTimedOff
 
 
 class OnOffServer(ClusterServer):
+    __slots__ = ("_timed_off",)
     cluster_name = "OnOff"
     revision = 6
     defaults = {"OnOff": False, "GlobalSceneControl": True, "OnTime": 0, "OffWaitTime": 0, "StartUpOnOff": None}

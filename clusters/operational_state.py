@@ -50,6 +50,18 @@ def command_response(error_state_id: int = NO_ERROR) -> dict[str, Any]:
 class CycleServer(ClusterServer):
     """Shared engine of the operational-state clusters (no cluster of its own)."""
 
+    __slots__ = (
+        "_active",
+        "_anchor",
+        "_elapsed",
+        "_ends",
+        "_idle_countdown",
+        "_reported",
+        "_restored_phase",
+        "_timer",
+        "program",
+    )
+
     base_states: ClassVar[tuple[int, ...]] = (STOPPED, RUNNING, PAUSED, ERROR)
     # OperationalError when an error state is entered; OperationCompletion when a cycle ends (§1.14.7).
     events = ("OperationalError", "OperationCompletion")
@@ -330,6 +342,7 @@ class CycleServer(ClusterServer):
 
 # --------------------------------------------------------------------------------- the clusters
 class OperationalStateServer(CycleServer):
+    __slots__ = ()
     cluster_name = "OperationalState"
     revision = 3
 
@@ -381,6 +394,8 @@ class OperationalStateServer(CycleServer):
 class OvenCavityOperationalStateServer(OperationalStateServer):
     """Oven cavity: Start and Stop only (Pause and Resume are disallowed by the spec)."""
 
+    __slots__ = ()
+
     cluster_name = "OvenCavityOperationalState"
     revision = 1
 
@@ -390,6 +405,8 @@ class OvenCavityOperationalStateServer(OperationalStateServer):
 
 class RvcOperationalStateServer(CycleServer):
     """Robot vacuum: the cycle is started by RvcRunMode (:meth:`start_activity`); Pause, Resume, GoHome."""
+
+    __slots__ = ()
 
     cluster_name = "RvcOperationalState"
     revision = 2

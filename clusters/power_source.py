@@ -49,6 +49,8 @@ class PowerSourceServer(ClusterServer):
     (e.g. WiredNominalVoltage=220000 mV). Wired values are in mV / mHz / mA.
     """
 
+    __slots__ = ()
+
     cluster_name = "PowerSource"
     revision = 3
     default_features = int(Feature.kWired)

@@ -32,6 +32,8 @@ class PumpConfigurationAndControlServer(ClusterServer):
     """Constructor options: ``normal_speed`` (rpm in Normal mode, default 2000), ``features`` (default
     ConstantSpeed) and ``values`` (MaxSpeed, MaxFlow, MaxPressure, MinConstSpeed, MaxConstSpeed)."""
 
+    __slots__ = ("normal_speed",)
+
     cluster_name = "PumpConfigurationAndControl"
     revision = 4
     default_features = int(Feature.kConstantSpeed)

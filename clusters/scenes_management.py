@@ -59,6 +59,7 @@ class FabricScenes:
 
 
 class ScenesManagementServer(ClusterServer):
+    __slots__ = ("_fabrics", "_recall_until", "on_scenes")
     cluster_name = "ScenesManagement"
     revision = 1
     default_features = int(Feature.kSceneNames)
@@ -70,13 +71,26 @@ class ScenesManagementServer(ClusterServer):
         self._fabrics: dict[int, FabricScenes] = {}
         self._recall_until = -1.0  # virtual time until which scene-attribute changes are the recall's own
         self.on_scenes: list[Callable[[ScenesManagementServer], None]] = []
-        self.bind_source("FabricSceneInfo", self._scene_info)
+
+    # FabricSceneInfo is derived from the scene tables on every read (live, like a bound source, but no source and
+    # no table of its own per server: a home holds one per light); a stored value of it is not restored.
+    live_reads = frozenset({"FabricSceneInfo"})
+
+    def read(self, name: str) -> Any:
+        if name == "FabricSceneInfo":
+            return self._scene_info()
+        return ClusterServer.read(self, name)
+
+    def restore(self, name: str, value: Any) -> None:
+        if name != "FabricSceneInfo":
+            super().restore(name, value)
 
     def on_attach(self) -> None:
         assert self.endpoint is not None
+        changed = self._scene_attribute_changed  # one bound method for every attribute watched
         for server in self._scene_clusters().values():
             for name in server.scene_attributes:
-                self.endpoint.watch(server.cluster_name, name, self._scene_attribute_changed)
+                self.endpoint.watch(server.cluster_name, name, changed)
 
     # ----------------------------------------------------------------------------- state
     def _scene_clusters(self) -> dict[int, ClusterServer]:

@@ -46,6 +46,8 @@ class SmokeCoAlarmServer(ClusterServer):
     :meth:`set_interconnect_smoke`, :meth:`set_interconnect_co`.
     """
 
+    __slots__ = ("_test_timer", "self_test_s")
+
     cluster_name = "SmokeCoAlarm"
     revision = 1
     default_features = int(Feature.kSmokeAlarm) | int(Feature.kCoAlarm)

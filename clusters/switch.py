@@ -48,6 +48,8 @@ class SwitchServer(ClusterServer):
     """A two-position momentary button (NumberOfPositions 2). Constructor: ``features`` (default all the
     momentary features) and ``values`` (e.g. MultiPressMax)."""
 
+    __slots__ = ("_busy_until",)
+
     cluster_name = "Switch"
     revision = 1
     default_features = MOMENTARY_FEATURES

@@ -22,6 +22,7 @@ _LEVEL_ATTRIBUTES = ("SelectedTemperatureLevel", "SupportedTemperatureLevels")
 
 
 class TemperatureControlServer(ClusterServer):
+    __slots__ = ("level_temperatures",)
     cluster_name = "TemperatureControl"
     revision = 1
     default_features = TEMPERATURE_NUMBER

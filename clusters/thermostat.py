@@ -53,6 +53,7 @@ LIMITS = {
 # The specification's values for absent setpoint limits (Matter 1.3 §4.3.9: AbsMin/AbsMax*SetpointLimit default
 # 700/3000 heat, 1600/3200 cool, 0.01 °C); an absent Min/Max*SetpointLimit is its Abs* limit.
 class ThermostatServer(ClusterServer):
+    __slots__ = ("cool_limits", "deadband_centi", "enforce_deadband", "heat_limits", "system_modes")
     cluster_name = "Thermostat"
     revision = 7
     default_features = int(Feature.kHeating | Feature.kCooling)

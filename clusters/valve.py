@@ -31,6 +31,8 @@ class ValveConfigurationAndControlServer(ClusterServer):
     """Constructor options: ``travel_s`` (seconds to open or close, default 3), ``open_flow`` (the flow while
     open, 0.1 m³/h, default 12 = 1.2 m³/h), ``features`` and ``values``."""
 
+    __slots__ = ("_close_timer", "_ends_at", "_move_timer", "_reported", "open_flow", "travel_s")
+
     cluster_name = "ValveConfigurationAndControl"
     revision = 1
     defaults = {

@@ -27,6 +27,8 @@ class WaterHeaterManagementServer(ClusterServer):
     feature, default 50), plus ``features`` (default EnergyManagement | TankPercent) and ``values``.
     """
 
+    __slots__ = ("_boost_timer", "_demand_before_boost", "_ramp", "_reported_tank", "_tank")
+
     cluster_name = "WaterHeaterManagement"
     revision = 2
     events = ("BoostStarted", "BoostEnded")

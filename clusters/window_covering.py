@@ -85,6 +85,8 @@ class WindowCoveringServer(ClusterServer):
     (default 3), plus the usual ``features`` (default Lift | PositionAwareLift) and ``values``.
     """
 
+    __slots__ = ("_lift", "_reported", "_tilt")
+
     cluster_name = "WindowCovering"
     revision = 5
     default_features = int(Feature.kLift) | int(Feature.kPositionAwareLift)

@@ -44,16 +44,27 @@ def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
     return basic
 
 
+# A device's endpoint 0 PartsList, one tuple per distinct list of endpoints (a handful per process)
+_SHARED_PARTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
 class Device:
+    """One node; it is itself its endpoints' change sink (callable as one: no bound method per device), and hands
+    each change on to its own sinks (the home's)."""
+
+    # A home holds dozens of devices: slots; what a device type shares (its spec, its parts) is not copied.
+    __slots__ = ("_sinks", "_view", "behaviour", "device_id", "endpoints", "name", "room_id", "spec")
+
     def __init__(self, device_id: str, spec: DeviceTypeSpec, room_id: str, name: str | None = None) -> None:
         self.device_id = device_id
         self.spec = spec
         self.room_id = room_id
         self.name = name
         self.endpoints: dict[int, Endpoint] = {}
-        self._sinks: list[ChangeSink] = []
-        self.view = DeviceView(self)  # what the home hands out
-        self.behaviour: list[RoleBehaviour] = []  # what its roles start once attached (emulator/role_behaviour.py)
+        self._sinks: tuple[ChangeSink, ...] = ()
+        self._view: DeviceView | None = None
+        # What its roles start once attached (emulator/role_behaviour.py): none for most devices.
+        self.behaviour: tuple[RoleBehaviour, ...] = ()
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
         basic = _product_information(spec)
@@ -69,10 +80,18 @@ class Device:
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
             )
-        self.endpoints[0].parts = sorted(e for e in self.endpoints if e != 0)
-        forward = self._forward  # one bound method for every endpoint of the device
+        parts = tuple(sorted(e for e in self.endpoints if e != 0))
+        self.endpoints[0].parts = _SHARED_PARTS.setdefault(parts, parts)
+        forward = (self,)  # one tuple for every endpoint of the device
         for endpoint in self.endpoints.values():
-            endpoint.add_sink(forward)
+            endpoint.add_sinks(forward)
+
+    @property
+    def view(self) -> DeviceView:
+        """What the home hands out: one view per device (made when first asked for)."""
+        if self._view is None:
+            self._view = DeviceView(self)
+        return self._view
 
     @property
     def device_type(self) -> str:
@@ -82,16 +101,22 @@ class Device:
         for endpoint in self.endpoints.values():
             endpoint.attach(runtime)
         if isinstance(runtime, VirtualClock):
-            self.behaviour = attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime)
+            self.behaviour = tuple(attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime))
 
     def add_sink(self, sink: ChangeSink) -> None:
-        self._sinks.append(sink)
+        self.add_sinks((sink,))
+
+    def add_sinks(self, sinks: tuple[ChangeSink, ...]) -> None:
+        """Tell each of ``sinks`` of every change: a device with none yet keeps the tuple itself (a home hands one
+        tuple to all its devices)."""
+        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
 
     def clear_sinks(self) -> None:
         """Stop reporting changes (the device left its home)."""
-        self._sinks.clear()
+        self._sinks = ()
 
-    def _forward(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
+    def __call__(self, endpoint_id: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
+        """A change on one of its endpoints (the device is their sink)."""
         for sink in self._sinks:
             sink(self, endpoint_id, cluster, attribute, old, new)
 

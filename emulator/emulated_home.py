@@ -85,6 +85,7 @@ class EmulatedHome:
         self._timeline = Timeline(datetime.strptime(config.base_time, TIME_FORMAT))
         self.clock = self._timeline.clock
         self._devices = HomeDevices()
+        self._device_sinks = (self._on_device_change,)  # one bound method, in one tuple, for all its devices
         self._bindings = SwitchBindings(lambda: self._devices.devices)
         self._hoods = CookerHoods(self.clock, self._devices.devices_in)
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
@@ -123,7 +124,7 @@ class EmulatedHome:
         device = self._devices.place(config, self.clock)
         self._handoff.bind(device, config.attributes)
         self._bindings.attach(device)
-        device.add_sink(self._on_device_change)
+        device.add_sinks(self._device_sinks)
         if device.spec.name in (COOKTOP, HOOD):
             self._hoods.follow_room(device.room_id)
         return device

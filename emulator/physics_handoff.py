@@ -56,7 +56,7 @@ class PhysicsHandoff:
                         attribute,
                         functools.partial(
                             _int_reading,
-                            lambda d=device, e=ep_id: physics.compartments.value(d, e),  # type: ignore[misc]  # defaults bind the loop's values
+                            functools.partial(physics.compartments.value, device, ep_id),
                             server,
                             attribute,
                         ),
@@ -71,7 +71,8 @@ class PhysicsHandoff:
                         room_id,
                         server,
                         attribute,
-                        functools.partial(convert, lambda r=room_id, v=variable: physics.value(r, v), server),
+                        # partials, not lambdas: a home binds dozens of sensors (memory per home)
+                        functools.partial(convert, functools.partial(physics.value, room_id, variable), server),
                         variable=variable,
                     )
 

@@ -28,8 +28,8 @@ class Term:
         pieces = sorted(pieces)
         if pieces[0][0] != -INF:
             raise ValueError("the first piece must start at -inf")
-        self.bounds = [p[0] for p in pieces]
-        self.coefficients = [(p[1], p[2]) for p in pieces]
+        self.bounds = tuple(p[0] for p in pieces)
+        self.coefficients = tuple((p[1], p[2]) for p in pieces)
 
     def locate(self, x: float) -> tuple[float, float, float, float]:
         i = bisect.bisect_right(self.bounds, x) - 1
@@ -60,7 +60,7 @@ def push_up_below(threshold: float, cap: float, gain: float) -> Term:
     return Term([(-INF, 0.0, cap), (threshold - cap / gain, -gain, gain * threshold), (threshold, 0.0, 0.0)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: every room holds one per variable (memory per home)
 class Process:
     """The per-tick map of one variable under a fixed set of device terms."""
 
@@ -92,6 +92,8 @@ class Process:
 
 class Segment:
     """The closed-form trajectory of one variable from ``x0`` until it leaves its affine piece."""
+
+    __slots__ = ("alpha", "beta", "exit_after", "fixed", "high", "low", "process", "stepwise", "x0")
 
     MAX_EXIT = 10**12
 

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from clusters.attribute_values import AttributeValues
+from clusters.descriptor import DescriptorServer
+from clusters.endpoint import Endpoint
 from clusters.groups import GroupsServer
+from clusters.on_off import OnOffServer
 from clusters.registry import SERVER_CLASSES
 from clusters.values import coerce
 from emulator.catalogue import CATALOGUE, ClusterSpec
@@ -66,7 +69,7 @@ def test_a_change_is_kept_apart_until_it_matches_the_table_again() -> None:
 def _prepared(spec: ClusterSpec) -> Any:
     """The values and own attributes of the server that the entry's later servers are copied from."""
     server = spec._prepared.get("server")
-    return None if server is None else [server._values.as_dict(), getattr(server, "__dict__", {})]
+    return None if server is None else [server._values.as_dict(), server._own_attributes()]
 
 
 def _tables() -> str:
@@ -108,7 +111,7 @@ def test_running_every_device_type_changes_no_shared_table() -> None:
 
 def _state(server: Any) -> str:
     plain = (bool, int, float, str, bytes, type(None), tuple, frozenset)  # objects: by type (their repr has ids)
-    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in getattr(server, "__dict__", {}).items()}
+    own = {k: v if isinstance(v, plain) else type(v).__name__ for k, v in server._own_attributes().items()}
     return repr((type(server), server.feature_map, server._values.as_dict(), own, server.read_all()))
 
 
@@ -132,6 +135,41 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     assert spec_copied(groups) and first._groups is not second._groups
     first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
     assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
+
+
+def test_every_server_class_keeps_its_state_in_slots() -> None:
+    """No server of the package has an instance dict (a home holds hundreds of servers): each class declares the
+    attributes it keeps in ``__slots__``, and a copy gets each of them."""
+    specs = [spec for device in CATALOGUE.values() for ep in device.endpoints for spec in ep.clusters]
+    for name, server_class in SERVER_CLASSES.items():
+        assert "__slots__" in vars(server_class), name
+        assert all("__slots__" in vars(k) for k in server_class.__mro__[: server_class.__mro__.index(object)]), name
+    for spec in specs:
+        built = spec.build()
+        assert not hasattr(built, "__dict__"), spec.cluster
+    identify = next(spec for spec in specs if spec.cluster == "Identify" and spec_copied(spec))
+    original, copied = identify._prepared["server"], identify.build()
+    assert original._own_attributes() == copied._own_attributes() != {}
+
+
+def test_copies_read_one_shared_values_object_until_their_first_change() -> None:
+    """Servers copied from one entry hold no values object of their own until they change one (then only theirs
+    changes); the shared one refuses any change."""
+    light = next(
+        spec
+        for device in CATALOGUE.values()
+        for ep in device.endpoints
+        for spec in ep.clusters
+        if spec.cluster == "OnOff"
+    )
+    first, second = light.build(), light.build()
+    assert first._held is second._held
+    held = second._held
+    first.set("OnOff", not first.read("OnOff"))
+    assert first._held is not held and second._held is held and second.read("OnOff") != first.read("OnOff")
+    assert second._values is not held and second._held is not held  # a subclass's access takes its own
+    with pytest.raises(AssertionError):
+        held["OnOff"] = True
 
 
 def spec_copied(spec: ClusterSpec) -> bool:
@@ -179,3 +217,19 @@ def test_a_list_of_structs_written_again_in_another_key_order_changes_nothing_an
     with pytest.raises(HomeError):
         server.restore("OperationalStateList", as_bools)
     assert server.read("OperationalStateList") == held and changes == []
+
+
+def test_endpoints_of_one_shape_hold_their_own_servers_in_plain_dicts() -> None:
+    """An endpoint's map of its servers shares its names with the endpoints of the same shape, and is still a dict
+    of its own: in order, refusing a cluster given twice, changed without touching another endpoint's."""
+    first = Endpoint(1, (), [DescriptorServer(), OnOffServer()])
+    second = Endpoint(2, (), [DescriptorServer(), OnOffServer()])
+    assert type(first.clusters) is dict and list(first.clusters) == ["Descriptor", "OnOff"]
+    assert first.clusters["OnOff"] is not second.clusters["OnOff"]
+    groups = GroupsServer()
+    first.clusters["Groups"] = groups
+    del first.clusters["Descriptor"]
+    assert list(first.clusters) == ["OnOff", "Groups"] and list(second.clusters) == ["Descriptor", "OnOff"]
+    assert first.find("Groups") is groups and second.find("Groups") is None
+    with pytest.raises(ValueError, match="has OnOff twice"):
+        Endpoint(3, (), [OnOffServer(), DescriptorServer(), OnOffServer()])

@@ -11,8 +11,11 @@ from clusters.general_diagnostics import BootReason, GeneralDiagnosticsServer
 KEY = bytes(range(1, 17))
 
 
-def _server(**kwargs: object) -> tuple[GeneralDiagnosticsServer, list[tuple[str, dict, int]]]:
-    now = [12.7]
+def _server(
+    now: list[float] | None = None, **kwargs: object
+) -> tuple[GeneralDiagnosticsServer, list[tuple[str, dict, int]]]:
+    """A server whose uptime is ``now[0]`` seconds (12.7 unless given: the test may move it)."""
+    now = now if now is not None else [12.7]
     server = GeneralDiagnosticsServer(
         reboot_count=4,
         boot_reason=int(BootReason.kPowerOnReboot),
@@ -22,15 +25,15 @@ def _server(**kwargs: object) -> tuple[GeneralDiagnosticsServer, list[tuple[str,
     )
     events: list[tuple[str, dict, int]] = []
     server.add_event_listener(lambda s, name, fields, priority: events.append((name, fields, int(priority))))
-    server.now_s = now  # type: ignore[attr-defined]
     return server, events
 
 
 def test_attributes_and_boot_reason_event_once(mount) -> None:
-    server, events = _server()
+    now = [12.7]
+    server, events = _server(now)
     assert server.read("RebootCount") == 4 and server.read("BootReason") == int(BootReason.kPowerOnReboot)
     assert server.read("UpTime") == 12
-    server.now_s[0] = 100.2  # type: ignore[attr-defined]
+    now[0] = 100.2
     assert server.read("UpTime") == 100
     assert server.read("TestEventTriggersEnabled") is False
     assert server.read("EventList") == [3]  # BootReason
