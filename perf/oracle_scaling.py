@@ -4,6 +4,9 @@ pinned stress-tier home (1,000 devices), each run by the oracle with the rules j
 Prints JSON: devices per home, CPU seconds per oracle episode on each tier (median of ``--repeat`` runs; the
 machine may be shared, so CPU time, not wall time), and the growth ratios (cost growth vs device growth; issue 24
 item 3 asks cost growth ≤ device growth). ``--profile TIER`` prints the top cProfile entries of one run instead.
+Both tiers' episodes are made first and the process then prepared with ``freeze_long_lived`` before any run, as
+``bench run`` prepares its process after loading its episodes (without it, the cyclic collector's full passes over
+the loaded 1,000-device episodes cost about as much as the runs themselves and the figure is not the command's).
 Usage: python perf/oracle_scaling.py [--kinds qt2,qt3] [--per-type 3] [--seed 1] [--repeat 3] [--profile stress]
 """
 
@@ -26,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmark.generation.generate import episode_file_name, generate_episodes
 from benchmark.generation.homes import pinned_home
-from benchmark.runs.runner import Runner
+from benchmark.runs.runner import Runner, freeze_long_lived
 from benchmark.runs.spec import parse_spec
 from benchmark.suites.simuhome.episode import Episode, parse_episode
 from emulator.home_generation.generator import generate_home
@@ -66,6 +69,7 @@ def main() -> int:
     options = parser.parse_args()
     if options.profile:
         _, episodes = episodes_on(options.profile, options.kinds, options.per_type, options.seed)
+        freeze_long_lived()
         profiler = cProfile.Profile()
         profiler.runcall(oracle_cpu_s, episodes)
         text = io.StringIO()
@@ -74,8 +78,9 @@ def main() -> int:
         return 0
     result: dict[str, Any] = {"kinds": options.kinds, "per_type": options.per_type, "seed": options.seed}
     per_tier: dict[str, dict[str, Any]] = {}
-    for tier in TIERS:
-        devices, episodes = episodes_on(tier, options.kinds, options.per_type, options.seed)
+    made = {tier: episodes_on(tier, options.kinds, options.per_type, options.seed) for tier in TIERS}
+    freeze_long_lived()
+    for tier, (devices, episodes) in made.items():
         runs = [oracle_cpu_s(episodes) / len(episodes) for _ in range(options.repeat)]
         per_tier[tier] = {
             "devices": devices,
