@@ -3,7 +3,12 @@ pinned stress-tier home (1,000 devices), each run by the oracle with the rules j
 
 Prints JSON: devices per home, CPU seconds per oracle episode on each tier (median of ``--repeat`` runs; the
 machine may be shared, so CPU time, not wall time), and the growth ratios (cost growth vs device growth; issue 24
-item 3 asks cost growth ≤ device growth). ``--profile TIER`` prints the top cProfile entries of one run instead.
+item 3 asks cost growth ≤ device growth), and of each tier's CPU the part spent in the cyclic collector
+(``gc_cpu_s_per_episode``: the piece that grows faster than the home). ``--profile TIER`` prints the top
+cProfile entries of one run instead.
+Both tiers' episodes are made first and the process then prepared with ``freeze_long_lived`` before any run, as
+``bench run`` prepares its process after loading its episodes (without it, the cyclic collector's full passes over
+the loaded 1,000-device episodes cost about as much as the runs themselves and the figure is not the command's).
 Usage: python perf/oracle_scaling.py [--kinds qt2,qt3] [--per-type 3] [--seed 1] [--repeat 3] [--profile stress]
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import json
 import pstats
@@ -26,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmark.generation.generate import episode_file_name, generate_episodes
 from benchmark.generation.homes import pinned_home
-from benchmark.runs.runner import Runner
+from benchmark.runs.runner import Runner, freeze_long_lived
 from benchmark.runs.spec import parse_spec
 from benchmark.suites.simuhome.episode import Episode, parse_episode
 from emulator.home_generation.generator import generate_home
@@ -45,15 +51,35 @@ def episodes_on(tier: str, kinds: str, per_type: int, seed: int) -> tuple[int, l
     return len(config.devices), episodes
 
 
-def oracle_cpu_s(episodes: list[Episode]) -> float:
-    """CPU seconds of one oracle + rules-judge run over ``episodes`` (one at a time)."""
+class CollectorClock:
+    """CPU seconds spent inside the cyclic collector's passes while it is installed (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.cpu_s = 0.0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.process_time()
+        else:
+            self.cpu_s += time.process_time() - self._began
+
+
+def oracle_cpu_s(episodes: list[Episode]) -> tuple[float, float]:
+    """CPU seconds of one oracle + rules-judge run over ``episodes`` (one at a time), and those of them spent in
+    the cyclic collector."""
+    collector = CollectorClock()
     with tempfile.TemporaryDirectory() as out:
         spec = parse_spec(
             {"episodes": {"path": out}, "agent": {"name": "oracle"}, "judge": {"kind": "rules"}, "concurrency": 1}
         )
-        began = time.process_time()
-        asyncio.run(Runner(spec, Path(out) / "run", progress=False).run(episodes))
-        return time.process_time() - began
+        gc.callbacks.append(collector)
+        try:
+            began = time.process_time()
+            asyncio.run(Runner(spec, Path(out) / "run", progress=False).run(episodes))
+            return time.process_time() - began, collector.cpu_s
+        finally:
+            gc.callbacks.remove(collector)
 
 
 def main() -> int:
@@ -66,6 +92,7 @@ def main() -> int:
     options = parser.parse_args()
     if options.profile:
         _, episodes = episodes_on(options.profile, options.kinds, options.per_type, options.seed)
+        freeze_long_lived()
         profiler = cProfile.Profile()
         profiler.runcall(oracle_cpu_s, episodes)
         text = io.StringIO()
@@ -74,14 +101,17 @@ def main() -> int:
         return 0
     result: dict[str, Any] = {"kinds": options.kinds, "per_type": options.per_type, "seed": options.seed}
     per_tier: dict[str, dict[str, Any]] = {}
-    for tier in TIERS:
-        devices, episodes = episodes_on(tier, options.kinds, options.per_type, options.seed)
-        runs = [oracle_cpu_s(episodes) / len(episodes) for _ in range(options.repeat)]
+    made = {tier: episodes_on(tier, options.kinds, options.per_type, options.seed) for tier in TIERS}
+    freeze_long_lived()
+    for tier, (devices, episodes) in made.items():
+        measured = [oracle_cpu_s(episodes) for _ in range(options.repeat)]
+        runs = [cpu / len(episodes) for cpu, _ in measured]
         per_tier[tier] = {
             "devices": devices,
             "episodes": len(episodes),
             "cpu_s_per_episode_runs": [round(run, 4) for run in runs],
             "cpu_s_per_episode": round(statistics.median(runs), 4),
+            "gc_cpu_s_per_episode": round(statistics.median(gc_cpu / len(episodes) for _, gc_cpu in measured), 4),
         }
     small, big = per_tier["simuhome"], per_tier["stress"]
     result["tiers"] = per_tier

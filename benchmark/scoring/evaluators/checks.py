@@ -11,7 +11,7 @@ from benchmark.scoring.evaluators.state_comparison import (
     Baseline,
     EvalSettings,
     check_asserts,
-    fresh_fabric,
+    fresh_room,
 )
 from benchmark.scoring.step_planning import DevicePlan, control_steps
 from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
@@ -101,8 +101,8 @@ def direction_checks(
 def reachable_value(baseline: Baseline, goal: DirectionGoal, tick: int) -> float:
     """The goal variable at ``tick`` in a world where, when the agent started, every device of the goal room
     that moves it was set to its strongest action the asked way (opposing ones switched off): the most the
-    room's own devices can do."""
-    world = fresh_fabric(baseline.initial_home_config)
+    room's own devices can do (in a world of that room alone: :func:`fresh_room`)."""
+    world = fresh_room(baseline.initial_home_config, goal.room_id)
     world.run_until(int(baseline.before.get("tick", 0)))
     for device in world.devices(goal.room_id):
         for role, endpoint in device.spec.roles:

@@ -17,7 +17,7 @@ from benchmark.suites.simuhome.home_build import EPISODE_SOURCE, build_home, hom
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
-from emulator.home_config import HomeConfig
+from emulator.home_config import HomeConfig, HomeConfigError
 from emulator.physics import SENSOR_ATTRIBUTES
 from emulator.simuhome.import_home import from_simuhome
 from emulator.simuhome.paths import our_path
@@ -180,9 +180,8 @@ def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     anew (a home never changes the config it was built from). The state's key is its pickle: the same bytes are
     the same values of the same types in the same order (as its JSON text would say, for JSON data, at under half
     the cost of writing it; an equal state whose objects are shared differently is merely imported again)."""
-    try:
-        key = pickle.dumps(initial_home_config, protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError):  # not data: built as it is, not kept
+    key = _state_key(initial_home_config)
+    if key is None:  # not data: built as it is, not kept
         return build_home(initial_home_config)[0]
     config = _prepared.get(key)
     if config is not None:
@@ -190,10 +189,50 @@ def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
         return EmulatedHome(config)
     config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
     home = home_from_config(config, initial_home_config, EPISODE_SOURCE)
+    _keep(key, config)
+    return home
+
+
+def fresh_room(initial_home_config: Mapping[str, Any], room_id: str) -> EmulatedHome:
+    """The episode's home at tick 0 with only room ``room_id`` and the devices in it: what that room's state does
+    there is what it does in the whole home, at a fraction of the build on a big home (the reachable-move world of
+    every qt2 direction check). Rooms share no physics (emulator/physics.py: a room's trajectory follows its own
+    devices and the sky) and the emulator draws no random numbers; only rules and workflows, which may act on any
+    room, tie rooms together, so a home with either is built whole (tests/benchmark/test_room_worlds.py compares
+    both worlds)."""
+    key = _state_key(initial_home_config)
+    config = _prepared.get(key) if key is not None else None
+    if key is not None and config is None:
+        try:
+            config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
+        except HomeConfigError:
+            config = None  # the whole build names what is wrong
+        else:
+            _keep(key, config)
+    if config is None or config.automations or config.workflows:
+        return fresh_fabric(initial_home_config)
+    return EmulatedHome(
+        config.model_copy(
+            update={
+                "rooms": [room for room in config.rooms if room.id == room_id],
+                "devices": [device for device in config.devices if device.room == room_id],
+            }
+        )
+    )
+
+
+def _state_key(initial_home_config: Mapping[str, Any]) -> bytes | None:
+    """The key of an initial state among the prepared homes: its pickle; None for what is not data."""
+    try:
+        return pickle.dumps(initial_home_config, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError):
+        return None
+
+
+def _keep(key: bytes, config: HomeConfig) -> None:
     _prepared[key] = config
     if len(_prepared) > PREPARED_HOMES:
         _prepared.popitem(last=False)
-    return home
 
 
 @dataclass

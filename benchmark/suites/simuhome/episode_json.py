@@ -12,6 +12,7 @@ strings, floats, bools, None and ints as ``json`` converts them), anything else 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -48,6 +49,22 @@ def _key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
+def _null(_: None) -> str:
+    return "null"
+
+
+# The text of a value of exactly these types, written in the container's own loop (no call of ``_encode``: an
+# episode's home is mostly such values, and the call per value was most of the time); anything else, subclasses
+# included, goes through ``_encode``.
+_PLAIN_TEXT: dict[type, Callable[[Any], str]] = {
+    str: encode_basestring,
+    int: int.__repr__,
+    bool: ("false", "true").__getitem__,
+    type(None): _null,
+    float: _number,
+}
+
+
 def _encode(value: Any, parts: list[str], newline: str) -> None:
     """Append ``value``'s text to ``parts``; ``newline`` is the line break and indent of its own level."""
     if isinstance(value, str):
@@ -69,8 +86,12 @@ def _encode(value: Any, parts: list[str], newline: str) -> None:
         inner = newline + INDENT
         separator = "[" + inner
         for item in value:
-            parts.append(separator)
-            _encode(item, parts, inner)
+            plain = _PLAIN_TEXT.get(type(item))
+            if plain is not None:
+                parts.append(separator + plain(item))
+            else:
+                parts.append(separator)
+                _encode(item, parts, inner)
             separator = "," + inner
         parts.append(newline + "]")
     elif isinstance(value, dict):
@@ -80,8 +101,12 @@ def _encode(value: Any, parts: list[str], newline: str) -> None:
         inner = newline + INDENT
         separator = "{" + inner
         for key, item in value.items():
-            parts.append(separator + encode_basestring(_key(key)) + ": ")
-            _encode(item, parts, inner)
+            plain = _PLAIN_TEXT.get(type(item))
+            if plain is not None:
+                parts.append(separator + encode_basestring(_key(key)) + ": " + plain(item))
+            else:
+                parts.append(separator + encode_basestring(_key(key)) + ": ")
+                _encode(item, parts, inner)
             separator = "," + inner
         parts.append(newline + "}")
     else:
