@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from clusters.attribute_values import AttributeValues
+from clusters.attribute_values import AttributeValues, WriteMark
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
     AttributeModel,
@@ -505,6 +505,14 @@ class ClusterServer:
             return dict(zip(plan.keys(prefix), found, strict=True))
         into.update(zip(plan.keys(prefix), found, strict=True))
         return into
+
+    def watch_writes(self, mark: WriteMark) -> bool:
+        """Have every stored write of this server raise ``mark`` (told to listeners or not); returns whether
+        ``read_all`` may give other values without one: values read live (a bound source, ``live_reads``, a
+        ``read`` of its own)."""
+        self._values.mark = mark
+        plan = self._read_plan()
+        return bool(self._sources) or plan.own is None or bool(plan.live)
 
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the

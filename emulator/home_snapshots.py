@@ -7,6 +7,7 @@ from typing import Any
 
 from emulator.automations.home_rules import HomeRules
 from emulator.clock import TIME_FORMAT, VirtualClock
+from emulator.device_readings import DeviceReadings
 from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
 from emulator.home_devices import HomeDevices, persistent_attributes
 from emulator.physics import PhysicsEngine
@@ -20,7 +21,8 @@ def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 
 
 class HomeSnapshots:
-    """Reads the other owners into plain data (no state of its own)."""
+    """Reads the other owners into plain data (its one state: the devices' last readings, to read only what may
+    have changed since; emulator/device_readings.py)."""
 
     def __init__(
         self,
@@ -37,22 +39,20 @@ class HomeSnapshots:
         self._workflows = workflows
         self._rules = rules
         self._room_state = room_state
+        self._readings = DeviceReadings()
 
     def snapshot(self) -> dict[str, Any]:
         """The whole home now, as plain JSON data (deterministic key order)."""
         devices = self._devices
+        placed = devices.sorted_devices()
         return {
             "time": self._clock.now_text(),
             "tick": self._clock.tick,
             "base_time": self._clock.base_time.strftime(TIME_FORMAT),
             "rooms": {r.room_id: {"state": self._room_state(r.room_id)} for r in devices.sorted_rooms()},
             "devices": {
-                d.device_id: {
-                    "device_type": d.device_type,
-                    "room_id": d.room_id,
-                    "attributes": devices.read_all(d.device_id),
-                }
-                for d in devices.sorted_devices()
+                d.device_id: {"device_type": d.device_type, "room_id": d.room_id, "attributes": attributes}
+                for d, attributes in zip(placed, self._readings.read(placed), strict=True)
             },
         }
 

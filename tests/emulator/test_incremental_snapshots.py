@@ -1,0 +1,174 @@
+"""A home's snapshot reads again only the devices a stored write marked, and the servers read live
+(emulator/device_readings.py): at every step of real oracle episodes of every kind, of a fast-forward with room
+physics, moving covers and colours and running cycles, and of writes that tell no listener, it is byte for byte the
+snapshot that reads every server afresh."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import emulator.device_readings as device_readings
+from agent_tools.toolbox import ToolBox
+from benchmark.generation.generate import episode_file_name, generate_episodes
+from benchmark.runs.runner import Runner
+from benchmark.runs.spec import parse_spec
+from benchmark.scoring.evaluators.state_comparison import fresh_fabric
+from benchmark.suites.simuhome.episode import Episode, load_episodes, parse_episode
+from clusters.attribute_values import AttributeValues, WriteMark
+from emulator.catalogue import CATALOGUE
+from emulator.emulated_home import EmulatedHome
+from tests.benchmark.fixture_episodes import EPISODE_DIR
+from tests.emulator.helpers import fabric
+
+
+def _full_snapshot(home: EmulatedHome, kept: dict[str, Any]) -> dict[str, Any]:
+    """``kept`` with every device's attributes read afresh, server by server (``HomeAPI.read_all``)."""
+    devices = {
+        device_id: {**device, "attributes": home.read_all(device_id)} for device_id, device in kept["devices"].items()
+    }
+    return {**kept, "devices": devices}
+
+
+class ReadCounter:
+    """How many devices the snapshots read again in full (a write marked them, or they were new)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full_reads = 0
+        built = device_readings._Reading.__init__
+
+        def counted(reading: Any, device: Any) -> None:
+            self.full_reads += 1
+            built(reading, device)
+
+        monkeypatch.setattr(device_readings._Reading, "__init__", counted)
+
+
+def assert_same_as_full(home: EmulatedHome) -> dict[str, Any]:
+    snapshot = home.snapshot()
+    assert repr(snapshot) == repr(_full_snapshot(home, snapshot))  # repr: the same types (1, 1.0, True) and order
+    return snapshot
+
+
+def _run_checking_every_step(
+    episodes: list[Episode], out: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, list[str]]:
+    """The oracle over ``episodes``, the snapshot compared with a full one after every tool call."""
+    steps = 0
+    call = ToolBox.call
+
+    def checked(toolbox: ToolBox, name: str, arguments: object = None) -> dict[str, Any]:
+        nonlocal steps
+        envelope = call(toolbox, name, arguments)
+        assert isinstance(toolbox.fabric, EmulatedHome)
+        assert_same_as_full(toolbox.fabric)
+        steps += 1
+        return envelope
+
+    monkeypatch.setattr(ToolBox, "call", checked)
+    spec = parse_spec(
+        {"episodes": {"path": str(out)}, "agent": {"name": "oracle"}, "judge": {"kind": "rules"}, "concurrency": 1}
+    )
+    asyncio.run(Runner(spec, out / "run", progress=False).run(episodes))
+    lines = (out / "run" / "records.jsonl").read_text().splitlines()
+    return steps, lines
+
+
+def test_every_step_of_oracle_episodes_of_every_kind_matches_a_full_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    fixtures, problems = load_episodes(str(EPISODE_DIR))
+    assert not problems
+    generated = []
+    for data in generate_episodes("all", 2, 7):
+        name = episode_file_name(data).removesuffix(".json")
+        generated.append(parse_episode(data, name, episode_id=name, check_home=False))
+    episodes = fixtures + generated
+    assert {episode.kind for episode in fixtures} == {episode.kind for episode in generated}
+    assert len({episode.kind for episode in episodes}) == 12
+    devices = len(fresh_fabric(episodes[0].initial_home_config).devices())
+    counter = ReadCounter(monkeypatch)
+    steps, lines = _run_checking_every_step(episodes, tmp_path, monkeypatch)
+    assert len(lines) == len(episodes)
+    assert steps > 2 * len(episodes)
+    assert 0 < counter.full_reads < steps * devices / 4  # most steps re-read a few devices, some re-read one
+
+
+def _moving_home() -> EmulatedHome:
+    home = fabric([(name, name, "living") for name in sorted(CATALOGUE)])
+    assert_same_as_full(home)
+    for device_id, endpoint, cluster, command, args in (
+        ("extended_color_light", 1, "OnOff", "On", {}),
+        ("extended_color_light", 1, "ColorControl", "MoveToHue", {"hue": 200, "direction": 0, "transitionTime": 300}),
+        ("air_conditioner", 1, "OnOff", "On", {}),
+        ("blind", 1, "WindowCovering", "GoToLiftPercentage", {"liftPercent100thsValue": 9000}),
+        ("laundry_washer", 1, "OnOff", "On", {}),
+        ("laundry_washer", 1, "OperationalState", "Start", {}),
+    ):
+        home.invoke(device_id, endpoint, cluster, command, args)
+        assert_same_as_full(home)
+    return home
+
+
+def test_a_fast_forward_with_physics_and_running_cycles_matches_a_full_snapshot_at_every_step(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    counter = ReadCounter(monkeypatch)
+    home = _moving_home()
+    first = assert_same_as_full(home)
+    changed_between_steps = 0
+    previous = first
+    for _ in range(40):  # 40 steps of 7.3 virtual seconds: moves under way, cycles counting down
+        home.run_until(home.tick + 73)
+        now = assert_same_as_full(home)
+        changed_between_steps += bool(EmulatedHome.diff(previous, now))
+        previous = now
+    for _ in range(6):  # then whole hours at a time: cycles end, rooms drift towards their baselines
+        home.run_until(home.tick + 36_000)
+        now = assert_same_as_full(home)
+        changed_between_steps += bool(EmulatedHome.diff(previous, now))
+        previous = now
+    assert changed_between_steps >= 30
+    assert EmulatedHome.diff(first, previous)
+    assert counter.full_reads < len(home.devices()) * 47  # not every device at every step
+
+
+def test_writes_that_tell_no_listener_and_sources_bound_later_show_in_the_next_snapshot():
+    home = _moving_home()
+    before = assert_same_as_full(home)
+    lock = next(d for d in home.devices() if d.find(1, "DoorLock") is not None)
+    server = lock.cluster(1, "DoorLock")
+    values = server._values  # a stored write below the listeners, as some servers make in their own state
+    values["AutoRelockTime"] = values["AutoRelockTime"] + 60
+    after = assert_same_as_full(home)
+    assert [c["path"] for c in EmulatedHome.diff(before, after)] == ["1.DoorLock.AutoRelockTime"]
+    server.bind_source("AutoRelockTime", lambda: 7)  # a value read live from now on
+    assert assert_same_as_full(home)["devices"][lock.device_id]["attributes"]["1.DoorLock.AutoRelockTime"] == 7
+
+
+def test_a_snapshot_hands_out_dicts_of_the_callers_own():
+    home = _moving_home()
+    first = home.snapshot()
+    device_id = next(iter(first["devices"]))
+    first["devices"][device_id]["attributes"].clear()
+    assert assert_same_as_full(home)["devices"][device_id]["attributes"]
+
+
+def test_every_change_of_stored_values_raises_the_mark_and_a_copy_starts_without_one():
+    values = AttributeValues({"a": 1, "b": 2})
+    mark = values.mark = WriteMark()
+    for change in (
+        lambda: values.__setitem__("a", 1),  # the same value: raised all the same (marks are cheap, misses are not)
+        lambda: values.__setitem__("a", 3),
+        lambda: values.update({"b": 4}),
+        lambda: values.__setitem__("c", 5),
+        lambda: values.pop("c"),
+        lambda: values.pop("absent"),  # binding a live source drops the stored name first, present or not
+    ):
+        mark.written = False
+        change()
+        assert mark.written
+    assert values.copy().mark is None
