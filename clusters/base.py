@@ -508,11 +508,11 @@ class ClusterServer:
 
     def watch_writes(self, mark: WriteMark) -> bool:
         """Have every stored write of this server raise ``mark`` (told to listeners or not); returns whether
-        ``read_all`` may give other values without one: values read live (a bound source, ``live_reads``, a
-        ``read`` of its own)."""
+        ``read_all`` may give other values without one: values read live (a bound source, a ``read`` of its own,
+        ``live_reads`` included). The rest it reads from the stored values and the globals of its class and
+        features (a server's features are fixed)."""
         self._values.mark = mark
-        plan = self._read_plan()
-        return bool(self._sources) or plan.own is None or bool(plan.live)
+        return bool(self._sources) or type(self).read is not ClusterServer.read
 
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the

@@ -2,9 +2,13 @@
 
 A device is read again in full when a stored value of one of its servers was written (every stored write raises the
 device's :class:`clusters.attribute_values.WriteMark`, whether or not the server told its listeners), and its servers
-whose values are read live (a bound source such as a physics sensor or a countdown, ``live_reads`` such as the
-Descriptor's lists, a ``read`` of its own such as ColorControl's moves) are read again at every snapshot. The rest
-of the device's values are the last reading's: the same values ``HomeDevices.read_all`` gives, in the same order.
+whose values are read live (a bound source such as a physics sensor or a countdown, a ``read`` of its own such as
+ColorControl's moves) are read again at every snapshot. The rest of the device's values are the last reading's: the
+same values ``HomeDevices.read_all`` gives, in the same order (the dicts are the caller's own; the values in them,
+lists included, are shared with the home and other snapshots, as stored values always were: never changed in place).
+
+Homes built from one config may share :class:`BuiltReadings`: a device no write reached since its home was built
+holds the values every home built from that config holds, so it is read once for them all.
 
 A device's endpoints and servers are fixed once it is built (a device that changes them is a new Device object,
 read in full).
@@ -18,35 +22,72 @@ from typing import Any
 from clusters import ClusterServer
 from clusters.attribute_values import WriteMark
 from emulator.device import Device
+from emulator.home_devices import read_device
 
 _NOTHING_LIVE: tuple[tuple[str, ClusterServer], ...] = ()
 
 
-class _Reading:
-    """One device's last reading: its values, the mark its servers raise, its servers read live (by key prefix)."""
+class BuiltReadings:
+    """Device id → its values as a home built from one config holds them before anything writes to the device:
+    filled by the first snapshot of such a device in any home built from the config, read by the others."""
 
-    __slots__ = ("device", "live", "mark", "values")
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: dict[str, dict[str, Any]] = {}
+
+
+class _Reading:
+    """One device's last reading: its values, the mark its servers raise, its servers read live (by key prefix).
+    ``unread``: watched since its home was built, nothing read yet (``values`` empty)."""
+
+    __slots__ = ("device", "live", "mark", "unread", "values")
 
     def __init__(self, device: Device) -> None:
+        """Watch ``device`` from now on (every server raises ``mark`` on a stored write); read nothing yet."""
         self.device = device
-        self.mark = WriteMark()
-        values: dict[str, Any] = {}
-        live: list[tuple[str, ClusterServer]] = []
-        for endpoint_id, endpoint in sorted(device.endpoints.items()):
-            for cluster_name, server in endpoint.clusters.items():
-                prefix = f"{endpoint_id}.{cluster_name}."
-                if server.watch_writes(self.mark):  # before reading: a write from here on raises it
-                    live.append((prefix, server))
-                server.read_all(prefix, into=values)
-        self.values = values
+        self.mark = mark = WriteMark()
+        self.values: dict[str, Any] = {}
+        self.unread = True
+        live = [
+            (f"{endpoint_id}.{cluster_name}.", server)
+            for endpoint_id, endpoint in sorted(device.endpoints.items())
+            for cluster_name, server in endpoint.clusters.items()
+            if server.watch_writes(mark)
+        ]
         self.live = tuple(live) if live else _NOTHING_LIVE
+
+    @classmethod
+    def read(cls, device: Device) -> _Reading:
+        """``device`` watched, then read in full."""
+        reading = cls(device)
+        reading.read_in_full()
+        return reading
+
+    def read_in_full(self) -> dict[str, Any]:
+        """Read the device in full (watched already: its mark stays as it is)."""
+        self.values, self.unread = read_device(self.device), False
+        return self.values
+
+    def read_live(self, values: dict[str, Any]) -> None:
+        """Keep ``values`` with the servers read live read again (the same keys: their places are kept)."""
+        for prefix, server in self.live:
+            server.read_all(prefix, into=values)
+        self.values, self.unread = values, False
 
 
 class DeviceReadings:
     """Every device's values as of the last ``read``, kept to answer the next one from what did not change."""
 
-    def __init__(self) -> None:
+    def __init__(self, built: BuiltReadings | None = None) -> None:
         self._last: dict[str, _Reading] = {}
+        self._built = built
+
+    def watch_built(self, devices: Iterable[Device]) -> None:
+        """Watch the devices of a home just built from the config of ``built`` (nothing is read yet): those no
+        write reaches before their first reading share their values with the other homes built from it."""
+        if self._built is not None:
+            self._last = {device.device_id: _Reading(device) for device in devices}
 
     def read(self, devices: Iterable[Device]) -> list[dict[str, Any]]:
         """Each device's attributes now (a new dict each, as ``HomeDevices.read_all`` gives them), in order; the
@@ -56,12 +97,23 @@ class DeviceReadings:
         for device in devices:
             reading = last.get(device.device_id)
             if reading is None or reading.device is not device or reading.mark.written:
-                reading = _Reading(device)
+                reading = _Reading.read(device)
+            elif reading.unread:  # watched since its home was built, no write since
+                reading = self._as_built(reading)
             else:
-                values = reading.values
-                for prefix, server in reading.live:
-                    server.read_all(prefix, into=values)  # the same keys: their places in the dict are kept
+                reading.read_live(reading.values)
             kept[device.device_id] = reading
             found.append(dict(reading.values))
         self._last = kept
         return found
+
+    def _as_built(self, reading: _Reading) -> _Reading:
+        assert self._built is not None  # only watch_built leaves readings unread
+        built = self._built.values
+        device_id = reading.device.device_id
+        shared = built.get(device_id)
+        if shared is not None:
+            reading.read_live(dict(shared))
+            return reading
+        built[device_id] = dict(reading.read_in_full())
+        return reading

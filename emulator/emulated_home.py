@@ -30,6 +30,7 @@ from emulator.bindings import SwitchBindings, node_id_of
 from emulator.clock import TIME_FORMAT
 from emulator.cooker_hoods import COOKTOP, HOOD, CookerHoods
 from emulator.device import Device, DeviceView
+from emulator.device_readings import BuiltReadings
 from emulator.errors import HomeError
 from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
 from emulator.events import AutomationEvent, AutomationListener, Listener
@@ -74,8 +75,15 @@ def _forward(owner: str, method: Callable[Concatenate[Any, P], T]) -> Callable[C
 
 class EmulatedHome:
     def __init__(
-        self, config: HomeConfig, *, physics: PhysicsParams | None = None, sensor_report_interval_s: float = 10.0
+        self,
+        config: HomeConfig,
+        *,
+        physics: PhysicsParams | None = None,
+        sensor_report_interval_s: float = 10.0,
+        built_readings: BuiltReadings | None = None,
     ) -> None:
+        """``built_readings``: shared by the homes built from this very config with the same arguments (a prepared
+        config, built again for each run of it): a device nothing wrote to since is read once for them all."""
         self._lock = threading.RLock()
         self.name = config.name
         self.seed = config.seed
@@ -97,7 +105,7 @@ class EmulatedHome:
         self._automations = self._rules.engine
         self._workflows = WorkflowBook(self._timeline, self._validate_step, self.apply)
         self._snapshots = HomeSnapshots(
-            self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state
+            self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state, built_readings
         )
         for room in config.rooms:
             self._devices.add_room(room)
@@ -114,6 +122,7 @@ class EmulatedHome:
             self._rules.add_rule(rule.model_copy(deep=True))
         for workflow in config.workflows:
             self._workflows.restore(workflow)
+        self._snapshots.watch_built()
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> EmulatedHome:

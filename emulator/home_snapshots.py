@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import is_
 from typing import Any
 
 from emulator.automations.home_rules import HomeRules
 from emulator.clock import TIME_FORMAT, VirtualClock
-from emulator.device_readings import DeviceReadings
+from emulator.device_readings import BuiltReadings, DeviceReadings
 from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
 from emulator.home_devices import HomeDevices, persistent_attributes
 from emulator.physics import PhysicsEngine
@@ -16,7 +17,10 @@ from emulator.workflow_book import WorkflowBook
 
 def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two attribute maps hold equal values of the same types at the same paths (what ``diff`` reports
-    no change for): 1, 1.0 and True compare equal, so the types are checked once the values are."""
+    no change for): 1, 1.0 and True compare equal, so the types are checked once the values are. Two snapshots
+    of a device no write reached between them hold the very same keys and values: told apart by identity alone."""
+    if len(old) == len(new) and all(map(is_, old, new)) and all(map(is_, old.values(), new.values())):
+        return True
     return old == new and list(map(type, old.values())) == list(map(type, map(new.__getitem__, old)))
 
 
@@ -32,6 +36,7 @@ class HomeSnapshots:
         workflows: WorkflowBook,
         rules: HomeRules,
         room_state: Callable[..., dict[str, float]],
+        built: BuiltReadings | None = None,
     ) -> None:
         self._clock = clock
         self._devices = devices
@@ -39,7 +44,11 @@ class HomeSnapshots:
         self._workflows = workflows
         self._rules = rules
         self._room_state = room_state
-        self._readings = DeviceReadings()
+        self._readings = DeviceReadings(built)
+
+    def watch_built(self) -> None:
+        """The home is built: what its devices hold now is what every home built from its config holds."""
+        self._readings.watch_built(self._devices.devices.values())
 
     def snapshot(self) -> dict[str, Any]:
         """The whole home now, as plain JSON data (deterministic key order)."""

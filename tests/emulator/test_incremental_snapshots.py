@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import emulator.device_readings as device_readings
+import emulator.home_devices as home_devices
 from agent_tools.toolbox import ToolBox
 from benchmark.generation.generate import episode_file_name, generate_episodes
 from benchmark.runs.runner import Runner
@@ -20,9 +21,11 @@ from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.suites.simuhome.episode import Episode, load_episodes, parse_episode
 from clusters.attribute_values import AttributeValues, WriteMark
 from emulator.catalogue import CATALOGUE
+from emulator.device_readings import BuiltReadings
 from emulator.emulated_home import EmulatedHome
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.emulator.helpers import fabric
+from tests.emulator.helpers import home as home_config
 
 
 def _full_snapshot(home: EmulatedHome, kept: dict[str, Any]) -> dict[str, Any]:
@@ -38,13 +41,13 @@ class ReadCounter:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.full_reads = 0
-        built = device_readings._Reading.__init__
+        read = home_devices.read_device
 
-        def counted(reading: Any, device: Any) -> None:
+        def counted(device: Any) -> dict[str, Any]:
             self.full_reads += 1
-            built(reading, device)
+            return read(device)
 
-        monkeypatch.setattr(device_readings._Reading, "__init__", counted)
+        monkeypatch.setattr(device_readings, "read_device", counted)
 
 
 def assert_same_as_full(home: EmulatedHome) -> dict[str, Any]:
@@ -58,7 +61,12 @@ def _run_checking_every_step(
 ) -> tuple[int, list[str]]:
     """The oracle over ``episodes``, the snapshot compared with a full one after every tool call."""
     steps = 0
-    call = ToolBox.call
+    call, snapshot = ToolBox.call, EmulatedHome.snapshot
+
+    def every_snapshot_checked(home: EmulatedHome) -> dict[str, Any]:  # before, after, the no-agent worlds'
+        taken = snapshot(home)
+        assert repr(taken) == repr(_full_snapshot(home, taken))
+        return taken
 
     def checked(toolbox: ToolBox, name: str, arguments: object = None) -> dict[str, Any]:
         nonlocal steps
@@ -69,6 +77,7 @@ def _run_checking_every_step(
         return envelope
 
     monkeypatch.setattr(ToolBox, "call", checked)
+    monkeypatch.setattr(EmulatedHome, "snapshot", every_snapshot_checked)
     spec = parse_spec(
         {"episodes": {"path": str(out)}, "agent": {"name": "oracle"}, "judge": {"kind": "rules"}, "concurrency": 1}
     )
@@ -91,8 +100,8 @@ def test_every_step_of_oracle_episodes_of_every_kind_matches_a_full_snapshot(
     assert len({episode.kind for episode in episodes}) == 12
     devices = len(fresh_fabric(episodes[0].initial_home_config).devices())
     counter = ReadCounter(monkeypatch)
-    steps, lines = _run_checking_every_step(episodes, tmp_path, monkeypatch)
-    assert len(lines) == len(episodes)
+    steps, lines = _run_checking_every_step(episodes + episodes[:12], tmp_path, monkeypatch)  # some built again
+    assert len(lines) == len(episodes) + 12
     assert steps > 2 * len(episodes)
     assert 0 < counter.full_reads < steps * devices / 4  # most steps re-read a few devices, some re-read one
 
@@ -172,3 +181,25 @@ def test_every_change_of_stored_values_raises_the_mark_and_a_copy_starts_without
         change()
         assert mark.written
     assert values.copy().mark is None
+
+
+def test_homes_built_from_one_config_share_what_their_untouched_devices_hold(monkeypatch: pytest.MonkeyPatch):
+    config, built = home_config([(name, name, "living") for name in sorted(CATALOGUE)]), BuiltReadings()
+    first = EmulatedHome(config, built_readings=built)
+    lock = next(d.device_id for d in first.devices() if d.find(1, "DoorLock") is not None)
+    first.invoke(lock, 1, "DoorLock", "UnlockDoor", {})  # written before its first snapshot: not as built
+    assert_same_as_full(first)
+    assert sorted(built.values) == sorted(d.device_id for d in first.devices() if d.device_id != lock)
+    counter = ReadCounter(monkeypatch)
+    second = EmulatedHome(config, built_readings=built)
+    second.run_until(second.tick + 600)  # a minute on: live values move, stored ones stay as built
+    assert_same_as_full(second)
+    assert 1 <= counter.full_reads < len(second.devices()) / 2  # the lock, and the devices the minute wrote to
+    assert lock in built.values  # read as built this time
+    counter.full_reads = 0
+    third = EmulatedHome(config, built_readings=built)
+    assert_same_as_full(third)
+    assert counter.full_reads == 0
+    third.invoke(lock, 1, "DoorLock", "UnlockDoor", {})
+    assert_same_as_full(third)
+    assert counter.full_reads == 1

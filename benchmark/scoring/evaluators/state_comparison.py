@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
 from benchmark.suites.simuhome.home_build import EPISODE_SOURCE, build_home, home_from_config
 from emulator.catalogue import CATALOGUE
+from emulator.device_readings import BuiltReadings
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
 from emulator.home_config import HomeConfig
@@ -169,7 +170,8 @@ def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) 
 
 
 PREPARED_HOMES = 16  # imported configs kept (a run's episodes in flight, each with its no-agent replay)
-_prepared: OrderedDict[bytes, HomeConfig] = OrderedDict()  # initial_home_config's pickle → its import
+# initial_home_config's pickle → its import, and what its homes' devices hold as built (read once for them all)
+_prepared: OrderedDict[bytes, tuple[HomeConfig, BuiltReadings]] = OrderedDict()
 
 
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
@@ -184,13 +186,14 @@ def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
         key = pickle.dumps(initial_home_config, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError):  # not data: built as it is, not kept
         return build_home(initial_home_config)[0]
-    config = _prepared.get(key)
-    if config is not None:
+    prepared = _prepared.get(key)
+    if prepared is not None:
         _prepared.move_to_end(key)
-        return EmulatedHome(config)
+        return EmulatedHome(prepared[0], built_readings=prepared[1])
     config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
-    home = home_from_config(config, initial_home_config, EPISODE_SOURCE)
-    _prepared[key] = config
+    built = BuiltReadings()
+    home = home_from_config(config, initial_home_config, EPISODE_SOURCE, built_readings=built)
+    _prepared[key] = (config, built)
     if len(_prepared) > PREPARED_HOMES:
         _prepared.popitem(last=False)
     return home
