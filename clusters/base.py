@@ -484,10 +484,15 @@ class ClusterServer:
             )
         return lists
 
-    def read_all(self, prefix: str = "", into: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read_all(
+        self, prefix: str = "", into: dict[str, Any] | None = None, *, shared_lists: bool = False
+    ) -> dict[str, Any]:
         """Every attribute now, keyed ``prefix + name`` in ``attribute_names`` order: what ``read`` gives for each,
         in one pass over the stored values, the live sources and the globals (snapshots read every server).
-        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one."""
+        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one.
+        ``shared_lists``: the globals' lists (AttributeList, the command and event lists) are those the read plan
+        keeps for every server of this shape, not copies, for a caller that never changes a value in place (as
+        stored lists are shared already): a home's snapshots."""
         plan = self._read_plan()
         if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
             found = [self.read(name) for name in plan.names]
@@ -497,8 +502,11 @@ class ClusterServer:
                 found = [values[name] if (source := sources.get(name)) is None else source() for name in plan.own]
             else:
                 found = list(map(values.__getitem__, plan.own))
-            for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
-                found.append(list(value) if type(value) is list else value)
+            if shared_lists:
+                found.extend(plan.derived)
+            else:
+                for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
+                    found.append(list(value) if type(value) is list else value)
             for position in plan.live:
                 found[position] = self.read(plan.names[position])
         if into is None:

@@ -4,8 +4,9 @@ A device is read again in full when a stored value of one of its servers was wri
 device's :class:`clusters.attribute_values.WriteMark`, whether or not the server told its listeners), and its servers
 whose values are read live (a bound source such as a physics sensor or a countdown, a ``read`` of its own such as
 ColorControl's moves) are read again at every snapshot. The rest of the device's values are the last reading's: the
-same values ``HomeDevices.read_all`` gives, in the same order (the dicts are the caller's own; the values in them,
-lists included, are shared with the home and other snapshots, as stored values always were: never changed in place).
+same values ``HomeDevices.read_all`` gives, in the same order. The dicts are the caller's own; the values in them,
+lists included, are shared with the home and other snapshots (the globals' lists with every server of a shape: see
+``ClusterServer.read_all``'s ``shared_lists``), as stored values always were: never changed in place.
 
 Homes built from one config may share :class:`BuiltReadings`: a device no write reached since its home was built
 holds the values every home built from that config holds, so it is read once for them all.
@@ -37,43 +38,34 @@ class BuiltReadings:
         self.values: dict[str, dict[str, Any]] = {}
 
 
-class _Reading:
-    """One device's last reading: its values, the mark its servers raise, its servers read live (by key prefix).
-    ``unread``: watched since its home was built, nothing read yet (``values`` empty)."""
+class _Reading(WriteMark):
+    """One device's last reading, and the mark its servers raise on a stored write (``written``): its values (None:
+    watched since its home was built, not read yet), its servers read live (by key prefix). The values are never
+    changed once kept (they may be shared with :class:`BuiltReadings`): a reading of live values is a new dict."""
 
-    __slots__ = ("device", "live", "mark", "unread", "values")
+    __slots__ = ("device", "live", "values")
 
-    def __init__(self, device: Device) -> None:
-        """Watch ``device`` from now on (every server raises ``mark`` on a stored write); read nothing yet."""
+    def __init__(self, device: Device, values: dict[str, Any] | None = None) -> None:
+        """Watch ``device`` from now on; ``values``: its reading, taken after this (else None: not read yet)."""
+        super().__init__()
         self.device = device
-        self.mark = mark = WriteMark()
-        self.values: dict[str, Any] = {}
-        self.unread = True
         live = [
             (f"{endpoint_id}.{cluster_name}.", server)
             for endpoint_id, endpoint in sorted(device.endpoints.items())
             for cluster_name, server in endpoint.clusters.items()
-            if server.watch_writes(mark)
+            if server.watch_writes(self)
         ]
         self.live = tuple(live) if live else _NOTHING_LIVE
+        self.values = values
 
-    @classmethod
-    def read(cls, device: Device) -> _Reading:
-        """``device`` watched, then read in full."""
-        reading = cls(device)
-        reading.read_in_full()
-        return reading
-
-    def read_in_full(self) -> dict[str, Any]:
-        """Read the device in full (watched already: its mark stays as it is)."""
-        self.values, self.unread = read_device(self.device), False
-        return self.values
-
-    def read_live(self, values: dict[str, Any]) -> None:
-        """Keep ``values`` with the servers read live read again (the same keys: their places are kept)."""
-        for prefix, server in self.live:
-            server.read_all(prefix, into=values)
-        self.values, self.unread = values, False
+    def keep(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``values`` (read before any write since) with the servers read live read again, and give them."""
+        if self.live:
+            values = dict(values)
+            for prefix, server in self.live:
+                server.read_all(prefix, into=values, shared_lists=True)  # the same keys: their places are kept
+        self.values = values
+        return values
 
 
 class DeviceReadings:
@@ -96,24 +88,22 @@ class DeviceReadings:
         found = []
         for device in devices:
             reading = last.get(device.device_id)
-            if reading is None or reading.device is not device or reading.mark.written:
-                reading = _Reading.read(device)
-            elif reading.unread:  # watched since its home was built, no write since
-                reading = self._as_built(reading)
+            if reading is None or reading.device is not device or reading.written:
+                reading = _Reading(device)  # watched from here: a write while it is read raises its mark
+                values = reading.values = read_device(device, shared_lists=True)
+            elif reading.values is None:  # watched since its home was built, no write since
+                values = reading.keep(self._as_built(device))
             else:
-                reading.read_live(reading.values)
+                values = reading.keep(reading.values)
             kept[device.device_id] = reading
-            found.append(dict(reading.values))
+            found.append(dict(values))
         self._last = kept
         return found
 
-    def _as_built(self, reading: _Reading) -> _Reading:
+    def _as_built(self, device: Device) -> dict[str, Any]:
         assert self._built is not None  # only watch_built leaves readings unread
         built = self._built.values
-        device_id = reading.device.device_id
-        shared = built.get(device_id)
-        if shared is not None:
-            reading.read_live(dict(shared))
-            return reading
-        built[device_id] = dict(reading.read_in_full())
-        return reading
+        values = built.get(device.device_id)
+        if values is None:
+            values = built[device.device_id] = read_device(device, shared_lists=True)
+        return values

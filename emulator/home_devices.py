@@ -166,13 +166,14 @@ class HomeDevices:
         }
 
 
-def read_device(device: Device) -> dict[str, Any]:
+def read_device(device: Device, *, shared_lists: bool = False) -> dict[str, Any]:
     """Every attribute of ``device`` by path ``ep.Cluster.Attribute``, in ``Device.paths`` order (one walk of the
-    servers; snapshots read every device, so the hot path skips the per-path endpoint/cluster lookups)."""
+    servers; snapshots read every device, so the hot path skips the per-path endpoint/cluster lookups).
+    ``shared_lists``: as ``ClusterServer.read_all`` takes it."""
     values: dict[str, Any] = {}
     for endpoint_id, endpoint in sorted(device.endpoints.items()):
         for cluster_name, server in endpoint.clusters.items():
-            server.read_all(f"{endpoint_id}.{cluster_name}.", into=values)
+            server.read_all(f"{endpoint_id}.{cluster_name}.", into=values, shared_lists=shared_lists)
     return values
 
 

@@ -43,9 +43,9 @@ class ReadCounter:
         self.full_reads = 0
         read = home_devices.read_device
 
-        def counted(device: Any) -> dict[str, Any]:
+        def counted(device: Any, *, shared_lists: bool) -> dict[str, Any]:
             self.full_reads += 1
-            return read(device)
+            return read(device, shared_lists=shared_lists)
 
         monkeypatch.setattr(device_readings, "read_device", counted)
 
