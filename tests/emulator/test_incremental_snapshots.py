@@ -24,7 +24,7 @@ from emulator.catalogue import CATALOGUE
 from emulator.device_readings import BuiltReadings
 from emulator.emulated_home import EmulatedHome
 from tests.benchmark.fixture_episodes import EPISODE_DIR
-from tests.emulator.helpers import fabric
+from tests.emulator.helpers import MOVING_COMMANDS, every_type_home
 from tests.emulator.helpers import home as home_config
 
 
@@ -107,16 +107,9 @@ def test_every_step_of_oracle_episodes_of_every_kind_matches_a_full_snapshot(
 
 
 def _moving_home() -> EmulatedHome:
-    home = fabric([(name, name, "living") for name in sorted(CATALOGUE)])
+    home = every_type_home()
     assert_same_as_full(home)
-    for device_id, endpoint, cluster, command, args in (
-        ("extended_color_light", 1, "OnOff", "On", {}),
-        ("extended_color_light", 1, "ColorControl", "MoveToHue", {"hue": 200, "direction": 0, "transitionTime": 300}),
-        ("air_conditioner", 1, "OnOff", "On", {}),
-        ("blind", 1, "WindowCovering", "GoToLiftPercentage", {"liftPercent100thsValue": 9000}),
-        ("laundry_washer", 1, "OnOff", "On", {}),
-        ("laundry_washer", 1, "OperationalState", "Start", {}),
-    ):
+    for device_id, endpoint, cluster, command, args in MOVING_COMMANDS:
         home.invoke(device_id, endpoint, cluster, command, args)
         assert_same_as_full(home)
     return home
