@@ -71,15 +71,15 @@ class _Reading(WriteMark):
 class DeviceReadings:
     """Every device's values as of the last ``read``, kept to answer the next one from what did not change."""
 
-    def __init__(self, built: BuiltReadings | None = None) -> None:
+    def __init__(self) -> None:
         self._last: dict[str, _Reading] = {}
-        self._built = built
+        self._built: BuiltReadings | None = None
 
-    def watch_built(self, devices: Iterable[Device]) -> None:
+    def watch_built(self, devices: Iterable[Device], built: BuiltReadings) -> None:
         """Watch the devices of a home just built from the config of ``built`` (nothing is read yet): those no
         write reaches before their first reading share their values with the other homes built from it."""
-        if self._built is not None:
-            self._last = {device.device_id: _Reading(device) for device in devices}
+        self._built = built
+        self._last = {device.device_id: _Reading(device) for device in devices}
 
     def read(self, devices: Iterable[Device]) -> list[dict[str, Any]]:
         """Each device's attributes now (a new dict each, as ``HomeDevices.read_all`` gives them), in order; the

@@ -75,15 +75,8 @@ def _forward(owner: str, method: Callable[Concatenate[Any, P], T]) -> Callable[C
 
 class EmulatedHome:
     def __init__(
-        self,
-        config: HomeConfig,
-        *,
-        physics: PhysicsParams | None = None,
-        sensor_report_interval_s: float = 10.0,
-        built_readings: BuiltReadings | None = None,
+        self, config: HomeConfig, *, physics: PhysicsParams | None = None, sensor_report_interval_s: float = 10.0
     ) -> None:
-        """``built_readings``: shared by the homes built from this very config with the same arguments (a prepared
-        config, built again for each run of it): a device nothing wrote to since is read once for them all."""
         self._lock = threading.RLock()
         self.name = config.name
         self.seed = config.seed
@@ -105,7 +98,7 @@ class EmulatedHome:
         self._automations = self._rules.engine
         self._workflows = WorkflowBook(self._timeline, self._validate_step, self.apply)
         self._snapshots = HomeSnapshots(
-            self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state, built_readings
+            self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state
         )
         for room in config.rooms:
             self._devices.add_room(room)
@@ -122,7 +115,6 @@ class EmulatedHome:
             self._rules.add_rule(rule.model_copy(deep=True))
         for workflow in config.workflows:
             self._workflows.restore(workflow)
-        self._snapshots.watch_built()
 
     @classmethod
     def from_file(cls, path: str, **kwargs: Any) -> EmulatedHome:
@@ -379,3 +371,12 @@ class EmulatedHome:
         only; at least MIN_SAMPLE_INTERVAL_S). Rooms at rest are not sampled, so the cost of a subscriber
         grows with the events of the home, not with the virtual time that passes."""
         return self._reports.subscribe(listener, sample_interval_s)
+
+
+def prepared_home(config: HomeConfig, built_readings: BuiltReadings) -> EmulatedHome:
+    """A home built from a prepared ``config`` (one config, built again for each run of it, with the default
+    arguments), sharing ``built_readings`` with the other homes built from it: a device nothing wrote to since its
+    home was built is read once for them all (emulator/device_readings.py)."""
+    home = EmulatedHome(config)
+    home._snapshots.watch_built(built_readings)  # nothing ran in it since it was built
+    return home

@@ -36,7 +36,6 @@ class HomeSnapshots:
         workflows: WorkflowBook,
         rules: HomeRules,
         room_state: Callable[..., dict[str, float]],
-        built: BuiltReadings | None = None,
     ) -> None:
         self._clock = clock
         self._devices = devices
@@ -44,11 +43,12 @@ class HomeSnapshots:
         self._workflows = workflows
         self._rules = rules
         self._room_state = room_state
-        self._readings = DeviceReadings(built)
+        self._readings = DeviceReadings()
 
-    def watch_built(self) -> None:
-        """The home is built: what its devices hold now is what every home built from its config holds."""
-        self._readings.watch_built(self._devices.devices.values())
+    def watch_built(self, built: BuiltReadings) -> None:
+        """The home was just built from the config of ``built``: what its devices hold now is what every home built
+        from that config holds."""
+        self._readings.watch_built(self._devices.devices.values(), built)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole home now, as plain JSON data (deterministic key order)."""

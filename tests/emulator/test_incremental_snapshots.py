@@ -22,7 +22,7 @@ from benchmark.suites.simuhome.episode import Episode, load_episodes, parse_epis
 from clusters.attribute_values import AttributeValues, WriteMark
 from emulator.catalogue import CATALOGUE
 from emulator.device_readings import BuiltReadings
-from emulator.emulated_home import EmulatedHome
+from emulator.emulated_home import EmulatedHome, prepared_home
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.emulator.helpers import MOVING_COMMANDS, every_type_home
 from tests.emulator.helpers import home as home_config
@@ -178,19 +178,19 @@ def test_every_change_of_stored_values_raises_the_mark_and_a_copy_starts_without
 
 def test_homes_built_from_one_config_share_what_their_untouched_devices_hold(monkeypatch: pytest.MonkeyPatch):
     config, built = home_config([(name, name, "living") for name in sorted(CATALOGUE)]), BuiltReadings()
-    first = EmulatedHome(config, built_readings=built)
+    first = prepared_home(config, built)
     lock = next(d.device_id for d in first.devices() if d.find(1, "DoorLock") is not None)
     first.invoke(lock, 1, "DoorLock", "UnlockDoor", {})  # written before its first snapshot: not as built
     assert_same_as_full(first)
     assert sorted(built.values) == sorted(d.device_id for d in first.devices() if d.device_id != lock)
     counter = ReadCounter(monkeypatch)
-    second = EmulatedHome(config, built_readings=built)
+    second = prepared_home(config, built)
     second.run_until(second.tick + 600)  # a minute on: live values move, stored ones stay as built
     assert_same_as_full(second)
     assert 1 <= counter.full_reads < len(second.devices()) / 2  # the lock, and the devices the minute wrote to
     assert lock in built.values  # read as built this time
     counter.full_reads = 0
-    third = EmulatedHome(config, built_readings=built)
+    third = prepared_home(config, built)
     assert_same_as_full(third)
     assert counter.full_reads == 0
     third.invoke(lock, 1, "DoorLock", "UnlockDoor", {})

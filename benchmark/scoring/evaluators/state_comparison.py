@@ -16,7 +16,7 @@ from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, Targe
 from benchmark.suites.simuhome.home_build import EPISODE_SOURCE, build_home, home_from_config
 from emulator.catalogue import CATALOGUE
 from emulator.device_readings import BuiltReadings
-from emulator.emulated_home import EmulatedHome
+from emulator.emulated_home import EmulatedHome, prepared_home
 from emulator.errors import HomeError
 from emulator.home_config import HomeConfig
 from emulator.physics import SENSOR_ATTRIBUTES
@@ -189,7 +189,7 @@ def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     prepared = _prepared.get(key)
     if prepared is not None:
         _prepared.move_to_end(key)
-        return EmulatedHome(prepared[0], built_readings=prepared[1])
+        return prepared_home(*prepared)
     config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
     built = BuiltReadings()
     home = home_from_config(config, initial_home_config, EPISODE_SOURCE, built_readings=built)

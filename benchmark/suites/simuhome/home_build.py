@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from emulator.device_readings import BuiltReadings
-from emulator.emulated_home import EmulatedHome
+from emulator.emulated_home import EmulatedHome, prepared_home
 from emulator.errors import HomeError
 from emulator.home_check import attribute_problems
 from emulator.home_config import HomeConfig, HomeConfigError
@@ -38,7 +38,7 @@ def home_from_config(
     """The fabric of an imported ``config`` (``from_simuhome`` of ``initial_home_config``), refusals named as
     :func:`build_home` names them (``built_readings``: as ``EmulatedHome`` takes them)."""
     try:
-        return EmulatedHome(config, built_readings=built_readings)
+        return EmulatedHome(config) if built_readings is None else prepared_home(config, built_readings)
     except HomeError as error:
         raise HomeConfigError(
             source, home_build_problems(config, initial_home_config) or [("", error.message)]
