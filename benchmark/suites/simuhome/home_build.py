@@ -36,7 +36,7 @@ def home_from_config(
     config: HomeConfig, initial_home_config: Mapping[str, Any], source: str, built_readings: BuiltReadings | None = None
 ) -> EmulatedHome:
     """The fabric of an imported ``config`` (``from_simuhome`` of ``initial_home_config``), refusals named as
-    :func:`build_home` names them (``built_readings``: as ``EmulatedHome`` takes them)."""
+    :func:`build_home` names them (``built_readings``: as ``emulated_home.prepared_home`` takes them)."""
     try:
         return EmulatedHome(config) if built_readings is None else prepared_home(config, built_readings)
     except HomeError as error:
