@@ -23,6 +23,7 @@ from clusters.attribute_values import AttributeValues, WriteMark
 from emulator.catalogue import CATALOGUE
 from emulator.device_readings import BuiltReadings
 from emulator.emulated_home import EmulatedHome, prepared_home
+from emulator.home_config import DeviceConfig
 from tests.benchmark.fixture_episodes import EPISODE_DIR
 from tests.emulator.helpers import MOVING_COMMANDS, every_type_home
 from tests.emulator.helpers import home as home_config
@@ -196,3 +197,13 @@ def test_homes_built_from_one_config_share_what_their_untouched_devices_hold(mon
     third.invoke(lock, 1, "DoorLock", "UnlockDoor", {})
     assert_same_as_full(third)
     assert counter.full_reads == 1
+
+
+def test_a_device_removed_and_added_again_under_its_id_is_read_afresh():
+    home = _moving_home()
+    assert assert_same_as_full(home)["devices"]["dimmable_light"]["attributes"]["1.OnOff.OnOff"] is False
+    home.remove_device("dimmable_light")  # no snapshot in between: the new device is another object, no mark raised
+    home.add_device(
+        DeviceConfig(id="dimmable_light", type="dimmable_light", room="living", attributes={"1.OnOff.OnOff": True})
+    )
+    assert assert_same_as_full(home)["devices"]["dimmable_light"]["attributes"]["1.OnOff.OnOff"] is True
