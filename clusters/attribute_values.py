@@ -8,6 +8,9 @@ value as this server's own, and a server that adds or drops an attribute takes a
 
 It answers what a server asks of a dict of its values (``in``, ``[]``, ``get``, assignment, ``pop``, ``update``,
 iteration in the table's order), with the same results a plain dict of the same values would give.
+
+Every stored write lands here, so a :class:`WriteMark` installed on a server's values (``mark``) is raised by each
+one, whether or not the server told its listeners: a home's snapshots re-read only the devices whose mark is up.
 """
 
 from __future__ import annotations
@@ -27,17 +30,27 @@ def _same(value: Any, shared: Any) -> bool:
     return kind is type(shared) and kind in _INTERCHANGEABLE and value == shared
 
 
+class WriteMark:
+    """Raised (``written``) by every change of the values it is installed on; whoever installed it lowers it."""
+
+    __slots__ = ("written",)
+
+    def __init__(self) -> None:
+        self.written = False
+
+
 class AttributeValues:
     """Attribute name → value of one server: a shared table plus this server's own changes."""
 
     # ``table`` and ``changed`` are read directly by ClusterServer.read (the hot path of every snapshot); every
     # change goes through the methods below.
-    __slots__ = ("_owned", "changed", "table")
+    __slots__ = ("_owned", "changed", "mark", "table")
 
     def __init__(self, table: dict[str, Any]) -> None:
         self.table = table  # shared with servers built alike unless _owned: never changed in place then
         self.changed: dict[str, Any] | None = None  # this server's values of names in a shared table
         self._owned = False  # the table is this server's own copy (it added or dropped a name)
+        self.mark: WriteMark | None = None  # raised by every write below (a copy starts without one)
 
     # ----------------------------------------------------------------------------- reads
     def __contains__(self, name: object) -> bool:
@@ -72,6 +85,8 @@ class AttributeValues:
 
     # ----------------------------------------------------------------------------- writes
     def __setitem__(self, name: str, value: Any) -> None:
+        if self.mark is not None:
+            self.mark.written = True
         table = self.table
         if self._owned:
             table[name] = value
@@ -86,6 +101,8 @@ class AttributeValues:
             self.changed[name] = value
 
     def pop(self, name: str, default: Any = None) -> Any:
+        if self.mark is not None:
+            self.mark.written = True  # absent or not: a caller binding a live source drops the name first
         if name not in self.table:
             return default
         return self._own_table().pop(name)

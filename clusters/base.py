@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from clusters.attribute_values import AttributeValues
+from clusters.attribute_values import AttributeValues, WriteMark
 from clusters.chip_model import (
     GLOBAL_ATTRIBUTE_IDS,
     AttributeModel,
@@ -256,6 +256,7 @@ class ClusterServer:
         "_held",
         "_listeners",
         "_sources",
+        "_write_mark",
         "endpoint",
         "feature_map",
         "runtime",
@@ -333,6 +334,7 @@ class ClusterServer:
         self._event_listeners: list[EventListener] = _NONE_YET_LIST
         self.endpoint: HostingEndpoint | None = None
         self.runtime: Runtime | None = None
+        self._write_mark: WriteMark | None = None  # watch_writes: carried to its own values when it takes them
         for name, value in (values or {}).items():
             self.restore(name, value)
 
@@ -360,6 +362,7 @@ class ClusterServer:
         copied._sources = _NONE_YET
         copied._listeners = ()
         copied._event_listeners = _NONE_YET_LIST
+        copied._write_mark = None
         copied.endpoint = None
         copied.runtime = None
         for name, value in own.items():  # into its slots (or, without, one by one: compact key-sharing attributes)
@@ -387,6 +390,7 @@ class ClusterServer:
         held = self._held
         if type(held) is _SharedValues:
             held = self._held = held.copy()
+            held.mark = self._write_mark  # a copy starts without one: its writes must raise the server's
         return held
 
     def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
@@ -543,10 +547,15 @@ class ClusterServer:
             )
         return lists
 
-    def read_all(self, prefix: str = "", into: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read_all(
+        self, prefix: str = "", into: dict[str, Any] | None = None, *, shared_lists: bool = False
+    ) -> dict[str, Any]:
         """Every attribute now, keyed ``prefix + name`` in ``attribute_names`` order: what ``read`` gives for each,
         in one pass over the stored values, the live sources and the globals (snapshots read every server).
-        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one."""
+        ``into``: the dict to add them to and return (a snapshot's map of a whole device), else a new one.
+        ``shared_lists``: the globals' lists (AttributeList, the command and event lists) are those the read plan
+        keeps for every server of this shape, not copies, for a caller that never changes a value in place (as
+        stored lists are shared already): a home's snapshots."""
         plan = self._read_plan()
         if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
             found = [self.read(name) for name in plan.names]
@@ -556,14 +565,27 @@ class ClusterServer:
                 found = [values[name] if (source := sources.get(name)) is None else source() for name in plan.own]
             else:
                 found = list(map(values.__getitem__, plan.own))
-            for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
-                found.append(list(value) if type(value) is list else value)
+            if shared_lists:
+                found.extend(plan.derived)
+            else:
+                for value in plan.derived:  # lists of the caller's own, as ``read`` gives them
+                    found.append(list(value) if type(value) is list else value)
             for position in plan.live:
                 found[position] = self.read(plan.names[position])
         if into is None:
             return dict(zip(plan.keys(prefix), found, strict=True))
         into.update(zip(plan.keys(prefix), found, strict=True))
         return into
+
+    def watch_writes(self, mark: WriteMark) -> bool:
+        """Have every stored write of this server raise ``mark`` (told to listeners or not); returns whether
+        ``read_all`` may give other values without one: values read live (a bound source, a ``read`` of its own,
+        ``live_reads`` included). The rest it reads from the stored values and the globals of its class and
+        features (a server's features are fixed)."""
+        self._write_mark = mark
+        if type(self._held) is not _SharedValues:  # shared values are never written: the mark goes to its own
+            self._held.mark = mark  # values when it takes them (``_values``), so watching keeps the sharing
+        return bool(self._sources) or type(self).read is not ClusterServer.read
 
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import clusters.official as Objects
+from clusters.attribute_values import WriteMark
 from clusters.base import ClusterServer
 from clusters.values import coerce
 
@@ -63,6 +64,12 @@ class DescriptorServer(ClusterServer):
         if derive is not None and self.endpoint is not None:
             return derive(self)
         return ClusterServer.read(self, name)
+
+    def watch_writes(self, mark: WriteMark) -> bool:
+        """Not read live between two writes: the lists derived from the endpoint change only with its device types,
+        servers and parts, fixed once it is attached (its device is built)."""
+        super().watch_writes(mark)
+        return False
 
     def restore(self, name: str, value: Any) -> None:
         if self.endpoint is not None and name in FROM_ENDPOINT:

@@ -30,6 +30,7 @@ from emulator.bindings import SwitchBindings, node_id_of
 from emulator.clock import TIME_FORMAT
 from emulator.cooker_hoods import COOKTOP, HOOD, CookerHoods
 from emulator.device import Device, DeviceView
+from emulator.device_readings import BuiltReadings
 from emulator.errors import HomeError
 from emulator.event_reports import LEFT_OUT, MIN_SAMPLE_INTERVAL_S, EventReports, LeftOut
 from emulator.events import AutomationEvent, AutomationListener, Listener
@@ -371,3 +372,12 @@ class EmulatedHome:
         only; at least MIN_SAMPLE_INTERVAL_S). Rooms at rest are not sampled, so the cost of a subscriber
         grows with the events of the home, not with the virtual time that passes."""
         return self._reports.subscribe(listener, sample_interval_s)
+
+
+def prepared_home(config: HomeConfig, built_readings: BuiltReadings) -> EmulatedHome:
+    """A home built from a prepared ``config`` (one config, built again for each run of it, with the default
+    arguments), sharing ``built_readings`` with the other homes built from it: a device nothing wrote to since its
+    home was built is read once for them all (emulator/device_readings.py)."""
+    home = EmulatedHome(config)
+    home._snapshots.watch_built(built_readings)  # nothing ran in it since it was built
+    return home

@@ -145,14 +145,8 @@ class HomeDevices:
 
     # ------------------------------------------------------------------------------ views
     def read_all(self, device_id: str) -> dict[str, Any]:
-        """Every attribute of the device by path ``ep.Cluster.Attribute``, in ``Device.paths`` order (one walk of
-        the servers; snapshots read every device, so the hot path skips the per-path endpoint/cluster lookups)."""
-        device = self.device(device_id)
-        values: dict[str, Any] = {}
-        for endpoint_id, endpoint in sorted(device.endpoints.items()):
-            for cluster_name, server in endpoint.clusters.items():
-                server.read_all(f"{endpoint_id}.{cluster_name}.", into=values)
-        return values
+        """Every attribute of the device by path ``ep.Cluster.Attribute``, in ``Device.paths`` order."""
+        return read_device(self.device(device_id))
 
     def describe(self, device_id: str) -> dict[str, Any]:
         device = self.device(device_id)
@@ -170,6 +164,17 @@ class HomeDevices:
             "name": device.name,
             "endpoints": endpoints,
         }
+
+
+def read_device(device: Device, *, shared_lists: bool = False) -> dict[str, Any]:
+    """Every attribute of ``device`` by path ``ep.Cluster.Attribute``, in ``Device.paths`` order (one walk of the
+    servers; snapshots read every device, so the hot path skips the per-path endpoint/cluster lookups).
+    ``shared_lists``: as ``ClusterServer.read_all`` takes it."""
+    values: dict[str, Any] = {}
+    for endpoint_id, endpoint in sorted(device.endpoints.items()):
+        for cluster_name, server in endpoint.clusters.items():
+            server.read_all(f"{endpoint_id}.{cluster_name}.", into=values, shared_lists=shared_lists)
+    return values
 
 
 def _describe_cluster(server: ClusterServer) -> dict[str, Any]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import is_
 from typing import Any
 
 from emulator.automations.home_rules import HomeRules
 from emulator.clock import TIME_FORMAT, VirtualClock
+from emulator.device_readings import BuiltReadings, DeviceReadings
 from emulator.home_config import DeviceConfig, EnvironmentState, HomeConfig, RoomConfig
 from emulator.home_devices import HomeDevices, persistent_attributes
 from emulator.physics import PhysicsEngine
@@ -15,12 +17,16 @@ from emulator.workflow_book import WorkflowBook
 
 def _same_values(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two attribute maps hold equal values of the same types at the same paths (what ``diff`` reports
-    no change for): 1, 1.0 and True compare equal, so the types are checked once the values are."""
+    no change for): 1, 1.0 and True compare equal, so the types are checked once the values are. Two snapshots
+    of a device no write reached between them hold the very same keys and values: told apart by identity alone."""
+    if len(old) == len(new) and all(map(is_, old, new)) and all(map(is_, old.values(), new.values())):
+        return True
     return old == new and list(map(type, old.values())) == list(map(type, map(new.__getitem__, old)))
 
 
 class HomeSnapshots:
-    """Reads the other owners into plain data (no state of its own)."""
+    """Reads the other owners into plain data (its one state: the devices' last readings, to read only what may
+    have changed since; emulator/device_readings.py)."""
 
     def __init__(
         self,
@@ -37,22 +43,25 @@ class HomeSnapshots:
         self._workflows = workflows
         self._rules = rules
         self._room_state = room_state
+        self._readings = DeviceReadings()
+
+    def watch_built(self, built: BuiltReadings) -> None:
+        """The home was just built from the config of ``built``: what its devices hold now is what every home built
+        from that config holds."""
+        self._readings.watch_built(self._devices.devices.values(), built)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole home now, as plain JSON data (deterministic key order)."""
         devices = self._devices
+        placed = devices.sorted_devices()
         return {
             "time": self._clock.now_text(),
             "tick": self._clock.tick,
             "base_time": self._clock.base_time.strftime(TIME_FORMAT),
             "rooms": {r.room_id: {"state": self._room_state(r.room_id)} for r in devices.sorted_rooms()},
             "devices": {
-                d.device_id: {
-                    "device_type": d.device_type,
-                    "room_id": d.room_id,
-                    "attributes": devices.read_all(d.device_id),
-                }
-                for d in devices.sorted_devices()
+                d.device_id: {"device_type": d.device_type, "room_id": d.room_id, "attributes": attributes}
+                for d, attributes in zip(placed, self._readings.read(placed), strict=True)
             },
         }
 

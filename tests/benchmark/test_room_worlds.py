@@ -106,7 +106,7 @@ def test_a_home_with_rules_is_built_whole(monkeypatch: pytest.MonkeyPatch):
     assert len(fresh_room(home, room_id).devices()) < len(fresh_fabric(home).devices())
     key = state_comparison._state_key(home)
     assert key is not None
-    config = state_comparison._prepared[key]
+    config, built = state_comparison._prepared[key]
     whole = fresh_fabric(home)
     light = next(d for d in whole.devices() if d.find(1, "OnOff") is not None)
     rule = whole.add_automation(
@@ -118,5 +118,6 @@ def test_a_home_with_rules_is_built_whole(monkeypatch: pytest.MonkeyPatch):
             ],
         }
     )
-    monkeypatch.setitem(state_comparison._prepared, key, config.model_copy(update={"automations": [rule]}))
+    with_rule = config.model_copy(update={"automations": [rule]})
+    monkeypatch.setitem(state_comparison._prepared, key, (with_rule, built))
     assert len(fresh_room(home, room_id).devices()) == len(config.devices)

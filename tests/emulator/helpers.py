@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.home_config import HomeConfig
 
@@ -40,3 +41,19 @@ def home(
 
 def fabric(devices: list[tuple[str, str, str]], **kwargs: Any) -> EmulatedHome:
     return EmulatedHome(home(devices, **kwargs))
+
+
+# Commands that leave moves under way (a colour, a blind), a cycle counting down and a room being cooled.
+MOVING_COMMANDS: tuple[tuple[str, int, str, str, dict[str, Any]], ...] = (
+    ("extended_color_light", 1, "OnOff", "On", {}),
+    ("extended_color_light", 1, "ColorControl", "MoveToHue", {"hue": 200, "direction": 0, "transitionTime": 300}),
+    ("air_conditioner", 1, "OnOff", "On", {}),
+    ("blind", 1, "WindowCovering", "GoToLiftPercentage", {"liftPercent100thsValue": 9000}),
+    ("laundry_washer", 1, "OnOff", "On", {}),
+    ("laundry_washer", 1, "OperationalState", "Start", {}),
+)
+
+
+def every_type_home() -> EmulatedHome:
+    """One device of every catalogue type, each its type's name, all in one room ``living``."""
+    return fabric([(name, name, "living") for name in sorted(CATALOGUE)])

@@ -12,19 +12,12 @@ import pytest
 import clusters.base as cluster_base
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
-from tests.emulator.helpers import fabric
+from tests.emulator.helpers import MOVING_COMMANDS, every_type_home, fabric
 
 
 def _every_type_home() -> EmulatedHome:
-    home = fabric([(name, name, "living") for name in sorted(CATALOGUE)])
-    for device_id, endpoint, cluster, command, args in (
-        ("extended_color_light", 1, "OnOff", "On", {}),
-        ("extended_color_light", 1, "ColorControl", "MoveToHue", {"hue": 200, "direction": 0, "transitionTime": 300}),
-        ("air_conditioner", 1, "OnOff", "On", {}),
-        ("blind", 1, "WindowCovering", "GoToLiftPercentage", {"liftPercent100thsValue": 9000}),
-        ("laundry_washer", 1, "OnOff", "On", {}),
-        ("laundry_washer", 1, "OperationalState", "Start", {}),
-    ):
+    home = every_type_home()
+    for device_id, endpoint, cluster, command, args in MOVING_COMMANDS:
         home.invoke(device_id, endpoint, cluster, command, args)
     home.run_until(home.tick + 100)  # 10 s: the colour and the blind are still moving, the washer counts down
     return home

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.suites.simuhome.episode import DirectionGoal, ScheduleGoal, TargetGoal
 from benchmark.suites.simuhome.home_build import EPISODE_SOURCE, build_home, home_from_config
 from emulator.catalogue import CATALOGUE
-from emulator.emulated_home import EmulatedHome
+from emulator.device_readings import BuiltReadings
+from emulator.emulated_home import EmulatedHome, prepared_home
 from emulator.errors import HomeError
 from emulator.home_config import HomeConfig, HomeConfigError
 from emulator.physics import SENSOR_ATTRIBUTES
@@ -169,7 +170,8 @@ def check_asserts(fabric: EmulatedHome, device_id: str, asserts: Iterable[Any]) 
 
 
 PREPARED_HOMES = 16  # imported configs kept (a run's episodes in flight, each with its no-agent replay)
-_prepared: OrderedDict[bytes, HomeConfig] = OrderedDict()  # initial_home_config's pickle → its import
+# initial_home_config's pickle → its import, and what its homes' devices hold as built (read once for them all)
+_prepared: OrderedDict[bytes, tuple[HomeConfig, BuiltReadings]] = OrderedDict()
 
 
 def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
@@ -183,13 +185,14 @@ def fresh_fabric(initial_home_config: Mapping[str, Any]) -> EmulatedHome:
     key = _state_key(initial_home_config)
     if key is None:  # not data: built as it is, not kept
         return build_home(initial_home_config)[0]
-    config = _prepared.get(key)
-    if config is not None:
+    prepared = _prepared.get(key)
+    if prepared is not None:
         _prepared.move_to_end(key)
-        return EmulatedHome(config)
+        return prepared_home(*prepared)
     config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
-    home = home_from_config(config, initial_home_config, EPISODE_SOURCE)
-    _keep(key, config)
+    built = BuiltReadings()
+    home = home_from_config(config, initial_home_config, EPISODE_SOURCE, built_readings=built)
+    _keep(key, config, built)
     return home
 
 
@@ -201,14 +204,15 @@ def fresh_room(initial_home_config: Mapping[str, Any], room_id: str) -> Emulated
     room, tie rooms together, so a home with either is built whole (tests/benchmark/test_room_worlds.py compares
     both worlds)."""
     key = _state_key(initial_home_config)
-    config = _prepared.get(key) if key is not None else None
+    prepared = _prepared.get(key) if key is not None else None
+    config = prepared[0] if prepared is not None else None
     if key is not None and config is None:
         try:
             config, _ = from_simuhome(initial_home_config, source=EPISODE_SOURCE)
         except HomeConfigError:
             config = None  # the whole build names what is wrong
         else:
-            _keep(key, config)
+            _keep(key, config, BuiltReadings())  # filled by the first snapshots of homes built whole from it
     if config is None or config.automations or config.workflows:
         return fresh_fabric(initial_home_config)
     return EmulatedHome(
@@ -229,8 +233,8 @@ def _state_key(initial_home_config: Mapping[str, Any]) -> bytes | None:
         return None
 
 
-def _keep(key: bytes, config: HomeConfig) -> None:
-    _prepared[key] = config
+def _keep(key: bytes, config: HomeConfig, built: BuiltReadings) -> None:
+    _prepared[key] = (config, built)
     if len(_prepared) > PREPARED_HOMES:
         _prepared.popitem(last=False)
 

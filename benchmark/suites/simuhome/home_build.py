@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from emulator.emulated_home import EmulatedHome
+from emulator.device_readings import BuiltReadings
+from emulator.emulated_home import EmulatedHome, prepared_home
 from emulator.errors import HomeError
 from emulator.home_check import attribute_problems
 from emulator.home_config import HomeConfig, HomeConfigError
@@ -31,11 +32,13 @@ def build_home(
     return home_from_config(config, initial_home_config, source), origin
 
 
-def home_from_config(config: HomeConfig, initial_home_config: Mapping[str, Any], source: str) -> EmulatedHome:
+def home_from_config(
+    config: HomeConfig, initial_home_config: Mapping[str, Any], source: str, built_readings: BuiltReadings | None = None
+) -> EmulatedHome:
     """The fabric of an imported ``config`` (``from_simuhome`` of ``initial_home_config``), refusals named as
-    :func:`build_home` names them."""
+    :func:`build_home` names them (``built_readings``: as ``emulated_home.prepared_home`` takes them)."""
     try:
-        return EmulatedHome(config)
+        return EmulatedHome(config) if built_readings is None else prepared_home(config, built_readings)
     except HomeError as error:
         raise HomeConfigError(
             source, home_build_problems(config, initial_home_config) or [("", error.message)]
