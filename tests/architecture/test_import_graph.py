@@ -292,6 +292,7 @@ def test_the_file_graph_sees_imports_inside_functions_and_type_checking() -> Non
 BENCHMARK_HOME_SURFACE: dict[str, str] = {
     "emulator.home_api": "HomeAPI, the protocol agents' tools drive a home through",
     "emulator.emulated_home": "EmulatedHome, the HomeAPI an episode's home is built as and replayed on",
+    "emulator.device_readings": "BuiltReadings, what homes built again from one prepared config share (prepared_home)",
     "emulator.errors": "HomeError, the one error a home raises across HomeAPI",
     "emulator.clock": "HomeAPI's time: ticks per second and the time format of episodes",
     "emulator.workflows": "WorkflowStep, the argument of HomeAPI.apply",
