@@ -192,6 +192,8 @@ class _SharedValues(AttributeValues):
 _IMMUTABLE = (bool, int, float, str, bytes, type(None), frozenset)
 # … or an empty table or list its constructor made (a Groups table, ColorControl's motions): the copy gets its own
 _FRESH_WHEN_EMPTY = (dict, list)
+# A server's own attributes as ``copy_as_built`` copies them: (name, value, whether the copy gets a new empty one)
+CopyPlan = tuple[tuple[str, Any, bool], ...]
 # (server class, its value names, its source names) → (attribute names, AttributeList): one per shape in use
 _ATTRIBUTE_LAYOUTS: dict[tuple[type, tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], list[int]]] = {}
 
@@ -343,6 +345,13 @@ class ClusterServer:
         immutable values: what building one alike again gives, without re-running its constructor (a catalogue
         entry's servers are built so); an empty dict or list of its own is a new empty one in the copy. None when it
         cannot be copied so (attached, listened to, sourced, or holding another mutable attribute of its own)."""
+        plan = self.copy_plan()
+        return None if plan is None else self.copy_by(plan)
+
+    def copy_plan(self) -> CopyPlan | None:
+        """What :meth:`copy_as_built` copies of this server's own attributes — (name, value, whether the copy gets a
+        new empty one) each — or None when it cannot be copied so. Holds while the server does not change: a
+        catalogue entry keeps its prepared server's plan and copies by it (``copy_by``) without checking again."""
         if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
             return None
         slots, has_dict = _own_layout(type(self))
@@ -354,6 +363,10 @@ class ClusterServer:
                 and not (type(value) in _FRESH_WHEN_EMPTY and not value)
             ):
                 return None
+        return tuple((name, value, type(value) in _FRESH_WHEN_EMPTY) for name, value in own.items())
+
+    def copy_by(self, plan: CopyPlan) -> ClusterServer:
+        """The copy :meth:`copy_as_built` makes, by a plan ``copy_plan`` gave for this server in its state now."""
         if type(self._held) is not _SharedValues:  # its values, read by every copy until the copy's first change
             self._held = _SharedValues(self._held.as_dict())
         copied = object.__new__(type(self))
@@ -365,8 +378,8 @@ class ClusterServer:
         copied._write_mark = None
         copied.endpoint = None
         copied.runtime = None
-        for name, value in own.items():  # into its slots (or, without, one by one: compact key-sharing attributes)
-            setattr(copied, name, type(value)() if type(value) in _FRESH_WHEN_EMPTY else value)
+        for name, value, fresh in plan:  # into its slots (or, without, one by one: compact key-sharing attributes)
+            setattr(copied, name, type(value)() if fresh else value)
         return copied
 
     def _own_attributes(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusters import ClusterServer, server_class
+from clusters.base import CopyPlan
 
 
 @dataclass(frozen=True)
@@ -18,14 +19,18 @@ class ClusterSpec:
     options: Mapping[str, Any] = field(default_factory=dict)  # server constructor keywords
     # The first server built from this entry, never attached: later builds copy it when it can be copied (its
     # values table is then shared by every server of the entry, one per process, not one per home).
+    # Its copy plan (ClusterServer.copy_plan, None when it cannot be copied) is taken once: it never changes.
     _prepared: dict[str, ClusterServer] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _plan: list[CopyPlan | None] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def build(self) -> ClusterServer:
         prepared = self._prepared.get("server")
         if prepared is None:
             prepared = self._prepared["server"] = self._construct()
             prepared.share_values(None)
-        server = prepared.copy_as_built()
+            self._plan.append(prepared.copy_plan())
+        plan = self._plan[0]
+        server = None if plan is None else prepared.copy_by(plan)
         if server is None:  # a server with state of its own beyond its values: built again, sharing its values
             server = self._construct()
             server.share_values(prepared.share_values(None))
