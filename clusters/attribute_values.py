@@ -9,6 +9,9 @@ value as this server's own, and a server that adds or drops an attribute takes a
 It answers what a server asks of a dict of its values (``in``, ``[]``, ``get``, assignment, ``pop``, ``update``,
 iteration in the table's order), with the same results a plain dict of the same values would give.
 
+A server may read a few of its own values from a read-only mapping instead (``derive_changes``: a device's identity,
+derived from its id when read) until its first write copies them into a dict of its own.
+
 Every stored write lands here, so a :class:`WriteMark` installed on a server's values (``mark``) is raised by each
 one, whether or not the server told its listeners: a home's snapshots re-read only the devices whose mark is up.
 """
@@ -48,7 +51,8 @@ class AttributeValues:
 
     def __init__(self, table: dict[str, Any]) -> None:
         self.table = table  # shared with servers built alike unless _owned: never changed in place then
-        self.changed: dict[str, Any] | None = None  # this server's values of names in a shared table
+        # this server's values of names in a shared table: a dict of its own, or a read-only mapping (derive_changes)
+        self.changed: Mapping[str, Any] | None = None
         self._owned = False  # the table is this server's own copy (it added or dropped a name)
         self.mark: WriteMark | None = None  # raised by every write below (a copy starts without one)
 
@@ -93,12 +97,12 @@ class AttributeValues:
         elif name not in table:
             self._own_table()[name] = value
         elif _same(value, table[name]):
-            if self.changed is not None:
-                self.changed.pop(name, None)
+            if self.changed is not None and name in self.changed:
+                self._own_changes().pop(name)
         elif self.changed is None:
             self.changed = {name: value}
         else:
-            self.changed[name] = value
+            self._own_changes()[name] = value
 
     def pop(self, name: str, default: Any = None) -> Any:
         if self.mark is not None:
@@ -110,6 +114,26 @@ class AttributeValues:
     def update(self, values: Mapping[str, Any]) -> None:
         for name, value in values.items():
             self[name] = value
+
+    def derive_changes(self, changes: Mapping[str, Any]) -> None:
+        """Read the names of ``changes`` — a read-only mapping of names in the table, e.g. values derived when read
+        from what the server's owner holds anyway — from it, until a write copies them into changes of its own.
+        For values without changes of their own yet."""
+        if self.changed or self._owned:
+            raise AssertionError("derived changes are for values that hold no changes of their own")
+        unknown = [name for name in changes if name not in self.table]
+        if unknown:
+            raise AssertionError(f"derived changes of names not in the table: {unknown}")
+        if self.mark is not None:
+            self.mark.written = True
+        self.changed = changes
+
+    def _own_changes(self) -> dict[str, Any]:
+        """This server's changes as a dict of its own (a copy of derived ones: ``derive_changes``) to change."""
+        changed = self.changed
+        if type(changed) is not dict:
+            changed = self.changed = dict(changed or {})
+        return changed
 
     def _own_table(self) -> dict[str, Any]:
         """Take a copy of the table (with this server's changes) to add or drop names in."""
@@ -124,8 +148,8 @@ class AttributeValues:
         """The same values for another server: the shared table shared, this server's own values copied."""
         other = AttributeValues(dict(self.table) if self._owned else self.table)
         other._owned = self._owned
-        if self.changed:
-            other.changed = dict(self.changed)
+        if self.changed:  # derived changes are read-only: shared
+            other.changed = dict(self.changed) if type(self.changed) is dict else self.changed
         return other
 
     def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:

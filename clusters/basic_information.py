@@ -4,7 +4,7 @@ device: who made it, what it is, and a user-settable label."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from clusters.base import ClusterServer
@@ -36,6 +36,48 @@ def _check_text(cluster: str, name: str, value: Any) -> None:
 def default_unique_id(vendor_id: int, product_id: int, serial_number: str) -> str:
     """A stable UniqueID that is not the SerialNumber (Core §11.1.5.18/19 forbid that)."""
     return hashlib.sha256(f"unique-id/{vendor_id}/{product_id}/{serial_number}".encode()).hexdigest()[:32]
+
+
+def device_unique_id(device_id: str) -> str:
+    """An emulated device's UniqueID: stable as its id is, never its SerialNumber (Core §11.1.5.18)."""
+    return hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32]
+
+
+_IDENTITY_NAMES = ("NodeLabel", "SerialNumber", "UniqueID")
+_IDENTITY_SET = frozenset(_IDENTITY_NAMES)
+
+
+class DeviceIdentity(Mapping[str, str]):
+    """An emulated device's own BasicInformation values, derived when read from its id and its initial label:
+    NodeLabel (the label), SerialNumber (the id, up to 32 characters) and UniqueID (``device_unique_id``).
+
+    A home holds dozens of devices and their identity is rarely written: the device's server reads these values
+    from here (:meth:`BasicInformationServer.read_identity`) and shares the rest of its values with every server of
+    its device type, holding no dict or hash string of its own until a write (a controller's NodeLabel) takes one."""
+
+    __slots__ = ("device_id", "node_label")
+
+    def __init__(self, device_id: str, node_label: str) -> None:
+        self.device_id = device_id
+        self.node_label = node_label
+
+    def __getitem__(self, name: str) -> str:
+        if name == "NodeLabel":
+            return self.node_label
+        if name == "SerialNumber":
+            return self.device_id[:32]
+        if name == "UniqueID":
+            return device_unique_id(self.device_id)
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _IDENTITY_SET
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_IDENTITY_NAMES)
+
+    def __len__(self) -> int:
+        return len(_IDENTITY_NAMES)
 
 
 class BasicInformationServer(ClusterServer):
@@ -114,6 +156,11 @@ class BasicInformationServer(ClusterServer):
 
     def check_write(self, name: str, value: object) -> None:
         _check_text(self.cluster_name, name, value)
+
+    def read_identity(self, identity: DeviceIdentity) -> None:
+        """Read NodeLabel, SerialNumber and UniqueID from ``identity`` until written — what restoring its values
+        gives (each at most 32 characters) — for a server holding no changes of its own yet."""
+        self._values.derive_changes(identity)
 
     def restore(self, name: str, value: object) -> None:
         if (

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from clusters import ClusterServer, Endpoint, HomeError, server_class
+from clusters.basic_information import BasicInformationServer, DeviceIdentity
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
@@ -24,9 +24,9 @@ def initial_node_label(device_id: str, name: str | None) -> str:
     return (name or device_id)[:32]
 
 
-def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
-    """A BasicInformation server with the device type's vendor and product: a copy of one prepared per device type
-    (its values shared), the device's own identity still to restore."""
+def _product_information(spec: DeviceTypeSpec, identity: DeviceIdentity) -> ClusterServer:
+    """A BasicInformation server with the device type's vendor and product and the device's ``identity``: a copy of
+    one prepared per device type (its values shared), reading the identity's values from it."""
     prepared = spec.prepared.get("BasicInformation")
     if prepared is None:
         prepared = spec.prepared["BasicInformation"] = server_class("BasicInformation")(
@@ -39,8 +39,9 @@ def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
         )
         prepared.share_values(None)
     basic = prepared.copy_as_built()
-    if basic is None:
+    if not isinstance(basic, BasicInformationServer):
         raise AssertionError("a prepared BasicInformation server holds only immutable values: it can be copied")
+    basic.read_identity(identity)
     return basic
 
 
@@ -67,11 +68,7 @@ class Device:
         self.behaviour: tuple[RoleBehaviour, ...] = ()
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
-        basic = _product_information(spec)
-        basic.restore("NodeLabel", initial_node_label(device_id, name))
-        basic.restore("SerialNumber", device_id[:32])
-        # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
-        basic.restore("UniqueID", hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32])
+        basic = _product_information(spec, DeviceIdentity(device_id, initial_node_label(device_id, name)))
         self.endpoints[0] = Endpoint(0, (ROOT_NODE,), [basic, DEFAULT_DESCRIPTOR.build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
