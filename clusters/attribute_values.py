@@ -33,6 +33,26 @@ def _same(value: Any, shared: Any) -> bool:
     return kind is type(shared) and kind in _INTERCHANGEABLE and value == shared
 
 
+class _ChangesHolder:
+    """What a server's dict of changes is the instance dict of (see :func:`_new_changes`)."""
+
+
+# The first name a server changes → the holder class its dict of changes is the instance dict of
+_CHANGES_HOLDERS: dict[str, type[_ChangesHolder]] = {}
+
+
+def _new_changes(first: str) -> dict[str, Any]:
+    """An empty dict for a server's changes, the first of them to ``first``: made as the instance dict of a holder
+    class kept per first name, as CPython shares the keys of the instance dicts of one class — servers that change
+    the same names (a home's lights their OnOff) share one table of names, and each holds only its values (half a
+    plain dict's memory). It is a plain dict in every other way (any names, in any order)."""
+    holder = _CHANGES_HOLDERS.get(first)
+    if holder is None:
+        holder = _CHANGES_HOLDERS[first] = type("ChangesHolder", (_ChangesHolder,), {})
+    changes: dict[str, Any] = vars(holder())
+    return changes
+
+
 class WriteMark:
     """Raised (``written``) by every change of the values it is installed on; whoever installed it lowers it."""
 
@@ -100,7 +120,8 @@ class AttributeValues:
             if self.changed is not None and name in self.changed:
                 self._own_changes().pop(name)
         elif self.changed is None:
-            self.changed = {name: value}
+            self.changed = changed = _new_changes(name)
+            changed[name] = value
         else:
             self._own_changes()[name] = value
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -233,3 +234,21 @@ def test_endpoints_of_one_shape_hold_their_own_servers_in_plain_dicts() -> None:
     assert first.find("Groups") is groups and second.find("Groups") is None
     with pytest.raises(ValueError, match="has OnOff twice"):
         Endpoint(3, (), [OnOffServer(), DescriptorServer(), OnOffServer()])
+
+
+def test_servers_changing_the_same_names_share_the_names_of_their_changes() -> None:
+    """A server's changes are a plain dict sharing its table of names with those of servers that changed the same
+    first name (CPython's key-sharing instance dicts): smaller than a dict of its own, answering as one — other
+    names, another order, names dropped."""
+    table = {"A": 1, "B": 2, "C": 3}
+    alike = [AttributeValues(table) for _ in range(40)]  # CPython sizes the values of the later ones to the names
+    for values in alike:
+        values["A"], values["B"] = 10, 20
+    first, second = alike[-1], AttributeValues(table)
+    second["A"], second["C"] = 11, 33
+    assert type(first.changed) is dict and first.changed == {"A": 10, "B": 20} and second.changed == {"A": 11, "C": 33}
+    assert sys.getsizeof(first.changed) < sys.getsizeof(dict(first.changed))
+    second["A"] = 1  # back to the table's value: dropped from its changes
+    second["B"] = 22
+    assert list(second.changed) == ["C", "B"] and second.as_dict() == {"A": 1, "B": 22, "C": 33}
+    assert first.as_dict() == {"A": 10, "B": 20, "C": 3}
