@@ -4,7 +4,8 @@ A home holds hundreds of servers and most of their values never leave their init
 copy its initial values: it reads them from a table shared by every server built the same way (the class's
 ``defaults``, or the values a catalogue entry's first server was built with) and keeps only the values it changed
 since (copy on write). A shared table and the values in it are never changed in place: a write stores the new
-value as this server's own, and a server that adds or drops an attribute takes a copy of the table first.
+value as this server's own, a copy that drops an attribute reads a table without it (shared by the copies that drop
+it too), and any other server that adds or drops one takes a copy of the table first.
 
 It answers what a server asks of a dict of its values (``in``, ``[]``, ``get``, assignment, ``pop``, ``update``,
 iteration in the table's order), with the same results a plain dict of the same values would give.
@@ -51,6 +52,35 @@ def _new_changes(first: str) -> dict[str, Any]:
         holder = _CHANGES_HOLDERS[first] = type("ChangesHolder", (_ChangesHolder,), {})
     changes: dict[str, Any] = vars(holder())
     return changes
+
+
+# id of a table that copies read (``AttributeValues.copy``: a catalogue entry's first server's, kept for the process)
+# → (the table, kept so that its id stays its own; name → the table without it): copies that drop one name (a sensor
+# bound to room physics drops its stored reading) share the table without it, itself a table copies read. At most
+# _COPIED_TABLES_MAX (the oldest go first; a copy of an evicted one that drops a name takes a copy of its own).
+_COPIED_TABLES: dict[int, tuple[dict[str, Any], dict[str, dict[str, Any]]]] = {}
+_COPIED_TABLES_MAX = 2048
+
+
+def _copied(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Note ``table`` as read by copies; returns its tables without one name each (none made yet)."""
+    if len(_COPIED_TABLES) >= _COPIED_TABLES_MAX:
+        del _COPIED_TABLES[next(iter(_COPIED_TABLES))]
+    without: dict[str, dict[str, Any]] = {}
+    _COPIED_TABLES[id(table)] = (table, without)
+    return without
+
+
+def _copied_table_without(table: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The shared table of ``table``'s names and values but ``name``, in order, if copies read ``table``; else None."""
+    entry = _COPIED_TABLES.get(id(table))
+    if entry is None or entry[0] is not table:
+        return None
+    found = entry[1].get(name)
+    if found is None:
+        found = entry[1][name] = {other: value for other, value in table.items() if other != name}
+        _copied(found)
+    return found
 
 
 class WriteMark:
@@ -128,9 +158,19 @@ class AttributeValues:
     def pop(self, name: str, default: Any = None) -> Any:
         if self.mark is not None:
             self.mark.written = True  # absent or not: a caller binding a live source drops the name first
-        if name not in self.table:
+        table = self.table
+        if name not in table:
             return default
-        return self._own_table().pop(name)
+        if self._owned:
+            return table.pop(name)
+        without = _copied_table_without(table, name)
+        if without is None:  # a table not shared by copies (a server's own initial values): a copy of its own
+            return self._own_table().pop(name)
+        value = self[name]
+        if self.changed is not None and name in self.changed:
+            self._own_changes().pop(name)
+        self.table = without
+        return value
 
     def update(self, values: Mapping[str, Any]) -> None:
         for name, value in values.items():
@@ -167,8 +207,13 @@ class AttributeValues:
     # ----------------------------------------------------------------------------- sharing
     def copy(self) -> AttributeValues:
         """The same values for another server: the shared table shared, this server's own values copied."""
-        other = AttributeValues(dict(self.table) if self._owned else self.table)
-        other._owned = self._owned
+        if self._owned:
+            other = AttributeValues(dict(self.table))
+            other._owned = True
+        else:
+            other = AttributeValues(self.table)
+            if id(self.table) not in _COPIED_TABLES:
+                _copied(self.table)
         if self.changed:  # derived changes are read-only: shared
             other.changed = dict(self.changed) if type(self.changed) is dict else self.changed
         return other

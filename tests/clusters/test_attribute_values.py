@@ -252,3 +252,25 @@ def test_servers_changing_the_same_names_share_the_names_of_their_changes() -> N
     second["B"] = 22
     assert list(second.changed) == ["C", "B"] and second.as_dict() == {"A": 1, "B": 22, "C": 33}
     assert first.as_dict() == {"A": 10, "B": 20, "C": 3}
+
+
+def test_copies_that_drop_a_name_share_the_table_without_it() -> None:
+    """Servers copied from one catalogue entry that bind a live source (a temperature sensor's reading, fed by room
+    physics) drop its stored value: they share one table without it, in order, and the entry's table keeps it."""
+    homes = [EmulatedHome(home([(f"sensor_{n}", "temperature_sensor", "room")])) for n in range(2)]
+    servers = [fabric.device(f"sensor_{n}").cluster(1, "TemperatureMeasurement") for n, fabric in enumerate(homes)]
+    first, second = (server._held for server in servers)
+    assert first.table is second.table and "MeasuredValue" not in first.table and not first._owned
+    entry = next(
+        spec
+        for ep in CATALOGUE["temperature_sensor"].endpoints
+        for spec in ep.clusters
+        if spec.cluster == "TemperatureMeasurement"
+    )
+    shared = entry._prepared["server"]._held.table
+    assert "MeasuredValue" in shared and list(first.table) == [name for name in shared if name != "MeasuredValue"]
+    assert servers[0].read("MeasuredValue") == homes[0].read("sensor_0", 1, "TemperatureMeasurement", "MeasuredValue")
+    copied = entry._prepared["server"]._held.copy()  # a copy that changed the name before dropping it
+    copied["MeasuredValue"] = 1234
+    assert copied.pop("MeasuredValue") == 1234 and copied.table is first.table and not copied.changed
+    assert "MeasuredValue" in shared
