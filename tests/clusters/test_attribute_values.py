@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from clusters import attribute_values
 from clusters.attribute_values import AttributeValues
 from clusters.descriptor import DescriptorServer
 from clusters.endpoint import Endpoint
@@ -274,3 +275,16 @@ def test_copies_that_drop_a_name_share_the_table_without_it() -> None:
     copied["MeasuredValue"] = 1234
     assert copied.pop("MeasuredValue") == 1234 and copied.table is first.table and not copied.changed
     assert "MeasuredValue" in shared
+
+
+def test_a_copy_of_a_table_no_longer_noted_drops_a_name_from_a_copy_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables read by copies are noted up to a bound, the oldest forgotten first: a copy of a forgotten table
+    that drops a name takes a table of its own (as any server not copied), and the table stays as it was."""
+    monkeypatch.setattr(attribute_values, "_COPIED_TABLES", {})
+    monkeypatch.setattr(attribute_values, "_COPIED_TABLES_MAX", 1)
+    old, new = {"A": 1, "B": 2}, {"A": 1, "B": 3}
+    old_copy = AttributeValues(old).copy()
+    new_copy = AttributeValues(new).copy()  # forgets ``old``
+    assert list(attribute_values._COPIED_TABLES) == [id(new)]
+    assert old_copy.pop("A") == 1 and old_copy._owned and old_copy.as_dict() == {"B": 2} and old == {"A": 1, "B": 2}
+    assert new_copy.pop("A") == 1 and not new_copy._owned and new_copy.as_dict() == {"B": 3} and new["A"] == 1
