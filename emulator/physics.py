@@ -49,6 +49,23 @@ DRIVING_CLUSTERS = frozenset(
 SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
 
 
+class SensorFeed:
+    """One sensor attribute fed by room physics: the callable its server reads the attribute through, and the
+    reading last reported for it (one slotted object per sensor: a home binds dozens, memory per home)."""
+
+    __slots__ = ("attribute", "published", "server")
+    compartment = False  # True for a reading of a device's own compartment (a fridge's inside)
+    variable: str | None = None  # the room variable it reads (a room reading's own slot)
+
+    def __init__(self, server: Any, attribute: str) -> None:
+        self.server = server
+        self.attribute = attribute
+        self.published: Any = None  # the value last reported (None before the room began integrating)
+
+    def __call__(self) -> Any:
+        raise NotImplementedError
+
+
 class RoomPhysics:
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
@@ -68,14 +85,11 @@ class PhysicsEngine:
         self.devices_in = devices_in
         self.rooms: dict[str, RoomPhysics] = {}
         self.segment_count = 0
-        # (room, variable) → [(server, attribute, compute)] live sensor attributes, for change reports
-        self._sensors: dict[str, list[tuple[Any, str, Callable[[], Any]]]] = {}
-        self._published: dict[tuple[int, str], Any] = {}
+        # room → its live sensor attributes, for change reports
+        self._sensors: dict[str, list[SensorFeed]] = {}
         self.compartments = Compartments(clock, params)
-        self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
         # room → its variables (and compartments) as last reported: the basis of the next reportable change
         self._reported: dict[str, dict[Any, float]] = {}
-        self._sensed: dict[str, list[tuple[int, str]]] = {}  # room → (id(server), variable) of its room sensors
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
@@ -86,13 +100,12 @@ class PhysicsEngine:
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.rooms[room_id] = RoomPhysics(room_id, environment, baseline)
-        self._sensors[room_id] = []
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
         self._reported.pop(room_id, None)
         self.pictures.devices_changed(room_id)
-        self._sensed.pop(room_id, None)
+        self._sensors.pop(room_id, None)
         for timer in room.timers.values():
             if timer:
                 timer.cancel()
@@ -110,8 +123,8 @@ class PhysicsEngine:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
             self._begin(room, variable, float(room.initial[variable]))
-        for server, attribute, compute in self._sensors[room_id]:
-            self._published[(id(server), attribute)] = compute()
+        for feed in self._sensors.get(room_id, ()):
+            feed.published = feed()
         self._reported[room_id] = self._report_basis(room_id)
         if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
@@ -266,55 +279,46 @@ class PhysicsEngine:
 
     # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
-    def bind_sensor(
-        self,
-        room_id: str,
-        server: Any,
-        attribute: str,
-        compute: Callable[[], Any],
-        *,
-        compartment: bool = False,
-        variable: str | None = None,
-    ) -> None:
-        server.bind_source(attribute, compute)
-        if compartment:
-            self._compartment_sensors.add((id(server), attribute))
-        if variable is not None:  # only what a sensor reads can be worth a report (reportable change)
-            self._sensed.setdefault(room_id, []).append((id(server), variable))
-        self._sensors[room_id].append((server, attribute, compute))
+    def bind_sensor(self, room_id: str, feed: SensorFeed) -> None:
+        """Feed ``feed.attribute`` of ``feed.server`` from the room (only what a sensor reads of a room variable,
+        ``feed.variable``, can be worth a report: reportable change)."""
+        feed.server.bind_source(feed.attribute, feed)
+        self._sensors.setdefault(room_id, []).append(feed)
         if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
-            self._published[(id(server), attribute)] = compute()
+            feed.published = feed()
 
     def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
         """Whether ``attribute`` of ``server`` reads a device's own compartment (a fridge's inside)."""
-        return (id(server), attribute) in self._compartment_sensors
+        return any(
+            feed.compartment and feed.server is server and feed.attribute == attribute
+            for feeds in self._sensors.values()
+            for feed in feeds
+        )
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""
         return {
-            (id(server), attribute)
-            for sensors in self._sensors.values()
-            for server, attribute, _ in sensors
-            if (id(server), attribute) not in self._compartment_sensors
+            (id(feed.server), feed.attribute)
+            for feeds in self._sensors.values()
+            for feed in feeds
+            if not feed.compartment
         }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
-        self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
-        self._sensed[room_id] = [s for s in self._sensed.get(room_id, ()) if s[0] not in servers]
+        self._sensors[room_id] = [feed for feed in self._sensors.get(room_id, ()) if id(feed.server) not in servers]
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
-        for server, attribute, compute in self._sensors.get(room_id, ()):
-            key = (id(server), attribute)
-            new = compute()
-            old = self._published.get(key)
+        for feed in self._sensors.get(room_id, ()):
+            new = feed()
+            old = feed.published
             if new != old:
-                self._published[key] = new
-                server.notify(attribute, old, new)
+                feed.published = new
+                feed.server.notify(feed.attribute, old, new)
         self._reported[room_id] = self._report_basis(room_id)
 
     def _sensed_variables(self, room_id: str) -> set[str]:
-        return {variable for _server, variable in self._sensed.get(room_id, ())}
+        return {feed.variable for feed in self._sensors.get(room_id, ()) if feed.variable is not None}
 
     def _report_basis(self, room_id: str) -> dict[Any, float]:
         sensed = self._sensed_variables(room_id)
