@@ -67,13 +67,18 @@ class SensorFeed:
 
 
 class RoomPhysics:
+    """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
+
+    __slots__ = ("baseline", "daylight", "initial", "room_id", "segments", "timers")
+
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
         self.baseline = dict(baseline)
         self.daylight = float(baseline["illuminance"])
         self.segments: dict[str, tuple[int, Segment]] = {}
-        self.timers: dict[str, Timer | None] = {}
-        self.initial = dict(environment)
+        self.timers: dict[str, Timer] = {}  # variable → its pending segment-boundary timer (only those with one)
+        # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
+        self.initial: dict[str, float] | None = dict(environment)
 
 
 class PhysicsEngine:
@@ -107,22 +112,24 @@ class PhysicsEngine:
         self.pictures.devices_changed(room_id)
         self._sensors.pop(room_id, None)
         for timer in room.timers.values():
-            if timer:
-                timer.cancel()
+            timer.cancel()
 
     def start(self, room_id: str, *, calibrate_illuminance: bool = True) -> None:
         """Begin integrating a room from its initial state (after its devices are placed)."""
         room = self.rooms[room_id]
+        initial, room.initial = room.initial, None  # integrating from here on: the trajectories hold the state
+        if initial is None:
+            raise RuntimeError(f"room {room_id!r} has already started")
         self.pictures.devices_changed(room_id)  # read the devices as they are now
         if calibrate_illuminance:
             # The stored illuminance already includes the lights that are on and the coverings as
             # they are: solve for daylight so lights are not counted twice (SimuHome bug §4.4).
             factor, lights = self.pictures.terms(room_id)
-            observed = room.initial["illuminance"]
+            observed = initial["illuminance"]
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
-            self._begin(room, variable, float(room.initial[variable]))
+            self._begin(room, variable, float(initial[variable]))
         for feed in self._sensors.get(room_id, ()):
             feed.published = feed()
         self._reported[room_id] = self._report_basis(room_id)
@@ -241,7 +248,7 @@ class PhysicsEngine:
         self.publish_sensors(room_id)
 
     def _begin(self, room: RoomPhysics, variable: str, x0: float) -> None:
-        timer = room.timers.get(variable)
+        timer = room.timers.pop(variable, None)
         if timer is not None:
             timer.cancel()
         segment = Segment(self._process(room, variable), x0)
@@ -249,7 +256,6 @@ class PhysicsEngine:
         start = self.clock.tick
         room.segments[variable] = (start, segment)
         self.pictures.moved(room.room_id)
-        room.timers[variable] = None
         if segment.exit_after is not None:
             room.timers[variable] = self.clock.call_at_tick(
                 start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
