@@ -17,7 +17,7 @@ from emulator.compartments import Compartments
 from emulator.daylight import KNOT_S, knot_start
 from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
-from emulator.physics_terms import room_process
+from emulator.physics_terms import room_process, shared_params
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
 from emulator.room_frame import RoomPictures, illuminance, value_at
@@ -86,7 +86,7 @@ class PhysicsEngine:
         self, clock: VirtualClock, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]
     ) -> None:
         self.clock = clock
-        self.params = params
+        self.params = params = shared_params(params)
         self.devices_in = devices_in
         self.rooms: dict[str, RoomPhysics] = {}
         self.segment_count = 0

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 class PhysicsParams(BaseModel):
     """Tunable constants (SimuHome's values by default), serialisable in a home's extensions."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # frozen: homes with the same constants share one
     temperature_drift_per_s: float = 0.0002
     humidity_drift_per_s: float = 0.01
     pm10_drift_per_s: float = 0.1
@@ -54,6 +54,23 @@ class PhysicsParams(BaseModel):
     outdoor_mean: float = 2200.0  # centi-°C
     outdoor_amplitude: float = 600.0  # centi-°C, half the day's swing
     outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
+
+
+_SHARED_PARAMS: dict[str, PhysicsParams] = {}
+_SHARED_PARAMS_MAX = 64  # distinct constant sets remembered (a sweep over many starts over)
+
+
+def shared_params(params: PhysicsParams) -> PhysicsParams:
+    """One object per distinct set of constants, shared by every home built with them (≈1.5 KB each: memory per
+    home). The key is the exact repr of every value and of which were given, so 0.0 and -0.0 (or a default and the
+    same value given) stay apart."""
+    key = repr((tuple(params.__dict__.items()), sorted(params.model_fields_set)))
+    shared = _SHARED_PARAMS.get(key)
+    if shared is None:
+        if len(_SHARED_PARAMS) >= _SHARED_PARAMS_MAX:
+            _SHARED_PARAMS.clear()
+        shared = _SHARED_PARAMS[key] = params
+    return shared
 
 
 def fan_fraction(device: Device, endpoint: int) -> float:
