@@ -9,7 +9,8 @@ compartments approach their setpoints (SimuHome never ran its models).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from emulator.clock import Timer, VirtualClock
@@ -69,16 +70,29 @@ class SensorFeed:
 class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
-    __slots__ = ("baseline", "daylight", "initial", "room_id", "segments", "timers")
+    __slots__ = ("_baselines", "daylight", "initial", "room_id", "segments", "timers")
 
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
-        self.baseline = dict(baseline)
+        # in ENVIRONMENT_KEYS order, as given (a tuple, not a dict per room: memory per home)
+        self._baselines = tuple(baseline[key] for key in ENVIRONMENT_KEYS)
         self.daylight = float(baseline["illuminance"])
         self.segments: dict[str, tuple[int, Segment]] = {}
         self.timers: dict[str, Timer] = {}  # variable → its pending segment-boundary timer (only those with one)
         # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
         self.initial: dict[str, float] | None = dict(environment)
+
+    @property
+    def baseline(self) -> Mapping[str, float]:
+        """Each variable's baseline, the value it drifts back to (a read-only view: ``set_baseline`` changes one)."""
+        return MappingProxyType(dict(zip(ENVIRONMENT_KEYS, self._baselines, strict=True)))
+
+    def baseline_of(self, variable: str) -> float:
+        return self._baselines[ENVIRONMENT_KEYS.index(variable)]
+
+    def set_baseline(self, variable: str, value: float) -> None:
+        at = ENVIRONMENT_KEYS.index(variable)
+        self._baselines = (*self._baselines[:at], value, *self._baselines[at + 1 :])
 
 
 class PhysicsEngine:
@@ -147,7 +161,7 @@ class PhysicsEngine:
         sky = self.sky()
         if self.sun is None:
             return daylight_now
-        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
+        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline_of("illuminance")))
 
     def _schedule_sky(self) -> None:
         from datetime import timedelta
@@ -228,7 +242,7 @@ class PhysicsEngine:
     def set_baseline(self, room_id: str, variable: str, value: float) -> None:
         room = self.rooms[room_id]
         current = {v: self.value(room_id, v) for v in VARIABLES}
-        room.baseline[variable] = float(value)
+        room.set_baseline(variable, float(value))
         for v in VARIABLES:
             self._begin(room, v, current[v])
 
@@ -278,7 +292,7 @@ class PhysicsEngine:
         return room_process(
             self.params,
             self.devices_in(room.room_id),
-            room.baseline[variable],
+            room.baseline_of(variable),
             variable,
             self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
