@@ -95,9 +95,11 @@ def room_process(
             if term is not None:
                 terms.append(term)
     if variable == "temperature":
+        acting = tuple(terms)
         if outdoor is not None and p.outdoor_exchange_per_s > 0:
-            terms.append(_EXCHANGE(p.outdoor_exchange_per_s, outdoor))
-        return Process(tuple(terms), _TEMPERATURE_DRIFT(p.temperature_drift_per_s), baseline)
+            exchange = _EXCHANGE(p.outdoor_exchange_per_s, outdoor)
+            acting = (*acting, *exchange) if acting else exchange  # a room with no device term shares (term,)
+        return Process(acting, _TEMPERATURE_DRIFT(p.temperature_drift_per_s), baseline)
     if variable == "humidity":
         return Process(tuple(terms), _HUMIDITY_DRIFT(p.humidity_drift_per_s), baseline, 0.0, 10000.0)
     return Process(tuple(terms), _PM10_DRIFT(p.pm10_drift_per_s), baseline, 0.0)
@@ -128,16 +130,17 @@ class _OutdoorExchange:
     __slots__ = ("_last",)
 
     def __init__(self) -> None:
-        self._last: tuple[float, float, Term] | None = None  # (rate, outdoor, term)
+        self._last: tuple[float, float, tuple[Term]] | None = None  # (rate, outdoor, (term,))
 
-    def __call__(self, rate: float, outdoor: float) -> Term:
+    def __call__(self, rate: float, outdoor: float) -> tuple[Term]:
+        """(the term,): the terms of a room no device acts on, as they are."""
         last = self._last
         if last is not None and same_float(last[0], rate) and same_float(last[1], outdoor):
             return last[2]
         k = rate * TICK_S
-        term = Term([(NEG_INF, -k, k * outdoor)])
-        self._last = (rate, outdoor, term)
-        return term
+        alone = (Term([(NEG_INF, -k, k * outdoor)]),)
+        self._last = (rate, outdoor, alone)
+        return alone
 
 
 _TEMPERATURE_DRIFT, _HUMIDITY_DRIFT, _PM10_DRIFT = _PerTick(), _PerTick(), _PerTick()
