@@ -56,15 +56,21 @@ class PhysicsParams(BaseModel):
     outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
 
 
-_SHARED_PARAMS: dict[str, PhysicsParams] = {}
+_SHARED_PARAMS: dict[tuple[object, ...], PhysicsParams] = {}
 _SHARED_PARAMS_MAX = 64  # distinct constant sets remembered (a sweep over many starts over)
 
 
 def shared_params(params: PhysicsParams) -> PhysicsParams:
     """One object per distinct set of constants, shared by every home built with them (≈1.5 KB each: memory per
-    home). The key is the exact repr of every value and of which were given, so 0.0 and -0.0 (or a default and the
-    same value given) stay apart."""
-    key = repr((tuple(params.__dict__.items()), sorted(params.model_fields_set)))
+    home). The key holds every value with its type (and a float's sign: 0.0 and -0.0 stay apart) and which were
+    given (a default and the same value given stay apart)."""
+    key = (
+        frozenset(params.model_fields_set),
+        *(
+            (type(v), v, math.copysign(1.0, v)) if isinstance(v, float) else (type(v), v)
+            for v in params.__dict__.values()
+        ),
+    )
     shared = _SHARED_PARAMS.get(key)
     if shared is None:
         if len(_SHARED_PARAMS) >= _SHARED_PARAMS_MAX:
