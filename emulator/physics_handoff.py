@@ -54,10 +54,10 @@ class PhysicsHandoff:
                         room_id, CompartmentReading(server, attribute, physics.compartments, device, ep_id)
                     )
                     continue
-                binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
-                if binding is not None and server.has_attribute(_sensor_attribute(name)):
+                attribute = _SENSOR_ATTRIBUTES.get(name, "MeasuredValue")
+                binding = _ROOM_SENSORS.get((name, attribute))
+                if binding is not None and server.has_attribute(attribute):
                     variable, convert = binding
-                    attribute = _sensor_attribute(name)
                     physics.bind_sensor(room_id, RoomReading(server, attribute, variable, physics, room_id, convert))
 
     def unbind(self, device: Device) -> None:
@@ -128,8 +128,7 @@ class CompartmentReading(SensorFeed):
         return int(self.compartments.value(self.device, self.endpoint))
 
 
-def _sensor_attribute(cluster: str) -> str:
-    return {"Thermostat": "LocalTemperature", "AirQuality": "AirQuality"}.get(cluster, "MeasuredValue")
+_SENSOR_ATTRIBUTES = {"Thermostat": "LocalTemperature", "AirQuality": "AirQuality"}  # else MeasuredValue
 
 
 def _clamped(value: float, server: ClusterServer) -> float:
