@@ -48,6 +48,7 @@ DRIVING_CLUSTERS = frozenset(
     }
 )
 SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
+_NO_TIMERS: Mapping[str, Timer] = MappingProxyType({})
 
 
 class SensorFeed:
@@ -70,7 +71,7 @@ class SensorFeed:
 class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
-    __slots__ = ("_baselines", "daylight", "initial", "room_id", "segments", "timers")
+    __slots__ = ("_baselines", "_timers", "daylight", "initial", "room_id", "segments")
 
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
@@ -78,7 +79,7 @@ class RoomPhysics:
         self._baselines = tuple(baseline[key] for key in ENVIRONMENT_KEYS)
         self.daylight = float(baseline["illuminance"])
         self.segments: dict[str, tuple[int, Segment]] = {}
-        self.timers: dict[str, Timer] = {}  # variable → its pending segment-boundary timer (only those with one)
+        self._timers: dict[str, Timer] | None = None  # made with the room's first boundary timer (most never have one)
         # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
         self.initial: dict[str, float] | None = dict(environment)
 
@@ -86,6 +87,20 @@ class RoomPhysics:
     def baseline(self) -> Mapping[str, float]:
         """Each variable's baseline, the value it drifts back to (a read-only view: ``set_baseline`` changes one)."""
         return MappingProxyType(dict(zip(ENVIRONMENT_KEYS, self._baselines, strict=True)))
+
+    @property
+    def timers(self) -> Mapping[str, Timer]:
+        """Variable → its pending segment-boundary timer (only the variables with one)."""
+        return self._timers if self._timers is not None else _NO_TIMERS
+
+    def take_timer(self, variable: str) -> Timer | None:
+        """The variable's pending boundary timer, no longer the room's (None: it had none)."""
+        return self._timers.pop(variable, None) if self._timers else None
+
+    def set_timer(self, variable: str, timer: Timer) -> None:
+        if self._timers is None:
+            self._timers = {}
+        self._timers[variable] = timer
 
     def baseline_of(self, variable: str) -> float:
         return self._baselines[ENVIRONMENT_KEYS.index(variable)]
@@ -262,7 +277,7 @@ class PhysicsEngine:
         self.publish_sensors(room_id)
 
     def _begin(self, room: RoomPhysics, variable: str, x0: float) -> None:
-        timer = room.timers.pop(variable, None)
+        timer = room.take_timer(variable)
         if timer is not None:
             timer.cancel()
         segment = Segment(self._process(room, variable), x0)
@@ -271,8 +286,11 @@ class PhysicsEngine:
         room.segments[variable] = (start, segment)
         self.pictures.moved(room.room_id)
         if segment.exit_after is not None:
-            room.timers[variable] = self.clock.call_at_tick(
-                start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
+            room.set_timer(
+                variable,
+                self.clock.call_at_tick(
+                    start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
+                ),
             )
         if self.segment_listener is not None:
             self.segment_listener(room.room_id, variable)
