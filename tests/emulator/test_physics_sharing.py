@@ -133,3 +133,19 @@ def test_homes_from_one_config_are_built_independently() -> None:
     room_id = first.rooms()[0].room_id
     first.set_room_state(room_id, "pm10", 5.0)
     assert second.room_state(room_id)["pm10"] != 5.0
+
+
+def test_compartments_at_one_setpoint_share_a_process_but_not_their_trajectory() -> None:
+    first, second = _home(3), _home(3)
+    key = ("kitchen_freezer_1", 1)
+    (_, mine), (_, twin) = first.physics.compartments.trajectories[key], second.physics.compartments.trajectories[key]
+    assert mine is not twin and mine.process is twin.process  # one immutable process, two trajectories
+    fridge = first.physics.compartments.trajectories[("kitchen_refrigerator_1", 1)][1]
+    assert fridge.process is not mine.process and fridge.process.baseline != mine.process.baseline
+    path = "1.TemperatureMeasurement.MeasuredValue"
+    before = second.read_path("kitchen_freezer_1", path)
+    first.invoke("kitchen_freezer_1", 1, "TemperatureControl", "SetTemperature", {"TargetTemperature": -2000})
+    first.advance(3600)
+    second.advance(3600)
+    assert first.read_path("kitchen_freezer_1", path) < before  # heads for its new setpoint
+    assert second.read_path("kitchen_freezer_1", path) == before
