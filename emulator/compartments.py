@@ -3,6 +3,7 @@ setpoint while the device runs, or the ambient temperature while it does not, in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -60,6 +61,24 @@ class Compartments:
         target = setpoint if (active and setpoint is not None) else self.params.compartment_ambient
         if x0 is None:  # a fridge arrives cold: start at its setpoint when it is running
             x0 = float(target)
-        rate = self.params.compartment_rate_per_s * TICK_S
-        process = Process((), rate, float(target))
-        self.trajectories[(device.device_id, ep)] = (self.clock.tick, Segment(process, x0))
+        self.trajectories[(device.device_id, ep)] = (
+            self.clock.tick,
+            Segment(_approach(self.params.compartment_rate_per_s, target), x0),
+        )
+
+
+# (rate, its sign, target, its type and sign) → the approach process: fridges at one setpoint, in every home, share
+# one (processes are immutable); the key tells 0.0 from -0.0 and 700 from 700.0 so a shared one computes the same bits
+_APPROACHES: dict[tuple[object, ...], Process] = {}
+_APPROACHES_MAX = 256  # distinct (rate, target) remembered
+
+
+def _approach(rate_per_s: float, target: float) -> Process:
+    """A compartment approaching ``target`` at ``rate_per_s`` (no device term: the drift does it)."""
+    key = (rate_per_s, math.copysign(1.0, rate_per_s), type(target), target, math.copysign(1.0, target))
+    process = _APPROACHES.get(key)
+    if process is None:
+        if len(_APPROACHES) >= _APPROACHES_MAX:
+            _APPROACHES.clear()
+        process = _APPROACHES[key] = Process((), rate_per_s * TICK_S, float(target))
+    return process

@@ -16,7 +16,6 @@ DEFAULT_LATITUDE_DEG = 37.57  # Seoul, SimuHome's home: where the sun is unless 
 KNOT_S = 900  # 15 minutes: the curve's segments, and how often light sensors report a changed sky
 _YEAR_DAYS = 365.0
 _TILT_RAD = math.radians(23.44)
-_KNOT_CACHE = 4 * 96  # knots remembered: four days' worth (time only moves forward, mostly)
 
 
 def sun_sine(when: datetime, latitude_deg: float) -> float:
@@ -39,23 +38,32 @@ def knot_start(when: datetime) -> datetime:
     return midnight + timedelta(seconds=KNOT_S * math.floor(seconds / KNOT_S))
 
 
+# (latitude, its sign, reference day, knot) → the knot's daylight relative to the reference noon, shared by every
+# home's curve (homes under one sky ask for the same knots: one value each, not one per home)
+_KNOT_VALUES: dict[tuple[float, float, date, datetime], float] = {}
+_KNOT_VALUES_MAX = 64 * 96  # values remembered: 64 days' worth for one latitude (time only moves forward, mostly)
+
+
 class SunCurve:
     """Daylight relative to solar noon of ``reference`` (1.0 there), linear between 15-minute knots."""
+
+    __slots__ = ("_key", "latitude_deg", "noon")
 
     def __init__(self, latitude_deg: float, reference: date) -> None:
         self.latitude_deg = latitude_deg
         self.noon = sun_sine(datetime.combine(reference, time(12)), latitude_deg)
-        self._knots: dict[datetime, float] = {}
+        self._key = (latitude_deg, math.copysign(1.0, latitude_deg), reference)  # 0.0 and -0.0 stay apart
 
     def knot_before(self, when: datetime) -> datetime:
         return knot_start(when)
 
     def _at_knot(self, knot: datetime) -> float:
-        value = self._knots.get(knot)
+        key = (*self._key, knot)
+        value = _KNOT_VALUES.get(key)
         if value is None:  # each knot's sine is asked for by every room at every report: compute it once
-            if len(self._knots) >= _KNOT_CACHE:
-                self._knots.clear()
-            value = self._knots[knot] = sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0
+            if len(_KNOT_VALUES) >= _KNOT_VALUES_MAX:
+                _KNOT_VALUES.clear()
+            value = _KNOT_VALUES[key] = sun_sine(knot, self.latitude_deg) / self.noon if self.noon > 0 else 0.0
         return value
 
     def relative(self, when: datetime) -> float:

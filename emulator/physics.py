@@ -9,7 +9,8 @@ compartments approach their setpoints (SimuHome never ran its models).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from emulator.clock import Timer, VirtualClock
@@ -17,7 +18,7 @@ from emulator.compartments import Compartments
 from emulator.daylight import KNOT_S, knot_start
 from emulator.physics_model import Process, Segment
 from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported: where callers have found it
-from emulator.physics_terms import room_process
+from emulator.physics_terms import room_process, shared_params
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
 from emulator.room_frame import RoomPictures, illuminance, value_at
@@ -47,16 +48,66 @@ DRIVING_CLUSTERS = frozenset(
     }
 )
 SENSOR_ATTRIBUTES = frozenset({"LocalTemperature", "MeasuredValue", "AirQuality"})
+_NO_TIMERS: Mapping[str, Timer] = MappingProxyType({})
+
+
+class SensorFeed:
+    """One sensor attribute fed by room physics: the callable its server reads the attribute through, and the
+    reading last reported for it (one slotted object per sensor: a home binds dozens, memory per home)."""
+
+    __slots__ = ("attribute", "published", "server")
+    compartment = False  # True for a reading of a device's own compartment (a fridge's inside)
+    variable: str | None = None  # the room variable it reads (a room reading's own slot)
+
+    def __init__(self, server: Any, attribute: str) -> None:
+        self.server = server
+        self.attribute = attribute
+        self.published: Any = None  # the value last reported (None before the room began integrating)
+
+    def __call__(self) -> Any:
+        raise NotImplementedError
 
 
 class RoomPhysics:
+    """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
+
+    __slots__ = ("_baselines", "_timers", "daylight", "initial", "room_id", "segments")
+
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
-        self.baseline = dict(baseline)
+        # in ENVIRONMENT_KEYS order, as given (a tuple, not a dict per room: memory per home)
+        self._baselines = tuple(baseline[key] for key in ENVIRONMENT_KEYS)
         self.daylight = float(baseline["illuminance"])
         self.segments: dict[str, tuple[int, Segment]] = {}
-        self.timers: dict[str, Timer | None] = {}
-        self.initial = dict(environment)
+        self._timers: dict[str, Timer] | None = None  # made with the room's first boundary timer (most never have one)
+        # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
+        self.initial: dict[str, float] | None = dict(environment)
+
+    @property
+    def baseline(self) -> Mapping[str, float]:
+        """Each variable's baseline, the value it drifts back to (a read-only view: ``set_baseline`` changes one)."""
+        return MappingProxyType(dict(zip(ENVIRONMENT_KEYS, self._baselines, strict=True)))
+
+    @property
+    def timers(self) -> Mapping[str, Timer]:
+        """Variable → its pending segment-boundary timer (only the variables with one)."""
+        return self._timers if self._timers is not None else _NO_TIMERS
+
+    def take_timer(self, variable: str) -> Timer | None:
+        """The variable's pending boundary timer, no longer the room's (None: it had none)."""
+        return self._timers.pop(variable, None) if self._timers else None
+
+    def set_timer(self, variable: str, timer: Timer) -> None:
+        if self._timers is None:
+            self._timers = {}
+        self._timers[variable] = timer
+
+    def baseline_of(self, variable: str) -> float:
+        return self._baselines[ENVIRONMENT_KEYS.index(variable)]
+
+    def set_baseline(self, variable: str, value: float) -> None:
+        at = ENVIRONMENT_KEYS.index(variable)
+        self._baselines = (*self._baselines[:at], value, *self._baselines[at + 1 :])
 
 
 class PhysicsEngine:
@@ -64,18 +115,15 @@ class PhysicsEngine:
         self, clock: VirtualClock, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]
     ) -> None:
         self.clock = clock
-        self.params = params
+        self.params = params = shared_params(params)
         self.devices_in = devices_in
         self.rooms: dict[str, RoomPhysics] = {}
         self.segment_count = 0
-        # (room, variable) → [(server, attribute, compute)] live sensor attributes, for change reports
-        self._sensors: dict[str, list[tuple[Any, str, Callable[[], Any]]]] = {}
-        self._published: dict[tuple[int, str], Any] = {}
+        # room → its live sensor attributes, for change reports
+        self._sensors: dict[str, list[SensorFeed]] = {}
         self.compartments = Compartments(clock, params)
-        self._compartment_sensors: set[tuple[int, str]] = set()  # device state, saved with the device
         # room → its variables (and compartments) as last reported: the basis of the next reportable change
         self._reported: dict[str, dict[Any, float]] = {}
-        self._sensed: dict[str, list[tuple[int, str]]] = {}  # room → (id(server), variable) of its room sensors
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
@@ -86,32 +134,33 @@ class PhysicsEngine:
     # ------------------------------------------------------------------------------ rooms
     def add_room(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.rooms[room_id] = RoomPhysics(room_id, environment, baseline)
-        self._sensors[room_id] = []
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
         self._reported.pop(room_id, None)
         self.pictures.devices_changed(room_id)
-        self._sensed.pop(room_id, None)
+        self._sensors.pop(room_id, None)
         for timer in room.timers.values():
-            if timer:
-                timer.cancel()
+            timer.cancel()
 
     def start(self, room_id: str, *, calibrate_illuminance: bool = True) -> None:
         """Begin integrating a room from its initial state (after its devices are placed)."""
         room = self.rooms[room_id]
+        initial, room.initial = room.initial, None  # integrating from here on: the trajectories hold the state
+        if initial is None:
+            raise RuntimeError(f"room {room_id!r} has already started")
         self.pictures.devices_changed(room_id)  # read the devices as they are now
         if calibrate_illuminance:
             # The stored illuminance already includes the lights that are on and the coverings as
             # they are: solve for daylight so lights are not counted twice (SimuHome bug §4.4).
             factor, lights = self.pictures.terms(room_id)
-            observed = room.initial["illuminance"]
+            observed = initial["illuminance"]
             if factor > 0:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
-            self._begin(room, variable, float(room.initial[variable]))
-        for server, attribute, compute in self._sensors[room_id]:
-            self._published[(id(server), attribute)] = compute()
+            self._begin(room, variable, float(initial[variable]))
+        for feed in self._sensors.get(room_id, ()):
+            feed.published = feed()
         self._reported[room_id] = self._report_basis(room_id)
         if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
@@ -127,7 +176,7 @@ class PhysicsEngine:
         sky = self.sky()
         if self.sun is None:
             return daylight_now
-        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline["illuminance"]))
+        return daylight_now / sky if sky >= 0.2 else max(daylight_now, float(room.baseline_of("illuminance")))
 
     def _schedule_sky(self) -> None:
         from datetime import timedelta
@@ -208,7 +257,7 @@ class PhysicsEngine:
     def set_baseline(self, room_id: str, variable: str, value: float) -> None:
         room = self.rooms[room_id]
         current = {v: self.value(room_id, v) for v in VARIABLES}
-        room.baseline[variable] = float(value)
+        room.set_baseline(variable, float(value))
         for v in VARIABLES:
             self._begin(room, v, current[v])
 
@@ -228,7 +277,7 @@ class PhysicsEngine:
         self.publish_sensors(room_id)
 
     def _begin(self, room: RoomPhysics, variable: str, x0: float) -> None:
-        timer = room.timers.get(variable)
+        timer = room.take_timer(variable)
         if timer is not None:
             timer.cancel()
         segment = Segment(self._process(room, variable), x0)
@@ -236,10 +285,12 @@ class PhysicsEngine:
         start = self.clock.tick
         room.segments[variable] = (start, segment)
         self.pictures.moved(room.room_id)
-        room.timers[variable] = None
         if segment.exit_after is not None:
-            room.timers[variable] = self.clock.call_at_tick(
-                start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
+            room.set_timer(
+                variable,
+                self.clock.call_at_tick(
+                    start + segment.exit_after, lambda: self._piece_exit(room, variable), f"physics {room.room_id}"
+                ),
             )
         if self.segment_listener is not None:
             self.segment_listener(room.room_id, variable)
@@ -259,62 +310,53 @@ class PhysicsEngine:
         return room_process(
             self.params,
             self.devices_in(room.room_id),
-            room.baseline[variable],
+            room.baseline_of(variable),
             variable,
             self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
 
     # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
-    def bind_sensor(
-        self,
-        room_id: str,
-        server: Any,
-        attribute: str,
-        compute: Callable[[], Any],
-        *,
-        compartment: bool = False,
-        variable: str | None = None,
-    ) -> None:
-        server.bind_source(attribute, compute)
-        if compartment:
-            self._compartment_sensors.add((id(server), attribute))
-        if variable is not None:  # only what a sensor reads can be worth a report (reportable change)
-            self._sensed.setdefault(room_id, []).append((id(server), variable))
-        self._sensors[room_id].append((server, attribute, compute))
+    def bind_sensor(self, room_id: str, feed: SensorFeed) -> None:
+        """Feed ``feed.attribute`` of ``feed.server`` from the room (only what a sensor reads of a room variable,
+        ``feed.variable``, can be worth a report: reportable change)."""
+        feed.server.bind_source(feed.attribute, feed)
+        self._sensors.setdefault(room_id, []).append(feed)
         if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
-            self._published[(id(server), attribute)] = compute()
+            feed.published = feed()
 
     def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
         """Whether ``attribute`` of ``server`` reads a device's own compartment (a fridge's inside)."""
-        return (id(server), attribute) in self._compartment_sensors
+        return any(
+            feed.compartment and feed.server is server and feed.attribute == attribute
+            for feeds in self._sensors.values()
+            for feed in feeds
+        )
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""
         return {
-            (id(server), attribute)
-            for sensors in self._sensors.values()
-            for server, attribute, _ in sensors
-            if (id(server), attribute) not in self._compartment_sensors
+            (id(feed.server), feed.attribute)
+            for feeds in self._sensors.values()
+            for feed in feeds
+            if not feed.compartment
         }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
-        self._sensors[room_id] = [s for s in self._sensors[room_id] if id(s[0]) not in servers]
-        self._sensed[room_id] = [s for s in self._sensed.get(room_id, ()) if s[0] not in servers]
+        self._sensors[room_id] = [feed for feed in self._sensors.get(room_id, ()) if id(feed.server) not in servers]
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
-        for server, attribute, compute in self._sensors.get(room_id, ()):
-            key = (id(server), attribute)
-            new = compute()
-            old = self._published.get(key)
+        for feed in self._sensors.get(room_id, ()):
+            new = feed()
+            old = feed.published
             if new != old:
-                self._published[key] = new
-                server.notify(attribute, old, new)
+                feed.published = new
+                feed.server.notify(feed.attribute, old, new)
         self._reported[room_id] = self._report_basis(room_id)
 
     def _sensed_variables(self, room_id: str) -> set[str]:
-        return {variable for _server, variable in self._sensed.get(room_id, ())}
+        return {feed.variable for feed in self._sensors.get(room_id, ()) if feed.variable is not None}
 
     def _report_basis(self, room_id: str) -> dict[Any, float]:
         sensed = self._sensed_variables(room_id)

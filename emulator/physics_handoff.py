@@ -3,16 +3,16 @@ trajectory, and device changes that restart a room's trajectories or move its po
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from clusters import ClusterServer
+from emulator.compartments import Compartments
 from emulator.device import Device
 from emulator.errors import HomeError
 from emulator.home_devices import parse_path
-from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine
+from emulator.physics import ENVIRONMENT_KEYS, PhysicsEngine, SensorFeed
 from emulator.power_draw import apply_power_draw, drives_power
 from emulator.room_frame import reading
 
@@ -51,30 +51,14 @@ class PhysicsHandoff:
                     attribute = "MeasuredValue" if name == "TemperatureMeasurement" else "LocalTemperature"
                     physics.compartments.start(device, ep_id, stored.get(f"{ep_id}.{name}.{attribute}"))
                     physics.bind_sensor(
-                        room_id,
-                        server,
-                        attribute,
-                        functools.partial(
-                            _int_reading,
-                            functools.partial(physics.compartments.value, device, ep_id),
-                            server,
-                            attribute,
-                        ),
-                        compartment=True,
+                        room_id, CompartmentReading(server, attribute, physics.compartments, device, ep_id)
                     )
                     continue
-                binding = _ROOM_SENSORS.get((name, _sensor_attribute(name)))
-                if binding is not None and server.has_attribute(_sensor_attribute(name)):
+                attribute = _SENSOR_ATTRIBUTES.get(name, "MeasuredValue")
+                binding = _ROOM_SENSORS.get((name, attribute))
+                if binding is not None and server.has_attribute(attribute):
                     variable, convert = binding
-                    attribute = _sensor_attribute(name)
-                    physics.bind_sensor(
-                        room_id,
-                        server,
-                        attribute,
-                        # partials, not lambdas: a home binds dozens of sensors (memory per home)
-                        functools.partial(convert, functools.partial(physics.value, room_id, variable), server),
-                        variable=variable,
-                    )
+                    physics.bind_sensor(room_id, RoomReading(server, attribute, variable, physics, room_id, convert))
 
     def unbind(self, device: Device) -> None:
         servers = {id(s) for ep in device.endpoints.values() for s in ep.clusters.values()}
@@ -101,12 +85,50 @@ class PhysicsHandoff:
         return None
 
 
-def _sensor_attribute(cluster: str) -> str:
-    return {"Thermostat": "LocalTemperature", "AirQuality": "AirQuality"}.get(cluster, "MeasuredValue")
+class RoomReading(SensorFeed):
+    """A sensor attribute that reads a room variable now, converted to the attribute's encoding."""
+
+    __slots__ = ("convert", "physics", "room_id", "variable")
+    variable: str
+
+    def __init__(
+        self,
+        server: ClusterServer,
+        attribute: str,
+        variable: str,
+        physics: PhysicsEngine,
+        room_id: str,
+        convert: Callable[[float, ClusterServer], Any],
+    ) -> None:
+        super().__init__(server, attribute)
+        self.variable = variable
+        self.physics = physics
+        self.room_id = room_id
+        self.convert = convert
+
+    def __call__(self) -> Any:
+        return self.convert(self.physics.value(self.room_id, self.variable), self.server)
 
 
-def _int_reading(compute: Callable[[], float], server: ClusterServer, attribute: str) -> int:
-    return int(compute())
+class CompartmentReading(SensorFeed):
+    """A temperature attribute that reads a device's own compartment (a fridge's inside), in whole centi-°C."""
+
+    __slots__ = ("compartments", "device", "endpoint")
+    compartment = True
+
+    def __init__(
+        self, server: ClusterServer, attribute: str, compartments: Compartments, device: Device, endpoint: int
+    ) -> None:
+        super().__init__(server, attribute)
+        self.compartments = compartments
+        self.device = device
+        self.endpoint = endpoint
+
+    def __call__(self) -> int:
+        return int(self.compartments.value(self.device, self.endpoint))
+
+
+_SENSOR_ATTRIBUTES = {"Thermostat": "LocalTemperature", "AirQuality": "AirQuality"}  # else MeasuredValue
 
 
 def _clamped(value: float, server: ClusterServer) -> float:
@@ -119,36 +141,38 @@ def _clamped(value: float, server: ClusterServer) -> float:
     return value
 
 
-def _as_int(compute: Callable[[], float], server: ClusterServer) -> int:
-    return int(_clamped(int(compute()), server))
+def _as_int(value: float, server: ClusterServer) -> int:
+    return int(_clamped(int(value), server))
 
 
-def _as_float(compute: Callable[[], float], server: ClusterServer) -> float:
-    return round(_clamped(compute(), server), 2) + 0.0
+def _as_float(value: float, server: ClusterServer) -> float:
+    return round(_clamped(value, server), 2) + 0.0
 
 
-def _as_lux_measurement(compute: Callable[[], float], server: ClusterServer) -> int:
+def _as_pm25(pm10: float, server: ClusterServer) -> float:
+    return _as_float(0.6 * pm10, server)
+
+
+def _as_lux_measurement(lux: float, server: ClusterServer) -> int:
     # Matter encodes illuminance as 10000·log10(lux) + 1 (0 = too dark to measure)
-    lux = compute()
     value = int(10000 * math.log10(lux) + 1) if lux >= 1 else 0
     return int(_clamped(min(value, 0xFFFE), server))
 
 
-def _as_air_quality(compute: Callable[[], float], server: ClusterServer) -> int:
+def _as_air_quality(pm10: float, server: ClusterServer) -> int:
     # AirQualityEnum from PM10: Good 1 ≤ 30, Fair 2 ≤ 50, Moderate 3 ≤ 80, Poor 4 ≤ 150, VeryPoor 5, else 6
-    pm10 = compute()
     for limit, level in ((30, 1), (50, 2), (80, 3), (150, 4), (250, 5)):
         if pm10 <= limit:
             return level
     return 6
 
 
-_ROOM_SENSORS: dict[tuple[str, str], tuple[str, Callable[..., Any]]] = {
+_ROOM_SENSORS: dict[tuple[str, str], tuple[str, Callable[[float, ClusterServer], Any]]] = {
     ("Thermostat", "LocalTemperature"): ("temperature", _as_int),
     ("TemperatureMeasurement", "MeasuredValue"): ("temperature", _as_int),
     ("RelativeHumidityMeasurement", "MeasuredValue"): ("humidity", _as_int),
     ("IlluminanceMeasurement", "MeasuredValue"): ("illuminance", _as_lux_measurement),
     ("Pm10ConcentrationMeasurement", "MeasuredValue"): ("pm10", _as_float),
-    ("Pm25ConcentrationMeasurement", "MeasuredValue"): ("pm10", lambda c, s: _as_float(lambda: 0.6 * c(), s)),
+    ("Pm25ConcentrationMeasurement", "MeasuredValue"): ("pm10", _as_pm25),
     ("AirQuality", "AirQuality"): ("pm10", _as_air_quality),
 }

@@ -16,26 +16,34 @@ import math
 from dataclasses import dataclass
 
 INF = math.inf
+NEG_INF = -math.inf  # one object: ``-INF`` in a hot path would allocate a float per call (and per segment kept)
+
+
+def same_float(a: float, b: float) -> bool:
+    """Whether two floats have the same bits (NaN aside): equal and with the same sign, so 0.0 and -0.0 differ.
+    A computation from ``a`` then gives exactly what the same one from ``b`` gives (a memo's key check)."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 class Term:
-    """A per-tick contribution δ(x), affine on each piece ``[bounds[i], bounds[i+1])``."""
+    """A per-tick contribution δ(x), affine on each piece ``[bounds[i], bounds[i+1])``. Immutable: terms with equal
+    pieces may be one object, shared by rooms and homes."""
 
     __slots__ = ("bounds", "coefficients")
 
     def __init__(self, pieces: list[tuple[float, float, float]]) -> None:
         # pieces: (lower bound, slope, intercept); the first lower bound must be -inf.
         pieces = sorted(pieces)
-        if pieces[0][0] != -INF:
+        if pieces[0][0] != NEG_INF:
             raise ValueError("the first piece must start at -inf")
         self.bounds = tuple(p[0] for p in pieces)
-        self.coefficients = tuple((p[1], p[2]) for p in pieces)
+        # piece i's slope and intercept at 2i and 2i + 1: one flat tuple, not a pair per piece (memory per home)
+        self.coefficients = tuple(c for p in pieces for c in (p[1], p[2]))
 
     def locate(self, x: float) -> tuple[float, float, float, float]:
         i = bisect.bisect_right(self.bounds, x) - 1
         upper = self.bounds[i + 1] if i + 1 < len(self.bounds) else INF
-        slope, intercept = self.coefficients[i]
-        return self.bounds[i], upper, slope, intercept
+        return self.bounds[i], upper, self.coefficients[2 * i], self.coefficients[2 * i + 1]
 
     def delta(self, x: float) -> float:
         _, _, slope, intercept = self.locate(x)
@@ -43,21 +51,21 @@ class Term:
 
 
 def constant_term(delta: float) -> Term:
-    return Term([(-INF, 0.0, delta)])
+    return Term([(NEG_INF, 0.0, delta)])
 
 
 def push_down_above(threshold: float, cap: float, gain: float) -> Term:
     """δ = −min(cap, gain·(x − threshold)) above the threshold, 0 below (a cooler, a purifier floor)."""
     if cap <= 0 or gain <= 0:
         return constant_term(0.0)
-    return Term([(-INF, 0.0, 0.0), (threshold, -gain, gain * threshold), (threshold + cap / gain, 0.0, -cap)])
+    return Term([(NEG_INF, 0.0, 0.0), (threshold, -gain, gain * threshold), (threshold + cap / gain, 0.0, -cap)])
 
 
 def push_up_below(threshold: float, cap: float, gain: float) -> Term:
     """δ = +min(cap, gain·(threshold − x)) below the threshold, 0 above (a heater)."""
     if cap <= 0 or gain <= 0:
         return constant_term(0.0)
-    return Term([(-INF, 0.0, cap), (threshold - cap / gain, -gain, gain * threshold), (threshold, 0.0, 0.0)])
+    return Term([(NEG_INF, 0.0, cap), (threshold - cap / gain, -gain, gain * threshold), (threshold, 0.0, 0.0)])
 
 
 @dataclass(frozen=True, slots=True)  # slots: every room holds one per variable (memory per home)
@@ -80,7 +88,7 @@ class Process:
 
     def affine_at(self, x: float) -> tuple[float, float, float, float]:
         """(α, β, L, R): the map is x ↦ αx + β (before clamping) for every x in [L, R)."""
-        low, high, slope, intercept = -INF, INF, 0.0, 0.0
+        low, high, slope, intercept = NEG_INF, INF, 0.0, 0.0
         for term in self.terms:
             t_low, t_high, t_slope, t_intercept = term.locate(x)
             low, high = max(low, t_low), min(high, t_high)

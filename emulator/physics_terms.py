@@ -11,7 +11,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from emulator.clock import TICK_S
 from emulator.daylight import DEFAULT_LATITUDE_DEG
-from emulator.physics_model import Process, Term, constant_term, push_down_above, push_up_below
+from emulator.physics_model import (
+    NEG_INF,
+    Process,
+    Term,
+    constant_term,
+    push_down_above,
+    push_up_below,
+    same_float,
+)
 
 if TYPE_CHECKING:
     from emulator.device import Device
@@ -20,7 +28,7 @@ if TYPE_CHECKING:
 class PhysicsParams(BaseModel):
     """Tunable constants (SimuHome's values by default), serialisable in a home's extensions."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # frozen: homes with the same constants share one
     temperature_drift_per_s: float = 0.0002
     humidity_drift_per_s: float = 0.01
     pm10_drift_per_s: float = 0.1
@@ -48,6 +56,29 @@ class PhysicsParams(BaseModel):
     outdoor_exchange_per_s: float = Field(default=0.00005, ge=0, le=0.01)  # share of the gap closed per second
 
 
+_SHARED_PARAMS: dict[tuple[object, ...], PhysicsParams] = {}
+_SHARED_PARAMS_MAX = 64  # distinct constant sets remembered (a sweep over many starts over)
+
+
+def shared_params(params: PhysicsParams) -> PhysicsParams:
+    """One object per distinct set of constants, shared by every home built with them (≈1.5 KB each: memory per
+    home). The key holds every value with its type (and a float's sign: 0.0 and -0.0 stay apart) and which were
+    given (a default and the same value given stay apart)."""
+    key = (
+        frozenset(params.model_fields_set),
+        *(
+            (type(v), v, math.copysign(1.0, v)) if isinstance(v, float) else (type(v), v)
+            for v in params.__dict__.values()
+        ),
+    )
+    shared = _SHARED_PARAMS.get(key)
+    if shared is None:
+        if len(_SHARED_PARAMS) >= _SHARED_PARAMS_MAX:
+            _SHARED_PARAMS.clear()
+        shared = _SHARED_PARAMS[key] = params
+    return shared
+
+
 def fan_fraction(device: Device, endpoint: int) -> float:
     percent: float | None = device.value(endpoint, "FanControl", "PercentCurrent")
     if percent is None:
@@ -70,13 +101,56 @@ def room_process(
             if term is not None:
                 terms.append(term)
     if variable == "temperature":
+        acting = tuple(terms)
         if outdoor is not None and p.outdoor_exchange_per_s > 0:
-            k = p.outdoor_exchange_per_s * TICK_S  # δ = k·(T_out − T): walls and windows
-            terms.append(Term([(-math.inf, -k, k * outdoor)]))
-        return Process(tuple(terms), p.temperature_drift_per_s * TICK_S, baseline)
+            exchange = _EXCHANGE(p.outdoor_exchange_per_s, outdoor)
+            acting = (*acting, *exchange) if acting else exchange  # a room with no device term shares (term,)
+        return Process(acting, _TEMPERATURE_DRIFT(p.temperature_drift_per_s), baseline)
     if variable == "humidity":
-        return Process(tuple(terms), p.humidity_drift_per_s * TICK_S, baseline, 0.0, 10000.0)
-    return Process(tuple(terms), p.pm10_drift_per_s * TICK_S, baseline, 0.0)
+        return Process(tuple(terms), _HUMIDITY_DRIFT(p.humidity_drift_per_s), baseline, 0.0, 10000.0)
+    return Process(tuple(terms), _PM10_DRIFT(p.pm10_drift_per_s), baseline, 0.0)
+
+
+class _PerTick:
+    """rate·TICK_S, one float object while the rate stays the same: every process of every home under SimuHome's
+    rates holds the same drift (a float per process otherwise: memory per home)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last = (math.nan, math.nan)  # (rate, rate·TICK_S); NaN equals nothing
+
+    def __call__(self, rate: float) -> float:
+        last = self._last
+        if same_float(last[0], rate):
+            return last[1]
+        per_tick = rate * TICK_S
+        self._last = (rate, per_tick)  # one assignment: threads building homes see a whole pair
+        return per_tick
+
+
+class _OutdoorExchange:
+    """The walls-and-windows term δ = k·(T_out − T), k = rate·TICK_S, one object while the outdoor temperature stays
+    the same: every room of every home under the same sky shares it (terms are immutable)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[float, float, tuple[Term]] | None = None  # (rate, outdoor, (term,))
+
+    def __call__(self, rate: float, outdoor: float) -> tuple[Term]:
+        """(the term,): the terms of a room no device acts on, as they are."""
+        last = self._last
+        if last is not None and same_float(last[0], rate) and same_float(last[1], outdoor):
+            return last[2]
+        k = rate * TICK_S
+        alone = (Term([(NEG_INF, -k, k * outdoor)]),)
+        self._last = (rate, outdoor, alone)
+        return alone
+
+
+_TEMPERATURE_DRIFT, _HUMIDITY_DRIFT, _PM10_DRIFT = _PerTick(), _PerTick(), _PerTick()
+_EXCHANGE = _OutdoorExchange()
 
 
 def device_term(p: PhysicsParams, device: Device, role: str, ep: int, variable: str, baseline: float) -> Term | None:
@@ -111,8 +185,8 @@ def device_term(p: PhysicsParams, device: Device, role: str, ep: int, variable: 
             return None
         k = p.humidity_rate_per_s * fraction * TICK_S  # δ = ±k·max(0.1, efficiency)
         if role == "humidifier":  # efficiency (9000 − H)/9000, acting below 9000
-            return Term([(-math.inf, -k / 9000, k), (8100.0, 0.0, 0.1 * k), (9000.0, 0.0, 0.0)])
-        return Term([(-math.inf, 0.0, 0.0), (1000.0, 0.0, -0.1 * k), (1900.0, -k / 9000, k / 9)])
+            return Term([(NEG_INF, -k / 9000, k), (8100.0, 0.0, 0.1 * k), (9000.0, 0.0, 0.0)])
+        return Term([(NEG_INF, 0.0, 0.0), (1000.0, 0.0, -0.1 * k), (1900.0, -k / 9000, k / 9)])
     if variable == "pm10" and role == "purifier" and is_on(device, ep):
         percent = device.value(ep, "FanControl", "PercentCurrent")
         if not percent:
@@ -121,7 +195,7 @@ def device_term(p: PhysicsParams, device: Device, role: str, ep: int, variable: 
         if baseline <= 0:
             return constant_term(-q)  # SimuHome: ratio taken as 1 without a baseline
         # pollution factor: r = P/B, r if r ≤ 2 else 0.8·r  →  δ = −q·r or −0.8·q·r
-        return Term([(-math.inf, -q / baseline, 0.0), (2 * baseline, -0.8 * q / baseline, 0.0)])
+        return Term([(NEG_INF, -q / baseline, 0.0), (2 * baseline, -0.8 * q / baseline, 0.0)])
     return None
 
 

@@ -69,6 +69,21 @@ def test_the_curve_is_linear_between_knots() -> None:
     assert curve.relative(datetime(2025, 8, 23, 12)) == pytest.approx(1.0)
 
 
+def test_curves_of_one_sky_share_knot_values_that_equal_a_fresh_computation() -> None:
+    first, second = SunCurve(48.0, date(2025, 8, 23)), SunCurve(48.0, date(2025, 8, 23))
+    knot = datetime(2025, 8, 23, 9, 15)
+    expected = sun_sine(knot, 48.0) / sun_sine(datetime(2025, 8, 23, 12), 48.0)
+    assert first.relative(knot) == expected and second._at_knot(knot) is first._at_knot(knot)  # shared
+    other_day, equator, south = (
+        SunCurve(48.0, date(2025, 12, 21)),
+        SunCurve(0.0, date(2025, 8, 23)),
+        SunCurve(-0.0, date(2025, 8, 23)),
+    )
+    assert other_day.relative(knot) != expected  # another reference noon, another value
+    assert equator.relative(knot) == sun_sine(knot, 0.0) / sun_sine(datetime(2025, 8, 23, 12), 0.0)
+    assert south.relative(knot) == sun_sine(knot, -0.0) / sun_sine(datetime(2025, 8, 23, 12), -0.0)
+
+
 def test_fast_forward_costs_one_event_per_knot_and_is_exact() -> None:
     config = home([("sensor", "light_sensor", "hall")], extensions=SUN, rooms={"hall": {"illuminance": 600}})
     constant = EmulatedHome(home([("sensor", "light_sensor", "hall")], rooms={"hall": {"illuminance": 600}}))
