@@ -42,7 +42,7 @@ class Endpoint:
     """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
     endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
 
-    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
+    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts", "runtime")
 
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
@@ -61,11 +61,12 @@ class Endpoint:
         self.parts: Sequence[int] = ()
         self._watchers = _NO_WATCHERS
         self._sinks: tuple[EndpointListener, ...] = ()
-        listeners = (self,)  # one tuple for every server of the endpoint
+        self.runtime: Runtime | None = None  # its servers' runtime once attached
         for server in self.clusters.values():
-            server.add_listeners(listeners)
+            server.add_listener(self)  # the endpoint itself, no tuple: a home holds hundreds of endpoints
 
     def attach(self, runtime: Runtime | None) -> None:
+        self.runtime = runtime
         for server in self.clusters.values():
             server.attach(self, runtime)
 
