@@ -44,6 +44,8 @@ def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
     return basic
 
 
+# Endpoint 0's device types, one tuple for every device (an endpoint keeps the tuple it is given)
+_ROOT_DEVICE_TYPES = (ROOT_NODE,)
 # A device's endpoint 0 PartsList, one tuple per distinct list of endpoints (a handful per process)
 _SHARED_PARTS: dict[tuple[int, ...], tuple[int, ...]] = {}
 
@@ -72,7 +74,7 @@ class Device:
         basic.restore("SerialNumber", device_id[:32])
         # Never the SerialNumber (Core §11.1.5.18); stable, as the device id is.
         basic.restore("UniqueID", hashlib.sha256(f"homefabric-unique-id/{device_id}".encode()).hexdigest()[:32])
-        self.endpoints[0] = Endpoint(0, (ROOT_NODE,), [basic, DEFAULT_DESCRIPTOR.build()])
+        self.endpoints[0] = Endpoint(0, _ROOT_DEVICE_TYPES, [basic, DEFAULT_DESCRIPTOR.build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
