@@ -60,7 +60,7 @@ class Endpoint:
         self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
         self.parts: Sequence[int] = ()
         self._watchers = _NO_WATCHERS
-        self._sinks: tuple[EndpointListener, ...] = ()
+        self._sinks: EndpointListener | tuple[EndpointListener, ...] = ()  # one in practice: its device
         self.runtime: Runtime | None = None  # its servers' runtime once attached
         for server in self.clusters.values():
             server.add_listener(self)  # the endpoint itself, no tuple: a home holds hundreds of endpoints
@@ -92,16 +92,26 @@ class Endpoint:
         self._watchers[key] = (*self._watchers.get(key, ()), callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
-        self.add_sinks((sink,))
+        """Tell ``sink`` of every change, after the sinks it has: an endpoint's first is kept as it is, no tuple (its
+        device is its one sink in practice, and a home holds hundreds of endpoints)."""
+        held = self._sinks
+        if isinstance(held, tuple) and not held:
+            self._sinks = sink
+        else:
+            self.add_sinks((sink,))
 
     def add_sinks(self, sinks: tuple[EndpointListener, ...]) -> None:
-        """Tell each of ``sinks`` of every change: an endpoint with none yet keeps the tuple itself (a device hands
-        one tuple to all its endpoints)."""
-        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
+        """Tell each of ``sinks`` of every change, after the sinks it has, in order."""
+        held = self._sinks
+        self._sinks = (*held, *sinks) if isinstance(held, tuple) else (held, *sinks)
 
     def __call__(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
         """A change on one of its servers (the endpoint is their listener)."""
-        for sink in self._sinks:
-            sink(self.endpoint_id, server.cluster_name, attribute, old, new)
+        sinks = self._sinks
+        if isinstance(sinks, tuple):
+            for sink in sinks:
+                sink(self.endpoint_id, server.cluster_name, attribute, old, new)
+        else:
+            sinks(self.endpoint_id, server.cluster_name, attribute, old, new)
         for callback in self._watchers.get((server.cluster_name, attribute), ()):
             callback(old, new)

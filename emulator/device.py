@@ -84,9 +84,8 @@ class Device:
             )
         parts = tuple(sorted(e for e in self.endpoints if e != 0))
         self.endpoints[0].parts = _SHARED_PARTS.setdefault(parts, parts)
-        forward = (self,)  # one tuple for every endpoint of the device
         for endpoint in self.endpoints.values():
-            endpoint.add_sinks(forward)
+            endpoint.add_sink(self)  # the device itself, no tuple: a home holds dozens of devices
 
     @property
     def view(self) -> DeviceView:
