@@ -154,18 +154,20 @@ def command(
 class _RareHooks:
     """What few servers get: live sources (bound by room physics and the like) and event listeners (the Matter and
     MQTT faces). One slot of the server for both: a home holds hundreds of servers, most with neither, which share
-    :data:`_NO_HOOKS` until their first (then they take hooks of their own)."""
+    :data:`_NO_HOOKS` until their first (then they take hooks of their own, each part shared empty until used)."""
 
     __slots__ = ("event_listeners", "sources")
 
     def __init__(self) -> None:
-        self.sources: dict[str, Callable[[], Any]] = {}
-        self.event_listeners: list[EventListener] = []
+        self.sources: dict[str, Callable[[], Any]] = _NO_SOURCES
+        self.event_listeners: list[EventListener] = _NO_EVENT_LISTENERS
 
 
+# Shared empty stand-ins, never changed: a server's hooks take their own dict or list on first use
+_NO_SOURCES: dict[str, Callable[[], Any]] = {}
+_NO_EVENT_LISTENERS: list[EventListener] = []
 # The hooks of every server that has none (never changed: a server takes its own ``_RareHooks`` first)
 _NO_HOOKS = _RareHooks()
-_NO_SOURCES: dict[str, Callable[[], Any]] = _NO_HOOKS.sources
 _ABSENT = object()  # a name a server holds no value for (None is a value)
 # Values a server's current value of the same type and equal stands for on restore (already checked when stored)
 _PLAIN_SCALARS = (bool, int, str)
@@ -535,7 +537,10 @@ class ClusterServer:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
         if name not in self._model.attributes:
             raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
-        self._own_hooks().sources[name] = source
+        hooks = self._own_hooks()
+        if hooks.sources is _NO_SOURCES:
+            hooks.sources = {}
+        hooks.sources[name] = source
         self._values.pop(name, None)
 
     def now(self) -> float:
@@ -742,7 +747,10 @@ class ClusterServer:
 
     def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
         """Be told of every event this server emits; returns a function that stops it."""
-        listeners = self._own_hooks().event_listeners
+        hooks = self._own_hooks()
+        if hooks.event_listeners is _NO_EVENT_LISTENERS:
+            hooks.event_listeners = []
+        listeners = hooks.event_listeners
         listeners.append(listener)
 
         def remove() -> None:
