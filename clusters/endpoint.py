@@ -11,10 +11,9 @@ from clusters.status import HomeError, Status
 
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 Watcher = Callable[[Any, Any], None]
-# Shared stand-in until an endpoint's first watcher (most never get one): never mutated.
-_NO_WATCHERS: dict[tuple[str, str], tuple[Watcher, ...]] = {}
-# The (cluster, attribute) keys watched, one tuple per pair in use: every home's endpoints watch the same few.
-_WATCHED: dict[tuple[str, str], tuple[str, str]] = {}
+# An endpoint's watchers: (cluster, attribute, callback) each, in the order they came — a flat tuple rather than a
+# dict of tuples: an endpoint has none (most) or a few, and a home holds hundreds of endpoints.
+Watchers = tuple[tuple[str, str, Watcher], ...]
 
 
 class _ClusterMapHolder:
@@ -59,7 +58,7 @@ class Endpoint:
             raise ValueError(f"endpoint {endpoint_id} has {twice} twice")
         self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
         self.parts: Sequence[int] = ()
-        self._watchers = _NO_WATCHERS
+        self._watchers: Watchers = ()
         self._sinks: EndpointListener | tuple[EndpointListener, ...] = ()  # one in practice: its device
         self.runtime: Runtime | None = None  # its servers' runtime once attached
         for server in self.clusters.values():
@@ -85,11 +84,7 @@ class Endpoint:
 
     def watch(self, cluster: str, attribute: str, callback: Watcher) -> None:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
-        if self._watchers is _NO_WATCHERS:
-            self._watchers = {}
-        key = (cluster, attribute)
-        key = _WATCHED.setdefault(key, key)
-        self._watchers[key] = (*self._watchers.get(key, ()), callback)
+        self._watchers = (*self._watchers, (cluster, attribute, callback))
 
     def add_sink(self, sink: EndpointListener) -> None:
         """Tell ``sink`` of every change, after the sinks it has: an endpoint's first is kept as it is, no tuple (its
@@ -113,5 +108,8 @@ class Endpoint:
                 sink(self.endpoint_id, server.cluster_name, attribute, old, new)
         else:
             sinks(self.endpoint_id, server.cluster_name, attribute, old, new)
-        for callback in self._watchers.get((server.cluster_name, attribute), ()):
-            callback(old, new)
+        if self._watchers:
+            cluster_name = server.cluster_name
+            for cluster, watched, callback in self._watchers:  # those of one (cluster, attribute) in their order
+                if watched == attribute and cluster == cluster_name:
+                    callback(old, new)
