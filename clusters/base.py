@@ -386,6 +386,19 @@ class ClusterServer:
             setattr(copied, name, type(value)() if fresh else value)
         return copied
 
+    def as_copied_on(self, endpoint: HostingEndpoint) -> bool:
+        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads the values
+        it was copied with, binds no source, has no event listener and no watcher of its writes, and ``endpoint``,
+        which it is attached to, is its one change listener."""
+        listeners: object = self._listeners
+        return (
+            type(self._held) is _SharedValues
+            and self._hooks is _NO_HOOKS
+            and listeners is endpoint
+            and self.endpoint is endpoint
+            and self._write_mark is None
+        )
+
     def _own_attributes(self) -> dict[str, Any]:
         """The attributes a subclass keeps besides the base's, set so far: its slots' (every server class of the
         package declares ``__slots__``, a home holds hundreds of servers) and any instance dict's (a class without)."""

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from clusters import ClusterServer, Endpoint, HomeError, server_class
+from clusters.descriptor import share_fixed_descriptor
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
@@ -99,8 +100,11 @@ class Device:
         return self.spec.name
 
     def attach(self, runtime: Runtime) -> None:
+        """Attach its endpoints to ``runtime``; from now on they are fixed (a device whose endpoints change is a new
+        Device), so each takes the Descriptor every endpoint of its shape shares."""
         for endpoint in self.endpoints.values():
             endpoint.attach(runtime)
+            share_fixed_descriptor(endpoint)
         if isinstance(runtime, VirtualClock):
             self.behaviour = tuple(attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime))
 
