@@ -43,10 +43,14 @@ class HostingEndpoint(Protocol):
     the dependency runs one way, from the endpoint to its servers)."""
 
     endpoint_id: int
-    device_types: Sequence[tuple[int, int]]  # (device type id, revision)
-    parts: Sequence[int]
     clusters: dict[str, ClusterServer]
     runtime: Runtime | None  # its servers' (they hold none of their own)
+
+    @property
+    def device_types(self) -> Sequence[tuple[int, int]]: ...  # (device type id, revision)
+
+    @property
+    def parts(self) -> Sequence[int]: ...
 
     def find(self, name: str) -> ClusterServer | None: ...
 

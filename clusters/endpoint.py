@@ -20,6 +20,19 @@ class _ClusterMapHolder:
     """What an endpoint's map of its servers is the instance dict of (see :func:`_cluster_map`)."""
 
 
+# An endpoint's (device types, parts), one tuple per distinct pair of tuples in use (a handful per process): its
+# device types are a catalogue entry's tuple, its parts () but on a device's endpoint 0
+_Kind = tuple[Sequence[tuple[int, int]], Sequence[int]]
+_KINDS: dict[_Kind, _Kind] = {}
+
+
+def _kind(device_types: Sequence[tuple[int, int]], parts: Sequence[int]) -> _Kind:
+    kind = (device_types, parts)
+    if type(parts) is not tuple:  # a list given (the bridge's, whose parts change): the endpoint's own
+        return kind
+    return _KINDS.setdefault(kind, kind)
+
+
 # Endpoints with the same cluster names, in order (a catalogue entry's) → the holder class their maps share keys in
 _HOLDERS: dict[tuple[str, ...], type[_ClusterMapHolder]] = {}
 
@@ -41,28 +54,40 @@ class Endpoint:
     """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
     endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
 
-    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts", "runtime")
+    __slots__ = ("_kind", "_sinks", "_watchers", "clusters", "endpoint_id", "runtime")
 
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
     ) -> None:
         self.endpoint_id = endpoint_id
         # (device type id, revision): a catalogue entry's own tuple, shared by every endpoint built from it
-        self.device_types: Sequence[tuple[int, int]] = (
-            device_types if isinstance(device_types, tuple) else tuple(device_types)
-        )
+        kinds = device_types if isinstance(device_types, tuple) else tuple(device_types)
+        self._kind = _kind(kinds, ())
         servers = tuple(clusters)
         names = tuple(server.cluster_name for server in servers)
         if len(set(names)) != len(names):
             twice = next(name for i, name in enumerate(names) if name in names[:i])
             raise ValueError(f"endpoint {endpoint_id} has {twice} twice")
         self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
-        self.parts: Sequence[int] = ()
         self._watchers: Watchers = ()
         self._sinks: EndpointListener | tuple[EndpointListener, ...] = ()  # one in practice: its device
         self.runtime: Runtime | None = None  # its servers' runtime once attached
         for server in self.clusters.values():
             server.add_listener(self)  # the endpoint itself, no tuple: a home holds hundreds of endpoints
+
+    @property
+    def device_types(self) -> Sequence[tuple[int, int]]:
+        """(device type id, revision) of each device type it implements."""
+        return self._kind[0]
+
+    @property
+    def parts(self) -> Sequence[int]:
+        """The endpoints it is made of (a node's endpoint 0: every other)."""
+        return self._kind[1]
+
+    @parts.setter
+    def parts(self, parts: Sequence[int]) -> None:
+        self._kind = _kind(self._kind[0], parts)
 
     def attach(self, runtime: Runtime | None) -> None:
         self.runtime = runtime

@@ -47,8 +47,6 @@ def _product_information(spec: DeviceTypeSpec) -> ClusterServer:
 
 # Endpoint 0's device types, one tuple for every device (an endpoint keeps the tuple it is given)
 _ROOT_DEVICE_TYPES = (ROOT_NODE,)
-# A device's endpoint 0 PartsList, one tuple per distinct list of endpoints (a handful per process)
-_SHARED_PARTS: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 class Device:
@@ -83,8 +81,7 @@ class Device:
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
             )
-        parts = tuple(sorted(e for e in self.endpoints if e != 0))
-        self.endpoints[0].parts = _SHARED_PARTS.setdefault(parts, parts)
+        self.endpoints[0].parts = tuple(sorted(e for e in self.endpoints if e != 0))  # a tuple: shared (Endpoint)
         for endpoint in self.endpoints.values():
             endpoint.add_sink(self)  # the device itself, no tuple: a home holds dozens of devices
 

@@ -52,6 +52,20 @@ def test_every_home_shares_one_descriptor_per_endpoint_shape_reading_what_its_en
     assert one.snapshot()["devices"]["a_heat_pump"]["attributes"]["0.Descriptor.PartsList"] == [1, 2, 3, 4]
 
 
+def test_endpoints_of_one_kind_share_their_device_types_and_parts_and_a_list_of_parts_stays_the_endpoints() -> None:
+    one = fabric([("a", "heat_pump", "living")]).device("a")
+    two = fabric([("b", "heat_pump", "kitchen")]).device("b")
+    for endpoint_id, endpoint in one.endpoints.items():
+        other = two.endpoints[endpoint_id]
+        assert endpoint._kind is other._kind and endpoint.parts is other.parts, endpoint_id
+    assert one.endpoints[0].parts == (1, 2, 3, 4) and one.endpoints[1].parts == ()
+    standalone = Endpoint(0, [(0x0016, 3)], [DescriptorServer()])
+    parts = [1]
+    standalone.parts = parts  # the bridge's: a list it changes later
+    parts.append(2)
+    assert standalone.parts is parts and standalone.device_types == ((0x0016, 3),)
+
+
 def test_a_shared_descriptor_never_changes_and_refuses_what_would_change_it() -> None:
     one = fabric([("lamp", "on_off_light", "living")])
     two = fabric([("other", "on_off_light", "living")])
