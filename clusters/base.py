@@ -730,22 +730,21 @@ class ClusterServer:
         if name in self._held and old == value and type(old) is type(value):
             return
         self._values[name] = value
-        listeners = self._listeners
-        if isinstance(listeners, tuple):
-            for listener in listeners:
-                listener(self, name, old, value)
-        else:
-            listeners(self, name, old, value)
+        self._tell(name, old, value)
 
     def notify(self, name: str, old: Any, new: Any) -> None:
         """Announce a change of a live (sourced) attribute."""
         if old != new or type(old) is not type(new):
-            listeners = self._listeners
-            if isinstance(listeners, tuple):
-                for listener in listeners:
-                    listener(self, name, old, new)
-            else:
-                listeners(self, name, old, new)
+            self._tell(name, old, new)
+
+    def _tell(self, name: str, old: Any, new: Any) -> None:
+        """Tell its listeners of a change: its sole one (its endpoint, in practice) or each, in order."""
+        listeners = self._listeners
+        if isinstance(listeners, tuple):
+            for listener in listeners:
+                listener(self, name, old, new)
+        else:
+            listeners(self, name, old, new)
 
     # ----------------------------------------------------------------------------- scenes
     def scene_values(self) -> dict[str, Any]:
