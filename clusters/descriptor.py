@@ -145,7 +145,7 @@ class FixedDescriptorServer(DescriptorServer):
         raise AssertionError("a Descriptor shared by endpoints of one shape never changes")
 
 
-# (its values as copied, features, device types, server names, parts) → the Descriptor of endpoints of that shape
+# (its values as copied, features, device types, parts, server names…) → the Descriptor of endpoints of that shape
 _FIXED: dict[tuple[Any, ...], FixedDescriptorServer] = {}
 
 
@@ -158,8 +158,10 @@ def share_fixed_descriptor(endpoint: Endpoint) -> None:
     built = endpoint.clusters.get("Descriptor")
     if type(built) is not DescriptorServer or not built.as_copied_on(endpoint):
         return
-    shape = (tuple(endpoint.device_types), tuple(endpoint.clusters), tuple(endpoint.parts))
-    key = (built._held, built.feature_map, *shape)
+    parts = endpoint.parts
+    if type(parts) is not tuple:  # a list: it may change (a device's endpoints have a tuple)
+        return
+    key = (built._held, built.feature_map, endpoint.device_types, parts, *endpoint.clusters)
     shared = _FIXED.get(key)
     if shared is None:
         shared = _FIXED[key] = FixedDescriptorServer(built)
