@@ -43,9 +43,14 @@ class HostingEndpoint(Protocol):
     the dependency runs one way, from the endpoint to its servers)."""
 
     endpoint_id: int
-    device_types: Sequence[tuple[int, int]]  # (device type id, revision)
-    parts: Sequence[int]
     clusters: dict[str, ClusterServer]
+    runtime: Runtime | None  # its servers' (they hold none of their own)
+
+    @property
+    def device_types(self) -> Sequence[tuple[int, int]]: ...  # (device type id, revision)
+
+    @property
+    def parts(self) -> Sequence[int]: ...
 
     def find(self, name: str) -> ClusterServer | None: ...
 
@@ -150,10 +155,23 @@ def command(
     return mark
 
 
-# Shared stand-ins for a server's sources and event listeners until it gets its first (most never do): never
-# mutated, replaced by a list or dict of the server's own on first use — a home holds hundreds of servers.
-_NONE_YET: dict[str, Callable[[], Any]] = {}
-_NONE_YET_LIST: list[Any] = []
+class _RareHooks:
+    """What few servers get: live sources (bound by room physics and the like) and event listeners (the Matter and
+    MQTT faces). One slot of the server for both: a home holds hundreds of servers, most with neither, which share
+    :data:`_NO_HOOKS` until their first (then they take hooks of their own, each part shared empty until used)."""
+
+    __slots__ = ("event_listeners", "sources")
+
+    def __init__(self) -> None:
+        self.sources: dict[str, Callable[[], Any]] = _NO_SOURCES
+        self.event_listeners: list[EventListener] = _NO_EVENT_LISTENERS
+
+
+# Shared empty stand-ins, never changed: a server's hooks take their own dict or list on first use
+_NO_SOURCES: dict[str, Callable[[], Any]] = {}
+_NO_EVENT_LISTENERS: list[EventListener] = []
+# The hooks of every server that has none (never changed: a server takes its own ``_RareHooks`` first)
+_NO_HOOKS = _RareHooks()
 _ABSENT = object()  # a name a server holds no value for (None is a value)
 # Values a server's current value of the same type and equal stands for on restore (already checked when stored)
 _PLAIN_SCALARS = (bool, int, str)
@@ -251,18 +269,11 @@ class ClusterServer:
     stored in ``_values``, the server's own values object).
 
     A home holds hundreds of servers: the base's state is in slots, and every subclass declares the attributes it
-    adds in ``__slots__`` (no instance dict); a class without still works (``copy_as_built`` copies its dict)."""
+    adds in ``__slots__`` (no instance dict); a class without still works (``copy_as_built`` copies its dict). Its
+    runtime is its endpoint's; its change listeners are one callable (its endpoint's, shared by the endpoint's
+    servers) or a tuple of them; its rarely set sources and event listeners share one slot (``_hooks``)."""
 
-    __slots__ = (
-        "_event_listeners",
-        "_held",
-        "_listeners",
-        "_sources",
-        "_write_mark",
-        "endpoint",
-        "feature_map",
-        "runtime",
-    )
+    __slots__ = ("_held", "_hooks", "_listeners", "_write_mark", "endpoint", "feature_map")
 
     cluster_name: ClassVar[str]
     revision: ClassVar[int]
@@ -331,11 +342,9 @@ class ClusterServer:
     def __init__(self, *, features: int | None = None, values: Mapping[str, Any] | None = None) -> None:
         self.feature_map = self.default_features if features is None else features
         self._held = AttributeValues(self.initial_values())  # shared until changed (copy on write)
-        self._sources: dict[str, Callable[[], Any]] = _NONE_YET  # most servers never bind one (memory per home)
-        self._listeners: tuple[ChangeListener, ...] = ()  # one in practice: the endpoint's
-        self._event_listeners: list[EventListener] = _NONE_YET_LIST
+        self._hooks = _NO_HOOKS  # most servers never bind a source or get an event listener (memory per home)
+        self._listeners: ChangeListener | tuple[ChangeListener, ...] = ()  # one in practice: the endpoint
         self.endpoint: HostingEndpoint | None = None
-        self.runtime: Runtime | None = None
         self._write_mark: WriteMark | None = None  # watch_writes: carried to its own values when it takes them
         for name, value in (values or {}).items():
             self.restore(name, value)
@@ -352,7 +361,8 @@ class ClusterServer:
         """What :meth:`copy_as_built` copies of this server's own attributes — (name, value, whether the copy gets a
         new empty one) each — or None when it cannot be copied so. Holds while the server does not change: a
         catalogue entry keeps its prepared server's plan and copies by it (``copy_by``) without checking again."""
-        if self.endpoint is not None or self._sources or self._listeners or self._event_listeners:
+        hooks = self._hooks
+        if self.endpoint is not None or hooks.sources or self._listeners or hooks.event_listeners:
             return None
         slots, has_dict = _own_layout(type(self))
         own = self._own_attributes() if slots or has_dict else {}
@@ -372,15 +382,26 @@ class ClusterServer:
         copied = object.__new__(type(self))
         copied.feature_map = self.feature_map
         copied._held = self._held
-        copied._sources = _NONE_YET
+        copied._hooks = _NO_HOOKS
         copied._listeners = ()
-        copied._event_listeners = _NONE_YET_LIST
         copied._write_mark = None
         copied.endpoint = None
-        copied.runtime = None
         for name, value, fresh in plan:  # into its slots (or, without, one by one: compact key-sharing attributes)
             setattr(copied, name, type(value)() if fresh else value)
         return copied
+
+    def as_copied_on(self, endpoint: HostingEndpoint) -> bool:
+        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads the values
+        it was copied with, binds no source, has no event listener and no watcher of its writes, and ``endpoint``,
+        which it is attached to, is its one change listener."""
+        listeners: object = self._listeners
+        return (
+            type(self._held) is _SharedValues
+            and self._hooks is _NO_HOOKS
+            and listeners is endpoint
+            and self.endpoint is endpoint
+            and self._write_mark is None
+        )
 
     def _own_attributes(self) -> dict[str, Any]:
         """The attributes a subclass keeps besides the base's, set so far: its slots' (every server class of the
@@ -446,11 +467,11 @@ class ClusterServer:
     def _attribute_layout(self) -> tuple[tuple[str, ...], list[int]]:
         """(attribute_names, AttributeList) for the attributes this instance holds now — shared by every server
         of its class holding the same ones (snapshots and wildcard reads ask for them on every server)."""
-        key = (type(self), tuple(self._held.table), tuple(self._sources))  # the table holds every name
+        key = (type(self), tuple(self._held.table), tuple(self._hooks.sources))  # the table holds every name
         layout = _ATTRIBUTE_LAYOUTS.get(key)
         if layout is None:
             attributes = self._model.attributes
-            own = [a for a in attributes if a in self._held or a in self._sources]
+            own = [a for a in attributes if a in self._held or a in self._hooks.sources]
             names = tuple(
                 [a for a in own if a not in GLOBAL_ATTRIBUTE_IDS] + [a for a in GLOBAL_ATTRIBUTE_IDS if a in attributes]
             )
@@ -458,7 +479,7 @@ class ClusterServer:
         return layout
 
     def has_attribute(self, name: str) -> bool:
-        return name in GLOBAL_ATTRIBUTE_IDS or name in self._held or name in self._sources
+        return name in GLOBAL_ATTRIBUTE_IDS or name in self._held or name in self._hooks.sources
 
     def command_names(self) -> list[str]:
         return [n for n in self._commands_by_id if self.accepts(n)]
@@ -488,28 +509,55 @@ class ClusterServer:
 
     # ----------------------------------------------------------------------------- binding
     def attach(self, endpoint: HostingEndpoint, runtime: Runtime | None) -> None:
+        """Sit on ``endpoint``, whose runtime (``runtime``, which it holds) is the server's from now on."""
+        if runtime is not endpoint.runtime:
+            raise AssertionError(f"{self.cluster_name}: attached with a runtime its endpoint does not hold")
         self.endpoint = endpoint
-        self.runtime = runtime
         self.on_attach()
+
+    @property
+    def runtime(self) -> Runtime | None:
+        """Its endpoint's runtime (None before it is attached): one per endpoint, not one per server."""
+        endpoint = self.endpoint
+        return None if endpoint is None else endpoint.runtime
 
     def on_attach(self) -> None:
         """Hook: called once the server sits on an endpoint (siblings and runtime available)."""
 
     def add_listener(self, listener: ChangeListener) -> None:
-        self.add_listeners((listener,))
+        """Be told of changes by ``listener``, after those it has: a server's first is kept as it is, no tuple (an
+        endpoint is its servers' one listener in practice, and a home holds hundreds of endpoints)."""
+        held = self._listeners
+        if type(held) is tuple and not held:
+            self._listeners = listener
+        else:
+            self.add_listeners((listener,))
 
     def add_listeners(self, listeners: tuple[ChangeListener, ...]) -> None:
-        """Be told of changes by each of ``listeners``: a server with none yet keeps the tuple itself (an endpoint
-        hands one tuple to all its servers)."""
-        self._listeners = (*self._listeners, *listeners) if self._listeners else listeners
+        """Be told of changes by each of ``listeners``, after those it has, in order."""
+        held = self._listeners
+        before = held if type(held) is tuple else (held,)
+        self._listeners = (*before, *listeners)
+
+    @property
+    def _sources(self) -> Mapping[str, Callable[[], Any]]:
+        """Its live sources by attribute name (``bind_source``), for a subclass to read."""
+        return self._hooks.sources
+
+    def _own_hooks(self) -> _RareHooks:
+        hooks = self._hooks
+        if hooks is _NO_HOOKS:
+            hooks = self._hooks = _RareHooks()
+        return hooks
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
         """Make ``name`` a live value read from ``source`` (e.g. a sensor fed by room physics)."""
         if name not in self._model.attributes:
             raise HomeError.refused(Status.UNSUPPORTED_ATTRIBUTE, f"{self.cluster_name} has no attribute {name!r}")
-        if self._sources is _NONE_YET:
-            self._sources = {}
-        self._sources[name] = source
+        hooks = self._own_hooks()
+        if hooks.sources is _NO_SOURCES:
+            hooks.sources = {}
+        hooks.sources[name] = source
         self._values.pop(name, None)
 
     def now(self) -> float:
@@ -519,8 +567,8 @@ class ClusterServer:
 
     # ----------------------------------------------------------------------------- reads
     def read(self, name: str) -> Any:
-        source = self._sources.get(name)
-        if source is not None:
+        hooks = self._hooks
+        if hooks is not _NO_HOOKS and (source := hooks.sources.get(name)) is not None:
             return source()
         values = self._held  # AttributeValues.get, inlined: snapshots read every attribute of every server
         changed = values.changed
@@ -573,7 +621,7 @@ class ClusterServer:
         if plan.own is None:  # a class with live values of its own (ColorControl's moves), or a stored global
             found = [self.read(name) for name in plan.names]
         else:
-            sources, values = self._sources, self._held
+            sources, values = self._hooks.sources, self._held
             if sources:
                 found = [values[name] if (source := sources.get(name)) is None else source() for name in plan.own]
             else:
@@ -598,16 +646,16 @@ class ClusterServer:
         self._write_mark = mark
         if type(self._held) is not _SharedValues:  # shared values are never written: the mark goes to its own
             self._held.mark = mark  # values when it takes them (``_values``), so watching keeps the sharing
-        return bool(self._sources) or type(self).read is not ClusterServer.read
+        return bool(self._hooks.sources) or type(self).read is not ClusterServer.read
 
     def _read_plan(self) -> _ReadPlan:
         """How ``read_all`` reads this server: shared by every server of its class with the same features and the
         same stored and sourced attributes (a handful of shapes per process)."""
-        key = (type(self), self.feature_map, tuple(self._held), tuple(self._sources))
+        key = (type(self), self.feature_map, tuple(self._held), tuple(self._hooks.sources))
         plan = _READ_PLANS.get(key)
         if plan is None:
             names = self._attribute_layout()[0]
-            own = tuple(name for name in names if name in self._held or name in self._sources)
+            own = tuple(name for name in names if name in self._held or name in self._hooks.sources)
             live_reads = type(self).live_reads
             overridden = type(self).read is not ClusterServer.read and not live_reads
             general = overridden or names[: len(own)] != own
@@ -660,7 +708,7 @@ class ClusterServer:
                 f"{self.cluster_name} has no attribute {name!r}",
                 allowed=self.attribute_names(),
             )
-        if name in self._sources:
+        if name in self._hooks.sources:
             return  # live values are owned by their source
         if value is None and model.type.optional and not model.type.nullable:
             # null for an optional, non-nullable attribute means "not implemented" (SimuHome writes
@@ -682,14 +730,21 @@ class ClusterServer:
         if name in self._held and old == value and type(old) is type(value):
             return
         self._values[name] = value
-        for listener in self._listeners:
-            listener(self, name, old, value)
+        self._tell(name, old, value)
 
     def notify(self, name: str, old: Any, new: Any) -> None:
         """Announce a change of a live (sourced) attribute."""
         if old != new or type(old) is not type(new):
-            for listener in self._listeners:
+            self._tell(name, old, new)
+
+    def _tell(self, name: str, old: Any, new: Any) -> None:
+        """Tell its listeners of a change: its sole one (its endpoint, in practice) or each, in order."""
+        listeners = self._listeners
+        if isinstance(listeners, tuple):
+            for listener in listeners:
                 listener(self, name, old, new)
+        else:
+            listeners(self, name, old, new)
 
     # ----------------------------------------------------------------------------- scenes
     def scene_values(self) -> dict[str, Any]:
@@ -708,13 +763,15 @@ class ClusterServer:
 
     def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
         """Be told of every event this server emits; returns a function that stops it."""
-        if self._event_listeners is _NONE_YET_LIST:
-            self._event_listeners = []
-        self._event_listeners.append(listener)
+        hooks = self._own_hooks()
+        if hooks.event_listeners is _NO_EVENT_LISTENERS:
+            hooks.event_listeners = []
+        listeners = hooks.event_listeners
+        listeners.append(listener)
 
         def remove() -> None:
-            if listener in self._event_listeners:
-                self._event_listeners.remove(listener)
+            if listener in listeners:
+                listeners.remove(listener)
 
         return remove
 
@@ -722,7 +779,7 @@ class ClusterServer:
         """Record an occurrence of one of ``events`` (fields by chip label); listeners log it."""
         if name not in self.supported_events():
             raise AssertionError(f"{self.cluster_name} emits {name!r} but does not declare it")
-        for listener in list(self._event_listeners):
+        for listener in list(self._hooks.event_listeners):
             listener(self, name, dict(fields), priority)
 
     # ----------------------------------------------------------------------------- commands

@@ -7,12 +7,16 @@ they are always consistent with it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import clusters.official as Objects
-from clusters.attribute_values import WriteMark
-from clusters.base import ClusterServer
+from clusters.attribute_values import AttributeValues, WriteMark
+from clusters.base import ChangeListener, ClusterServer, EventListener, HostingEndpoint, _SharedValues
 from clusters.values import coerce
+
+if TYPE_CHECKING:
+    from clusters.endpoint import Endpoint
+    from clusters.runtime import Runtime
 
 Feature = Objects.Descriptor.Bitmaps.Feature
 
@@ -95,3 +99,70 @@ FROM_ENDPOINT: dict[str, Callable[[DescriptorServer], Any]] = {
     "PartsList": DescriptorServer._parts,
 }
 DescriptorServer.live_reads = frozenset(FROM_ENDPOINT)  # read_all asks read() for these alone
+
+
+class FixedDescriptorServer(DescriptorServer):
+    """The Descriptor of every endpoint of one fixed shape — the same device types, servers, parts, client list and
+    tags —, one per shape in a process (:func:`share_fixed_descriptor`): its lists are stored values, read from the
+    endpoint it was made from. It sits on no endpoint and never changes (a change through it would change every
+    endpoint's): a different value restored, a listener, an event listener or a source is refused (AssertionError);
+    writes are refused as on any Descriptor (read-only) and the lists from the endpoint stay as they were."""
+
+    __slots__ = ()
+
+    read = ClusterServer.read  # stored values only: read_all reads them in one pass
+    live_reads = frozenset()
+
+    def __init__(self, built: DescriptorServer) -> None:
+        ClusterServer.__init__(self, features=built.feature_map)  # not DescriptorServer's: nothing to restore
+        self._held = _SharedValues({name: built.read(name) for name in built._held})
+
+    @property
+    def _values(self) -> AttributeValues:
+        raise AssertionError("a Descriptor shared by endpoints of one shape never changes")
+
+    def restore(self, name: str, value: Any) -> None:
+        if name in FROM_ENDPOINT:
+            return  # owned by the endpoints, as on an attached Descriptor
+        super().restore(name, value)  # the value it holds already, else refused (``_values``)
+
+    def watch_writes(self, mark: WriteMark) -> bool:
+        return False  # never written: nothing to raise the mark, and the mark of no one home is kept
+
+    def attach(self, endpoint: HostingEndpoint, runtime: Runtime | None) -> None:
+        raise AssertionError("a Descriptor shared by endpoints of one shape sits on none of them")
+
+    def add_listeners(self, listeners: tuple[ChangeListener, ...]) -> None:
+        raise AssertionError("a Descriptor shared by endpoints of one shape never changes: nothing to listen to")
+
+    def add_listener(self, listener: ChangeListener) -> None:
+        self.add_listeners((listener,))
+
+    def add_event_listener(self, listener: EventListener) -> Callable[[], None]:
+        raise AssertionError("a Descriptor emits no events")
+
+    def bind_source(self, name: str, source: Callable[[], Any]) -> None:
+        raise AssertionError("a Descriptor shared by endpoints of one shape never changes")
+
+
+# (its values as copied, features, device types, parts, server names…) → the Descriptor of endpoints of that shape
+_FIXED: dict[tuple[Any, ...], FixedDescriptorServer] = {}
+
+
+def share_fixed_descriptor(endpoint: Endpoint) -> None:
+    """Give ``endpoint`` — attached, and fixed from now on (its device types, servers and parts: a device's) — the
+    Descriptor every endpoint of its shape shares, when its own is still as copied from its catalogue entry (nothing
+    restored, listened to or bound): a home holds one Descriptor per endpoint, and they are the same for every home
+    built from one catalogue. Its reads give the same values (new objects no longer: stored values are never changed
+    in place by a reader, as for any server)."""
+    built = endpoint.clusters.get("Descriptor")
+    if type(built) is not DescriptorServer or not built.as_copied_on(endpoint):
+        return
+    parts = endpoint.parts
+    if type(parts) is not tuple:  # a list: it may change (a device's endpoints have a tuple)
+        return
+    key = (built._held, built.feature_map, endpoint.device_types, parts, *endpoint.clusters)
+    shared = _FIXED.get(key)
+    if shared is None:
+        shared = _FIXED[key] = FixedDescriptorServer(built)
+    endpoint.clusters["Descriptor"] = shared

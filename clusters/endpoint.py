@@ -11,14 +11,26 @@ from clusters.status import HomeError, Status
 
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 Watcher = Callable[[Any, Any], None]
-# Shared stand-in until an endpoint's first watcher (most never get one): never mutated.
-_NO_WATCHERS: dict[tuple[str, str], tuple[Watcher, ...]] = {}
-# The (cluster, attribute) keys watched, one tuple per pair in use: every home's endpoints watch the same few.
-_WATCHED: dict[tuple[str, str], tuple[str, str]] = {}
+# An endpoint's watchers: (cluster, attribute, callback) each, in the order they came — a flat tuple rather than a
+# dict of tuples: an endpoint has none (most) or a few, and a home holds hundreds of endpoints.
+Watchers = tuple[tuple[str, str, Watcher], ...]
 
 
 class _ClusterMapHolder:
     """What an endpoint's map of its servers is the instance dict of (see :func:`_cluster_map`)."""
+
+
+# An endpoint's (device types, parts), one tuple per distinct pair of tuples in use (a handful per process): its
+# device types are a catalogue entry's tuple, its parts () but on a device's endpoint 0
+_Kind = tuple[Sequence[tuple[int, int]], Sequence[int]]
+_KINDS: dict[_Kind, _Kind] = {}
+
+
+def _kind(device_types: Sequence[tuple[int, int]], parts: Sequence[int]) -> _Kind:
+    kind = (device_types, parts)
+    if type(parts) is not tuple:  # a list given (the bridge's, whose parts change): the endpoint's own
+        return kind
+    return _KINDS.setdefault(kind, kind)
 
 
 # Endpoints with the same cluster names, in order (a catalogue entry's) → the holder class their maps share keys in
@@ -42,30 +54,43 @@ class Endpoint:
     """Its servers' change listener is the endpoint itself (it is callable as one): a home holds hundreds of
     endpoints, so no bound method each; slots, and shared empty stand-ins until first used."""
 
-    __slots__ = ("_sinks", "_watchers", "clusters", "device_types", "endpoint_id", "parts")
+    __slots__ = ("_kind", "_sinks", "_watchers", "clusters", "endpoint_id", "runtime")
 
     def __init__(
         self, endpoint_id: int, device_types: Iterable[tuple[int, int]], clusters: Iterable[ClusterServer]
     ) -> None:
         self.endpoint_id = endpoint_id
         # (device type id, revision): a catalogue entry's own tuple, shared by every endpoint built from it
-        self.device_types: Sequence[tuple[int, int]] = (
-            device_types if isinstance(device_types, tuple) else tuple(device_types)
-        )
+        kinds = device_types if isinstance(device_types, tuple) else tuple(device_types)
+        self._kind = _kind(kinds, ())
         servers = tuple(clusters)
         names = tuple(server.cluster_name for server in servers)
         if len(set(names)) != len(names):
             twice = next(name for i, name in enumerate(names) if name in names[:i])
             raise ValueError(f"endpoint {endpoint_id} has {twice} twice")
         self.clusters: dict[str, ClusterServer] = _cluster_map(names, servers)
-        self.parts: Sequence[int] = ()
-        self._watchers = _NO_WATCHERS
-        self._sinks: tuple[EndpointListener, ...] = ()
-        listeners = (self,)  # one tuple for every server of the endpoint
+        self._watchers: Watchers = ()
+        self._sinks: EndpointListener | tuple[EndpointListener, ...] = ()  # one in practice: its device
+        self.runtime: Runtime | None = None  # its servers' runtime once attached
         for server in self.clusters.values():
-            server.add_listeners(listeners)
+            server.add_listener(self)  # the endpoint itself, no tuple: a home holds hundreds of endpoints
+
+    @property
+    def device_types(self) -> Sequence[tuple[int, int]]:
+        """(device type id, revision) of each device type it implements."""
+        return self._kind[0]
+
+    @property
+    def parts(self) -> Sequence[int]:
+        """The endpoints it is made of (a node's endpoint 0: every other)."""
+        return self._kind[1]
+
+    @parts.setter
+    def parts(self, parts: Sequence[int]) -> None:
+        self._kind = _kind(self._kind[0], parts)
 
     def attach(self, runtime: Runtime | None) -> None:
+        self.runtime = runtime
         for server in self.clusters.values():
             server.attach(self, runtime)
 
@@ -84,23 +109,32 @@ class Endpoint:
 
     def watch(self, cluster: str, attribute: str, callback: Watcher) -> None:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
-        if self._watchers is _NO_WATCHERS:
-            self._watchers = {}
-        key = (cluster, attribute)
-        key = _WATCHED.setdefault(key, key)
-        self._watchers[key] = (*self._watchers.get(key, ()), callback)
+        self._watchers = (*self._watchers, (cluster, attribute, callback))
 
     def add_sink(self, sink: EndpointListener) -> None:
-        self.add_sinks((sink,))
+        """Tell ``sink`` of every change, after the sinks it has: an endpoint's first is kept as it is, no tuple (its
+        device is its one sink in practice, and a home holds hundreds of endpoints)."""
+        held = self._sinks
+        if isinstance(held, tuple) and not held:
+            self._sinks = sink
+        else:
+            self.add_sinks((sink,))
 
     def add_sinks(self, sinks: tuple[EndpointListener, ...]) -> None:
-        """Tell each of ``sinks`` of every change: an endpoint with none yet keeps the tuple itself (a device hands
-        one tuple to all its endpoints)."""
-        self._sinks = (*self._sinks, *sinks) if self._sinks else sinks
+        """Tell each of ``sinks`` of every change, after the sinks it has, in order."""
+        held = self._sinks
+        self._sinks = (*held, *sinks) if isinstance(held, tuple) else (held, *sinks)
 
     def __call__(self, server: ClusterServer, attribute: str, old: Any, new: Any) -> None:
         """A change on one of its servers (the endpoint is their listener)."""
-        for sink in self._sinks:
-            sink(self.endpoint_id, server.cluster_name, attribute, old, new)
-        for callback in self._watchers.get((server.cluster_name, attribute), ()):
-            callback(old, new)
+        sinks = self._sinks
+        if isinstance(sinks, tuple):
+            for sink in sinks:
+                sink(self.endpoint_id, server.cluster_name, attribute, old, new)
+        else:
+            sinks(self.endpoint_id, server.cluster_name, attribute, old, new)
+        if self._watchers:
+            cluster_name = server.cluster_name
+            for cluster, watched, callback in self._watchers:  # those of one (cluster, attribute) in their order
+                if watched == attribute and cluster == cluster_name:
+                    callback(old, new)

@@ -8,6 +8,7 @@ from typing import Any
 
 from clusters import ClusterServer, Endpoint, HomeError, server_class
 from clusters.basic_information import BasicInformationServer, DeviceIdentity
+from clusters.descriptor import share_fixed_descriptor
 from clusters.device_types import ROOT_NODE
 from clusters.runtime import Runtime
 from emulator.catalogue.spec import ClusterSpec, DeviceTypeSpec
@@ -45,8 +46,8 @@ def _product_information(spec: DeviceTypeSpec, identity: DeviceIdentity) -> Clus
     return basic
 
 
-# A device's endpoint 0 PartsList, one tuple per distinct list of endpoints (a handful per process)
-_SHARED_PARTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+# Endpoint 0's device types, one tuple for every device (an endpoint keeps the tuple it is given)
+_ROOT_DEVICE_TYPES = (ROOT_NODE,)
 
 
 class Device:
@@ -69,7 +70,7 @@ class Device:
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
         basic = _product_information(spec, DeviceIdentity(device_id, initial_node_label(device_id, name)))
-        self.endpoints[0] = Endpoint(0, (ROOT_NODE,), [basic, DEFAULT_DESCRIPTOR.build()])
+        self.endpoints[0] = Endpoint(0, _ROOT_DEVICE_TYPES, [basic, DEFAULT_DESCRIPTOR.build()])
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
@@ -77,11 +78,9 @@ class Device:
             self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
                 endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
             )
-        parts = tuple(sorted(e for e in self.endpoints if e != 0))
-        self.endpoints[0].parts = _SHARED_PARTS.setdefault(parts, parts)
-        forward = (self,)  # one tuple for every endpoint of the device
+        self.endpoints[0].parts = tuple(sorted(e for e in self.endpoints if e != 0))  # a tuple: shared (Endpoint)
         for endpoint in self.endpoints.values():
-            endpoint.add_sinks(forward)
+            endpoint.add_sink(self)  # the device itself, no tuple: a home holds dozens of devices
 
     @property
     def view(self) -> DeviceView:
@@ -95,8 +94,11 @@ class Device:
         return self.spec.name
 
     def attach(self, runtime: Runtime) -> None:
+        """Attach its endpoints to ``runtime``; from now on they are fixed (a device whose endpoints change is a new
+        Device), so each takes the Descriptor every endpoint of its shape shares."""
         for endpoint in self.endpoints.values():
             endpoint.attach(runtime)
+            share_fixed_descriptor(endpoint)
         if isinstance(runtime, VirtualClock):
             self.behaviour = tuple(attach_role_behaviour(self.spec.name, self.spec.roles, self.endpoints, runtime))
 

@@ -186,7 +186,7 @@ def test_restoring_the_value_a_server_holds_changes_nothing_and_skips_no_refusal
     for device in fabric.devices():
         for endpoint in device.endpoints.values():
             for server in endpoint.clusters.values():
-                for name, value in server._values.items():
+                for name, value in server._held.items():  # its values as read (a shared server has no own)
                     if type(value) in (bool, int, str):
                         coerced = coerce(value, server.model.attributes[name].type, name)
                         assert type(coerced) is type(value) and coerced == value, (server, name)

@@ -5,12 +5,18 @@ the diff of two snapshots."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import pytest
 
 import clusters.base as cluster_base
+from clusters import Endpoint
+from clusters.descriptor import DescriptorServer
+from clusters.device_types import ROOT_NODE
+from clusters.on_off import OnOffServer
 from emulator.catalogue import CATALOGUE
+from emulator.clock import VirtualClock
 from emulator.emulated_home import EmulatedHome
 from tests.emulator.helpers import MOVING_COMMANDS, every_type_home, fabric
 
@@ -101,18 +107,16 @@ def test_a_moving_colour_shows_its_value_now_in_every_snapshot():
 
 
 def test_the_descriptor_lists_are_read_live_in_the_one_pass():
-    """The Descriptor derives DeviceTypeList/ServerList/PartsList from its endpoint (its live_reads): read_all reads
-    the rest in one pass and asks ``read`` for those three alone, so a part added later shows at once."""
-    home = _every_type_home()
-    descriptor = home.device("heat_pump").cluster(0, "Descriptor")
+    """A Descriptor on an endpoint that may still change (the Matter bridge's root and aggregator) derives
+    DeviceTypeList/ServerList/PartsList from it (its live_reads): read_all reads the rest in one pass and asks ``read``
+    for those three alone, so a part added later shows at once. (A device's endpoints are fixed once attached: they
+    share a FixedDescriptorServer, tests/emulator/test_shared_structure.py.)"""
+    descriptor = DescriptorServer()
+    endpoint = Endpoint(0, [ROOT_NODE], [descriptor, OnOffServer()])
+    endpoint.parts = (1, 2)
+    endpoint.attach(VirtualClock(datetime(2025, 8, 23, 9)))
     assert descriptor._read_plan().own is not None and len(descriptor._read_plan().live) == 3
-    endpoint = descriptor.endpoint
-    assert endpoint is not None
     before = descriptor.read_all()
-    assert before["PartsList"] == descriptor.read("PartsList") != []
-    parts = endpoint.parts
-    endpoint.parts = [*parts, 99]
-    try:
-        assert descriptor.read_all()["PartsList"] == [*before["PartsList"], 99]
-    finally:
-        endpoint.parts = parts
+    assert before["PartsList"] == descriptor.read("PartsList") == [1, 2]
+    endpoint.parts = [1, 2, 99]
+    assert descriptor.read_all()["PartsList"] == [1, 2, 99]

@@ -104,6 +104,7 @@ class BridgeEndpoint:
     device_endpoint: int | None = None
     own: set[str] = field(default_factory=set)  # cluster names served by the bridge itself
     parts: list[int] = field(default_factory=list)
+    runtime: Runtime | None = None  # its own servers' (none: the bridge's servers keep no timers)
 
 
 class EndpointMap:
