@@ -2,7 +2,9 @@
 
 * ``homes``: for each tier (``simuhome`` — SimuHome's home shape, ~31 devices —, ``complex``, ``stress``), a fresh
   process generates N home configs, builds one home (so every module and shared table is loaded), then builds
-  N more and reports the RSS growth per extra home (``mib_per_home``), after a ``gc.collect()`` each side.
+  N more and reports the RSS growth per extra home (``mib_per_home``), after a ``gc.collect()`` each side, per
+  device (``kib_per_device``) and for a home of 31 devices at that cost (``mib_per_31_device_home``: the size the
+  memory target names; generated SimuHome-shaped homes hold 27–28 on average).
 * ``commands``: each command run for real in its own process, its RSS read from ``/proc/PID/status``:
   ``bench run`` (the oracle over 2 generated episodes) when its runner starts (``rss_at_run_mib``: the imports a
   run needs before its first episode) and at its peak (``peak_rss_mib``); ``serve`` (Matter only, and with
@@ -38,6 +40,7 @@ PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "py
 
 TIERS = {"simuhome": 1.0, "complex": 0.25, "stress": 0.05}  # tier → fraction of --homes built (stress is large)
 CONSOLE = Path(PYTHON).parent / "homefabric"
+REFERENCE_DEVICES = 31  # the home size issue 24's memory target names
 SETTLE_S = 0.5  # after a server says it is ready, before its RSS is read
 
 
@@ -73,6 +76,8 @@ def homes_of(tier: str, count: int) -> dict[str, Any]:
         "rss_after_mib": round(after, 1),
         "mib_per_home": round((after - before) / len(homes), 4),
         "kib_per_device": round((after - before) * 1024 / len(homes) / devices, 2),
+        # the issue's target is per 31-device home (SimuHome's published homes hold 19–33): the same per-device cost
+        "mib_per_31_device_home": round((after - before) / len(homes) / devices * REFERENCE_DEVICES, 4),
         "first": first.name,
     }
 
@@ -325,7 +330,8 @@ def main() -> int:
         for tier, figures in results["homes"].items():
             print(
                 f"{tier:9s} {figures['devices_per_home']:7.1f} devices: {figures['mib_per_home']:.3f} MiB per "
-                f"extra home ({figures['kib_per_device']:.1f} KiB per device)"
+                f"extra home ({figures['kib_per_device']:.2f} KiB per device, "
+                f"{figures['mib_per_31_device_home']:.3f} MiB per {REFERENCE_DEVICES}-device home)"
             )
         for command, figures in results["commands"].items():
             print(f"{command:14s} {figures}")
