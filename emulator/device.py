@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar, overload
 
 from clusters import ClusterServer, Endpoint, HomeError, server_class
 from clusters.basic_information import BasicInformationServer, DeviceIdentity
@@ -23,6 +23,13 @@ DEFAULT_DESCRIPTOR = ClusterSpec("Descriptor")
 def initial_node_label(device_id: str, name: str | None) -> str:
     """A device's BasicInformation.NodeLabel when it is made: its name, else its id (Matter allows 32 chars)."""
     return (name or device_id)[:32]
+
+
+@functools.lru_cache(maxsize=4096)  # generated homes (and homes built from one config) repeat their devices
+def device_identity(device_id: str, name: str | None) -> DeviceIdentity:
+    """A device's identity as made: one object for every home's device of this id and name (it never changes; a
+    write of NodeLabel is kept by the device's server, not here)."""
+    return DeviceIdentity(device_id, initial_node_label(device_id, name))
 
 
 def _product_information(spec: DeviceTypeSpec, identity: DeviceIdentity) -> ClusterServer:
@@ -49,6 +56,58 @@ def _product_information(spec: DeviceTypeSpec, identity: DeviceIdentity) -> Clus
 # Endpoint 0's device types, one tuple for every device (an endpoint keeps the tuple it is given)
 _ROOT_DEVICE_TYPES = (ROOT_NODE,)
 
+_T = TypeVar("_T")
+
+# A device's endpoint ids, one tuple per distinct list of ids in use (one per device type at most)
+_SHARED_IDS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+class EndpointMap(Mapping[int, Endpoint]):
+    """A device's endpoints by id, read-only, in the order they were built (0, then its catalogue entry's).
+
+    Its ids are one tuple shared by every device of the same shape and its endpoints one tuple of its own: some
+    100 bytes where a dict took some 230 (a home holds dozens of devices). A device's endpoints are fixed once
+    built; a device whose endpoints change is a new Device."""
+
+    __slots__ = ("_endpoints", "_ids")
+
+    def __init__(self, endpoints: tuple[Endpoint, ...]) -> None:
+        ids = tuple(endpoint.endpoint_id for endpoint in endpoints)
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"endpoint ids repeat: {ids}")
+        self._ids = _SHARED_IDS.setdefault(ids, ids)
+        self._endpoints = endpoints
+
+    def __getitem__(self, endpoint_id: int) -> Endpoint:
+        ids = self._ids
+        if endpoint_id in ids:
+            return self._endpoints[ids.index(endpoint_id)]
+        raise KeyError(endpoint_id)
+
+    @overload
+    def get(self, endpoint_id: int, /) -> Endpoint | None: ...
+    @overload
+    def get(self, endpoint_id: int, /, default: Endpoint | _T) -> Endpoint | _T: ...
+    def get(self, endpoint_id: int, /, default: object = None) -> object:  # as dict.get: no KeyError on a miss
+        ids = self._ids
+        return self._endpoints[ids.index(endpoint_id)] if endpoint_id in ids else default
+
+    def __contains__(self, endpoint_id: object) -> bool:
+        return endpoint_id in self._ids
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __repr__(self) -> str:
+        return f"EndpointMap({dict(zip(self._ids, self._endpoints, strict=True))!r})"
+
+    def endpoints(self) -> tuple[Endpoint, ...]:
+        """The endpoints in order (as ``values()``, without a view)."""
+        return self._endpoints
+
 
 class Device:
     """One node; it is itself its endpoints' change sink (callable as one: no bound method per device), and hands
@@ -62,24 +121,23 @@ class Device:
         self.spec = spec
         self.room_id = room_id
         self.name = name
-        self.endpoints: dict[int, Endpoint] = {}
         self._sinks: tuple[ChangeSink, ...] = ()
         self._view: DeviceView | None = None
         # What its roles start once attached (emulator/role_behaviour.py): none for most devices.
         self.behaviour: tuple[RoleBehaviour, ...] = ()
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
-        basic = _product_information(spec, DeviceIdentity(device_id, initial_node_label(device_id, name)))
-        self.endpoints[0] = Endpoint(0, _ROOT_DEVICE_TYPES, [basic, DEFAULT_DESCRIPTOR.build()])
+        basic = _product_information(spec, device_identity(device_id, name))
+        root = Endpoint(0, _ROOT_DEVICE_TYPES, [basic, DEFAULT_DESCRIPTOR.build()])
+        built = [root]
         for endpoint_spec in spec.endpoints:
             servers = [c.build() for c in endpoint_spec.clusters]
             if not any(s.cluster_name == "Descriptor" for s in servers):
                 servers.insert(0, DEFAULT_DESCRIPTOR.build())
-            self.endpoints[endpoint_spec.endpoint_id] = Endpoint(
-                endpoint_spec.endpoint_id, endpoint_spec.device_types, servers
-            )
-        self.endpoints[0].parts = tuple(sorted(e for e in self.endpoints if e != 0))  # a tuple: shared (Endpoint)
-        for endpoint in self.endpoints.values():
+            built.append(Endpoint(endpoint_spec.endpoint_id, endpoint_spec.device_types, servers))
+        self.endpoints = EndpointMap(tuple(built))
+        root.parts = tuple(sorted(e for e in self.endpoints if e != 0))  # a tuple: shared (Endpoint)
+        for endpoint in built:
             endpoint.add_sink(self)  # the device itself, no tuple: a home holds dozens of devices
 
     @property
@@ -96,7 +154,7 @@ class Device:
     def attach(self, runtime: Runtime) -> None:
         """Attach its endpoints to ``runtime``; from now on they are fixed (a device whose endpoints change is a new
         Device), so each takes the Descriptor every endpoint of its shape shares."""
-        for endpoint in self.endpoints.values():
+        for endpoint in self.endpoints.endpoints():
             endpoint.attach(runtime)
             share_fixed_descriptor(endpoint)
         if isinstance(runtime, VirtualClock):
@@ -214,7 +272,7 @@ class DeviceView:
 
     @property
     def endpoints(self) -> Mapping[int, Endpoint]:
-        return MappingProxyType(self._device.endpoints)
+        return self._device.endpoints  # read-only itself
 
     def endpoint(self, endpoint_id: int) -> Endpoint:
         return self._device.endpoint(endpoint_id)

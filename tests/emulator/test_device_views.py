@@ -33,3 +33,35 @@ def test_an_added_device_comes_back_as_a_view() -> None:
     home = fabric([("lamp", "on_off_light", "living_room")])
     added = home.add_device(DeviceConfig(id="fan", type="fan", room="living_room"))
     assert isinstance(added, DeviceView) and added is home.device("fan")
+
+
+def test_a_devices_endpoints_are_a_read_only_map_in_build_order() -> None:
+    from clusters import Endpoint
+    from emulator.catalogue import device_type_spec
+    from emulator.device import Device, EndpointMap
+
+    device = Device("purifier", device_type_spec("air_purifier"), "living_room")
+    endpoints = device.endpoints
+    assert isinstance(endpoints, EndpointMap)
+    ids = [0, *(e.endpoint_id for e in device.spec.endpoints)]  # the root first, then the catalogue's order
+    assert list(endpoints) == ids and len(endpoints) == len(ids) and list(endpoints.keys()) == ids
+    assert [e.endpoint_id for e in endpoints.values()] == ids == [e.endpoint_id for e in endpoints.endpoints()]
+    assert [k for k, _ in endpoints.items()] == ids
+    assert all(endpoints[i] is endpoints.get(i) is device.endpoint(i) for i in ids)
+    assert 0 in endpoints and 99 not in endpoints and "0" not in endpoints  # type: ignore[comparison-overlap]
+    assert endpoints.get(99) is None and endpoints.get(99, "none") == "none"
+    assert endpoints.get("1") is None  # type: ignore[call-overload]  # as a dict: a key of another type is not found
+    with pytest.raises(KeyError):
+        endpoints[99]
+    assert endpoints == {i: device.endpoint(i) for i in ids}  # equal to the dict it stands for
+    with pytest.raises(TypeError):
+        endpoints[99] = endpoints[0]
+    with pytest.raises(AttributeError):
+        endpoints.pop(0)  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        endpoints.extra = 1  # type: ignore[attr-defined]  # slots: no instance dict
+    # the ids are one tuple shared by every device of the same shape; the endpoints are each device's own
+    twin = Device("purifier", device_type_spec("air_purifier"), "bedroom")
+    assert twin.endpoints._ids is endpoints._ids and twin.endpoints.endpoints() is not endpoints.endpoints()
+    with pytest.raises(ValueError, match="repeat"):
+        EndpointMap((Endpoint(1, (), []), Endpoint(1, (), [])))
