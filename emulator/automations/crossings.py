@@ -30,6 +30,8 @@ class Watch:
 class CrossingPlanner:
     """Reads state conditions on a home and finds when they will flip (no state of its own)."""
 
+    __slots__ = ("clock", "host")
+
     def __init__(self, host: RuleHost) -> None:
         self.host = host
         self.clock = host.clock

@@ -21,7 +21,7 @@ trigger, conditions, actions and parsed cron shared by all rules that have equal
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from emulator.automations.crossings import CrossingPlanner, Watch
@@ -38,6 +38,8 @@ HISTORY = 200
 
 class _TimeTexts:
     """The time of a tick as text, formatted once for every rule firing (or created) then: one shared string."""
+
+    __slots__ = ("_clock", "_last")
 
     def __init__(self, clock: VirtualClock) -> None:
         self._clock = clock
@@ -60,6 +62,8 @@ class _TimeTexts:
 
 class _Watchers:
     """Which state rules to re-check when a device attribute changes or a room's physics segment restarts."""
+
+    __slots__ = ("by_attribute", "by_device", "by_room")
 
     def __init__(self) -> None:
         self.by_attribute: dict[tuple[str, int, str, str], set[str]] = {}
@@ -89,7 +93,8 @@ class _Watchers:
 
 class AutomationEngine:
     """The rules of one home, run through the narrow ``RuleHost`` view of it. The home calls ``on_attribute``
-    and ``on_segment``; it owns the lock."""
+    and ``on_segment``; it owns the lock. Its history, rule bodies and watchers come with the first firing or rule
+    (most homes have none)."""
 
     def __init__(self, host: RuleHost, *, loop_limit: int = LOOP_LIMIT_PER_SECOND) -> None:
         self.host = host
@@ -98,10 +103,10 @@ class AutomationEngine:
         self.loop_limit = loop_limit
         self.rules: dict[str, StoredRule] = {}  # in creation order
         self.firings = 0
-        self.history: deque[AutomationEvent] = deque(maxlen=HISTORY)
-        self._bodies = RuleBodies()
+        self._history: deque[AutomationEvent] | None = None  # the last HISTORY events, from the first
+        self._bodies: RuleBodies | None = None  # from the first rule
         self._batches: dict[int, set[str]] = {}
-        self._watching = _Watchers()
+        self._watching: _Watchers | None = None  # from the first rule
         self._order = 0
         self._counter = 0
         self.change_listeners: list[Callable[[], None]] = []
@@ -109,6 +114,11 @@ class AutomationEngine:
         self._next_cron: dict[str, int | None] = {}  # rules sharing a schedule plan once per tick: expression → tick
         self._next_cron_tick = -1  # the tick those plans were made at
         self._times = _TimeTexts(host.clock)  # a rule's firing time, formatted once a tick
+
+    @property
+    def history(self) -> Sequence[AutomationEvent]:
+        """The last HISTORY events (firings, loop cuts), oldest first."""
+        return () if self._history is None else self._history
 
     # ------------------------------------------------------------------------------ the rule set
     def new_id(self) -> str:
@@ -124,6 +134,10 @@ class AutomationEngine:
     def add(self, rule: AutomationRule) -> None:
         """Keep a validated rule in its compact form (the model itself is not kept) and start it."""
         self._order += 1
+        if self._bodies is None:
+            self._bodies = RuleBodies()
+        if self._watching is None:
+            self._watching = _Watchers()
         stored = self.rules[rule.id] = StoredRule.of(rule, self._bodies.body_of(rule), self._order)
         trigger = stored.body.state_trigger
         if trigger is not None:
@@ -136,7 +150,7 @@ class AutomationEngine:
         rule = self.rules.pop(rule_id)
         self._stop(rule)
         trigger = rule.body.state_trigger
-        if rule.watch is not None and trigger is not None:
+        if rule.watch is not None and trigger is not None and self._watching is not None:
             self._watching.index(rule_id, rule.watch, trigger.condition, add=False)
         self.notify_changed()
         return rule.to_model()
@@ -256,6 +270,8 @@ class AutomationEngine:
 
     # ------------------------------------------------------------------------------ home hooks
     def on_attribute(self, device_id: str, endpoint: int, cluster: str, attribute: str) -> None:
+        if self._watching is None:
+            return  # no rule yet
         for rule_id in self._watching.of_attribute(device_id, endpoint, cluster, attribute):
             self._recheck(rule_id)
 
@@ -263,6 +279,8 @@ class AutomationEngine:
         """A physics segment of ``variable`` in ``room_id`` restarted: re-plan the rules that follow it
         (unless the variable follows the same map as before, e.g. a light changed and the humidity did not
         care: its trajectory, and so the planned crossing, is unchanged)."""
+        if self._watching is None:
+            return  # no rule yet
         for rule_id in _in_order(self._watching.by_room.get(room_id)):
             rule = self.rules[rule_id]
             watch = rule.watch
@@ -368,7 +386,9 @@ class AutomationEngine:
             tick,
             time_text or self._times.text_at(tick),
         )
-        self.history.append(event)
+        if self._history is None:
+            self._history = deque(maxlen=HISTORY)
+        self._history.append(event)
         self.host.publish_automation(event)
 
 

@@ -20,6 +20,8 @@ class HomeRules:
     """Owns the rule set (through its engine): adding with every device, attribute, room and step checked,
     replacing, enabling, and what the tools and the dashboard show of a rule."""
 
+    __slots__ = ("_check_condition", "_host", "_validate_step", "engine")  # one per home: no instance dict
+
     def __init__(
         self,
         host: RuleHost,

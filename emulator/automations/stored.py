@@ -43,6 +43,8 @@ class RuleBody:
 class RuleBodies:
     """Hands out one ``RuleBody`` per distinct trigger + conditions + actions (kept while a rule uses it)."""
 
+    __slots__ = ("_by_text",)
+
     def __init__(self) -> None:
         self._by_text: weakref.WeakValueDictionary[str, RuleBody] = weakref.WeakValueDictionary()
 
