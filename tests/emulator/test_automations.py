@@ -397,3 +397,26 @@ def test_crossing_stays_exact_while_other_devices_in_the_room_change() -> None:
     crossing = _first_tick(stepped, lambda: stepped.physics.value("bath", "humidity") >= 5120, 36000)
     assert crossing > 605  # after the fan-speed change, among the toggles
     assert [(e.rule_id, e.tick) for e in events if e.kind == "fired"] == [(rule.id, crossing)]
+
+
+def test_a_home_holds_no_rule_machinery_until_its_first_rule_and_keeps_it_after() -> None:
+    f = fabric([("sw", "on_off_light", "hall"), ("lamp", "on_off_light", "hall")])
+    engine = f._automations  # what every home holds (most have no rules): nothing made for rules yet
+    assert (engine._history, engine._bodies, engine._watching) == (None, None, None)
+    assert f.automation_history() == [] and list(engine.history) == []
+    f.invoke("sw", 1, "OnOff", "On")  # a change with no rule: nothing to re-check, nothing made
+    f.advance(1)
+    assert (engine._history, engine._bodies, engine._watching) == (None, None, None)
+    condition = {"device_id": "sw", "path": "1.OnOff.OnOff", "op": "==", "value": False}
+    rule = f.add_automation(
+        {"name": "follow", "trigger": {"kind": "state", "condition": condition}, "actions": [_on("lamp")]}
+    )
+    assert engine._bodies is not None and engine._watching is not None and engine._history is None
+    f.invoke("sw", 1, "OnOff", "Off")
+    f.advance(0)
+    assert [e["rule_id"] for e in f.automation_history()] == [rule.id] and len(engine.history) == 1
+    f.remove_automation(rule.id)  # the machinery stays: a later rule reuses it
+    f.invoke("sw", 1, "OnOff", "On")
+    f.invoke("sw", 1, "OnOff", "Off")
+    f.advance(1)
+    assert len(engine.history) == 1 and not engine._watching.by_attribute[("sw", 1, "OnOff", "OnOff")]
