@@ -111,7 +111,6 @@ class EmulatedHome:
         for room_id in self._devices.rooms:
             self.physics.start(room_id)
         self.physics.segment_listener = self._segment_began
-        self._reports.start(set(self._devices.rooms))  # every room's first segment began above: it may still move
         for rule in config.automations:
             self._rules.add_rule(rule.model_copy(deep=True))
         for workflow in config.workflows:

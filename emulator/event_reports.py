@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Container
+from collections.abc import Callable, Collection
 from typing import Any
 
 from emulator.clock import Timer, VirtualClock, seconds_to_ticks
@@ -26,13 +26,31 @@ class EventReports:
     """Owns the event bus and the sampling of sensor readings for its subscribers.
 
     Sensor readings are reported at every segment boundary of the room physics and, while a room is still
-    moving, at the next reportable change (computed in closed form), bounded by the subscribers' cadence."""
+    moving, at the next reportable change (computed in closed form), bounded by the subscribers' cadence.
+
+    Every home has one: slots, and the set of moving rooms is made when sampling first runs (most homes are never
+    sampled)."""
+
+    __slots__ = (
+        "_lock",
+        "_moving_rooms",
+        "_report_due",
+        "_room_generation",
+        "_rooms",
+        "_sample_intervals",
+        "_sampler",
+        "_subscriptions",
+        "bus",
+        "clock",
+        "physics",
+        "sensor_report_interval_s",
+    )
 
     def __init__(
         self,
         clock: VirtualClock,
         physics: PhysicsEngine,
-        rooms: Container[str],
+        rooms: Collection[str],
         lock: threading.RLock,
         sensor_report_interval_s: float,
     ) -> None:
@@ -45,13 +63,11 @@ class EventReports:
         self._sampler: Timer | None = None  # the one pending wake-up of sensor sampling
         self._report_due: dict[str, int | None] = {}  # moving room → its next reportable change (None: boundary)
         self._sample_intervals: dict[int, float] = {}  # subscription → the sampling cadence it asked for
-        self._moving_rooms: set[str] = set()  # rooms whose readings may still change (sampled)
+        # Rooms whose readings may still change (sampled); None until first sampled: every room, as each began its
+        # first segment when the home was built (rooms are not added later) and none has been sampled to rest
+        self._moving_rooms: set[str] | None = None
         self._room_generation: dict[str, int] = {}  # segments begun per room (a final report checks it)
         self._subscriptions = 0
-
-    def start(self, room_ids: set[str]) -> None:
-        """Every room's first segment began: each may still move."""
-        self._moving_rooms.update(room_ids)
 
     def publish_change(self, device_id: str, endpoint: int, cluster: str, attribute: str, old: Any, new: Any) -> None:
         tick = self.clock.tick
@@ -106,7 +122,8 @@ class EventReports:
     def segment_began(self, room_id: str) -> None:
         """A room's trajectory starts anew: its readings may move (sampling)."""
         self._room_generation[room_id] = self._room_generation.get(room_id, 0) + 1
-        self._moving_rooms.add(room_id)
+        if self._moving_rooms is not None:
+            self._moving_rooms.add(room_id)
         self._report_due.pop(room_id, None)  # its next reportable change is computed afresh
         if self._sample_intervals:
             self._arm_sampler()
@@ -119,9 +136,12 @@ class EventReports:
         if self._sample_interval() is None:
             return
         now = self.clock.tick
-        for room_id in sorted(self._moving_rooms):
+        moving = self._moving_rooms
+        if moving is None:
+            moving = self._moving_rooms = set(self._rooms)
+        for room_id in sorted(moving):
             if room_id not in self._rooms:
-                self._moving_rooms.discard(room_id)
+                moving.discard(room_id)
                 self._report_due.pop(room_id, None)
                 continue
             due = self._report_due[room_id] if room_id in self._report_due else self.physics.next_report_tick(room_id)
@@ -132,7 +152,7 @@ class EventReports:
                     due = now + 1
             self._report_due[room_id] = due
             if due is None:  # nothing to report before the room's next boundary, which re-arms the sampler
-                self._moving_rooms.discard(room_id)
+                moving.discard(room_id)
                 self._report_due.pop(room_id, None)
                 self._final_report(room_id)
         upcoming = [due for due in self._report_due.values() if due is not None]

@@ -30,6 +30,8 @@ Listener = Callable[[AttributeEvent], None]
 
 
 class EventBus:
+    __slots__ = ("_automation_listeners", "_listeners")
+
     def __init__(self) -> None:
         self._listeners: list[Listener] = []
         self._automation_listeners: list[Callable[[Any], None]] = []  # AutomationEvent, on their own channel

@@ -155,3 +155,21 @@ def test_days_and_nights_wake_a_subscriber_per_reportable_change_and_it_never_la
     assert [(e.device_id, e.attribute, e.new, e.tick) for e in events_again] == [
         (e.device_id, e.attribute, e.new, e.tick) for e in events
     ]
+
+
+def test_rooms_are_sampled_from_the_first_subscriber_on_however_long_the_home_ran_before() -> None:
+    fabric = EmulatedHome(_still_home("complex", 7))
+    ac = next(d for d in fabric.devices() if d.device_type == "air_conditioner")
+    fabric.invoke(ac.device_id, 1, "OnOff", "On")
+    fabric.write(ac.device_id, 1, "Thermostat", "SystemMode", 3)
+    fabric.write(ac.device_id, 1, "Thermostat", "OccupiedCoolingSetpoint", 1800)
+    fabric.write(ac.device_id, 1, "FanControl", "PercentSetting", 100)
+    fabric.advance(120)
+    assert fabric._reports._moving_rooms is None  # never sampled: every room counts as moving, no set held yet
+    events: list[Any] = []
+    fabric.subscribe(events.append, sample_interval_s=60)
+    fabric.advance(1800)
+    readings = [e for e in events if e.device_id == ac.device_id and e.attribute == "LocalTemperature"]
+    assert len(readings) >= 5  # the moving room is sampled as soon as a subscriber asks for a cadence
+    moving = fabric._reports._moving_rooms
+    assert moving is not None and moving <= set(r.room_id for r in fabric.rooms())
