@@ -29,6 +29,8 @@ def node_id_of(device_id: str) -> int:
 class SwitchBindings:
     """Resolves Binding targets against the home's devices (``devices``: the live device table)."""
 
+    __slots__ = ("_devices",)  # one per home, as the other owners below: no instance dict
+
     def __init__(self, devices: Callable[[], Mapping[str, Device]]) -> None:
         self._devices = devices
 

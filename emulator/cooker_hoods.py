@@ -39,6 +39,8 @@ def hob_percent(hobs: Iterable[Device]) -> int:
 class CookerHoods:
     """Keeps each Auto hood's speed on its room's hob (``devices_in``: the room's devices)."""
 
+    __slots__ = ("_devices_in", "_run_on", "clock")  # one per home: no instance dict
+
     def __init__(self, clock: VirtualClock, devices_in: Callable[[str], list[Device]]) -> None:
         self.clock, self._devices_in = clock, devices_in
         self._run_on: dict[str, Timer] = {}  # hood device id → its pending stop

@@ -71,6 +71,8 @@ class _Reading(WriteMark):
 class DeviceReadings:
     """Every device's values as of the last ``read``, kept to answer the next one from what did not change."""
 
+    __slots__ = ("_built", "_last")  # one per home: no instance dict
+
     def __init__(self) -> None:
         self._last: dict[str, _Reading] = {}
         self._built: BuiltReadings | None = None

@@ -53,6 +53,8 @@ def _parse_any_path(path: object) -> tuple[int, str, str]:
 class HomeDevices:
     """Owns the rooms and the devices in them; every lookup by id refuses with what exists nearby."""
 
+    __slots__ = ("by_room", "devices", "rooms")  # one per home: no instance dict
+
     def __init__(self) -> None:
         self.rooms: dict[str, Room] = {}
         self.devices: dict[str, Device] = {}

@@ -28,6 +28,9 @@ class HomeSnapshots:
     """Reads the other owners into plain data (its one state: the devices' last readings, to read only what may
     have changed since; emulator/device_readings.py)."""
 
+    # one per home: no instance dict
+    __slots__ = ("_clock", "_devices", "_physics", "_readings", "_room_state", "_rules", "_workflows")
+
     def __init__(
         self,
         clock: VirtualClock,

@@ -12,6 +12,8 @@ from emulator.errors import HomeError
 class Timeline:
     """Owns the virtual clock: reading the time, naming moments, and fast-forwarding (every due timer runs)."""
 
+    __slots__ = ("clock",)  # one per home: no instance dict
+
     def __init__(self, base_time: datetime) -> None:
         self.clock = VirtualClock(base_time)
 

@@ -16,6 +16,8 @@ from emulator.workflows import STATUSES, Workflow, WorkflowStep
 class WorkflowBook:
     """Owns the workflows: numbering, scheduling (every step checked now), running, cancelling, restoring."""
 
+    __slots__ = ("_apply", "_counter", "_timeline", "_validate", "workflows")  # one per home: no instance dict
+
     def __init__(
         self, timeline: Timeline, validate: Callable[[WorkflowStep], None], apply: Callable[[WorkflowStep], StepResult]
     ) -> None:
