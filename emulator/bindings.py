@@ -10,7 +10,7 @@ press it (emulator/scenarios.py).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from clusters.binding import BindingServer
 from clusters.chip_model import cluster_model
@@ -27,11 +27,12 @@ def node_id_of(device_id: str) -> int:
 
 
 class SwitchBindings:
-    """Resolves Binding targets against the home's devices (``devices``: the live device table)."""
+    """Resolves Binding targets against the home's devices (``devices``: the live device table itself, never
+    replaced: no closure per home to reach it)."""
 
     __slots__ = ("_devices",)  # one per home, as the other owners below: no instance dict
 
-    def __init__(self, devices: Callable[[], Mapping[str, Device]]) -> None:
+    def __init__(self, devices: Mapping[str, Device]) -> None:
         self._devices = devices
 
     def attach(self, device: Device) -> None:
@@ -42,7 +43,7 @@ class SwitchBindings:
                 server.targets = self
 
     def device_of(self, node: int) -> Device | None:
-        return next((d for d in self._devices().values() if node_id_of(d.device_id) == node), None)
+        return next((d for d in self._devices.values() if node_id_of(d.device_id) == node), None)
 
     def binding_problem(self, node: int, endpoint: int, cluster_id: int | None) -> str | None:
         device = self.device_of(node)

@@ -87,7 +87,7 @@ class EmulatedHome:
         self.clock = self._timeline.clock
         self._devices = HomeDevices()
         self._device_sinks = (self._on_device_change,)  # one bound method, in one tuple, for all its devices
-        self._bindings = SwitchBindings(lambda: self._devices.devices)
+        self._bindings = SwitchBindings(self._devices.devices)
         self._hoods = CookerHoods(self.clock, self._devices.devices_in)
         self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
         self._handoff = PhysicsHandoff(self.physics)
