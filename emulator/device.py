@@ -58,24 +58,18 @@ _ROOT_DEVICE_TYPES = (ROOT_NODE,)
 
 _T = TypeVar("_T")
 
-# A device's endpoint ids, one tuple per distinct list of ids in use (one per device type at most)
-_SHARED_IDS: dict[tuple[int, ...], tuple[int, ...]] = {}
-
 
 class EndpointMap(Mapping[int, Endpoint]):
-    """A device's endpoints by id, read-only, in the order they were built (0, then its catalogue entry's).
+    """A device's endpoints by id, read-only, in the order they were built (0, then its catalogue entry's): a view
+    of ``endpoints`` (a tuple) under ``ids`` (its device type's tuple, in the same order), made when asked.
 
-    Its ids are one tuple shared by every device of the same shape and its endpoints one tuple of its own: some
-    100 bytes where a dict took some 230 (a home holds dozens of devices). A device's endpoints are fixed once
-    built; a device whose endpoints change is a new Device."""
+    A device holds only the tuple (a home holds dozens of devices: a dict each took some 230 bytes). Its endpoints
+    are fixed once built; a device whose endpoints change is a new Device."""
 
     __slots__ = ("_endpoints", "_ids")
 
-    def __init__(self, endpoints: tuple[Endpoint, ...]) -> None:
-        ids = tuple(endpoint.endpoint_id for endpoint in endpoints)
-        if len(set(ids)) != len(ids):
-            raise ValueError(f"endpoint ids repeat: {ids}")
-        self._ids = _SHARED_IDS.setdefault(ids, ids)
+    def __init__(self, ids: tuple[int, ...], endpoints: tuple[Endpoint, ...]) -> None:
+        self._ids = ids
         self._endpoints = endpoints
 
     def __getitem__(self, endpoint_id: int) -> Endpoint:
@@ -104,17 +98,13 @@ class EndpointMap(Mapping[int, Endpoint]):
     def __repr__(self) -> str:
         return f"EndpointMap({dict(zip(self._ids, self._endpoints, strict=True))!r})"
 
-    def endpoints(self) -> tuple[Endpoint, ...]:
-        """The endpoints in order (as ``values()``, without a view)."""
-        return self._endpoints
-
 
 class Device:
     """One node; it is itself its endpoints' change sink (callable as one: no bound method per device), and hands
     each change on to its own sinks (the home's)."""
 
     # A home holds dozens of devices: slots; what a device type shares (its spec, its parts) is not copied.
-    __slots__ = ("_sinks", "_view", "behaviour", "device_id", "endpoints", "name", "room_id", "spec")
+    __slots__ = ("_endpoints", "_sinks", "_view", "behaviour", "device_id", "name", "room_id", "spec")
 
     def __init__(self, device_id: str, spec: DeviceTypeSpec, room_id: str, name: str | None = None) -> None:
         self.device_id = device_id
@@ -127,6 +117,9 @@ class Device:
         self.behaviour: tuple[RoleBehaviour, ...] = ()
         if any(e.endpoint_id == 0 for e in spec.endpoints):
             raise ValueError(f"{spec.name}: endpoint 0 is the root node, built here; the catalogue starts at 1")
+        ids = spec.device_endpoint_ids
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{spec.name}: endpoint ids repeat: {ids}")
         basic = _product_information(spec, device_identity(device_id, name))
         root = Endpoint(0, _ROOT_DEVICE_TYPES, [basic, DEFAULT_DESCRIPTOR.build()])
         built = [root]
@@ -135,8 +128,8 @@ class Device:
             if not any(s.cluster_name == "Descriptor" for s in servers):
                 servers.insert(0, DEFAULT_DESCRIPTOR.build())
             built.append(Endpoint(endpoint_spec.endpoint_id, endpoint_spec.device_types, servers))
-        self.endpoints = EndpointMap(tuple(built))
-        root.parts = tuple(sorted(e for e in self.endpoints if e != 0))  # a tuple: shared (Endpoint)
+        self._endpoints = tuple(built)  # in the order of spec.device_endpoint_ids
+        root.parts = tuple(sorted(ids[1:]))  # a tuple: shared (Endpoint)
         for endpoint in built:
             endpoint.add_sink(self)  # the device itself, no tuple: a home holds dozens of devices
 
@@ -151,10 +144,20 @@ class Device:
     def device_type(self) -> str:
         return self.spec.name
 
+    @property
+    def endpoints(self) -> EndpointMap:
+        """Its endpoints by id, read-only, in build order: a view made when asked (the device holds the tuple)."""
+        return EndpointMap(self.spec.device_endpoint_ids, self._endpoints)
+
+    def find_endpoint(self, endpoint_id: int) -> Endpoint | None:
+        """``endpoints.get(endpoint_id)`` without making the view (every read, write and invoke asks)."""
+        ids = self.spec.device_endpoint_ids
+        return self._endpoints[ids.index(endpoint_id)] if endpoint_id in ids else None
+
     def attach(self, runtime: Runtime) -> None:
         """Attach its endpoints to ``runtime``; from now on they are fixed (a device whose endpoints change is a new
         Device), so each takes the Descriptor every endpoint of its shape shares."""
-        for endpoint in self.endpoints.endpoints():
+        for endpoint in self._endpoints:
             endpoint.attach(runtime)
             share_fixed_descriptor(endpoint)
         if isinstance(runtime, VirtualClock):
@@ -179,7 +182,7 @@ class Device:
 
     # ------------------------------------------------------------------------------ addressing
     def endpoint(self, endpoint_id: int) -> Endpoint:
-        endpoint = self.endpoints.get(endpoint_id) if isinstance(endpoint_id, int) else None
+        endpoint = self.find_endpoint(endpoint_id) if isinstance(endpoint_id, int) else None
         if endpoint is None:
             raise HomeError(
                 "ENDPOINT_NOT_FOUND",
@@ -201,7 +204,7 @@ class Device:
             ) from None
 
     def find(self, endpoint_id: int, cluster: str) -> ClusterServer | None:
-        endpoint = self.endpoints.get(endpoint_id)
+        endpoint = self.find_endpoint(endpoint_id)
         return endpoint.find(cluster) if endpoint else None
 
     def value(self, endpoint_id: int, cluster: str, attribute: str, default: Any = None) -> Any:

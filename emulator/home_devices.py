@@ -90,7 +90,7 @@ class HomeDevices:
         invoke comes here), else the refusal that names what does exist."""
         device = self.devices.get(device_id) if isinstance(device_id, str) else None
         if device is not None:
-            found = device.endpoints.get(endpoint) if isinstance(endpoint, int) else None
+            found = device.find_endpoint(endpoint) if isinstance(endpoint, int) else None
             server = found.clusters.get(cluster) if found is not None and isinstance(cluster, str) else None
             if server is not None:
                 return device, server

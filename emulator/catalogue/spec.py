@@ -3,6 +3,7 @@ device-level rules (power dependencies) and the roles the physics engine gives i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,6 +95,12 @@ class DeviceTypeSpec:
 
     def endpoint(self, endpoint_id: int) -> EndpointSpec:
         return next(e for e in self.endpoints if e.endpoint_id == endpoint_id)
+
+    @functools.cached_property
+    def device_endpoint_ids(self) -> tuple[int, ...]:
+        """A device's endpoint ids in the order it builds them: its root node's 0, then these endpoints' (one tuple
+        for every device of this type: emulator/device.py's EndpointMap)."""
+        return (0, *(e.endpoint_id for e in self.endpoints))
 
     @property
     def primary_device_type(self) -> int:

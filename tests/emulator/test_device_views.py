@@ -36,32 +36,37 @@ def test_an_added_device_comes_back_as_a_view() -> None:
 
 
 def test_a_devices_endpoints_are_a_read_only_map_in_build_order() -> None:
-    from clusters import Endpoint
+    import dataclasses
+
     from emulator.catalogue import device_type_spec
     from emulator.device import Device, EndpointMap
 
-    device = Device("purifier", device_type_spec("air_purifier"), "living_room")
+    spec = device_type_spec("heat_pump")
+    device = Device("purifier", spec, "living_room")
     endpoints = device.endpoints
     assert isinstance(endpoints, EndpointMap)
-    ids = [0, *(e.endpoint_id for e in device.spec.endpoints)]  # the root first, then the catalogue's order
-    assert list(endpoints) == ids and len(endpoints) == len(ids) and list(endpoints.keys()) == ids
-    assert [e.endpoint_id for e in endpoints.values()] == ids == [e.endpoint_id for e in endpoints.endpoints()]
-    assert [k for k, _ in endpoints.items()] == ids
-    assert all(endpoints[i] is endpoints.get(i) is device.endpoint(i) for i in ids)
+    ids = [0, *(e.endpoint_id for e in spec.endpoints)]  # the root first, then the catalogue's order
+    assert len(ids) > 2 and list(endpoints) == ids and len(endpoints) == len(ids) and list(endpoints.keys()) == ids
+    assert [e.endpoint_id for e in endpoints.values()] == ids == [k for k, _ in endpoints.items()]
+    assert all(endpoints[i] is endpoints.get(i) is device.endpoint(i) is device.find_endpoint(i) for i in ids)
     assert 0 in endpoints and 99 not in endpoints and "0" not in endpoints  # type: ignore[comparison-overlap]
-    assert endpoints.get(99) is None and endpoints.get(99, "none") == "none"
+    assert endpoints.get(99) is None and endpoints.get(99, "none") == "none" and device.find_endpoint(99) is None
     assert endpoints.get("1") is None  # type: ignore[call-overload]  # as a dict: a key of another type is not found
     with pytest.raises(KeyError):
         endpoints[99]
-    assert endpoints == {i: device.endpoint(i) for i in ids}  # equal to the dict it stands for
+    assert endpoints == {i: device.endpoint(i) for i in ids} == device.endpoints  # equal to the dict it stands for
+    assert device.endpoint(0).parts == tuple(ids[1:])
     with pytest.raises(TypeError):
         endpoints[99] = endpoints[0]
     with pytest.raises(AttributeError):
         endpoints.pop(0)  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
         endpoints.extra = 1  # type: ignore[attr-defined]  # slots: no instance dict
-    # the ids are one tuple shared by every device of the same shape; the endpoints are each device's own
-    twin = Device("purifier", device_type_spec("air_purifier"), "bedroom")
-    assert twin.endpoints._ids is endpoints._ids and twin.endpoints.endpoints() is not endpoints.endpoints()
+    with pytest.raises(AttributeError):
+        device.endpoints = endpoints  # type: ignore[misc]  # a view of what the device holds, not an attribute
+    # the ids are one tuple, its type's, for every device of the type; the endpoints are each device's own
+    twin = Device("purifier", spec, "bedroom")
+    assert twin.endpoints._ids is endpoints._ids is spec.device_endpoint_ids
+    assert twin.endpoint(1) is not device.endpoint(1)
     with pytest.raises(ValueError, match="repeat"):
-        EndpointMap((Endpoint(1, (), []), Endpoint(1, (), [])))
+        Device("twice", dataclasses.replace(spec, endpoints=spec.endpoints * 2), "living_room")
