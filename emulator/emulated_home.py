@@ -88,16 +88,17 @@ class EmulatedHome:
         self._devices = HomeDevices()
         self._device_sinks = (self._on_device_change,)  # one bound method, in one tuple, for all its devices
         self._bindings = SwitchBindings(self._devices.devices)
-        self._hoods = CookerHoods(self.clock, self._devices.devices_in)
-        self.physics = PhysicsEngine(self.clock, params, self._devices.devices_in)
+        devices_in, validate_step = self._devices.devices_in, self._validate_step  # one bound method each, shared
+        self._hoods = CookerHoods(self.clock, devices_in)
+        self.physics = PhysicsEngine(self.clock, params, devices_in)
         self._handoff = PhysicsHandoff(self.physics)
         self._reports = EventReports(
             self.clock, self.physics, self._devices.rooms, self._lock, sensor_report_interval_s
         )
         self.bus = self._reports.bus
-        self._rules = HomeRules(self, self._validate_step, self._check_condition)
+        self._rules = HomeRules(self, validate_step, self._check_condition)
         self._automations = self._rules.engine
-        self._workflows = WorkflowBook(self._timeline, self._validate_step, self.apply)
+        self._workflows = WorkflowBook(self._timeline, validate_step, self.apply)
         self._snapshots = HomeSnapshots(
             self.clock, self._devices, self.physics, self._workflows, self._rules, self.room_state
         )
