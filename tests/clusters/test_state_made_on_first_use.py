@@ -1,0 +1,85 @@
+"""State most servers never use is made on first use (issue 24: a home costs what it holds): an Identify server's
+countdown and effect, a Groups server's table and listeners, a ScenesManagement server's tables and listeners. Until
+then a server holds None or () — immutable, so a catalogue entry's servers are copies of its first — and what one
+copy makes is its own: nothing it does reaches another copy (another home's device)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusters.groups import GroupsServer
+from clusters.identify import IdentifyServer
+from clusters.requester import Requester, acting_as
+from clusters.scenes_management import ScenesManagementServer
+from emulator.catalogue import CATALOGUE, ClusterSpec
+
+
+def _copied_pair(cluster: str) -> tuple[Any, Any, ClusterSpec]:
+    """Two servers built from the first catalogue entry of ``cluster`` that is copied (not constructed again)."""
+    for device in CATALOGUE.values():
+        for endpoint in device.endpoints:
+            for spec in endpoint.clusters:
+                if spec.cluster == cluster:
+                    first = spec.build()
+                    if spec._plan[0] is not None:
+                        return first, spec.build(), spec
+    raise AssertionError(f"no copied {cluster} entry")
+
+
+def test_identify_holds_nothing_until_it_identifies_and_a_copy_keeps_its_own(mount: Any, clock: Any) -> None:
+    first, second, spec = _copied_pair("Identify")
+    assert isinstance(first, IdentifyServer) and first._doing is None and second._doing is None
+    mount(first)
+    mount(second)
+    first.invoke("Identify", {"IdentifyTime": 5})
+    first.invoke("TriggerEffect", {"EffectIdentifier": 1, "EffectVariant": 0})
+    assert first._doing is not None and first.active_effect == 1 and first.effect_ends_at == 15.0
+    assert second._doing is None and second.active_effect is None and second.effect_ends_at is None
+    assert second.read("IdentifyTime") == 0 and not second.identifying
+    clock.advance_to(20)
+    assert first.read("IdentifyTime") == 3 and second.read("IdentifyTime") == 0
+    second.invoke("TriggerEffect", {"EffectIdentifier": 0xFF, "EffectVariant": 0})  # stop, with none running
+    assert second._doing is None and first.active_effect == 1
+    third = spec.build()  # the entry's next copy: idle
+    assert isinstance(third, IdentifyServer) and third._doing is None
+
+
+def test_identify_type_is_a_stored_value_given_values_win() -> None:
+    assert IdentifyServer().read("IdentifyType") == 2
+    assert IdentifyServer(identify_type=1).read("IdentifyType") == 1
+    assert IdentifyServer(identify_type=1, values={"IdentifyType": 3}).read("IdentifyType") == 3
+    assert list(IdentifyServer(identify_type=1).read_all()) == list(IdentifyServer().read_all())
+
+
+def test_groups_and_their_listeners_are_each_copy_s_own() -> None:
+    first, second, spec = _copied_pair("Groups")
+    assert isinstance(first, GroupsServer) and isinstance(second, GroupsServer)
+    assert first._groups is None and first._membership_listeners == ()
+    heard: list[Any] = []
+    first.on_membership.append(heard.append)
+    with acting_as(Requester(1, lambda group: True)):
+        first.invoke("AddGroup", {"groupID": 7, "groupName": "Kitchen"})
+        assert second.invoke("GetGroupMembership", {"groupList": []}) == {"capacity": 4, "groupList": []}
+        assert first.invoke("GetGroupMembership", {"groupList": []}) == {"capacity": 3, "groupList": [7]}
+    assert heard == [first] and first.memberships() == {1: {7: "Kitchen"}}
+    assert second.memberships() == {} and second._groups is None and second._membership_listeners == ()
+    assert second.on_membership == [] and second.on_membership is second.on_membership  # its own, once asked for
+    third = spec.build()
+    assert isinstance(third, GroupsServer) and third._groups is None
+
+
+def test_scene_tables_and_their_listeners_are_each_copy_s_own(mount: Any) -> None:
+    first, second, spec = _copied_pair("ScenesManagement")
+    assert isinstance(first, ScenesManagementServer) and isinstance(second, ScenesManagementServer)
+    assert first._fabrics is None and first._scenes_listeners == ()
+    mount(first)
+    mount(second)
+    heard: list[Any] = []
+    first.on_scenes.append(heard.append)
+    with acting_as(Requester(1, lambda group: True)):
+        added = {"groupID": 0, "sceneID": 1, "transitionTime": 0, "sceneName": "a", "extensionFieldSets": []}
+        assert first.invoke("AddScene", added)["status"] == 0
+    assert heard == [first] and first.export_scenes() != {}
+    assert second._fabrics is None and second.export_scenes() == {} and second.read("FabricSceneInfo") == []
+    third = spec.build()
+    assert second._scenes_listeners == () and isinstance(third, ScenesManagementServer) and third._fabrics is None
