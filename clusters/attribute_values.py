@@ -205,6 +205,14 @@ class AttributeValues:
         return self.table
 
     # ----------------------------------------------------------------------------- sharing
+    def alike_key(self) -> int | None:
+        """What tells these values apart from other servers' when they may be read from one shared object: the id
+        of the shared table they are exactly. None when they may not: changes of its own (derived ones included), a
+        table of its own, or a mark (the server is watched)."""
+        if self.changed or self._owned or self.mark is not None:
+            return None
+        return id(self.table)
+
     def copy(self) -> AttributeValues:
         """The same values for another server: the shared table shared, this server's own values copied."""
         if self._owned:

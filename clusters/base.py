@@ -191,8 +191,9 @@ def _written_alike(value: Any, current: Any) -> bool:
 
 class _SharedValues(AttributeValues):
     """The values of a server that others were copied from (a catalogue entry's first), read by each copy until its
-    first change (it then takes its own: ``ClusterServer._values``): a home holds hundreds of servers, most of them
-    never changed. Never changed itself: a change through it would change every copy's."""
+    first change (it then takes its own: ``ClusterServer._values``), or of servers alike (``share_alike``): a home
+    holds hundreds of servers, most of them never changed. Never changed itself: a change through it would change
+    every copy's."""
 
     __slots__ = ()
 
@@ -204,6 +205,29 @@ class _SharedValues(AttributeValues):
 
     def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
         raise AssertionError("values shared by copied servers are never changed")
+
+    def derive_changes(self, changes: Mapping[str, Any]) -> None:
+        raise AssertionError("values shared by copied servers are never changed")
+
+
+# id of a shared table → the values object every server holding exactly that table's values, no changes of its own,
+# reads until its first change (``ClusterServer.share_alike``): servers built alike but not copied (their own state is
+# not immutable), sensors without their live reading. At most _ALIKE_MAX (the oldest go first).
+_ALIKE: dict[int, _SharedValues] = {}
+_ALIKE_MAX = 4096
+
+
+def _shared_alike(values: AttributeValues) -> _SharedValues | None:
+    """The shared values object alike ``values`` (made on first ask), or None when ``values`` may not be shared."""
+    key = values.alike_key()
+    if key is None:
+        return None
+    shared = _ALIKE.get(key)
+    if shared is None or shared.table is not values.table:  # none yet, or another table had that id
+        if len(_ALIKE) >= _ALIKE_MAX:
+            del _ALIKE[next(iter(_ALIKE))]
+        shared = _ALIKE[key] = _SharedValues(values.table)
+    return shared
 
 
 # What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values) …
@@ -391,9 +415,10 @@ class ClusterServer:
         return copied
 
     def as_copied_on(self, endpoint: HostingEndpoint) -> bool:
-        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads the values
-        it was copied with, binds no source, has no event listener and no watcher of its writes, and ``endpoint``,
-        which it is attached to, is its one change listener."""
+        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads shared
+        values (those it was copied with, or those of servers alike: ``share_alike``), binds no source, has no
+        event listener and no watcher of its writes, and ``endpoint``, which it is attached to, is its one change
+        listener."""
         listeners: object = self._listeners
         return (
             type(self._held) is _SharedValues
@@ -514,6 +539,16 @@ class ClusterServer:
             raise AssertionError(f"{self.cluster_name}: attached with a runtime its endpoint does not hold")
         self.endpoint = endpoint
         self.on_attach()
+        self.share_alike()
+
+    def share_alike(self) -> None:
+        """Read its values from the object every server holding exactly the same values reads (a shared table, no
+        changes of its own: ``AttributeValues.alike_key``) instead of an object of its own, until its first change
+        (``_values`` then takes a copy): servers built alike hold the same values in every home. Nothing when its
+        values may not be shared (changes or a table of its own, a watcher's mark on them)."""
+        held = self._held
+        if type(held) is AttributeValues and (shared := _shared_alike(held)) is not None:
+            self._held = shared
 
     @property
     def runtime(self) -> Runtime | None:
@@ -559,6 +594,7 @@ class ClusterServer:
             hooks.sources = {}
         hooks.sources[name] = source
         self._values.pop(name, None)
+        self.share_alike()  # a sensor's values without its live reading: those of every sensor built alike
 
     def now(self) -> float:
         if self.runtime is None:

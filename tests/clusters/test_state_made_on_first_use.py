@@ -1,17 +1,23 @@
-"""State most servers never use is made on first use (issue 24: a home costs what it holds): an Identify server's
-countdown and effect, a Groups server's table and listeners, a ScenesManagement server's tables and listeners. Until
-then a server holds None or () — immutable, so a catalogue entry's servers are copies of its first — and what one
-copy makes is its own: nothing it does reaches another copy (another home's device)."""
+"""State most servers never use is made on first use, and values alike are read from one object (issue 24: a home
+costs what it holds): an Identify server's countdown and effect, a Groups server's table and listeners, a
+ScenesManagement server's tables and listeners. Until then a server holds None or () — immutable, so a catalogue
+entry's servers are copies of its first — and what one copy makes is its own: nothing it does reaches another copy
+(another home's device)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from clusters import ClusterServer
+from clusters.attribute_values import WriteMark
+from clusters.base import _ALIKE
 from clusters.groups import GroupsServer
 from clusters.identify import IdentifyServer
 from clusters.requester import Requester, acting_as
 from clusters.scenes_management import ScenesManagementServer
 from emulator.catalogue import CATALOGUE, ClusterSpec
+from emulator.emulated_home import EmulatedHome
+from emulator.home_generation.generator import generate_home
 
 
 def _copied_pair(cluster: str) -> tuple[Any, Any, ClusterSpec]:
@@ -83,3 +89,40 @@ def test_scene_tables_and_their_listeners_are_each_copy_s_own(mount: Any) -> Non
     assert second._fabrics is None and second.export_scenes() == {} and second.read("FabricSceneInfo") == []
     third = spec.build()
     assert second._scenes_listeners == () and isinstance(third, ScenesManagementServer) and third._fabrics is None
+
+
+def _servers(home: EmulatedHome) -> dict[tuple[str, int, str], ClusterServer]:
+    return {
+        (device.device_id, endpoint_id, name): server
+        for device in home.devices()
+        for endpoint_id, endpoint in device.endpoints.items()
+        for name, server in endpoint.clusters.items()
+    }
+
+
+def test_servers_holding_their_table_s_values_read_one_object_until_their_first_change() -> None:
+    """Servers built alike but not copied (an OperationalState's timers), and sensors without their live reading,
+    read one values object in every home (``share_alike``); a change in one home is that server's alone, and a
+    watcher's mark is raised by its own server's writes only."""
+    config = generate_home("simuhome", 1)
+    first, second = _servers(EmulatedHome(config)), _servers(EmulatedHome(config))
+    alike = [key for key, server in first.items() if server._held in _ALIKE.values()]
+    kinds = {type(first[key]).__name__ for key in alike}
+    assert {"OperationalStateServer", "TemperatureMeasurementServer"} <= kinds, kinds
+    assert all(second[key]._held is first[key]._held for key in alike)
+    changed = 0
+    for key in alike:
+        mine, theirs = first[key], second[key]
+        name = next((n for n in mine._held if type(mine.read(n)) is int), None)
+        if name is None:
+            continue
+        before = theirs.read_all()
+        mark, their_mark = WriteMark(), WriteMark()
+        mine.watch_writes(mark)
+        theirs.watch_writes(their_mark)
+        value = mine.read(name)
+        mine.set(name, value - 1 if value > 0 else value + 1)
+        assert mine._held is not theirs._held and mine.read(name) != value and mark.written
+        assert theirs.read_all() == before and not their_mark.written and theirs._held in _ALIKE.values()
+        changed += 1
+    assert changed > 0
