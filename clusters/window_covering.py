@@ -294,7 +294,7 @@ class WindowCoveringServer(ClusterServer):
         start = axis.position
         if start is None:  # unknown position: assume the far end, the longest possible travel
             start = FULLY_CLOSED if target <= FULLY_CLOSED // 2 else FULLY_OPEN
-        if f"TargetPosition{which}Percent100ths" in self._values:
+        if f"TargetPosition{which}Percent100ths" in self._held:
             self.set(f"TargetPosition{which}Percent100ths", target)
         if start == target:
             axis.position = target
@@ -307,7 +307,7 @@ class WindowCoveringServer(ClusterServer):
         else:
             axis.halt(now + duration)  # detached (no clock): the move completes at once
         counter = f"NumberOfActuations{which}"
-        if counter in self._values:
+        if counter in self._held:
             self.set(counter, min(self.read(counter) + 1, 0xFFFF))
 
     def _arrive(self, axis: _Axis, motion: _Motion) -> None:
@@ -322,7 +322,7 @@ class WindowCoveringServer(ClusterServer):
             if axis.motion is not None:
                 axis.halt(now)
             target = f"TargetPosition{which}Percent100ths"
-            if target in self._values and axis.position is not None:
+            if target in self._held and axis.position is not None:
                 self.set(target, axis.position)
         self._publish()
 

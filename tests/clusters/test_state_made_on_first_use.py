@@ -11,6 +11,7 @@ from typing import Any
 from clusters import ClusterServer
 from clusters.attribute_values import WriteMark
 from clusters.base import _ALIKE
+from clusters.channel import DEFAULT_CHANNELS, ChannelServer
 from clusters.groups import GroupsServer
 from clusters.identify import IdentifyServer
 from clusters.requester import Requester, acting_as
@@ -126,3 +127,26 @@ def test_servers_holding_their_table_s_values_read_one_object_until_their_first_
         assert theirs.read_all() == before and not their_mark.written and theirs._held in _ALIKE.values()
         changed += 1
     assert changed > 0
+
+
+def test_channel_servers_are_copies_and_tuning_one_leaves_another_alone(mount: Any) -> None:
+    first, second, spec = _copied_pair("Channel")
+    assert isinstance(first, ChannelServer) and isinstance(second, ChannelServer)
+    mount(first)
+    mount(second)
+    before = second.read_all()
+    first.skip(1)
+    first.skip(1)
+    assert first.read("CurrentChannel") != second.read("CurrentChannel") and first.previous_channel()
+    assert second.read_all() == before and not second.previous_channel()
+    third = spec.build()
+    assert isinstance(third, ChannelServer) and third.read_all() == before
+
+
+def test_without_a_channel_list_tuning_reads_the_channels_given_or_the_default_ones(mount: Any) -> None:
+    default, given = ChannelServer(features=0), ChannelServer(features=0, channels=[dict(DEFAULT_CHANNELS[2])])
+    mount(default, device_types=())
+    assert default.channels == [dict(c) for c in DEFAULT_CHANNELS] and given.channels == [DEFAULT_CHANNELS[2]]
+    default.skip(2)
+    assert default.read("CurrentChannel") == DEFAULT_CHANNELS[2]
+    assert default.channels == [dict(c) for c in DEFAULT_CHANNELS]  # a reader's copy: the default ones unchanged
