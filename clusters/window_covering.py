@@ -39,7 +39,7 @@ _END_PRODUCT_FOR_TYPE = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Motion:
     start_position: int
     target: int
@@ -50,6 +50,8 @@ class _Motion:
 
 class _Axis:
     """One motor (lift or tilt): a resting position or a motion in progress."""
+
+    __slots__ = ("motion", "position", "travel_s")  # two per covering in every home: no instance dict
 
     def __init__(self, travel_s: float) -> None:
         self.travel_s = travel_s

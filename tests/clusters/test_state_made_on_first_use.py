@@ -14,6 +14,7 @@ from clusters.base import _ALIKE
 from clusters.channel import DEFAULT_CHANNELS, ChannelServer
 from clusters.groups import GroupsServer
 from clusters.identify import IdentifyServer
+from clusters.laundry_controls import WASHER_OPTIONS_BY_MODE, LaundryWasherControlsServer
 from clusters.requester import Requester, acting_as
 from clusters.scenes_management import ScenesManagementServer
 from emulator.catalogue import CATALOGUE, ClusterSpec
@@ -150,3 +151,19 @@ def test_without_a_channel_list_tuning_reads_the_channels_given_or_the_default_o
     default.skip(2)
     assert default.read("CurrentChannel") == DEFAULT_CHANNELS[2]
     assert default.channels == [dict(c) for c in DEFAULT_CHANNELS]  # a reader's copy: the default ones unchanged
+
+
+def test_washer_controls_are_copies_sharing_the_default_options_and_a_mode_change_is_one_s_own(mount: Any) -> None:
+    first, second, spec = _copied_pair("LaundryWasherControls")
+    assert isinstance(first, LaundryWasherControlsServer) and isinstance(second, LaundryWasherControlsServer)
+    assert first.options_by_mode is second.options_by_mode is WASHER_OPTIONS_BY_MODE
+    pristine = dict(WASHER_OPTIONS_BY_MODE)
+    mount(first)
+    mount(second)
+    before = second.read_all()
+    label = next(name for name, options in WASHER_OPTIONS_BY_MODE.items() if list(options[0]) != before["SpinSpeeds"])
+    first.apply_mode(label)
+    assert first.read("SpinSpeeds") != before["SpinSpeeds"] and second.read_all() == before
+    assert pristine == WASHER_OPTIONS_BY_MODE and spec.build().read_all() == before
+    custom = LaundryWasherControlsServer(options_by_mode={"Normal": WASHER_OPTIONS_BY_MODE[label]})
+    assert custom.options_by_mode == {"Normal": WASHER_OPTIONS_BY_MODE[label]}
