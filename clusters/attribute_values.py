@@ -86,10 +86,13 @@ def _copied_table_without(table: dict[str, Any], name: str) -> dict[str, Any] | 
 class WriteMark:
     """Raised (``written``) by every change of the values it is installed on; whoever installed it lowers it."""
 
-    __slots__ = ("written",)
+    __slots__ = ("hooks", "written")
 
     def __init__(self) -> None:
         self.written = False
+        # The hooks the servers it watches share while they hold none of their own (clusters/base.py ``_RareHooks``,
+        # made by the first): a server keeps its mark there, one slot fewer for every server
+        self.hooks: Any = None
 
 
 class AttributeValues:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from clusters.attribute_values import AttributeValues, WriteMark
 from clusters.chip_model import (
@@ -156,15 +156,30 @@ def command(
 
 
 class _RareHooks:
-    """What few servers get: live sources (bound by room physics and the like) and event listeners (the Matter and
-    MQTT faces). One slot of the server for both: a home holds hundreds of servers, most with neither, which share
-    :data:`_NO_HOOKS` until their first (then they take hooks of their own, each part shared empty until used)."""
+    """What few servers get: live sources (bound by room physics and the like), event listeners (the Matter and MQTT
+    faces) and a watcher's mark (``watch_writes``: a home's snapshots). One slot of the server for all three: a home
+    holds hundreds of servers, most with none, which share :data:`_NO_HOOKS` — or, watched, their mark's hooks
+    (``WriteMark.hooks``: one per device) — until their first source or event listener (then they take hooks of
+    their own, each part shared empty until used)."""
 
-    __slots__ = ("event_listeners", "sources")
+    __slots__ = ("event_listeners", "sources", "write_mark")
 
-    def __init__(self) -> None:
+    def __init__(self, write_mark: WriteMark | None = None) -> None:
         self.sources: dict[str, Callable[[], Any]] = _NO_SOURCES
         self.event_listeners: list[EventListener] = _NO_EVENT_LISTENERS
+        self.write_mark = write_mark  # carried to the server's own values when it takes them
+
+    def shared(self) -> bool:
+        """Whether these are hooks servers share (never changed then: a server takes hooks of its own first)."""
+        return self is _NO_HOOKS or (self.write_mark is not None and self.write_mark.hooks is self)
+
+
+def _watched_by(mark: WriteMark) -> _RareHooks:
+    """The hooks the servers ``mark`` watches share while they hold none of their own."""
+    hooks = mark.hooks
+    if hooks is None:
+        hooks = mark.hooks = _RareHooks(mark)
+    return cast(_RareHooks, hooks)
 
 
 # Shared empty stand-ins, never changed: a server's hooks take their own dict or list on first use
@@ -297,7 +312,7 @@ class ClusterServer:
     runtime is its endpoint's; its change listeners are one callable (its endpoint's, shared by the endpoint's
     servers) or a tuple of them; its rarely set sources and event listeners share one slot (``_hooks``)."""
 
-    __slots__ = ("_held", "_hooks", "_listeners", "_write_mark", "endpoint", "feature_map")
+    __slots__ = ("_held", "_hooks", "_listeners", "endpoint", "feature_map")
 
     cluster_name: ClassVar[str]
     revision: ClassVar[int]
@@ -369,7 +384,6 @@ class ClusterServer:
         self._hooks = _NO_HOOKS  # most servers never bind a source or get an event listener (memory per home)
         self._listeners: ChangeListener | tuple[ChangeListener, ...] = ()  # one in practice: the endpoint
         self.endpoint: HostingEndpoint | None = None
-        self._write_mark: WriteMark | None = None  # watch_writes: carried to its own values when it takes them
         for name, value in (values or {}).items():
             self.restore(name, value)
 
@@ -408,7 +422,6 @@ class ClusterServer:
         copied._held = self._held
         copied._hooks = _NO_HOOKS
         copied._listeners = ()
-        copied._write_mark = None
         copied.endpoint = None
         for name, value, fresh in plan:  # into its slots (or, without, one by one: compact key-sharing attributes)
             setattr(copied, name, type(value)() if fresh else value)
@@ -425,7 +438,6 @@ class ClusterServer:
             and self._hooks is _NO_HOOKS
             and listeners is endpoint
             and self.endpoint is endpoint
-            and self._write_mark is None
         )
 
     def _own_attributes(self) -> dict[str, Any]:
@@ -449,7 +461,7 @@ class ClusterServer:
         held = self._held
         if type(held) is _SharedValues:
             held = self._held = held.copy()
-            held.mark = self._write_mark  # a copy starts without one: its writes must raise the server's
+            held.mark = self._hooks.write_mark  # a copy starts without one: its writes must raise the server's
         return held
 
     def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
@@ -581,8 +593,8 @@ class ClusterServer:
 
     def _own_hooks(self) -> _RareHooks:
         hooks = self._hooks
-        if hooks is _NO_HOOKS:
-            hooks = self._hooks = _RareHooks()
+        if hooks.shared():
+            hooks = self._hooks = _RareHooks(hooks.write_mark)
         return hooks
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
@@ -679,7 +691,11 @@ class ClusterServer:
         ``read_all`` may give other values without one: values read live (a bound source, a ``read`` of its own,
         ``live_reads`` included). The rest it reads from the stored values and the globals of its class and
         features (a server's features are fixed)."""
-        self._write_mark = mark
+        hooks = self._hooks
+        if hooks.shared():
+            self._hooks = _watched_by(mark)
+        else:
+            hooks.write_mark = mark
         if type(self._held) is not _SharedValues:  # shared values are never written: the mark goes to its own
             self._held.mark = mark  # values when it takes them (``_values``), so watching keeps the sharing
         return bool(self._hooks.sources) or type(self).read is not ClusterServer.read

@@ -10,7 +10,7 @@ from typing import Any
 
 from clusters import ClusterServer
 from clusters.attribute_values import WriteMark
-from clusters.base import _ALIKE
+from clusters.base import _ALIKE, _SharedValues
 from clusters.channel import DEFAULT_CHANNELS, ChannelServer
 from clusters.groups import GroupsServer
 from clusters.identify import IdentifyServer
@@ -167,3 +167,27 @@ def test_washer_controls_are_copies_sharing_the_default_options_and_a_mode_chang
     assert pristine == WASHER_OPTIONS_BY_MODE and spec.build().read_all() == before
     custom = LaundryWasherControlsServer(options_by_mode={"Normal": WASHER_OPTIONS_BY_MODE[label]})
     assert custom.options_by_mode == {"Normal": WASHER_OPTIONS_BY_MODE[label]}
+
+
+def test_servers_watched_by_one_mark_share_its_hooks_until_one_needs_its_own(mount: Any) -> None:
+    """A watcher's mark is kept in the server's hooks: the servers one mark watches share one hooks object (the
+    mark's), and a server that then binds a source or gets an event listener takes its own, mark and all."""
+    light, other = _copied_pair("OnOff")[:2]
+    mount(light)
+    mount(other)
+    mark = WriteMark()
+    assert light.watch_writes(mark) is False and other.watch_writes(mark) is False
+    assert light._hooks is other._hooks is mark.hooks and light._hooks.write_mark is mark
+    assert type(light._held) is _SharedValues  # watching takes no values of its own
+    light.add_event_listener(lambda *_: None)
+    assert light._hooks is not mark.hooks and light._hooks.write_mark is mark and other._hooks is mark.hooks
+    assert mark.hooks.event_listeners == [] and mark.hooks.sources == {}
+    light.set("OnOff", not light.read("OnOff"))
+    assert mark.written
+    mark.written = False
+    other.bind_source("OnOff", lambda: True)
+    assert other._hooks is not mark.hooks and mark.hooks.sources == {} and mark.written
+    mark.written, later = False, WriteMark()
+    light.watch_writes(later)  # its own hooks: the new mark replaces the old
+    light.set("OnOff", not light.read("OnOff"))
+    assert later.written and not mark.written
