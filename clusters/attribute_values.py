@@ -86,10 +86,13 @@ def _copied_table_without(table: dict[str, Any], name: str) -> dict[str, Any] | 
 class WriteMark:
     """Raised (``written``) by every change of the values it is installed on; whoever installed it lowers it."""
 
-    __slots__ = ("written",)
+    __slots__ = ("hooks", "written")
 
     def __init__(self) -> None:
         self.written = False
+        # The hooks the servers it watches share while they hold none of their own (clusters/base.py ``_RareHooks``,
+        # made by the first): a server keeps its mark there, one slot fewer for every server
+        self.hooks: Any = None
 
 
 class AttributeValues:
@@ -205,6 +208,14 @@ class AttributeValues:
         return self.table
 
     # ----------------------------------------------------------------------------- sharing
+    def alike_key(self) -> int | None:
+        """What tells these values apart from other servers' when they may be read from one shared object: the id
+        of the shared table they are exactly. None when they may not: changes of its own (derived ones included), a
+        table of its own, or a mark (the server is watched)."""
+        if self.changed or self._owned or self.mark is not None:
+            return None
+        return id(self.table)
+
     def copy(self) -> AttributeValues:
         """The same values for another server: the shared table shared, this server's own values copied."""
         if self._owned:

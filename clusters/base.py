@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
 
 from clusters.attribute_values import AttributeValues, WriteMark
 from clusters.chip_model import (
@@ -156,15 +156,30 @@ def command(
 
 
 class _RareHooks:
-    """What few servers get: live sources (bound by room physics and the like) and event listeners (the Matter and
-    MQTT faces). One slot of the server for both: a home holds hundreds of servers, most with neither, which share
-    :data:`_NO_HOOKS` until their first (then they take hooks of their own, each part shared empty until used)."""
+    """What few servers get: live sources (bound by room physics and the like), event listeners (the Matter and MQTT
+    faces) and a watcher's mark (``watch_writes``: a home's snapshots). One slot of the server for all three: a home
+    holds hundreds of servers, most with none, which share :data:`_NO_HOOKS` — or, watched, their mark's hooks
+    (``WriteMark.hooks``: one per device) — until their first source or event listener (then they take hooks of
+    their own, each part shared empty until used)."""
 
-    __slots__ = ("event_listeners", "sources")
+    __slots__ = ("event_listeners", "sources", "write_mark")
 
-    def __init__(self) -> None:
+    def __init__(self, write_mark: WriteMark | None = None) -> None:
         self.sources: dict[str, Callable[[], Any]] = _NO_SOURCES
         self.event_listeners: list[EventListener] = _NO_EVENT_LISTENERS
+        self.write_mark = write_mark  # carried to the server's own values when it takes them
+
+    def shared(self) -> bool:
+        """Whether these are hooks servers share (never changed then: a server takes hooks of its own first)."""
+        return self is _NO_HOOKS or (self.write_mark is not None and self.write_mark.hooks is self)
+
+
+def _watched_by(mark: WriteMark) -> _RareHooks:
+    """The hooks the servers ``mark`` watches share while they hold none of their own."""
+    hooks = mark.hooks
+    if hooks is None:
+        hooks = mark.hooks = _RareHooks(mark)
+    return cast(_RareHooks, hooks)
 
 
 # Shared empty stand-ins, never changed: a server's hooks take their own dict or list on first use
@@ -191,8 +206,9 @@ def _written_alike(value: Any, current: Any) -> bool:
 
 class _SharedValues(AttributeValues):
     """The values of a server that others were copied from (a catalogue entry's first), read by each copy until its
-    first change (it then takes its own: ``ClusterServer._values``): a home holds hundreds of servers, most of them
-    never changed. Never changed itself: a change through it would change every copy's."""
+    first change (it then takes its own: ``ClusterServer._values``), or of servers alike (``share_alike``): a home
+    holds hundreds of servers, most of them never changed. Never changed itself: a change through it would change
+    every copy's."""
 
     __slots__ = ()
 
@@ -204,6 +220,29 @@ class _SharedValues(AttributeValues):
 
     def shared_with(self, table: dict[str, Any] | None) -> dict[str, Any]:
         raise AssertionError("values shared by copied servers are never changed")
+
+    def derive_changes(self, changes: Mapping[str, Any]) -> None:
+        raise AssertionError("values shared by copied servers are never changed")
+
+
+# id of a shared table → the values object every server holding exactly that table's values, no changes of its own,
+# reads until its first change (``ClusterServer.share_alike``): servers built alike but not copied (their own state is
+# not immutable), sensors without their live reading. At most _ALIKE_MAX (the oldest go first).
+_ALIKE: dict[int, _SharedValues] = {}
+_ALIKE_MAX = 4096
+
+
+def _shared_alike(values: AttributeValues) -> _SharedValues | None:
+    """The shared values object alike ``values`` (made on first ask), or None when ``values`` may not be shared."""
+    key = values.alike_key()
+    if key is None:
+        return None
+    shared = _ALIKE.get(key)
+    if shared is None or shared.table is not values.table:  # none yet, or another table had that id
+        if len(_ALIKE) >= _ALIKE_MAX:
+            del _ALIKE[next(iter(_ALIKE))]
+        shared = _ALIKE[key] = _SharedValues(values.table)
+    return shared
 
 
 # What a server's own attributes may hold for :meth:`ClusterServer.copy_as_built` to copy it (immutable values) …
@@ -273,7 +312,7 @@ class ClusterServer:
     runtime is its endpoint's; its change listeners are one callable (its endpoint's, shared by the endpoint's
     servers) or a tuple of them; its rarely set sources and event listeners share one slot (``_hooks``)."""
 
-    __slots__ = ("_held", "_hooks", "_listeners", "_write_mark", "endpoint", "feature_map")
+    __slots__ = ("_held", "_hooks", "_listeners", "endpoint", "feature_map")
 
     cluster_name: ClassVar[str]
     revision: ClassVar[int]
@@ -345,7 +384,6 @@ class ClusterServer:
         self._hooks = _NO_HOOKS  # most servers never bind a source or get an event listener (memory per home)
         self._listeners: ChangeListener | tuple[ChangeListener, ...] = ()  # one in practice: the endpoint
         self.endpoint: HostingEndpoint | None = None
-        self._write_mark: WriteMark | None = None  # watch_writes: carried to its own values when it takes them
         for name, value in (values or {}).items():
             self.restore(name, value)
 
@@ -384,23 +422,22 @@ class ClusterServer:
         copied._held = self._held
         copied._hooks = _NO_HOOKS
         copied._listeners = ()
-        copied._write_mark = None
         copied.endpoint = None
         for name, value, fresh in plan:  # into its slots (or, without, one by one: compact key-sharing attributes)
             setattr(copied, name, type(value)() if fresh else value)
         return copied
 
     def as_copied_on(self, endpoint: HostingEndpoint) -> bool:
-        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads the values
-        it was copied with, binds no source, has no event listener and no watcher of its writes, and ``endpoint``,
-        which it is attached to, is its one change listener."""
+        """Whether this server is still as it was copied (``copy_by``) and put on ``endpoint``: it reads shared
+        values (those it was copied with, or those of servers alike: ``share_alike``), binds no source, has no
+        event listener and no watcher of its writes, and ``endpoint``, which it is attached to, is its one change
+        listener."""
         listeners: object = self._listeners
         return (
             type(self._held) is _SharedValues
             and self._hooks is _NO_HOOKS
             and listeners is endpoint
             and self.endpoint is endpoint
-            and self._write_mark is None
         )
 
     def _own_attributes(self) -> dict[str, Any]:
@@ -424,7 +461,7 @@ class ClusterServer:
         held = self._held
         if type(held) is _SharedValues:
             held = self._held = held.copy()
-            held.mark = self._write_mark  # a copy starts without one: its writes must raise the server's
+            held.mark = self._hooks.write_mark  # a copy starts without one: its writes must raise the server's
         return held
 
     def share_values(self, table: dict[str, Any] | None) -> dict[str, Any]:
@@ -514,6 +551,16 @@ class ClusterServer:
             raise AssertionError(f"{self.cluster_name}: attached with a runtime its endpoint does not hold")
         self.endpoint = endpoint
         self.on_attach()
+        self.share_alike()
+
+    def share_alike(self) -> None:
+        """Read its values from the object every server holding exactly the same values reads (a shared table, no
+        changes of its own: ``AttributeValues.alike_key``) instead of an object of its own, until its first change
+        (``_values`` then takes a copy): servers built alike hold the same values in every home. Nothing when its
+        values may not be shared (changes or a table of its own, a watcher's mark on them)."""
+        held = self._held
+        if type(held) is AttributeValues and (shared := _shared_alike(held)) is not None:
+            self._held = shared
 
     @property
     def runtime(self) -> Runtime | None:
@@ -546,8 +593,8 @@ class ClusterServer:
 
     def _own_hooks(self) -> _RareHooks:
         hooks = self._hooks
-        if hooks is _NO_HOOKS:
-            hooks = self._hooks = _RareHooks()
+        if hooks.shared():
+            hooks = self._hooks = _RareHooks(hooks.write_mark)
         return hooks
 
     def bind_source(self, name: str, source: Callable[[], Any]) -> None:
@@ -559,6 +606,7 @@ class ClusterServer:
             hooks.sources = {}
         hooks.sources[name] = source
         self._values.pop(name, None)
+        self.share_alike()  # a sensor's values without its live reading: those of every sensor built alike
 
     def now(self) -> float:
         if self.runtime is None:
@@ -643,7 +691,11 @@ class ClusterServer:
         ``read_all`` may give other values without one: values read live (a bound source, a ``read`` of its own,
         ``live_reads`` included). The rest it reads from the stored values and the globals of its class and
         features (a server's features are fixed)."""
-        self._write_mark = mark
+        hooks = self._hooks
+        if hooks.shared():
+            self._hooks = _watched_by(mark)
+        else:
+            hooks.write_mark = mark
         if type(self._held) is not _SharedValues:  # shared values are never written: the mark goes to its own
             self._held.mark = mark  # values when it takes them (``_values``), so watching keeps the sharing
         return bool(self._hooks.sources) or type(self).read is not ClusterServer.read

@@ -77,10 +77,12 @@ class ChannelServer(ClusterServer):
     ) -> None:
         super().__init__(features=features)
         listing = [dict(c) for c in (DEFAULT_CHANNELS if channels is None else channels)]
-        self._unlisted_channels = listing  # tuning works even without the ChannelList feature
-        if "ChannelList" in self._values:
+        # Tuning works even without the ChannelList feature, from the channels given: None for the default ones
+        # (immutable: a catalogue entry's servers are copied, not built again)
+        self._unlisted_channels: list[dict[str, Any]] | None = None if channels is None else listing
+        if "ChannelList" in self._held:
             self.restore("ChannelList", listing)
-        if "Lineup" in self._values:
+        if "Lineup" in self._held:
             self.restore("Lineup", lineup)
         self.restore("CurrentChannel", copy.deepcopy(listing[current]) if listing else None)
         self._previous: dict[str, Any] | None = None
@@ -103,9 +105,11 @@ class ChannelServer(ClusterServer):
     # ----------------------------------------------------------------------------- public API
     @property
     def channels(self) -> list[dict[str, Any]]:
-        if "ChannelList" in self._values:
+        if "ChannelList" in self._held:  # a read: no values of its own taken
             listed: list[dict[str, Any]] = self.read("ChannelList")
             return listed
+        if self._unlisted_channels is None:
+            return [dict(c) for c in DEFAULT_CHANNELS]
         return self._unlisted_channels
 
     def change_to(self, channel: Mapping[str, Any]) -> None:

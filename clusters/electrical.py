@@ -113,7 +113,7 @@ class ElectricalPowerMeasurementServer(ClusterServer):
             ("Frequency", frequency_mHz),
             ("PowerFactor", power_factor),
         ):
-            if name in self._values:
+            if name in self._held:
                 self._values[name] = value
         if active_power_mW is not None:
             self.set_power(active_power_mW)
@@ -148,7 +148,7 @@ class ElectricalPowerMeasurementServer(ClusterServer):
             derived["ActiveCurrent"] = None if power is None else round(power * 1000 / voltage)
             derived["RMSCurrent"] = None if apparent is None else round(apparent * 1000 / voltage)
         for name, value in derived.items():
-            if name in self._values:
+            if name in self._held:
                 self.set(name, value)
 
 
@@ -235,14 +235,14 @@ class ElectricalEnergyMeasurementServer(ClusterServer):
         measured: dict[str, dict[str, dict[str, Any]]] = {"CumulativeEnergy": {}, "PeriodicEnergy": {}}
         for direction, amount in (("Imported", imported_mWh), ("Exported", exported_mWh)):
             cumulative = f"CumulativeEnergy{direction}"
-            if cumulative in self._values:
+            if cumulative in self._held:
                 previous = (self._values[cumulative] or {}).get("energy", 0)
                 self.set(
                     cumulative, {"energy": round(previous + amount), "startSystime": 0, "endSystime": _systime(now)}
                 )
                 measured["CumulativeEnergy"][f"energy{direction}"] = self._values[cumulative]
             periodic = f"PeriodicEnergy{direction}"
-            if periodic in self._values:
+            if periodic in self._held:
                 self.set(
                     periodic, {"energy": round(amount), "startSystime": _systime(start), "endSystime": _systime(now)}
                 )
@@ -374,7 +374,7 @@ class DeviceEnergyManagementServer(ClusterServer):
         self.restore("ESAState", esa_state)
         self.restore("AbsMinPower", abs_min_power_mW)
         self.restore("AbsMaxPower", abs_max_power_mW)
-        if "PowerAdjustmentCapability" in self._values:
+        if "PowerAdjustmentCapability" in self._held:
             capability = (
                 None
                 if power_adjustments is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from clusters.base import ClusterServer
 from clusters.runtime import Runtime
@@ -11,9 +11,9 @@ from clusters.status import HomeError, Status
 
 EndpointListener = Callable[[int, str, str, Any, Any], None]
 Watcher = Callable[[Any, Any], None]
-# An endpoint's watchers: (cluster, attribute, callback) each, in the order they came — a flat tuple rather than a
-# dict of tuples: an endpoint has none (most) or a few, and a home holds hundreds of endpoints.
-Watchers = tuple[tuple[str, str, Watcher], ...]
+# An endpoint's watchers: cluster, attribute, callback of each in turn, in the order they came — one flat tuple rather
+# than a tuple of triples (or a dict of them): an endpoint has none (most) or a few, and a home holds hundreds.
+Watchers = tuple["str | Watcher", ...]
 
 
 class _ClusterMapHolder:
@@ -109,7 +109,7 @@ class Endpoint:
 
     def watch(self, cluster: str, attribute: str, callback: Watcher) -> None:
         """Let a sibling cluster react to a change (e.g. OperationalState to OnOff going off)."""
-        self._watchers = (*self._watchers, (cluster, attribute, callback))
+        self._watchers = (*self._watchers, cluster, attribute, callback)
 
     def add_sink(self, sink: EndpointListener) -> None:
         """Tell ``sink`` of every change, after the sinks it has: an endpoint's first is kept as it is, no tuple (its
@@ -135,6 +135,8 @@ class Endpoint:
             sinks(self.endpoint_id, server.cluster_name, attribute, old, new)
         if self._watchers:
             cluster_name = server.cluster_name
-            for cluster, watched, callback in self._watchers:  # those of one (cluster, attribute) in their order
-                if watched == attribute and cluster == cluster_name:
+            watchers = self._watchers
+            for at in range(0, len(watchers), 3):  # those of one (cluster, attribute) in their order
+                if watchers[at + 1] == attribute and watchers[at] == cluster_name:
+                    callback = cast(Watcher, watchers[at + 2])
                     callback(old, new)

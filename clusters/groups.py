@@ -8,7 +8,7 @@ listeners hear every change (the bridge keeps the node's GroupTable and persiste
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import clusters.official as Objects
@@ -20,10 +20,13 @@ Feature = Objects.Groups.Bitmaps.Feature
 NAME_SUPPORT = int(Objects.Groups.Bitmaps.NameSupportBitmap.kGroupNames)
 MAX_NAME = 16
 DEFAULT_CAPACITY = 4  # groups per fabric on this endpoint
+MembershipListener = Callable[["GroupsServer"], None]
 
 
 class GroupsServer(ClusterServer):
-    __slots__ = ("_groups", "capacity", "on_membership")
+    # Its table (None) and listeners (()) made when first used (a home holds one per light, most never in a group):
+    # immutable until then, so a catalogue entry's servers are copied with them
+    __slots__ = ("_groups", "_membership_listeners", "capacity")
     cluster_name = "Groups"
     revision = 4
     default_features = int(Feature.kGroupNames)
@@ -32,30 +35,49 @@ class GroupsServer(ClusterServer):
     def __init__(self, *, capacity: int = DEFAULT_CAPACITY, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.capacity = capacity
-        self._groups: dict[int, dict[int, str]] = {}  # fabric index → group id → name
-        self.on_membership: list[Callable[[GroupsServer], None]] = []
+        self._groups: dict[int, dict[int, str]] | None = None  # fabric index → group id → name (None: none yet)
+        self._membership_listeners: Sequence[MembershipListener] = ()
         if not self.has_feature(Feature.kGroupNames):
             self.restore("NameSupport", 0)
 
     # ----------------------------------------------------------------------------- state
+    @property
+    def on_membership(self) -> list[MembershipListener]:
+        """Listeners told of every change of its memberships, in order (append to add one)."""
+        listeners = self._membership_listeners
+        if type(listeners) is not list:
+            listeners = self._membership_listeners = []
+        return listeners
+
+    def _own_groups(self) -> dict[int, dict[int, str]]:
+        groups = self._groups
+        if groups is None:
+            groups = self._groups = {}
+        return groups
+
+    def _of_fabric(self, fabric_index: int) -> dict[int, str]:
+        """Its groups on a fabric: its own dict, or a new empty one when none (changing that changes nothing)."""
+        groups = self._groups
+        return {} if groups is None else groups.get(fabric_index, {})
+
     def groups(self, fabric_index: int) -> dict[int, str]:
-        return dict(self._groups.get(fabric_index, {}))
+        return dict(self._of_fabric(fabric_index))
 
     def memberships(self) -> dict[int, dict[int, str]]:
-        return {f: dict(g) for f, g in self._groups.items() if g}
+        return {f: dict(g) for f, g in (self._groups or {}).items() if g}
 
     def restore_memberships(self, saved: Mapping[int, Mapping[int, str]]) -> None:
         self._groups = {int(f): {int(g): str(n) for g, n in groups.items()} for f, groups in saved.items()}
 
     def is_member(self, fabric_index: int, group_id: int) -> bool:
-        return group_id in self._groups.get(fabric_index, {})
+        return group_id in self._of_fabric(fabric_index)
 
     def remove_fabric(self, fabric_index: int) -> None:
-        if self._groups.pop(fabric_index, None):
+        if self._groups is not None and self._groups.pop(fabric_index, {}):
             self._changed()
 
     def _changed(self) -> None:
-        for listener in list(self.on_membership):
+        for listener in list(self._membership_listeners):
             listener(self)
 
     def _scenes(self) -> Any:
@@ -79,7 +101,7 @@ class GroupsServer(ClusterServer):
                 f"Groups: no group key is mapped to group 0x{group_id:04x} (GroupKeyMap)",
                 reply,
             )
-        mine = self._groups.setdefault(requester.fabric_index, {})
+        mine = self._own_groups().setdefault(requester.fabric_index, {})
         if group_id not in mine and len(mine) >= self.capacity:
             raise self._refuse(Status.RESOURCE_EXHAUSTED, f"Groups: at most {self.capacity} groups per fabric", reply)
         mine[group_id] = name if self.has_feature(Feature.kGroupNames) else ""
@@ -95,14 +117,14 @@ class GroupsServer(ClusterServer):
         reply = {"groupID": groupID, "groupName": ""}
         if groupID == 0:
             raise self._refuse(Status.CONSTRAINT_ERROR, "Groups: GroupID 0 is not a group", reply)
-        name = self._groups.get(current_requester().fabric_index, {}).get(groupID)
+        name = self._of_fabric(current_requester().fabric_index).get(groupID)
         if name is None:
             raise self._refuse(Status.NOT_FOUND, f"Groups: this endpoint is not in group 0x{groupID:04x}", reply)
         return {"status": int(Status.SUCCESS), "groupID": groupID, "groupName": name}
 
     @command("GetGroupMembership")
     def get_group_membership(self, groupList: list[int]) -> dict[str, Any]:
-        mine = self._groups.get(current_requester().fabric_index, {})
+        mine = self._of_fabric(current_requester().fabric_index)
         members = sorted(mine) if not groupList else [g for g in groupList if g in mine]
         return {"capacity": max(0, self.capacity - len(mine)), "groupList": members}
 
@@ -112,7 +134,7 @@ class GroupsServer(ClusterServer):
         if groupID == 0:
             raise self._refuse(Status.CONSTRAINT_ERROR, "Groups: GroupID 0 is not a group", reply)
         fabric = current_requester().fabric_index
-        if self._groups.get(fabric, {}).pop(groupID, None) is None:
+        if self._of_fabric(fabric).pop(groupID, None) is None:
             raise self._refuse(Status.NOT_FOUND, f"Groups: this endpoint is not in group 0x{groupID:04x}", reply)
         scenes = self._scenes()
         if scenes is not None:
@@ -123,7 +145,7 @@ class GroupsServer(ClusterServer):
     @command("RemoveAllGroups")
     def remove_all_groups(self) -> None:
         fabric = current_requester().fabric_index
-        removed = self._groups.pop(fabric, {})
+        removed = {} if self._groups is None else self._groups.pop(fabric, {})
         scenes = self._scenes()
         if scenes is not None:
             for group_id in removed:

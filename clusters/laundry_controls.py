@@ -54,7 +54,7 @@ def _normal(text: str) -> str:
 
 
 class LaundryWasherControlsServer(ClusterServer):
-    __slots__ = ("options_by_mode",)
+    __slots__ = ("_options_by_mode",)
     cluster_name = "LaundryWasherControls"
     revision = 1
     default_features = SPIN | RINSE
@@ -68,10 +68,16 @@ class LaundryWasherControlsServer(ClusterServer):
         features: int | None = None,
         values: Mapping[str, Any] | None = None,
     ) -> None:
-        self.options_by_mode = dict(WASHER_OPTIONS_BY_MODE if options_by_mode is None else options_by_mode)
+        # None for the default table (never changed: a catalogue entry's servers are copied, sharing it)
+        self._options_by_mode = None if options_by_mode is None else dict(options_by_mode)
         super().__init__(features=features, values=values)
         if spin_speeds is not None and self.has_feature(SPIN):
             self.restore("SpinSpeeds", list(spin_speeds))
+
+    @property
+    def options_by_mode(self) -> Mapping[str, WasherOptions]:
+        """The spin speeds and rinses each washer mode offers (read-only)."""
+        return WASHER_OPTIONS_BY_MODE if self._options_by_mode is None else self._options_by_mode
 
     def initial_values(self) -> dict[str, Any]:
         values: dict[str, Any] = {}

@@ -12,7 +12,7 @@ recall's own transition) makes it invalid.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,6 +32,7 @@ MAX_SCENE_ID = 0xFE
 MAX_TRANSITION_MS = 60_000_000
 MAX_NAME = 16
 DEFAULT_TABLE_SIZE = 16
+ScenesListener = Callable[["ScenesManagementServer"], None]
 VALUE_FIELDS = (
     "valueUnsigned8",
     "valueSigned8",
@@ -59,7 +60,9 @@ class FabricScenes:
 
 
 class ScenesManagementServer(ClusterServer):
-    __slots__ = ("_fabrics", "_recall_until", "on_scenes")
+    # Its scene tables (None) and listeners (()) made when first used (a home holds one per light, most never store a
+    # scene): immutable until then, so a catalogue entry's servers are copied with them
+    __slots__ = ("_fabrics", "_recall_until", "_scenes_listeners")
     cluster_name = "ScenesManagement"
     revision = 1
     default_features = int(Feature.kSceneNames)
@@ -68,9 +71,9 @@ class ScenesManagementServer(ClusterServer):
     def __init__(self, *, table_size: int = DEFAULT_TABLE_SIZE, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.restore("SceneTableSize", table_size)
-        self._fabrics: dict[int, FabricScenes] = {}
+        self._fabrics: dict[int, FabricScenes] | None = None  # fabric index → its scenes (None: none yet)
         self._recall_until = -1.0  # virtual time until which scene-attribute changes are the recall's own
-        self.on_scenes: list[Callable[[ScenesManagementServer], None]] = []
+        self._scenes_listeners: Sequence[ScenesListener] = ()
 
     # FabricSceneInfo is derived from the scene tables on every read (live, like a bound source, but no source and
     # no table of its own per server: a home holds one per light); a stored value of it is not restored.
@@ -84,6 +87,14 @@ class ScenesManagementServer(ClusterServer):
     def restore(self, name: str, value: Any) -> None:
         if name != "FabricSceneInfo":
             super().restore(name, value)
+
+    @property
+    def on_scenes(self) -> list[ScenesListener]:
+        """Listeners told of every change of its scene tables, in order (append to add one)."""
+        listeners = self._scenes_listeners
+        if type(listeners) is not list:
+            listeners = self._scenes_listeners = []
+        return listeners
 
     def on_attach(self) -> None:
         assert self.endpoint is not None
@@ -104,7 +115,7 @@ class ScenesManagementServer(ClusterServer):
 
     def _scene_info(self) -> list[dict[str, Any]]:
         out = []
-        for fabric, state in sorted(self._fabrics.items()):
+        for fabric, state in sorted((self._fabrics or {}).items()):
             if fabric == LOCAL_FABRIC:
                 continue  # not a Matter fabric: nothing to report on the wire
             out.append(
@@ -121,20 +132,20 @@ class ScenesManagementServer(ClusterServer):
 
     def _changed(self) -> None:
         self.notify("FabricSceneInfo", None, self._scene_info())
-        for listener in list(self.on_scenes):
+        for listener in list(self._scenes_listeners):
             listener(self)
 
     def _scene_attribute_changed(self, old: object, new: object) -> None:
         if self.runtime is not None and self.runtime.now() <= self._recall_until:
             return
-        invalidated = [state for state in self._fabrics.values() if state.valid]
+        invalidated = [state for state in (self._fabrics or {}).values() if state.valid]
         for state in invalidated:
             state.valid = False
         if invalidated:
             self._changed()
 
     def remove_group_scenes(self, fabric_index: int, group_id: int) -> None:
-        state = self._fabrics.get(fabric_index)
+        state = None if self._fabrics is None else self._fabrics.get(fabric_index)
         if state is None:
             return
         before = len(state.scenes)
@@ -143,7 +154,7 @@ class ScenesManagementServer(ClusterServer):
             self._changed()
 
     def remove_fabric(self, fabric_index: int) -> None:
-        if self._fabrics.pop(fabric_index, None) is not None:
+        if self._fabrics is not None and self._fabrics.pop(fabric_index, None) is not None:
             self._changed()
 
     def export_scenes(self) -> dict[str, Any]:
@@ -159,14 +170,14 @@ class ScenesManagementServer(ClusterServer):
                 }
                 for (g, s), sc in sorted(state.scenes.items())
             ]
-            for f, state in self._fabrics.items()
+            for f, state in (self._fabrics or {}).items()
             if state.scenes
         }
 
     def import_scenes(self, saved: Mapping[str, Any]) -> None:
         self._fabrics = {}
         for fabric, scenes in saved.items():
-            state = self._fabrics.setdefault(int(fabric), FabricScenes())
+            state = self._state(int(fabric))
             for entry in scenes:
                 state.scenes[(int(entry["group"]), int(entry["scene"]))] = Scene(
                     str(entry["name"]), int(entry["transition_ms"]), copy.deepcopy(dict(entry["values"]))
@@ -197,7 +208,10 @@ class ScenesManagementServer(ClusterServer):
             )
 
     def _state(self, fabric: int) -> FabricScenes:
-        return self._fabrics.setdefault(fabric, FabricScenes())
+        fabrics = self._fabrics
+        if fabrics is None:
+            fabrics = self._fabrics = {}
+        return fabrics.setdefault(fabric, FabricScenes())
 
     # ----------------------------------------------------------------------------- value sets
     def _values_from_field_sets(

@@ -54,7 +54,7 @@ class WaterHeaterManagementServer(ClusterServer):
     ) -> None:
         super().__init__(features=features)
         self._values["HeaterTypes"] = heater_types
-        if "TankVolume" in self._values:
+        if "TankVolume" in self._held:
             self._values["TankVolume"] = tank_volume_l
         self._tank = float(tank_percentage)
         self._ramp: tuple[float, float, float, float] | None = None  # (start time, start %, target %, duration)

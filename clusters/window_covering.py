@@ -39,7 +39,7 @@ _END_PRODUCT_FOR_TYPE = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Motion:
     start_position: int
     target: int
@@ -50,6 +50,8 @@ class _Motion:
 
 class _Axis:
     """One motor (lift or tilt): a resting position or a motion in progress."""
+
+    __slots__ = ("motion", "position", "travel_s")  # two per covering in every home: no instance dict
 
     def __init__(self, travel_s: float) -> None:
         self.travel_s = travel_s
@@ -294,7 +296,7 @@ class WindowCoveringServer(ClusterServer):
         start = axis.position
         if start is None:  # unknown position: assume the far end, the longest possible travel
             start = FULLY_CLOSED if target <= FULLY_CLOSED // 2 else FULLY_OPEN
-        if f"TargetPosition{which}Percent100ths" in self._values:
+        if f"TargetPosition{which}Percent100ths" in self._held:
             self.set(f"TargetPosition{which}Percent100ths", target)
         if start == target:
             axis.position = target
@@ -307,7 +309,7 @@ class WindowCoveringServer(ClusterServer):
         else:
             axis.halt(now + duration)  # detached (no clock): the move completes at once
         counter = f"NumberOfActuations{which}"
-        if counter in self._values:
+        if counter in self._held:
             self.set(counter, min(self.read(counter) + 1, 0xFFFF))
 
     def _arrive(self, axis: _Axis, motion: _Motion) -> None:
@@ -322,7 +324,7 @@ class WindowCoveringServer(ClusterServer):
             if axis.motion is not None:
                 axis.halt(now)
             target = f"TargetPosition{which}Percent100ths"
-            if target in self._values and axis.position is not None:
+            if target in self._held and axis.position is not None:
                 self.set(target, axis.position)
         self._publish()
 

@@ -134,9 +134,11 @@ def test_a_built_server_is_what_its_constructor_gives() -> None:
     groups = next(spec for spec in specs if spec.cluster == "Groups")  # copied: its empty table is its own
     first, second = groups.build(), groups.build()
     assert isinstance(first, GroupsServer) and isinstance(second, GroupsServer)
-    assert spec_copied(groups) and first._groups is not second._groups
-    first._groups.setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
+    assert spec_copied(groups) and first._groups is None and second._groups is None  # no table until the first group
+    first._own_groups().setdefault(1, {})[7] = "kitchen"  # in place, as AddGroup changes it
     assert second.memberships() == {} and first.memberships() == {1: {7: "kitchen"}}
+    third = groups.build()
+    assert second._groups is None and isinstance(third, GroupsServer) and third.memberships() == {}
 
 
 def test_every_server_class_keeps_its_state_in_slots() -> None:

@@ -156,8 +156,8 @@ def test_writes_that_tell_no_listener_and_sources_bound_later_show_in_the_next_s
 
 def test_watching_for_writes_keeps_the_values_copied_servers_share():
     """A snapshot watches every server for writes; servers copied from a catalogue entry keep reading its values
-    until their first change (clusters/base.py ``_write_mark``: the mark goes to their own values when they take
-    them), so a snapshotted home costs no more memory than an unread one."""
+    until their first change (clusters/base.py ``_RareHooks.write_mark``: the mark goes to their own values when they
+    take them), so a snapshotted home costs no more memory than an unread one."""
     home = _moving_home()
     servers = [s for d in home.devices() for e in d.endpoints.values() for s in e.clusters.values()]
     sharing = sum(type(s._held) is _SharedValues for s in servers)

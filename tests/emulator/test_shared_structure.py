@@ -87,7 +87,7 @@ def test_a_shared_descriptor_never_changes_and_refuses_what_would_change_it() ->
         with pytest.raises(AssertionError):
             change()
     mark = WriteMark()
-    assert shared.watch_writes(mark) is False and shared._write_mark is None
+    assert shared.watch_writes(mark) is False and shared._hooks.write_mark is None
     other = two.device("other").cluster(1, "Descriptor")
     assert _typed(shared.read_all()) == _typed(before) == _typed(other.read_all())
 
