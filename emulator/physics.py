@@ -21,7 +21,7 @@ from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported
 from emulator.physics_terms import room_process, shared_params
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
-from emulator.room_frame import RoomPictures, illuminance, value_at
+from emulator.room_frame import RoomPictures, illuminance
 from emulator.sky import Sky
 
 if TYPE_CHECKING:
@@ -71,17 +71,42 @@ class SensorFeed:
 class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
-    __slots__ = ("_baselines", "_timers", "daylight", "initial", "room_id", "segments")
+    # each variable's segment in a slot of its own (None before the room began): no dict of them per room
+    __slots__ = ("_baselines", "_timers", "daylight", "humidity", "initial", "pm10", "room_id", "temperature")
 
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
         # in ENVIRONMENT_KEYS order, as given (a tuple, not a dict per room: memory per home)
         self._baselines = tuple(baseline[key] for key in ENVIRONMENT_KEYS)
         self.daylight = float(baseline["illuminance"])
-        self.segments: dict[str, tuple[int, Segment]] = {}
+        self.temperature: Segment | None = None
+        self.humidity: Segment | None = None
+        self.pm10: Segment | None = None
         self._timers: dict[str, Timer] | None = None  # made with the room's first boundary timer (most never have one)
         # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
         self.initial: dict[str, float] | None = dict(environment)
+
+    def segment(self, variable: str) -> Segment:
+        """The segment ``variable`` (one of VARIABLES) follows now."""
+        segment: Segment | None = getattr(self, variable) if variable in VARIABLES else None
+        if segment is None:
+            raise KeyError(variable)
+        return segment
+
+    def began(self) -> bool:
+        """Whether any variable follows a segment yet (the room is integrating)."""
+        return self.temperature is not None or self.humidity is not None or self.pm10 is not None
+
+    def current_segments(self) -> dict[str, Segment]:
+        """Variable → the segment it follows now (none before the room began): a new dict, the room's own slots
+        change only through ``PhysicsEngine``."""
+        return {variable: segment for variable in VARIABLES if (segment := getattr(self, variable)) is not None}
+
+    @property
+    def segments(self) -> Mapping[str, tuple[int, Segment]]:
+        """Variable → (the tick its segment began, the segment), as before segments held their start (a read-only
+        snapshot: assigning to it changes nothing)."""
+        return MappingProxyType({variable: (s.start, s) for variable, s in self.current_segments().items()})
 
     @property
     def baseline(self) -> Mapping[str, float]:
@@ -203,21 +228,22 @@ class PhysicsEngine:
         room = self.rooms[room_id]
         if variable == "illuminance":
             return illuminance(room.daylight, self.sky(), self.pictures.terms(room_id))
-        return value_at(room.segments[variable], self.clock.tick)
+        return room.segment(variable).value_at(self.clock.tick)
 
-    def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
-        trajectories = list(self.rooms[room_id].segments.items())
+    def _trajectories(self, room_id: str) -> list[tuple[str, int, Segment]]:
+        """(variable, the tick it began, segment) of the room's variables and its devices' compartments."""
+        trajectories = [(v, segment.start, segment) for v, segment in self.rooms[room_id].current_segments().items()]
         for device in self.devices_in(room_id):
-            for (device_id, _ep), trajectory in self.compartments.trajectories.items():
+            for (device_id, _ep), (start, segment) in self.compartments.trajectories.items():
                 if device_id == device.device_id:
-                    trajectories.append(("temperature", trajectory))
+                    trajectories.append(("temperature", start, segment))
         return trajectories
 
     def settled(self, room_id: str) -> bool:
         """True when no sensor reading of the room moves noticeably before its next segment boundary: every
         variable (and compartment) is within SETTLED_WITHIN of where its segment comes to rest."""
         tick = self.clock.tick
-        for variable, (start, segment) in self._trajectories(room_id):
+        for variable, start, segment in self._trajectories(room_id):
             if segment.stepwise or segment.exit_after is not None:
                 return False  # still heading for a boundary event
             rest = segment.process.clamp(segment.fixed)
@@ -230,7 +256,7 @@ class PhysicsEngine:
         remaining distance to rest (when a reading that sits on a unit boundary has flipped for good)."""
         tick = self.clock.tick
         longest = 0
-        for _variable, (start, segment) in self._trajectories(room_id):
+        for _variable, start, segment in self._trajectories(room_id):
             if segment.stepwise:
                 continue
             if segment.value_after(tick - start) != segment.process.clamp(segment.fixed):
@@ -280,10 +306,10 @@ class PhysicsEngine:
         timer = room.take_timer(variable)
         if timer is not None:
             timer.cancel()
-        segment = Segment(self._process(room, variable), x0)
-        self.segment_count += 1
         start = self.clock.tick
-        room.segments[variable] = (start, segment)
+        segment = Segment(self._process(room, variable), x0, start)
+        self.segment_count += 1
+        setattr(room, variable, segment)
         self.pictures.moved(room.room_id)
         if segment.exit_after is not None:
             room.set_timer(
@@ -322,7 +348,7 @@ class PhysicsEngine:
         ``feed.variable``, can be worth a report: reportable change)."""
         feed.server.bind_source(feed.attribute, feed)
         self._sensors.setdefault(room_id, []).append(feed)
-        if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
+        if self.rooms[room_id].began():  # the room is already integrating (a device added later)
             feed.published = feed()
 
     def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
@@ -375,12 +401,12 @@ class PhysicsEngine:
             reported = self._reported[room_id] = self._report_basis(room_id)
         due: list[int] = []
         sensed = self._sensed_variables(room_id)
-        for variable, (start, segment) in self.rooms[room_id].segments.items():
+        for variable, segment in self.rooms[room_id].current_segments().items():
             if variable not in sensed:
                 continue
             edges = AIR_QUALITY_EDGES if variable == "pm10" else ()
-            basis = reported.setdefault(variable, segment.value_after(now - start))  # a sensor added since
-            crossing = segment_crossing(segment, start, now, basis, REPORTABLE_CHANGE[variable], edges)
+            basis = reported.setdefault(variable, segment.value_at(now))  # a sensor added since
+            crossing = segment_crossing(segment, segment.start, now, basis, REPORTABLE_CHANGE[variable], edges)
             if crossing is not None:
                 due.append(crossing)
         for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):

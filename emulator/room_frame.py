@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 
 LightTerms = tuple[float, float]  # (the share of daylight the coverings let in, the lights' lux)
-Trajectory = tuple[int, Segment]  # (the tick it began, its segment)
-# (room, its variables' trajectories, its noon daylight, its light terms): immutable once taken, shared by frames
-RoomPicture = tuple[str, Mapping[str, Trajectory], float, LightTerms]
+# (room, its variables' segments, its noon daylight, its light terms): immutable once taken, shared by frames
+RoomPicture = tuple[str, Mapping[str, Segment], float, LightTerms]
 
 
 def reading(value: float) -> float:
@@ -32,11 +31,6 @@ def reading(value: float) -> float:
 def illuminance(daylight: float, sky: float, terms: LightTerms) -> float:
     """Lux: the room's noon daylight scaled by the sky and its coverings, plus its lights."""
     return daylight * sky * terms[0] + terms[1]
-
-
-def value_at(trajectory: Trajectory, tick: int) -> float:
-    start, segment = trajectory
-    return segment.value_after(tick - start)
 
 
 class RoomsFrame:
@@ -56,19 +50,20 @@ class RoomsFrame:
             self._states = {
                 room_id: {
                     key: reading(
-                        illuminance(daylight, sky, terms) if key == "illuminance" else value_at(trajectories[key], tick)
+                        illuminance(daylight, sky, terms) if key == "illuminance" else segments[key].value_at(tick)
                     )
                     for key in ENVIRONMENT_KEYS
                 }
-                for room_id, trajectories, daylight, terms in self._pictures
+                for room_id, segments, daylight, terms in self._pictures
             }
             self._pictures = []  # the states stand for them now
         return self._states
 
 
 class _Room(Protocol):
-    segments: dict[str, Trajectory]
     daylight: float
+
+    def current_segments(self) -> dict[str, Segment]: ...
 
 
 class RoomPictures:
@@ -108,6 +103,6 @@ class RoomPictures:
             picture = pictures.get(room_id)
             if picture is None:  # the room moved on since its last picture (most frames reuse it)
                 room = rooms[room_id]
-                picture = pictures[room_id] = (room_id, dict(room.segments), room.daylight, self.terms(room_id))
+                picture = pictures[room_id] = (room_id, room.current_segments(), room.daylight, self.terms(room_id))
             frame.append(picture)
         return RoomsFrame(tick, sky, frame)
