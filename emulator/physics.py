@@ -72,7 +72,18 @@ class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
     # each variable's segment in a slot of its own (None before the room began): no dict of them per room
-    __slots__ = ("_baselines", "_timers", "daylight", "humidity", "initial", "pm10", "room_id", "temperature")
+    __slots__ = (
+        "_baselines",
+        "_timers",
+        "daylight",
+        "feeds",
+        "humidity",
+        "initial",
+        "pm10",
+        "reported",
+        "room_id",
+        "temperature",
+    )
 
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
@@ -83,6 +94,10 @@ class RoomPhysics:
         self.humidity: Segment | None = None
         self.pm10: Segment | None = None
         self._timers: dict[str, Timer] | None = None  # made with the room's first boundary timer (most never have one)
+        # its live sensor attributes, for change reports (a tuple, the shared () while it has none)
+        self.feeds: tuple[SensorFeed, ...] = ()
+        # its variables (and compartments) as last reported: the basis of the next reportable change
+        self.reported: dict[Any, float] | None = None
         # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
         self.initial: dict[str, float] | None = dict(environment)
 
@@ -136,6 +151,22 @@ class RoomPhysics:
 
 
 class PhysicsEngine:
+    """A home's room physics: its rooms' trajectories, the sky over them and the sensors they feed."""
+
+    __slots__ = (  # one per home: no instance dict (memory per home)
+        "_sky_timer",
+        "clock",
+        "compartments",
+        "devices_in",
+        "params",
+        "pictures",
+        "rooms",
+        "segment_count",
+        "segment_listener",
+        "sun",
+        "weather",
+    )
+
     def __init__(
         self, clock: VirtualClock, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]
     ) -> None:
@@ -144,11 +175,7 @@ class PhysicsEngine:
         self.devices_in = devices_in
         self.rooms: dict[str, RoomPhysics] = {}
         self.segment_count = 0
-        # room → its live sensor attributes, for change reports
-        self._sensors: dict[str, list[SensorFeed]] = {}
         self.compartments = Compartments(clock, params)
-        # room → its variables (and compartments) as last reported: the basis of the next reportable change
-        self._reported: dict[str, dict[Any, float]] = {}
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
@@ -162,9 +189,7 @@ class PhysicsEngine:
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
-        self._reported.pop(room_id, None)
         self.pictures.devices_changed(room_id)
-        self._sensors.pop(room_id, None)
         for timer in room.timers.values():
             timer.cancel()
 
@@ -184,9 +209,9 @@ class PhysicsEngine:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
             self._begin(room, variable, float(initial[variable]))
-        for feed in self._sensors.get(room_id, ()):
+        for feed in room.feeds:
             feed.published = feed()
-        self._reported[room_id] = self._report_basis(room_id)
+        room.reported = self._report_basis(room_id)
         if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
 
@@ -347,42 +372,47 @@ class PhysicsEngine:
         """Feed ``feed.attribute`` of ``feed.server`` from the room (only what a sensor reads of a room variable,
         ``feed.variable``, can be worth a report: reportable change)."""
         feed.server.bind_source(feed.attribute, feed)
-        self._sensors.setdefault(room_id, []).append(feed)
-        if self.rooms[room_id].began():  # the room is already integrating (a device added later)
+        room = self.rooms[room_id]
+        room.feeds = (*room.feeds, feed)
+        if room.began():  # the room is already integrating (a device added later)
             feed.published = feed()
 
     def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
         """Whether ``attribute`` of ``server`` reads a device's own compartment (a fridge's inside)."""
         return any(
             feed.compartment and feed.server is server and feed.attribute == attribute
-            for feeds in self._sensors.values()
-            for feed in feeds
+            for room in self.rooms.values()
+            for feed in room.feeds
         )
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""
         return {
             (id(feed.server), feed.attribute)
-            for feeds in self._sensors.values()
-            for feed in feeds
+            for room in self.rooms.values()
+            for feed in room.feeds
             if not feed.compartment
         }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
-        self._sensors[room_id] = [feed for feed in self._sensors.get(room_id, ()) if id(feed.server) not in servers]
+        room = self.rooms[room_id]
+        room.feeds = tuple(feed for feed in room.feeds if id(feed.server) not in servers)
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
-        for feed in self._sensors.get(room_id, ()):
+        room = self.rooms.get(room_id)
+        if room is None:
+            return  # a room removed since (no sensor left to report)
+        for feed in room.feeds:
             new = feed()
             old = feed.published
             if new != old:
                 feed.published = new
                 feed.server.notify(feed.attribute, old, new)
-        self._reported[room_id] = self._report_basis(room_id)
+        room.reported = self._report_basis(room_id)
 
     def _sensed_variables(self, room_id: str) -> set[str]:
-        return {feed.variable for feed in self._sensors.get(room_id, ()) if feed.variable is not None}
+        return {feed.variable for feed in self.rooms[room_id].feeds if feed.variable is not None}
 
     def _report_basis(self, room_id: str) -> dict[Any, float]:
         sensed = self._sensed_variables(room_id)
@@ -396,12 +426,13 @@ class PhysicsEngine:
         what was last reported (emulator/reportable_change.py), computed from the trajectories; None when
         nothing does before the room's next segment boundary or sky knot (those report anyway)."""
         now = self.clock.tick
-        reported = self._reported.get(room_id)
+        room = self.rooms[room_id]
+        reported = room.reported
         if reported is None:
-            reported = self._reported[room_id] = self._report_basis(room_id)
+            reported = room.reported = self._report_basis(room_id)
         due: list[int] = []
         sensed = self._sensed_variables(room_id)
-        for variable, segment in self.rooms[room_id].current_segments().items():
+        for variable, segment in room.current_segments().items():
             if variable not in sensed:
                 continue
             edges = AIR_QUALITY_EDGES if variable == "pm10" else ()
@@ -416,7 +447,6 @@ class PhysicsEngine:
                 due.append(crossing)
         end = self.next_knot_tick()
         if self.sun is not None and end is not None and "illuminance" in sensed:
-            room = self.rooms[room_id]
             factor, lights = self.pictures.terms(room_id)
             scale = room.daylight * factor
             at_end = scale * self.sun.relative(self.clock.datetime_at(end)) + lights

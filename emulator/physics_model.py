@@ -98,20 +98,22 @@ class Process:
         return _alpha(slope, keep), intercept * keep + self.drift * self.baseline, low, high
 
 
-# (slope, keep) → (1 + slope)·keep: every room under the same rates follows one of a few maps, so each α is one float
-# object for all of them, not one per segment (memory per home). Equal keys give the same bits: ±0.0 added to 1.0
-# give 1.0, and keep = 1 − drift is never -0.0.
-_ALPHAS: dict[tuple[float, float], float] = {}
-_ALPHAS_MAX = 4096  # distinct maps remembered (a sweep over many starts over)
+# keep → (the slope last asked with it, (1 + slope)·keep): rooms under the same rates mostly follow one map per
+# variable (drift alone, or drift and the walls), so its α is one float object for all of them, not one per segment
+# (memory per home). Equal slopes and keeps give the same bits: ±0.0 added to 1.0 give 1.0, keep = 1 − drift is never
+# -0.0. Only the last slope per keep: the memo stays a few entries, whatever the homes.
+_LAST_ALPHA: dict[float, tuple[float, float]] = {}
+_LAST_ALPHA_MAX = 64  # distinct drifts remembered (a sweep over many starts over)
 
 
 def _alpha(slope: float, keep: float) -> float:
-    key = (slope, keep)
-    alpha = _ALPHAS.get(key)
-    if alpha is None:
-        if len(_ALPHAS) >= _ALPHAS_MAX:
-            _ALPHAS.clear()
-        alpha = _ALPHAS[key] = (1.0 + slope) * keep
+    last = _LAST_ALPHA.get(keep)
+    if last is not None and last[0] == slope:
+        return last[1]
+    if len(_LAST_ALPHA) >= _LAST_ALPHA_MAX:
+        _LAST_ALPHA.clear()
+    alpha = (1.0 + slope) * keep
+    _LAST_ALPHA[keep] = (slope, alpha)  # one assignment: threads building homes see a whole pair
     return alpha
 
 

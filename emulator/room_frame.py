@@ -71,6 +71,8 @@ class RoomPictures:
     them (``devices_changed``: a light or covering switched, moved, added or removed — the home resegments the room
     then), and its picture for frames, until its trajectories or daylight move too (``moved``)."""
 
+    __slots__ = ("_pictures", "_terms", "devices_in", "params")  # one per home: no instance dict
+
     def __init__(self, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]) -> None:
         self.params = params
         self.devices_in = devices_in
