@@ -108,6 +108,14 @@ class RoomPhysics:
             raise KeyError(variable)
         return segment
 
+    def sensed_variables(self) -> set[str]:
+        """The room variables its sensors read."""
+        return {feed.variable for feed in self.feeds if feed.variable is not None}
+
+    def unbind(self, servers: set[int]) -> None:
+        """Stop feeding the sensor attributes of these servers (by id)."""
+        self.feeds = tuple(feed for feed in self.feeds if id(feed.server) not in servers)
+
     def began(self) -> bool:
         """Whether any variable follows a segment yet (the room is integrating)."""
         return self.temperature is not None or self.humidity is not None or self.pm10 is not None
@@ -366,7 +374,6 @@ class PhysicsEngine:
             self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
 
-    # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
     def bind_sensor(self, room_id: str, feed: SensorFeed) -> None:
         """Feed ``feed.attribute`` of ``feed.server`` from the room (only what a sensor reads of a room variable,
@@ -395,8 +402,7 @@ class PhysicsEngine:
         }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
-        room = self.rooms[room_id]
-        room.feeds = tuple(feed for feed in room.feeds if id(feed.server) not in servers)
+        self.rooms[room_id].unbind(servers)
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
@@ -411,11 +417,8 @@ class PhysicsEngine:
                 feed.server.notify(feed.attribute, old, new)
         room.reported = self._report_basis(room_id)
 
-    def _sensed_variables(self, room_id: str) -> set[str]:
-        return {feed.variable for feed in self.rooms[room_id].feeds if feed.variable is not None}
-
     def _report_basis(self, room_id: str) -> dict[Any, float]:
-        sensed = self._sensed_variables(room_id)
+        sensed = self.rooms[room_id].sensed_variables()
         basis: dict[Any, float] = {variable: self.value(room_id, variable) for variable in sensed}
         for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):
             basis[key] = segment.value_after(self.clock.tick - start)
@@ -431,7 +434,7 @@ class PhysicsEngine:
         if reported is None:
             reported = room.reported = self._report_basis(room_id)
         due: list[int] = []
-        sensed = self._sensed_variables(room_id)
+        sensed = room.sensed_variables()
         for variable, segment in room.current_segments().items():
             if variable not in sensed:
                 continue

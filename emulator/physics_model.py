@@ -98,22 +98,24 @@ class Process:
         return _alpha(slope, keep), intercept * keep + self.drift * self.baseline, low, high
 
 
-# keep → (the slope last asked with it, (1 + slope)·keep): rooms under the same rates mostly follow one map per
-# variable (drift alone, or drift and the walls), so its α is one float object for all of them, not one per segment
-# (memory per home). Equal slopes and keeps give the same bits: ±0.0 added to 1.0 give 1.0, keep = 1 − drift is never
-# -0.0. Only the last slope per keep: the memo stays a few entries, whatever the homes.
-_LAST_ALPHA: dict[float, tuple[float, float]] = {}
-_LAST_ALPHA_MAX = 64  # distinct drifts remembered (a sweep over many starts over)
+# (keep, whether the slope is 0) → (the slope last asked, (1 + slope)·keep): rooms under the same rates mostly follow
+# one map per variable (drift alone, or drift and the walls), so its α is one float object for all of them, not one
+# per segment (memory per home). Equal slopes and keeps give the same bits: ±0.0 added to 1.0 give 1.0, and
+# keep = 1 − drift is never -0.0. Only the last slope per key: the memo stays a few entries, whatever the homes, and
+# a room with device terms does not evict the drift-only map the others share.
+_LAST_ALPHA: dict[tuple[float, bool], tuple[float, float]] = {}
+_LAST_ALPHA_MAX = 64  # keys remembered (a sweep over many drifts starts over)
 
 
 def _alpha(slope: float, keep: float) -> float:
-    last = _LAST_ALPHA.get(keep)
+    key = (keep, slope == 0.0)
+    last = _LAST_ALPHA.get(key)
     if last is not None and last[0] == slope:
         return last[1]
     if len(_LAST_ALPHA) >= _LAST_ALPHA_MAX:
         _LAST_ALPHA.clear()
     alpha = (1.0 + slope) * keep
-    _LAST_ALPHA[keep] = (slope, alpha)  # one assignment: threads building homes see a whole pair
+    _LAST_ALPHA[key] = (slope, alpha)  # one assignment: threads building homes see a whole pair
     return alpha
 
 
