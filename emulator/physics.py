@@ -71,7 +71,8 @@ class SensorFeed:
 class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
-    # each variable's segment in a slot of its own (None before the room began): no dict of them per room
+    # each variable's segment, the room's feeds and its reported basis in slots of its own: no dict of segments per
+    # room, no engine dicts keyed by room (memory per home)
     __slots__ = (
         "_baselines",
         "_timers",
@@ -127,8 +128,8 @@ class RoomPhysics:
 
     @property
     def segments(self) -> Mapping[str, tuple[int, Segment]]:
-        """Variable → (the tick its segment began, the segment), as before segments held their start (a read-only
-        snapshot: assigning to it changes nothing)."""
+        """Variable → (the tick its segment began, the segment): the trajectories as a read-only snapshot, built
+        when asked (a room keeps only its segments, each with its start)."""
         return MappingProxyType({variable: (s.start, s) for variable, s in self.current_segments().items()})
 
     @property
