@@ -72,3 +72,20 @@ class SunCurve:
         share = (when - start).total_seconds() / KNOT_S
         first, second = self._at_knot(start), self._at_knot(start + timedelta(seconds=KNOT_S))
         return first + (second - first) * share
+
+
+# (latitude, its sign, reference day) → its curve: a curve is immutable, so homes under one sky share one (memory per
+# home); 0.0 and -0.0 stay apart
+_CURVES: dict[tuple[float, float, date], SunCurve] = {}
+_CURVES_MAX = 64  # distinct skies remembered (a sweep over many starts over)
+
+
+def shared_sun_curve(latitude_deg: float, reference: date) -> SunCurve:
+    """The curve at ``latitude_deg`` for ``reference``, one object for every home that asks for the same."""
+    key = (latitude_deg, math.copysign(1.0, latitude_deg), reference)
+    curve = _CURVES.get(key)
+    if curve is None:
+        if len(_CURVES) >= _CURVES_MAX:
+            _CURVES.clear()
+        curve = _CURVES[key] = SunCurve(latitude_deg, reference)
+    return curve

@@ -21,7 +21,7 @@ from emulator.physics_terms import PhysicsParams as PhysicsParams  # re-exported
 from emulator.physics_terms import room_process, shared_params
 from emulator.reportable_change import AIR_QUALITY_EDGES, REPORTABLE_CHANGE, linear_crossing, segment_crossing
 from emulator.room_frame import ENVIRONMENT_KEYS as ENVIRONMENT_KEYS  # re-exported: its callers' name
-from emulator.room_frame import RoomPictures, illuminance, value_at
+from emulator.room_frame import RoomPictures, illuminance
 from emulator.sky import Sky
 
 if TYPE_CHECKING:
@@ -71,17 +71,66 @@ class SensorFeed:
 class RoomPhysics:
     """One room's physics state: its baselines, noon daylight, trajectories and their boundary timers."""
 
-    __slots__ = ("_baselines", "_timers", "daylight", "initial", "room_id", "segments")
+    # each variable's segment, the room's feeds and its reported basis in slots of its own: no dict of segments per
+    # room, no engine dicts keyed by room (memory per home)
+    __slots__ = (
+        "_baselines",
+        "_timers",
+        "daylight",
+        "feeds",
+        "humidity",
+        "initial",
+        "pm10",
+        "reported",
+        "room_id",
+        "temperature",
+    )
 
     def __init__(self, room_id: str, environment: dict[str, float], baseline: dict[str, float]) -> None:
         self.room_id = room_id
         # in ENVIRONMENT_KEYS order, as given (a tuple, not a dict per room: memory per home)
         self._baselines = tuple(baseline[key] for key in ENVIRONMENT_KEYS)
         self.daylight = float(baseline["illuminance"])
-        self.segments: dict[str, tuple[int, Segment]] = {}
+        self.temperature: Segment | None = None
+        self.humidity: Segment | None = None
+        self.pm10: Segment | None = None
         self._timers: dict[str, Timer] | None = None  # made with the room's first boundary timer (most never have one)
+        # its live sensor attributes, for change reports (a tuple, the shared () while it has none)
+        self.feeds: tuple[SensorFeed, ...] = ()
+        # its variables (and compartments) as last reported: the basis of the next reportable change
+        self.reported: dict[Any, float] | None = None
         # the environment the room starts from, until ``PhysicsEngine.start`` begins integrating from it
         self.initial: dict[str, float] | None = dict(environment)
+
+    def segment(self, variable: str) -> Segment:
+        """The segment ``variable`` (one of VARIABLES) follows now."""
+        segment: Segment | None = getattr(self, variable) if variable in VARIABLES else None
+        if segment is None:
+            raise KeyError(variable)
+        return segment
+
+    def sensed_variables(self) -> set[str]:
+        """The room variables its sensors read."""
+        return {feed.variable for feed in self.feeds if feed.variable is not None}
+
+    def unbind(self, servers: set[int]) -> None:
+        """Stop feeding the sensor attributes of these servers (by id)."""
+        self.feeds = tuple(feed for feed in self.feeds if id(feed.server) not in servers)
+
+    def began(self) -> bool:
+        """Whether any variable follows a segment yet (the room is integrating)."""
+        return self.temperature is not None or self.humidity is not None or self.pm10 is not None
+
+    def current_segments(self) -> dict[str, Segment]:
+        """Variable → the segment it follows now (none before the room began): a new dict, the room's own slots
+        change only through ``PhysicsEngine``."""
+        return {variable: segment for variable in VARIABLES if (segment := getattr(self, variable)) is not None}
+
+    @property
+    def segments(self) -> Mapping[str, tuple[int, Segment]]:
+        """Variable → (the tick its segment began, the segment): the trajectories as a read-only snapshot, built
+        when asked (a room keeps only its segments, each with its start)."""
+        return MappingProxyType({variable: (s.start, s) for variable, s in self.current_segments().items()})
 
     @property
     def baseline(self) -> Mapping[str, float]:
@@ -111,6 +160,22 @@ class RoomPhysics:
 
 
 class PhysicsEngine:
+    """A home's room physics: its rooms' trajectories, the sky over them and the sensors they feed."""
+
+    __slots__ = (  # one per home: no instance dict (memory per home)
+        "_sky_timer",
+        "clock",
+        "compartments",
+        "devices_in",
+        "params",
+        "pictures",
+        "rooms",
+        "segment_count",
+        "segment_listener",
+        "sun",
+        "weather",
+    )
+
     def __init__(
         self, clock: VirtualClock, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]
     ) -> None:
@@ -119,11 +184,7 @@ class PhysicsEngine:
         self.devices_in = devices_in
         self.rooms: dict[str, RoomPhysics] = {}
         self.segment_count = 0
-        # room → its live sensor attributes, for change reports
-        self._sensors: dict[str, list[SensorFeed]] = {}
         self.compartments = Compartments(clock, params)
-        # room → its variables (and compartments) as last reported: the basis of the next reportable change
-        self._reported: dict[str, dict[Any, float]] = {}
         self.weather = Sky(clock, params)
         self.sun = self.weather.sun
         self._sky_timer: Timer | None = None
@@ -137,9 +198,7 @@ class PhysicsEngine:
 
     def remove_room(self, room_id: str) -> None:
         room = self.rooms.pop(room_id)
-        self._reported.pop(room_id, None)
         self.pictures.devices_changed(room_id)
-        self._sensors.pop(room_id, None)
         for timer in room.timers.values():
             timer.cancel()
 
@@ -159,9 +218,9 @@ class PhysicsEngine:
                 room.daylight = self._noon_daylight(max(0.0, observed - lights) / factor, room)
         for variable in VARIABLES:
             self._begin(room, variable, float(initial[variable]))
-        for feed in self._sensors.get(room_id, ()):
+        for feed in room.feeds:
             feed.published = feed()
-        self._reported[room_id] = self._report_basis(room_id)
+        room.reported = self._report_basis(room_id)
         if (self.sun is not None or self.params.outdoor == "daily") and self._sky_timer is None:
             self._schedule_sky()
 
@@ -203,21 +262,22 @@ class PhysicsEngine:
         room = self.rooms[room_id]
         if variable == "illuminance":
             return illuminance(room.daylight, self.sky(), self.pictures.terms(room_id))
-        return value_at(room.segments[variable], self.clock.tick)
+        return room.segment(variable).value_at(self.clock.tick)
 
-    def _trajectories(self, room_id: str) -> list[tuple[str, tuple[int, Segment]]]:
-        trajectories = list(self.rooms[room_id].segments.items())
+    def _trajectories(self, room_id: str) -> list[tuple[str, int, Segment]]:
+        """(variable, the tick it began, segment) of the room's variables and its devices' compartments."""
+        trajectories = [(v, segment.start, segment) for v, segment in self.rooms[room_id].current_segments().items()]
         for device in self.devices_in(room_id):
-            for (device_id, _ep), trajectory in self.compartments.trajectories.items():
+            for (device_id, _ep), (start, segment) in self.compartments.trajectories.items():
                 if device_id == device.device_id:
-                    trajectories.append(("temperature", trajectory))
+                    trajectories.append(("temperature", start, segment))
         return trajectories
 
     def settled(self, room_id: str) -> bool:
         """True when no sensor reading of the room moves noticeably before its next segment boundary: every
         variable (and compartment) is within SETTLED_WITHIN of where its segment comes to rest."""
         tick = self.clock.tick
-        for variable, (start, segment) in self._trajectories(room_id):
+        for variable, start, segment in self._trajectories(room_id):
             if segment.stepwise or segment.exit_after is not None:
                 return False  # still heading for a boundary event
             rest = segment.process.clamp(segment.fixed)
@@ -230,7 +290,7 @@ class PhysicsEngine:
         remaining distance to rest (when a reading that sits on a unit boundary has flipped for good)."""
         tick = self.clock.tick
         longest = 0
-        for _variable, (start, segment) in self._trajectories(room_id):
+        for _variable, start, segment in self._trajectories(room_id):
             if segment.stepwise:
                 continue
             if segment.value_after(tick - start) != segment.process.clamp(segment.fixed):
@@ -280,10 +340,10 @@ class PhysicsEngine:
         timer = room.take_timer(variable)
         if timer is not None:
             timer.cancel()
-        segment = Segment(self._process(room, variable), x0)
-        self.segment_count += 1
         start = self.clock.tick
-        room.segments[variable] = (start, segment)
+        segment = Segment(self._process(room, variable), x0, start)
+        self.segment_count += 1
+        setattr(room, variable, segment)
         self.pictures.moved(room.room_id)
         if segment.exit_after is not None:
             room.set_timer(
@@ -315,51 +375,51 @@ class PhysicsEngine:
             self.weather.outdoor_temperature() if variable == "temperature" else None,
         )
 
-    # ------------------------------------------------------------------------------ illuminance
     # ------------------------------------------------------------------------------ sensors
     def bind_sensor(self, room_id: str, feed: SensorFeed) -> None:
         """Feed ``feed.attribute`` of ``feed.server`` from the room (only what a sensor reads of a room variable,
         ``feed.variable``, can be worth a report: reportable change)."""
         feed.server.bind_source(feed.attribute, feed)
-        self._sensors.setdefault(room_id, []).append(feed)
-        if self.rooms[room_id].segments:  # the room is already integrating (a device added later)
+        room = self.rooms[room_id]
+        room.feeds = (*room.feeds, feed)
+        if room.began():  # the room is already integrating (a device added later)
             feed.published = feed()
 
     def is_compartment_sensor(self, server: Any, attribute: str) -> bool:
         """Whether ``attribute`` of ``server`` reads a device's own compartment (a fridge's inside)."""
         return any(
             feed.compartment and feed.server is server and feed.attribute == attribute
-            for feeds in self._sensors.values()
-            for feed in feeds
+            for room in self.rooms.values()
+            for feed in room.feeds
         )
 
     def sensor_keys(self) -> set[tuple[int, str]]:
         """(id(server), attribute) of every reading this engine derives from a room's state."""
         return {
             (id(feed.server), feed.attribute)
-            for feeds in self._sensors.values()
-            for feed in feeds
+            for room in self.rooms.values()
+            for feed in room.feeds
             if not feed.compartment
         }
 
     def unbind_sensors(self, room_id: str, servers: set[int]) -> None:
-        self._sensors[room_id] = [feed for feed in self._sensors.get(room_id, ()) if id(feed.server) not in servers]
+        self.rooms[room_id].unbind(servers)
 
     def publish_sensors(self, room_id: str) -> None:
         """Report sensor values that changed since the last report (segment boundaries, samples)."""
-        for feed in self._sensors.get(room_id, ()):
+        room = self.rooms.get(room_id)
+        if room is None:
+            return  # a room removed since (no sensor left to report)
+        for feed in room.feeds:
             new = feed()
             old = feed.published
             if new != old:
                 feed.published = new
                 feed.server.notify(feed.attribute, old, new)
-        self._reported[room_id] = self._report_basis(room_id)
-
-    def _sensed_variables(self, room_id: str) -> set[str]:
-        return {feed.variable for feed in self._sensors.get(room_id, ()) if feed.variable is not None}
+        room.reported = self._report_basis(room_id)
 
     def _report_basis(self, room_id: str) -> dict[Any, float]:
-        sensed = self._sensed_variables(room_id)
+        sensed = self.rooms[room_id].sensed_variables()
         basis: dict[Any, float] = {variable: self.value(room_id, variable) for variable in sensed}
         for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):
             basis[key] = segment.value_after(self.clock.tick - start)
@@ -370,17 +430,18 @@ class PhysicsEngine:
         what was last reported (emulator/reportable_change.py), computed from the trajectories; None when
         nothing does before the room's next segment boundary or sky knot (those report anyway)."""
         now = self.clock.tick
-        reported = self._reported.get(room_id)
+        room = self.rooms[room_id]
+        reported = room.reported
         if reported is None:
-            reported = self._reported[room_id] = self._report_basis(room_id)
+            reported = room.reported = self._report_basis(room_id)
         due: list[int] = []
-        sensed = self._sensed_variables(room_id)
-        for variable, (start, segment) in self.rooms[room_id].segments.items():
+        sensed = room.sensed_variables()
+        for variable, segment in room.current_segments().items():
             if variable not in sensed:
                 continue
             edges = AIR_QUALITY_EDGES if variable == "pm10" else ()
-            basis = reported.setdefault(variable, segment.value_after(now - start))  # a sensor added since
-            crossing = segment_crossing(segment, start, now, basis, REPORTABLE_CHANGE[variable], edges)
+            basis = reported.setdefault(variable, segment.value_at(now))  # a sensor added since
+            crossing = segment_crossing(segment, segment.start, now, basis, REPORTABLE_CHANGE[variable], edges)
             if crossing is not None:
                 due.append(crossing)
         for key, (start, segment) in self.compartments.of_devices(self.devices_in(room_id)):
@@ -390,7 +451,6 @@ class PhysicsEngine:
                 due.append(crossing)
         end = self.next_knot_tick()
         if self.sun is not None and end is not None and "illuminance" in sensed:
-            room = self.rooms[room_id]
             factor, lights = self.pictures.terms(room_id)
             scale = room.daylight * factor
             at_end = scale * self.sun.relative(self.clock.datetime_at(end)) + lights

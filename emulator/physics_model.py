@@ -95,25 +95,57 @@ class Process:
             slope += t_slope
             intercept += t_intercept
         keep = 1.0 - self.drift
-        return (1.0 + slope) * keep, intercept * keep + self.drift * self.baseline, low, high
+        return _alpha(slope, keep), intercept * keep + self.drift * self.baseline, low, high
+
+
+# (keep, whether the slope is 0) → (the slope last asked, (1 + slope)·keep): rooms under the same rates mostly follow
+# one map per variable (drift alone, or drift and the walls), so its α is one float object for all of them, not one
+# per segment (memory per home). Equal slopes and keeps give the same bits: ±0.0 added to 1.0 give 1.0, and
+# keep = 1 − drift is never -0.0. Only the last slope per key: the memo stays a few entries, whatever the homes, and
+# a room with device terms does not evict the drift-only map the others share.
+_LAST_ALPHA: dict[tuple[float, bool], tuple[float, float]] = {}
+_LAST_ALPHA_MAX = 64  # keys remembered (a sweep over many drifts starts over)
+
+
+def _alpha(slope: float, keep: float) -> float:
+    key = (keep, slope == 0.0)
+    last = _LAST_ALPHA.get(key)
+    if last is not None and last[0] == slope:
+        return last[1]
+    if len(_LAST_ALPHA) >= _LAST_ALPHA_MAX:
+        _LAST_ALPHA.clear()
+    alpha = (1.0 + slope) * keep
+    _LAST_ALPHA[key] = (slope, alpha)  # one assignment: threads building homes see a whole pair
+    return alpha
 
 
 class Segment:
-    """The closed-form trajectory of one variable from ``x0`` until it leaves its affine piece."""
+    """The closed-form trajectory of one variable from ``x0`` at tick ``start`` until it leaves its affine piece.
+    A room's variable holds its segment alone (no (start, segment) pair, no dict of them: memory per home)."""
 
-    __slots__ = ("alpha", "beta", "exit_after", "fixed", "high", "low", "process", "stepwise", "x0")
+    __slots__ = ("alpha", "beta", "exit_after", "high", "low", "process", "start", "stepwise", "x0")
 
     MAX_EXIT = 10**12
 
-    def __init__(self, process: Process, x0: float) -> None:
+    def __init__(self, process: Process, x0: float, start: int = 0) -> None:
         self.process = process
         self.x0 = x0
+        self.start = start  # the tick it began (0 for a segment whose owner keeps its start beside it)
         alpha, beta, low, high = process.affine_at(x0)
         self.alpha, self.beta = alpha, beta
         self.low, self.high = low, high
         self.stepwise = not (0.0 < alpha < 1.0)  # non-contracting pieces are rare: step them
-        self.fixed = beta / (1.0 - alpha) if not self.stepwise else x0
         self.exit_after = self._exit_after()
+
+    @property
+    def fixed(self) -> float:
+        """Where the trajectory comes to rest (computed when asked, the same float each time: a float less per
+        segment kept)."""
+        return self.x0 if self.stepwise else self.beta / (1.0 - self.alpha)
+
+    def value_at(self, tick: int) -> float:
+        """The value at ``tick`` (from ``start`` to ``start + exit_after``)."""
+        return self.value_after(tick - self.start)
 
     def _inside(self, x: float) -> bool:
         return self.low <= x < self.high and self.process.lower <= x <= self.process.upper
@@ -121,7 +153,8 @@ class Segment:
     def _raw(self, n: int) -> float:
         if n == 0:
             return self.x0
-        return self.fixed + (self.x0 - self.fixed) * self.alpha**n
+        fixed = self.fixed
+        return fixed + (self.x0 - fixed) * self.alpha**n
 
     def value_after(self, n: int) -> float:
         """The value after ``n`` ticks (n ≤ exit_after)."""

@@ -19,9 +19,8 @@ if TYPE_CHECKING:
 ENVIRONMENT_KEYS = ("temperature", "humidity", "illuminance", "pm10")
 
 LightTerms = tuple[float, float]  # (the share of daylight the coverings let in, the lights' lux)
-Trajectory = tuple[int, Segment]  # (the tick it began, its segment)
-# (room, its variables' trajectories, its noon daylight, its light terms): immutable once taken, shared by frames
-RoomPicture = tuple[str, Mapping[str, Trajectory], float, LightTerms]
+# (room, its variables' segments, its noon daylight, its light terms): immutable once taken, shared by frames
+RoomPicture = tuple[str, Mapping[str, Segment], float, LightTerms]
 
 
 def reading(value: float) -> float:
@@ -32,11 +31,6 @@ def reading(value: float) -> float:
 def illuminance(daylight: float, sky: float, terms: LightTerms) -> float:
     """Lux: the room's noon daylight scaled by the sky and its coverings, plus its lights."""
     return daylight * sky * terms[0] + terms[1]
-
-
-def value_at(trajectory: Trajectory, tick: int) -> float:
-    start, segment = trajectory
-    return segment.value_after(tick - start)
 
 
 class RoomsFrame:
@@ -56,25 +50,28 @@ class RoomsFrame:
             self._states = {
                 room_id: {
                     key: reading(
-                        illuminance(daylight, sky, terms) if key == "illuminance" else value_at(trajectories[key], tick)
+                        illuminance(daylight, sky, terms) if key == "illuminance" else segments[key].value_at(tick)
                     )
                     for key in ENVIRONMENT_KEYS
                 }
-                for room_id, trajectories, daylight, terms in self._pictures
+                for room_id, segments, daylight, terms in self._pictures
             }
             self._pictures = []  # the states stand for them now
         return self._states
 
 
 class _Room(Protocol):
-    segments: dict[str, Trajectory]
     daylight: float
+
+    def current_segments(self) -> dict[str, Segment]: ...
 
 
 class RoomPictures:
     """What a room's readings reuse while it stays as it is: its light terms, until a device change that can move
     them (``devices_changed``: a light or covering switched, moved, added or removed — the home resegments the room
     then), and its picture for frames, until its trajectories or daylight move too (``moved``)."""
+
+    __slots__ = ("_pictures", "_terms", "devices_in", "params")  # one per home: no instance dict
 
     def __init__(self, params: PhysicsParams, devices_in: Callable[[str], Iterable[Device]]) -> None:
         self.params = params
@@ -108,6 +105,6 @@ class RoomPictures:
             picture = pictures.get(room_id)
             if picture is None:  # the room moved on since its last picture (most frames reuse it)
                 room = rooms[room_id]
-                picture = pictures[room_id] = (room_id, dict(room.segments), room.daylight, self.terms(room_id))
+                picture = pictures[room_id] = (room_id, room.current_segments(), room.daylight, self.terms(room_id))
             frame.append(picture)
         return RoomsFrame(tick, sky, frame)

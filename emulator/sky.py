@@ -7,15 +7,18 @@ import math
 from datetime import datetime, timedelta
 
 from emulator.clock import VirtualClock
-from emulator.daylight import KNOT_S, SunCurve, knot_start
+from emulator.daylight import KNOT_S, knot_start, shared_sun_curve
 from emulator.physics_terms import PhysicsParams
 
 
 class Sky:
+    __slots__ = ("_at", "clock", "params", "sun")  # one per home: no instance dict (memory per home)
+
     def __init__(self, clock: VirtualClock, params: PhysicsParams) -> None:
         self.clock = clock
         self.params = params
-        self.sun = SunCurve(params.latitude_deg, clock.now_datetime.date()) if params.daylight == "sun" else None
+        sun = params.daylight == "sun"
+        self.sun = shared_sun_curve(params.latitude_deg, clock.now_datetime.date()) if sun else None
         self._at: tuple[tuple[int, datetime] | None, float] = (None, 1.0)  # (tick, base time) → daylight then
 
     def relative_daylight(self) -> float:

@@ -149,3 +149,62 @@ def test_compartments_at_one_setpoint_share_a_process_but_not_their_trajectory()
     second.advance(3600)
     assert first.read_path("kitchen_freezer_1", path) < before  # heads for its new setpoint
     assert second.read_path("kitchen_freezer_1", path) == before
+
+
+def test_rooms_share_alpha_floats_but_each_segment_is_its_own_and_computes_what_a_fresh_one_does() -> None:
+    first, second = _home(3), _home(3)
+    segments = [
+        home.physics.rooms[room.room_id].segment(variable)
+        for home in (first, second)
+        for room in home.rooms()
+        for variable in ("temperature", "humidity", "pm10")
+    ]
+    assert len({id(segment) for segment in segments}) == len(segments)  # no trajectory is shared
+    drift_only = [s for s in segments if not s.process.terms]
+    assert len({id(s.alpha) for s in drift_only if s.process.drift == drift_only[0].process.drift}) == 1
+    for segment in segments:  # the same floats as a segment built on a memo-free map
+        fresh = Process(segment.process.terms, segment.process.drift, segment.process.baseline)
+        alpha, beta, _low, _high = fresh.affine_at(segment.x0)
+        slope = sum(term.locate(segment.x0)[2] for term in fresh.terms)
+        assert alpha == (1.0 + slope) * (1.0 - fresh.drift) and (segment.alpha, segment.beta) == (alpha, beta)
+        assert segment.fixed == (segment.x0 if segment.stepwise else beta / (1.0 - alpha))
+
+
+def test_a_segment_keeps_its_start_and_a_room_hands_out_read_only_snapshots() -> None:
+    home = _home(3)
+    home.advance(600)
+    home.set_room_state("bathroom", "temperature", 1500)
+    room = home.physics.rooms["bathroom"]
+    segment = room.segment("temperature")
+    assert segment.start == home.clock.tick > 0 and segment.value_at(segment.start) == 1500.0
+    assert room.segments["temperature"] == (segment.start, segment)
+    with pytest.raises(TypeError):
+        room.segments["temperature"] = (0, segment)
+    room.current_segments().pop("temperature")  # a copy: the room still follows it
+    assert room.segment("temperature") is segment
+    with pytest.raises(KeyError):
+        room.segment("daylight")  # a slot of the room, not a variable
+
+
+def test_twin_homes_share_one_sun_curve_but_not_the_sky_or_sensor_state() -> None:
+    first, second = _home(3), _home(3)
+    assert first.physics.params.daylight == "sun"
+    assert first.physics.sun is second.physics.sun and first.physics.weather is not second.physics.weather
+    first_room, second_room = first.physics.rooms["bathroom"], second.physics.rooms["bathroom"]
+    assert first_room.feeds and first_room.feeds is not second_room.feeds
+    assert first_room.reported is not second_room.reported
+    lux = second.room_state("bathroom")["illuminance"]
+    first.advance(3 * 3600)  # one home's sky moves on: the other's stays where its clock is
+    assert second.room_state("bathroom")["illuminance"] == lux
+    assert first.room_state("bathroom")["illuminance"] != lux
+
+
+def test_a_room_without_sensors_holds_the_shared_empty_feeds_and_unbinding_leaves_others() -> None:
+    home = _home(3)
+    bare = [room for room in home.physics.rooms.values() if not room.feeds]
+    assert bare and all(room.feeds == () and not isinstance(room.feeds, list) for room in bare)
+    bathroom = home.physics.rooms["bathroom"]
+    servers = {id(feed.server) for feed in bathroom.feeds[:1]}
+    kept = [feed for feed in bathroom.feeds if id(feed.server) not in servers]
+    home.physics.unbind_sensors("bathroom", servers)
+    assert list(bathroom.feeds) == kept and home.physics.rooms["kitchen"].feeds
