@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from clusters import ClusterServer, HomeError
-from clusters.basic_information import USER_SETTABLE
+from clusters.basic_information import USER_SETTABLE, BasicInformationServer
 from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 from clusters.values import enum_members
 from emulator.catalogue import device_type_spec
+from emulator.catalogue.spec import DeviceTypeSpec
 from emulator.clock import VirtualClock
 from emulator.device import Device, initial_node_label
 from emulator.home_config import DeviceConfig, RoomConfig
@@ -109,8 +110,12 @@ class HomeDevices:
             raise HomeError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
         device = Device(config.id, spec, config.room, config.name)
         endpoints, attributes = device.endpoints, config.attributes
+        held_as_built = _held_as_built(spec)
         for path in sorted(attributes):
             value = attributes[path]
+            held = held_as_built.get(path, _NOT_HELD)
+            if type(held) is type(value) and held == value:
+                continue  # what it holds already: its restore would change nothing (most of a home file's values)
             endpoint_id, cluster, attribute = parse_path(path)
             found = endpoints.get(endpoint_id)  # one dict step per level (a home file names some 400 attributes) …
             server = found.clusters.get(cluster) if found is not None else None
@@ -164,6 +169,51 @@ class HomeDevices:
             "name": device.name,
             "endpoints": endpoints,
         }
+
+
+class _NotHeld:
+    """What ``_held_as_built`` gives for a path it does not name (no attribute value is of this type)."""
+
+
+_NOT_HELD = _NotHeld()
+# The restores that change nothing for a plain value a server holds already (ClusterServer.restore returns early;
+# BasicInformation's checks the length of its texts first, as held ones passed it): servers of other classes may
+# restore with side effects (a cycle resynchronised, an alarm expressed, a cover's axis halted) and are never skipped.
+_PLAIN_RESTORES = (ClusterServer.restore, BasicInformationServer.restore)
+_PLAIN_VALUES = (bool, int, str)  # ClusterServer.restore's no-op: equal values of exactly these types, and None
+# where the attribute is nullable (set then finds the None it holds; null for an optional, non-nullable one drops it)
+# Device type name → (its spec, its table): built once per type, from the spec it was built from.
+_HELD_AS_BUILT: dict[str, tuple[DeviceTypeSpec, dict[str, Any]]] = {}
+
+
+def _held_as_built(spec: DeviceTypeSpec) -> dict[str, Any]:
+    """Path → the plain value (bool, int, str; None where nullable) every device of type ``spec`` holds there as
+    built, where restoring that value changes nothing: ``place`` skips those restores instead of finding the server
+    and calling it (a home file lists every attribute, most at their initial values). Read from two devices built
+    with different ids and names, so a value that follows the device (its identity: NodeLabel, SerialNumber,
+    UniqueID) is never named; only servers whose restore and read are the plain ones (``_PLAIN_RESTORES``,
+    ``ClusterServer.read``), whose values no restore of another attribute changes before the device is attached."""
+    kept = _HELD_AS_BUILT.get(spec.name)
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    first, second = Device("as-built-1", spec, "", "first"), Device("as-built-2", spec, "", None)
+    table: dict[str, Any] = {}
+    for endpoint_id, endpoint in first.endpoints.items():
+        for cluster, server in endpoint.clusters.items():
+            kind = type(server)
+            if kind.restore not in _PLAIN_RESTORES or kind.read is not ClusterServer.read:
+                continue
+            twin = second.endpoints[endpoint_id].clusters[cluster]
+            for name in server.attribute_names():
+                if name in GLOBAL_ATTRIBUTE_IDS:
+                    continue  # refused by restore
+                value, other = server.read(name), twin.read(name)
+                plain = type(value) in _PLAIN_VALUES or (value is None and server.model.attributes[name].type.nullable)
+                if plain and type(other) is type(value) and other == value:
+                    server.restore(name, value)  # refused (HomeError) if it ever were not what it takes
+                    table[f"{endpoint_id}.{cluster}.{name}"] = value
+    _HELD_AS_BUILT[spec.name] = (spec, table)
+    return table
 
 
 def read_device(device: Device, *, shared_lists: bool = False) -> dict[str, Any]:
