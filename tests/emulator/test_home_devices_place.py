@@ -118,3 +118,15 @@ def test_a_value_changed_in_one_home_never_reaches_the_next(monkeypatch):
     assert _text(second.snapshot()) == _text(restoring.snapshot())
     assert second.read_all("l")["1.OnOff.OnOff"] is table_before["1.OnOff.OnOff"]
     assert second.read_all("l")["1.LevelControl.OnLevel"] != 77
+
+
+def test_a_struct_held_as_built_is_skipped_only_when_written_alike(monkeypatch):
+    held = home_devices._held_as_built(device_type_spec("on_off_light"))["0.BasicInformation.CapabilityMinima"]
+    assert held.alike(dict(held.value)) and held.alike(dict(reversed(held.value.items())))  # any key order
+    as_float = {key: float(value) for key, value in held.value.items()}  # equal, not alike: 3.0 is not 3
+    assert as_float == held.value and not held.alike(as_float)
+    for minima in (dict(held.value), as_float, {**held.value, "caseSessionsPerFabric": 4}):
+        listed = {"l": {"0.BasicInformation.CapabilityMinima": minima}}
+        config = home([("l", "on_off_light", "room")], attributes=listed)
+        skipping, restoring = _built_both_ways(config, monkeypatch)
+        assert _text(skipping.snapshot()) == _text(restoring.snapshot())
