@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from clusters import ClusterServer, HomeError
-from clusters.basic_information import USER_SETTABLE
+from clusters.basic_information import USER_SETTABLE, BasicInformationServer
 from clusters.chip_model import GLOBAL_ATTRIBUTE_IDS
 from clusters.values import enum_members
 from emulator.catalogue import device_type_spec
+from emulator.catalogue.spec import DeviceTypeSpec
 from emulator.clock import VirtualClock
 from emulator.device import Device, initial_node_label
 from emulator.home_config import DeviceConfig, RoomConfig
@@ -111,8 +113,12 @@ class HomeDevices:
             raise HomeError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
         device = Device(config.id, spec, config.room, config.name)
         endpoints, attributes = device.endpoints, config.attributes
+        held_as_built = _held_as_built(spec)
         for path in sorted(attributes):
             value = attributes[path]
+            held = held_as_built.get(path, _NOT_HELD)
+            if (type(held) is type(value) and held == value) or (type(held) is _HeldList and held.alike(value)):
+                continue  # what it holds already: its restore would change nothing (most of a home file's values)
             endpoint_id, cluster, attribute = parse_path(path)
             found = endpoints.get(endpoint_id)  # one dict step per level (a home file names some 400 attributes) …
             server = found.clusters.get(cluster) if found is not None else None
@@ -166,6 +172,87 @@ class HomeDevices:
             "name": device.name,
             "endpoints": endpoints,
         }
+
+
+class _NotHeld:
+    """What ``_held_as_built`` gives for a path it does not name (no attribute value is of this type)."""
+
+
+_NOT_HELD = _NotHeld()
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True).encode
+
+
+class _HeldList:
+    """A list or struct a device holds as built, with its JSON text (sorted keys): ClusterServer.restore changes
+    nothing for an equal value of its type whose text is the same (the same types all the way down), and tells it
+    by writing both texts; ``place`` writes only the file's."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, value: list[Any] | dict[str, Any], text: str) -> None:
+        self.value, self.text = value, text
+
+    def alike(self, value: Any) -> bool:
+        if type(value) is not type(self.value) or value != self.value:
+            return False
+        try:
+            return bool(_CANONICAL_JSON(value) == self.text)
+        except (TypeError, ValueError):  # not JSON data: restored (coerced) as any other value
+            return False
+
+
+# The restores that change nothing for a plain value a server holds already (ClusterServer.restore returns early;
+# BasicInformation's checks the length of its texts first, as held ones passed it): servers of other classes may
+# restore with side effects (a cycle resynchronised, an alarm expressed, a cover's axis halted) and are never skipped.
+_PLAIN_RESTORES = (ClusterServer.restore, BasicInformationServer.restore)
+_PLAIN_VALUES = (bool, int, str)  # ClusterServer.restore's no-op: equal values of exactly these types, and None
+# where the attribute is nullable (set then finds the None it holds; null for an optional, non-nullable one drops it),
+# and lists and structs written alike (_HeldList)
+_LISTS = (list, dict)
+# Device type name → (its spec, its table): built once per type, from the spec it was built from.
+_HELD_AS_BUILT: dict[str, tuple[DeviceTypeSpec, dict[str, Any]]] = {}
+
+
+def _held_as_built(spec: DeviceTypeSpec) -> dict[str, Any]:
+    """Path → the plain value (bool, int, str; None where nullable; a list or struct as a ``_HeldList``) every
+    device of type ``spec`` holds there as built, where restoring that value changes nothing: ``place`` skips those
+    restores instead of finding the server and calling it (a home file lists every attribute, most at their initial
+    values). Read from two devices built with different ids and names, so a value that follows the device (its
+    identity: NodeLabel, SerialNumber, UniqueID) is never named; only servers whose restore and read are the plain
+    ones (``_PLAIN_RESTORES``, ``ClusterServer.read``), whose values no restore of another attribute changes before
+    the device is attached."""
+    kept = _HELD_AS_BUILT.get(spec.name)
+    if kept is not None and kept[0] is spec:
+        return kept[1]
+    first, second = Device("as-built-1", spec, "", "first"), Device("as-built-2", spec, "", None)
+    table: dict[str, Any] = {}
+    for endpoint_id, endpoint in first.endpoints.items():
+        for cluster, server in endpoint.clusters.items():
+            kind = type(server)
+            if kind.restore not in _PLAIN_RESTORES or kind.read is not ClusterServer.read:
+                continue
+            twin = second.endpoints[endpoint_id].clusters[cluster]
+            for name in server.attribute_names():
+                if name in GLOBAL_ATTRIBUTE_IDS:
+                    continue  # refused by restore
+                value, other = server.read(name), twin.read(name)
+                if type(other) is not type(value) or other != value:
+                    continue
+                path = f"{endpoint_id}.{cluster}.{name}"
+                if type(value) in _PLAIN_VALUES or (value is None and server.model.attributes[name].type.nullable):
+                    table[path] = value
+                elif type(value) in _LISTS:
+                    try:
+                        text = _CANONICAL_JSON(value)
+                    except (TypeError, ValueError):
+                        continue
+                    if text == _CANONICAL_JSON(other):
+                        table[path] = _HeldList(value, text)
+                else:
+                    continue
+                server.restore(name, value)  # refused (HomeError) if it ever were not what it takes
+    _HELD_AS_BUILT[spec.name] = (spec, table)
+    return table
 
 
 def read_device(device: Device, *, shared_lists: bool = False) -> dict[str, Any]:

@@ -78,7 +78,11 @@ def freeze_long_lived() -> None:
     anyway; garbage made later is collected as before. Once per process (a second run adds nothing worth it).
     The youngest generation is then collected every ``YOUNG_GENERATION_ALLOCATIONS`` allocations instead of 700:
     an episode builds its homes from some hundred thousand objects, and a collection every 700 of them cost 15 %
-    of a run's CPU (perf/harness.py: 0.27–0.32 of 2.0 CPU-s) for the same garbage (peak RSS +2 MiB)."""
+    of a run's CPU (perf/harness.py: 0.27–0.32 of 2.0 CPU-s) for the same garbage (peak RSS +2 MiB). Each
+    collection also frees the homes finished since the last one and costs some 10 ms more than its share of the
+    allocations: at 20 000, collections still took a fifth of a run's CPU (perf/harness.py --per-type 40: 1.1–1.4
+    of 5–7 CPU-s, measured with gc.callbacks); at 50 000, 0.64–0.9 (--per-type 20: 0.38–0.40 → 0.20–0.22 CPU-s,
+    −7–9 % CPU per episode) for peak RSS +6 MiB (104 → 110 MiB at --per-type 20); 100 000 costs more again."""
     if _frozen:
         return
     gc.collect()
@@ -87,7 +91,7 @@ def freeze_long_lived() -> None:
     _frozen.append(True)
 
 
-YOUNG_GENERATION_ALLOCATIONS = 20_000  # gc threshold 0 of a process running episodes (freeze_long_lived)
+YOUNG_GENERATION_ALLOCATIONS = 50_000  # gc threshold 0 of a process running episodes (freeze_long_lived)
 _frozen: list[bool] = []  # freeze_long_lived ran in this process
 
 

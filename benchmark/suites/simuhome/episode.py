@@ -19,7 +19,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError
 
-from benchmark.suites.simuhome.episode_json import indented_json
+from benchmark.suites.simuhome.episode_json import INDENT, NotPlainJSON, indented_json, plain_indented_json
 from benchmark.suites.simuhome.home_build import build_home
 from emulator.automations.model import ActionStep, AutomationSpec
 from emulator.catalogue import CATALOGUE
@@ -288,7 +288,38 @@ class Episode(_Open):
         return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
     def dumps(self) -> str:
-        return indented_json(self.to_json_dict()) + "\n"  # json.dumps(indent=2, ensure_ascii=False), faster
+        """The file's text: ``json.dumps(self.to_json_dict(), indent=2, ensure_ascii=False) + "\\n"``, faster."""
+        return (self._dumps_plain_home() or indented_json(self.to_json_dict())) + "\n"
+
+    def _dumps_plain_home(self) -> str | None:
+        """The file's text when ``initial_home_config`` is plain JSON data (as a file or the generator gives it,
+        most of an episode's bytes): written as it is, not first copied into equal data by pydantic's JSON mode.
+        None otherwise (pydantic turns other types into JSON data its own way: NaN into null, keys into text)."""
+        if "initial_home_config" not in self.model_fields_set:
+            return None
+        try:
+            home = plain_indented_json(self.initial_home_config, "\n" + INDENT)
+        except (NotPlainJSON, ValueError, RecursionError):
+            return None
+        rest = self.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude={"initial_home_config"})
+        entries, home_written = [], False
+        for key, value in rest.items():  # the fields in their order, then the extras: the home after those before it
+            if type(key) is not str:
+                return None
+            if not home_written and key not in _FIELDS_BEFORE_HOME:
+                entries.append('"initial_home_config": ' + home)
+                home_written = True
+            entries.append(indented_json(key) + ": " + indented_json(value, "\n" + INDENT))
+        if not home_written:
+            entries.append('"initial_home_config": ' + home)
+        return "{\n" + INDENT + ("," + "\n" + INDENT).join(entries) + "\n}"
+
+
+# The file's keys written before ``initial_home_config`` (Episode's fields declared before it, by alias).
+_FIELDS_BEFORE_HOME = frozenset(
+    field.alias or name
+    for name, field in list(Episode.model_fields.items())[: list(Episode.model_fields).index("initial_home_config")]
+)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,12 @@ the C string escaper of ``json`` and the same decisions in the same order as ``j
 ``str`` (subclasses too) escaped, ``None``/``True``/``False``, ``int`` (subclasses as plain numbers, bools before
 ints), ``float`` by ``float.__repr__`` (NaN and infinities refused), lists and tuples, dicts in their order (keys:
 strings, floats, bools, None and ints as ``json`` converts them), anything else refused with ``TypeError``.
+
+:func:`plain_indented_json` writes the same characters for plain JSON data only — exactly ``dict`` with ``str``
+keys, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``, no subclasses — and refuses anything else with
+:class:`NotPlainJSON`: data for which pydantic's JSON mode gives back equal data of the same types, so its text may
+be written without that copy (``Episode.dumps``). (Writing an episode's home in one call of ``json``'s C encoder
+where a container holds only scalars was tried: no faster, its containers are small or hold lists.)
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ INDENT = "  "
 _INFINITY = float("inf")
 
 
-def indented_json(data: Any) -> str:
-    """``json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)``, character for character."""
+def indented_json(data: Any, newline: str = "\n") -> str:
+    """``json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)``, character for character; ``newline``:
+    the line break and indent of the level it is written at (that of a value in a document being written)."""
     parts: list[str] = []
-    _encode(data, parts, "\n")
+    _encode(data, parts, newline)
     return "".join(parts)
 
 
@@ -111,3 +118,73 @@ def _encode(value: Any, parts: list[str], newline: str) -> None:
         parts.append(newline + "}")
     else:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+class NotPlainJSON(TypeError):
+    """Data that is not plain JSON data (a type other than exactly dict, list, str, int, float, bool or None, or a
+    key other than a str): :func:`plain_indented_json` does not write it."""
+
+
+_CONTAINERS = (list, dict)
+_STR_ONLY = frozenset({str})
+# A key's text and the ": " after it, by key: a home's keys (attribute paths, field names) recur in every episode.
+_KEY_TEXTS: dict[str, str] = {}
+KEY_TEXTS_KEPT = 16384
+
+
+def _key_text(key: str) -> str:
+    text = encode_basestring(key) + ": "
+    if len(_KEY_TEXTS) < KEY_TEXTS_KEPT:
+        _KEY_TEXTS[key] = text
+    return text
+
+
+def plain_indented_json(data: Any, newline: str = "\n") -> str:
+    """``indented_json(data)`` for plain JSON data, written at the level whose line break and indent is ``newline``;
+    :class:`NotPlainJSON` for anything else, ``ValueError`` for a non-finite float."""
+    parts: list[str] = []
+    text = _PLAIN_TEXT.get(type(data))
+    if text is not None:
+        return text(data)
+    if type(data) not in _CONTAINERS:
+        raise NotPlainJSON(f"{type(data).__name__} is not plain JSON data")
+    _encode_plain(data, parts, newline)
+    return "".join(parts)
+
+
+def _encode_plain(value: list[Any] | dict[str, Any], parts: list[str], newline: str) -> None:
+    """Append the text of a plain container, exactly a list or a dict (its items checked here, level by level)."""
+    if not value:
+        parts.append("{}" if isinstance(value, dict) else "[]")
+        return
+    inner = newline + INDENT
+    if isinstance(value, dict):
+        if not set(map(type, value)) <= _STR_ONLY:
+            raise NotPlainJSON("a dict key that is not a str")
+        separator, key_texts = "{" + inner, _KEY_TEXTS
+        for key, item in value.items():
+            scalar = _PLAIN_TEXT.get(type(item))
+            if scalar is not None:
+                parts.append(separator + (key_texts.get(key) or _key_text(key)) + scalar(item))
+            else:
+                parts.append(separator + (key_texts.get(key) or _key_text(key)))
+                _encode_plain_item(item, parts, inner)
+            separator = "," + inner
+        parts.append(newline + "}")
+    else:
+        separator = "[" + inner
+        for item in value:
+            scalar = _PLAIN_TEXT.get(type(item))
+            if scalar is not None:
+                parts.append(separator + scalar(item))
+            else:
+                parts.append(separator)
+                _encode_plain_item(item, parts, inner)
+            separator = "," + inner
+        parts.append(newline + "]")
+
+
+def _encode_plain_item(item: Any, parts: list[str], newline: str) -> None:
+    if type(item) not in _CONTAINERS:
+        raise NotPlainJSON(f"{type(item).__name__} is not plain JSON data")
+    _encode_plain(item, parts, newline)
