@@ -125,7 +125,7 @@ def test_the_lazy_registry_table_names_every_server_of_the_package_once() -> Non
                 f"two servers for {cluster_name}: {defined[cluster_name]}, {module_name}"
             )
             defined[cluster_name] = module_name
-    assert SERVER_MODULES == defined
+    assert defined == SERVER_MODULES
     for cluster_name, module_name in SERVER_MODULES.items():
         assert SERVER_CLASSES[cluster_name].__module__ == module_name
 
