@@ -62,7 +62,8 @@ WorkflowId = Annotated[
 
 
 class ToolArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # built on the first call of its tool, not when the toolbox loads (a run starts smaller; an agent uses few tools)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class NoArgs(ToolArgs):

@@ -26,7 +26,6 @@ from pydantic import ValidationError
 
 from agent_tools import arguments as a
 from agent_tools import automation_tools as auto
-from agent_tools.cluster_docs import search_text
 from agent_tools.control_rules import control_rules_payload
 from agent_tools.envelope import SIMUHOME_API_BASE, compat_error, fail, from_fabric_error, http_status, ok
 from agent_tools.limits import MAX_OBSERVATION_CHARS, cap_observation, cap_text
@@ -314,6 +313,8 @@ class ToolBox(ToolSet, offered=(*SIMUHOME_EXT_TOOLS, *ADMIN_TOOLS)):
         route="/cluster_doc",
     )
     def _tool_get_cluster_doc(self, args: a.ClusterDocArgs) -> dict[str, Any]:
+        from agent_tools.cluster_docs import search_text  # the documentation index loads with the first search
+
         return {"text": search_text(args.query, args.top_k)}
 
     @tool(

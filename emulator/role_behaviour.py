@@ -19,17 +19,19 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import clusters.official as Objects
-from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
 from clusters.endpoint import Endpoint
-from clusters.energy_evse import EnergyEvseServer
-from clusters.fluid_measurement import FlowMeasurementServer
-from clusters.power_source import PowerSourceServer
-from clusters.valve import ValveConfigurationAndControlServer
 from emulator.clock import Timer, VirtualClock
 from emulator.daylight import DEFAULT_LATITUDE_DEG, KNOT_S, knot_start, sun_sine
+
+if TYPE_CHECKING:  # the servers' modules load when a role starts (clusters.registry loads servers on first use)
+    from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
+    from clusters.energy_evse import EnergyEvseServer
+    from clusters.fluid_measurement import FlowMeasurementServer
+    from clusters.power_source import PowerSourceServer
+    from clusters.valve import ValveConfigurationAndControlServer
 
 SOLAR_PEAK_MW = 5_000_000  # a 5 kWp array …
 SOLAR_PERFORMANCE_RATIO = 0.8  # … delivers about 80 % of it: inverter, heat, wiring and soiling losses
@@ -289,6 +291,14 @@ def attach_role_behaviour(
     latitude_deg: float = DEFAULT_LATITUDE_DEG,
 ) -> list[RoleBehaviour]:
     """Start what a device's roles ask for (none for most devices), on its attached endpoints."""
+    if not roles:
+        return []
+    from clusters.electrical import DeviceEnergyManagementServer, ElectricalPowerMeasurementServer
+    from clusters.energy_evse import EnergyEvseServer
+    from clusters.fluid_measurement import FlowMeasurementServer
+    from clusters.power_source import PowerSourceServer
+    from clusters.valve import ValveConfigurationAndControlServer
+
     started: list[RoleBehaviour] = []
 
     def _server(ep: int, cluster: str, kind: type[ServerT]) -> ServerT:

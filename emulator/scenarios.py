@@ -9,11 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from clusters import ClusterServer
-from clusters.boolean_state import BooleanStateServer
 from clusters.chip_model import cluster_model
-from clusters.energy_evse import EnergyEvseServer
-from clusters.on_off import OnOffServer
-from clusters.switch import SwitchServer
 from emulator.catalogue import CATALOGUE
 from emulator.emulated_home import EmulatedHome
 from emulator.errors import HomeError
@@ -76,6 +72,8 @@ def press_button(
 ) -> float:
     """Press a button (a Generic Switch) ``presses`` times, or hold it ``hold_s`` seconds; its Switch events
     follow in virtual time. Returns the seconds the sequence lasts."""
+    from clusters.switch import SwitchServer  # loaded with its first use, as the registry loads servers
+
     switch = _world_server(home, device_id, "Switch", SwitchServer, "a button (generic_switch)")
     try:
         return switch.press(presses, long=long, hold_s=hold_s)
@@ -85,6 +83,8 @@ def press_button(
 
 def plug_in_vehicle(home: EmulatedHome, device_id: str, demand_kWh: float = 20.0) -> int:
     """A vehicle wanting ``demand_kWh`` plugs into an EV charger; returns the new session's SessionID."""
+    from clusters.energy_evse import EnergyEvseServer  # loaded with its first use, as the registry loads servers
+
     evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
     try:
         return evse.plug_in(demand_kWh * 1_000_000)
@@ -93,6 +93,8 @@ def plug_in_vehicle(home: EmulatedHome, device_id: str, demand_kWh: float = 20.0
 
 
 def unplug_vehicle(home: EmulatedHome, device_id: str) -> None:
+    from clusters.energy_evse import EnergyEvseServer  # loaded with its first use, as the registry loads servers
+
     evse = _world_server(home, device_id, "EnergyEvse", EnergyEvseServer, "an EV charger (evse)")
     try:
         evse.unplug()
@@ -102,6 +104,8 @@ def unplug_vehicle(home: EmulatedHome, device_id: str) -> None:
 
 def sense_water(home: EmulatedHome, device_id: str, present: bool) -> None:
     """Water appears at (or leaves) a leak detector, freeze detector or rain sensor."""
+    from clusters.boolean_state import BooleanStateServer  # loaded with its first use, as the registry loads servers
+
     device = home.device(device_id)
     if device.device_type not in WATER_DETECTORS:
         raise HomeError(
@@ -168,6 +172,8 @@ def _send_to_bound(
 def turn_on_cook_surface(home: EmulatedHome, device_id: str, surface: int, level: int | None = None) -> None:
     """Someone switches a cooktop's surface on at the hob (Matter lets a controller only switch it off), at
     ``level`` (its SelectedTemperatureLevel: 0 Low, 1 Medium, 2 High) or the level it has."""
+    from clusters.on_off import OnOffServer  # loaded with its first use, as the registry loads servers
+
     device = home.device(device_id)
     surfaces = (
         sorted(ep for role, ep in device.spec.roles if role == "compartment") if device.device_type == "cooktop" else []

@@ -8,6 +8,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -39,11 +40,13 @@ APP_SETTINGS: dict[str, Any] = {
     "pretty_exceptions_enable": False,
     "context_settings": HELP_OPTIONS,
 }
-app = typer.Typer(**APP_SETTINGS)
+# The root holds the callback only: the commands and groups are added when the console script runs, all of them
+# (whole_app) or one group (app_for), so that a command imports no other command's module (a `bench run` loads no
+# server, speech or training command: tests/test_cli_startup.py pins it).
+_root = typer.Typer(**APP_SETTINGS)
 devices_app = typer.Typer(help="The device catalogue.", no_args_is_help=True)
 home_app = typer.Typer(help="Home configurations.", no_args_is_help=True)
 sim_app = typer.Typer(help="Run the emulated home in virtual time.", no_args_is_help=True)
-app.add_typer(devices_app, name="devices")
 
 
 def _print_version(value: bool) -> None:
@@ -57,54 +60,13 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@_root.callback()
 def _main(
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
     """homefabric: a Matter-faithful smart-home emulator and agent benchmark."""
-
-
-app.add_typer(home_app, name="home")
-app.add_typer(sim_app, name="sim")
-
-
-def _mount_benchmark() -> None:
-    # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
-    from benchmark.cli import bench_app, episodes_app, generate_command
-
-    episodes_app.command("generate")(generate_command)
-    app.add_typer(episodes_app, name="episodes")
-    app.add_typer(bench_app, name="bench")
-    from benchmark.suites.voice.cli import speech_app  # `speech render|say|voices`
-
-    app.add_typer(speech_app, name="speech")
-    from benchmark.training.cli import dataset_app  # `dataset build`
-
-    app.add_typer(dataset_app, name="dataset")
-
-
-_mount_benchmark()
-
-
-def _mount_servers() -> None:
-    # Other ways into a home: MCP for agent hosts.
-    from homefabric_cli.commission import commission_command
-    from homefabric_cli.http_cmd import http_command
-    from homefabric_cli.matter_cmd import matter_app, twin_command
-    from homefabric_cli.mcp_cmd import mcp_command
-    from homefabric_cli.mqtt_cmd import mqtt_command
-
-    app.command("mcp")(mcp_command)
-    app.command("mqtt")(mqtt_command)
-    app.command("http")(http_command)
-    app.command("commission")(commission_command)
-    app.add_typer(matter_app, name="matter")  # `matter map`: a mapping file from a live home
-    home_app.command("twin")(twin_command)  # `home twin`: an emulated twin of a live Matter home
-
-
-_mount_servers()
 
 
 # The consoles are made when a command first prints: rich loads then, not on every start (a `bench run` loads it
@@ -170,7 +132,6 @@ def devices_types(as_json: Annotated[bool, typer.Option("--json", help="Print JS
 
 
 # ---------------------------------------------------------------------------------- home
-@home_app.command("generate")
 def home_generate(
     tier: Annotated[str, typer.Option(help="simuhome, simple, medium, complex or stress.")] = "complex",
     seed: Annotated[int, typer.Option(help="Same seed, same home (byte-identical).")] = 1,
@@ -194,7 +155,6 @@ def home_generate(
         _err_console().print(f"wrote {out}")
 
 
-@home_app.command("show")
 def home_show(
     path: Path,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -324,7 +284,6 @@ def sim_demo(seed: Annotated[int, typer.Option()] = 7, duration: Annotated[str, 
     )
 
 
-@app.command("serve")
 def serve(
     home: Annotated[Path, typer.Argument(help="Home file (homefabric-home/1, JSON or YAML).")],
     state_dir: Annotated[
@@ -450,7 +409,6 @@ def serve(
         _fail(f"serve: {error}")
 
 
-@app.command("demo")
 def demo(
     out: Annotated[Path, typer.Option(help="Where episodes and runs are written.")] = Path("out/demo"),
     per_type: Annotated[int, typer.Option("--per-type", help="Episodes per kind (12 kinds).")] = 3,
@@ -479,17 +437,102 @@ INTERNAL_ERROR_EXIT = 70
 TRACEBACK_ENV = "HOMEFABRIC_TRACEBACK"
 
 
+@functools.cache
+def _home_group() -> typer.Typer:
+    from homefabric_cli.matter_cmd import twin_command
+
+    home_app.command("twin")(twin_command)  # `home twin`: an emulated twin of a live Matter home
+    home_app.command("generate")(home_generate)
+    home_app.command("show")(home_show)
+    return home_app
+
+
+@functools.cache
+def _episodes_group() -> typer.Typer:
+    # The benchmark's own sub-commands: `episodes import|generate`, `bench run|report`.
+    from benchmark.cli import episodes_app, generate_command
+
+    episodes_app.command("generate")(generate_command)
+    return episodes_app
+
+
+def _bench_group() -> typer.Typer:
+    from benchmark.cli import bench_app
+
+    return bench_app
+
+
+def _speech_group() -> typer.Typer:
+    from benchmark.suites.voice.cli import speech_app  # `speech render|say|voices`
+
+    return speech_app
+
+
+def _dataset_group() -> typer.Typer:
+    from benchmark.training.cli import dataset_app  # `dataset build`
+
+    return dataset_app
+
+
+def _matter_group() -> typer.Typer:
+    from homefabric_cli.matter_cmd import matter_app  # `matter map`: a mapping file from a live home
+
+    return matter_app
+
+
+# Each group of sub-commands by name, loading its module when asked for, in the order --help lists them.
+GROUPS: dict[str, Callable[[], typer.Typer]] = {
+    "devices": lambda: devices_app,
+    "home": _home_group,
+    "sim": lambda: sim_app,
+    "episodes": _episodes_group,
+    "bench": _bench_group,
+    "speech": _speech_group,
+    "dataset": _dataset_group,
+    "matter": _matter_group,
+}
+
+
+@functools.cache
+def whole_app() -> typer.Typer:
+    """The app with every command and group, in the order --help has always listed them (typer lists the commands
+    in the order they were added, then the groups)."""
+    # Other ways into a home: MCP for agent hosts, MQTT, HTTP, a Matter controller.
+    from homefabric_cli.commission import commission_command
+    from homefabric_cli.http_cmd import http_command
+    from homefabric_cli.mcp_cmd import mcp_command
+    from homefabric_cli.mqtt_cmd import mqtt_command
+
+    _root.command("mcp")(mcp_command)
+    _root.command("mqtt")(mqtt_command)
+    _root.command("http")(http_command)
+    _root.command("commission")(commission_command)
+    _root.command("serve")(serve)
+    _root.command("demo")(demo)
+    for name, group in GROUPS.items():
+        _root.add_typer(group(), name=name)
+    return _root
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # `from homefabric_cli.main import app` (tests, embedders): the whole app, its modules loaded on first use.
+    if name == "app":
+        return whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def app_for(argv: list[str]) -> typer.Typer:
-    """The app the console script runs for ``argv``: for ``homefabric GROUP …`` (``bench``, ``episodes``, …) the same
-    app holding that group alone, so only its commands are turned into click commands when it starts (all of them
-    cost ~1 MiB; perf/memory.py); else, and when the shell asks for completions, the whole app."""
+    """The app the console script runs for ``argv``: for ``homefabric GROUP …`` (``bench``, ``episodes``, …) an app
+    holding that group alone, so only its module is imported and only its commands are turned into click commands
+    when it starts (all of them cost ~1 MiB; perf/memory.py); else, and when the shell asks for completions, the
+    whole app."""
     name = argv[1] if len(argv) > 1 else None
-    chosen = next((group for group in app.registered_groups if group.name == name), None)
-    if chosen is None or COMPLETION_ENV in os.environ:
-        return app
+    group = GROUPS.get(name) if name is not None else None
+    if group is None or COMPLETION_ENV in os.environ:
+        return whole_app()
     alone = typer.Typer(**APP_SETTINGS)
     alone.callback()(_main)
-    alone.registered_groups.append(chosen)
+    alone.add_typer(group(), name=name)
     return alone
 
 

@@ -162,6 +162,24 @@ NEVER_IN_AN_ORACLE_RUN = (
 )
 # What only the report after the episodes uses: its plots, and rich (a --quiet run prints nothing before it).
 NOT_BEFORE_THE_EPISODES = ("benchmark.reports", "matplotlib", "numpy", "rich")
+# What loads on first use, not when the runner starts (issue #24: RSS after imports): other commands' modules
+# (homefabric_cli.main mounts only the group that runs), the LLM client, agents other than the oracle, the
+# world's acts and the automation equivalence check (with the first episode that has them), the cluster docs
+# (with the first search).
+NOT_AT_RUN = (
+    "homefabric_cli.mcp_cmd",
+    "homefabric_cli.mqtt_cmd",
+    "homefabric_cli.commission",
+    "homefabric_cli.matter_cmd",
+    "benchmark.suites.voice.cli",
+    "benchmark.training",
+    "benchmark.llm.client",
+    "benchmark.agents.null",
+    "benchmark.agents.replay",
+    "emulator.scenarios",
+    "emulator.automations.equivalence",
+    "agent_tools.cluster_docs",
+)
 
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
@@ -187,6 +205,7 @@ def test_an_oracle_bench_run_loads_no_wire_http_speech_or_llm_stack(tmp_path: Pa
     assert "emulator.emulated_home" in seen["at_run"] and "benchmark.agents.oracle" in seen["at_run"]
     assert _loaded(seen["at_end"], NEVER_IN_AN_ORACLE_RUN) == []
     assert _loaded(seen["at_run"], NOT_BEFORE_THE_EPISODES) == []
+    assert _loaded(seen["at_run"], NOT_AT_RUN) == []
     assert "benchmark.reports.report" in seen["at_end"]  # the pin above is of a real import, made after the run
 
 

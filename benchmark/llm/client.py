@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from benchmark.llm.endpoint import LLMEndpointSpec, check_base_url
 
 if TYPE_CHECKING:  # httpx (~18 MiB with ssl) loads with the first model call: an oracle run never needs it
     import httpx
@@ -79,22 +79,6 @@ class LLMRequestError(LLMError):
         return any(hint in text for hint in _CONTEXT_OVERFLOW_HINTS)
 
 
-def check_base_url(value: str) -> str:
-    """An OpenAI-compatible base URL (``http(s)://host[:port]/…``), or a one-line ValueError saying why not."""
-    import httpx
-
-    text = str(value).strip()
-    try:
-        url = httpx.URL(text)
-    except (httpx.InvalidURL, TypeError) as exc:
-        raise ValueError(f"base URL {text!r} is not a URL ({exc}); expected e.g. http://127.0.0.1:8000/v1") from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ValueError(f"base URL {text!r} is not an http(s) URL with a host; expected e.g. http://127.0.0.1:8000/v1")
-    if text.rstrip("/").endswith("/chat/completions"):
-        raise ValueError(f"base URL {text!r} should stop before /chat/completions (e.g. http://127.0.0.1:8000/v1)")
-    return text.rstrip("/")
-
-
 @dataclass(frozen=True)
 class ToolCall:
     """One native tool call of an assistant turn; ``arguments_json`` is kept exactly as the model wrote it."""
@@ -116,29 +100,6 @@ class LLMResponse:
     raw: dict[str, Any] = field(default_factory=dict)
     finish_reason: str | None = None
     attempts: int = 1  # HTTP requests it took, retries included
-
-
-class LLMEndpointSpec(BaseModel):
-    """How a run spec names a model endpoint. The key itself never goes into a spec file, only the
-    name of the environment variable holding it (local servers usually need none)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = Field(description="e.g. http://127.0.0.1:8000/v1 (the part before /chat/completions)")
-    model: str
-    api_key_env: str | None = Field(default=None, description="environment variable holding the API key")
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    seed: int | None = None
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=5, ge=0, le=20)
-    max_tokens: int | None = Field(default=None, gt=0)
-    headers: dict[str, str] = Field(default_factory=dict, description="extra HTTP headers (e.g. OpenRouter's)")
-    extra_body: dict[str, Any] = Field(default_factory=dict, description="extra request fields, sent as given")
-
-    @field_validator("base_url")
-    @classmethod
-    def _url(cls, value: str) -> str:
-        return check_base_url(value)
 
 
 class LLMClient:

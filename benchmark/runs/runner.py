@@ -33,10 +33,8 @@ from typing import TYPE_CHECKING, Any
 from agent_tools import ToolBox
 from agent_tools.toolbox import TOOL_PROFILES
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask
-from benchmark.agents.null import NullAgent
 from benchmark.agents.options import ReactOptions
 from benchmark.agents.oracle import OracleAgent
-from benchmark.agents.replay import ReplayAgent
 from benchmark.execution.executors import Executor, WorkUnit, described
 from benchmark.runs.progress import RunProgress
 from benchmark.runs.records import NOT_RUNNABLE, RECORD_SCHEMA, RunManifest, RunRecord, RunTiming
@@ -103,8 +101,12 @@ def make_agent(spec: RunSpec) -> Agent:
     if agent.name == "oracle":
         return OracleAgent()
     if agent.name == "null":
+        from benchmark.agents.null import NullAgent
+
         return NullAgent()
     if agent.name == "replay":
+        from benchmark.agents.replay import ReplayAgent
+
         return ReplayAgent.from_path(agent.replay_from or "")
     if agent.model is None:  # agent.models: `bench run` splits it into one spec per model (runs.spec.per_model)
         raise ValueError("a spec with agent.models runs one model at a time; split it with runs.spec.per_model")

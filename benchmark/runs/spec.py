@@ -1,6 +1,6 @@
 """The benchmark run spec (YAML, ``schema: homefabric-bench-spec/1``), validated with pydantic.
 
-Per-role model configs (agent, judge) are OpenAI-compatible endpoints (``benchmark.llm.client.LLMEndpointSpec``:
+Per-role model configs (agent, judge) are OpenAI-compatible endpoints (``benchmark.llm.endpoint.LLMEndpointSpec``:
 base_url, model, api_key_env, temperature, seed, timeout_s, max_retries…); no key is ever written in a spec.
 A malformed spec raises :class:`SpecError` naming the file and each field.
 
@@ -29,7 +29,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serializer, model_validator
 
 from benchmark.agents.options import check_options
-from benchmark.llm.client import LLMEndpointSpec
+from benchmark.llm.endpoint import LLMEndpointSpec
 from benchmark.runs.simuhome_spec import found_simuhome_spec_message, is_simuhome_eval_spec
 from benchmark.scoring.evaluators.state_comparison import EvalSettings
 from benchmark.suites.simuhome.episode import KINDS

@@ -19,7 +19,6 @@ from benchmark.scoring.evaluators.state_comparison import fresh_fabric
 from benchmark.scoring.world_checks import perform_act
 from benchmark.suites.simuhome.episode import Episode, ReplayAct
 from emulator.automations.cron import parse_cron
-from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations, home_copy
 from emulator.automations.model import AutomationSpec
 from emulator.emulated_home import EmulatedHome
 from emulator.physics import SENSOR_ATTRIBUTES
@@ -104,6 +103,8 @@ def replay_acts(episode: Episode) -> list[ReplayAct]:
 
 
 def _with_rule(live: EmulatedHome, rule: AutomationSpec, acts: Sequence[ReplayAct]) -> EmulatedHome:
+    from emulator.automations.equivalence import home_copy
+
     copy = home_copy(live)  # pending workflows (the agent's, the scenario's) come along
     copy.add_automation(rule)
     for act in acts:
@@ -139,17 +140,20 @@ def simulate(
     return True, f"after {seconds:g} s both fired {fired_gold}× and left the same device states"
 
 
-def score_automations(
-    episode: Episode, live: EmulatedHome, *, replay_s: float = DEFAULT_REPLAY_S
-) -> dict[str, Any] | None:
+def score_automations(episode: Episode, live: EmulatedHome, *, replay_s: float | None = None) -> dict[str, Any] | None:
     """Match each gold rule to a created rule; None when the episode has no gold automations.
 
     ``live`` is the fabric where the agent left it (not modified); equivalence is decided on the home as the
-    episode began.
+    episode began. ``replay_s`` defaults to the equivalence check's DEFAULT_REPLAY_S.
     """
     golds = gold_automations(episode)
     if not golds:
         return None
+    # The equivalence check loads with the first episode that has gold automations (most episodes have none).
+    from emulator.automations.equivalence import DEFAULT_REPLAY_S, compare_automations
+
+    if replay_s is None:
+        replay_s = DEFAULT_REPLAY_S
     start = fresh_fabric(episode.initial_home_config)
     created = live.automations()
     results, used = [], set()

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class RecordModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    # built on first use (when a record is written or read), not when the runner loads
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape, with exactly the fields this record was given, in the file's order."""

@@ -76,7 +76,7 @@ ConditionValue = Annotated[StrictBool | StrictInt | StrictFloat, AfterValidator(
 class StateCondition(BaseModel):
     """``<device attribute | room variable> <op> <value>``, optionally held for ``for_s`` seconds."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     device_id: StrictStr | None = Field(default=None, description="Device whose attribute is compared.")
     path: AttributePath | None = Field(default=None, description="'<endpoint>.<Cluster>.<Attribute>'.")
@@ -137,7 +137,7 @@ def compare(actual: Any, op: str, value: Any) -> bool:
 
 
 class TimeTrigger(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     kind: Literal["time"] = "time"
     cron: CronText = Field(
@@ -150,7 +150,7 @@ class TimeTrigger(BaseModel):
 
 
 class StateTrigger(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     kind: Literal["state"] = "state"
     condition: StateCondition = Field(description="Fires when this comparison becomes true (the crossing).")
@@ -165,7 +165,7 @@ Trigger = Annotated[TimeTrigger | StateTrigger, Field(discriminator="kind")]
 class ActionStep(BaseModel):
     """One workflow step: ``invoke`` a command with ``args`` or ``write`` an attribute ``value``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
     kind: Literal["invoke", "write"]
     device_id: StrictStr
@@ -201,7 +201,7 @@ class ActionStep(BaseModel):
 class AutomationSpec(BaseModel):
     """What a caller gives to create a rule."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
     name: Annotated[StrictStr, Field(min_length=1, max_length=200)]
     trigger: Trigger

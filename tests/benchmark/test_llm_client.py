@@ -12,12 +12,12 @@ from pydantic import ValidationError
 
 from benchmark.llm.client import (
     LLMClient,
-    LLMEndpointSpec,
     LLMInfraError,
     LLMRequestError,
     LLMRunawayError,
     parse_completion,
 )
+from benchmark.llm.endpoint import LLMEndpointSpec
 from tests.support.openai_standin import OpenAIStandin, delay, hang, http_error, text, tool_calls
 
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "lights?"}]

@@ -111,3 +111,33 @@ def test_every_command_of_every_server_is_invoked_in_some_test(tmp_path: Path) -
         if (server_class.cluster_name, command) not in invoked | NEVER_ACCEPTED
     ]
     assert not missing, f"commands never invoked by a cluster or emulator test: {missing}"
+
+
+def test_the_lazy_registry_table_names_every_server_of_the_package_once() -> None:
+    """clusters.registry imports a server's module on its first lookup, by SERVER_MODULES: the table must list
+    every server the package's modules define, in its own module, and no cluster twice."""
+    from clusters.registry import SERVER_MODULES, defined_servers, server_modules
+
+    defined: dict[str, str] = {}
+    for module_name in server_modules():
+        for cluster_name in defined_servers(module_name):
+            assert cluster_name not in defined, (
+                f"two servers for {cluster_name}: {defined[cluster_name]}, {module_name}"
+            )
+            defined[cluster_name] = module_name
+    assert defined == SERVER_MODULES
+    for cluster_name, module_name in SERVER_MODULES.items():
+        assert SERVER_CLASSES[cluster_name].__module__ == module_name
+
+
+def test_importing_the_package_loads_no_server_module() -> None:
+    """A process imports the servers its homes use, on first lookup (a bench run starts smaller)."""
+    probe = "import sys, clusters; print(sorted(m for m in sys.modules if m.startswith('clusters.')))"
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout.replace("'", '"')
+    )
+    from clusters.registry import SERVER_MODULES
+
+    assert set(loaded) & set(SERVER_MODULES.values()) == set()
