@@ -3,7 +3,7 @@
 What is left behind (pid files naming dead or reused pids, sockets nobody listens on) once made ``start`` give up
 at once with "dockerd did not answer within 30 s" while the new dockerd was still starting: it read the old pid
 file, found that pid dead and stopped waiting. That failed CI before any test ran. Runs after the compose test
-(file order), on the same engine, and leaves a running engine behind.
+(file order), on the same engine; tests/deploy/conftest.py stops the engine when the suite ends.
 """
 
 from __future__ import annotations
