@@ -113,6 +113,18 @@ def defined_servers(module_name: str) -> dict[str, type[ClusterServer]]:
     }
 
 
+def check_listed(module_name: str, servers: Mapping[str, type[ClusterServer]]) -> None:
+    """TypeError unless SERVER_MODULES gives every server ``module_name`` defines to that module: checked as each
+    module's classes are loaded, so a server missing from the table, or a cluster served by two modules, fails at
+    once instead of the lookup silently taking the table's one."""
+    for cluster_name, server in servers.items():
+        listed = SERVER_MODULES.get(cluster_name)
+        if listed != module_name:
+            raise TypeError(
+                f"{server.__name__} in {module_name} serves {cluster_name}, which SERVER_MODULES gives to {listed!r}"
+            )
+
+
 class _LazyServers(Mapping[str, type[ClusterServer]]):
     """SERVER_MODULES' classes, each imported on its first lookup."""
 
@@ -123,7 +135,9 @@ class _LazyServers(Mapping[str, type[ClusterServer]]):
         found = self._loaded.get(cluster_name)
         if found is None:
             module_name = SERVER_MODULES[cluster_name]  # KeyError: no server for that cluster
-            found = self._loaded[cluster_name] = defined_servers(module_name)[cluster_name]
+            servers = defined_servers(module_name)
+            check_listed(module_name, servers)
+            found = self._loaded[cluster_name] = servers[cluster_name]
         return found
 
     def __iter__(self) -> Iterator[str]:

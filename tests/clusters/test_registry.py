@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import chip.clusters.Objects as Objects
+import pytest
 
 from clusters import SERVER_CLASSES
 
@@ -141,3 +142,14 @@ def test_importing_the_package_loads_no_server_module() -> None:
     from clusters.registry import SERVER_MODULES
 
     assert set(loaded) & set(SERVER_MODULES.values()) == set()
+
+
+def test_a_loaded_module_serving_a_cluster_the_table_gives_elsewhere_fails_at_load() -> None:
+    """The check made as each server module's classes are loaded: a second server for a cluster (or one missing
+    from SERVER_MODULES) is a TypeError naming both places, not a silent pick of the table's one."""
+    from clusters.on_off import OnOffServer
+    from clusters.registry import check_listed
+
+    check_listed("clusters.on_off", {"OnOff": OnOffServer})  # as listed: fine
+    with pytest.raises(TypeError, match=r"OnOffServer in clusters.level_control serves OnOff, .*'clusters.on_off'"):
+        check_listed("clusters.level_control", {"OnOff": OnOffServer})
