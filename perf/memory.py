@@ -199,6 +199,7 @@ print(json.dumps({"rss_mib": round(rss, 1), "modules": len(sys.modules)}))
 BENCH_RUN_PROBE = r"""
 import json, os, resource, sys
 from pathlib import Path
+from homefabric_cli.main import main  # first, as the console script does (homefabric_cli may set up imports)
 try:
     import benchmark.runs.runner as runner
 except ImportError:  # a checkout from before benchmark/ was laid out in rooms
@@ -219,10 +220,10 @@ async def noted_run(self, *args, **kwargs):
     seen["rss_at_run_mib"] = rss()
     seen["modules_at_run"] = len(sys.modules)
     seen["heavy_at_run"] = sorted(m for m in HEAVY if m in sys.modules)
+    seen["tls_ran_at_run"] = "SSLContext" in vars(sys.modules.get("ssl", sys))  # OpenSSL's TLS layer loaded
     return await real_run(self, *args, **kwargs)
 
 runner.Runner.run = noted_run
-from homefabric_cli.main import main
 sys.argv = ["homefabric", *sys.argv[1:]]
 try:
     main()

@@ -1,7 +1,7 @@
 """Issue #14, item 3: `homefabric --help`, `--version` and `devices types` start without loading the Matter model
 (clusters.chip_model, with every cluster server behind it). Timings live in perf/cli_startup.py; here we check the
 cause. Issue #24, item 1: `bench run` of the oracle loads none of the Matter wire, MQTT, HTTP, speech or LLM stack,
-and its report's stack only after the episodes (memory in perf/memory.py)."""
+and its report's stack only after the episodes, and OpenSSL's TLS layer not at all (memory in perf/memory.py)."""
 
 from __future__ import annotations
 
@@ -119,13 +119,15 @@ def test_mcp_loads_the_home_behind_initialize_and_a_bad_home_is_a_one_line_error
 # and when the process ends.
 BENCH_RUN_PROBE = r"""
 import json, sys
+from homefabric_cli.main import main  # first, as the console script: homefabric_cli starts by deferring TLS
+from homefabric_cli.tls_on_demand import has_run
 import benchmark.runs.runner as runner
-from homefabric_cli.main import main
 seen = {}
 real_run = runner.Runner.run
 
 async def noted_run(self, *args, **kwargs):
     seen["at_run"] = sorted(sys.modules)
+    seen["tls_ran_at_run"] = [name for name in ("ssl", "asyncio.sslproto") if has_run(name)]
     return await real_run(self, *args, **kwargs)
 
 runner.Runner.run = noted_run
@@ -165,7 +167,7 @@ NOT_BEFORE_THE_EPISODES = ("benchmark.reports", "matplotlib", "numpy", "rich")
 # What loads on first use, not when the runner starts (issue #24: RSS after imports): other commands' modules
 # (homefabric_cli.main mounts only the group that runs), the LLM client, agents other than the oracle, the
 # world's acts and the automation equivalence check (with the first episode that has them), the cluster docs
-# (with the first search).
+# (with the first search), SimuHome's eval-spec migration (with a spec file).
 NOT_AT_RUN = (
     "homefabric_cli.mcp_cmd",
     "homefabric_cli.mqtt_cmd",
@@ -179,6 +181,7 @@ NOT_AT_RUN = (
     "emulator.scenarios",
     "emulator.automations.equivalence",
     "agent_tools.cluster_docs",
+    "benchmark.runs.simuhome_spec",
 )
 
 
@@ -206,6 +209,7 @@ def test_an_oracle_bench_run_loads_no_wire_http_speech_or_llm_stack(tmp_path: Pa
     assert _loaded(seen["at_end"], NEVER_IN_AN_ORACLE_RUN) == []
     assert _loaded(seen["at_run"], NOT_BEFORE_THE_EPISODES) == []
     assert _loaded(seen["at_run"], NOT_AT_RUN) == []
+    assert seen["tls_ran_at_run"] == []  # asyncio imported ssl and sslproto, whose code waits for a TLS connection
     assert "benchmark.reports.report" in seen["at_end"]  # the pin above is of a real import, made after the run
 
 

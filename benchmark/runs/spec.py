@@ -30,7 +30,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_serial
 
 from benchmark.agents.options import check_options
 from benchmark.llm.endpoint import LLMEndpointSpec
-from benchmark.runs.simuhome_spec import found_simuhome_spec_message, is_simuhome_eval_spec
 from benchmark.scoring.evaluators.state_comparison import EvalSettings
 from benchmark.suites.simuhome.episode import KINDS
 from benchmark.suites.smh.spec import SMH_AGENTS, SmhSpec
@@ -53,6 +52,8 @@ class SimuHomeSpecGiven(SpecError):
     """SimuHome's eval spec where a run spec belongs: one message naming it, the migration command, the key map."""
 
     def __init__(self, source: str) -> None:
+        from benchmark.runs.simuhome_spec import found_simuhome_spec_message
+
         self.source = source
         self.problems = []
         ValueError.__init__(self, found_simuhome_spec_message(source))
@@ -215,7 +216,9 @@ def parse_spec(data: Any, source: str = "<spec>") -> RunSpec:
 
 
 def load_spec(path: str | os.PathLike[str]) -> RunSpec:
-    import yaml  # here, not at the top: a run from flags (no spec file) never loads it
+    import yaml  # here, not at the top: a run from flags (no spec file) never loads it or the next
+
+    from benchmark.runs.simuhome_spec import is_simuhome_eval_spec
 
     file = Path(path)
     try:
