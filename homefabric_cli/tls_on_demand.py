@@ -40,6 +40,10 @@ class _RunOnFirstUse(types.ModuleType):
         run_deferred_module(self)
         return getattr(self, name)
 
+    def __dir__(self) -> list[str]:  # what the module defines, as dir() of the ordinary module lists it
+        run_deferred_module(self)
+        return dir(self)
+
 
 def run_deferred_module(module: types.ModuleType) -> None:
     """Run a deferred module's code in it now (nothing if it has run)."""
