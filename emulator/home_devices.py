@@ -112,7 +112,7 @@ class HomeDevices:
         except KeyError as error:
             raise HomeError("UNKNOWN_DEVICE_TYPE", str(error.args[0])) from None
         device = Device(config.id, spec, config.room, config.name)
-        endpoints, attributes = device.endpoints, config.attributes
+        attributes = config.attributes
         held_as_built = _held_as_built(spec)
         for path in sorted(attributes):
             value = attributes[path]
@@ -120,7 +120,7 @@ class HomeDevices:
             if (type(held) is type(value) and held == value) or (type(held) is _HeldList and held.alike(value)):
                 continue  # what it holds already: its restore would change nothing (most of a home file's values)
             endpoint_id, cluster, attribute = parse_path(path)
-            found = endpoints.get(endpoint_id)  # one dict step per level (a home file names some 400 attributes) …
+            found = device.find_endpoint(endpoint_id)  # one step per level (a home file names some 400 attributes) …
             server = found.clusters.get(cluster) if found is not None else None
             if server is None:
                 server = device.cluster(endpoint_id, cluster)  # … else the refusal naming what exists

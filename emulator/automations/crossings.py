@@ -122,10 +122,12 @@ class CrossingPlanner:
     def dynamics(self, watch: Watch) -> tuple[float, ...] | None:
         """The followed segment's map (a re-plan is needed only when it changed)."""
         room = self.host.physics.rooms.get(watch.room_id or "")
-        entry = room.segments.get(watch.variable or "") if room is not None else None
-        if entry is None:
+        if room is None:
             return None
-        segment = entry[1]
+        try:
+            segment = room.segment(watch.variable or "")  # the room's own slot: no snapshot of all its segments
+        except KeyError:  # not a variable with segments (illuminance), or none begun
+            return None
         if segment.stepwise:
             return None
         return (segment.alpha, segment.beta, segment.low, segment.high, segment.process.lower, segment.process.upper)
