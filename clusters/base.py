@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, cast, overload
 
 from clusters.attribute_values import AttributeValues, WriteMark
 from clusters.chip_model import (
@@ -180,6 +180,32 @@ def _watched_by(mark: WriteMark) -> _RareHooks:
     if hooks is None:
         hooks = mark.hooks = _RareHooks(mark)
     return cast(_RareHooks, hooks)
+
+
+_Listener = TypeVar("_Listener", bound=Callable[..., Any])
+
+
+class ListenersMadeOnFirstUse(Generic[_Listener]):
+    """A server's list of listeners, kept in ``slot``, which holds the shared ``()`` until the list is first asked
+    for (most servers never get a listener, and ``()`` is immutable: a catalogue entry's servers are copied with it).
+    Reading the attribute gives the list, made then (append to add one); the server calls what ``slot`` holds."""
+
+    def __init__(self, slot: str, doc: str) -> None:
+        self.slot = slot
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, server: None, owner: type[Any]) -> ListenersMadeOnFirstUse[_Listener]: ...
+    @overload
+    def __get__(self, server: object, owner: type[Any]) -> list[_Listener]: ...
+    def __get__(self, server: object, owner: type[Any]) -> ListenersMadeOnFirstUse[_Listener] | list[_Listener]:
+        if server is None:
+            return self
+        listeners: list[_Listener] = getattr(server, self.slot)
+        if type(listeners) is not list:
+            listeners = []
+            setattr(server, self.slot, listeners)
+        return listeners
 
 
 # Shared empty stand-ins, never changed: a server's hooks take their own dict or list on first use

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import clusters.official as Objects
-from clusters.base import ClusterServer, command
+from clusters.base import ClusterServer, ListenersMadeOnFirstUse, command
 from clusters.requester import current_requester
 from clusters.status import HomeError, Status
 
@@ -41,13 +41,9 @@ class GroupsServer(ClusterServer):
             self.restore("NameSupport", 0)
 
     # ----------------------------------------------------------------------------- state
-    @property
-    def on_membership(self) -> list[MembershipListener]:
-        """Listeners told of every change of its memberships, in order (append to add one)."""
-        listeners = self._membership_listeners
-        if type(listeners) is not list:
-            listeners = self._membership_listeners = []
-        return listeners
+    on_membership = ListenersMadeOnFirstUse[MembershipListener](
+        "_membership_listeners", "Listeners told of every change of its memberships, in order (append to add one)."
+    )
 
     def _own_groups(self) -> dict[int, dict[int, str]]:
         groups = self._groups

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import clusters.official as Objects
-from clusters.base import ClusterServer, command
+from clusters.base import ClusterServer, ListenersMadeOnFirstUse, command
 from clusters.requester import LOCAL_FABRIC, current_requester
 from clusters.status import HomeError, Status
 
@@ -88,13 +88,9 @@ class ScenesManagementServer(ClusterServer):
         if name != "FabricSceneInfo":
             super().restore(name, value)
 
-    @property
-    def on_scenes(self) -> list[ScenesListener]:
-        """Listeners told of every change of its scene tables, in order (append to add one)."""
-        listeners = self._scenes_listeners
-        if type(listeners) is not list:
-            listeners = self._scenes_listeners = []
-        return listeners
+    on_scenes = ListenersMadeOnFirstUse[ScenesListener](
+        "_scenes_listeners", "Listeners told of every change of its scene tables, in order (append to add one)."
+    )
 
     def on_attach(self) -> None:
         assert self.endpoint is not None
