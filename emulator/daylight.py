@@ -9,6 +9,7 @@ each knot — one event per 15 virtual minutes, whatever the fast-forward distan
 
 from __future__ import annotations
 
+import functools
 import math
 from datetime import date, datetime, time, timedelta
 
@@ -74,18 +75,12 @@ class SunCurve:
         return first + (second - first) * share
 
 
-# (latitude, its sign, reference day) → its curve: a curve is immutable, so homes under one sky share one (memory per
-# home); 0.0 and -0.0 stay apart
-_CURVES: dict[tuple[float, float, date], SunCurve] = {}
-_CURVES_MAX = 64  # distinct skies remembered (a sweep over many starts over)
-
-
 def shared_sun_curve(latitude_deg: float, reference: date) -> SunCurve:
-    """The curve at ``latitude_deg`` for ``reference``, one object for every home that asks for the same."""
-    key = (latitude_deg, math.copysign(1.0, latitude_deg), reference)
-    curve = _CURVES.get(key)
-    if curve is None:
-        if len(_CURVES) >= _CURVES_MAX:
-            _CURVES.clear()
-        curve = _CURVES[key] = SunCurve(latitude_deg, reference)
-    return curve
+    """The curve at ``latitude_deg`` for ``reference``, one object for every home that asks for the same: a curve is
+    immutable, so homes under one sky share one (memory per home)."""
+    return _sun_curve(latitude_deg, math.copysign(1.0, latitude_deg), reference)  # the sign keeps 0.0 and -0.0 apart
+
+
+@functools.lru_cache(maxsize=64)  # distinct skies remembered
+def _sun_curve(latitude_deg: float, _sign: float, reference: date) -> SunCurve:
+    return SunCurve(latitude_deg, reference)
